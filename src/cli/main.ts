@@ -1,0 +1,273 @@
+/**
+ * The `toolgate` command.
+ *
+ * ```
+ * toolgate list [--tag T]... [--json]
+ * toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]
+ * toolgate call NAME [ARGS_JSON|-] [--workspace DIR] [--mode default|explore|plan]
+ *               [--scoped-write DIR]... [--yes] [--timeout-ms N] [--json]
+ * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
+ * ```
+ * Every command also takes `--tools DIR... --schemas FILE` (load your own compiled tools with
+ * their schema file, beside the builtins) and `--log-level LEVEL` (default `warn`, on stderr).
+ *
+ * Exit codes: 0 success; 1 the tool failed or a gate stopped the call (or schemas are stale);
+ * 2 usage error (bad flags, unknown tool or version); 3 a path left the workspace.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { LevelWithSilent } from 'pino';
+import { PathTraversalError, ToolDefinitionError } from '../errors.js';
+import { ToolExecutor } from '../executor/executor.js';
+import { createLogger } from '../logging/logger.js';
+import { loadBuiltinTools, loadTools } from '../registry/loader.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import { EXPORT_FORMATS, exportTool, type ExportFormat } from '../schema/export.js';
+import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
+
+/** Exit codes of the CLI. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
+
+const USAGE = `Usage:
+  toolgate list [--tag T]... [--json]
+  toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]
+  toolgate call NAME [ARGS_JSON|-] [--workspace DIR] [--mode default|explore|plan]
+                [--scoped-write DIR]... [--yes] [--timeout-ms N] [--json]
+  toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
+
+Common options:
+  --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
+  --schemas FILE     generated schema file of the --tools folders
+  --log-level LEVEL  pino level on stderr (default error)
+  -h, --help         this help
+
+Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.`;
+
+class UsageError extends Error {}
+
+const COMMON: ParseArgsConfig['options'] = {
+  tools: { type: 'string', multiple: true },
+  schemas: { type: 'string' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+function parse(argv: string[], options: ParseArgsConfig['options']) {
+  try {
+    return parseArgs({ args: argv, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function registryFor(values: Record<string, unknown>): Promise<ToolRegistry> {
+  const { registry } = await loadBuiltinTools();
+  const dirs = (values.tools as string[] | undefined) ?? [];
+  if (dirs.length) {
+    if (typeof values.schemas !== 'string') throw new UsageError('--tools needs --schemas FILE (generate it with `toolgate schemas`)');
+    await loadTools({ directories: dirs.map((d) => path.resolve(d)), schemas: path.resolve(values.schemas), registry });
+  }
+  return registry;
+}
+
+function logLevel(values: Record<string, unknown>): LevelWithSilent {
+  const level = (values['log-level'] as string | undefined) ?? 'error';
+  if (!LEVELS.has(level)) throw new UsageError(`--log-level must be one of ${[...LEVELS].join(', ')}; got ${level}`);
+  return level as LevelWithSilent;
+}
+
+function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const m = /^(.+?[.!?])(\s|$)/.exec(flat);
+  return m ? m[1]! : flat;
+}
+
+async function cmdList(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, { tag: { type: 'string', multiple: true }, json: { type: 'boolean' } });
+  logLevel(values);
+  const registry = await registryFor(values);
+  const tools = registry.list({ tags: values.tag as string[] | undefined });
+  if (values.json) {
+    const rows = tools.map((t) => ({
+      name: t.name, version: t.version, description: t.description, tags: t.tags, readOnly: t.readOnly,
+      requiresConfirmation: t.requiresConfirmation, timeoutMs: t.timeoutMs, rateLimitRpm: t.rateLimitRpm ?? null,
+      memoryMb: t.memoryMb ?? null, maxOutputLength: t.maxOutputLength, runner: t.runner, revision: t.revision,
+      versions: registry.versions(t.name),
+    }));
+    io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const header = ['NAME', 'VERSION', 'ACCESS', 'CONFIRM', 'TAGS', 'DESCRIPTION'];
+  const rows = tools.map((t) => [t.name, t.version, t.readOnly ? 'read' : 'write', t.requiresConfirmation ? 'yes' : 'no', t.tags.join(','), firstSentence(t.description)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const row of [header, ...rows]) {
+    io.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);
+  }
+  return EXIT.ok;
+}
+
+async function cmdSchema(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, { version: { type: 'string' }, format: { type: 'string' } });
+  logLevel(values);
+  const name = positionals[0];
+  if (!name || positionals.length > 1) throw new UsageError('schema takes one tool NAME');
+  const format = (values.format as string | undefined) ?? 'openai';
+  if (!EXPORT_FORMATS.includes(format as ExportFormat)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}; got ${format}`);
+  const registry = await registryFor(values);
+  const found = registry.resolve(name, values.version as string | undefined);
+  if ('found' in found) throw new UsageError(found.message);
+  io.stdout.write(`${JSON.stringify(exportTool(found, format as ExportFormat), null, 2)}\n`);
+  return EXIT.ok;
+}
+
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function askOnTty(io: Io, request: ConfirmationRequest): Promise<boolean> {
+  const rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+  try {
+    const shownArgs = JSON.stringify(request.arguments);
+    const answer = await rl.question(`Allow ${request.tool} ${shownArgs.length > 500 ? `${shownArgs.slice(0, 500)}...` : shownArgs}? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function cmdCall(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    workspace: { type: 'string' },
+    mode: { type: 'string' },
+    'scoped-write': { type: 'string', multiple: true },
+    yes: { type: 'boolean', short: 'y' },
+    'timeout-ms': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const [name, rawArgs, ...rest] = positionals;
+  if (!name) throw new UsageError('call needs a tool NAME');
+  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the JSON arguments as one word)`);
+  let timeoutMs: number | undefined;
+  if (values['timeout-ms'] !== undefined) {
+    timeoutMs = Number(values['timeout-ms']);
+    if (!Number.isFinite(timeoutMs)) throw new UsageError(`--timeout-ms must be a number of milliseconds; got ${values['timeout-ms']}`);
+  }
+  const workspace = path.resolve((values.workspace as string | undefined) ?? '.');
+  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) throw new UsageError(`--workspace ${workspace} is not a folder`);
+  const mode = (values.mode as string | undefined) ?? 'default';
+  if (!['default', 'explore', 'plan'].includes(mode)) throw new UsageError(`--mode must be default, explore or plan; got ${mode}`);
+  const args = rawArgs === '-' ? await readStdin(io.stdin) : rawArgs ?? '{}';
+
+  const registry = await registryFor(values);
+  const interactive = io.stdin.isTTY === true && !values.yes;
+  const executor = new ToolExecutor(registry, {
+    workspaceRoot: workspace,
+    logger: createLogger(logLevel(values)),
+    confirmationHandler: interactive ? (request) => askOnTty(io, request) : undefined,
+  });
+  try {
+    const result = await executor.execute({ name, arguments: args }, {
+      mode,
+      scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
+      confirm: values.yes === true,
+      timeoutMs,
+    });
+    if (values.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND') {
+      if (!values.json) io.stderr.write(`toolgate: ${result.error}\n`);
+      return EXIT.usage;
+    }
+    if (!values.json) {
+      if (result.success) io.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
+      else {
+        io.stderr.write(`${result.output}\n`);
+        if (result.errorCode === 'CONFIRMATION_REQUIRED') io.stderr.write('toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
+      }
+    }
+    return result.success ? EXIT.ok : EXIT.failed;
+  } catch (error) {
+    if (error instanceof PathTraversalError) {
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify({ success: false, errorCode: error.code, error: error.message, tool: name }, null, 2)}\n`);
+      } else {
+        io.stderr.write(`toolgate: refused: ${error.message}\n`);
+      }
+      return EXIT.escape;
+    }
+    throw error;
+  } finally {
+    await executor.close();
+  }
+}
+
+async function cmdSchemas(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, { out: { type: 'string' }, check: { type: 'boolean' }, tsconfig: { type: 'string' } });
+  if (positionals.length === 0) throw new UsageError('schemas needs at least one PATTERN of TypeScript files');
+  if (typeof values.out !== 'string') throw new UsageError('schemas needs --out FILE');
+  // Loaded only here: the TypeScript compiler stays out of every other command.
+  const { generateSchemas, writeOrCheckSchemaFile } = await import('../schema-gen/generate.js');
+  const file = await generateSchemas({ patterns: positionals, tsconfig: values.tsconfig as string | undefined });
+  const status = writeOrCheckSchemaFile(values.out, file, values.check === true);
+  const count = Object.keys(file.tools).length;
+  if (values.check) {
+    if (status.stale) {
+      io.stderr.write(`toolgate: ${values.out} is stale (${status.changed.join(', ') || 'formatting'}); run toolgate schemas without --check (npm run schemas) and commit it.\n`);
+      return EXIT.failed;
+    }
+    io.stdout.write(`${values.out}: up to date (${count} tools)\n`);
+    return EXIT.ok;
+  }
+  io.stdout.write(`${values.out}: ${status.written ? 'written' : 'unchanged'} (${count} tools)\n`);
+  return EXIT.ok;
+}
+
+/**
+ * Run the CLI.
+ * @param argv - arguments after the program name.
+ * @returns the exit code.
+ */
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === '-h' || command === '--help' || rest.includes('--help') || rest.includes('-h')) {
+      io.stdout.write(`${USAGE}\n`);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    }
+    switch (command) {
+      case 'list':
+        return await cmdList(rest, io);
+      case 'schema':
+        return await cmdSchema(rest, io);
+      case 'call':
+        return await cmdCall(rest, io);
+      case 'schemas':
+        return await cmdSchemas(rest, io);
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`toolgate: ${error.message}\n\n${USAGE}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof ToolDefinitionError) {
+      io.stderr.write(`toolgate: ${error.message}\n`);
+      return EXIT.failed;
+    }
+    throw error;
+  }
+}

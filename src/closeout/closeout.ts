@@ -1,0 +1,72 @@
+/**
+ * Close-out: what the model sees of a tool's output. Never-empty output, truncation with a
+ * note that is never cut, and notes (exit status and the like) appended outside the window.
+ *
+ * @module
+ */
+import type { TruncationStrategy } from '../types.js';
+
+/** Substituted when a tool produced no output. */
+export const NO_OUTPUT = '[no output]';
+
+/** Text form of a tool's return value: strings as they are, `undefined`/`null` as empty, the rest as JSON. */
+export function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.endsWith('\n') ? n - 1 : n;
+}
+
+/** Do not split a UTF-16 surrogate pair at a cut. */
+function safeEnd(text: string, end: number): number {
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+function safeStart(text: string, start: number): number {
+  const code = text.charCodeAt(start);
+  return code >= 0xdc00 && code <= 0xdfff ? start + 1 : start;
+}
+
+/**
+ * Cut `text` to at most `maxLength` characters (UTF-16 code units), adding a note that says
+ * how many characters and lines were omitted and the limit. The note is outside the window.
+ *
+ * @param maxLength - characters to keep; `<= 0` disables truncation.
+ * @param strategy - `head` keeps the start; `head-tail` keeps the first and last halves.
+ */
+export function truncate(text: string, maxLength: number, strategy: TruncationStrategy = 'head'): string {
+  if (maxLength <= 0 || text.length <= maxLength) return text;
+  if (strategy === 'head-tail') {
+    const headEnd = safeEnd(text, Math.ceil(maxLength / 2));
+    const tailStart = safeStart(text, text.length - Math.floor(maxLength / 2));
+    const omitted = text.slice(headEnd, tailStart);
+    return (
+      `${text.slice(0, headEnd)}\n[... ${omitted.length} characters (${countLines(omitted)} lines) omitted from the middle of ` +
+      `${text.length}; limit ${maxLength} characters ...]\n${text.slice(tailStart)}`
+    );
+  }
+  const end = safeEnd(text, maxLength);
+  const omitted = text.slice(end);
+  return `${text.slice(0, end)}\n[output truncated: ${omitted.length} of ${text.length} characters (${countLines(omitted)} lines) omitted; limit ${maxLength} characters]`;
+}
+
+/**
+ * The model-facing output of a successful call.
+ * @param value - the tool's return value.
+ * @param notes - notes the tool added; appended after the (possibly truncated) text.
+ */
+export function closeOut(value: unknown, notes: readonly string[], maxLength: number, strategy: TruncationStrategy): string {
+  const text = outputText(value);
+  const body = text === '' ? NO_OUTPUT : truncate(text, maxLength, strategy);
+  return notes.length ? `${body}\n${notes.join('\n')}` : body;
+}

@@ -1,0 +1,60 @@
+/**
+ * The one module that touches reflect-metadata: where `@tool` records its descriptor and
+ * where loaders read it back.
+ *
+ * @module
+ */
+import 'reflect-metadata';
+import type { RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
+
+/** Metadata key under which `@tool` stores a {@link ToolDescriptor} on the class. */
+export const TOOL_METADATA_KEY = Symbol.for('toolgate:tool');
+
+/**
+ * Plain record of a tool definition, as `@tool` validated and stored it. Schemas and the
+ * TSDoc description are not here: they come from the generated schema file.
+ */
+export interface ToolDescriptor {
+  /** Tool name, `^[a-z][a-z0-9_]{0,63}$`. */
+  readonly name: string;
+  /** Semver version (`1.2.0`). */
+  readonly version: string;
+  /** Description override; when absent the class TSDoc (from the schema file) is used. */
+  readonly description?: string;
+  /** Free-form tags for filtering (`fs`, `web`). */
+  readonly tags: readonly string[];
+  /** No side effects; allowed in read-only modes. */
+  readonly readOnly: boolean;
+  /** Needs `confirm: true` or a confirmation handler's yes. */
+  readonly requiresConfirmation: boolean;
+  /** Timeout in milliseconds; `<= 0` disables. */
+  readonly timeoutMs: number;
+  /** Requests per minute allowed, or `undefined` for no limit. */
+  readonly rateLimitRpm?: number;
+  /** Old-generation heap cap of the worker in MiB, or `undefined` for the pool default. */
+  readonly memoryMb?: number;
+  /** Output cap in characters; `<= 0` disables truncation. */
+  readonly maxOutputLength: number;
+  /** How long output is cut. */
+  readonly truncation: TruncationStrategy;
+  /** `pool` (worker threads) or `main` (main thread, for stateful tools). */
+  readonly runner: RunnerKind;
+  /** URL of the module that defines the class, for workers; `undefined` if unknown. */
+  readonly moduleUrl?: string;
+  /** Export name of the class in that module (the class name unless a loader corrected it). */
+  readonly exportName: string;
+  /** The decorated class. */
+  readonly target: ToolClass;
+}
+
+/** Store a descriptor on a class. */
+export function defineToolMetadata(target: ToolClass, descriptor: ToolDescriptor): void {
+  Reflect.defineMetadata(TOOL_METADATA_KEY, descriptor, target);
+}
+
+/** Read the descriptor `@tool` stored on a value, or `undefined` when it is not a tool class. */
+export function getToolMetadata(value: unknown): ToolDescriptor | undefined {
+  if (typeof value !== 'function') return undefined;
+  // Own metadata only: a subclass of a tool is not the same tool.
+  return Reflect.getOwnMetadata(TOOL_METADATA_KEY, value) as ToolDescriptor | undefined;
+}

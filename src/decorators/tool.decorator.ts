@@ -1,0 +1,180 @@
+/**
+ * The `@tool` class decorator: validates its options when the module loads and records a
+ * {@link ToolDescriptor}; nothing else.
+ *
+ * @module
+ */
+import semver from 'semver';
+import { ToolDefinitionError } from '../errors.js';
+import type { RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
+import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
+
+/** Tool names as providers accept them (OpenAI, Anthropic and MCP all fit this). */
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Default timeout of a tool call, in milliseconds (120 s). */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** Default output cap, in characters. */
+export const DEFAULT_MAX_OUTPUT_LENGTH = 16_000;
+
+/** Options of {@link tool}. Every option documents its default. */
+export interface ToolOptions {
+  /** Tool name as the model sees it; snake_case matching `^[a-z][a-z0-9_]{0,63}$`. Required. */
+  name: string;
+  /** Semver version, e.g. `1.0.0`. Required; the registry keeps every version. */
+  version: string;
+  /** Description for the model. Default: the class TSDoc summary (from the schema file). */
+  description?: string;
+  /** Tags for filtering. Default `[]`. */
+  tags?: string[];
+  /** The tool has no side effects (allowed in read-only modes). Default `false`. */
+  readOnly?: boolean;
+  /** Calls need `confirm: true` or a confirmation handler's yes. Default `false`. */
+  requiresConfirmation?: boolean;
+  /** Timeout in milliseconds. Default 120000; `<= 0` disables the timeout. */
+  timeoutMs?: number;
+  /** Allowed calls per minute (positive integer). Default: no limit. */
+  rateLimitRpm?: number;
+  /** Memory cap of the worker's old-generation heap, in MiB (16 to 65536). Default: the pool's. */
+  memoryMb?: number;
+  /** Output cap in characters. Default 16000; `<= 0` disables truncation. */
+  maxOutputLength?: number;
+  /** `head` keeps the start of long output, `head-tail` its start and end. Default `head`. */
+  truncation?: TruncationStrategy;
+  /**
+   * `pool` runs each call in a worker thread (default); `main` runs on the main thread, for
+   * tools that keep state between calls (sessions); its timeout is cooperative.
+   */
+  runner?: RunnerKind;
+  /** Module URL for workers. Default: detected from the call site (pass `import.meta.url` to be explicit). */
+  module?: string;
+}
+
+const KNOWN_OPTIONS = new Set<keyof ToolOptions>([
+  'name', 'version', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'timeoutMs',
+  'rateLimitRpm', 'memoryMb', 'maxOutputLength', 'truncation', 'runner', 'module',
+]);
+
+/**
+ * Check decorator options and build the descriptor. Exported so that the validation can be
+ * tested without decorators.
+ *
+ * @throws ToolDefinitionError naming the tool and the option at fault.
+ */
+export function buildToolDescriptor(
+  options: ToolOptions,
+  target: ToolClass,
+  detectedModuleUrl?: string,
+): ToolDescriptor {
+  if (options === null || typeof options !== 'object') {
+    throw ToolDefinitionError.fromBadOption('?', 'name', 'is required: @tool({ name, version, ... })');
+  }
+  const label = typeof options.name === 'string' && options.name ? options.name : target?.name ?? '?';
+  const bad = (option: string, problem: string) => ToolDefinitionError.fromBadOption(label, option, problem);
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key as keyof ToolOptions)) throw bad(key, 'is not a known option');
+  }
+  if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
+    throw bad('name', `must match ${TOOL_NAME_PATTERN} (snake_case, at most 64 characters); got ${JSON.stringify(options.name)}`);
+  }
+  if (typeof options.version !== 'string' || semver.valid(options.version) === null) {
+    throw bad('version', `must be a valid semver version such as "1.0.0"; got ${JSON.stringify(options.version)}`);
+  }
+  if (options.description !== undefined && (typeof options.description !== 'string' || !options.description.trim())) {
+    throw bad('description', 'must be a non-empty string when given');
+  }
+  if (options.tags !== undefined && (!Array.isArray(options.tags) || options.tags.some((t) => typeof t !== 'string' || !t))) {
+    throw bad('tags', 'must be an array of non-empty strings');
+  }
+  for (const flag of ['readOnly', 'requiresConfirmation'] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw bad(flag, 'must be a boolean');
+  }
+  const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  if (options.timeoutMs !== undefined && !isFiniteNumber(options.timeoutMs)) {
+    throw bad('timeoutMs', 'must be a finite number of milliseconds (<= 0 disables the timeout)');
+  }
+  if (options.rateLimitRpm !== undefined && (!Number.isInteger(options.rateLimitRpm) || options.rateLimitRpm <= 0)) {
+    throw bad('rateLimitRpm', `must be a positive integer (calls per minute); got ${options.rateLimitRpm}`);
+  }
+  if (options.memoryMb !== undefined && (!Number.isInteger(options.memoryMb) || options.memoryMb < 16 || options.memoryMb > 65536)) {
+    throw bad('memoryMb', `must be an integer number of MiB from 16 to 65536; got ${options.memoryMb}`);
+  }
+  if (options.maxOutputLength !== undefined && !Number.isInteger(options.maxOutputLength)) {
+    throw bad('maxOutputLength', 'must be an integer number of characters (<= 0 disables truncation)');
+  }
+  if (options.truncation !== undefined && options.truncation !== 'head' && options.truncation !== 'head-tail') {
+    throw bad('truncation', `must be "head" or "head-tail"; got ${JSON.stringify(options.truncation)}`);
+  }
+  if (options.runner !== undefined && options.runner !== 'pool' && options.runner !== 'main') {
+    throw bad('runner', `must be "pool" or "main"; got ${JSON.stringify(options.runner)}`);
+  }
+  if (options.module !== undefined && (typeof options.module !== 'string' || !/^(file|data):/.test(options.module))) {
+    throw bad('module', 'must be a file: URL such as import.meta.url');
+  }
+  if (typeof target !== 'function' || typeof target.prototype?.run !== 'function') {
+    throw bad('name', 'decorates a class without a run(args, ctx) method');
+  }
+  return Object.freeze({
+    name: options.name,
+    version: options.version,
+    description: options.description?.trim(),
+    tags: Object.freeze([...(options.tags ?? [])]),
+    readOnly: options.readOnly ?? false,
+    requiresConfirmation: options.requiresConfirmation ?? false,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    rateLimitRpm: options.rateLimitRpm,
+    memoryMb: options.memoryMb,
+    maxOutputLength: options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
+    truncation: options.truncation ?? 'head',
+    runner: options.runner ?? 'pool',
+    moduleUrl: options.module ?? detectedModuleUrl,
+    exportName: target.name,
+    target,
+  });
+}
+
+/**
+ * URL of the module that called `tool(...)`: the decorator expression is evaluated in the
+ * defining module's top level, so the caller's frame names that module. Returns `undefined`
+ * when the stack does not show a file URL (bundlers, eval).
+ */
+function callerModuleUrl(): string | undefined {
+  const original = Error.prepareStackTrace;
+  const holder: { stack?: unknown } = {};
+  try {
+    Error.prepareStackTrace = (_error, frames) => frames;
+    Error.captureStackTrace(holder, tool);
+    const frames = holder.stack as NodeJS.CallSite[] | undefined;
+    const file = frames?.[0]?.getFileName();
+    if (!file) return undefined;
+    if (file.startsWith('file:')) return file;
+    if (file.startsWith('/')) return new URL(`file://${file}`).href;
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    Error.prepareStackTrace = original;
+  }
+}
+
+/**
+ * Declare a class as a tool.
+ *
+ * ```ts
+ * /** Read a UTF-8 text file from the workspace. *\/
+ * @tool({ name: 'read_file', version: '1.0.0', readOnly: true, tags: ['fs'] })
+ * export class ReadFileTool implements Tool<ReadFileInput, string> { ... }
+ * ```
+ *
+ * The input schema comes from the type of `run`'s first parameter, the output schema from
+ * its return type, generated by `toolgate schemas` at build time.
+ *
+ * @throws ToolDefinitionError when an option is wrong, at module load, naming the tool and option.
+ */
+export function tool(options: ToolOptions): (target: ToolClass) => void {
+  const moduleUrl = options?.module === undefined ? callerModuleUrl() : undefined;
+  return (target: ToolClass) => {
+    defineToolMetadata(target, buildToolDescriptor(options, target, moduleUrl));
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Mode gate: read-only modes allow read-only tools, and vetted write tools only when every
+ * path argument resolves inside one of the mode's scoped write folders. Fails closed.
+ *
+ * @module
+ */
+import type { AgentMode } from '../modes/modes.js';
+import { pathValues } from '../schema/path-arguments.js';
+import type { RegisteredTool } from '../registry/registered-tool.js';
+import { isInside, type Workspace } from '../workspace/workspace.js';
+import type { GateDenial } from './gate.js';
+
+/** Inputs of {@link modeGate}. */
+export interface ModeGateInput {
+  tool: RegisteredTool;
+  /** Validated arguments. */
+  args: Record<string, unknown>;
+  /** The mode, or `undefined` when the caller named an unknown mode. */
+  mode: AgentMode | undefined;
+  /** Requested mode name, for the message when it is unknown. */
+  modeName: string;
+  /** Scoped write folders (workspace-relative or absolute inside it); joined with the mode's own. */
+  scopedWriteDirs: readonly string[];
+  /** Tools vetted for scoped writes. */
+  scopedWriteTools: ReadonlySet<string>;
+  workspace: Workspace;
+}
+
+/** Decide; `undefined` means pass. */
+export function modeGate(input: ModeGateInput): GateDenial | undefined {
+  const { tool, mode } = input;
+  if (mode === undefined) {
+    return { gate: 'mode', code: 'MODE_DENIED', reason: `Unknown mode ${JSON.stringify(input.modeName)}; known modes: default, explore, plan.` };
+  }
+  if (!mode.readOnly || tool.readOnly) return undefined;
+  const deny = (why: string): GateDenial => ({
+    gate: 'mode',
+    code: 'MODE_DENIED',
+    reason: `${tool.name} is not allowed in ${mode.name} mode: ${why}`,
+  });
+  const dirs = [...(mode.scopedWriteDirs ?? []), ...input.scopedWriteDirs];
+  if (dirs.length === 0) return deny('this mode is read-only; use read-only tools.');
+  if (!input.scopedWriteTools.has(tool.name)) {
+    return deny(`this mode only allows read-only tools and scoped writes (${[...input.scopedWriteTools].join(', ')}) inside ${dirs.join(', ')}.`);
+  }
+  const paths = pathValues(input.args, tool.pathArguments);
+  if (paths.length === 0) return deny('the call names no path, so its writes cannot be checked.');
+  let roots: string[];
+  try {
+    roots = dirs.map((d) => input.workspace.resolve(d));
+  } catch (error) {
+    return deny(`a scoped write folder cannot be resolved (${(error as Error).message}).`);
+  }
+  for (const p of paths) {
+    let real: string;
+    try {
+      real = input.workspace.resolve(p);
+    } catch (error) {
+      return deny(`path ${JSON.stringify(p)} cannot be checked (${(error as Error).message}).`);
+    }
+    if (!roots.some((root) => real !== root && isInside(root, real))) {
+      return deny(`${JSON.stringify(p)} is outside the scoped write folders ${dirs.map((d) => JSON.stringify(d)).join(', ')}.`);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,34 @@
+/**
+ * toolgate: a TypeScript tool system for LLM agents. Public API (named exports only).
+ *
+ * @module
+ */
+export { tool, buildToolDescriptor, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
+export { getToolMetadata, TOOL_METADATA_KEY, type ToolDescriptor } from './decorators/metadata.js';
+export {
+  ToolgateError, ToolDefinitionError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode,
+} from './errors.js';
+export type {
+  Tool, ToolClass, ToolContext, ToolExecutionResult, ToolCallRequest, JsonSchema, RunnerKind, TruncationStrategy,
+} from './types.js';
+export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
+export { RegisteredTool, registrationRevision } from './registry/registered-tool.js';
+export { loadTools, loadBuiltinTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
+export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
+export { parseArguments, type ParsedArguments } from './executor/arguments.js';
+export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';
+export { MODES, SCOPED_WRITE_TOOLS, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
+export type { GateDenial, GateName } from './gates/gate.js';
+export type { PolicyHook, PolicyCall } from './gates/policy.gate.js';
+export type { ConfirmationHandler, ConfirmationRequest } from './gates/confirmation.gate.js';
+export { DEFAULT_RATE_LIMIT_MAX_WAIT_MS } from './gates/rate-limit.gate.js';
+export { closeOut, truncate, NO_OUTPUT } from './closeout/closeout.js';
+export {
+  exportTool, toOpenAITool, toOpenAIStrictTool, toAnthropicTool, toMcpTool, toStrictSchema, EXPORT_FORMATS,
+  type ExportFormat, type OpenAITool, type AnthropicTool, type McpTool, type ExportableTool,
+} from './schema/export.js';
+export { readSchemaFile, SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
+export { findPathArguments, type PathArgument } from './schema/path-arguments.js';
+export { WORKSPACE_PATH_FORMAT, checkSchema } from './schema/validator.js';
+export { createLogger, redactSecrets } from './logging/logger.js';
+export { MAX_CALLS_IN_FLIGHT } from './runner/pool-runner.js';

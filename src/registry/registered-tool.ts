@@ -1,0 +1,112 @@
+/**
+ * A tool as the registry holds it: descriptor, schemas, revision, validators.
+ *
+ * @module
+ */
+import crypto from 'node:crypto';
+import stringify from 'safe-stable-stringify';
+import type { ToolDescriptor } from '../decorators/metadata.js';
+import { ToolDefinitionError } from '../errors.js';
+import type { ExportableTool } from '../schema/export.js';
+import { findPathArguments, type PathArgument } from '../schema/path-arguments.js';
+import type { SchemaFileEntry } from '../schema/schema-file.js';
+import { compileValidator, type Validator } from '../schema/validator.js';
+import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
+
+/**
+ * Registration revision: a SHA-256 (hex) of the canonical JSON of name, version, input schema
+ * and output schema. Stable across processes and key order; changes whenever the contract a
+ * model sees changes, so remembered approvals can be keyed on it.
+ */
+export function registrationRevision(name: string, version: string, inputSchema: JsonSchema, outputSchema: JsonSchema | null): string {
+  const canonical = stringify({ name, version, inputSchema, outputSchema }) ?? '';
+  return crypto.createHash('sha256').update(canonical).digest('hex');
+}
+
+/** A registered tool version. Immutable apart from its lazily compiled validators. */
+export class RegisteredTool implements ExportableTool {
+  /** `name@version`. */
+  readonly key: string;
+  readonly name: string;
+  readonly version: string;
+  /** The decorator's description, else the class TSDoc from the schema file. */
+  readonly description: string;
+  readonly tags: readonly string[];
+  readonly readOnly: boolean;
+  readonly requiresConfirmation: boolean;
+  /** Milliseconds; `<= 0` for none. */
+  readonly timeoutMs: number;
+  readonly rateLimitRpm: number | undefined;
+  /** MiB; `undefined` for the pool default. */
+  readonly memoryMb: number | undefined;
+  /** Characters; `<= 0` for no truncation. */
+  readonly maxOutputLength: number;
+  readonly truncation: TruncationStrategy;
+  readonly runner: RunnerKind;
+  readonly moduleUrl: string | undefined;
+  readonly exportName: string;
+  readonly target: ToolClass;
+  /** JSON Schema of the arguments (`type: "object"`, closed). */
+  readonly inputSchema: JsonSchema;
+  /** JSON Schema of the return value, or `null` when the tool returns nothing. */
+  readonly outputSchema: JsonSchema | null;
+  /** See {@link registrationRevision}. */
+  readonly revision: string;
+  /** Arguments marked `@format workspace-path`. */
+  readonly pathArguments: readonly PathArgument[];
+  /** Source file of the definition, from the schema file. */
+  readonly source: string;
+  private inputValidator: Validator | undefined;
+  private outputValidator: Validator | undefined;
+
+  /**
+   * @throws ToolDefinitionError when the schema entry does not belong to the descriptor or
+   *   the input schema is not an object schema.
+   */
+  constructor(descriptor: ToolDescriptor, entry: SchemaFileEntry) {
+    const key = `${descriptor.name}@${descriptor.version}`;
+    if (entry.name !== descriptor.name || entry.version !== descriptor.version) {
+      throw ToolDefinitionError.fromBadSchema(key, `the schema entry is for ${entry.name}@${entry.version}`);
+    }
+    if (!entry.inputSchema || entry.inputSchema.type !== 'object') {
+      throw ToolDefinitionError.fromBadSchema(key, 'the input schema must have type "object" (run(args) takes an object)');
+    }
+    const description = descriptor.description ?? entry.description;
+    if (!description) throw ToolDefinitionError.fromBadSchema(key, 'no description: add a TSDoc summary to the class or a description option');
+    this.key = key;
+    this.name = descriptor.name;
+    this.version = descriptor.version;
+    this.description = description;
+    this.tags = descriptor.tags;
+    this.readOnly = descriptor.readOnly;
+    this.requiresConfirmation = descriptor.requiresConfirmation;
+    this.timeoutMs = descriptor.timeoutMs;
+    this.rateLimitRpm = descriptor.rateLimitRpm;
+    this.memoryMb = descriptor.memoryMb;
+    this.maxOutputLength = descriptor.maxOutputLength;
+    this.truncation = descriptor.truncation;
+    this.runner = descriptor.runner;
+    this.moduleUrl = descriptor.moduleUrl;
+    this.exportName = descriptor.exportName;
+    this.target = descriptor.target;
+    this.inputSchema = entry.inputSchema;
+    this.outputSchema = entry.outputSchema ?? null;
+    this.source = entry.source;
+    this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema);
+    this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
+    if (this.runner === 'pool' && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
+  }
+
+  /** Validate arguments; compiled on first use, once per `name@version`. Returns a message or `undefined`. */
+  validateInput(args: unknown): string | undefined {
+    this.inputValidator ??= compileValidator(this.inputSchema, 'argument');
+    return this.inputValidator(args);
+  }
+
+  /** Validate a return value against the output schema (none: anything passes). */
+  validateOutput(value: unknown): string | undefined {
+    if (this.outputSchema === null) return undefined;
+    this.outputValidator ??= compileValidator(this.outputSchema, 'output');
+    return this.outputValidator(value);
+  }
+}

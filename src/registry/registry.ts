@@ -1,0 +1,183 @@
+/**
+ * The tool registry: `{name: {version: Tool}}`, resolution by semver, filtering, exports.
+ *
+ * @module
+ */
+import semver from 'semver';
+import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js';
+import { ToolDefinitionError } from '../errors.js';
+import { exportTool, type AnthropicTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
+import type { SchemaFileEntry } from '../schema/schema-file.js';
+import type { ToolClass } from '../types.js';
+import { RegisteredTool } from './registered-tool.js';
+
+/** Filter for {@link ToolRegistry.list}. */
+export interface ToolFilter {
+  /** Keep tools carrying at least one of these tags. */
+  tags?: readonly string[];
+  /** Keep only read-only (true) or only writing (false) tools. */
+  readOnly?: boolean;
+  /** Keep only these names. */
+  names?: readonly string[];
+  /** List every version, not only the highest of each name. Default false. */
+  allVersions?: boolean;
+}
+
+/** Why {@link ToolRegistry.resolve} found nothing. */
+export type ResolveFailure =
+  | { found: false; code: 'UNKNOWN_TOOL'; message: string }
+  | { found: false; code: 'VERSION_NOT_FOUND'; message: string };
+
+/**
+ * Holds every version of every tool. `get(name)` returns the highest semver version
+ * (computed at registration, not per call); `get(name, range)` the highest one satisfying a
+ * semver range (cached per range).
+ */
+export class ToolRegistry {
+  private readonly byName = new Map<string, Map<string, RegisteredTool>>();
+  private readonly latest = new Map<string, RegisteredTool>();
+  private readonly rangeCache = new Map<string, RegisteredTool | null>();
+
+  /**
+   * Register a tool class (decorated with `@tool`) with its generated schema entry.
+   * @param target - the class, or its descriptor (loaders pass a descriptor with the module location).
+   * @param entry - the class's entry from the generated schema file.
+   * @returns the registered tool.
+   * @throws ToolDefinitionError when the class is not a tool, `name@version` is already
+   *   registered, or the schema entry does not fit.
+   */
+  register(target: ToolClass | ToolDescriptor, entry: SchemaFileEntry): RegisteredTool {
+    const descriptor = typeof target === 'function' ? getToolMetadata(target) : target;
+    if (descriptor === undefined) {
+      throw ToolDefinitionError.other((target as ToolClass).name ?? '?', `${(target as ToolClass).name} is not decorated with @tool`);
+    }
+    const key = `${descriptor.name}@${descriptor.version}`;
+    let versions = this.byName.get(descriptor.name);
+    if (versions?.has(descriptor.version)) throw ToolDefinitionError.fromDuplicate(key);
+    const tool = new RegisteredTool(descriptor, entry);
+    if (versions === undefined) {
+      versions = new Map();
+      this.byName.set(descriptor.name, versions);
+    }
+    versions.set(descriptor.version, tool);
+    const current = this.latest.get(descriptor.name);
+    if (current === undefined || semver.gt(tool.version, current.version)) this.latest.set(descriptor.name, tool);
+    this.rangeCache.clear();
+    return tool;
+  }
+
+  /**
+   * The highest version of `name`, or the highest satisfying `range`.
+   * @param range - a semver range (`^1.2`, `1.x`, `>=2 <3`); default: any version.
+   * @returns the tool, or `undefined` when none matches.
+   */
+  get(name: string, range?: string): RegisteredTool | undefined {
+    const found = this.resolve(name, range);
+    return found instanceof RegisteredTool ? found : undefined;
+  }
+
+  /** Like {@link get}, but says why nothing was found (for results a model can act on). */
+  resolve(name: string, range?: string): RegisteredTool | ResolveFailure {
+    if (range === undefined || range === '' || range === '*' || range === 'latest') {
+      const tool = this.latest.get(name);
+      if (tool !== undefined) return tool;
+      return { found: false, code: 'UNKNOWN_TOOL', message: this.unknownToolMessage(name) };
+    }
+    const versions = this.byName.get(name);
+    if (versions === undefined) return { found: false, code: 'UNKNOWN_TOOL', message: this.unknownToolMessage(name) };
+    const cacheKey = `${name}\u0000${range}`;
+    let tool = this.rangeCache.get(cacheKey);
+    if (tool === undefined) {
+      const best = semver.validRange(range) === null ? null : semver.maxSatisfying([...versions.keys()], range);
+      tool = best === null ? null : versions.get(best)!;
+      this.rangeCache.set(cacheKey, tool);
+    }
+    if (tool !== null) return tool;
+    return {
+      found: false,
+      code: 'VERSION_NOT_FOUND',
+      message: `Tool ${name} has no version matching ${JSON.stringify(range)}; registered: ${[...versions.keys()].sort(semver.compare).join(', ')}.`,
+    };
+  }
+
+  private unknownToolMessage(name: string): string {
+    const names = [...this.byName.keys()].sort();
+    const close = names.filter((n) => n.includes(name) || name.includes(n) || editDistance(n, name) <= 2);
+    const hint = close.length ? ` Did you mean ${close.slice(0, 3).join(', ')}?` : '';
+    const shown = names.length > 30 ? `${names.slice(0, 30).join(', ')}, ... (${names.length} in all)` : names.join(', ');
+    return `Unknown tool ${JSON.stringify(name)}.${hint} Available tools: ${shown || '(none)'}.`;
+  }
+
+  /** Is any version of `name` registered? */
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** Registered versions of `name`, ascending semver order. */
+  versions(name: string): string[] {
+    return [...(this.byName.get(name)?.keys() ?? [])].sort(semver.compare);
+  }
+
+  /** Tools matching a filter, sorted by name then version. Default: the highest version of each name. */
+  list(filter: ToolFilter = {}): RegisteredTool[] {
+    const out: RegisteredTool[] = [];
+    const names = filter.names ? new Set(filter.names) : undefined;
+    for (const [name, versions] of this.byName) {
+      if (names && !names.has(name)) continue;
+      const candidates = filter.allVersions ? [...versions.values()] : [this.latest.get(name)!];
+      for (const tool of candidates) {
+        if (filter.readOnly !== undefined && tool.readOnly !== filter.readOnly) continue;
+        if (filter.tags && filter.tags.length && !tool.tags.some((t) => filter.tags!.includes(t))) continue;
+        out.push(tool);
+      }
+    }
+    return out.sort((a, b) => (a.name === b.name ? semver.compare(a.version, b.version) : a.name < b.name ? -1 : 1));
+  }
+
+  /** Number of registered `name@version` entries. */
+  get size(): number {
+    let n = 0;
+    for (const versions of this.byName.values()) n += versions.size;
+    return n;
+  }
+
+  /** OpenAI function-calling specs of the listed tools. */
+  toOpenAI(filter?: ToolFilter): OpenAITool[] {
+    return this.list(filter).map((t) => exportTool(t, 'openai') as OpenAITool);
+  }
+
+  /** OpenAI strict-mode specs (see `toOpenAIStrictTool` for tools that cannot be strict). */
+  toOpenAIStrict(filter?: ToolFilter): OpenAITool[] {
+    return this.list(filter).map((t) => exportTool(t, 'openai-strict') as OpenAITool);
+  }
+
+  /** Anthropic tool specs. */
+  toAnthropic(filter?: ToolFilter): AnthropicTool[] {
+    return this.list(filter).map((t) => exportTool(t, 'anthropic') as AnthropicTool);
+  }
+
+  /** MCP `tools/list` entries. */
+  toMcp(filter?: ToolFilter): McpTool[] {
+    return this.list(filter).map((t) => exportTool(t, 'mcp') as McpTool);
+  }
+
+  /** Specs in any {@link ExportFormat}. */
+  export(format: ExportFormat, filter?: ToolFilter): Array<OpenAITool | AnthropicTool | McpTool> {
+    return this.list(filter).map((t) => exportTool(t, format));
+  }
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,62 @@
+/**
+ * The {@link ToolContext} implementation shared by the main runner and the pool worker.
+ *
+ * @module
+ */
+import type { ToolContext } from '../types.js';
+import { workspaceFor, type Workspace } from '../workspace/workspace.js';
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * Context of one call. The abort signal is created on first access, because creating an
+ * `AbortController` costs more than the rest of a call's bookkeeping together.
+ */
+export class CallContext implements ToolContext {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly version: string;
+  /** Notes to append after the output. */
+  readonly notes: string[] = [];
+  private readonly root: string;
+  private controller: AbortController | undefined;
+  private abortReason: unknown;
+  private aborted = false;
+  private readonly abortable: boolean;
+
+  /**
+   * @param abortable - false in workers, where a stopped call ends the worker instead.
+   */
+  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean) {
+    this.callId = callId;
+    this.toolName = toolName;
+    this.version = version;
+    this.root = root;
+    this.abortable = abortable;
+  }
+
+  get workspace(): Workspace {
+    return workspaceFor(this.root);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.abortable) return NEVER_ABORTED;
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  note(text: string): void {
+    if (typeof text === 'string' && text) this.notes.push(text);
+  }
+
+  /** Abort the call (timeout or caller abort); a no-op after the first time. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The main runner: runs tools on the main thread, for tools that keep state between calls
+ * (command sessions, subagents, questions). The timeout is cooperative: at the deadline the
+ * call's signal is aborted and the result is a timeout, but code that ignores the signal keeps
+ * running in the background. Memory caps do not apply on the main thread.
+ *
+ * @module
+ */
+import type { Tool, ToolClass } from '../types.js';
+import { CallContext } from './call-context.js';
+import { serializeError, type RunOutcome } from './protocol.js';
+
+/** What the main runner needs to know of a call. */
+export interface MainCall {
+  target: ToolClass;
+  key: string;
+  name: string;
+  version: string;
+  args: unknown;
+  workspaceRoot: string;
+  callId: string;
+  /** Timeout in ms; `<= 0` for none. */
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+}
+
+/** Runs calls on the main thread; one tool instance per `name@version`, kept between calls. */
+export class MainRunner {
+  private readonly instances = new Map<string, Tool>();
+
+  private instanceFor(call: MainCall): Tool {
+    let instance = this.instances.get(call.key);
+    if (instance === undefined) {
+      instance = new call.target();
+      this.instances.set(call.key, instance);
+    }
+    return instance;
+  }
+
+  /**
+   * Run one call.
+   * @returns how it ended; never rejects.
+   */
+  run(call: MainCall): Promise<RunOutcome> {
+    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true);
+    return new Promise<RunOutcome>((resolve) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: RunOutcome) => {
+        if (settled) return;
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        if (call.signal !== undefined) call.signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      const onAbort = () => {
+        ctx.abort(call.signal?.reason);
+        settle({ kind: 'aborted' });
+      };
+      if (call.timeoutMs > 0) {
+        timer = setTimeout(() => {
+          ctx.abort(new Error(`timed out after ${call.timeoutMs} ms`));
+          settle({ kind: 'timeout', timeoutMs: call.timeoutMs });
+        }, call.timeoutMs);
+      }
+      if (call.signal !== undefined) {
+        if (call.signal.aborted) return onAbort();
+        call.signal.addEventListener('abort', onAbort, { once: true });
+      }
+      let returned: unknown;
+      try {
+        returned = this.instanceFor(call).run(call.args as never, ctx);
+      } catch (error) {
+        settle({ kind: 'error', error: serializeError(error), notes: ctx.notes });
+        return;
+      }
+      if (returned !== null && typeof returned === 'object' && typeof (returned as PromiseLike<unknown>).then === 'function') {
+        (returned as PromiseLike<unknown>).then(
+          (value) => settle({ kind: 'ok', value, notes: ctx.notes }),
+          (error: unknown) => settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
+        );
+      } else {
+        settle({ kind: 'ok', value: returned, notes: ctx.notes });
+      }
+    });
+  }
+}

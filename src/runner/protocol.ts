@@ -1,0 +1,95 @@
+/**
+ * What crosses between the executor and its runners: task and reply shapes, outcomes, and
+ * errors as plain data (errors do not survive a worker boundary as classes).
+ *
+ * @module
+ */
+import { PathTraversalError, type ToolErrorCode } from '../errors.js';
+
+/** Slot states in the shared call table (values above 0 are the thread id running the call). */
+export const SLOT_FREE = 0;
+/** The call timed out or was aborted before a worker picked it up: skip it. */
+export const SLOT_CANCELLED = -1;
+/** The worker finished the call; its reply is on the way. */
+export const SLOT_DONE = -2;
+
+/** A call as sent to a pool worker. Field names are short: this is cloned per call. */
+export interface WorkerTask {
+  /** Module URL of the tool class. */
+  m: string;
+  /** Export name of the class in that module. */
+  e: string;
+  /** `name@version`, to check the export is the tool meant. */
+  k: string;
+  /** Validated arguments. */
+  a: unknown;
+  /** Workspace root. */
+  w: string;
+  /** Call id. */
+  c: string;
+  /** Index in the shared call table. */
+  s: number;
+}
+
+/** An error as plain data. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  code?: string;
+  /** For `PathTraversalError`: the offending path. */
+  path?: string;
+  /** For `PathTraversalError`: the workspace root. */
+  workspaceRoot?: string;
+}
+
+/** A worker's reply. */
+export type WorkerReply =
+  | { ok: true; value: unknown; notes?: string[] }
+  | { ok: false; error: SerializedError; notes?: string[] }
+  | { cancelled: true };
+
+/** How a run ended, whichever runner ran it. */
+export type RunOutcome =
+  | { kind: 'ok'; value: unknown; notes: string[] }
+  | { kind: 'error'; error: SerializedError; notes: string[] }
+  | { kind: 'timeout'; timeoutMs: number }
+  | { kind: 'aborted' }
+  | { kind: 'memory'; memoryMb: number | undefined; message: string }
+  | { kind: 'crashed'; message: string };
+
+/** Turn anything thrown into plain data. */
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof PathTraversalError) {
+    return { name: 'PathTraversalError', message: error.message, code: error.code, path: error.path, workspaceRoot: error.workspaceRoot };
+  }
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { name: error.name, message: error.message || String(error), code: typeof code === 'string' ? code : undefined };
+  }
+  return { name: 'Error', message: typeof error === 'string' ? error : safeString(error) };
+}
+
+function safeString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Rebuild the security error on the main side, or `undefined` for any other error. */
+export function rebuildPathTraversal(error: SerializedError): PathTraversalError | undefined {
+  if (error.name !== 'PathTraversalError' && error.code !== 'PATH_TRAVERSAL') return undefined;
+  const rebuilt = new PathTraversalError(error.path ?? '?', error.workspaceRoot ?? '?');
+  rebuilt.message = error.message;
+  return rebuilt;
+}
+
+/** Error codes a tool may report by throwing a {@link ToolgateError} with that code. */
+const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR']);
+
+/** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
+export function errorCodeOf(error: SerializedError): ToolErrorCode {
+  return error.code !== undefined && REPORTABLE_CODES.has(error.code as ToolErrorCode) ? (error.code as ToolErrorCode) : 'TOOL_ERROR';
+}
+

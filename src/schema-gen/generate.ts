@@ -1,0 +1,324 @@
+/**
+ * Build-time schema generation from TypeScript types, with typescript-json-schema. The only
+ * module that imports typescript-json-schema (and the TypeScript compiler); the runtime never
+ * loads it. Used by `toolgate schemas` and `npm run schemas`.
+ *
+ * For each class decorated with `@tool(...)` in the given files:
+ * - the input schema is the type of `run`'s first parameter (named or inline type);
+ * - the output schema is `run`'s return type with `Promise` unwrapped (`null` for void);
+ * - the description is the decorator's `description`, else the class TSDoc;
+ * - field TSDoc gives argument descriptions and keywords (`@minimum`, `@default`, `@format`...).
+ * Schemas are strict (required fields listed, `additionalProperties: false`), string-keyed
+ * maps (`Record<string, T>`) keep their value schema, and every schema is checked against
+ * the draft-07 meta-schema and compiled by ajv in strict mode.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import * as TJS from 'typescript-json-schema';
+import { glob } from 'tinyglobby';
+import { ToolDefinitionError } from '../errors.js';
+import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
+import { checkSchema } from '../schema/validator.js';
+import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
+import type { JsonSchema } from '../types.js';
+
+const ts = TJS.ts;
+type Type = TJS.ts.Type;
+type TypeChecker = TJS.ts.TypeChecker;
+
+/** Options of {@link generateSchemas}. */
+export interface GenerateSchemasOptions {
+  /** Glob patterns of TypeScript source files, relative to `cwd` (`src/tools/**\/*.ts`). */
+  patterns: string[];
+  /** Folder the patterns and `source` paths are relative to. Default `process.cwd()`. */
+  cwd?: string;
+  /** tsconfig.json to take compiler options from. Default: the nearest one above `cwd`, if any. */
+  tsconfig?: string;
+}
+
+const GENERATOR_SETTINGS: TJS.PartialArgs = {
+  required: true,
+  noExtraProps: true,
+  strictNullChecks: true,
+  ref: false,
+  aliasRef: false,
+  topRef: false,
+  titles: false,
+  defaultProps: false,
+  propOrder: false,
+  ignoreErrors: false,
+  validationKeywords: [],
+};
+
+/** Private members of typescript-json-schema's generator that this module relies on. */
+interface GeneratorInternals {
+  getTypeDefinition(type: Type): TJS.Definition;
+  resetSchemaSpecificProperties(includeAllOverrides?: boolean): void;
+  ReffedDefinitions: Record<string, TJS.Definition>;
+}
+
+function compilerOptions(cwd: string, tsconfig?: string): TJS.ts.CompilerOptions {
+  const defaults: TJS.ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    skipLibCheck: true,
+  };
+  const configPath = tsconfig ? path.resolve(cwd, tsconfig) : ts.findConfigFile(cwd, ts.sys.fileExists, 'tsconfig.json');
+  if (!configPath) return defaults;
+  const read = ts.readConfigFile(configPath, ts.sys.readFile);
+  if (read.error) throw ToolDefinitionError.other('?', `Cannot read ${configPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, '\n')}`);
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(configPath));
+  return { ...defaults, ...parsed.options, noEmit: true, declaration: false, sourceMap: false, declarationMap: false, incremental: false, composite: false };
+}
+
+/**
+ * Generate the schema file content for the tools defined in the matching files.
+ * @returns the file content (tools keyed by `name@version`, sorted).
+ * @throws ToolDefinitionError on type errors, duplicate tools, non-literal names or versions,
+ *   missing descriptions, non-object inputs, or schemas that fail the meta-schema.
+ */
+export async function generateSchemas(options: GenerateSchemasOptions): Promise<SchemaFile> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const files = (await glob(options.patterns, { cwd, absolute: true, ignore: ['**/node_modules/**', '**/*.d.ts'] }))
+    .filter((f) => /\.(ts|mts|tsx)$/.test(f))
+    .sort();
+  const tools: Record<string, SchemaFileEntry> = {};
+  if (files.length === 0) return { format: SCHEMA_FILE_FORMAT, $comment: COMMENT, tools };
+
+  const program = ts.createProgram(files, compilerOptions(cwd, options.tsconfig));
+  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (diagnostics.length) {
+    const text = ts.formatDiagnostics(diagnostics.slice(0, 10), { getCanonicalFileName: (f) => f, getCurrentDirectory: () => cwd, getNewLine: () => '\n' });
+    throw ToolDefinitionError.other('?', `TypeScript errors prevent schema generation:\n${text}`);
+  }
+  const generator = TJS.buildGenerator(program, GENERATOR_SETTINGS);
+  if (generator === null) throw ToolDefinitionError.other('?', 'typescript-json-schema could not build a generator for these files');
+  const gen = generator as unknown as GeneratorInternals;
+  const checker = program.getTypeChecker();
+
+  for (const file of files) {
+    const sourceFile = program.getSourceFile(file);
+    if (!sourceFile) continue;
+    const source = path.relative(cwd, file).split(path.sep).join('/');
+    visit(sourceFile);
+    function visit(node: TJS.ts.Node): void {
+      if (ts.isClassDeclaration(node)) {
+        const entry = entryForClass(node, checker, gen, source);
+        if (entry !== undefined) {
+          const key = `${entry.name}@${entry.version}`;
+          if (tools[key]) throw ToolDefinitionError.fromDuplicate(`${key} (${tools[key]!.source} and ${source})`);
+          tools[key] = entry;
+        }
+      }
+      ts.forEachChild(node, visit);
+    }
+  }
+  const sorted: Record<string, SchemaFileEntry> = {};
+  for (const key of Object.keys(tools).sort()) sorted[key] = tools[key]!;
+  return { format: SCHEMA_FILE_FORMAT, $comment: COMMENT, tools: sorted };
+}
+
+const COMMENT = 'Generated by `toolgate schemas` from TypeScript types and TSDoc. Do not edit; regenerate.';
+
+function toolDecoratorArgument(node: TJS.ts.ClassDeclaration): TJS.ts.ObjectLiteralExpression | undefined {
+  for (const decorator of ts.getDecorators(node) ?? []) {
+    const expr = decorator.expression;
+    if (!ts.isCallExpression(expr)) continue;
+    const callee = expr.expression;
+    const calleeName = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+    if (calleeName !== 'tool') continue;
+    const arg = expr.arguments[0];
+    if (arg && ts.isObjectLiteralExpression(arg)) return arg;
+    throw ToolDefinitionError.other(node.name?.text ?? '?', `@tool on ${node.name?.text ?? 'a class'} must take an object literal of options`);
+  }
+  return undefined;
+}
+
+function literalOption(options: TJS.ts.ObjectLiteralExpression, key: string, checker: TypeChecker): string | undefined {
+  for (const prop of options.properties) {
+    if (!ts.isPropertyAssignment(prop) || prop.name.getText() !== key) continue;
+    const init = prop.initializer;
+    if (ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)) return init.text;
+    const type = checker.getTypeAtLocation(init);
+    if (type.isStringLiteral()) return type.value;
+    return undefined;
+  }
+  return undefined;
+}
+
+function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen: GeneratorInternals, source: string): SchemaFileEntry | undefined {
+  const options = toolDecoratorArgument(node);
+  if (options === undefined) return undefined;
+  const className = node.name?.text ?? '(anonymous)';
+  const name = literalOption(options, 'name', checker);
+  const version = literalOption(options, 'version', checker);
+  if (name === undefined || !TOOL_NAME_PATTERN.test(name)) {
+    throw ToolDefinitionError.other(className, `@tool on ${className} (${source}): name must be a string literal matching ${TOOL_NAME_PATTERN}`);
+  }
+  if (version === undefined) throw ToolDefinitionError.other(name, `@tool ${name} (${source}): version must be a string literal`);
+  const key = `${name}@${version}`;
+
+  let description = literalOption(options, 'description', checker);
+  if (description === undefined && node.name) {
+    const symbol = checker.getSymbolAtLocation(node.name);
+    description = symbol ? ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() : '';
+  }
+  if (!description) throw ToolDefinitionError.fromBadSchema(key, `no description: add a TSDoc summary to class ${className} (${source}) or a description option`);
+
+  const run = node.members.find((m): m is TJS.ts.MethodDeclaration => ts.isMethodDeclaration(m) && m.name.getText() === 'run');
+  if (run === undefined) throw ToolDefinitionError.fromBadSchema(key, `class ${className} (${source}) has no run(args, ctx) method`);
+  const signature = checker.getSignatureFromDeclaration(run);
+  if (signature === undefined) throw ToolDefinitionError.fromBadSchema(key, `cannot read the signature of ${className}.run`);
+
+  let inputSchema: JsonSchema;
+  const param = signature.parameters[0];
+  if (param === undefined) {
+    inputSchema = { type: 'object', properties: {}, additionalProperties: false };
+  } else {
+    const paramType = checker.getTypeOfSymbolAtLocation(param, run);
+    inputSchema = schemaOf(paramType, checker, gen);
+  }
+  if (inputSchema.type !== 'object') {
+    throw ToolDefinitionError.fromBadSchema(key, `the first parameter of ${className}.run must be an object type; got ${JSON.stringify(inputSchema.type ?? inputSchema)}`);
+  }
+  inputSchema.properties ??= {};
+
+  const returned = checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType();
+  const voidish = ts.TypeFlags.Void | ts.TypeFlags.Undefined | ts.TypeFlags.Never;
+  const outputSchema = returned.flags & voidish ? null : schemaOf(returned, checker, gen);
+
+  for (const [which, schema] of [['input', inputSchema], ['output', outputSchema]] as const) {
+    if (schema === null) continue;
+    const problem = checkSchema(schema);
+    if (problem !== undefined) throw ToolDefinitionError.fromBadSchema(key, `${which} schema: ${problem}`);
+  }
+  reflowDescriptions(inputSchema);
+  if (outputSchema) reflowDescriptions(outputSchema);
+  return { name, version, description: reflow(description), className, source, inputSchema, outputSchema };
+}
+
+/** Join the hard-wrapped lines of TSDoc into paragraphs (blank lines stay paragraph breaks). */
+function reflow(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .map((p) => p.replace(/\s*\n\s*/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+function reflowDescriptions(schema: unknown): void {
+  if (schema === null || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) {
+    for (const s of schema) reflowDescriptions(s);
+    return;
+  }
+  const s = schema as JsonSchema;
+  if (typeof s.description === 'string') s.description = reflow(s.description);
+  for (const value of Object.values(s)) if (value && typeof value === 'object') reflowDescriptions(value);
+}
+
+function schemaOf(type: Type, checker: TypeChecker, gen: GeneratorInternals): JsonSchema {
+  gen.resetSchemaSpecificProperties(false);
+  const definition = gen.getTypeDefinition(type) as JsonSchema;
+  keepMapValueSchemas(type, definition, checker, gen, 0);
+  const reffed = gen.ReffedDefinitions;
+  if (JSON.stringify(definition).includes('"$ref"') && Object.keys(reffed).length) {
+    definition.definitions = JSON.parse(JSON.stringify(reffed)) as JsonSchema;
+  }
+  return JSON.parse(JSON.stringify(definition)) as JsonSchema;
+}
+
+/**
+ * typescript-json-schema turns mapped types such as `Record<string, string>` into a bare
+ * object (with `noExtraProps`, one that accepts nothing). Walk the type beside its schema and
+ * put the value schema back as `additionalProperties` wherever the type has a string index.
+ */
+function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, gen: GeneratorInternals, depth: number): void {
+  if (depth > 32 || schema === null || typeof schema !== 'object') return;
+  const s = schema as JsonSchema;
+  const t = checker.getNonNullableType(type);
+  const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+
+  if (Array.isArray(s.anyOf) && t.isUnion()) {
+    const objectMembers = t.types.filter((m) => m.flags & ts.TypeFlags.Object);
+    const objectVariants = (s.anyOf as JsonSchema[]).filter((v) => v.type === 'object' || v.type === 'array');
+    if (objectMembers.length === objectVariants.length) {
+      objectVariants.forEach((v, i) => keepMapValueSchemas(objectMembers[i]!, v, checker, gen, depth + 1));
+    }
+    return;
+  }
+  if (types.includes('object')) {
+    const index = checker.getIndexInfoOfType(t, ts.IndexKind.String);
+    if (index !== undefined && (s.additionalProperties === undefined || s.additionalProperties === false)) {
+      s.additionalProperties = JSON.parse(JSON.stringify(gen.getTypeDefinition(index.type))) as JsonSchema;
+      if (s.properties && Object.keys(s.properties as object).length === 0) delete s.properties;
+    }
+    if (index !== undefined && s.additionalProperties && typeof s.additionalProperties === 'object') {
+      keepMapValueSchemas(index.type, s.additionalProperties, checker, gen, depth + 1);
+    }
+    for (const [propName, propSchema] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+      const prop = t.getProperty(propName);
+      if (prop === undefined) continue;
+      keepMapValueSchemas(checker.getTypeOfSymbol(prop), propSchema, checker, gen, depth + 1);
+    }
+  }
+  if (types.includes('array') && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
+    const element = checker.getIndexTypeOfType(t, ts.IndexKind.Number);
+    if (element !== undefined) keepMapValueSchemas(element, s.items, checker, gen, depth + 1);
+  }
+}
+
+/** Serialised form of a schema file, as written to disk (stable: two-space JSON, trailing newline). */
+export function serializeSchemaFile(file: SchemaFile): string {
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+/** Outcome of {@link writeOrCheckSchemaFile}. */
+export interface SchemaFileStatus {
+  /** True when the file on disk differs from the generated content. */
+  stale: boolean;
+  /** Tool keys added, removed or changed compared with the file on disk. */
+  changed: string[];
+  /** True when the file was (re)written. */
+  written: boolean;
+}
+
+/**
+ * Compare generated content with the file at `out`; write it unless `check` is set.
+ * @param check - only compare (for CI): nothing is written.
+ */
+export function writeOrCheckSchemaFile(out: string, file: SchemaFile, check: boolean): SchemaFileStatus {
+  const next = serializeSchemaFile(file);
+  let current: string | undefined;
+  try {
+    current = fs.readFileSync(out, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  const stale = current !== next;
+  const changed: string[] = [];
+  if (stale) {
+    let old: Record<string, unknown> = {};
+    try {
+      old = (JSON.parse(current ?? '{}') as SchemaFile).tools ?? {};
+    } catch {
+      old = {};
+    }
+    for (const key of new Set([...Object.keys(old), ...Object.keys(file.tools)])) {
+      if (JSON.stringify(old[key]) !== JSON.stringify(file.tools[key])) changed.push(key);
+    }
+  }
+  if (stale && !check) {
+    fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+    const tmp = `${out}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, next);
+    fs.renameSync(tmp, out);
+  }
+  return { stale, changed: changed.sort(), written: stale && !check };
+}

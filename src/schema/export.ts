@@ -1,0 +1,206 @@
+/**
+ * Exporting tool specs in the shapes providers and MCP expect.
+ *
+ * - OpenAI function calling (Chat Completions `tools[]`):
+ *   `{ type: "function", function: { name, description, parameters } }`.
+ * - OpenAI strict mode (Structured Outputs for function calling): the same with
+ *   `strict: true` and a schema in the supported subset: every object closed with
+ *   `additionalProperties: false`, every property listed in `required`, optional ones made
+ *   nullable, unsupported keywords removed (their hints moved into the description).
+ * - Anthropic Messages API `tools[]`: `{ name, description, input_schema }`.
+ * - MCP `tools/list` (specification 2025-11-25): `{ name, title?, description, inputSchema,
+ *   outputSchema?, annotations }`; `outputSchema` only for object results, as the spec requires.
+ *
+ * @module
+ */
+import type { JsonSchema } from '../types.js';
+
+/** What every export needs of a tool. */
+export interface ExportableTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema | null;
+  readonly readOnly: boolean;
+  readonly tags: readonly string[];
+}
+
+/** OpenAI function-calling tool. */
+export interface OpenAITool {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
+}
+
+/** Anthropic Messages API tool. */
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+}
+
+/** MCP `tools/list` entry. */
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+}
+
+/** Export formats understood by {@link exportTool}. */
+export type ExportFormat = 'openai' | 'openai-strict' | 'anthropic' | 'mcp';
+
+/** Export formats as a list (for CLIs and validation). */
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['openai', 'openai-strict', 'anthropic', 'mcp'];
+
+function clean(schema: JsonSchema): JsonSchema {
+  const { $schema: _drop, ...rest } = schema;
+  return rest;
+}
+
+/** OpenAI function-calling shape (non-strict; the schema as generated). */
+export function toOpenAITool(tool: ExportableTool): OpenAITool {
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: clean(tool.inputSchema) } };
+}
+
+/**
+ * OpenAI strict-mode shape. When a schema cannot be expressed in the strict subset (open
+ * maps such as `Record<string, string>`, untyped values), the tool is exported with
+ * `strict: false` and the plain schema instead, so the export never fails.
+ */
+export function toOpenAIStrictTool(tool: ExportableTool): OpenAITool {
+  const strict = toStrictSchema(clean(tool.inputSchema));
+  if (strict === undefined) {
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: clean(tool.inputSchema), strict: false } };
+  }
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: strict, strict: true } };
+}
+
+/** Anthropic tool shape. */
+export function toAnthropicTool(tool: ExportableTool): AnthropicTool {
+  return { name: tool.name, description: tool.description, input_schema: clean(tool.inputSchema) };
+}
+
+/** Tags that mark a tool as reaching outside the machine (MCP `openWorldHint`). */
+const OPEN_WORLD_TAGS = new Set(['web', 'network', 'http', 'mcp']);
+
+/** MCP `tools/list` entry; annotations derive from our flags and tags. */
+export function toMcpTool(tool: ExportableTool): McpTool {
+  const out: McpTool = {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: clean(tool.inputSchema),
+    annotations: {
+      readOnlyHint: tool.readOnly,
+      destructiveHint: !tool.readOnly,
+      openWorldHint: tool.tags.some((t) => OPEN_WORLD_TAGS.has(t)),
+    },
+  };
+  if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = clean(tool.outputSchema);
+  return out;
+}
+
+/** Export one tool in a named format. */
+export function exportTool(tool: ExportableTool, format: ExportFormat): OpenAITool | AnthropicTool | McpTool {
+  switch (format) {
+    case 'openai':
+      return toOpenAITool(tool);
+    case 'openai-strict':
+      return toOpenAIStrictTool(tool);
+    case 'anthropic':
+      return toAnthropicTool(tool);
+    case 'mcp':
+      return toMcpTool(tool);
+  }
+}
+
+/** Keywords OpenAI strict mode accepts (Structured Outputs "supported schemas"). */
+const STRICT_KEYWORDS = new Set([
+  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf',
+  'description', 'title', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum',
+  'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
+]);
+
+/** String formats OpenAI strict mode accepts; others (such as `workspace-path`) are moved to the description. */
+const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
+
+/** Keywords whose value is worth keeping as a hint in the description when removed. */
+const HINT_KEYWORDS: Record<string, string> = {
+  default: 'default', minLength: 'minimum length', maxLength: 'maximum length', format: 'format',
+  uniqueItems: 'unique items',
+};
+
+/**
+ * Convert a schema to OpenAI's strict subset, or `undefined` when it cannot be.
+ * Exported for tests.
+ */
+export function toStrictSchema(schema: JsonSchema): JsonSchema | undefined {
+  return strictNode(schema);
+}
+
+function strictNode(schema: JsonSchema): JsonSchema | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const out: JsonSchema = {};
+  const hints: string[] = [];
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'format' && typeof value === 'string' && STRICT_FORMATS.has(value)) {
+      out.format = value;
+      continue;
+    }
+    if (STRICT_KEYWORDS.has(key) && key !== 'format') {
+      out[key] = value;
+      continue;
+    }
+    if (key in HINT_KEYWORDS) hints.push(`${HINT_KEYWORDS[key]}: ${JSON.stringify(value)}`);
+    else if (key === 'oneOf') out.anyOf = value; // same meaning for disjoint variants
+    else if (key === 'definitions' || key === '$ref' || key === 'allOf' || key === 'not' || key === 'patternProperties') return undefined;
+  }
+  if (hints.length) out.description = [out.description, `(${hints.join('; ')})`].filter(Boolean).join(' ');
+  if (out.type === undefined && out.anyOf === undefined && out.enum === undefined && out.const === undefined) return undefined;
+
+  if (Array.isArray(out.anyOf)) {
+    const variants: JsonSchema[] = [];
+    for (const v of out.anyOf as JsonSchema[]) {
+      const s = strictNode(v);
+      if (s === undefined) return undefined;
+      variants.push(s);
+    }
+    out.anyOf = variants;
+  }
+  const types = Array.isArray(out.type) ? (out.type as string[]) : [out.type as string];
+  if (types.includes('object')) {
+    if (out.additionalProperties !== undefined && out.additionalProperties !== false) return undefined;
+    const props = (out.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((out.required as string[] | undefined) ?? []);
+    const nextProps: Record<string, JsonSchema> = {};
+    for (const [name, prop] of Object.entries(props)) {
+      let s = strictNode(prop);
+      if (s === undefined) return undefined;
+      if (!required.has(name)) s = nullable(s);
+      nextProps[name] = s;
+    }
+    out.properties = nextProps;
+    out.required = Object.keys(nextProps);
+    out.additionalProperties = false;
+  }
+  if (types.includes('array') && out.items !== undefined) {
+    if (Array.isArray(out.items)) return undefined; // tuples are not in the subset
+    const s = strictNode(out.items as JsonSchema);
+    if (s === undefined) return undefined;
+    out.items = s;
+  }
+  return out;
+}
+
+function nullable(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.anyOf)) {
+    if ((schema.anyOf as JsonSchema[]).some((v) => v.type === 'null')) return schema;
+    return { ...schema, anyOf: [...(schema.anyOf as JsonSchema[]), { type: 'null' }] };
+  }
+  const out: JsonSchema = { ...schema };
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  if (out.const !== undefined) return { anyOf: [out, { type: 'null' }] };
+  if (typeof out.type === 'string') out.type = out.type === 'null' ? 'null' : [out.type, 'null'];
+  else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null'];
+  return out;
+}

@@ -1,0 +1,100 @@
+/**
+ * Finding path arguments from a schema (fields marked `@format workspace-path`), so gates and
+ * policies never guess from argument names.
+ *
+ * @module
+ */
+import type { JsonSchema } from '../types.js';
+import { WORKSPACE_PATH_FORMAT } from './validator.js';
+
+/** Where a path argument sits: a top-level property holding one path or an array of paths. */
+export interface PathArgument {
+  /** Property name in the arguments object. */
+  readonly name: string;
+  /** True when the property is an array of paths. */
+  readonly isArray: boolean;
+}
+
+function isPathSchema(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return false;
+  const s = schema as JsonSchema;
+  if (s.format === WORKSPACE_PATH_FORMAT) return true;
+  const variants = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
+  return Array.isArray(variants) && variants.some(isPathSchema);
+}
+
+/**
+ * Path arguments of an input schema: top-level properties whose schema (or an `anyOf`
+ * variant) has `format: "workspace-path"`, or arrays whose items do.
+ */
+export function findPathArguments(inputSchema: JsonSchema): PathArgument[] {
+  const props = (inputSchema.properties ?? {}) as Record<string, unknown>;
+  const found: PathArgument[] = [];
+  for (const [name, schema] of Object.entries(props)) {
+    if (isPathSchema(schema)) found.push({ name, isArray: false });
+    else if (schema && typeof schema === 'object' && isPathSchema((schema as JsonSchema).items)) found.push({ name, isArray: true });
+  }
+  return found;
+}
+
+/** The path values present in validated arguments, in schema order. */
+export function pathValues(args: Record<string, unknown>, pathArgs: readonly PathArgument[]): string[] {
+  const values: string[] = [];
+  for (const arg of pathArgs) {
+    const value = args[arg.name];
+    if (value === undefined || value === null) continue;
+    if (arg.isArray && Array.isArray(value)) {
+      for (const v of value) values.push(v as string);
+    } else {
+      values.push(value as string);
+    }
+  }
+  return values;
+}
+
+/**
+ * Drop `null` values of optional properties whose schema does not allow `null`: OpenAI's
+ * strict mode makes optional fields nullable and models then send `null` for "absent".
+ * Walks nested objects and arrays of objects. Returns the same object when nothing changed.
+ */
+export function dropNullOptionals(schema: JsonSchema, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const items = schema.items as JsonSchema | undefined;
+    if (!items || typeof items !== 'object') return value;
+    let changed = false;
+    const next = value.map((v) => {
+      const n = dropNullOptionals(items, v);
+      if (n !== v) changed = true;
+      return n;
+    });
+    return changed ? next : value;
+  }
+  const props = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!props) return value;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  let out: Record<string, unknown> | undefined;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    const propSchema = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    if (!propSchema) continue;
+    if (v === null && !required.has(key) && !allowsNull(propSchema)) {
+      out ??= { ...(value as Record<string, unknown>) };
+      delete out[key];
+      continue;
+    }
+    const n = dropNullOptionals(propSchema, v);
+    if (n !== v) {
+      out ??= { ...(value as Record<string, unknown>) };
+      out[key] = n;
+    }
+  }
+  return out ?? value;
+}
+
+function allowsNull(schema: JsonSchema): boolean {
+  const t = schema.type;
+  if (t === 'null' || (Array.isArray(t) && t.includes('null'))) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  return Array.isArray(variants) && variants.some(allowsNull);
+}

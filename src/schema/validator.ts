@@ -1,0 +1,142 @@
+/**
+ * ajv set-up: one instance, strict, no coercion and no defaults injected, plus the
+ * `workspace-path` format and readable error messages for models.
+ *
+ * @module
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from '../types.js';
+
+/** The format name that marks a path argument (`@format workspace-path` in field TSDoc). */
+export const WORKSPACE_PATH_FORMAT = 'workspace-path';
+
+// ajv-formats is CommonJS with a default export; under NodeNext the default is the module.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+let shared: Ajv | undefined;
+
+/**
+ * The shared ajv instance (JSON Schema draft-07, the draft typescript-json-schema emits).
+ * Options: `strict` (unknown keywords are schema errors), `coerceTypes: false`,
+ * `useDefaults: false` (defaults are documentation for the model; tools apply them),
+ * `allErrors: false` (stop at the first problem, which is what a model can fix first).
+ */
+export function sharedAjv(): Ajv {
+  if (shared === undefined) {
+    shared = new Ajv({
+      strict: true,
+      strictRequired: false,
+      allowUnionTypes: true,
+      coerceTypes: false,
+      useDefaults: false,
+      removeAdditional: false,
+      allErrors: false,
+      validateFormats: true,
+    });
+    addFormats(shared);
+    // Path arguments are checked by the workspace resolver; as a format any string passes.
+    shared.addFormat(WORKSPACE_PATH_FORMAT, { type: 'string', validate: () => true });
+  }
+  return shared;
+}
+
+/** A compiled validator: returns `undefined` when the value is valid, else a readable message. */
+export type Validator = (value: unknown) => string | undefined;
+
+/**
+ * Compile a schema once.
+ * @param schema - a JSON Schema (draft-07).
+ * @param subject - what is validated, for messages (`argument`, `output`).
+ * @throws Error from ajv when the schema itself is invalid.
+ */
+export function compileValidator(schema: JsonSchema, subject: 'argument' | 'output'): Validator {
+  const validate: ValidateFunction = sharedAjv().compile(schema);
+  return (value) => (validate(value) ? undefined : describeAjvError(validate.errors?.[0], value, schema, subject));
+}
+
+/**
+ * Check a schema against the JSON Schema draft-07 meta-schema and compile it in strict mode.
+ * @returns `undefined` when valid, else what is wrong.
+ */
+export function checkSchema(schema: unknown): string | undefined {
+  const ajv = sharedAjv();
+  if (!ajv.validateSchema(schema as object)) return ajv.errorsText(ajv.errors, { dataVar: 'schema' });
+  try {
+    ajv.compile(schema as object);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return undefined;
+}
+
+function pointerToName(pointer: string): string {
+  if (pointer === '') return '';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`))
+    .join('');
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let current: unknown = root;
+  if (pointer === '') return current;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function describeAjvError(error: ErrorObject | undefined, root: unknown, schema: JsonSchema, subject: string): string {
+  if (error === undefined) return `${subject}s do not match the schema`;
+  const where = pointerToName(error.instancePath);
+  const field = where ? `${subject} '${where}'` : `${subject}s`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = String(params.additionalProperty);
+      const parent = valueAt(schema, schemaParentPointer(error.schemaPath)) as { properties?: Record<string, unknown> } | undefined;
+      const allowed = parent?.properties ? Object.keys(parent.properties) : [];
+      const prefix = where ? `${subject} '${where}' has` : 'there is';
+      return `${prefix} an unknown ${subject} '${extra}'` + (allowed.length ? `; allowed: ${allowed.join(', ')}` : '; no other properties are allowed');
+    }
+    case 'required': {
+      const missing = String(params.missingProperty);
+      return `missing required ${subject} '${where ? `${where}.` : ''}${missing}'`;
+    }
+    case 'type': {
+      const actual = valueAt(root, error.instancePath);
+      let hint = '';
+      if (typeof actual === 'string' && (params.type === 'object' || params.type === 'array')) {
+        const trimmed = actual.trim();
+        if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+          hint = ` (it holds JSON text: send the ${params.type} itself, not a string)`;
+        }
+      }
+      return `${field} must be ${String(params.type)}; got ${typeOf(actual)}${hint}`;
+    }
+    case 'enum':
+      return `${field} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${field} must be ${JSON.stringify(params.allowedValue)}`;
+    default:
+      return `${field} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+function schemaParentPointer(schemaPath: string): string {
+  // "#/properties/x/additionalProperties" -> "/properties/x"
+  const parts = schemaPath.replace(/^#/, '').split('/');
+  parts.pop();
+  return parts.join('/');
+}
