@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/index.js';
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
 
 /** Most entries list_files returns; the rest is counted in a note. */
 export const LIST_FILES_MAX_ENTRIES = 1000;

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/index.js';
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
 
 /** Largest file read_file reads, in bytes (64 MiB). */
 export const READ_FILE_MAX_BYTES = 64 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/index.js';
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
 
 /** Arguments of write_file. */
 export interface WriteFileInput {

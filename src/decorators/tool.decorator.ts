@@ -4,7 +4,7 @@
  *
  * @module
  */
-import semver from 'semver';
+import semverValid from 'semver/functions/valid.js';
 import { ToolDefinitionError } from '../errors.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
 import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
@@ -78,7 +78,7 @@ export function buildToolDescriptor(
   if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
     throw bad('name', `must match ${TOOL_NAME_PATTERN} (snake_case, at most 64 characters); got ${JSON.stringify(options.name)}`);
   }
-  if (typeof options.version !== 'string' || semver.valid(options.version) === null) {
+  if (typeof options.version !== 'string' || semverValid(options.version) === null) {
     throw bad('version', `must be a valid semver version such as "1.0.0"; got ${JSON.stringify(options.version)}`);
   }
   if (options.description !== undefined && (typeof options.description !== 'string' || !options.description.trim())) {

@@ -19,7 +19,7 @@ import { resolveMode, SCOPED_WRITE_TOOLS, type AgentMode } from '../modes/modes.
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { MainRunner } from '../runner/main-runner.js';
-import { PoolRunner } from '../runner/pool-runner.js';
+import { PoolRunner, type PoolRunnerOptions } from '../runner/pool-runner.js';
 import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/protocol.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
@@ -40,6 +40,8 @@ export interface ToolExecutorOptions {
   poolSize?: number;
   /** Memory cap in MiB of workers for tools that declare none. Default 1024. */
   defaultMemoryMb?: number;
+  /** Calls a pool worker holds at once; see {@link PoolRunnerOptions.callsPerWorker}. Default 2. */
+  callsPerWorker?: number;
   /** Tools vetted for scoped writes in read-only modes. Default {@link SCOPED_WRITE_TOOLS}. */
   scopedWriteTools?: Iterable<string>;
   /** Longest wait, in ms, for a rate-limited call's turn before it is refused. Default 10000. */
@@ -107,13 +109,16 @@ export class ToolExecutor {
       throw new RangeError(`options.concurrency must be a positive integer; got ${options.concurrency}`);
     }
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimitGate(options.rateLimitMaxWaitMs);
-    if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined) {
-      this.poolRunner = new PoolRunner({ poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb });
-    }
+    if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.poolRunner = this.createPoolRunner();
+  }
+
+  private createPoolRunner(): PoolRunner {
+    const preload = () => this.registry.list({ allVersions: true }).flatMap((t) => (t.runner === 'pool' && t.moduleUrl ? [t.moduleUrl] : []));
+    return new PoolRunner({ poolSize: this.options.poolSize, defaultMemoryMb: this.options.defaultMemoryMb, callsPerWorker: this.options.callsPerWorker, preload });
   }
 
   private pool(): PoolRunner {
-    return (this.poolRunner ??= new PoolRunner({}));
+    return (this.poolRunner ??= this.createPoolRunner());
   }
 
   /** Start the default worker pool now, so the first call does not wait for threads. */
@@ -172,7 +177,8 @@ export class ToolExecutor {
       });
     }
     if (denial === undefined && this.options.policyHook !== undefined) {
-      denial = await policyGate(this.options.policyHook, { tool: tool.name, version: tool.version, arguments: args, mode: modeName, callId, readOnly: tool.readOnly }, this.logger);
+      const verdict = policyGate(this.options.policyHook, { tool: tool.name, version: tool.version, arguments: args, mode: modeName, callId, readOnly: tool.readOnly }, this.logger);
+      denial = verdict instanceof Promise ? await verdict : verdict;
     }
     if (denial === undefined && tool.requiresConfirmation) {
       const handler = options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler;

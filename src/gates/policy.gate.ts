@@ -29,15 +29,28 @@ export interface PolicyCall {
  */
 export type PolicyHook = (call: PolicyCall) => string | undefined | null | Promise<string | undefined | null>;
 
-/** Decide; `undefined` means pass. */
-export async function policyGate(hook: PolicyHook, call: PolicyCall, logger: Logger): Promise<GateDenial | undefined> {
-  let verdict: string | undefined | null;
-  try {
-    verdict = await hook(call);
-  } catch (error) {
+/**
+ * Decide; `undefined` means pass. Returns synchronously when the hook does (no promise, no
+ * microtask), a promise when the hook returns one.
+ */
+export function policyGate(hook: PolicyHook, call: PolicyCall, logger: Logger): GateDenial | undefined | Promise<GateDenial | undefined> {
+  const failOpen = (error: unknown): undefined => {
     logger.warn({ event: 'policy_hook_failed', tool: call.tool, callId: call.callId, err: (error as Error)?.message ?? String(error) }, 'policy hook threw; failing open');
     return undefined;
+  };
+  let verdict: ReturnType<PolicyHook>;
+  try {
+    verdict = hook(call);
+  } catch (error) {
+    return failOpen(error);
   }
+  if (verdict !== null && typeof verdict === 'object' && typeof (verdict as Promise<unknown>).then === 'function') {
+    return (verdict as Promise<string | undefined | null>).then(decide, failOpen);
+  }
+  return decide(verdict as string | undefined | null);
+}
+
+function decide(verdict: string | undefined | null): GateDenial | undefined {
   if (typeof verdict === 'string' && verdict.trim() !== '') {
     return { gate: 'policy', code: 'POLICY_DENIED', reason: `Denied by policy: ${verdict.trim()}` };
   }

@@ -8,7 +8,10 @@
  */
 import type { Tool, ToolClass } from '../types.js';
 import { CallContext } from './call-context.js';
+import { DeadlineTimers, type Deadline } from './deadlines.js';
 import { serializeError, type RunOutcome } from './protocol.js';
+
+const DEADLINES = new DeadlineTimers();
 
 /** What the main runner needs to know of a call. */
 export interface MainCall {
@@ -43,13 +46,25 @@ export class MainRunner {
    */
   run(call: MainCall): Promise<RunOutcome> {
     const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true);
+    if (call.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+    let returned: unknown;
+    try {
+      returned = this.instanceFor(call).run(call.args as never, ctx);
+    } catch (error) {
+      return Promise.resolve({ kind: 'error', error: serializeError(error), notes: ctx.notes });
+    }
+    if (returned === null || typeof returned !== 'object' || typeof (returned as PromiseLike<unknown>).then !== 'function') {
+      // Returned synchronously: done before any timer or abort could fire.
+      return Promise.resolve({ kind: 'ok', value: returned, notes: ctx.notes });
+    }
+    const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
+      let deadline: Deadline | undefined;
       const settle = (outcome: RunOutcome) => {
         if (settled) return;
         settled = true;
-        if (timer !== undefined) clearTimeout(timer);
+        deadline?.cancel();
         if (call.signal !== undefined) call.signal.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
@@ -58,30 +73,16 @@ export class MainRunner {
         settle({ kind: 'aborted' });
       };
       if (call.timeoutMs > 0) {
-        timer = setTimeout(() => {
+        deadline = DEADLINES.add(call.timeoutMs, () => {
           ctx.abort(new Error(`timed out after ${call.timeoutMs} ms`));
           settle({ kind: 'timeout', timeoutMs: call.timeoutMs });
-        }, call.timeoutMs);
+        });
       }
-      if (call.signal !== undefined) {
-        if (call.signal.aborted) return onAbort();
-        call.signal.addEventListener('abort', onAbort, { once: true });
-      }
-      let returned: unknown;
-      try {
-        returned = this.instanceFor(call).run(call.args as never, ctx);
-      } catch (error) {
-        settle({ kind: 'error', error: serializeError(error), notes: ctx.notes });
-        return;
-      }
-      if (returned !== null && typeof returned === 'object' && typeof (returned as PromiseLike<unknown>).then === 'function') {
-        (returned as PromiseLike<unknown>).then(
-          (value) => settle({ kind: 'ok', value, notes: ctx.notes }),
-          (error: unknown) => settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
-        );
-      } else {
-        settle({ kind: 'ok', value: returned, notes: ctx.notes });
-      }
+      call.signal?.addEventListener('abort', onAbort, { once: true });
+      pending.then(
+        (value) => settle({ kind: 'ok', value, notes: ctx.notes }),
+        (error: unknown) => settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
+      );
     });
   }
 }

@@ -178,11 +178,17 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
 
   let inputSchema: JsonSchema;
   const param = signature.parameters[0];
+  const generate = (type: Type, which: string): JsonSchema => {
+    try {
+      return schemaOf(type, checker, gen);
+    } catch (error) {
+      throw ToolDefinitionError.fromBadSchema(key, `cannot generate the ${which} schema of ${className}.run (${source}): ${(error as Error).message}`);
+    }
+  };
   if (param === undefined) {
     inputSchema = { type: 'object', properties: {}, additionalProperties: false };
   } else {
-    const paramType = checker.getTypeOfSymbolAtLocation(param, run);
-    inputSchema = schemaOf(paramType, checker, gen);
+    inputSchema = generate(checker.getTypeOfSymbolAtLocation(param, run), 'input');
   }
   if (inputSchema.type !== 'object') {
     throw ToolDefinitionError.fromBadSchema(key, `the first parameter of ${className}.run must be an object type; got ${JSON.stringify(inputSchema.type ?? inputSchema)}`);
@@ -191,7 +197,7 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
 
   const returned = checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType();
   const voidish = ts.TypeFlags.Void | ts.TypeFlags.Undefined | ts.TypeFlags.Never;
-  const outputSchema = returned.flags & voidish ? null : schemaOf(returned, checker, gen);
+  const outputSchema = returned.flags & voidish ? null : generate(returned, 'output');
 
   for (const [which, schema] of [['input', inputSchema], ['output', outputSchema]] as const) {
     if (schema === null) continue;
@@ -254,7 +260,9 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
     return;
   }
   if (types.includes('object')) {
-    const index = checker.getIndexInfoOfType(t, ts.IndexKind.String);
+    const found = checker.getIndexInfoOfType(t, ts.IndexKind.String);
+    // Record<string, never> is the empty object: keep it closed.
+    const index = found !== undefined && !(found.type.flags & ts.TypeFlags.Never) ? found : undefined;
     if (index !== undefined && (s.additionalProperties === undefined || s.additionalProperties === false)) {
       s.additionalProperties = JSON.parse(JSON.stringify(gen.getTypeDefinition(index.type))) as JsonSchema;
       if (s.properties && Object.keys(s.properties as object).length === 0) delete s.properties;

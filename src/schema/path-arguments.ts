@@ -71,7 +71,7 @@ export function dropNullOptionals(schema: JsonSchema, value: unknown): unknown {
     return changed ? next : value;
   }
   const props = schema.properties as Record<string, JsonSchema> | undefined;
-  if (!props) return value;
+  if (!props || !hasNullOrObject(value as Record<string, unknown>)) return value;
   const required = new Set((schema.required as string[] | undefined) ?? []);
   let out: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
@@ -89,6 +89,15 @@ export function dropNullOptionals(schema: JsonSchema, value: unknown): unknown {
     }
   }
   return out ?? value;
+}
+
+/** Fast check: does any own value need a closer look (null, or an object to recurse into)? */
+function hasNullOrObject(value: Record<string, unknown>): boolean {
+  for (const key in value) {
+    const v = value[key];
+    if (v === null || typeof v === 'object') return true;
+  }
+  return false;
 }
 
 function allowsNull(schema: JsonSchema): boolean {

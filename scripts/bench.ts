@@ -1,0 +1,130 @@
+/**
+ * `npm run bench`: per-call latency and throughput of the executor against baselines measured
+ * in the same run, on the same machine:
+ *   (a) a direct call of the tool's run method,
+ *   (b) the executor with the main runner,
+ *   (c) a raw Piscina round trip of a no-op task (same thread count),
+ *   (d) the executor with the pool runner,
+ * each executor call going through the full gate chain (mode gate in a read-only mode, a
+ * policy hook, confirmation check) with a timeout set. Also the time from a timed-out call to
+ * the next completed call. Prints medians and the ratios (d)/(c) and (b)-(a).
+ *
+ * Options: --rounds N (default 15; latency uses 4x and 20x as many shorter samples),
+ * --workers N (default 2), --in-flight N (default 1000).
+ */
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { loadTools, ToolExecutor, type ExecuteOptions } from '../src/index.js';
+import { BenchNoopMainTool } from '../test/fixtures/bench.tool.js';
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const ROUNDS = option('rounds', 15);
+const WORKERS = option('workers', 2);
+const IN_FLIGHT = option('in-flight', 1000);
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** One latency sample in µs per call: `batch` sequential calls. */
+async function latencySample(fn: () => Promise<unknown>, batch: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < batch; i++) await fn();
+  return ((performance.now() - t0) * 1000) / batch;
+}
+
+/** One throughput sample in calls/s: `IN_FLIGHT` calls started at once. */
+async function throughputSample(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: IN_FLIGHT }, fn));
+  return IN_FLIGHT / ((performance.now() - t0) / 1000);
+}
+
+/**
+ * Measure paths in interleaved rounds (a, b, a, b... with the order alternating), so that
+ * the machine's noise falls on every path alike, and return the median of each.
+ */
+async function interleaved(paths: Array<() => Promise<number>>, rounds = ROUNDS): Promise<number[]> {
+  const samples = paths.map(() => [] as number[]);
+  for (const p of paths) await p(); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? paths.map((_, i) => i) : paths.map((_, i) => paths.length - 1 - i);
+    for (const i of order) samples[i]!.push(await paths[i]!());
+  }
+  return samples.map(median);
+}
+
+const fixtures = new URL('../test/fixtures/', import.meta.url);
+const { registry } = await loadTools({
+  modules: [new URL('bench.tool.js', fixtures), new URL('behaviour.tool.js', fixtures)],
+  schemas: fileURLToPath(new URL('../../test/fixtures/tool-schemas.json', import.meta.url)),
+});
+const executor = new ToolExecutor(registry, { poolSize: WORKERS, policyHook: () => undefined });
+executor.warmUp();
+const gated: ExecuteOptions = { mode: 'explore', timeoutMs: 30_000 };
+const args = { n: 1 };
+
+// (a) direct call
+const direct = new BenchNoopMainTool();
+
+const directCall = () => Promise.resolve(direct.run(args));
+// (b) executor, main runner
+const mainCall = () => executor.execute({ name: 'bench_noop_main', arguments: args }, gated);
+// (c) raw Piscina
+const raw = new Piscina({ filename: new URL('bench.tool.js', fixtures).href, minThreads: WORKERS, maxThreads: WORKERS, idleTimeout: Infinity });
+const rawCall = () => raw.run(args);
+// (d) executor, pool runner
+const poolCall = () => executor.execute({ name: 'bench_noop', arguments: args }, gated);
+
+// Sanity: both executor paths succeed.
+for (const name of ['bench_noop', 'bench_noop_main']) {
+  const r = await executor.execute({ name, arguments: args }, gated);
+  if (!r.success) throw new Error(`bench call ${name} failed: ${r.error}`);
+}
+await new Promise((resolve) => setTimeout(resolve, 200)); // let the pools' threads start
+
+const rows: Array<[string, number, number]> = [];
+// Many short samples: a worker round trip is noisy on a shared machine, and fine-grained
+// alternation spreads that noise evenly over both paths.
+const [la, lb] = await interleaved([() => latencySample(directCall, 2_000), () => latencySample(mainCall, 2_000)], ROUNDS * 4 + 1);
+const [lc, ld] = await interleaved([() => latencySample(rawCall, 20), () => latencySample(poolCall, 20)], ROUNDS * 20 + 1);
+const [ta, tb] = await interleaved([() => throughputSample(directCall), () => throughputSample(mainCall)]);
+const [tc, td] = await interleaved([() => throughputSample(rawCall), () => throughputSample(poolCall)]);
+const lat = { a: la!, b: lb!, c: lc!, d: ld! };
+const thr = { a: ta!, b: tb!, c: tc!, d: td! };
+rows.push(['(a) direct call of run()', lat.a, thr.a]);
+rows.push(['(b) executor, main runner', lat.b, thr.b]);
+rows.push(['(c) raw Piscina no-op round trip', lat.c, thr.c]);
+rows.push(['(d) executor, pool runner', lat.d, thr.d]);
+
+// Time from a timed-out call to the next completed call.
+const afterTimeout: number[] = [];
+for (let i = 0; i < 7; i++) {
+  const r = await executor.execute({ name: 'spin_forever', arguments: {} }, { timeoutMs: 50 });
+  if (r.errorCode !== 'TIMEOUT') throw new Error(`expected a timeout, got ${r.errorCode}`);
+  const t0 = performance.now();
+  const next = await executor.execute({ name: 'bench_noop', arguments: args }, gated);
+  afterTimeout.push(performance.now() - t0);
+  if (!next.success) throw new Error(`call after timeout failed: ${next.error}`);
+  await new Promise((resolve) => setTimeout(resolve, 150)); // let the pool replace the worker
+}
+
+await raw.destroy();
+await executor.close();
+
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+process.stdout.write(`toolgate bench: node ${process.version}, ${WORKERS} workers, ${IN_FLIGHT} calls in flight, ${ROUNDS} rounds (medians)\n\n`);
+process.stdout.write(`${'path'.padEnd(36)}${'latency µs/call'.padStart(17)}${'throughput calls/s'.padStart(21)}\n`);
+for (const [name, l, t] of rows) process.stdout.write(`${name.padEnd(36)}${fmt(l, 2).padStart(17)}${fmt(t, 0).padStart(21)}\n`);
+const afterMs = median(afterTimeout);
+process.stdout.write(`\n`);
+process.stdout.write(`pool latency (d)/(c):       ${fmt(lat.d / lat.c, 2)}x   (target <= 1.2x)\n`);
+process.stdout.write(`pool throughput (d)/(c):    ${fmt(thr.d / thr.c, 2)}x   (target >= 1.0x)\n`);
+process.stdout.write(`main overhead (b)-(a):      ${fmt(lat.b - lat.a, 2)} µs  (target <= 2 µs; ratio (b)/(a) ${fmt(lat.b / lat.a, 1)}x)\n`);
+process.stdout.write(`next call after a timeout:  ${fmt(afterMs, 2)} ms  (target <= 5 ms)\n`);

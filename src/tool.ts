@@ -1,0 +1,12 @@
+/**
+ * The authoring entry point, `toolgate/tool`: what a tool module needs (the decorator, the
+ * context and result types, errors, the workspace resolver) and nothing else. Tool modules
+ * are loaded by every worker thread, so importing this light entry instead of `toolgate`
+ * keeps worker start-up short (it skips ajv, pino, piscina and the rest of the executor).
+ *
+ * @module
+ */
+export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
+export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode } from './errors.js';
+export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationStrategy } from './types.js';
+export { Workspace, isInside } from './workspace/workspace.js';
