@@ -1,0 +1,72 @@
+/**
+ * Shared test helpers: the fixture registry, temporary workspaces, and the CLI runner.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadBuiltinTools, loadTools, ToolRegistry } from 'toolgate';
+
+/** Repository root (tests run from dist/test). */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Compiled fixture tools. */
+export const FIXTURES_DIR = path.join(REPO_ROOT, 'dist/test/fixtures');
+/** Generated schema file of the fixtures. */
+export const FIXTURE_SCHEMAS = path.join(REPO_ROOT, 'test/fixtures/tool-schemas.json');
+/** The toolgate command. */
+export const BIN = path.join(REPO_ROOT, 'bin/toolgate.js');
+
+/** A registry with the builtin tools and every fixture tool. */
+export async function fixtureRegistry(): Promise<ToolRegistry> {
+  const { registry } = await loadBuiltinTools();
+  await loadTools({ directories: [FIXTURES_DIR], schemas: FIXTURE_SCHEMAS, registry });
+  return registry;
+}
+
+/**
+ * A temporary folder laid out as `/tmp/x/proj` (the workspace) with siblings `proj-evil`,
+ * `proj_backup` and a sentinel file outside, removed by `cleanup()`.
+ */
+export function tempWorkspace(): { root: string; ws: string; outside: string; sentinel: string; cleanup: () => void } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-test-'));
+  const ws = path.join(root, 'proj');
+  fs.mkdirSync(ws);
+  fs.mkdirSync(path.join(root, 'proj-evil'));
+  fs.mkdirSync(path.join(root, 'proj_backup'));
+  fs.writeFileSync(path.join(root, 'proj-evil', 'x'), 'evil sibling\n');
+  fs.writeFileSync(path.join(root, 'proj_backup', 'x'), 'backup sibling\n');
+  const outside = path.join(root, 'outside');
+  fs.mkdirSync(outside);
+  const sentinel = path.join(outside, 'sentinel.txt');
+  fs.writeFileSync(sentinel, 'SENTINEL CONTENT\n');
+  return { root, ws, outside, sentinel, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Result of running the CLI. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run `toolgate ARGS...` as a child process with no TTY (stdin is /dev/null unless `input`
+ * is given), and wait for it to exit.
+ */
+export function runCli(args: string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: options.env ?? process.env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (options.input !== undefined) child.stdin!.end(options.input);
+  });
+}
