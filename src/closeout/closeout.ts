@@ -20,6 +20,10 @@ export function outputText(value: unknown): string {
   }
 }
 
+function lines(n: number): string {
+  return n === 1 ? '1 line' : `${n} lines`;
+}
+
 function countLines(text: string): number {
   if (text === '') return 0;
   let n = 1;
@@ -51,13 +55,13 @@ export function truncate(text: string, maxLength: number, strategy: TruncationSt
     const tailStart = safeStart(text, text.length - Math.floor(maxLength / 2));
     const omitted = text.slice(headEnd, tailStart);
     return (
-      `${text.slice(0, headEnd)}\n[... ${omitted.length} characters (${countLines(omitted)} lines) omitted from the middle of ` +
+      `${text.slice(0, headEnd)}\n[... ${omitted.length} characters (${lines(countLines(omitted))}) omitted from the middle of ` +
       `${text.length}; limit ${maxLength} characters ...]\n${text.slice(tailStart)}`
     );
   }
   const end = safeEnd(text, maxLength);
   const omitted = text.slice(end);
-  return `${text.slice(0, end)}\n[output truncated: ${omitted.length} of ${text.length} characters (${countLines(omitted)} lines) omitted; limit ${maxLength} characters]`;
+  return `${text.slice(0, end)}\n[output truncated: ${omitted.length} of ${text.length} characters (${lines(countLines(omitted))}) omitted; limit ${maxLength} characters]`;
 }
 
 /**

@@ -3,9 +3,11 @@
  * it never touch a limiter, since scheduling through bottleneck costs milliseconds). The only
  * module that imports bottleneck.
  *
- * Calls are spaced evenly at `60000 / rateLimitRpm` ms. A call that would have to wait longer
- * than `maxWaitMs` is refused at once with `RATE_LIMITED` and an estimate of when to retry;
- * otherwise it waits its turn.
+ * Calls are spaced evenly at `60000 / rateLimitRpm` ms (bottleneck's `minTime`). Before a call
+ * joins the limiter, the gate works out when its turn would come; a call that would have to
+ * wait longer than `maxWaitMs` is refused at once with `RATE_LIMITED` and an estimate of when
+ * to retry, otherwise it waits its turn. (bottleneck's own `highWater` cannot bound this: with
+ * `minTime` its jobs leave the queue at once and wait in the running state.)
  *
  * @module
  */
@@ -17,7 +19,7 @@ export const DEFAULT_RATE_LIMIT_MAX_WAIT_MS = 10_000;
 
 /** Per-tool limiters. */
 export class RateLimitGate {
-  private readonly limiters = new Map<string, Bottleneck>();
+  private readonly limiters = new Map<string, { limiter: Bottleneck; minTime: number; nextStart: number }>();
   private readonly maxWaitMs: number;
 
   /** @param maxWaitMs - longest a call may wait for its turn, in ms (>= 0). */
@@ -26,19 +28,14 @@ export class RateLimitGate {
     this.maxWaitMs = maxWaitMs;
   }
 
-  private limiterFor(key: string, rpm: number): Bottleneck {
-    let limiter = this.limiters.get(key);
-    if (limiter === undefined) {
+  private limiterFor(key: string, rpm: number): { limiter: Bottleneck; minTime: number; nextStart: number } {
+    let entry = this.limiters.get(key);
+    if (entry === undefined) {
       const minTime = Math.ceil(60_000 / rpm);
-      limiter = new Bottleneck({
-        minTime,
-        maxConcurrent: null,
-        highWater: Math.floor(this.maxWaitMs / minTime),
-        strategy: Bottleneck.strategy.OVERFLOW,
-      });
-      this.limiters.set(key, limiter);
+      entry = { limiter: new Bottleneck({ minTime, maxConcurrent: null }), minTime, nextStart: 0 };
+      this.limiters.set(key, entry);
     }
-    return limiter;
+    return entry;
   }
 
   /**
@@ -48,26 +45,24 @@ export class RateLimitGate {
    * @returns `undefined` when the call may run, else the refusal.
    */
   async acquire(key: string, name: string, rpm: number): Promise<GateDenial | undefined> {
-    const limiter = this.limiterFor(key, rpm);
-    try {
-      await limiter.schedule(() => Promise.resolve());
-      return undefined;
-    } catch (error) {
-      if (error instanceof Bottleneck.BottleneckError) {
-        const retryS = Math.ceil((Math.ceil(60_000 / rpm) * (limiter.queued() + 1)) / 1000);
-        return {
-          gate: 'rate-limit',
-          code: 'RATE_LIMITED',
-          reason: `Rate limited: ${name} allows ${rpm} calls per minute and more are already waiting; retry in about ${retryS} s.`,
-        };
-      }
-      throw error;
+    const entry = this.limiterFor(key, rpm);
+    const now = Date.now();
+    const waitMs = Math.max(0, entry.nextStart - now);
+    if (waitMs > this.maxWaitMs) {
+      return {
+        gate: 'rate-limit',
+        code: 'RATE_LIMITED',
+        reason: `Rate limited: ${name} allows ${rpm} calls per minute and its next free turn is in ${Math.ceil(waitMs / 1000)} s; retry in about ${Math.ceil(waitMs / 1000)} s.`,
+      };
     }
+    entry.nextStart = Math.max(now, entry.nextStart) + entry.minTime;
+    await entry.limiter.schedule(() => Promise.resolve());
+    return undefined;
   }
 
   /** Stop every limiter (pending waits are dropped). */
   async close(): Promise<void> {
-    await Promise.all([...this.limiters.values()].map((l) => l.stop({ dropWaitingJobs: true }).catch(() => undefined)));
+    await Promise.all([...this.limiters.values()].map((e) => e.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined)));
     this.limiters.clear();
   }
 }
