@@ -373,3 +373,33 @@ describe('ToolExecutor', () => {
     });
   });
 });
+
+describe('call logging', () => {
+  it('writes one structured event per call, with secrets redacted', async () => {
+    const { pino } = await import('pino');
+    const { Writable } = await import('node:stream');
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l)); done(); } });
+    const registry = await fixtureRegistry();
+    const executor = new ToolExecutor(registry, { logger: pino({ level: 'debug' }, sink) });
+    try {
+      await executor.execute({ name: 'greet', arguments: { who: 'ada' }, callId: 'log_1' });
+      await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', env: { API_KEY: 'sk-secret', token: 't', PATH: '/bin' } }, callId: 'log_2' });
+      await executor.execute({ name: 'confirm_me', arguments: {}, callId: 'log_3' });
+    } finally {
+      await executor.close();
+    }
+    const events = lines.filter((l) => l.event === 'tool_call');
+    assert.deepEqual(events.map((e) => e.callId), ['log_1', 'log_2', 'log_3']);
+    const [first, second, third] = events;
+    assert.equal(first!.tool, 'greet');
+    assert.equal(first!.version, '2.0.0');
+    assert.equal(first!.success, true);
+    assert.equal(first!.gate, 'passed');
+    assert.equal(typeof first!.durationMs, 'number');
+    assert.deepEqual((second!.arguments as { env: unknown }).env, { API_KEY: '[redacted]', token: '[redacted]', PATH: '/bin' });
+    assert.ok(!JSON.stringify(lines).includes('sk-secret'));
+    assert.equal(third!.gate, 'confirmation');
+    assert.equal(third!.errorCode, 'CONFIRMATION_REQUIRED');
+  });
+});

@@ -193,10 +193,11 @@ export class ToolExecutor {
     }
 
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
-    const outcome: RunOutcome =
+    const running =
       tool.runner === 'main'
-        ? await this.mainRunner.run({ target: tool.target, key: tool.key, name: tool.name, version: tool.version, args, workspaceRoot: root, callId, timeoutMs, signal: options.signal })
-        : await this.pool().run({ moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb, timeoutMs, signal: options.signal });
+        ? this.mainRunner.run({ target: tool.target, key: tool.key, name: tool.name, version: tool.version, args, workspaceRoot: root, callId, timeoutMs, signal: options.signal })
+        : this.pool().run({ moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb, timeoutMs, signal: options.signal });
+    const outcome: RunOutcome = running instanceof Promise ? await running : running;
 
     switch (outcome.kind) {
       case 'ok': {
@@ -205,7 +206,7 @@ export class ToolExecutor {
           return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, { repairs });
         }
         const output = closeOut(outcome.value, outcome.notes, tool.maxOutputLength, tool.truncation);
-        const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, ...base };
+        const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, tool: tool.name, version: tool.version, callId };
         if (typeof outcome.value !== 'string' && outcome.value !== undefined && outcome.value !== null) result.structured = outcome.value;
         if (repairs) result.repairs = repairs;
         return this.finish(started, result, undefined, args);

@@ -42,20 +42,21 @@ export class MainRunner {
 
   /**
    * Run one call.
-   * @returns how it ended; never rejects.
+   * @returns how it ended: the outcome itself when the tool returned synchronously, else a
+   *   promise of it; never rejects.
    */
-  run(call: MainCall): Promise<RunOutcome> {
+  run(call: MainCall): RunOutcome | Promise<RunOutcome> {
     const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true);
-    if (call.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+    if (call.signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
     try {
       returned = this.instanceFor(call).run(call.args as never, ctx);
     } catch (error) {
-      return Promise.resolve({ kind: 'error', error: serializeError(error), notes: ctx.notes });
+      return { kind: 'error', error: serializeError(error), notes: ctx.notes };
     }
     if (returned === null || typeof returned !== 'object' || typeof (returned as PromiseLike<unknown>).then !== 'function') {
       // Returned synchronously: done before any timer or abort could fire.
-      return Promise.resolve({ kind: 'ok', value: returned, notes: ctx.notes });
+      return { kind: 'ok', value: returned, notes: ctx.notes };
     }
     const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, describe, it } from 'node:test';
+import { main } from '../src/cli/main.js';
+import { tempWorkspace } from './helpers.js';
+
+/** Run the CLI in process with a fake terminal on stdin that answers `answer`. */
+async function runWithTty(args: string[], answer: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => {
+    err += d;
+    if (String(d).includes('[y/N]')) stdin.write(`${answer}\n`);
+  });
+  const code = await main(args, { stdin, stdout, stderr });
+  return { code, stdout: out, stderr: err };
+}
+
+describe('CLI confirmation on a terminal', () => {
+  const t = tempWorkspace();
+  after(t.cleanup);
+
+  it('asks on the terminal and writes on yes', async () => {
+    const r = await runWithTty(['call', 'write_file', '{"filepath":"yes.txt","content":"ok"}', '--workspace', t.ws], 'y');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Allow write_file \{"filepath":"yes.txt","content":"ok"\}\? \[y\/N\]/);
+    assert.equal(fs.readFileSync(path.join(t.ws, 'yes.txt'), 'utf8'), 'ok');
+  });
+
+  it('denies on no, and writes nothing', async () => {
+    const r = await runWithTty(['call', 'write_file', '{"filepath":"no.txt","content":"x"}', '--workspace', t.ws], 'n');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Confirmation denied/);
+    assert.equal(fs.existsSync(path.join(t.ws, 'no.txt')), false);
+  });
+});
