@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
+import fg from 'fast-glob';
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
 
 /** Most entries list_files returns; the rest is counted in a note. */
@@ -50,14 +50,16 @@ export class ListFilesTool implements Tool<ListFilesInput, string> {
     if (!stat.isDirectory()) throw new ToolExecutionError(`${directory} is not a folder; use read_file for files.`);
     const recursive = args.recursive ?? false;
     const patterns = recursive && !pattern.includes('/') ? [`**/${pattern}`] : [pattern];
-    const found = await glob(patterns, {
+    // fast-glob lists symbolic links as entries without following them (tinyglobby drops them).
+    const found = await fg(patterns, {
       cwd: dir,
       onlyFiles: false,
       dot: true,
       followSymbolicLinks: false,
-      expandDirectories: false,
+      markDirectories: true,
       deep: recursive ? Infinity : 1,
       ignore: recursive ? ['**/.git/**', '**/node_modules/**', '.git/**', 'node_modules/**'] : [],
+      suppressErrors: true,
     });
     found.sort();
     const lines: string[] = [];

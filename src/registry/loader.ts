@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { glob } from 'tinyglobby';
+import fg from 'fast-glob';
 import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js';
 import { ToolDefinitionError } from '../errors.js';
 import { readSchemaFile, type SchemaFile } from '../schema/schema-file.js';
@@ -44,7 +44,7 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
   const schemaSource = typeof options.schemas === 'object' && !(options.schemas instanceof URL) ? 'the given schemas' : String(options.schemas);
   const urls: string[] = [];
   for (const dir of options.directories ?? []) {
-    const files = await glob(['**/*.js', '**/*.mjs'], { cwd: dir, absolute: true, ignore: ['**/node_modules/**'] });
+    const files = await fg(['**/*.js', '**/*.mjs'], { cwd: dir, absolute: true, ignore: ['**/node_modules/**'] });
     for (const file of files.sort()) urls.push(pathToFileURL(path.resolve(file)).href);
   }
   for (const spec of options.modules ?? []) urls.push(spec instanceof URL ? spec.href : spec);

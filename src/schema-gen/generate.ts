@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as TJS from 'typescript-json-schema';
-import { glob } from 'tinyglobby';
+import fg from 'fast-glob';
 import { ToolDefinitionError } from '../errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
 import { checkSchema } from '../schema/validator.js';
@@ -85,7 +85,7 @@ function compilerOptions(cwd: string, tsconfig?: string): TJS.ts.CompilerOptions
  */
 export async function generateSchemas(options: GenerateSchemasOptions): Promise<SchemaFile> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const files = (await glob(options.patterns, { cwd, absolute: true, ignore: ['**/node_modules/**', '**/*.d.ts'] }))
+  const files = (await fg(options.patterns, { cwd, absolute: true, ignore: ['**/node_modules/**', '**/*.d.ts'] }))
     .filter((f) => /\.(ts|mts|tsx)$/.test(f))
     .sort();
   const tools: Record<string, SchemaFileEntry> = {};
