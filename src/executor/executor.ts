@@ -121,6 +121,8 @@ export class ToolExecutor {
     return (this.poolRunner ??= this.createPoolRunner());
   }
 
+  private closed = false;
+
   /** Start the default worker pool now, so the first call does not wait for threads. */
   warmUp(): void {
     this.pool().warmUp();
@@ -142,6 +144,9 @@ export class ToolExecutor {
     }
     const tool = found;
     const base = { tool: tool.name, version: tool.version, callId };
+    if (this.closed) {
+      return this.finish(started, { success: false, output: 'Error: the executor is closed; no more calls run.', error: 'the executor is closed; no more calls run.', errorCode: 'ABORTED', confirmed: true, ...base });
+    }
     const fail = (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>) =>
       this.finish(started, { success: false, output: `Error: ${message}`, error: message, errorCode: code, confirmed: true, ...base, ...extra }, undefined, call?.arguments);
 
@@ -275,8 +280,9 @@ export class ToolExecutor {
     return results;
   }
 
-  /** End worker threads and rate limiters. The executor must not be used afterwards. */
+  /** End worker threads and rate limiters. Calls in flight in workers end as `WORKER_CRASHED`; later calls return `ABORTED`. */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([this.poolRunner?.close(), this.rateLimit?.close()]);
   }
 
@@ -292,7 +298,10 @@ export class ToolExecutor {
         event: 'tool_call', tool: result.tool, version: result.version, callId: result.callId, gate: gate ?? (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND' || result.errorCode === 'INVALID_ARGUMENTS' || result.errorCode === 'INVALID_PATH' ? 'validation' : 'passed'),
         durationMs: Math.round(result.durationMs * 1000) / 1000, success: result.success, errorCode: result.errorCode,
       };
-      if (this.logDebug && args !== undefined) event.arguments = redactSecrets(args);
+      if (this.logDebug && args !== undefined) {
+        // Raw JSON text that failed to parse cannot be redacted key by key: log its size only.
+        event.arguments = typeof args === 'string' ? `[unparsed arguments, ${args.length} characters]` : redactSecrets(args);
+      }
       if (result.success) this.logger.info(event, 'tool call');
       else this.logger.info(event, 'tool call failed');
     }
