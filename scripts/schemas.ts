@@ -30,7 +30,7 @@ for (const group of SCHEMA_GROUPS) {
     stale++;
     process.stderr.write(`${group.out}: STALE (${status.changed.join(', ') || 'formatting'}); run \`npm run schemas\` and commit the result\n`);
   } else {
-    process.stdout.write(`${group.out}: ${check ? 'up to date' : status.written ? 'written' : 'unchanged'} (${count} tools)\n`);
+    process.stdout.write(`${group.out}: ${check ? 'up to date' : status.written ? 'written' : 'unchanged'} (${count} ${count === 1 ? 'tool' : 'tools'})\n`);
   }
 }
 process.exitCode = stale ? 1 : 0;

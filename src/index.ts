@@ -17,7 +17,7 @@ export { loadTools, loadBuiltinTools, type LoadToolsOptions, type LoadedTools } 
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
 export { parseArguments, type ParsedArguments } from './executor/arguments.js';
 export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';
-export { MODES, SCOPED_WRITE_TOOLS, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
+export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
 export type { GateDenial, GateName } from './gates/gate.js';
 export type { PolicyHook, PolicyCall } from './gates/policy.gate.js';
 export type { ConfirmationHandler, ConfirmationRequest } from './gates/confirmation.gate.js';

@@ -112,7 +112,7 @@ describe('toolgate call in a temporary workspace', () => {
 
     const yes = await call(['write_file', '{"filepath":"confirmed.txt","content":"x"}', '--yes']);
     assert.equal(yes.code, 0, shown(yes));
-    assert.equal(yes.stdout, 'Wrote 1 bytes to confirmed.txt\n');
+    assert.equal(yes.stdout, 'Wrote 1 byte to confirmed.txt\n');
     assert.equal(fs.readFileSync(path.join(ws, 'confirmed.txt'), 'utf8'), 'x');
   });
 
@@ -359,7 +359,7 @@ export class GreetUserTool implements Tool<GreetInput, string> {
 
     const generated = await schemas();
     assert.equal(generated.code, 0, shown(generated));
-    assert.equal(generated.stdout, 'tool-schemas.json: written (1 tools)\n');
+    assert.equal(generated.stdout, 'tool-schemas.json: written (1 tool)\n');
     const file = JSON.parse(fs.readFileSync(out, 'utf8'));
     assert.equal(file.format, 'toolgate-schemas/1');
     assert.deepEqual(Object.keys(file.tools), ['greet_user@1.0.0']);
@@ -379,7 +379,7 @@ export class GreetUserTool implements Tool<GreetInput, string> {
 
     const check = await schemas(['--check']);
     assert.equal(check.code, 0, shown(check));
-    assert.equal(check.stdout, 'tool-schemas.json: up to date (1 tools)\n');
+    assert.equal(check.stdout, 'tool-schemas.json: up to date (1 tool)\n');
 
     fs.writeFileSync(source, greetSource(true));
     const stale = await schemas(['--check']);

@@ -58,6 +58,7 @@ describe('@tool decorator', () => {
     ['readOnly', { name: 'ok_tool', version: '1.0.0', readOnly: 'yes' }, 'options.readOnly'],
     ['unknown option', { name: 'ok_tool', version: '1.0.0', readonly: true }, 'options.readonly'],
     ['module', { name: 'ok_tool', version: '1.0.0', module: '/not/a/url' }, 'options.module'],
+    ['scopedWrite on a read-only tool', { name: 'ok_tool', version: '1.0.0', readOnly: true, scopedWrite: true }, 'options.scopedWrite'],
   ];
   for (const [what, options, mention] of bad) {
     it(`rejects a bad ${what} with a definition error naming the tool and option`, () => {

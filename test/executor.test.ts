@@ -261,6 +261,14 @@ describe('ToolExecutor', () => {
       const custom = { name: 'custom', readOnly: true, systemPromptAddendum: '', scopedWriteDirs: ['plans'] };
       assert.equal((await executor.execute({ name: 'write_file', arguments: { filepath: 'plans/q.md', content: 'q' } }, { mode: custom, confirm: true })).success, true);
       failedWith(await executor.execute({ name: 'confirm_me', arguments: {} }, { mode: custom, confirm: true }), 'MODE_DENIED');
+      const unvetted = await executor.execute({ name: 'unvetted_writer', arguments: { filepath: 'plans/u.md' } }, opts);
+      failedWith(unvetted, 'MODE_DENIED');
+      const narrowed = new ToolExecutor(registry, { workspaceRoot: t.ws, scopedWriteTools: ['append_to_file'] });
+      try {
+        failedWith(await narrowed.execute({ name: 'write_file', arguments: { filepath: 'plans/n.md', content: 'x' } }, opts), 'MODE_DENIED');
+      } finally {
+        await narrowed.close();
+      }
     });
 
     it('policy hook: a veto stops the call; a throwing hook fails open', async () => {

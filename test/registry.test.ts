@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  checkSchema, loadTools, readSchemaFile, registrationRevision, toStrictSchema, ToolDefinitionError, ToolRegistry,
+  checkSchema, getToolMetadata, loadTools, readSchemaFile, registrationRevision, toStrictSchema, ToolDefinitionError, ToolRegistry,
   type JsonSchema, type SchemaFileEntry,
 } from 'toolgate';
 import { FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry } from './helpers.js';
@@ -61,6 +61,12 @@ describe('ToolRegistry', async () => {
     assert.deepEqual(registry.get('read_file')!.pathArguments, [{ name: 'filepath', isArray: false }]);
     assert.deepEqual(registry.get('kitchen_sink')!.pathArguments, [{ name: 'target', isArray: false }]);
     assert.deepEqual(registry.get('greet')!.pathArguments, []);
+  });
+
+  it('rejects scopedWrite on a tool without path arguments', () => {
+    const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.0.0'] as SchemaFileEntry;
+    const descriptor = { ...getToolMetadata(GreetV1Tool)!, scopedWrite: true };
+    assert.throws(() => new ToolRegistry().register(descriptor, entry), /declares scopedWrite but has no argument marked @format workspace-path/);
   });
 
   it('rejects a schema entry of another tool', () => {
@@ -128,6 +134,15 @@ describe('exports (T1, T3)', async () => {
       const strict = registry.toOpenAIStrict({ names: [o.name] })[0]!.function;
       assert.deepEqual(Object.keys((strict.parameters.properties ?? {}) as object).sort(), Object.keys((o.parameters.properties ?? {}) as object).sort());
     }
+  });
+
+  it('exports carry no custom format: path arguments say so in words', () => {
+    for (const spec of [...registry.toOpenAI(), ...registry.toAnthropic(), ...registry.toMcp()]) {
+      assert.ok(!JSON.stringify(spec).includes('workspace-path'));
+    }
+    const filepath = (registry.toAnthropic({ names: ['read_file'] })[0]!.input_schema.properties as Record<string, JsonSchema>).filepath!;
+    assert.match(String(filepath.description), /A path inside the workspace, relative to its root\.$/);
+    assert.equal((registry.get('read_file')!.inputSchema.properties as Record<string, JsonSchema>).filepath!.format, 'workspace-path', 'the registry keeps the marker');
   });
 
   it('MCP annotations and output schemas follow our flags', () => {

@@ -21,7 +21,7 @@ export interface WriteFileInput {
  * leaves a half-written file. The result says when an existing file was overwritten. To change
  * part of a large file, prefer an editing tool over rewriting it.
  */
-@tool({ name: 'write_file', version: '1.0.0', requiresConfirmation: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
+@tool({ name: 'write_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
 export class WriteFileTool implements Tool<WriteFileInput, string> {
   async run(args: WriteFileInput, ctx: ToolContext): Promise<string> {
     const target = ctx.workspace.resolve(args.filepath);
@@ -44,6 +44,6 @@ export class WriteFileTool implements Tool<WriteFileInput, string> {
       throw new ToolExecutionError(`cannot write ${shown} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
     const bytes = Buffer.byteLength(args.content, 'utf8');
-    return `Wrote ${bytes} bytes to ${shown}${existed ? ' (overwrote an existing file)' : ''}`;
+    return `Wrote ${bytes} ${bytes === 1 ? 'byte' : 'bytes'} to ${shown}${existed ? ' (overwrote an existing file)' : ''}`;
   }
 }

@@ -4,7 +4,7 @@
  * ```
  * toolgate list [--tag T]... [--json]
  * toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]
- * toolgate call NAME [ARGS_JSON|-] [--workspace DIR] [--mode default|explore|plan]
+ * toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR] [--mode default|explore|plan]
  *               [--scoped-write DIR]... [--yes] [--timeout-ms N] [--json]
  * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
  * ```
@@ -12,7 +12,8 @@
  * their schema file, beside the builtins) and `--log-level LEVEL` (default `warn`, on stderr).
  *
  * Exit codes: 0 success; 1 the tool failed or a gate stopped the call (or schemas are stale);
- * 2 usage error (bad flags, unknown tool or version); 3 a path left the workspace.
+ * 2 usage error (bad flags, unknown tool or version, a tool folder or schema file that does
+ * not load); 3 a path left the workspace.
  *
  * @module
  */
@@ -28,6 +29,12 @@ import { loadBuiltinTools, loadTools } from '../registry/loader.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { EXPORT_FORMATS, exportTool, type ExportFormat } from '../schema/export.js';
 import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
+import type { ToolExecutionResult } from '../types.js';
+
+function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
@@ -35,15 +42,20 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
 const USAGE = `Usage:
   toolgate list [--tag T]... [--json]
   toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]
-  toolgate call NAME [ARGS_JSON|-] [--workspace DIR] [--mode default|explore|plan]
-                [--scoped-write DIR]... [--yes] [--timeout-ms N] [--json]
+  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
+                [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
+                [--timeout-ms N] [--json]
   toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
 
 Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
   --schemas FILE     generated schema file of the --tools folders
   --log-level LEVEL  pino level on stderr (default error)
-  -h, --help         this help
+  -h, --help         this help (also: toolgate help)
+  --version          print toolgate's version
+
+ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
+The workspace defaults to the current folder.
 
 Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.`;
 
@@ -151,6 +163,7 @@ async function askOnTty(io: Io, request: ConfirmationRequest): Promise<boolean> 
 
 async function cmdCall(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(argv, {
+    version: { type: 'string' },
     workspace: { type: 'string' },
     mode: { type: 'string' },
     'scoped-write': { type: 'string', multiple: true },
@@ -174,13 +187,15 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
 
   const registry = await registryFor(values);
   const interactive = io.stdin.isTTY === true && !values.yes;
+  const callId = `cli_${process.pid}_${Date.now().toString(36)}`;
+  const started = Date.now();
   const executor = new ToolExecutor(registry, {
     workspaceRoot: workspace,
     logger: createLogger(logLevel(values)),
     confirmationHandler: interactive ? (request) => askOnTty(io, request) : undefined,
   });
   try {
-    const result = await executor.execute({ name, arguments: args }, {
+    const result = await executor.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
       mode,
       scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
       confirm: values.yes === true,
@@ -188,7 +203,10 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
     });
     if (values.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     if (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND') {
-      if (!values.json) io.stderr.write(`toolgate: ${result.error}\n`);
+      if (!values.json) {
+        io.stderr.write(`toolgate: ${result.error}\n`);
+        if (result.errorCode === 'UNKNOWN_TOOL') io.stderr.write('toolgate: `toolgate list` shows the tools; load your own with --tools DIR --schemas FILE.\n');
+      }
       return EXIT.usage;
     }
     if (!values.json) {
@@ -196,13 +214,18 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
       else {
         io.stderr.write(`${result.output}\n`);
         if (result.errorCode === 'CONFIRMATION_REQUIRED') io.stderr.write('toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
+        if (result.errorCode === 'MODE_DENIED' && mode !== 'default') io.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
       }
     }
     return result.success ? EXIT.ok : EXIT.failed;
   } catch (error) {
     if (error instanceof PathTraversalError) {
       if (values.json) {
-        io.stdout.write(`${JSON.stringify({ success: false, errorCode: error.code, error: error.message, tool: name }, null, 2)}\n`);
+        const result: ToolExecutionResult = {
+          success: false, output: `Error: ${error.message}`, error: error.message, errorCode: error.code,
+          durationMs: Date.now() - started, confirmed: true, tool: name, version: registry.get(name, values.version as string | undefined)?.version, callId,
+        };
+        io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       } else {
         io.stderr.write(`toolgate: refused: ${error.message}\n`);
       }
@@ -228,10 +251,10 @@ async function cmdSchemas(argv: string[], io: Io): Promise<number> {
       io.stderr.write(`toolgate: ${values.out} is stale (${status.changed.join(', ') || 'formatting'}); run toolgate schemas without --check (npm run schemas) and commit it.\n`);
       return EXIT.failed;
     }
-    io.stdout.write(`${values.out}: up to date (${count} tools)\n`);
+    io.stdout.write(`${values.out}: up to date (${count} ${count === 1 ? 'tool' : 'tools'})\n`);
     return EXIT.ok;
   }
-  io.stdout.write(`${values.out}: ${status.written ? 'written' : 'unchanged'} (${count} tools)\n`);
+  io.stdout.write(`${values.out}: ${status.written ? 'written' : 'unchanged'} (${count} ${count === 1 ? 'tool' : 'tools'})\n`);
   return EXIT.ok;
 }
 
@@ -243,7 +266,11 @@ async function cmdSchemas(argv: string[], io: Io): Promise<number> {
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined || command === '-h' || command === '--help' || rest.includes('--help') || rest.includes('-h')) {
+    if (command === '--version' || command === '-v') {
+      io.stdout.write(`${packageVersion()}\n`);
+      return EXIT.ok;
+    }
+    if (command === undefined || command === 'help' || command === '-h' || command === '--help' || rest.includes('--help') || rest.includes('-h')) {
       io.stdout.write(`${USAGE}\n`);
       return command === undefined ? EXIT.usage : EXIT.ok;
     }
@@ -266,7 +293,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     if (error instanceof ToolDefinitionError) {
       io.stderr.write(`toolgate: ${error.message}\n`);
-      return EXIT.failed;
+      return EXIT.usage;
     }
     throw error;
   }

@@ -27,6 +27,8 @@ export interface ToolDescriptor {
   readonly readOnly: boolean;
   /** Needs `confirm: true` or a confirmation handler's yes. */
   readonly requiresConfirmation: boolean;
+  /** Writes only to the paths its `workspace-path` arguments name (may run in scoped write folders). */
+  readonly scopedWrite: boolean;
   /** Timeout in milliseconds; `<= 0` disables. */
   readonly timeoutMs: number;
   /** Requests per minute allowed, or `undefined` for no limit. */

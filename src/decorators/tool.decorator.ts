@@ -32,6 +32,13 @@ export interface ToolOptions {
   readOnly?: boolean;
   /** Calls need `confirm: true` or a confirmation handler's yes. Default `false`. */
   requiresConfirmation?: boolean;
+  /**
+   * The tool writes only to the files and folders named by its `@format workspace-path`
+   * arguments, so read-only modes may let it write inside their scoped write folders (after
+   * checking every one of those paths). Declare it only when it is true of the code. Requires
+   * at least one path argument; meaningless with `readOnly`. Default `false`.
+   */
+  scopedWrite?: boolean;
   /** Timeout in milliseconds. Default 120000; `<= 0` disables the timeout. */
   timeoutMs?: number;
   /** Allowed calls per minute (positive integer). Default: no limit. */
@@ -52,7 +59,7 @@ export interface ToolOptions {
 }
 
 const KNOWN_OPTIONS = new Set<keyof ToolOptions>([
-  'name', 'version', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'timeoutMs',
+  'name', 'version', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'scopedWrite', 'timeoutMs',
   'rateLimitRpm', 'memoryMb', 'maxOutputLength', 'truncation', 'runner', 'module',
 ]);
 
@@ -87,9 +94,10 @@ export function buildToolDescriptor(
   if (options.tags !== undefined && (!Array.isArray(options.tags) || options.tags.some((t) => typeof t !== 'string' || !t))) {
     throw bad('tags', 'must be an array of non-empty strings');
   }
-  for (const flag of ['readOnly', 'requiresConfirmation'] as const) {
+  for (const flag of ['readOnly', 'requiresConfirmation', 'scopedWrite'] as const) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw bad(flag, 'must be a boolean');
   }
+  if (options.scopedWrite === true && options.readOnly === true) throw bad('scopedWrite', 'is for tools that write; a readOnly tool needs no scoped write');
   const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   if (options.timeoutMs !== undefined && !isFiniteNumber(options.timeoutMs)) {
     throw bad('timeoutMs', 'must be a finite number of milliseconds (<= 0 disables the timeout)');
@@ -122,6 +130,7 @@ export function buildToolDescriptor(
     tags: Object.freeze([...(options.tags ?? [])]),
     readOnly: options.readOnly ?? false,
     requiresConfirmation: options.requiresConfirmation ?? false,
+    scopedWrite: options.scopedWrite ?? false,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     rateLimitRpm: options.rateLimitRpm,
     memoryMb: options.memoryMb,

@@ -15,7 +15,7 @@ import { modeGate } from '../gates/mode.gate.js';
 import { policyGate, type PolicyHook } from '../gates/policy.gate.js';
 import { RateLimitGate } from '../gates/rate-limit.gate.js';
 import { createLogger, redactSecrets, type Logger } from '../logging/logger.js';
-import { resolveMode, SCOPED_WRITE_TOOLS, type AgentMode } from '../modes/modes.js';
+import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { MainRunner } from '../runner/main-runner.js';
@@ -42,7 +42,11 @@ export interface ToolExecutorOptions {
   defaultMemoryMb?: number;
   /** Calls a pool worker holds at once; see {@link PoolRunnerOptions.callsPerWorker}. Default 2. */
   callsPerWorker?: number;
-  /** Tools vetted for scoped writes in read-only modes. Default {@link SCOPED_WRITE_TOOLS}. */
+  /**
+   * Names of the tools read-only modes may let write inside scoped folders. Only tools that
+   * declare `scopedWrite` qualify; this list narrows them further. Default: every tool that
+   * declares `scopedWrite`.
+   */
   scopedWriteTools?: Iterable<string>;
   /** Longest wait, in ms, for a rate-limited call's turn before it is refused. Default 10000. */
   rateLimitMaxWaitMs?: number;
@@ -88,7 +92,7 @@ export class ToolExecutor {
   private readonly logInfo: boolean;
   private readonly logDebug: boolean;
   private readonly options: ToolExecutorOptions;
-  private readonly scopedWriteTools: ReadonlySet<string>;
+  private readonly scopedWriteTools: ReadonlySet<string> | undefined;
   private readonly mainRunner = new MainRunner();
   private poolRunner: PoolRunner | undefined;
   private rateLimit: RateLimitGate | undefined;
@@ -104,7 +108,7 @@ export class ToolExecutor {
     this.logger = options.logger ?? createLogger('silent');
     this.logInfo = this.logger.isLevelEnabled('info');
     this.logDebug = this.logger.isLevelEnabled('debug');
-    this.scopedWriteTools = new Set(options.scopedWriteTools ?? SCOPED_WRITE_TOOLS);
+    this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
     if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
       throw new RangeError(`options.concurrency must be a positive integer; got ${options.concurrency}`);
     }

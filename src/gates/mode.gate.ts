@@ -1,6 +1,8 @@
 /**
- * Mode gate: read-only modes allow read-only tools, and vetted write tools only when every
- * path argument resolves inside one of the mode's scoped write folders. Fails closed.
+ * Mode gate: read-only modes allow read-only tools, and tools that declare `scopedWrite` only
+ * when every path argument resolves inside one of the mode's scoped write folders. Fails
+ * closed: unknown modes, tools that do not declare `scopedWrite`, calls naming no path, and
+ * paths that cannot be resolved are all denied.
  *
  * @module
  */
@@ -21,8 +23,8 @@ export interface ModeGateInput {
   modeName: string;
   /** Scoped write folders (workspace-relative or absolute inside it); joined with the mode's own. */
   scopedWriteDirs: readonly string[];
-  /** Tools vetted for scoped writes. */
-  scopedWriteTools: ReadonlySet<string>;
+  /** Optional allowlist narrowing the scoped-write tools by name; `undefined` for all that declare it. */
+  scopedWriteTools: ReadonlySet<string> | undefined;
   workspace: Workspace;
 }
 
@@ -40,8 +42,8 @@ export function modeGate(input: ModeGateInput): GateDenial | undefined {
   });
   const dirs = [...(mode.scopedWriteDirs ?? []), ...input.scopedWriteDirs];
   if (dirs.length === 0) return deny('this mode is read-only; use read-only tools.');
-  if (!input.scopedWriteTools.has(tool.name)) {
-    return deny(`this mode only allows read-only tools and scoped writes (${[...input.scopedWriteTools].join(', ')}) inside ${dirs.join(', ')}.`);
+  if (!tool.scopedWrite || (input.scopedWriteTools !== undefined && !input.scopedWriteTools.has(tool.name))) {
+    return deny(`this mode only allows read-only tools, and writes by file-editing tools inside ${dirs.join(', ')}.`);
   }
   const paths = pathValues(input.args, tool.pathArguments);
   if (paths.length === 0) return deny('the call names no path, so its writes cannot be checked.');

@@ -37,16 +37,6 @@ export const MODES: Readonly<Record<'default' | 'explore' | 'plan', AgentMode>> 
 export type ModeName = keyof typeof MODES;
 
 /**
- * Tools vetted for scoped writes: each writes only to the paths named by its path
- * arguments, so checking those paths is enough. Tools without a caller-supplied path
- * (commands, git mutations, code execution) are never in this set.
- */
-export const SCOPED_WRITE_TOOLS: ReadonlySet<string> = new Set([
-  'write_file', 'append_to_file', 'insert_lines', 'replace_in_file', 'move_file', 'copy_file',
-  'apply_diff', 'edit_file_line', 'remove_line_range', 'make_directory',
-]);
-
-/**
  * Resolve a mode by name or pass a custom one through.
  * @returns the mode, or `undefined` for an unknown name (callers fail closed).
  */

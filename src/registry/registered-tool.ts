@@ -34,6 +34,8 @@ export class RegisteredTool implements ExportableTool {
   readonly tags: readonly string[];
   readonly readOnly: boolean;
   readonly requiresConfirmation: boolean;
+  /** Writes only to the paths its path arguments name; see `ToolOptions.scopedWrite`. */
+  readonly scopedWrite: boolean;
   /** Milliseconds; `<= 0` for none. */
   readonly timeoutMs: number;
   readonly rateLimitRpm: number | undefined;
@@ -80,6 +82,7 @@ export class RegisteredTool implements ExportableTool {
     this.tags = descriptor.tags;
     this.readOnly = descriptor.readOnly;
     this.requiresConfirmation = descriptor.requiresConfirmation;
+    this.scopedWrite = descriptor.scopedWrite ?? false;
     this.timeoutMs = descriptor.timeoutMs;
     this.rateLimitRpm = descriptor.rateLimitRpm;
     this.memoryMb = descriptor.memoryMb;
@@ -95,6 +98,9 @@ export class RegisteredTool implements ExportableTool {
     this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema);
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
     if (this.runner === 'pool' && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
+    if (this.scopedWrite && this.pathArguments.length === 0) {
+      throw ToolDefinitionError.fromBadSchema(key, 'it declares scopedWrite but has no argument marked @format workspace-path, so its writes cannot be checked');
+    }
   }
 
   /** Validate arguments; compiled on first use, once per `name@version`. Returns a message or `undefined`. */

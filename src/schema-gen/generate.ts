@@ -21,6 +21,7 @@ import fg from 'fast-glob';
 import { ToolDefinitionError } from '../errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
 import { checkSchema } from '../schema/validator.js';
+import semverValid from 'semver/functions/valid.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types.js';
 
@@ -161,7 +162,9 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   if (name === undefined || !TOOL_NAME_PATTERN.test(name)) {
     throw ToolDefinitionError.other(className, `@tool on ${className} (${source}): name must be a string literal matching ${TOOL_NAME_PATTERN}`);
   }
-  if (version === undefined) throw ToolDefinitionError.other(name, `@tool ${name} (${source}): version must be a string literal`);
+  if (version === undefined || semverValid(version) === null) {
+    throw ToolDefinitionError.other(name, `@tool ${name} (${source}): version must be a string literal holding a valid semver version such as "1.0.0"; got ${version === undefined ? 'a non-literal' : JSON.stringify(version)}`);
+  }
   const key = `${name}@${version}`;
 
   let description = literalOption(options, 'description', checker);

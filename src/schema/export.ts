@@ -11,9 +11,13 @@
  * - MCP `tools/list` (specification 2025-11-25): `{ name, title?, description, inputSchema,
  *   outputSchema?, annotations }`; `outputSchema` only for object results, as the spec requires.
  *
+ * Every export drops `$schema` and replaces our `format: "workspace-path"` marker with a
+ * sentence in the description ({@link WORKSPACE_PATH_HINT}); the registry keeps the marker.
+ *
  * @module
  */
 import type { JsonSchema } from '../types.js';
+import { WORKSPACE_PATH_FORMAT } from './validator.js';
 
 /** What every export needs of a tool. */
 export interface ExportableTool {
@@ -53,9 +57,28 @@ export type ExportFormat = 'openai' | 'openai-strict' | 'anthropic' | 'mcp';
 /** Export formats as a list (for CLIs and validation). */
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['openai', 'openai-strict', 'anthropic', 'mcp'];
 
+/**
+ * The schema as providers get it: no `$schema`, and our own `workspace-path` format (which
+ * providers do not know, and some reject) turned into words in the description.
+ */
 function clean(schema: JsonSchema): JsonSchema {
   const { $schema: _drop, ...rest } = schema;
-  return rest;
+  return withoutCustomFormats(rest) as JsonSchema;
+}
+
+/** Sentence added to the description of a path argument in exports. */
+export const WORKSPACE_PATH_HINT = 'A path inside the workspace, relative to its root.';
+
+function withoutCustomFormats(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutCustomFormats);
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) out[key] = withoutCustomFormats(value);
+  if (out.format === WORKSPACE_PATH_FORMAT) {
+    delete out.format;
+    out.description = [out.description, WORKSPACE_PATH_HINT].filter(Boolean).join(' ');
+  }
+  return out;
 }
 
 /** OpenAI function-calling shape (non-strict; the schema as generated). */
