@@ -27,7 +27,12 @@
  * - `WORKER_CRASHED`: the worker running the call exited unexpectedly.
  * - `ABORTED`: the caller's abort signal fired.
  * - `TOOL_ERROR`: the tool itself threw.
- * - `INVALID_OUTPUT`: the tool returned a value that fails its output schema.
+ * - `INVALID_OUTPUT`: the tool returned a value that fails its output schema, or one that
+ *   cannot leave its worker.
+ * - `INVALID_OPTIONS`: the caller's per-call options are wrong (a programming error of the
+ *   caller, not the model's: a `timeoutMs` that is not a number, say).
+ * - `OVERLOADED`: too many calls are in flight; retry later.
+ * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
  */
 export type ToolErrorCode =
@@ -47,6 +52,9 @@ export type ToolErrorCode =
   | 'ABORTED'
   | 'TOOL_ERROR'
   | 'INVALID_OUTPUT'
+  | 'INVALID_OPTIONS'
+  | 'OVERLOADED'
+  | 'INTERNAL'
   | 'DEFINITION';
 
 /**
@@ -125,15 +133,36 @@ export class ToolDefinitionError extends ToolgateError {
 }
 
 /**
+ * An option given to a toolgate constructor or command is wrong (a programming error of the
+ * caller). Thrown at construction; the message names the option path
+ * (`options.poolSize must be ...`).
+ */
+export class ToolgateOptionError extends ToolgateError {
+  private constructor(message: string) {
+    super('INVALID_OPTIONS', message);
+  }
+
+  /** `options.<option> <problem>`. */
+  static fromBadOption(option: string, problem: string): ToolgateOptionError {
+    return new ToolgateOptionError(`options.${option} ${problem}`);
+  }
+}
+
+/**
  * A path argument resolves outside the workspace (after `..`, absolute paths, `~`, and
  * symbolic links are resolved). This is a security error: the executor re-throws it instead
  * of turning it into a result, so callers must catch it (the CLI exits 3).
  */
 export class PathTraversalError extends ToolgateError {
-  /** The path as the caller gave it. */
+  /** The path as the caller gave it (cut to 300 characters). */
   readonly path: string;
   /** The workspace root it was checked against (real path). */
   readonly workspaceRoot: string;
+  /**
+   * Set by `ToolExecutor.executeMany`: the results of the whole batch, in call order (the
+   * escaping call's as `PATH_TRAVERSAL`, calls after it as `ABORTED` without running).
+   */
+  results?: import('./types.js').ToolExecutionResult[];
 
   /**
    * @param path - the offending path as given.

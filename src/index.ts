@@ -3,20 +3,21 @@
  *
  * @module
  */
-export { tool, buildToolDescriptor, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
+export { tool, buildToolDescriptor, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS, type ToolOptions } from './decorators/tool.decorator.js';
 export { getToolMetadata, TOOL_METADATA_KEY, type ToolDescriptor } from './decorators/metadata.js';
 export {
-  ToolgateError, ToolDefinitionError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode,
+  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode,
 } from './errors.js';
 export type {
   Tool, ToolClass, ToolContext, ToolExecutionResult, ToolCallRequest, JsonSchema, RunnerKind, TruncationStrategy,
 } from './types.js';
 export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
-export { RegisteredTool, registrationRevision } from './registry/registered-tool.js';
+export { RegisteredTool, registrationRevision, type RevisionFlags } from './registry/registered-tool.js';
 export { loadTools, loadBuiltinTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
 export { parseArguments, type ParsedArguments } from './executor/arguments.js';
 export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';
+export { readFileInside, writeFileInside, type ReadInside, type WriteInside } from './workspace/safe-io.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
 export type { GateDenial, GateName } from './gates/gate.js';
 export type { PolicyHook, PolicyCall } from './gates/policy.gate.js';

@@ -31,6 +31,11 @@ export interface ToolContext {
    */
   readonly signal: AbortSignal;
   /**
+   * Characters of output the model will see (`<= 0`: no limit). Longer output is cut by the
+   * executor anyway; a tool that can produce a lot should stop early instead of building it.
+   */
+  readonly maxOutputLength: number;
+  /**
    * Add a note (for example an exit status) that is appended after the output, outside the
    * truncation window, so it is never cut.
    */

@@ -29,8 +29,25 @@ describe('CLI confirmation on a terminal', () => {
   it('asks on the terminal and writes on yes', async () => {
     const r = await runWithTty(['call', 'write_file', '{"filepath":"yes.txt","content":"ok"}', '--workspace', t.ws], 'y');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /Allow write_file \{"filepath":"yes.txt","content":"ok"\}\? \[y\/N\]/);
+    assert.match(r.stderr, /write_file 1\.0\.0 asks to run\.\n  target: yes\.txt\n  filepath: yes\.txt\n  content: ok\nAllow\? \[y\/N\]/);
     assert.equal(fs.readFileSync(path.join(t.ws, 'yes.txt'), 'utf8'), 'ok');
+  });
+
+  it('M5: the target path is shown first and whole, whatever the argument order and size', async () => {
+    const content = 'Harmless planning notes. '.repeat(40);
+    const r = await runWithTty(['call', 'write_file', JSON.stringify({ content, filepath: 'notes/./../README.md' }), '--workspace', t.ws], 'n');
+    assert.equal(r.code, 1);
+    const lines = r.stderr.split('\n');
+    assert.equal(lines[1], '  target: README.md');
+    assert.match(r.stderr, /content: Harmless.*\(1000 characters\)/);
+  });
+
+  it('escapes terminal control and bidi characters in the prompt', async () => {
+    const r = await runWithTty(['call', 'write_file', JSON.stringify({ filepath: 'plan/\u202edm.txt', content: '\u001b]0;PWNED\u0007' }), '--workspace', t.ws], 'n');
+    assert.match(r.stderr, /target: plan\/\\u\{202e\}dm\.txt/);
+    assert.ok(!r.stderr.includes('\u001b]0;PWNED'), 'the argument escape sequence is not sent raw');
+    assert.match(r.stderr, /content: \\u\{1b\}\]0;PWNED\\u\{7\}/);
+    assert.ok(!r.stderr.includes('\u202e'));
   });
 
   it('denies on no, and writes nothing', async () => {

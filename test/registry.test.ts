@@ -52,8 +52,9 @@ describe('ToolRegistry', async () => {
     const tool = registry.get('read_file')!;
     assert.match(tool.revision, /^[0-9a-f]{64}$/);
     const reordered = Object.fromEntries(Object.entries(tool.inputSchema).reverse()) as JsonSchema;
-    assert.equal(registrationRevision(tool.name, tool.version, reordered, tool.outputSchema), tool.revision);
-    assert.notEqual(registrationRevision(tool.name, '9.9.9', tool.inputSchema, tool.outputSchema), tool.revision);
+    assert.equal(registrationRevision(tool.name, tool.version, reordered, tool.outputSchema, tool), tool.revision);
+    assert.notEqual(registrationRevision(tool.name, '9.9.9', tool.inputSchema, tool.outputSchema, tool), tool.revision);
+    assert.notEqual(registrationRevision(tool.name, tool.version, tool.inputSchema, tool.outputSchema, { ...tool, readOnly: false, requiresConfirmation: false, scopedWrite: false }), tool.revision, 'a change of safety class is a new revision');
     assert.notEqual(registry.get('greet', '1.0.0')!.revision, registry.get('greet', '1.2.0')!.revision);
   });
 

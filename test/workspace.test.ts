@@ -67,7 +67,7 @@ describe('workspace paths', () => {
   });
 
   it('refuses symbolic link loops', () => {
-    assert.throws(() => ws.resolve('loop-a'), PathTraversalError);
+    assert.throws(() => ws.resolve('loop-a'), (e: unknown) => e instanceof InvalidPathError && /too many symbolic links/.test(e.message));
   });
 
   it('works when the root itself is reached through a symbolic link', () => {

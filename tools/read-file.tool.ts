@@ -1,8 +1,4 @@
-import fs from 'node:fs/promises';
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
-
-/** Largest file read_file reads, in bytes (64 MiB). */
-export const READ_FILE_MAX_BYTES = 64 * 1024 * 1024;
+import { readFileInside, tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
 
 /** Arguments of read_file. */
 export interface ReadFileInput {
@@ -27,39 +23,40 @@ export interface ReadFileInput {
  */
 @tool({ name: 'read_file', version: '1.0.0', readOnly: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
 export class ReadFileTool implements Tool<ReadFileInput, string> {
-  async run(args: ReadFileInput, ctx: ToolContext): Promise<string> {
-    return readTextFile(ctx.workspace.resolve(args.filepath), args.filepath, args.max_lines);
+  run(args: ReadFileInput, ctx: ToolContext): Promise<string> {
+    return readTextFile(ctx.workspace, args.filepath, args.max_lines, ctx.maxOutputLength, (text) => ctx.note(text));
   }
 }
 
 /**
- * Read a text file and cut it at `maxLines`.
- * @param absolute - real path inside the workspace.
- * @param shown - the path as the caller gave it, for messages.
- * @throws ToolExecutionError for folders, missing files, binary content and files over 64 MiB.
+ * Read a text file, cut at `maxLines`, reading no more of a large file than the output can
+ * show.
+ * @param outputChars - characters the model will see (`<= 0`: no limit); bounds the bytes read.
+ * @param note - receives a note when only the start of the file was read.
+ * @throws ToolExecutionError for folders, missing files, special files and binary content.
+ * @throws PathTraversalError for paths outside the workspace.
  */
-export async function readTextFile(absolute: string, shown: string, maxLines?: number): Promise<string> {
-  let stat;
-  try {
-    stat = await fs.stat(absolute);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ToolExecutionError(`${shown} does not exist; use list_files to see what is there.`);
-    throw new ToolExecutionError(`cannot read ${shown} (${code ?? (error as Error).message})`);
-  }
-  if (stat.isDirectory()) throw new ToolExecutionError(`${shown} is a folder; use list_files to see its contents.`);
-  if (!stat.isFile()) throw new ToolExecutionError(`${shown} is not a regular file.`);
-  if (stat.size > READ_FILE_MAX_BYTES) {
-    throw new ToolExecutionError(`${shown} is ${stat.size} bytes, over the ${READ_FILE_MAX_BYTES}-byte limit of read_file.`);
-  }
-  const bytes = await fs.readFile(absolute);
+export async function readTextFile(
+  workspace: Workspace,
+  filepath: string,
+  maxLines: number | undefined,
+  outputChars: number,
+  note: (text: string) => void,
+): Promise<string> {
+  // UTF-8 needs at most 3 bytes per UTF-16 code unit: 4 per character is a safe budget.
+  const budget = outputChars > 0 ? outputChars * 4 + 4 : Number.POSITIVE_INFINITY;
+  const { bytes, size } = await readFileInside(workspace, filepath, budget);
   if (bytes.subarray(0, 8192).includes(0)) {
-    throw new ToolExecutionError(`${shown} looks like a binary file (it contains NUL bytes); read_file only reads text.`);
+    throw new ToolExecutionError(`${filepath} looks like a binary file (it contains NUL bytes); read_file only reads text.`);
   }
-  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(bytes);
+  const partial = bytes.length < size;
+  let text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  if (partial) text = text.replace(/\uFFFD+$/, ''); // a character cut by the byte budget
+  if (partial) note(`[read_file: read the first ${bytes.length} of ${size} bytes; use max_lines for the start of a large file]`);
   if (maxLines === undefined) return text;
   const lines = text.split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   if (lines.length <= maxLines) return text;
-  return `${lines.slice(0, maxLines).join('\n')}\n... (${lines.length - maxLines} more lines)`;
+  const more = lines.length - maxLines;
+  return `${lines.slice(0, maxLines).join('\n')}\n... (${partial ? `at least ${more}` : more} more lines)`;
 }

@@ -1,7 +1,4 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
+import { tool, writeFileInside, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
 
 /** Arguments of write_file. */
 export interface WriteFileInput {
@@ -23,27 +20,18 @@ export interface WriteFileInput {
  */
 @tool({ name: 'write_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
 export class WriteFileTool implements Tool<WriteFileInput, string> {
-  async run(args: WriteFileInput, ctx: ToolContext): Promise<string> {
-    const target = ctx.workspace.resolve(args.filepath);
-    const shown = ctx.workspace.relative(target);
-    let existed = false;
-    try {
-      const stat = await fs.stat(target);
-      if (stat.isDirectory()) throw new ToolExecutionError(`${shown} is a folder; give a file path.`);
-      existed = true;
-    } catch (error) {
-      if (error instanceof ToolExecutionError) throw error;
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new ToolExecutionError(`cannot write ${shown} (${(error as NodeJS.ErrnoException).code})`);
-      }
-    }
-    try {
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await writeFileAtomic(target, args.content, { encoding: 'utf8' });
-    } catch (error) {
-      throw new ToolExecutionError(`cannot write ${shown} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
-    const bytes = Buffer.byteLength(args.content, 'utf8');
-    return `Wrote ${bytes} ${bytes === 1 ? 'byte' : 'bytes'} to ${shown}${existed ? ' (overwrote an existing file)' : ''}`;
+  run(args: WriteFileInput, ctx: ToolContext): Promise<string> {
+    return writeTextFile(ctx.workspace, args.filepath, args.content);
   }
+}
+
+/**
+ * Write `content` to `filepath` atomically and describe what happened.
+ * @throws ToolExecutionError for folders, special files and failed writes.
+ * @throws PathTraversalError for paths outside the workspace.
+ */
+export async function writeTextFile(workspace: Workspace, filepath: string, content: string): Promise<string> {
+  const written = await writeFileInside(workspace, filepath, content);
+  const shown = workspace.relative(written.path);
+  return `Wrote ${written.bytes} ${written.bytes === 1 ? 'byte' : 'bytes'} to ${shown}${written.overwrote ? ' (overwrote an existing file)' : ''}`;
 }

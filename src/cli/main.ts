@@ -22,7 +22,8 @@ import path from 'node:path';
 import readline from 'node:readline/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { LevelWithSilent } from 'pino';
-import { PathTraversalError, ToolDefinitionError } from '../errors.js';
+import { PathTraversalError, ToolDefinitionError, ToolgateError } from '../errors.js';
+import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { ToolExecutor } from '../executor/executor.js';
 import { createLogger } from '../logging/logger.js';
 import { loadBuiltinTools, loadTools } from '../registry/loader.js';
@@ -59,7 +60,12 @@ The workspace defaults to the current folder.
 
 Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.`;
 
-class UsageError extends Error {}
+/** A command line that cannot be run as written (exit 2). */
+class UsageError extends ToolgateError {
+  constructor(message: string) {
+    super('INVALID_OPTIONS', message);
+  }
+}
 
 const COMMON: ParseArgsConfig['options'] = {
   tools: { type: 'string', multiple: true },
@@ -150,11 +156,34 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Text safe to print on a terminal: control characters (escape sequences), and the bidi and
+ * zero-width characters that can make text read differently than it is, shown as `\u{...}`.
+ */
+export function terminalSafe(text: string, keepNewlines = true): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]|\n|\t/g, (c) => {
+    if ((c === '\n' && keepNewlines) || c === '\t') return c;
+    return `\\u{${c.codePointAt(0)!.toString(16)}}`;
+  });
+}
+
+/** The confirmation question: the target paths first and whole, then each argument, long values cut. */
+export function confirmationPrompt(request: ConfirmationRequest): string {
+  const lines = [`${request.tool} ${request.version} asks to run.`];
+  for (const p of request.paths) lines.push(`  target: ${terminalSafe(p, false)}`);
+  for (const [key, value] of Object.entries(request.arguments)) {
+    const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+    const shown = text.length > 300 ? `${text.slice(0, 300)}... (${text.length} characters)` : text;
+    lines.push(`  ${terminalSafe(key, false)}: ${terminalSafe(shown, false)}`);
+  }
+  return `${lines.join('\n')}\nAllow? [y/N] `;
+}
+
 async function askOnTty(io: Io, request: ConfirmationRequest): Promise<boolean> {
   const rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   try {
-    const shownArgs = JSON.stringify(request.arguments);
-    const answer = await rl.question(`Allow ${request.tool} ${shownArgs.length > 500 ? `${shownArgs.slice(0, 500)}...` : shownArgs}? [y/N] `);
+    const answer = await rl.question(confirmationPrompt(request));
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();
@@ -176,8 +205,11 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the JSON arguments as one word)`);
   let timeoutMs: number | undefined;
   if (values['timeout-ms'] !== undefined) {
-    timeoutMs = Number(values['timeout-ms']);
-    if (!Number.isFinite(timeoutMs)) throw new UsageError(`--timeout-ms must be a number of milliseconds; got ${values['timeout-ms']}`);
+    const text = String(values['timeout-ms']).trim();
+    timeoutMs = Number(text);
+    if (text === '' || !Number.isFinite(timeoutMs) || timeoutMs > MAX_TIMEOUT_MS) {
+      throw new UsageError(`--timeout-ms must be a number of milliseconds up to ${MAX_TIMEOUT_MS} (0 disables the timeout); got ${JSON.stringify(values['timeout-ms'])}`);
+    }
   }
   const workspace = path.resolve((values.workspace as string | undefined) ?? '.');
   if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) throw new UsageError(`--workspace ${workspace} is not a folder`);
@@ -210,9 +242,12 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
       return EXIT.usage;
     }
     if (!values.json) {
-      if (result.success) io.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
-      else {
-        io.stderr.write(`${result.output}\n`);
+      if (result.success) {
+        // On a terminal, escape sequences in tool output are shown, not obeyed.
+        const text = (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output;
+        io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      } else {
+        io.stderr.write(`${(io.stderr as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output}\n`);
         if (result.errorCode === 'CONFIRMATION_REQUIRED') io.stderr.write('toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
         if (result.errorCode === 'MODE_DENIED' && mode !== 'default') io.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
       }
@@ -222,12 +257,12 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
     if (error instanceof PathTraversalError) {
       if (values.json) {
         const result: ToolExecutionResult = {
-          success: false, output: `Error: ${error.message}`, error: error.message, errorCode: error.code,
+          success: false, output: `Error: ${error.message}`, error: error.message, errorCode: 'PATH_TRAVERSAL',
           durationMs: Date.now() - started, confirmed: true, tool: name, version: registry.get(name, values.version as string | undefined)?.version, callId,
         };
         io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       } else {
-        io.stderr.write(`toolgate: refused: ${error.message}\n`);
+        io.stderr.write(`toolgate: refused: ${terminalSafe(error.message, false)}\n`);
       }
       return EXIT.escape;
     }

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import semverValid from 'semver/functions/valid.js';
 import { ToolDefinitionError } from '../errors.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
@@ -14,6 +16,9 @@ export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Default timeout of a tool call, in milliseconds (120 s). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** Largest timeout a timer can hold, in milliseconds (2^31 - 1, about 24.8 days). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Default output cap, in characters. */
 export const DEFAULT_MAX_OUTPUT_LENGTH = 16_000;
@@ -39,11 +44,15 @@ export interface ToolOptions {
    * at least one path argument; meaningless with `readOnly`. Default `false`.
    */
   scopedWrite?: boolean;
-  /** Timeout in milliseconds. Default 120000; `<= 0` disables the timeout. */
+  /** Timeout in milliseconds, at most 2147483647. Default 120000; `<= 0` disables the timeout. */
   timeoutMs?: number;
   /** Allowed calls per minute (positive integer). Default: no limit. */
   rateLimitRpm?: number;
-  /** Memory cap of the worker's old-generation heap, in MiB (16 to 65536). Default: the pool's. */
+  /**
+   * Memory cap of the worker's JavaScript heap (V8 old generation), in MiB (16 to 65536).
+   * Default: the pool's (1024). Memory held outside the heap (Buffers, ArrayBuffers, native
+   * addons) is not counted by V8's limit. Pool runner only.
+   */
   memoryMb?: number;
   /** Output cap in characters. Default 16000; `<= 0` disables truncation. */
   maxOutputLength?: number;
@@ -99,8 +108,8 @@ export function buildToolDescriptor(
   }
   if (options.scopedWrite === true && options.readOnly === true) throw bad('scopedWrite', 'is for tools that write; a readOnly tool needs no scoped write');
   const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-  if (options.timeoutMs !== undefined && !isFiniteNumber(options.timeoutMs)) {
-    throw bad('timeoutMs', 'must be a finite number of milliseconds (<= 0 disables the timeout)');
+  if (options.timeoutMs !== undefined && (!isFiniteNumber(options.timeoutMs) || options.timeoutMs > MAX_TIMEOUT_MS)) {
+    throw bad('timeoutMs', `must be a number of milliseconds up to ${MAX_TIMEOUT_MS} (<= 0 disables the timeout); got ${options.timeoutMs}`);
   }
   if (options.rateLimitRpm !== undefined && (!Number.isInteger(options.rateLimitRpm) || options.rateLimitRpm <= 0)) {
     throw bad('rateLimitRpm', `must be a positive integer (calls per minute); got ${options.rateLimitRpm}`);
@@ -118,7 +127,7 @@ export function buildToolDescriptor(
     throw bad('runner', `must be "pool" or "main"; got ${JSON.stringify(options.runner)}`);
   }
   if (options.module !== undefined && (typeof options.module !== 'string' || !/^(file|data):/.test(options.module))) {
-    throw bad('module', 'must be a file: URL such as import.meta.url');
+    throw bad('module', 'must be a file: or data: URL such as import.meta.url');
   }
   if (typeof target !== 'function' || typeof target.prototype?.run !== 'function') {
     throw bad('name', 'decorates a class without a run(args, ctx) method');
@@ -158,7 +167,7 @@ function callerModuleUrl(): string | undefined {
     const file = frames?.[0]?.getFileName();
     if (!file) return undefined;
     if (file.startsWith('file:')) return file;
-    if (file.startsWith('/')) return new URL(`file://${file}`).href;
+    if (path.isAbsolute(file)) return pathToFileURL(file).href;
     return undefined;
   } catch {
     return undefined;

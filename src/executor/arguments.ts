@@ -3,17 +3,13 @@
  *
  * @module
  */
+import { kindOf } from '../util.js';
 
 /** Parsed arguments, or why they could not be parsed. */
 export type ParsedArguments =
   | { ok: true; value: Record<string, unknown>; repairs: string[] }
   | { ok: false; message: string };
 
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
 
 /**
  * Accept an object, or JSON text holding one. Rules:
@@ -64,4 +60,54 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/** Deepest nesting accepted in arguments given as an object. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/**
+ * A private copy of arguments given as an object, taking each value once: the executor then
+ * validates, gates and runs that copy, so a getter or a caller changing the object between
+ * the checks and the run cannot change what runs. Only JSON data passes (plain objects,
+ * arrays, strings, finite numbers, booleans, null; `undefined` properties are dropped as
+ * JSON would); `__proto__` stays an ordinary key for the schema to judge.
+ * @returns the copy, or a message naming the first value that is not JSON data.
+ */
+export function copyJsonData(value: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: copy(value, 'arguments', 0) as Record<string, unknown> };
+  } catch (error) {
+    if (error instanceof NotJsonData) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+class NotJsonData extends Error {}
+
+function copy(value: unknown, where: string, depth: number): unknown {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new NotJsonData(`${where} is ${value}, which JSON cannot hold`);
+    return value;
+  }
+  if (typeof value !== 'object') throw new NotJsonData(`${where} is a ${typeof value}, which JSON cannot hold`);
+  if (depth >= MAX_ARGUMENT_DEPTH) throw new NotJsonData(`arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels`);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copy(value[i], `${where}[${i}]`, depth + 1);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    throw new NotJsonData(`${where} is a ${(value as object).constructor?.name ?? 'non-plain object'}, not plain JSON data`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = copy((value as Record<string, unknown>)[key], `${where}.${key.slice(0, 100)}`, depth + 1);
+    if (v === undefined) continue;
+    if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[key] = v;
+  }
+  return out;
 }

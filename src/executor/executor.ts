@@ -7,10 +7,11 @@
 import { performance } from 'node:perf_hooks';
 import crypto from 'node:crypto';
 import pLimit from 'p-limit';
-import { PathTraversalError, type ToolErrorCode } from '../errors.js';
-import { closeOut } from '../closeout/closeout.js';
+import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors.js';
+import { closeOut, truncate } from '../closeout/closeout.js';
+import { DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { confirmationGate, type ConfirmationHandler } from '../gates/confirmation.gate.js';
-import type { GateDenial } from '../gates/gate.js';
+import type { GateDenial, GateName } from '../gates/gate.js';
 import { modeGate } from '../gates/mode.gate.js';
 import { policyGate, type PolicyHook } from '../gates/policy.gate.js';
 import { RateLimitGate } from '../gates/rate-limit.gate.js';
@@ -24,7 +25,8 @@ import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/pr
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { workspaceFor } from '../workspace/workspace.js';
-import { parseArguments } from './arguments.js';
+import { clip, isThenable, kindOf } from '../util.js';
+import { copyJsonData, parseArguments } from './arguments.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
 export interface ToolExecutorOptions {
@@ -34,6 +36,8 @@ export interface ToolExecutorOptions {
   logger?: Logger;
   /** Policy hook consulted after the mode gate. Default: none. */
   policyHook?: PolicyHook;
+  /** Longest wait for an async policy hook, in ms; a hook slower than this fails open, as one that throws. Default 10000. */
+  policyTimeoutMs?: number;
   /** Asked when a call needs confirmation and was not given `confirm: true`. Default: none. */
   confirmationHandler?: ConfirmationHandler;
   /** Worker threads per pool. Default `max(2, available parallelism)`. */
@@ -64,7 +68,11 @@ export interface ExecuteOptions {
   confirm?: boolean;
   /** Overrides the executor's confirmation handler for this call; `null` disables it. */
   confirmationHandler?: ConfirmationHandler | null;
-  /** Timeout in ms for this call, overriding the tool's; `<= 0` disables. */
+  /**
+   * Timeout in ms for this call, overriding the tool's (shorter or longer); `<= 0` or
+   * `Infinity` disables it; values above 2147483647 (about 24.8 days) are capped there; `NaN`
+   * or a non-number is an `INVALID_OPTIONS` result.
+   */
   timeoutMs?: number;
   /** Workspace root for this call (request-scoped override). */
   workspaceRoot?: string;
@@ -110,15 +118,18 @@ export class ToolExecutor {
     this.logDebug = this.logger.isLevelEnabled('debug');
     this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
     if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
-      throw new RangeError(`options.concurrency must be a positive integer; got ${options.concurrency}`);
+      throw ToolgateOptionError.fromBadOption('concurrency', `must be a positive integer; got ${options.concurrency}`);
+    }
+    this.policyTimeoutMs = options.policyTimeoutMs ?? 10_000;
+    if (!(this.policyTimeoutMs > 0) || this.policyTimeoutMs > MAX_TIMEOUT_MS) {
+      throw ToolgateOptionError.fromBadOption('policyTimeoutMs', `must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; got ${options.policyTimeoutMs}`);
     }
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimitGate(options.rateLimitMaxWaitMs);
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.poolRunner = this.createPoolRunner();
   }
 
   private createPoolRunner(): PoolRunner {
-    const preload = () => this.registry.list({ allVersions: true }).flatMap((t) => (t.runner === 'pool' && t.moduleUrl ? [t.moduleUrl] : []));
-    return new PoolRunner({ poolSize: this.options.poolSize, defaultMemoryMb: this.options.defaultMemoryMb, callsPerWorker: this.options.callsPerWorker, preload });
+    return new PoolRunner({ poolSize: this.options.poolSize, defaultMemoryMb: this.options.defaultMemoryMb, callsPerWorker: this.options.callsPerWorker });
   }
 
   private pool(): PoolRunner {
@@ -126,6 +137,9 @@ export class ToolExecutor {
   }
 
   private closed = false;
+  /** Aborted by close(): ends waits at gates. */
+  private readonly closing = new AbortController();
+  private readonly policyTimeoutMs: number;
 
   /** Start the default worker pool now, so the first call does not wait for threads. */
   warmUp(): void {
@@ -135,40 +149,66 @@ export class ToolExecutor {
   /**
    * Run one tool call.
    * @param call - `{ name, arguments, callId?, version? }` as the model sent it.
-   * @returns the result; see {@link ToolExecutionResult}.
-   * @throws PathTraversalError when a path argument leaves the workspace.
+   * @returns the result; see {@link ToolExecutionResult}. Failures of every kind are results.
+   * @throws PathTraversalError when a path argument leaves the workspace (also when a tool
+   *   finds one inside a worker).
    */
   async execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
     const started = performance.now();
-    const callId = typeof call?.callId === 'string' && call.callId !== '' ? call.callId : `${CALL_ID_PREFIX}${++this.callCounter}`;
-    const name = typeof call?.name === 'string' ? call.name : String(call?.name);
-    const found = this.registry.resolve(name, call?.version);
-    if (!(found instanceof RegisteredTool)) {
-      return this.finish(started, { success: false, output: `Error: ${found.message}`, error: found.message, errorCode: found.code, confirmed: true, tool: name, callId });
+    let callId = `${CALL_ID_PREFIX}${++this.callCounter}`;
+    let name = '?';
+    try {
+      if (call === null || typeof call !== 'object') {
+        return this.finish(started, failure('INVALID_ARGUMENTS', `a tool call must be an object { name, arguments }; got ${kindOf(call)}`, { tool: name, callId }));
+      }
+      if (typeof call.callId === 'string' && call.callId !== '') callId = clip(call.callId, 200);
+      name = typeof call.name === 'string' ? clip(call.name, 200) : `(${kindOf(call.name)})`;
+      return await this.run(call, name, callId, options, started);
+    } catch (error) {
+      if (error instanceof PathTraversalError) throw error;
+      // A bug in toolgate or in a caller's hook must not escape as an exception.
+      this.logger.error({ event: 'tool_call_internal_error', tool: name, callId, err: (error as Error)?.stack ?? String(error) }, 'internal error');
+      return this.finish(started, failure('INTERNAL', `internal error while running ${name}: ${clip((error as Error)?.message ?? String(error), 2000)}`, { tool: name, callId }));
     }
+  }
+
+  private async run(call: ToolCallRequest, name: string, callId: string, options: ExecuteOptions, started: number): Promise<ToolExecutionResult> {
+    const found = this.registry.resolve(name, typeof call.version === 'string' ? call.version : undefined);
+    if (!(found instanceof RegisteredTool)) return this.finish(started, failure(found.code, found.message, { tool: name, callId }));
     const tool = found;
     const base = { tool: tool.name, version: tool.version, callId };
-    if (this.closed) {
-      return this.finish(started, { success: false, output: 'Error: the executor is closed; no more calls run.', error: 'the executor is closed; no more calls run.', errorCode: 'ABORTED', confirmed: true, ...base });
-    }
-    const fail = (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>) =>
-      this.finish(started, { success: false, output: `Error: ${message}`, error: message, errorCode: code, confirmed: true, ...base, ...extra }, undefined, call?.arguments);
+    const cap = tool.maxOutputLength > 0 ? tool.maxOutputLength : Number.POSITIVE_INFINITY;
+    const fail = (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>, gate?: string, args?: unknown) =>
+      this.finish(started, failure(code, message, { ...base, ...extra }, cap), gate, args ?? call.arguments);
+    if (this.closed) return fail('ABORTED', 'the executor is closed; no more calls run.');
 
-    const parsed = parseArguments(call?.arguments);
+    const checked = checkOptions(options);
+    if (typeof checked === 'string') return fail('INVALID_OPTIONS', checked);
+    const { timeoutMs: timeoutOverride, mode, modeName } = checked;
+
+    // Arguments: parse text, or copy an object once, so that what is checked is what runs.
+    const parsed = parseArguments(call.arguments);
     if (!parsed.ok) return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${parsed.message}.`);
+    let value = parsed.value;
+    if (typeof call.arguments === 'object' && call.arguments !== null) {
+      const copied = copyJsonData(value);
+      if (!copied.ok) return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${copied.message}.`);
+      value = copied.value;
+    }
     const repairs = parsed.repairs.length ? parsed.repairs : undefined;
-    const args = dropNullOptionals(tool.inputSchema, parsed.value) as Record<string, unknown>;
+    const args = dropNullOptionals(tool.inputSchema, value) as Record<string, unknown>;
     const problem = tool.validateInput(args);
     if (problem !== undefined) {
       return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${problem}. Expected ${signatureOf(tool)}.`, { repairs });
     }
 
     const root = options.workspaceRoot ?? this.options.workspaceRoot ?? process.cwd();
+    const paths: string[] = [];
     if (tool.pathArguments.length !== 0) {
       const workspace = workspaceFor(root);
       for (const p of pathValues(args, tool.pathArguments)) {
         try {
-          workspace.resolve(p);
+          paths.push(workspace.relative(workspace.resolve(p)));
         } catch (error) {
           if (error instanceof PathTraversalError) throw this.traversal(error, tool, callId);
           return fail('INVALID_PATH', (error as Error).message, { repairs });
@@ -176,9 +216,8 @@ export class ToolExecutor {
       }
     }
 
-    // Gate chain: mode, policy, confirmation, rate limit.
-    const modeName = typeof options.mode === 'string' ? options.mode : options.mode?.name ?? 'default';
-    const mode = resolveMode(options.mode);
+    // Gate chain: mode, policy, confirmation, rate limit. Waits on a caller's hook or handler
+    // end when the call is aborted or the executor closes.
     let denial: GateDenial | undefined;
     if (mode === undefined || mode.readOnly) {
       denial = modeGate({
@@ -187,25 +226,32 @@ export class ToolExecutor {
     }
     if (denial === undefined && this.options.policyHook !== undefined) {
       const verdict = policyGate(this.options.policyHook, { tool: tool.name, version: tool.version, arguments: args, mode: modeName, callId, readOnly: tool.readOnly }, this.logger);
-      denial = verdict instanceof Promise ? await verdict : verdict;
+      denial = isThenable(verdict) ? await this.bounded(verdict, options.signal, this.policyTimeoutMs, 'policy') : verdict;
     }
     if (denial === undefined && tool.requiresConfirmation) {
       const handler = options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler;
-      denial = await confirmationGate({ tool: tool.name, version: tool.version, arguments: args, callId, description: tool.description }, options.confirm, handler, this.logger);
+      const request = { tool: tool.name, version: tool.version, arguments: args, callId, description: tool.description, paths };
+      denial = await this.bounded(confirmationGate(request, options.confirm, handler, this.logger), options.signal, 0, 'confirmation');
     }
     if (denial === undefined && tool.rateLimitRpm !== undefined) {
-      denial = await (this.rateLimit ??= new RateLimitGate()).acquire(tool.key, tool.name, tool.rateLimitRpm);
+      denial = await this.bounded((this.rateLimit ??= new RateLimitGate()).acquire(tool.key, tool.name, tool.rateLimitRpm), options.signal, 0, 'rate-limit');
     }
     if (denial !== undefined) {
-      const confirmed = denial.gate !== 'confirmation';
-      return this.finish(started, { success: false, output: `Error: ${denial.reason}`, error: denial.reason, errorCode: denial.code, confirmed, ...base, repairs }, denial.gate, args);
+      return fail(denial.code, denial.reason, { repairs, confirmed: denial.gate !== 'confirmation' }, denial.gate, args);
     }
+    if (this.closed) return fail('ABORTED', 'the executor was closed before the call could run.');
 
-    const timeoutMs = options.timeoutMs ?? tool.timeoutMs;
+    const timeoutMs = timeoutOverride ?? tool.timeoutMs;
     const running =
       tool.runner === 'main'
-        ? this.mainRunner.run({ target: tool.target, key: tool.key, name: tool.name, version: tool.version, args, workspaceRoot: root, callId, timeoutMs, signal: options.signal })
-        : this.pool().run({ moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb, timeoutMs, signal: options.signal });
+        ? this.mainRunner.run({
+            target: tool.target, key: tool.key, name: tool.name, version: tool.version, args, workspaceRoot: root, callId, timeoutMs,
+            signal: options.signal, maxOutputLength: tool.maxOutputLength,
+          })
+        : this.pool().run({
+            moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb,
+            timeoutMs, signal: options.signal, maxOutputLength: tool.maxOutputLength, truncation: tool.truncation,
+          });
     const outcome: RunOutcome = running instanceof Promise ? await running : running;
 
     switch (outcome.kind) {
@@ -214,7 +260,7 @@ export class ToolExecutor {
         if (invalid !== undefined) {
           return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, { repairs });
         }
-        const output = closeOut(outcome.value, outcome.notes, tool.maxOutputLength, tool.truncation);
+        const output = closeOut(outcome.value, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
         const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, tool: tool.name, version: tool.version, callId };
         if (typeof outcome.value !== 'string' && outcome.value !== undefined && outcome.value !== null) result.structured = outcome.value;
         if (repairs) result.repairs = repairs;
@@ -227,14 +273,49 @@ export class ToolExecutor {
         return fail(errorCodeOf(outcome.error), `${tool.name} failed: ${outcome.error.message}${notes}`, { repairs });
       }
       case 'timeout':
-        return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms) and was stopped; try a smaller request.`, { repairs });
+        return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, time waiting for a worker included) and was stopped; try a smaller request.`, { repairs });
       case 'aborted':
         return fail('ABORTED', `${tool.name} was aborted by the caller before it finished.`, { repairs });
       case 'memory':
-        return fail('MEMORY_LIMIT', `${tool.name} exceeded its memory cap of ${outcome.memoryMb} MB and was stopped; try a smaller request.`, { repairs });
+        return fail('MEMORY_LIMIT', `${tool.name} was stopped: the worker running it exceeded its memory cap of ${outcome.memoryMb} MB; try a smaller request.`, { repairs });
       case 'crashed':
         return fail('WORKER_CRASHED', `${tool.name} crashed: ${outcome.message}.`, { repairs });
+      case 'unavailable':
+        return fail(outcome.code, `${tool.name} did not run: ${outcome.message}.`, { repairs });
+      case 'invalid-output':
+        return fail('INVALID_OUTPUT', `${tool.name} failed: ${outcome.message}. This is a bug in the tool, not in the call.`, { repairs });
     }
+  }
+
+  /**
+   * Wait for a gate's promise, ending early with `ABORTED` when the call's signal aborts or
+   * the executor closes, or, with `timeoutMs > 0`, failing open when a policy hook takes too
+   * long (as when it throws).
+   */
+  private bounded(pending: PromiseLike<GateDenial | undefined>, signal: AbortSignal | undefined, timeoutMs: number, gate: GateName): Promise<GateDenial | undefined> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (value: GateDenial | undefined) => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.closing.signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onAbort = () => done({ gate, code: 'ABORTED', reason: this.closed ? 'the executor was closed while the call waited at a gate.' : 'the call was aborted while it waited at a gate.' });
+      if (signal?.aborted || this.closing.signal.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.closing.signal.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => {
+          this.logger.warn({ event: 'policy_hook_timeout', timeoutMs }, 'policy hook did not answer in time; failing open');
+          done(undefined);
+        }, timeoutMs);
+      }
+      Promise.resolve(pending).then(done, (error: unknown) => {
+        // The rate-limit gate rejects when its limiter is stopped by close().
+        done({ gate, code: 'ABORTED', reason: `the call could not pass the ${gate} gate: ${(error as Error)?.message ?? String(error)}` });
+      });
+    });
   }
 
   /**
@@ -249,28 +330,34 @@ export class ToolExecutor {
    * Run a batch of calls (one model turn). Read-only calls run concurrently, at most
    * `concurrency` at once; a call to a tool that writes waits for every earlier call and runs
    * alone, so writes happen in the order the model gave. Results come back in call order.
-   * @throws PathTraversalError after the batch settles, when any call tried to escape.
+   * @throws PathTraversalError when a call tries to leave the workspace: calls not yet started
+   *   are not run (their results say `ABORTED`), the batch settles, and the error carries the
+   *   batch's results in `results`.
    */
   async executeMany(calls: readonly ToolCallRequest[], options: ExecuteManyOptions = {}): Promise<ToolExecutionResult[]> {
+    const list = Array.isArray(calls) ? calls : [];
     const limit = pLimit(options.concurrency ?? this.options.concurrency ?? 8);
-    const results = new Array<ToolExecutionResult>(calls.length);
+    const results = new Array<ToolExecutionResult>(list.length);
     let escape: PathTraversalError | undefined;
+    const skipped = (i: number): ToolExecutionResult =>
+      failure('ABORTED', 'not run: an earlier call in this batch tried to leave the workspace.', { tool: toolName(list[i]), callId: callIdOf(list[i]) });
     const run = async (i: number) => {
+      if (escape !== undefined) {
+        results[i] = skipped(i);
+        return;
+      }
       try {
-        results[i] = await this.execute(calls[i]!, options);
+        results[i] = await this.execute(list[i]!, options);
       } catch (error) {
-        if (error instanceof PathTraversalError) {
-          escape ??= error;
-          const c = calls[i]!;
-          results[i] = { success: false, output: `Error: ${error.message}`, error: error.message, errorCode: 'PATH_TRAVERSAL', durationMs: 0, confirmed: true, tool: String(c.name), callId: c.callId ?? '' };
-        } else {
-          throw error;
-        }
+        if (!(error instanceof PathTraversalError)) throw error;
+        escape ??= error;
+        results[i] = failure('PATH_TRAVERSAL', error.message, { tool: toolName(list[i]), callId: callIdOf(list[i]) });
       }
     };
     let pending: Promise<void>[] = [];
-    for (let i = 0; i < calls.length; i++) {
-      const tool = this.registry.get(String(calls[i]!.name), calls[i]!.version);
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i];
+      const tool = c !== null && typeof c === 'object' && typeof c.name === 'string' ? this.registry.get(c.name, typeof c.version === 'string' ? c.version : undefined) : undefined;
       if (tool !== undefined && !tool.readOnly) {
         await Promise.all(pending);
         pending = [];
@@ -280,13 +367,17 @@ export class ToolExecutor {
       }
     }
     await Promise.all(pending);
-    if (escape !== undefined) throw escape;
+    if (escape !== undefined) {
+      escape.results = results;
+      throw escape;
+    }
     return results;
   }
 
   /** End worker threads and rate limiters. Calls in flight in workers end as `WORKER_CRASHED`; later calls return `ABORTED`. */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     await Promise.all([this.poolRunner?.close(), this.rateLimit?.close()]);
   }
 
@@ -311,6 +402,61 @@ export class ToolExecutor {
     }
     return result as ToolExecutionResult;
   }
+}
+
+/** A failed result; the message (and so the output) is cut at `cap` characters. */
+function failure(code: ToolErrorCode, message: string, fields: { tool: string; callId: string; version?: string; repairs?: string[]; confirmed?: boolean }, cap = DEFAULT_MAX_OUTPUT_LENGTH): ToolExecutionResult {
+  const text = truncate(message, Math.min(cap, DEFAULT_MAX_OUTPUT_LENGTH));
+  const result: ToolExecutionResult = { success: false, output: `Error: ${text}`, error: text, errorCode: code, durationMs: 0, confirmed: fields.confirmed ?? true, tool: fields.tool, callId: fields.callId };
+  if (fields.version !== undefined) result.version = fields.version;
+  if (fields.repairs !== undefined) result.repairs = fields.repairs;
+  return result;
+}
+
+function toolName(call: unknown): string {
+  const name = (call as { name?: unknown } | null)?.name;
+  return typeof name === 'string' ? clip(name, 200) : '?';
+}
+
+function callIdOf(call: unknown): string {
+  const id = (call as { callId?: unknown } | null)?.callId;
+  return typeof id === 'string' ? clip(id, 200) : '';
+}
+
+/**
+ * Check per-call options that come from the caller's code (not the model): a bad value is
+ * an `INVALID_OPTIONS` result, or for modes a denial (fail closed).
+ */
+function checkOptions(options: ExecuteOptions): string | { timeoutMs: number | undefined; mode: AgentMode | undefined; modeName: string } {
+  let timeoutMs: number | undefined;
+  if (options.timeoutMs !== undefined) {
+    if (typeof options.timeoutMs !== 'number' || Number.isNaN(options.timeoutMs)) {
+      return `options.timeoutMs must be a number of milliseconds; got ${kindOf(options.timeoutMs)} ${String(options.timeoutMs).slice(0, 50)}`;
+    }
+    timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? 0 : Math.min(options.timeoutMs, MAX_TIMEOUT_MS);
+  }
+  const raw = options.mode as unknown;
+  let mode: AgentMode | undefined;
+  let modeName: string;
+  if (raw === undefined) {
+    mode = resolveMode(undefined);
+    modeName = 'default';
+  } else if (typeof raw === 'string') {
+    mode = resolveMode(raw);
+    modeName = clip(raw, 100);
+  } else if (raw !== null && typeof raw === 'object' && typeof (raw as AgentMode).name === 'string' && typeof (raw as AgentMode).readOnly === 'boolean') {
+    mode = raw as AgentMode;
+    modeName = clip((raw as AgentMode).name, 100);
+  } else {
+    mode = undefined; // fail closed: the mode gate denies
+    modeName = `(invalid mode: ${kindOf(raw)}; a mode needs a string name and a boolean readOnly)`;
+  }
+  const dirs = options.scopedWriteDirs as unknown;
+  if (dirs !== undefined && (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string' || d.trim() === ''))) {
+    mode = undefined;
+    modeName = '(invalid scopedWriteDirs: it must be an array of folder names)';
+  }
+  return { timeoutMs, mode, modeName };
 }
 
 function formatSeconds(ms: number): string {

@@ -16,6 +16,12 @@ export interface ConfirmationRequest {
   callId: string;
   /** The tool's description, to show the person deciding. */
   description: string;
+  /**
+   * Every path the call names (its `@format workspace-path` arguments), resolved and shown
+   * relative to the workspace root: show these first and whole, whatever the other
+   * arguments hold.
+   */
+  paths: string[];
 }
 
 /** Asks a person (or a policy) whether a call may run; resolves true for yes. */

@@ -49,9 +49,16 @@ export function modeGate(input: ModeGateInput): GateDenial | undefined {
   if (paths.length === 0) return deny('the call names no path, so its writes cannot be checked.');
   let roots: string[];
   try {
-    roots = dirs.map((d) => input.workspace.resolve(d));
+    roots = dirs.map((d) => {
+      if (typeof d !== 'string') throw new Error(`${JSON.stringify(d)} is not a folder name`);
+      return input.workspace.resolve(d);
+    });
   } catch (error) {
     return deny(`a scoped write folder cannot be resolved (${(error as Error).message}).`);
+  }
+  if (roots.some((r) => r === input.workspace.realRoot)) {
+    // A scoped folder that is the whole workspace would switch the read-only mode off.
+    return deny('a scoped write folder must be a subfolder of the workspace, not the workspace itself.');
   }
   for (const p of paths) {
     let real: string;

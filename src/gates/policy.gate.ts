@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { GateDenial } from './gate.js';
+import { clip, isThenable, kindOf } from '../util.js';
 
 /** What a policy hook sees of a call. */
 export interface PolicyCall {
@@ -25,9 +26,11 @@ export interface PolicyCall {
 
 /**
  * A policy hook: return a non-empty string to veto the call (the string is the reason the
- * model sees), or `undefined`/empty to let it pass. May be async.
+ * model sees), or `undefined`, `null`, `''` or `false` to let it pass. Any other value (`true`,
+ * an object, an `Error`) is treated as a veto, so a hook written with other conventions fails
+ * closed. May be async; the executor bounds the wait (`policyTimeoutMs`).
  */
-export type PolicyHook = (call: PolicyCall) => string | undefined | null | Promise<string | undefined | null>;
+export type PolicyHook = (call: PolicyCall) => unknown;
 
 /**
  * Decide; `undefined` means pass. Returns synchronously when the hook does (no promise, no
@@ -38,21 +41,27 @@ export function policyGate(hook: PolicyHook, call: PolicyCall, logger: Logger): 
     logger.warn({ event: 'policy_hook_failed', tool: call.tool, callId: call.callId, err: (error as Error)?.message ?? String(error) }, 'policy hook threw; failing open');
     return undefined;
   };
-  let verdict: ReturnType<PolicyHook>;
+  let verdict: unknown;
   try {
     verdict = hook(call);
   } catch (error) {
     return failOpen(error);
   }
-  if (verdict !== null && typeof verdict === 'object' && typeof (verdict as Promise<unknown>).then === 'function') {
-    return (verdict as Promise<string | undefined | null>).then(decide, failOpen);
+  if (isThenable(verdict)) {
+    return Promise.resolve(verdict).then(decide, failOpen);
   }
-  return decide(verdict as string | undefined | null);
+  return decide(verdict);
 }
 
-function decide(verdict: string | undefined | null): GateDenial | undefined {
-  if (typeof verdict === 'string' && verdict.trim() !== '') {
-    return { gate: 'policy', code: 'POLICY_DENIED', reason: `Denied by policy: ${verdict.trim()}` };
+function decide(verdict: unknown): GateDenial | undefined {
+  if (verdict === undefined || verdict === null || verdict === false) return undefined;
+  if (typeof verdict === 'string') {
+    return verdict.trim() === '' ? undefined : { gate: 'policy', code: 'POLICY_DENIED', reason: `Denied by policy: ${clip(verdict.trim(), 2000)}` };
   }
-  return undefined;
+  const said = verdict instanceof Error ? verdict.message : typeof verdict === 'object' && typeof (verdict as { reason?: unknown }).reason === 'string' ? (verdict as { reason: string }).reason : undefined;
+  return {
+    gate: 'policy',
+    code: 'POLICY_DENIED',
+    reason: `Denied by policy: ${said ? clip(said, 2000) : `the policy hook returned ${kindOf(verdict)} instead of a reason, which counts as a veto`}`,
+  };
 }

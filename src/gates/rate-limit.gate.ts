@@ -12,6 +12,7 @@
  * @module
  */
 import Bottleneck from 'bottleneck';
+import { ToolgateOptionError } from '../errors.js';
 import type { GateDenial } from './gate.js';
 
 /** Default bound on a rate-limited call's wait, in milliseconds. */
@@ -24,7 +25,7 @@ export class RateLimitGate {
 
   /** @param maxWaitMs - longest a call may wait for its turn, in ms (>= 0). */
   constructor(maxWaitMs = DEFAULT_RATE_LIMIT_MAX_WAIT_MS) {
-    if (!(maxWaitMs >= 0)) throw new RangeError(`options.rateLimitMaxWaitMs must be >= 0; got ${maxWaitMs}`);
+    if (!(maxWaitMs >= 0)) throw ToolgateOptionError.fromBadOption('rateLimitMaxWaitMs', `must be a number of milliseconds >= 0; got ${maxWaitMs}`);
     this.maxWaitMs = maxWaitMs;
   }
 

@@ -30,7 +30,7 @@ export function redactSecrets(value: unknown, depth = 0, seen = new WeakSet<obje
 
 /**
  * A pino logger for toolgate. Libraries get a silent logger unless they pass their own; the
- * CLI writes to stderr at `warn` unless `--log-level` says otherwise.
+ * CLI writes to stderr at `error` unless `--log-level` says otherwise.
  * @param level - pino level name; default `silent`.
  * @param destination - file descriptor to write to; default 2 (stderr).
  */

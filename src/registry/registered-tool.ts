@@ -13,13 +13,21 @@ import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileValidator, type Validator } from '../schema/validator.js';
 import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
 
+/** The safety flags that count in a registration revision. */
+export interface RevisionFlags {
+  readOnly: boolean;
+  requiresConfirmation: boolean;
+  scopedWrite: boolean;
+}
+
 /**
- * Registration revision: a SHA-256 (hex) of the canonical JSON of name, version, input schema
- * and output schema. Stable across processes and key order; changes whenever the contract a
- * model sees changes, so remembered approvals can be keyed on it.
+ * Registration revision: a SHA-256 (hex) of the canonical JSON of name, version, input schema,
+ * output schema and the safety flags (`readOnly`, `requiresConfirmation`, `scopedWrite`).
+ * Stable across processes and key order; changes whenever the contract a model sees or the
+ * tool's safety class changes, so remembered approvals can be keyed on it.
  */
-export function registrationRevision(name: string, version: string, inputSchema: JsonSchema, outputSchema: JsonSchema | null): string {
-  const canonical = stringify({ name, version, inputSchema, outputSchema }) ?? '';
+export function registrationRevision(name: string, version: string, inputSchema: JsonSchema, outputSchema: JsonSchema | null, flags: RevisionFlags): string {
+  const canonical = stringify({ name, version, inputSchema, outputSchema, flags: { readOnly: flags.readOnly, requiresConfirmation: flags.requiresConfirmation, scopedWrite: flags.scopedWrite } }) ?? '';
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -27,26 +35,37 @@ export function registrationRevision(name: string, version: string, inputSchema:
 export class RegisteredTool implements ExportableTool {
   /** `name@version`. */
   readonly key: string;
+  /** Tool name (snake_case, as the model sees it). */
   readonly name: string;
+  /** Semver version. */
   readonly version: string;
   /** The decorator's description, else the class TSDoc from the schema file. */
   readonly description: string;
+  /** Tags for filtering. */
   readonly tags: readonly string[];
+  /** No side effects: allowed in read-only modes. */
   readonly readOnly: boolean;
+  /** Calls need `confirm: true` or a confirmation handler's yes. */
   readonly requiresConfirmation: boolean;
   /** Writes only to the paths its path arguments name; see `ToolOptions.scopedWrite`. */
   readonly scopedWrite: boolean;
   /** Milliseconds; `<= 0` for none. */
   readonly timeoutMs: number;
+  /** Calls per minute allowed, or `undefined` for no limit. */
   readonly rateLimitRpm: number | undefined;
   /** MiB; `undefined` for the pool default. */
   readonly memoryMb: number | undefined;
   /** Characters; `<= 0` for no truncation. */
   readonly maxOutputLength: number;
+  /** How output longer than `maxOutputLength` is cut. */
   readonly truncation: TruncationStrategy;
+  /** Where calls run: `pool` (worker threads) or `main` (main thread). */
   readonly runner: RunnerKind;
+  /** `file:` URL of the module defining the class (workers import it). */
   readonly moduleUrl: string | undefined;
+  /** Export name of the class in that module. */
   readonly exportName: string;
+  /** The decorated class. */
   readonly target: ToolClass;
   /** JSON Schema of the arguments (`type: "object"`, closed). */
   readonly inputSchema: JsonSchema;
@@ -58,12 +77,13 @@ export class RegisteredTool implements ExportableTool {
   readonly pathArguments: readonly PathArgument[];
   /** Source file of the definition, from the schema file. */
   readonly source: string;
-  private inputValidator: Validator | undefined;
-  private outputValidator: Validator | undefined;
+  private readonly inputValidator: Validator;
+  private readonly outputValidator: Validator | undefined;
 
   /**
-   * @throws ToolDefinitionError when the schema entry does not belong to the descriptor or
-   *   the input schema is not an object schema.
+   * @throws ToolDefinitionError when the schema entry does not belong to the descriptor, the
+   *   input schema is not an object schema, a schema does not compile, or `scopedWrite` is
+   *   declared without required path arguments.
    */
   constructor(descriptor: ToolDescriptor, entry: SchemaFileEntry) {
     const key = `${descriptor.name}@${descriptor.version}`;
@@ -95,24 +115,41 @@ export class RegisteredTool implements ExportableTool {
     this.inputSchema = entry.inputSchema;
     this.outputSchema = entry.outputSchema ?? null;
     this.source = entry.source;
-    this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema);
+    this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this);
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
     if (this.runner === 'pool' && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
     if (this.scopedWrite && this.pathArguments.length === 0) {
       throw ToolDefinitionError.fromBadSchema(key, 'it declares scopedWrite but has no argument marked @format workspace-path, so its writes cannot be checked');
     }
+    const required = new Set((this.inputSchema.required as string[] | undefined) ?? []);
+    const optionalPath = this.pathArguments.find((p) => !required.has(p.name));
+    if (this.scopedWrite && optionalPath !== undefined) {
+      // A default the tool picks itself would escape the scoped-folder check.
+      throw ToolDefinitionError.fromBadSchema(key, `it declares scopedWrite, so its path argument ${optionalPath.name} must be required`);
+    }
+    // Compile both schemas now: a schema ajv rejects is a definition error at load time,
+    // never a surprise at call time.
+    try {
+      this.inputValidator = compileValidator(this.inputSchema, 'argument');
+      if (this.outputSchema !== null) this.outputValidator = compileValidator(this.outputSchema, 'output');
+    } catch (error) {
+      throw ToolDefinitionError.fromBadSchema(key, (error as Error).message);
+    }
   }
 
-  /** Validate arguments; compiled on first use, once per `name@version`. Returns a message or `undefined`. */
+  /**
+   * Validate arguments against the input schema (compiled once, at registration).
+   * @returns `undefined` when valid, else a message naming the first problem. Never throws.
+   */
   validateInput(args: unknown): string | undefined {
-    this.inputValidator ??= compileValidator(this.inputSchema, 'argument');
     return this.inputValidator(args);
   }
 
-  /** Validate a return value against the output schema (none: anything passes). */
+  /**
+   * Validate a return value against the output schema (none: anything passes).
+   * @returns `undefined` when valid, else a message naming the first problem. Never throws.
+   */
   validateOutput(value: unknown): string | undefined {
-    if (this.outputSchema === null) return undefined;
-    this.outputValidator ??= compileValidator(this.outputSchema, 'output');
-    return this.outputValidator(value);
+    return this.outputValidator === undefined ? undefined : this.outputValidator(value);
   }
 }

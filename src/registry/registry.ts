@@ -60,14 +60,14 @@ export class ToolRegistry {
       this.byName.set(descriptor.name, versions);
     }
     versions.set(descriptor.version, tool);
-    const current = this.latest.get(descriptor.name);
-    if (current === undefined || semver.gt(tool.version, current.version)) this.latest.set(descriptor.name, tool);
+    this.latest.set(descriptor.name, highest([...versions.values()]));
     this.rangeCache.clear();
     return tool;
   }
 
   /**
-   * The highest version of `name`, or the highest satisfying `range`.
+   * The highest version of `name` (the highest release; prereleases only when there is no
+   * release, as semver ranges do), or the highest satisfying `range`.
    * @param range - a semver range (`^1.2`, `1.x`, `>=2 <3`); default: any version.
    * @returns the tool, or `undefined` when none matches.
    */
@@ -85,11 +85,15 @@ export class ToolRegistry {
     }
     const versions = this.byName.get(name);
     if (versions === undefined) return { found: false, code: 'UNKNOWN_TOOL', message: this.unknownToolMessage(name) };
+    if (range.length > MAX_RANGE_LENGTH) {
+      return { found: false, code: 'VERSION_NOT_FOUND', message: `Version range of ${name} is ${range.length} characters long; at most ${MAX_RANGE_LENGTH} are accepted.` };
+    }
     const cacheKey = `${name}\u0000${range}`;
     let tool = this.rangeCache.get(cacheKey);
     if (tool === undefined) {
       const best = semver.validRange(range) === null ? null : semver.maxSatisfying([...versions.keys()], range);
       tool = best === null ? null : versions.get(best)!;
+      if (this.rangeCache.size >= RANGE_CACHE_SIZE) this.rangeCache.clear();
       this.rangeCache.set(cacheKey, tool);
     }
     if (tool !== null) return tool;
@@ -105,7 +109,7 @@ export class ToolRegistry {
     const close = names.filter((n) => n.includes(name) || name.includes(n) || editDistance(n, name) <= 2);
     const hint = close.length ? ` Did you mean ${close.slice(0, 3).join(', ')}?` : '';
     const shown = names.length > 30 ? `${names.slice(0, 30).join(', ')}, ... (${names.length} in all)` : names.join(', ');
-    return `Unknown tool ${JSON.stringify(name)}.${hint} Available tools: ${shown || '(none)'}.`;
+    return `Unknown tool ${JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}...` : name)}.${hint} Available tools: ${shown || '(none)'}.`;
   }
 
   /** Is any version of `name` registered? */
@@ -165,6 +169,18 @@ export class ToolRegistry {
   export(format: ExportFormat, filter?: ToolFilter): Array<OpenAITool | AnthropicTool | McpTool> {
     return this.list(filter).map((t) => exportTool(t, format));
   }
+}
+
+/** Longest semver range accepted, in characters. */
+const MAX_RANGE_LENGTH = 256;
+/** Resolved ranges kept; the cache starts over when full (ranges come from callers). */
+const RANGE_CACHE_SIZE = 512;
+
+/** The default version: the highest release, or the highest prerelease when there is no release. */
+function highest(tools: RegisteredTool[]): RegisteredTool {
+  const releases = tools.filter((t) => semver.prerelease(t.version) === null);
+  const pool = releases.length ? releases : tools;
+  return pool.reduce((best, t) => (semver.gt(t.version, best.version) ? t : best));
 }
 
 function editDistance(a: string, b: string): number {

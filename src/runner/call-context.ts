@@ -16,6 +16,7 @@ export class CallContext implements ToolContext {
   readonly callId: string;
   readonly toolName: string;
   readonly version: string;
+  readonly maxOutputLength: number;
   /** Notes to append after the output. */
   readonly notes: string[] = [];
   private readonly root: string;
@@ -27,8 +28,9 @@ export class CallContext implements ToolContext {
   /**
    * @param abortable - false in workers, where a stopped call ends the worker instead.
    */
-  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean) {
+  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number) {
     this.callId = callId;
+    this.maxOutputLength = maxOutputLength;
     this.toolName = toolName;
     this.version = version;
     this.root = root;

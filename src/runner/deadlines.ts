@@ -12,6 +12,8 @@
  */
 import { performance } from 'node:perf_hooks';
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** A scheduled deadline; call {@link Deadline.cancel} when the call ends first. */
 export interface Deadline {
   cancel(): void;
@@ -76,7 +78,8 @@ class DeadlineList {
   }
 
   private arm(delayMs: number): void {
-    this.timer = setTimeout(() => this.fire(), Math.max(0, delayMs));
+    // Node timers hold at most 2^31 - 1 ms; a longer deadline re-arms when this one fires.
+    this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(0, delayMs)));
     this.referenced = true;
   }
 

@@ -7,11 +7,11 @@
  * @module
  */
 import type { Tool, ToolClass } from '../types.js';
+import { isThenable } from '../util.js';
 import { CallContext } from './call-context.js';
-import { DeadlineTimers, type Deadline } from './deadlines.js';
+import { CallWatch } from './call-watch.js';
 import { serializeError, type RunOutcome } from './protocol.js';
 
-const DEADLINES = new DeadlineTimers();
 
 /** What the main runner needs to know of a call. */
 export interface MainCall {
@@ -25,6 +25,8 @@ export interface MainCall {
   /** Timeout in ms; `<= 0` for none. */
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** Output cap in characters, passed to the tool as `ctx.maxOutputLength`. */
+  maxOutputLength: number;
 }
 
 /** Runs calls on the main thread; one tool instance per `name@version`, kept between calls. */
@@ -46,7 +48,7 @@ export class MainRunner {
    *   promise of it; never rejects.
    */
   run(call: MainCall): RunOutcome | Promise<RunOutcome> {
-    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true);
+    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true, call.maxOutputLength);
     if (call.signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
     try {
@@ -54,35 +56,27 @@ export class MainRunner {
     } catch (error) {
       return { kind: 'error', error: serializeError(error), notes: ctx.notes };
     }
-    if (returned === null || typeof returned !== 'object' || typeof (returned as PromiseLike<unknown>).then !== 'function') {
+    if (!isThenable(returned)) {
       // Returned synchronously: done before any timer or abort could fire.
       return { kind: 'ok', value: returned, notes: ctx.notes };
     }
     const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {
-      let settled = false;
-      let deadline: Deadline | undefined;
-      const settle = (outcome: RunOutcome) => {
-        if (settled) return;
-        settled = true;
-        deadline?.cancel();
-        if (call.signal !== undefined) call.signal.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      const onAbort = () => {
-        ctx.abort(call.signal?.reason);
-        settle({ kind: 'aborted' });
-      };
-      if (call.timeoutMs > 0) {
-        deadline = DEADLINES.add(call.timeoutMs, () => {
+      const watch = new CallWatch(resolve, call.signal);
+      watch.watch(
+        call.timeoutMs,
+        () => {
           ctx.abort(new Error(`timed out after ${call.timeoutMs} ms`));
-          settle({ kind: 'timeout', timeoutMs: call.timeoutMs });
-        });
-      }
-      call.signal?.addEventListener('abort', onAbort, { once: true });
+          watch.settle({ kind: 'timeout', timeoutMs: call.timeoutMs });
+        },
+        () => {
+          ctx.abort(call.signal?.reason);
+          watch.settle({ kind: 'aborted' });
+        },
+      );
       pending.then(
-        (value) => settle({ kind: 'ok', value, notes: ctx.notes }),
-        (error: unknown) => settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
+        (value) => watch.settle({ kind: 'ok', value, notes: ctx.notes }),
+        (error: unknown) => watch.settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
       );
     });
   }

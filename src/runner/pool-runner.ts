@@ -13,7 +13,10 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { DeadlineTimers, type Deadline } from './deadlines.js';
+import { CallWatch } from './call-watch.js';
+import { appendToPreloadList, createPreloadList } from './preload-list.js';
+import { ToolgateOptionError } from '../errors.js';
+import type { TruncationStrategy } from '../types.js';
 import { SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */
@@ -28,12 +31,6 @@ export interface PoolRunnerOptions {
   poolSize?: number;
   /** Memory cap in MiB for tools that declare none. Default 1024. */
   defaultMemoryMb?: number;
-  /**
-   * Module URLs each new worker imports before it takes calls, so that the first call to a
-   * tool on a fresh worker (after a timeout replaced one, say) does not pay for loading it.
-   * Read when a pool is created. Default: none.
-   */
-  preload?: () => readonly string[];
   /**
    * Calls a worker holds at once (Piscina's `concurrentTasksPerWorker`). Default 2: the next
    * call is already on the worker when the current one ends, which nearly doubles throughput
@@ -58,10 +55,10 @@ export interface PoolCall {
   /** Timeout in ms; `<= 0` for none. */
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** Output cap in characters (`<= 0`: none); string output is cut in the worker. */
+  maxOutputLength: number;
+  truncation: TruncationStrategy;
 }
-
-/** Shared by every pool runner of the process. */
-const DEADLINES = new DeadlineTimers();
 
 const WORKER_URL = new URL('./worker.js', import.meta.url).href;
 
@@ -74,7 +71,9 @@ export class PoolRunner {
   private nextSlot = 0;
   private readonly poolSize: number;
   private readonly defaultMemoryMb: number;
-  private readonly preload: (() => readonly string[]) | undefined;
+  /** Modules that have answered a call: new workers import them before taking calls. */
+  private readonly preload = createPreloadList();
+  private readonly goodModules = new Set<string>();
   private closed = false;
   /** Why recently terminated workers were ended, by thread id (for their other calls' results). */
   private readonly killed = new Map<number, string>();
@@ -82,14 +81,13 @@ export class PoolRunner {
 
   constructor(options: PoolRunnerOptions = {}) {
     const size = options.poolSize ?? Math.max(2, os.availableParallelism());
-    if (!Number.isInteger(size) || size < 1 || size > 256) throw new RangeError(`options.poolSize must be an integer from 1 to 256; got ${size}`);
+    if (!Number.isInteger(size) || size < 1 || size > 256) throw ToolgateOptionError.fromBadOption('poolSize', `must be an integer from 1 to 256; got ${size}`);
     const mem = options.defaultMemoryMb ?? 1024;
-    if (!Number.isInteger(mem) || mem < 16) throw new RangeError(`options.defaultMemoryMb must be an integer >= 16; got ${mem}`);
+    if (!Number.isInteger(mem) || mem < 16) throw ToolgateOptionError.fromBadOption('defaultMemoryMb', `must be an integer >= 16; got ${mem}`);
     this.poolSize = size;
     this.defaultMemoryMb = mem;
-    this.preload = options.preload;
     const per = options.callsPerWorker ?? 2;
-    if (!Number.isInteger(per) || per < 1 || per > 64) throw new RangeError(`options.callsPerWorker must be an integer from 1 to 64; got ${per}`);
+    if (!Number.isInteger(per) || per < 1 || per > 64) throw ToolgateOptionError.fromBadOption('callsPerWorker', `must be an integer from 1 to 64; got ${per}`);
     this.callsPerWorker = per;
   }
 
@@ -105,7 +103,7 @@ export class PoolRunner {
         idleTimeout: Infinity,
         concurrentTasksPerWorker: this.callsPerWorker,
         resourceLimits: { maxOldGenerationSizeMb: cap, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(cap / 8))) },
-        workerData: { slots: this.slotsBuffer, preload: [...new Set(this.preload?.() ?? [])] },
+        workerData: { slots: this.slotsBuffer, preload: this.preload },
       });
       // A worker that dies between calls (memory cap hit by a stray timer, say) is replaced by
       // Piscina; keep its 'error' event from becoming an uncaught exception of the host.
@@ -131,72 +129,85 @@ export class PoolRunner {
    * @returns how the call ended; never rejects.
    */
   run(call: PoolCall): Promise<RunOutcome> {
-    if (this.closed) return Promise.resolve({ kind: 'crashed', message: 'the executor was closed' });
+    if (this.closed) return Promise.resolve({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' });
+    if (call.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
     const slot = this.takeSlot();
-    if (slot < 0) return Promise.resolve({ kind: 'crashed', message: `more than ${MAX_CALLS_IN_FLIGHT} calls in flight; retry later` });
+    if (slot < 0) {
+      return Promise.resolve({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` });
+    }
     const pool = this.poolFor(call.memoryMb);
-    const task: WorkerTask = { m: call.moduleUrl, e: call.exportName, k: call.key, a: call.args, w: call.workspaceRoot, c: call.callId, s: slot };
+    const task: WorkerTask = {
+      m: call.moduleUrl, e: call.exportName, k: call.key, a: call.args, w: call.workspaceRoot, c: call.callId, s: slot,
+      o: call.maxOutputLength, t: call.truncation,
+    };
     return new Promise<RunOutcome>((resolve) => {
-      let settled = false;
-      let deadline: Deadline | undefined;
+      const watch = new CallWatch(resolve, call.signal);
       let attempts = 0;
-      const settle = (outcome: RunOutcome) => {
-        if (settled) return;
-        settled = true;
-        deadline?.cancel();
-        if (call.signal !== undefined) call.signal.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
       const stop = (outcome: RunOutcome) => {
         const state = Atomics.compareExchange(this.slots, slot, SLOT_FREE, SLOT_CANCELLED);
         if (state === SLOT_DONE) return; // finished just now; its reply is on the way
         if (state > 0) this.terminate(pool, state, `another call (${call.key}) ${outcome.kind === 'timeout' ? 'timed out' : 'was aborted'}`);
-        settle(outcome);
+        watch.settle(outcome);
       };
-      const onAbort = () => stop({ kind: 'aborted' });
       const onReply = (reply: WorkerReply) => {
         this.freeSlots.push(slot);
         if ('cancelled' in reply) return;
-        if (reply.ok) settle({ kind: 'ok', value: reply.value, notes: reply.notes ?? [] });
-        else settle({ kind: 'error', error: reply.error, notes: reply.notes ?? [] });
+        this.noteGoodModule(call.moduleUrl);
+        if (reply.ok) watch.settle({ kind: 'ok', value: reply.value, notes: reply.notes ?? [], cut: reply.cut === true });
+        else watch.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? [] });
       };
       const onFailure = (error: unknown) => {
         const state = Atomics.load(this.slots, slot);
-        if (state === SLOT_FREE && !settled && !this.closed && attempts < MAX_RESUBMITS) {
-          // The worker died before this call started (it was queued behind another call on
+        if (state === SLOT_FREE && !watch.settled && !this.closed && attempts < MAX_RESUBMITS) {
+          // The worker died before this call started (it was waiting behind another call on
           // that worker): nothing of it ran, so it is safe to run it on another worker.
           submit();
           return;
         }
         this.freeSlots.push(slot);
-        if (settled) return;
-        const code = (error as { code?: unknown })?.code;
-        if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          settle({ kind: 'memory', memoryMb: call.memoryMb ?? this.defaultMemoryMb, message: (error as Error).message });
-          return;
-        }
-        const why = state > 0 ? this.killed.get(state) : undefined;
-        settle({
-          kind: 'crashed',
-          message: why
-            ? `its worker was ended because ${why}; this call was interrupted and may have had partial effects`
-            : `the worker running it exited (${(error as Error)?.message ?? String(error)})`,
-        });
+        if (watch.settled) return;
+        watch.settle(this.failureOutcome(error, state, call, attempts));
       };
       const submit = () => {
         attempts++;
         pool.run(task).then(onReply, onFailure);
       };
-      if (call.timeoutMs > 0) deadline = DEADLINES.add(call.timeoutMs, () => stop({ kind: 'timeout', timeoutMs: call.timeoutMs }));
-      if (call.signal !== undefined) {
-        if (call.signal.aborted) {
-          stop({ kind: 'aborted' });
-          return;
-        }
-        call.signal.addEventListener('abort', onAbort, { once: true });
+      if (!watch.watch(call.timeoutMs, () => stop({ kind: 'timeout', timeoutMs: call.timeoutMs }), () => stop({ kind: 'aborted' }))) {
+        this.freeSlots.push(slot);
+        return;
       }
       submit();
     });
+  }
+
+  /** Classify a rejected task: memory cap, a reply that cannot be sent, or a dead worker. */
+  private failureOutcome(error: unknown, state: number, call: PoolCall, attempts: number): RunOutcome {
+    const code = (error as { code?: unknown })?.code;
+    const message = (error as Error)?.message ?? String(error);
+    if (this.closed) return { kind: 'unavailable', code: 'ABORTED', message: 'the executor was closed while the call ran' };
+    if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      return { kind: 'memory', memoryMb: call.memoryMb ?? this.defaultMemoryMb, message };
+    }
+    if ((error as Error)?.name === 'DataCloneError' || (state === SLOT_DONE && !(error instanceof Error))) {
+      // The call finished but its reply could not be cloned (Piscina then rejects with an
+      // empty object): the value held functions, symbols or other uncloneable things.
+      return { kind: 'invalid-output', message: 'its return value cannot be sent from the worker; return plain data: strings, numbers, booleans, arrays and plain objects' };
+    }
+    if (state === SLOT_FREE) {
+      return { kind: 'crashed', message: `it never started: the workers given it exited ${attempts} times before they could run it (${message})` };
+    }
+    const why = state > 0 ? this.killed.get(state) : undefined;
+    return {
+      kind: 'crashed',
+      message: why
+        ? `its worker was ended because ${why}; this call was interrupted and may have had partial effects`
+        : `the worker running it exited (${message})`,
+    };
+  }
+
+  /** Remember that a module loads and answers, so new workers preload it. */
+  private noteGoodModule(url: string): void {
+    if (!this.goodModules.has(url)) appendToPreloadList(this.preload, [url], this.goodModules);
   }
 
   /** Terminate the worker with thread id `threadId`, remembering why for its other calls. */

@@ -5,6 +5,7 @@
  * @module
  */
 import { PathTraversalError, type ToolErrorCode } from '../errors.js';
+import type { TruncationStrategy } from '../types.js';
 
 /** Slot states in the shared call table (values above 0 are the thread id running the call). */
 export const SLOT_FREE = 0;
@@ -29,6 +30,10 @@ export interface WorkerTask {
   c: string;
   /** Index in the shared call table. */
   s: number;
+  /** The tool's output cap in characters (`<= 0`: none); long string output is cut in the worker. */
+  o: number;
+  /** How long string output is cut. */
+  t: TruncationStrategy;
 }
 
 /** An error as plain data. */
@@ -44,18 +49,20 @@ export interface SerializedError {
 
 /** A worker's reply. */
 export type WorkerReply =
-  | { ok: true; value: unknown; notes?: string[] }
+  | { ok: true; value: unknown; notes?: string[]; cut?: true }
   | { ok: false; error: SerializedError; notes?: string[] }
   | { cancelled: true };
 
 /** How a run ended, whichever runner ran it. */
 export type RunOutcome =
-  | { kind: 'ok'; value: unknown; notes: string[] }
+  | { kind: 'ok'; value: unknown; notes: string[]; cut?: boolean }
   | { kind: 'error'; error: SerializedError; notes: string[] }
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'aborted' }
   | { kind: 'memory'; memoryMb: number | undefined; message: string }
-  | { kind: 'crashed'; message: string };
+  | { kind: 'crashed'; message: string }
+  | { kind: 'unavailable'; code: 'ABORTED' | 'OVERLOADED'; message: string }
+  | { kind: 'invalid-output'; message: string };
 
 /** Turn anything thrown into plain data. */
 export function serializeError(error: unknown): SerializedError {

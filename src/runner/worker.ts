@@ -4,24 +4,30 @@
  * It loads a tool module by URL, finds the class by export name (checking its `name@version`),
  * runs the call, and replies with plain data. Before running, it claims the call's slot in the
  * shared call table with its thread id, so the main thread can terminate exactly this worker
- * when the call times out; a call whose slot was already cancelled is skipped.
+ * when the call times out; a call whose slot was already cancelled is skipped. Long string
+ * output is cut here, so the main thread never receives more than the model will see.
  *
  * @module
  */
 import { threadId, workerData } from 'node:worker_threads';
+import { truncate } from '../closeout/closeout.js';
 import { getToolMetadata } from '../decorators/metadata.js';
 import type { Tool } from '../types.js';
+import { isThenable } from '../util.js';
 import { CallContext } from './call-context.js';
+import { readPreloadList, type PreloadList } from './preload-list.js';
 import { serializeError, SLOT_DONE, SLOT_FREE, type WorkerReply, type WorkerTask } from './protocol.js';
 
-const data = workerData as { slots: SharedArrayBuffer; preload?: string[] };
+const data = workerData as { slots: SharedArrayBuffer; preload: PreloadList };
 const slots = new Int32Array(data.slots);
 const instances = new Map<string, Tool>();
 
-// Load the tool modules before taking calls (Piscina waits for this module to finish
-// loading before it sends a replacement worker any call). A module that fails to load here
-// fails again, with its error, on the call that needs it.
-await Promise.all((data.preload ?? []).map((url) => import(url).catch(() => undefined)));
+// Load the modules of tools that have already answered calls in this process before taking
+// calls (Piscina waits for this module to load before it sends a replacement worker a call),
+// so the call after a timeout does not pay for loading them. Only modules known to load are
+// listed, so a module that kills its worker while loading cannot stop the pool starting new
+// ones; a failure here shows up again, with its error, on the call that needs the module.
+await Promise.all(readPreloadList(data.preload).map((url) => import(url).catch(() => undefined)));
 
 async function loadInstance(task: WorkerTask): Promise<Tool> {
   const mod = (await import(task.m)) as Record<string, unknown>;
@@ -41,17 +47,17 @@ function keyOf(value: unknown): string | undefined {
   return meta ? `${meta.name}@${meta.version}` : undefined;
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+function success(value: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {
+  Atomics.store(slots, task.s, SLOT_DONE);
+  const notes = ctx.notes.length ? { notes: ctx.notes } : undefined;
+  if (typeof value === 'string' && task.o > 0 && value.length > task.o) {
+    return { ok: true, value: truncate(value, task.o, task.t), cut: true, ...notes };
+  }
+  return { ok: true, value, ...notes };
 }
 
-function success(value: unknown, ctx: CallContext, slot: number): WorkerReply {
-  Atomics.store(slots, slot, SLOT_DONE);
-  return ctx.notes.length ? { ok: true, value, notes: ctx.notes } : { ok: true, value };
-}
-
-function failure(error: unknown, ctx: CallContext, slot: number): WorkerReply {
-  Atomics.store(slots, slot, SLOT_DONE);
+function failure(error: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {
+  Atomics.store(slots, task.s, SLOT_DONE);
   return { ok: false, error: serializeError(error), notes: ctx.notes };
 }
 
@@ -60,29 +66,38 @@ function failure(error: unknown, ctx: CallContext, slot: number): WorkerReply {
  * loaded and its `run` returns a plain value, which saves the worker a promise turn.
  */
 export default function runToolTask(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
-  if (Atomics.compareExchange(slots, task.s, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true };
-  const at = task.k.lastIndexOf('@');
-  const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false);
   const instance = instances.get(task.k);
   if (instance === undefined) {
     return loadInstance(task).then(
-      (loaded) => finish(loaded, task, ctx),
-      (error: unknown) => failure(error, ctx, task.s),
+      (loaded) => start(loaded, task),
+      (error: unknown) => {
+        // Claim the slot to report the failure (unless the call was cancelled meanwhile).
+        if (Atomics.compareExchange(slots, task.s, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true } as const;
+        return failure(error, new CallContext(task.c, '', '', task.w, false, task.o), task);
+      },
     );
   }
-  return finish(instance, task, ctx);
+  return start(instance, task);
 }
 
-function finish(instance: Tool, task: WorkerTask, ctx: CallContext): WorkerReply | Promise<WorkerReply> {
+/**
+ * Claim the call's slot and run it. The slot is claimed only now, with the tool loaded and
+ * about to run: a call still waiting (for its module, or behind another call) has not
+ * started, so ending this worker for another call's sake moves it instead of losing it.
+ */
+function start(instance: Tool, task: WorkerTask): WorkerReply | Promise<WorkerReply> {
+  if (Atomics.compareExchange(slots, task.s, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true };
+  const at = task.k.lastIndexOf('@');
+  const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false, task.o);
   let returned: unknown;
   try {
     returned = instance.run(task.a as never, ctx);
   } catch (error) {
-    return failure(error, ctx, task.s);
+    return failure(error, ctx, task);
   }
-  if (!isThenable(returned)) return success(returned, ctx, task.s);
+  if (!isThenable(returned)) return success(returned, ctx, task);
   return Promise.resolve(returned).then(
-    (value) => success(value, ctx, task.s),
-    (error: unknown) => failure(error, ctx, task.s),
+    (value) => success(value, ctx, task),
+    (error: unknown) => failure(error, ctx, task),
   );
 }

@@ -143,7 +143,9 @@ function toolDecoratorArgument(node: TJS.ts.ClassDeclaration): TJS.ts.ObjectLite
 
 function literalOption(options: TJS.ts.ObjectLiteralExpression, key: string, checker: TypeChecker): string | undefined {
   for (const prop of options.properties) {
-    if (!ts.isPropertyAssignment(prop) || prop.name.getText() !== key) continue;
+    if (!ts.isPropertyAssignment(prop)) continue;
+    const propName = ts.isStringLiteral(prop.name) || ts.isIdentifier(prop.name) ? prop.name.text : prop.name.getText();
+    if (propName !== key) continue;
     const init = prop.initializer;
     if (ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)) return init.text;
     const type = checker.getTypeAtLocation(init);
@@ -202,6 +204,11 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   const voidish = ts.TypeFlags.Void | ts.TypeFlags.Undefined | ts.TypeFlags.Never;
   const outputSchema = returned.flags & voidish ? null : generate(returned, 'output');
 
+  const nested = nestedPathFormat(inputSchema);
+  if (nested !== undefined) {
+    throw ToolDefinitionError.fromBadSchema(key, `@format workspace-path on ${nested} (${source}): path arguments must be top-level properties of type string or string[], so that gates can find and check them`);
+  }
+  closeOpenMaps(inputSchema);
   for (const [which, schema] of [['input', inputSchema], ['output', outputSchema]] as const) {
     if (schema === null) continue;
     const problem = checkSchema(schema);
@@ -210,6 +217,43 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   reflowDescriptions(inputSchema);
   if (outputSchema) reflowDescriptions(outputSchema);
   return { name, version, description: reflow(description), className, source, inputSchema, outputSchema };
+}
+
+/** Keys that open maps never accept in arguments (case A1: prototype pollution). */
+const FORBIDDEN_KEYS = ['__proto__', 'constructor', 'prototype'];
+
+/** Give every open map (`additionalProperties` a schema) `propertyNames` that refuse {@link FORBIDDEN_KEYS}. */
+function closeOpenMaps(schema: unknown): void {
+  if (schema === null || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) {
+    for (const s of schema) closeOpenMaps(s);
+    return;
+  }
+  const s = schema as JsonSchema;
+  if (s.additionalProperties && typeof s.additionalProperties === 'object' && s.propertyNames === undefined) {
+    s.propertyNames = { not: { enum: FORBIDDEN_KEYS } };
+  }
+  for (const value of Object.values(s)) if (value && typeof value === 'object') closeOpenMaps(value);
+}
+
+/**
+ * Where a `workspace-path` format sits anywhere but on a top-level property, its array items,
+ * or its `anyOf` variants (the places gates look), if anywhere.
+ */
+function nestedPathFormat(input: JsonSchema): string | undefined {
+  const anywhere = (node: unknown): boolean => {
+    if (node === null || typeof node !== 'object') return false;
+    if ((node as JsonSchema).format === 'workspace-path') return true;
+    return Object.values(node as object).some(anywhere);
+  };
+  for (const [name, prop] of Object.entries((input.properties ?? {}) as Record<string, JsonSchema>)) {
+    if (prop === null || typeof prop !== 'object') continue;
+    const { format: _f, items, anyOf, ...rest } = prop;
+    const shallow = (n: unknown) => (n !== null && typeof n === 'object' ? (({ format: _g, ...r }) => r)(n as JsonSchema) : n);
+    if (anywhere(rest) || anywhere(shallow(items)) || (Array.isArray(anyOf) && anyOf.some((v) => anywhere(shallow(v))))) return `${name} (below the top level)`;
+  }
+  const { properties: _p, ...others } = input;
+  return anywhere(others) ? '(a schema outside the properties)' : undefined;
 }
 
 /** Join the hard-wrapped lines of TSDoc into paragraphs (blank lines stay paragraph breaks). */

@@ -7,6 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema } from '../types.js';
+import { clip, kindOf } from '../util.js';
 
 /** The format name that marks a path argument (`@format workspace-path` in field TSDoc). */
 export const WORKSPACE_PATH_FORMAT = 'workspace-path';
@@ -80,11 +81,6 @@ function pointerToName(pointer: string): string {
     .join('');
 }
 
-function typeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
 
 function valueAt(root: unknown, pointer: string): unknown {
   let current: unknown = root;
@@ -99,12 +95,12 @@ function valueAt(root: unknown, pointer: string): unknown {
 
 function describeAjvError(error: ErrorObject | undefined, root: unknown, schema: JsonSchema, subject: string): string {
   if (error === undefined) return `${subject}s do not match the schema`;
-  const where = pointerToName(error.instancePath);
+  const where = clip(pointerToName(error.instancePath), 200);
   const field = where ? `${subject} '${where}'` : `${subject}s`;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties': {
-      const extra = String(params.additionalProperty);
+      const extra = clip(String(params.additionalProperty), 100);
       const parent = valueAt(schema, schemaParentPointer(error.schemaPath)) as { properties?: Record<string, unknown> } | undefined;
       const allowed = parent?.properties ? Object.keys(parent.properties) : [];
       const prefix = where ? `${subject} '${where}' has` : 'there is';
@@ -123,7 +119,7 @@ function describeAjvError(error: ErrorObject | undefined, root: unknown, schema:
           hint = ` (it holds JSON text: send the ${params.type} itself, not a string)`;
         }
       }
-      return `${field} must be ${String(params.type)}; got ${typeOf(actual)}${hint}`;
+      return `${field} must be ${String(params.type)}; got ${kindOf(actual)}${hint}`;
     }
     case 'enum':
       return `${field} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;

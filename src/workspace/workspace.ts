@@ -68,10 +68,15 @@ export class Workspace {
   /**
    * Resolve a path argument to an absolute real path inside the workspace.
    *
+   * Resolution follows the kernel's rules: components are taken left to right, a symbolic
+   * link is replaced by its target before a later `..` applies, and for a path that does not
+   * exist yet the existing part is resolved and the rest appended.
+   *
    * @param input - the path as the model gave it (relative to the root, or absolute inside it).
    * @returns the absolute path with every existing symbolic link resolved; the file itself
    *   need not exist.
-   * @throws InvalidPathError when the path is not a string, is empty, or holds a NUL byte.
+   * @throws InvalidPathError when the path is not a string, is empty, holds a NUL byte, or
+   *   goes through more than 40 symbolic links.
    * @throws PathTraversalError when it resolves outside the workspace.
    */
   resolve(input: unknown): string {
@@ -79,20 +84,33 @@ export class Workspace {
     if (input.trim() === '') throw new InvalidPathError(input, 'the path is empty; name a file or folder inside the workspace (use "." for the root)');
     if (input.includes('\0')) throw new InvalidPathError(input, 'the path contains a NUL byte');
     const realRoot = this.realRoot;
-    if (input === '~' || input.startsWith('~/') || input.startsWith('~\\') || /^~[^/\\]*([/\\]|$)/.test(input)) {
-      throw new PathTraversalError(input, realRoot, 'refers to a home directory, which is outside the workspace');
+    // A shell would expand "~" and "~user/..." to a home directory; we never expand them, and
+    // refuse them rather than read them as names. "~notes.txt" (no separator) is a plain name.
+    if (input === '~' || /^~[^/\\]*[/\\]/.test(input)) {
+      throw new PathTraversalError(shorten(input), realRoot, 'refers to a home directory, which is outside the workspace');
     }
-    let absolute: string;
+    let base = realRoot;
+    let rest = input;
     if (path.isAbsolute(input)) {
-      absolute = path.resolve(input);
-      // Accept absolute paths spelled with the root as given or its real path.
-      if (isInside(this.root, absolute)) absolute = path.join(realRoot, path.relative(this.root, absolute));
-    } else {
-      absolute = path.resolve(realRoot, input);
+      // Accept absolute paths spelled with the root as given or with its real path.
+      const prefix = [this.root, realRoot].find((r) => input === r || input.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+      if (prefix !== undefined) rest = input.slice(prefix.length);
+      else base = path.parse(input).root;
     }
-    if (!isInside(realRoot, absolute)) throw new PathTraversalError(input, realRoot);
-    const real = realPathOfPossiblyMissing(absolute, input, realRoot);
-    if (!isInside(realRoot, real)) throw new PathTraversalError(input, realRoot, 'leads outside the workspace through a symbolic link');
+    let real: string;
+    try {
+      // Fast path: the whole path exists; realpath(3) applies the kernel's rules.
+      real = fs.realpathSync.native(rest === '' ? base : `${base}${base.endsWith(path.sep) ? '' : path.sep}${rest}`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new InvalidPathError(shorten(input), 'goes through too many symbolic links (a loop?)');
+      if (code === 'ENAMETOOLONG') throw new InvalidPathError(shorten(input), 'is too long');
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new InvalidPathError(shorten(input), `cannot be resolved (${code})`);
+      real = walk(base, rest, { hops: 0, input });
+    }
+    if (!isInside(realRoot, real)) {
+      throw new PathTraversalError(shorten(input), realRoot, real === path.resolve(realRoot, input) ? undefined : 'leads outside the workspace through a symbolic link');
+    }
     return real;
   }
 
@@ -103,55 +121,50 @@ export class Workspace {
   }
 }
 
+/** Paths in messages are cut to this many characters (a model may send megabytes). */
+const SHOWN_PATH_LENGTH = 300;
+
+function shorten(input: string): string {
+  return input.length > SHOWN_PATH_LENGTH ? `${input.slice(0, SHOWN_PATH_LENGTH)}...(${input.length} characters)` : input;
+}
+
 /**
- * Real path of `absolute`, which may not exist: resolve the nearest existing ancestor and
- * append the rest; a dangling link is followed to its target (which a write would create).
+ * Resolve `rest` against the real folder `base` one component at a time, as the kernel would,
+ * for a path of which some part does not exist. Symbolic links are followed (also dangling
+ * ones: a write would create their target); once a component is missing, the rest cannot
+ * contain links and is appended as it is.
  */
-function realPathOfPossiblyMissing(absolute: string, input: string, realRoot: string): string {
-  let current = absolute;
-  for (let hops = 0; hops <= MAX_LINK_HOPS; hops++) {
-    try {
-      return fs.realpathSync.native(current);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw new PathTraversalError(input, realRoot, 'has a symbolic link loop');
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new InvalidPathError(input, `cannot be resolved (${code})`);
-    }
-    // Some component is missing. Walk up to the nearest existing ancestor.
-    const missing: string[] = [];
-    let parent = current;
-    let linkTarget: string | undefined;
-    for (;;) {
-      let stat: fs.Stats | undefined;
-      try {
-        stat = fs.lstatSync(parent);
-      } catch {
-        stat = undefined;
-      }
-      if (stat?.isSymbolicLink()) {
-        // A dangling link: follow it by hand.
-        linkTarget = path.resolve(path.dirname(parent), fs.readlinkSync(parent));
-        break;
-      }
-      if (stat) break;
-      const up = path.dirname(parent);
-      if (up === parent) break;
-      missing.unshift(path.basename(parent));
-      parent = up;
-    }
-    if (linkTarget !== undefined) {
-      current = path.join(linkTarget, ...missing);
+function walk(base: string, rest: string, state: { hops: number; input: string }): string {
+  let current = base;
+  let missing = false;
+  for (const component of rest.split(/[\\/]+/)) {
+    if (component === '' || component === '.') continue;
+    if (component === '..') {
+      current = path.dirname(current);
       continue;
     }
-    let realParent: string;
-    try {
-      realParent = fs.realpathSync.native(parent);
-    } catch (error) {
-      throw new InvalidPathError(input, `cannot be resolved (${(error as NodeJS.ErrnoException).code ?? error})`);
+    const next = path.join(current, component);
+    if (missing) {
+      current = next;
+      continue;
     }
-    return path.join(realParent, ...missing);
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(next);
+    } catch {
+      missing = true;
+      current = next;
+      continue;
+    }
+    if (stat.isSymbolicLink()) {
+      if (++state.hops > MAX_LINK_HOPS) throw new InvalidPathError(shorten(state.input), 'goes through too many symbolic links (a loop?)');
+      const target = fs.readlinkSync(next);
+      current = walk(path.isAbsolute(target) ? path.parse(target).root : current, target, state);
+      continue;
+    }
+    current = next;
   }
-  throw new PathTraversalError(input, realRoot, 'follows too many symbolic links');
+  return current;
 }
 
 const workspaces = new Map<string, Workspace>();

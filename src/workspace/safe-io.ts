@@ -1,0 +1,163 @@
+/**
+ * File I/O that stays inside the workspace even when a path changes between the check and
+ * the use (a folder swapped for a symbolic link by another process: cases P2 and P3).
+ *
+ * The path is resolved first ({@link Workspace.resolve}); the file is then opened without
+ * following a final symbolic link, and on Linux the opened descriptor's real path (read back
+ * through `/proc/self/fd`) is checked against the workspace before a byte is read or written.
+ * Writes go to a new temporary file in the target's folder, checked the same way, then
+ * renamed over the target, so a failed or refused write leaves nothing half-written.
+ * Elsewhere than Linux the descriptor check is skipped and only the resolution check applies.
+ *
+ * @module
+ */
+import { constants as C } from 'node:fs';
+import fs from 'node:fs/promises';
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { PathTraversalError, ToolExecutionError } from '../errors.js';
+import { isInside, type Workspace } from './workspace.js';
+
+const CAN_CHECK_DESCRIPTORS = process.platform === 'linux';
+
+async function checkDescriptor(workspace: Workspace, handle: fs.FileHandle, shown: string): Promise<void> {
+  if (!CAN_CHECK_DESCRIPTORS) return;
+  let real: string;
+  try {
+    real = await fs.realpath(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return; // /proc not mounted: the resolution check stands alone
+  }
+  if (!isInside(workspace.realRoot, real)) {
+    throw new PathTraversalError(shown, workspace.realRoot, 'changed to lead outside the workspace while it was being opened');
+  }
+}
+
+/** What {@link readFileInside} returns. */
+export interface ReadInside {
+  /** The bytes read (at most `maxBytes`). */
+  bytes: Uint8Array;
+  /** Size of the whole file in bytes. */
+  size: number;
+}
+
+/**
+ * Read a regular file inside the workspace.
+ * @param input - the path argument as given.
+ * @param maxBytes - read at most this many bytes from the start (default: the whole file).
+ * @throws PathTraversalError when the path, or the file actually opened, is outside.
+ * @throws ToolExecutionError when it is missing, a folder, or not a regular file (FIFOs and
+ *   devices are refused without blocking).
+ */
+export async function readFileInside(workspace: Workspace, input: string, maxBytes = Number.POSITIVE_INFINITY): Promise<ReadInside> {
+  const real = workspace.resolve(input);
+  if (/[\\/]$/.test(input)) throw new ToolExecutionError(`${input} names a folder (it ends with a slash); give a file path.`);
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(real, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ToolExecutionError(`${input} does not exist; use list_files to see what is there.`);
+    if (code === 'ELOOP') throw new PathTraversalError(input, workspace.realRoot, 'changed into a symbolic link while it was being opened');
+    if (code === 'EISDIR') throw new ToolExecutionError(`${input} is a folder; use list_files to see its contents.`);
+    throw new ToolExecutionError(`cannot read ${input} (${code ?? (error as Error).message})`);
+  }
+  try {
+    await checkDescriptor(workspace, handle, input);
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new ToolExecutionError(`${input} is a folder; use list_files to see its contents.`);
+    if (!stat.isFile()) throw new ToolExecutionError(`${input} is not a regular file (a FIFO, socket or device); it cannot be read.`);
+    const want = Math.min(stat.size, maxBytes);
+    const bytes = Buffer.alloc(want);
+    let got = 0;
+    while (got < want) {
+      const { bytesRead } = await handle.read(bytes, got, want - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return { bytes: got === want ? bytes : bytes.subarray(0, got), size: stat.size };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What {@link writeFileInside} returns. */
+export interface WriteInside {
+  /** The real path written. */
+  path: string;
+  /** Whether a file was replaced. */
+  overwrote: boolean;
+  /** Bytes written. */
+  bytes: number;
+}
+
+/**
+ * Write a file inside the workspace atomically: a new temporary file in the same folder
+ * (opened exclusively, never through a link, and checked to be inside), flushed to disk, then
+ * renamed over the target. Missing parent folders are created. The mode of a replaced file is
+ * kept.
+ * @throws PathTraversalError when the path, or the temporary file actually created, is outside.
+ * @throws ToolExecutionError when the target is a folder or not a regular file, or the write fails.
+ */
+export async function writeFileInside(workspace: Workspace, input: string, data: string | Uint8Array): Promise<WriteInside> {
+  const real = workspace.resolve(input);
+  if (/[\\/]$/.test(input)) throw new ToolExecutionError(`${input} names a folder (it ends with a slash); give a file path.`);
+  if (real === workspace.realRoot) throw new ToolExecutionError(`${input} is the workspace folder itself; give a file path.`);
+  let mode = 0o666;
+  let overwrote = false;
+  try {
+    const stat = await fs.lstat(real);
+    if (stat.isDirectory()) throw new ToolExecutionError(`${input} is a folder; give a file path.`);
+    if (!stat.isFile()) throw new ToolExecutionError(`${input} exists and is not a regular file (a FIFO, socket, device or link); it is not replaced.`);
+    mode = stat.mode & 0o7777;
+    overwrote = true;
+  } catch (error) {
+    if (error instanceof ToolExecutionError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ToolExecutionError(`cannot write ${input} (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
+  const dir = path.dirname(real);
+  try {
+    await fs.mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw new ToolExecutionError(`cannot create the folder of ${input} (${(error as NodeJS.ErrnoException).code})`);
+  }
+  // The folder may have been created through a link swapped in meanwhile: check again.
+  if (!isInside(workspace.realRoot, await fs.realpath(dir).catch(() => dir))) {
+    throw new PathTraversalError(input, workspace.realRoot, 'changed to lead outside the workspace while it was being written');
+  }
+  const temp = path.join(dir, `.${path.basename(real).slice(0, 100)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
+  } catch (error) {
+    throw new ToolExecutionError(`cannot write ${input} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let renamed = false;
+  try {
+    try {
+      await checkDescriptor(workspace, handle, input);
+    } catch (error) {
+      // Created outside through a swapped folder: leave an empty file, not the content.
+      await handle.truncate(0).catch(() => undefined);
+      throw error;
+    }
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    await handle.writeFile(bytes);
+    await handle.chmod(mode).catch(() => undefined);
+    await handle.datasync();
+    await handle.close();
+    await fs.rename(temp, real).catch((error: NodeJS.ErrnoException) => {
+      throw new ToolExecutionError(`cannot write ${input} (${error.code ?? error.message})`);
+    });
+    renamed = true;
+    return { path: real, overwrote, bytes: bytes.length };
+  } finally {
+    if (!renamed) {
+      await handle.close().catch(() => undefined);
+      await fs.unlink(temp).catch(() => undefined);
+    }
+  }
+}
+
