@@ -77,6 +77,12 @@ export class ToolgateError extends Error {
   }
 }
 
+/** The tool name of a `name@version` key. */
+function nameOf(key: string): string {
+  const at = key.lastIndexOf('@');
+  return at > 0 ? key.slice(0, at) : key;
+}
+
 /**
  * A tool definition, decorator option, or generated schema file is wrong. Thrown when the
  * module that defines the tool loads, or when a registry is built; never at call time.
@@ -98,7 +104,7 @@ export class ToolDefinitionError extends ToolgateError {
   /** The tool has no entry in the generated schema file. */
   static fromMissingSchema(key: string, schemaSource: string): ToolDefinitionError {
     return new ToolDefinitionError(
-      key.split('@')[0] ?? key,
+      nameOf(key),
       `No generated schema for ${key} in ${schemaSource}. Run \`npm run schemas\` in toolgate, ` +
         `or \`toolgate schemas 'src/tools/**/*.ts' --out tool-schemas.json\` in your project, and load that file.`,
     );
@@ -107,20 +113,20 @@ export class ToolDefinitionError extends ToolgateError {
   /** `name@version` is already registered. */
   static fromDuplicate(key: string): ToolDefinitionError {
     return new ToolDefinitionError(
-      key.split('@')[0] ?? key,
+      nameOf(key),
       `Tool ${key} is already registered; bump the version (semver) of one of the two definitions.`,
     );
   }
 
   /** The generated schema of a tool is unusable. */
   static fromBadSchema(key: string, problem: string): ToolDefinitionError {
-    return new ToolDefinitionError(key.split('@')[0] ?? key, `Schema of ${key} is invalid: ${problem}`);
+    return new ToolDefinitionError(nameOf(key), `Schema of ${key} is invalid: ${problem}`);
   }
 
   /** A pool-runner tool whose module location is unknown cannot be loaded by a worker. */
   static fromUnknownLocation(key: string): ToolDefinitionError {
     return new ToolDefinitionError(
-      key.split('@')[0] ?? key,
+      nameOf(key),
       `Tool ${key} runs in the worker pool but its module URL is unknown; load it with loadTools() ` +
         `or pass \`module: import.meta.url\` to @tool.`,
     );

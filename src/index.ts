@@ -31,5 +31,5 @@ export {
 export { readSchemaFile, SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { findPathArguments, type PathArgument } from './schema/path-arguments.js';
 export { WORKSPACE_PATH_FORMAT, checkSchema } from './schema/validator.js';
-export { createLogger, redactSecrets } from './logging/logger.js';
+export { createLogger, redactSecrets, isSecretKey } from './logging/logger.js';
 export { MAX_CALLS_IN_FLIGHT } from './runner/pool-runner.js';

@@ -65,3 +65,13 @@ describe('deadline lists', () => {
     assert.deepEqual(fired, ['short', 'b']);
   });
 });
+
+describe('secret keys', () => {
+  it('match by word, not by substring', async () => {
+    const { isSecretKey } = await import('toolgate');
+    for (const k of ['api_key', 'apiKey', 'GITHUB_TOKEN', 'npm_config__authToken', 'password', 'client_secret', 'AWS_SECRET_ACCESS_KEY', 'Authorization', 'session_id']) {
+      assert.equal(isSecretKey(k), true, k);
+    }
+    for (const k of ['author', 'bypass', 'tokenizer_model', 'filepath', 'passage', 'compass']) assert.equal(isSecretKey(k), false, k);
+  });
+});

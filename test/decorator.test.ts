@@ -69,6 +69,9 @@ describe('@tool decorator', () => {
           assert.equal(error.code, 'DEFINITION');
           assert.match(error.message, new RegExp(mention.replace('.', '\\.')));
           assert.match(error.message, /@tool /);
+          const named = typeof options.name === 'string' && options.name ? options.name : 'Runnable';
+          assert.ok(error.message.startsWith(`@tool ${named}: options.`), `names the tool: ${error.message}`);
+          assert.equal(error.toolName, named);
           return true;
         },
       );

@@ -66,8 +66,11 @@ export function truncate(text: string, maxLength: number, strategy: TruncationSt
 
 /**
  * The model-facing output of a successful call.
- * @param value - the tool's return value.
+ * @param value - the tool's return value (strings as they are, other values as JSON).
  * @param notes - notes the tool added; appended after the (possibly truncated) text.
+ * @param maxLength - characters to keep (UTF-16 code units); `<= 0` disables truncation.
+ * @param strategy - `head` or `head-tail`.
+ * @returns never empty: `[no output]` stands for an empty result.
  */
 export function closeOut(value: unknown, notes: readonly string[], maxLength: number, strategy: TruncationStrategy): string {
   const text = outputText(value);

@@ -86,6 +86,21 @@ export interface ExecuteManyOptions extends ExecuteOptions {
   concurrency?: number;
 }
 
+/** What the later steps of one call need, passed along instead of recomputed. */
+interface CallState {
+  tool: RegisteredTool;
+  args: Record<string, unknown>;
+  options: ExecuteOptions;
+  root: string;
+  callId: string;
+  paths: string[];
+  repairs: string[] | undefined;
+  started: number;
+  /** Per-call timeout override (ms), already checked. */
+  timeoutMs: number | undefined;
+  fail: (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>, gate?: string, args?: unknown) => ToolExecutionResult;
+}
+
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
 /**
@@ -95,6 +110,7 @@ const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
  * Call {@link ToolExecutor.close} when done, to end worker threads.
  */
 export class ToolExecutor {
+  /** The registry calls are resolved in (tools registered later are callable too). */
   readonly registry: ToolRegistry;
   private readonly logger: Logger;
   private readonly logInfo: boolean;
@@ -163,7 +179,9 @@ export class ToolExecutor {
       }
       if (typeof call.callId === 'string' && call.callId !== '') callId = clip(call.callId, 200);
       name = typeof call.name === 'string' ? clip(call.name, 200) : `(${kindOf(call.name)})`;
-      return await this.run(call, name, callId, options, started);
+      const running = this.run(call, name, callId, options, started);
+      // Synchronous tools on the main runner answer without a promise: no extra turn.
+      return running instanceof Promise ? await running : running;
     } catch (error) {
       if (error instanceof PathTraversalError) throw error;
       // A bug in toolgate or in a caller's hook must not escape as an exception.
@@ -172,7 +190,11 @@ export class ToolExecutor {
     }
   }
 
-  private async run(call: ToolCallRequest, name: string, callId: string, options: ExecuteOptions, started: number): Promise<ToolExecutionResult> {
+  /**
+   * The call path proper. Returns the result directly when nothing on the way had to wait
+   * (validation failures, gate denials, synchronous main-runner tools), else a promise.
+   */
+  private run(call: ToolCallRequest, name: string, callId: string, options: ExecuteOptions, started: number): ToolExecutionResult | Promise<ToolExecutionResult> {
     const found = this.registry.resolve(name, typeof call.version === 'string' ? call.version : undefined);
     if (!(found instanceof RegisteredTool)) return this.finish(started, failure(found.code, found.message, { tool: name, callId }));
     const tool = found;
@@ -224,10 +246,22 @@ export class ToolExecutor {
         tool, args, mode, modeName, scopedWriteDirs: options.scopedWriteDirs ?? [], scopedWriteTools: this.scopedWriteTools, workspace: workspaceFor(root),
       });
     }
+    let policyVerdict: GateDenial | undefined | PromiseLike<GateDenial | undefined>;
     if (denial === undefined && this.options.policyHook !== undefined) {
-      const verdict = policyGate(this.options.policyHook, { tool: tool.name, version: tool.version, arguments: args, mode: modeName, callId, readOnly: tool.readOnly }, this.logger);
-      denial = isThenable(verdict) ? await this.bounded(verdict, options.signal, this.policyTimeoutMs, 'policy') : verdict;
+      policyVerdict = policyGate(this.options.policyHook, { tool: tool.name, version: tool.version, arguments: args, mode: modeName, callId, readOnly: tool.readOnly }, this.logger);
+      if (!isThenable(policyVerdict)) denial = policyVerdict;
     }
+    const context: CallState = { tool, args, options, root, callId, paths, repairs, started, fail, timeoutMs: timeoutOverride };
+    if (denial !== undefined) return fail(denial.code, denial.reason, { repairs, confirmed: denial.gate !== 'confirmation' }, denial.gate, args);
+    if (isThenable(policyVerdict) || tool.requiresConfirmation || tool.rateLimitRpm !== undefined) return this.waitAtGates(context, policyVerdict);
+    return this.dispatch(context);
+  }
+
+  /** The gates that may wait: an async policy hook, confirmation, rate limit. */
+  private async waitAtGates(context: CallState, policyVerdict: GateDenial | undefined | PromiseLike<GateDenial | undefined>): Promise<ToolExecutionResult> {
+    const { tool, args, options, callId, paths, repairs, fail } = context;
+    let denial: GateDenial | undefined;
+    if (isThenable(policyVerdict)) denial = await this.bounded(policyVerdict, options.signal, this.policyTimeoutMs, 'policy');
     if (denial === undefined && tool.requiresConfirmation) {
       const handler = options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler;
       const request = { tool: tool.name, version: tool.version, arguments: args, callId, description: tool.description, paths };
@@ -239,9 +273,15 @@ export class ToolExecutor {
     if (denial !== undefined) {
       return fail(denial.code, denial.reason, { repairs, confirmed: denial.gate !== 'confirmation' }, denial.gate, args);
     }
-    if (this.closed) return fail('ABORTED', 'the executor was closed before the call could run.');
+    const dispatched = this.dispatch(context);
+    return dispatched instanceof Promise ? await dispatched : dispatched;
+  }
 
-    const timeoutMs = timeoutOverride ?? tool.timeoutMs;
+  /** Run the call on its runner and close it out. */
+  private dispatch(context: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
+    const { tool, args, options, root, callId, fail } = context;
+    if (this.closed) return fail('ABORTED', 'the executor was closed before the call could run.');
+    const timeoutMs = context.timeoutMs ?? tool.timeoutMs;
     const running =
       tool.runner === 'main'
         ? this.mainRunner.run({
@@ -252,8 +292,13 @@ export class ToolExecutor {
             moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb,
             timeoutMs, signal: options.signal, maxOutputLength: tool.maxOutputLength, truncation: tool.truncation,
           });
-    const outcome: RunOutcome = running instanceof Promise ? await running : running;
+    if (running instanceof Promise) return running.then((outcome) => this.settle(context, outcome));
+    return this.settle(context, running);
+  }
 
+  /** Turn a runner's outcome into the result. */
+  private settle(context: CallState, outcome: RunOutcome): ToolExecutionResult {
+    const { tool, args, callId, repairs, started, fail } = context;
     switch (outcome.kind) {
       case 'ok': {
         const invalid = tool.validateOutput(outcome.value);
@@ -320,7 +365,10 @@ export class ToolExecutor {
 
   /**
    * Convenience form of {@link execute}.
+   * @param name - tool name.
    * @param args - arguments object or JSON text.
+   * @param options - per-call options, plus `callId` and `version` (a semver range).
+   * @throws PathTraversalError when a path argument leaves the workspace.
    */
   call(name: string, args?: unknown, options?: ExecuteOptions & { callId?: string; version?: string }): Promise<ToolExecutionResult> {
     return this.execute({ name, arguments: args, callId: options?.callId, version: options?.version }, options);

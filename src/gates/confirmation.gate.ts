@@ -9,10 +9,13 @@ import type { GateDenial } from './gate.js';
 
 /** What a confirmation handler is asked about. */
 export interface ConfirmationRequest {
+  /** Tool name. */
   tool: string;
+  /** Tool version that would run. */
   version: string;
   /** Validated arguments, as they will be passed to the tool. */
   arguments: Readonly<Record<string, unknown>>;
+  /** Call id of the tool call. */
   callId: string;
   /** The tool's description, to show the person deciding. */
   description: string;

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import fg from 'fast-glob';
+import { findFiles } from '../glob.js';
 import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js';
 import { ToolDefinitionError } from '../errors.js';
 import { readSchemaFile, type SchemaFile } from '../schema/schema-file.js';
@@ -34,18 +34,20 @@ export interface LoadedTools {
 }
 
 /**
- * Import tool modules, and register every `@tool` class they export with its schema.
+ * Import tool modules, and register every `@tool` class they export with its schema. Every
+ * `.js`/`.mjs` file under `directories` is imported (its top-level code runs), so point it at
+ * folders that hold tool modules only.
  * @throws ToolDefinitionError when a tool has no generated schema (the message names the
  *   command to run), is registered twice, or a module fails to import.
  */
 export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools> {
   const registry = options.registry ?? new ToolRegistry();
-  const schemaFile = typeof options.schemas === 'object' && !(options.schemas instanceof URL) ? options.schemas : readSchemaFile(options.schemas);
-  const schemaSource = typeof options.schemas === 'object' && !(options.schemas instanceof URL) ? 'the given schemas' : String(options.schemas);
+  const given = typeof options.schemas === 'object' && !(options.schemas instanceof URL);
+  const schemaFile = given ? (options.schemas as SchemaFile) : readSchemaFile(options.schemas as string | URL);
+  const schemaSource = given ? 'the given schemas' : String(options.schemas);
   const urls: string[] = [];
   for (const dir of options.directories ?? []) {
-    const files = await fg(['**/*.js', '**/*.mjs'], { cwd: dir, absolute: true, ignore: ['**/node_modules/**'] });
-    for (const file of files.sort()) urls.push(pathToFileURL(path.resolve(file)).href);
+    for (const file of await findFiles(['**/*.js', '**/*.mjs'], dir)) urls.push(pathToFileURL(path.resolve(file)).href);
   }
   for (const spec of options.modules ?? []) urls.push(spec instanceof URL ? spec.href : spec);
 
@@ -86,6 +88,7 @@ const BUILTIN_SCHEMAS = new URL('../../../tools/tool-schemas.json', import.meta.
 /**
  * Load toolgate's builtin tools (`tools/`) into a registry.
  * @param registry - registry to add to; default a new one.
+ * @throws ToolDefinitionError when the package is damaged (a builtin without its schema, say).
  */
 export async function loadBuiltinTools(registry?: ToolRegistry): Promise<LoadedTools> {
   return loadTools({ directories: [fileURLToPath(BUILTIN_DIR)], schemas: BUILTIN_SCHEMAS, registry });

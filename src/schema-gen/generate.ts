@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as TJS from 'typescript-json-schema';
-import fg from 'fast-glob';
+import { findFiles } from '../glob.js';
 import { ToolDefinitionError } from '../errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
 import { checkSchema } from '../schema/validator.js';
@@ -86,9 +86,7 @@ function compilerOptions(cwd: string, tsconfig?: string): TJS.ts.CompilerOptions
  */
 export async function generateSchemas(options: GenerateSchemasOptions): Promise<SchemaFile> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const files = (await fg(options.patterns, { cwd, absolute: true, ignore: ['**/node_modules/**', '**/*.d.ts'] }))
-    .filter((f) => /\.(ts|mts|tsx)$/.test(f))
-    .sort();
+  const files = (await findFiles(options.patterns, cwd, ['**/*.d.ts'])).filter((f) => /\.(ts|mts|tsx)$/.test(f));
   const tools: Record<string, SchemaFileEntry> = {};
   if (files.length === 0) return { format: SCHEMA_FILE_FORMAT, $comment: COMMENT, tools };
 

@@ -21,33 +21,49 @@ import { WORKSPACE_PATH_FORMAT } from './validator.js';
 
 /** What every export needs of a tool. */
 export interface ExportableTool {
+  /** Tool name (snake_case). */
   readonly name: string;
+  /** Description for the model. */
   readonly description: string;
+  /** JSON Schema (draft-07) of the arguments, `type: "object"`. */
   readonly inputSchema: JsonSchema;
+  /** JSON Schema of the result, or `null` when the tool returns nothing. */
   readonly outputSchema: JsonSchema | null;
+  /** No side effects. */
   readonly readOnly: boolean;
+  /** Tags; `web`, `network`, `http` and `mcp` mark tools that reach outside the machine. */
   readonly tags: readonly string[];
 }
 
-/** OpenAI function-calling tool. */
+/** OpenAI function-calling tool (Chat Completions `tools[]` entry). */
 export interface OpenAITool {
+  /** Always `"function"`. */
   type: 'function';
+  /** `name`, `description`, `parameters` (JSON Schema) and, for strict exports, `strict`. */
   function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
 }
 
-/** Anthropic Messages API tool. */
+/** Anthropic Messages API tool (`tools[]` entry). */
 export interface AnthropicTool {
+  /** Tool name. */
   name: string;
+  /** Description for the model. */
   description: string;
+  /** JSON Schema of the arguments. */
   input_schema: JsonSchema;
 }
 
-/** MCP `tools/list` entry. */
+/** MCP `tools/list` entry (specification 2025-11-25). */
 export interface McpTool {
+  /** Tool name. */
   name: string;
+  /** Description for the model. */
   description: string;
+  /** JSON Schema of the arguments. */
   inputSchema: JsonSchema;
+  /** JSON Schema of `structuredContent`; only for tools returning objects. */
   outputSchema?: JsonSchema;
+  /** Hints from our flags: read-only, destructive (= not read-only), open world (network tags). */
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
 }
 
@@ -154,8 +170,11 @@ const HINT_KEYWORDS: Record<string, string> = {
 };
 
 /**
- * Convert a schema to OpenAI's strict subset, or `undefined` when it cannot be.
- * Exported for tests.
+ * Convert a schema to OpenAI's strict subset: every object closed and every property
+ * required, optional ones nullable, unsupported keywords removed with their hints moved to
+ * the description.
+ * @returns the strict schema, or `undefined` when it cannot be expressed strictly (open maps,
+ *   untyped values, tuples, `$ref`, `allOf`, `not`).
  */
 export function toStrictSchema(schema: JsonSchema): JsonSchema | undefined {
   return strictNode(schema);

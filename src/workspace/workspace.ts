@@ -171,7 +171,9 @@ const workspaces = new Map<string, Workspace>();
 
 /**
  * Shared {@link Workspace} for a root, so the root's real path is computed once per process.
- * @param root - absolute or relative root folder.
+ * The real path is cached: if the root is itself a link that is later pointed elsewhere, use
+ * a new `Workspace`.
+ * @param root - absolute or relative root folder (relative ones against the working directory).
  */
 export function workspaceFor(root: string): Workspace {
   let ws = workspaces.get(root);
