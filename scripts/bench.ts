@@ -76,8 +76,8 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 300)); // let 
 const executor = newExecutor();
 const direct = new BenchNoopMainTool();
 const directCall = () => Promise.resolve(direct.run(args));
-const mainCall = () => executor.execute({ name: 'bench_noop_main', arguments: args }, gated);
-for (const name of ['bench_noop', 'bench_noop_main']) {
+const mainCall = () => executor.execute({ name: 'do_nothing_main', arguments: args }, gated);
+for (const name of ['do_nothing', 'do_nothing_main']) {
   const r = await executor.execute({ name, arguments: args }, gated);
   if (!r.success) throw new Error(`bench call ${name} failed: ${r.error}`);
 }
@@ -102,7 +102,7 @@ for (let round = 0; round < POOL_ROUNDS; round++) {
   await settle();
   const rawCall = () => raw.run(args);
   const raw2Call = () => raw2.run(args);
-  const poolCall = () => pooled.execute({ name: 'bench_noop', arguments: args }, gated);
+  const poolCall = () => pooled.execute({ name: 'do_nothing', arguments: args }, gated);
   const [lc, ld] = await interleaved([() => latencySample(rawCall, 20), () => latencySample(poolCall, 20)], 41);
   const [tc, td, tc2] = await interleaved([() => throughputSample(rawCall), () => throughputSample(poolCall), () => throughputSample(raw2Call)], 5);
   latC.push(lc!);
@@ -131,7 +131,7 @@ for (let i = 0; i < 7; i++) {
   const r = await executor.execute({ name: 'spin_forever', arguments: {} }, { timeoutMs: 50 });
   if (r.errorCode !== 'TIMEOUT') throw new Error(`expected a timeout, got ${r.errorCode}`);
   const t0 = performance.now();
-  const next = await executor.execute({ name: 'bench_noop', arguments: args }, gated);
+  const next = await executor.execute({ name: 'do_nothing', arguments: args }, gated);
   afterTimeout.push(performance.now() - t0);
   if (!next.success) throw new Error(`call after timeout failed: ${next.error}`);
   await new Promise((resolve) => setTimeout(resolve, 150)); // let the pool replace the worker

@@ -51,20 +51,20 @@ describe('ToolExecutor', () => {
     });
 
     it('returns structured output as JSON text plus the value', async () => {
-      const r = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', env: { K: 'v' } } });
+      const r = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', env: { K: 'v' } } });
       assert.equal(r.success, true);
       assert.deepEqual(r.structured, { received: { text: 'a', env: { K: 'v' } }, keys: 2 });
       assert.deepEqual(JSON.parse(r.output), r.structured);
     });
 
     it('T8: empty output becomes [no output], and the note stays', async () => {
-      const r = await executor.execute({ name: 'say_nothing', arguments: {} });
+      const r = await executor.execute({ name: 'return_nothing', arguments: {} });
       assert.equal(r.success, true);
       assert.equal(r.output, '[no output]\n[exit status 0]');
     });
 
     it('T6: long output is cut head-kept with the omitted count, and the note survives the cut', async () => {
-      const r = await executor.execute({ name: 'long_output', arguments: { chars: 5000 } });
+      const r = await executor.execute({ name: 'print_long_output', arguments: { chars: 5000 } });
       assert.equal(r.success, true);
       assert.ok(r.output.startsWith('x'.repeat(1000)));
       assert.match(r.output, /\[output truncated: 4000 of 5000 characters \(2 lines\) omitted; limit 1000 characters\]/);
@@ -73,19 +73,19 @@ describe('ToolExecutor', () => {
     });
 
     it('T6: head-and-tail truncation keeps the last line', async () => {
-      const r = await executor.execute({ name: 'long_output_tail', arguments: { chars: 5000 } });
+      const r = await executor.execute({ name: 'print_long_output_tail', arguments: { chars: 5000 } });
       assert.match(r.output, /omitted from the middle of 5000; limit 1000 characters/);
       assert.match(r.output, /error: the real failure is on this last line\n\[exit status 1\]$/);
     });
 
     it('reports a tool error as a result the model can read', async () => {
-      const r = await executor.execute({ name: 'always_fails', arguments: { message: 'disk full' } });
+      const r = await executor.execute({ name: 'fail_always', arguments: { message: 'disk full' } });
       failedWith(r, 'TOOL_ERROR');
-      assert.match(r.error!, /always_fails failed: disk full/);
+      assert.match(r.error!, /fail_always failed: disk full/);
     });
 
     it('reports output that breaks the output schema', async () => {
-      failedWith(await executor.execute({ name: 'bad_output', arguments: {} }), 'INVALID_OUTPUT');
+      failedWith(await executor.execute({ name: 'return_bad_output', arguments: {} }), 'INVALID_OUTPUT');
     });
 
     it('survives a worker that exits, and the next call works', async () => {
@@ -95,8 +95,8 @@ describe('ToolExecutor', () => {
     });
 
     it('keeps state between calls of a main-runner tool', async () => {
-      const first = await executor.execute({ name: 'main_counter', arguments: {} });
-      const second = await executor.execute({ name: 'main_counter', arguments: {} });
+      const first = await executor.execute({ name: 'count_calls', arguments: {} });
+      const second = await executor.execute({ name: 'count_calls', arguments: {} });
       assert.equal(Number(second.output.split(' ')[1]), Number(first.output.split(' ')[1]) + 1);
     });
   });
@@ -140,20 +140,20 @@ describe('ToolExecutor', () => {
     });
 
     it('empty arguments count as {} for tools without required arguments', async () => {
-      assert.equal((await executor.execute({ name: 'say_nothing', arguments: '' })).success, true);
-      assert.equal((await executor.execute({ name: 'say_nothing' })).success, true);
+      assert.equal((await executor.execute({ name: 'return_nothing', arguments: '' })).success, true);
+      assert.equal((await executor.execute({ name: 'return_nothing' })).success, true);
     });
 
     it('A3: extra properties are rejected with the property named', async () => {
       const r = await executor.execute({ name: 'greet', arguments: { who: 'a', shout: true } });
       failedWith(r, 'INVALID_ARGUMENTS');
       assert.match(r.error!, /unknown argument 'shout'; allowed: who, word/);
-      const nested = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', origin: { x: 1, y: 2, z: 3 } } });
+      const nested = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', origin: { x: 1, y: 2, z: 3 } } });
       assert.match(nested.error!, /argument 'origin' has an unknown argument 'z'/);
     });
 
     it('T4: an object field sent as a JSON string names the field and says an object was expected', async () => {
-      const r = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', options: '{"verbose":true}' } });
+      const r = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', options: '{"verbose":true}' } });
       failedWith(r, 'INVALID_ARGUMENTS');
       assert.match(r.error!, /argument 'options' must be object; got string \(it holds JSON text: send the object itself, not a string\)/);
     });
@@ -161,19 +161,19 @@ describe('ToolExecutor', () => {
     it('reports missing and mistyped arguments with the expected signature, without coercion', async () => {
       const missing = await executor.execute({ name: 'greet', arguments: {} });
       assert.match(missing.error!, /missing required argument 'who'.*Expected greet\(who: string, word\?: string\)/);
-      const wrong = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', count: '5' } });
+      const wrong = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', count: '5' } });
       assert.match(wrong.error!, /argument 'count' must be integer; got string/);
-      const range = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', count: 500 } });
+      const range = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', count: 500 } });
       assert.match(range.error!, /argument 'count' must be <= 100/);
-      const items = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', points: [{ x: 1 }] } });
+      const items = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', points: [{ x: 1 }] } });
       assert.match(items.error!, /missing required argument 'points\[0\]\.y'/);
     });
 
     it('null for an optional argument counts as absent (OpenAI strict mode sends that)', async () => {
-      const r = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', count: null, origin: { x: 1, y: 2, label: null } } });
+      const r = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', count: null, origin: { x: 1, y: 2, label: null } } });
       assert.equal(r.success, true, r.error);
       assert.deepEqual(r.structured, { received: { text: 'a', origin: { x: 1, y: 2 } }, keys: 2 });
-      const required = await executor.execute({ name: 'kitchen_sink', arguments: { text: null } });
+      const required = await executor.execute({ name: 'echo_arguments', arguments: { text: null } });
       failedWith(required, 'INVALID_ARGUMENTS');
     });
   });
@@ -199,7 +199,7 @@ describe('ToolExecutor', () => {
     });
 
     it('a main-runner timeout aborts the signal and returns a timeout result', async () => {
-      failedWith(await executor.execute({ name: 'main_wait', arguments: {} }, { timeoutMs: 100 }), 'TIMEOUT');
+      failedWith(await executor.execute({ name: 'wait_for_abort', arguments: {} }, { timeoutMs: 100 }), 'TIMEOUT');
     });
 
     it('a caller abort stops pool and main calls', async () => {
@@ -208,16 +208,16 @@ describe('ToolExecutor', () => {
       failedWith(await executor.execute({ name: 'spin_forever', arguments: {} }, { signal: controller.signal }), 'ABORTED');
       const c2 = new AbortController();
       setTimeout(() => c2.abort(), 50);
-      failedWith(await executor.execute({ name: 'main_wait', arguments: {} }, { signal: c2.signal }), 'ABORTED');
+      failedWith(await executor.execute({ name: 'wait_for_abort', arguments: {} }, { signal: c2.signal }), 'ABORTED');
       failedWith(await executor.execute({ name: 'greet', arguments: { who: 'x' } }, { signal: AbortSignal.abort() }), 'ABORTED');
       assert.equal((await executor.execute({ name: 'greet', arguments: { who: 'y' } })).success, true);
     });
 
     it('a tool that allocates past its memory cap returns a memory-cap result and the next call succeeds', async () => {
-      const r = await executor.execute({ name: 'memory_hog', arguments: {} });
+      const r = await executor.execute({ name: 'allocate_memory', arguments: {} });
       failedWith(r, 'MEMORY_LIMIT');
       assert.match(r.error!, /memory cap of 32 MB/);
-      const next = await executor.execute({ name: 'memory_hog', arguments: { limit_mb: 2 } });
+      const next = await executor.execute({ name: 'allocate_memory', arguments: { limit_mb: 2 } });
       assert.equal(next.success, true, next.error);
       assert.equal((await executor.execute({ name: 'greet', arguments: { who: 'z' } })).success, true);
     });
@@ -260,8 +260,8 @@ describe('ToolExecutor', () => {
       await assert.rejects(executor.execute({ name: 'write_file', arguments: { filepath: 'plans/escape/x', content: 'x' } }, opts), PathTraversalError);
       const custom = { name: 'custom', readOnly: true, systemPromptAddendum: '', scopedWriteDirs: ['plans'] };
       assert.equal((await executor.execute({ name: 'write_file', arguments: { filepath: 'plans/q.md', content: 'q' } }, { mode: custom, confirm: true })).success, true);
-      failedWith(await executor.execute({ name: 'confirm_me', arguments: {} }, { mode: custom, confirm: true }), 'MODE_DENIED');
-      const unvetted = await executor.execute({ name: 'unvetted_writer', arguments: { filepath: 'plans/u.md' } }, opts);
+      failedWith(await executor.execute({ name: 'confirm_action', arguments: {} }, { mode: custom, confirm: true }), 'MODE_DENIED');
+      const unvetted = await executor.execute({ name: 'write_unvetted', arguments: { filepath: 'plans/u.md' } }, opts);
       failedWith(unvetted, 'MODE_DENIED');
       const narrowed = new ToolExecutor(registry, { workspaceRoot: t.ws, scopedWriteTools: ['append_to_file'] });
       try {
@@ -277,7 +277,7 @@ describe('ToolExecutor', () => {
         workspaceRoot: t.ws,
         policyHook: (call) => {
           seen.push(`${call.tool}:${call.mode}`);
-          if (call.tool === 'main_counter') throw new Error('hook bug');
+          if (call.tool === 'count_calls') throw new Error('hook bug');
           return call.arguments.who === 'mallory' ? 'mallory is blocked' : undefined;
         },
       });
@@ -286,29 +286,29 @@ describe('ToolExecutor', () => {
         failedWith(r, 'POLICY_DENIED');
         assert.match(r.error!, /Denied by policy: mallory is blocked/);
         assert.equal((await vetoing.execute({ name: 'greet', arguments: { who: 'bob' } })).success, true);
-        assert.equal((await vetoing.execute({ name: 'main_counter', arguments: {} })).success, true, 'fail open');
+        assert.equal((await vetoing.execute({ name: 'count_calls', arguments: {} })).success, true, 'fail open');
         const async = new ToolExecutor(registry, { workspaceRoot: t.ws, policyHook: async () => 'async veto' });
         failedWith(await async.execute({ name: 'greet', arguments: { who: 'a' } }), 'POLICY_DENIED');
-        assert.deepEqual(seen, ['greet:default', 'greet:default', 'main_counter:default']);
+        assert.deepEqual(seen, ['greet:default', 'greet:default', 'count_calls:default']);
       } finally {
         await vetoing.close();
       }
     });
 
     it('confirmation gate: required without confirm; a handler decides; confirmed is false only here', async () => {
-      const r = await executor.execute({ name: 'confirm_me', arguments: { value: 'v' } });
+      const r = await executor.execute({ name: 'confirm_action', arguments: { value: 'v' } });
       failedWith(r, 'CONFIRMATION_REQUIRED');
       assert.equal(r.confirmed, false);
       assert.match(r.error!, /^Confirmation required/);
-      assert.equal((await executor.execute({ name: 'confirm_me', arguments: { value: 'v' } }, { confirm: true })).output, 'confirmed v');
+      assert.equal((await executor.execute({ name: 'confirm_action', arguments: { value: 'v' } }, { confirm: true })).output, 'confirmed v');
       const asked: unknown[] = [];
-      const yes = await executor.execute({ name: 'confirm_me', arguments: { value: 'y' } }, { confirmationHandler: (req) => (asked.push(req.arguments), true) });
+      const yes = await executor.execute({ name: 'confirm_action', arguments: { value: 'y' } }, { confirmationHandler: (req) => (asked.push(req.arguments), true) });
       assert.equal(yes.success, true);
       assert.deepEqual(asked, [{ value: 'y' }]);
-      const no = await executor.execute({ name: 'confirm_me', arguments: {} }, { confirmationHandler: async () => false });
+      const no = await executor.execute({ name: 'confirm_action', arguments: {} }, { confirmationHandler: async () => false });
       failedWith(no, 'CONFIRMATION_DENIED');
       assert.equal(no.confirmed, false);
-      const throws = await executor.execute({ name: 'confirm_me', arguments: {} }, { confirmationHandler: () => { throw new Error('ui gone'); } });
+      const throws = await executor.execute({ name: 'confirm_action', arguments: {} }, { confirmationHandler: () => { throw new Error('ui gone'); } });
       failedWith(throws, 'CONFIRMATION_DENIED');
     });
 
@@ -316,7 +316,7 @@ describe('ToolExecutor', () => {
       const limited = new ToolExecutor(registry, { workspaceRoot: t.ws, rateLimitMaxWaitMs: 1500 });
       try {
         const started = Date.now();
-        const results = await Promise.all([0, 1, 2, 3].map(() => limited.execute({ name: 'rate_limited', arguments: {} })));
+        const results = await Promise.all([0, 1, 2, 3].map(() => limited.execute({ name: 'ping_rate_limited', arguments: {} })));
         const ok = results.filter((r) => r.success);
         const refused = results.filter((r) => r.errorCode === 'RATE_LIMITED');
         assert.equal(ok.length, 2, 'one runs now and one waits 1 s (60 rpm, max wait 1.5 s)');
@@ -392,8 +392,8 @@ describe('call logging', () => {
     const executor = new ToolExecutor(registry, { logger: pino({ level: 'debug' }, sink) });
     try {
       await executor.execute({ name: 'greet', arguments: { who: 'ada' }, callId: 'log_1' });
-      await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', env: { API_KEY: 'sk-secret', token: 't', PATH: '/bin' } }, callId: 'log_2' });
-      await executor.execute({ name: 'confirm_me', arguments: {}, callId: 'log_3' });
+      await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', env: { API_KEY: 'sk-secret', token: 't', PATH: '/bin' } }, callId: 'log_2' });
+      await executor.execute({ name: 'confirm_action', arguments: {}, callId: 'log_3' });
     } finally {
       await executor.close();
     }

@@ -60,7 +60,7 @@ describe('ToolRegistry', async () => {
 
   it('finds path arguments from the schema', () => {
     assert.deepEqual(registry.get('read_file')!.pathArguments, [{ name: 'filepath', isArray: false }]);
-    assert.deepEqual(registry.get('kitchen_sink')!.pathArguments, [{ name: 'target', isArray: false }]);
+    assert.deepEqual(registry.get('echo_arguments')!.pathArguments, [{ name: 'target', isArray: false }]);
     assert.deepEqual(registry.get('greet')!.pathArguments, []);
   });
 
@@ -108,10 +108,10 @@ describe('exports (T1, T3)', async () => {
   });
 
   it('T1: a schema that cannot be strict (an open map) is exported with strict: false, and a non-strict export exists', () => {
-    const sink = registry.toOpenAIStrict({ names: ['kitchen_sink'] })[0]!.function;
+    const sink = registry.toOpenAIStrict({ names: ['echo_arguments'] })[0]!.function;
     assert.equal(sink.strict, false);
     assert.equal(toStrictSchema({ type: 'object', additionalProperties: { type: 'string' } }), undefined);
-    const plain = registry.toOpenAI({ names: ['kitchen_sink'] })[0]!.function;
+    const plain = registry.toOpenAI({ names: ['echo_arguments'] })[0]!.function;
     assert.equal(plain.strict, undefined);
     assert.deepEqual((plain.parameters.properties as Record<string, JsonSchema>).env!.additionalProperties, { type: 'string' });
   });
@@ -152,7 +152,7 @@ describe('exports (T1, T3)', async () => {
     assert.equal(read!.outputSchema, undefined, 'string results have no MCP output schema');
     const [write] = registry.toMcp({ names: ['write_file'] });
     assert.equal(write!.annotations.destructiveHint, true);
-    const [sink] = registry.toMcp({ names: ['kitchen_sink'] });
+    const [sink] = registry.toMcp({ names: ['echo_arguments'] });
     assert.equal(sink!.outputSchema?.type, 'object');
   });
 });

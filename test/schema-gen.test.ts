@@ -10,7 +10,7 @@ import { REPO_ROOT } from './helpers.js';
 
 describe('schema generation from TypeScript types (T2)', async () => {
   const generated = await generateSchemas({ cwd: REPO_ROOT, patterns: ['test/fixtures/**/*.ts'] });
-  const sink = generated.tools['kitchen_sink@1.0.0']!;
+  const sink = generated.tools['echo_arguments@1.0.0']!;
   const props = sink.inputSchema.properties as Record<string, JsonSchema>;
 
   it('the committed fixture schema file is what the generator produces', () => {
@@ -46,7 +46,7 @@ describe('schema generation from TypeScript types (T2)', async () => {
   it('unwraps Promise for the output schema, and closes empty inputs', () => {
     assert.equal(sink.outputSchema?.type, 'object');
     assert.deepEqual((sink.outputSchema?.properties as Record<string, JsonSchema>).keys, { description: 'Number of keys received.', type: 'number' });
-    assert.deepEqual(generated.tools['say_nothing@1.0.0']!.inputSchema, { type: 'object', additionalProperties: false, properties: {} });
+    assert.deepEqual(generated.tools['return_nothing@1.0.0']!.inputSchema, { type: 'object', additionalProperties: false, properties: {} });
     assert.deepEqual(generated.tools['sleep_then_answer@1.0.0']!.outputSchema, { type: 'string' });
   });
 

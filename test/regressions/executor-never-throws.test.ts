@@ -39,9 +39,9 @@ describe('the executor answers with results, not exceptions', () => {
 
   it('close() during a rate-limit wait ends the wait with ABORTED', async () => {
     const limited = new ToolExecutor(registry, { workspaceRoot: t.ws });
-    const first = await limited.execute({ name: 'rate_limited', arguments: {} });
+    const first = await limited.execute({ name: 'ping_rate_limited', arguments: {} });
     assert.equal(first.success, true);
-    const waiting = limited.execute({ name: 'rate_limited', arguments: {} });
+    const waiting = limited.execute({ name: 'ping_rate_limited', arguments: {} });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await limited.close();
     const r = await waiting;

@@ -29,7 +29,7 @@ describe('waits at gates are bounded', () => {
     const executor = new ToolExecutor(registry, { workspaceRoot: t.ws, confirmationHandler: () => new Promise<boolean>(() => {}) });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const aborted = await executor.execute({ name: 'confirm_me', arguments: {} }, { signal: controller.signal });
+    const aborted = await executor.execute({ name: 'confirm_action', arguments: {} }, { signal: controller.signal });
     assert.equal(aborted.errorCode, 'ABORTED');
     let approve: (yes: boolean) => void = () => {};
     const late = new ToolExecutor(registry, { workspaceRoot: t.ws, confirmationHandler: () => new Promise<boolean>((resolve) => (approve = resolve)) });

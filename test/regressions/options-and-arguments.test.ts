@@ -33,17 +33,17 @@ describe('options and arguments', () => {
   });
 
   it('arguments that are not JSON data are refused with the place named', async () => {
-    const r = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', origin: { x: 1, y: new Date() } } });
+    const r = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', origin: { x: 1, y: new Date() } } });
     assert.equal(r.errorCode, 'INVALID_ARGUMENTS');
     assert.match(r.error!, /arguments\.origin\.y is a Date/);
-    const nan = await executor.execute({ name: 'kitchen_sink', arguments: { text: 'a', count: Number.NaN } });
+    const nan = await executor.execute({ name: 'echo_arguments', arguments: { text: 'a', count: Number.NaN } });
     assert.match(nan.error!, /arguments\.count is NaN/);
   });
 
   it('A1 nested: open maps refuse __proto__, constructor and prototype keys', async () => {
     for (const key of ['__proto__', 'constructor', 'prototype']) {
       const raw = `{"text":"a","env":{${JSON.stringify(key)}:"x"}}`;
-      const r = await executor.execute({ name: 'kitchen_sink', arguments: raw });
+      const r = await executor.execute({ name: 'echo_arguments', arguments: raw });
       assert.equal(r.errorCode, 'INVALID_ARGUMENTS', key);
     }
   });
