@@ -16,6 +16,31 @@ export function kindOf(value: unknown): string {
   return typeof value;
 }
 
+/** A deep copy of JSON data, frozen throughout. */
+export function frozenCopy<T>(value: T): T {
+  const copy = structuredClone(value);
+  const freeze = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+    Object.freeze(v);
+    for (const child of Object.values(v)) freeze(child);
+  };
+  freeze(copy);
+  return copy;
+}
+
+/**
+ * `target` with a lazily computed, cached, enumerable property `key` (so work such as a deep
+ * copy is only done when someone reads it).
+ */
+export function withLazyProperty<T extends object, V>(target: T, key: string, compute: () => V): T {
+  let cached: { value: V } | undefined;
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    get: () => (cached ??= { value: compute() }).value,
+  });
+  return target;
+}
+
 /** `text` cut to `max` characters with a count of what was left out (for echoing input in messages). */
 export function clip(text: string, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}...(${text.length} characters)` : text;

@@ -33,8 +33,9 @@ describe('CLI confirmation on a terminal', () => {
     assert.equal(fs.readFileSync(path.join(t.ws, 'yes.txt'), 'utf8'), 'ok');
   });
 
-  it('M5: the target path is shown first and whole, whatever the argument order and size', async () => {
+  it('the target path is shown first and whole, whatever the argument order and size', async () => {
     const content = 'Harmless planning notes. '.repeat(40);
+    fs.mkdirSync(path.join(t.ws, 'notes'), { recursive: true });
     const r = await runWithTty(['call', 'write_file', JSON.stringify({ content, filepath: 'notes/./../README.md' }), '--workspace', t.ws], 'n');
     assert.equal(r.code, 1);
     const lines = r.stderr.split('\n');

@@ -289,6 +289,7 @@ describe('ToolExecutor', () => {
         assert.equal((await vetoing.execute({ name: 'count_calls', arguments: {} })).success, true, 'fail open');
         const async = new ToolExecutor(registry, { workspaceRoot: t.ws, policyHook: async () => 'async veto' });
         failedWith(await async.execute({ name: 'greet', arguments: { who: 'a' } }), 'POLICY_DENIED');
+        await async.close();
         assert.deepEqual(seen, ['greet:default', 'greet:default', 'count_calls:default']);
       } finally {
         await vetoing.close();
@@ -341,14 +342,15 @@ describe('ToolExecutor', () => {
       await assert.rejects(executor.execute({ name: 'escape_from_worker', arguments: { raw: '../outside/sentinel.txt' } }), PathTraversalError);
     });
 
-    it('executeMany reports the escape after the batch settles and still answers every call', async () => {
-      await assert.rejects(
-        executor.executeMany([
-          { name: 'greet', arguments: { who: 'a' } },
-          { name: 'read_file', arguments: { filepath: '/etc/passwd' } },
-        ]),
-        PathTraversalError,
-      );
+    it('executeMany reports the escape after the batch settles, with every call answered on the error', async () => {
+      const error = await executor
+        .executeMany([
+          { name: 'greet', arguments: { who: 'a' }, callId: 'g' },
+          { name: 'read_file', arguments: { filepath: '/etc/passwd' }, callId: 'r' },
+        ])
+        .then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof PathTraversalError);
+      assert.deepEqual(error.results?.map((r) => [r.callId, r.errorCode ?? 'ok']), [['g', 'ok'], ['r', 'PATH_TRAVERSAL']]);
     });
   });
 

@@ -9,7 +9,7 @@
  * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
  * ```
  * Every command also takes `--tools DIR... --schemas FILE` (load your own compiled tools with
- * their schema file, beside the builtins) and `--log-level LEVEL` (default `warn`, on stderr).
+ * their schema file, beside the builtins) and `--log-level LEVEL` (default `error`, on stderr).
  *
  * Exit codes: 0 success; 1 the tool failed or a gate stopped the call (or schemas are stale);
  * 2 usage error (bad flags, unknown tool or version, a tool folder or schema file that does
@@ -249,7 +249,7 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
       } else {
         io.stderr.write(`${(io.stderr as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output}\n`);
         if (result.errorCode === 'CONFIRMATION_REQUIRED') io.stderr.write('toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
-        if (result.errorCode === 'MODE_DENIED' && mode !== 'default') io.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
+        if (result.errorCode === 'MODE_DENIED' && mode !== 'default' && !((values['scoped-write'] as string[] | undefined)?.length)) io.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
       }
     }
     return result.success ? EXIT.ok : EXIT.failed;

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS } from '../decorators/tool.de
 import { confirmationGate, type ConfirmationHandler } from '../gates/confirmation.gate.js';
 import type { GateDenial, GateName } from '../gates/gate.js';
 import { modeGate } from '../gates/mode.gate.js';
-import { policyGate, type PolicyHook } from '../gates/policy.gate.js';
+import { policyGate, type PolicyCall, type PolicyHook } from '../gates/policy.gate.js';
 import { RateLimitGate } from '../gates/rate-limit.gate.js';
 import { createLogger, redactSecrets, type Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
@@ -25,7 +25,7 @@ import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/pr
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { workspaceFor } from '../workspace/workspace.js';
-import { clip, isThenable, kindOf } from '../util.js';
+import { clip, frozenCopy, isThenable, kindOf, withLazyProperty } from '../util.js';
 import { copyJsonData, parseArguments } from './arguments.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
@@ -248,7 +248,9 @@ export class ToolExecutor {
     }
     let policyVerdict: GateDenial | undefined | PromiseLike<GateDenial | undefined>;
     if (denial === undefined && this.options.policyHook !== undefined) {
-      policyVerdict = policyGate(this.options.policyHook, { tool: tool.name, version: tool.version, arguments: args, mode: modeName, callId, readOnly: tool.readOnly }, this.logger);
+      // Hooks get a frozen copy (made only if they read it): they cannot change what runs.
+      const policyCall = withLazyProperty({ tool: tool.name, version: tool.version, mode: modeName, callId, readOnly: tool.readOnly }, 'arguments', () => frozenCopy(args)) as PolicyCall;
+      policyVerdict = policyGate(this.options.policyHook, policyCall, this.logger);
       if (!isThenable(policyVerdict)) denial = policyVerdict;
     }
     const context: CallState = { tool, args, options, root, callId, paths, repairs, started, fail, timeoutMs: timeoutOverride };
@@ -264,7 +266,7 @@ export class ToolExecutor {
     if (isThenable(policyVerdict)) denial = await this.bounded(policyVerdict, options.signal, this.policyTimeoutMs, 'policy');
     if (denial === undefined && tool.requiresConfirmation) {
       const handler = options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler;
-      const request = { tool: tool.name, version: tool.version, arguments: args, callId, description: tool.description, paths };
+      const request = { tool: tool.name, version: tool.version, arguments: frozenCopy(args), callId, description: tool.description, paths };
       denial = await this.bounded(confirmationGate(request, options.confirm, handler, this.logger), options.signal, 0, 'confirmation');
     }
     if (denial === undefined && tool.rateLimitRpm !== undefined) {
@@ -290,7 +292,7 @@ export class ToolExecutor {
           })
         : this.pool().run({
             moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb,
-            timeoutMs, signal: options.signal, maxOutputLength: tool.maxOutputLength, truncation: tool.truncation,
+            timeoutMs, signal: options.signal, maxOutputLength: tool.maxOutputLength, cutInWorker: tool.cutInWorker, truncation: tool.truncation,
           });
     if (running instanceof Promise) return running.then((outcome) => this.settle(context, outcome));
     return this.settle(context, running);

@@ -13,7 +13,7 @@ export interface ConfirmationRequest {
   tool: string;
   /** Tool version that would run. */
   version: string;
-  /** Validated arguments, as they will be passed to the tool. */
+  /** Validated arguments, as they will be passed to the tool (a deep-frozen copy). */
   arguments: Readonly<Record<string, unknown>>;
   /** Call id of the tool call. */
   callId: string;

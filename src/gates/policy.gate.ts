@@ -14,8 +14,8 @@ export interface PolicyCall {
   tool: string;
   /** Tool version that would run. */
   version: string;
-  /** Validated arguments (do not mutate). */
-  arguments: Readonly<Record<string, unknown>>;
+  /** Validated arguments: a deep-frozen copy, made when first read. */
+  readonly arguments: Readonly<Record<string, unknown>>;
   /** Mode name the call runs in. */
   mode: string;
   /** Call id. */

@@ -77,6 +77,12 @@ export class RegisteredTool implements ExportableTool {
   readonly pathArguments: readonly PathArgument[];
   /** Source file of the definition, from the schema file. */
   readonly source: string;
+  /**
+   * Long string output may be cut inside the worker (keeping the main thread's memory
+   * bounded): true when the output schema says no more than "a string" (or there is none),
+   * so that cutting cannot change the output schema's verdict.
+   */
+  readonly cutInWorker: boolean;
   private readonly inputValidator: Validator;
   private readonly outputValidator: Validator | undefined;
 
@@ -115,6 +121,8 @@ export class RegisteredTool implements ExportableTool {
     this.inputSchema = entry.inputSchema;
     this.outputSchema = entry.outputSchema ?? null;
     this.source = entry.source;
+    const { description: _d, ...outputShape } = this.outputSchema ?? {};
+    this.cutInWorker = this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1);
     this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this);
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
     if (this.runner === 'pool' && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);

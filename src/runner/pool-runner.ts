@@ -6,8 +6,8 @@
  * costs about 1.5x a plain run). Instead each call owns a slot in a shared `Int32Array`; the
  * worker writes its thread id there when it starts the call, and on timeout the main thread
  * reads it and terminates that worker. A call that has not started yet is marked cancelled,
- * and the worker skips it. Pools keep `minThreads = maxThreads`, so a spare worker serves the
- * next call while a terminated one is replaced.
+ * and the worker skips it. Pools keep `minThreads = maxThreads`, so with two or more threads
+ * a spare worker serves the next call while a terminated one is replaced.
  *
  * @module
  */
@@ -17,7 +17,7 @@ import { CallWatch } from './call-watch.js';
 import { appendToPreloadList, createPreloadList } from './preload-list.js';
 import { ToolgateOptionError } from '../errors.js';
 import type { TruncationStrategy } from '../types.js';
-import { SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type WorkerReply, type WorkerTask } from './protocol.js';
+import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */
 export const MAX_CALLS_IN_FLIGHT = 65_536;
@@ -55,8 +55,10 @@ export interface PoolCall {
   /** Timeout in ms; `<= 0` for none. */
   timeoutMs: number;
   signal: AbortSignal | undefined;
-  /** Output cap in characters (`<= 0`: none); string output is cut in the worker. */
+  /** Output cap in characters (`<= 0`: none), given to the tool as `ctx.maxOutputLength`. */
   maxOutputLength: number;
+  /** Cut long string output in the worker (only when the output schema allows it). */
+  cutInWorker: boolean;
   truncation: TruncationStrategy;
 }
 
@@ -138,29 +140,38 @@ export class PoolRunner {
     const pool = this.poolFor(call.memoryMb);
     const task: WorkerTask = {
       m: call.moduleUrl, e: call.exportName, k: call.key, a: call.args, w: call.workspaceRoot, c: call.callId, s: slot,
-      o: call.maxOutputLength, t: call.truncation,
+      o: call.maxOutputLength, x: call.cutInWorker, t: call.truncation,
     };
     return new Promise<RunOutcome>((resolve) => {
       const watch = new CallWatch(resolve, call.signal);
       let attempts = 0;
       const stop = (outcome: RunOutcome) => {
-        const state = Atomics.compareExchange(this.slots, slot, SLOT_FREE, SLOT_CANCELLED);
+        let state = Atomics.compareExchange(this.slots, slot, SLOT_FREE, SLOT_CANCELLED);
         if (state === SLOT_DONE) return; // finished just now; its reply is on the way
-        if (state > 0) this.terminate(pool, state, `another call (${call.key}) ${outcome.kind === 'timeout' ? 'timed out' : 'was aborted'}`);
+        if (state > 0 && state & SLOT_LOADING) {
+          // Stuck loading its module: cancel it and end the worker (the load may never end).
+          const before = Atomics.compareExchange(this.slots, slot, state, SLOT_CANCELLED);
+          if (before === SLOT_DONE) return;
+          state = before;
+        }
+        if (state > 0) this.terminate(pool, state & ~SLOT_LOADING, `another call (${call.key}) ${outcome.kind === 'timeout' ? 'timed out' : 'was aborted'}`);
         watch.settle(outcome);
       };
       const onReply = (reply: WorkerReply) => {
         this.freeSlots.push(slot);
         if ('cancelled' in reply) return;
-        this.noteGoodModule(call.moduleUrl);
+        if (reply.ok || reply.loadFailed !== true) this.noteGoodModule(call.moduleUrl);
         if (reply.ok) watch.settle({ kind: 'ok', value: reply.value, notes: reply.notes ?? [], cut: reply.cut === true });
         else watch.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? [] });
       };
       const onFailure = (error: unknown) => {
         const state = Atomics.load(this.slots, slot);
-        if (state === SLOT_FREE && !watch.settled && !this.closed && attempts < MAX_RESUBMITS) {
+        const notStarted = state === SLOT_FREE || (state > 0 && (state & SLOT_LOADING) !== 0);
+        if (notStarted && !watch.settled && !this.closed && attempts < MAX_RESUBMITS) {
           // The worker died before this call started (it was waiting behind another call on
-          // that worker): nothing of it ran, so it is safe to run it on another worker.
+          // that worker, or loading its module): nothing of it ran, so it is safe to run it on
+          // another worker.
+          Atomics.store(this.slots, slot, SLOT_FREE);
           submit();
           return;
         }
@@ -184,7 +195,12 @@ export class PoolRunner {
   private failureOutcome(error: unknown, state: number, call: PoolCall, attempts: number): RunOutcome {
     const code = (error as { code?: unknown })?.code;
     const message = (error as Error)?.message ?? String(error);
-    if (this.closed) return { kind: 'unavailable', code: 'ABORTED', message: 'the executor was closed while the call ran' };
+    const running = state > 0 && (state & SLOT_LOADING) === 0;
+    if (this.closed) {
+      return running
+        ? { kind: 'crashed', message: 'the executor was closed while it ran; it was interrupted and may have had partial effects' }
+        : { kind: 'unavailable', code: 'ABORTED', message: 'the executor was closed before it started' };
+    }
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
       return { kind: 'memory', memoryMb: call.memoryMb ?? this.defaultMemoryMb, message };
     }
@@ -193,10 +209,10 @@ export class PoolRunner {
       // empty object): the value held functions, symbols or other uncloneable things.
       return { kind: 'invalid-output', message: 'its return value cannot be sent from the worker; return plain data: strings, numbers, booleans, arrays and plain objects' };
     }
-    if (state === SLOT_FREE) {
+    if (!running) {
       return { kind: 'crashed', message: `it never started: the workers given it exited ${attempts} times before they could run it (${message})` };
     }
-    const why = state > 0 ? this.killed.get(state) : undefined;
+    const why = this.killed.get(state);
     return {
       kind: 'crashed',
       message: why

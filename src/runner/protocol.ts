@@ -13,6 +13,11 @@ export const SLOT_FREE = 0;
 export const SLOT_CANCELLED = -1;
 /** The worker finished the call; its reply is on the way. */
 export const SLOT_DONE = -2;
+/**
+ * Flag added to a thread id while that worker loads the call's tool module: the call has not
+ * started, but the worker must be ended if the call times out (a module can hang loading).
+ */
+export const SLOT_LOADING = 1 << 30;
 
 /** A call as sent to a pool worker. Field names are short: this is cloned per call. */
 export interface WorkerTask {
@@ -30,8 +35,10 @@ export interface WorkerTask {
   c: string;
   /** Index in the shared call table. */
   s: number;
-  /** The tool's output cap in characters (`<= 0`: none); long string output is cut in the worker. */
+  /** The tool's output cap in characters (`<= 0`: none). */
   o: number;
+  /** Cut long string output in the worker. */
+  x: boolean;
   /** How long string output is cut. */
   t: TruncationStrategy;
 }
@@ -50,7 +57,7 @@ export interface SerializedError {
 /** A worker's reply. */
 export type WorkerReply =
   | { ok: true; value: unknown; notes?: string[]; cut?: true }
-  | { ok: false; error: SerializedError; notes?: string[] }
+  | { ok: false; error: SerializedError; notes?: string[]; loadFailed?: true }
   | { cancelled: true };
 
 /** How a run ended, whichever runner ran it. */

@@ -16,7 +16,7 @@ import type { Tool } from '../types.js';
 import { isThenable } from '../util.js';
 import { CallContext } from './call-context.js';
 import { readPreloadList, type PreloadList } from './preload-list.js';
-import { serializeError, SLOT_DONE, SLOT_FREE, type WorkerReply, type WorkerTask } from './protocol.js';
+import { serializeError, SLOT_DONE, SLOT_FREE, SLOT_LOADING, type WorkerReply, type WorkerTask } from './protocol.js';
 
 const data = workerData as { slots: SharedArrayBuffer; preload: PreloadList };
 const slots = new Int32Array(data.slots);
@@ -50,7 +50,7 @@ function keyOf(value: unknown): string | undefined {
 function success(value: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {
   Atomics.store(slots, task.s, SLOT_DONE);
   const notes = ctx.notes.length ? { notes: ctx.notes } : undefined;
-  if (typeof value === 'string' && task.o > 0 && value.length > task.o) {
+  if (task.x && typeof value === 'string' && task.o > 0 && value.length > task.o) {
     return { ok: true, value: truncate(value, task.o, task.t), cut: true, ...notes };
   }
   return { ok: true, value, ...notes };
@@ -67,26 +67,33 @@ function failure(error: unknown, ctx: CallContext, task: WorkerTask): WorkerRepl
  */
 export default function runToolTask(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
   const instance = instances.get(task.k);
-  if (instance === undefined) {
-    return loadInstance(task).then(
-      (loaded) => start(loaded, task),
-      (error: unknown) => {
-        // Claim the slot to report the failure (unless the call was cancelled meanwhile).
-        if (Atomics.compareExchange(slots, task.s, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true } as const;
-        return failure(error, new CallContext(task.c, '', '', task.w, false, task.o), task);
-      },
-    );
+  if (instance !== undefined) {
+    if (Atomics.compareExchange(slots, task.s, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true };
+    return start(instance, task);
   }
-  return start(instance, task);
+  // Loading the module: mark the slot so that a timeout ends this worker (a module can hang
+  // while loading) while the call still counts as not started.
+  const loading = threadId | SLOT_LOADING;
+  if (Atomics.compareExchange(slots, task.s, SLOT_FREE, loading) !== SLOT_FREE) return { cancelled: true };
+  return loadInstance(task).then(
+    (loaded) => {
+      if (Atomics.compareExchange(slots, task.s, loading, threadId) !== loading) return { cancelled: true } as const;
+      return start(loaded, task);
+    },
+    (error: unknown): WorkerReply => {
+      if (Atomics.compareExchange(slots, task.s, loading, threadId) !== loading) return { cancelled: true };
+      Atomics.store(slots, task.s, SLOT_DONE);
+      return { ok: false, error: serializeError(error), loadFailed: true };
+    },
+  );
 }
 
 /**
- * Claim the call's slot and run it. The slot is claimed only now, with the tool loaded and
- * about to run: a call still waiting (for its module, or behind another call) has not
- * started, so ending this worker for another call's sake moves it instead of losing it.
+ * Run a call whose slot this worker holds. The slot is claimed only with the tool loaded and
+ * about to run: a call still waiting behind another call on this worker has not started, so
+ * ending the worker for the other call's sake moves it instead of losing it.
  */
 function start(instance: Tool, task: WorkerTask): WorkerReply | Promise<WorkerReply> {
-  if (Atomics.compareExchange(slots, task.s, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true };
   const at = task.k.lastIndexOf('@');
   const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false, task.o);
   let returned: unknown;

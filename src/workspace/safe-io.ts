@@ -9,6 +9,10 @@
  * renamed over the target, so a failed or refused write leaves nothing half-written.
  * Elsewhere than Linux the descriptor check is skipped and only the resolution check applies.
  *
+ * One window remains: the final rename goes by path, so a parent folder swapped for a link in
+ * the instant between the last check and the rename would receive the file. Closing it needs
+ * `renameat` on a folder descriptor, which Node does not offer.
+ *
  * @module
  */
 import { constants as C } from 'node:fs';
@@ -33,6 +37,54 @@ async function checkDescriptor(workspace: Workspace, handle: fs.FileHandle, show
   }
 }
 
+/** Resolve a path that must name a file (not end with a slash). */
+function resolveFile(workspace: Workspace, input: string): string {
+  const real = workspace.resolve(input);
+  if (/[\\/]$/.test(input)) throw new ToolExecutionError(`${input} names a folder (it ends with a slash); give a file path.`);
+  return real;
+}
+
+/**
+ * Create the missing folders of `dir` one at a time, checking after each that the folder
+ * created is inside the workspace (a link swapped in meanwhile would put it elsewhere; such a
+ * folder is removed again, empty, and the write refused).
+ */
+async function mkdirInside(workspace: Workspace, dir: string, input: string): Promise<void> {
+  const missing: string[] = [];
+  let existing = dir;
+  for (;;) {
+    try {
+      await fs.lstat(existing);
+      break;
+    } catch {
+      const up = path.dirname(existing);
+      if (up === existing) break;
+      missing.unshift(path.basename(existing));
+      existing = up;
+    }
+  }
+  let current = existing;
+  for (const name of missing) {
+    current = path.join(current, name);
+    try {
+      await fs.mkdir(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new ToolExecutionError(`cannot create the folder of ${input} (${(error as NodeJS.ErrnoException).code})`);
+      }
+    }
+    const real = await fs.realpath(current).catch(() => current);
+    if (!isInside(workspace.realRoot, real)) {
+      await fs.rmdir(real).catch(() => undefined);
+      throw new PathTraversalError(input, workspace.realRoot, 'changed to lead outside the workspace while its folders were created');
+    }
+  }
+  const real = await fs.realpath(dir).catch(() => dir);
+  if (!isInside(workspace.realRoot, real)) {
+    throw new PathTraversalError(input, workspace.realRoot, 'changed to lead outside the workspace while it was being written');
+  }
+}
+
 /** What {@link readFileInside} returns. */
 export interface ReadInside {
   /** The bytes read (at most `maxBytes`). */
@@ -50,8 +102,7 @@ export interface ReadInside {
  *   devices are refused without blocking).
  */
 export async function readFileInside(workspace: Workspace, input: string, maxBytes = Number.POSITIVE_INFINITY): Promise<ReadInside> {
-  const real = workspace.resolve(input);
-  if (/[\\/]$/.test(input)) throw new ToolExecutionError(`${input} names a folder (it ends with a slash); give a file path.`);
+  const real = resolveFile(workspace, input);
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(real, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
@@ -100,10 +151,9 @@ export interface WriteInside {
  * @throws ToolExecutionError when the target is a folder or not a regular file, or the write fails.
  */
 export async function writeFileInside(workspace: Workspace, input: string, data: string | Uint8Array): Promise<WriteInside> {
-  const real = workspace.resolve(input);
-  if (/[\\/]$/.test(input)) throw new ToolExecutionError(`${input} names a folder (it ends with a slash); give a file path.`);
+  const real = resolveFile(workspace, input);
   if (real === workspace.realRoot) throw new ToolExecutionError(`${input} is the workspace folder itself; give a file path.`);
-  let mode = 0o666;
+  let mode: number | undefined;
   let overwrote = false;
   try {
     const stat = await fs.lstat(real);
@@ -118,19 +168,12 @@ export async function writeFileInside(workspace: Workspace, input: string, data:
     }
   }
   const dir = path.dirname(real);
-  try {
-    await fs.mkdir(dir, { recursive: true });
-  } catch (error) {
-    throw new ToolExecutionError(`cannot create the folder of ${input} (${(error as NodeJS.ErrnoException).code})`);
-  }
-  // The folder may have been created through a link swapped in meanwhile: check again.
-  if (!isInside(workspace.realRoot, await fs.realpath(dir).catch(() => dir))) {
-    throw new PathTraversalError(input, workspace.realRoot, 'changed to lead outside the workspace while it was being written');
-  }
+  await mkdirInside(workspace, dir, input);
   const temp = path.join(dir, `.${path.basename(real).slice(0, 100)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
+    // A new file gets 0666 less the umask, as any other new file; a replaced one keeps its mode.
+    handle = await fs.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode ?? 0o666);
   } catch (error) {
     throw new ToolExecutionError(`cannot write ${input} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
@@ -145,7 +188,7 @@ export async function writeFileInside(workspace: Workspace, input: string, data:
     }
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     await handle.writeFile(bytes);
-    await handle.chmod(mode).catch(() => undefined);
+    if (mode !== undefined) await handle.chmod(mode).catch(() => undefined);
     await handle.datasync();
     await handle.close();
     await fs.rename(temp, real).catch((error: NodeJS.ErrnoException) => {

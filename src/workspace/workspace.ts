@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidPathError, PathTraversalError } from '../errors.js';
+import { clip } from '../util.js';
 
 /** How many symbolic links one resolution may follow before it is refused (as the kernel's ELOOP). */
 const MAX_LINK_HOPS = 40;
@@ -70,13 +71,14 @@ export class Workspace {
    *
    * Resolution follows the kernel's rules: components are taken left to right, a symbolic
    * link is replaced by its target before a later `..` applies, and for a path that does not
-   * exist yet the existing part is resolved and the rest appended.
+   * exist yet the existing part is resolved and the rest appended; `..` after a folder that
+   * does not exist is refused, as the kernel refuses it.
    *
    * @param input - the path as the model gave it (relative to the root, or absolute inside it).
    * @returns the absolute path with every existing symbolic link resolved; the file itself
    *   need not exist.
-   * @throws InvalidPathError when the path is not a string, is empty, holds a NUL byte, or
-   *   goes through more than 40 symbolic links.
+   * @throws InvalidPathError when the path is not a string, is empty, holds a NUL byte, goes
+   *   through more than 40 symbolic links, or uses `..` after a folder that does not exist.
    * @throws PathTraversalError when it resolves outside the workspace.
    */
   resolve(input: unknown): string {
@@ -106,7 +108,15 @@ export class Workspace {
       if (code === 'ELOOP') throw new InvalidPathError(shorten(input), 'goes through too many symbolic links (a loop?)');
       if (code === 'ENAMETOOLONG') throw new InvalidPathError(shorten(input), 'is too long');
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new InvalidPathError(shorten(input), `cannot be resolved (${code})`);
-      real = walk(base, rest, { hops: 0, input });
+      try {
+        real = walk(base, rest, { hops: 0, input }).path;
+      } catch (walkError) {
+        // A path that climbs out on paper is a traversal attempt, whatever else is wrong with it.
+        if (walkError instanceof InvalidPathError && !isInside(realRoot, path.resolve(base, rest))) {
+          throw new PathTraversalError(shorten(input), realRoot);
+        }
+        throw walkError;
+      }
     }
     if (!isInside(realRoot, real)) {
       throw new PathTraversalError(shorten(input), realRoot, real === path.resolve(realRoot, input) ? undefined : 'leads outside the workspace through a symbolic link');
@@ -125,7 +135,7 @@ export class Workspace {
 const SHOWN_PATH_LENGTH = 300;
 
 function shorten(input: string): string {
-  return input.length > SHOWN_PATH_LENGTH ? `${input.slice(0, SHOWN_PATH_LENGTH)}...(${input.length} characters)` : input;
+  return clip(input, SHOWN_PATH_LENGTH);
 }
 
 /**
@@ -134,12 +144,15 @@ function shorten(input: string): string {
  * ones: a write would create their target); once a component is missing, the rest cannot
  * contain links and is appended as it is.
  */
-function walk(base: string, rest: string, state: { hops: number; input: string }): string {
+function walk(base: string, rest: string, state: { hops: number; input: string }): { path: string; missing: boolean } {
   let current = base;
   let missing = false;
   for (const component of rest.split(/[\\/]+/)) {
     if (component === '' || component === '.') continue;
     if (component === '..') {
+      // The kernel cannot climb out of a folder that does not exist (ENOENT); neither do we,
+      // since text-only climbing would skip the links of the folders it climbs back into.
+      if (missing) throw new InvalidPathError(clip(state.input, 300), 'uses ".." after a folder that does not exist');
       current = path.dirname(current);
       continue;
     }
@@ -157,14 +170,16 @@ function walk(base: string, rest: string, state: { hops: number; input: string }
       continue;
     }
     if (stat.isSymbolicLink()) {
-      if (++state.hops > MAX_LINK_HOPS) throw new InvalidPathError(shorten(state.input), 'goes through too many symbolic links (a loop?)');
+      if (++state.hops > MAX_LINK_HOPS) throw new InvalidPathError(clip(state.input, 300), 'goes through too many symbolic links (a loop?)');
       const target = fs.readlinkSync(next);
-      current = walk(path.isAbsolute(target) ? path.parse(target).root : current, target, state);
+      const resolved = walk(path.isAbsolute(target) ? path.parse(target).root : current, target, state);
+      current = resolved.path;
+      missing = resolved.missing;
       continue;
     }
     current = next;
   }
-  return current;
+  return { path: current, missing };
 }
 
 const workspaces = new Map<string, Workspace>();

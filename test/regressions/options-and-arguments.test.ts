@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ToolExecutor, type AgentMode, type ToolRegistry } from 'toolgate';
+import { PathTraversalError, ToolExecutor, type AgentMode, type ToolRegistry } from 'toolgate';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 describe('options and arguments', () => {
@@ -85,12 +85,13 @@ describe('options and arguments', () => {
   it('"~name" without a separator is a plain file name, "~/x" and "~user/x" are refused', async () => {
     fs.writeFileSync(path.join(t.ws, '~notes.md'), 'tilde');
     assert.equal((await executor.execute({ name: 'read_file', arguments: { filepath: '~notes.md' } })).output, 'tilde');
-    await assert.rejects(executor.execute({ name: 'read_file', arguments: { filepath: '~root/.bashrc' } }));
+    await assert.rejects(executor.execute({ name: 'read_file', arguments: { filepath: '~root/.bashrc' } }), (e: unknown) => e instanceof PathTraversalError && e.code === 'PATH_TRAVERSAL');
   });
 
   it('write_file refuses a trailing slash and special files', async () => {
     const slash = await executor.execute({ name: 'write_file', arguments: { filepath: 'newdir/', content: 'x' } }, { confirm: true });
-    assert.equal(slash.success, false);
+    assert.equal(slash.errorCode, 'TOOL_ERROR');
+    assert.match(slash.error!, /names a folder/);
     assert.equal(fs.existsSync(path.join(t.ws, 'newdir')), false);
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [path.join(t.ws, 'fifo')]);
