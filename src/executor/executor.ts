@@ -6,9 +6,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import crypto from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors.js';
-import { closeOut, truncate } from '../closeout/closeout.js';
+import { closeOut, outputText, truncate } from '../closeout/closeout.js';
 import { DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { confirmationGate, type ConfirmationHandler } from '../gates/confirmation.gate.js';
 import type { GateDenial, GateName } from '../gates/gate.js';
@@ -98,8 +99,13 @@ interface CallState {
   started: number;
   /** Per-call timeout override (ms), already checked. */
   timeoutMs: number | undefined;
+  /** Scoped write folders (real paths) when the mode confines writes. */
+  writeRoots: string[] | undefined;
   fail: (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>, gate?: string, args?: unknown) => ToolExecutionResult;
 }
+
+/** Results whose JSON text passes this many characters carry no `structured` copy. */
+const MAX_STRUCTURED_TEXT = 1_000_000;
 
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
@@ -137,7 +143,7 @@ export class ToolExecutor {
       throw ToolgateOptionError.fromBadOption('concurrency', `must be a positive integer; got ${options.concurrency}`);
     }
     this.policyTimeoutMs = options.policyTimeoutMs ?? 10_000;
-    if (!(this.policyTimeoutMs > 0) || this.policyTimeoutMs > MAX_TIMEOUT_MS) {
+    if (typeof this.policyTimeoutMs !== 'number' || !(this.policyTimeoutMs > 0) || this.policyTimeoutMs > MAX_TIMEOUT_MS) {
       throw ToolgateOptionError.fromBadOption('policyTimeoutMs', `must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; got ${options.policyTimeoutMs}`);
     }
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimitGate(options.rateLimitMaxWaitMs);
@@ -154,7 +160,11 @@ export class ToolExecutor {
 
   private closed = false;
   /** Aborted by close(): ends waits at gates. */
-  private readonly closing = new AbortController();
+  private readonly closing = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal); // every call waiting at a gate listens
+    return controller;
+  })();
   private readonly policyTimeoutMs: number;
 
   /** Start the default worker pool now, so the first call does not wait for threads. */
@@ -253,7 +263,14 @@ export class ToolExecutor {
       policyVerdict = policyGate(this.options.policyHook, policyCall, this.logger);
       if (!isThenable(policyVerdict)) denial = policyVerdict;
     }
-    const context: CallState = { tool, args, options, root, callId, paths, repairs, started, fail, timeoutMs: timeoutOverride };
+    // A scoped write: tell the tool's workspace where writes may go, so the check holds at the
+    // moment of writing too, not only here.
+    let writeRoots: string[] | undefined;
+    if (mode !== undefined && mode.readOnly && !tool.readOnly) {
+      const ws = workspaceFor(root);
+      writeRoots = [...(mode.scopedWriteDirs ?? []), ...(options.scopedWriteDirs ?? [])].map((d) => ws.resolve(d));
+    }
+    const context: CallState = { tool, args, options, root, callId, paths, repairs, started, fail, timeoutMs: timeoutOverride, writeRoots };
     if (denial !== undefined) return fail(denial.code, denial.reason, { repairs, confirmed: denial.gate !== 'confirmation' }, denial.gate, args);
     if (isThenable(policyVerdict) || tool.requiresConfirmation || tool.rateLimitRpm !== undefined) return this.waitAtGates(context, policyVerdict);
     return this.dispatch(context);
@@ -288,11 +305,12 @@ export class ToolExecutor {
       tool.runner === 'main'
         ? this.mainRunner.run({
             target: tool.target, key: tool.key, name: tool.name, version: tool.version, args, workspaceRoot: root, callId, timeoutMs,
-            signal: options.signal, maxOutputLength: tool.maxOutputLength,
+            signal: options.signal, maxOutputLength: tool.maxOutputLength, writeRoots: context.writeRoots,
           })
         : this.pool().run({
             moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb,
             timeoutMs, signal: options.signal, maxOutputLength: tool.maxOutputLength, cutInWorker: tool.cutInWorker, truncation: tool.truncation,
+            writeRoots: context.writeRoots,
           });
     if (running instanceof Promise) return running.then((outcome) => this.settle(context, outcome));
     return this.settle(context, running);
@@ -307,9 +325,13 @@ export class ToolExecutor {
         if (invalid !== undefined) {
           return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, { repairs });
         }
-        const output = closeOut(outcome.value, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
+        const text = outputText(outcome.value);
+        const output = closeOut(text, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
         const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, tool: tool.name, version: tool.version, callId };
-        if (typeof outcome.value !== 'string' && outcome.value !== undefined && outcome.value !== null) result.structured = outcome.value;
+        if (typeof outcome.value !== 'string' && outcome.value !== undefined && outcome.value !== null) {
+          // Keep the value for callers (MCP structuredContent), unless it is too large to carry.
+          if (text.length < MAX_STRUCTURED_TEXT || tool.maxOutputLength <= 0) result.structured = outcome.value;
+        }
         if (repairs) result.repairs = repairs;
         return this.finish(started, result, undefined, args);
       }
@@ -322,7 +344,7 @@ export class ToolExecutor {
       case 'timeout':
         return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, time waiting for a worker included) and was stopped; try a smaller request.`, { repairs });
       case 'aborted':
-        return fail('ABORTED', `${tool.name} was aborted by the caller before it finished.`, { repairs });
+        return fail('ABORTED', `${tool.name} was ${this.closed ? 'stopped by the executor closing' : 'aborted by the caller'} before it finished; it may have had partial effects.`, { repairs });
       case 'memory':
         return fail('MEMORY_LIMIT', `${tool.name} was stopped: the worker running it exceeded its memory cap of ${outcome.memoryMb} MB; try a smaller request.`, { repairs });
       case 'crashed':
@@ -386,7 +408,11 @@ export class ToolExecutor {
    */
   async executeMany(calls: readonly ToolCallRequest[], options: ExecuteManyOptions = {}): Promise<ToolExecutionResult[]> {
     const list = Array.isArray(calls) ? calls : [];
-    const limit = pLimit(options.concurrency ?? this.options.concurrency ?? 8);
+    const concurrency = options.concurrency ?? this.options.concurrency ?? 8;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      return list.map((c) => failure('INVALID_OPTIONS', `options.concurrency must be a positive integer; got ${String(concurrency).slice(0, 50)}`, { tool: toolName(c), callId: callIdOf(c) }));
+    }
+    const limit = pLimit(concurrency);
     const results = new Array<ToolExecutionResult>(list.length);
     let escape: PathTraversalError | undefined;
     const skipped = (i: number): ToolExecutionResult =>
@@ -428,6 +454,7 @@ export class ToolExecutor {
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
+    this.mainRunner.closeAll();
     await Promise.all([this.poolRunner?.close(), this.rateLimit?.close()]);
   }
 

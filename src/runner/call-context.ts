@@ -8,6 +8,11 @@ import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 
 const NEVER_ABORTED = new AbortController().signal;
 
+/** Notes are for short markers (an exit status): at most this many per call... */
+export const MAX_NOTES = 20;
+/** ...of at most this many characters each. */
+export const MAX_NOTE_LENGTH = 2000;
+
 /**
  * Context of one call. The abort signal is created on first access, because creating an
  * `AbortController` costs more than the rest of a call's bookkeeping together.
@@ -28,7 +33,10 @@ export class CallContext implements ToolContext {
   /**
    * @param abortable - false in workers, where a stopped call ends the worker instead.
    */
-  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number) {
+  private readonly writeRoots: readonly string[] | undefined;
+
+  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number, writeRoots?: readonly string[]) {
+    this.writeRoots = writeRoots;
     this.callId = callId;
     this.maxOutputLength = maxOutputLength;
     this.toolName = toolName;
@@ -38,7 +46,7 @@ export class CallContext implements ToolContext {
   }
 
   get workspace(): Workspace {
-    return workspaceFor(this.root);
+    return workspaceFor(this.root, this.writeRoots);
   }
 
   get signal(): AbortSignal {
@@ -51,7 +59,8 @@ export class CallContext implements ToolContext {
   }
 
   note(text: string): void {
-    if (typeof text === 'string' && text) this.notes.push(text);
+    if (typeof text !== 'string' || !text || this.notes.length >= MAX_NOTES) return;
+    this.notes.push(text.length > MAX_NOTE_LENGTH ? `${text.slice(0, MAX_NOTE_LENGTH)}...[note cut: ${text.length} characters]` : text);
   }
 
   /** Abort the call (timeout or caller abort); a no-op after the first time. */

@@ -27,11 +27,20 @@ export interface MainCall {
   signal: AbortSignal | undefined;
   /** Output cap in characters, passed to the tool as `ctx.maxOutputLength`. */
   maxOutputLength: number;
+  /** Folders writes are confined to (real paths), for scoped writes. */
+  writeRoots: string[] | undefined;
 }
 
 /** Runs calls on the main thread; one tool instance per `name@version`, kept between calls. */
 export class MainRunner {
   private readonly instances = new Map<string, Tool>();
+  /** Calls in flight, so that close() can stop them. */
+  private readonly active = new Set<() => void>();
+
+  /** Abort every call in flight (their results say ABORTED). */
+  closeAll(): void {
+    for (const stop of [...this.active]) stop();
+  }
 
   private instanceFor(call: MainCall): Tool {
     let instance = this.instances.get(call.key);
@@ -48,7 +57,7 @@ export class MainRunner {
    *   promise of it; never rejects.
    */
   run(call: MainCall): RunOutcome | Promise<RunOutcome> {
-    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true, call.maxOutputLength);
+    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true, call.maxOutputLength, call.writeRoots);
     if (call.signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
     try {
@@ -62,7 +71,15 @@ export class MainRunner {
     }
     const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {
-      const watch = new CallWatch(resolve, call.signal);
+      const watch = new CallWatch((outcome) => {
+        this.active.delete(closeCall);
+        resolve(outcome);
+      }, call.signal);
+      const closeCall = () => {
+        ctx.abort(new Error('the executor was closed'));
+        watch.settle({ kind: 'aborted' });
+      };
+      this.active.add(closeCall);
       watch.watch(
         call.timeoutMs,
         () => {

@@ -14,7 +14,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { CallWatch } from './call-watch.js';
-import { appendToPreloadList, createPreloadList } from './preload-list.js';
+import { appendToPreloadList, createPreloadList, type PreloadList } from './preload-list.js';
 import { ToolgateOptionError } from '../errors.js';
 import type { TruncationStrategy } from '../types.js';
 import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type WorkerReply, type WorkerTask } from './protocol.js';
@@ -59,6 +59,8 @@ export interface PoolCall {
   maxOutputLength: number;
   /** Cut long string output in the worker (only when the output schema allows it). */
   cutInWorker: boolean;
+  /** Folders writes are confined to (real paths), for scoped writes. */
+  writeRoots: string[] | undefined;
   truncation: TruncationStrategy;
 }
 
@@ -73,9 +75,12 @@ export class PoolRunner {
   private nextSlot = 0;
   private readonly poolSize: number;
   private readonly defaultMemoryMb: number;
-  /** Modules that have answered a call: new workers import them before taking calls. */
-  private readonly preload = createPreloadList();
-  private readonly goodModules = new Set<string>();
+  /**
+   * Per pool (memory cap): modules that have answered a call there, which new workers of that
+   * pool import before taking calls. Per pool, since a module that fits one cap may not fit
+   * a smaller one.
+   */
+  private readonly preloads = new Map<number, { list: PreloadList; known: Set<string> }>();
   private closed = false;
   /** Why recently terminated workers were ended, by thread id (for their other calls' results). */
   private readonly killed = new Map<number, string>();
@@ -98,6 +103,8 @@ export class PoolRunner {
     const cap = memoryMb ?? this.defaultMemoryMb;
     let pool = this.pools.get(cap);
     if (pool === undefined) {
+      const preload = { list: createPreloadList(), known: new Set<string>() };
+      this.preloads.set(cap, preload);
       pool = new Piscina({
         filename: WORKER_URL,
         minThreads: this.poolSize,
@@ -105,7 +112,7 @@ export class PoolRunner {
         idleTimeout: Infinity,
         concurrentTasksPerWorker: this.callsPerWorker,
         resourceLimits: { maxOldGenerationSizeMb: cap, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(cap / 8))) },
-        workerData: { slots: this.slotsBuffer, preload: this.preload },
+        workerData: { slots: this.slotsBuffer, preload: preload.list },
       });
       // A worker that dies between calls (memory cap hit by a stray timer, say) is replaced by
       // Piscina; keep its 'error' event from becoming an uncaught exception of the host.
@@ -140,7 +147,7 @@ export class PoolRunner {
     const pool = this.poolFor(call.memoryMb);
     const task: WorkerTask = {
       m: call.moduleUrl, e: call.exportName, k: call.key, a: call.args, w: call.workspaceRoot, c: call.callId, s: slot,
-      o: call.maxOutputLength, x: call.cutInWorker, t: call.truncation,
+      o: call.maxOutputLength, x: call.cutInWorker, t: call.truncation, r: call.writeRoots,
     };
     return new Promise<RunOutcome>((resolve) => {
       const watch = new CallWatch(resolve, call.signal);
@@ -160,7 +167,7 @@ export class PoolRunner {
       const onReply = (reply: WorkerReply) => {
         this.freeSlots.push(slot);
         if ('cancelled' in reply) return;
-        if (reply.ok || reply.loadFailed !== true) this.noteGoodModule(call.moduleUrl);
+        if (reply.ok || reply.loadFailed !== true) this.noteGoodModule(call.memoryMb, call.moduleUrl);
         if (reply.ok) watch.settle({ kind: 'ok', value: reply.value, notes: reply.notes ?? [], cut: reply.cut === true });
         else watch.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? [] });
       };
@@ -221,9 +228,10 @@ export class PoolRunner {
     };
   }
 
-  /** Remember that a module loads and answers, so new workers preload it. */
-  private noteGoodModule(url: string): void {
-    if (!this.goodModules.has(url)) appendToPreloadList(this.preload, [url], this.goodModules);
+  /** Remember that a module loads and answers in a pool, so that pool's new workers preload it. */
+  private noteGoodModule(memoryMb: number | undefined, url: string): void {
+    const preload = this.preloads.get(memoryMb ?? this.defaultMemoryMb);
+    if (preload !== undefined && !preload.known.has(url)) appendToPreloadList(preload.list, [url], preload.known);
   }
 
   /** Terminate the worker with thread id `threadId`, remembering why for its other calls. */

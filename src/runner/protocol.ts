@@ -39,6 +39,8 @@ export interface WorkerTask {
   o: number;
   /** Cut long string output in the worker. */
   x: boolean;
+  /** Real paths of the folders writes are confined to (scoped writes), if any. */
+  r?: string[];
   /** How long string output is cut. */
   t: TruncationStrategy;
 }
@@ -71,8 +73,16 @@ export type RunOutcome =
   | { kind: 'unavailable'; code: 'ABORTED' | 'OVERLOADED'; message: string }
   | { kind: 'invalid-output'; message: string };
 
-/** Turn anything thrown into plain data. */
+/** Turn anything thrown into plain data; never throws, whatever was thrown. */
 export function serializeError(error: unknown): SerializedError {
+  try {
+    return serializeUnsafe(error);
+  } catch {
+    return { name: 'Error', message: 'the tool threw a value that cannot be described' };
+  }
+}
+
+function serializeUnsafe(error: unknown): SerializedError {
   if (error instanceof PathTraversalError) {
     return { name: 'PathTraversalError', message: error.message, code: error.code, path: error.path, workspaceRoot: error.workspaceRoot };
   }
@@ -100,7 +110,7 @@ export function rebuildPathTraversal(error: SerializedError): PathTraversalError
 }
 
 /** Error codes a tool may report by throwing a {@link ToolgateError} with that code. */
-const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR']);
+const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED']);
 
 /** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
 export function errorCodeOf(error: SerializedError): ToolErrorCode {

@@ -58,7 +58,10 @@ function success(value: unknown, ctx: CallContext, task: WorkerTask): WorkerRepl
 
 function failure(error: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {
   Atomics.store(slots, task.s, SLOT_DONE);
-  return { ok: false, error: serializeError(error), notes: ctx.notes };
+  const serialized = serializeError(error);
+  // Cut long messages here, so the main thread never holds more than the model will see.
+  if (task.o > 0 && serialized.message.length > task.o) serialized.message = truncate(serialized.message, task.o, 'head');
+  return { ok: false, error: serialized, notes: ctx.notes };
 }
 
 /**
@@ -95,7 +98,7 @@ export default function runToolTask(task: WorkerTask): WorkerReply | Promise<Wor
  */
 function start(instance: Tool, task: WorkerTask): WorkerReply | Promise<WorkerReply> {
   const at = task.k.lastIndexOf('@');
-  const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false, task.o);
+  const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false, task.o, task.r);
   let returned: unknown;
   try {
     returned = instance.run(task.a as never, ctx);

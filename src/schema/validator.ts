@@ -121,6 +121,8 @@ function describeAjvError(error: ErrorObject | undefined, root: unknown, schema:
       }
       return `${field} must be ${String(params.type)}; got ${kindOf(actual)}${hint}`;
     }
+    case 'propertyNames':
+      return `${field} has a key that is not allowed (${JSON.stringify(clip(String(params.propertyName), 100))})`;
     case 'enum':
       return `${field} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':

@@ -9,13 +9,12 @@
  * renamed over the target, so a failed or refused write leaves nothing half-written.
  * Elsewhere than Linux the descriptor check is skipped and only the resolution check applies.
  *
- * One window remains: the final rename goes by path, so a parent folder swapped for a link in
- * the instant between the last check and the rename would receive the file. Closing it needs
- * `renameat` on a folder descriptor, which Node does not offer.
+ * On Linux, writes are pinned to the open folder (see {@link writeFileInside}); elsewhere one
+ * window remains: the final rename goes by path.
  *
  * @module
  */
-import { constants as C } from 'node:fs';
+import { constants as C, existsSync, lstatSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -144,23 +143,137 @@ export interface WriteInside {
 
 /**
  * Write a file inside the workspace atomically: a new temporary file in the same folder
- * (opened exclusively, never through a link, and checked to be inside), flushed to disk, then
- * renamed over the target. Missing parent folders are created. The mode of a replaced file is
- * kept.
- * @throws PathTraversalError when the path, or the temporary file actually created, is outside.
+ * (opened exclusively, never through a link), flushed to disk, then renamed over the target.
+ * Missing parent folders are created. A replaced file keeps its permission bits, less setuid
+ * and setgid (the new content is not the old owner's); a new file gets 0666 less the umask.
+ *
+ * On Linux every step is pinned to the folder itself: the folder is opened from the
+ * workspace root one component at a time without following links (creating what is
+ * missing), and the temporary file, the check of the target and the rename all go through
+ * that open folder (`/proc/self/fd/N/name`), so swapping a folder for a link at any moment
+ * cannot move the write. Elsewhere the path is checked before and after creating the
+ * temporary file, and the rename goes by path.
+ * @throws PathTraversalError when the path is outside, or changes to lead outside.
  * @throws ToolExecutionError when the target is a folder or not a regular file, or the write fails.
  */
 export async function writeFileInside(workspace: Workspace, input: string, data: string | Uint8Array): Promise<WriteInside> {
   const real = resolveFile(workspace, input);
   if (real === workspace.realRoot) throw new ToolExecutionError(`${input} is the workspace folder itself; give a file path.`);
-  let mode: number | undefined;
-  let overwrote = false;
+  workspace.assertWritable(real, input);
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  if (CAN_PIN_FOLDERS) return writePinned(workspace, input, real, bytes);
+  return writeByPath(workspace, input, real, bytes);
+}
+
+const CAN_PIN_FOLDERS = CAN_CHECK_DESCRIPTORS && existsSync('/proc/self/fd');
+
+/** The mode to give a replacement of a file with `mode`: permission bits, no setuid/setgid. */
+function replacementMode(mode: number): number {
+  return mode & 0o1777 & ~0o6000;
+}
+
+function describeExisting(stat: import('node:fs').Stats, input: string): number {
+  if (stat.isDirectory()) throw new ToolExecutionError(`${input} is a folder; give a file path.`);
+  if (stat.isSymbolicLink()) {
+    throw new ToolExecutionError(`${input} became a symbolic link while it was being written; it is not replaced.`);
+  }
+  if (!stat.isFile()) throw new ToolExecutionError(`${input} exists and is not a regular file (a FIFO, socket or device); it is not replaced.`);
+  return replacementMode(stat.mode);
+}
+
+/** Open `realDir` from the workspace root one component at a time, never through a link. */
+async function openFolderPinned(workspace: Workspace, realDir: string, input: string): Promise<fs.FileHandle> {
+  const rel = path.relative(workspace.realRoot, realDir);
+  let handle = await fs.open(workspace.realRoot, C.O_RDONLY | C.O_DIRECTORY);
   try {
-    const stat = await fs.lstat(real);
-    if (stat.isDirectory()) throw new ToolExecutionError(`${input} is a folder; give a file path.`);
-    if (!stat.isFile()) throw new ToolExecutionError(`${input} exists and is not a regular file (a FIFO, socket, device or link); it is not replaced.`);
-    mode = stat.mode & 0o7777;
-    overwrote = true;
+    for (const part of rel === '' ? [] : rel.split(path.sep)) {
+      const at = `/proc/self/fd/${handle.fd}/${part}`;
+      let next: fs.FileHandle;
+      try {
+        next = await fs.open(at, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') {
+          await fs.mkdir(at).catch((e: NodeJS.ErrnoException) => {
+            if (e.code !== 'EEXIST') throw new ToolExecutionError(`cannot create the folder of ${input} (${e.code})`);
+          });
+          next = await fs.open(at, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW).catch((e: NodeJS.ErrnoException) => {
+            throw folderError(e, workspace, input, at);
+          });
+        } else {
+          throw folderError(error as NodeJS.ErrnoException, workspace, input, at);
+        }
+      }
+      await handle.close();
+      handle = next;
+    }
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function folderError(error: NodeJS.ErrnoException, workspace: Workspace, input: string, at?: string): Error {
+  if (error.code === 'ELOOP') return new PathTraversalError(input, workspace.realRoot, 'changed to go through a symbolic link while it was being written');
+  if (error.code === 'ENOTDIR') {
+    // O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: a folder swapped for a link.
+    let isLink = false;
+    try {
+      isLink = at !== undefined && lstatSync(at).isSymbolicLink();
+    } catch {
+      isLink = false;
+    }
+    if (isLink) return new PathTraversalError(input, workspace.realRoot, 'changed to go through a symbolic link while it was being written');
+    return new ToolExecutionError(`a part of ${input} is a file, not a folder.`);
+  }
+  return new ToolExecutionError(`cannot write ${input} (${error.code ?? error.message})`);
+}
+
+function tempName(real: string): string {
+  return `.${path.basename(real).slice(0, 100)}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+}
+
+async function writePinned(workspace: Workspace, input: string, real: string, bytes: Uint8Array): Promise<WriteInside> {
+  const folder = await openFolderPinned(workspace, path.dirname(real), input);
+  const inFolder = (name: string) => `/proc/self/fd/${folder.fd}/${name}`;
+  const name = path.basename(real);
+  const temp = tempName(real);
+  let created = false;
+  let renamed = false;
+  try {
+    let mode: number | undefined;
+    try {
+      mode = describeExisting(await fs.lstat(inFolder(name)), input);
+    } catch (error) {
+      if (!(error as NodeJS.ErrnoException).code || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const handle = await fs.open(inFolder(temp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode ?? 0o666).catch((e: NodeJS.ErrnoException) => {
+      throw new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
+    });
+    created = true;
+    try {
+      await handle.writeFile(bytes);
+      if (mode !== undefined) await handle.chmod(mode).catch(() => undefined);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(inFolder(temp), inFolder(name)).catch((e: NodeJS.ErrnoException) => {
+      throw new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
+    });
+    renamed = true;
+    return { path: real, overwrote: mode !== undefined, bytes: bytes.length };
+  } finally {
+    if (created && !renamed) await fs.unlink(inFolder(temp)).catch(() => undefined);
+    await folder.close().catch(() => undefined);
+  }
+}
+
+async function writeByPath(workspace: Workspace, input: string, real: string, bytes: Uint8Array): Promise<WriteInside> {
+  let mode: number | undefined;
+  try {
+    mode = describeExisting(await fs.lstat(real), input);
   } catch (error) {
     if (error instanceof ToolExecutionError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
@@ -169,10 +282,9 @@ export async function writeFileInside(workspace: Workspace, input: string, data:
   }
   const dir = path.dirname(real);
   await mkdirInside(workspace, dir, input);
-  const temp = path.join(dir, `.${path.basename(real).slice(0, 100)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(dir, tempName(real));
   let handle: fs.FileHandle;
   try {
-    // A new file gets 0666 less the umask, as any other new file; a replaced one keeps its mode.
     handle = await fs.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode ?? 0o666);
   } catch (error) {
     throw new ToolExecutionError(`cannot write ${input} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
@@ -182,11 +294,9 @@ export async function writeFileInside(workspace: Workspace, input: string, data:
     try {
       await checkDescriptor(workspace, handle, input);
     } catch (error) {
-      // Created outside through a swapped folder: leave an empty file, not the content.
       await handle.truncate(0).catch(() => undefined);
       throw error;
     }
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     await handle.writeFile(bytes);
     if (mode !== undefined) await handle.chmod(mode).catch(() => undefined);
     await handle.datasync();
@@ -195,7 +305,7 @@ export async function writeFileInside(workspace: Workspace, input: string, data:
       throw new ToolExecutionError(`cannot write ${input} (${error.code ?? error.message})`);
     });
     renamed = true;
-    return { path: real, overwrote, bytes: bytes.length };
+    return { path: real, overwrote: mode !== undefined, bytes: bytes.length };
   } finally {
     if (!renamed) {
       await handle.close().catch(() => undefined);

@@ -5,8 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidPathError, PathTraversalError } from '../errors.js';
+import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors.js';
 import { clip } from '../util.js';
+
+/** Longest path argument accepted, in characters (Linux's PATH_MAX is 4096 bytes). */
+export const MAX_PATH_LENGTH = 4096;
 
 /** How many symbolic links one resolution may follow before it is refused (as the kernel's ELOOP). */
 const MAX_LINK_HOPS = 40;
@@ -41,14 +44,36 @@ export function isInside(root: string, candidate: string): boolean {
 export class Workspace {
   /** Root folder as given (absolute). */
   readonly root: string;
+  /**
+   * Real paths of the only folders writes may go to (a read-only mode's scoped write
+   * folders), or `undefined` when writes may go anywhere in the workspace.
+   */
+  readonly writeRoots: readonly string[] | undefined;
   private realRootCache: string | undefined;
 
   /**
    * @param root - the workspace root folder; relative roots resolve against the process's
    *   working directory. It need not exist until a path is resolved.
+   * @param writeRoots - real paths of the folders writes are confined to (default: none).
    */
-  constructor(root: string) {
+  constructor(root: string, writeRoots?: readonly string[]) {
     this.root = path.resolve(root);
+    this.writeRoots = writeRoots;
+  }
+
+  /**
+   * Check that a resolved path may be written: inside one of {@link writeRoots} when set.
+   * File tools call it (through `writeFileInside`) at the moment of writing, so a link put in
+   * place after the mode gate's check cannot carry a scoped write elsewhere.
+   * @throws ToolExecutionError (code `MODE_DENIED`) when it may not.
+   */
+  assertWritable(real: string, input: string): void {
+    if (this.writeRoots === undefined) return;
+    if (this.writeRoots.some((r) => real !== r && isInside(r, real))) return;
+    throw new ToolExecutionError(
+      `${clip(input, 300)} leads outside the folders this mode may write to (${this.writeRoots.map((r) => this.relative(r)).join(', ')}); nothing was written.`,
+      'MODE_DENIED',
+    );
   }
 
   /**
@@ -84,7 +109,8 @@ export class Workspace {
   resolve(input: unknown): string {
     if (typeof input !== 'string') throw new InvalidPathError(input, 'a path must be a string');
     if (input.trim() === '') throw new InvalidPathError(input, 'the path is empty; name a file or folder inside the workspace (use "." for the root)');
-    if (input.includes('\0')) throw new InvalidPathError(input, 'the path contains a NUL byte');
+    if (input.includes('\0')) throw new InvalidPathError(clip(input, 300), 'the path contains a NUL byte');
+    if (input.length > MAX_PATH_LENGTH) throw new InvalidPathError(clip(input, 300), `is longer than ${MAX_PATH_LENGTH} characters`);
     const realRoot = this.realRoot;
     // A shell would expand "~" and "~user/..." to a home directory; we never expand them, and
     // refuse them rather than read them as names. "~notes.txt" (no separator) is a plain name.
@@ -190,12 +216,13 @@ const workspaces = new Map<string, Workspace>();
  * a new `Workspace`.
  * @param root - absolute or relative root folder (relative ones against the working directory).
  */
-export function workspaceFor(root: string): Workspace {
-  let ws = workspaces.get(root);
+export function workspaceFor(root: string, writeRoots?: readonly string[]): Workspace {
+  const key = writeRoots === undefined ? root : `${root}\u0000${writeRoots.join('\u0000')}`;
+  let ws = workspaces.get(key);
   if (ws === undefined) {
-    ws = new Workspace(root);
+    ws = new Workspace(root, writeRoots);
     if (workspaces.size > 256) workspaces.clear();
-    workspaces.set(root, ws);
+    workspaces.set(key, ws);
   }
   return ws;
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ToolExecutor } from 'toolgate';
+import { PathTraversalError, ToolExecutor } from 'toolgate';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 describe('list_files patterns stay inside the workspace (P2 family)', () => {
@@ -24,16 +24,32 @@ describe('list_files patterns stay inside the workspace (P2 family)', () => {
   });
   const list = (args: Record<string, unknown>) => executor.execute({ name: 'list_files', arguments: args });
 
-  it('a pattern through a link to an outside folder shows nothing of it', async () => {
-    for (const pattern of ['out-link/*', 'out-lin{k,}/*', 'root-link/etc/pass*', 'root-link/*']) {
+  it('a pattern whose fixed start goes through a link outside is an escape', async () => {
+    for (const pattern of ['out-link/*', 'root-link/etc/pass*', 'root-link/*', 'out-link/**']) {
+      await assert.rejects(list({ pattern, recursive: pattern.endsWith('**') }), (e: unknown) => e instanceof PathTraversalError && e.code === 'PATH_TRAVERSAL', pattern);
+    }
+  });
+
+  it('a pattern that reaches such a link by wildcards shows nothing of it, not even a count', async () => {
+    for (const pattern of ['out-li?k/*', '*/sentinel*', 'out-link*/*', '*/*']) {
       const r = await list({ pattern });
       assert.equal(r.success, true, r.error);
-      assert.ok(!r.output.includes('sentinel'), `${pattern}: ${r.output}`);
-      assert.ok(!r.output.includes('passwd'), `${pattern}: ${r.output}`);
-      assert.match(r.output, /No entries match|not shown/);
+      assert.ok(!/\[(file|dir|link)\][^\n]*sentinel/.test(r.output), `${pattern}: ${r.output}`);
+      assert.ok(!r.output.includes('not shown'), 'no count of hidden entries');
     }
-    const recursive = await list({ pattern: 'out-link/**', recursive: true });
-    assert.ok(!recursive.output.includes('sentinel'));
+  });
+
+  it('names with line breaks or control characters are quoted, so they cannot fake entries', async () => {
+    fs.writeFileSync(path.join(t.ws, 'inner', 'evil\n[file] IMPORTANT.txt (1 bytes)'), 'x');
+    const r = await list({ directory: 'inner' });
+    assert.ok(r.output.includes('"inner/evil\\n[file] IMPORTANT.txt (1 bytes)"'), r.output);
+    assert.equal(r.output.split('\n').filter((l) => l.includes('IMPORTANT')).length, 1);
+  });
+
+  it('brace bombs are refused', async () => {
+    const r = await list({ pattern: '{a,b}'.repeat(22), recursive: true });
+    assert.equal(r.errorCode, 'TOOL_ERROR');
+    assert.match(r.error!, /expands to more than 256 alternatives/);
   });
 
   it('braces that expand to ".." are refused before anything is read', async () => {
