@@ -28,19 +28,6 @@ export function frozenCopy<T>(value: T): T {
   return copy;
 }
 
-/**
- * `target` with a lazily computed, cached, enumerable property `key` (so work such as a deep
- * copy is only done when someone reads it).
- */
-export function withLazyProperty<T extends object, V>(target: T, key: string, compute: () => V): T {
-  let cached: { value: V } | undefined;
-  Object.defineProperty(target, key, {
-    enumerable: true,
-    get: () => (cached ??= { value: compute() }).value,
-  });
-  return target;
-}
-
 /** `text` cut to `max` characters with a count of what was left out (for echoing input in messages). */
 export function clip(text: string, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}...(${text.length} characters)` : text;

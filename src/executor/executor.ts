@@ -26,7 +26,7 @@ import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/pr
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { workspaceFor } from '../workspace/workspace.js';
-import { clip, frozenCopy, isThenable, kindOf, withLazyProperty } from '../util.js';
+import { clip, frozenCopy, isThenable, kindOf } from '../util.js';
 import { copyJsonData, parseArguments } from './arguments.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
@@ -102,6 +102,27 @@ interface CallState {
   /** Scoped write folders (real paths) when the mode confines writes. */
   writeRoots: string[] | undefined;
   fail: (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>, gate?: string, args?: unknown) => ToolExecutionResult;
+}
+
+/** What a policy hook sees; the frozen copy of the arguments is made only if the hook reads it. */
+class LazyPolicyCall implements PolicyCall {
+  private frozen: Readonly<Record<string, unknown>> | undefined;
+  constructor(
+    readonly tool: string,
+    readonly version: string,
+    readonly mode: string,
+    readonly callId: string,
+    readonly readOnly: boolean,
+    private readonly args: Record<string, unknown>,
+  ) {}
+
+  get arguments(): Readonly<Record<string, unknown>> {
+    return (this.frozen ??= frozenCopy(this.args));
+  }
+
+  toJSON(): object {
+    return { tool: this.tool, version: this.version, mode: this.mode, callId: this.callId, readOnly: this.readOnly, arguments: this.arguments };
+  }
 }
 
 /** Results whose JSON text passes this many characters carry no `structured` copy. */
@@ -259,7 +280,7 @@ export class ToolExecutor {
     let policyVerdict: GateDenial | undefined | PromiseLike<GateDenial | undefined>;
     if (denial === undefined && this.options.policyHook !== undefined) {
       // Hooks get a frozen copy (made only if they read it): they cannot change what runs.
-      const policyCall = withLazyProperty({ tool: tool.name, version: tool.version, mode: modeName, callId, readOnly: tool.readOnly }, 'arguments', () => frozenCopy(args)) as PolicyCall;
+      const policyCall = new LazyPolicyCall(tool.name, tool.version, modeName, callId, tool.readOnly, args);
       policyVerdict = policyGate(this.options.policyHook, policyCall, this.logger);
       if (!isThenable(policyVerdict)) denial = policyVerdict;
     }
