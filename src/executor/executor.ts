@@ -256,12 +256,14 @@ export class ToolExecutor {
     }
 
     const root = options.workspaceRoot ?? this.options.workspaceRoot ?? process.cwd();
-    const paths: string[] = [];
+    // Path arguments are resolved once here; the mode gate and the confirmation request use
+    // these results (the tool resolves again in its own context, at the moment of use).
+    const workspace = workspaceFor(root);
+    const resolved: Array<{ given: string; real: string }> = [];
     if (tool.pathArguments.length !== 0) {
-      const workspace = workspaceFor(root);
       for (const p of pathValues(args, tool.pathArguments)) {
         try {
-          paths.push(workspace.relative(workspace.resolve(p)));
+          resolved.push({ given: p, real: workspace.resolve(p) });
         } catch (error) {
           if (error instanceof PathTraversalError) throw this.traversal(error, tool, callId);
           return fail('INVALID_PATH', (error as Error).message, { repairs });
@@ -272,10 +274,13 @@ export class ToolExecutor {
     // Gate chain: mode, policy, confirmation, rate limit. Waits on a caller's hook or handler
     // end when the call is aborted or the executor closes.
     let denial: GateDenial | undefined;
+    let writeRoots: string[] | undefined;
     if (mode === undefined || mode.readOnly) {
-      denial = modeGate({
-        tool, args, mode, modeName, scopedWriteDirs: options.scopedWriteDirs ?? [], scopedWriteTools: this.scopedWriteTools, workspace: workspaceFor(root),
+      const decision = modeGate({
+        tool, paths: resolved, mode, modeName, scopedWriteDirs: options.scopedWriteDirs ?? [], scopedWriteTools: this.scopedWriteTools, workspace,
       });
+      denial = decision.denial;
+      if (decision.denial === undefined) writeRoots = decision.writeRoots;
     }
     let policyVerdict: GateDenial | undefined | PromiseLike<GateDenial | undefined>;
     if (denial === undefined && this.options.policyHook !== undefined) {
@@ -284,13 +289,9 @@ export class ToolExecutor {
       policyVerdict = policyGate(this.options.policyHook, policyCall, this.logger);
       if (!isThenable(policyVerdict)) denial = policyVerdict;
     }
-    // A scoped write: tell the tool's workspace where writes may go, so the check holds at the
+    // A scoped write carries its folders to the tool's workspace, so the check holds at the
     // moment of writing too, not only here.
-    let writeRoots: string[] | undefined;
-    if (mode !== undefined && mode.readOnly && !tool.readOnly) {
-      const ws = workspaceFor(root);
-      writeRoots = [...(mode.scopedWriteDirs ?? []), ...(options.scopedWriteDirs ?? [])].map((d) => ws.resolve(d));
-    }
+    const paths = resolved.map((p) => workspace.relative(p.real));
     const context: CallState = { tool, args, options, root, callId, paths, repairs, started, fail, timeoutMs: timeoutOverride, writeRoots };
     if (denial !== undefined) return fail(denial.code, denial.reason, { repairs, confirmed: denial.gate !== 'confirmation' }, denial.gate, args);
     if (isThenable(policyVerdict) || tool.requiresConfirmation || tool.rateLimitRpm !== undefined) return this.waitAtGates(context, policyVerdict);

@@ -7,7 +7,6 @@
  * @module
  */
 import type { AgentMode } from '../modes/modes.js';
-import { pathValues } from '../schema/path-arguments.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isInside, type Workspace } from '../workspace/workspace.js';
 import type { GateDenial } from './gate.js';
@@ -15,8 +14,11 @@ import type { GateDenial } from './gate.js';
 /** Inputs of {@link modeGate}. */
 export interface ModeGateInput {
   tool: RegisteredTool;
-  /** Validated arguments. */
-  args: Record<string, unknown>;
+  /**
+   * The call's path arguments, already resolved by the executor (`given` as the model sent
+   * it, `real` the real path), so the gate checks exactly what was resolved once.
+   */
+  paths: ReadonlyArray<{ given: string; real: string }>;
   /** The mode, or `undefined` when the caller named an unknown mode. */
   mode: AgentMode | undefined;
   /** Requested mode name, for the message when it is unknown. */
@@ -28,25 +30,29 @@ export interface ModeGateInput {
   workspace: Workspace;
 }
 
-/** Decide; `undefined` means pass. */
-export function modeGate(input: ModeGateInput): GateDenial | undefined {
+/**
+ * What the mode gate decided: a denial, or a pass that may confine the call's writes to
+ * `writeRoots` (real paths of the scoped folders, for a scoped write in a read-only mode),
+ * which the tool's workspace checks again at the moment of writing.
+ */
+export type ModeDecision = { denial: GateDenial } | { denial?: undefined; writeRoots?: string[] };
+
+/** Decide. */
+export function modeGate(input: ModeGateInput): ModeDecision {
   const { tool, mode } = input;
   if (mode === undefined) {
-    return { gate: 'mode', code: 'MODE_DENIED', reason: `Unknown mode ${JSON.stringify(input.modeName)}; known modes: default, explore, plan.` };
+    return { denial: { gate: 'mode', code: 'MODE_DENIED', reason: `Unknown mode ${JSON.stringify(input.modeName)}; known modes: default, explore, plan.` } };
   }
-  if (!mode.readOnly || tool.readOnly) return undefined;
-  const deny = (why: string): GateDenial => ({
-    gate: 'mode',
-    code: 'MODE_DENIED',
-    reason: `${tool.name} is not allowed in ${mode.name} mode: ${why}`,
+  if (!mode.readOnly || tool.readOnly) return {};
+  const deny = (why: string): ModeDecision => ({
+    denial: { gate: 'mode', code: 'MODE_DENIED', reason: `${tool.name} is not allowed in ${mode.name} mode: ${why}` },
   });
   const dirs = [...(mode.scopedWriteDirs ?? []), ...input.scopedWriteDirs];
   if (dirs.length === 0) return deny('this mode is read-only; use read-only tools.');
   if (!tool.scopedWrite || (input.scopedWriteTools !== undefined && !input.scopedWriteTools.has(tool.name))) {
     return deny(`this mode only allows read-only tools, and writes by file-editing tools inside ${dirs.join(', ')}.`);
   }
-  const paths = pathValues(input.args, tool.pathArguments);
-  if (paths.length === 0) return deny('the call names no path, so its writes cannot be checked.');
+  if (input.paths.length === 0) return deny('the call names no path, so its writes cannot be checked.');
   let roots: string[];
   try {
     roots = dirs.map((d) => {
@@ -60,16 +66,10 @@ export function modeGate(input: ModeGateInput): GateDenial | undefined {
     // A scoped folder that is the whole workspace would switch the read-only mode off.
     return deny('a scoped write folder must be a subfolder of the workspace, not the workspace itself.');
   }
-  for (const p of paths) {
-    let real: string;
-    try {
-      real = input.workspace.resolve(p);
-    } catch (error) {
-      return deny(`path ${JSON.stringify(p)} cannot be checked (${(error as Error).message}).`);
-    }
+  for (const { given, real } of input.paths) {
     if (!roots.some((root) => real !== root && isInside(root, real))) {
-      return deny(`${JSON.stringify(p)} is outside the scoped write folders ${dirs.map((d) => JSON.stringify(d)).join(', ')}.`);
+      return deny(`${JSON.stringify(given)} is outside the scoped write folders ${dirs.map((d) => JSON.stringify(d)).join(', ')}.`);
     }
   }
-  return undefined;
+  return { writeRoots: roots };
 }
