@@ -226,7 +226,7 @@ describe('usage errors exit 2', { concurrency: true }, () => {
 });
 
 describe('toolgate list and schema', { concurrency: true }, () => {
-  test('list prints the three builtin tools', async () => {
+  test('list prints the four builtin tools', async () => {
     const run = await runCli(['list']);
     assert.equal(run.code, 0, shown(run));
     const lines = run.stdout.trimEnd().split('\n');
@@ -234,6 +234,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 4)), [
       ['list_files', '1.0.0', 'read', 'no'],
       ['read_file', '1.0.0', 'read', 'no'],
+      ['web_search', '1.0.0', 'read', 'no'],
       ['write_file', '1.0.0', 'write', 'yes'],
     ]);
   });
@@ -242,13 +243,13 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     const run = await runCli(['list', '--json']);
     assert.equal(run.code, 0, shown(run));
     const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
-    assert.deepEqual(rows.map((r) => r.name), ['list_files', 'read_file', 'write_file']);
+    assert.deepEqual(rows.map((r) => r.name), ['list_files', 'read_file', 'web_search', 'write_file']);
     for (const row of rows) {
       assert.equal(row.version, '1.0.0');
       assert.deepEqual(row.versions, ['1.0.0']);
       assert.ok(row.description.length > 20);
     }
-    assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[true, false], [true, false], [false, true]]);
+    assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[true, false], [true, false], [true, false], [false, true]]);
   });
 
   test('schema read_file --format openai', async () => {
