@@ -235,6 +235,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
       ['list_files', '1.0.0', 'read', 'no'],
       ['read_file', '1.0.0', 'read', 'no'],
       ['read_pdf', '1.0.0', 'read', 'no'],
+      ['web_search', '1.0.0', 'read', 'no'],
       ['write_file', '1.0.0', 'write', 'yes'],
     ]);
   });
@@ -243,7 +244,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     const run = await runCli(['list', '--json']);
     assert.equal(run.code, 0, shown(run));
     const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
-    assert.deepEqual(rows.map((r) => r.name), ['list_files', 'read_file', 'read_pdf', 'write_file']);
+    assert.deepEqual(rows.map((r) => r.name), ['list_files', 'read_file', 'read_pdf', 'web_search', 'write_file']);
     for (const row of rows) {
       assert.equal(row.version, '1.0.0');
       assert.deepEqual(row.versions, ['1.0.0']);
