@@ -250,7 +250,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
       assert.deepEqual(row.versions, ['1.0.0']);
       assert.ok(row.description.length > 20);
     }
-    assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[true, false], [true, false], [true, false], [false, true]]);
+    assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[true, false], [true, false], [true, false], [true, false], [false, true]]);
   });
 
   test('schema read_file --format openai', async () => {
