@@ -33,3 +33,14 @@ export { findPathArguments, type PathArgument } from './schema/path-arguments.js
 export { WORKSPACE_PATH_FORMAT, checkSchema } from './schema/validator.js';
 export { createLogger, redactSecrets, isSecretKey } from './logging/logger.js';
 export { MAX_CALLS_IN_FLIGHT } from './runner/pool-runner.js';
+export {
+  PythonSandbox,
+  type PythonSandboxOptions,
+  type PythonRunOptions,
+  type PythonRunResult,
+  type PythonRunStatus,
+} from './sandbox/python-sandbox.js';
+export { PYTHON_ESCAPE_VECTORS, STRIP_SECOND_LAYER, renderEscapeVector, type PythonEscapeVector } from './sandbox/python-escape-vectors.js';
+export { ASK_USER_TOOL, ASK_USER_INPUT_SCHEMA, askUserSpec, checkAskUserArguments, type AskUserInput } from './builtin/ask-user.js';
+export { OutputStore, type OutputStoreOptions, type StoredOutput } from './closeout/output-store.js';
+export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type StopReason } from './types.js';

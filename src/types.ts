@@ -40,7 +40,39 @@ export interface ToolContext {
    * truncation window, so it is never cut.
    */
   note(text: string): void;
+  /**
+   * Attach an image for the model (a vision model sees it after the text). `dataUrl` is a
+   * base64 data URL of a PNG, JPEG, GIF or WebP image (`data:image/png;base64,...`), at most
+   * {@link MAX_IMAGE_DATA_URL_LENGTH} characters; at most {@link MAX_IMAGES} per call. The
+   * result carries it in `images`, and the output text says it is attached.
+   * @throws ToolExecutionError for anything else (the call then fails with that message).
+   */
+  attachImage(dataUrl: string): void;
+  /**
+   * Report that what the tool ran failed although the tool itself completed (a command's
+   * non-zero exit status, say). The result is a failure (`TOOL_ERROR`, `stopReason`
+   * `reported_error`) whose output is still the tool's output, closed out as usual, and whose
+   * `error` is `message`. A thrown error, a timeout or an interrupt takes precedence.
+   */
+  reportError(message: string): void;
 }
+
+/** Images attached to one call at most. */
+export const MAX_IMAGES = 8;
+/** Characters of one image's data URL at most (about 7.5 MB of image). */
+export const MAX_IMAGE_DATA_URL_LENGTH = 10_000_000;
+
+/**
+ * Why a call ended, by priority when several apply (a user interrupt outranks a timeout,
+ * which outranks an error the tool threw, which outranks an error the tool reported):
+ * - `completed`: the tool ran and returned;
+ * - `reported_error`: the tool returned but reported a failure ({@link ToolContext.reportError});
+ * - `error`: the tool threw, crashed, ran out of memory, or returned invalid output;
+ * - `timeout`: the call ran past its time limit (the tool's own or the executor's);
+ * - `interrupted`: the caller aborted the call or closed the executor;
+ * - `not_run`: the tool never started (unknown tool, invalid arguments, a gate said no).
+ */
+export type StopReason = 'completed' | 'reported_error' | 'error' | 'timeout' | 'interrupted' | 'not_run';
 
 /**
  * The contract of a tool class. `run` receives arguments already validated against the
@@ -56,6 +88,12 @@ export interface Tool<I = Record<string, unknown>, O = unknown> {
    * escape, which propagates to the caller.
    */
   run(args: I, ctx: ToolContext): O | Promise<O>;
+  /**
+   * Optional: release what the instance holds (child processes, sessions). Called once when
+   * the executor closes, for tools of the `main` runner, which keep one instance per
+   * `name@version` between calls. Errors are logged, not thrown.
+   */
+  close?(): void | Promise<void>;
 }
 
 /** A class whose instances are tools. */
@@ -101,6 +139,15 @@ export interface ToolExecutionResult {
   structured?: unknown;
   /** Repairs applied to the arguments (for example double-encoded JSON decoded once). */
   repairs?: string[];
+  /** Why the call ended; see {@link StopReason}. */
+  stopReason: StopReason;
+  /** Images the tool attached (base64 data URLs), to show the model after `output`. */
+  images?: string[];
+  /**
+   * Where the whole output is kept when `output` shows only part of it (case T7): a file the
+   * caller can read, kept until the executor closes (or in the caller's `outputStore.dir`).
+   */
+  fullOutput?: { path: string; characters: number };
 }
 
 /** The model's tool call as the executor takes it. */

@@ -174,6 +174,18 @@ describe('toolgate call in a temporary workspace', () => {
     assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), 'SENTINEL CONTENT\n', 'the sentinel is unchanged');
   });
 
+  test('T7: --output-dir keeps the whole output of a cut call and says where; without it nothing is kept', async () => {
+    const out = path.join(tmp.root, 'kept-outputs');
+    const fixtures = ['--tools', path.join(REPO_ROOT, 'dist/test/fixtures'), '--schemas', path.join(REPO_ROOT, 'test/fixtures/tool-schemas.json')];
+    const kept = await call(['print_long_output', '{"chars":50000}', '--output-dir', out, ...fixtures]);
+    assert.equal(kept.code, 0, shown(kept));
+    const where = /the whole output \(50000 characters\) is in (\S+)/.exec(kept.stderr);
+    assert.ok(where, shown(kept));
+    assert.equal(fs.readFileSync(where[1]!, 'utf8').length, 50000);
+    const json = await call(['print_long_output', '{"chars":50000}', '--json', ...fixtures]);
+    assert.equal((JSON.parse(json.stdout) as ToolExecutionResult).fullOutput, undefined);
+  });
+
   test('A2: malformed ARGS_JSON exits 1 with an error saying the arguments are not valid JSON', async () => {
     const run = await call(['read_file', '{"filepath":']);
     assert.equal(run.code, 1, shown(run));
@@ -226,12 +238,13 @@ describe('usage errors exit 2', { concurrency: true }, () => {
 });
 
 describe('toolgate list and schema', { concurrency: true }, () => {
-  test('list prints the four builtin tools', async () => {
+  test('list prints the six builtin tools with their versions and flags (ask_user is a spec only, never listed)', async () => {
     const run = await runCli(['list']);
     assert.equal(run.code, 0, shown(run));
     const lines = run.stdout.trimEnd().split('\n');
     assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
     assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 4)), [
+      ['execute_python', '1.0.0', 'write', 'yes'],
       ['list_files', '1.0.0', 'read', 'no'],
       ['read_file', '1.0.0', 'read', 'no'],
       ['read_pdf', '1.0.0', 'read', 'no'],
@@ -244,13 +257,13 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     const run = await runCli(['list', '--json']);
     assert.equal(run.code, 0, shown(run));
     const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
-    assert.deepEqual(rows.map((r) => r.name), ['list_files', 'read_file', 'read_pdf', 'web_search', 'write_file']);
+    assert.deepEqual(rows.map((r) => r.name), ['execute_python', 'list_files', 'read_file', 'read_pdf', 'web_search', 'write_file']);
     for (const row of rows) {
       assert.equal(row.version, '1.0.0');
       assert.deepEqual(row.versions, ['1.0.0']);
       assert.ok(row.description.length > 20);
     }
-    assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[true, false], [true, false], [true, false], [true, false], [false, true]]);
+    assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[false, true], [true, false], [true, false], [true, false], [true, false], [false, true]]);
   });
 
   test('schema read_file --format openai', async () => {

@@ -5,7 +5,7 @@
  * toolgate list [--tag T]... [--json]
  * toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]
  * toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR] [--mode default|explore|plan]
- *               [--scoped-write DIR]... [--yes] [--timeout-ms N] [--json]
+ *               [--scoped-write DIR]... [--yes] [--timeout-ms N] [--output-dir DIR] [--json]
  * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
  * ```
  * Every command also takes `--tools DIR... --schemas FILE` (load your own compiled tools with
@@ -45,7 +45,7 @@ const USAGE = `Usage:
   toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]
   toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
                 [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
-                [--timeout-ms N] [--json]
+                [--timeout-ms N] [--output-dir DIR] [--json]
   toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
 
 Common options:
@@ -198,6 +198,7 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
     'scoped-write': { type: 'string', multiple: true },
     yes: { type: 'boolean', short: 'y' },
     'timeout-ms': { type: 'string' },
+    'output-dir': { type: 'string' },
     json: { type: 'boolean' },
   });
   const [name, rawArgs, ...rest] = positionals;
@@ -225,6 +226,8 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
     workspaceRoot: workspace,
     logger: createLogger(logLevel(values)),
     confirmationHandler: interactive ? (request) => askOnTty(io, request) : undefined,
+    // A temporary folder would be gone when this process exits: keep whole outputs only where asked.
+    outputStore: values['output-dir'] === undefined ? false : { dir: path.resolve(values['output-dir'] as string) },
   });
   try {
     const result = await executor.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
@@ -242,6 +245,7 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
       return EXIT.usage;
     }
     if (!values.json) {
+      if (result.fullOutput) io.stderr.write(`toolgate: the whole output (${result.fullOutput.characters} characters) is in ${result.fullOutput.path}\n`);
       if (result.success) {
         // On a terminal, escape sequences in tool output are shown, not obeyed.
         const text = (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output;
@@ -258,7 +262,7 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
       if (values.json) {
         const result: ToolExecutionResult = {
           success: false, output: `Error: ${error.message}`, error: error.message, errorCode: 'PATH_TRAVERSAL',
-          durationMs: Date.now() - started, confirmed: true, tool: name, version: registry.get(name, values.version as string | undefined)?.version, callId,
+          durationMs: Date.now() - started, confirmed: true, tool: name, version: registry.get(name, values.version as string | undefined)?.version, callId, stopReason: 'not_run',
         };
         io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       } else {

@@ -75,5 +75,6 @@ export function truncate(text: string, maxLength: number, strategy: TruncationSt
 export function closeOut(value: unknown, notes: readonly string[], maxLength: number, strategy: TruncationStrategy): string {
   const text = outputText(value);
   const body = text === '' ? NO_OUTPUT : truncate(text, maxLength, strategy);
-  return notes.length ? `${body}\n${notes.join('\n')}` : body;
+  if (notes.length === 0) return body;
+  return `${body}${body.endsWith('\n') ? '' : '\n'}${notes.join('\n')}`;
 }

@@ -10,6 +10,7 @@ import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors.js';
 import { closeOut, outputText, truncate } from '../closeout/closeout.js';
+import { OutputStore, type OutputStoreOptions, type StoredOutput } from '../closeout/output-store.js';
 import { DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { confirmationGate, type ConfirmationHandler } from '../gates/confirmation.gate.js';
 import type { GateDenial, GateName } from '../gates/gate.js';
@@ -24,7 +25,7 @@ import { MainRunner } from '../runner/main-runner.js';
 import { PoolRunner, type PoolRunnerOptions } from '../runner/pool-runner.js';
 import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/protocol.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
-import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
+import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { workspaceFor } from '../workspace/workspace.js';
 import { clip, frozenCopy, isThenable, kindOf } from '../util.js';
 import { copyJsonData, parseArguments } from './arguments.js';
@@ -33,6 +34,12 @@ import { copyJsonData, parseArguments } from './arguments.js';
 export interface ToolExecutorOptions {
   /** Workspace root when a call gives none. Default: `process.cwd()` at call time. */
   workspaceRoot?: string;
+  /**
+   * Where the whole output of a call is kept when the model sees only part of it (results
+   * then carry `fullOutput`). Default `{}`: a temporary folder, removed by `close()`, holding
+   * at most 100 files and 256 MiB (oldest deleted first). `false` keeps nothing.
+   */
+  outputStore?: OutputStoreOptions | false;
   /** pino logger for call events. Default: silent. */
   logger?: Logger;
   /** Policy hook consulted after the mode gate. Default: none. */
@@ -147,6 +154,7 @@ export class ToolExecutor {
   private readonly mainRunner = new MainRunner();
   private poolRunner: PoolRunner | undefined;
   private rateLimit: RateLimitGate | undefined;
+  private readonly outputs: OutputStore | undefined;
   private callCounter = 0;
 
   /**
@@ -160,6 +168,11 @@ export class ToolExecutor {
     this.logInfo = this.logger.isLevelEnabled('info');
     this.logDebug = this.logger.isLevelEnabled('debug');
     this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
+    try {
+      this.outputs = options.outputStore === false ? undefined : new OutputStore(options.outputStore ?? {});
+    } catch (error) {
+      throw ToolgateOptionError.fromBadOption('outputStore', (error as Error).message);
+    }
     if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
       throw ToolgateOptionError.fromBadOption('concurrency', `must be a positive integer; got ${options.concurrency}`);
     }
@@ -332,7 +345,7 @@ export class ToolExecutor {
         : this.pool().run({
             moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb,
             timeoutMs, signal: options.signal, maxOutputLength: tool.maxOutputLength, cutInWorker: tool.cutInWorker, truncation: tool.truncation,
-            writeRoots: context.writeRoots,
+            writeRoots: context.writeRoots, fullOutputDir: this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0 ? this.outputs.directory() : undefined,
           });
     if (running instanceof Promise) return running.then((outcome) => this.settle(context, outcome));
     return this.settle(context, running);
@@ -340,20 +353,42 @@ export class ToolExecutor {
 
   /** Turn a runner's outcome into the result. */
   private settle(context: CallState, outcome: RunOutcome): ToolExecutionResult {
-    const { tool, args, callId, repairs, started, fail } = context;
+    const { tool, args, callId, repairs, started, options, fail } = context;
+    // Stop reasons by priority: a user interrupt outranks a timeout, which outranks an error
+    // the tool threw, which outranks an error the tool reported.
+    if (outcome.kind !== 'ok' && outcome.kind !== 'aborted' && options.signal?.aborted) outcome = { kind: 'aborted' };
     switch (outcome.kind) {
       case 'ok': {
         const invalid = tool.validateOutput(outcome.value);
         if (invalid !== undefined) {
-          return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, { repairs });
+          return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, { repairs, stopReason: 'error' });
         }
         const text = outputText(outcome.value);
-        const output = closeOut(text, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
-        const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, tool: tool.name, version: tool.version, callId };
+        let output = closeOut(text, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
+        let full: StoredOutput | undefined;
+        if (this.outputs !== undefined) {
+          if (outcome.full !== undefined) full = this.outputs.account(outcome.full.path, outcome.full.characters);
+          else if (!outcome.cut && tool.maxOutputLength > 0 && text.length > tool.maxOutputLength) full = this.outputs.write(this.outputs.reserve(callId), text);
+        }
+        if (outcome.images?.length) {
+          output += outcome.images.map((image, i) => `\n[image ${i + 1} of ${outcome.images!.length} attached: ${image.slice(5, image.indexOf(';'))}, ${image.length} characters as a data URL]`).join('');
+        }
+        const reported = outcome.reported;
+        if (reported !== undefined) output += `\n[${tool.name} reported a failure: ${reported}]`;
+        const result: ToolExecutionResult = {
+          success: reported === undefined, output, durationMs: 0, confirmed: true, tool: tool.name, version: tool.version, callId,
+          stopReason: reported === undefined ? 'completed' : 'reported_error',
+        };
+        if (reported !== undefined) {
+          result.error = reported;
+          result.errorCode = 'TOOL_ERROR';
+        }
         if (typeof outcome.value !== 'string' && outcome.value !== undefined && outcome.value !== null) {
           // Keep the value for callers (MCP structuredContent), unless it is too large to carry.
           if (text.length < MAX_STRUCTURED_TEXT || tool.maxOutputLength <= 0) result.structured = outcome.value;
         }
+        if (outcome.images?.length) result.images = outcome.images;
+        if (full !== undefined) result.fullOutput = full;
         if (repairs) result.repairs = repairs;
         return this.finish(started, result, undefined, args);
       }
@@ -361,20 +396,22 @@ export class ToolExecutor {
         const traversal = rebuildPathTraversal(outcome.error);
         if (traversal !== undefined) throw this.traversal(traversal, tool, callId);
         const notes = outcome.notes.length ? `\n${outcome.notes.join('\n')}` : '';
-        return fail(errorCodeOf(outcome.error), `${tool.name} failed: ${outcome.error.message}${notes}`, { repairs });
+        const code = errorCodeOf(outcome.error);
+        const stopReason = code === 'TIMEOUT' ? 'timeout' : code === 'ABORTED' ? 'interrupted' : 'error';
+        return fail(code, `${tool.name} failed: ${outcome.error.message}${notes}`, { repairs, stopReason });
       }
       case 'timeout':
-        return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, time waiting for a worker included) and was stopped; try a smaller request.`, { repairs });
+        return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, time waiting for a worker included) and was stopped; try a smaller request.`, { repairs, stopReason: 'timeout' });
       case 'aborted':
-        return fail('ABORTED', `${tool.name} was ${this.closed ? 'stopped by the executor closing' : 'aborted by the caller'} before it finished; it may have had partial effects.`, { repairs });
+        return fail('ABORTED', `${tool.name} was ${this.closed ? 'stopped by the executor closing' : 'aborted by the caller'} before it finished; it may have had partial effects.`, { repairs, stopReason: 'interrupted' });
       case 'memory':
-        return fail('MEMORY_LIMIT', `${tool.name} was stopped: the worker running it exceeded its memory cap of ${outcome.memoryMb} MB; try a smaller request.`, { repairs });
+        return fail('MEMORY_LIMIT', `${tool.name} was stopped: the worker running it exceeded its memory cap of ${outcome.memoryMb} MB; try a smaller request.`, { repairs, stopReason: 'error' });
       case 'crashed':
-        return fail('WORKER_CRASHED', `${tool.name} crashed: ${outcome.message}.`, { repairs });
+        return fail('WORKER_CRASHED', `${tool.name} crashed: ${outcome.message}.`, { repairs, stopReason: 'error' });
       case 'unavailable':
         return fail(outcome.code, `${tool.name} did not run: ${outcome.message}.`, { repairs });
       case 'invalid-output':
-        return fail('INVALID_OUTPUT', `${tool.name} failed: ${outcome.message}. This is a bug in the tool, not in the call.`, { repairs });
+        return fail('INVALID_OUTPUT', `${tool.name} failed: ${outcome.message}. This is a bug in the tool, not in the call.`, { repairs, stopReason: 'error' });
     }
   }
 
@@ -472,12 +509,18 @@ export class ToolExecutor {
     return results;
   }
 
-  /** End worker threads and rate limiters. Calls in flight in workers end as `WORKER_CRASHED`; later calls return `ABORTED`. */
+  /**
+   * End worker threads and rate limiters, and close the `main` runner's tool instances (their
+   * `close()`). Calls in flight in workers end as `WORKER_CRASHED`; later calls return `ABORTED`.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
-    this.mainRunner.closeAll();
-    await Promise.all([this.poolRunner?.close(), this.rateLimit?.close()]);
+    const [failures] = await Promise.all([this.mainRunner.dispose(), this.poolRunner?.close(), this.rateLimit?.close()]);
+    this.outputs?.close();
+    for (const { key, error } of failures) {
+      this.logger.warn({ event: 'tool_close_failed', tool: key, err: error }, 'a tool instance failed to close');
+    }
   }
 
   private traversal(error: PathTraversalError, tool: RegisteredTool, callId: string): PathTraversalError {
@@ -504,9 +547,17 @@ export class ToolExecutor {
 }
 
 /** A failed result; the message (and so the output) is cut at `cap` characters. */
-function failure(code: ToolErrorCode, message: string, fields: { tool: string; callId: string; version?: string; repairs?: string[]; confirmed?: boolean }, cap = DEFAULT_MAX_OUTPUT_LENGTH): ToolExecutionResult {
+function failure(
+  code: ToolErrorCode,
+  message: string,
+  fields: { tool: string; callId: string; version?: string; repairs?: string[]; confirmed?: boolean; stopReason?: StopReason },
+  cap = DEFAULT_MAX_OUTPUT_LENGTH,
+): ToolExecutionResult {
   const text = truncate(message, Math.min(cap, DEFAULT_MAX_OUTPUT_LENGTH));
-  const result: ToolExecutionResult = { success: false, output: `Error: ${text}`, error: text, errorCode: code, durationMs: 0, confirmed: fields.confirmed ?? true, tool: fields.tool, callId: fields.callId };
+  const result: ToolExecutionResult = {
+    success: false, output: `Error: ${text}`, error: text, errorCode: code, durationMs: 0, confirmed: fields.confirmed ?? true, tool: fields.tool, callId: fields.callId,
+    stopReason: fields.stopReason ?? 'not_run',
+  };
   if (fields.version !== undefined) result.version = fields.version;
   if (fields.repairs !== undefined) result.repairs = fields.repairs;
   return result;

@@ -3,10 +3,12 @@
  *
  * @module
  */
-import type { ToolContext } from '../types.js';
+import { ToolExecutionError } from '../errors.js';
+import { MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, type ToolContext } from '../types.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 
 const NEVER_ABORTED = new AbortController().signal;
+const IMAGE_DATA_URL = /^data:image\/(png|jpeg|gif|webp);base64,/;
 
 /** Notes are for short markers (an exit status): at most this many per call... */
 export const MAX_NOTES = 20;
@@ -24,6 +26,10 @@ export class CallContext implements ToolContext {
   readonly maxOutputLength: number;
   /** Notes to append after the output. */
   readonly notes: string[] = [];
+  /** Images attached with attachImage(), if any. */
+  images: string[] | undefined;
+  /** The failure reported with reportError(), if any. */
+  reportedError: string | undefined;
   private readonly root: string;
   private controller: AbortController | undefined;
   private abortReason: unknown;
@@ -61,6 +67,22 @@ export class CallContext implements ToolContext {
   note(text: string): void {
     if (typeof text !== 'string' || !text || this.notes.length >= MAX_NOTES) return;
     this.notes.push(text.length > MAX_NOTE_LENGTH ? `${text.slice(0, MAX_NOTE_LENGTH)}...[note cut: ${text.length} characters]` : text);
+  }
+
+  attachImage(dataUrl: string): void {
+    if (typeof dataUrl !== 'string' || !IMAGE_DATA_URL.test(dataUrl.slice(0, 40))) {
+      throw new ToolExecutionError(`${this.toolName}: attachImage() takes a base64 data URL of a PNG, JPEG, GIF or WebP image ("data:image/png;base64,...")`);
+    }
+    if (dataUrl.length > MAX_IMAGE_DATA_URL_LENGTH) {
+      throw new ToolExecutionError(`${this.toolName}: an attached image is ${dataUrl.length} characters as a data URL; the limit is ${MAX_IMAGE_DATA_URL_LENGTH}`);
+    }
+    const images = (this.images ??= []);
+    if (images.length >= MAX_IMAGES) throw new ToolExecutionError(`${this.toolName}: at most ${MAX_IMAGES} images can be attached to one call`);
+    images.push(dataUrl);
+  }
+
+  reportError(message: string): void {
+    this.reportedError = typeof message === 'string' && message !== '' ? message.slice(0, MAX_NOTE_LENGTH) : 'the tool reported a failure';
   }
 
   /** Abort the call (timeout or caller abort); a no-op after the first time. */

@@ -42,6 +42,28 @@ export class MainRunner {
     for (const stop of [...this.active]) stop();
   }
 
+  /**
+   * Abort every call in flight, then call each tool instance's `close()` and forget the
+   * instances.
+   * @returns the errors the instances' `close()` threw or rejected with, by `name@version`.
+   */
+  async dispose(): Promise<Array<{ key: string; error: unknown }>> {
+    this.closeAll();
+    const instances = [...this.instances];
+    this.instances.clear();
+    const failures: Array<{ key: string; error: unknown }> = [];
+    await Promise.all(
+      instances.map(async ([key, instance]) => {
+        try {
+          await instance.close?.();
+        } catch (error) {
+          failures.push({ key, error });
+        }
+      }),
+    );
+    return failures;
+  }
+
   private instanceFor(call: MainCall): Tool {
     let instance = this.instances.get(call.key);
     if (instance === undefined) {
@@ -67,7 +89,7 @@ export class MainRunner {
     }
     if (!isThenable(returned)) {
       // Returned synchronously: done before any timer or abort could fire.
-      return { kind: 'ok', value: returned, notes: ctx.notes };
+      return okOutcome(returned, ctx);
     }
     const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {
@@ -92,9 +114,16 @@ export class MainRunner {
         },
       );
       pending.then(
-        (value) => watch.settle({ kind: 'ok', value, notes: ctx.notes }),
+        (value) => watch.settle(okOutcome(value, ctx)),
         (error: unknown) => watch.settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
       );
     });
   }
+}
+
+function okOutcome(value: unknown, ctx: CallContext): RunOutcome {
+  const outcome: RunOutcome & { kind: 'ok' } = { kind: 'ok', value, notes: ctx.notes };
+  if (ctx.images !== undefined) outcome.images = ctx.images;
+  if (ctx.reportedError !== undefined) outcome.reported = ctx.reportedError;
+  return outcome;
 }

@@ -62,6 +62,8 @@ export interface PoolCall {
   /** Folders writes are confined to (real paths), for scoped writes. */
   writeRoots: string[] | undefined;
   truncation: TruncationStrategy;
+  /** Folder where a worker that cuts the output keeps the whole of it, if any. */
+  fullOutputDir?: string | undefined;
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url).href;
@@ -149,6 +151,7 @@ export class PoolRunner {
       m: call.moduleUrl, e: call.exportName, k: call.key, a: call.args, w: call.workspaceRoot, c: call.callId, s: slot,
       o: call.maxOutputLength, x: call.cutInWorker, t: call.truncation, r: call.writeRoots,
     };
+    if (call.fullOutputDir !== undefined) task.f = call.fullOutputDir;
     return new Promise<RunOutcome>((resolve) => {
       const watch = new CallWatch(resolve, call.signal);
       let attempts = 0;
@@ -168,7 +171,10 @@ export class PoolRunner {
         this.freeSlots.push(slot);
         if ('cancelled' in reply) return;
         if (reply.ok || reply.loadFailed !== true) this.noteGoodModule(call.memoryMb, call.moduleUrl);
-        if (reply.ok) watch.settle({ kind: 'ok', value: reply.value, notes: reply.notes ?? [], cut: reply.cut === true });
+        if (reply.ok) {
+          const { ok: _ok, notes, ...rest } = reply;
+          watch.settle({ ...rest, kind: 'ok', notes: notes ?? [], cut: reply.cut === true });
+        }
         else watch.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? [] });
       };
       const onFailure = (error: unknown) => {

@@ -43,6 +43,16 @@ export interface WorkerTask {
   r?: string[];
   /** How long string output is cut. */
   t: TruncationStrategy;
+  /** Folder where the worker keeps the whole output when it cuts it (case T7), if any. */
+  f?: string;
+}
+
+/** What a tool reported besides its return value: notes, images, a reported failure, a kept full output. */
+export interface CallExtras {
+  notes?: string[];
+  images?: string[];
+  reported?: string;
+  full?: { path: string; characters: number };
 }
 
 /** An error as plain data. */
@@ -58,13 +68,13 @@ export interface SerializedError {
 
 /** A worker's reply. */
 export type WorkerReply =
-  | { ok: true; value: unknown; notes?: string[]; cut?: true }
+  | ({ ok: true; value: unknown; cut?: true } & CallExtras)
   | { ok: false; error: SerializedError; notes?: string[]; loadFailed?: true }
   | { cancelled: true };
 
 /** How a run ended, whichever runner ran it. */
 export type RunOutcome =
-  | { kind: 'ok'; value: unknown; notes: string[]; cut?: boolean }
+  | ({ kind: 'ok'; value: unknown; notes: string[]; cut?: boolean } & Omit<CallExtras, 'notes'>)
   | { kind: 'error'; error: SerializedError; notes: string[] }
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'aborted' }
@@ -109,8 +119,12 @@ export function rebuildPathTraversal(error: SerializedError): PathTraversalError
   return rebuilt;
 }
 
-/** Error codes a tool may report by throwing a {@link ToolgateError} with that code. */
-const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED']);
+/**
+ * Error codes a tool may report by throwing a {@link ToolgateError} with that code. `TIMEOUT`,
+ * `MEMORY_LIMIT` and `ABORTED` are for limits a tool enforces itself (a command's own
+ * timeout, a sandbox's memory cap).
+ */
+const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED']);
 
 /** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
 export function errorCodeOf(error: SerializedError): ToolErrorCode {

@@ -9,6 +9,8 @@
  *
  * @module
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { threadId, workerData } from 'node:worker_threads';
 import { truncate } from '../closeout/closeout.js';
 import { getToolMetadata } from '../decorators/metadata.js';
@@ -49,11 +51,32 @@ function keyOf(value: unknown): string | undefined {
 
 function success(value: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {
   Atomics.store(slots, task.s, SLOT_DONE);
-  const notes = ctx.notes.length ? { notes: ctx.notes } : undefined;
+  const reply: WorkerReply & { ok: true } = { ok: true, value };
+  if (ctx.notes.length) reply.notes = ctx.notes;
+  if (ctx.images !== undefined) reply.images = ctx.images;
+  if (ctx.reportedError !== undefined) reply.reported = ctx.reportedError;
   if (task.x && typeof value === 'string' && task.o > 0 && value.length > task.o) {
-    return { ok: true, value: truncate(value, task.o, task.t), cut: true, ...notes };
+    if (task.f !== undefined) {
+      const full = keepFullOutput(task.f, task.c, value);
+      if (full !== undefined) reply.full = full;
+    }
+    reply.value = truncate(value, task.o, task.t);
+    reply.cut = true;
   }
-  return { ok: true, value, ...notes };
+  return reply;
+}
+
+let kept = 0;
+
+/** Write the whole output to a new file in `dir` (the main thread accounts for it). */
+function keepFullOutput(dir: string, callId: string, text: string): { path: string; characters: number } | undefined {
+  const file = path.join(dir, `${callId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80) || 'call'}-t${threadId}-${++kept}.txt`);
+  try {
+    fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+    return { path: file, characters: text.length };
+  } catch {
+    return undefined;
+  }
 }
 
 function failure(error: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {

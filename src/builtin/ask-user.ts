@@ -1,0 +1,76 @@
+/**
+ * `ask_user`: the tool through which a model asks the person it works for a question. It
+ * exists as a spec only: it is never registered in a registry and never runs in the executor.
+ * An agent that has a way to reach the user (a question handler) adds this spec to the tools
+ * it sends the model, intercepts calls to it, and answers them itself; without a handler it
+ * leaves the spec out, so the model cannot ask.
+ *
+ * @module
+ */
+import type { JsonSchema } from '../types.js';
+import { exportTool, type AnthropicTool, type ExportableTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
+import { compileValidator } from '../schema/validator.js';
+
+/** Arguments of an `ask_user` call. */
+export interface AskUserInput {
+  /** The question, in one or two sentences the user can answer without more context. */
+  question: string;
+  /** Answers to offer (2 to 10); omit for a free-text answer. */
+  choices?: string[];
+  /** With `choices`: the user may pick more than one. Default false. */
+  multi?: boolean;
+}
+
+/** The JSON Schema (draft-07) of {@link AskUserInput}. */
+export const ASK_USER_INPUT_SCHEMA: JsonSchema = Object.freeze({
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: {
+    question: { type: 'string', minLength: 1, maxLength: 2000, description: 'The question, in one or two sentences the user can answer without more context.' },
+    choices: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 200 },
+      minItems: 2,
+      maxItems: 10,
+      uniqueItems: true,
+      description: 'Answers to offer (2 to 10); omit for a free-text answer.',
+    },
+    multi: { type: 'boolean', default: false, description: 'With choices: the user may pick more than one.' },
+  },
+  required: ['question'],
+  additionalProperties: false,
+});
+
+/** The spec of `ask_user`, ready for {@link exportTool}. */
+export const ASK_USER_TOOL: ExportableTool = Object.freeze({
+  name: 'ask_user',
+  description:
+    'Ask the user a question and wait for the answer. Use it only when you cannot go on without a decision or a fact that only the user has; ' +
+    'do not use it to ask for permission (tools that need approval ask by themselves) or for things you can find out with other tools.',
+  inputSchema: ASK_USER_INPUT_SCHEMA,
+  outputSchema: null,
+  readOnly: true,
+  tags: Object.freeze(['builtin', 'agent']) as readonly string[],
+});
+
+/**
+ * The `ask_user` spec in a provider's or MCP's shape.
+ * @param format - `openai`, `openai-strict`, `anthropic` or `mcp` (see `exportTool`).
+ */
+export function askUserSpec(format: ExportFormat): OpenAITool | AnthropicTool | McpTool {
+  return exportTool(ASK_USER_TOOL, format);
+}
+
+const validate = compileValidator(ASK_USER_INPUT_SCHEMA, 'argument');
+
+/**
+ * Check the arguments of an `ask_user` call the model made.
+ * @returns `undefined` when valid, else a message naming the problem (for the model).
+ */
+export function checkAskUserArguments(args: unknown): string | undefined {
+  const problem = validate(args);
+  if (problem !== undefined) return problem;
+  const { choices, multi } = args as AskUserInput;
+  if (multi === true && choices === undefined) return 'multi is only meaningful with choices';
+  return undefined;
+}

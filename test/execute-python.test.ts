@@ -1,0 +1,296 @@
+/**
+ * execute_python and its sandbox: the tool through a real executor, the sandbox directly,
+ * and the catalogue of known escape routes (cases S1 and S2 of the security checklist, R2
+ * and T8 of the output cases).
+ *
+ * Each interpreter takes a few seconds to load, so the escape catalogue runs in one named
+ * session (state carried from one attempt to the next only makes later attempts stronger),
+ * and a few entries also run through the tool in fresh interpreters.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  PYTHON_ESCAPE_VECTORS,
+  PythonSandbox,
+  renderEscapeVector,
+  STRIP_SECOND_LAYER,
+  ToolExecutionError,
+  ToolExecutor,
+  type PythonRunResult,
+  type ToolExecutionResult,
+} from 'toolgate';
+import { pythonOutput } from '../tools/execute-python.tool.js';
+import { fixtureRegistry, tempWorkspace } from './helpers.js';
+
+const SECRET_TEXT = 'TOP-SECRET-HOST-CONTENT-41c7';
+
+let tmp: ReturnType<typeof tempWorkspace>;
+let executor: ToolExecutor;
+let sandbox: PythonSandbox;
+let server: http.Server;
+let url: string;
+let hits: string[] = [];
+let secretFile: string;
+let markerDir: string;
+
+before(async () => {
+  tmp = tempWorkspace();
+  secretFile = path.join(tmp.outside, 'secret.txt');
+  fs.writeFileSync(secretFile, `${SECRET_TEXT}\n`);
+  markerDir = path.join(tmp.outside, 'markers');
+  fs.mkdirSync(markerDir);
+  server = http.createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    fs.writeFileSync(path.join(markerDir, `http-hit-${hits.length}`), String(req.url));
+    res.end('reached');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/escape`;
+  executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: tmp.ws });
+  sandbox = new PythonSandbox({ maxOutputChars: 20_000 });
+});
+
+after(async () => {
+  await executor?.close();
+  sandbox?.close();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  tmp?.cleanup();
+});
+
+function python(code: string, extra: Record<string, unknown> = {}): Promise<ToolExecutionResult> {
+  return executor.execute({ name: 'execute_python', arguments: { code, ...extra } }, { confirm: true });
+}
+
+/** Interpreter processes of the sandbox still running on this machine (by their entry file). */
+function interpreterPids(): number[] {
+  const out = spawnSync('pgrep', ['-f', 'python-child.mjs'], { encoding: 'utf8' });
+  return out.stdout.split('\n').filter(Boolean).map(Number);
+}
+
+describe('execute_python through the executor', () => {
+  test('print(sum(range(10))) returns 45, with a note of how it ended', async () => {
+    const result = await python('print(sum(range(10)))');
+    assert.equal(result.success, true, result.output);
+    assert.match(result.output, /^45\n/);
+    assert.match(result.output, /\[execute_python: finished in \d+ ms in a fresh interpreter/);
+  });
+
+  test('requires confirmation, and is denied in read-only modes', async () => {
+    const unconfirmed = await executor.execute({ name: 'execute_python', arguments: { code: 'print(1)' } });
+    assert.equal(unconfirmed.errorCode, 'CONFIRMATION_REQUIRED');
+    const explore = await executor.execute({ name: 'execute_python', arguments: { code: 'print(1)' } }, { confirm: true, mode: 'explore' });
+    assert.equal(explore.errorCode, 'MODE_DENIED');
+  });
+
+  test('standard error comes after standard output under a [stderr] line', async () => {
+    const result = await python('import sys\nprint("out")\nprint("err", file=sys.stderr)', { session: 'basic' });
+    assert.equal(result.success, true, result.output);
+    assert.match(result.output, /^out\n\[stderr\]\nerr\n/);
+  });
+
+  test('T8: code that prints nothing gives [no output], with the ending note still present', async () => {
+    const result = await python('x = 1', { session: 'basic' });
+    assert.equal(result.success, true, result.output);
+    assert.match(result.output, /^\[no output\]\n\[execute_python: finished in \d+ ms in a session interpreter\]$/);
+  });
+
+  test('an exception is a failure that shows what was printed and the traceback of the code only', async () => {
+    const result = await python('print("before")\ndef f():\n    raise ValueError("bad value")\nf()', { session: 'basic' });
+    assert.equal(result.success, false);
+    assert.equal(result.errorCode, 'TOOL_ERROR');
+    assert.match(result.output, /Python raised ValueError: bad value\nbefore\nTraceback/);
+    assert.match(result.output, /File "<code>", line 3, in f/);
+    assert.ok(!result.output.includes('_pyodide'), 'Pyodide\'s own frames are left out');
+  });
+
+  test('input() fails at once instead of waiting for a terminal', async () => {
+    const result = await python('input("name? ")', { session: 'basic' });
+    assert.equal(result.success, false);
+    assert.match(result.output, /Python raised (EOFError|OSError)/);
+  });
+
+  test('S2: an endless loop is stopped at timeout_sec, output so far kept, and the next call works', async () => {
+    const result = await python('print("started", flush=True)\nwhile True: pass', { timeout_sec: 1 });
+    assert.equal(result.success, false);
+    assert.equal(result.errorCode, 'TIMEOUT');
+    assert.match(result.output, /longer than timeout_sec=1 s/);
+    assert.match(result.output, /started/);
+    const next = await python('print("alive")');
+    assert.equal(next.success, true, next.output);
+    assert.match(next.output, /^alive/);
+  });
+
+  test('S2: allocating without bound is a memory-cap result, and the next call works', async () => {
+    const result = await python('chunks = []\nwhile True:\n    chunks.append(bytearray(10_000_000))', { timeout_sec: 20 });
+    assert.equal(result.success, false);
+    assert.equal(result.errorCode, 'MEMORY_LIMIT', result.output);
+    assert.match(result.output, /out of memory/);
+    const next = await python('print(2 + 2)');
+    assert.equal(next.success, true, next.output);
+  });
+
+  test('each call has a fresh interpreter; a named session keeps its variables', async () => {
+    await python('secret_value = 41');
+    const fresh = await python('print(secret_value)');
+    assert.equal(fresh.success, false);
+    assert.match(fresh.output, /NameError/);
+    const first = await python('kept = 41', { session: 'notebook' });
+    assert.equal(first.success, true, first.output);
+    const second = await python('print(kept + 1)', { session: 'notebook' });
+    assert.equal(second.success, true, second.output);
+    assert.match(second.output, /^42\n\[execute_python: finished in \d+ ms in a session interpreter/);
+  });
+
+  test('bad arguments are refused by the schema', async () => {
+    const tooLong = await python('print(1)', { timeout_sec: 26 });
+    assert.equal(tooLong.errorCode, 'INVALID_ARGUMENTS');
+    const badSession = await python('print(1)', { session: '../x' });
+    assert.equal(badSession.errorCode, 'INVALID_ARGUMENTS');
+    const noCode = await executor.execute({ name: 'execute_python', arguments: {} }, { confirm: true });
+    assert.equal(noCode.errorCode, 'INVALID_ARGUMENTS');
+  });
+});
+
+describe('the sandbox directly', () => {
+  test('R2: endless output is capped at the sandbox limit, the timeout still fires, and the host keeps only the cap', async () => {
+    const before = process.memoryUsage().rss;
+    const result = await sandbox.run('while True:\n    print("y" * 1000)', { timeoutMs: 1500 });
+    assert.equal(result.status, 'timeout');
+    assert.equal(result.stdout.length, 20_000, 'output kept up to the cap only');
+    assert.ok(result.stdout.startsWith('yyyy'), 'the head is kept');
+    assert.ok(process.memoryUsage().rss - before < 200 * 1024 * 1024, 'host memory stays bounded');
+  });
+
+  test('output past the cap of a finished run is counted', async () => {
+    const result = await sandbox.run('print("z" * 50_000)', { timeoutMs: 10_000 });
+    assert.equal(result.status, 'ok');
+    assert.equal(result.stdout.length, 20_000);
+    assert.equal(result.stdoutOmitted, 50_001 - 20_000);
+    const text = pythonOutput(result, 10, () => undefined);
+    assert.match(text, /\[30001 more characters of standard output were dropped\]$/);
+  });
+
+  test('an aborted run kills its interpreter and says aborted', async () => {
+    const controller = new AbortController();
+    const running = sandbox.run('while True: pass', { timeoutMs: 0, signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const result = await running;
+    assert.equal(result.status, 'aborted');
+  });
+
+  test('a closed sandbox refuses runs and leaves no interpreter running', async () => {
+    const own = new PythonSandbox();
+    const result = await own.run('print(1)', { timeoutMs: 5000 });
+    assert.equal(result.status, 'ok');
+    own.close();
+    await assert.rejects(own.run('print(1)', { timeoutMs: 5000 }), /closed/);
+  });
+
+  test('pythonOutput states each ending clearly, and warns when the network was not isolated', () => {
+    const base: PythonRunResult = { status: 'ok', stdout: 'hi\n', stderr: '', stdoutOmitted: 0, stderrOmitted: 0, runMs: 3, waitMs: 0, networkIsolated: false, session: false };
+    const notes: string[] = [];
+    assert.equal(pythonOutput(base, 15, (n) => notes.push(n)), 'hi\n');
+    assert.match(notes[0]!, /could not isolate the sandbox from the network/);
+    for (const [status, code] of [['timeout', 'TIMEOUT'], ['memory', 'MEMORY_LIMIT'], ['aborted', 'ABORTED'], ['crashed', 'TOOL_ERROR']] as const) {
+      assert.throws(
+        () => pythonOutput({ ...base, status, networkIsolated: true }, 15, () => undefined),
+        (error: unknown) => error instanceof ToolExecutionError && error.code === code && error.message.includes('hi'),
+        status,
+      );
+    }
+  });
+});
+
+describe('S1: the escape catalogue', () => {
+  test('the catalogue has at least ten entries with unique ids', () => {
+    assert.ok(PYTHON_ESCAPE_VECTORS.length >= 10);
+    assert.equal(new Set(PYTHON_ESCAPE_VECTORS.map((v) => v.id)).size, PYTHON_ESCAPE_VECTORS.length);
+  });
+
+  test('control: without the sandbox, the constructor-chain route does write a file on the host', async () => {
+    // Proves the marker checks below can fail: plain Pyodide in a plain Node process.
+    const pyodideDir = path.dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
+    const marker = path.join(markerDir, 'control-marker');
+    const vector = PYTHON_ESCAPE_VECTORS.find((v) => v.id === 'pyodide-js-constructor-chain')!;
+    const code = renderEscapeVector(vector, { marker, secret: secretFile, url });
+    const script = `const { loadPyodide } = await import(${JSON.stringify(`file://${pyodideDir}/pyodide.mjs`)});
+      const py = await loadPyodide();
+      await py.runPythonAsync(${JSON.stringify(code)});`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(fs.readFileSync(marker, 'utf8'), 'escaped');
+    fs.rmSync(marker);
+  });
+
+  for (const vector of PYTHON_ESCAPE_VECTORS) {
+    test(`S1 ${vector.id}: ${vector.route} -> no effect on the host`, async () => {
+      const marker = path.join(markerDir, `${vector.id}.marker`);
+      const hitsBefore = hits.length;
+      const code = renderEscapeVector(vector, { marker, secret: secretFile, url });
+      const result = await sandbox.run(code, { timeoutMs: 15_000, session: 'escape-catalogue' });
+      const seen = `${result.stdout}\n${result.stderr}\n${result.error?.traceback ?? ''}\n${result.reason ?? ''}`;
+      assert.ok(!fs.existsSync(marker), `${vector.id}: the marker must not exist on the host`);
+      assert.ok(!seen.includes(SECRET_TEXT), `${vector.id}: the secret's content must not come back`);
+      assert.ok(['ok', 'error', 'crashed'].includes(result.status), `${vector.id}: ended as ${result.status}: ${seen}`);
+      if (result.networkIsolated) assert.equal(hits.length, hitsBefore, `${vector.id}: the loopback server must receive nothing (${hits.join(', ')})`);
+      // The result a model would see is clear: it says how the run ended.
+      let message: string;
+      try {
+        message = pythonOutput(result, 15, () => undefined);
+      } catch (error) {
+        assert.ok(error instanceof ToolExecutionError);
+        message = error.message;
+      }
+      if (result.status === 'error') assert.match(message, new RegExp(`Python raised ${result.error!.type}`));
+      if (result.status === 'crashed') assert.match(message, /interpreter crashed/);
+    });
+  }
+
+  test('S1 through the tool in fresh interpreters: the constructor chain and the host mount', async () => {
+    for (const id of ['pyodide-js-constructor-chain', 'mount-host-fs']) {
+      const vector = PYTHON_ESCAPE_VECTORS.find((v) => v.id === id)!;
+      const marker = path.join(markerDir, `${id}.tool-marker`);
+      const result = await python(renderEscapeVector(vector, { marker, secret: secretFile, url }));
+      assert.equal(result.success, false, `${id}: ${result.output}`);
+      assert.ok(!fs.existsSync(marker), `${id}: no marker`);
+      assert.ok(!result.output.includes(SECRET_TEXT), `${id}: no secret`);
+      assert.match(result.output, /Python raised|interpreter crashed/);
+    }
+  });
+
+  test('the second layer alone refuses the bridge modules', async () => {
+    for (const module of ['js', 'pyodide_js', 'pyodide.code', 'pyodide.ffi']) {
+      const result = await sandbox.run(`import ${module}`, { timeoutMs: 10_000, session: 'second-layer' });
+      assert.equal(result.status, 'error', module);
+      assert.match(result.error!.message, /not available in this sandbox|halted/, module);
+    }
+    assert.ok(STRIP_SECOND_LAYER.includes('meta_path'));
+  });
+
+  test('closing a sandbox ends its interpreters, the standby included', async () => {
+    const before = interpreterPids();
+    const ours = new PythonSandbox();
+    await ours.run('print(1)', { timeoutMs: 5000 });
+    const during = interpreterPids().filter((pid) => !before.includes(pid));
+    assert.ok(during.length >= 1, 'a standby interpreter is loading for the next call');
+    ours.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const left = interpreterPids().filter((pid) => during.includes(pid));
+    assert.deepEqual(left, [], 'no interpreter of the closed sandbox is left');
+  });
+});
+
+describe('network isolation on this machine', () => {
+  test('the sandbox reports whether a network namespace holds it', () => {
+    const unshare = spawnSync('unshare', ['--net', '--', 'true']).status === 0 || spawnSync('unshare', ['--user', '--map-root-user', '--net', '--', 'true']).status === 0;
+    assert.equal(sandbox.networkIsolated, unshare);
+    assert.ok(os.platform() === 'linux' || !sandbox.networkIsolated);
+  });
+});
