@@ -68,10 +68,18 @@ function python(code: string, extra: Record<string, unknown> = {}): Promise<Tool
   return executor.execute({ name: 'execute_python', arguments: { code, ...extra } }, { confirm: true });
 }
 
-/** Interpreter processes of the sandbox still running on this machine (by their entry file). */
+/** Interpreter processes of the sandbox still running on this machine (by their entry file, from /proc). */
 function interpreterPids(): number[] {
-  const out = spawnSync('pgrep', ['-f', 'python-child.mjs'], { encoding: 'utf8' });
-  return out.stdout.split('\n').filter(Boolean).map(Number);
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('python-child.mjs')) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
 
 describe('execute_python through the executor', () => {
@@ -166,6 +174,15 @@ describe('the sandbox directly', () => {
     assert.equal(result.stdout.length, 20_000, 'output kept up to the cap only');
     assert.ok(result.stdout.startsWith('yyyy'), 'the head is kept');
     assert.ok(process.memoryUsage().rss - before < 200 * 1024 * 1024, 'host memory stays bounded');
+  });
+
+  test('S2: an endless loop is stopped within its timeout + 2 s, and the next run works', async () => {
+    const result = await sandbox.run('while True: pass', { timeoutMs: 1000 });
+    assert.equal(result.status, 'timeout');
+    assert.ok(result.runMs >= 1000 && result.runMs <= 3000, `stopped after ${result.runMs} ms`);
+    const next = await sandbox.run('print("next")', { timeoutMs: 10_000 });
+    assert.equal(next.status, 'ok');
+    assert.equal(next.stdout, 'next\n');
   });
 
   test('output past the cap of a finished run is counted', async () => {
