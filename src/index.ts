@@ -13,7 +13,7 @@ export type {
 } from './types.js';
 export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
 export { RegisteredTool, registrationRevision, type RevisionFlags } from './registry/registered-tool.js';
-export { loadTools, loadBuiltinTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
+export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
 export { parseArguments, type ParsedArguments } from './executor/arguments.js';
 export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';

@@ -239,7 +239,7 @@ describe('usage errors exit 2', { concurrency: true }, () => {
 
 describe('toolgate list and schema', { concurrency: true }, () => {
   test('list prints the six builtin tools with their versions and flags (ask_user is a spec only, never listed)', async () => {
-    const run = await runCli(['list']);
+    const run = await runCli(['list', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
     const lines = run.stdout.trimEnd().split('\n');
     assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
@@ -254,7 +254,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
   });
 
   test('list --json parses', async () => {
-    const run = await runCli(['list', '--json']);
+    const run = await runCli(['list', '--json', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
     const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
     assert.deepEqual(rows.map((r) => r.name), ['execute_python', 'list_files', 'read_file', 'read_pdf', 'web_search', 'write_file']);

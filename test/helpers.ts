@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadBuiltinTools, loadTools, ToolRegistry } from 'toolgate';
+import { loadBuiltinTools, loadPortedTools, loadTools, ToolRegistry } from 'toolgate';
 
 /** Repository root (tests run from dist/test). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,6 +21,13 @@ export const BIN = path.join(REPO_ROOT, 'bin/toolgate.js');
 export async function fixtureRegistry(): Promise<ToolRegistry> {
   const { registry } = await loadBuiltinTools();
   await loadTools({ directories: [FIXTURES_DIR], schemas: FIXTURE_SCHEMAS, registry });
+  return registry;
+}
+
+/** A registry with the builtin tools, the ported library (tools-ported/) and every fixture tool. */
+export async function portedRegistry(): Promise<ToolRegistry> {
+  const registry = await fixtureRegistry();
+  await loadPortedTools(registry);
   return registry;
 }
 

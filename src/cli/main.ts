@@ -26,7 +26,7 @@ import { PathTraversalError, ToolDefinitionError, ToolgateError } from '../error
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { ToolExecutor } from '../executor/executor.js';
 import { createLogger } from '../logging/logger.js';
-import { loadBuiltinTools, loadTools } from '../registry/loader.js';
+import { loadBuiltinTools, loadPortedTools, loadTools } from '../registry/loader.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { EXPORT_FORMATS, exportTool, type ExportFormat } from '../schema/export.js';
 import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
@@ -92,6 +92,7 @@ function parse(argv: string[], options: ParseArgsConfig['options']) {
 
 async function registryFor(values: Record<string, unknown>): Promise<ToolRegistry> {
   const { registry } = await loadBuiltinTools();
+  await loadPortedTools(registry);
   const dirs = (values.tools as string[] | undefined) ?? [];
   if (dirs.length) {
     if (typeof values.schemas !== 'string') throw new UsageError('--tools needs --schemas FILE (generate it with `toolgate schemas`)');

@@ -93,3 +93,17 @@ const BUILTIN_SCHEMAS = new URL('../../../tools/tool-schemas.json', import.meta.
 export async function loadBuiltinTools(registry?: ToolRegistry): Promise<LoadedTools> {
   return loadTools({ directories: [fileURLToPath(BUILTIN_DIR)], schemas: BUILTIN_SCHEMAS, registry });
 }
+
+/** Folder of the compiled ported tools and their schema file. */
+const PORTED_DIR = new URL('../../tools-ported/', import.meta.url);
+const PORTED_SCHEMAS = new URL('../../../tools-ported/tool-schemas.json', import.meta.url);
+
+/**
+ * Load toolgate's ported tool library (`tools-ported/`: file editing, snapshots, inspection,
+ * shell sessions and more) into a registry.
+ * @param registry - registry to add to; default a new one.
+ * @throws ToolDefinitionError when the package is damaged.
+ */
+export async function loadPortedTools(registry?: ToolRegistry): Promise<LoadedTools> {
+  return loadTools({ directories: [fileURLToPath(PORTED_DIR)], schemas: PORTED_SCHEMAS, registry });
+}
