@@ -11,3 +11,4 @@ export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError
 export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationStrategy } from './types.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { readFileInside, writeFileInside, type ReadInside, type WriteInside } from './workspace/safe-io.js';
+export { isSecretKey } from './secrets.js';

@@ -366,7 +366,7 @@ export class GreetUserTool implements Tool<GreetInput, string> {
 }
 `;
 
-  test('generate, --check, stale after an edit, compile, and call the tool', { timeout: 60_000 }, async () => {
+  test('generate, --check, stale after an edit, compile, and call the tool', { timeout: 240_000 }, async () => {
     const source = path.join(dir, 'src/tools/greet.ts');
     const out = path.join(dir, 'tool-schemas.json');
     fs.writeFileSync(source, greetSource(false));

@@ -1,0 +1,41 @@
+/**
+ * What the shell tools share: checking the working folder, and turning a command's state
+ * into the text, notes and reported failure the model sees.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import { ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
+import { exitNote, type CommandProcess } from './command-process.js';
+
+/**
+ * The absolute working folder of a command: the workspace root, or `workdir` inside it.
+ * @throws PathTraversalError outside the workspace; ToolExecutionError when it is not a folder.
+ */
+export function workingFolder(workspace: Workspace, workdir: string | undefined): string {
+  const dir = workdir === undefined || workdir === '' ? workspace.realRoot : workspace.resolve(workdir);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw new ToolExecutionError(`workdir ${workdir} does not exist; create it first or leave workdir out to use the workspace root`, 'INVALID_ARGUMENTS');
+  }
+  if (!stat.isDirectory()) throw new ToolExecutionError(`workdir ${workdir} is not a folder`, 'INVALID_ARGUMENTS');
+  return dir;
+}
+
+/**
+ * Close out a command that has exited: its exit status as a note (outside the truncation
+ * window), and a reported failure when it did not exit with status 0.
+ */
+export function reportExit(proc: CommandProcess, ctx: ToolContext): void {
+  const exit = proc.exit!;
+  ctx.note(exitNote(exit, proc.stoppedBecause));
+  if (!proc.limited) ctx.note('[note: no process limit could be set on this machine]');
+  if (exit.code !== 0) ctx.reportError(exit.signal ? `the command was killed by ${exit.signal}` : `the command exited with status ${exit.code}`);
+}
+
+/** Milliseconds in a message, as seconds. */
+export function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,431 @@
+/**
+ * One shell command as a child process: started with `bash -lc` in a process group of its
+ * own (and, where the machine allows, a pids cgroup that caps how many processes it may
+ * have), with an environment built from an allowlist, output kept in a bounded buffer, and
+ * a stop that sends TERM and then KILL to the whole group.
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isSecretKey } from '../../src/tool.js';
+
+/** Processes one command may have at once (the command itself included). */
+export const MAX_PROCESSES = 256;
+/** Milliseconds between TERM and KILL when a command is stopped. */
+export const KILL_GRACE_MS = 2000;
+
+/** Variables the child inherits from the host, when the host has them; nothing else is inherited. */
+export const INHERITED_ENV = Object.freeze([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'TZ', 'TMPDIR',
+  'COLUMNS', 'LINES', 'NO_COLOR',
+]);
+
+/**
+ * The environment of a command: the {@link INHERITED_ENV} variables the host has, then the
+ * host variables named in `TOOLGATE_SHELL_PASS_ENV` (comma-separated; the operator's choice),
+ * then `extra` (the call's own). A name that looks like a secret ({@link isSecretKey}) is
+ * never passed from the host; in `extra` it is an error.
+ * @throws Error naming the variable when `extra` holds a secret-looking or malformed name.
+ */
+export function commandEnv(host: NodeJS.ProcessEnv, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  const pass = (host.TOOLGATE_SHELL_PASS_ENV ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  for (const name of [...INHERITED_ENV, ...pass]) {
+    const value = host[name];
+    if (value !== undefined && !isSecretKey(name)) env[name] = value;
+  }
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  for (const [name, value] of Object.entries(extra)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`env: ${JSON.stringify(name)} is not a valid variable name`);
+    if (isSecretKey(name)) throw new Error(`env: ${name} looks like it holds a secret; secrets are not passed to commands`);
+    env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * Output kept within a bound: the first `headChars` characters and the last `tailChars`,
+ * with a count of what was dropped between them. Reading takes what arrived since the last
+ * read (or everything, for {@link HeadTailBuffer.all}).
+ */
+export class HeadTailBuffer {
+  private head = '';
+  private tail = '';
+  private dropped = 0;
+  /** Characters written in all. */
+  total = 0;
+  /** Position (in `total`) up to which output was read. */
+  private readUpTo = 0;
+
+  constructor(
+    private readonly headChars = 512 * 1024,
+    private readonly tailChars = 512 * 1024,
+  ) {}
+
+  write(text: string): void {
+    this.total += text.length;
+    const room = this.headChars - this.head.length;
+    if (room > 0) {
+      this.head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    if (text === '') return;
+    this.tail += text;
+    if (this.tail.length > this.tailChars * 2) this.trimTail();
+  }
+
+  private trimTail(): void {
+    const cut = this.tail.length - this.tailChars;
+    if (cut > 0) {
+      this.dropped += cut;
+      this.tail = this.tail.slice(cut);
+    }
+  }
+
+  /** Text from written position `from` on, with a marker where the middle was dropped. */
+  private from(from: number): string {
+    this.trimTail();
+    const tailStart = this.head.length + this.dropped;
+    let out = '';
+    if (from < this.head.length) out += this.head.slice(from);
+    if (from < tailStart && this.dropped > 0) {
+      const lost = tailStart - Math.max(from, this.head.length);
+      out += `\n[... ${lost} characters of output dropped here: the buffer keeps the first ${this.headChars} and the last ${this.tailChars} ...]\n`;
+    }
+    out += this.tail.slice(Math.max(0, from - tailStart));
+    return out;
+  }
+
+  /** What arrived since the last call to `unread()`. */
+  unread(): string {
+    const out = this.from(this.readUpTo);
+    this.readUpTo = this.total;
+    return out;
+  }
+
+  /** Everything kept. */
+  all(): string {
+    return this.from(0);
+  }
+}
+
+/** A pids cgroup (v1 or v2) that caps a command's processes and lets all of them be killed. */
+class PidsCgroup {
+  private constructor(readonly dir: string) {}
+
+  /** Root of a writable pids hierarchy, found once. */
+  private static root: string | null | undefined;
+
+  private static findRoot(): string | null {
+    if (process.platform !== 'linux') return null;
+    const candidates: string[] = [];
+    try {
+      const mine = fs.readFileSync('/proc/self/cgroup', 'utf8');
+      const v1 = /^\d+:pids:(.*)$/m.exec(mine);
+      if (v1) candidates.push(path.join('/sys/fs/cgroup/pids', v1[1]!));
+      const v2 = /^0::(.*)$/m.exec(mine);
+      if (v2 && fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) candidates.push(path.join('/sys/fs/cgroup', v2[1]!));
+    } catch {
+      return null;
+    }
+    for (const base of candidates) {
+      const probe = path.join(base, `toolgate-probe-${process.pid}`);
+      try {
+        fs.mkdirSync(probe);
+        const ok = fs.existsSync(path.join(probe, 'pids.max')) && fs.existsSync(path.join(probe, 'cgroup.procs'));
+        fs.rmdirSync(probe);
+        if (ok) return base;
+      } catch {
+        try {
+          fs.rmdirSync(probe);
+        } catch {
+          // not created
+        }
+      }
+    }
+    return null;
+  }
+
+  private static counter = 0;
+
+  /** A new cgroup capped at `max` processes, or `undefined` where none can be made. */
+  static create(max: number): PidsCgroup | undefined {
+    if (PidsCgroup.root === undefined) PidsCgroup.root = PidsCgroup.findRoot();
+    if (PidsCgroup.root === null) return undefined;
+    const dir = path.join(PidsCgroup.root, `toolgate-${process.pid}-${++PidsCgroup.counter}`);
+    try {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'pids.max'), String(max));
+      return new PidsCgroup(dir);
+    } catch {
+      return undefined;
+    }
+  }
+
+  get procsFile(): string {
+    return path.join(this.dir, 'cgroup.procs');
+  }
+
+  pids(): number[] {
+    try {
+      return fs.readFileSync(this.procsFile, 'utf8').split('\n').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  }
+
+  /** SIGKILL every process in the cgroup, until it is empty (or a few rounds have passed). */
+  killAll(): void {
+    for (let round = 0; round < 20; round++) {
+      const pids = this.pids();
+      if (pids.length === 0) return;
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }
+
+  /** Remove the cgroup once it is empty (retried briefly: the kernel empties it asynchronously). */
+  remove(): void {
+    for (let i = 0; i < 50; i++) {
+      try {
+        fs.rmdirSync(this.dir);
+        return;
+      } catch {
+        this.killAll();
+      }
+    }
+  }
+}
+
+/**
+ * Processes of this user now (RLIMIT_NPROC counts all of them, so the fallback limit is this
+ * plus {@link MAX_PROCESSES}).
+ */
+function processesOfThisUser(): number {
+  if (process.platform !== 'linux' || typeof process.getuid !== 'function') return 0;
+  const uid = process.getuid();
+  let count = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.statSync(`/proc/${entry}`).uid === uid) count++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count;
+}
+
+/**
+ * Whether a command's processes can be capped on this machine: by a pids cgroup, or, for a
+ * user other than root, by the process limit (which root ignores).
+ */
+export function processLimitAvailable(): boolean {
+  const group = PidsCgroup.create(MAX_PROCESSES);
+  if (group !== undefined) {
+    group.remove();
+    return true;
+  }
+  return typeof process.getuid === 'function' && process.getuid() !== 0;
+}
+
+/** How a command ended. */
+export interface CommandExit {
+  /** Exit status, or `null` when a signal ended it. */
+  code: number | null;
+  /** The signal that ended it, if any. */
+  signal: NodeJS.Signals | null;
+}
+
+/** Options of {@link CommandProcess.start}. */
+export interface CommandStartOptions {
+  /** The command line, run by `bash -lc`. */
+  command: string;
+  /** Working folder (absolute, already checked to be inside the workspace). */
+  cwd: string;
+  /** The whole environment of the command (see {@link commandEnv}). */
+  env: Record<string, string>;
+  /** Keep stdin open for writes (sessions); otherwise stdin is empty. */
+  stdin: boolean;
+}
+
+/** A running (or finished) command. */
+export class CommandProcess {
+  readonly output = new HeadTailBuffer();
+  /** Set when the process has exited. */
+  exit: CommandExit | undefined;
+  /** Resolves when the process has exited and its output is read. */
+  readonly exited: Promise<CommandExit>;
+  /** True when the processes of this command are capped by a pids cgroup. */
+  readonly limited: boolean;
+  /** Why it was stopped, when toolgate stopped it. */
+  stoppedBecause: string | undefined;
+  private readonly child: ChildProcess;
+  private readonly cgroup: PidsCgroup | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  private constructor(options: CommandStartOptions) {
+    this.cgroup = PidsCgroup.create(MAX_PROCESSES);
+    this.limited = this.cgroup !== undefined;
+    // The wrapper joins the cgroup (or lowers the process limit where no cgroup is available;
+    // that limit binds only non-root users) before it becomes the user's login shell.
+    const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; exec bash -lc "$2"';
+    const fallbackLimit = this.cgroup === undefined ? processesOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
+    this.child = spawn('bash', ['-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit)], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true, // a new session, so a process group of its own
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+    const decoder = { out: new TextDecoder(), err: new TextDecoder() };
+    this.child.stdout!.on('data', (chunk: Buffer) => this.append(decoder.out.decode(chunk, { stream: true })));
+    this.child.stderr!.on('data', (chunk: Buffer) => this.append(decoder.err.decode(chunk, { stream: true })));
+    this.child.stdin?.on('error', () => undefined); // writing to a command that exited
+    this.exited = new Promise<CommandExit>((resolve) => {
+      let spawnError: Error | undefined;
+      let exit: CommandExit | undefined;
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        if (spawnError) this.append(`failed to start the command: ${spawnError.message}\n`);
+        this.exit = exit ?? { code: 127, signal: null };
+        this.cgroup?.remove();
+        this.notify();
+        resolve(this.exit);
+      };
+      this.child.once('error', (error) => {
+        spawnError = error;
+        exit = { code: 127, signal: null };
+        setTimeout(finish, 50);
+      });
+      this.child.once('exit', (code, signal) => {
+        exit = { code, signal };
+        // The shell is gone; what it left behind in its group or cgroup goes too (a background
+        // job would otherwise hold the output pipes open).
+        this.killGroup('SIGKILL');
+        this.cgroup?.killAll();
+        // Output still in the pipes arrives before 'close'; a process that left the group and
+        // still holds a pipe must not keep the call waiting.
+        const late = setTimeout(() => {
+          this.child.stdout?.destroy();
+          this.child.stderr?.destroy();
+          finish();
+        }, 1000);
+        late.unref();
+      });
+      this.child.once('close', () => finish());
+    });
+  }
+
+  /** Start `bash -lc command`. */
+  static start(options: CommandStartOptions): CommandProcess {
+    return new CommandProcess(options);
+  }
+
+  /** Process id of the command's shell (also its process group id). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.exit === undefined;
+  }
+
+  private append(text: string): void {
+    if (text === '') return;
+    this.output.write(text);
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /**
+   * Wait until the command exits, `ms` pass, or `signal` aborts, whichever comes first.
+   * @returns true when the command has exited.
+   */
+  wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.exit !== undefined) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        signal?.removeEventListener('abort', done);
+        resolve(this.exit !== undefined);
+      };
+      const check = () => {
+        if (this.exit !== undefined) done();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.listeners.add(check);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Write to the command's stdin. @returns false when stdin is closed or was never open. */
+  write(chars: string): boolean {
+    const stdin = this.child.stdin;
+    if (!stdin || stdin.destroyed || !stdin.writable || this.exit !== undefined) return false;
+    stdin.write(chars);
+    return true;
+  }
+
+  /** Ctrl-C: SIGINT to the whole process group, as a terminal does. */
+  interrupt(): void {
+    this.killGroup('SIGINT');
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // the group is gone
+    }
+  }
+
+  /**
+   * Stop the command: TERM to its process group, then after `graceMs` KILL to the group and to
+   * every process left in its cgroup. Resolves when the shell has exited.
+   */
+  async stop(reason: string, graceMs = KILL_GRACE_MS): Promise<CommandExit> {
+    this.stoppedBecause ??= reason;
+    if (this.exit !== undefined) return this.exit;
+    this.killGroup('SIGTERM');
+    this.cgroup?.pids().forEach((pid) => {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // gone
+      }
+    });
+    const exited = await this.wait(graceMs);
+    if (!exited || this.cgroup?.pids().length) {
+      this.killGroup('SIGKILL');
+      this.cgroup?.killAll();
+    }
+    return this.exited;
+  }
+
+  /** Stop at once (KILL, no grace), for process exit. Synchronous. */
+  killNow(): void {
+    this.killGroup('SIGKILL');
+    this.cgroup?.killAll();
+  }
+}
+
+/** `[exit status N]` or `[killed by SIGNAL]`, the note that ends a command's output. */
+export function exitNote(exit: CommandExit, stoppedBecause?: string): string {
+  const how = exit.signal ? `killed by ${exit.signal}` : `exit status ${exit.code}`;
+  return stoppedBecause ? `[${how}: ${stoppedBecause}]` : `[${how}]`;
+}

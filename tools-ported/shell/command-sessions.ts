@@ -1,0 +1,109 @@
+/**
+ * The command sessions that `exec_command` leaves running and `input_command` drives: at most
+ * {@link MAX_SESSIONS} at once. When full, exited sessions are evicted first, then idle ones
+ * by least recent use (an evicted running session is stopped: TERM, then KILL, to its whole
+ * process group). One table per host process; each session belongs to the tool instance that
+ * started it (one per executor), which stops its sessions when its executor closes. Every
+ * session is killed when the host process exits.
+ *
+ * @module
+ */
+import crypto from 'node:crypto';
+import { CommandProcess, type CommandStartOptions } from './command-process.js';
+
+/** Sessions kept at once. */
+export const MAX_SESSIONS = 64;
+
+/** A command session. */
+export interface CommandSession {
+  /** The id models use (`process_id`). */
+  readonly id: string;
+  readonly command: string;
+  readonly process: CommandProcess;
+  /** Milliseconds since the epoch of the last exec or input call on it. */
+  lastUsed: number;
+  /** True while a call is waiting on it (never evicted then). */
+  busy: boolean;
+  /** The tool instance that started it. */
+  readonly owner: object;
+}
+
+/** The table of command sessions. */
+export class CommandSessions {
+  private readonly sessions = new Map<string, CommandSession>();
+  /** @param maxSessions - sessions kept at once (default {@link MAX_SESSIONS}). */
+  constructor(private readonly maxSessions = MAX_SESSIONS) {}
+  private exitHook = false;
+  private readonly onExit = () => {
+    for (const session of this.sessions.values()) session.process.killNow();
+  };
+
+  /** Stop the sessions `owner` started, and forget them. */
+  async stopOwnedBy(owner: object, reason: string): Promise<void> {
+    const owned = [...this.sessions.values()].filter((s) => s.owner === owner);
+    for (const session of owned) this.sessions.delete(session.id);
+    await Promise.all(owned.map((s) => s.process.stop(reason)));
+  }
+
+  /** Stop every session and forget them. */
+  async stopAll(reason: string): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.process.stop(reason)));
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * Start a command as a new session, evicting one when the table is full.
+   * @throws Error when the table is full of sessions that are in use.
+   */
+  start(options: CommandStartOptions, owner: object): CommandSession {
+    if (!this.exitHook) {
+      process.on('exit', this.onExit);
+      this.exitHook = true;
+    }
+    if (this.sessions.size >= this.maxSessions) this.evictOne();
+    const session: CommandSession = {
+      id: `cmd_${crypto.randomBytes(6).toString('hex')}`,
+      command: options.command,
+      process: CommandProcess.start(options),
+      lastUsed: Date.now(),
+      busy: false,
+      owner,
+    };
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  get(id: string): CommandSession | undefined {
+    const session = this.sessions.get(id);
+    if (session) session.lastUsed = Date.now();
+    return session;
+  }
+
+  /** Forget a session (after its exit was reported). */
+  remove(id: string): void {
+    this.sessions.delete(id);
+  }
+
+  /** Ids and commands of the sessions, for error messages. */
+  list(): Array<{ id: string; command: string; running: boolean }> {
+    return [...this.sessions.values()].map((s) => ({ id: s.id, command: s.command, running: s.process.running }));
+  }
+
+  private evictOne(): void {
+    const candidates = [...this.sessions.values()].filter((s) => !s.busy);
+    const exited = candidates.filter((s) => !s.process.running).sort((a, b) => a.lastUsed - b.lastUsed);
+    const idle = candidates.filter((s) => s.process.running).sort((a, b) => a.lastUsed - b.lastUsed);
+    const victim = exited[0] ?? idle[0];
+    if (victim === undefined) throw new Error(`${this.maxSessions} command sessions are in use; wait for one to finish`);
+    this.sessions.delete(victim.id);
+    void victim.process.stop('evicted: too many command sessions');
+  }
+}
+
+/** The table shared by exec_command and input_command in this process. */
+export const commandSessions = new CommandSessions();

@@ -1,0 +1,81 @@
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
+import { commandEnv } from './command-process.js';
+import { reportExit, workingFolder } from './command-output.js';
+import { commandSessions } from './command-sessions.js';
+
+/** Arguments of exec_command. */
+export interface ExecCommandInput {
+  /** The command line, run by `bash -lc`; it may keep running and read standard input. */
+  cmd: string;
+  /**
+   * Folder to run in, relative to the workspace root. Default: the workspace root.
+   * @format workspace-path
+   */
+  workdir?: string;
+  /**
+   * Milliseconds to wait in the foreground, 250 to 110000. When the command is still running
+   * then, the call returns its output so far and a process_id for input_command.
+   * @TJS-type integer
+   * @minimum 250
+   * @maximum 110000
+   * @default 60000
+   */
+  yield_time_ms?: number;
+  /** Extra environment variables for the command. Names that look like secrets are refused. */
+  env?: Record<string, string>;
+}
+
+/** The default of `yield_time_ms`. */
+export const DEFAULT_YIELD_TIME_MS = 60_000;
+
+/**
+ * Start a shell command that may keep running or need input (a server, a REPL, a watcher,
+ * an interactive program). Waits up to yield_time_ms: a command that ends by then returns its
+ * output and exit status; one still running returns its output so far and a process_id, to
+ * drive with input_command (write input, send Ctrl-C, or poll). For commands that simply run
+ * to the end, run_command is simpler. The command gets a clean environment: no API keys or
+ * tokens of the host.
+ */
+@tool({ name: 'exec_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
+export class ExecCommandTool implements Tool<ExecCommandInput, string> {
+  async run(args: ExecCommandInput, ctx: ToolContext): Promise<string> {
+    const cwd = workingFolder(ctx.workspace, args.workdir);
+    let env: Record<string, string>;
+    try {
+      env = commandEnv(process.env, args.env);
+    } catch (error) {
+      throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
+    }
+    let session;
+    try {
+      session = commandSessions.start({ command: args.cmd, cwd, env, stdin: true }, this);
+    } catch (error) {
+      throw new ToolExecutionError((error as Error).message);
+    }
+    session.busy = true;
+    try {
+      const exited = await session.process.wait(args.yield_time_ms ?? DEFAULT_YIELD_TIME_MS, ctx.signal);
+      if (ctx.signal.aborted && !exited) {
+        commandSessions.remove(session.id);
+        await session.process.stop('the call was stopped');
+        throw new ToolExecutionError(`the command was stopped before it finished; output so far:\n${session.process.output.unread()}`, 'ABORTED');
+      }
+      if (exited) {
+        await session.process.exited;
+        commandSessions.remove(session.id);
+        const text = session.process.output.unread();
+        reportExit(session.process, ctx);
+        return text;
+      }
+      ctx.note(`[still running as process_id ${session.id}: call input_command with it to send input, "\\u0003" for Ctrl-C, or nothing to poll]`);
+      return session.process.output.unread();
+    } finally {
+      session.busy = false;
+    }
+  }
+
+  /** Stop the sessions this instance started (the executor is closing). */
+  async close(): Promise<void> {
+    await commandSessions.stopOwnedBy(this, 'the executor closed');
+  }
+}

@@ -1,0 +1,66 @@
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
+import { reportExit } from './command-output.js';
+import { commandSessions } from './command-sessions.js';
+
+/** Arguments of input_command. */
+export interface InputCommandInput {
+  /** The process_id that exec_command returned. */
+  process_id: string;
+  /**
+   * Characters to write to the command's standard input (end a line with "\n"). Exactly
+   * "\u0003" sends Ctrl-C (SIGINT to the command and its children). Empty: only poll.
+   * @default ""
+   */
+  chars?: string;
+  /**
+   * Milliseconds to wait for output (or for the command to exit), 0 to 110000. Default 250
+   * after a write, 5000 for a poll.
+   * @TJS-type integer
+   * @minimum 0
+   * @maximum 110000
+   */
+  yield_time_ms?: number;
+}
+
+/** Ctrl-C, as a terminal sends it. */
+export const CTRL_C = '\u0003';
+
+/**
+ * Drive a command that exec_command left running: write to its standard input, send Ctrl-C
+ * ("\u0003" alone), or poll (no chars). Returns the output since the last call and, once the
+ * command has exited, its exit status (the process_id is then gone).
+ */
+@tool({ name: 'input_command', version: '1.0.0', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
+export class InputCommandTool implements Tool<InputCommandInput, string> {
+  async run(args: InputCommandInput, ctx: ToolContext): Promise<string> {
+    const session = commandSessions.get(args.process_id);
+    if (session === undefined) {
+      const known = commandSessions.list().map((s) => `${s.id} (${s.running ? 'running' : 'exited'}: ${s.command.slice(0, 60)})`);
+      throw new ToolExecutionError(
+        `no command session has process_id ${JSON.stringify(args.process_id)}${known.length ? `; known: ${known.join(', ')}` : '; none is running'}. Sessions end once their exit status was reported.`,
+        'INVALID_ARGUMENTS',
+      );
+    }
+    if (session.busy) throw new ToolExecutionError(`process_id ${args.process_id} is in use by another call; wait for it to return`);
+    session.busy = true;
+    try {
+      const chars = args.chars ?? '';
+      if (chars === CTRL_C) session.process.interrupt();
+      else if (chars !== '' && !session.process.write(chars)) {
+        ctx.note('[the command no longer reads input: it has exited or closed standard input]');
+      }
+      const exited = await session.process.wait(args.yield_time_ms ?? (chars === '' ? 5000 : 250), ctx.signal);
+      if (exited) {
+        await session.process.exited;
+        commandSessions.remove(session.id);
+        const text = session.process.output.unread();
+        reportExit(session.process, ctx);
+        return text;
+      }
+      ctx.note(`[still running as process_id ${session.id}]`);
+      return session.process.output.unread();
+    } finally {
+      session.busy = false;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
+import { CommandProcess, commandEnv } from './command-process.js';
+import { reportExit, seconds, workingFolder } from './command-output.js';
+
+/** Arguments of run_command. */
+export interface RunCommandInput {
+  /** The command line, run by `bash -lc` (pipes, redirects and `&&` work). */
+  command: string;
+  /**
+   * Folder to run in, relative to the workspace root. Default: the workspace root.
+   * @format workspace-path
+   */
+  workdir?: string;
+  /**
+   * Milliseconds the command may run before it is stopped (TERM, then KILL to every process
+   * it started), 1000 to 600000.
+   * @TJS-type integer
+   * @minimum 1000
+   * @maximum 600000
+   * @default 120000
+   */
+  timeout_ms?: number;
+  /** Extra environment variables for the command. Names that look like secrets are refused. */
+  env?: Record<string, string>;
+}
+
+/** The default of `timeout_ms`. */
+export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
+
+/**
+ * Run a shell command in the workspace and wait for it to finish; returns its output
+ * (standard output and error together) and exit status. Use it for builds, tests, git and
+ * other commands that end by themselves. For a command that keeps running or asks for input
+ * (a server, a REPL), use exec_command. The command gets a clean environment: no API keys or
+ * tokens of the host.
+ */
+@tool({ name: 'run_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 610_000, truncation: 'head-tail' })
+export class RunCommandTool implements Tool<RunCommandInput, string> {
+  async run(args: RunCommandInput, ctx: ToolContext): Promise<string> {
+    return runCommand(args, ctx, process.env);
+  }
+}
+
+/**
+ * Run `args.command` to its end or its timeout.
+ * @param hostEnv - the host's environment, filtered by {@link commandEnv}.
+ * @throws ToolExecutionError `TIMEOUT` when the command outran `timeout_ms`, `ABORTED` when the
+ *   call was aborted, `INVALID_ARGUMENTS` for a bad workdir or env.
+ */
+export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEnv: NodeJS.ProcessEnv): Promise<string> {
+  const cwd = workingFolder(ctx.workspace, args.workdir);
+  let env: Record<string, string>;
+  try {
+    env = commandEnv(hostEnv, args.env);
+  } catch (error) {
+    throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
+  }
+  const timeoutMs = args.timeout_ms ?? DEFAULT_RUN_TIMEOUT_MS;
+  const proc = CommandProcess.start({ command: args.command, cwd, env, stdin: false });
+  const exited = await proc.wait(timeoutMs, ctx.signal);
+  if (!exited) {
+    const why = ctx.signal.aborted ? 'the call was stopped' : `timed out after ${seconds(timeoutMs)}`;
+    await proc.stop(why);
+    const output = proc.output.all();
+    ctx.note(`[stopped: ${why}; TERM, then KILL, went to every process of the command]`);
+    throw new ToolExecutionError(
+      `the command ${ctx.signal.aborted ? 'was stopped before it finished' : `ran longer than timeout_ms=${timeoutMs} and was stopped`}; output so far:\n${output === '' ? '[no output]' : output}`,
+      ctx.signal.aborted ? 'ABORTED' : 'TIMEOUT',
+    );
+  }
+  await proc.exited;
+  reportExit(proc, ctx);
+  return proc.output.all();
+}
