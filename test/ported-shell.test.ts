@@ -246,6 +246,22 @@ describe('exec_command and input_command', () => {
     await call('input_command', { process_id: id, chars: '\u0003', yield_time_ms: 2000 });
   });
 
+  test('list_commands shows running sessions; stop_command stops one (TERM, then KILL) and reports how it ended', async () => {
+    const m = marker();
+    const stubborn = `import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(300)  # ${m.tag}`;
+    const started = await call('exec_command', { cmd: `python3 -c "${stubborn}"; : ${m.tag}`, yield_time_ms: 250 });
+    const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1]!;
+    if (!started.output.includes('ready')) await readUntil(id, /ready/);
+    const listed = await call('list_commands', {});
+    assert.match(listed.output, new RegExp(`${id}  running  \\d+ s  python3 -c`));
+    const stopped = await call('stop_command', { process_id: id });
+    assert.equal(stopped.stopReason, 'reported_error');
+    assert.match(stopped.output, /\[killed by SIG(TERM|KILL): stopped by stop_command\]/);
+    assert.ok(await until(() => m.pids().length === 0, 5000));
+    assert.doesNotMatch((await call('list_commands', {})).output, new RegExp(id));
+    assert.equal((await call('stop_command', { process_id: id })).errorCode, 'INVALID_ARGUMENTS');
+  });
+
   test('an unknown process_id names the sessions there are', async () => {
     const result = await call('input_command', { process_id: 'cmd_nope' });
     assert.equal(result.errorCode, 'INVALID_ARGUMENTS');
@@ -297,9 +313,9 @@ describe('the session table', () => {
 });
 
 describe('toolgate list --tag shell', () => {
-  test('lists the three shell tools', async () => {
+  test('lists the five shell tools', async () => {
     const run = await runCli(['list', '--tag', 'shell']);
     assert.equal(run.code, 0, run.stderr);
-    assert.deepEqual(run.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]), ['exec_command', 'input_command', 'run_command']);
+    assert.deepEqual(run.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]), ['exec_command', 'input_command', 'list_commands', 'run_command', 'stop_command']);
   });
 });

@@ -22,6 +22,8 @@ export interface CommandSession {
   readonly process: CommandProcess;
   /** Milliseconds since the epoch of the last exec or input call on it. */
   lastUsed: number;
+  /** Milliseconds since the epoch when it started. */
+  readonly startedAt: number;
   /** True while a call is waiting on it (never evicted then). */
   busy: boolean;
   /** The tool instance that started it. */
@@ -71,6 +73,7 @@ export class CommandSessions {
       command: options.command,
       process: CommandProcess.start(options),
       lastUsed: Date.now(),
+      startedAt: Date.now(),
       busy: false,
       owner,
     };
@@ -90,8 +93,8 @@ export class CommandSessions {
   }
 
   /** Ids and commands of the sessions, for error messages. */
-  list(): Array<{ id: string; command: string; running: boolean }> {
-    return [...this.sessions.values()].map((s) => ({ id: s.id, command: s.command, running: s.process.running }));
+  list(): Array<{ id: string; command: string; running: boolean; startedAt: number }> {
+    return [...this.sessions.values()].map((s) => ({ id: s.id, command: s.command, running: s.process.running, startedAt: s.startedAt }));
   }
 
   private evictOne(): void {
