@@ -39,8 +39,9 @@ export {
   type PythonRunOptions,
   type PythonRunResult,
   type PythonRunStatus,
+  type PythonIsolation,
 } from './sandbox/python-sandbox.js';
-export { PYTHON_ESCAPE_VECTORS, STRIP_SECOND_LAYER, renderEscapeVector, type PythonEscapeVector } from './sandbox/python-escape-vectors.js';
+export { PYTHON_ESCAPE_VECTORS, STRIP_SECOND_LAYER, REACH_BRIDGE_THROUGH_FINDER, renderEscapeVector, type PythonEscapeVector } from './sandbox/python-escape-vectors.js';
 export { ASK_USER_TOOL, ASK_USER_INPUT_SCHEMA, askUserSpec, checkAskUserArguments, type AskUserInput } from './builtin/ask-user.js';
 export { OutputStore, type OutputStoreOptions, type StoredOutput } from './closeout/output-store.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type StopReason } from './types.js';

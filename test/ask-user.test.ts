@@ -30,6 +30,7 @@ describe('ask_user', () => {
   test('arguments are checked: a question is required, choices need two or more, multi needs choices', () => {
     assert.equal(checkAskUserArguments({ question: 'Which branch?' }), undefined);
     assert.equal(checkAskUserArguments({ question: 'Which?', choices: ['main', 'dev'], multi: true }), undefined);
+    assert.equal(checkAskUserArguments({ question: 'Which?', choices: null, multi: null }), undefined, 'what the strict export makes a model send');
     assert.match(checkAskUserArguments({}) ?? '', /question/);
     assert.match(checkAskUserArguments({ question: 'Which?', choices: ['only'] }) ?? '', /choices/);
     assert.match(checkAskUserArguments({ question: 'Which?', multi: true }) ?? '', /multi is only meaningful with choices/);

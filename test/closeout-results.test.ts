@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { byStopPriority } from '../src/executor/executor.js';
+import type { RunOutcome } from '../src/runner/protocol.js';
 import { ONE_PIXEL_PNG } from './fixtures/behaviour.tool.js';
 import { fixtureRegistry, tempWorkspace } from './helpers.js';
 
@@ -56,6 +58,25 @@ describe('stop reasons', () => {
   });
 });
 
+describe('byStopPriority', () => {
+  const error: RunOutcome = { kind: 'error', error: { name: 'Error', message: 'x' }, notes: [] };
+  test('an interrupt outranks a timeout, a thrown error, a crash, memory and invalid output', () => {
+    const outcomes: RunOutcome[] = [{ kind: 'timeout', timeoutMs: 5 }, error, { kind: 'crashed', message: 'x' }, { kind: 'memory', memoryMb: 1, message: 'x' }, { kind: 'invalid-output', message: 'x' }];
+    for (const outcome of outcomes) {
+      assert.deepEqual(byStopPriority(outcome, true), { kind: 'aborted' }, outcome.kind);
+      assert.equal(byStopPriority(outcome, false), outcome, `${outcome.kind} without an interrupt`);
+    }
+  });
+  test('a workspace escape stays an escape; a finished call and a call that never ran stay as they are', () => {
+    const escape: RunOutcome = { kind: 'error', error: { name: 'PathTraversalError', message: 'x', code: 'PATH_TRAVERSAL' }, notes: [] };
+    assert.equal(byStopPriority(escape, true), escape);
+    const ok: RunOutcome = { kind: 'ok', value: 1, notes: [] };
+    assert.equal(byStopPriority(ok, true), ok);
+    const unavailable: RunOutcome = { kind: 'unavailable', code: 'OVERLOADED', message: 'x' };
+    assert.equal(byStopPriority(unavailable, true), unavailable);
+  });
+});
+
 describe('T6: a failure whose only message is on its last, very long line', () => {
   test('the result is a failure; the exit status and the failure are outside the cut; the last line is kept (head-tail)', async () => {
     const result = await call('fail_like_a_command', { lines: 500 });
@@ -96,6 +117,16 @@ describe('T7: several MiB of output', () => {
     assert.ok(fs.existsSync(kept));
     await temp.close();
     assert.ok(!fs.existsSync(path.dirname(kept)), 'the temporary folder is removed by close()');
+  });
+
+  test('a store that keeps nothing leaves no folder behind', async () => {
+    const mine = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`toolgate-output-${process.pid}-`));
+    const before = mine();
+    const own = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: tmp.ws });
+    fs.writeFileSync(path.join(tmp.ws, 'small.txt'), 'small\n');
+    await own.execute({ name: 'read_file', arguments: { filepath: 'small.txt' } });
+    assert.deepEqual(mine(), before);
+    await own.close();
   });
 
   test('outputStore: false keeps nothing', async () => {

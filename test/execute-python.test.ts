@@ -9,9 +9,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -35,6 +36,8 @@ let tmp: ReturnType<typeof tempWorkspace>;
 let executor: ToolExecutor;
 let sandbox: PythonSandbox;
 let server: http.Server;
+let socketServer: net.Server;
+let socketPath: string;
 let url: string;
 let hits: string[] = [];
 let secretFile: string;
@@ -52,6 +55,13 @@ before(async () => {
     res.end('reached');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  socketPath = path.join(markerDir, 'host.sock');
+  socketServer = net.createServer((connection) => {
+    hits.push('unix socket connection');
+    fs.writeFileSync(path.join(markerDir, `unix-hit-${hits.length}`), 'connected');
+    connection.end('host secret over a unix socket\n');
+  });
+  await new Promise<void>((resolve) => socketServer.listen(socketPath, resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/escape`;
   executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: tmp.ws });
   sandbox = new PythonSandbox({ maxOutputChars: 20_000 });
@@ -61,6 +71,7 @@ after(async () => {
   await executor?.close();
   sandbox?.close();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await new Promise<void>((resolve) => (socketServer ? socketServer.close(() => resolve()) : resolve()));
   tmp?.cleanup();
 });
 
@@ -113,7 +124,8 @@ describe('execute_python through the executor', () => {
     const result = await python('print("before")\ndef f():\n    raise ValueError("bad value")\nf()', { session: 'basic' });
     assert.equal(result.success, false);
     assert.equal(result.errorCode, 'TOOL_ERROR');
-    assert.match(result.output, /Python raised ValueError: bad value\nbefore\nTraceback/);
+    assert.match(result.output, /^Error: execute_python failed: Python raised ValueError: bad value\nTraceback/);
+    assert.match(result.output, /What it printed:\nbefore$/);
     assert.match(result.output, /File "<code>", line 3, in f/);
     assert.ok(!result.output.includes('_pyodide'), 'Pyodide\'s own frames are left out');
   });
@@ -202,7 +214,7 @@ describe('the sandbox directly', () => {
     assert.equal(result.status, 'aborted');
   });
 
-  test('a closed sandbox refuses runs and leaves no interpreter running', async () => {
+  test('a closed sandbox refuses runs', async () => {
     const own = new PythonSandbox();
     const result = await own.run('print(1)', { timeoutMs: 5000 });
     assert.equal(result.status, 'ok');
@@ -211,13 +223,13 @@ describe('the sandbox directly', () => {
   });
 
   test('pythonOutput states each ending clearly, and warns when the network was not isolated', () => {
-    const base: PythonRunResult = { status: 'ok', stdout: 'hi\n', stderr: '', stdoutOmitted: 0, stderrOmitted: 0, runMs: 3, waitMs: 0, networkIsolated: false, session: false };
+    const base: PythonRunResult = { status: 'ok', stdout: 'hi\n', stderr: '', stdoutOmitted: 0, stderrOmitted: 0, runMs: 3, waitMs: 0, networkIsolated: false, isolation: 'none', session: false };
     const notes: string[] = [];
     assert.equal(pythonOutput(base, 15, (n) => notes.push(n)), 'hi\n');
     assert.match(notes[0]!, /could not isolate the sandbox from the network/);
     for (const [status, code] of [['timeout', 'TIMEOUT'], ['memory', 'MEMORY_LIMIT'], ['aborted', 'ABORTED'], ['crashed', 'TOOL_ERROR']] as const) {
       assert.throws(
-        () => pythonOutput({ ...base, status, networkIsolated: true }, 15, () => undefined),
+        () => pythonOutput({ ...base, status, networkIsolated: true, isolation: 'bubblewrap' }, 15, () => undefined),
         (error: unknown) => error instanceof ToolExecutionError && error.code === code && error.message.includes('hi'),
         status,
       );
@@ -236,7 +248,7 @@ describe('S1: the escape catalogue', () => {
     const pyodideDir = path.dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
     const marker = path.join(markerDir, 'control-marker');
     const vector = PYTHON_ESCAPE_VECTORS.find((v) => v.id === 'pyodide-js-constructor-chain')!;
-    const code = renderEscapeVector(vector, { marker, secret: secretFile, url });
+    const code = renderEscapeVector(vector, { marker, secret: secretFile, url, socket: socketPath });
     const script = `const { loadPyodide } = await import(${JSON.stringify(`file://${pyodideDir}/pyodide.mjs`)});
       const py = await loadPyodide();
       await py.runPythonAsync(${JSON.stringify(code)});`;
@@ -250,13 +262,14 @@ describe('S1: the escape catalogue', () => {
     test(`S1 ${vector.id}: ${vector.route} -> no effect on the host`, async () => {
       const marker = path.join(markerDir, `${vector.id}.marker`);
       const hitsBefore = hits.length;
-      const code = renderEscapeVector(vector, { marker, secret: secretFile, url });
+      const code = renderEscapeVector(vector, { marker, secret: secretFile, url, socket: socketPath });
       const result = await sandbox.run(code, { timeoutMs: 15_000, session: 'escape-catalogue' });
       const seen = `${result.stdout}\n${result.stderr}\n${result.error?.traceback ?? ''}\n${result.reason ?? ''}`;
       assert.ok(!fs.existsSync(marker), `${vector.id}: the marker must not exist on the host`);
       assert.ok(!seen.includes(SECRET_TEXT), `${vector.id}: the secret's content must not come back`);
       assert.ok(['ok', 'error', 'crashed'].includes(result.status), `${vector.id}: ended as ${result.status}: ${seen}`);
-      if (result.networkIsolated) assert.equal(hits.length, hitsBefore, `${vector.id}: the loopback server must receive nothing (${hits.join(', ')})`);
+      if (result.isolation === 'bubblewrap') assert.equal(hits.length, hitsBefore, `${vector.id}: no host server or socket may be reached (${hits.join(', ')})`);
+      else if (result.networkIsolated) assert.equal(hits.filter((h) => !h.startsWith('unix')).length, hitsBefore, `${vector.id}: the loopback server must receive nothing`);
       // The result a model would see is clear: it says how the run ended.
       let message: string;
       try {
@@ -274,7 +287,7 @@ describe('S1: the escape catalogue', () => {
     for (const id of ['pyodide-js-constructor-chain', 'mount-host-fs']) {
       const vector = PYTHON_ESCAPE_VECTORS.find((v) => v.id === id)!;
       const marker = path.join(markerDir, `${id}.tool-marker`);
-      const result = await python(renderEscapeVector(vector, { marker, secret: secretFile, url }));
+      const result = await python(renderEscapeVector(vector, { marker, secret: secretFile, url, socket: socketPath }));
       assert.equal(result.success, false, `${id}: ${result.output}`);
       assert.ok(!fs.existsSync(marker), `${id}: no marker`);
       assert.ok(!result.output.includes(SECRET_TEXT), `${id}: no secret`);
@@ -309,10 +322,81 @@ describe('S1: the escape catalogue', () => {
   });
 });
 
-describe('network isolation on this machine', () => {
-  test('the sandbox reports whether a network namespace holds it', () => {
-    const unshare = spawnSync('unshare', ['--net', '--', 'true']).status === 0 || spawnSync('unshare', ['--user', '--map-root-user', '--net', '--', 'true']).status === 0;
-    assert.equal(sandbox.networkIsolated, unshare);
-    assert.ok(os.platform() === 'linux' || !sandbox.networkIsolated);
+describe('isolation on this machine', () => {
+  test('bubblewrap when it is installed and works, else a network namespace, else none', async () => {
+    const kind = await sandbox.isolation();
+    const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+    if (has('bwrap')) assert.equal(kind, 'bubblewrap', 'bwrap is installed (CI installs it): it must be used');
+    else assert.notEqual(kind, 'bubblewrap');
+    assert.ok(os.platform() === 'linux' || kind === 'none');
+  });
+
+  test('the interpreter dies with its host: a host killed mid-run leaves no interpreter', async () => {
+    const tag = `hostdeath${process.pid}`;
+    const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../src/index.js', import.meta.url).href)};
+      const sb = new PythonSandbox({ standby: false });
+      sb.run('while True: pass  # ${tag}', { timeoutMs: 60000 });
+      setInterval(() => {}, 1000);`;
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    const started = Date.now();
+    while (Date.now() - started < 30_000 && interpreterPids().length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 6000)); // let it load and start spinning
+    // The host's interpreters: those whose chain of parents leads to the host.
+    const parentOf = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+    const descends = (pid: number) => {
+      try {
+        for (let p = pid; p > 1; p = parentOf(p)) if (p === host.pid) return true;
+      } catch {
+        // gone meanwhile
+      }
+      return false;
+    };
+    const before = interpreterPids().filter(descends);
+    assert.ok(before.length > 0, 'the host started an interpreter');
+    host.kill('SIGKILL');
+    let left = before;
+    for (let i = 0; i < 50 && left.length; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      left = interpreterPids().filter((pid) => before.includes(pid));
+    }
+    assert.deepEqual(left, [], 'the interpreter of a dead host is gone');
+  });
+});
+
+describe('sessions under load', () => {
+  test('two runs on one session at once go one after the other, each with its own output', async () => {
+    const [first, second] = await Promise.all([
+      sandbox.run('import time\ntime.sleep(0.5)\nprint("first")', { timeoutMs: 10_000, session: 'shared' }),
+      sandbox.run('print("second")', { timeoutMs: 10_000, session: 'shared' }),
+    ]);
+    assert.equal(first.status, 'ok');
+    assert.equal(first.stdout, 'first\n');
+    assert.equal(second.status, 'ok');
+    assert.equal(second.stdout, 'second\n');
+  });
+
+  test('a running session is never evicted: with every session running, a new one is refused', async () => {
+    const own = new PythonSandbox({ maxSessions: 1, standby: false });
+    const long = own.run('import time\ntime.sleep(2)\nprint("done")', { timeoutMs: 20_000, session: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await assert.rejects(own.run('print(1)', { timeoutMs: 5000, session: 'b' }), /all 1 Python sessions are running/);
+    assert.equal((await long).stdout, 'done\n');
+    const next = await own.run('print(2)', { timeoutMs: 20_000, session: 'b' });
+    assert.equal(next.stdout, '2\n', 'an idle session is evicted for a new one');
+    own.close();
+  });
+
+  test('output without a final newline is kept; tasks left running are cancelled when the run ends', async () => {
+    const noNewline = await sandbox.run('print(6 * 7, end="")', { timeoutMs: 10_000, session: 'tasks' });
+    assert.equal(noNewline.stdout, '42');
+    await sandbox.run('import asyncio\nasync def burn():\n    while True:\n        await asyncio.sleep(0)\nt = asyncio.ensure_future(burn())', { timeoutMs: 10_000, session: 'tasks' });
+    const after = await sandbox.run('print(t.cancelled() or t.done())', { timeoutMs: 10_000, session: 'tasks' });
+    assert.equal(after.stdout, 'True\n');
+  });
+
+  test('a huge exception message is capped', async () => {
+    const result = await sandbox.run('raise ValueError("A" * 10_000_000)', { timeoutMs: 20_000 });
+    assert.equal(result.status, 'error');
+    assert.ok(result.error!.message.length < 3000 && result.error!.traceback.length < 25_000);
   });
 });

@@ -32,10 +32,11 @@ export const DEFAULT_PYTHON_TIMEOUT_SEC = 15;
  * Run Python 3 code in a sandbox and return what it prints. Use it for calculations, data
  * wrangling and checking an idea in code. The sandbox is CPython on WebAssembly (Pyodide)
  * with the standard library only: no access to the host's files (read or write files in the
- * workspace with the file tools instead), no processes, no package installs and no network.
- * Each call starts from a fresh interpreter unless you name a `session`.
+ * workspace with the file tools instead), no processes and no package installs; the network
+ * is cut off where the machine allows it (the result says when it is not). Each call starts
+ * from a fresh interpreter unless you name a `session`.
  */
-@tool({ name: 'execute_python', version: '1.0.0', requiresConfirmation: true, tags: ['code', 'builtin'], timeoutMs: 30_000, runner: 'main' })
+@tool({ name: 'execute_python', version: '1.0.0', requiresConfirmation: true, tags: ['code', 'builtin'], timeoutMs: 90_000, runner: 'main' })
 export class ExecutePythonTool implements Tool<ExecutePythonInput, string> {
   private sandbox: PythonSandbox | undefined;
 
@@ -44,7 +45,7 @@ export class ExecutePythonTool implements Tool<ExecutePythonInput, string> {
     const timeoutSec = args.timeout_sec ?? DEFAULT_PYTHON_TIMEOUT_SEC;
     let result: PythonRunResult;
     try {
-      result = await this.sandbox.run(args.code, { timeoutMs: timeoutSec * 1000, signal: ctx.signal, session: args.session });
+      result = await this.sandbox.run(args.code, { timeoutMs: timeoutSec * 1000, signal: ctx.signal, session: args.session, scope: ctx.workspace.realRoot });
     } catch (error) {
       throw new ToolExecutionError(`the Python sandbox is unavailable: ${(error as Error).message}`);
     }
@@ -65,9 +66,9 @@ export class ExecutePythonTool implements Tool<ExecutePythonInput, string> {
  */
 export function pythonOutput(result: PythonRunResult, timeoutSec: number, note: (text: string) => void): string {
   const omitted = (n: number, stream: string) => (n > 0 ? `\n[${n} more characters of ${stream} were dropped]` : '');
-  let text = result.stdout + omitted(result.stdoutOmitted, 'standard output');
+  let text = unforgeable(result.stdout) + omitted(result.stdoutOmitted, 'standard output');
   if (result.stderr !== '' || result.stderrOmitted > 0) {
-    text += `${text === '' || text.endsWith('\n') ? '' : '\n'}[stderr]\n${result.stderr}${omitted(result.stderrOmitted, 'standard error')}`;
+    text += `${text === '' || text.endsWith('\n') ? '' : '\n'}[stderr]\n${unforgeable(result.stderr)}${omitted(result.stderrOmitted, 'standard error')}`;
   }
   const where = result.session ? 'session interpreter' : 'fresh interpreter';
   const network = result.networkIsolated ? '' : 'warning: this machine could not isolate the sandbox from the network, so the code may have reached network hosts';
@@ -75,30 +76,30 @@ export function pythonOutput(result: PythonRunResult, timeoutSec: number, note: 
     note(`[execute_python: finished in ${result.runMs} ms in a ${where}${network ? `; ${network}` : ''}]`);
     return text;
   }
-  // Failures: what the code printed comes first, the reason last, so a cut keeps the reason.
-  const printed = text === '' ? '' : `\n${text.trimEnd()}`;
+  // Failures: the reason first and the printed text last, because long messages are cut
+  // from the end; the network warning is a note, which is never cut.
+  if (network) note(`[execute_python: ${network}]`);
+  const printed = text === '' ? '' : `\nWhat it printed:\n${text.trimEnd()}`;
   const reset = result.session ? '; the session was reset' : '';
-  const tail = network ? `\n[${network}]` : '';
   switch (result.status) {
     case 'error': {
       const error = result.error!;
-      throw new ToolExecutionError(`Python raised ${error.type}${error.message ? `: ${error.message}` : ''}${printed}\n${error.traceback}${tail}`);
+      throw new ToolExecutionError(`Python raised ${error.type}${error.message ? `: ${error.message}` : ''}\n${unforgeable(error.traceback)}${printed}`);
     }
     case 'timeout':
-      throw new ToolExecutionError(
-        `the code ran longer than timeout_sec=${timeoutSec} s and its interpreter was stopped${printed ? '; what it printed before:' : ''}${printed}\n[stopped at the timeout; make the code faster or work in smaller steps${reset}]${tail}`,
-        'TIMEOUT',
-      );
+      throw new ToolExecutionError(`the code ran longer than timeout_sec=${timeoutSec} s and its interpreter was stopped; make the code faster or work in smaller steps${reset}${printed}`, 'TIMEOUT');
     case 'memory':
-      throw new ToolExecutionError(
-        `the code ran out of memory and its interpreter was stopped${printed ? '; what it printed before:' : ''}${printed}\n[${result.reason ?? 'memory cap reached'}; process the data in smaller pieces${reset}]${tail}`,
-        'MEMORY_LIMIT',
-      );
+      throw new ToolExecutionError(`the code ran out of memory (${result.reason ?? 'memory cap reached'}) and its interpreter was stopped; process the data in smaller pieces${reset}${printed}`, 'MEMORY_LIMIT');
     case 'aborted':
-      throw new ToolExecutionError(`the run was stopped: ${result.reason ?? 'the call was aborted'}${printed}${tail}`, 'ABORTED');
+      throw new ToolExecutionError(`the run was stopped: ${result.reason ?? 'the call was aborted'}${printed}`, 'ABORTED');
     case 'crashed':
       throw new ToolExecutionError(
-        `the Python interpreter crashed${printed ? '; what it printed before:' : ''}${printed}\n[${result.reason ?? 'unknown reason'}; this happens when code tries something the sandbox forbids, such as starting a process; the next call starts a fresh interpreter${reset}]${tail}`,
+        `the Python interpreter crashed (${result.reason ?? 'unknown reason'}); this happens when code tries something the sandbox forbids, such as starting a process; the next call starts a fresh interpreter${reset}${printed}`,
       );
   }
+}
+
+/** Lines the code printed that look like this tool's own notes are marked as printed, so they cannot pass for them. */
+function unforgeable(text: string): string {
+  return text.replace(/^\[execute_python/gm, '(printed) [execute_python');
 }

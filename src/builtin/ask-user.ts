@@ -64,10 +64,15 @@ export function askUserSpec(format: ExportFormat): OpenAITool | AnthropicTool | 
 const validate = compileValidator(ASK_USER_INPUT_SCHEMA, 'argument');
 
 /**
- * Check the arguments of an `ask_user` call the model made.
+ * Check the arguments of an `ask_user` call the model made (`null` for an optional field
+ * counts as absent, as OpenAI strict mode sends it).
  * @returns `undefined` when valid, else a message naming the problem (for the model).
  */
 export function checkAskUserArguments(args: unknown): string | undefined {
+  // OpenAI strict mode sends optional fields as null: null counts as absent, as in the executor.
+  if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
+    args = Object.fromEntries(Object.entries(args).filter(([key, value]) => !(value === null && key !== 'question')));
+  }
   const problem = validate(args);
   if (problem !== undefined) return problem;
   const { choices, multi } = args as AskUserInput;

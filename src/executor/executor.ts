@@ -354,13 +354,12 @@ export class ToolExecutor {
   /** Turn a runner's outcome into the result. */
   private settle(context: CallState, outcome: RunOutcome): ToolExecutionResult {
     const { tool, args, callId, repairs, started, options, fail } = context;
-    // Stop reasons by priority: a user interrupt outranks a timeout, which outranks an error
-    // the tool threw, which outranks an error the tool reported.
-    if (outcome.kind !== 'ok' && outcome.kind !== 'aborted' && options.signal?.aborted) outcome = { kind: 'aborted' };
+    outcome = byStopPriority(outcome, options.signal?.aborted === true);
     switch (outcome.kind) {
       case 'ok': {
         const invalid = tool.validateOutput(outcome.value);
         if (invalid !== undefined) {
+          if (outcome.full !== undefined) this.outputs?.discard(outcome.full.path);
           return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, { repairs, stopReason: 'error' });
         }
         const text = outputText(outcome.value);
@@ -407,7 +406,7 @@ export class ToolExecutor {
       case 'memory':
         return fail('MEMORY_LIMIT', `${tool.name} was stopped: the worker running it exceeded its memory cap of ${outcome.memoryMb} MB; try a smaller request.`, { repairs, stopReason: 'error' });
       case 'crashed':
-        return fail('WORKER_CRASHED', `${tool.name} crashed: ${outcome.message}.`, { repairs, stopReason: 'error' });
+        return fail('WORKER_CRASHED', `${tool.name} crashed: ${outcome.message}.`, { repairs, stopReason: this.closed ? 'interrupted' : 'error' });
       case 'unavailable':
         return fail(outcome.code, `${tool.name} did not run: ${outcome.message}.`, { repairs });
       case 'invalid-output':
@@ -629,4 +628,26 @@ function typeName(schema: Record<string, unknown>): string {
   if (typeof schema.type === 'string') return schema.type;
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Record<string, unknown>[]).map(typeName).join(' | ');
   return 'any';
+}
+
+/**
+ * Apply the stop-reason priority (user interrupt > timeout > thrown error > reported error)
+ * to a runner's outcome: when the caller's signal has aborted, an outcome that ended the call
+ * some other way after the tool started (a timeout, a thrown error, a crash, memory, invalid
+ * output) is reported as the interrupt. A workspace escape stays an escape, and outcomes of
+ * calls that never ran or finished (`ok`, `unavailable`) are left as they are.
+ */
+export function byStopPriority(outcome: RunOutcome, interrupted: boolean): RunOutcome {
+  if (!interrupted) return outcome;
+  switch (outcome.kind) {
+    case 'timeout':
+    case 'memory':
+    case 'crashed':
+    case 'invalid-output':
+      return { kind: 'aborted' };
+    case 'error':
+      return outcome.error.code === 'PATH_TRAVERSAL' ? outcome : { kind: 'aborted' };
+    default:
+      return outcome;
+  }
 }

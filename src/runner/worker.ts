@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { threadId, workerData } from 'node:worker_threads';
 import { truncate } from '../closeout/closeout.js';
+import { ensureFolder, safeName } from '../closeout/output-store.js';
 import { getToolMetadata } from '../decorators/metadata.js';
 import type { Tool } from '../types.js';
 import { isThenable } from '../util.js';
@@ -68,10 +69,11 @@ function success(value: unknown, ctx: CallContext, task: WorkerTask): WorkerRepl
 
 let kept = 0;
 
-/** Write the whole output to a new file in `dir` (the main thread accounts for it). */
+/** Write the whole output to a new file in `dir`, made if missing (the main thread accounts for it). */
 function keepFullOutput(dir: string, callId: string, text: string): { path: string; characters: number } | undefined {
-  const file = path.join(dir, `${callId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80) || 'call'}-t${threadId}-${++kept}.txt`);
+  const file = path.join(dir, `${safeName(callId)}-t${threadId}-${++kept}.txt`);
   try {
+    ensureFolder(dir);
     fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
     return { path: file, characters: text.length };
   } catch {

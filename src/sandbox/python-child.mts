@@ -13,7 +13,10 @@
  *
  * It imports nothing: under the permission model it may read only what the parent allowed.
  *
- * Messages (JSON over the IPC channel):
+ * Messages are lines of JSON: the parent writes to the child's stdin, the child to its
+ * stdout (not Node's IPC channel: a message the parent cannot parse there kills the parent,
+ * and sandboxed code can write to any of its own descriptors). The parent treats every line
+ * as untrusted.
  * - child to parent `{ type: 'ready', loadMs }` once Pyodide is loaded, or
  *   `{ type: 'failed', message }` when it cannot load;
  * - parent to child `{ type: 'run', id, code, maxOutputChars }`;
@@ -93,8 +96,10 @@ class CappedStream {
 }
 
 const proc = process;
+// Pipe writes are synchronous on Linux, so output reaches the parent even while Python keeps
+// the thread busy.
 const send = (message: unknown): void => {
-  proc.send?.(message);
+  proc.stdout.write(`${JSON.stringify(message)}\n`);
 };
 // Pyodide's start-up asks for process.binding('constants'), which the permission model
 // refuses; answer that one call with empty tables.
@@ -107,8 +112,9 @@ const realBinding = (proc as unknown as { binding(name: string): unknown }).bind
     throw error;
   }
 };
-// The parent going away closes the channel: leave with it, never linger as an orphan.
-proc.on('disconnect', () => proc.exit(0));
+// The parent going away closes stdin: leave with it (the launcher's parent-death signal
+// covers the case where Python keeps the thread busy).
+proc.stdin.on('end', () => proc.exit(0));
 
 const pyodideDir = proc.argv[2];
 let streams = { stdout: new CappedStream(0, 'stdout', 0), stderr: new CappedStream(0, 'stderr', 0) };
@@ -162,26 +168,69 @@ ready.catch((error: unknown) => {
   setTimeout(() => proc.exit(1), 50);
 });
 
-proc.on('message', (raw: unknown) => {
-  const message = raw as RunMessage;
-  if (message?.type !== 'run') return;
-  void ready.then(async (py) => {
-    streams = { stdout: new CappedStream(message.id, 'stdout', message.maxOutputChars), stderr: new CappedStream(message.id, 'stderr', message.maxOutputChars) };
-    let error: ReturnType<typeof describeError> | undefined;
+/** Python run after each call: flush what print() buffered, and stop tasks left running. */
+const AFTER_RUN = `
+import sys, asyncio
+for _s in (sys.stdout, sys.stderr):
+    try:
+        _s.flush()
+    except Exception:
+        pass
+try:
+    for _t in asyncio.all_tasks():
+        _t.cancel()
+except Exception:
+    pass
+del _s
+`;
+
+/** Cut a text to `max` characters, saying so. */
+function cap(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n[... ${text.length - max} more characters cut]`;
+}
+
+// One run at a time, in arrival order.
+let queue: Promise<unknown> = Promise.resolve();
+let pendingInput = '';
+
+function handle(message: RunMessage): void {
+  queue = queue.then(() =>
+    ready.then(async (py) => {
+      streams = { stdout: new CappedStream(message.id, 'stdout', message.maxOutputChars), stderr: new CappedStream(message.id, 'stderr', message.maxOutputChars) };
+      let error: ReturnType<typeof describeError> | undefined;
+      try {
+        await py.runPythonAsync(message.code, { filename: '<code>' });
+      } catch (thrown) {
+        error = describeError(thrown);
+        error.message = cap(error.message, 2000);
+        error.traceback = cap(error.traceback, message.maxOutputChars);
+      }
+      try {
+        py.runPython(AFTER_RUN);
+      } catch {
+        // the code broke sys or asyncio: its own problem
+      }
+      streams.stdout.flush();
+      streams.stderr.flush();
+      send({ type: 'result', id: message.id, ok: error === undefined, stdoutOmitted: streams.stdout.omitted, stderrOmitted: streams.stderr.omitted, error });
+    }),
+  ).catch(() => undefined);
+}
+
+proc.stdin.setEncoding('utf8');
+proc.stdin.on('data', (chunk: string) => {
+  pendingInput += chunk;
+  let newline = pendingInput.indexOf('\n');
+  while (newline !== -1) {
+    const line = pendingInput.slice(0, newline);
+    pendingInput = pendingInput.slice(newline + 1);
+    newline = pendingInput.indexOf('\n');
+    let message: RunMessage | undefined;
     try {
-      await py.runPythonAsync(message.code, { filename: '<code>' });
-    } catch (thrown) {
-      error = describeError(thrown);
+      message = JSON.parse(line) as RunMessage;
+    } catch {
+      continue;
     }
-    streams.stdout.flush();
-    streams.stderr.flush();
-    send({
-      type: 'result',
-      id: message.id,
-      ok: error === undefined,
-      stdoutOmitted: streams.stdout.omitted,
-      stderrOmitted: streams.stderr.omitted,
-      error,
-    });
-  });
+    if (message?.type === 'run') handle(message);
+  }
 });

