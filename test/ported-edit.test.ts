@@ -721,6 +721,13 @@ describe('plain functions behind the tools', () => {
     assert.deepEqual(best && [best.startLine, best.endLine], [4, 5]);
   });
 
+  test('nearestCandidates stays cheap on a minified file (one line of megabytes)', () => {
+    const started = Date.now();
+    const [best] = nearestCandidates(['a'.repeat(4_000_000), 'function x() {}'], 'function y() {}');
+    assert.equal(best?.startLine, 2);
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  });
+
   test('sectionPaths strips git prefixes only when both sides use them', () => {
     assert.deepEqual(sectionPaths({ oldFileName: 'a/x.txt', newFileName: 'b/x.txt' }), { oldPath: 'x.txt', newPath: 'x.txt' });
     assert.deepEqual(sectionPaths({ oldFileName: '/dev/null', newFileName: 'b/new.txt' }), { oldPath: undefined, newPath: 'new.txt' });

@@ -19,9 +19,12 @@ export interface Candidate {
   score: number;
 }
 
+/** Characters of one line compared at most (a minified file's one line may be megabytes long). */
+const MAX_COMPARED_LINE = 10_000;
+
 /** Character bigrams of one line (whitespace runs collapsed to one space, ends trimmed). */
 function lineBigrams(line: string): string[] {
-  const s = line.replace(/\s+/g, ' ').trim();
+  const s = (line.length > MAX_COMPARED_LINE ? line.slice(0, MAX_COMPARED_LINE) : line).replace(/\s+/g, ' ').trim();
   const out: string[] = [];
   for (let i = 0; i < s.length - 1; i++) out.push(s.slice(i, i + 2));
   return out;
