@@ -1,0 +1,53 @@
+import { readFileInside, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { resolveWritable, statInside } from '../common/fs-inside.js';
+import { MAX_SNAPSHOT_BYTES, parseSnapshotId, readMeta, readSnapshotBytes, sha256, snapshotPathOf, storeSnapshot } from '../common/snapshot-store.js';
+import { plural } from '../common/text-file.js';
+
+/** Arguments of restore_snapshot. */
+export interface RestoreSnapshotInput {
+  /** The id snapshot_file or list_snapshots gave, such as "3f9a1c2b7d10-4". */
+  snapshot_id: string;
+}
+
+/**
+ * Put a file back as it was when a snapshot was taken (to undo edits), replacing its current
+ * content atomically, or recreating it if it was deleted. The current content is snapshotted
+ * first, so a restore can itself be undone (the result names that snapshot). A snapshot whose
+ * bytes no longer match their recorded SHA-256 is refused.
+ */
+@tool({ name: 'restore_snapshot', version: '1.0.0', requiresConfirmation: true, tags: ['snapshot', 'ported'], timeoutMs: 60_000 })
+export class RestoreSnapshotTool implements Tool<RestoreSnapshotInput, string> {
+  run(args: RestoreSnapshotInput, ctx: ToolContext): Promise<string> {
+    return restoreSnapshot(ctx.workspace, args);
+  }
+}
+
+/**
+ * Restore the file of snapshot `snapshot_id`.
+ * @throws ToolExecutionError for unknown or damaged snapshots, or a folder now in the file's place.
+ * @throws PathTraversalError when the recorded path leads outside the workspace (tampered metadata).
+ */
+export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapshotInput): Promise<string> {
+  const { key, seq } = parseSnapshotId(args.snapshot_id);
+  const meta = await readMeta(workspace, key, seq);
+  const bytes = await readSnapshotBytes(workspace, meta);
+  const { real, relative } = snapshotPathOf(workspace, meta.path);
+  resolveWritable(workspace, meta.path);
+  const current = await statInside(workspace, real, meta.path);
+  if (current !== undefined && current.kind !== 'file') throw new ToolExecutionError(`${relative} is now a folder or special file; it was not replaced.`);
+  let saved = '';
+  if (current !== undefined) {
+    const now = await readFileInside(workspace, meta.path, MAX_SNAPSHOT_BYTES + 1);
+    if (now.size <= MAX_SNAPSHOT_BYTES && now.bytes.length === bytes.length && sha256(now.bytes) === meta.sha256) {
+      return `${relative} already matches snapshot ${meta.id}; nothing was changed.`;
+    }
+    if (now.size > MAX_SNAPSHOT_BYTES) {
+      saved = ` Its previous content (${now.size} bytes) was too large to snapshot and is gone.`;
+    } else {
+      const taken = await storeSnapshot(workspace, relative, now.bytes, meta.id);
+      saved = ` Its previous content is in snapshot ${taken.meta.id} (restore that to undo this).`;
+    }
+  }
+  const written = await writeFileInside(workspace, meta.path, bytes);
+  return `Restored ${relative} from snapshot ${meta.id} (taken ${meta.created}, ${plural(written.bytes, 'byte')})${current === undefined ? '; the file had been deleted and was recreated' : ''}.${saved}`;
+}
