@@ -27,15 +27,24 @@ const SECRETS = {
   npm_config__authToken: 'npm-secret-value-5',
 };
 
+let realHome: string | undefined;
+
 before(async () => {
   tmp = tempWorkspace();
   Object.assign(process.env, SECRETS);
+  // Commands run as login shells: give them an empty home, so the machine's own profile
+  // (pyenv, say, whose lock a killed shell can leave behind) cannot slow or break the tests.
+  realHome = process.env.HOME;
+  process.env.HOME = path.join(tmp.root, 'home');
+  fs.mkdirSync(process.env.HOME);
   executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws });
 });
 
 after(async () => {
   await executor?.close();
   for (const name of Object.keys(SECRETS)) delete process.env[name];
+  if (realHome === undefined) delete process.env.HOME;
+  else process.env.HOME = realHome;
   tmp?.cleanup();
 });
 
@@ -226,12 +235,14 @@ describe('exec_command and input_command', () => {
     assert.match(gone.output, /no command session has process_id/);
   });
 
-  test('drive python3 -i: a line in, its answer out, then EOF ends it with status 0', async () => {
-    const started = await call('exec_command', { cmd: 'python3 -i -q', yield_time_ms: 500 });
+  test('drive python3 -u -i: a line in, its answer out, then EOF ends it with status 0', async () => {
+    // The system's python3: a version manager's shim may need the real home the tests hide.
+    const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    const started = await call('exec_command', { cmd: `${python} -u -i -q`, yield_time_ms: 500 });
     const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1];
     assert.ok(id, started.output);
-    await call('input_command', { process_id: id, chars: 'print(6 * 7)\n' });
-    assert.match(await readUntil(id, /42/), /42/);
+    const written = await call('input_command', { process_id: id, chars: 'print(6 * 7)\n' });
+    assert.match(written.output.includes('42') ? written.output : await readUntil(id, /42/), /42/);
     const ended = await call('input_command', { process_id: id, chars: 'raise SystemExit(0)\n', yield_time_ms: 5000 });
     assert.match(ended.output, /\[exit status 0\]$/);
   });
@@ -249,11 +260,12 @@ describe('exec_command and input_command', () => {
   test('list_commands shows running sessions; stop_command stops one (TERM, then KILL) and reports how it ended', async () => {
     const m = marker();
     const stubborn = `import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(300)  # ${m.tag}`;
-    const started = await call('exec_command', { cmd: `python3 -c "${stubborn}"; : ${m.tag}`, yield_time_ms: 250 });
+    const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    const started = await call('exec_command', { cmd: `${python} -c "${stubborn}"; : ${m.tag}`, yield_time_ms: 250 });
     const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1]!;
     if (!started.output.includes('ready')) await readUntil(id, /ready/);
     const listed = await call('list_commands', {});
-    assert.match(listed.output, new RegExp(`${id}  running  \\d+ s  python3 -c`));
+    assert.match(listed.output, new RegExp(`${id}  running  \\d+ s  \\S*python3 -c`));
     const stopped = await call('stop_command', { process_id: id });
     assert.equal(stopped.stopReason, 'reported_error');
     assert.match(stopped.output, /\[killed by SIG(TERM|KILL): stopped by stop_command\]/);
