@@ -93,14 +93,27 @@ export interface ReadInside {
 }
 
 /**
- * Read a regular file inside the workspace.
- * @param input - the path argument as given.
- * @param maxBytes - read at most this many bytes from the start (default: the whole file).
- * @throws PathTraversalError when the path, or the file actually opened, is outside.
- * @throws ToolExecutionError when it is missing, a folder, or not a regular file (FIFOs and
- *   devices are refused without blocking).
+ * What {@link openFileInside} returns: a regular file inside the workspace, open for reading.
+ * (Plain types only, so that a tool project needs no Node type declarations to use it.)
  */
-export async function readFileInside(workspace: Workspace, input: string, maxBytes = Number.POSITIVE_INFINITY): Promise<ReadInside> {
+export interface OpenInside {
+  /** The real path resolved from the argument. */
+  path: string;
+  /** Size of the file in bytes when it was opened. */
+  size: number;
+  /** The open file descriptor (for `fstat`); close it with {@link OpenInside.close}, not directly. */
+  fd: number;
+  /**
+   * Read up to `length` bytes at byte `position` of the file into `buffer` from `offset`;
+   * `bytesRead` is 0 at the end of the file.
+   */
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  /** Close the file; call it once, when done. */
+  close(): Promise<void>;
+}
+
+/** Open `input` as a regular file inside the workspace (the checks of {@link openFileInside}). */
+async function openChecked(workspace: Workspace, input: string): Promise<{ handle: fs.FileHandle; size: number; real: string }> {
   const real = resolveFile(workspace, input);
   let handle: fs.FileHandle;
   try {
@@ -117,7 +130,45 @@ export async function readFileInside(workspace: Workspace, input: string, maxByt
     const stat = await handle.stat();
     if (stat.isDirectory()) throw new ToolExecutionError(`${input} is a folder; use list_files to see its contents.`);
     if (!stat.isFile()) throw new ToolExecutionError(`${input} is not a regular file (a FIFO, socket or device); it cannot be read.`);
-    const want = Math.min(stat.size, maxBytes);
+    return { handle, size: stat.size, real };
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Open a regular file inside the workspace for reading, with the checks of
+ * {@link readFileInside}, for tools that read it in pieces (streaming a hash, counting
+ * lines). The caller must call `close()`.
+ * @param input - the path argument as given.
+ * @throws PathTraversalError when the path, or the file actually opened, is outside.
+ * @throws ToolExecutionError when it is missing, a folder, or not a regular file (FIFOs and
+ *   devices are refused without blocking).
+ */
+export async function openFileInside(workspace: Workspace, input: string): Promise<OpenInside> {
+  const { handle, size, real } = await openChecked(workspace, input);
+  return {
+    path: real,
+    size,
+    fd: handle.fd,
+    read: async (buffer, offset, length, position) => ({ bytesRead: (await handle.read(buffer, offset, length, position)).bytesRead }),
+    close: () => handle.close(),
+  };
+}
+
+/**
+ * Read a regular file inside the workspace.
+ * @param input - the path argument as given.
+ * @param maxBytes - read at most this many bytes from the start (default: the whole file).
+ * @throws PathTraversalError when the path, or the file actually opened, is outside.
+ * @throws ToolExecutionError when it is missing, a folder, or not a regular file (FIFOs and
+ *   devices are refused without blocking).
+ */
+export async function readFileInside(workspace: Workspace, input: string, maxBytes = Number.POSITIVE_INFINITY): Promise<ReadInside> {
+  const { handle, size } = await openChecked(workspace, input);
+  try {
+    const want = Math.min(size, maxBytes);
     const bytes = Buffer.alloc(want);
     let got = 0;
     while (got < want) {
@@ -125,7 +176,7 @@ export async function readFileInside(workspace: Workspace, input: string, maxByt
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    return { bytes: got === want ? bytes : bytes.subarray(0, got), size: stat.size };
+    return { bytes: got === want ? bytes : bytes.subarray(0, got), size };
   } finally {
     await handle.close();
   }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PathTraversalError, readFileInside, Workspace, writeFileInside } from 'toolgate';
+import { openFileInside, PathTraversalError, readFileInside, Workspace, writeFileInside } from 'toolgate';
 import { tempWorkspace } from '../helpers.js';
 
 /** A workspace whose folder `race` becomes a link to the outside right after each check. */
@@ -34,6 +34,14 @@ describe('file I/O checks what it opened, not only the path (Linux)', { skip: pr
     reset();
     const ws = new SwappingWorkspace(t.ws, t.outside);
     await assert.rejects(readFileInside(ws, 'race/sentinel.txt'), (e: unknown) => e instanceof PathTraversalError && /while it was being opened/.test(e.message));
+  });
+
+  it('P2 race: openFileInside (streaming reads) is refused the same way, leaving no descriptor open', async () => {
+    reset();
+    const ws = new SwappingWorkspace(t.ws, t.outside);
+    const before = fs.readdirSync('/proc/self/fd').length;
+    await assert.rejects(openFileInside(ws, 'race/sentinel.txt'), (e: unknown) => e instanceof PathTraversalError && /while it was being opened/.test(e.message));
+    assert.equal(fs.readdirSync('/proc/self/fd').length, before, 'the refused descriptor is closed');
   });
 
   it('P3 race: a write through a swapped folder is refused and the sentinel is unchanged', async () => {
