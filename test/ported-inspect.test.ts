@@ -1,6 +1,6 @@
 /**
- * The inspect/ tools of the ported library (issue 4): read_lines, file_info, diff_files,
- * hash_file and detect_file_type, through the library: the
+ * The inspect/ tools of the ported library (issue 4): read_lines, file_info, tree,
+ * grep_files, find_files, diff_files, hash_file and detect_file_type, through the library: the
  * ported registry, a real ToolExecutor (worker pool), and a temporary workspace laid out as
  * `/tmp/x/proj` with siblings `proj-evil`, `proj_backup` and `outside/sentinel.txt`.
  *
@@ -18,7 +18,7 @@ import { PathTraversalError, ToolExecutor, type ToolExecutionResult, type ToolRe
 import { portedRegistry, runCli, tempWorkspace } from './helpers.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
-const INSPECT_TOOLS = ['detect_file_type', 'diff_files', 'file_info', 'hash_file', 'read_lines'];
+const INSPECT_TOOLS = ['detect_file_type', 'diff_files', 'file_info', 'find_files', 'grep_files', 'hash_file', 'read_lines', 'tree'];
 
 let tmp: ReturnType<typeof tempWorkspace>;
 let ws: string;
@@ -106,7 +106,7 @@ function assertSentinelUnchanged(): void {
 }
 
 describe('the inspect category', () => {
-  test('the read-only tools tagged inspect and ported, version 1.0.0, with sensible timeouts', () => {
+  test('eight read-only tools tagged inspect and ported, version 1.0.0, with sensible timeouts', () => {
     const tools = registry.list().filter((t) => t.tags.includes('inspect'));
     assert.deepEqual(tools.map((t) => t.name).sort(), INSPECT_TOOLS);
     for (const t of tools) {
@@ -116,11 +116,14 @@ describe('the inspect category', () => {
       assert.equal(t.requiresConfirmation, false, t.name);
       assert.ok(t.timeoutMs > 0 && t.timeoutMs <= 120_000, `${t.name}: timeout ${t.timeoutMs}`);
     }
+    const grep = registry.get('grep_files')!;
+    assert.equal(grep.timeoutMs, 30_000, 'grep_files: a pathological pattern is stopped after 30 s');
+    assert.equal(grep.runner, 'pool', 'grep_files must run in the worker pool, whose timeout terminates the worker');
   });
 
   test('every path argument is marked @format workspace-path', () => {
     const pathArgs: Record<string, string[]> = {
-      read_lines: ['filepath'], file_info: ['filepath'],
+      read_lines: ['filepath'], file_info: ['filepath'], tree: ['directory'], grep_files: ['directory'], find_files: ['directory'],
       diff_files: ['new_filepath', 'old_filepath'], hash_file: ['filepath'], detect_file_type: ['filepath'],
     };
     for (const [name, args] of Object.entries(pathArgs)) {
@@ -239,6 +242,231 @@ describe('file_info', () => {
   });
 });
 
+describe('tree', () => {
+  test('shows the layout, links without following them, and .git/node_modules unopened', async () => {
+    const output = await ok('tree', { directory: 'proj' });
+    assert.equal(
+      output,
+      [
+        'proj/',
+        '├── .git/ (not opened; include_ignored: true opens it)',
+        '├── README.md',
+        '├── dist/',
+        '│   └── main.js',
+        '├── link-outside -> ' + tmp.outside,
+        '├── logo.png',
+        '├── node_modules/ (not opened; include_ignored: true opens it)',
+        '├── readme-link.md -> README.md',
+        '├── sentinel-link.txt -> ' + tmp.sentinel,
+        '└── src/',
+        '    ├── deep/',
+        '    │   └── er/ (1 entry below max_depth)',
+        '    ├── main.ts',
+        '    └── util.ts',
+        '',
+        '6 folders, 5 files, 3 links shown; 1 folder not opened below max_depth 3; .git and node_modules not opened.',
+      ].join('\n'),
+    );
+    assertNoSentinel(output.replace(tmp.sentinel, ''), 'tree');
+  });
+
+  test('max_depth and max_entries bound the tree, with a count of what was left out', async () => {
+    const shallow = await ok('tree', { directory: 'proj', max_depth: 1 });
+    assert.match(shallow, /^└── src\/ \(3 entries below max_depth\)$/m);
+    assert.ok(!shallow.includes('main.ts'));
+    const few = await ok('tree', { directory: 'proj', max_entries: 4 });
+    assert.equal(
+      few,
+      [
+        'proj/',
+        '├── .git/ (not opened; include_ignored: true opens it)',
+        '├── README.md',
+        '├── dist/',
+        '│   └── ... 1 more entry',
+        `├── link-outside -> ${tmp.outside}`,
+        '└── ... 5 more entries',
+        '',
+        '2 folders, 1 file, 1 link shown; 6 entries left out (max_entries 4; raise it or show a subfolder); .git and node_modules not opened.',
+      ].join('\n'),
+    );
+  });
+
+  test('include_ignored opens .git and node_modules', async () => {
+    const output = await ok('tree', { directory: 'proj', include_ignored: true, max_depth: 2 });
+    assert.match(output, /^│   └── config$/m);
+    assert.match(output, /^│   └── lib\/ \(1 entry below max_depth\)$/m);
+  });
+
+  test('a file or a missing folder is an error', async () => {
+    await fails('tree', { directory: 'proj/README.md' }, 'TOOL_ERROR', /is not a folder/);
+    await fails('tree', { directory: 'proj/none' }, 'TOOL_ERROR', /does not exist/);
+  });
+
+  test('P2: a link to a folder outside is refused as directory, and never opened inside a tree', async () => {
+    await assertTraversal(call('tree', { directory: 'proj/link-outside' }), 'tree proj/link-outside');
+    const deep = await ok('tree', { directory: 'proj', max_depth: 20, include_ignored: true });
+    assert.match(deep, /^7 folders, 8 files, 3 links shown\.$/m);
+    assert.ok(!/── sentinel\.txt$/m.test(deep), `a tree must not show what is behind a link:\n${deep}`);
+  });
+});
+
+describe('grep_files', () => {
+  test('shows path:line:text for each match, sorted by path, with a summary', async () => {
+    const output = await ok('grep_files', { pattern: 'TODO', directory: 'proj' });
+    assert.equal(
+      output,
+      [
+        'proj/README.md:2:TODO: write docs',
+        'proj/dist/main.js:1:function main() { /* TODO: built */ }',
+        'proj/src/deep/er/leaf.ts:1:export const leaf = "TODO deep";',
+        'proj/src/main.ts:2:// TODO: remove',
+        '',
+        '4 matches in 4 files (5 files searched, 1 binary skipped).',
+      ].join('\n'),
+    );
+  });
+
+  test('include, exclude and case_insensitive narrow or widen the search', async () => {
+    const ts = await ok('grep_files', { pattern: 'TODO', directory: 'proj', include: '*.ts' });
+    assert.deepEqual(ts.split('\n').filter((l) => l.includes(':')).map((l) => l.split(':')[0]), ['proj/src/deep/er/leaf.ts', 'proj/src/main.ts']);
+    const noDeep = await ok('grep_files', { pattern: 'todo', directory: 'proj', include: ['src/**'], exclude: 'deep', case_insensitive: true });
+    assert.equal(noDeep.split('\n')[0], 'proj/src/main.ts:2:// TODO: remove');
+    assert.equal(noDeep.split('\n')[1], 'proj/src/util.ts:2:  return n + 1; // todo later');
+    assert.match(noDeep, /2 matches in 2 files \(2 files searched\)\.$/);
+    const ignored = await ok('grep_files', { pattern: 'TODO in', directory: 'proj', include_ignored: true });
+    assert.match(ignored, /^proj\/\.git\/config:1:/m);
+    assert.match(ignored, /^proj\/node_modules\/lib\/index\.js:1:/m);
+  });
+
+  test('context_lines shows the lines around each match and separates groups with --', async () => {
+    put('ctx/a.txt', ['one', 'two', 'MATCH three', 'four', 'five', 'six', 'seven', 'MATCH eight', 'nine'].join('\n'));
+    const output = await ok('grep_files', { pattern: 'MATCH', directory: 'ctx', context_lines: 1 });
+    assert.equal(output, ['ctx/a.txt-2-two', 'ctx/a.txt:3:MATCH three', 'ctx/a.txt-4-four', '--', 'ctx/a.txt-7-seven', 'ctx/a.txt:8:MATCH eight', 'ctx/a.txt-9-nine', '', '2 matches in 1 file (1 file searched).'].join('\n'));
+    const joined = await ok('grep_files', { pattern: 'MATCH', directory: 'ctx', context_lines: 3 });
+    assert.ok(!joined.includes('--'), 'overlapping context is one group');
+    assert.equal(joined.split('\n').filter((l) => l.startsWith('ctx/')).length, 9, joined);
+  });
+
+  test('a single file as directory, no matches, and max_matches', async () => {
+    assert.equal(await ok('grep_files', { pattern: 'helper', directory: 'proj/src/util.ts' }), 'proj/src/util.ts:1:export function helper(n: number) {\n\n1 match in 1 file (1 file searched).');
+    assert.equal(await ok('grep_files', { pattern: 'nowhere', directory: 'proj' }), 'No matches for /nowhere/ in proj/ (5 files searched, 1 binary skipped).');
+    put('many/m.txt', Array.from({ length: 50 }, (_, i) => `hit ${i}`).join('\n'));
+    const result = await call('grep_files', { pattern: 'hit', directory: 'many', max_matches: 3 });
+    assert.equal(result.success, true);
+    assert.equal(result.output, 'many/m.txt:1:hit 0\nmany/m.txt:2:hit 1\nmany/m.txt:3:hit 2\n\n3 matches in 1 file (1 file searched, stopped early).\n[grep_files: stopped at max_matches 3; narrow the pattern, include or directory, or raise max_matches]');
+  });
+
+  test('long lines are shown as a window around the match', async () => {
+    put('longline/l.txt', `${'a'.repeat(5000)}NEEDLE${'b'.repeat(5000)}\n`);
+    const output = await ok('grep_files', { pattern: 'NEEDLE', directory: 'longline' });
+    const line = output.split('\n')[0]!;
+    assert.ok(line.length < 600, `line shown is ${line.length} characters`);
+    assert.match(line, /^longline\/l\.txt:1:\[4900 characters\]\.\.\.a+NEEDLEb+\.\.\.\[\d+ characters\]$/);
+  });
+
+  test('an invalid regular expression or a glob leaving the folder is a clear error', async () => {
+    await fails('grep_files', { pattern: '(unclosed', directory: 'proj' }, 'INVALID_ARGUMENTS', /not a valid regular expression/);
+    await fails('grep_files', { pattern: '', directory: 'proj' }, 'INVALID_ARGUMENTS', /pattern is empty/);
+    await fails('grep_files', { pattern: 'x', directory: 'proj', include: '../*' }, 'TOOL_ERROR', /must be a relative glob that stays inside the folder/);
+    await fails('grep_files', { pattern: 'x', directory: 'proj', include: '..{,}/*' }, 'TOOL_ERROR', /must (be a relative glob that )?stay inside the folder/);
+    await fails('grep_files', { pattern: 'x', directory: 'proj', include: '{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}' }, 'TOOL_ERROR', /expands to more than 256 alternatives/);
+    await fails('grep_files', { pattern: 'x', directory: 'proj/none' }, 'TOOL_ERROR', /does not exist/);
+  });
+
+  test('P2: links are not followed: nothing of the sentinel is found through a link to it or to its folder', async () => {
+    const output = await ok('grep_files', { pattern: 'SENTINEL', directory: 'proj', include_ignored: true });
+    assert.match(output, /^No matches/);
+    const all = await ok('grep_files', { pattern: '.', directory: '.', include_ignored: true, max_matches: 1000 });
+    assertNoSentinel(all, 'grep_files over the workspace');
+    await assertTraversal(call('grep_files', { pattern: 'SENTINEL', directory: 'proj/link-outside' }), 'grep_files proj/link-outside');
+    await assertTraversal(call('grep_files', { pattern: 'SENTINEL', directory: 'proj/sentinel-link.txt' }), 'grep_files proj/sentinel-link.txt');
+    await assertTraversal(call('grep_files', { pattern: 'x', directory: 'proj', include: 'link-outside/*' }), 'grep_files include link-outside/*');
+  });
+
+  test('a pathological pattern is stopped by the timeout, the host stays responsive, and the next call works', async () => {
+    put('redos/long.txt', `${'a'.repeat(5000)}!\n`);
+    // Its own executor: one call per worker, so that the concurrent call gets the other worker.
+    const own = new ToolExecutor(registry, { workspaceRoot: ws, poolSize: 2, callsPerWorker: 1 });
+    try {
+      await Promise.all([call('read_file', { filepath: 'proj/README.md' }, {}, own), call('read_file', { filepath: 'proj/README.md' }, {}, own)]);
+      let lastTick = Date.now();
+      let worstGap = 0;
+      const ticker = setInterval(() => {
+        worstGap = Math.max(worstGap, Date.now() - lastTick);
+        lastTick = Date.now();
+      }, 20);
+      const timeoutMs = 3000;
+      const started = Date.now();
+      let grepDone = false;
+      const grep = call('grep_files', { pattern: '(a+)+$', directory: 'redos' }, { timeoutMs }, own).finally(() => (grepDone = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const meanwhile = await call('read_file', { filepath: 'proj/README.md' }, {}, own);
+      const meanwhileDoneBeforeGrep = !grepDone;
+      const result = await grep;
+      const elapsed = Date.now() - started;
+      clearInterval(ticker);
+
+      assert.equal(result.success, false, result.output);
+      assert.equal(result.errorCode, 'TIMEOUT');
+      assert.equal(result.stopReason, 'timeout');
+      assert.match(result.error ?? '', /grep_files timed out after 3 s/);
+      assert.ok(elapsed < timeoutMs + 5000, `stopped ${elapsed} ms after the start (timeout ${timeoutMs} ms)`);
+      assert.equal(meanwhile.success, true, meanwhile.output);
+      assert.equal(meanwhile.output, '# Demo\nTODO: write docs\n');
+      assert.ok(meanwhileDoneBeforeGrep, 'another call completed while the pattern was still running');
+      assert.ok(worstGap < 1000, `the host's event loop stalled for ${worstGap} ms`);
+
+      // The worker running the pattern was terminated, not left spinning: this process is idle now.
+      const cpuBefore = process.cpuUsage();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const cpu = process.cpuUsage(cpuBefore);
+      assert.ok(cpu.user + cpu.system < 500_000, `the process used ${Math.round((cpu.user + cpu.system) / 1000)} ms of CPU in 1 s after the timeout: is the regular expression still running?`);
+
+      const next = await call('grep_files', { pattern: 'a!$', directory: 'redos' }, {}, own);
+      assert.equal(next.success, true, next.output);
+      assert.match(next.output, /^redos\/long\.txt:1:/);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('find_files', () => {
+  test('finds files by name at any depth, sorted, skipping .git and node_modules', async () => {
+    assert.equal(await ok('find_files', { pattern: '*.ts', directory: 'proj' }), 'proj/src/deep/er/leaf.ts\nproj/src/main.ts\nproj/src/util.ts');
+    assert.equal(await ok('find_files', { pattern: '*.js', directory: 'proj' }), 'proj/dist/main.js');
+    assert.equal(await ok('find_files', { pattern: '*.js', directory: 'proj', include_ignored: true }), 'proj/dist/main.js\nproj/node_modules/lib/index.js');
+    assert.equal(await ok('find_files', { pattern: 'src/*.ts', directory: 'proj' }), 'proj/src/main.ts\nproj/src/util.ts');
+    assert.equal(await ok('find_files', { pattern: '{README,logo}.*', directory: 'proj' }), 'proj/README.md\nproj/logo.png');
+  });
+
+  test('exclude, type and max_results', async () => {
+    assert.equal(await ok('find_files', { pattern: '*.ts', directory: 'proj', exclude: ['deep', 'util.ts'] }), 'proj/src/main.ts');
+    assert.equal(await ok('find_files', { pattern: '*', directory: 'proj/src', type: 'directory' }), 'proj/src/deep/\nproj/src/deep/er/');
+    const any = await ok('find_files', { pattern: '*link*', directory: 'proj', type: 'any' });
+    assert.equal(any, `proj/link-outside -> ${tmp.outside}\nproj/readme-link.md -> README.md\nproj/sentinel-link.txt -> ${tmp.sentinel}`);
+    assert.equal(await ok('find_files', { pattern: '*link*', directory: 'proj' }), 'No files match "*link*" in proj/.', 'links are not files');
+    assert.equal(await ok('find_files', { pattern: '*.ts', directory: 'proj', max_results: 2 }), 'proj/src/deep/er/leaf.ts\nproj/src/main.ts\n... 1 more (3 files match; narrow the pattern or directory, or raise max_results)');
+  });
+
+  test('bad globs and folders are clear errors', async () => {
+    await fails('find_files', { pattern: '../*', directory: 'proj' }, 'TOOL_ERROR', /must be a relative glob that stays inside the folder/);
+    await fails('find_files', { pattern: '/etc/*' }, 'TOOL_ERROR', /must be a relative glob/);
+    await fails('find_files', { pattern: ' ' }, 'TOOL_ERROR', /^find_files failed: pattern glob " " is empty/);
+    await fails('find_files', { pattern: '*', directory: 'proj/README.md' }, 'TOOL_ERROR', /is not a folder/);
+    await fails('find_files', { pattern: '*', type: 'link' }, 'INVALID_ARGUMENTS', /type/);
+  });
+
+  test('P2: a link to a folder outside is not followed, and refused as directory or glob start', async () => {
+    const all = await ok('find_files', { pattern: '*', directory: '.', type: 'any', include_ignored: true, max_results: 1000 });
+    assert.ok(!all.split('\n').some((l) => l.startsWith('proj/link-outside/')), all);
+    assert.ok(!all.includes(`outside/sentinel.txt`) || all.includes(`-> ${tmp.sentinel}`), all);
+    assert.equal(await ok('find_files', { pattern: 'sentinel*', directory: 'proj' }), 'No files match "sentinel*" in proj/.');
+    await assertTraversal(call('find_files', { pattern: '*', directory: 'proj/link-outside' }), 'find_files proj/link-outside');
+    await assertTraversal(call('find_files', { pattern: 'link-outside/*', directory: 'proj' }), 'find_files link-outside/*');
+  });
+});
+
 describe('diff_files', () => {
   before(() => {
     put('diff/old.txt', 'alpha\nbeta\ngamma\ndelta\n');
@@ -353,6 +581,9 @@ describe('paths outside the workspace, for every inspect tool and path argument'
     { name: 'detect_file_type', arg: 'filepath', args: (v) => ({ filepath: v }) },
     { name: 'diff_files', arg: 'old_filepath', args: (v) => ({ old_filepath: v, new_filepath: 'proj/README.md' }) },
     { name: 'diff_files', arg: 'new_filepath', args: (v) => ({ old_filepath: 'proj/README.md', new_filepath: v }) },
+    { name: 'tree', arg: 'directory', args: (v) => ({ directory: v }) },
+    { name: 'grep_files', arg: 'directory', args: (v) => ({ pattern: 'SENTINEL|evil|backup|root', directory: v }) },
+    { name: 'find_files', arg: 'directory', args: (v) => ({ pattern: '*', directory: v }) },
   ];
 
   test('P1: siblings whose names start with the workspace name are outside', async () => {
@@ -390,7 +621,8 @@ describe('paths outside the workspace, for every inspect tool and path argument'
     put('..test', 'dots\n');
     put('te..st/inner.txt', 'dots inside\n');
     assert.equal(await ok('read_lines', { filepath: '..test' }), '1 | dots');
-    assert.equal(JSON.parse(await ok('hash_file', { filepath: 'te..st/inner.txt' })).filepath, 'te..st/inner.txt');
+    assert.equal(await ok('grep_files', { pattern: 'dots', directory: 'te..st' }), 'te..st/inner.txt:1:dots inside\n\n1 match in 1 file (1 file searched).');
+    assert.equal(await ok('find_files', { pattern: '*.txt', directory: 'te..st' }), 'te..st/inner.txt');
   });
 
   test('P5: a NUL byte in a path is INVALID_PATH, with no crash; the next call works', async () => {
