@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
 import { exitNote, type CommandProcess } from './command-process.js';
+import { commandSessions, type CommandSession } from './command-sessions.js';
 
 /**
  * The absolute working folder of a command: the workspace root, or `workdir` inside it.
@@ -38,4 +39,20 @@ export function reportExit(proc: CommandProcess, ctx: ToolContext): void {
 /** Milliseconds in a message, as seconds. */
 export function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
+}
+
+/**
+ * What a call on a session returns: the output since the last call, and either a note that it
+ * is still running or, once it exited, its exit status (the session is then forgotten).
+ */
+export async function sessionOutput(session: CommandSession, exited: boolean, ctx: ToolContext, runningNote: string): Promise<string> {
+  if (!exited) {
+    ctx.note(runningNote);
+    return session.process.output.unread();
+  }
+  await session.process.exited;
+  commandSessions.remove(session.id);
+  const text = session.process.output.unread();
+  reportExit(session.process, ctx);
+  return text;
 }

@@ -1,6 +1,6 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { commandEnv } from './command-process.js';
-import { reportExit, workingFolder } from './command-output.js';
+import { sessionOutput, workingFolder } from './command-output.js';
 import { commandSessions } from './command-sessions.js';
 
 /** Arguments of exec_command. */
@@ -60,15 +60,7 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
         await session.process.stop('the call was stopped');
         throw new ToolExecutionError(`the command was stopped before it finished; output so far:\n${session.process.output.unread()}`, 'ABORTED');
       }
-      if (exited) {
-        await session.process.exited;
-        commandSessions.remove(session.id);
-        const text = session.process.output.unread();
-        reportExit(session.process, ctx);
-        return text;
-      }
-      ctx.note(`[still running as process_id ${session.id}: call input_command with it to send input, "\\u0003" for Ctrl-C, or nothing to poll]`);
-      return session.process.output.unread();
+      return await sessionOutput(session, exited, ctx, `[still running as process_id ${session.id}: call input_command with it to send input, "\\u0003" for Ctrl-C, or nothing to poll]`);
     } finally {
       session.busy = false;
     }

@@ -1,5 +1,5 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
-import { reportExit } from './command-output.js';
+import { sessionOutput } from './command-output.js';
 import { commandSessions } from './command-sessions.js';
 
 /** Arguments of input_command. */
@@ -50,15 +50,7 @@ export class InputCommandTool implements Tool<InputCommandInput, string> {
         ctx.note('[the command no longer reads input: it has exited or closed standard input]');
       }
       const exited = await session.process.wait(args.yield_time_ms ?? (chars === '' ? 5000 : 250), ctx.signal);
-      if (exited) {
-        await session.process.exited;
-        commandSessions.remove(session.id);
-        const text = session.process.output.unread();
-        reportExit(session.process, ctx);
-        return text;
-      }
-      ctx.note(`[still running as process_id ${session.id}]`);
-      return session.process.output.unread();
+      return await sessionOutput(session, exited, ctx, `[still running as process_id ${session.id}]`);
     } finally {
       session.busy = false;
     }
