@@ -191,6 +191,8 @@ describe('run_command', () => {
       await assert.rejects(call('run_command', { command: 'touch pwned', workdir }), PathTraversalError, workdir);
     }
     assert.ok(!fs.existsSync(path.join(tmp.outside, 'pwned')));
+    const nul = await call('run_command', { command: 'true', workdir: 'sub\u0000.sh' });
+    assert.equal(nul.errorCode, 'INVALID_PATH', 'P5: a NUL byte in a path');
     const missing = await call('run_command', { command: 'true', workdir: 'nope' });
     assert.equal(missing.errorCode, 'INVALID_ARGUMENTS');
     assert.match(missing.output, /workdir nope does not exist/);
@@ -272,6 +274,31 @@ describe('exec_command and input_command', () => {
     assert.ok(await until(() => m.pids().length === 0, 5000));
     assert.doesNotMatch((await call('list_commands', {})).output, new RegExp(id));
     assert.equal((await call('stop_command', { process_id: id })).errorCode, 'INVALID_ARGUMENTS');
+  });
+
+  test('an aborted run_command or exec_command stops its command and says ABORTED', async () => {
+    for (const [name, args] of [['run_command', { command: 'sleep 30' }], ['exec_command', { cmd: 'sleep 30', yield_time_ms: 20_000 }]] as const) {
+      const m = marker();
+      const controller = new AbortController();
+      const pending = call(name, { ...args, ...(name === 'run_command' ? { command: `sleep 30; : ${m.tag}` } : { cmd: `sleep 30; : ${m.tag}` }) }, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 500);
+      const result = await pending;
+      assert.equal(result.errorCode, 'ABORTED', `${name}: ${result.output}`);
+      assert.equal(result.stopReason, 'interrupted');
+      assert.ok(await until(() => m.pids().length === 0, 5000), `${name}: nothing left`);
+    }
+  });
+
+  test('a session busy with another call refuses a second one', async () => {
+    const started = await call('exec_command', { cmd: 'cat', yield_time_ms: 250 });
+    const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1]!;
+    const polling = call('input_command', { process_id: id, yield_time_ms: 1500 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await call('input_command', { process_id: id, chars: 'x\n' });
+    assert.equal(second.success, false);
+    assert.match(second.output, /in use by another call/);
+    await polling;
+    await call('stop_command', { process_id: id });
   });
 
   test('an unknown process_id names the sessions there are', async () => {
