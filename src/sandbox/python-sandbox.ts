@@ -146,14 +146,16 @@ function bubblewrapArgs(bwrap: string, pyodide: string): string[] {
   for (const dir of ['/usr', '/lib', '/lib64', '/lib32', '/bin', '/etc/ld.so.cache']) if (fs.existsSync(dir)) args.push('--ro-bind', dir, dir);
   const node = fs.realpathSync(process.execPath);
   if (!node.startsWith('/usr/')) args.push('--ro-bind', node, node);
-  args.push('--ro-bind', pyodide, pyodide, '--ro-bind', CHILD_ENTRY, CHILD_ENTRY, '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--chdir', '/tmp', '--');
+  // The empty /tmp first: the package or the entry may live under /tmp, and a later mount
+  // would hide them.
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--ro-bind', pyodide, pyodide, '--ro-bind', CHILD_ENTRY, CHILD_ENTRY, '--chdir', '/tmp', '--');
   return args;
 }
 
 /** The launcher prefix for an isolation kind (before the node command line). */
 function launcher(kind: PythonIsolation, tools: { bwrap?: string; unshare?: string; setpriv?: string; bash?: string }, pyodide: string): string[] {
   // bash, not sh: dash keeps a descriptor of its own open that the loop would close.
-  const closeFds = tools.bash ? [tools.bash, '-c', CLOSE_INHERITED_FDS, 'toolgate-python'] : [];
+  const closeFds = tools.bash ? [tools.bash, '--norc', '--noprofile', '-c', CLOSE_INHERITED_FDS, 'toolgate-python'] : [];
   const pdeath = tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL', '--'] : [];
   if (kind === 'bubblewrap') return [...closeFds, ...bubblewrapArgs(tools.bwrap!, pyodide)];
   if (kind === 'unshare') return [...closeFds, ...pdeath, tools.unshare!, '--net', '--'];

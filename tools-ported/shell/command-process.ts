@@ -278,7 +278,7 @@ export class CommandProcess {
     // that limit binds only non-root users) before it becomes the user's login shell.
     const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; exec bash -lc "$2"';
     const fallbackLimit = this.cgroup === undefined ? processesOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
-    this.child = spawn('bash', ['-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit)], {
+    this.child = spawn('bash', ['--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit)], {
       cwd: options.cwd,
       env: options.env,
       detached: true, // a new session, so a process group of its own
