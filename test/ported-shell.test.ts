@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PathTraversalError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { CommandSessions } from '../tools-ported/shell/command-sessions.js';
-import { commandEnv, HeadTailBuffer, processLimitAvailable } from '../tools-ported/shell/command-process.js';
+import { commandEnv, HeadTailBuffer, pidNamespaceLauncher, processLimitAvailable } from '../tools-ported/shell/command-process.js';
 import { portedRegistry, runCli, tempWorkspace } from './helpers.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;
@@ -167,6 +167,22 @@ describe('run_command', () => {
       assert.ok(!result.output.includes(`${name}=`), `${name} leaked`);
     }
     assert.match(result.output, /^PATH=/m);
+  });
+
+  test('R4: the host process, and so its environment in /proc, is out of the command\'s sight (where bubblewrap is installed)', { skip: pidNamespaceLauncher().length ? false : 'no bubblewrap here' }, async () => {
+    const result = await call('run_command', { command: `test -e /proc/${process.pid}/environ && echo visible || echo hidden; tr '\\0' '\\n' < /proc/$PPID/environ` });
+    assert.match(result.output, /^hidden\n/);
+    for (const value of Object.values(SECRETS)) assert.ok(!result.output.includes(value));
+  });
+
+  test('R1: closing the executor stops a run_command in flight, and nothing of it is left', async () => {
+    const own = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws });
+    const m = marker();
+    const pending = own.execute({ name: 'run_command', arguments: { command: `trap "" TERM; sleep 300; : ${m.tag}` } }, { confirm: true });
+    await until(() => m.pids().length > 0, 5000);
+    await own.close();
+    await pending;
+    assert.ok(await until(() => m.pids().length === 0, 5000), `left: ${m.pids().join(', ')}`);
   });
 
   test('R4: env given by the call is passed, but secret-looking names are refused', async () => {

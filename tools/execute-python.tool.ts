@@ -70,7 +70,7 @@ export function pythonOutput(result: PythonRunResult, timeoutSec: number, note: 
   if (result.stderr !== '' || result.stderrOmitted > 0) {
     text += `${text === '' || text.endsWith('\n') ? '' : '\n'}[stderr]\n${unforgeable(result.stderr)}${omitted(result.stderrOmitted, 'standard error')}`;
   }
-  const where = result.session ? 'session interpreter' : 'fresh interpreter';
+  const where = `${result.session ? 'session interpreter' : 'fresh interpreter'}${result.isolation === 'none' ? '' : `, isolated by ${result.isolation}`}`;
   const network = result.networkIsolated ? '' : 'warning: this machine could not isolate the sandbox from the network, so the code may have reached network hosts';
   if (result.status === 'ok') {
     note(`[execute_python: finished in ${result.runMs} ms in a ${where}${network ? `; ${network}` : ''}]`);

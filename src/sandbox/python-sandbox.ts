@@ -138,7 +138,7 @@ function which(command: string): string | undefined {
  * Close every descriptor above 2 that the host inherited without close-on-exec, then exec
  * the rest of the command: sandboxed code must not find an open file of the host's.
  */
-const CLOSE_INHERITED_FDS = 'fds=(/proc/$$/fd/*); for f in "${fds[@]}"; do n=${f##*/}; if (( n > 2 && n != 255 )); then exec {n}>&- 2>/dev/null; fi; done; exec "$@"';
+const CLOSE_INHERITED_FDS = 'fds=(/proc/$$/fd/*); for f in "${fds[@]}"; do n=${f##*/}; if (( n > 2 && n != 255 )); then { exec {n}>&-; } 2>/dev/null; fi; done; exec "$@"';
 
 /** Paths the interpreter's file system holds (read-only) under bubblewrap. */
 function bubblewrapArgs(bwrap: string, pyodide: string): string[] {

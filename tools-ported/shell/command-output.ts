@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
-import { exitNote, type CommandProcess } from './command-process.js';
+import { exitNote, exitSignal, type CommandProcess } from './command-process.js';
 import { commandSessions, type CommandSession } from './command-sessions.js';
 
 /**
@@ -32,8 +32,9 @@ export function workingFolder(workspace: Workspace, workdir: string | undefined)
 export function reportExit(proc: CommandProcess, ctx: ToolContext): void {
   const exit = proc.exit!;
   ctx.note(exitNote(exit, proc.stoppedBecause));
-  if (!proc.limited) ctx.note('[note: no process limit could be set on this machine]');
-  if (exit.code !== 0) ctx.reportError(exit.signal ? `the command was killed by ${exit.signal}` : `the command exited with status ${exit.code}`);
+  if (!proc.limited) ctx.note('[note: no pids cgroup on this machine: the process limit is the user-wide one]');
+  const signal = exitSignal(exit);
+  if (exit.code !== 0) ctx.reportError(signal ? `the command was killed by ${signal}` : `the command exited with status ${exit.code}`);
 }
 
 /** Milliseconds in a message, as seconds. */
@@ -48,11 +49,11 @@ export function seconds(ms: number): string {
 export async function sessionOutput(session: CommandSession, exited: boolean, ctx: ToolContext, runningNote: string): Promise<string> {
   if (!exited) {
     ctx.note(runningNote);
-    return session.process.output.unread();
+    return session.process.readNew();
   }
   await session.process.exited;
   commandSessions.remove(session.id);
-  const text = session.process.output.unread();
+  const text = session.process.readNew();
   reportExit(session.process, ctx);
   return text;
 }

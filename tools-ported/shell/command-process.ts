@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isSecretKey } from '../../src/tool.js';
 
@@ -96,6 +97,11 @@ export class HeadTailBuffer {
     }
     out += this.tail.slice(Math.max(0, from - tailStart));
     return out;
+  }
+
+  /** Characters written since the last call to `unread()`. */
+  get unreadChars(): number {
+    return this.total - this.readUpTo;
   }
 
   /** What arrived since the last call to `unread()`. */
@@ -205,22 +211,40 @@ class PidsCgroup {
 }
 
 /**
- * Processes of this user now (RLIMIT_NPROC counts all of them, so the fallback limit is this
- * plus {@link MAX_PROCESSES}).
+ * Tasks (threads) of this user now: RLIMIT_NPROC counts every thread of the user, so the
+ * fallback limit is this plus {@link MAX_PROCESSES}.
  */
-function processesOfThisUser(): number {
+function tasksOfThisUser(): number {
   if (process.platform !== 'linux' || typeof process.getuid !== 'function') return 0;
   const uid = process.getuid();
   let count = 0;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.statSync(`/proc/${entry}`).uid === uid) count++;
+      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
+      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) === uid) count += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
     } catch {
       // gone meanwhile
     }
   }
   return count;
+}
+
+let pidNamespacePrefix: string[] | undefined;
+
+/**
+ * The prefix that runs a command in a PID namespace of its own (bubblewrap, with the whole
+ * file system and network as they are), or `[]` where bubblewrap is missing or cannot make
+ * one. Probed once per process.
+ */
+export function pidNamespaceLauncher(): string[] {
+  if (pidNamespacePrefix !== undefined) return pidNamespacePrefix;
+  pidNamespacePrefix = [];
+  if (process.platform !== 'linux') return pidNamespacePrefix;
+  const prefix = ['bwrap', '--bind', '/', '/', '--dev-bind', '/dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--'];
+  const probe = spawnSync(prefix[0]!, [...prefix.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 });
+  if (probe.status === 0) pidNamespacePrefix = prefix;
+  return pidNamespacePrefix;
 }
 
 /**
@@ -234,6 +258,15 @@ export function processLimitAvailable(): boolean {
     return true;
   }
   return typeof process.getuid === 'function' && process.getuid() !== 0;
+}
+
+/** Commands running in this process, killed when it exits. */
+const live = new Set<CommandProcess>();
+let exitHook = false;
+
+/** Stop every running command `owner` started (see {@link CommandStartOptions.owner}). */
+export async function stopOwnedBy(owner: object, reason: string): Promise<void> {
+  await Promise.all([...live].filter((command) => command.owner === owner).map((command) => command.stop(reason)));
 }
 
 /** How a command ended. */
@@ -254,6 +287,14 @@ export interface CommandStartOptions {
   env: Record<string, string>;
   /** Keep stdin open for writes (sessions); otherwise stdin is empty. */
   stdin: boolean;
+  /** Who started it (a tool instance), so it can be stopped when that owner closes. */
+  owner?: object;
+  /**
+   * Stop reading output while this many characters are unread (sessions nobody polls must
+   * not keep the host busy); reading resumes with {@link CommandProcess.readNew}. Default:
+   * never pause.
+   */
+  pauseAtUnread?: number;
 }
 
 /** A running (or finished) command. */
@@ -267,18 +308,43 @@ export class CommandProcess {
   readonly limited: boolean;
   /** Why it was stopped, when toolgate stopped it. */
   stoppedBecause: string | undefined;
+  /**
+   * True when the command runs in a PID namespace of its own: it cannot see or read the
+   * host's processes (nor the host's environment through `/proc`), and all of it ends when
+   * it is stopped or the host dies.
+   */
+  readonly hidden: boolean;
   private readonly child: ChildProcess;
   private readonly cgroup: PidsCgroup | undefined;
   private readonly listeners = new Set<() => void>();
+  /** Set once the command's group was killed after its shell exited. */
+  private groupGone = false;
+
+  /** Who started it, if given. */
+  readonly owner: object | undefined;
+  private readonly pauseAtUnread: number;
+  private paused = false;
 
   private constructor(options: CommandStartOptions) {
+    this.owner = options.owner;
+    this.pauseAtUnread = options.pauseAtUnread ?? Number.POSITIVE_INFINITY;
+    live.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const command of live) command.killNow();
+      });
+    }
     this.cgroup = PidsCgroup.create(MAX_PROCESSES);
     this.limited = this.cgroup !== undefined;
     // The wrapper joins the cgroup (or lowers the process limit where no cgroup is available;
     // that limit binds only non-root users) before it becomes the user's login shell.
     const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; exec bash -lc "$2"';
-    const fallbackLimit = this.cgroup === undefined ? processesOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
-    this.child = spawn('bash', ['--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit)], {
+    const fallbackLimit = this.cgroup === undefined ? tasksOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
+    const pidNamespace = pidNamespaceLauncher();
+    this.hidden = pidNamespace.length > 0;
+    const argv = [...pidNamespace, 'bash', '--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit)];
+    this.child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
       env: options.env,
       detached: true, // a new session, so a process group of its own
@@ -311,7 +377,9 @@ export class CommandProcess {
         // The shell is gone; what it left behind in its group or cgroup goes too (a background
         // job would otherwise hold the output pipes open).
         this.killGroup('SIGKILL');
+        this.groupGone = true;
         this.cgroup?.killAll();
+        live.delete(this);
         // Output still in the pipes arrives before 'close'; a process that left the group and
         // still holds a pipe must not keep the call waiting.
         const late = setTimeout(() => {
@@ -342,7 +410,23 @@ export class CommandProcess {
   private append(text: string): void {
     if (text === '') return;
     this.output.write(text);
+    if (!this.paused && this.output.unreadChars > this.pauseAtUnread) {
+      this.paused = true;
+      this.child.stdout?.pause();
+      this.child.stderr?.pause();
+    }
     this.notify();
+  }
+
+  /** The output since the last read; reading resumes if it was paused. */
+  readNew(): string {
+    const text = this.output.unread();
+    if (this.paused) {
+      this.paused = false;
+      this.child.stdout?.resume();
+      this.child.stderr?.resume();
+    }
+    return text;
   }
 
   private notify(): void {
@@ -386,7 +470,8 @@ export class CommandProcess {
 
   private killGroup(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
-    if (pid === undefined) return;
+    // After the group is gone its id may belong to another process group.
+    if (pid === undefined || this.groupGone) return;
     try {
       process.kill(-pid, signal);
     } catch {
@@ -419,6 +504,7 @@ export class CommandProcess {
 
   /** Stop at once (KILL, no grace), for process exit. Synchronous. */
   killNow(): void {
+    if (this.exit !== undefined) return;
     this.killGroup('SIGKILL');
     this.cgroup?.killAll();
   }
@@ -426,6 +512,20 @@ export class CommandProcess {
 
 /** `[exit status N]` or `[killed by SIGNAL]`, the note that ends a command's output. */
 export function exitNote(exit: CommandExit, stoppedBecause?: string): string {
-  const how = exit.signal ? `killed by ${exit.signal}` : `exit status ${exit.code}`;
+  const signal = exitSignal(exit);
+  const how = signal ? `killed by ${signal}` : `exit status ${exit.code}`;
   return stoppedBecause ? `[${how}: ${stoppedBecause}]` : `[${how}]`;
+}
+
+/**
+ * The signal that ended a command, if one did. In a PID namespace the launcher reports a
+ * command killed by signal N as exit status 128 + N.
+ */
+export function exitSignal(exit: CommandExit): string | undefined {
+  return exit.signal ?? (exit.code !== null && exit.code > 128 ? signalName(exit.code - 128) : undefined);
+}
+
+/** The name of a signal number, if it is one. */
+function signalName(n: number): string | undefined {
+  return Object.entries(os.constants.signals).find(([, value]) => value === n)?.[0];
 }

@@ -28,6 +28,8 @@ export interface CommandSession {
   busy: boolean;
   /** The tool instance that started it. */
   readonly owner: object;
+  /** The workspace it runs for: only calls on the same workspace see it. */
+  readonly scope: string;
 }
 
 /** The table of command sessions. */
@@ -62,7 +64,7 @@ export class CommandSessions {
    * Start a command as a new session, evicting one when the table is full.
    * @throws Error when the table is full of sessions that are in use.
    */
-  start(options: CommandStartOptions, owner: object): CommandSession {
+  start(options: CommandStartOptions, owner: object, scope = ''): CommandSession {
     if (!this.exitHook) {
       process.on('exit', this.onExit);
       this.exitHook = true;
@@ -71,19 +73,22 @@ export class CommandSessions {
     const session: CommandSession = {
       id: `cmd_${crypto.randomBytes(6).toString('hex')}`,
       command: options.command,
-      process: CommandProcess.start(options),
+      process: CommandProcess.start({ pauseAtUnread: 1024 * 1024, ...options, owner }),
       lastUsed: Date.now(),
       startedAt: Date.now(),
       busy: false,
       owner,
+      scope,
     };
     this.sessions.set(session.id, session);
     return session;
   }
 
-  get(id: string): CommandSession | undefined {
+  /** The session `id` of workspace `scope`, if there is one. */
+  get(id: string, scope = ''): CommandSession | undefined {
     const session = this.sessions.get(id);
-    if (session) session.lastUsed = Date.now();
+    if (session === undefined || session.scope !== scope) return undefined;
+    session.lastUsed = Date.now();
     return session;
   }
 
@@ -93,8 +98,10 @@ export class CommandSessions {
   }
 
   /** Ids and commands of the sessions, for error messages. */
-  list(): Array<{ id: string; command: string; running: boolean; startedAt: number }> {
-    return [...this.sessions.values()].map((s) => ({ id: s.id, command: s.command, running: s.process.running, startedAt: s.startedAt }));
+  list(scope = ''): Array<{ id: string; command: string; running: boolean; startedAt: number }> {
+    return [...this.sessions.values()]
+      .filter((s) => s.scope === scope)
+      .map((s) => ({ id: s.id, command: s.command, running: s.process.running, startedAt: s.startedAt }));
   }
 
   private evictOne(): void {

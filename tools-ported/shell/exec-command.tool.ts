@@ -48,7 +48,7 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
     }
     let session;
     try {
-      session = commandSessions.start({ command: args.cmd, cwd, env, stdin: true }, this);
+      session = commandSessions.start({ command: args.cmd, cwd, env, stdin: true }, this, ctx.workspace.realRoot);
     } catch (error) {
       throw new ToolExecutionError((error as Error).message);
     }
@@ -58,7 +58,7 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
       if (ctx.signal.aborted && !exited) {
         commandSessions.remove(session.id);
         await session.process.stop('the call was stopped');
-        throw new ToolExecutionError(`the command was stopped before it finished; output so far:\n${session.process.output.unread()}`, 'ABORTED');
+        throw new ToolExecutionError(`the command was stopped before it finished; output so far:\n${session.process.readNew()}`, 'ABORTED');
       }
       return await sessionOutput(session, exited, ctx, `[still running as process_id ${session.id}: call input_command with it to send input, "\\u0003" for Ctrl-C, or nothing to poll]`);
     } finally {

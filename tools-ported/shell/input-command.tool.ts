@@ -33,9 +33,9 @@ export const CTRL_C = '\u0003';
 @tool({ name: 'input_command', version: '1.0.0', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
 export class InputCommandTool implements Tool<InputCommandInput, string> {
   async run(args: InputCommandInput, ctx: ToolContext): Promise<string> {
-    const session = commandSessions.get(args.process_id);
+    const session = commandSessions.get(args.process_id, ctx.workspace.realRoot);
     if (session === undefined) {
-      const known = commandSessions.list().map((s) => `${s.id} (${s.running ? 'running' : 'exited'}: ${s.command.slice(0, 60)})`);
+      const known = commandSessions.list(ctx.workspace.realRoot).map((s) => `${s.id} (${s.running ? 'running' : 'exited'}: ${s.command.slice(0, 60)})`);
       throw new ToolExecutionError(
         `no command session has process_id ${JSON.stringify(args.process_id)}${known.length ? `; known: ${known.join(', ')}` : '; none is running'}. Sessions end once their exit status was reported.`,
         'INVALID_ARGUMENTS',

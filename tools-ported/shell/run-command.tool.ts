@@ -1,5 +1,5 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
-import { CommandProcess, commandEnv } from './command-process.js';
+import { CommandProcess, commandEnv, stopOwnedBy } from './command-process.js';
 import { reportExit, seconds, workingFolder } from './command-output.js';
 
 /** Arguments of run_command. */
@@ -37,7 +37,12 @@ export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
 @tool({ name: 'run_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 610_000, truncation: 'head-tail' })
 export class RunCommandTool implements Tool<RunCommandInput, string> {
   async run(args: RunCommandInput, ctx: ToolContext): Promise<string> {
-    return runCommand(args, ctx, process.env);
+    return runCommand(args, ctx, process.env, this);
+  }
+
+  /** Stop the commands this instance is still running (the executor is closing). */
+  async close(): Promise<void> {
+    await stopOwnedBy(this, 'the executor closed');
   }
 }
 
@@ -47,7 +52,7 @@ export class RunCommandTool implements Tool<RunCommandInput, string> {
  * @throws ToolExecutionError `TIMEOUT` when the command outran `timeout_ms`, `ABORTED` when the
  *   call was aborted, `INVALID_ARGUMENTS` for a bad workdir or env.
  */
-export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEnv: NodeJS.ProcessEnv): Promise<string> {
+export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEnv: NodeJS.ProcessEnv, owner?: object): Promise<string> {
   const cwd = workingFolder(ctx.workspace, args.workdir);
   let env: Record<string, string>;
   try {
@@ -56,13 +61,13 @@ export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEn
     throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
   }
   const timeoutMs = args.timeout_ms ?? DEFAULT_RUN_TIMEOUT_MS;
-  const proc = CommandProcess.start({ command: args.command, cwd, env, stdin: false });
+  const proc = CommandProcess.start({ command: args.command, cwd, env, stdin: false, owner });
   const exited = await proc.wait(timeoutMs, ctx.signal);
   if (!exited) {
     const why = ctx.signal.aborted ? 'the call was stopped' : `timed out after ${seconds(timeoutMs)}`;
     await proc.stop(why);
     const output = proc.output.all();
-    ctx.note(`[stopped: ${why}; TERM, then KILL, went to every process of the command]`);
+    ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.hidden || proc.limited ? 'every process of the command' : "the command's process group"}]`);
     throw new ToolExecutionError(
       `the command ${ctx.signal.aborted ? 'was stopped before it finished' : `ran longer than timeout_ms=${timeoutMs} and was stopped`}; output so far:\n${output === '' ? '[no output]' : output}`,
       ctx.signal.aborted ? 'ABORTED' : 'TIMEOUT',

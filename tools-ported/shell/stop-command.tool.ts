@@ -16,13 +16,13 @@ export interface StopCommandInput {
 @tool({ name: 'stop_command', version: '1.0.0', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 30_000, truncation: 'head-tail' })
 export class StopCommandTool implements Tool<StopCommandInput, string> {
   async run(args: StopCommandInput, ctx: ToolContext): Promise<string> {
-    const session = commandSessions.get(args.process_id);
+    const session = commandSessions.get(args.process_id, ctx.workspace.realRoot);
     if (session === undefined) {
       throw new ToolExecutionError(`no command session has process_id ${JSON.stringify(args.process_id)}; list_commands shows the sessions there are`, 'INVALID_ARGUMENTS');
     }
     commandSessions.remove(session.id);
     await session.process.stop('stopped by stop_command');
-    const text = session.process.output.unread();
+    const text = session.process.readNew();
     reportExit(session.process, ctx);
     return text;
   }
