@@ -36,6 +36,12 @@ export interface ToolContext {
    */
   readonly maxOutputLength: number;
   /**
+   * When the call will be stopped, in milliseconds since the epoch (`Date.now()` scale), or
+   * `undefined` when it has no time limit. A tool that waits (for a command, a server) can end
+   * its wait before this and return what it has, instead of being stopped with nothing.
+   */
+  readonly deadline: number | undefined;
+  /**
    * Add a note (for example an exit status) that is appended after the output, outside the
    * truncation window, so it is never cut.
    */

@@ -191,7 +191,7 @@ describe('the sandbox directly', () => {
   test('S2: an endless loop is stopped within its timeout + 2 s, and the next run works', async () => {
     const result = await sandbox.run('while True: pass', { timeoutMs: 1000 });
     assert.equal(result.status, 'timeout');
-    assert.ok(result.runMs >= 1000 && result.runMs <= 3000, `stopped after ${result.runMs} ms`);
+    assert.ok(result.runMs >= 950 && result.runMs <= 3000, `stopped after ${result.runMs} ms`); // timers may fire a millisecond early by Date.now()
     const next = await sandbox.run('print("next")', { timeoutMs: 10_000 });
     assert.equal(next.status, 'ok');
     assert.equal(next.stdout, 'next\n');

@@ -305,6 +305,14 @@ describe('exec_command and input_command', () => {
     }
   });
 
+  test('a call time limit shorter than yield_time_ms: the call returns in time with the command still running', async () => {
+    const started = await call('exec_command', { cmd: 'echo server up; sleep 300', yield_time_ms: 60_000 }, { timeoutMs: 2500 });
+    assert.equal(started.success, true, started.output);
+    const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1];
+    assert.ok(id, started.output);
+    await call('stop_command', { process_id: id });
+  });
+
   test('a session busy with another call refuses a second one', async () => {
     const started = await call('exec_command', { cmd: 'cat', yield_time_ms: 250 });
     const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1]!;

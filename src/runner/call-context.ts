@@ -41,7 +41,10 @@ export class CallContext implements ToolContext {
    */
   private readonly writeRoots: readonly string[] | undefined;
 
-  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number, writeRoots?: readonly string[]) {
+  readonly deadline: number | undefined;
+
+  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number, writeRoots?: readonly string[], deadline?: number) {
+    this.deadline = deadline;
     this.writeRoots = writeRoots;
     this.callId = callId;
     this.maxOutputLength = maxOutputLength;

@@ -79,7 +79,8 @@ export class MainRunner {
    *   promise of it; never rejects.
    */
   run(call: MainCall): RunOutcome | Promise<RunOutcome> {
-    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true, call.maxOutputLength, call.writeRoots);
+    const deadline = call.timeoutMs > 0 ? Date.now() + call.timeoutMs : undefined;
+    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true, call.maxOutputLength, call.writeRoots, deadline);
     if (call.signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
     try {

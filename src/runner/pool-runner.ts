@@ -152,6 +152,7 @@ export class PoolRunner {
       o: call.maxOutputLength, x: call.cutInWorker, t: call.truncation, r: call.writeRoots,
     };
     if (call.fullOutputDir !== undefined) task.f = call.fullOutputDir;
+    if (call.timeoutMs > 0) task.d = Date.now() + call.timeoutMs;
     return new Promise<RunOutcome>((resolve) => {
       const watch = new CallWatch(resolve, call.signal);
       let attempts = 0;

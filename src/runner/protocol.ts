@@ -45,6 +45,8 @@ export interface WorkerTask {
   t: TruncationStrategy;
   /** Folder where the worker keeps the whole output when it cuts it (case T7), if any. */
   f?: string;
+  /** When the call will be stopped (epoch ms), if it has a time limit. */
+  d?: number;
 }
 
 /** What a tool reported besides its return value: notes, images, a reported failure, a kept full output. */

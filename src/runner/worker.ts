@@ -123,7 +123,7 @@ export default function runToolTask(task: WorkerTask): WorkerReply | Promise<Wor
  */
 function start(instance: Tool, task: WorkerTask): WorkerReply | Promise<WorkerReply> {
   const at = task.k.lastIndexOf('@');
-  const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false, task.o, task.r);
+  const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false, task.o, task.r, task.d);
   let returned: unknown;
   try {
     returned = instance.run(task.a as never, ctx);

@@ -27,6 +27,8 @@ export interface ExecCommandInput {
 
 /** The default of `yield_time_ms`. */
 export const DEFAULT_YIELD_TIME_MS = 60_000;
+/** Milliseconds kept in hand before the call's deadline when waiting. */
+const DEADLINE_MARGIN_MS = 500;
 
 /**
  * Start a shell command that may keep running or need input (a server, a REPL, a watcher,
@@ -54,7 +56,10 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
     }
     session.busy = true;
     try {
-      const exited = await session.process.wait(args.yield_time_ms ?? DEFAULT_YIELD_TIME_MS, ctx.signal);
+      // Return before the call's own time limit, with the command still running, rather
+      // than be stopped with nothing.
+      const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_TIME_MS, ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - Date.now() - DEADLINE_MARGIN_MS);
+      const exited = await session.process.wait(Math.max(0, yieldMs), ctx.signal);
       if (ctx.signal.aborted && !exited) {
         commandSessions.remove(session.id);
         await session.process.stop('the call was stopped');

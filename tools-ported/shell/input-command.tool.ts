@@ -49,7 +49,8 @@ export class InputCommandTool implements Tool<InputCommandInput, string> {
       else if (chars !== '' && !session.process.write(chars)) {
         ctx.note('[the command no longer reads input: it has exited or closed standard input]');
       }
-      const exited = await session.process.wait(args.yield_time_ms ?? (chars === '' ? 5000 : 250), ctx.signal);
+      const wanted = args.yield_time_ms ?? (chars === '' ? 5000 : 250);
+      const exited = await session.process.wait(Math.max(0, Math.min(wanted, ctx.deadline === undefined ? wanted : ctx.deadline - Date.now() - 500)), ctx.signal);
       return await sessionOutput(session, exited, ctx, `[still running as process_id ${session.id}]`);
     } finally {
       session.busy = false;
