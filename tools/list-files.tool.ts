@@ -2,7 +2,7 @@ import { constants as fsConstants, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { isInside, tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
+import { braceAlternatives, isInside, tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
 
 /** Most entries list_files returns; the rest is counted in a note. */
 export const LIST_FILES_MAX_ENTRIES = 1000;
@@ -45,38 +45,6 @@ const MAX_PATTERN_LENGTH = 1000;
 /** Most alternatives a pattern may expand to (braces multiply quickly). */
 const MAX_PATTERN_ALTERNATIVES = 256;
 
-/**
- * An upper bound of how many patterns brace expansion makes of `pattern` (the product of the
- * alternatives of every brace group, ranges counted by their length), stopping early once
- * past `limit`. Checked before fast-glob expands anything: expansion itself can exhaust memory.
- */
-export function braceAlternatives(pattern: string, limit: number): number {
-  let total = 1;
-  const open: Array<{ commas: number; start: number }> = [];
-  for (let i = 0; i < pattern.length && total <= limit; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '{') open.push({ commas: 0, start: i });
-    else if (c === ',' && open.length) open[open.length - 1]!.commas++;
-    else if (c === '}' && open.length) {
-      const group = open.pop()!;
-      let n = group.commas + 1;
-      if (group.commas === 0) {
-        const range = /^(-?\d+|[a-zA-Z])\.\.(-?\d+|[a-zA-Z])(?:\.\.-?\d+)?$/.exec(pattern.slice(group.start + 1, i));
-        if (range) {
-          const a = /\d/.test(range[1]!) ? Number(range[1]) : range[1]!.charCodeAt(0);
-          const b = /\d/.test(range[2]!) ? Number(range[2]) : range[2]!.charCodeAt(0);
-          n = Math.abs(b - a) + 1;
-        }
-      }
-      total *= Math.max(1, n);
-    }
-  }
-  return total;
-}
 
 /** A name as shown: quoted JSON when it holds control or line-separator characters. */
 function shownName(name: string): string {
