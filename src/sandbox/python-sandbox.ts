@@ -197,22 +197,33 @@ function probeIsolation(network: 'auto' | 'require' | 'off', pyodide: string): P
   return isolationProbe;
 }
 
-/** Resident memory of a process and all its descendants, in bytes (Linux; 0 elsewhere). */
-function treeRss(pid: number): number {
-  let total = 0;
+/** A process and all its descendants (Linux; just the process elsewhere). */
+function processTree(pid: number): number[] {
+  const found: number[] = [];
   const stack = [pid];
-  const seen = new Set<number>();
   while (stack.length) {
     const current = stack.pop()!;
-    if (seen.has(current)) continue;
-    seen.add(current);
+    if (found.includes(current)) continue;
+    found.push(current);
     try {
-      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${current}/status`, 'utf8'))?.[1] ?? 0) * 1024;
       for (const task of fs.readdirSync(`/proc/${current}/task`)) {
         for (const child of fs.readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) stack.push(Number(child));
       }
     } catch {
       // gone, or not Linux
+    }
+  }
+  return found;
+}
+
+/** Resident memory of a process and all its descendants, in bytes (Linux; 0 elsewhere). */
+function treeRss(pid: number): number {
+  let total = 0;
+  for (const member of processTree(pid)) {
+    try {
+      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${member}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch {
+      // gone meanwhile
     }
   }
   return total;
@@ -332,7 +343,17 @@ class Interpreter {
   }
 
   kill(reason: string): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    if (this.child.exitCode === null && this.child.signalCode === null && this.child.pid !== undefined) {
+      // The whole tree, not only the launcher: killed while it starts, bubblewrap's init may
+      // not have set its parent-death signal yet and would linger.
+      for (const pid of processTree(this.child.pid).reverse()) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
     this.end(reason);
   }
 
