@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { fixtureRegistry, tempWorkspace } from './helpers.js';
+import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { fixtureRegistry, tempWorkspace, assertTraversal } from './helpers.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 
@@ -42,18 +42,6 @@ function put(rel: string, content: string | Buffer): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content);
   return file;
-}
-
-/** Assert that a call throws PathTraversalError (code PATH_TRAVERSAL) and leaks nothing of the sentinel. */
-async function assertTraversal(promise: Promise<unknown>, label: string): Promise<void> {
-  await assert.rejects(promise, PathTraversalError, `${label}: expected a PathTraversalError`);
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof PathTraversalError);
-    assert.equal(error.code, 'PATH_TRAVERSAL', `${label}: error code`);
-    assert.ok(!error.message.includes('SENTINEL CONTENT'), `${label}: the error must not carry the sentinel's content`);
-  }
 }
 
 function assertSentinelUnchanged(): void {

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadBuiltinTools, loadPortedTools, loadTools, ToolRegistry } from 'toolgate';
+import assert from 'node:assert/strict';
+import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolRegistry } from 'toolgate';
 
 /** Repository root (tests run from dist/test). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -76,4 +77,21 @@ export function runCli(args: string[], options: { cwd?: string; input?: string; 
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     if (options.input !== undefined) child.stdin!.end(options.input);
   });
+}
+
+/**
+ * Assert that a call throws PathTraversalError (code PATH_TRAVERSAL) and that its message
+ * leaks nothing of `secret`, the content of a file outside the workspace (default: the
+ * sentinel of {@link tempWorkspace}).
+ */
+export async function assertTraversal(promise: Promise<unknown>, label: string, secret = 'SENTINEL CONTENT'): Promise<void> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof PathTraversalError, `${label}: expected a PathTraversalError, got ${caught === undefined ? 'a result' : String(caught)}`);
+  assert.equal(caught.code, 'PATH_TRAVERSAL', `${label}: error code`);
+  assert.ok(!caught.message.includes(secret), `${label}: the error must not carry the content of the file outside`);
 }

@@ -13,8 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { portedRegistry, runCli, tempWorkspace, type CliRun } from './helpers.js';
+import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { portedRegistry, runCli, tempWorkspace, type CliRun, assertTraversal } from './helpers.js';
 import { joinLines, spliceLines, splitLines } from '../tools-ported/common/lines.js';
 import { decodeText, detectEol, encodeText } from '../tools-ported/common/text-codec.js';
 import { nearestCandidates } from '../tools-ported/common/nearest.js';
@@ -91,19 +91,6 @@ async function unchanged<T>(rel: string, action: () => Promise<T>): Promise<T> {
   assert.deepEqual(fs.readFileSync(path.join(ws, rel)), before, `${rel} must be byte-for-byte unchanged`);
   assert.equal(fs.statSync(path.join(ws, rel)).ino, statBefore.ino, `${rel} must not have been rewritten`);
   return result;
-}
-
-/** Assert that a call throws PathTraversalError (code PATH_TRAVERSAL) and leaks nothing of the sentinel. */
-async function assertTraversal(promise: Promise<unknown>, label: string): Promise<void> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof PathTraversalError, `${label}: expected a PathTraversalError, got ${caught === undefined ? 'a result' : String(caught)}`);
-  assert.equal(caught.code, 'PATH_TRAVERSAL', `${label}: error code`);
-  assert.ok(!caught.message.includes('SENTINEL CONTENT'), `${label}: the error must not carry the sentinel's content`);
 }
 
 function assertOutsideUnchanged(): void {

@@ -14,8 +14,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { portedRegistry, runCli, tempWorkspace } from './helpers.js';
+import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { portedRegistry, runCli, tempWorkspace, assertTraversal } from './helpers.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 const INSPECT_TOOLS = ['detect_file_type', 'diff_files', 'file_info', 'find_files', 'grep_files', 'hash_file', 'read_lines', 'tree'];
@@ -80,19 +80,6 @@ async function fails(name: string, args: Record<string, unknown>, code: string, 
   assert.equal(result.errorCode, code, `${name}: error code (${result.error})`);
   assert.match(result.error ?? '', pattern);
   return result;
-}
-
-/** Assert that a call throws PathTraversalError (code PATH_TRAVERSAL) and leaks nothing of the sentinel. */
-async function assertTraversal(promise: Promise<unknown>, label: string): Promise<void> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof PathTraversalError, `${label}: expected a PathTraversalError, got ${String(caught)}`);
-  assert.equal(caught.code, 'PATH_TRAVERSAL', `${label}: error code`);
-  assert.ok(!caught.message.includes('SENTINEL CONTENT'), `${label}: the error must not carry the sentinel's content`);
 }
 
 function assertNoSentinel(output: string, label: string): void {

@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { portedRegistry, runCli, tempWorkspace } from './helpers.js';
+import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { portedRegistry, runCli, tempWorkspace, assertTraversal } from './helpers.js';
 import { keyOf, MAX_SNAPSHOTS_PER_FILE } from '../tools-ported/common/snapshot-store.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
@@ -60,18 +60,6 @@ function idIn(output: string): string {
   const m = /\b([0-9a-f]{12}-\d+)\b/.exec(output);
   assert.ok(m, `no snapshot id in: ${output}`);
   return m[1]!;
-}
-
-async function assertTraversal(promise: Promise<unknown>, label: string): Promise<void> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof PathTraversalError, `${label}: expected a PathTraversalError, got ${caught === undefined ? 'a result' : String(caught)}`);
-  assert.equal(caught.code, 'PATH_TRAVERSAL');
-  assert.ok(!caught.message.includes('SENTINEL CONTENT'));
 }
 
 function assertOutsideUnchanged(): void {

@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
-import { PathTraversalError, ToolExecutionError, ToolExecutor, Workspace, type ToolExecutionResult } from 'toolgate';
+import { ToolExecutionError, ToolExecutor, Workspace, type ToolExecutionResult } from 'toolgate';
 import { readPdf, READ_PDF_MAX_CHARS, type ReadPdfOptions } from '../tools/read-pdf.tool.js';
-import { REPO_ROOT, fixtureRegistry, runCli, tempWorkspace } from './helpers.js';
+import { REPO_ROOT, fixtureRegistry, runCli, tempWorkspace, assertTraversal } from './helpers.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/pdf');
 /** The closing note of a pass that stopped early; group 1 is the page to start the next pass at. */
@@ -126,16 +126,6 @@ function pagesShown(output: string): number[] {
 }
 
 /** Assert that a call throws PathTraversalError (code PATH_TRAVERSAL) and carries nothing of the file outside. */
-async function assertTraversal(promise: Promise<unknown>, label: string): Promise<void> {
-  const error = await promise.then(
-    () => assert.fail(`${label}: expected a PathTraversalError, but the call resolved`),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof PathTraversalError, `${label}: expected a PathTraversalError, got ${String(error)}`);
-  assert.equal(error.code, 'PATH_TRAVERSAL', `${label}: error code`);
-  assert.ok(!error.message.includes('OUTSIDE SECRET'), `${label}: the error must not carry the outside file's text`);
-}
-
 before(async () => {
   tmp = tempWorkspace();
   ws = tmp.ws;
@@ -397,22 +387,22 @@ describe('read_pdf: through the executor (worker pool)', () => {
   });
 
   test('P1: a sibling whose name starts with the workspace name is outside', async () => {
-    await assertTraversal(call({ filepath: '../proj-evil/x.pdf' }), 'read_pdf ../proj-evil/x.pdf');
-    await assertTraversal(call({ filepath: `${ws}-evil/x.pdf` }), 'read_pdf <ws>-evil/x.pdf');
-    await assertTraversal(read('../proj-evil/x.pdf'), 'readPdf ../proj-evil/x.pdf');
+    await assertTraversal(call({ filepath: '../proj-evil/x.pdf' }), 'read_pdf ../proj-evil/x.pdf', 'OUTSIDE SECRET');
+    await assertTraversal(call({ filepath: `${ws}-evil/x.pdf` }), 'read_pdf <ws>-evil/x.pdf', 'OUTSIDE SECRET');
+    await assertTraversal(read('../proj-evil/x.pdf'), 'readPdf ../proj-evil/x.pdf', 'OUTSIDE SECRET');
   });
 
   test('P2: a symbolic link inside the workspace to a PDF outside is refused', async () => {
-    await assertTraversal(call({ filepath: 'link-outside.pdf' }), 'read_pdf link-outside.pdf');
-    await assertTraversal(read('link-outside.pdf'), 'readPdf link-outside.pdf');
+    await assertTraversal(call({ filepath: 'link-outside.pdf' }), 'read_pdf link-outside.pdf', 'OUTSIDE SECRET');
+    await assertTraversal(read('link-outside.pdf'), 'readPdf link-outside.pdf', 'OUTSIDE SECRET');
   });
 
   test('P4: climbing and absolute paths are refused; the empty path is INVALID_PATH', async () => {
-    await assertTraversal(call({ filepath: '../outside/x.pdf' }), 'read_pdf ../outside/x.pdf');
-    await assertTraversal(call({ filepath: 'docs/../../outside/x.pdf' }), 'read_pdf docs/../../outside/x.pdf');
-    await assertTraversal(call({ filepath: path.join(tmp.outside, 'x.pdf') }), 'read_pdf <outside>/x.pdf');
-    await assertTraversal(call({ filepath: '/etc/passwd' }), 'read_pdf /etc/passwd');
-    await assertTraversal(read('../outside/x.pdf'), 'readPdf ../outside/x.pdf');
+    await assertTraversal(call({ filepath: '../outside/x.pdf' }), 'read_pdf ../outside/x.pdf', 'OUTSIDE SECRET');
+    await assertTraversal(call({ filepath: 'docs/../../outside/x.pdf' }), 'read_pdf docs/../../outside/x.pdf', 'OUTSIDE SECRET');
+    await assertTraversal(call({ filepath: path.join(tmp.outside, 'x.pdf') }), 'read_pdf <outside>/x.pdf', 'OUTSIDE SECRET');
+    await assertTraversal(call({ filepath: '/etc/passwd' }), 'read_pdf /etc/passwd', 'OUTSIDE SECRET');
+    await assertTraversal(read('../outside/x.pdf'), 'readPdf ../outside/x.pdf', 'OUTSIDE SECRET');
     const empty = await call({ filepath: '' });
     assert.equal(empty.success, false);
     assert.equal(empty.errorCode, 'INVALID_PATH');
