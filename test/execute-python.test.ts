@@ -80,6 +80,17 @@ function python(code: string, extra: Record<string, unknown> = {}): Promise<Tool
 }
 
 /** Interpreter processes of the sandbox still running on this machine (by their entry file, from /proc). */
+/** Whether `ancestor` is on the chain of parents of `pid` (false once either is gone). */
+function descendsFrom(pid: number, ancestor: number): boolean {
+  const parentOf = (p: number) => Number(fs.readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+  try {
+    for (let p = pid; p > 1; p = parentOf(p)) if (p === ancestor) return true;
+  } catch {
+    // gone meanwhile
+  }
+  return false;
+}
+
 function interpreterPids(): number[] {
   const pids: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
@@ -305,20 +316,47 @@ describe('S1: the escape catalogue', () => {
   });
 
   test('closing a sandbox ends its interpreters, the standby included', async () => {
-    const before = interpreterPids();
-    const ours = new PythonSandbox();
-    await ours.run('print(1)', { timeoutMs: 5000 });
-    // The standby is spawned at the end of the run; on a busy machine it may not have reached exec yet.
-    let during: number[] = [];
-    for (let i = 0; i < 50 && during.length === 0; i++) {
-      during = interpreterPids().filter((pid) => !before.includes(pid));
-      if (during.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    // In a host process of its own: other test files start interpreters at the same time, and
+    // this file's shared sandbox may be loading a standby, so only the host's descendants count.
+    const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../src/index.js', import.meta.url).href)};
+      const sb = new PythonSandbox();
+      await sb.run('print(1)', { timeoutMs: 20000 });
+      console.log('ran');
+      process.stdin.once('data', () => { sb.close(); console.log('closed'); });
+      setInterval(() => {}, 1000);`;
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const said = (line: string) => new Promise<void>((resolve, reject) => {
+        let seen = '';
+        const onData = (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (seen.includes(`${line}\n`)) {
+            host.stdout!.off('data', onData);
+            resolve();
+          }
+        };
+        host.stdout!.on('data', onData);
+        host.once('exit', (code) => reject(new Error(`the host exited (${code}) before saying ${line}`)));
+      });
+      await said('ran');
+      // The standby is spawned at the end of the run; on a busy machine it may not have reached exec yet.
+      let during: number[] = [];
+      for (let i = 0; i < 100 && during.length === 0; i++) {
+        during = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
+        if (during.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(during.length >= 1, 'a standby interpreter is loading for the next call');
+      host.stdin!.write('close\n');
+      await said('closed');
+      let left = during;
+      for (let i = 0; i < 50 && left.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        left = interpreterPids().filter((pid) => during.includes(pid));
+      }
+      assert.deepEqual(left, [], 'no interpreter of the closed sandbox is left');
+    } finally {
+      host.kill('SIGKILL');
     }
-    assert.ok(during.length >= 1, 'a standby interpreter is loading for the next call');
-    ours.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const left = interpreterPids().filter((pid) => during.includes(pid));
-    assert.deepEqual(left, [], 'no interpreter of the closed sandbox is left');
   });
 });
 
@@ -339,19 +377,9 @@ describe('isolation on this machine', () => {
       setInterval(() => {}, 1000);`;
     const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
     const started = Date.now();
-    while (Date.now() - started < 30_000 && interpreterPids().length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    while (Date.now() - started < 30_000 && !interpreterPids().some((pid) => descendsFrom(pid, host.pid!))) await new Promise((resolve) => setTimeout(resolve, 200));
     await new Promise((resolve) => setTimeout(resolve, 6000)); // let it load and start spinning
-    // The host's interpreters: those whose chain of parents leads to the host.
-    const parentOf = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
-    const descends = (pid: number) => {
-      try {
-        for (let p = pid; p > 1; p = parentOf(p)) if (p === host.pid) return true;
-      } catch {
-        // gone meanwhile
-      }
-      return false;
-    };
-    const before = interpreterPids().filter(descends);
+    const before = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
     assert.ok(before.length > 0, 'the host started an interpreter');
     host.kill('SIGKILL');
     let left = before;

@@ -248,7 +248,9 @@ class Interpreter {
   lastUsed = Date.now();
 
   constructor(argv: string[], private readonly rssLimitBytes: number, loadTimeoutMs: number) {
-    this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
+    // Its own process group, so a kill reaches a process forked after the tree was read
+    // (bubblewrap's init before it calls setsid and sets its parent-death signal).
+    this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: {}, detached: true });
     let stderrTail = '';
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       stderrTail = (stderrTail + chunk).slice(-2000);
@@ -346,7 +348,13 @@ class Interpreter {
     if (this.child.exitCode === null && this.child.signalCode === null && this.child.pid !== undefined) {
       // The whole tree, not only the launcher: killed while it starts, bubblewrap's init may
       // not have set its parent-death signal yet and would linger.
-      for (const pid of processTree(this.child.pid).reverse()) {
+      const tree = processTree(this.child.pid).reverse();
+      try {
+        process.kill(-this.child.pid, 'SIGKILL');
+      } catch {
+        // no group (not Linux) or gone
+      }
+      for (const pid of tree) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
