@@ -17,7 +17,7 @@ export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, ty
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
 export { parseArguments, type ParsedArguments } from './executor/arguments.js';
 export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';
-export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside } from './workspace/safe-io.js';
+export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
 export type { GateDenial, GateName } from './gates/gate.js';
 export type { PolicyHook, PolicyCall } from './gates/policy.gate.js';

@@ -324,6 +324,33 @@ describe('copy_file', () => {
     assert.equal(read('c/blob.bin').length > 0, true, 'the source stays');
   });
 
+  test('a private source gives a private copy from the start, also over a readable file', async () => {
+    const source = put('c/secret.txt', 'token\n');
+    fs.chmodSync(source, 0o600);
+    put('c/public.txt', 'old\n');
+    fs.chmodSync(path.join(ws, 'c/public.txt'), 0o644);
+    // Every temporary file seen while the copy is written must already be private.
+    const seen: number[] = [];
+    const watcher = fs.watch(path.join(ws, 'c'), (_event, name) => {
+      if (typeof name === 'string' && name.endsWith('.tmp')) {
+        try {
+          seen.push(fs.statSync(path.join(ws, 'c', name)).mode & 0o777);
+        } catch {
+          // renamed already
+        }
+      }
+    });
+    try {
+      ok(await call('copy_file', { source: 'c/secret.txt', destination: 'c/public.txt', overwrite: true }));
+      ok(await call('copy_file', { source: 'c/secret.txt', destination: 'c/new-copy.txt' }));
+    } finally {
+      watcher.close();
+    }
+    assert.equal(fs.statSync(path.join(ws, 'c/public.txt')).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.join(ws, 'c/new-copy.txt')).mode & 0o777, 0o600);
+    for (const mode of seen) assert.equal(mode & 0o077, 0, `a temporary copy was readable by others (${mode.toString(8)})`);
+  });
+
   test('refuses an existing destination unless overwrite is true', async () => {
     put('c/one.txt', 'one\n');
     put('c/two.txt', 'two\n');

@@ -182,6 +182,12 @@ export async function readFileInside(workspace: Workspace, input: string, maxByt
   }
 }
 
+/** Options of {@link writeFileInside}. */
+export interface WriteInsideOptions {
+  /** Permission bits of the written file (for example `0o600`); default: those of the file replaced, else 0666 less the umask. */
+  mode?: number;
+}
+
 /** What {@link writeFileInside} returns. */
 export interface WriteInside {
   /** The real path written. */
@@ -197,6 +203,8 @@ export interface WriteInside {
  * (opened exclusively, never through a link), flushed to disk, then renamed over the target.
  * Missing parent folders are created. A replaced file keeps its permission bits, less setuid
  * and setgid (the new content is not the old owner's); a new file gets 0666 less the umask.
+ * `options.mode` sets the permission bits instead (less setuid and setgid), from the moment
+ * the temporary file exists, so a copy of a private file is never readable by others.
  *
  * On Linux every step is pinned to the folder itself: the folder is opened from the
  * workspace root one component at a time without following links (creating what is
@@ -207,13 +215,14 @@ export interface WriteInside {
  * @throws PathTraversalError when the path is outside, or changes to lead outside.
  * @throws ToolExecutionError when the target is a folder or not a regular file, or the write fails.
  */
-export async function writeFileInside(workspace: Workspace, input: string, data: string | Uint8Array): Promise<WriteInside> {
+export async function writeFileInside(workspace: Workspace, input: string, data: string | Uint8Array, options: WriteInsideOptions = {}): Promise<WriteInside> {
   const real = resolveFile(workspace, input);
   if (real === workspace.realRoot) throw new ToolExecutionError(`${input} is the workspace folder itself; give a file path.`);
   workspace.assertWritable(real, input);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  if (CAN_PIN_FOLDERS) return writePinned(workspace, input, real, bytes);
-  return writeByPath(workspace, input, real, bytes);
+  const mode = options.mode === undefined ? undefined : replacementMode(options.mode);
+  if (CAN_PIN_FOLDERS) return writePinned(workspace, input, real, bytes, mode);
+  return writeByPath(workspace, input, real, bytes, mode);
 }
 
 const CAN_PIN_FOLDERS = CAN_CHECK_DESCRIPTORS && existsSync('/proc/self/fd');
@@ -285,7 +294,7 @@ function tempName(real: string): string {
   return `.${path.basename(real).slice(0, 100)}.${crypto.randomBytes(6).toString('hex')}.tmp`;
 }
 
-async function writePinned(workspace: Workspace, input: string, real: string, bytes: Uint8Array): Promise<WriteInside> {
+async function writePinned(workspace: Workspace, input: string, real: string, bytes: Uint8Array, wanted: number | undefined): Promise<WriteInside> {
   const folder = await openFolderPinned(workspace, path.dirname(real), input);
   const inFolder = (name: string) => `/proc/self/fd/${folder.fd}/${name}`;
   const name = path.basename(real);
@@ -293,12 +302,13 @@ async function writePinned(workspace: Workspace, input: string, real: string, by
   let created = false;
   let renamed = false;
   try {
-    let mode: number | undefined;
+    let existing: number | undefined;
     try {
-      mode = describeExisting(await fs.lstat(inFolder(name)), input);
+      existing = describeExisting(await fs.lstat(inFolder(name)), input);
     } catch (error) {
       if (!(error as NodeJS.ErrnoException).code || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    const mode = wanted ?? existing;
     const handle = await fs.open(inFolder(temp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode ?? 0o666).catch((e: NodeJS.ErrnoException) => {
       throw new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
     });
@@ -314,23 +324,24 @@ async function writePinned(workspace: Workspace, input: string, real: string, by
       throw new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
     });
     renamed = true;
-    return { path: real, overwrote: mode !== undefined, bytes: bytes.length };
+    return { path: real, overwrote: existing !== undefined, bytes: bytes.length };
   } finally {
     if (created && !renamed) await fs.unlink(inFolder(temp)).catch(() => undefined);
     await folder.close().catch(() => undefined);
   }
 }
 
-async function writeByPath(workspace: Workspace, input: string, real: string, bytes: Uint8Array): Promise<WriteInside> {
-  let mode: number | undefined;
+async function writeByPath(workspace: Workspace, input: string, real: string, bytes: Uint8Array, wanted: number | undefined): Promise<WriteInside> {
+  let existing: number | undefined;
   try {
-    mode = describeExisting(await fs.lstat(real), input);
+    existing = describeExisting(await fs.lstat(real), input);
   } catch (error) {
     if (error instanceof ToolExecutionError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new ToolExecutionError(`cannot write ${input} (${(error as NodeJS.ErrnoException).code})`);
     }
   }
+  const mode = wanted ?? existing;
   const dir = path.dirname(real);
   await mkdirInside(workspace, dir, input);
   const temp = path.join(dir, tempName(real));
@@ -356,7 +367,7 @@ async function writeByPath(workspace: Workspace, input: string, real: string, by
       throw new ToolExecutionError(`cannot write ${input} (${error.code ?? error.message})`);
     });
     renamed = true;
-    return { path: real, overwrote: mode !== undefined, bytes: bytes.length };
+    return { path: real, overwrote: existing !== undefined, bytes: bytes.length };
   } finally {
     if (!renamed) {
       await handle.close().catch(() => undefined);

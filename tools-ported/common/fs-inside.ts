@@ -264,21 +264,3 @@ export async function moveInside(workspace: Workspace, source: string, destinati
     await sourceDir.folder.close();
   }
 }
-
-/**
- * Give the file at `real` (just written by `writeFileInside`) the permission bits `mode`
- * (less setuid and setgid), through its pinned folder and without following a link.
- */
-export async function chmodInside(workspace: Workspace, real: string, input: string, mode: number): Promise<void> {
-  const { folder } = await pinFolder(workspace, path.dirname(real), input, false);
-  try {
-    const handle = await fs.open(folder.at(path.basename(real)), C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
-    try {
-      if ((await handle.stat()).isFile()) await handle.chmod(mode & 0o1777 & ~0o6000);
-    } finally {
-      await handle.close();
-    }
-  } finally {
-    await folder.close();
-  }
-}

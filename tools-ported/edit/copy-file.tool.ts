@@ -1,5 +1,5 @@
 import { readFileInside, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
-import { chmodInside, resolveWritable, statInside } from '../common/fs-inside.js';
+import { resolveWritable, statInside } from '../common/fs-inside.js';
 import { plural } from '../common/text-file.js';
 
 /** Arguments of copy_file. */
@@ -56,7 +56,8 @@ export async function copyFile(workspace: Workspace, args: CopyFileInput): Promi
   }
   const { bytes, size } = await readFileInside(workspace, args.source, MAX_COPY_BYTES + 1);
   if (size > MAX_COPY_BYTES) throw new ToolExecutionError(`${args.source} is ${size} bytes; copy_file copies files up to ${MAX_COPY_BYTES} bytes. Nothing was copied.`);
-  const written = await writeFileInside(workspace, args.destination, bytes);
-  await chmodInside(workspace, written.path, args.destination, source.mode);
+  // The source's permission bits from the first byte written: a private file never has a
+  // readable copy, not even for a moment.
+  const written = await writeFileInside(workspace, args.destination, bytes, { mode: source.mode });
   return `Copied ${workspace.relative(realSource)} to ${workspace.relative(written.path)} (${plural(written.bytes, 'byte')})${written.overwrote ? ' (overwrote an existing file)' : ''}.`;
 }
