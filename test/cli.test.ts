@@ -253,6 +253,13 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     ]);
   });
 
+  test('list with a tag no tool has is a usage error that names the tags in use', async () => {
+    const run = await runCli(['list', '--tag', 'builtin', '--tag', 'no-such-tag']);
+    assert.equal(run.code, 2, shown(run));
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /no tool has the tag no-such-tag; tags in use: .*builtin/);
+  });
+
   test('list --json parses', async () => {
     const run = await runCli(['list', '--json', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));

@@ -117,7 +117,11 @@ async function cmdList(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, { tag: { type: 'string', multiple: true }, json: { type: 'boolean' } });
   logLevel(values);
   const registry = await registryFor(values);
-  const tools = registry.list({ tags: values.tag as string[] | undefined });
+  const tags = values.tag as string[] | undefined;
+  const known = new Set(registry.list().flatMap((t) => t.tags));
+  const unknown = (tags ?? []).filter((t) => !known.has(t));
+  if (unknown.length) throw new UsageError(`no tool has the tag ${unknown.join(', ')}; tags in use: ${[...known].sort().join(', ')}`);
+  const tools = registry.list({ tags });
   if (values.json) {
     const rows = tools.map((t) => ({
       name: t.name, version: t.version, description: t.description, tags: t.tags, readOnly: t.readOnly,
