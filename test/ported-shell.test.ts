@@ -113,6 +113,11 @@ describe('run_command', () => {
     assert.match(result.output, /THE REAL REASON\n\[exit status 1\]\n\[run_command reported a failure: the command exited with status 1\]$/);
   });
 
+  test('terminal colours and cursor moves are removed from what the model reads', async () => {
+    const result = await call('run_command', { command: "printf '\\033[1;31merror\\033[0m: bad\\n\\033]0;title\\007done\\033[2K\\n'" });
+    assert.equal(result.output, 'error: bad\ndone\n[exit status 0]');
+  });
+
   test('T8: a command that prints nothing gives [no output] and its exit status', async () => {
     const result = await call('run_command', { command: 'true' });
     assert.equal(result.output, '[no output]\n[exit status 0]');
@@ -372,6 +377,9 @@ describe('the session table', () => {
     assert.equal(buffer.unread(), all);
     buffer.write('more');
     assert.equal(buffer.unread(), 'more');
+    const coloured = new HeadTailBuffer(100, 100);
+    coloured.write('\u001b[32mgreen\u001b[0m');
+    assert.equal(coloured.unread(), 'green');
   });
 });
 

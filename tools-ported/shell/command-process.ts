@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { isSecretKey } from '../../src/tool.js';
 
 /** Processes one command may have at once (the command itself included). */
@@ -49,7 +50,10 @@ export function commandEnv(host: NodeJS.ProcessEnv, extra: Record<string, string
 /**
  * Output kept within a bound: the first `headChars` characters and the last `tailChars`,
  * with a count of what was dropped between them. Reading takes what arrived since the last
- * read (or everything, for {@link HeadTailBuffer.all}).
+ * read (or everything, for {@link HeadTailBuffer.all}), without terminal escape sequences
+ * (colours, cursor moves: ECMA-48 CSI and OSC sequences, as Node's
+ * `util.stripVTControlCharacters` knows them), which cost a model tokens and tell it nothing.
+ * Counts are of the characters the command wrote, escapes included.
  */
 export class HeadTailBuffer {
   private head = '';
@@ -96,7 +100,7 @@ export class HeadTailBuffer {
       out += `\n[... ${lost} characters of output dropped here: the buffer keeps the first ${this.headChars} and the last ${this.tailChars} ...]\n`;
     }
     out += this.tail.slice(Math.max(0, from - tailStart));
-    return out;
+    return out.includes('\u001b') || out.includes('\u009b') ? stripVTControlCharacters(out) : out;
   }
 
   /** Characters written since the last call to `unread()`. */
