@@ -38,7 +38,7 @@ describe('ToolCallHandler in the Anthropic shape', () => {
     t.cleanup();
   });
 
-  it('answers parallel, malformed, unknown, confirmed, denied and ask_user calls with threaded tool_result blocks', async () => {
+  it('answers parallel, malformed (A2), unknown, confirmed, denied and ask_user calls with threaded tool_result blocks', async () => {
     const conversation: AnthropicMessage[] = [{ role: 'user', content: 'Read a.txt and b.txt, save the result, and ask me for a color.' }];
     const asked: ConfirmationRequest[] = [];
     const questions: UserQuestion[] = [];

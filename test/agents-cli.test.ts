@@ -70,6 +70,24 @@ describe('toolgate agent (spawned)', () => {
     });
   });
 
+  it('R4: a command the agent runs does not see the OPENAI_API_KEY the agent process holds', async () => {
+    const key = 'sk-fixture-agent-5ecret-0123456789';
+    const script = [turn(null, [{ id: 'call_env', name: 'run_command', arguments: '{"command":"env"}' }]), turn('Printed the environment.')];
+    await withFixture(script, async (fixture) => {
+      // A small environment: run_command starts a login shell, and this machine's profile can
+      // spend a minute in pyenv when PYENV_ROOT is set.
+      const r = await runCli(['agent', 'print env', '--workspace', t.ws, '--yes'], {
+        env: { PATH: process.env.PATH, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: key, OPENAI_MODEL: 'm', npm_config__authToken: 'npm-5ecret' },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fixture.authorizations[0], `Bearer ${key}`, 'the key reaches the model endpoint');
+      const output = fixture.requests[1]!.messages.at(-1)!.content as string;
+      assert.match(output, /^PATH=/m, 'env ran');
+      assert.ok(!output.includes(key) && !output.includes('npm-5ecret'), 'no secret in the command environment');
+      assert.ok(!r.stderr.includes(key));
+    });
+  });
+
   it('without a model endpoint it says what to set and exits 2', async () => {
     const r = await runCli(['agent', 'anything', '--workspace', t.ws], { env: envWith({}) });
     assert.equal(r.code, 2);

@@ -65,7 +65,7 @@ describe('GeneralAgent against an OpenAI-compatible server', () => {
     t.cleanup();
   });
 
-  it('runs parallel, malformed, unknown, confirmed, denied and ask_user calls, and the server sees the exact conversation', async () => {
+  it('runs parallel, malformed (A2), unknown, confirmed, denied and ask_user calls, and the server sees the exact conversation', async () => {
     const calls1 = [
       { id: 'call_read_a', name: 'read_file', arguments: '{"filepath":"a.txt"}' },
       { id: 'call_read_b', name: 'read_file', arguments: '{"filepath":"b.txt"}' },
