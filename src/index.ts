@@ -45,3 +45,19 @@ export { PYTHON_ESCAPE_VECTORS, STRIP_SECOND_LAYER, REACH_BRIDGE_THROUGH_FINDER,
 export { ASK_USER_TOOL, ASK_USER_INPUT_SCHEMA, askUserSpec, checkAskUserArguments, type AskUserInput } from './builtin/ask-user.js';
 export { OutputStore, type OutputStoreOptions, type StoredOutput } from './closeout/output-store.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type StopReason } from './types.js';
+export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection, type ToolSystemConnector } from './system/tool-system.js';
+export { ToolVersionManager, type ToolVersionInfo } from './system/version-manager.js';
+export { Harness, type HarnessPlugin } from './agents/harness.js';
+export {
+  ToolCallHandler, executorTarget, openAIToolCalls, anthropicToolUses, toOpenAIToolMessages, toAnthropicToolResults, ASK_USER_UNAVAILABLE,
+  type ToolCallHandlerOptions, type HandleOptions, type PendingToolCall, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion,
+} from './agents/tool-call-handler.js';
+export {
+  BaseAgent, GeneralAgent, ExploreAgent, PlanAgent,
+  type AgentOptions, type GeneralAgentOptions, type PlanAgentOptions, type AgentEvent, type AgentRunResult, type AgentRunOptions, type AgentStopReason, type AgentKind,
+} from './agents/base-agent.js';
+export { OpenAIChatModel, ModelResponseError, modelEndpointFromEnv, type ChatModel, type ChatRequest, type ModelEndpoint, type OpenAIChatModelOptions } from './agents/model-client.js';
+export type {
+  OpenAIChatMessage, OpenAIAssistantMessage, OpenAIToolCall, OpenAIContentPart, AnthropicMessage, AnthropicContentBlock, AnthropicTextBlock, AnthropicImageBlock,
+  AnthropicToolUseBlock, AnthropicToolResultBlock,
+} from './agents/messages.js';

@@ -47,6 +47,9 @@ const USAGE = `Usage:
                 [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
                 [--timeout-ms N] [--output-dir DIR] [--json]
   toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
+  toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
+                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
 
 Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
@@ -327,6 +330,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await cmdCall(rest, io);
       case 'schemas':
         return await cmdSchemas(rest, io);
+      case 'agent':
+        return await (await import('./agent-command.js')).agentCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

@@ -1,0 +1,258 @@
+/**
+ * Agents: a model loop over a {@link ToolSystem}. Each round sends the conversation and the
+ * offered tools to the model, runs the tool calls it answers with through the
+ * {@link ToolCallHandler}, appends the results, and goes on until the model answers without
+ * tool calls, `maxToolRounds` is reached, or the run is aborted.
+ *
+ * @module
+ */
+import { askUserSpec } from '../builtin/ask-user.js';
+import type { ConfirmationHandler } from '../gates/confirmation.gate.js';
+import { MODES, resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
+import type { OpenAITool } from '../schema/export.js';
+import type { ToolSystem } from '../system/tool-system.js';
+import { ToolgateOptionError } from '../errors.js';
+import type { ToolExecutionResult } from '../types.js';
+import type { OpenAIAssistantMessage, OpenAIChatMessage } from './messages.js';
+import type { ChatModel } from './model-client.js';
+import type { PendingToolCall, QuestionHandler } from './tool-call-handler.js';
+
+/** What an agent reports while it runs (for a terminal or a UI). */
+export type AgentEvent =
+  | { type: 'model_request'; round: number }
+  | { type: 'assistant'; message: OpenAIAssistantMessage }
+  | { type: 'tool_call'; call: PendingToolCall }
+  | { type: 'tool_result'; call: PendingToolCall; result: ToolExecutionResult };
+
+/** Options of a {@link BaseAgent}; every option documents its default. */
+export interface AgentOptions {
+  /** The tool system calls run on (started by the first `run` if it was not). */
+  tools: ToolSystem;
+  /** The chat model. */
+  model: ChatModel;
+  /** Agent name: the key of its version pins. Default: the agent kind (`general`, `explore`, `plan`). */
+  name?: string;
+  /** System prompt; the mode's addendum is appended to it. Default: the agent kind's own. */
+  systemPrompt?: string;
+  /** Mode. Default: the agent kind's (`default` for {@link GeneralAgent}). */
+  mode?: ModeName | AgentMode;
+  /** Folders (workspace-relative) where file-editing tools may write in a read-only mode. Default: the kind's (`plans` for {@link PlanAgent}). */
+  scopedWriteDirs?: readonly string[];
+  /** Run tools that need confirmation without asking (`confirm: true` on every call). Default false. */
+  autoConfirmTools?: boolean;
+  /**
+   * Asked when a call needs confirmation (and `autoConfirmTools` is off); on yes the call
+   * runs. Without one, such a call is answered `CONFIRMATION_REQUIRED` and the model is told
+   * the user must approve. Default: none (the tool system's executor handler, if it has one).
+   */
+  confirmationHandler?: ConfirmationHandler;
+  /**
+   * Answers the model's `ask_user` questions. With one, the `ask_user` spec is offered and
+   * its calls go to this handler (never to a tool); without one it is not offered, and a call
+   * to it anyway is answered "unavailable". Default: none.
+   */
+  questionHandler?: QuestionHandler;
+  /** Model turns with tool calls at most; the run then stops with `max_tool_rounds`. Default 25. */
+  maxToolRounds?: number;
+  /** Version pins of this agent, `{ tool: semverRange }`, applied when the run starts. Default none. */
+  pins?: Readonly<Record<string, string>>;
+  /** Progress events. Default: none. */
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/** How a run ended. `final`: the model answered without tool calls. */
+export type AgentStopReason = 'final' | 'max_tool_rounds' | 'aborted';
+
+/** What {@link BaseAgent.run} returns. */
+export interface AgentRunResult {
+  /** The model's final answer (the last assistant text; empty when there was none). */
+  text: string;
+  /** How the run ended. */
+  stopReason: AgentStopReason;
+  /** Model turns that had tool calls. */
+  toolRounds: number;
+  /** The whole conversation, system message first. */
+  messages: OpenAIChatMessage[];
+  /** Every tool result, in order. */
+  results: ToolExecutionResult[];
+}
+
+/** Options of one run. */
+export interface AgentRunOptions {
+  /** Stops the loop and the tools running: the run returns with `aborted`. */
+  signal?: AbortSignal;
+}
+
+/** Defaults a concrete agent gives. */
+export interface AgentKind {
+  /** Agent kind, the default name. */
+  name: string;
+  /** Default system prompt. */
+  systemPrompt: string;
+  /** Default mode. */
+  mode: ModeName | AgentMode;
+  /** Default scoped write folders. */
+  scopedWriteDirs: readonly string[];
+}
+
+/**
+ * The agent loop. Every call runs with the agent's mode and `confirm: autoConfirmTools`; the
+ * mode's system-prompt addendum (and the scoped write folders) is appended to the system
+ * message so the model knows its limits, while the executor's mode gate enforces them.
+ *
+ * A call that needs confirmation is put to the confirmation handler at the executor's
+ * confirmation gate, with the resolved target paths, and runs on yes: the same as running it
+ * again with `confirm: true` after the yes, without passing it through validation and the
+ * policy hook twice. A no is answered `CONFIRMATION_DENIED`.
+ */
+export class BaseAgent {
+  /** Agent name (key of its pins). */
+  readonly name: string;
+  /** The mode every call runs in. */
+  readonly mode: AgentMode;
+  /** Scoped write folders of read-only modes. */
+  readonly scopedWriteDirs: readonly string[];
+  /** Model turns with tool calls at most. */
+  readonly maxToolRounds: number;
+  /** Whether calls run with `confirm: true`. */
+  readonly autoConfirmTools: boolean;
+  private readonly systemPrompt: string;
+  private pinned = false;
+
+  constructor(protected readonly options: AgentOptions, kind: AgentKind) {
+    this.name = options.name ?? kind.name;
+    const mode = resolveMode(options.mode ?? kind.mode);
+    if (mode === undefined) throw ToolgateOptionError.fromBadOption('mode', `must be default, explore, plan or an AgentMode; got ${JSON.stringify(options.mode)}`);
+    this.mode = mode;
+    this.scopedWriteDirs = options.scopedWriteDirs ?? kind.scopedWriteDirs;
+    this.maxToolRounds = options.maxToolRounds ?? 25;
+    if (!Number.isInteger(this.maxToolRounds) || this.maxToolRounds < 1) throw ToolgateOptionError.fromBadOption('maxToolRounds', `must be a positive integer; got ${options.maxToolRounds}`);
+    this.autoConfirmTools = options.autoConfirmTools ?? false;
+    this.systemPrompt = options.systemPrompt ?? kind.systemPrompt;
+  }
+
+  /** The system message: the system prompt, then the mode's addendum and the write folders. */
+  systemMessage(): string {
+    const parts = [this.systemPrompt];
+    if (this.mode.systemPromptAddendum) parts.push(this.mode.systemPromptAddendum);
+    const dirs = [...(this.mode.scopedWriteDirs ?? []), ...this.scopedWriteDirs];
+    if (this.mode.readOnly && dirs.length) parts.push(`Folders you may write in: ${dirs.map((d) => `${d.replace(/\/+$/, '')}/`).join(', ')}.`);
+    return parts.join('\n\n');
+  }
+
+  /** The tools offered to the model: the mode's selection, plus `ask_user` with a question handler. */
+  toolSpecs(): OpenAITool[] {
+    const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name });
+    if (this.options.questionHandler) specs.push(askUserSpec('openai') as OpenAITool);
+    return specs;
+  }
+
+  /**
+   * Run a task to its end.
+   * @param task - the user's request, or a whole conversation to continue (a system message
+   *   at its start is replaced by {@link systemMessage}).
+   * @throws what the model client throws (endpoint down, bad key), unless the run was aborted.
+   */
+  async run(task: string | readonly OpenAIChatMessage[], runOptions: AgentRunOptions = {}): Promise<AgentRunResult> {
+    const { tools, model, onEvent } = this.options;
+    const signal = runOptions.signal;
+    await tools.start();
+    if (!this.pinned) {
+      for (const [name, range] of Object.entries(this.options.pins ?? {})) tools.versions.pin(this.name, name, range);
+      this.pinned = true;
+    }
+    const messages: OpenAIChatMessage[] = [{ role: 'system', content: this.systemMessage() }];
+    if (typeof task === 'string') messages.push({ role: 'user', content: task });
+    else messages.push(...task.filter((m, i) => !(i === 0 && m.role === 'system')));
+    const specs = this.toolSpecs();
+    const results: ToolExecutionResult[] = [];
+    let toolRounds = 0;
+    let text = '';
+    const done = (stopReason: AgentStopReason): AgentRunResult => ({ text, stopReason, toolRounds, messages, results });
+
+    for (;;) {
+      if (signal?.aborted) return done('aborted');
+      onEvent?.({ type: 'model_request', round: toolRounds + 1 });
+      let reply: OpenAIAssistantMessage;
+      try {
+        reply = await model.complete({ messages, tools: specs, signal });
+      } catch (error) {
+        if (signal?.aborted) return done('aborted');
+        throw error;
+      }
+      if (signal?.aborted) return done('aborted');
+      messages.push(reply);
+      onEvent?.({ type: 'assistant', message: reply });
+      if (typeof reply.content === 'string' && reply.content.trim() !== '') text = reply.content;
+      if (!reply.tool_calls?.length) return done('final');
+      toolRounds += 1;
+      const batch = await tools.handler.answerOpenAI(reply, messages, {
+        agent: this.name,
+        mode: this.mode,
+        scopedWriteDirs: this.scopedWriteDirs,
+        confirm: this.autoConfirmTools,
+        confirmationHandler: this.options.confirmationHandler,
+        questionHandler: this.options.questionHandler,
+        signal,
+        onCall: (call) => onEvent?.({ type: 'tool_call', call }),
+        onResult: (call, result) => onEvent?.({ type: 'tool_result', call, result }),
+      });
+      results.push(...batch);
+      if (signal?.aborted) return done('aborted');
+      if (toolRounds >= this.maxToolRounds) return done('max_tool_rounds');
+    }
+  }
+}
+
+/** Options of the concrete agents (all of {@link AgentOptions}). */
+export type GeneralAgentOptions = AgentOptions;
+
+/** A general agent: default mode, every tool (writes and commands ask for confirmation). */
+export class GeneralAgent extends BaseAgent {
+  constructor(options: AgentOptions) {
+    super(options, {
+      name: 'general',
+      mode: 'default',
+      scopedWriteDirs: [],
+      systemPrompt:
+        'You are an agent working in a project workspace through tools. Read before you change anything, keep changes small, and check your work. ' +
+        'When the task is done, answer with a short summary of what you did and found.',
+    });
+  }
+}
+
+/** An explore agent: read-only mode; it reads and searches, and answers with what it found. */
+export class ExploreAgent extends BaseAgent {
+  constructor(options: AgentOptions) {
+    super(options, {
+      name: 'explore',
+      mode: 'explore',
+      scopedWriteDirs: [],
+      systemPrompt: 'You explore a project workspace to answer questions about it. Read and search with the tools, then answer with what you found, naming the files.',
+    });
+  }
+}
+
+/** Options of a {@link PlanAgent}. */
+export interface PlanAgentOptions extends AgentOptions {
+  /** The folder plans are written in (workspace-relative). Default `plans`. */
+  planDir?: string;
+}
+
+/**
+ * A plan agent: read-only mode, except that file-editing tools may write inside the plan
+ * folder (`plans/` by default); it investigates and writes its plan there.
+ */
+export class PlanAgent extends BaseAgent {
+  constructor(options: PlanAgentOptions) {
+    const planDir = options.planDir ?? 'plans';
+    super(options, {
+      name: 'plan',
+      mode: MODES.plan,
+      scopedWriteDirs: [planDir],
+      systemPrompt:
+        `You plan changes to a project workspace. Investigate with the read-only tools, write the plan as a Markdown file inside ${planDir}/, ` +
+        'and answer with a short summary of the plan and the path of its file.',
+    });
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * The tool-call handler: one assistant turn's tool calls in, one answer per call out, in the
+ * provider's conversation shape. Every call id is threaded and every call is answered, even
+ * when its arguments are malformed or its tool is unknown, because providers reject a
+ * conversation in which a tool call has no result.
+ *
+ * @module
+ */
+import pLimit from 'p-limit';
+import { ASK_USER_TOOL, checkAskUserArguments, type AskUserInput } from '../builtin/ask-user.js';
+import { PathTraversalError, type ToolErrorCode } from '../errors.js';
+import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
+import { parseArguments } from '../executor/arguments.js';
+import type { ConfirmationHandler } from '../gates/confirmation.gate.js';
+import type { Logger } from '../logging/logger.js';
+import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
+import { clip } from '../util.js';
+import type {
+  AnthropicContentBlock, AnthropicImageBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, OpenAIAssistantMessage, OpenAIChatMessage, OpenAIContentPart,
+} from './messages.js';
+
+/** One tool call of a model turn, whatever the provider. */
+export interface PendingToolCall {
+  /** Provider call id (OpenAI `tool_calls[].id`, Anthropic `tool_use.id`). */
+  id: string;
+  /** Tool name as the model sent it. */
+  name: string;
+  /** JSON text (OpenAI) or an object (Anthropic `input`); parsed and checked by the executor. */
+  arguments: unknown;
+}
+
+/** Per-call options of a {@link ToolCallTarget}: the executor's, plus the agent whose version pins apply. */
+export interface AgentCallOptions extends ExecuteOptions {
+  /** Agent name: its version pins (see `ToolVersionManager.pin`) select the versions that run. */
+  agent?: string;
+}
+
+/**
+ * What the handler runs calls on: a `ToolSystem`, or a `ToolExecutor` wrapped by
+ * {@link executorTarget}.
+ */
+export interface ToolCallTarget {
+  /** Run one call; failures are results, only `PathTraversalError` throws. */
+  execute(call: ToolCallRequest, options: AgentCallOptions): Promise<ToolExecutionResult>;
+  /** Does this call change anything (so it must run alone and in order)? Unknown tools: false. */
+  writes(call: ToolCallRequest, options: AgentCallOptions): boolean;
+}
+
+/** A question the model put through `ask_user`, with the id of its call. */
+export interface UserQuestion extends AskUserInput {
+  /** Call id of the `ask_user` call. */
+  callId: string;
+}
+
+/**
+ * Answers an `ask_user` question: the user's answer as text, or the chosen choices (an array
+ * for `multi`). A handler that throws makes the call a `TOOL_ERROR` result.
+ */
+export type QuestionHandler = (question: UserQuestion, signal: AbortSignal | undefined) => string | string[] | Promise<string | string[]>;
+
+/** Options of {@link ToolCallHandler.handle}. */
+export interface HandleOptions extends AgentCallOptions {
+  /**
+   * Answers `ask_user` calls. Without one, an `ask_user` call is answered with an error saying
+   * that the tool is unavailable (it is never run as a tool).
+   */
+  questionHandler?: QuestionHandler;
+  /** Called when a call starts (before any confirmation question). */
+  onCall?: (call: PendingToolCall) => void;
+  /** Called with each call's result as it ends. */
+  onResult?: (call: PendingToolCall, result: ToolExecutionResult) => void;
+}
+
+/** Options of a {@link ToolCallHandler}. */
+export interface ToolCallHandlerOptions {
+  /** Read-only calls of one turn run at most this many at once. Default 4. */
+  concurrency?: number;
+  /** Where a workspace escape is logged (at `warn`). Default: nowhere. */
+  logger?: Logger;
+}
+
+/** Message of an `ask_user` call when nobody can be asked. */
+export const ASK_USER_UNAVAILABLE =
+  'ask_user is unavailable: nobody can be asked during this run. Decide with what you have, and say in your final answer what you would need from the user.';
+
+/**
+ * Runs the tool calls of one model turn and turns the results into conversation messages.
+ *
+ * Read-only calls run concurrently (at most `concurrency` at once, through p-limit); a call
+ * that writes, and an `ask_user` question, waits for every earlier call and runs alone, so
+ * writes happen in the order the model gave. Results come back in the order of the calls.
+ * Confirmation and question handlers are asked one at a time (they reach one person).
+ *
+ * A call that tries to leave the workspace is answered with a `PATH_TRAVERSAL` error, logged,
+ * and the calls of the turn that had not started are not run (answered `ABORTED`).
+ */
+export class ToolCallHandler {
+  private readonly concurrency: number;
+  private readonly logger: Logger | undefined;
+
+  constructor(private readonly target: ToolCallTarget, options: ToolCallHandlerOptions = {}) {
+    this.concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError(`options.concurrency must be a positive integer; got ${options.concurrency}`);
+    this.logger = options.logger;
+  }
+
+  /**
+   * Run the calls and return one result per call, in call order; `result.callId` is the
+   * call's id. Never throws for a call.
+   */
+  async handle(calls: readonly PendingToolCall[], options: HandleOptions = {}): Promise<ToolExecutionResult[]> {
+    const { questionHandler, onCall, onResult, agent: _agent, ...rest } = options;
+    // One person answers both kinds of question: ask one at a time.
+    const ask = pLimit(1);
+    const confirmationHandler: ConfirmationHandler | null | undefined = typeof rest.confirmationHandler === 'function'
+      ? ((handler) => (request) => ask(() => handler(request)))(rest.confirmationHandler)
+      : rest.confirmationHandler;
+    const callOptions: AgentCallOptions = { ...rest, confirmationHandler, agent: options.agent };
+    const limit = pLimit(this.concurrency);
+    const results = new Array<ToolExecutionResult>(calls.length);
+    let escaped = false;
+
+    const run = async (i: number): Promise<void> => {
+      const call = calls[i]!;
+      const request: ToolCallRequest = { name: call.name, arguments: call.arguments, callId: call.id };
+      let result: ToolExecutionResult;
+      if (escaped) {
+        result = notRun(call, 'ABORTED', 'not run: an earlier call in this turn tried to leave the workspace.');
+      } else if (options.signal?.aborted) {
+        result = notRun(call, 'ABORTED', 'not run: the run was aborted.', 'interrupted');
+      } else {
+        onCall?.(call);
+        try {
+          result = call.name === ASK_USER_TOOL.name
+            ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
+            : await this.target.execute(request, callOptions);
+        } catch (error) {
+          if (!(error instanceof PathTraversalError)) throw error;
+          escaped = true;
+          this.logger?.warn({ event: 'agent_path_traversal', tool: call.name, callId: call.id, path: error.path }, 'a tool call tried to leave the workspace');
+          result = notRun(call, 'PATH_TRAVERSAL', `refused: ${error.message}`);
+        }
+      }
+      result.callId = call.id;
+      results[i] = result;
+      onResult?.(call, result);
+    };
+
+    let pending: Promise<void>[] = [];
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i]!;
+      const alone = call.name === ASK_USER_TOOL.name || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+      if (alone) {
+        await Promise.all(pending);
+        pending = [];
+        await run(i);
+      } else {
+        pending.push(limit(() => run(i)));
+      }
+    }
+    await Promise.all(pending);
+    return results;
+  }
+
+  /** Answer an `ask_user` call through the question handler, or say it is unavailable. */
+  private async askUser(call: PendingToolCall, handler: QuestionHandler | undefined, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
+    if (handler === undefined) return notRun(call, 'UNKNOWN_TOOL', ASK_USER_UNAVAILABLE);
+    const parsed = parseArguments(call.arguments);
+    if (!parsed.ok) return notRun(call, 'INVALID_ARGUMENTS', `Invalid arguments for ask_user: ${parsed.message}.`);
+    const problem = checkAskUserArguments(parsed.value);
+    if (problem !== undefined) return notRun(call, 'INVALID_ARGUMENTS', `Invalid arguments for ask_user: ${problem}.`);
+    const input = parsed.value as unknown as AskUserInput;
+    const question: UserQuestion = { callId: call.id, question: input.question };
+    if (Array.isArray(input.choices)) question.choices = input.choices;
+    if (input.multi === true) question.multi = true;
+    const started = Date.now();
+    try {
+      const answer = await untilAborted(Promise.resolve(handler(question, signal)), signal);
+      if (answer === ABORTED) return notRun(call, 'ABORTED', 'ask_user was aborted before the user answered.', 'interrupted');
+      const text = Array.isArray(answer) ? answer.map(String).join('\n') : String(answer ?? '');
+      return {
+        success: true, output: text.trim() === '' ? '(the user gave an empty answer)' : text, durationMs: Date.now() - started, confirmed: true,
+        tool: ASK_USER_TOOL.name, callId: call.id, stopReason: 'completed',
+      };
+    } catch (error) {
+      return notRun(call, 'TOOL_ERROR', `ask_user failed: the question could not be put to the user (${clip((error as Error)?.message ?? String(error), 500)}).`, 'error');
+    }
+  }
+
+  /**
+   * OpenAI Chat Completions: run the tool calls of `message` and append one `role: "tool"`
+   * message per call (`tool_call_id` = the call's id, in call order) to `conversation`. Images
+   * that tools attached follow in one `role: "user"` message (tool messages carry text only),
+   * each after a line naming its call. `message` is appended first when it is not already the
+   * conversation's last message.
+   * @returns the results, in call order.
+   */
+  async answerOpenAI(message: OpenAIAssistantMessage, conversation: OpenAIChatMessage[], options: HandleOptions = {}): Promise<ToolExecutionResult[]> {
+    if (conversation[conversation.length - 1] !== message) conversation.push(message);
+    const calls = openAIToolCalls(message);
+    const results = await this.handle(calls, options);
+    conversation.push(...toOpenAIToolMessages(calls, results));
+    return results;
+  }
+
+  /**
+   * Anthropic Messages: run the `tool_use` blocks of `message` and append one user message
+   * whose content is one `tool_result` block per call (`tool_use_id` = the block's id, in
+   * order; `is_error: true` on failures; attached images as image blocks after the text).
+   * `message` is appended first when it is not already the conversation's last message.
+   * @returns the results, in call order.
+   */
+  async answerAnthropic(message: AnthropicMessage, conversation: AnthropicMessage[], options: HandleOptions = {}): Promise<ToolExecutionResult[]> {
+    if (conversation[conversation.length - 1] !== message) conversation.push(message);
+    const calls = anthropicToolUses(message);
+    const results = await this.handle(calls, options);
+    if (calls.length) conversation.push(toAnthropicToolResults(calls, results));
+    return results;
+  }
+}
+
+/** Wrap a bare {@link ToolExecutor} as a {@link ToolCallTarget} (no pins, no tag filter). */
+export function executorTarget(executor: ToolExecutor): ToolCallTarget {
+  return {
+    execute: (call, options) => executor.execute(call, options),
+    writes: (call) => {
+      const tool = typeof call.name === 'string' ? executor.registry.get(call.name, call.version) : undefined;
+      return tool !== undefined && !tool.readOnly;
+    },
+  };
+}
+
+/** The tool calls of an OpenAI assistant message, as {@link PendingToolCall}s. */
+export function openAIToolCalls(message: OpenAIAssistantMessage): PendingToolCall[] {
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  return calls.map((c) => ({ id: String(c?.id ?? ''), name: String(c?.function?.name ?? ''), arguments: c?.function?.arguments }));
+}
+
+/** The `tool_use` blocks of an Anthropic assistant message, as {@link PendingToolCall}s. */
+export function anthropicToolUses(message: AnthropicMessage): PendingToolCall[] {
+  if (!Array.isArray(message.content)) return [];
+  return message.content
+    .filter((b): b is Extract<AnthropicContentBlock, { type: 'tool_use' }> => b?.type === 'tool_use')
+    .map((b) => ({ id: String(b.id ?? ''), name: String(b.name ?? ''), arguments: b.input }));
+}
+
+/** OpenAI messages answering `calls`: one `role: "tool"` message each, then a user message with any images. */
+export function toOpenAIToolMessages(calls: readonly PendingToolCall[], results: readonly ToolExecutionResult[]): OpenAIChatMessage[] {
+  const out: OpenAIChatMessage[] = calls.map((call, i) => ({ role: 'tool', tool_call_id: call.id, content: results[i]!.output }));
+  const parts: OpenAIContentPart[] = [];
+  calls.forEach((call, i) => {
+    const images = results[i]!.images ?? [];
+    if (images.length === 0) return;
+    parts.push({ type: 'text', text: `Images attached by tool call ${call.id} (${call.name}):` });
+    for (const url of images) parts.push({ type: 'image_url', image_url: { url } });
+  });
+  if (parts.length) out.push({ role: 'user', content: parts });
+  return out;
+}
+
+/** The Anthropic user message answering `calls`: one `tool_result` block each. */
+export function toAnthropicToolResults(calls: readonly PendingToolCall[], results: readonly ToolExecutionResult[]): AnthropicMessage {
+  const blocks: AnthropicToolResultBlock[] = calls.map((call, i) => {
+    const result = results[i]!;
+    const content: Array<AnthropicTextBlock | AnthropicImageBlock> = [{ type: 'text', text: result.output }];
+    for (const url of result.images ?? []) {
+      const image = imageBlock(url);
+      if (image !== undefined) content.push(image);
+    }
+    const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: call.id, content };
+    if (!result.success) block.is_error = true;
+    return block;
+  });
+  return { role: 'user', content: blocks };
+}
+
+/** `data:image/png;base64,...` as an Anthropic image block, or `undefined` for another shape. */
+function imageBlock(dataUrl: string): AnthropicImageBlock | undefined {
+  const m = /^data:(image\/[a-z0-9.+-]+);base64,(.*)$/is.exec(dataUrl);
+  return m ? { type: 'image', source: { type: 'base64', media_type: m[1]!.toLowerCase(), data: m[2]! } } : undefined;
+}
+
+/** A result for a call that did not run (or an `ask_user` failure). */
+function notRun(call: PendingToolCall, code: ToolErrorCode, message: string, stopReason: StopReason = 'not_run'): ToolExecutionResult {
+  return {
+    success: false, output: `Error: ${message}`, error: message, errorCode: code, durationMs: 0, confirmed: true,
+    tool: clip(String(call.name), 200), callId: call.id, stopReason,
+  };
+}
+
+const ABORTED = Symbol('aborted');
+
+/** `promise`, or {@link ABORTED} as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

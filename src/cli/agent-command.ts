@@ -1,0 +1,224 @@
+/**
+ * `toolgate agent "TASK"`: run an agent in the terminal against an OpenAI-compatible model
+ * endpoint. Each tool call and a short result line go to stderr, confirmations and questions
+ * are asked on the terminal, and the final answer goes to stdout.
+ *
+ * ```
+ * toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
+ *                [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+ *                [--tools DIR... --schemas FILE] [--log-level LEVEL]
+ * ```
+ * The endpoint comes from `--base-url` or `OPENAI_BASE_URL`, the key from `OPENAI_API_KEY`,
+ * the model from `--model`, `TOOLGATE_MODEL` or `OPENAI_MODEL`.
+ *
+ * Exit codes: 0 the agent answered; 1 it stopped without an answer (round limit, model
+ * error); 2 usage error or no model endpoint configured; 130 interrupted (Ctrl-C).
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import type { LevelWithSilent } from 'pino';
+import { BaseAgent, ExploreAgent, GeneralAgent, PlanAgent, type AgentEvent, type AgentOptions } from '../agents/base-agent.js';
+import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js';
+import type { QuestionHandler, UserQuestion } from '../agents/tool-call-handler.js';
+import { ToolDefinitionError } from '../errors.js';
+import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
+import { ToolSystem } from '../system/tool-system.js';
+import { confirmationPrompt, terminalSafe } from './main.js';
+
+/** Streams the command uses (the process's by default). */
+export interface AgentCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/** Usage of `toolgate agent`. */
+export const AGENT_USAGE = `Usage:
+  toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
+                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 [--tools DIR... --schemas FILE] [--log-level LEVEL]
+
+Runs an agent on TASK with the tools, against an OpenAI-compatible chat completions endpoint:
+  --base-url or OPENAI_BASE_URL   e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama)
+  OPENAI_API_KEY                  the key (local servers usually need none)
+  --model, TOOLGATE_MODEL or OPENAI_MODEL   the model name
+--agent: general (default mode: every tool, writes ask for confirmation), explore (read-only),
+plan (read-only, may write its plan inside --plan-dir, default plans/).
+--yes approves every tool call that asks for confirmation. Without --yes, confirmations and
+the model's questions are asked on the terminal; with no terminal, such calls are refused and
+the model is told so.
+Tool calls are shown on stderr; the final answer is printed on stdout.
+Exit codes: 0 answered, 1 stopped without an answer, 2 usage or no endpoint, 130 interrupted.`;
+
+const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/**
+ * Run `toolgate agent`.
+ * @param argv - arguments after `agent`.
+ * @param env - where the endpoint variables are read. Default `process.env`.
+ * @returns the exit code.
+ */
+export async function agentCommand(argv: string[], io: AgentCommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const usage = (message: string) => {
+    io.stderr.write(`toolgate agent: ${message}\n\n${AGENT_USAGE}\n`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        agent: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, workspace: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' }, 'max-rounds': { type: 'string' }, 'plan-dir': { type: 'string' },
+        tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${AGENT_USAGE}\n`);
+    return 0;
+  }
+  const task = positionals.join(' ').trim();
+  if (task === '') return usage('give the TASK, quoted as one argument');
+  const kind = values.agent ?? 'general';
+  if (!['general', 'explore', 'plan'].includes(kind)) return usage(`--agent must be general, explore or plan; got ${kind}`);
+  let maxToolRounds: number | undefined;
+  if (values['max-rounds'] !== undefined) {
+    maxToolRounds = Number(values['max-rounds']);
+    if (!Number.isInteger(maxToolRounds) || maxToolRounds < 1) return usage(`--max-rounds must be a positive integer; got ${values['max-rounds']}`);
+  }
+  const level = values['log-level'] ?? 'error';
+  if (!LEVELS.has(level)) return usage(`--log-level must be one of ${[...LEVELS].join(', ')}; got ${level}`);
+  const workspace = path.resolve(values.workspace ?? '.');
+  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) return usage(`--workspace ${workspace} is not a folder`);
+  if (values.tools?.length && values.schemas === undefined) return usage('--tools needs --schemas FILE (generate it with `toolgate schemas`)');
+  const found = modelEndpointFromEnv(env, { baseURL: values['base-url'], model: values.model });
+  if (!found.ok) {
+    io.stderr.write(`toolgate agent: no model endpoint configured. Set:\n${found.missing.map((m) => `  - ${m}`).join('\n')}\n`);
+    return 2;
+  }
+
+  const tools = new ToolSystem({
+    workspace,
+    logLevel: level as LevelWithSilent,
+    toolFolders: (values.tools ?? []).map((directory) => ({ directory, schemas: values.schemas! })),
+    // Whole outputs would be kept in a temporary folder removed at exit: keep none.
+    executor: { outputStore: false },
+  });
+  const interactive = io.stdin.isTTY === true;
+  const tty = interactive ? new TerminalAsker(io) : undefined;
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    try {
+      await tools.start();
+    } catch (error) {
+      if (error instanceof ToolDefinitionError) return usage(error.message);
+      throw error;
+    }
+    const options: AgentOptions = {
+      tools,
+      model: new OpenAIChatModel(found.endpoint),
+      autoConfirmTools: values.yes === true,
+      confirmationHandler: tty && !values.yes ? (request) => tty.confirm(request) : undefined,
+      questionHandler: tty ? ((question) => tty.ask(question)) satisfies QuestionHandler : undefined,
+      maxToolRounds,
+      onEvent: (event) => show(io, event),
+    };
+    const agent: BaseAgent = kind === 'explore' ? new ExploreAgent(options) : kind === 'plan' ? new PlanAgent({ ...options, planDir: values['plan-dir'] }) : new GeneralAgent(options);
+    let run;
+    try {
+      run = await agent.run(task, { signal: controller.signal });
+    } catch (error) {
+      io.stderr.write(`toolgate agent: the model request failed (${found.endpoint.baseURL ?? 'api.openai.com'}, model ${found.endpoint.model}): ${terminalSafe((error as Error)?.message ?? String(error), false)}\n`);
+      return 1;
+    }
+    if (run.stopReason === 'aborted') {
+      io.stderr.write('toolgate agent: interrupted.\n');
+      return 130;
+    }
+    const text = (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(run.text) : run.text;
+    if (text !== '') io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    if (run.stopReason === 'max_tool_rounds') {
+      io.stderr.write(`toolgate agent: stopped after ${run.toolRounds} rounds of tool calls without a final answer (raise --max-rounds).\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    tty?.close();
+    await tools.close();
+  }
+}
+
+/** One line for a tool call, one for its result, on stderr. */
+function show(io: AgentCommandIo, event: AgentEvent): void {
+  const line = (text: string) => io.stderr.write(`${terminalSafe(text, false)}\n`);
+  switch (event.type) {
+    case 'assistant':
+      if (event.message.tool_calls?.length && event.message.content?.trim()) line(`[model] ${clipLine(event.message.content, 300)}`);
+      break;
+    case 'tool_call': {
+      const args = typeof event.call.arguments === 'string' ? event.call.arguments : JSON.stringify(event.call.arguments) ?? '';
+      line(`[tool] ${event.call.name} ${clipLine(args, 200)}`);
+      break;
+    }
+    case 'tool_result': {
+      const { result } = event;
+      const text = result.success ? result.output : result.error ?? result.output;
+      line(`  ${result.success ? 'ok' : result.errorCode ?? 'error'}: ${clipLine(text, 160)}`);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+/** The first line of `text`, at most `max` characters, with a note of what was left out. */
+function clipLine(text: string, max: number): string {
+  const lines = text.split('\n');
+  let first = lines[0]!;
+  const more = lines.length > 1 && lines.slice(1).some((l) => l.trim() !== '');
+  if (first.length > max) first = `${first.slice(0, max)}...`;
+  return more ? `${first} (+${lines.length - 1} lines)` : first;
+}
+
+/** Asks on the terminal, one question at a time (the handler serialises them too). */
+class TerminalAsker {
+  private readonly rl: readline.Interface;
+
+  constructor(private readonly io: AgentCommandIo) {
+    this.rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+  }
+
+  async confirm(request: ConfirmationRequest): Promise<boolean> {
+    const answer = await this.rl.question(confirmationPrompt(request));
+    return /^y(es)?$/i.test(answer.trim());
+  }
+
+  async ask(question: UserQuestion): Promise<string | string[]> {
+    const lines = [`The agent asks: ${terminalSafe(question.question, false)}`];
+    question.choices?.forEach((c, i) => lines.push(`  ${i + 1}. ${terminalSafe(c, false)}`));
+    const hint = question.choices ? (question.multi ? 'numbers separated by commas, or text' : 'a number, or text') : 'text';
+    const answer = (await this.rl.question(`${lines.join('\n')}\nAnswer (${hint}): `)).trim();
+    if (!question.choices) return answer;
+    const picks = answer.split(/[\s,]+/).filter(Boolean);
+    const chosen = picks.map((p) => (/^\d+$/.test(p) ? question.choices![Number(p) - 1] : undefined));
+    if (picks.length && chosen.every((c) => c !== undefined) && (question.multi || chosen.length === 1)) return question.multi ? (chosen as string[]) : chosen[0]!;
+    return answer;
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+}

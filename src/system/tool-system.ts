@@ -1,0 +1,248 @@
+/**
+ * The tool system: the facade agents, the CLI and servers use. It composes the registry
+ * (loaded from the builtin and ported tools and the caller's folders), the executor, the
+ * {@link ToolCallHandler} that answers a model turn in the provider's shape, and the
+ * {@link ToolVersionManager} (pins per agent, deprecations, revisions). It is a
+ * {@link HarnessPlugin}: `harness.use(new ToolSystem(options))`.
+ *
+ * @module
+ */
+import path from 'node:path';
+import type { LevelWithSilent } from 'pino';
+import type { HarnessPlugin } from '../agents/harness.js';
+import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from '../agents/tool-call-handler.js';
+import { ToolgateOptionError } from '../errors.js';
+import { ToolExecutor, type ToolExecutorOptions } from '../executor/executor.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
+import { loadBuiltinTools, loadPortedTools, loadTools } from '../registry/loader.js';
+import type { RegisteredTool } from '../registry/registered-tool.js';
+import { ToolRegistry } from '../registry/registry.js';
+import { exportTool, type AnthropicTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
+import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
+import { clip } from '../util.js';
+import { ToolVersionManager } from './version-manager.js';
+
+/** A folder of compiled tools with its generated schema file. */
+export interface ToolFolder {
+  /** Folder of compiled tool modules (`.js`), searched recursively. */
+  directory: string;
+  /** Its generated schema file (`toolgate schemas ... --out FILE`). */
+  schemas: string;
+}
+
+/**
+ * Something started with the tool system that adds tools to its registry, and may need
+ * closing: the seam for bridges such as the MCP bridge (`src/mcp/`), which registers each
+ * server's tools as `{server}__{tool}`. Returns an optional function that closes what it
+ * opened; `ToolSystem.close()` calls it.
+ */
+export type ToolSystemConnector = (system: ToolSystem) => Promise<void | (() => void | Promise<void>)>;
+
+/** Options of a {@link ToolSystem}; every option documents its default. */
+export interface ToolSystemOptions {
+  /** Workspace root every call is confined to. Default: `process.cwd()` when constructed. */
+  workspace?: string;
+  /** Load the builtin tools (`tools/`). Default true. */
+  builtins?: boolean;
+  /** Load the ported tool library (`tools-ported/`). Default: the value of `builtins`. */
+  ported?: boolean;
+  /** More folders of compiled tools, each with its schema file. Default none. */
+  toolFolders?: readonly ToolFolder[];
+  /**
+   * Offer and run only tools carrying at least one of these tags; calls to other tools are
+   * answered `UNKNOWN_TOOL`. Default: every tool.
+   */
+  tags?: readonly string[];
+  /** Use this registry (tools already registered) instead of a new one. Default: a new one. */
+  registry?: ToolRegistry;
+  /** pino logger for call events. Default: one at `logLevel` on stderr. */
+  logger?: Logger;
+  /** Level of the default logger. Default `silent`. */
+  logLevel?: LevelWithSilent;
+  /** Mode of calls that name none. Default `default`. */
+  defaultMode?: ModeName | AgentMode;
+  /** More executor options (policy hook, pool size, output store...). Default none. */
+  executor?: Omit<ToolExecutorOptions, 'workspaceRoot' | 'logger'>;
+  /** Read-only calls of one model turn run at most this many at once. Default 4. */
+  concurrency?: number;
+  /**
+   * Started in order by `start()`, after the tools are loaded; each may register more tools
+   * (the MCP bridge's servers are wired here by the lead, once `src/mcp/` lands). Default none.
+   */
+  connectors?: readonly ToolSystemConnector[];
+}
+
+/** Which tools an agent is offered: its mode, its scoped write folders and its pins. */
+export interface ToolSelection {
+  /** Mode name or mode. Default: the system's `defaultMode`. */
+  mode?: string | AgentMode;
+  /** Scoped write folders the agent was given (read-only modes). Default none. */
+  scopedWriteDirs?: readonly string[];
+  /** Agent name whose version pins apply. Default none (latest versions). */
+  agent?: string;
+}
+
+/**
+ * The tool system facade. Construct, `await start()` (loads tools, runs connectors), use,
+ * `await close()` (ends workers and connectors).
+ *
+ * ```ts
+ * const tools = new ToolSystem({ workspace: '/work/project' });
+ * await tools.start();
+ * const result = await tools.execute({ name: 'read_file', arguments: '{"filepath":"README.md"}' });
+ * await tools.close();
+ * ```
+ */
+export class ToolSystem implements HarnessPlugin, ToolCallTarget {
+  /** Plugin name in a {@link Harness}. */
+  readonly name = 'tool-system';
+  /** Every registered tool version. */
+  readonly registry: ToolRegistry;
+  /** Runs calls through the gates. */
+  readonly executor: ToolExecutor;
+  /** Answers model turns in the OpenAI or Anthropic shape. */
+  readonly handler: ToolCallHandler;
+  /** Pins, deprecations, revisions. */
+  readonly versions: ToolVersionManager;
+  /** The workspace root (absolute). */
+  readonly workspace: string;
+  /** Mode of calls that name none. */
+  readonly defaultMode: string | AgentMode;
+  /** The logger calls are logged to. */
+  readonly logger: Logger;
+  private readonly options: ToolSystemOptions;
+  private readonly tags: ReadonlySet<string> | undefined;
+  private readonly closers: Array<() => void | Promise<void>> = [];
+  private starting: Promise<void> | undefined;
+
+  /** @throws ToolgateOptionError or RangeError when an option is wrong (the message names it). */
+  constructor(options: ToolSystemOptions = {}) {
+    this.options = options;
+    this.workspace = path.resolve(options.workspace ?? process.cwd());
+    this.logger = options.logger ?? createLogger(options.logLevel ?? 'silent');
+    this.defaultMode = options.defaultMode ?? 'default';
+    if (resolveMode(this.defaultMode) === undefined) throw ToolgateOptionError.fromBadOption('defaultMode', `must be default, explore, plan or an AgentMode; got ${JSON.stringify(this.defaultMode)}`);
+    if (options.tags !== undefined && (!Array.isArray(options.tags) || options.tags.some((t) => typeof t !== 'string'))) {
+      throw ToolgateOptionError.fromBadOption('tags', 'must be an array of tag names');
+    }
+    this.tags = options.tags?.length ? new Set(options.tags) : undefined;
+    this.registry = options.registry ?? new ToolRegistry();
+    this.executor = new ToolExecutor(this.registry, { ...options.executor, workspaceRoot: this.workspace, logger: this.logger });
+    this.versions = new ToolVersionManager(this.registry);
+    this.handler = new ToolCallHandler(this, { concurrency: options.concurrency, logger: this.logger });
+  }
+
+  /**
+   * Load the tools and run the connectors; a second call waits for the first.
+   * @throws ToolDefinitionError when a tool folder or schema file does not load.
+   */
+  start(): Promise<void> {
+    return (this.starting ??= this.load());
+  }
+
+  private async load(): Promise<void> {
+    const builtins = this.options.builtins ?? true;
+    if (builtins) await loadBuiltinTools(this.registry);
+    if (this.options.ported ?? builtins) await loadPortedTools(this.registry);
+    for (const folder of this.options.toolFolders ?? []) {
+      await loadTools({ directories: [path.resolve(folder.directory)], schemas: path.resolve(folder.schemas), registry: this.registry });
+    }
+    for (const connect of this.options.connectors ?? []) {
+      const closer = await connect(this);
+      if (typeof closer === 'function') this.closers.push(closer);
+    }
+  }
+
+  /** Close the connectors (in reverse order; failures are logged) and end the executor's workers. */
+  async close(): Promise<void> {
+    for (const closer of this.closers.splice(0).reverse()) {
+      try {
+        await closer();
+      } catch (error) {
+        this.logger.warn({ event: 'connector_close_failed', err: (error as Error)?.message }, 'a tool system connector failed to close');
+      }
+    }
+    await this.executor.close();
+  }
+
+  /** Is `tool` inside the `tags` selection? */
+  private selected(tool: RegisteredTool): boolean {
+    return this.tags === undefined || tool.tags.some((t) => this.tags!.has(t));
+  }
+
+  /**
+   * The tools an agent is offered, one version per name (its pin, else the latest), sorted by
+   * name. In a read-only mode: the read-only tools, plus the tools that may write inside
+   * scoped folders when the mode or the agent has some.
+   */
+  tools(selection: ToolSelection = {}): RegisteredTool[] {
+    const mode = resolveMode(selection.mode ?? this.defaultMode);
+    if (mode === undefined) return [];
+    const scoped = (mode.scopedWriteDirs?.length ?? 0) + (selection.scopedWriteDirs?.length ?? 0) > 0;
+    const out: RegisteredTool[] = [];
+    for (const latest of this.registry.list()) {
+      const tool = this.versions.resolve(latest.name, selection.agent);
+      if (tool === undefined || !this.selected(tool)) continue;
+      if (mode.readOnly && !tool.readOnly && !(scoped && tool.scopedWrite)) continue;
+      out.push(tool);
+    }
+    return out;
+  }
+
+  /**
+   * The specs of {@link tools} in a provider's shape. A deprecated version's description
+   * starts with `DEPRECATED: <message>`.
+   */
+  toolSpecs(format: 'openai' | 'openai-strict', selection?: ToolSelection): OpenAITool[];
+  toolSpecs(format: 'anthropic', selection?: ToolSelection): AnthropicTool[];
+  toolSpecs(format: 'mcp', selection?: ToolSelection): McpTool[];
+  toolSpecs(format: ExportFormat, selection: ToolSelection = {}): Array<OpenAITool | AnthropicTool | McpTool> {
+    return this.tools(selection).map((tool) => {
+      const deprecated = this.versions.deprecation(tool.name, tool.version);
+      const exportable = deprecated === undefined ? tool : {
+        name: tool.name, description: `DEPRECATED: ${deprecated}\n\n${tool.description}`, inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema, readOnly: tool.readOnly, tags: tool.tags,
+      };
+      return exportTool(exportable, format);
+    });
+  }
+
+  /**
+   * Run one call in the system's workspace and mode (unless the options say otherwise), with
+   * the agent's version pin. A call to a tool outside the `tags` selection is answered
+   * `UNKNOWN_TOOL`; a deprecated version's output ends with a note naming the deprecation.
+   * @throws PathTraversalError when a path argument leaves the workspace.
+   */
+  async execute(call: ToolCallRequest, options: AgentCallOptions = {}): Promise<ToolExecutionResult> {
+    const { agent, ...rest } = options;
+    const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
+    let request = call;
+    if (name !== undefined) {
+      const tool = this.registry.get(name);
+      if (tool !== undefined && !this.selected(tool)) return this.notSelected(call, name);
+      const range = call.version ?? this.versions.rangeFor(agent, name);
+      if (range !== call.version) request = { ...call, version: range };
+    }
+    const result = await this.executor.execute(request, { ...rest, mode: rest.mode ?? this.defaultMode });
+    const deprecated = result.version === undefined ? undefined : this.versions.deprecation(result.tool, result.version);
+    if (deprecated !== undefined) result.output += `\n[note: ${result.tool} ${result.version} is deprecated: ${deprecated}]`;
+    return result;
+  }
+
+  /** Does this call write (the version it would run is not read-only)? Unknown tools: false. */
+  writes(call: ToolCallRequest, options: AgentCallOptions = {}): boolean {
+    if (call === null || typeof call !== 'object' || typeof call.name !== 'string') return false;
+    const tool = this.registry.get(call.name, call.version ?? this.versions.rangeFor(options.agent, call.name));
+    return tool !== undefined && !tool.readOnly;
+  }
+
+  private notSelected(call: ToolCallRequest, name: string): ToolExecutionResult {
+    const names = [...new Set(this.registry.list().filter((t) => this.selected(t)).map((t) => t.name))];
+    const message = `Unknown tool ${JSON.stringify(clip(name, 100))}. Available tools: ${names.join(', ') || '(none)'}.`;
+    return {
+      success: false, output: `Error: ${message}`, error: message, errorCode: 'UNKNOWN_TOOL', durationMs: 0, confirmed: true,
+      tool: clip(name, 200), callId: typeof call.callId === 'string' ? call.callId : '', stopReason: 'not_run',
+    };
+  }
+}
