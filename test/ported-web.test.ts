@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolExecutionError, ToolExecutor, Workspace } from 'toolgate';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { redactSecrets, ToolExecutionError, ToolExecutor, Workspace } from 'toolgate';
 import { EMPTY_ALLOWLIST, NET_ALLOW_ENV, parseNetAllowlist, blockedRange, type NetAllowlist } from '../tools-ported/common/net-policy.js';
 import { SafeFetchError, shownUrl, type SafeFetchFailure } from '../tools-ported/common/safe-fetch.js';
 import { downloadUrl } from '../tools-ported/web/download-url.tool.js';
@@ -440,5 +442,31 @@ describe('web tools in the registry and the executor', () => {
       if (saved === undefined) delete process.env[NET_ALLOW_ENV];
       else process.env[NET_ALLOW_ENV] = saved;
     }
+  });
+
+  test('credentials in URL arguments and in headers never reach the call log', async () => {
+    assert.deepEqual(redactSecrets({ url: 'http://alice:pa55word@h.example/x', note: 'see https://ghp_tok@github.com/r, mail a@b.example' }), {
+      url: 'http://[redacted]@h.example/x',
+      note: 'see https://[redacted]@github.com/r, mail a@b.example',
+    });
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
+    const saved = process.env[NET_ALLOW_ENV];
+    delete process.env[NET_ALLOW_ENV];
+    const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, poolSize: 1, logger: pino({ level: 'debug' }, sink) });
+    try {
+      const result = await executor.execute(
+        { name: 'http_request', arguments: { method: 'GET', url: `http://alice:pa55word@127.0.0.1:${site.port}/json`, headers: { Authorization: 'Bearer hdr-secret', 'X-Api-Key': 'key-secret' } } },
+        { confirm: true },
+      );
+      assert.equal(result.success, false, 'no allowlist in this pool: blocked');
+      assert.ok(!result.output.includes('pa55word'));
+    } finally {
+      await executor.close();
+      if (saved !== undefined) process.env[NET_ALLOW_ENV] = saved;
+    }
+    const log = lines.join('');
+    assert.match(log, /http_request/, 'the call was logged with its arguments');
+    for (const secret of ['pa55word', 'hdr-secret', 'key-secret']) assert.ok(!log.includes(secret), `${secret} must not be logged`);
   });
 });
