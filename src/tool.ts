@@ -9,6 +9,7 @@
 export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
 export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode } from './errors.js';
 export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationStrategy } from './types.js';
+export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH } from './types.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { isSecretKey } from './secrets.js';

@@ -14,14 +14,22 @@ export const REDACTED = '[redacted]';
 /**
  * Copy of `value` with the values of secret-looking keys ({@link isSecretKey}) replaced by
  * `[redacted]` (deep, cycle-safe, at most 8 levels). Strings longer than 2000 characters are
- * cut for the log. Secrets inside values (a token pasted into free text) are not detected.
+ * cut for the log. The user-information part of URLs inside strings (`https://user:pass@host`,
+ * `https://token@host`) is replaced too; other secrets inside values (a token pasted into free
+ * text) are not detected.
  */
 export function redactSecrets(value: unknown): unknown {
   return redactAt(value, 0, new WeakSet<object>());
 }
 
+/** The user-information part of a URL (`scheme://userinfo@`), as RFC 3986 §3.2.1 places it. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+
 function redactAt(value: unknown, depth: number, seen: WeakSet<object>): unknown {
-  if (typeof value === 'string') return value.length > 2000 ? `${value.slice(0, 2000)}...[${value.length - 2000} more characters]` : value;
+  if (typeof value === 'string') {
+    const text = value.length > 2000 ? `${value.slice(0, 2000)}...[${value.length - 2000} more characters]` : value;
+    return text.includes('@') ? text.replace(URL_USERINFO, `$1${REDACTED}@`) : text;
+  }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= 8 || seen.has(value)) return '[...]';
   seen.add(value);
