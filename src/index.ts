@@ -45,3 +45,11 @@ export { PYTHON_ESCAPE_VECTORS, STRIP_SECOND_LAYER, REACH_BRIDGE_THROUGH_FINDER,
 export { ASK_USER_TOOL, ASK_USER_INPUT_SCHEMA, askUserSpec, checkAskUserArguments, type AskUserInput } from './builtin/ask-user.js';
 export { OutputStore, type OutputStoreOptions, type StoredOutput } from './closeout/output-store.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type StopReason } from './types.js';
+export { McpBridge, DEFAULT_MCP_TIMEOUT_MS, DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, MCP_TAG, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
+export {
+  loadConfig, checkMcpServers, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
+} from './mcp/config.js';
+export { assignProxyNames, proxyName, serverPrefix, MAX_TOOL_NAME_LENGTH, PROXY_SEPARATOR, type ProxyNameRequest } from './mcp/proxy-names.js';
+export { commandEnv, INHERITED_ENV } from './child-env.js';
+export type { RegisterOptions } from './registry/registered-tool.js';
+export { compileForeignValidator } from './schema/validator.js';

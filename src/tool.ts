@@ -12,4 +12,5 @@ export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationSt
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside } from './workspace/safe-io.js';
 export { isSecretKey } from './secrets.js';
+export { commandEnv, INHERITED_ENV } from './child-env.js';
 export { braceAlternatives } from './glob-limits.js';
