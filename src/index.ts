@@ -53,3 +53,6 @@ export { assignProxyNames, proxyName, serverPrefix, MAX_TOOL_NAME_LENGTH, PROXY_
 export { commandEnv, INHERITED_ENV } from './child-env.js';
 export type { RegisterOptions } from './registry/registered-tool.js';
 export { compileForeignValidator } from './schema/validator.js';
+export {
+  createMcpServer, serveStdio, serveHttp, toCallToolResult, cannotAskMessage, type McpServeOptions, type McpHttpOptions, type McpServerHandle,
+} from './mcp/server.js';
