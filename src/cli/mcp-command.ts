@@ -30,6 +30,13 @@ export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--wo
                are denied
 `;
 
+/**
+ * Environment variable listing (by `path.delimiter`) the config files whose servers the
+ * toolgates above this process bridge; a toolgate started as a bridged server does not bridge
+ * those again.
+ */
+export const BRIDGED_CONFIGS_ENV = 'TOOLGATE_BRIDGED_CONFIGS';
+
 const open = new Set<McpBridge>();
 /** Set by `toolgate mcp` so that bridged tool changes reach its clients. */
 let onToolsChanged: (() => void) | undefined;
@@ -46,8 +53,18 @@ export async function bridgeConfigured(registry: ToolRegistry, values: Record<st
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/^options\./, ''));
   }
-  if (Object.keys(loaded.config.mcpServers).length === 0) return undefined;
-  const bridge = await McpBridge.connect(registry, loaded.config.mcpServers, { logger, onToolsChanged: () => onToolsChanged?.() });
+  if (Object.keys(loaded.config.mcpServers).length === 0 || loaded.file === undefined) return undefined;
+  // A config whose server is a toolgate reading the same config would start toolgates without
+  // end: each toolgate tells its stdio servers which config files are being bridged above it.
+  const above = (process.env[BRIDGED_CONFIGS_ENV] ?? '').split(path.delimiter).filter(Boolean);
+  const file = fs.realpathSync(loaded.file);
+  if (above.includes(file)) {
+    logger.warn({ event: 'mcp_config_cycle', config: file }, 'not bridging the servers of a config file that a toolgate above this one already bridges (a cycle)');
+    return undefined;
+  }
+  const bridge = await McpBridge.connect(registry, loaded.config.mcpServers, {
+    logger, onToolsChanged: () => onToolsChanged?.(), childEnv: { [BRIDGED_CONFIGS_ENV]: [...above, file].join(path.delimiter) },
+  });
   open.add(bridge);
   return bridge;
 }

@@ -53,6 +53,8 @@ export interface McpBridgeOptions {
   onToolsChanged?: (server: string) => void;
   /** Host environment that stdio servers' allowlisted variables are taken from. Default `process.env`. */
   hostEnv?: NodeJS.ProcessEnv;
+  /** Variables toolgate itself adds to every stdio server's environment (before the config's `env`). Default none. */
+  childEnv?: Record<string, string>;
 }
 
 /** State of one bridged server. */
@@ -251,7 +253,7 @@ export class McpBridge {
     const stdio = config as McpStdioServerConfig;
     // The allowlist shell commands get, then what the config names (the operator's choice,
     // secrets included: a server may need its API token).
-    const env = { ...commandEnv(this.options.hostEnv ?? process.env), ...(stdio.env ?? {}) };
+    const env = { ...commandEnv(this.options.hostEnv ?? process.env), ...(this.options.childEnv ?? {}), ...(stdio.env ?? {}) };
     const transport = new StdioClientTransport({ command: stdio.command, args: stdio.args ?? [], env, cwd: stdio.cwd, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
