@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -155,6 +156,25 @@ for (const kind of ['stdio', 'http'] as const) {
         return true;
       });
     });
+
+    if (kind === 'http') {
+      test('requests naming another host are refused (DNS rebinding), and the server listens on loopback', async () => {
+        const url = new URL(httpServer!.url);
+        assert.equal(url.hostname, '127.0.0.1');
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = http.request(
+            { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+        });
+        assert.equal(status, 403);
+      });
+    }
 
     test('a malformed request (arguments not an object) is a protocol error', async () => {
       const client = await connect('none');

@@ -7,7 +7,10 @@
  * toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR] [--mode default|explore|plan]
  *               [--scoped-write DIR]... [--yes] [--timeout-ms N] [--output-dir DIR] [--json]
  * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
+ * toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR] [--mode M] [--tool NAME]... [--tag T]... [--yes]
  * ```
+ * `--config FILE` (default `toolgate.config.json` in the workspace) names MCP servers to bridge
+ * in (see `src/cli/mcp-command.ts`).
  * Every command also takes `--tools DIR... --schemas FILE` (load your own compiled tools with
  * their schema file, beside the builtins) and `--log-level LEVEL` (default `error`, on stderr).
  *
