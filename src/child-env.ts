@@ -17,10 +17,11 @@ export const INHERITED_ENV = Object.freeze([
  * The environment of a command: the {@link INHERITED_ENV} variables the host has, then the
  * host variables named in `TOOLGATE_SHELL_PASS_ENV` (comma-separated; the operator's choice),
  * then `extra` (the call's own). A name that looks like a secret ({@link isSecretKey}) is
- * never passed from the host; in `extra` it is an error.
+ * never passed from the host; in `extra` it is an error. `host` is typed without Node's types
+ * (`process.env` fits), so that tool projects compiled against `toolgate/tool` need none.
  * @throws Error naming the variable when `extra` holds a secret-looking or malformed name.
  */
-export function commandEnv(host: NodeJS.ProcessEnv, extra: Record<string, string> = {}): Record<string, string> {
+export function commandEnv(host: Readonly<Record<string, string | undefined>>, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   const pass = (host.TOOLGATE_SHELL_PASS_ENV ?? '').split(',').map((n) => n.trim()).filter(Boolean);
   for (const name of [...INHERITED_ENV, ...pass]) {
