@@ -32,6 +32,7 @@
  * - `INVALID_OPTIONS`: the caller's per-call options are wrong (a programming error of the
  *   caller, not the model's: a `timeoutMs` that is not a number, say).
  * - `OVERLOADED`: too many calls are in flight; retry later.
+ * - `SERVER_UNAVAILABLE`: the MCP server behind a bridged tool did not start or has stopped.
  * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
  */
@@ -54,6 +55,7 @@ export type ToolErrorCode =
   | 'INVALID_OUTPUT'
   | 'INVALID_OPTIONS'
   | 'OVERLOADED'
+  | 'SERVER_UNAVAILABLE'
   | 'INTERNAL'
   | 'DEFINITION';
 

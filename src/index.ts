@@ -61,3 +61,14 @@ export type {
   OpenAIChatMessage, OpenAIAssistantMessage, OpenAIToolCall, OpenAIContentPart, AnthropicMessage, AnthropicContentBlock, AnthropicTextBlock, AnthropicImageBlock,
   AnthropicToolUseBlock, AnthropicToolResultBlock,
 } from './agents/messages.js';
+export { McpBridge, DEFAULT_MCP_TIMEOUT_MS, DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, MCP_TAG, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
+export {
+  loadConfig, checkMcpServers, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
+} from './mcp/config.js';
+export { assignProxyNames, proxyName, serverPrefix, MAX_TOOL_NAME_LENGTH, PROXY_SEPARATOR, type ProxyNameRequest } from './mcp/proxy-names.js';
+export { commandEnv, INHERITED_ENV } from './child-env.js';
+export type { RegisterOptions } from './registry/registered-tool.js';
+export { compileForeignValidator } from './schema/validator.js';
+export {
+  createMcpServer, serveStdio, serveHttp, toCallToolResult, cannotAskMessage, type McpServeOptions, type McpHttpOptions, type McpServerHandle,
+} from './mcp/server.js';

@@ -13,4 +13,5 @@ export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH } from './types.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { isSecretKey } from './secrets.js';
+export { commandEnv, INHERITED_ENV } from './child-env.js';
 export { braceAlternatives } from './glob-limits.js';

@@ -7,7 +7,10 @@
  * toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR] [--mode default|explore|plan]
  *               [--scoped-write DIR]... [--yes] [--timeout-ms N] [--output-dir DIR] [--json]
  * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
+ * toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR] [--mode M] [--tool NAME]... [--tag T]... [--yes]
  * ```
+ * `--config FILE` (default `toolgate.config.json` in the workspace) names MCP servers to bridge
+ * in (see `src/cli/mcp-command.ts`).
  * Every command also takes `--tools DIR... --schemas FILE` (load your own compiled tools with
  * their schema file, beside the builtins) and `--log-level LEVEL` (default `error`, on stderr).
  *
@@ -31,6 +34,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { EXPORT_FORMATS, exportTool, type ExportFormat } from '../schema/export.js';
 import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
 import type { ToolExecutionResult } from '../types.js';
+import { bridgeConfigured, closeBridges, cmdMcp, MCP_USAGE } from './mcp-command.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -51,10 +55,13 @@ const USAGE = `Usage:
                  [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
                  (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
 
+${MCP_USAGE}
 Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
   --schemas FILE     generated schema file of the --tools folders
   --log-level LEVEL  pino level on stderr (default error)
+  --config FILE      toolgate config file (default: toolgate.config.json in the workspace, if any);
+                     its mcpServers are bridged in as {server}__{tool}
   -h, --help         this help (also: toolgate help)
   --version          print toolgate's version
 
@@ -64,7 +71,7 @@ The workspace defaults to the current folder.
 Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.`;
 
 /** A command line that cannot be run as written (exit 2). */
-class UsageError extends ToolgateError {
+export class UsageError extends ToolgateError {
   constructor(message: string) {
     super('INVALID_OPTIONS', message);
   }
@@ -74,18 +81,19 @@ const COMMON: ParseArgsConfig['options'] = {
   tools: { type: 'string', multiple: true },
   schemas: { type: 'string' },
   'log-level': { type: 'string' },
+  config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-interface Io {
+export interface Io {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
-function parse(argv: string[], options: ParseArgsConfig['options']) {
+export function parse(argv: string[], options: ParseArgsConfig['options']) {
   try {
     return parseArgs({ args: argv, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
   } catch (error) {
@@ -93,7 +101,11 @@ function parse(argv: string[], options: ParseArgsConfig['options']) {
   }
 }
 
-async function registryFor(values: Record<string, unknown>): Promise<ToolRegistry> {
+/**
+ * The builtin and ported tools, the `--tools` folders, and the tools of the MCP servers the
+ * config file names (`--config FILE`, else `toolgate.config.json` in `workspace`).
+ */
+export async function registryFor(values: Record<string, unknown>, workspace = process.cwd()): Promise<ToolRegistry> {
   const { registry } = await loadBuiltinTools();
   await loadPortedTools(registry);
   const dirs = (values.tools as string[] | undefined) ?? [];
@@ -101,10 +113,11 @@ async function registryFor(values: Record<string, unknown>): Promise<ToolRegistr
     if (typeof values.schemas !== 'string') throw new UsageError('--tools needs --schemas FILE (generate it with `toolgate schemas`)');
     await loadTools({ directories: dirs.map((d) => path.resolve(d)), schemas: path.resolve(values.schemas), registry });
   }
+  await bridgeConfigured(registry, values, workspace, createLogger(logLevel(values)));
   return registry;
 }
 
-function logLevel(values: Record<string, unknown>): LevelWithSilent {
+export function logLevel(values: Record<string, unknown>): LevelWithSilent {
   const level = (values['log-level'] as string | undefined) ?? 'error';
   if (!LEVELS.has(level)) throw new UsageError(`--log-level must be one of ${[...LEVELS].join(', ')}; got ${level}`);
   return level as LevelWithSilent;
@@ -226,7 +239,7 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
   if (!['default', 'explore', 'plan'].includes(mode)) throw new UsageError(`--mode must be default, explore or plan; got ${mode}`);
   const args = rawArgs === '-' ? await readStdin(io.stdin) : rawArgs ?? '{}';
 
-  const registry = await registryFor(values);
+  const registry = await registryFor(values, workspace);
   const interactive = io.stdin.isTTY === true && !values.yes;
   const callId = `cli_${process.pid}_${Date.now().toString(36)}`;
   const started = Date.now();
@@ -332,6 +345,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await cmdSchemas(rest, io);
       case 'agent':
         return await (await import('./agent-command.js')).agentCommand(rest, io);
+      case 'mcp':
+        return await cmdMcp(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -345,5 +360,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       return EXIT.usage;
     }
     throw error;
+  } finally {
+    await closeBridges();
   }
 }

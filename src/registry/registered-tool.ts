@@ -10,7 +10,7 @@ import { ToolDefinitionError } from '../errors.js';
 import type { ExportableTool } from '../schema/export.js';
 import { findPathArguments, type PathArgument } from '../schema/path-arguments.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
-import { compileValidator, type Validator } from '../schema/validator.js';
+import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
 import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
 
 /** The safety flags that count in a registration revision. */
@@ -29,6 +29,16 @@ export interface RevisionFlags {
 export function registrationRevision(name: string, version: string, inputSchema: JsonSchema, outputSchema: JsonSchema | null, flags: RevisionFlags): string {
   const canonical = stringify({ name, version, inputSchema, outputSchema, flags: { readOnly: flags.readOnly, requiresConfirmation: flags.requiresConfirmation, scopedWrite: flags.scopedWrite } }) ?? '';
   return crypto.createHash('sha256').update(canonical).digest('hex');
+}
+
+/** How a tool is registered; every option documents its default. */
+export interface RegisterOptions {
+  /**
+   * The schemas come from outside toolgate (an MCP server), not from our generator: they
+   * are compiled leniently ({@link compileForeignValidator}: JSON Schema 2020-12 unless they
+   * say draft-07, unknown keywords and formats ignored). Default false (strict draft-07).
+   */
+  foreignSchemas?: boolean;
 }
 
 /** A registered tool version. Immutable apart from its lazily compiled validators. */
@@ -91,7 +101,7 @@ export class RegisteredTool implements ExportableTool {
    *   input schema is not an object schema, a schema does not compile, or `scopedWrite` is
    *   declared without required path arguments.
    */
-  constructor(descriptor: ToolDescriptor, entry: SchemaFileEntry) {
+  constructor(descriptor: ToolDescriptor, entry: SchemaFileEntry, options: RegisterOptions = {}) {
     const key = `${descriptor.name}@${descriptor.version}`;
     if (entry.name !== descriptor.name || entry.version !== descriptor.version) {
       throw ToolDefinitionError.fromBadSchema(key, `the schema entry is for ${entry.name}@${entry.version}`);
@@ -138,8 +148,9 @@ export class RegisteredTool implements ExportableTool {
     // Compile both schemas now: a schema ajv rejects is a definition error at load time,
     // never a surprise at call time.
     try {
-      this.inputValidator = compileValidator(this.inputSchema, 'argument');
-      if (this.outputSchema !== null) this.outputValidator = compileValidator(this.outputSchema, 'output');
+      const compile = options.foreignSchemas === true ? compileForeignValidator : compileValidator;
+      this.inputValidator = compile(this.inputSchema, 'argument');
+      if (this.outputSchema !== null) this.outputValidator = compile(this.outputSchema, 'output');
     } catch (error) {
       throw ToolDefinitionError.fromBadSchema(key, (error as Error).message);
     }

@@ -9,7 +9,7 @@ import { ToolDefinitionError } from '../errors.js';
 import { exportTool, type AnthropicTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import type { ToolClass } from '../types.js';
-import { RegisteredTool } from './registered-tool.js';
+import { RegisteredTool, type RegisterOptions } from './registered-tool.js';
 
 /** Filter for {@link ToolRegistry.list}. */
 export interface ToolFilter {
@@ -41,12 +41,14 @@ export class ToolRegistry {
   /**
    * Register a tool class (decorated with `@tool`) with its generated schema entry.
    * @param target - the class, or its descriptor (loaders pass a descriptor with the module location).
-   * @param entry - the class's entry from the generated schema file.
+   * @param entry - the class's entry from the generated schema file (or schemas from
+   *   elsewhere, such as an MCP server's, with `options.foreignSchemas`).
+   * @param options - see {@link RegisterOptions}.
    * @returns the registered tool.
    * @throws ToolDefinitionError when the class is not a tool, `name@version` is already
    *   registered, or the schema entry does not fit.
    */
-  register(target: ToolClass | ToolDescriptor, entry: SchemaFileEntry): RegisteredTool {
+  register(target: ToolClass | ToolDescriptor, entry: SchemaFileEntry, options?: RegisterOptions): RegisteredTool {
     const descriptor = typeof target === 'function' ? getToolMetadata(target) : target;
     if (descriptor === undefined) {
       throw ToolDefinitionError.other((target as ToolClass).name ?? '?', `${(target as ToolClass).name} is not decorated with @tool`);
@@ -54,7 +56,7 @@ export class ToolRegistry {
     const key = `${descriptor.name}@${descriptor.version}`;
     let versions = this.byName.get(descriptor.name);
     if (versions?.has(descriptor.version)) throw ToolDefinitionError.fromDuplicate(key);
-    const tool = new RegisteredTool(descriptor, entry);
+    const tool = new RegisteredTool(descriptor, entry, options);
     if (versions === undefined) {
       versions = new Map();
       this.byName.set(descriptor.name, versions);
@@ -63,6 +65,32 @@ export class ToolRegistry {
     this.latest.set(descriptor.name, highest([...versions.values()]));
     this.rangeCache.clear();
     return tool;
+  }
+
+  /**
+   * Remove a tool version, or every version of a name (tools that come and go at run time,
+   * such as an MCP server's proxies). Calls already running are not affected.
+   * @param version - the exact version; default every version.
+   * @returns how many `name@version` entries were removed.
+   */
+  unregister(name: string, version?: string): number {
+    const versions = this.byName.get(name);
+    if (versions === undefined) return 0;
+    let removed = 0;
+    if (version === undefined) {
+      removed = versions.size;
+      versions.clear();
+    } else if (versions.delete(version)) {
+      removed = 1;
+    }
+    if (versions.size === 0) {
+      this.byName.delete(name);
+      this.latest.delete(name);
+    } else {
+      this.latest.set(name, highest([...versions.values()]));
+    }
+    if (removed) this.rangeCache.clear();
+    return removed;
   }
 
   /**

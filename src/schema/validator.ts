@@ -5,6 +5,7 @@
  * @module
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema } from '../types.js';
 import { clip, kindOf } from '../util.js';
@@ -54,6 +55,43 @@ export type Validator = (value: unknown) => string | undefined;
 export function compileValidator(schema: JsonSchema, subject: 'argument' | 'output'): Validator {
   const validate: ValidateFunction = sharedAjv().compile(schema);
   return (value) => (validate(value) ? undefined : describeAjvError(validate.errors?.[0], value, schema, subject));
+}
+
+let foreign07: Ajv | undefined;
+let foreign2020: Ajv2020 | undefined;
+
+/** Lenient ajv options for schemas written by others: unknown keywords and formats are ignored. */
+const FOREIGN_OPTIONS = { strict: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, validateFormats: true, logger: false } as const;
+
+/**
+ * Compile a schema that toolgate did not generate (an MCP server's `inputSchema` or
+ * `outputSchema`). Such schemas follow JSON Schema 2020-12 unless their `$schema` names
+ * draft-07 (MCP specification 2025-11-25, "JSON Schema usage"), may use keywords and formats
+ * our strict instance rejects, and are judged again by the server that wrote them; so they
+ * are compiled without strict mode, by a separate ajv instance per draft (unknown formats
+ * pass).
+ * @param schema - the schema as received.
+ * @param subject - what is validated, for messages (`argument`, `output`).
+ * @throws Error from ajv when the schema cannot be compiled at all.
+ */
+export function compileForeignValidator(schema: JsonSchema, subject: 'argument' | 'output'): Validator {
+  const draft07 = typeof schema.$schema === 'string' && /draft-0[4-7]/.test(schema.$schema);
+  let ajv: Ajv | Ajv2020;
+  if (draft07) {
+    ajv = foreign07 ??= addLenientFormats(new Ajv(FOREIGN_OPTIONS));
+  } else {
+    ajv = foreign2020 ??= addLenientFormats(new Ajv2020(FOREIGN_OPTIONS));
+  }
+  // The meta-schema reference is dropped: a server may name a draft this instance lacks.
+  const { $schema: _dialect, ...body } = schema;
+  const validate: ValidateFunction = ajv.compile(body);
+  return (value) => (validate(value) ? undefined : describeAjvError(validate.errors?.[0], value, schema, subject));
+}
+
+function addLenientFormats<T extends Ajv | Ajv2020>(ajv: T): T {
+  // Without strict mode, formats ajv-formats does not know are ignored (any string passes).
+  addFormats(ajv as unknown as Ajv);
+  return ajv;
 }
 
 /**

@@ -11,41 +11,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { isSecretKey } from '../../src/tool.js';
 
 /** Processes one command may have at once (the command itself included). */
 export const MAX_PROCESSES = 256;
 /** Milliseconds between TERM and KILL when a command is stopped. */
 export const KILL_GRACE_MS = 2000;
 
-/** Variables the child inherits from the host, when the host has them; nothing else is inherited. */
-export const INHERITED_ENV = Object.freeze([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'TZ', 'TMPDIR',
-  'COLUMNS', 'LINES', 'NO_COLOR',
-]);
-
-/**
- * The environment of a command: the {@link INHERITED_ENV} variables the host has, then the
- * host variables named in `TOOLGATE_SHELL_PASS_ENV` (comma-separated; the operator's choice),
- * then `extra` (the call's own). A name that looks like a secret ({@link isSecretKey}) is
- * never passed from the host; in `extra` it is an error.
- * @throws Error naming the variable when `extra` holds a secret-looking or malformed name.
- */
-export function commandEnv(host: NodeJS.ProcessEnv, extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  const pass = (host.TOOLGATE_SHELL_PASS_ENV ?? '').split(',').map((n) => n.trim()).filter(Boolean);
-  for (const name of [...INHERITED_ENV, ...pass]) {
-    const value = host[name];
-    if (value !== undefined && !isSecretKey(name)) env[name] = value;
-  }
-  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
-  for (const [name, value] of Object.entries(extra)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`env: ${JSON.stringify(name)} is not a valid variable name`);
-    if (isSecretKey(name)) throw new Error(`env: ${name} looks like it holds a secret; secrets are not passed to commands`);
-    env[name] = value;
-  }
-  return env;
-}
+// The environment allowlist lives in src/child-env.ts (stdio MCP servers use it too).
+export { INHERITED_ENV, commandEnv } from '../../src/tool.js';
 
 /**
  * Output kept within a bound: the first `headChars` characters and the last `tailChars`,

@@ -1,0 +1,453 @@
+/**
+ * The MCP bridge (client side): connects to external MCP servers and registers one proxy tool
+ * per server tool in a {@link ToolRegistry}, so that their tools run through the
+ * {@link ToolExecutor} behind the same gates, timeouts and close-out as native tools.
+ *
+ * - Names: `{server}__{tool}`, fitted to our name pattern ({@link assignProxyNames}, case T11).
+ * - Safety class: a proxy is read-only only when its server is `trusted` and the tool says
+ *   `annotations.readOnlyHint: true`; otherwise it counts as writing (read-only modes deny it).
+ * - Availability fails open (case T12): a server that does not start, or stops later, is
+ *   logged; the others keep working, and calls to its proxies end `SERVER_UNAVAILABLE`.
+ * - `notifications/tools/list_changed` refreshes a server's proxies.
+ * - Progress (case T13): each progress notification restarts the per-request timeout
+ *   (`timeoutMs`); the call stays bounded by `maxTotalTimeoutMs` (the SDK's
+ *   `resetTimeoutOnProgress` and `maxTotalTimeout` request options), and by the executor's
+ *   own timeout for the proxy, set just above that maximum.
+ *
+ * @module
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolSpec } from '@modelcontextprotocol/sdk/types.js';
+import semverValid from 'semver/functions/valid.js';
+import { commandEnv } from '../child-env.js';
+import { buildToolDescriptor } from '../decorators/tool.decorator.js';
+import { ToolExecutionError } from '../errors.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import type { RegisteredTool } from '../registry/registered-tool.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types.js';
+import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
+import { assignProxyNames, serverPrefix } from './proxy-names.js';
+
+/** Default per-request timeout of a bridged call without progress, in ms (the SDK's default). */
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+/** Default total bound of a bridged call, progress or not, in ms (10 minutes). */
+export const DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS = 600_000;
+/** Default wait for a server to start and list its tools, in ms. */
+export const DEFAULT_MCP_START_TIMEOUT_MS = 30_000;
+/** Tag every proxy carries (it also marks the tool as reaching outside, for MCP `openWorldHint`). */
+export const MCP_TAG = 'mcp';
+/** Lines of a stdio server's stderr kept for error messages. */
+const STDERR_LINES = 20;
+
+/** Options of {@link McpBridge.connect}; every option documents its default. */
+export interface McpBridgeOptions {
+  /** pino logger for connection events (start failures, exits, refreshes). Default: silent. */
+  logger?: Logger;
+  /** How toolgate introduces itself to the servers. Default `{ name: 'toolgate', version: '0.1.0' }`. */
+  clientInfo?: { name: string; version: string };
+  /** Called after a server's proxies were added, changed or removed (a `list_changed`, an exit). Default none. */
+  onToolsChanged?: (server: string) => void;
+  /** Host environment that stdio servers' allowlisted variables are taken from. Default `process.env`. */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Variables toolgate itself adds to every stdio server's environment (before the config's `env`). Default none. */
+  childEnv?: Record<string, string>;
+}
+
+/** State of one bridged server. */
+export interface McpServerStatus {
+  /** The server's config key. */
+  name: string;
+  /** `connected`; `failed` (did not start); `closed` (stopped after starting, or the bridge was closed). */
+  state: 'connected' | 'failed' | 'closed';
+  /** Why it is not connected. */
+  error?: string;
+  /** Proxy names of its tools registered now. */
+  tools: string[];
+}
+
+/** A bridged tool: where its proxy sends calls. */
+interface ProxyTarget {
+  /** Proxy name in the registry. */
+  local: string;
+  /** Tool name on the server. */
+  remote: string;
+  /** The registered proxy. */
+  registered: RegisteredTool;
+}
+
+/** One bridged server. */
+class ServerConnection {
+  client: Client | undefined;
+  transport: Transport | undefined;
+  state: McpServerStatus['state'] = 'closed';
+  error: string | undefined;
+  readonly proxies = new Map<string, ProxyTarget>();
+  readonly stderr: string[] = [];
+  closing = false;
+  version = '0.0.0';
+
+  constructor(
+    readonly name: string,
+    readonly prefix: string,
+    readonly config: McpServerConfig,
+  ) {}
+
+  get timeoutMs(): number {
+    return this.config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+  }
+
+  get maxTotalTimeoutMs(): number {
+    return this.config.maxTotalTimeoutMs ?? DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS;
+  }
+
+  stderrTail(): string {
+    return this.stderr.length ? ` Its last stderr lines: ${this.stderr.join(' | ').slice(-1000)}` : '';
+  }
+}
+
+/**
+ * Bridges MCP servers into a registry. Create with {@link McpBridge.connect}; call
+ * {@link McpBridge.close} when done (it stops stdio servers and removes the proxies).
+ *
+ * ```ts
+ * const bridge = await McpBridge.connect(registry, { files: { command: 'mcp-server-filesystem', args: ['.'] } });
+ * await executor.call('files__read_text_file', { path: 'README.md' });
+ * await bridge.close();
+ * ```
+ */
+export class McpBridge {
+  private readonly connections = new Map<string, ServerConnection>();
+  private readonly logger: Logger;
+  private closed = false;
+
+  private constructor(
+    /** The registry the proxies live in. */
+    readonly registry: ToolRegistry,
+    private readonly options: McpBridgeOptions,
+  ) {
+    this.logger = options.logger ?? createLogger('silent');
+  }
+
+  /**
+   * Connect to every server (in parallel) and register their tools' proxies. Never fails for
+   * a server that does not start: that server is logged (`warn`, event `mcp_server_failed`)
+   * and reported by {@link status}; the others are bridged.
+   * @param registry - where proxies are registered.
+   * @param servers - the `mcpServers` section (checked here; `disabled` servers are skipped).
+   * @throws ToolgateOptionError when `servers` does not fit the config shape.
+   */
+  static async connect(registry: ToolRegistry, servers: Record<string, McpServerConfig> | undefined, options: McpBridgeOptions = {}): Promise<McpBridge> {
+    const checked = checkMcpServers(servers ?? {});
+    const bridge = new McpBridge(registry, options);
+    const entries = Object.entries(checked).filter(([, config]) => config.disabled !== true);
+    for (const [name, config] of entries) bridge.connections.set(name, new ServerConnection(name, serverPrefix(name)!, config));
+    await Promise.all([...bridge.connections.values()].map((conn) => bridge.start(conn)));
+    return bridge;
+  }
+
+  /** Each server's state and registered proxies, in config order. */
+  status(): McpServerStatus[] {
+    return [...this.connections.values()].map((c) => {
+      const s: McpServerStatus = { name: c.name, state: c.state, tools: [...c.proxies.keys()].sort() };
+      if (c.error !== undefined) s.error = c.error;
+      return s;
+    });
+  }
+
+  /** Proxy names registered now, of one server or of all. */
+  proxyNames(server?: string): string[] {
+    const conns = server === undefined ? [...this.connections.values()] : [this.connections.get(server)].filter((c) => c !== undefined);
+    return conns.flatMap((c) => [...c.proxies.keys()]).sort();
+  }
+
+  /**
+   * List a server's tools again and bring its proxies up to date (what a
+   * `notifications/tools/list_changed` does). A server that is not connected keeps its proxies,
+   * which answer `SERVER_UNAVAILABLE`.
+   */
+  async refresh(server: string): Promise<void> {
+    const conn = this.connections.get(server);
+    if (conn?.client === undefined || conn.state !== 'connected') return;
+    const tools = await listAllTools(conn.client, conn.timeoutMs);
+    this.sync(conn, tools);
+  }
+
+  /**
+   * Stop every server (stdio children end: stdin closed, then TERM, then KILL, as the SDK's
+   * transport does), and remove every proxy from the registry.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(
+      [...this.connections.values()].map(async (conn) => {
+        conn.closing = true;
+        for (const name of conn.proxies.keys()) this.registry.unregister(name);
+        conn.proxies.clear();
+        conn.state = 'closed';
+        conn.error ??= 'the bridge was closed';
+        try {
+          await conn.client?.close();
+        } catch (error) {
+          this.logger.warn({ event: 'mcp_close_failed', server: conn.name, err: (error as Error).message }, 'MCP server did not close cleanly');
+        }
+      }),
+    );
+  }
+
+  private async start(conn: ServerConnection): Promise<void> {
+    const started = Date.now();
+    const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, {
+      capabilities: {},
+      listChanged: {
+        tools: {
+          autoRefresh: false,
+          onChanged: () => {
+            this.refresh(conn.name).then(
+              () => this.logger.info({ event: 'mcp_tools_changed', server: conn.name, tools: conn.proxies.size }, 'MCP server tools refreshed'),
+              (error: unknown) => this.logger.warn({ event: 'mcp_refresh_failed', server: conn.name, err: (error as Error).message }, 'MCP server tools could not be refreshed'),
+            );
+          },
+        },
+      },
+    });
+    conn.client = client;
+    try {
+      conn.transport = this.transportFor(conn);
+      const startTimeout = conn.config.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
+      await withTimeout(client.connect(conn.transport, { timeout: startTimeout }), startTimeout, `did not answer initialize within ${startTimeout} ms`);
+      const tools = await listAllTools(client, startTimeout);
+      const version = client.getServerVersion()?.version;
+      if (typeof version === 'string' && semverValid(version) !== null) conn.version = version;
+      conn.state = 'connected';
+      client.onclose = () => this.lost(conn, 'the server closed the connection (it may have exited)');
+      this.sync(conn, tools);
+      this.logger.info({ event: 'mcp_server_connected', server: conn.name, tools: conn.proxies.size, ms: Date.now() - started }, 'MCP server bridged');
+    } catch (error) {
+      conn.state = 'failed';
+      conn.error = `did not start: ${(error as Error)?.message ?? String(error)}.${conn.stderrTail()}`;
+      this.logger.warn({ event: 'mcp_server_failed', server: conn.name, err: conn.error }, 'MCP server failed to start; its tools are not available, the rest keeps working');
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+    }
+  }
+
+  private lost(conn: ServerConnection, reason: string): void {
+    if (conn.closing || conn.state !== 'connected') return;
+    conn.state = 'closed';
+    conn.error = `${reason}.${conn.stderrTail()}`;
+    this.logger.warn({ event: 'mcp_server_lost', server: conn.name, err: conn.error }, 'MCP server stopped; its tools answer "server unavailable", the rest keeps working');
+    this.options.onToolsChanged?.(conn.name);
+  }
+
+  private transportFor(conn: ServerConnection): Transport {
+    const config = conn.config;
+    if ('url' in config) {
+      const http = config as McpHttpServerConfig;
+      return new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { ...(http.headers ?? {}) } } });
+    }
+    const stdio = config as McpStdioServerConfig;
+    // The allowlist shell commands get, then what the config names (the operator's choice,
+    // secrets included: a server may need its API token).
+    const env = { ...commandEnv(this.options.hostEnv ?? process.env), ...(this.options.childEnv ?? {}), ...(stdio.env ?? {}) };
+    const transport = new StdioClientTransport({ command: stdio.command, args: stdio.args ?? [], env, cwd: stdio.cwd, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        conn.stderr.push(line.slice(0, 500));
+        if (conn.stderr.length > STDERR_LINES) conn.stderr.shift();
+        this.logger.debug({ event: 'mcp_server_stderr', server: conn.name, line: line.slice(0, 500) }, 'MCP server stderr');
+      }
+    });
+    return transport;
+  }
+
+  /** Register, replace or remove a server's proxies so that they match `tools`. */
+  private sync(conn: ServerConnection, tools: McpToolSpec[]): void {
+    if (this.closed) return;
+    const own = new Set(conn.proxies.keys());
+    const names = assignProxyNames(
+      tools.map((t) => ({ server: conn.name, prefix: conn.prefix, tool: t.name })),
+      (name) => !own.has(name) && this.registry.has(name),
+    );
+    const next = new Map<string, ProxyTarget>();
+    for (const spec of tools) {
+      const local = names.get(`${conn.name}\u0000${spec.name}`)!;
+      if (next.has(local)) continue; // a server listing the same name twice
+      const existing = conn.proxies.get(local);
+      try {
+        const registered = this.proxyFor(conn, spec, local, existing);
+        next.set(local, { local, remote: spec.name, registered });
+      } catch (error) {
+        this.logger.warn({ event: 'mcp_tool_skipped', server: conn.name, tool: spec.name, err: (error as Error).message }, 'MCP tool not bridged');
+      }
+    }
+    for (const name of conn.proxies.keys()) if (!next.has(name)) this.registry.unregister(name);
+    conn.proxies.clear();
+    for (const [name, target] of next) conn.proxies.set(name, target);
+    this.options.onToolsChanged?.(conn.name);
+  }
+
+  /** The registered proxy of one tool: the existing one when nothing changed, else a new registration. */
+  private proxyFor(conn: ServerConnection, spec: McpToolSpec, local: string, existing: ProxyTarget | undefined): RegisteredTool {
+    const inputSchema = spec.inputSchema as JsonSchema;
+    if (inputSchema === null || typeof inputSchema !== 'object' || inputSchema.type !== 'object') {
+      throw new Error('its inputSchema is not an object schema');
+    }
+    const readOnly = conn.config.trusted === true && spec.annotations?.readOnlyHint === true;
+    const description = (spec.description ?? '').trim() || `Tool ${spec.name} of the MCP server ${conn.name}.`;
+    const outputSchema = spec.outputSchema && typeof spec.outputSchema === 'object' ? (spec.outputSchema as JsonSchema) : null;
+    const descriptor = buildToolDescriptor(
+      {
+        name: local,
+        version: conn.version,
+        description,
+        tags: [MCP_TAG, `mcp:${conn.prefix}`],
+        readOnly,
+        requiresConfirmation: conn.config.requiresConfirmation === true,
+        runner: 'main',
+        // The SDK ends the call at maxTotalTimeoutMs with its own message; the executor's
+        // timeout is the backstop just after it.
+        timeoutMs: Math.min(conn.maxTotalTimeoutMs + 1000, 2_147_483_647),
+      },
+      proxyClass(this, conn.name, spec.name),
+    );
+    const entry = { name: local, version: conn.version, description, className: 'McpProxyTool', source: `mcp:${conn.name}`, inputSchema, outputSchema };
+    if (existing !== undefined) {
+      const same = existing.remote === spec.name && existing.registered.readOnly === readOnly && existing.registered.description === description
+        && JSON.stringify(existing.registered.inputSchema) === JSON.stringify(inputSchema) && JSON.stringify(existing.registered.outputSchema) === JSON.stringify(outputSchema);
+      if (same && this.registry.get(local) === existing.registered) return existing.registered;
+      this.registry.unregister(local);
+    }
+    return this.registry.register(descriptor, entry, { foreignSchemas: true });
+  }
+
+  /**
+   * Run one bridged call (what a proxy's `run` does).
+   * @throws ToolExecutionError `SERVER_UNAVAILABLE` when the server is not connected, `TIMEOUT`
+   *   when the call ran past its timeouts, `TOOL_ERROR` when the server reports an error
+   *   (`isError`) or refuses the request.
+   */
+  async callRemote(server: string, remote: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    const conn = this.connections.get(server);
+    if (conn === undefined || conn.client === undefined || conn.state !== 'connected') {
+      const why = conn?.error ?? 'it is not connected';
+      throw new ToolExecutionError(`server unavailable: the MCP server ${JSON.stringify(server)} cannot run ${remote} (${why}). Other tools still work; do not retry this one until the server is back.`, 'SERVER_UNAVAILABLE');
+    }
+    let total = conn.maxTotalTimeoutMs;
+    if (ctx.deadline !== undefined) total = Math.max(1, Math.min(total, ctx.deadline - Date.now()));
+    let progressCount = 0;
+    let result: CallToolResult;
+    try {
+      result = (await conn.client.callTool({ name: remote, arguments: args }, undefined, {
+        signal: ctx.signal,
+        timeout: Math.min(conn.timeoutMs, total),
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: total,
+        onprogress: () => {
+          progressCount++;
+        },
+      })) as CallToolResult;
+    } catch (error) {
+      throw this.callError(conn, remote, error, progressCount, total);
+    }
+    return this.resultValue(conn, remote, result, ctx);
+  }
+
+  private callError(conn: ServerConnection, remote: string, error: unknown, progress: number, total: number): ToolExecutionError {
+    const message = (error as Error)?.message ?? String(error);
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        const data = error.data as { maxTotalTimeout?: number } | undefined;
+        const text = data?.maxTotalTimeout !== undefined
+          ? `${remote} on MCP server ${conn.name} ran past its total limit of ${total} ms (it had reported progress ${progress} times) and was cancelled; try a smaller request.`
+          : `${remote} on MCP server ${conn.name} sent no result or progress for ${conn.timeoutMs} ms and was cancelled; try a smaller request.`;
+        return new ToolExecutionError(text, 'TIMEOUT', { cause: error });
+      }
+      if (error.code === ErrorCode.ConnectionClosed || conn.state !== 'connected') {
+        this.lost(conn, `the connection closed during a call (${message})`);
+        return new ToolExecutionError(`server unavailable: the MCP server ${JSON.stringify(conn.name)} stopped while running ${remote} (${conn.error ?? message}). Other tools still work.`, 'SERVER_UNAVAILABLE', { cause: error });
+      }
+      return new ToolExecutionError(`MCP server ${conn.name} refused ${remote}: ${message}`, 'TOOL_ERROR', { cause: error });
+    }
+    if (conn.state !== 'connected') {
+      return new ToolExecutionError(`server unavailable: the MCP server ${JSON.stringify(conn.name)} stopped while running ${remote} (${conn.error ?? message}). Other tools still work.`, 'SERVER_UNAVAILABLE', { cause: error });
+    }
+    return new ToolExecutionError(`calling ${remote} on MCP server ${conn.name} failed: ${message}`, 'TOOL_ERROR', { cause: error });
+  }
+
+  /** The proxy's return value: `structuredContent` when the tool declares an output schema, else the content as text. */
+  private resultValue(conn: ServerConnection, remote: string, result: CallToolResult, ctx: ToolContext): unknown {
+    const parts: string[] = [];
+    for (const block of result.content ?? []) {
+      switch (block.type) {
+        case 'text':
+          parts.push(block.text);
+          break;
+        case 'image':
+          try {
+            ctx.attachImage(`data:${block.mimeType};base64,${block.data}`);
+          } catch (error) {
+            parts.push(`[image of type ${block.mimeType} not attached: ${(error as Error).message}]`);
+          }
+          break;
+        case 'audio':
+          parts.push(`[audio of type ${block.mimeType}, ${block.data.length} base64 characters, not shown]`);
+          break;
+        case 'resource': {
+          const res = block.resource as { uri: string; text?: string; mimeType?: string };
+          parts.push(typeof res.text === 'string' ? `[resource ${res.uri}]\n${res.text}` : `[binary resource ${res.uri}${res.mimeType ? ` (${res.mimeType})` : ''}, not shown]`);
+          break;
+        }
+        case 'resource_link':
+          parts.push(`[resource link ${block.uri}${block.name ? ` (${block.name})` : ''}]`);
+          break;
+        default:
+          parts.push(`[content of type ${String((block as { type?: unknown }).type)}, not shown]`);
+      }
+    }
+    const text = parts.join('\n');
+    if (result.isError === true) {
+      throw new ToolExecutionError(`${remote} on MCP server ${conn.name} reported an error: ${text || '(no message)'}`, 'TOOL_ERROR');
+    }
+    const tool = [...conn.proxies.values()].find((p) => p.remote === remote)?.registered;
+    if (tool?.outputSchema && result.structuredContent !== undefined) return result.structuredContent;
+    return text;
+  }
+}
+
+/** A proxy class: each instance sends its calls to the bridge, which finds the server's current connection. */
+function proxyClass(bridge: McpBridge, server: string, remote: string): ToolClass {
+  return class McpProxyTool implements Tool<Record<string, unknown>, unknown> {
+    run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+      return bridge.callRemote(server, remote, args, ctx);
+    }
+  };
+}
+
+/** Every page of `tools/list`. */
+async function listAllTools(client: Client, timeout: number): Promise<McpToolSpec[]> {
+  const tools: McpToolSpec[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
+    tools.push(...listed.tools);
+    cursor = listed.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}
+
+function withTimeout<T>(pending: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    pending,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,189 @@
+/**
+ * The toolgate config file and its `mcpServers` section: which MCP servers to bridge in.
+ *
+ * ```json
+ * {
+ *   "mcpServers": {
+ *     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "trusted": true },
+ *     "search": { "url": "http://127.0.0.1:8931/mcp", "headers": { "Authorization": "Bearer ..." } }
+ *   }
+ * }
+ * ```
+ *
+ * The shape follows the `mcpServers` object of MCP clients such as Claude Desktop (stdio:
+ * `command`, `args`, `env`, `cwd`; streamable HTTP: `url`, `headers`), plus toolgate's own
+ * fields (`trusted`, timeouts, `requiresConfirmation`, `disabled`).
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ToolgateOptionError } from '../errors.js';
+import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
+import { serverPrefix } from './proxy-names.js';
+
+/** File name looked up in the workspace when no config file is named. */
+export const CONFIG_FILE_NAME = 'toolgate.config.json';
+
+/** What every bridged server may set, whatever its transport. Every field documents its default. */
+export interface McpServerCommon {
+  /**
+   * Believe the server's `annotations.readOnlyHint`: its tools marked read-only count as
+   * read-only (allowed in read-only modes). Annotations of untrusted servers are hints, not
+   * guarantees (MCP specification, "Tool annotations"), so their tools always count as
+   * writing. Default false.
+   */
+  trusted?: boolean;
+  /**
+   * Milliseconds a call may go without a response or a progress notification; each progress
+   * notification starts it again. Default 60000 (the SDK's request timeout).
+   */
+  timeoutMs?: number;
+  /**
+   * Milliseconds a call may take in all, whatever progress it reports. Default 600000 (10 min).
+   */
+  maxTotalTimeoutMs?: number;
+  /** Milliseconds to wait for the server to start and answer `initialize` and `tools/list`. Default 30000. */
+  startTimeoutMs?: number;
+  /** Every call to this server's tools needs confirmation. Default false. */
+  requiresConfirmation?: boolean;
+  /** Leave this server out. Default false. */
+  disabled?: boolean;
+}
+
+/** A server started as a child process, spoken to over its stdin and stdout. */
+export interface McpStdioServerConfig extends McpServerCommon {
+  /** Program to run (looked up in `PATH`). */
+  command: string;
+  /** Its arguments. Default none. */
+  args?: string[];
+  /**
+   * Variables added to the child's environment. The child inherits from toolgate's own
+   * environment only the allowlist shell commands get ({@link commandEnv}); what a server
+   * needs besides (an API token, say) goes here. Default none.
+   */
+  env?: Record<string, string>;
+  /** Working folder of the child; relative to the config file's folder. Default: that folder. */
+  cwd?: string;
+}
+
+/** A server reached over MCP streamable HTTP. */
+export interface McpHttpServerConfig extends McpServerCommon {
+  /** Endpoint URL (`http:` or `https:`). */
+  url: string;
+  /** HTTP headers sent with every request (authorisation, say). Default none. */
+  headers?: Record<string, string>;
+}
+
+/** One entry of `mcpServers`. */
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+
+/** The toolgate config file. */
+export interface ToolgateConfig {
+  /** MCP servers to bridge in, by name; each name becomes the prefix of its tools' names. */
+  mcpServers?: Record<string, McpServerConfig>;
+}
+
+const COMMON_KEYS = ['trusted', 'timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs', 'requiresConfirmation', 'disabled'];
+const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', ...COMMON_KEYS]);
+const HTTP_KEYS = new Set(['url', 'headers', ...COMMON_KEYS]);
+
+/**
+ * Check an `mcpServers` object (from a config file or from code).
+ * @param servers - the object, keyed by server name.
+ * @param where - what to call it in messages (`toolgate.config.json: mcpServers`).
+ * @param baseDir - folder that relative `cwd` values are resolved against.
+ * @returns a copy with `cwd` resolved.
+ * @throws ToolgateOptionError naming the server and field at fault.
+ */
+export function checkMcpServers(servers: unknown, where = 'mcpServers', baseDir = process.cwd()): Record<string, McpServerConfig> {
+  if (servers === undefined) return {};
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) throw ToolgateOptionError.fromBadOption(where, 'must be an object keyed by server name');
+  const out: Record<string, McpServerConfig> = {};
+  const prefixes = new Map<string, string>();
+  for (const [name, raw] of Object.entries(servers)) {
+    const at = `${where}.${name}`;
+    const bad = (problem: string) => ToolgateOptionError.fromBadOption(at, problem);
+    const prefix = serverPrefix(name);
+    if (prefix === undefined) throw bad('the server name needs at least one letter or digit (it prefixes its tools\' names)');
+    const other = prefixes.get(prefix);
+    if (other !== undefined) throw bad(`its tools would share the name prefix "${prefix}__" with server ${JSON.stringify(other)}; rename one of them`);
+    prefixes.set(prefix, name);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw bad('must be an object with "command" (stdio) or "url" (streamable HTTP)');
+    const entry = raw as Record<string, unknown>;
+    const isStdio = 'command' in entry;
+    const isHttp = 'url' in entry;
+    if (isStdio === isHttp) throw bad('needs exactly one of "command" (stdio) or "url" (streamable HTTP)');
+    const known = isStdio ? STDIO_KEYS : HTTP_KEYS;
+    for (const key of Object.keys(entry)) {
+      // `type` is what some clients write ("stdio", "http"); it says nothing more than the fields.
+      if (!known.has(key) && key !== 'type') throw bad(`has an unknown field ${JSON.stringify(key)}; allowed: ${[...known].join(', ')}`);
+    }
+    for (const flag of ['trusted', 'requiresConfirmation', 'disabled']) {
+      if (entry[flag] !== undefined && typeof entry[flag] !== 'boolean') throw bad(`${flag} must be a boolean`);
+    }
+    for (const ms of ['timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs']) {
+      const v = entry[ms];
+      if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_TIMEOUT_MS)) throw bad(`${ms} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; got ${JSON.stringify(v)}`);
+    }
+    if (isStdio) {
+      if (typeof entry.command !== 'string' || entry.command.trim() === '') throw bad('command must be a non-empty string');
+      if (entry.args !== undefined && (!Array.isArray(entry.args) || entry.args.some((a) => typeof a !== 'string'))) throw bad('args must be an array of strings');
+      checkStringMap(entry.env, 'env', bad);
+      for (const key of Object.keys((entry.env as object | undefined) ?? {})) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw bad(`env: ${JSON.stringify(key)} is not a valid variable name`);
+      }
+      if (entry.cwd !== undefined && typeof entry.cwd !== 'string') throw bad('cwd must be a string');
+      out[name] = { ...(entry as unknown as McpStdioServerConfig), cwd: path.resolve(baseDir, (entry.cwd as string | undefined) ?? '.') };
+    } else {
+      let url: URL;
+      try {
+        url = new URL(String(entry.url));
+      } catch {
+        throw bad(`url must be an absolute http: or https: URL; got ${JSON.stringify(entry.url)}`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(`url must be an http: or https: URL; got ${url.protocol}`);
+      checkStringMap(entry.headers, 'headers', bad);
+      out[name] = { ...(entry as unknown as McpHttpServerConfig) };
+    }
+    delete (out[name] as { type?: unknown }).type;
+  }
+  return out;
+}
+
+function checkStringMap(value: unknown, field: string, bad: (problem: string) => Error): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    throw bad(`${field} must be an object of string values`);
+  }
+}
+
+/** What {@link loadConfig} returns. */
+export interface LoadedConfig {
+  /** The file read, or `undefined` when there was none. */
+  file: string | undefined;
+  /** The checked config (empty when there was no file). */
+  config: ToolgateConfig & { mcpServers: Record<string, McpServerConfig> };
+}
+
+/**
+ * Read a toolgate config file.
+ * @param file - the file to read; when absent, `toolgate.config.json` in `workspace` is read
+ *   if it exists (else the config is empty).
+ * @param workspace - folder to look in when no file is named. Default: the current folder.
+ * @throws ToolgateOptionError when a named file is missing, or a file is not JSON or does not
+ *   fit the shape (the message names the file and the field).
+ */
+export function loadConfig(file?: string, workspace = process.cwd()): LoadedConfig {
+  const chosen = file === undefined ? path.join(workspace, CONFIG_FILE_NAME) : path.resolve(file);
+  if (file === undefined && !fs.existsSync(chosen)) return { file: undefined, config: { mcpServers: {} } };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(chosen, 'utf8'));
+  } catch (error) {
+    throw ToolgateOptionError.fromBadOption('config', `cannot read ${chosen}: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw ToolgateOptionError.fromBadOption('config', `${chosen} must hold a JSON object`);
+  const mcpServers = checkMcpServers((parsed as ToolgateConfig).mcpServers, `${path.basename(chosen)}: mcpServers`, path.dirname(chosen));
+  return { file: chosen, config: { ...(parsed as ToolgateConfig), mcpServers } };
+}

@@ -1,0 +1,330 @@
+/**
+ * Serving the registry as an MCP server (`toolgate mcp`), over stdio or streamable HTTP, with
+ * the official SDK's low-level `Server`.
+ *
+ * - `tools/list`: the visible tools in the MCP shape of `src/schema/export.ts` (input schema,
+ *   output schema for object results, annotations from our flags).
+ * - `tools/call`: through the {@link ToolExecutor}, so every gate applies. Following the
+ *   specification 2025-11-25 (SEP-1303): an unknown (or hidden) tool and a malformed request
+ *   are protocol errors (JSON-RPC `-32602` / the SDK's request validation); arguments that
+ *   fail the input schema, gate denials and failures inside a tool are results with
+ *   `isError: true`, which the model can read and correct.
+ * - Confirmation: with `yes`, calls are approved; otherwise a tool that requires confirmation
+ *   is asked about through MCP elicitation when the client supports it, and denied with a
+ *   message naming `--yes` (or a policy) when it does not.
+ *
+ * @module
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
+import { PathTraversalError } from '../errors.js';
+import type { ToolExecutor } from '../executor/executor.js';
+import type { ConfirmationHandler, ConfirmationRequest } from '../gates/confirmation.gate.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import type { RegisteredTool } from '../registry/registered-tool.js';
+import type { ToolFilter } from '../registry/registry.js';
+import { toMcpTool } from '../schema/export.js';
+import type { ToolExecutionResult } from '../types.js';
+
+/** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
+const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
+
+/** Options of {@link createMcpServer}; every option documents its default. */
+export interface McpServeOptions {
+  /** Runs the calls; its registry is what is served. Required. */
+  executor: ToolExecutor;
+  /** Workspace root of every call. Default: the executor's. */
+  workspaceRoot?: string;
+  /** Agent mode of every call (`default`, `explore`, `plan`). Default `default`. */
+  mode?: string;
+  /** Scoped write folders for read-only modes (workspace-relative). Default none. */
+  scopedWriteDirs?: string[];
+  /** Serve only these tool names. Default: every tool (narrowed by `tags`). */
+  tools?: string[];
+  /** Serve only tools carrying at least one of these tags. Default: every tool. */
+  tags?: string[];
+  /** Approve every call that requires confirmation (`--yes`). Default false: ask through elicitation, or deny. */
+  yes?: boolean;
+  /** pino logger. Default: silent. */
+  logger?: Logger;
+  /** Name and version the server reports. Default `{ name: 'toolgate', version: '0.1.0' }`. */
+  serverInfo?: { name: string; version: string };
+}
+
+/** The message of a denied confirmation when the client cannot be asked. */
+export function cannotAskMessage(tool: string): string {
+  return `${tool} requires confirmation, and this MCP client cannot be asked (it does not support elicitation). `
+    + 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
+}
+
+/**
+ * One MCP server over the registry of `options.executor`. Connect it to one transport; for
+ * several sessions (HTTP), create one per session.
+ */
+export function createMcpServer(options: McpServeOptions): Server {
+  const logger = options.logger ?? createLogger('silent');
+  const server = new Server(options.serverInfo ?? { name: 'toolgate', version: '0.1.0' }, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: 'toolgate serves its tool registry; every call passes its gates (mode, policy, confirmation, rate limit) and timeouts.',
+  });
+  const filter: ToolFilter = {};
+  if (options.tools?.length) filter.names = options.tools;
+  if (options.tags?.length) filter.tags = options.tags;
+  const registry = options.executor.registry;
+  const visible = (name: string): RegisteredTool | undefined => {
+    const tool = registry.get(name);
+    if (tool === undefined) return undefined;
+    if (filter.names && !filter.names.includes(name)) return undefined;
+    if (filter.tags && !tool.tags.some((t) => filter.tags!.includes(t))) return undefined;
+    return tool;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list(filter).map((t) => toMcpTool(t)) }));
+
+  // Registered with a loose schema so that the SDK's own check of a tools/call request (in
+  // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the
+  // specification asks; with the strict schema, the parse failure would surface as -32603.
+  server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (raw, extra): Promise<CallToolResult> => {
+    const request = CallToolRequestSchema.parse(raw);
+    const { name } = request.params;
+    const tool = visible(name);
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
+    const caps = server.getClientCapabilities();
+    const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
+    let asked = false;
+    const ask: ConfirmationHandler = async (req) => {
+      asked = true;
+      return elicitConfirmation(server, req, extra.signal);
+    };
+    let result: ToolExecutionResult;
+    try {
+      result = await options.executor.execute(
+        { name, arguments: request.params.arguments ?? {}, callId: `mcp_${String(extra.requestId)}` },
+        {
+          mode: options.mode,
+          scopedWriteDirs: options.scopedWriteDirs,
+          confirm: options.yes === true,
+          confirmationHandler: canAsk ? ask : null,
+          signal: extra.signal,
+          workspaceRoot: options.workspaceRoot,
+        },
+      );
+    } catch (error) {
+      if (error instanceof PathTraversalError) {
+        logger.warn({ event: 'mcp_path_traversal', tool: name, path: error.path }, 'path traversal refused');
+        return { content: [{ type: 'text', text: `Error: ${error.message}` }], isError: true };
+      }
+      throw error;
+    }
+    if (result.errorCode === 'UNKNOWN_TOOL') throw new McpError(ErrorCode.InvalidParams, result.error ?? `Unknown tool: ${name}`);
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
+      return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+    }
+    return toCallToolResult(tool, result);
+  });
+  return server;
+}
+
+/** Ask the client, through form elicitation, whether a call may run. */
+async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal): Promise<boolean> {
+  const args = JSON.stringify(request.arguments);
+  const shown = args.length > 2000 ? `${args.slice(0, 2000)}... (${args.length} characters)` : args;
+  const targets = request.paths.length ? `\nTargets: ${request.paths.join(', ')}` : '';
+  const answer = await server.request(
+    {
+      method: 'elicitation/create',
+      params: {
+        mode: 'form',
+        message: `toolgate: allow ${request.tool} ${request.version} to run?${targets}\nArguments: ${shown}`,
+        requestedSchema: {
+          type: 'object',
+          properties: { approve: { type: 'boolean', title: 'Allow this call', description: `Run ${request.tool} with these arguments.`, default: false } },
+          required: ['approve'],
+        },
+      },
+    },
+    ElicitResultSchema,
+    { signal },
+  );
+  return answer.action === 'accept' && (answer.content as { approve?: unknown } | undefined)?.approve === true;
+}
+
+/** Our result as an MCP `CallToolResult`. */
+export function toCallToolResult(tool: RegisteredTool, result: ToolExecutionResult): CallToolResult {
+  const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
+  for (const image of result.images ?? []) {
+    const m = /^data:([^;,]+);base64,(.*)$/s.exec(image);
+    if (m) content.push({ type: 'image', mimeType: m[1]!, data: m[2]! });
+  }
+  const out: CallToolResult = { content };
+  if (!result.success) {
+    out.isError = true;
+    if (result.errorCode !== undefined) out._meta = { 'toolgate/errorCode': result.errorCode };
+    return out;
+  }
+  const structured = result.structured;
+  if (tool.outputSchema?.type === 'object' && structured !== null && typeof structured === 'object' && !Array.isArray(structured)) {
+    out.structuredContent = structured as Record<string, unknown>;
+  }
+  return out;
+}
+
+/** A running MCP server. */
+export interface McpServerHandle {
+  /** Send `notifications/tools/list_changed` to every connected client (after the registry changed). */
+  notifyToolsChanged(): void;
+  /** Stop serving; closes every session. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serve over stdio (this process's stdin and stdout; logs must go to stderr).
+ * @returns a handle; the server also stops when stdin closes.
+ */
+export async function serveStdio(options: McpServeOptions, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<McpServerHandle & { closed: Promise<void> }> {
+  const server = createMcpServer(options);
+  const transport = new StdioServerTransport(streams?.stdin as never, streams?.stdout as never);
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  server.onclose = () => resolveClosed();
+  const input = (streams?.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  input.once('end', () => void server.close().catch(() => undefined));
+  await server.connect(transport);
+  return {
+    closed,
+    notifyToolsChanged: () => void server.sendToolListChanged().catch(() => undefined),
+    close: () => server.close(),
+  };
+}
+
+/** Options of {@link serveHttp}. */
+export interface McpHttpOptions extends McpServeOptions {
+  /** TCP port; 0 picks a free one. Default 0. */
+  port?: number;
+  /**
+   * Address to bind. Default `127.0.0.1` (loopback only). Binding elsewhere exposes every
+   * served tool to the network: put authentication in front.
+   */
+  host?: string;
+  /** Path of the MCP endpoint. Default `/mcp`. */
+  path?: string;
+}
+
+/** Largest request body accepted, in bytes (4 MiB). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Serve over MCP streamable HTTP (stateful sessions, one {@link createMcpServer} each), bound
+ * to loopback by default, with the SDK's DNS-rebinding protection (the `Host` header must
+ * name the bound address) when bound to loopback.
+ * @returns the endpoint URL and a handle.
+ */
+export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandle & { url: string; port: number }> {
+  const logger = options.logger ?? createLogger('silent');
+  const host = options.host ?? '127.0.0.1';
+  const endpoint = options.path ?? '/mcp';
+  const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
+  let allowedHosts: string[] = [];
+  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error({ event: 'mcp_http_error', err: (error as Error)?.stack ?? String(error) }, 'MCP HTTP request failed');
+      if (!res.headersSent) jsonRpcError(res, 500, ErrorCode.InternalError, 'internal error');
+      else res.end();
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== endpoint) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found; the MCP endpoint is ${endpoint}\n`);
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readBody(req);
+      if (read === undefined) return jsonRpcError(res, 413, ErrorCode.InvalidRequest, `request body over ${MAX_BODY_BYTES} bytes`);
+      try {
+        body = JSON.parse(read);
+      } catch {
+        return jsonRpcError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
+      }
+    }
+    if (existing !== undefined) {
+      await existing.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (sessionId !== undefined) return jsonRpcError(res, 404, ErrorCode.InvalidRequest, 'unknown or expired session; initialize again');
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return jsonRpcError(res, 400, ErrorCode.InvalidRequest, 'no session: the first request must be initialize (without an mcp-session-id header)');
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableDnsRebindingProtection: loopback,
+      allowedHosts: loopback ? allowedHosts : undefined,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { server, transport });
+      },
+    });
+    const server = createMcpServer(options);
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 0, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}${endpoint}`,
+    port,
+    notifyToolsChanged: () => {
+      for (const { server } of sessions.values()) void server.sendToolListChanged().catch(() => undefined);
+    },
+    close: async () => {
+      await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => undefined)));
+      sessions.clear();
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) over = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
