@@ -744,6 +744,7 @@ describe('a repository whose config runs programs: nothing of it runs', () => {
     set('log.showSignature', 'true');
     set('diff.external', script);
     set('status.submoduleSummary', 'true');
+    set('format.pretty', 'oneline');
     for (const driver of ['evil', 'dots.in.name', 'eq=name']) {
       set(`filter.${driver}.clean`, script);
       set(`filter.${driver}.smudge`, script);
@@ -816,7 +817,7 @@ describe('a repository whose config runs programs: nothing of it runs', () => {
     assertNoMarker('git_commit');
     assert.doesNotMatch(safeGit(ws, 'cat-file', 'commit', 'HEAD'), /gpgsig/, 'not signed');
     ok(await call(ws, 'git_log', { show_files: true }));
-    ok(await call(ws, 'git_show', {}));
+    assert.match(ok(await call(ws, 'git_show', {})).output, /^commit [0-9a-f]{40}[^\n]*\nAuthor: /, 'the documented format, whatever format.pretty says');
     ok(await call(ws, 'git_blame', { filepath: 'a.txt' }));
     ok(await call(ws, 'git_branch', {}));
     assertNoMarker('git_log, git_show, git_blame, git_branch');

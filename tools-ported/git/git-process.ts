@@ -46,7 +46,8 @@ const DEADLINE_MARGIN_MS = 500;
  * - `safe.bareRepository=explicit`: a bare repository planted in the workspace is not
  *   discovered;
  * - `blame.ignoreRevsFile` (empty: reset): blame reads no file the config names;
- * - `color.ui`, `core.quotePath`, `advice.*`: plain, readable output.
+ * - `format.pretty`, `color.ui`, `core.quotePath`, `advice.*`: plain, readable output in the
+ *   shape the tools document.
  */
 export const SAFE_GIT_CONFIG: ReadonlyArray<readonly [string, string]> = Object.freeze([
   ['core.hooksPath', '/dev/null'],
@@ -70,6 +71,7 @@ export const SAFE_GIT_CONFIG: ReadonlyArray<readonly [string, string]> = Object.
   ['maintenance.auto', 'false'],
   ['safe.bareRepository', 'explicit'],
   ['blame.ignoreRevsFile', ''],
+  ['format.pretty', 'medium'],
   ['color.ui', 'false'],
   ['core.quotePath', 'false'],
   ['advice.statusHints', 'false'],
@@ -121,6 +123,7 @@ export function gitEnv(host: NodeJS.ProcessEnv, options: GitEnvOptions): Record<
     EDITOR: 'true',
     VISUAL: 'true',
     GIT_ALLOW_PROTOCOL: '',
+    GIT_NO_LAZY_FETCH: '1', // git 2.45 and later: a partial clone fetches no missing object
     GIT_PROTOCOL_FROM_USER: '0',
     GIT_CEILING_DIRECTORIES: options.ceiling,
     GIT_LITERAL_PATHSPECS: '1',
