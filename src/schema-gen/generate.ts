@@ -318,12 +318,42 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
     for (const [propName, propSchema] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
       const prop = t.getProperty(propName);
       if (prop === undefined) continue;
+      restoreItemTags(prop, propSchema, checker);
       keepMapValueSchemas(checker.getTypeOfSymbol(prop), propSchema, checker, gen, depth + 1);
     }
   }
   if (types.includes('array') && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
     const element = checker.getIndexTypeOfType(t, ts.IndexKind.Number);
     if (element !== undefined) keepMapValueSchemas(element, s.items, checker, gen, depth + 1);
+  }
+}
+
+/**
+ * Put back the `@items.<keyword>` tags of an optional array property (`paths?: string[]` with
+ * `@items.format workspace-path`): with strict null checks its type is `string[] | undefined`,
+ * and typescript-json-schema copies the array member's own `items` over the annotated one
+ * when it collapses that union, so the tags are lost. Only keywords missing from `items` are
+ * set; a value that is not JSON is kept as the tag's text.
+ */
+function restoreItemTags(prop: TJS.ts.Symbol, schema: unknown, checker: TypeChecker): void {
+  if (schema === null || typeof schema !== 'object') return;
+  const items = (schema as JsonSchema).items;
+  if (items === null || typeof items !== 'object' || Array.isArray(items)) return;
+  for (const tag of prop.getJsDocTags(checker)) {
+    // TypeScript reads `@items.format x` as the tag "items" with the text ".format x".
+    const full = `${tag.name}${(tag.text ?? []).map((part) => part.text).join('')}`;
+    const match = /^items\.([A-Za-z$_][\w$]*)\s*([\s\S]*)$/.exec(full);
+    if (match === null) continue;
+    const keyword = match[1]!;
+    if (Object.prototype.hasOwnProperty.call(items, keyword)) continue;
+    const text = match[2]!.trim();
+    let value: unknown = text === '' ? true : text;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // plain text, as typescript-json-schema keeps it
+    }
+    (items as JsonSchema)[keyword] = value;
   }
 }
 
