@@ -27,7 +27,9 @@ import type { QuestionHandler, UserQuestion } from '../agents/tool-call-handler.
 import { ToolDefinitionError } from '../errors.js';
 import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
 import { ToolSystem } from '../system/tool-system.js';
+import { loadConfig } from '../mcp/config.js';
 import { confirmationPrompt, terminalSafe } from './main.js';
+import { bridgeConfigured } from './mcp-command.js';
 
 /** Streams the command uses (the process's by default). */
 export interface AgentCommandIo {
@@ -40,7 +42,7 @@ export interface AgentCommandIo {
 export const AGENT_USAGE = `Usage:
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
                  [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
-                 [--tools DIR... --schemas FILE] [--log-level LEVEL]
+                 [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
 
 Runs an agent on TASK with the tools, against an OpenAI-compatible chat completions endpoint:
   --base-url or OPENAI_BASE_URL   e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama)
@@ -51,6 +53,7 @@ plan (read-only, may write its plan inside --plan-dir, default plans/).
 --yes approves every tool call that asks for confirmation. Without --yes, confirmations and
 the model's questions are asked on the terminal; with no terminal, such calls are refused and
 the model is told so.
+MCP servers named in the workspace's toolgate.config.json (or --config FILE) are bridged in.
 Tool calls are shown on stderr; the final answer is printed on stdout.
 Exit codes: 0 answered, 1 stopped without an answer, 2 usage or no endpoint, 130 interrupted.`;
 
@@ -76,7 +79,7 @@ export async function agentCommand(argv: string[], io: AgentCommandIo = { stdout
       options: {
         agent: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, workspace: { type: 'string' },
         yes: { type: 'boolean', short: 'y' }, 'max-rounds': { type: 'string' }, 'plan-dir': { type: 'string' },
-        tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
@@ -107,8 +110,18 @@ export async function agentCommand(argv: string[], io: AgentCommandIo = { stdout
     return 2;
   }
 
+  try {
+    loadConfig(values.config, workspace); // a bad or missing config file is a usage error, before the model is asked
+  } catch (error) {
+    return usage((error as Error).message.replace(/^options\./, ''));
+  }
   const tools = new ToolSystem({
     workspace,
+    // The config file's MCP servers, with the CLI's guard against a config that bridges itself.
+    connectors: [async (system) => {
+      const bridge = await bridgeConfigured(system.registry, { config: values.config }, workspace, system.logger);
+      return bridge === undefined ? undefined : () => bridge.close();
+    }],
     logLevel: level as LevelWithSilent,
     toolFolders: (values.tools ?? []).map((directory) => ({ directory, schemas: values.schemas! })),
     // Whole outputs would be kept in a temporary folder removed at exit: keep none.

@@ -21,6 +21,8 @@ import { ToolRegistry } from '../registry/registry.js';
 import { exportTool, type AnthropicTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { clip } from '../util.js';
+import { McpBridge } from '../mcp/bridge.js';
+import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
 
 /** A folder of compiled tools with its generated schema file. */
@@ -67,8 +69,16 @@ export interface ToolSystemOptions {
   /** Read-only calls of one model turn run at most this many at once. Default 4. */
   concurrency?: number;
   /**
-   * Started in order by `start()`, after the tools are loaded; each may register more tools
-   * (the MCP bridge's servers are wired here by the lead, once `src/mcp/` lands). Default none.
+   * MCP servers to bridge in at `start()`, in the `mcpServers` shape of `toolgate.config.json`
+   * (stdio `{ command, args, env, cwd }` or streamable HTTP `{ url, headers }`, plus `trusted`,
+   * timeouts, `disabled`): each server's tools become gated proxies named `{server}__{tool}`.
+   * A server that fails to start is logged and skipped (see {@link ToolSystem.mcp}). Default none.
+   * @throws ToolgateOptionError from `start()` when an entry is malformed (the message names the field).
+   */
+  mcpServers?: Readonly<Record<string, McpServerConfig>>;
+  /**
+   * Started in order by `start()`, after the tools are loaded and the MCP servers bridged;
+   * each may register more tools. Default none.
    */
   connectors?: readonly ToolSystemConnector[];
 }
@@ -115,6 +125,7 @@ export class ToolSystem implements HarnessPlugin, ToolCallTarget {
   private readonly tags: ReadonlySet<string> | undefined;
   private readonly closers: Array<() => void | Promise<void>> = [];
   private starting: Promise<void> | undefined;
+  private bridge: McpBridge | undefined;
 
   /** @throws ToolgateOptionError or RangeError when an option is wrong (the message names it). */
   constructor(options: ToolSystemOptions = {}) {
@@ -148,10 +159,24 @@ export class ToolSystem implements HarnessPlugin, ToolCallTarget {
     for (const folder of this.options.toolFolders ?? []) {
       await loadTools({ directories: [path.resolve(folder.directory)], schemas: path.resolve(folder.schemas), registry: this.registry });
     }
+    const servers = this.options.mcpServers;
+    if (servers !== undefined && Object.keys(servers).length !== 0) {
+      const bridge = await McpBridge.connect(this.registry, { ...servers }, { logger: this.logger });
+      this.bridge = bridge;
+      this.closers.push(() => bridge.close());
+    }
     for (const connect of this.options.connectors ?? []) {
       const closer = await connect(this);
       if (typeof closer === 'function') this.closers.push(closer);
     }
+  }
+
+  /**
+   * The bridge of the `mcpServers` option once `start()` has run (its `status()` tells which
+   * servers are connected and which tools each added); undefined without servers.
+   */
+  get mcp(): McpBridge | undefined {
+    return this.bridge;
   }
 
   /** Close the connectors (in reverse order; failures are logged) and end the executor's workers. */
