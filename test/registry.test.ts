@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  checkSchema, getToolMetadata, loadTools, readSchemaFile, registrationRevision, toStrictSchema, ToolDefinitionError, ToolRegistry,
+  checkSchema, getToolMetadata, loadBuiltinTools, loadPortedTools, loadTools, readSchemaFile, registrationRevision, toStrictSchema, ToolDefinitionError, ToolRegistry,
   type JsonSchema, type SchemaFileEntry,
 } from 'toolgate';
 import { FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry } from './helpers.js';
@@ -24,6 +24,15 @@ describe('ToolRegistry', async () => {
     const unknown = registry.resolve('read_fil');
     assert.ok('found' in unknown && unknown.code === 'UNKNOWN_TOOL');
     assert.match(unknown.message, /Did you mean read_file/);
+  });
+
+  it('an unknown name that shares a word with tools suggests them first, also in a long registry', async () => {
+    const { registry: all } = await loadPortedTools(await loadBuiltinTools().then((l) => l.registry));
+    const unknown = all.resolve('delete_everything');
+    assert.ok('found' in unknown && unknown.code === 'UNKNOWN_TOOL');
+    assert.match(unknown.message, /^Unknown tool "delete_everything"\. Did you mean delete_file\? Available tools: delete_file, /);
+    const listed = /Available tools: (.*)\.$/.exec(unknown.message)![1]!.split(', ');
+    assert.ok(listed.length <= 61, 'at most 60 names and the count');
   });
 
   it('rejects a duplicate name@version', () => {

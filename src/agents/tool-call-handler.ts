@@ -11,6 +11,7 @@ import { ASK_USER_TOOL, checkAskUserArguments, type AskUserInput } from '../buil
 import { PathTraversalError, type ToolErrorCode } from '../errors.js';
 import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
 import { parseArguments } from '../executor/arguments.js';
+import { runInTurnOrder } from '../executor/batch.js';
 import type { ConfirmationHandler } from '../gates/confirmation.gate.js';
 import type { Logger } from '../logging/logger.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
@@ -116,7 +117,6 @@ export class ToolCallHandler {
       ? ((handler) => (request) => ask(() => handler(request)))(rest.confirmationHandler)
       : rest.confirmationHandler;
     const callOptions: AgentCallOptions = { ...rest, confirmationHandler, agent: options.agent };
-    const limit = pLimit(this.concurrency);
     const results = new Array<ToolExecutionResult>(calls.length);
     let escaped = false;
 
@@ -146,19 +146,10 @@ export class ToolCallHandler {
       onResult?.(call, result);
     };
 
-    let pending: Promise<void>[] = [];
-    for (let i = 0; i < calls.length; i++) {
+    await runInTurnOrder(calls.length, (i) => {
       const call = calls[i]!;
-      const alone = call.name === ASK_USER_TOOL.name || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
-      if (alone) {
-        await Promise.all(pending);
-        pending = [];
-        await run(i);
-      } else {
-        pending.push(limit(() => run(i)));
-      }
-    }
-    await Promise.all(pending);
+      return call.name === ASK_USER_TOOL.name || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+    }, run, this.concurrency);
     return results;
   }
 

@@ -7,7 +7,6 @@
 import { performance } from 'node:perf_hooks';
 import crypto from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import pLimit from 'p-limit';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors.js';
 import { closeOut, outputText, truncate } from '../closeout/closeout.js';
 import { OutputStore, type OutputStoreOptions, type StoredOutput } from '../closeout/output-store.js';
@@ -29,6 +28,7 @@ import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.
 import { workspaceFor } from '../workspace/workspace.js';
 import { clip, frozenCopy, isThenable, kindOf } from '../util.js';
 import { copyJsonData, parseArguments } from './arguments.js';
+import { runInTurnOrder } from './batch.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
 export interface ToolExecutorOptions {
@@ -470,7 +470,6 @@ export class ToolExecutor {
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       return list.map((c) => failure('INVALID_OPTIONS', `options.concurrency must be a positive integer; got ${String(concurrency).slice(0, 50)}`, { tool: toolName(c), callId: callIdOf(c) }));
     }
-    const limit = pLimit(concurrency);
     const results = new Array<ToolExecutionResult>(list.length);
     let escape: PathTraversalError | undefined;
     const skipped = (i: number): ToolExecutionResult =>
@@ -488,19 +487,11 @@ export class ToolExecutor {
         results[i] = failure('PATH_TRAVERSAL', error.message, { tool: toolName(list[i]), callId: callIdOf(list[i]) });
       }
     };
-    let pending: Promise<void>[] = [];
-    for (let i = 0; i < list.length; i++) {
+    await runInTurnOrder(list.length, (i) => {
       const c = list[i];
       const tool = c !== null && typeof c === 'object' && typeof c.name === 'string' ? this.registry.get(c.name, typeof c.version === 'string' ? c.version : undefined) : undefined;
-      if (tool !== undefined && !tool.readOnly) {
-        await Promise.all(pending);
-        pending = [];
-        await run(i);
-      } else {
-        pending.push(limit(() => run(i)));
-      }
-    }
-    await Promise.all(pending);
+      return tool !== undefined && !tool.readOnly;
+    }, run, concurrency);
     if (escape !== undefined) {
       escape.results = results;
       throw escape;

@@ -28,6 +28,9 @@ export type ResolveFailure =
   | { found: false; code: 'UNKNOWN_TOOL'; message: string }
   | { found: false; code: 'VERSION_NOT_FOUND'; message: string };
 
+/** Tool names an unknown-tool message lists at most (related names first). */
+const MAX_NAMES_SHOWN = 60;
+
 /**
  * Holds every version of every tool. `get(name)` returns the highest semver version
  * (computed at registration, not per call); `get(name, range)` the highest one satisfying a
@@ -134,9 +137,15 @@ export class ToolRegistry {
 
   private unknownToolMessage(name: string): string {
     const names = [...this.byName.keys()].sort();
+    const words = new Set(name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2));
     const close = names.filter((n) => n.includes(name) || name.includes(n) || editDistance(n, name) <= 2);
-    const hint = close.length ? ` Did you mean ${close.slice(0, 3).join(', ')}?` : '';
-    const shown = names.length > 30 ? `${names.slice(0, 30).join(', ')}, ... (${names.length} in all)` : names.join(', ');
+    // Tools sharing a word with the name asked for ("delete_everything" -> delete_file) come
+    // first, so a long registry still shows the model the ones it most likely wanted.
+    const related = names.filter((n) => !close.includes(n) && n.split('_').some((w) => words.has(w)));
+    const hints = [...close, ...related].slice(0, 3);
+    const hint = hints.length ? ` Did you mean ${hints.join(', ')}?` : '';
+    const ordered = [...close, ...related, ...names.filter((n) => !close.includes(n) && !related.includes(n))];
+    const shown = ordered.length > MAX_NAMES_SHOWN ? `${ordered.slice(0, MAX_NAMES_SHOWN).join(', ')}, ... (${names.length} in all)` : ordered.join(', ');
     return `Unknown tool ${JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}...` : name)}.${hint} Available tools: ${shown || '(none)'}.`;
   }
 
