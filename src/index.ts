@@ -43,6 +43,7 @@ export {
 } from './sandbox/python-sandbox.js';
 export { PYTHON_ESCAPE_VECTORS, STRIP_SECOND_LAYER, REACH_BRIDGE_THROUGH_FINDER, renderEscapeVector, type PythonEscapeVector } from './sandbox/python-escape-vectors.js';
 export { ASK_USER_TOOL, ASK_USER_INPUT_SCHEMA, askUserSpec, checkAskUserArguments, type AskUserInput } from './builtin/ask-user.js';
+export { apiEndpoint, cleanText, isLoopbackHost, readResponseText } from './keyed-api.js';
 export { OutputStore, type OutputStoreOptions, type StoredOutput } from './closeout/output-store.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type StopReason } from './types.js';
 export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection, type ToolSystemConnector } from './system/tool-system.js';

@@ -15,3 +15,4 @@ export { openFileInside, readFileInside, writeFileInside, type OpenInside, type 
 export { isSecretKey } from './secrets.js';
 export { commandEnv, INHERITED_ENV } from './child-env.js';
 export { braceAlternatives } from './glob-limits.js';
+export { apiEndpoint, cleanText, isLoopbackHost, readResponseText } from './keyed-api.js';

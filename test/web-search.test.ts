@@ -9,12 +9,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { ToolExecutionError, ToolExecutor } from 'toolgate';
+import { cleanText, ToolExecutionError, ToolExecutor } from 'toolgate';
 import {
   WEB_SEARCH_SNIPPET_CHARS,
   WEB_SEARCH_UNAVAILABLE,
   WebSearchError,
-  cleanText,
   webSearch,
   type WebSearchFailure,
   type WebSearchOptions,

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
+import { apiEndpoint, cleanText, readResponseText, tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
 
 /** Where the Tavily API lives when `TAVILY_BASE_URL` is not set. */
 export const TAVILY_DEFAULT_BASE_URL = 'https://api.tavily.com';
@@ -253,7 +253,9 @@ export async function webSearch(query: string, topK: number | undefined, options
         redirect: 'manual', // the API does not redirect; never follow one with the key attached
         signal: controller.signal,
       });
-      body = await readBody(response, WEB_SEARCH_MAX_RESPONSE_BYTES);
+      const answer = await readResponseText(response, WEB_SEARCH_MAX_RESPONSE_BYTES);
+      if (answer === undefined) throw WebSearchError.fromMalformed(`the answer is larger than ${WEB_SEARCH_MAX_RESPONSE_BYTES} bytes`, response.status);
+      body = answer;
     } catch (error) {
       throw failure(error);
     }
@@ -271,48 +273,6 @@ export async function webSearch(query: string, topK: number | undefined, options
 function clampTopK(topK: number | undefined): number {
   if (topK === undefined || !Number.isFinite(topK)) return WEB_SEARCH_DEFAULT_RESULTS;
   return Math.min(WEB_SEARCH_MAX_RESULTS, Math.max(1, Math.floor(topK)));
-}
-
-/** Hosts that an http (not https) base URL may name: the key then never leaves the machine. */
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-/** `<base>/search`, after checking the base URL. */
-function searchEndpoint(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw WebSearchError.fromBadConfig('TAVILY_BASE_URL', 'is not a URL (expected something like https://api.tavily.com)');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw WebSearchError.fromBadConfig('TAVILY_BASE_URL', 'must be an https URL (http is only allowed for loopback hosts)');
-  }
-  if (url.username || url.password) throw WebSearchError.fromBadConfig('TAVILY_BASE_URL', 'must not carry a user name or password');
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/search`;
-  url.search = '';
-  url.hash = '';
-  return url;
-}
-
-/** The body as text, reading at most `maxBytes` bytes. */
-async function readBody(response: Response, maxBytes: number): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw WebSearchError.fromMalformed(`the answer is larger than ${maxBytes} bytes`, response.status);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
 }
 
 /** A short description of a network failure (the cause's code, else its message), without the key. */
@@ -379,27 +339,11 @@ function stringOf(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
-/**
- * Control characters (C0, DEL, C1), zero-width and bidirectional-formatting characters, and the
- * byte-order mark: removed from untrusted text, as they can hide or reorder what a reader sees.
- */
-const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]+/g;
-/** A surrogate without its other half (from a `\ud800` escape in JSON, say). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/**
- * Untrusted text made safe to show on one line: the key (if given) replaced by `[redacted]`,
- * unsafe characters replaced by spaces, runs of white space collapsed, and the text cut at
- * `max` characters, "…" included (never inside a surrogate pair).
- */
-export function cleanText(text: string, apiKey: string | undefined, max: number): string {
-  let out = apiKey ? text.split(apiKey).join('[redacted]') : text;
-  out = out.replace(UNSAFE_CHARS, ' ').replace(LONE_SURROGATE, '\ufffd').replace(/\s+/g, ' ').trim();
-  if (out.length <= max) return out;
-  let end = max - 1; // room for the "…"
-  const last = out.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${out.slice(0, end).trimEnd()}…`;
+/** `<base>/search`, after checking the base URL. */
+function searchEndpoint(baseUrl: string): URL {
+  const checked = apiEndpoint(baseUrl, 'search');
+  if ('problem' in checked) throw WebSearchError.fromBadConfig('TAVILY_BASE_URL', checked.problem === 'is not a URL' ? 'is not a URL (expected something like https://api.tavily.com)' : checked.problem);
+  return checked.url;
 }
 
 function formatSeconds(ms: number): string {

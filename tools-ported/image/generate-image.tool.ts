@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { MAX_IMAGE_DATA_URL_LENGTH, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { apiEndpoint, cleanText, MAX_IMAGE_DATA_URL_LENGTH, readResponseText, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { dataUrlOf, imageFacts, sniffFormat } from '../common/image-data.js';
 import { readBounded, safeFetch, type SafeFetchOptions } from '../common/safe-fetch.js';
 import { checkWritableTarget } from '../common/stream-inside.js';
@@ -163,50 +163,19 @@ export class GenerateImageTool implements Tool<GenerateImageInput, string> {
   }
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
 /** `<base>/images/generations`, after checking the base URL. */
 function endpointOf(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new GenerateImageError('misconfigured', 'generate_image is misconfigured: the images base URL is not a URL (expected something like https://api.openai.com/v1).');
+  const checked = apiEndpoint(baseUrl, 'images/generations');
+  if ('problem' in checked) {
+    const hint = checked.problem === 'is not a URL' ? 'is not a URL (expected something like https://api.openai.com/v1)' : checked.problem;
+    throw new GenerateImageError('misconfigured', `generate_image is misconfigured: the images base URL ${hint}.`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new GenerateImageError('misconfigured', 'generate_image is misconfigured: the images base URL must be https (http only for loopback hosts).');
-  }
-  if (url.username || url.password) throw new GenerateImageError('misconfigured', 'generate_image is misconfigured: the images base URL must not carry a user name or password.');
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/images/generations`;
-  url.search = '';
-  url.hash = '';
-  return url;
+  return checked.url;
 }
 
 /** Text from the API made safe to quote: no key, no control characters, one line, at most 300 characters. */
 function clean(text: string, apiKey: string): string {
-  const out = text.split(apiKey).join('[redacted]').replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return out.length > 300 ? `${out.slice(0, 299)}…` : out;
-}
-
-async function readText(response: Response, maxBytes: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new GenerateImageError('malformed_response', `generate_image: the service's answer is larger than ${maxBytes} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return cleanText(text, apiKey, 300);
 }
 
 /**
@@ -257,7 +226,9 @@ export async function generateImage(workspace: Workspace, args: GenerateImageInp
     });
     status = response.status;
     retryAfter = response.headers.get('retry-after');
-    text = await readText(response, GENERATE_IMAGE_MAX_RESPONSE_BYTES);
+    const answer = await readResponseText(response, GENERATE_IMAGE_MAX_RESPONSE_BYTES);
+    if (answer === undefined) throw new GenerateImageError('malformed_response', `generate_image: the service's answer is larger than ${GENERATE_IMAGE_MAX_RESPONSE_BYTES} bytes.`);
+    text = answer;
   } catch (error) {
     if (error instanceof GenerateImageError) throw error;
     if (timedOut) throw new GenerateImageError('timeout', `generate_image timed out: the service did not answer within ${timeoutMs} ms. Try again later.`, undefined, error);
