@@ -5,9 +5,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import sharp from 'sharp';
-import { ToolExecutor } from 'toolgate';
+import { serveHttp, ToolExecutor } from 'toolgate';
 import { EMPTY_ALLOWLIST, blockedRange } from '../tools-ported/common/net-policy.js';
 import { SafeFetchError } from '../tools-ported/common/safe-fetch.js';
 import { webFetch } from '../tools-ported/web/web-fetch.tool.js';
@@ -73,5 +74,35 @@ describe('image decompression by request: a tiny source asking for a huge result
       await executor.close();
     }
     assert.deepEqual(fs.readdirSync(dir).sort(), ['frames.gif', 'note.txt', 'small.gif', 'tall.png']);
+  });
+});
+
+describe('toolgate mcp --http: the Host header is checked on every bind address', () => {
+  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+  const post = (url: URL, host: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(initialize);
+    });
+
+  test('bound to another loopback address (127.0.0.2), a request naming a foreign host (DNS rebinding) is refused; its own address is served', async () => {
+    const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, poolSize: 1 });
+    const server = await serveHttp({ executor, host: '127.0.0.2', port: 0 });
+    try {
+      const url = new URL(server.url);
+      assert.equal(url.hostname, '127.0.0.2');
+      assert.equal(await post(url, `evil.example:${url.port}`), 403);
+      assert.equal(await post(url, `127.0.0.2:${url.port}`), 200);
+    } finally {
+      await server.close();
+      await executor.close();
+    }
   });
 });
