@@ -17,7 +17,8 @@
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -218,13 +219,29 @@ export interface McpHttpOptions extends McpServeOptions {
   path?: string;
 }
 
+/**
+ * The `Host` header values a request may carry (DNS-rebinding protection, whatever the bind
+ * address): the loopback names, the bound address itself, and for a wildcard bind (`0.0.0.0`,
+ * `::`) every address of this machine's interfaces and its host name. Checking only when bound
+ * to exactly 127.0.0.1, localhost or ::1 left other loopback binds (127.0.0.2, 127.1) open to a
+ * web page whose name rebinds to them.
+ */
+export function hostHeadersFor(host: string, port: number): string[] {
+  const names = new Set(['127.0.0.1', 'localhost', '::1', host]);
+  if (host === '0.0.0.0' || host === '::' || host === '') {
+    for (const list of Object.values(os.networkInterfaces())) for (const i of list ?? []) names.add(i.address);
+    names.add(os.hostname().toLowerCase());
+  }
+  return [...names].map((name) => `${net.isIPv6(name) ? `[${name}]` : name}:${port}`);
+}
+
 /** Largest request body accepted, in bytes (4 MiB). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Serve over MCP streamable HTTP (stateful sessions, one {@link createMcpServer} each), bound
- * to loopback by default, with the SDK's DNS-rebinding protection (the `Host` header must
- * name the bound address) when bound to loopback.
+ * to loopback by default, with the SDK's DNS-rebinding protection on every bind address (the
+ * `Host` header must be one of {@link hostHeadersFor}).
  * @returns the endpoint URL and a handle.
  */
 export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandle & { url: string; port: number }> {
@@ -233,7 +250,6 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   const endpoint = options.path ?? '/mcp';
   const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
   let allowedHosts: string[] = [];
-  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
 
   const httpServer = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -271,8 +287,8 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
     }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      enableDnsRebindingProtection: loopback,
-      allowedHosts: loopback ? allowedHosts : undefined,
+      enableDnsRebindingProtection: true,
+      allowedHosts,
       onsessioninitialized: (id) => {
         sessions.set(id, { server, transport });
       },
@@ -293,7 +309,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
     });
   });
   const port = (httpServer.address() as AddressInfo).port;
-  allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  allowedHosts = hostHeadersFor(host, port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}${endpoint}`,

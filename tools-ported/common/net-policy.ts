@@ -5,8 +5,9 @@
  * Blocked: every address that ipaddr.js does not classify as `unicast`, which covers loopback
  * (127.0.0.0/8, ::1), link-local (169.254.0.0/16 with the cloud metadata address, fe80::/10),
  * private (10/8, 172.16/12, 192.168/16), unique-local (fc00::/7), unspecified (0.0.0.0, ::),
- * multicast, broadcast, carrier-grade NAT (100.64.0.0/10), IPv4-mapped IPv6 (::ffff:0:0/96)
- * and the translation forms that embed an IPv4 address (64:ff9b::/96, 6to4, Teredo), and the
+ * multicast, broadcast, carrier-grade NAT (100.64.0.0/10), IPv4-mapped IPv6 (::ffff:0:0/96),
+ * the deprecated IPv4-compatible form (::/96, such as `::127.0.0.1`), the translation forms
+ * that embed an IPv4 address (64:ff9b::/96, 6to4, Teredo), and the
  * reserved, documentation and benchmarking ranges (ranges as listed by the IANA special-purpose
  * address registries, RFC 6890).
  *
@@ -101,8 +102,13 @@ export function netAllowlistFromEnv(env: NodeJS.ProcessEnv = process.env): NetAl
 export function blockedRange(address: string): string | undefined {
   const plain = normalHost(address);
   if (net.isIP(plain) === 0) return 'invalid';
-  const range = ipaddr.parse(plain).range();
-  return range === 'unicast' ? undefined : range;
+  const parsed = ipaddr.parse(plain);
+  const range = parsed.range();
+  if (range !== 'unicast') return range;
+  // ipaddr.js calls the deprecated IPv4-compatible form ::a.b.c.d (::/96, RFC 4291 §2.5.5.1)
+  // unicast; a host with a 6in4 (sit) tunnel routes it to the IPv4 address it carries.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'ipv4Compatible';
+  return undefined;
 }
 
 /** Is `address` inside one of the allowlist's ranges (IPv4-mapped IPv6 matched as IPv4)? */

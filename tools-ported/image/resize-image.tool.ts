@@ -101,10 +101,37 @@ function checkSide(value: number | undefined, name: string): void {
   if (!Number.isInteger(value) || value < 1 || value > 10_000) throw new ToolExecutionError(`resize_image: ${name} must be a whole number of pixels from 1 to 10000; got ${value}.`, 'INVALID_ARGUMENTS');
 }
 
+/** Most pixels resize_image writes, all frames of an animation together (about 100 megapixels). */
+export const MAX_OUTPUT_PIXELS = MAX_INPUT_PIXELS;
+
+/**
+ * Refuse a result larger than {@link MAX_OUTPUT_PIXELS} before sharp starts: a tiny input can
+ * ask for a huge output (a 1x500 PNG at width 10000 keeps its aspect ratio and becomes
+ * 10000x5000000; 30 frames of a 1x1 GIF at 4000x4000 become 480 megapixels), and libvips work,
+ * once started, runs on native threads that terminating the worker does not stop: the pool stays
+ * busy and the process cannot exit until it ends.
+ */
+function checkOutputPixels(facts: { width: number; height: number; orientation?: number }, args: ResizeImageInput, frames: number, shown: string): void {
+  const turned = (facts.orientation ?? 1) >= 5;
+  const sourceWidth = turned ? facts.height : facts.width;
+  const sourceHeight = turned ? facts.width : facts.height;
+  const width = args.width ?? Math.max(1, Math.round((args.height! * sourceWidth) / sourceHeight));
+  const height = args.height ?? Math.max(1, Math.round((args.width! * sourceHeight) / sourceWidth));
+  const pixels = width * height * frames;
+  if (pixels > MAX_OUTPUT_PIXELS) {
+    throw new ToolExecutionError(
+      `resize_image: the result would be ${width}x${height} pixels${frames > 1 ? ` in each of ${frames} frames` : ''} (${pixels} pixels), more than the ${MAX_OUTPUT_PIXELS} resize_image writes; ` +
+        'give a smaller width or height (or both, to change the aspect ratio). Nothing was written.',
+      'INVALID_ARGUMENTS',
+    );
+  }
+}
+
 /**
  * Resize `args.filepath` into `args.destination`.
  * @throws PathTraversalError outside the workspace; ToolExecutionError (`INVALID_ARGUMENTS`)
- *   for missing or out-of-range sizes, an unknown format or extension; ToolExecutionError for
+ *   for missing or out-of-range sizes, a result over {@link MAX_OUTPUT_PIXELS}, an unknown
+ *   format or extension; ToolExecutionError for
  *   an unreadable source or an existing destination without overwrite.
  */
 export async function resizeImage(workspace: Workspace, args: ResizeImageInput): Promise<ResizeImageOutput> {
@@ -128,6 +155,7 @@ export async function resizeImage(workspace: Workspace, args: ResizeImageInput):
   if (sniffed.format === undefined) throw new ToolExecutionError(`resize_image: ${shown} is not a PNG, JPEG, GIF, WebP, TIFF, AVIF or HEIF image (its content is ${sniffed.seen}).`);
   const facts = await imageFacts(bytes, sniffed.format, shown);
   const animated = facts.pages > 1 && (format === 'gif' || format === 'webp');
+  checkOutputPixels(facts, args, animated ? facts.pages : 1, shown);
   let output: { data: Buffer; info: OutputInfo };
   try {
     let pipeline = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, animated })
