@@ -135,10 +135,16 @@ export class ToolCallHandler {
             ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
             : await this.target.execute(request, callOptions);
         } catch (error) {
-          if (!(error instanceof PathTraversalError)) throw error;
-          escaped = true;
-          this.logger?.warn({ event: 'agent_path_traversal', tool: call.name, callId: call.id, path: error.path }, 'a tool call tried to leave the workspace');
-          result = notRun(call, 'PATH_TRAVERSAL', `refused: ${error.message}`);
+          if (error instanceof PathTraversalError) {
+            escaped = true;
+            this.logger?.warn({ event: 'agent_path_traversal', tool: call.name, callId: call.id, path: error.path }, 'a tool call tried to leave the workspace');
+            result = notRun(call, 'PATH_TRAVERSAL', `refused: ${error.message}`);
+          } else {
+            // A target that breaks its contract (only PathTraversalError throws) must not leave
+            // the turn without answers: the provider would reject the whole conversation.
+            this.logger?.warn({ event: 'agent_target_threw', tool: call.name, callId: call.id, err: (error as Error)?.message ?? String(error) }, 'a tool call target threw');
+            result = notRun(call, 'TOOL_ERROR', `${clip(String(call.name), 200)} failed: ${clip((error as Error)?.message ?? String(error), 500)}`, 'error');
+          }
         }
       }
       result.callId = call.id;

@@ -84,7 +84,16 @@ export function compileForeignValidator(schema: JsonSchema, subject: 'argument' 
   }
   // The meta-schema reference is dropped: a server may name a draft this instance lacks.
   const { $schema: _dialect, ...body } = schema;
-  const validate: ValidateFunction = ajv.compile(body);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(body);
+  } finally {
+    // The instance is shared: forget the schema once compiled (the function keeps what it
+    // needs), so that a second schema with the same `$id` (the same tool listed again after
+    // list_changed, another server, another bridge in this process) compiles too, and
+    // refreshed schemas do not pile up in ajv's cache.
+    ajv.removeSchema(body);
+  }
   return (value) => (validate(value) ? undefined : describeAjvError(validate.errors?.[0], value, schema, subject));
 }
 

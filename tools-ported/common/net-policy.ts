@@ -9,7 +9,8 @@
  * the deprecated IPv4-compatible form (::/96, such as `::127.0.0.1`), the translation forms
  * that embed an IPv4 address (64:ff9b::/96, 6to4, Teredo), and the
  * reserved, documentation and benchmarking ranges (ranges as listed by the IANA special-purpose
- * address registries, RFC 6890).
+ * address registries, RFC 6890). An IPv6 address outside 2000::/3 (global unicast) is blocked
+ * too, which covers the IPv4-compatible form `::127.0.0.1` (`::7f00:1`).
  *
  * The allowlist comes from the environment variable {@link NET_ALLOW_ENV} (`TOOLGATE_NET_ALLOW`):
  * entries separated by commas or white space, each one of
@@ -108,8 +109,15 @@ export function blockedRange(address: string): string | undefined {
   // ipaddr.js calls the deprecated IPv4-compatible form ::a.b.c.d (::/96, RFC 4291 §2.5.5.1)
   // unicast; a host with a 6in4 (sit) tunnel routes it to the IPv4 address it carries.
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'ipv4Compatible';
+  // ipaddr.js calls every IPv6 address it has no range for `unicast`, including the
+  // IPv4-compatible ::a.b.c.d (::/96, deprecated by RFC 4291 §2.5.5.1; ::7f00:1 is 127.0.0.1)
+  // and the rest of the IETF-reserved ::/8. Only 2000::/3 is allocated global unicast (IANA).
+  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return 'reserved';
   return undefined;
 }
+
+/** The IPv6 global unicast block, 2000::/3 (IANA IPv6 address space registry). */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
 
 /** Is `address` inside one of the allowlist's ranges (IPv4-mapped IPv6 matched as IPv4)? */
 export function allowedAddress(address: string, allow: NetAllowlist): boolean {

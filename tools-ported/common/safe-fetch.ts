@@ -11,7 +11,8 @@
  *   replaced by one that returns them, so a second DNS answer (DNS rebinding) never reaches it.
  * - Redirects are followed here, one hop at a time (at most `maxRedirects`), each new URL
  *   checked as above before it is requested. A redirect to another origin drops the
- *   `Authorization`, `Cookie` and `Proxy-Authorization` headers and URL credentials; 303, and
+ *   `Authorization`, `Cookie` and `Proxy-Authorization` headers, every header whose name looks
+ *   secret ({@link isSecretKey}: `X-Api-Key`, `Private-Token`...) and URL credentials; 303, and
  *   301/302 after a POST, turn into a GET without body (as browsers do, RFC 9110 §15.4).
  * - Time is bounded (`timeoutMs`, and the call's deadline less a margin) across connection,
  *   redirects and body; the call's abort signal stops the request at once.
@@ -224,8 +225,14 @@ function requestOnce(
   });
 }
 
-/** The response body, decompressed per `Content-Encoding` (unknown encodings left as they are). */
-function decodedBody(res: http.IncomingMessage): Readable {
+/**
+ * The response body, decompressed per `Content-Encoding` (unknown encodings left as they are).
+ * Answers that have no body (to HEAD, 1xx, 204, 304, or `Content-Length: 0`) are not decoded:
+ * servers send `Content-Encoding` with them too, and an empty gzip stream is an error to zlib.
+ */
+function decodedBody(res: http.IncomingMessage, method: string): Readable {
+  const status = res.statusCode ?? 0;
+  if (method === 'HEAD' || status < 200 || status === 204 || status === 304 || res.headers['content-length'] === '0') return res;
   const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
   let decoder: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined;
   if (encoding === 'gzip' || encoding === 'x-gzip') decoder = zlib.createGunzip();
@@ -321,7 +328,8 @@ export async function safeFetch<T>(input: string | URL, options: SafeFetchOption
         for (const k of Object.keys(headers)) if (/^content-/i.test(k)) delete headers[k];
       }
       if (next.origin !== url.origin) {
-        for (const k of Object.keys(headers)) if (CROSS_ORIGIN_DROPPED.includes(k.toLowerCase())) delete headers[k];
+        // Custom credential headers (X-Api-Key, Private-Token...) must not follow to another origin either.
+        for (const k of Object.keys(headers)) if (CROSS_ORIGIN_DROPPED.includes(k.toLowerCase()) || isSecretKey(k)) delete headers[k];
       } else if (next.username === '' && next.password === '' && (url.username !== '' || url.password !== '')) {
         next.username = url.username;
         next.password = url.password;
@@ -337,7 +345,7 @@ export async function safeFetch<T>(input: string | URL, options: SafeFetchOption
       status: final.statusCode ?? 0,
       statusText: final.statusMessage ?? '',
       headers: final.headers,
-      body: decodedBody(final),
+      body: decodedBody(final, method),
       remoteAddress: final.socket?.remoteAddress,
     });
   } catch (error) {
