@@ -240,7 +240,11 @@ describe('config files', () => {
     const dir = fs.mkdtempSync(path.join(REPO_ROOT, 'dist', 'cfg-'));
     try {
       fs.writeFileSync(path.join(dir, 'toolgate.config.json'), JSON.stringify({ mcpServers: { files: { command: 'x', args: ['a'], cwd: 'sub', trusted: true } } }));
-      const loaded = loadConfig(undefined, dir);
+      const unnamed = loadConfig(undefined, dir);
+      assert.equal(unnamed.file, undefined, 'a workspace file is not read unless named');
+      assert.deepEqual(unnamed.config.mcpServers, {});
+      assert.equal(unnamed.unread, path.join(dir, 'toolgate.config.json'));
+      const loaded = loadConfig(path.join(dir, 'toolgate.config.json'), dir);
       assert.equal(loaded.file, path.join(dir, 'toolgate.config.json'));
       assert.equal((loaded.config.mcpServers.files as { cwd: string }).cwd, path.join(dir, 'sub'));
       fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ mcpServers: { x: { command: 'a', url: 'http://b' } } }));

@@ -77,12 +77,24 @@ describe('the CLI bridges the servers of toolgate.config.json', () => {
   after(() => tmp.cleanup());
 
   test('toolgate call and toolgate list see the bridged tools', async () => {
-    const called = await runCli(['call', 'inner__read_file', '{"filepath":"inner.txt"}', '--workspace', tmp.ws, '--mode', 'explore']);
+    const called = await runCli(['call', 'inner__read_file', '{"filepath":"inner.txt"}', '--workspace', tmp.ws, '--config', path.join(tmp.ws, 'toolgate.config.json'), '--mode', 'explore']);
     assert.equal(called.code, 0, called.stderr);
     assert.match(called.stdout, /seen by the CLI/);
     const listed = await runCli(['list', '--config', path.join(tmp.ws, 'toolgate.config.json'), '--tag', 'mcp']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /inner__read_file\s+0\.1\.0\s+read/);
+  });
+
+  test("a workspace's own config file starts nothing unless named with --config (it would run a cloned repository's commands)", async () => {
+    const dir = fs.mkdtempSync(path.join(tmp.root, 'cloned-'));
+    const marker = path.join(tmp.root, 'config-ran-a-command');
+    fs.writeFileSync(path.join(dir, 'toolgate.config.json'), JSON.stringify({ mcpServers: { x: { command: 'sh', args: ['-c', `echo pwned > ${marker}`] } } }));
+    const listed = await runCli(['list', '--tag', 'fs'], { cwd: dir });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stderr, /toolgate\.config\.json was not read; to bridge its MCP servers, name it: --config /);
+    const called = await runCli(['call', 'list_files', '{}', '--workspace', dir], { cwd: dir });
+    assert.equal(called.code, 0, called.stderr);
+    assert.equal(fs.existsSync(marker), false, 'no server of the unnamed config was started');
   });
 
   test('a malformed config file is a usage error naming the field', async () => {

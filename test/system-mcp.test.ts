@@ -57,7 +57,7 @@ describe('toolgate agent with toolgate.config.json', () => {
     const fixture = await startOpenAIFixture([turn(null, [{ id: 'call_p', name: 'fx__ping', arguments: '{}' }]), turn('The server said pong.')]);
     try {
       const env = { ...process.env, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_MODEL: 'm' };
-      const r = await runCli(['agent', 'Ping the server', '--workspace', t.ws, '--yes'], { env });
+      const r = await runCli(['agent', 'Ping the server', '--workspace', t.ws, '--config', path.join(t.ws, 'toolgate.config.json'), '--yes'], { env });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, 'The server said pong.\n');
       assert.ok(fixture.requests[0]!.tools!.some((s) => s.function.name === 'fx__ping'), 'the bridged tool is offered');

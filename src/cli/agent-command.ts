@@ -53,7 +53,7 @@ plan (read-only, may write its plan inside --plan-dir, default plans/).
 --yes approves every tool call that asks for confirmation. Without --yes, confirmations and
 the model's questions are asked on the terminal; with no terminal, such calls are refused and
 the model is told so.
-MCP servers named in the workspace's toolgate.config.json (or --config FILE) are bridged in.
+MCP servers named in --config FILE (for example the workspace's toolgate.config.json) are bridged in.
 Tool calls are shown on stderr; the final answer is printed on stdout.
 Exit codes: 0 answered, 1 stopped without an answer, 2 usage or no endpoint, 130 interrupted.`;
 

@@ -9,8 +9,8 @@
  * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
  * toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR] [--mode M] [--tool NAME]... [--tag T]... [--yes]
  * ```
- * `--config FILE` (default `toolgate.config.json` in the workspace) names MCP servers to bridge
- * in (see `src/cli/mcp-command.ts`).
+ * `--config FILE` names MCP servers to bridge in (see `src/cli/mcp-command.ts`); a
+ * `toolgate.config.json` in the workspace is used only when named so.
  * Every command also takes `--tools DIR... --schemas FILE` (load your own compiled tools with
  * their schema file, beside the builtins) and `--log-level LEVEL` (default `error`, on stderr).
  *
@@ -60,8 +60,9 @@ Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
   --schemas FILE     generated schema file of the --tools folders
   --log-level LEVEL  pino level on stderr (default error)
-  --config FILE      toolgate config file (default: toolgate.config.json in the workspace, if any);
-                     its mcpServers are bridged in as {server}__{tool}
+  --config FILE      toolgate config file whose mcpServers are bridged in as {server}__{tool};
+                     only a file named here is read (a workspace's own toolgate.config.json
+                     must not start programs by itself)
   -h, --help         this help (also: toolgate help)
   --version          print toolgate's version
 
@@ -103,7 +104,7 @@ export function parse(argv: string[], options: ParseArgsConfig['options']) {
 
 /**
  * The builtin and ported tools, the `--tools` folders, and the tools of the MCP servers the
- * config file names (`--config FILE`, else `toolgate.config.json` in `workspace`).
+ * config file names (`--config FILE`; a workspace's own file is only noted, not read).
  */
 export async function registryFor(values: Record<string, unknown>, workspace = process.cwd()): Promise<ToolRegistry> {
   const { registry } = await loadBuiltinTools();

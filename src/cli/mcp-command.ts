@@ -38,6 +38,11 @@ export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--wo
 export const BRIDGED_CONFIGS_ENV = 'TOOLGATE_BRIDGED_CONFIGS';
 
 const open = new Set<McpBridge>();
+/** Where the CLI tells the user that a workspace config file was left unread (stderr). */
+const unreadNotice = (file: string): void => {
+  process.stderr.write(`toolgate: note: ${file} was not read; to bridge its MCP servers, name it: --config ${file}\n`);
+};
+
 /** Set by `toolgate mcp` so that bridged tool changes reach its clients. */
 let onToolsChanged: (() => void) | undefined;
 
@@ -52,6 +57,10 @@ export async function bridgeConfigured(registry: ToolRegistry, values: Record<st
     loaded = loadConfig(values.config as string | undefined, workspace);
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/^options\./, ''));
+  }
+  if (loaded.unread !== undefined) {
+    logger.warn({ event: 'mcp_config_not_named', config: loaded.unread }, `${loaded.unread} was not read: toolgate starts the MCP servers of a config file only when it is named with --config`);
+    unreadNotice(loaded.unread);
   }
   if (Object.keys(loaded.config.mcpServers).length === 0 || loaded.file === undefined) return undefined;
   // A config whose server is a toolgate reading the same config would start toolgates without

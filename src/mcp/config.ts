@@ -162,21 +162,31 @@ function checkStringMap(value: unknown, field: string, bad: (problem: string) =>
 export interface LoadedConfig {
   /** The file read, or `undefined` when there was none. */
   file: string | undefined;
+  /**
+   * A `toolgate.config.json` found in the workspace but not read, because no file was named:
+   * a folder's own file must not start programs by itself (a cloned repository would run its
+   * commands the moment toolgate is used in it, and a model that may write files could add
+   * servers). Callers tell the user to name it with `--config` to use it.
+   */
+  unread?: string;
   /** The checked config (empty when there was no file). */
   config: ToolgateConfig & { mcpServers: Record<string, McpServerConfig> };
 }
 
 /**
  * Read a toolgate config file.
- * @param file - the file to read; when absent, `toolgate.config.json` in `workspace` is read
- *   if it exists (else the config is empty).
+ * @param file - the file to read; when absent, the config is empty and a
+ *   `toolgate.config.json` in `workspace` is reported in `unread`, never read (see there).
  * @param workspace - folder to look in when no file is named. Default: the current folder.
  * @throws ToolgateOptionError when a named file is missing, or a file is not JSON or does not
  *   fit the shape (the message names the file and the field).
  */
 export function loadConfig(file?: string, workspace = process.cwd()): LoadedConfig {
-  const chosen = file === undefined ? path.join(workspace, CONFIG_FILE_NAME) : path.resolve(file);
-  if (file === undefined && !fs.existsSync(chosen)) return { file: undefined, config: { mcpServers: {} } };
+  if (file === undefined) {
+    const found = path.join(workspace, CONFIG_FILE_NAME);
+    return fs.existsSync(found) ? { file: undefined, config: { mcpServers: {} }, unread: found } : { file: undefined, config: { mcpServers: {} } };
+  }
+  const chosen = path.resolve(file);
   let parsed: unknown;
   try {
     parsed = JSON.parse(fs.readFileSync(chosen, 'utf8'));
