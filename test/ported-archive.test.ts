@@ -179,6 +179,7 @@ describe('create_archive, list_archive and extract_archive: round trips', () => 
       assert.equal(fs.readFileSync(path.join(ws, `unpacked-${format}/rt-${format}/src/a.txt`), 'utf8'), 'alpha\n');
       assert.deepEqual(fs.readFileSync(path.join(ws, `unpacked-${format}/rt-${format}/src/deep/b.bin`)), Buffer.from([0, 1, 2, 255]));
       assert.equal(fs.statSync(path.join(ws, `unpacked-${format}/rt-${format}/top.md`)).mode & 0o111, 0o111, 'the execute bits are kept');
+      assert.equal(fs.statSync(path.join(ws, `unpacked-${format}`)).mode & 0o777, 0o755, 'the new destination folder is not left private (0700) from its staging');
       assertNoStage('.');
       assertOutsideUnchanged();
     });
@@ -261,6 +262,16 @@ describe('extract_archive: existing files, atomicity and bounds', () => {
     assert.equal(fs.readFileSync(path.join(ws, 'ex/dest/keep/new.txt'), 'utf8'), 'new\n');
     assert.equal(fs.readFileSync(path.join(ws, 'ex/dest/keep/old.txt'), 'utf8'), 'old\n', 'existing files not in the archive stay');
     assertNoStage('ex');
+  });
+
+  test('extracting into the workspace root itself merges into it and leaves no staging folder', async () => {
+    put('rootx-src/arch.tar.gz', await tarGz([{ name: 'rootx/file.txt', content: 'at the root\n' }]));
+    const result = ok(await call('extract_archive', { filepath: 'rootx-src/arch.tar.gz', destination: '.' }));
+    assert.equal(result.destination, '.');
+    assert.equal(fs.readFileSync(path.join(ws, 'rootx/file.txt'), 'utf8'), 'at the root\n');
+    failed(await call('extract_archive', { filepath: 'rootx-src/arch.tar.gz', destination: '.' }), /rootx\/file\.txt already exists/);
+    assertNoStage('.');
+    assertOutsideUnchanged();
   });
 
   test('an existing symbolic link in the destination is never written through, even with overwrite', async () => {

@@ -106,7 +106,8 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
     // 3. Move into place: one rename for a new folder, else a merge checked again first.
     let overwritten = 0;
     if (existing === undefined && (await statInside(workspace, dest, args.destination)) === undefined) {
-      // A new folder: one rename, so it appears complete or not at all.
+      // A new folder: one rename, so it appears complete or not at all (mkdtemp made it 0700).
+      await fs.chmod(stage, 0o755);
       await fs.rename(stage, dest).catch((e: NodeJS.ErrnoException) => {
         throw new ToolExecutionError(`cannot move the extracted files to ${args.destination} (${e.code ?? e.message}); nothing was extracted.`);
       });

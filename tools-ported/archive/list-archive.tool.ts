@@ -48,8 +48,9 @@ export interface ListArchiveOutput {
 /**
  * List the entries of a zip or tar.gz archive in the workspace (names, types, unpacked sizes,
  * link targets) without extracting anything. Use it before extract_archive to see what an
- * archive holds; entry names are shown exactly as stored, so unsafe ones (absolute, "..",
- * links outside) are visible here and would be refused by extract_archive.
+ * archive holds. Names are shown exactly as stored, so in a tar.gz unsafe ones (absolute,
+ * "..", links outside) are visible here (extract_archive would refuse them); a zip holding
+ * absolute or ".." names cannot be listed at all, as its reader refuses them.
  */
 @tool({ name: 'list_archive', version: '1.0.0', readOnly: true, tags: ['archive', 'ported'], timeoutMs: 60_000, memoryMb: 1024 })
 export class ListArchiveTool implements Tool<ListArchiveInput, ListArchiveOutput> {
