@@ -332,6 +332,23 @@ describe('extract_archive: existing files, atomicity and bounds', () => {
     assertNoStage('bomb');
   });
 
+  test('zip bombs: a tar entry declaring more than 512 MiB is refused at its header, without unpacking it', async () => {
+    // tar-stream writes the header of an entry declaring 512 MiB + 1 byte; only its first 4 KiB
+    // of content follow (what was packed so far is taken, the rest never made).
+    const pack = tarStream.pack();
+    const chunks: Buffer[] = [];
+    (pack as unknown as Readable).on('data', (chunk: Buffer) => chunks.push(chunk));
+    const body = pack.entry({ name: 'big.bin', type: 'file', mode: 0o644, size: MAX_TOTAL_BYTES + 1 });
+    body.write(Buffer.alloc(4096));
+    for (let i = 0; i < 20 && Buffer.concat(chunks).length < 512 + 4096; i++) await new Promise((resolve) => setImmediate(resolve));
+    (pack as unknown as Readable).destroy();
+    assert.equal(Buffer.concat(chunks).length, 512 + 4096, 'the header and 4 KiB were packed');
+    put('bomb/big.tar.gz', zlib.gzipSync(Buffer.concat(chunks)));
+    failed(await call('extract_archive', { filepath: 'bomb/big.tar.gz', destination: 'bomb/big' }), /unpacks to more than 536870912 bytes/);
+    assert.equal(exists('bomb/big'), false);
+    assertNoStage('bomb');
+  });
+
   test('the policy refuses declared content over 512 MiB, devices, duplicates and entries below files', () => {
     const file = (name: string, size = 0) => ({ name, kind: 'file' as const, size, mode: 0o644 });
     assert.throws(() => checkEntries([file('a', MAX_TOTAL_BYTES), file('b', 1)]), /larger than 536870912 bytes once unpacked/);

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { PathTraversalError, tool, ToolExecutionError, isInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { makeDirectoryInside, statInside } from '../common/fs-inside.js';
 import { loadArchive, readArchive, type ArchiveEntry, type ArchiveFormat } from './archive-io.js';
-import { checkEntries, MAX_TOTAL_BYTES, type CheckedEntry } from './archive-policy.js';
+import { checkEntries, MAX_ENTRIES, MAX_TOTAL_BYTES, type CheckedEntry } from './archive-policy.js';
 
 /** Arguments of extract_archive. */
 export interface ExtractArchiveInput {
@@ -83,11 +83,16 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
   if (existing !== undefined && existing.kind !== 'folder') throw new ToolExecutionError(`${args.destination} exists and is not a folder; give a folder to extract into. Nothing was extracted.`);
 
   // 1. The whole entry list, checked before anything is written.
+  // Counts and declared sizes are checked while listing too, so a bomb is refused without
+  // decompressing the rest of it.
   const listed: ArchiveEntry[] = [];
+  let declared = 0;
   await readArchive(archive.bytes, archive.format, async (entry) => {
     signal?.throwIfAborted();
     listed.push(entry);
-    if (listed.length > 10_000 + 1) throw new ToolExecutionError(`${args.filepath} has more than 10000 entries; the archive is refused and nothing was extracted.`);
+    declared += entry.size;
+    if (listed.length > MAX_ENTRIES) throw new ToolExecutionError(`${args.filepath} has more than ${MAX_ENTRIES} entries; the archive is refused and nothing was extracted.`);
+    if (declared > MAX_TOTAL_BYTES) throw new ToolExecutionError(`${args.filepath} unpacks to more than ${MAX_TOTAL_BYTES} bytes (a zip bomb?); the archive is refused and nothing was extracted.`);
   }, args.filepath);
   const entries = checkEntries(listed);
   if (existing !== undefined) await findConflicts(workspace, dest, entries, overwrite, args.destination);
