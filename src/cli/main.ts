@@ -275,7 +275,9 @@ async function cmdCall(argv: string[], io: Io): Promise<number> {
       } else {
         io.stderr.write(`${(io.stderr as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output}\n`);
         if (result.errorCode === 'CONFIRMATION_REQUIRED') io.stderr.write('toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
-        if (result.errorCode === 'MODE_DENIED' && mode !== 'default' && !((values['scoped-write'] as string[] | undefined)?.length)) io.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
+        // The hint only where it can help: tools that may write inside scoped folders.
+        const scoped = result.tool !== undefined && registry.get(result.tool, result.version)?.scopedWrite === true;
+        if (result.errorCode === 'MODE_DENIED' && mode !== 'default' && scoped && !((values['scoped-write'] as string[] | undefined)?.length)) io.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
       }
     }
     return result.success ? EXIT.ok : EXIT.failed;

@@ -75,6 +75,10 @@ export async function bridgeConfigured(registry: ToolRegistry, values: Record<st
     logger, onToolsChanged: () => onToolsChanged?.(), childEnv: { [BRIDGED_CONFIGS_ENV]: [...above, file].join(path.delimiter) },
   });
   open.add(bridge);
+  // The log's level is `error` by default; a server that did not start must not vanish silently.
+  for (const status of bridge.status()) {
+    if (status.state === 'failed') process.stderr.write(`toolgate: MCP server ${status.name} did not start (${status.error ?? 'unknown error'}); its tools are left out.\n`);
+  }
   return bridge;
 }
 
