@@ -355,7 +355,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`toolgate: ${error.message}\n\n${USAGE}\n`);
+      // The message alone: thirty lines of usage after it would bury what to fix.
+      io.stderr.write(`toolgate: ${error.message}\nRun \`toolgate help\` for the commands and options.\n`);
       return EXIT.usage;
     }
     if (error instanceof ToolDefinitionError) {
