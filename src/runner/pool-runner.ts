@@ -66,7 +66,8 @@ export interface PoolCall {
   fullOutputDir?: string | undefined;
 }
 
-const WORKER_URL = new URL('./worker.js', import.meta.url).href;
+/** The CommonJS shim in front of `worker.js` (see `worker-entry.cts` for why). */
+const WORKER_URL = new URL('./worker-entry.cjs', import.meta.url).href;
 
 /** Runs calls in worker threads. Call {@link PoolRunner.close} to end the workers. */
 export class PoolRunner {
