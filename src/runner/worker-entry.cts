@@ -8,8 +8,12 @@
  * (the first call, while Piscina's own start-up load is still linking it) reaches `require()`
  * at that moment, Node aborts the whole process ("FATAL ERROR: v8::Module::IsGraphAsync must
  * be used on an instantiated module"; seen in CI under load). A plain CommonJS file never
- * takes that path; it loads the ES module once with `import()`, and calls that arrive before
- * it has loaded wait for it.
+ * takes that path; it loads the ES module with `import()`.
+ *
+ * The export is ES-module shaped with a promised default: Piscina awaits the handler it looks
+ * up before it reports the worker ready, so a new worker takes no call until `worker.js` and
+ * its preloads have loaded (a replacement worker must not hold up the call after a timeout
+ * while a warm one is idle).
  *
  * @module
  */
@@ -17,12 +21,5 @@ import type { WorkerReply, WorkerTask } from './protocol.js';
 
 type RunTask = (task: WorkerTask) => WorkerReply | Promise<WorkerReply>;
 
-let run: RunTask | undefined;
-const loading: Promise<RunTask> = import('./worker.js').then((module) => (run = module.default));
-
-/** Run one call (Piscina calls the export): directly once the worker module has loaded. */
-function runToolTask(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
-  return run !== undefined ? run(task) : loading.then((loaded) => loaded(task));
-}
-
-export = runToolTask;
+/** The worker's task function, once `worker.js` has loaded. */
+exports.default = import('./worker.js').then((module): RunTask => module.default);
