@@ -126,6 +126,11 @@ describe('bridging fixture servers', () => {
     const r = await executor.call('basic__ping', {});
     assert.equal(r.output, 'pong');
     assert.equal((await executor.call('read_file', { filepath: 'package.json' }, { workspaceRoot: REPO_ROOT })).success, true);
+    // Its tools were never listed, yet a call to one says the server is unavailable, not "unknown tool".
+    const lost = await executor.call('broken__anything', {});
+    assert.equal(lost.errorCode, 'SERVER_UNAVAILABLE');
+    assert.match(lost.error!, /^server unavailable: the MCP server "broken" did not start: .*cannot start: no config.*other tools still work/s);
+    assert.equal((await executor.call('nobody__anything', {})).errorCode, 'UNKNOWN_TOOL');
   });
 
   test('readOnly comes from readOnlyHint only for trusted servers; gates apply to proxies', async () => {

@@ -188,6 +188,7 @@ export class McpBridge {
         conn.closing = true;
         for (const name of conn.proxies.keys()) this.registry.unregister(name);
         conn.proxies.clear();
+        this.registry.markUnavailable(conn.prefix, undefined);
         conn.state = 'closed';
         conn.error ??= 'the bridge was closed';
         try {
@@ -224,6 +225,7 @@ export class McpBridge {
       const version = client.getServerVersion()?.version;
       if (typeof version === 'string' && semverValid(version) !== null) conn.version = version;
       conn.state = 'connected';
+      this.registry.markUnavailable(conn.prefix, undefined);
       client.onclose = () => this.lost(conn, 'the server closed the connection (it may have exited)');
       this.sync(conn, tools);
       this.logger.info({ event: 'mcp_server_connected', server: conn.name, tools: conn.proxies.size, ms: Date.now() - started }, 'MCP server bridged');
@@ -231,6 +233,8 @@ export class McpBridge {
       conn.state = 'failed';
       conn.error = `did not start: ${(error as Error)?.message ?? String(error)}.${conn.stderrTail()}`;
       this.logger.warn({ event: 'mcp_server_failed', server: conn.name, err: conn.error }, 'MCP server failed to start; its tools are not available, the rest keeps working');
+      // Its tools were never listed: a call to one must still say why, not "unknown tool" (T12).
+      this.registry.markUnavailable(conn.prefix, `server unavailable: the MCP server ${JSON.stringify(conn.name)} ${conn.error} Its tools cannot run; other tools still work.`);
       client.onclose = undefined;
       await client.close().catch(() => undefined);
     }

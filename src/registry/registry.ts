@@ -26,7 +26,8 @@ export interface ToolFilter {
 /** Why {@link ToolRegistry.resolve} found nothing. */
 export type ResolveFailure =
   | { found: false; code: 'UNKNOWN_TOOL'; message: string }
-  | { found: false; code: 'VERSION_NOT_FOUND'; message: string };
+  | { found: false; code: 'VERSION_NOT_FOUND'; message: string }
+  | { found: false; code: 'SERVER_UNAVAILABLE'; message: string };
 
 /** Tool names an unknown-tool message lists at most (related names first). */
 const MAX_NAMES_SHOWN = 60;
@@ -112,10 +113,10 @@ export class ToolRegistry {
     if (range === undefined || range === '' || range === '*' || range === 'latest') {
       const tool = this.latest.get(name);
       if (tool !== undefined) return tool;
-      return { found: false, code: 'UNKNOWN_TOOL', message: this.unknownToolMessage(name) };
+      return this.notFound(name);
     }
     const versions = this.byName.get(name);
-    if (versions === undefined) return { found: false, code: 'UNKNOWN_TOOL', message: this.unknownToolMessage(name) };
+    if (versions === undefined) return this.notFound(name);
     if (range.length > MAX_RANGE_LENGTH) {
       return { found: false, code: 'VERSION_NOT_FOUND', message: `Version range of ${name} is ${range.length} characters long; at most ${MAX_RANGE_LENGTH} are accepted.` };
     }
@@ -133,6 +134,27 @@ export class ToolRegistry {
       code: 'VERSION_NOT_FOUND',
       message: `Tool ${name} has no version matching ${JSON.stringify(range)}; registered: ${[...versions.keys()].sort(semver.compare).join(', ')}.`,
     };
+  }
+
+  private readonly unavailable = new Map<string, string>();
+
+  /**
+   * Say that the tools whose names start with `prefix` cannot be had now (a bridged MCP server
+   * that did not start: its tools were never listed), so a call to one of them is answered
+   * `SERVER_UNAVAILABLE` with `reason` instead of `UNKNOWN_TOOL`. `undefined` clears it.
+   * @param prefix - a name prefix such as `files__`.
+   * @param reason - what the model reads, saying why and what still works.
+   */
+  markUnavailable(prefix: string, reason: string | undefined): void {
+    if (reason === undefined) this.unavailable.delete(prefix);
+    else this.unavailable.set(prefix, reason);
+  }
+
+  private notFound(name: string): ResolveFailure {
+    for (const [prefix, reason] of this.unavailable) {
+      if (name.startsWith(prefix)) return { found: false, code: 'SERVER_UNAVAILABLE', message: reason };
+    }
+    return { found: false, code: 'UNKNOWN_TOOL', message: this.unknownToolMessage(name) };
   }
 
   private unknownToolMessage(name: string): string {
