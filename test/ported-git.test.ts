@@ -225,6 +225,23 @@ describe('git_status', () => {
     assert.deepEqual(fs.readdirSync(outside).sort(), ['real-repo'], 'nothing was written outside');
   });
 
+  test('a repository whose objects/info/alternates (or objects folder) leads outside is a path traversal: git_show cannot print outside objects', async () => {
+    const secretRepo = path.join(outside, 'secret-repo');
+    fs.mkdirSync(secretRepo, { recursive: true });
+    git(secretRepo, 'init', '-q');
+    fs.writeFileSync(path.join(secretRepo, 'secret.txt'), 'TOP SECRET outside\n');
+    git(secretRepo, 'add', 'secret.txt');
+    git(secretRepo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'secret');
+    const hash = git(secretRepo, 'rev-parse', 'HEAD').trim();
+    const ws = repository('status-alternates');
+    put(ws, '.git/objects/info/alternates', `${path.join(secretRepo, '.git', 'objects')}\n`);
+    await assertTraversal(call(ws, 'git_show', { ref: hash }), 'alternates outside', 'TOP SECRET outside');
+    await assertTraversal(call(ws, 'git_status', {}), 'alternates outside, status');
+    fs.rmSync(path.join(ws, '.git/objects/info/alternates'));
+    const shown = await call(ws, 'git_status', {});
+    assert.equal(shown.success, true, shown.output);
+  });
+
   test('a bare repository planted in the workspace is not used', async () => {
     const ws = workspace('status-bare');
     git(ws, 'init', '-q', '--bare', 'planted.git');

@@ -265,12 +265,58 @@ export async function openRepository(ctx: ToolContext, options: OpenOptions): Pr
     }
   }
 
+  // Object stores git reads from: the repository's own (which may be a link) and those its
+  // alternates file names; any outside the workspace would let git_show print outside files.
+  for (const store of objectStores(commonDir)) {
+    if (!isInside(realRoot, store)) {
+      throw new PathTraversalError(given, realRoot, `is in a repository that reads objects from ${store} (its objects folder or objects/info/alternates), outside the workspace; the git tools work only on repositories wholly inside it`);
+    }
+  }
+
   const repo = new GitRepository(workspace, top, gitDir, env, ctx);
   const filters = await repo.git(['config', '-z', '--name-only', '--get-regexp', '^filter\\.']);
   if (filters.code !== 0 && filters.code !== 1) throw GitToolError.gitFailed(`reading the configuration of the repository at ${repo.label}`, filters);
   const overrides = filterDriverOverrides(filters.stdout.split('\0').filter(Boolean));
   if (overrides.length === 0) return repo;
   return new GitRepository(workspace, top, gitDir, gitEnv(process.env, { ...baseEnv, config: overrides }), ctx);
+}
+
+/**
+ * The real paths of the object stores of a repository: its `objects` folder and every entry
+ * of `objects/info/alternates` (relative entries are relative to the objects folder; `#`
+ * lines are comments), followed one level, as git follows them recursively only through
+ * stores that must themselves pass this check.
+ */
+function objectStores(commonDir: string): string[] {
+  const realOf = (p: string) => {
+    try {
+      return fs.realpathSync.native(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const objects = realOf(path.join(commonDir, 'objects'));
+  const stores = [objects];
+  const pending = [objects];
+  while (pending.length && stores.length < 64) {
+    const dir = pending.shift()!;
+    let text = '';
+    try {
+      text = fs.readFileSync(path.join(dir, 'info', 'alternates'), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) {
+      const entry = line.trim();
+      if (entry === '' || entry.startsWith('#')) continue;
+      const store = realOf(path.resolve(dir, entry.replace(/^"(.*)"$/, '$1')));
+      if (!stores.includes(store)) {
+        stores.push(store);
+        pending.push(store);
+      }
+    }
+  }
+  return stores;
 }
 
 /** The error for a failed discovery, by git's message (C locale). */
