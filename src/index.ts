@@ -50,7 +50,7 @@ export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection
 export { ToolVersionManager, type ToolVersionInfo } from './system/version-manager.js';
 export { Harness, type HarnessPlugin } from './agents/harness.js';
 export {
-  ToolCallHandler, executorTarget, openAIToolCalls, anthropicToolUses, toOpenAIToolMessages, toAnthropicToolResults, ASK_USER_UNAVAILABLE,
+  ToolCallHandler, executorTarget, openAIToolCalls, anthropicToolUses, toOpenAIToolMessages, toAnthropicToolResults, ASK_USER_UNAVAILABLE, MAX_CALLS_PER_TURN,
   type ToolCallHandlerOptions, type HandleOptions, type PendingToolCall, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion,
 } from './agents/tool-call-handler.js';
 export {
@@ -62,7 +62,7 @@ export type {
   OpenAIChatMessage, OpenAIAssistantMessage, OpenAIToolCall, OpenAIContentPart, AnthropicMessage, AnthropicContentBlock, AnthropicTextBlock, AnthropicImageBlock,
   AnthropicToolUseBlock, AnthropicToolResultBlock,
 } from './agents/messages.js';
-export { McpBridge, DEFAULT_MCP_TIMEOUT_MS, DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, MCP_TAG, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
+export { McpBridge, MAX_BRIDGED_DESCRIPTION, DEFAULT_MCP_TIMEOUT_MS, DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, MCP_TAG, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
 export {
   loadConfig, checkMcpServers, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
 } from './mcp/config.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { assignProxyNames, McpBridge, serverPrefix, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
+import { assignProxyNames, MAX_BRIDGED_DESCRIPTION, McpBridge, serverPrefix, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
 import { REPO_ROOT } from './helpers.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'dist/test/fixtures/mcp-fixture-server.js');
@@ -131,6 +131,13 @@ describe('bridging fixture servers', () => {
     assert.equal(lost.errorCode, 'SERVER_UNAVAILABLE');
     assert.match(lost.error!, /^server unavailable: the MCP server "broken" did not start: .*cannot start: no config.*other tools still work/s);
     assert.equal((await executor.call('nobody__anything', {})).errorCode, 'UNKNOWN_TOOL');
+  });
+
+  test("a server's over-long tool description is cut, with a note, before any model sees it", async () => {
+    const description = registry.get('basic__verbose')!.description;
+    assert.ok(description.startsWith('A description that goes on. And on.'));
+    assert.ok(description.length <= MAX_BRIDGED_DESCRIPTION + 60, `${description.length} characters`);
+    assert.match(description, /\.\.\. \[description cut at 4000 characters\]$/);
   });
 
   test('readOnly comes from readOnlyHint only for trusted servers; gates apply to proxies', async () => {

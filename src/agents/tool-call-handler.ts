@@ -76,9 +76,18 @@ export interface HandleOptions extends AgentCallOptions {
 export interface ToolCallHandlerOptions {
   /** Read-only calls of one turn run at most this many at once. Default 4. */
   concurrency?: number;
+  /**
+   * Calls of one turn that run at most; the rest are answered `OVERLOADED` without running
+   * (a model that sends a thousand calls would otherwise run them all, or ask a person a
+   * thousand times). Default {@link MAX_CALLS_PER_TURN}.
+   */
+  maxCallsPerTurn?: number;
   /** Where a workspace escape is logged (at `warn`). Default: nowhere. */
   logger?: Logger;
 }
+
+/** Default of {@link ToolCallHandlerOptions.maxCallsPerTurn}: calls of one model turn that run. */
+export const MAX_CALLS_PER_TURN = 64;
 
 /** Message of an `ask_user` call when nobody can be asked. */
 export const ASK_USER_UNAVAILABLE =
@@ -97,11 +106,14 @@ export const ASK_USER_UNAVAILABLE =
  */
 export class ToolCallHandler {
   private readonly concurrency: number;
+  private readonly maxCalls: number;
   private readonly logger: Logger | undefined;
 
   constructor(private readonly target: ToolCallTarget, options: ToolCallHandlerOptions = {}) {
     this.concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError(`options.concurrency must be a positive integer; got ${options.concurrency}`);
+    this.maxCalls = options.maxCallsPerTurn ?? MAX_CALLS_PER_TURN;
+    if (!Number.isInteger(this.maxCalls) || this.maxCalls < 1) throw new RangeError(`options.maxCallsPerTurn must be a positive integer; got ${options.maxCallsPerTurn}`);
     this.logger = options.logger;
   }
 
@@ -124,7 +136,9 @@ export class ToolCallHandler {
       const call = calls[i]!;
       const request: ToolCallRequest = { name: call.name, arguments: call.arguments, callId: call.id };
       let result: ToolExecutionResult;
-      if (escaped) {
+      if (i >= this.maxCalls) {
+        result = notRun(call, 'OVERLOADED', `not run: at most ${this.maxCalls} tool calls of one turn run, and this is call ${i + 1} of ${calls.length}. Send the rest in your next turn if they are still needed.`);
+      } else if (escaped) {
         result = notRun(call, 'ABORTED', 'not run: an earlier call in this turn tried to leave the workspace.');
       } else if (options.signal?.aborted) {
         result = notRun(call, 'ABORTED', 'not run: the run was aborted.', 'interrupted');

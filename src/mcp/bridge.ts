@@ -43,6 +43,9 @@ export const MCP_TAG = 'mcp';
 /** Lines of a stdio server's stderr kept for error messages. */
 const STDERR_LINES = 20;
 
+/** Characters of a bridged tool's description kept (a server's longer text is cut, with a note). */
+export const MAX_BRIDGED_DESCRIPTION = 4000;
+
 /** Options of {@link McpBridge.connect}; every option documents its default. */
 export interface McpBridgeOptions {
   /** pino logger for connection events (start failures, exits, refreshes). Default: silent. */
@@ -303,7 +306,11 @@ export class McpBridge {
       throw new Error('its inputSchema is not an object schema');
     }
     const readOnly = conn.config.trusted === true && spec.annotations?.readOnlyHint === true;
-    const description = (spec.description ?? '').trim() || `Tool ${spec.name} of the MCP server ${conn.name}.`;
+    // Every description is sent to the model with every request: a server's must not fill the context.
+    const given = (spec.description ?? '').trim();
+    const description = given === ''
+      ? `Tool ${spec.name} of the MCP server ${conn.name}.`
+      : given.length > MAX_BRIDGED_DESCRIPTION ? `${given.slice(0, MAX_BRIDGED_DESCRIPTION)}... [description cut at ${MAX_BRIDGED_DESCRIPTION} characters]` : given;
     const outputSchema = spec.outputSchema && typeof spec.outputSchema === 'object' ? (spec.outputSchema as JsonSchema) : null;
     const descriptor = buildToolDescriptor(
       {
