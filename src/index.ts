@@ -71,5 +71,5 @@ export { commandEnv, INHERITED_ENV } from './child-env.js';
 export type { RegisterOptions } from './registry/registered-tool.js';
 export { compileForeignValidator } from './schema/validator.js';
 export {
-  createMcpServer, serveStdio, serveHttp, toCallToolResult, cannotAskMessage, type McpServeOptions, type McpHttpOptions, type McpServerHandle,
+  createMcpServer, serveStdio, serveHttp, isLoopbackAddress, hostHeadersFor, toCallToolResult, cannotAskMessage, type McpServeOptions, type McpHttpOptions, type McpServerHandle,
 } from './mcp/server.js';

@@ -12,7 +12,7 @@ import { serveHttp, ToolExecutor } from 'toolgate';
 import { EMPTY_ALLOWLIST, blockedRange } from '../tools-ported/common/net-policy.js';
 import { SafeFetchError } from '../tools-ported/common/safe-fetch.js';
 import { webFetch } from '../tools-ported/web/web-fetch.tool.js';
-import { portedRegistry, tempWorkspace } from './helpers.js';
+import { portedRegistry, runCli, tempWorkspace } from './helpers.js';
 import { startWebFixture, type WebFixture } from './web-fixture.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;
@@ -79,10 +79,12 @@ describe('image decompression by request: a tiny source asking for a huge result
 
 describe('toolgate mcp --http: the Host header is checked on every bind address', () => {
   const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-  const post = (url: URL, host: string): Promise<number> =>
+  const post = (url: URL, host: string, authorization?: string): Promise<number> =>
     new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      if (authorization !== undefined) headers.authorization = authorization;
       const req = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -104,5 +106,34 @@ describe('toolgate mcp --http: the Host header is checked on every bind address'
       await server.close();
       await executor.close();
     }
+  });
+
+  test('a non-loopback bind needs a token, and then every request must carry it (401 otherwise)', async () => {
+    const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, poolSize: 1 });
+    try {
+      await assert.rejects(serveHttp({ executor, host: '0.0.0.0', port: 0 }), { code: 'INVALID_OPTIONS', message: /not a loopback address: serving tools to the network needs a token/ });
+      await assert.rejects(serveHttp({ executor, host: '127.0.0.1', port: 0, token: 'short' }), { code: 'INVALID_OPTIONS', message: /at least 16 characters/ });
+      const token = 'a-test-token-0123456789';
+      const server = await serveHttp({ executor, host: '0.0.0.0', port: 0, token });
+      try {
+        const url = new URL(server.url.replace('0.0.0.0', '127.0.0.1'));
+        assert.equal(await post(url, `127.0.0.1:${url.port}`), 401, 'no token');
+        assert.equal(await post(url, `127.0.0.1:${url.port}`, 'Bearer wrong-token-0123456789'), 401, 'a wrong token');
+        assert.equal(await post(url, `127.0.0.1:${url.port}`, `Bearer ${token}`), 200, 'the token');
+        assert.equal(await post(url, `evil.example:${url.port}`, `Bearer ${token}`), 403, 'the Host check still applies');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('toolgate mcp --http --host on a non-loopback address without TOOLGATE_MCP_TOKEN is a usage error', async () => {
+    const env = { ...process.env };
+    delete env.TOOLGATE_MCP_TOKEN;
+    const r = await runCli(['mcp', '--http', '--host', '0.0.0.0', '--port', '0'], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--host 0\.0\.0\.0 serves the tools to the network: set TOOLGATE_MCP_TOKEN/);
   });
 });

@@ -16,7 +16,8 @@ import { ToolExecutor } from '../executor/executor.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { McpBridge } from '../mcp/bridge.js';
 import { loadConfig } from '../mcp/config.js';
-import { serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
+import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
+import { ToolgateOptionError } from '../errors.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { EXIT, logLevel, parse, registryFor, UsageError, type Io } from './main.js';
 
@@ -114,6 +115,11 @@ export async function cmdMcp(argv: string[], io: Io): Promise<number> {
     if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a TCP port number (0 picks a free one); got ${JSON.stringify(values.port)}`);
   }
   if (values.host !== undefined && !values.http) throw new UsageError('--host needs --http');
+  // A token from the environment (never a flag: command lines are visible to other users).
+  const token = process.env.TOOLGATE_MCP_TOKEN || undefined;
+  if (values.http && values.host !== undefined && token === undefined && !isLoopbackAddress(values.host as string)) {
+    throw new UsageError(`--host ${values.host} serves the tools to the network: set TOOLGATE_MCP_TOKEN to a secret of 16+ characters, which every request must send as "Authorization: Bearer <token>"`);
+  }
   // Logs go to stderr: over stdio, stdout carries the protocol.
   const logger = createLogger(logLevel(values));
   const registry = await registryFor(values, workspace);
@@ -132,7 +138,13 @@ export async function cmdMcp(argv: string[], io: Io): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     if (values.http) {
-      const handle = await serveHttp({ ...serve, port, host: values.host as string | undefined });
+      let handle;
+      try {
+        handle = await serveHttp({ ...serve, port, host: values.host as string | undefined, token });
+      } catch (error) {
+        if (error instanceof ToolgateOptionError) throw new UsageError(error.message.replace(/^options\./, ''));
+        throw error;
+      }
       onToolsChanged = () => handle.notifyToolsChanged();
       io.stderr.write(`toolgate mcp: serving ${registry.list({ names: serve.tools, tags: serve.tags }).length} tools on ${handle.url}\n`);
       await stopped;

@@ -26,7 +26,7 @@ import {
   CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
-import { PathTraversalError } from '../errors.js';
+import { PathTraversalError, ToolgateOptionError } from '../errors.js';
 import type { ToolExecutor } from '../executor/executor.js';
 import type { ConfirmationHandler, ConfirmationRequest } from '../gates/confirmation.gate.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -211,12 +211,24 @@ export interface McpHttpOptions extends McpServeOptions {
   /** TCP port; 0 picks a free one. Default 0. */
   port?: number;
   /**
-   * Address to bind. Default `127.0.0.1` (loopback only). Binding elsewhere exposes every
-   * served tool to the network: put authentication in front.
+   * Address to bind. Default `127.0.0.1` (loopback only). Any other address needs `token`:
+   * without it, everyone on the network could call every served tool.
+   * @throws (from serveHttp) ToolgateOptionError when a non-loopback host is given without a token.
    */
   host?: string;
+  /**
+   * Bearer token every request must carry (`Authorization: Bearer <token>`, RFC 6750); a
+   * request without it gets 401. At least 16 characters. Default none (loopback binds only).
+   */
+  token?: string;
   /** Path of the MCP endpoint. Default `/mcp`. */
   path?: string;
+}
+
+/** Whether `host` names only this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackAddress(host: string): boolean {
+  const plain = host.replace(/^\[|\]$/g, '');
+  return plain === 'localhost' || plain === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
 }
 
 /**
@@ -247,6 +259,14 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandle & { url: string; port: number }> {
   const logger = options.logger ?? createLogger('silent');
   const host = options.host ?? '127.0.0.1';
+  const token = options.token;
+  if (token !== undefined && (typeof token !== 'string' || token.length < 16 || /\s/.test(token))) {
+    throw ToolgateOptionError.fromBadOption('token', 'must be at least 16 characters without spaces');
+  }
+  if (token === undefined && !isLoopbackAddress(host)) {
+    throw ToolgateOptionError.fromBadOption('host', `${host} is not a loopback address: serving tools to the network needs a token (TOOLGATE_MCP_TOKEN) that every request must carry`);
+  }
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const endpoint = options.path ?? '/mcp';
   const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
   let allowedHosts: string[] = [];
@@ -260,6 +280,13 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (expected !== undefined) {
+      const given = Buffer.from(req.headers.authorization ?? '');
+      if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized: send Authorization: Bearer <token>\n');
+        return;
+      }
+    }
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== endpoint) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found; the MCP endpoint is ${endpoint}\n`);
