@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolRegistry } from 'toolgate';
+import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolExecutor, ToolRegistry, type ToolExecutionResult } from 'toolgate';
 
 /** Repository root (tests run from dist/test). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,11 +32,20 @@ export async function portedRegistry(): Promise<ToolRegistry> {
   return registry;
 }
 
+/** What {@link tempWorkspace} makes. */
+export interface TempWorkspace {
+  root: string;
+  ws: string;
+  outside: string;
+  sentinel: string;
+  cleanup: () => void;
+}
+
 /**
  * A temporary folder laid out as `/tmp/x/proj` (the workspace) with siblings `proj-evil`,
  * `proj_backup` and a sentinel file outside, removed by `cleanup()`.
  */
-export function tempWorkspace(): { root: string; ws: string; outside: string; sentinel: string; cleanup: () => void } {
+export function tempWorkspace(): TempWorkspace {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-test-'));
   const ws = path.join(root, 'proj');
   fs.mkdirSync(ws);
@@ -49,6 +58,43 @@ export function tempWorkspace(): { root: string; ws: string; outside: string; se
   const sentinel = path.join(outside, 'sentinel.txt');
   fs.writeFileSync(sentinel, 'SENTINEL CONTENT\n');
   return { root, ws, outside, sentinel, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** A {@link tempWorkspace} and an executor over the ported tools rooted in it (one test file's set-up). */
+export async function portedWorkspace(): Promise<{ tmp: TempWorkspace; ws: string; executor: ToolExecutor }> {
+  const tmp = tempWorkspace();
+  return { tmp, ws: tmp.ws, executor: new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws }) };
+}
+
+/** Undo {@link portedWorkspace} (safe when its set-up failed half-way). */
+export async function closePortedWorkspace(made: { tmp?: TempWorkspace; executor?: ToolExecutor }): Promise<void> {
+  await made.executor?.close();
+  made.tmp?.cleanup();
+}
+
+/** Write `content` at `rel` inside `root`, making folders (set-up, not through a tool); returns the path. */
+export function putFile(root: string, rel: string, content: string | Uint8Array): string {
+  const file = path.join(root, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+/** Whether anything (a link included, dangling or not) is at `rel` inside `root`. */
+export function existsIn(root: string, rel: string): boolean {
+  try {
+    fs.lstatSync(path.join(root, rel));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Assert a failed call with the given error code (TOOL_ERROR by default) whose output matches `pattern`. */
+export function assertFailed(result: ToolExecutionResult, pattern: RegExp, code = 'TOOL_ERROR'): void {
+  assert.equal(result.success, false, `expected a failure, got: ${result.output}`);
+  assert.equal(result.errorCode, code, result.output);
+  assert.match(result.output, pattern);
 }
 
 /** Result of running the CLI. */

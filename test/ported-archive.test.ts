@@ -18,57 +18,38 @@ import { Readable } from 'node:stream';
 import tarStream from 'tar-stream';
 import yazl from 'yazl';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertTraversal, portedRegistry, tempWorkspace } from './helpers.js';
+import { assertFailed as failed, assertTraversal, closePortedWorkspace, existsIn, portedWorkspace, putFile, type TempWorkspace } from './helpers.js';
 import { checkEntries, MAX_ENTRIES, MAX_TOTAL_BYTES, nameComponents } from '../tools-ported/archive/archive-policy.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 /** Stands for the sentinel's real path in a test archive's link target (known only at run time). */
 const PLACEHOLDER = '<sentinel>';
 
-let tmp: ReturnType<typeof tempWorkspace>;
+let tmp: TempWorkspace;
 let ws: string;
 let executor: ToolExecutor;
 
 before(async () => {
-  tmp = tempWorkspace();
-  ws = tmp.ws;
-  executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: ws });
+  ({ tmp, ws, executor } = await portedWorkspace());
 });
 
-after(async () => {
-  await executor?.close();
-  tmp?.cleanup();
-});
+after(() => closePortedWorkspace({ tmp, executor }));
 
 function call(name: string, args: Record<string, unknown>, confirm = true): Promise<ToolExecutionResult> {
   return executor.execute({ name, arguments: args }, { confirm });
 }
 
 function put(rel: string, content: string | Uint8Array): string {
-  const file = path.join(ws, rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-  return file;
+  return putFile(ws, rel, content);
 }
 
 function exists(rel: string): boolean {
-  try {
-    fs.lstatSync(path.join(ws, rel));
-    return true;
-  } catch {
-    return false;
-  }
+  return existsIn(ws, rel);
 }
 
 function ok(result: ToolExecutionResult): Record<string, unknown> {
   assert.equal(result.success, true, `${result.tool}: ${result.output}`);
   return result.structured as Record<string, unknown>;
-}
-
-function failed(result: ToolExecutionResult, pattern: RegExp, code = 'TOOL_ERROR'): void {
-  assert.equal(result.success, false, `expected a failure, got: ${result.output}`);
-  assert.equal(result.errorCode, code, result.output);
-  assert.match(result.output, pattern);
 }
 
 /** Nothing outside the workspace changed, and the siblings are untouched. */

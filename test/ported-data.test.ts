@@ -17,34 +17,26 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertTraversal, portedRegistry, tempWorkspace } from './helpers.js';
+import { assertTraversal, closePortedWorkspace, portedWorkspace, putFile, type TempWorkspace } from './helpers.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 
-let tmp: ReturnType<typeof tempWorkspace>;
+let tmp: TempWorkspace;
 let ws: string;
 let executor: ToolExecutor;
 
 before(async () => {
-  tmp = tempWorkspace();
-  ws = tmp.ws;
-  executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: ws });
+  ({ tmp, ws, executor } = await portedWorkspace());
   put('data/people.json', JSON.stringify({ people: [{ name: 'Ada', age: 36 }, { name: 'Alan', age: 41 }, { name: 'Grace', age: 85 }] }));
   put('data/people.csv', 'name,age,city\nAda,36,London\nAlan,41,Wilmslow\nGrace,85,New York\nlinus,9,helsinki\n"Doe, Jane",,\n');
   fs.symlinkSync(tmp.sentinel, path.join(ws, 'data/sentinel-link.json'));
   fs.symlinkSync(tmp.outside, path.join(ws, 'data/outside-dir'));
 });
 
-after(async () => {
-  await executor?.close();
-  tmp?.cleanup();
-});
+after(() => closePortedWorkspace({ tmp, executor }));
 
 function put(rel: string, content: string | Uint8Array): string {
-  const file = path.join(ws, rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-  return file;
+  return putFile(ws, rel, content);
 }
 
 function exists(rel: string): boolean {

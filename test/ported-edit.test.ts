@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { portedRegistry, runCli, tempWorkspace, type CliRun, assertTraversal } from './helpers.js';
+import { assertFailed as failed, assertTraversal, type CliRun, closePortedWorkspace, existsIn, portedWorkspace, putFile, runCli, type TempWorkspace } from './helpers.js';
 import { joinLines, spliceLines, splitLines } from '../tools-ported/common/lines.js';
 import { decodeText, detectEol, encodeText } from '../tools-ported/common/text-codec.js';
 import { nearestCandidates } from '../tools-ported/common/nearest.js';
@@ -26,20 +26,15 @@ const EDIT_TOOLS = [
   'insert_lines', 'make_directory', 'move_file', 'remove_line_range', 'replace_in_file',
 ];
 
-let tmp: ReturnType<typeof tempWorkspace>;
+let tmp: TempWorkspace;
 let ws: string;
 let executor: ToolExecutor;
 
 before(async () => {
-  tmp = tempWorkspace();
-  ws = tmp.ws;
-  executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: ws });
+  ({ tmp, ws, executor } = await portedWorkspace());
 });
 
-after(async () => {
-  await executor?.close();
-  tmp?.cleanup();
-});
+after(() => closePortedWorkspace({ tmp, executor }));
 
 /** Run one call with `confirm: true`. */
 function call(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
@@ -51,12 +46,8 @@ function explore(name: string, args: Record<string, unknown>): Promise<ToolExecu
   return executor.execute({ name, arguments: args }, { mode: 'explore', scopedWriteDirs: ['out'], confirm: true });
 }
 
-/** Write a file inside the workspace (set-up, not through a tool). */
 function put(rel: string, content: string | Uint8Array): string {
-  const file = path.join(ws, rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-  return file;
+  return putFile(ws, rel, content);
 }
 
 function read(rel: string): string {
@@ -64,23 +55,11 @@ function read(rel: string): string {
 }
 
 function exists(rel: string): boolean {
-  try {
-    fs.lstatSync(path.join(ws, rel));
-    return true;
-  } catch {
-    return false;
-  }
+  return existsIn(ws, rel);
 }
 
 function ok(result: ToolExecutionResult, label = result.tool): void {
   assert.equal(result.success, true, `${label}: ${result.output}`);
-}
-
-/** Assert a failed call whose message matches, with the given code (TOOL_ERROR by default). */
-function failed(result: ToolExecutionResult, pattern: RegExp, code = 'TOOL_ERROR'): void {
-  assert.equal(result.success, false, `expected a failure, got: ${result.output}`);
-  assert.equal(result.errorCode, code, result.output);
-  assert.match(result.output, pattern);
 }
 
 /** Run `action` and assert that the file `rel` holds exactly the same bytes afterwards. */

@@ -13,46 +13,32 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { portedRegistry, runCli, tempWorkspace, assertTraversal } from './helpers.js';
+import { assertFailed as failed, assertTraversal, closePortedWorkspace, portedWorkspace, putFile, runCli, type TempWorkspace } from './helpers.js';
 import { keyOf, MAX_SNAPSHOTS_PER_FILE } from '../tools-ported/common/snapshot-store.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 const STORE = '.toolgate/snapshots';
 
-let tmp: ReturnType<typeof tempWorkspace>;
+let tmp: TempWorkspace;
 let ws: string;
 let executor: ToolExecutor;
 
 before(async () => {
-  tmp = tempWorkspace();
-  ws = tmp.ws;
-  executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: ws });
+  ({ tmp, ws, executor } = await portedWorkspace());
 });
 
-after(async () => {
-  await executor?.close();
-  tmp?.cleanup();
-});
+after(() => closePortedWorkspace({ tmp, executor }));
 
 function call(name: string, args: Record<string, unknown>, options: Record<string, unknown> = {}): Promise<ToolExecutionResult> {
   return executor.execute({ name, arguments: args }, { confirm: true, ...options });
 }
 
 function put(rel: string, content: string | Uint8Array): string {
-  const file = path.join(ws, rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-  return file;
+  return putFile(ws, rel, content);
 }
 
 function ok(result: ToolExecutionResult): void {
   assert.equal(result.success, true, `${result.tool}: ${result.output}`);
-}
-
-function failed(result: ToolExecutionResult, pattern: RegExp, code = 'TOOL_ERROR'): void {
-  assert.equal(result.success, false, `expected a failure, got: ${result.output}`);
-  assert.equal(result.errorCode, code, result.output);
-  assert.match(result.output, pattern);
 }
 
 /** The id a snapshot_file or restore_snapshot output names first. */
