@@ -207,31 +207,59 @@ export class ToolExecutor {
   }
 
   /**
+   * Send a no-op task to a pool worker and wait for its answer, through Piscina alone (no
+   * gates, no tool): a readiness check, and the bare worker round trip `npm run bench`
+   * compares pool calls with. Starts the default pool if it is not running.
+   * @returns resolves once a worker answered.
+   * @throws (rejects) when the executor is closed, or with Piscina's error when no worker can run it.
+   */
+  ping(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the executor is closed'));
+    return this.pool().ping();
+  }
+
+  /**
    * Run one tool call.
    * @param call - `{ name, arguments, callId?, version? }` as the model sent it.
    * @returns the result; see {@link ToolExecutionResult}. Failures of every kind are results.
    * @throws PathTraversalError when a path argument leaves the workspace (also when a tool
    *   finds one inside a worker).
    */
-  async execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
+  execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
+    // Not an async function: a pool call's result then reaches the caller one promise turn
+    // sooner. Every exit is a promise; nothing throws synchronously.
     const started = performance.now();
     let callId = `${CALL_ID_PREFIX}${++this.callCounter}`;
     let name = '?';
     try {
       if (call === null || typeof call !== 'object') {
-        return this.finish(started, failure('INVALID_ARGUMENTS', `a tool call must be an object { name, arguments }; got ${kindOf(call)}`, { tool: name, callId }));
+        return Promise.resolve(this.finish(started, failure('INVALID_ARGUMENTS', `a tool call must be an object { name, arguments }; got ${kindOf(call)}`, { tool: name, callId })));
       }
       if (typeof call.callId === 'string' && call.callId !== '') callId = clip(call.callId, 200);
       name = typeof call.name === 'string' ? clip(call.name, 200) : `(${kindOf(call.name)})`;
       const running = this.run(call, name, callId, options, started);
-      // Synchronous tools on the main runner answer without a promise: no extra turn.
-      return running instanceof Promise ? await running : running;
+      if (!(running instanceof Promise)) return Promise.resolve(running);
+      const id = callId;
+      const shown = name;
+      return running.then(undefined, (error: unknown) => this.internalError(error, shown, id, started));
     } catch (error) {
-      if (error instanceof PathTraversalError) throw error;
-      // A bug in toolgate or in a caller's hook must not escape as an exception.
-      this.logger.error({ event: 'tool_call_internal_error', tool: name, callId, err: (error as Error)?.stack ?? String(error) }, 'internal error');
-      return this.finish(started, failure('INTERNAL', `internal error while running ${name}: ${clip((error as Error)?.message ?? String(error), 2000)}`, { tool: name, callId }));
+      try {
+        return Promise.resolve(this.internalError(error, name, callId, started));
+      } catch (traversal) {
+        return Promise.reject(traversal);
+      }
     }
+  }
+
+  /**
+   * What an exception on the call path becomes: a `PathTraversalError` is thrown on (callers
+   * must see it); anything else, a bug in toolgate or in a caller's hook, becomes an
+   * `INTERNAL` result instead of escaping.
+   */
+  private internalError(error: unknown, name: string, callId: string, started: number): ToolExecutionResult {
+    if (error instanceof PathTraversalError) throw error;
+    this.logger.error({ event: 'tool_call_internal_error', tool: name, callId, err: (error as Error)?.stack ?? String(error) }, 'internal error');
+    return this.finish(started, failure('INTERNAL', `internal error while running ${name}: ${clip((error as Error)?.message ?? String(error), 2000)}`, { tool: name, callId }));
   }
 
   /**
@@ -343,9 +371,8 @@ export class ToolExecutor {
             signal: options.signal, maxOutputLength: tool.maxOutputLength, writeRoots: context.writeRoots,
           })
         : this.pool().run({
-            moduleUrl: tool.moduleUrl!, exportName: tool.exportName, key: tool.key, args, workspaceRoot: root, callId, memoryMb: tool.memoryMb,
-            timeoutMs, signal: options.signal, maxOutputLength: tool.maxOutputLength, cutInWorker: tool.cutInWorker, truncation: tool.truncation,
-            writeRoots: context.writeRoots, fullOutputDir: this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0 ? this.outputs.directory() : undefined,
+            tool, args, workspaceRoot: root, callId, timeoutMs, signal: options.signal, writeRoots: context.writeRoots,
+            fullOutputDir: this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0 ? this.outputs.directory() : undefined,
           });
     if (running instanceof Promise) return running.then((outcome) => this.settle(context, outcome));
     return this.settle(context, running);

@@ -14,16 +14,24 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { CallWatch } from './call-watch.js';
-import { appendToPreloadList, createPreloadList, type PreloadList } from './preload-list.js';
+import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
 import { ToolgateOptionError } from '../errors.js';
 import type { TruncationStrategy } from '../types.js';
-import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type WorkerReply, type WorkerTask } from './protocol.js';
+import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */
 export const MAX_CALLS_IN_FLIGHT = 65_536;
 
 /** How often a call that never started is moved to another worker after its worker died. */
 const MAX_RESUBMITS = 3;
+
+/** Room for the shared tool table, in bytes (a few thousand tools; later ones are sent whole). */
+const TOOL_TABLE_BYTES = 1024 * 1024;
+/** Room for the list of modules new workers preload, in bytes (about a thousand modules). */
+const PRELOAD_LIST_BYTES = 256 * 1024;
+
+/** Notes of a call that made none (shared; never written to). */
+const NO_NOTES: string[] = Object.freeze([]) as unknown as string[];
 
 /** Options of {@link PoolRunner}. */
 export interface PoolRunnerOptions {
@@ -41,29 +49,47 @@ export interface PoolRunnerOptions {
    * happens when more calls are in flight than there are workers. Set 1 for strict isolation.
    */
   callsPerWorker?: number;
+  /**
+   * Bytes of shared memory for the tool table (tasks name their tool by index there). Default
+   * 1 MiB, a few thousand tools; tools past a full table are sent whole with every call.
+   */
+  toolTableBytes?: number;
+}
+
+/** What the pool runner needs to know of a tool (a registered tool has all of it). */
+export interface PoolTool {
+  readonly moduleUrl: string | undefined;
+  readonly exportName: string;
+  /** `name@version`. */
+  readonly key: string;
+  /** Memory cap in MiB, if the tool sets one. */
+  readonly memoryMb: number | undefined;
+  /** Output cap in characters (`<= 0`: none), given to the tool as `ctx.maxOutputLength`. */
+  readonly maxOutputLength: number;
+  /** Cut long string output in the worker (only when the output schema allows it). */
+  readonly cutInWorker: boolean;
+  readonly truncation: TruncationStrategy;
 }
 
 /** What the pool runner needs to know of a call. */
 export interface PoolCall {
-  moduleUrl: string;
-  exportName: string;
-  key: string;
+  tool: PoolTool;
   args: unknown;
   workspaceRoot: string;
   callId: string;
-  memoryMb: number | undefined;
   /** Timeout in ms; `<= 0` for none. */
   timeoutMs: number;
   signal: AbortSignal | undefined;
-  /** Output cap in characters (`<= 0`: none), given to the tool as `ctx.maxOutputLength`. */
-  maxOutputLength: number;
-  /** Cut long string output in the worker (only when the output schema allows it). */
-  cutInWorker: boolean;
   /** Folders writes are confined to (real paths), for scoped writes. */
   writeRoots: string[] | undefined;
-  truncation: TruncationStrategy;
   /** Folder where a worker that cuts the output keeps the whole of it, if any. */
   fullOutputDir?: string | undefined;
+}
+
+/** Per tool: how tasks name it, and whether its pool's new workers preload its module yet. */
+interface ToolRecord {
+  ref: number | ToolEntry;
+  preloaded: boolean;
 }
 
 /** The CommonJS shim in front of `worker.js` (see `worker-entry.cts` for why). */
@@ -83,7 +109,14 @@ export class PoolRunner {
    * pool import before taking calls. Per pool, since a module that fits one cap may not fit
    * a smaller one.
    */
-  private readonly preloads = new Map<number, { list: PreloadList; known: Set<string> }>();
+  private readonly preloads = new Map<number, { list: SharedLines; known: Set<string> }>();
+  /**
+   * The tool table shared with every worker: a task names its tool by index here instead of
+   * carrying module URL, export name and output settings on every call.
+   */
+  private readonly toolTable: SharedLines;
+  private toolCount = 0;
+  private readonly tools = new WeakMap<PoolTool, ToolRecord>();
   private closed = false;
   /** Why recently terminated workers were ended, by thread id (for their other calls' results). */
   private readonly killed = new Map<number, string>();
@@ -99,6 +132,9 @@ export class PoolRunner {
     const per = options.callsPerWorker ?? 2;
     if (!Number.isInteger(per) || per < 1 || per > 64) throw ToolgateOptionError.fromBadOption('callsPerWorker', `must be an integer from 1 to 64; got ${per}`);
     this.callsPerWorker = per;
+    const tableBytes = options.toolTableBytes ?? TOOL_TABLE_BYTES;
+    if (!Number.isInteger(tableBytes) || tableBytes < 0) throw ToolgateOptionError.fromBadOption('toolTableBytes', `must be an integer >= 0; got ${tableBytes}`);
+    this.toolTable = createSharedLines(tableBytes);
   }
 
   /** The pool for a memory cap, created on first use. */
@@ -106,7 +142,7 @@ export class PoolRunner {
     const cap = memoryMb ?? this.defaultMemoryMb;
     let pool = this.pools.get(cap);
     if (pool === undefined) {
-      const preload = { list: createPreloadList(), known: new Set<string>() };
+      const preload = { list: createSharedLines(PRELOAD_LIST_BYTES), known: new Set<string>() };
       this.preloads.set(cap, preload);
       pool = new Piscina({
         filename: WORKER_URL,
@@ -115,7 +151,7 @@ export class PoolRunner {
         idleTimeout: Infinity,
         concurrentTasksPerWorker: this.callsPerWorker,
         resourceLimits: { maxOldGenerationSizeMb: cap, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(cap / 8))) },
-        workerData: { slots: this.slotsBuffer, preload: preload.list },
+        workerData: { slots: this.slotsBuffer, preload: preload.list, tools: this.toolTable },
       });
       // A worker that dies between calls (memory cap hit by a stray timer, say) is replaced by
       // Piscina; keep its 'error' event from becoming an uncaught exception of the host.
@@ -143,17 +179,16 @@ export class PoolRunner {
   run(call: PoolCall): Promise<RunOutcome> {
     if (this.closed) return Promise.resolve({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' });
     if (call.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+    const { tool } = call;
+    const record = this.recordOf(tool);
     const slot = this.takeSlot();
     if (slot < 0) {
       return Promise.resolve({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` });
     }
-    const pool = this.poolFor(call.memoryMb);
-    const task: WorkerTask = {
-      m: call.moduleUrl, e: call.exportName, k: call.key, a: call.args, w: call.workspaceRoot, c: call.callId, s: slot,
-      o: call.maxOutputLength, x: call.cutInWorker, t: call.truncation, r: call.writeRoots,
-    };
-    if (call.fullOutputDir !== undefined) task.f = call.fullOutputDir;
-    if (call.timeoutMs > 0) task.d = Date.now() + call.timeoutMs;
+    const pool = this.poolFor(tool.memoryMb);
+    const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, call.timeoutMs > 0 ? Date.now() + call.timeoutMs : 0];
+    if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
+    if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
     return new Promise<RunOutcome>((resolve) => {
       const watch = new CallWatch(resolve, call.signal);
       let attempts = 0;
@@ -166,18 +201,27 @@ export class PoolRunner {
           if (before === SLOT_DONE) return;
           state = before;
         }
-        if (state > 0) this.terminate(pool, state & ~SLOT_LOADING, `another call (${call.key}) ${outcome.kind === 'timeout' ? 'timed out' : 'was aborted'}`);
+        if (state > 0) this.terminate(pool, state & ~SLOT_LOADING, `another call (${tool.key}) ${outcome.kind === 'timeout' ? 'timed out' : 'was aborted'}`);
         watch.settle(outcome);
       };
       const onReply = (reply: WorkerReply) => {
         this.freeSlots.push(slot);
-        if ('cancelled' in reply) return;
-        if (reply.ok || reply.loadFailed !== true) this.noteGoodModule(call.memoryMb, call.moduleUrl);
-        if (reply.ok) {
-          const { ok: _ok, notes, ...rest } = reply;
-          watch.settle({ ...rest, kind: 'ok', notes: notes ?? [], cut: reply.cut === true });
+        if (typeof reply === 'string') {
+          // The common case: a string and nothing else.
+          if (!record.preloaded) this.notePreload(tool, record);
+          watch.settle({ kind: 'ok', value: reply, notes: NO_NOTES, cut: false });
+          return;
         }
-        else watch.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? [] });
+        if ('cancelled' in reply) return;
+        if (!record.preloaded && (reply.ok || reply.loadFailed !== true)) this.notePreload(tool, record);
+        if (reply.ok) {
+          const outcome: RunOutcome = { kind: 'ok', value: reply.value, notes: reply.notes ?? NO_NOTES, cut: reply.cut === true };
+          if (reply.images !== undefined) outcome.images = reply.images;
+          if (reply.reported !== undefined) outcome.reported = reply.reported;
+          if (reply.full !== undefined) outcome.full = reply.full;
+          watch.settle(outcome);
+        }
+        else watch.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? NO_NOTES });
       };
       const onFailure = (error: unknown) => {
         const state = Atomics.load(this.slots, slot);
@@ -217,7 +261,7 @@ export class PoolRunner {
         : { kind: 'unavailable', code: 'ABORTED', message: 'the executor was closed before it started' };
     }
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      return { kind: 'memory', memoryMb: call.memoryMb ?? this.defaultMemoryMb, message };
+      return { kind: 'memory', memoryMb: call.tool.memoryMb ?? this.defaultMemoryMb, message };
     }
     if ((error as Error)?.name === 'DataCloneError' || (state === SLOT_DONE && !(error instanceof Error))) {
       // The call finished but its reply could not be cloned (Piscina then rejects with an
@@ -236,10 +280,29 @@ export class PoolRunner {
     };
   }
 
-  /** Remember that a module loads and answers in a pool, so that pool's new workers preload it. */
-  private noteGoodModule(memoryMb: number | undefined, url: string): void {
-    const preload = this.preloads.get(memoryMb ?? this.defaultMemoryMb);
-    if (preload !== undefined && !preload.known.has(url)) appendToPreloadList(preload.list, [url], preload.known);
+  /**
+   * How tasks name a tool: its index in the shared tool table, added on first use, or (with
+   * the table full) the entry itself.
+   */
+  private recordOf(tool: PoolTool): ToolRecord {
+    let record = this.tools.get(tool);
+    if (record === undefined) {
+      // A registered pool tool always has a module URL (registration refuses it otherwise).
+      if (tool.moduleUrl === undefined) throw new Error(`${tool.key} has no module URL; only tools loaded from a module run in the pool`);
+      const entry: ToolEntry = { m: tool.moduleUrl, e: tool.exportName, k: tool.key, o: tool.maxOutputLength, x: tool.cutInWorker, t: tool.truncation };
+      const ref = appendLines(this.toolTable, [JSON.stringify(entry)]) === 1 ? this.toolCount++ : entry;
+      record = { ref, preloaded: false };
+      this.tools.set(tool, record);
+    }
+    return record;
+  }
+
+  /** Remember that a tool's module loads and answers in its pool, so that pool's new workers preload it. */
+  private notePreload(tool: PoolTool, record: ToolRecord): void {
+    record.preloaded = true;
+    const preload = this.preloads.get(tool.memoryMb ?? this.defaultMemoryMb);
+    const url = tool.moduleUrl!;
+    if (preload !== undefined && !preload.known.has(url) && appendLines(preload.list, [url]) === 1) preload.known.add(url);
   }
 
   /** Terminate the worker with thread id `threadId`, remembering why for its other calls. */
@@ -249,6 +312,18 @@ export class PoolRunner {
     this.killed.set(threadId, why);
     if (this.killed.size > 1024) this.killed.delete(this.killed.keys().next().value!);
     void worker.terminate();
+  }
+
+  /**
+   * Send a no-op task to a worker of the default pool and wait for its answer: Piscina alone,
+   * none of toolgate's call path (no gates, no tool, no timeout). For a readiness check, and
+   * for the bare worker round trip that `npm run bench` measures calls against.
+   * @returns resolves once a worker answered.
+   * @throws (rejects) when the runner is closed, or with Piscina's error when no worker can run it.
+   */
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('the executor is closed');
+    await this.poolFor(undefined).run(null, { name: 'ping' });
   }
 
   /** End every worker. Calls in flight end as crashed. */

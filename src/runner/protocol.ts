@@ -19,35 +19,55 @@ export const SLOT_DONE = -2;
  */
 export const SLOT_LOADING = 1 << 30;
 
-/** A call as sent to a pool worker. Field names are short: this is cloned per call. */
-export interface WorkerTask {
+/**
+ * What a worker needs to know of a pool tool; the same for every call of it, so it is sent
+ * once, through the shared tool table, and a task names it by its index there.
+ */
+export interface ToolEntry {
   /** Module URL of the tool class. */
   m: string;
   /** Export name of the class in that module. */
   e: string;
   /** `name@version`, to check the export is the tool meant. */
   k: string;
-  /** Validated arguments. */
-  a: unknown;
-  /** Workspace root. */
-  w: string;
-  /** Call id. */
-  c: string;
-  /** Index in the shared call table. */
-  s: number;
   /** The tool's output cap in characters (`<= 0`: none). */
   o: number;
   /** Cut long string output in the worker. */
   x: boolean;
-  /** Real paths of the folders writes are confined to (scoped writes), if any. */
-  r?: string[];
   /** How long string output is cut. */
   t: TruncationStrategy;
-  /** Folder where the worker keeps the whole output when it cuts it (case T7), if any. */
-  f?: string;
-  /** When the call will be stopped (epoch ms), if it has a time limit. */
-  d?: number;
 }
+
+/**
+ * A call as sent to a pool worker: an array, since it is cloned per call and an array clones
+ * without its field names. Optional items are left off the end when absent.
+ */
+export type WorkerTask = [
+  /** Index in the shared tool table, or the entry itself when the table is full. */
+  tool: number | ToolEntry,
+  /** Validated arguments. */
+  args: unknown,
+  callId: string,
+  /** Index in the shared call table. */
+  slot: number,
+  workspaceRoot: string,
+  /** When the call will be stopped (epoch ms); 0 for no time limit. */
+  deadline: number,
+  /** Real paths of the folders writes are confined to (scoped writes), if any. */
+  writeRoots?: string[] | undefined,
+  /** Folder where the worker keeps the whole output when it cuts it (case T7), if any. */
+  fullOutputDir?: string,
+];
+
+/** Positions in a {@link WorkerTask}. */
+export const TASK_TOOL = 0;
+export const TASK_ARGS = 1;
+export const TASK_CALL_ID = 2;
+export const TASK_SLOT = 3;
+export const TASK_ROOT = 4;
+export const TASK_DEADLINE = 5;
+export const TASK_WRITE_ROOTS = 6;
+export const TASK_FULL_OUTPUT_DIR = 7;
 
 /** What a tool reported besides its return value: notes, images, a reported failure, a kept full output. */
 export interface CallExtras {
@@ -68,8 +88,12 @@ export interface SerializedError {
   workspaceRoot?: string;
 }
 
-/** A worker's reply. */
+/**
+ * A worker's reply. A call that returned a string and reported nothing else is answered with
+ * the bare string (the common case, and the cheapest to clone).
+ */
 export type WorkerReply =
+  | string
   | ({ ok: true; value: unknown; cut?: true } & CallExtras)
   | { ok: false; error: SerializedError; notes?: string[]; loadFailed?: true }
   | { cancelled: true };

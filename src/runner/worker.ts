@@ -18,31 +18,69 @@ import { getToolMetadata } from '../decorators/metadata.js';
 import type { Tool } from '../types.js';
 import { isThenable } from '../util.js';
 import { CallContext } from './call-context.js';
-import { readPreloadList, type PreloadList } from './preload-list.js';
-import { serializeError, SLOT_DONE, SLOT_FREE, SLOT_LOADING, type WorkerReply, type WorkerTask } from './protocol.js';
+import { readLines, type SharedLines } from './shared-lines.js';
+import {
+  serializeError, SLOT_DONE, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
+  type ToolEntry, type WorkerReply, type WorkerTask,
+} from './protocol.js';
 
-const data = workerData as { slots: SharedArrayBuffer; preload: PreloadList };
+const data = workerData as { slots: SharedArrayBuffer; preload: SharedLines; tools: SharedLines };
 const slots = new Int32Array(data.slots);
-const instances = new Map<string, Tool>();
+
+/** A loaded tool: its instance, and what every call's context needs of it. */
+interface Loaded {
+  instance: Tool;
+  name: string;
+  version: string;
+  entry: ToolEntry;
+}
+
+/** Loaded tools by index in the shared tool table... */
+const loadedByIndex: Array<Loaded | undefined> = [];
+/** ...and those sent whole (the table was full), by module, export and key. */
+const loadedByEntry = new Map<string, Loaded>();
+/** The tool table as read so far, and the byte offset to read on from. */
+const toolTable: ToolEntry[] = [];
+let toolTableEnd = 0;
 
 // Load the modules of tools that have already answered calls in this process before taking
 // calls (Piscina waits for this module to load before it sends a replacement worker a call),
 // so the call after a timeout does not pay for loading them. Only modules known to load are
 // listed, so a module that kills its worker while loading cannot stop the pool starting new
 // ones; a failure here shows up again, with its error, on the call that needs the module.
-await Promise.all(readPreloadList(data.preload).map((url) => import(url).catch(() => undefined)));
+await Promise.all(readLines(data.preload).lines.map((url) => import(url).catch(() => undefined)));
 
-async function loadInstance(task: WorkerTask): Promise<Tool> {
-  const mod = (await import(task.m)) as Record<string, unknown>;
-  let target = mod[task.e];
-  if (getToolMetadata(target) === undefined || keyOf(target) !== task.k) {
-    // The export was renamed: find the class by its tool identity instead.
-    target = Object.values(mod).find((v) => keyOf(v) === task.k);
+/** The entry a task names: by index (read from the shared table when new) or sent whole. */
+function entryOf(ref: number | ToolEntry): ToolEntry {
+  if (typeof ref !== 'number') return ref;
+  if (ref >= toolTable.length) {
+    const { lines, end } = readLines(data.tools, toolTableEnd);
+    toolTableEnd = end;
+    for (const line of lines) toolTable.push(JSON.parse(line) as ToolEntry);
   }
-  if (target === undefined) throw new Error(`Tool ${task.k} is not exported by ${task.m}`);
-  const instance = new (target as new () => Tool)();
-  instances.set(task.k, instance);
-  return instance;
+  const entry = toolTable[ref];
+  if (entry === undefined) throw new Error(`tool table entry ${ref} is missing`);
+  return entry;
+}
+
+function loadedOf(ref: number | ToolEntry): Loaded | undefined {
+  return typeof ref === 'number' ? loadedByIndex[ref] : loadedByEntry.get(`${ref.m}\n${ref.e}\n${ref.k}`);
+}
+
+async function load(ref: number | ToolEntry): Promise<Loaded> {
+  const entry = entryOf(ref);
+  const mod = (await import(entry.m)) as Record<string, unknown>;
+  let target = mod[entry.e];
+  if (getToolMetadata(target) === undefined || keyOf(target) !== entry.k) {
+    // The export was renamed: find the class by its tool identity instead.
+    target = Object.values(mod).find((v) => keyOf(v) === entry.k);
+  }
+  if (target === undefined) throw new Error(`Tool ${entry.k} is not exported by ${entry.m}`);
+  const at = entry.k.lastIndexOf('@');
+  const loaded: Loaded = { instance: new (target as new () => Tool)(), name: entry.k.slice(0, at), version: entry.k.slice(at + 1), entry };
+  if (typeof ref === 'number') loadedByIndex[ref] = loaded;
+  else loadedByEntry.set(`${ref.m}\n${ref.e}\n${ref.k}`, loaded);
+  return loaded;
 }
 
 function keyOf(value: unknown): string | undefined {
@@ -50,18 +88,22 @@ function keyOf(value: unknown): string | undefined {
   return meta ? `${meta.name}@${meta.version}` : undefined;
 }
 
-function success(value: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {
-  Atomics.store(slots, task.s, SLOT_DONE);
-  const reply: WorkerReply & { ok: true } = { ok: true, value };
+function success(value: unknown, ctx: CallContext, entry: ToolEntry, task: WorkerTask): WorkerReply {
+  Atomics.store(slots, task[TASK_SLOT], SLOT_DONE);
+  const long = entry.x && typeof value === 'string' && entry.o > 0 && value.length > entry.o;
+  // The common case answers with the bare string.
+  if (typeof value === 'string' && !long && ctx.notes.length === 0 && ctx.images === undefined && ctx.reportedError === undefined) return value;
+  const reply: Exclude<WorkerReply, string> & { ok: true } = { ok: true, value };
   if (ctx.notes.length) reply.notes = ctx.notes;
   if (ctx.images !== undefined) reply.images = ctx.images;
   if (ctx.reportedError !== undefined) reply.reported = ctx.reportedError;
-  if (task.x && typeof value === 'string' && task.o > 0 && value.length > task.o) {
-    if (task.f !== undefined) {
-      const full = keepFullOutput(task.f, task.c, value);
+  if (long) {
+    const dir = task[TASK_FULL_OUTPUT_DIR];
+    if (dir !== undefined) {
+      const full = keepFullOutput(dir, task[TASK_CALL_ID], value);
       if (full !== undefined) reply.full = full;
     }
-    reply.value = truncate(value, task.o, task.t);
+    reply.value = truncate(value, entry.o, entry.t);
     reply.cut = true;
   }
   return reply;
@@ -81,11 +123,11 @@ function keepFullOutput(dir: string, callId: string, text: string): { path: stri
   }
 }
 
-function failure(error: unknown, ctx: CallContext, task: WorkerTask): WorkerReply {
-  Atomics.store(slots, task.s, SLOT_DONE);
+function failure(error: unknown, ctx: CallContext, entry: ToolEntry, task: WorkerTask): WorkerReply {
+  Atomics.store(slots, task[TASK_SLOT], SLOT_DONE);
   const serialized = serializeError(error);
   // Cut long messages here, so the main thread never holds more than the model will see.
-  if (task.o > 0 && serialized.message.length > task.o) serialized.message = truncate(serialized.message, task.o, 'head');
+  if (entry.o > 0 && serialized.message.length > entry.o) serialized.message = truncate(serialized.message, entry.o, 'head');
   return { ok: false, error: serialized, notes: ctx.notes };
 }
 
@@ -94,23 +136,24 @@ function failure(error: unknown, ctx: CallContext, task: WorkerTask): WorkerRepl
  * loaded and its `run` returns a plain value, which saves the worker a promise turn.
  */
 export default function runToolTask(task: WorkerTask): WorkerReply | Promise<WorkerReply> {
-  const instance = instances.get(task.k);
-  if (instance !== undefined) {
-    if (Atomics.compareExchange(slots, task.s, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true };
-    return start(instance, task);
+  const slot = task[TASK_SLOT];
+  const loaded = loadedOf(task[TASK_TOOL]);
+  if (loaded !== undefined) {
+    if (Atomics.compareExchange(slots, slot, SLOT_FREE, threadId) !== SLOT_FREE) return { cancelled: true };
+    return start(loaded, task);
   }
   // Loading the module: mark the slot so that a timeout ends this worker (a module can hang
   // while loading) while the call still counts as not started.
   const loading = threadId | SLOT_LOADING;
-  if (Atomics.compareExchange(slots, task.s, SLOT_FREE, loading) !== SLOT_FREE) return { cancelled: true };
-  return loadInstance(task).then(
-    (loaded) => {
-      if (Atomics.compareExchange(slots, task.s, loading, threadId) !== loading) return { cancelled: true } as const;
-      return start(loaded, task);
+  if (Atomics.compareExchange(slots, slot, SLOT_FREE, loading) !== SLOT_FREE) return { cancelled: true };
+  return load(task[TASK_TOOL]).then(
+    (fresh) => {
+      if (Atomics.compareExchange(slots, slot, loading, threadId) !== loading) return { cancelled: true } as const;
+      return start(fresh, task);
     },
     (error: unknown): WorkerReply => {
-      if (Atomics.compareExchange(slots, task.s, loading, threadId) !== loading) return { cancelled: true };
-      Atomics.store(slots, task.s, SLOT_DONE);
+      if (Atomics.compareExchange(slots, slot, loading, threadId) !== loading) return { cancelled: true };
+      Atomics.store(slots, slot, SLOT_DONE);
       return { ok: false, error: serializeError(error), loadFailed: true };
     },
   );
@@ -121,18 +164,19 @@ export default function runToolTask(task: WorkerTask): WorkerReply | Promise<Wor
  * about to run: a call still waiting behind another call on this worker has not started, so
  * ending the worker for the other call's sake moves it instead of losing it.
  */
-function start(instance: Tool, task: WorkerTask): WorkerReply | Promise<WorkerReply> {
-  const at = task.k.lastIndexOf('@');
-  const ctx = new CallContext(task.c, task.k.slice(0, at), task.k.slice(at + 1), task.w, false, task.o, task.r, task.d);
+function start(loaded: Loaded, task: WorkerTask): WorkerReply | Promise<WorkerReply> {
+  const { entry } = loaded;
+  const deadline = task[TASK_DEADLINE];
+  const ctx = new CallContext(task[TASK_CALL_ID], loaded.name, loaded.version, task[TASK_ROOT], false, entry.o, task[TASK_WRITE_ROOTS], deadline > 0 ? deadline : undefined);
   let returned: unknown;
   try {
-    returned = instance.run(task.a as never, ctx);
+    returned = loaded.instance.run(task[TASK_ARGS] as never, ctx);
   } catch (error) {
-    return failure(error, ctx, task);
+    return failure(error, ctx, entry, task);
   }
-  if (!isThenable(returned)) return success(returned, ctx, task);
+  if (!isThenable(returned)) return success(returned, ctx, entry, task);
   return Promise.resolve(returned).then(
-    (value) => success(value, ctx, task),
-    (error: unknown) => failure(error, ctx, task),
+    (value) => success(value, ctx, entry, task),
+    (error: unknown) => failure(error, ctx, entry, task),
   );
 }

@@ -1,0 +1,83 @@
+/**
+ * The pool runner's wire format: tasks name their tool by index in a shared tool table (or
+ * carry it whole when the table is full), a plain string result comes back bare, anything
+ * else as an object. Driven through PoolRunner directly, so both task forms are exercised.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ToolRegistry } from 'toolgate';
+import { PoolRunner, type PoolCall } from '../src/runner/pool-runner.js';
+import type { RunOutcome } from '../src/runner/protocol.js';
+import { appendLines, createSharedLines, readLines } from '../src/runner/shared-lines.js';
+import { fixtureRegistry, tempWorkspace } from './helpers.js';
+
+describe('shared lines', () => {
+  it('appends while lines fit and reads on from an offset', () => {
+    const list = createSharedLines(13);
+    assert.equal(appendLines(list, ['abc', 'de']), 2); // 7 of 13 bytes, newlines included
+    const first = readLines(list);
+    assert.deepEqual(first.lines, ['abc', 'de']);
+    assert.equal(appendLines(list, ['fg', 'this does not fit']), 1);
+    assert.deepEqual(readLines(list, first.end).lines, ['fg']);
+    assert.deepEqual(readLines(list, readLines(list).end).lines, []);
+    assert.equal(appendLines(list, ['é']), 1, 'UTF-8: two bytes and a newline fit the last three');
+    assert.deepEqual(readLines(list).lines, ['abc', 'de', 'fg', 'é']);
+  });
+});
+
+for (const [label, toolTableBytes] of [['tools named by index', undefined], ['tool table full: entries sent whole', 0]] as const) {
+  describe(`pool runner, ${label}`, () => {
+    let registry: ToolRegistry;
+    let runner: PoolRunner;
+    const t = tempWorkspace();
+    const call = (name: string, args: unknown, version?: string): Promise<RunOutcome> => {
+      const tool = registry.get(name, version);
+      assert.ok(tool, name);
+      const c: PoolCall = { tool, args, workspaceRoot: t.ws, callId: `call_${name}`, timeoutMs: 10_000, signal: undefined, writeRoots: undefined };
+      return runner.run(c);
+    };
+    before(async () => {
+      registry = await fixtureRegistry();
+      runner = new PoolRunner({ poolSize: 2, toolTableBytes });
+    });
+    after(async () => {
+      await runner.close();
+      t.cleanup();
+    });
+
+    it('answers a ping without loading a tool', async () => {
+      await runner.ping();
+    });
+
+    it('runs different tools in turn, each answered by the tool meant', async () => {
+      for (let round = 0; round < 3; round++) {
+        const [greet, long, images, failed] = await Promise.all([
+          call('greet', { who: `ada${round}` }, '2.0.0'),
+          call('print_long_output', { chars: 5000 }),
+          call('attach_images', { count: 1 }),
+          call('fail_always', {}),
+        ]);
+        assert.deepEqual(greet, { kind: 'ok', value: `hello ada${round} (2.0.0)`, notes: [], cut: false });
+        assert.equal(long.kind, 'ok');
+        if (long.kind === 'ok') {
+          assert.equal(long.cut, true, 'cut in the worker at the tool cap');
+          assert.ok(typeof long.value === 'string' && long.value.length < 1200, 'at most the cap and the cut note');
+          assert.deepEqual(long.notes, ['[exit status 1]']);
+        }
+        assert.equal(images.kind, 'ok');
+        if (images.kind === 'ok') {
+          assert.equal(images.value, 'a caption');
+          assert.equal(images.images?.length, 1);
+        }
+        assert.equal(failed.kind, 'error');
+      }
+    });
+
+    it('refuses a ping once closed', async () => {
+      const closing = new PoolRunner({ poolSize: 1, toolTableBytes });
+      await closing.ping();
+      await closing.close();
+      await assert.rejects(closing.ping(), /closed/);
+    });
+  });
+}
