@@ -23,6 +23,33 @@ describe('shared lines', () => {
     assert.equal(appendLines(list, ['é']), 1, 'UTF-8: two bytes and a newline fit the last three');
     assert.deepEqual(readLines(list).lines, ['abc', 'de', 'fg', 'é']);
   });
+
+  it('refuses a line with a newline in it, which would read back as two', () => {
+    const list = createSharedLines(100);
+    assert.equal(appendLines(list, ['one', 'two\nthree', 'four']), 1);
+    assert.deepEqual(readLines(list).lines, ['one']);
+  });
+});
+
+describe('pool runner tool table', () => {
+  it('gives registered tools with the same entry one index, so re-registering does not grow it', async () => {
+    const registry = await fixtureRegistry();
+    const t = tempWorkspace();
+    const runner = new PoolRunner({ poolSize: 1 });
+    try {
+      const greet = registry.get('greet', '2.0.0');
+      assert.ok(greet);
+      for (let i = 0; i < 20; i++) {
+        const copy: PoolCall['tool'] = { ...greet };
+        const r = await runner.run({ tool: copy, args: { who: `n${i}` }, workspaceRoot: t.ws, callId: `call_${i}`, timeoutMs: 10_000, signal: undefined, writeRoots: undefined });
+        assert.deepEqual(r, { kind: 'ok', value: `hello n${i} (2.0.0)`, notes: [], cut: false });
+      }
+      assert.equal((runner as unknown as { toolCount: number }).toolCount, 1);
+    } finally {
+      await runner.close();
+      t.cleanup();
+    }
+  });
 });
 
 for (const [label, toolTableBytes] of [['tools named by index', undefined], ['tool table full: entries sent whole', 0]] as const) {
@@ -71,6 +98,19 @@ for (const [label, toolTableBytes] of [['tools named by index', undefined], ['to
         }
         assert.equal(failed.kind, 'error');
       }
+    });
+
+    it('a tool registered again with other output settings is cut by the new ones (review finding)', async () => {
+      const first = registry.get('print_long_output');
+      assert.ok(first);
+      const again: PoolCall['tool'] = { ...first, maxOutputLength: 100, truncation: 'head-tail' };
+      const run = (tool: PoolCall['tool']) => runner.run({ tool, args: { chars: 5000 }, workspaceRoot: t.ws, callId: 'call_cut', timeoutMs: 10_000, signal: undefined, writeRoots: undefined });
+      const before = await run(first);
+      const after = await run(again);
+      assert.ok(before.kind === 'ok' && typeof before.value === 'string' && before.value.length > 1000);
+      assert.ok(after.kind === 'ok' && typeof after.value === 'string', JSON.stringify(after).slice(0, 200));
+      assert.ok(after.value.length < 300, `cut at the new cap of 100, got ${after.value.length} characters`);
+      assert.match(after.value, /error: the real failure is on this last line$/, 'head-tail keeps the end');
     });
 
     it('refuses a ping once closed', async () => {

@@ -227,7 +227,7 @@ export class ToolExecutor {
    */
   execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
     // Not an async function: a pool call's result then reaches the caller one promise turn
-    // sooner. Every exit is a promise; nothing throws synchronously.
+    // sooner. Every exit is a promise; called as a method, nothing throws synchronously.
     const started = performance.now();
     let callId = `${CALL_ID_PREFIX}${++this.callCounter}`;
     let name = '?';

@@ -27,6 +27,8 @@ const MAX_RESUBMITS = 3;
 
 /** Room for the shared tool table, in bytes (a few thousand tools; later ones are sent whole). */
 const TOOL_TABLE_BYTES = 1024 * 1024;
+/** Largest tool table accepted (its length header is a 32-bit integer). */
+const MAX_TOOL_TABLE_BYTES = 256 * 1024 * 1024;
 /** Room for the list of modules new workers preload, in bytes (about a thousand modules). */
 const PRELOAD_LIST_BYTES = 256 * 1024;
 
@@ -50,8 +52,9 @@ export interface PoolRunnerOptions {
    */
   callsPerWorker?: number;
   /**
-   * Bytes of shared memory for the tool table (tasks name their tool by index there). Default
-   * 1 MiB, a few thousand tools; tools past a full table are sent whole with every call.
+   * Bytes of shared memory for the tool table (tasks name their tool by index there; one line
+   * of about 150 bytes per distinct tool entry). Default 1 MiB, at most 256 MiB; tools past a
+   * full table are sent whole with every call.
    */
   toolTableBytes?: number;
 }
@@ -116,7 +119,10 @@ export class PoolRunner {
    */
   private readonly toolTable: SharedLines;
   private toolCount = 0;
+  /** Per registered tool, its record; registered tools with the same entry share one index. */
   private readonly tools = new WeakMap<PoolTool, ToolRecord>();
+  /** Table index by entry (its JSON line), so re-registering a tool does not grow the table. */
+  private readonly toolIndexes = new Map<string, number>();
   private closed = false;
   /** Why recently terminated workers were ended, by thread id (for their other calls' results). */
   private readonly killed = new Map<number, string>();
@@ -133,7 +139,9 @@ export class PoolRunner {
     if (!Number.isInteger(per) || per < 1 || per > 64) throw ToolgateOptionError.fromBadOption('callsPerWorker', `must be an integer from 1 to 64; got ${per}`);
     this.callsPerWorker = per;
     const tableBytes = options.toolTableBytes ?? TOOL_TABLE_BYTES;
-    if (!Number.isInteger(tableBytes) || tableBytes < 0) throw ToolgateOptionError.fromBadOption('toolTableBytes', `must be an integer >= 0; got ${tableBytes}`);
+    if (!Number.isInteger(tableBytes) || tableBytes < 0 || tableBytes > MAX_TOOL_TABLE_BYTES) {
+      throw ToolgateOptionError.fromBadOption('toolTableBytes', `must be an integer from 0 to ${MAX_TOOL_TABLE_BYTES}; got ${tableBytes}`);
+    }
     this.toolTable = createSharedLines(tableBytes);
   }
 
@@ -283,6 +291,7 @@ export class PoolRunner {
   /**
    * How tasks name a tool: its index in the shared tool table, added on first use, or (with
    * the table full) the entry itself.
+   * @throws Error for a tool without a module URL (never a registered pool tool).
    */
   private recordOf(tool: PoolTool): ToolRecord {
     let record = this.tools.get(tool);
@@ -290,7 +299,14 @@ export class PoolRunner {
       // A registered pool tool always has a module URL (registration refuses it otherwise).
       if (tool.moduleUrl === undefined) throw new Error(`${tool.key} has no module URL; only tools loaded from a module run in the pool`);
       const entry: ToolEntry = { m: tool.moduleUrl, e: tool.exportName, k: tool.key, o: tool.maxOutputLength, x: tool.cutInWorker, t: tool.truncation };
-      const ref = appendLines(this.toolTable, [JSON.stringify(entry)]) === 1 ? this.toolCount++ : entry;
+      const line = JSON.stringify(entry);
+      let ref: number | ToolEntry | undefined = this.toolIndexes.get(line);
+      if (ref === undefined) {
+        if (appendLines(this.toolTable, [line]) === 1) {
+          ref = this.toolCount++;
+          this.toolIndexes.set(line, ref);
+        } else ref = entry;
+      }
       record = { ref, preloaded: false };
       this.tools.set(tool, record);
     }
@@ -321,9 +337,9 @@ export class PoolRunner {
    * @returns resolves once a worker answered.
    * @throws (rejects) when the runner is closed, or with Piscina's error when no worker can run it.
    */
-  async ping(): Promise<void> {
-    if (this.closed) throw new Error('the executor is closed');
-    await this.poolFor(undefined).run(null, { name: 'ping' });
+  ping(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the executor is closed'));
+    return this.poolFor(undefined).run(null, { name: 'ping' }) as Promise<void>;
   }
 
   /** End every worker. Calls in flight end as crashed. */

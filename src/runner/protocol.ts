@@ -89,8 +89,9 @@ export interface SerializedError {
 }
 
 /**
- * A worker's reply. A call that returned a string and reported nothing else is answered with
- * the bare string (the common case, and the cheapest to clone).
+ * A worker's reply. A call that returned a string that was not cut and reported nothing else
+ * (no notes, images or reported failure) is answered with the bare string: the common case,
+ * and the cheapest to clone. Everything else is an object, the tool's value under `value`.
  */
 export type WorkerReply =
   | string

@@ -31,7 +31,8 @@ export function createSharedLines(capacityBytes: number): SharedLines {
 
 /**
  * Append lines (main thread only), in order, while they fit.
- * @returns how many of `lines` were appended (fewer than given when the list is full).
+ * @returns how many of `lines` were appended: fewer than given when the list is full, or at
+ *   the first line that contains a newline (which would split it).
  */
 export function appendLines(list: SharedLines, lines: readonly string[]): number {
   const header = new Int32Array(list.buffer, 0, 1);
@@ -40,6 +41,7 @@ export function appendLines(list: SharedLines, lines: readonly string[]): number
   let length = Atomics.load(header, 0);
   let appended = 0;
   for (const line of lines) {
+    if (line.includes('\n')) break;
     const encoded = encoder.encode(`${line}\n`);
     if (length + encoded.length > capacity) break;
     bytes.set(encoded, length);

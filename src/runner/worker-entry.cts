@@ -28,6 +28,4 @@ exports.default = import('./worker.js').then((module): RunTask => module.default
  * A no-op task (`PoolRunner.ping`): answers at once without loading any tool, to check
  * that a worker responds and to measure the bare Piscina round trip on the pool's own threads.
  */
-exports.ping = function ping(): true {
-  return true;
-};
+exports.ping = function ping(): void {};

@@ -37,7 +37,10 @@ interface Loaded {
 
 /** Loaded tools by index in the shared tool table... */
 const loadedByIndex: Array<Loaded | undefined> = [];
-/** ...and those sent whole (the table was full), by module, export and key. */
+/**
+ * ...and those sent whole (the table was full), by module, export and key; their output
+ * settings are taken from each task's entry, not from the one they were loaded with.
+ */
 const loadedByEntry = new Map<string, Loaded>();
 /** The tool table as read so far, and the byte offset to read on from. */
 const toolTable: ToolEntry[] = [];
@@ -165,7 +168,8 @@ export default function runToolTask(task: WorkerTask): WorkerReply | Promise<Wor
  * ending the worker for the other call's sake moves it instead of losing it.
  */
 function start(loaded: Loaded, task: WorkerTask): WorkerReply | Promise<WorkerReply> {
-  const { entry } = loaded;
+  const ref = task[TASK_TOOL];
+  const entry = typeof ref === 'number' ? loaded.entry : ref;
   const deadline = task[TASK_DEADLINE];
   const ctx = new CallContext(task[TASK_CALL_ID], loaded.name, loaded.version, task[TASK_ROOT], false, entry.o, task[TASK_WRITE_ROOTS], deadline > 0 ? deadline : undefined);
   let returned: unknown;
