@@ -183,6 +183,7 @@ export class PoolRunner {
   /**
    * Run one call in a worker.
    * @returns how the call ended; never rejects.
+   * @throws Error, synchronously, for a tool without a module URL (never a registered pool tool).
    */
   run(call: PoolCall): Promise<RunOutcome> {
     if (this.closed) return Promise.resolve({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' });
