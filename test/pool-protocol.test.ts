@@ -44,7 +44,7 @@ describe('pool runner tool table', () => {
         const r = await runner.run({ tool: copy, args: { who: `n${i}` }, workspaceRoot: t.ws, callId: `call_${i}`, timeoutMs: 10_000, signal: undefined, writeRoots: undefined });
         assert.deepEqual(r, { kind: 'ok', value: `hello n${i} (2.0.0)`, notes: [], cut: false });
       }
-      assert.equal((runner as unknown as { toolCount: number }).toolCount, 1);
+      assert.equal((runner as unknown as { toolIndexes: Map<string, number> }).toolIndexes.size, 1, 'one table line for twenty registrations');
     } finally {
       await runner.close();
       t.cleanup();

@@ -118,10 +118,12 @@ export class PoolRunner {
    * carrying module URL, export name and output settings on every call.
    */
   private readonly toolTable: SharedLines;
-  private toolCount = 0;
   /** Per registered tool, its record; registered tools with the same entry share one index. */
   private readonly tools = new WeakMap<PoolTool, ToolRecord>();
-  /** Table index by entry (its JSON line), so re-registering a tool does not grow the table. */
+  /**
+   * Table index by entry (its JSON line), so re-registering a tool does not grow the table.
+   * Every appended line is here once, so its size is the next index.
+   */
   private readonly toolIndexes = new Map<string, number>();
   private closed = false;
   /** Why recently terminated workers were ended, by thread id (for their other calls' results). */
@@ -304,7 +306,7 @@ export class PoolRunner {
       let ref: number | ToolEntry | undefined = this.toolIndexes.get(line);
       if (ref === undefined) {
         if (appendLines(this.toolTable, [line]) === 1) {
-          ref = this.toolCount++;
+          ref = this.toolIndexes.size;
           this.toolIndexes.set(line, ref);
         } else ref = entry;
       }

@@ -66,8 +66,13 @@ function entryOf(ref: number | ToolEntry): ToolEntry {
   return entry;
 }
 
+/** Key of a tool sent whole in {@link loadedByEntry}: which class it is, not its output settings. */
+function classKey(entry: ToolEntry): string {
+  return `${entry.m}\n${entry.e}\n${entry.k}`;
+}
+
 function loadedOf(ref: number | ToolEntry): Loaded | undefined {
-  return typeof ref === 'number' ? loadedByIndex[ref] : loadedByEntry.get(`${ref.m}\n${ref.e}\n${ref.k}`);
+  return typeof ref === 'number' ? loadedByIndex[ref] : loadedByEntry.get(classKey(ref));
 }
 
 async function load(ref: number | ToolEntry): Promise<Loaded> {
@@ -82,7 +87,7 @@ async function load(ref: number | ToolEntry): Promise<Loaded> {
   const at = entry.k.lastIndexOf('@');
   const loaded: Loaded = { instance: new (target as new () => Tool)(), name: entry.k.slice(0, at), version: entry.k.slice(at + 1), entry };
   if (typeof ref === 'number') loadedByIndex[ref] = loaded;
-  else loadedByEntry.set(`${ref.m}\n${ref.e}\n${ref.k}`, loaded);
+  else loadedByEntry.set(classKey(ref), loaded);
   return loaded;
 }
 
