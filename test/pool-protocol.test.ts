@@ -4,12 +4,16 @@
  * else as an object. Driven through PoolRunner directly, so both task forms are exercised.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { ToolRegistry } from 'toolgate';
 import { PoolRunner, type PoolCall } from '../src/runner/pool-runner.js';
 import type { RunOutcome } from '../src/runner/protocol.js';
 import { appendLines, createSharedLines, readLines } from '../src/runner/shared-lines.js';
-import { fixtureRegistry, tempWorkspace } from './helpers.js';
+import { fixtureRegistry, REPO_ROOT, tempWorkspace } from './helpers.js';
 
 describe('shared lines', () => {
   it('appends while lines fit and reads on from an offset', () => {
@@ -121,3 +125,56 @@ for (const [label, toolTableBytes] of [['tools named by index', undefined], ['to
     });
   });
 }
+
+describe('pool runner call bookkeeping', () => {
+  it('hands the outcome and the call to map, in the same promise, and rejects when map throws', async () => {
+    const registry = await fixtureRegistry();
+    const t = tempWorkspace();
+    const runner = new PoolRunner({ poolSize: 1 });
+    try {
+      const greet = registry.get('greet', '2.0.0');
+      assert.ok(greet);
+      const call: PoolCall = { tool: greet, args: { who: 'map' }, workspaceRoot: t.ws, callId: 'call_map', timeoutMs: 10_000, signal: undefined, writeRoots: undefined };
+      const mapped = await runner.run(call, (outcome, given) => `${given.callId}: ${outcome.kind === 'ok' ? String(outcome.value) : outcome.kind}`);
+      assert.equal(mapped, 'call_map: hello map (2.0.0)');
+      await assert.rejects(runner.run(call, () => { throw new Error('map failed'); }), /map failed/);
+      const aborted = await runner.run({ ...call, signal: AbortSignal.abort() }, (outcome) => outcome.kind);
+      assert.equal(aborted, 'aborted', 'calls that end before a worker sees them go through map too');
+    } finally {
+      await runner.close();
+      t.cleanup();
+    }
+  });
+
+  it('a pending pool call keeps the process alive although its deadline timer does not', async () => {
+    // Pool deadlines use an unreferenced timer (Piscina refs a worker's port while it has
+    // tasks). A process whose only work is pool calls must still wait for them, including a
+    // call queued behind one that times out and has its worker replaced.
+    const t = tempWorkspace();
+    try {
+      const script = path.join(t.ws, 'keep-alive.mjs');
+      const url = (rel: string) => pathToFileURL(path.join(REPO_ROOT, rel)).href;
+      fs.writeFileSync(script, [
+        `const { ToolExecutor } = await import(${JSON.stringify(url('dist/src/index.js'))});`,
+        `const { fixtureRegistry } = await import(${JSON.stringify(url('dist/test/helpers.js'))});`,
+        'const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1, callsPerWorker: 1 });',
+        'const results = await Promise.all([',
+        "  executor.call('spin_forever', {}, { timeoutMs: 300 }),",
+        "  executor.call('sleep_then_answer', { ms: 200 }, { timeoutMs: 10000 }),",
+        ']);',
+        'console.log(JSON.stringify(results.map((r) => r.errorCode ?? r.output)));',
+        '// no close(): idle workers must not hold the process either',
+      ].join('\n'));
+      const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(process.execPath, [script], { timeout: 30_000 }, (error, out, err) => {
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err });
+        });
+        child.stdin?.end();
+      });
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout.trim()), ['TIMEOUT', 'slept 200 ms']);
+    } finally {
+      t.cleanup();
+    }
+  });
+});

@@ -56,7 +56,8 @@ function check(value: unknown): ParsedArguments {
   return { ok: true, value, repairs: [] };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A plain object: not null, not an array, with `Object.prototype` or no prototype. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
@@ -71,40 +72,69 @@ export const MAX_ARGUMENT_DEPTH = 64;
  * the checks and the run cannot change what runs. Only JSON data passes (plain objects,
  * arrays, strings, finite numbers, booleans, null; `undefined` properties are dropped as
  * JSON would); `__proto__` stays an ordinary key for the schema to judge.
- * @returns the copy, or a message naming the first value that is not JSON data.
+ * @returns the copy, or (a string) a message naming the first value that is not JSON data.
  */
-export function copyJsonData(value: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
+export function copyJsonData(value: Record<string, unknown>): Record<string, unknown> | string {
   try {
-    return { ok: true, value: copy(value, 'arguments', 0) as Record<string, unknown> };
+    return copy(value, 0) as Record<string, unknown>;
   } catch (error) {
-    if (error instanceof NotJsonData) return { ok: false, message: error.message };
+    if (error instanceof NotJsonData) return error.describe();
     throw error;
   }
 }
 
-class NotJsonData extends Error {}
+/**
+ * Thrown by {@link copy}: what is wrong, and where. The path is collected as the error passes
+ * up (innermost step first), so a copy that succeeds builds no path strings.
+ */
+class NotJsonData extends Error {
+  /** Steps from the arguments object to the bad value (`.key`, `[i]`), innermost first. */
+  readonly steps: string[] = [];
 
-function copy(value: unknown, where: string, depth: number): unknown {
+  /** @param problem - what the value is, completed by its path (`is NaN, which JSON cannot hold`); `whole` when it stands alone. */
+  constructor(readonly problem: string, readonly whole = false) {
+    super(problem);
+  }
+
+  describe(): string {
+    return this.whole ? this.problem : `arguments${this.steps.reverse().join('')} ${this.problem}`;
+  }
+}
+
+function copy(value: unknown, depth: number): unknown {
   if (value === undefined) return undefined;
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new NotJsonData(`${where} is ${value}, which JSON cannot hold`);
+    if (!Number.isFinite(value)) throw new NotJsonData(`is ${value}, which JSON cannot hold`);
     return value;
   }
-  if (typeof value !== 'object') throw new NotJsonData(`${where} is a ${typeof value}, which JSON cannot hold`);
-  if (depth >= MAX_ARGUMENT_DEPTH) throw new NotJsonData(`arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels`);
+  if (typeof value !== 'object') throw new NotJsonData(`is a ${typeof value}, which JSON cannot hold`);
+  if (depth >= MAX_ARGUMENT_DEPTH) throw new NotJsonData(`arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels`, true);
   if (Array.isArray(value)) {
     const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = copy(value[i], `${where}[${i}]`, depth + 1);
+    for (let i = 0; i < value.length; i++) {
+      try {
+        out[i] = copy(value[i], depth + 1);
+      } catch (error) {
+        if (error instanceof NotJsonData) error.steps.push(`[${i}]`);
+        throw error;
+      }
+    }
     return out;
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
-    throw new NotJsonData(`${where} is a ${(value as object).constructor?.name ?? 'non-plain object'}, not plain JSON data`);
+    throw new NotJsonData(`is a ${(value as object).constructor?.name ?? 'non-plain object'}, not plain JSON data`);
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const v = copy((value as Record<string, unknown>)[key], `${where}.${key.slice(0, 100)}`, depth + 1);
+    let v: unknown;
+    try {
+      v = copy((value as Record<string, unknown>)[key], depth + 1);
+    } catch (error) {
+      if (error instanceof NotJsonData) error.steps.push(`.${key.slice(0, 100)}`);
+      throw error;
+    }
     if (v === undefined) continue;
     if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     else out[key] = v;

@@ -21,13 +21,13 @@ import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { MainRunner } from '../runner/main-runner.js';
-import { PoolRunner, type PoolRunnerOptions } from '../runner/pool-runner.js';
+import { PoolRunner, type PoolCall, type PoolRunnerOptions } from '../runner/pool-runner.js';
 import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/protocol.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { workspaceFor } from '../workspace/workspace.js';
 import { clip, frozenCopy, isThenable, kindOf } from '../util.js';
-import { copyJsonData, parseArguments } from './arguments.js';
+import { copyJsonData, isPlainObject, parseArguments } from './arguments.js';
 import { runInTurnOrder } from './batch.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
@@ -94,22 +94,46 @@ export interface ExecuteManyOptions extends ExecuteOptions {
   concurrency?: number;
 }
 
-/** What the later steps of one call need, passed along instead of recomputed. */
-interface CallState {
-  tool: RegisteredTool;
-  args: Record<string, unknown>;
-  options: ExecuteOptions;
-  root: string;
-  callId: string;
-  paths: string[];
-  repairs: string[] | undefined;
-  started: number;
-  /** Per-call timeout override (ms), already checked. */
-  timeoutMs: number | undefined;
+/**
+ * What the later steps of one call need, passed along instead of recomputed. It is also what
+ * the pool runner is given for the call ({@link PoolCall}), so a call allocates one object.
+ */
+class CallState implements PoolCall {
+  /** The validated arguments (set once checked). */
+  args: Record<string, unknown> = NO_ARGUMENTS;
+  /** Workspace root of the call (set once the arguments are checked). */
+  workspaceRoot = '';
+  /** Path arguments, workspace-relative (for the confirmation request); unset when none. */
+  paths: string[] | undefined = undefined;
+  /** Repairs made to the arguments, if any. */
+  repairs: string[] | undefined = undefined;
+  /** Timeout in ms (the call's override, else the tool's); `<= 0` for none. */
+  timeoutMs: number;
+  /** The mode, or `undefined` for an invalid one (the mode gate then denies). */
+  mode: AgentMode | undefined = undefined;
+  /** The mode's name as given (clipped), for messages and the policy hook. */
+  modeName = 'default';
   /** Scoped write folders (real paths) when the mode confines writes. */
-  writeRoots: string[] | undefined;
-  fail: (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>, gate?: string, args?: unknown) => ToolExecutionResult;
+  writeRoots: string[] | undefined = undefined;
+  /** Where a pool worker that cuts the output keeps the whole of it, if anywhere. */
+  fullOutputDir: string | undefined = undefined;
+  readonly signal: AbortSignal | undefined;
+
+  constructor(
+    readonly tool: RegisteredTool,
+    /** The arguments as given (logged at debug level with failures before validation). */
+    readonly rawArguments: unknown,
+    readonly options: ExecuteOptions,
+    readonly callId: string,
+    /** `performance.now()` when the call arrived. */
+    readonly started: number,
+  ) {
+    this.timeoutMs = tool.timeoutMs;
+    this.signal = options.signal;
+  }
 }
+
+const NO_ARGUMENTS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /** What a policy hook sees; the frozen copy of the arguments is made only if the hook reads it. */
 class LazyPolicyCall implements PolicyCall {
@@ -237,11 +261,9 @@ export class ToolExecutor {
       }
       if (typeof call.callId === 'string' && call.callId !== '') callId = clip(call.callId, 200);
       name = typeof call.name === 'string' ? clip(call.name, 200) : `(${kindOf(call.name)})`;
+      // A promise from run() already turns a bug on the way into an INTERNAL result.
       const running = this.run(call, name, callId, options, started);
-      if (!(running instanceof Promise)) return Promise.resolve(running);
-      const id = callId;
-      const shown = name;
-      return running.then(undefined, (error: unknown) => this.internalError(error, shown, id, started));
+      return running instanceof Promise ? running : Promise.resolve(running);
     } catch (error) {
       try {
         return Promise.resolve(this.internalError(error, name, callId, started));
@@ -270,58 +292,62 @@ export class ToolExecutor {
     const found = this.registry.resolve(name, typeof call.version === 'string' ? call.version : undefined);
     if (!(found instanceof RegisteredTool)) return this.finish(started, failure(found.code, found.message, { tool: name, callId }));
     const tool = found;
-    const base = { tool: tool.name, version: tool.version, callId };
-    const cap = tool.maxOutputLength > 0 ? tool.maxOutputLength : Number.POSITIVE_INFINITY;
-    const fail = (code: ToolErrorCode, message: string, extra?: Partial<ToolExecutionResult>, gate?: string, args?: unknown) =>
-      this.finish(started, failure(code, message, { ...base, ...extra }, cap), gate, args ?? call.arguments);
-    if (this.closed) return fail('ABORTED', 'the executor is closed; no more calls run.');
+    const state = new CallState(tool, call.arguments, options, callId, started);
+    if (this.closed) return this.fail(state, 'ABORTED', 'the executor is closed; no more calls run.');
 
-    const checked = checkOptions(options);
-    if (typeof checked === 'string') return fail('INVALID_OPTIONS', checked);
-    const { timeoutMs: timeoutOverride, mode, modeName } = checked;
+    const badOptions = applyOptions(options, state);
+    if (badOptions !== undefined) return this.fail(state, 'INVALID_OPTIONS', badOptions);
+    const { mode, modeName } = state;
 
     // Arguments: parse text, or copy an object once, so that what is checked is what runs.
-    const parsed = parseArguments(call.arguments);
-    if (!parsed.ok) return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${parsed.message}.`);
-    let value = parsed.value;
-    if (typeof call.arguments === 'object' && call.arguments !== null) {
-      const copied = copyJsonData(value);
-      if (!copied.ok) return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${copied.message}.`);
-      value = copied.value;
+    let value: Record<string, unknown>;
+    const given = call.arguments;
+    if (typeof given === 'object' && given !== null && isPlainObject(given)) {
+      const copied = copyJsonData(given);
+      if (typeof copied === 'string') return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${copied}.`);
+      value = copied;
+    } else {
+      const parsed = parseArguments(given);
+      if (!parsed.ok) return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${parsed.message}.`);
+      value = parsed.value;
+      if (parsed.repairs.length) state.repairs = parsed.repairs;
     }
-    const repairs = parsed.repairs.length ? parsed.repairs : undefined;
     const args = dropNullOptionals(tool.inputSchema, value) as Record<string, unknown>;
     const problem = tool.validateInput(args);
     if (problem !== undefined) {
-      return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${problem}. Expected ${signatureOf(tool)}.`, { repairs });
+      return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${problem}. Expected ${signatureOf(tool)}.`);
     }
 
     const root = options.workspaceRoot ?? this.options.workspaceRoot ?? process.cwd();
     // Path arguments are resolved once here; the mode gate and the confirmation request use
     // these results (the tool resolves again in its own context, at the moment of use).
-    const workspace = workspaceFor(root);
-    const resolved: Array<{ given: string; real: string }> = [];
+    const modeDecides = mode === undefined || (mode.readOnly && !tool.readOnly);
+    const workspace = modeDecides || tool.pathArguments.length !== 0 ? workspaceFor(root) : undefined;
+    let resolved: Array<{ given: string; real: string }> | undefined;
     if (tool.pathArguments.length !== 0) {
+      resolved = [];
       for (const p of pathValues(args, tool.pathArguments)) {
         try {
-          resolved.push({ given: p, real: workspace.resolve(p) });
+          resolved.push({ given: p, real: workspace!.resolve(p) });
         } catch (error) {
           if (error instanceof PathTraversalError) throw this.traversal(error, tool, callId);
-          return fail('INVALID_PATH', (error as Error).message, { repairs });
+          return this.fail(state, 'INVALID_PATH', (error as Error).message);
         }
       }
     }
 
     // Gate chain: mode, policy, confirmation, rate limit. Waits on a caller's hook or handler
-    // end when the call is aborted or the executor closes.
+    // end when the call is aborted or the executor closes. (The mode gate passes read-only
+    // tools in every known mode, and every tool in a mode that is not read-only.)
     let denial: GateDenial | undefined;
-    let writeRoots: string[] | undefined;
-    if (mode === undefined || mode.readOnly) {
+    if (modeDecides) {
       const decision = modeGate({
-        tool, paths: resolved, mode, modeName, scopedWriteDirs: options.scopedWriteDirs ?? [], scopedWriteTools: this.scopedWriteTools, workspace,
+        tool, paths: resolved ?? [], mode, modeName, scopedWriteDirs: options.scopedWriteDirs ?? [], scopedWriteTools: this.scopedWriteTools, workspace: workspace!,
       });
       denial = decision.denial;
-      if (decision.denial === undefined) writeRoots = decision.writeRoots;
+      // A scoped write carries its folders to the tool's workspace, so the check holds at the
+      // moment of writing too, not only here.
+      if (decision.denial === undefined) state.writeRoots = decision.writeRoots;
     }
     let policyVerdict: GateDenial | undefined | PromiseLike<GateDenial | undefined>;
     if (denial === undefined && this.options.policyHook !== undefined) {
@@ -330,30 +356,31 @@ export class ToolExecutor {
       policyVerdict = policyGate(this.options.policyHook, policyCall, this.logger);
       if (!isThenable(policyVerdict)) denial = policyVerdict;
     }
-    // A scoped write carries its folders to the tool's workspace, so the check holds at the
-    // moment of writing too, not only here.
-    const paths = resolved.map((p) => workspace.relative(p.real));
-    const context: CallState = { tool, args, options, root, callId, paths, repairs, started, fail, timeoutMs: timeoutOverride, writeRoots };
-    if (denial !== undefined) return fail(denial.code, denial.reason, { repairs, confirmed: denial.gate !== 'confirmation' }, denial.gate, args);
-    if (isThenable(policyVerdict) || tool.requiresConfirmation || tool.rateLimitRpm !== undefined) return this.waitAtGates(context, policyVerdict);
-    return this.dispatch(context);
+    if (denial !== undefined) return this.fail(state, denial.code, denial.reason, undefined, denial.gate !== 'confirmation', denial.gate, args);
+    state.args = args;
+    state.workspaceRoot = root;
+    if (resolved !== undefined) state.paths = resolved.map((p) => workspace!.relative(p.real));
+    if (isThenable(policyVerdict) || tool.requiresConfirmation || tool.rateLimitRpm !== undefined) {
+      return this.waitAtGates(state, policyVerdict).then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
+    }
+    return this.dispatch(state);
   }
 
   /** The gates that may wait: an async policy hook, confirmation, rate limit. */
   private async waitAtGates(context: CallState, policyVerdict: GateDenial | undefined | PromiseLike<GateDenial | undefined>): Promise<ToolExecutionResult> {
-    const { tool, args, options, callId, paths, repairs, fail } = context;
+    const { tool, args, options, callId, paths } = context;
     let denial: GateDenial | undefined;
     if (isThenable(policyVerdict)) denial = await this.bounded(policyVerdict, options.signal, this.policyTimeoutMs, 'policy');
     if (denial === undefined && tool.requiresConfirmation) {
       const handler = options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler;
-      const request = { tool: tool.name, version: tool.version, arguments: frozenCopy(args), callId, description: tool.description, paths };
+      const request = { tool: tool.name, version: tool.version, arguments: frozenCopy(args), callId, description: tool.description, paths: paths ?? [] };
       denial = await this.bounded(confirmationGate(request, options.confirm, handler, this.logger), options.signal, 0, 'confirmation');
     }
     if (denial === undefined && tool.rateLimitRpm !== undefined) {
       denial = await this.bounded((this.rateLimit ??= new RateLimitGate()).acquire(tool.key, tool.name, tool.rateLimitRpm), options.signal, 0, 'rate-limit');
     }
     if (denial !== undefined) {
-      return fail(denial.code, denial.reason, { repairs, confirmed: denial.gate !== 'confirmation' }, denial.gate, args);
+      return this.fail(context, denial.code, denial.reason, undefined, denial.gate !== 'confirmation', denial.gate, args);
     }
     const dispatched = this.dispatch(context);
     return dispatched instanceof Promise ? await dispatched : dispatched;
@@ -361,33 +388,56 @@ export class ToolExecutor {
 
   /** Run the call on its runner and close it out. */
   private dispatch(context: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
-    const { tool, args, options, root, callId, fail } = context;
-    if (this.closed) return fail('ABORTED', 'the executor was closed before the call could run.');
-    const timeoutMs = context.timeoutMs ?? tool.timeoutMs;
-    const running =
-      tool.runner === 'main'
-        ? this.mainRunner.run({
-            target: tool.target, key: tool.key, name: tool.name, version: tool.version, args, workspaceRoot: root, callId, timeoutMs,
-            signal: options.signal, maxOutputLength: tool.maxOutputLength, writeRoots: context.writeRoots,
-          })
-        : this.pool().run({
-            tool, args, workspaceRoot: root, callId, timeoutMs, signal: options.signal, writeRoots: context.writeRoots,
-            fullOutputDir: this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0 ? this.outputs.directory() : undefined,
-          });
-    if (running instanceof Promise) return running.then((outcome) => this.settle(context, outcome));
+    const { tool } = context;
+    if (this.closed) return this.fail(context, 'ABORTED', 'the executor was closed before the call could run.');
+    if (tool.runner !== 'main') {
+      if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) context.fullOutputDir = this.outputs.directory();
+      // The pool runner turns the outcome into the result in its own promise turn.
+      return this.pool().run(context, this.settleFromPool);
+    }
+    const running = this.mainRunner.run({
+      target: tool.target, key: tool.key, name: tool.name, version: tool.version, args: context.args, workspaceRoot: context.workspaceRoot,
+      callId: context.callId, timeoutMs: context.timeoutMs, signal: context.signal, maxOutputLength: tool.maxOutputLength, writeRoots: context.writeRoots,
+    });
+    if (running instanceof Promise) return running.then((outcome) => this.settleSafely(context, outcome));
     return this.settle(context, running);
+  }
+
+  /** What the pool runner hands each call's outcome to (one function for every call). */
+  private readonly settleFromPool = (outcome: RunOutcome, call: PoolCall): ToolExecutionResult => this.settleSafely(call as CallState, outcome);
+
+  /** {@link settle}, with a bug on the way turned into an `INTERNAL` result (a workspace escape is thrown on). */
+  private settleSafely(context: CallState, outcome: RunOutcome): ToolExecutionResult {
+    try {
+      return this.settle(context, outcome);
+    } catch (error) {
+      return this.internalError(error, context.tool.name, context.callId, context.started);
+    }
+  }
+
+  /**
+   * A failed result of a resolved tool (logged with `gate`, and at debug level with `args`,
+   * by default the arguments as given).
+   */
+  private fail(
+    context: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown,
+  ): ToolExecutionResult {
+    const { tool } = context;
+    const fields = { tool: tool.name, version: tool.version, callId: context.callId, repairs: context.repairs, stopReason, confirmed };
+    const cap = tool.maxOutputLength > 0 ? tool.maxOutputLength : Number.POSITIVE_INFINITY;
+    return this.finish(context.started, failure(code, message, fields, cap), gate, args ?? context.rawArguments);
   }
 
   /** Turn a runner's outcome into the result. */
   private settle(context: CallState, outcome: RunOutcome): ToolExecutionResult {
-    const { tool, args, callId, repairs, started, options, fail } = context;
+    const { tool, args, callId, repairs, started, options } = context;
     outcome = byStopPriority(outcome, options.signal?.aborted === true);
     switch (outcome.kind) {
       case 'ok': {
         const invalid = tool.validateOutput(outcome.value);
         if (invalid !== undefined) {
           if (outcome.full !== undefined) this.outputs?.discard(outcome.full.path);
-          return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, { repairs, stopReason: 'error' });
+          return this.fail(context, 'INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, 'error');
         }
         const text = outputText(outcome.value);
         let output = closeOut(text, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
@@ -424,20 +474,20 @@ export class ToolExecutor {
         const notes = outcome.notes.length ? `\n${outcome.notes.join('\n')}` : '';
         const code = errorCodeOf(outcome.error);
         const stopReason = code === 'TIMEOUT' ? 'timeout' : code === 'ABORTED' ? 'interrupted' : 'error';
-        return fail(code, `${tool.name} failed: ${outcome.error.message}${notes}`, { repairs, stopReason });
+        return this.fail(context, code, `${tool.name} failed: ${outcome.error.message}${notes}`, stopReason);
       }
       case 'timeout':
-        return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, time waiting for a worker included) and was stopped; try a smaller request.`, { repairs, stopReason: 'timeout' });
+        return this.fail(context, 'TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, time waiting for a worker included) and was stopped; try a smaller request.`, 'timeout');
       case 'aborted':
-        return fail('ABORTED', `${tool.name} was ${this.closed ? 'stopped by the executor closing' : 'aborted by the caller'} before it finished; it may have had partial effects.`, { repairs, stopReason: 'interrupted' });
+        return this.fail(context, 'ABORTED', `${tool.name} was ${this.closed ? 'stopped by the executor closing' : 'aborted by the caller'} before it finished; it may have had partial effects.`, 'interrupted');
       case 'memory':
-        return fail('MEMORY_LIMIT', `${tool.name} was stopped: the worker running it exceeded its memory cap of ${outcome.memoryMb} MB; try a smaller request.`, { repairs, stopReason: 'error' });
+        return this.fail(context, 'MEMORY_LIMIT', `${tool.name} was stopped: the worker running it exceeded its memory cap of ${outcome.memoryMb} MB; try a smaller request.`, 'error');
       case 'crashed':
-        return fail('WORKER_CRASHED', `${tool.name} crashed: ${outcome.message}.`, { repairs, stopReason: this.closed ? 'interrupted' : 'error' });
+        return this.fail(context, 'WORKER_CRASHED', `${tool.name} crashed: ${outcome.message}.`, this.closed ? 'interrupted' : 'error');
       case 'unavailable':
-        return fail(outcome.code, `${tool.name} did not run: ${outcome.message}.`, { repairs });
+        return this.fail(context, outcome.code, `${tool.name} did not run: ${outcome.message}.`);
       case 'invalid-output':
-        return fail('INVALID_OUTPUT', `${tool.name} failed: ${outcome.message}. This is a bug in the tool, not in the call.`, { repairs, stopReason: 'error' });
+        return this.fail(context, 'INVALID_OUTPUT', `${tool.name} failed: ${outcome.message}. This is a bug in the tool, not in the call.`, 'error');
     }
   }
 
@@ -591,39 +641,36 @@ function callIdOf(call: unknown): string {
 }
 
 /**
- * Check per-call options that come from the caller's code (not the model): a bad value is
- * an `INVALID_OPTIONS` result, or for modes a denial (fail closed).
+ * Check per-call options that come from the caller's code (not the model) and put them in
+ * `state`: a bad value is an `INVALID_OPTIONS` result (the message is returned), or for modes
+ * a denial (fail closed: `state.mode` stays undefined).
  */
-function checkOptions(options: ExecuteOptions): string | { timeoutMs: number | undefined; mode: AgentMode | undefined; modeName: string } {
-  let timeoutMs: number | undefined;
+function applyOptions(options: ExecuteOptions, state: CallState): string | undefined {
   if (options.timeoutMs !== undefined) {
     if (typeof options.timeoutMs !== 'number' || Number.isNaN(options.timeoutMs)) {
       return `options.timeoutMs must be a number of milliseconds; got ${kindOf(options.timeoutMs)} ${String(options.timeoutMs).slice(0, 50)}`;
     }
-    timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? 0 : Math.min(options.timeoutMs, MAX_TIMEOUT_MS);
+    state.timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? 0 : Math.min(options.timeoutMs, MAX_TIMEOUT_MS);
   }
   const raw = options.mode as unknown;
-  let mode: AgentMode | undefined;
-  let modeName: string;
   if (raw === undefined) {
-    mode = resolveMode(undefined);
-    modeName = 'default';
+    state.mode = resolveMode(undefined);
   } else if (typeof raw === 'string') {
-    mode = resolveMode(raw);
-    modeName = clip(raw, 100);
+    state.mode = resolveMode(raw);
+    state.modeName = clip(raw, 100);
   } else if (raw !== null && typeof raw === 'object' && typeof (raw as AgentMode).name === 'string' && typeof (raw as AgentMode).readOnly === 'boolean') {
-    mode = raw as AgentMode;
-    modeName = clip((raw as AgentMode).name, 100);
+    state.mode = raw as AgentMode;
+    state.modeName = clip((raw as AgentMode).name, 100);
   } else {
-    mode = undefined; // fail closed: the mode gate denies
-    modeName = `(invalid mode: ${kindOf(raw)}; a mode needs a string name and a boolean readOnly)`;
+    // fail closed: the mode gate denies
+    state.modeName = `(invalid mode: ${kindOf(raw)}; a mode needs a string name and a boolean readOnly)`;
   }
   const dirs = options.scopedWriteDirs as unknown;
   if (dirs !== undefined && (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string' || d.trim() === ''))) {
-    mode = undefined;
-    modeName = '(invalid scopedWriteDirs: it must be an array of folder names)';
+    state.mode = undefined;
+    state.modeName = '(invalid scopedWriteDirs: it must be an array of folder names)';
   }
-  return { timeoutMs, mode, modeName };
+  return undefined;
 }
 
 function formatSeconds(ms: number): string {

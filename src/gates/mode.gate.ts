@@ -37,13 +37,16 @@ export interface ModeGateInput {
  */
 export type ModeDecision = { denial: GateDenial } | { denial?: undefined; writeRoots?: string[] };
 
+/** A pass with nothing to confine (shared; never written to). */
+const PASS: ModeDecision = Object.freeze({});
+
 /** Decide. */
 export function modeGate(input: ModeGateInput): ModeDecision {
   const { tool, mode } = input;
   if (mode === undefined) {
     return { denial: { gate: 'mode', code: 'MODE_DENIED', reason: `Unknown mode ${JSON.stringify(input.modeName)}; known modes: default, explore, plan.` } };
   }
-  if (!mode.readOnly || tool.readOnly) return {};
+  if (!mode.readOnly || tool.readOnly) return PASS;
   const deny = (why: string): ModeDecision => ({
     denial: { gate: 'mode', code: 'MODE_DENIED', reason: `${tool.name} is not allowed in ${mode.name} mode: ${why}` },
   });

@@ -37,20 +37,22 @@ export type PolicyHook = (call: PolicyCall) => unknown;
  * microtask), a promise when the hook returns one.
  */
 export function policyGate(hook: PolicyHook, call: PolicyCall, logger: Logger): GateDenial | undefined | Promise<GateDenial | undefined> {
-  const failOpen = (error: unknown): undefined => {
-    logger.warn({ event: 'policy_hook_failed', tool: call.tool, callId: call.callId, err: (error as Error)?.message ?? String(error) }, 'policy hook threw; failing open');
-    return undefined;
-  };
   let verdict: unknown;
   try {
     verdict = hook(call);
   } catch (error) {
-    return failOpen(error);
+    return failOpen(error, call, logger);
   }
   if (isThenable(verdict)) {
-    return Promise.resolve(verdict).then(decide, failOpen);
+    return Promise.resolve(verdict).then(decide, (error: unknown) => failOpen(error, call, logger));
   }
   return decide(verdict);
+}
+
+/** A hook that threw (or rejected): log it and let the call pass. */
+function failOpen(error: unknown, call: PolicyCall, logger: Logger): undefined {
+  logger.warn({ event: 'policy_hook_failed', tool: call.tool, callId: call.callId, err: (error as Error)?.message ?? String(error) }, 'policy hook threw; failing open');
+  return undefined;
 }
 
 function decide(verdict: unknown): GateDenial | undefined {

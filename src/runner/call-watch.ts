@@ -2,56 +2,76 @@
  * The timeout and abort plumbing every runner needs for one call: settle exactly once, and
  * on settling drop the deadline and the abort listener.
  *
+ * A runner's per-call object extends {@link CallWatch}: it is at once the call's state, its
+ * deadline list node and its abort listener (an `EventListener` object), so a call allocates
+ * one object here instead of a watcher, a list node and a closure for each event.
+ *
  * @module
  */
-import { DeadlineTimers, type Deadline } from './deadlines.js';
+import { DeadlineEntry, DeadlineTimers } from './deadlines.js';
 import type { RunOutcome } from './protocol.js';
 
 /** Shared by every runner of the process: one timer per distinct timeout. */
 const DEADLINES = new DeadlineTimers();
+/** The same, for calls that something else keeps the process alive for. */
+const UNREFERENCED_DEADLINES = new DeadlineTimers(false);
 
 /** Watches one call's deadline and abort signal until it settles. */
-export class CallWatch {
+export abstract class CallWatch extends DeadlineEntry {
   private settledFlag = false;
-  private deadline: Deadline | undefined;
-  private abortListener: (() => void) | undefined;
+  private listening = false;
 
-  constructor(
-    private readonly resolve: (outcome: RunOutcome) => void,
-    private readonly signal: AbortSignal | undefined,
-  ) {}
+  constructor(protected readonly signal: AbortSignal | undefined) {
+    super();
+  }
 
   /** True once the call has an outcome. */
   get settled(): boolean {
     return this.settledFlag;
   }
 
+  /** At the deadline: stop the call and settle. */
+  protected abstract onTimeout(): void;
+  /** When the signal aborts (at once if it already had): stop the call and settle. */
+  protected abstract onAbort(): void;
+  /** Hand the outcome on; called once, by {@link settle}. */
+  protected abstract deliver(outcome: RunOutcome): void;
+
   /**
    * Start watching.
    * @param timeoutMs - `<= 0` for none.
-   * @param onTimeout - called at the deadline (it should stop the call and settle).
-   * @param onAbort - called when the signal aborts, at once if it already has.
+   * @param keepAlive - whether the pending deadline keeps the process alive (default true);
+   *   false when something else does while the call runs (a task posted to a pool worker).
    * @returns false when the signal had already aborted (`onAbort` has run).
    */
-  watch(timeoutMs: number, onTimeout: () => void, onAbort: () => void): boolean {
+  watch(timeoutMs: number, keepAlive = true): boolean {
     if (this.signal?.aborted) {
-      onAbort();
+      this.onAbort();
       return false;
     }
-    if (timeoutMs > 0) this.deadline = DEADLINES.add(timeoutMs, onTimeout);
+    if (timeoutMs > 0) (keepAlive ? DEADLINES : UNREFERENCED_DEADLINES).schedule(this, timeoutMs);
     if (this.signal !== undefined) {
-      this.abortListener = onAbort;
-      this.signal.addEventListener('abort', onAbort, { once: true });
+      this.signal.addEventListener('abort', this, { once: true });
+      this.listening = true;
     }
     return true;
+  }
+
+  protected expire(): void {
+    this.onTimeout();
+  }
+
+  /** @internal the abort listener (`EventListener` object form). */
+  handleEvent(): void {
+    this.onAbort();
   }
 
   /** Settle with `outcome` unless already settled. */
   settle(outcome: RunOutcome): void {
     if (this.settledFlag) return;
     this.settledFlag = true;
-    this.deadline?.cancel();
-    if (this.abortListener !== undefined) this.signal?.removeEventListener('abort', this.abortListener);
-    this.resolve(outcome);
+    this.cancel();
+    if (this.listening) this.signal!.removeEventListener('abort', this);
+    this.deliver(outcome);
   }
 }

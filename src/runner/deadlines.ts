@@ -19,32 +19,64 @@ export interface Deadline {
   cancel(): void;
 }
 
-class Entry implements Deadline {
-  prev: Entry | undefined;
-  next: Entry | undefined;
-  active = true;
-  constructor(
-    readonly at: number,
-    readonly callback: () => void,
-    readonly list: DeadlineList,
-  ) {}
+/**
+ * A node of a deadline list. A call's watcher extends it (one object per call instead of a
+ * watcher, a list node and a callback); {@link DeadlineTimers.add} wraps a plain callback.
+ */
+export abstract class DeadlineEntry implements Deadline {
+  /** @internal list links and due time (`performance.now()` ms); set while scheduled. */
+  prev: DeadlineEntry | undefined = undefined;
+  /** @internal */
+  next: DeadlineEntry | undefined = undefined;
+  /** @internal */
+  at = 0;
+  /** @internal the list this entry is in, while scheduled. */
+  list: DeadlineList | undefined = undefined;
 
+  /** Called once when the deadline passes (the entry is already unscheduled). */
+  protected abstract expire(): void;
+
+  /** @internal called by the list when the entry is due. */
+  fire(): void {
+    this.expire();
+  }
+
+  /** Unschedule; a no-op when not scheduled (already fired or cancelled). */
   cancel(): void {
-    if (this.active) this.list.remove(this);
+    if (this.list !== undefined) this.list.remove(this);
   }
 }
 
-class DeadlineList {
-  head: Entry | undefined;
-  tail: Entry | undefined;
+class CallbackEntry extends DeadlineEntry {
+  constructor(private readonly callback: () => void) {
+    super();
+  }
+
+  protected expire(): void {
+    this.callback();
+  }
+}
+
+/** @internal */
+export class DeadlineList {
+  head: DeadlineEntry | undefined;
+  tail: DeadlineEntry | undefined;
   size = 0;
   private timer: NodeJS.Timeout | undefined;
   private referenced = false;
 
-  constructor(private readonly durationMs: number) {}
+  /**
+   * @param keepAlive - whether the timer keeps the process alive while a deadline waits
+   *   (toggled as the list fills and empties); otherwise it never does.
+   */
+  constructor(
+    private readonly durationMs: number,
+    private readonly keepAlive: boolean,
+  ) {}
 
-  add(callback: () => void): Entry {
-    const entry = new Entry(performance.now() + this.durationMs, callback, this);
+  add(entry: DeadlineEntry): void {
+    entry.at = performance.now() + this.durationMs;
+    entry.list = this;
     if (this.tail === undefined) {
       this.head = this.tail = entry;
     } else {
@@ -54,16 +86,15 @@ class DeadlineList {
     }
     this.size++;
     if (this.timer === undefined) this.arm(this.durationMs);
-    else if (!this.referenced) {
+    else if (!this.referenced && this.keepAlive) {
       // Keep the process alive while a call is waiting for its deadline.
       this.timer.ref();
       this.referenced = true;
     }
-    return entry;
   }
 
-  remove(entry: Entry): void {
-    entry.active = false;
+  remove(entry: DeadlineEntry): void {
+    entry.list = undefined;
     if (entry.prev) entry.prev.next = entry.next;
     else this.head = entry.next;
     if (entry.next) entry.next.prev = entry.prev;
@@ -80,7 +111,8 @@ class DeadlineList {
   private arm(delayMs: number): void {
     // Node timers hold at most 2^31 - 1 ms; a longer deadline re-arms when this one fires.
     this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(0, delayMs)));
-    this.referenced = true;
+    this.referenced = this.keepAlive;
+    if (!this.keepAlive) this.timer.unref();
   }
 
   private fire(): void {
@@ -90,7 +122,7 @@ class DeadlineList {
     while (this.head !== undefined && this.head.at <= now + 1) {
       const entry = this.head;
       this.remove(entry);
-      entry.callback();
+      entry.fire();
     }
     if (this.head !== undefined) this.arm(this.head.at - performance.now());
   }
@@ -101,17 +133,37 @@ export class DeadlineTimers {
   private readonly lists = new Map<number, DeadlineList>();
 
   /**
+   * @param keepAlive - whether a waiting deadline keeps the process alive (default true).
+   *   False suits calls that something else keeps alive, such as a task posted to a worker
+   *   (Piscina refs the worker's port while it has tasks), and spares two timer ref toggles
+   *   per call.
+   */
+  constructor(private readonly keepAlive = true) {}
+
+  /**
    * Call `callback` once after `durationMs` milliseconds unless cancelled first.
    * @param durationMs - positive number of milliseconds.
    */
   add(durationMs: number, callback: () => void): Deadline {
+    const entry = new CallbackEntry(callback);
+    this.schedule(entry, durationMs);
+    return entry;
+  }
+
+  /**
+   * Schedule `entry` to fire once after `durationMs` milliseconds unless cancelled first.
+   * @param durationMs - positive number of milliseconds.
+   * @throws Error when the entry is already scheduled.
+   */
+  schedule(entry: DeadlineEntry, durationMs: number): void {
+    if (entry.list !== undefined) throw new Error('this deadline is already scheduled');
     let list = this.lists.get(durationMs);
     if (list === undefined) {
-      list = new DeadlineList(durationMs);
+      list = new DeadlineList(durationMs, this.keepAlive);
       if (this.lists.size > 1000) this.prune();
       this.lists.set(durationMs, list);
     }
-    return list.add(callback);
+    list.add(entry);
   }
 
   /** Drop empty lists (callers passing many distinct durations). */

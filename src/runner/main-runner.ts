@@ -35,11 +35,11 @@ export interface MainCall {
 export class MainRunner {
   private readonly instances = new Map<string, Tool>();
   /** Calls in flight, so that close() can stop them. */
-  private readonly active = new Set<() => void>();
+  private readonly active = new Set<MainCallWatch>();
 
   /** Abort every call in flight (their results say ABORTED). */
   closeAll(): void {
-    for (const stop of [...this.active]) stop();
+    for (const watch of [...this.active]) watch.stop(new Error('the executor was closed'));
   }
 
   /**
@@ -94,31 +94,48 @@ export class MainRunner {
     }
     const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {
-      const watch = new CallWatch((outcome) => {
-        this.active.delete(closeCall);
-        resolve(outcome);
-      }, call.signal);
-      const closeCall = () => {
-        ctx.abort(new Error('the executor was closed'));
-        watch.settle({ kind: 'aborted' });
-      };
-      this.active.add(closeCall);
-      watch.watch(
-        call.timeoutMs,
-        () => {
-          ctx.abort(new Error(`timed out after ${call.timeoutMs} ms`));
-          watch.settle({ kind: 'timeout', timeoutMs: call.timeoutMs });
-        },
-        () => {
-          ctx.abort(call.signal?.reason);
-          watch.settle({ kind: 'aborted' });
-        },
-      );
+      const watch = new MainCallWatch(call, ctx, this.active, resolve);
+      this.active.add(watch);
+      // Watch the tool's promise even when the signal had already aborted (settled at once),
+      // so that a later rejection is not left unhandled.
+      watch.watch(call.timeoutMs);
       pending.then(
         (value) => watch.settle(okOutcome(value, ctx)),
         (error: unknown) => watch.settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
       );
     });
+  }
+}
+
+/** One asynchronous main-thread call: stopping it aborts the tool's signal. */
+class MainCallWatch extends CallWatch {
+  constructor(
+    private readonly call: MainCall,
+    private readonly ctx: CallContext,
+    private readonly active: Set<MainCallWatch>,
+    private readonly resolve: (outcome: RunOutcome) => void,
+  ) {
+    super(call.signal);
+  }
+
+  /** Abort the tool's signal with `reason` and settle as aborted. */
+  stop(reason: unknown): void {
+    this.ctx.abort(reason);
+    this.settle({ kind: 'aborted' });
+  }
+
+  protected onTimeout(): void {
+    this.ctx.abort(new Error(`timed out after ${this.call.timeoutMs} ms`));
+    this.settle({ kind: 'timeout', timeoutMs: this.call.timeoutMs });
+  }
+
+  protected onAbort(): void {
+    this.stop(this.call.signal?.reason);
+  }
+
+  protected deliver(outcome: RunOutcome): void {
+    this.active.delete(this);
+    this.resolve(outcome);
   }
 }
 

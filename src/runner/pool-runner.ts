@@ -102,7 +102,8 @@ const WORKER_URL = new URL('./worker-entry.cjs', import.meta.url).href;
 export class PoolRunner {
   private readonly pools = new Map<number, Piscina>();
   private readonly slotsBuffer = new SharedArrayBuffer(MAX_CALLS_IN_FLIGHT * Int32Array.BYTES_PER_ELEMENT);
-  private readonly slots = new Int32Array(this.slotsBuffer);
+  /** @internal the shared call table: per call slot, its state (`SLOT_*`, or the thread id running it). */
+  readonly slots = new Int32Array(this.slotsBuffer);
   private readonly freeSlots: number[] = [];
   private nextSlot = 0;
   private readonly poolSize: number;
@@ -184,85 +185,48 @@ export class PoolRunner {
 
   /**
    * Run one call in a worker.
-   * @returns how the call ended; never rejects.
+   * @param map - optional: turns the outcome (and the call, as given) into the promise's
+   *   value, inside the same promise turn (one turn less for the caller than a `.then`); when
+   *   it throws, the promise rejects with what it threw.
+   * @returns how the call ended (or `map` of it); rejects only when `map` throws.
    * @throws Error, synchronously, for a tool without a module URL (never a registered pool tool).
    */
-  run(call: PoolCall): Promise<RunOutcome> {
-    if (this.closed) return Promise.resolve({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' });
-    if (call.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+  run<T = RunOutcome>(call: PoolCall, map?: (outcome: RunOutcome, call: PoolCall) => T): Promise<T> {
+    if (this.closed) return settled({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' }, call, map);
+    if (call.signal?.aborted) return settled({ kind: 'aborted' }, call, map);
     const { tool } = call;
     const record = this.recordOf(tool);
     const slot = this.takeSlot();
     if (slot < 0) {
-      return Promise.resolve({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` });
+      return settled({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` }, call, map);
     }
     const pool = this.poolFor(tool.memoryMb);
     const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, call.timeoutMs > 0 ? Date.now() + call.timeoutMs : 0];
     if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
     if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
-    return new Promise<RunOutcome>((resolve) => {
-      const watch = new CallWatch(resolve, call.signal);
-      let attempts = 0;
-      const stop = (outcome: RunOutcome) => {
-        let state = Atomics.compareExchange(this.slots, slot, SLOT_FREE, SLOT_CANCELLED);
-        if (state === SLOT_DONE) return; // finished just now; its reply is on the way
-        if (state > 0 && state & SLOT_LOADING) {
-          // Stuck loading its module: cancel it and end the worker (the load may never end).
-          const before = Atomics.compareExchange(this.slots, slot, state, SLOT_CANCELLED);
-          if (before === SLOT_DONE) return;
-          state = before;
-        }
-        if (state > 0) this.terminate(pool, state & ~SLOT_LOADING, `another call (${tool.key}) ${outcome.kind === 'timeout' ? 'timed out' : 'was aborted'}`);
-        watch.settle(outcome);
-      };
-      const onReply = (reply: WorkerReply) => {
-        this.freeSlots.push(slot);
-        if (typeof reply === 'string') {
-          // The common case: a string and nothing else.
-          if (!record.preloaded) this.notePreload(tool, record);
-          watch.settle({ kind: 'ok', value: reply, notes: NO_NOTES, cut: false });
-          return;
-        }
-        if ('cancelled' in reply) return;
-        if (!record.preloaded && (reply.ok || reply.loadFailed !== true)) this.notePreload(tool, record);
-        if (reply.ok) {
-          const outcome: RunOutcome = { kind: 'ok', value: reply.value, notes: reply.notes ?? NO_NOTES, cut: reply.cut === true };
-          if (reply.images !== undefined) outcome.images = reply.images;
-          if (reply.reported !== undefined) outcome.reported = reply.reported;
-          if (reply.full !== undefined) outcome.full = reply.full;
-          watch.settle(outcome);
-        }
-        else watch.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? NO_NOTES });
-      };
-      const onFailure = (error: unknown) => {
-        const state = Atomics.load(this.slots, slot);
-        const notStarted = state === SLOT_FREE || (state > 0 && (state & SLOT_LOADING) !== 0);
-        if (notStarted && !watch.settled && !this.closed && attempts < MAX_RESUBMITS) {
-          // The worker died before this call started (it was waiting behind another call on
-          // that worker, or loading its module): nothing of it ran, so it is safe to run it on
-          // another worker.
-          Atomics.store(this.slots, slot, SLOT_FREE);
-          submit();
-          return;
-        }
-        this.freeSlots.push(slot);
-        if (watch.settled) return;
-        watch.settle(this.failureOutcome(error, state, call, attempts));
-      };
-      const submit = () => {
-        attempts++;
-        pool.run(task).then(onReply, onFailure);
-      };
-      if (!watch.watch(call.timeoutMs, () => stop({ kind: 'timeout', timeoutMs: call.timeoutMs }), () => stop({ kind: 'aborted' }))) {
-        this.freeSlots.push(slot);
-        return;
-      }
-      submit();
+    return new Promise<T>((resolve, reject) => {
+      const run = new PoolCallRun(this, pool, call, record, slot, task, resolve, reject, map);
+      // Send first: arming the deadline then overlaps with the worker waking up. Nothing can
+      // settle the call before this function returns (the signal was checked above). The
+      // deadline need not keep the process alive: Piscina refs a worker's port while the
+      // worker has tasks, and a call waiting in Piscina's queue waits for a worker that has.
+      run.submit();
+      run.watch(call.timeoutMs, false);
     });
   }
 
-  /** Classify a rejected task: memory cap, a reply that cannot be sent, or a dead worker. */
-  private failureOutcome(error: unknown, state: number, call: PoolCall, attempts: number): RunOutcome {
+  /** @internal a call ended (or moved off its slot for good): its slot may be reused. */
+  freeSlot(slot: number): void {
+    this.freeSlots.push(slot);
+  }
+
+  /** @internal whether {@link close} was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** @internal Classify a rejected task: memory cap, a reply that cannot be sent, or a dead worker. */
+  failureOutcome(error: unknown, state: number, call: PoolCall, attempts: number): RunOutcome {
     const code = (error as { code?: unknown })?.code;
     const message = (error as Error)?.message ?? String(error);
     const running = state > 0 && (state & SLOT_LOADING) === 0;
@@ -316,16 +280,16 @@ export class PoolRunner {
     return record;
   }
 
-  /** Remember that a tool's module loads and answers in its pool, so that pool's new workers preload it. */
-  private notePreload(tool: PoolTool, record: ToolRecord): void {
+  /** @internal Remember that a tool's module loads and answers in its pool, so that pool's new workers preload it. */
+  notePreload(tool: PoolTool, record: ToolRecord): void {
     record.preloaded = true;
     const preload = this.preloads.get(tool.memoryMb ?? this.defaultMemoryMb);
     const url = tool.moduleUrl!;
     if (preload !== undefined && !preload.known.has(url) && appendLines(preload.list, [url]) === 1) preload.known.add(url);
   }
 
-  /** Terminate the worker with thread id `threadId`, remembering why for its other calls. */
-  private terminate(pool: Piscina, threadId: number, why: string): void {
+  /** @internal Terminate the worker with thread id `threadId`, remembering why for its other calls. */
+  terminate(pool: Piscina, threadId: number, why: string): void {
     const worker = pool.threads.find((w) => w.threadId === threadId);
     if (worker === undefined) return;
     this.killed.set(threadId, why);
@@ -351,5 +315,125 @@ export class PoolRunner {
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.destroy()));
+  }
+}
+
+/** A promise of `outcome`, or of `map(outcome)` (rejecting when `map` throws). */
+function settled<T>(outcome: RunOutcome, call: PoolCall, map: ((outcome: RunOutcome, call: PoolCall) => T) | undefined): Promise<T> {
+  if (map === undefined) return Promise.resolve(outcome as T);
+  try {
+    return Promise.resolve(map(outcome, call));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * One call in the pool runner: its slot, task, attempts, deadline and abort listener in one
+ * object (a call's bookkeeping costs about as much as the rest of the call path together, on
+ * caches cooled by every worker round trip).
+ */
+class PoolCallRun<T> extends CallWatch {
+  private attempts = 0;
+
+  constructor(
+    private readonly runner: PoolRunner,
+    private readonly pool: Piscina,
+    private readonly call: PoolCall,
+    private readonly record: ToolRecord,
+    private readonly slot: number,
+    private readonly task: WorkerTask,
+    private readonly resolve: (value: T) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly map: ((outcome: RunOutcome, call: PoolCall) => T) | undefined,
+  ) {
+    super(call.signal);
+  }
+
+  /** Send the task to a worker (again, after a worker died before starting it). */
+  submit(): void {
+    this.attempts++;
+    this.pool.run(this.task).then(
+      (reply: WorkerReply) => this.onReply(reply),
+      (error: unknown) => this.onFailure(error),
+    );
+  }
+
+  protected deliver(outcome: RunOutcome): void {
+    if (this.map === undefined) {
+      this.resolve(outcome as T);
+      return;
+    }
+    let value: T;
+    try {
+      value = this.map(outcome, this.call);
+    } catch (error) {
+      this.reject(error);
+      return;
+    }
+    this.resolve(value);
+  }
+
+  protected onTimeout(): void {
+    this.stop({ kind: 'timeout', timeoutMs: this.call.timeoutMs });
+  }
+
+  protected onAbort(): void {
+    this.stop({ kind: 'aborted' });
+  }
+
+  /** End the call with `outcome` (timeout or abort): cancel it, or end the worker running it. */
+  private stop(outcome: RunOutcome): void {
+    const { slots } = this.runner;
+    const { slot } = this;
+    let state = Atomics.compareExchange(slots, slot, SLOT_FREE, SLOT_CANCELLED);
+    if (state === SLOT_DONE) return; // finished just now; its reply is on the way
+    if (state > 0 && state & SLOT_LOADING) {
+      // Stuck loading its module: cancel it and end the worker (the load may never end).
+      const before = Atomics.compareExchange(slots, slot, state, SLOT_CANCELLED);
+      if (before === SLOT_DONE) return;
+      state = before;
+    }
+    if (state > 0) {
+      this.runner.terminate(this.pool, state & ~SLOT_LOADING, `another call (${this.call.tool.key}) ${outcome.kind === 'timeout' ? 'timed out' : 'was aborted'}`);
+    }
+    this.settle(outcome);
+  }
+
+  private onReply(reply: WorkerReply): void {
+    this.runner.freeSlot(this.slot);
+    const { record } = this;
+    if (typeof reply === 'string') {
+      // The common case: a string and nothing else.
+      if (!record.preloaded) this.runner.notePreload(this.call.tool, record);
+      this.settle({ kind: 'ok', value: reply, notes: NO_NOTES, cut: false });
+      return;
+    }
+    if ('cancelled' in reply) return;
+    if (!record.preloaded && (reply.ok || reply.loadFailed !== true)) this.runner.notePreload(this.call.tool, record);
+    if (reply.ok) {
+      const outcome: RunOutcome = { kind: 'ok', value: reply.value, notes: reply.notes ?? NO_NOTES, cut: reply.cut === true };
+      if (reply.images !== undefined) outcome.images = reply.images;
+      if (reply.reported !== undefined) outcome.reported = reply.reported;
+      if (reply.full !== undefined) outcome.full = reply.full;
+      this.settle(outcome);
+    } else this.settle({ kind: 'error', error: reply.error, notes: reply.notes ?? NO_NOTES });
+  }
+
+  private onFailure(error: unknown): void {
+    const { slots } = this.runner;
+    const state = Atomics.load(slots, this.slot);
+    const notStarted = state === SLOT_FREE || (state > 0 && (state & SLOT_LOADING) !== 0);
+    if (notStarted && !this.settled && !this.runner.isClosed && this.attempts < MAX_RESUBMITS) {
+      // The worker died before this call started (it was waiting behind another call on
+      // that worker, or loading its module): nothing of it ran, so it is safe to run it on
+      // another worker.
+      Atomics.store(slots, this.slot, SLOT_FREE);
+      this.submit();
+      return;
+    }
+    this.runner.freeSlot(this.slot);
+    if (this.settled) return;
+    this.settle(this.runner.failureOutcome(error, state, this.call, this.attempts));
   }
 }
