@@ -434,7 +434,8 @@ export class ToolExecutor {
     outcome = byStopPriority(outcome, options.signal?.aborted === true);
     switch (outcome.kind) {
       case 'ok': {
-        const invalid = tool.validateOutput(outcome.value);
+        // A string always matches an output schema that says no more than "string" (cutInWorker).
+        const invalid = typeof outcome.value === 'string' && tool.cutInWorker ? undefined : tool.validateOutput(outcome.value);
         if (invalid !== undefined) {
           if (outcome.full !== undefined) this.outputs?.discard(outcome.full.path);
           return this.fail(context, 'INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`, 'error');

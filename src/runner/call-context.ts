@@ -8,6 +8,8 @@ import { MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, type ToolContext } from '../type
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 
 const NEVER_ABORTED = new AbortController().signal;
+/** Notes of a call that made none (shared; frozen). */
+const NO_NOTES: readonly string[] = Object.freeze([]);
 const IMAGE_DATA_URL = /^data:image\/(png|jpeg|gif|webp);base64,/;
 
 /** Notes are for short markers (an exit status): at most this many per call... */
@@ -24,8 +26,7 @@ export class CallContext implements ToolContext {
   readonly toolName: string;
   readonly version: string;
   readonly maxOutputLength: number;
-  /** Notes to append after the output. */
-  readonly notes: string[] = [];
+  private noteList: string[] | undefined;
   /** Images attached with attachImage(), if any. */
   images: string[] | undefined;
   /** The failure reported with reportError(), if any. */
@@ -54,6 +55,11 @@ export class CallContext implements ToolContext {
     this.abortable = abortable;
   }
 
+  /** Notes to append after the output (a shared empty list until the first note). */
+  get notes(): readonly string[] {
+    return this.noteList ?? NO_NOTES;
+  }
+
   get workspace(): Workspace {
     return workspaceFor(this.root, this.writeRoots);
   }
@@ -68,8 +74,10 @@ export class CallContext implements ToolContext {
   }
 
   note(text: string): void {
-    if (typeof text !== 'string' || !text || this.notes.length >= MAX_NOTES) return;
-    this.notes.push(text.length > MAX_NOTE_LENGTH ? `${text.slice(0, MAX_NOTE_LENGTH)}...[note cut: ${text.length} characters]` : text);
+    if (typeof text !== 'string' || !text) return;
+    const notes = (this.noteList ??= []);
+    if (notes.length >= MAX_NOTES) return;
+    notes.push(text.length > MAX_NOTE_LENGTH ? `${text.slice(0, MAX_NOTE_LENGTH)}...[note cut: ${text.length} characters]` : text);
   }
 
   attachImage(dataUrl: string): void {

@@ -33,7 +33,7 @@ const MAX_TOOL_TABLE_BYTES = 256 * 1024 * 1024;
 const PRELOAD_LIST_BYTES = 256 * 1024;
 
 /** Notes of a call that made none (shared; never written to). */
-const NO_NOTES: string[] = Object.freeze([]) as unknown as string[];
+const NO_NOTES: readonly string[] = Object.freeze([]);
 
 /** Options of {@link PoolRunner}. */
 export interface PoolRunnerOptions {

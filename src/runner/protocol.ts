@@ -71,7 +71,7 @@ export const TASK_FULL_OUTPUT_DIR = 7;
 
 /** What a tool reported besides its return value: notes, images, a reported failure, a kept full output. */
 export interface CallExtras {
-  notes?: string[];
+  notes?: readonly string[];
   images?: string[];
   reported?: string;
   full?: { path: string; characters: number };
@@ -96,13 +96,13 @@ export interface SerializedError {
 export type WorkerReply =
   | string
   | ({ ok: true; value: unknown; cut?: true } & CallExtras)
-  | { ok: false; error: SerializedError; notes?: string[]; loadFailed?: true }
+  | { ok: false; error: SerializedError; notes?: readonly string[]; loadFailed?: true }
   | { cancelled: true };
 
 /** How a run ended, whichever runner ran it. */
 export type RunOutcome =
-  | ({ kind: 'ok'; value: unknown; notes: string[]; cut?: boolean } & Omit<CallExtras, 'notes'>)
-  | { kind: 'error'; error: SerializedError; notes: string[] }
+  | ({ kind: 'ok'; value: unknown; notes: readonly string[]; cut?: boolean } & Omit<CallExtras, 'notes'>)
+  | { kind: 'error'; error: SerializedError; notes: readonly string[] }
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'aborted' }
   | { kind: 'memory'; memoryMb: number | undefined; message: string }
