@@ -18,8 +18,12 @@
  * as (c2), with its own per-round ratios; throughput is compared with it and with (c'), a raw
  * pool holding two tasks per worker.
  *
+ * Each round's fresh pools first serve --warm-calls sequential calls of each latency path,
+ * uncounted: a new worker thread runs its code unoptimized until V8 has seen it run for a
+ * while, and the target is about a pool in its steady state, not its first moments.
+ *
  * Options: --rounds N (default 15; latency uses 4x and 20x as many shorter samples),
- * --workers N (default 2), --in-flight N (default 1000).
+ * --workers N (default 2), --in-flight N (default 1000), --warm-calls N (default 1000).
  */
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +38,7 @@ function option(name: string, fallback: number): number {
 const ROUNDS = option('rounds', 15);
 const WORKERS = option('workers', 2);
 const IN_FLIGHT = option('in-flight', 1000);
+const WARM_CALLS = option('warm-calls', 1000);
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -116,6 +121,8 @@ for (let round = 0; round <= POOL_ROUNDS; round++) {
   const rawCall = () => raw.run(args);
   const raw2Call = () => raw2.run(args);
   const poolCall = () => pooled.execute({ name: 'do_nothing', arguments: args }, gated);
+  // Let V8 optimize the fresh workers' code (uncounted), as in a pool that has been serving.
+  for (const call of [pingCall, poolCall, rawCall]) await latencySample(call, WARM_CALLS);
   const [lc, ld, lc2] = await interleaved([() => latencySample(pingCall, 20), () => latencySample(poolCall, 20), () => latencySample(rawCall, 20)], 41);
   const [tc, td, tc2] = await interleaved([() => throughputSample(rawCall), () => throughputSample(poolCall), () => throughputSample(raw2Call)], 5);
   await Promise.all([raw.destroy(), raw2.destroy(), pooled.close()]);
@@ -142,10 +149,13 @@ const separateRatios = latC2.map((c, i) => latD[i]! / c);
 const perRound = roundRatios.map((r) => r.toFixed(2)).join(' ');
 executor.warmUp();
 await settle();
+// Concurrent calls, so that every worker of the pool has loaded the tool (a pool that has
+// served a while): the call after a timeout goes to another worker than the ended one.
+await Promise.all(Array.from({ length: 64 }, () => executor.execute({ name: 'do_nothing', arguments: args }, gated)));
 
 // Time from a timed-out call to the next completed call.
 const afterTimeout: number[] = [];
-for (let i = 0; i < 7; i++) {
+for (let i = 0; i < 11; i++) {
   const r = await executor.execute({ name: 'spin_forever', arguments: {} }, { timeoutMs: 50 });
   if (r.errorCode !== 'TIMEOUT') throw new Error(`expected a timeout, got ${r.errorCode}`);
   const t0 = performance.now();
