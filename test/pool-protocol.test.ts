@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { ToolRegistry } from 'toolgate';
+import { ToolExecutor, type ToolRegistry } from 'toolgate';
 import { PoolRunner, type PoolCall } from '../src/runner/pool-runner.js';
 import type { RunOutcome } from '../src/runner/protocol.js';
 import { appendLines, createSharedLines, readLines } from '../src/runner/shared-lines.js';
@@ -146,10 +146,26 @@ describe('pool runner call bookkeeping', () => {
     }
   });
 
-  it('a pending pool call keeps the process alive although its deadline timer does not', async () => {
-    // Pool deadlines use an unreferenced timer (Piscina refs a worker's port while it has
-    // tasks). A process whose only work is pool calls must still wait for them, including a
-    // call queued behind one that times out and has its worker replaced.
+  it('a module that answered in one worker is loaded by the other workers too, so the spare is ready', async () => {
+    // Sequential calls all go to the first idle worker; without spreading the module, the
+    // spare would load it on its first call (such as the one after a timeout).
+    const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 2 });
+    try {
+      const first = await executor.call('module_age', { ms: 0 });
+      assert.equal(first.success, true, first.output);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const both = await Promise.all([executor.call('module_age', { ms: 300 }), executor.call('module_age', { ms: 300 })]);
+      const seen = both.map((r) => JSON.parse(r.output) as { thread: number; loadedMsAgo: number });
+      assert.notEqual(seen[0]!.thread, seen[1]!.thread, 'both workers answered');
+      for (const s of seen) assert.ok(s.loadedMsAgo >= 500, `worker ${s.thread} loaded the module ${s.loadedMsAgo} ms before its call`);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it('a pending pool call keeps the process alive until it settles', async () => {
+    // A process whose only work is pool calls must wait for them, including a call queued
+    // behind one that times out and has its worker replaced.
     const t = tempWorkspace();
     try {
       const script = path.join(t.ws, 'keep-alive.mjs');

@@ -399,7 +399,12 @@ export class ToolExecutor {
       target: tool.target, key: tool.key, name: tool.name, version: tool.version, args: context.args, workspaceRoot: context.workspaceRoot,
       callId: context.callId, timeoutMs: context.timeoutMs, signal: context.signal, maxOutputLength: tool.maxOutputLength, writeRoots: context.writeRoots,
     });
-    if (running instanceof Promise) return running.then((outcome) => this.settleSafely(context, outcome));
+    if (running instanceof Promise) {
+      return running.then(
+        (outcome) => this.settleSafely(context, outcome),
+        (error: unknown) => this.internalError(error, tool.name, context.callId, context.started),
+      );
+    }
     return this.settle(context, running);
   }
 
@@ -647,6 +652,9 @@ function callIdOf(call: unknown): string {
  * a denial (fail closed: `state.mode` stays undefined).
  */
 function applyOptions(options: ExecuteOptions, state: CallState): string | undefined {
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    return `options.signal must be an AbortSignal; got ${kindOf(options.signal)}`;
+  }
   if (options.timeoutMs !== undefined) {
     if (typeof options.timeoutMs !== 'number' || Number.isNaN(options.timeoutMs)) {
       return `options.timeoutMs must be a number of milliseconds; got ${kindOf(options.timeoutMs)} ${String(options.timeoutMs).slice(0, 50)}`;

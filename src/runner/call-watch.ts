@@ -13,8 +13,6 @@ import type { RunOutcome } from './protocol.js';
 
 /** Shared by every runner of the process: one timer per distinct timeout. */
 const DEADLINES = new DeadlineTimers();
-/** The same, for calls that something else keeps the process alive for. */
-const UNREFERENCED_DEADLINES = new DeadlineTimers(false);
 
 /** Watches one call's deadline and abort signal until it settles. */
 export abstract class CallWatch extends DeadlineEntry {
@@ -40,16 +38,14 @@ export abstract class CallWatch extends DeadlineEntry {
   /**
    * Start watching.
    * @param timeoutMs - `<= 0` for none.
-   * @param keepAlive - whether the pending deadline keeps the process alive (default true);
-   *   false when something else does while the call runs (a task posted to a pool worker).
    * @returns false when the signal had already aborted (`onAbort` has run).
    */
-  watch(timeoutMs: number, keepAlive = true): boolean {
+  watch(timeoutMs: number): boolean {
     if (this.signal?.aborted) {
       this.onAbort();
       return false;
     }
-    if (timeoutMs > 0) (keepAlive ? DEADLINES : UNREFERENCED_DEADLINES).schedule(this, timeoutMs);
+    if (timeoutMs > 0) DEADLINES.schedule(this, timeoutMs);
     if (this.signal !== undefined) {
       this.signal.addEventListener('abort', this, { once: true });
       this.listening = true;

@@ -65,14 +65,7 @@ export class DeadlineList {
   private timer: NodeJS.Timeout | undefined;
   private referenced = false;
 
-  /**
-   * @param keepAlive - whether the timer keeps the process alive while a deadline waits
-   *   (toggled as the list fills and empties); otherwise it never does.
-   */
-  constructor(
-    private readonly durationMs: number,
-    private readonly keepAlive: boolean,
-  ) {}
+  constructor(private readonly durationMs: number) {}
 
   add(entry: DeadlineEntry): void {
     entry.at = performance.now() + this.durationMs;
@@ -86,7 +79,7 @@ export class DeadlineList {
     }
     this.size++;
     if (this.timer === undefined) this.arm(this.durationMs);
-    else if (!this.referenced && this.keepAlive) {
+    else if (!this.referenced) {
       // Keep the process alive while a call is waiting for its deadline.
       this.timer.ref();
       this.referenced = true;
@@ -111,8 +104,7 @@ export class DeadlineList {
   private arm(delayMs: number): void {
     // Node timers hold at most 2^31 - 1 ms; a longer deadline re-arms when this one fires.
     this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(0, delayMs)));
-    this.referenced = this.keepAlive;
-    if (!this.keepAlive) this.timer.unref();
+    this.referenced = true;
   }
 
   private fire(): void {
@@ -133,14 +125,6 @@ export class DeadlineTimers {
   private readonly lists = new Map<number, DeadlineList>();
 
   /**
-   * @param keepAlive - whether a waiting deadline keeps the process alive (default true).
-   *   False suits calls that something else keeps alive, such as a task posted to a worker
-   *   (Piscina refs the worker's port while it has tasks), and spares two timer ref toggles
-   *   per call.
-   */
-  constructor(private readonly keepAlive = true) {}
-
-  /**
    * Call `callback` once after `durationMs` milliseconds unless cancelled first.
    * @param durationMs - positive number of milliseconds.
    */
@@ -159,7 +143,7 @@ export class DeadlineTimers {
     if (entry.list !== undefined) throw new Error('this deadline is already scheduled');
     let list = this.lists.get(durationMs);
     if (list === undefined) {
-      list = new DeadlineList(durationMs, this.keepAlive);
+      list = new DeadlineList(durationMs);
       if (this.lists.size > 1000) this.prune();
       this.lists.set(durationMs, list);
     }

@@ -188,7 +188,7 @@ export class PoolRunner {
    * @param map - optional: turns the outcome (and the call, as given) into the promise's
    *   value, inside the same promise turn (one turn less for the caller than a `.then`); when
    *   it throws, the promise rejects with what it threw.
-   * @returns how the call ended (or `map` of it); rejects only when `map` throws.
+   * @returns how the call ended (or `map` of it); rejects when `map` throws.
    * @throws Error, synchronously, for a tool without a module URL (never a registered pool tool).
    */
   run<T = RunOutcome>(call: PoolCall, map?: (outcome: RunOutcome, call: PoolCall) => T): Promise<T> {
@@ -208,10 +208,10 @@ export class PoolRunner {
       const run = new PoolCallRun(this, pool, call, record, slot, task, resolve, reject, map);
       // Send first: arming the deadline then overlaps with the worker waking up. Nothing can
       // settle the call before this function returns (the signal was checked above). The
-      // deadline need not keep the process alive: Piscina refs a worker's port while the
-      // worker has tasks, and a call waiting in Piscina's queue waits for a worker that has.
+      // deadline keeps the process alive: a task stranded in Piscina's queue (its workers
+      // failing at start-up) holds nothing else that would.
       run.submit();
-      run.watch(call.timeoutMs, false);
+      run.watch(call.timeoutMs);
     });
   }
 
@@ -283,9 +283,18 @@ export class PoolRunner {
   /** @internal Remember that a tool's module loads and answers in its pool, so that pool's new workers preload it. */
   notePreload(tool: PoolTool, record: ToolRecord): void {
     record.preloaded = true;
-    const preload = this.preloads.get(tool.memoryMb ?? this.defaultMemoryMb);
+    const cap = tool.memoryMb ?? this.defaultMemoryMb;
+    const preload = this.preloads.get(cap);
     const url = tool.moduleUrl!;
-    if (preload !== undefined && !preload.known.has(url) && appendLines(preload.list, [url]) === 1) preload.known.add(url);
+    if (preload === undefined || preload.known.has(url) || appendLines(preload.list, [url]) !== 1) return;
+    preload.known.add(url);
+    // Workers already running load it too: in a sequential session Piscina gives every call
+    // to the first idle worker, so the spare would otherwise load the module on the call after
+    // a timeout (about 30 ms here). One task per worker: Piscina's least-busy balancer gives
+    // each idle worker one. A worker that has the module answers at once.
+    const pool = this.pools.get(cap);
+    if (pool === undefined || this.poolSize < 2) return;
+    for (let i = 0; i < this.poolSize; i++) pool.run(null, { name: 'preload' }).catch(() => undefined);
   }
 
   /** @internal Terminate the worker with thread id `threadId`, remembering why for its other calls. */

@@ -21,8 +21,19 @@ import type { WorkerReply, WorkerTask } from './protocol.js';
 
 type RunTask = (task: WorkerTask) => WorkerReply | Promise<WorkerReply>;
 
+const worker = import('./worker.js');
+
 /** The worker's task function, once `worker.js` has loaded. */
-exports.default = import('./worker.js').then((module): RunTask => module.default);
+exports.default = worker.then((module): RunTask => module.default);
+
+/**
+ * Load the tool modules that answered in other workers of this pool since this one started
+ * (`PoolRunner` sends this task to every worker when a module first answers), so that a spare
+ * worker answers its first call, such as the one after a timeout, without loading them.
+ */
+exports.preload = function preload(): Promise<void> {
+  return worker.then((module) => module.preloadNew());
+};
 
 /**
  * A no-op task (`PoolRunner.ping`): answers at once without loading any tool, to check

@@ -46,12 +46,28 @@ const loadedByEntry = new Map<string, Loaded>();
 const toolTable: ToolEntry[] = [];
 let toolTableEnd = 0;
 
-// Load the modules of tools that have already answered calls in this process before taking
+/** Byte offset up to which this worker has read its pool's preload list. */
+let preloadEnd = 0;
+
+/**
+ * Import the modules added to the pool's preload list since this worker last looked. Only
+ * modules known to load are listed, so a module that kills its worker while loading cannot
+ * stop the pool starting new ones; a failure here shows up again, with its error, on the call
+ * that needs the module.
+ * @returns a promise when there was something to load, else `undefined`.
+ */
+export function preloadNew(): Promise<void> | undefined {
+  const { lines, end } = readLines(data.preload, preloadEnd);
+  preloadEnd = end;
+  if (lines.length === 0) return undefined;
+  return Promise.all(lines.map((url) => import(url).catch(() => undefined))).then(() => undefined);
+}
+
+// Load the modules of tools that have already answered calls in this pool before taking
 // calls (Piscina waits for this module to load before it sends a replacement worker a call),
-// so the call after a timeout does not pay for loading them. Only modules known to load are
-// listed, so a module that kills its worker while loading cannot stop the pool starting new
-// ones; a failure here shows up again, with its error, on the call that needs the module.
-await Promise.all(readLines(data.preload).lines.map((url) => import(url).catch(() => undefined)));
+// so the call after a timeout does not pay for loading them. Workers that were already
+// running get the same through the pool runner's `preload` tasks.
+await preloadNew();
 
 /** The entry a task names: by index (read from the shared table when new) or sent whole. */
 function entryOf(ref: number | ToolEntry): ToolEntry {
