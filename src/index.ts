@@ -19,10 +19,10 @@ export { parseArguments, type ParsedArguments } from './executor/arguments.js';
 export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
-export type { GateDenial, GateName } from './gates/gate.js';
-export type { PolicyHook, PolicyCall } from './gates/policy.gate.js';
-export type { ConfirmationHandler, ConfirmationRequest } from './gates/confirmation.gate.js';
-export { DEFAULT_RATE_LIMIT_MAX_WAIT_MS } from './gates/rate-limit.gate.js';
+export type { Decision, Decider, Verdict, PreparedCall, ResolvedPath } from './decisions/decision.js';
+export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
+export type { ConfirmationHandler, ConfirmationRequest } from './decisions/approval.js';
+export { DEFAULT_RATE_LIMIT_MAX_WAIT_MS } from './decisions/rate-limit.js';
 export { closeOut, truncate, NO_OUTPUT } from './closeout/closeout.js';
 export {
   exportTool, toOpenAITool, toOpenAIStrictTool, toAnthropicTool, toMcpTool, toStrictSchema, EXPORT_FORMATS,
@@ -32,7 +32,8 @@ export { readSchemaFile, SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEnt
 export { findPathArguments, type PathArgument } from './schema/path-arguments.js';
 export { WORKSPACE_PATH_FORMAT, checkSchema } from './schema/validator.js';
 export { createLogger, redactSecrets, isSecretKey } from './logging/logger.js';
-export { MAX_CALLS_IN_FLIGHT } from './runner/pool-runner.js';
+export { MAX_CALLS_IN_FLIGHT } from './runner/pool/pool-runner.js';
+export type { Runner, RunRequest, RunOutcome, RunnableTool } from './runner/runner.js';
 export {
   PythonSandbox,
   type PythonSandboxOptions,

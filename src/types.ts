@@ -108,8 +108,8 @@ export type ToolClass = new () => Tool<any, any>;
 /** How output longer than `maxOutputLength` is cut. */
 export type TruncationStrategy = 'head' | 'head-tail';
 
-/** Where a tool runs. */
-export type RunnerKind = 'pool' | 'main';
+/** Where a tool runs (`pool` or `main`; see `src/runner/kinds.ts`). */
+export type { RunnerKind } from './runner/kinds.js';
 
 /**
  * Result of one tool call. Every call, whatever happens, produces exactly one (except a

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { byStopPriority } from '../src/executor/executor.js';
-import type { RunOutcome } from '../src/runner/protocol.js';
+import { byStopPriority } from '../src/closeout/results.js';
+import type { RunOutcome } from '../src/runner/runner.js';
 import { ONE_PIXEL_PNG } from './fixtures/behaviour.tool.js';
 import { fixtureRegistry, tempWorkspace } from './helpers.js';
 

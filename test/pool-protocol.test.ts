@@ -10,9 +10,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { ToolExecutor, type ToolRegistry } from 'toolgate';
-import { PoolRunner, type PoolCall } from '../src/runner/pool-runner.js';
-import type { RunOutcome } from '../src/runner/protocol.js';
-import { appendLines, createSharedLines, readLines } from '../src/runner/shared-lines.js';
+import { PoolRunner } from '../src/runner/pool/pool-runner.js';
+import type { RunRequest } from '../src/runner/runner.js';
+import type { RunOutcome } from '../src/runner/runner.js';
+import { appendLines, createSharedLines, readLines } from '../src/runner/pool/shared-lines.js';
 import { fixtureRegistry, REPO_ROOT, tempWorkspace } from './helpers.js';
 
 describe('shared lines', () => {
@@ -44,8 +45,8 @@ describe('pool runner tool table', () => {
       const greet = registry.get('greet', '2.0.0');
       assert.ok(greet);
       for (let i = 0; i < 20; i++) {
-        const copy: PoolCall['tool'] = { ...greet };
-        const r = await runner.run({ tool: copy, args: { who: `n${i}` }, workspaceRoot: t.ws, callId: `call_${i}`, timeoutMs: 10_000, signal: undefined, writeRoots: undefined });
+        const copy: RunRequest['tool'] = { ...greet };
+        const r = await runner.run({ tool: copy, args: { who: `n${i}` }, workspaceRoot: t.ws, callId: `call_${i}`, timeoutMs: 10_000, writeRoots: undefined }, undefined);
         assert.deepEqual(r, { kind: 'ok', value: `hello n${i} (2.0.0)`, notes: [], cut: false });
       }
       assert.equal((runner as unknown as { toolIndexes: Map<string, number> }).toolIndexes.size, 1, 'one table line for twenty registrations');
@@ -64,8 +65,8 @@ for (const [label, toolTableBytes] of [['tools named by index', undefined], ['to
     const call = (name: string, args: unknown, version?: string): Promise<RunOutcome> => {
       const tool = registry.get(name, version);
       assert.ok(tool, name);
-      const c: PoolCall = { tool, args, workspaceRoot: t.ws, callId: `call_${name}`, timeoutMs: 10_000, signal: undefined, writeRoots: undefined };
-      return runner.run(c);
+      const c: RunRequest = { tool, args: args as Record<string, unknown>, workspaceRoot: t.ws, callId: `call_${name}`, timeoutMs: 10_000, writeRoots: undefined };
+      return runner.run(c, undefined);
     };
     before(async () => {
       registry = await fixtureRegistry();
@@ -107,8 +108,8 @@ for (const [label, toolTableBytes] of [['tools named by index', undefined], ['to
     it('a tool registered again with other output settings is cut by the new ones (review finding)', async () => {
       const first = registry.get('print_long_output');
       assert.ok(first);
-      const again: PoolCall['tool'] = { ...first, maxOutputLength: 100, truncation: 'head-tail' };
-      const run = (tool: PoolCall['tool']) => runner.run({ tool, args: { chars: 5000 }, workspaceRoot: t.ws, callId: 'call_cut', timeoutMs: 10_000, signal: undefined, writeRoots: undefined });
+      const again: RunRequest['tool'] = { ...first, maxOutputLength: 100, truncation: 'head-tail' };
+      const run = (tool: RunRequest['tool']) => runner.run({ tool, args: { chars: 5000 }, workspaceRoot: t.ws, callId: 'call_cut', timeoutMs: 10_000, writeRoots: undefined }, undefined);
       const before = await run(first);
       const after = await run(again);
       assert.ok(before.kind === 'ok' && typeof before.value === 'string' && before.value.length > 1000);
@@ -127,19 +128,25 @@ for (const [label, toolTableBytes] of [['tools named by index', undefined], ['to
 }
 
 describe('pool runner call bookkeeping', () => {
-  it('hands the outcome and the call to map, in the same promise, and rejects when map throws', async () => {
+  it('keeps the Runner contract: an outcome for every request, aborted before a worker sees it, unavailable once closed', async () => {
     const registry = await fixtureRegistry();
     const t = tempWorkspace();
     const runner = new PoolRunner({ poolSize: 1 });
     try {
       const greet = registry.get('greet', '2.0.0');
       assert.ok(greet);
-      const call: PoolCall = { tool: greet, args: { who: 'map' }, workspaceRoot: t.ws, callId: 'call_map', timeoutMs: 10_000, signal: undefined, writeRoots: undefined };
-      const mapped = await runner.run(call, (outcome, given) => `${given.callId}: ${outcome.kind === 'ok' ? String(outcome.value) : outcome.kind}`);
-      assert.equal(mapped, 'call_map: hello map (2.0.0)');
-      await assert.rejects(runner.run(call, () => { throw new Error('map failed'); }), /map failed/);
-      const aborted = await runner.run({ ...call, signal: AbortSignal.abort() }, (outcome) => outcome.kind);
-      assert.equal(aborted, 'aborted', 'calls that end before a worker sees them go through map too');
+      const call: RunRequest = { tool: greet, args: { who: 'runner' }, workspaceRoot: t.ws, callId: 'call_runner', timeoutMs: 10_000, writeRoots: undefined };
+      const ok = await runner.run(call, undefined);
+      assert.deepEqual(ok.kind === 'ok' ? ok.value : ok, 'hello runner (2.0.0)');
+      const aborted = await runner.run(call, AbortSignal.abort());
+      assert.deepEqual(aborted, { kind: 'aborted' });
+      const controller = new AbortController();
+      const pending = runner.run({ ...call, tool: registry.get('sleep_briefly')!, args: { ms: 5000 } }, controller.signal);
+      setTimeout(() => controller.abort(), 50);
+      assert.deepEqual(await pending, { kind: 'aborted' });
+      await runner.close();
+      const after = await runner.run(call, undefined);
+      assert.equal(after.kind, 'unavailable');
     } finally {
       await runner.close();
       t.cleanup();

@@ -7,7 +7,7 @@
  * @module
  */
 import { askUserSpec } from '../builtin/ask-user.js';
-import type { ConfirmationHandler } from '../gates/confirmation.gate.js';
+import type { ConfirmationHandler } from '../decisions/approval.js';
 import { MODES, resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
 import type { OpenAITool } from '../schema/export.js';
 import type { ToolSystem } from '../system/tool-system.js';

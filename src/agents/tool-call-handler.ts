@@ -11,8 +11,9 @@ import { ASK_USER_TOOL, checkAskUserArguments, type AskUserInput } from '../buil
 import { PathTraversalError, type ToolErrorCode } from '../errors.js';
 import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
 import { parseArguments } from '../executor/arguments.js';
-import { runInTurnOrder } from '../executor/batch.js';
-import type { ConfirmationHandler } from '../gates/confirmation.gate.js';
+import { runBatch } from '../executor/batch.js';
+import { failedResult } from '../closeout/results.js';
+import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { Logger } from '../logging/logger.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { clip } from '../util.js';
@@ -129,17 +130,11 @@ export class ToolCallHandler {
       ? ((handler) => (request) => ask(() => handler(request)))(rest.confirmationHandler)
       : rest.confirmationHandler;
     const callOptions: AgentCallOptions = { ...rest, confirmationHandler, agent: options.agent };
-    const results = new Array<ToolExecutionResult>(calls.length);
-    let escaped = false;
-
-    const run = async (i: number): Promise<void> => {
+    const run = async (i: number): Promise<ToolExecutionResult> => {
       const call = calls[i]!;
-      const request: ToolCallRequest = { name: call.name, arguments: call.arguments, callId: call.id };
       let result: ToolExecutionResult;
       if (i >= this.maxCalls) {
         result = notRun(call, 'OVERLOADED', `not run: at most ${this.maxCalls} tool calls of one turn run, and this is call ${i + 1} of ${calls.length}. Send the rest in your next turn if they are still needed.`);
-      } else if (escaped) {
-        result = notRun(call, 'ABORTED', 'not run: an earlier call in this turn tried to leave the workspace.');
       } else if (options.signal?.aborted) {
         result = notRun(call, 'ABORTED', 'not run: the run was aborted.', 'interrupted');
       } else {
@@ -147,29 +142,32 @@ export class ToolCallHandler {
         try {
           result = call.name === ASK_USER_TOOL.name
             ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
-            : await this.target.execute(request, callOptions);
+            : await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
         } catch (error) {
-          if (error instanceof PathTraversalError) {
-            escaped = true;
-            this.logger?.warn({ event: 'agent_path_traversal', tool: call.name, callId: call.id, path: error.path }, 'a tool call tried to leave the workspace');
-            result = notRun(call, 'PATH_TRAVERSAL', `refused: ${error.message}`);
-          } else {
-            // A target that breaks its contract (only PathTraversalError throws) must not leave
-            // the turn without answers: the provider would reject the whole conversation.
-            this.logger?.warn({ event: 'agent_target_threw', tool: call.name, callId: call.id, err: (error as Error)?.message ?? String(error) }, 'a tool call target threw');
-            result = notRun(call, 'TOOL_ERROR', `${clip(String(call.name), 200)} failed: ${clip((error as Error)?.message ?? String(error), 500)}`, 'error');
-          }
+          if (error instanceof PathTraversalError) throw error;
+          // A target that breaks its contract (only PathTraversalError throws) must not leave
+          // the turn without answers: the provider would reject the whole conversation.
+          this.logger?.warn({ event: 'agent_target_threw', tool: call.name, callId: call.id, err: (error as Error)?.message ?? String(error) }, 'a tool call target threw');
+          result = notRun(call, 'TOOL_ERROR', `${clip(String(call.name), 200)} failed: ${clip((error as Error)?.message ?? String(error), 500)}`, 'error');
         }
       }
       result.callId = call.id;
-      results[i] = result;
-      onResult?.(call, result);
+      return result;
     };
 
-    await runInTurnOrder(calls.length, (i) => {
-      const call = calls[i]!;
-      return call.name === ASK_USER_TOOL.name || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
-    }, run, this.concurrency);
+    const { results } = await runBatch(calls.length, {
+      concurrency: this.concurrency,
+      runsAlone: (i) => {
+        const call = calls[i]!;
+        return call.name === ASK_USER_TOOL.name || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+      },
+      run,
+      describe: (i) => ({ tool: clip(String(calls[i]!.name), 200), callId: calls[i]!.id }),
+      onEscape: (i, error) => {
+        this.logger?.warn({ event: 'agent_path_traversal', tool: calls[i]!.name, callId: calls[i]!.id, path: error.path }, 'a tool call tried to leave the workspace');
+      },
+      onResult: (i, result) => onResult?.(calls[i]!, result),
+    });
     return results;
   }
 
@@ -234,10 +232,7 @@ export class ToolCallHandler {
 export function executorTarget(executor: ToolExecutor): ToolCallTarget {
   return {
     execute: (call, options) => executor.execute(call, options),
-    writes: (call) => {
-      const tool = typeof call.name === 'string' ? executor.registry.get(call.name, call.version) : undefined;
-      return tool !== undefined && !tool.readOnly;
-    },
+    writes: (call) => executor.writes(call),
   };
 }
 
@@ -293,10 +288,7 @@ function imageBlock(dataUrl: string): AnthropicImageBlock | undefined {
 
 /** A result for a call that did not run (or an `ask_user` failure). */
 function notRun(call: PendingToolCall, code: ToolErrorCode, message: string, stopReason: StopReason = 'not_run'): ToolExecutionResult {
-  return {
-    success: false, output: `Error: ${message}`, error: message, errorCode: code, durationMs: 0, confirmed: true,
-    tool: clip(String(call.name), 200), callId: call.id, stopReason,
-  };
+  return failedResult(code, message, { tool: clip(String(call.name), 200), callId: call.id, stopReason });
 }
 
 const ABORTED = Symbol('aborted');

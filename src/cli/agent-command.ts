@@ -25,7 +25,7 @@ import { BaseAgent, ExploreAgent, GeneralAgent, PlanAgent, type AgentEvent, type
 import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js';
 import type { QuestionHandler, UserQuestion } from '../agents/tool-call-handler.js';
 import { ToolDefinitionError } from '../errors.js';
-import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
+import type { ConfirmationRequest } from '../decisions/approval.js';
 import { ToolSystem } from '../system/tool-system.js';
 import { loadConfig } from '../mcp/config.js';
 import { confirmationPrompt, terminalSafe } from './main.js';

@@ -32,7 +32,7 @@ import { createLogger } from '../logging/logger.js';
 import { loadBuiltinTools, loadPortedTools, loadTools } from '../registry/loader.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { EXPORT_FORMATS, exportTool, type ExportFormat } from '../schema/export.js';
-import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
+import type { ConfirmationRequest } from '../decisions/approval.js';
 import type { ToolExecutionResult } from '../types.js';
 import { bridgeConfigured, closeBridges, cmdMcp, MCP_USAGE } from './mcp-command.js';
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semverValid from 'semver/functions/valid.js';
 import { ToolDefinitionError } from '../errors.js';
+import { isRunnerKind, RUNNER_KINDS } from '../runner/kinds.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
 import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
 
@@ -123,8 +124,8 @@ export function buildToolDescriptor(
   if (options.truncation !== undefined && options.truncation !== 'head' && options.truncation !== 'head-tail') {
     throw bad('truncation', `must be "head" or "head-tail"; got ${JSON.stringify(options.truncation)}`);
   }
-  if (options.runner !== undefined && options.runner !== 'pool' && options.runner !== 'main') {
-    throw bad('runner', `must be "pool" or "main"; got ${JSON.stringify(options.runner)}`);
+  if (options.runner !== undefined && !isRunnerKind(options.runner)) {
+    throw bad('runner', `must be one of ${Object.keys(RUNNER_KINDS).map((k) => JSON.stringify(k)).join(', ')}; got ${JSON.stringify(options.runner)}`);
   }
   if (options.module !== undefined && (typeof options.module !== 'string' || !/^(file|data):/.test(options.module))) {
     throw bad('module', 'must be a file: or data: URL such as import.meta.url');

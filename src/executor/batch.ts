@@ -1,32 +1,77 @@
 /**
- * The order one model turn's tool calls run in, shared by `ToolExecutor.executeMany` and the
- * agents' `ToolCallHandler`: calls that only read run concurrently (at most `concurrency` at
- * once, through p-limit); a call that writes waits for every earlier call and runs alone, so
- * writes happen in the order the model gave them and never overlap a read of the same turn.
+ * One model turn's calls, run in turn order: the one batch implementation, shared by
+ * `ToolExecutor.executeMany` and the agents' `ToolCallHandler`.
+ *
+ * Calls that only read run concurrently (at most `concurrency` at once, through p-limit); a
+ * call that writes waits for every earlier call and runs alone, so writes happen in the order
+ * the model gave them and never overlap a read of the same turn. A call that tries to leave
+ * the workspace is answered `PATH_TRAVERSAL`, and the calls of the turn that had not started
+ * yet are not run (answered `ABORTED`); calls already running finish.
  *
  * @module
  */
 import pLimit from 'p-limit';
+import { failedResult, type ResultFields } from '../closeout/results.js';
+import { PathTraversalError } from '../errors.js';
+import type { ToolExecutionResult } from '../types.js';
 
-/**
- * Run calls `0 .. count - 1` in that discipline.
- * @param count - number of calls.
- * @param runsAlone - whether call `i` writes (or must otherwise run alone, in order).
- * @param run - runs call `i`; it should store its own result and not reject (a rejection
- *   propagates after the calls already started settle).
- * @param concurrency - read-only calls running at once, a positive integer.
- */
-export async function runInTurnOrder(count: number, runsAlone: (i: number) => boolean, run: (i: number) => Promise<void>, concurrency: number): Promise<void> {
-  const limit = pLimit(concurrency);
+/** How {@link runBatch} runs the calls `0 .. count - 1`. */
+export interface BatchPlan {
+  /** Read-only calls running at once, a positive integer. */
+  concurrency: number;
+  /** Whether call `i` writes (or must otherwise run alone, in order). */
+  runsAlone(i: number): boolean;
+  /**
+   * Run call `i`. May throw (reject with) `PathTraversalError`; any other rejection
+   * propagates out of {@link runBatch} after the calls already started settle.
+   */
+  run(i: number): Promise<ToolExecutionResult>;
+  /** Tool name and call id of call `i`, for the results of calls that do not run. */
+  describe(i: number): Pick<ResultFields, 'tool' | 'callId'>;
+  /** Told of a call's workspace escape as it happens (to log it). */
+  onEscape?(i: number, error: PathTraversalError): void;
+  /** Told of each result as it is settled, in the order they settle. */
+  onResult?(i: number, result: ToolExecutionResult): void;
+}
+
+/** The batch's results in call order, and the first workspace escape, if any. */
+export interface BatchOutcome {
+  results: ToolExecutionResult[];
+  escape: PathTraversalError | undefined;
+}
+
+/** Run the calls of one turn. */
+export async function runBatch(count: number, plan: BatchPlan): Promise<BatchOutcome> {
+  const results = new Array<ToolExecutionResult>(count);
+  let escape: PathTraversalError | undefined;
+  const one = async (i: number): Promise<void> => {
+    let result: ToolExecutionResult;
+    if (escape !== undefined) {
+      result = failedResult('ABORTED', 'not run: an earlier call in this turn tried to leave the workspace.', plan.describe(i));
+    } else {
+      try {
+        result = await plan.run(i);
+      } catch (error) {
+        if (!(error instanceof PathTraversalError)) throw error;
+        escape ??= error;
+        plan.onEscape?.(i, error);
+        result = failedResult('PATH_TRAVERSAL', `refused: ${error.message}`, plan.describe(i));
+      }
+    }
+    results[i] = result;
+    plan.onResult?.(i, result);
+  };
+  const limit = pLimit(plan.concurrency);
   let pending: Promise<void>[] = [];
   for (let i = 0; i < count; i++) {
-    if (runsAlone(i)) {
+    if (plan.runsAlone(i)) {
       await Promise.all(pending);
       pending = [];
-      await run(i);
+      await one(i);
     } else {
-      pending.push(limit(() => run(i)));
+      pending.push(limit(() => one(i)));
     }
   }
   await Promise.all(pending);
+  return { results, escape };
 }

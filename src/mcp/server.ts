@@ -28,10 +28,11 @@ import {
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors.js';
 import type { ToolExecutor } from '../executor/executor.js';
-import type { ConfirmationHandler, ConfirmationRequest } from '../gates/confirmation.gate.js';
+import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
-import type { ToolFilter } from '../registry/registry.js';
+import { isOfferedInMode, isSelected } from '../registry/visibility.js';
+import { resolveMode } from '../modes/modes.js';
 import { toMcpTool } from '../schema/export.js';
 import type { ToolExecutionResult } from '../types.js';
 
@@ -76,19 +77,18 @@ export function createMcpServer(options: McpServeOptions): Server {
     capabilities: { tools: { listChanged: true } },
     instructions: 'toolgate serves its tool registry; every call passes its gates (mode, policy, confirmation, rate limit) and timeouts.',
   });
-  const filter: ToolFilter = {};
-  if (options.tools?.length) filter.names = options.tools;
-  if (options.tags?.length) filter.tags = options.tags;
+  const selection = { names: options.tools, tags: options.tags };
   const registry = options.executor.registry;
   const visible = (name: string): RegisteredTool | undefined => {
     const tool = registry.get(name);
-    if (tool === undefined) return undefined;
-    if (filter.names && !filter.names.includes(name)) return undefined;
-    if (filter.tags && !tool.tags.some((t) => filter.tags!.includes(t))) return undefined;
-    return tool;
+    return tool !== undefined && isSelected(tool, selection) ? tool : undefined;
   };
+  // Listed: the selected tools the mode would ever let run (a read-only mode hides the
+  // writing tools it always denies, as agents do). A call still reaches the mode decider.
+  const mode = resolveMode(options.mode);
+  const listed = () => registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs));
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.list(filter).map((t) => toMcpTool(t)) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed().map((t) => toMcpTool(t)) }));
 
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in
   // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the

@@ -11,6 +11,7 @@ import type { ExportableTool } from '../schema/export.js';
 import { findPathArguments, type PathArgument } from '../schema/path-arguments.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
+import { RUNNER_KINDS } from '../runner/kinds.js';
 import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
 
 /** The safety flags that count in a registration revision. */
@@ -135,7 +136,7 @@ export class RegisteredTool implements ExportableTool {
     this.cutInWorker = this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1);
     this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this);
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
-    if (this.runner === 'pool' && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
+    if (RUNNER_KINDS[this.runner].loadsModule && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
     if (this.scopedWrite && this.pathArguments.length === 0) {
       throw ToolDefinitionError.fromBadSchema(key, 'it declares scopedWrite but has no argument marked @format workspace-path, so its writes cannot be checked');
     }

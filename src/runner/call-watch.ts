@@ -9,7 +9,7 @@
  * @module
  */
 import { DeadlineEntry, DeadlineTimers } from './deadlines.js';
-import type { RunOutcome } from './protocol.js';
+import type { RunOutcome } from './runner.js';
 
 /** Shared by every runner of the process: one timer per distinct timeout. */
 const DEADLINES = new DeadlineTimers();

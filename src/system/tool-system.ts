@@ -21,6 +21,8 @@ import { ToolRegistry } from '../registry/registry.js';
 import { exportTool, type AnthropicTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
 import { clip } from '../util.js';
+import { failedResult } from '../closeout/results.js';
+import { isOfferedInMode, isSelected } from '../registry/visibility.js';
 import { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
@@ -193,7 +195,7 @@ export class ToolSystem implements HarnessPlugin, ToolCallTarget {
 
   /** Is `tool` inside the `tags` selection? */
   private selected(tool: RegisteredTool): boolean {
-    return this.tags === undefined || tool.tags.some((t) => this.tags!.has(t));
+    return isSelected(tool, { tags: this.tags });
   }
 
   /**
@@ -204,12 +206,10 @@ export class ToolSystem implements HarnessPlugin, ToolCallTarget {
   tools(selection: ToolSelection = {}): RegisteredTool[] {
     const mode = resolveMode(selection.mode ?? this.defaultMode);
     if (mode === undefined) return [];
-    const scoped = (mode.scopedWriteDirs?.length ?? 0) + (selection.scopedWriteDirs?.length ?? 0) > 0;
     const out: RegisteredTool[] = [];
     for (const latest of this.registry.list()) {
       const tool = this.versions.resolve(latest.name, selection.agent);
-      if (tool === undefined || !this.selected(tool)) continue;
-      if (mode.readOnly && !tool.readOnly && !(scoped && tool.scopedWrite)) continue;
+      if (tool === undefined || !this.selected(tool) || !isOfferedInMode(tool, mode, selection.scopedWriteDirs)) continue;
       out.push(tool);
     }
     return out;
@@ -258,16 +258,12 @@ export class ToolSystem implements HarnessPlugin, ToolCallTarget {
   /** Does this call write (the version it would run is not read-only)? Unknown tools: false. */
   writes(call: ToolCallRequest, options: AgentCallOptions = {}): boolean {
     if (call === null || typeof call !== 'object' || typeof call.name !== 'string') return false;
-    const tool = this.registry.get(call.name, call.version ?? this.versions.rangeFor(options.agent, call.name));
-    return tool !== undefined && !tool.readOnly;
+    return this.executor.writes({ ...call, version: call.version ?? this.versions.rangeFor(options.agent, call.name) });
   }
 
   private notSelected(call: ToolCallRequest, name: string): ToolExecutionResult {
     const names = [...new Set(this.registry.list().filter((t) => this.selected(t)).map((t) => t.name))];
     const message = `Unknown tool ${JSON.stringify(clip(name, 100))}. Available tools: ${names.join(', ') || '(none)'}.`;
-    return {
-      success: false, output: `Error: ${message}`, error: message, errorCode: 'UNKNOWN_TOOL', durationMs: 0, confirmed: true,
-      tool: clip(name, 200), callId: typeof call.callId === 'string' ? call.callId : '', stopReason: 'not_run',
-    };
+    return failedResult('UNKNOWN_TOOL', message, { tool: clip(name, 200), callId: typeof call.callId === 'string' ? call.callId : '' });
   }
 }

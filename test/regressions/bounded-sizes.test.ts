@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvalidPathError, Workspace } from 'toolgate';
 import { MAX_NOTE_LENGTH, MAX_NOTES, CallContext } from '../../src/runner/call-context.js';
-import { serializeError } from '../../src/runner/protocol.js';
+import { serializeError } from '../../src/runner/runner.js';
 import { tempWorkspace } from '../helpers.js';
 
 describe('bounded sizes', () => {

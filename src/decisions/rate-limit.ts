@@ -1,5 +1,5 @@
 /**
- * Rate-limit gate: one bottleneck limiter per tool that declares `rateLimitRpm` (tools without
+ * Rate-limit admission, the step after the decisions: one bottleneck limiter per tool that declares `rateLimitRpm` (tools without
  * it never touch a limiter, since scheduling through bottleneck costs milliseconds). The only
  * module that imports bottleneck.
  *
@@ -13,13 +13,13 @@
  */
 import Bottleneck from 'bottleneck';
 import { ToolgateOptionError } from '../errors.js';
-import type { GateDenial } from './gate.js';
+import { deny, type Decision } from './decision.js';
 
 /** Default bound on a rate-limited call's wait, in milliseconds. */
 export const DEFAULT_RATE_LIMIT_MAX_WAIT_MS = 10_000;
 
 /** Per-tool limiters. */
-export class RateLimitGate {
+export class RateLimiter {
   private readonly limiters = new Map<string, { limiter: Bottleneck; minTime: number; nextStart: number }>();
   private readonly maxWaitMs: number;
 
@@ -43,18 +43,14 @@ export class RateLimitGate {
    * Wait for the call's turn, or refuse it.
    * @param key - `name@version` (each version has its own budget).
    * @param rpm - calls per minute.
-   * @returns `undefined` when the call may run, else the refusal.
+   * @returns `undefined` when the call may run, else the refusal (`deny`, code `RATE_LIMITED`).
    */
-  async acquire(key: string, name: string, rpm: number): Promise<GateDenial | undefined> {
+  async acquire(key: string, name: string, rpm: number): Promise<Decision | undefined> {
     const entry = this.limiterFor(key, rpm);
     const now = Date.now();
     const waitMs = Math.max(0, entry.nextStart - now);
     if (waitMs > this.maxWaitMs) {
-      return {
-        gate: 'rate-limit',
-        code: 'RATE_LIMITED',
-        reason: `Rate limited: ${name} allows ${rpm} calls per minute and its next free turn is in ${Math.ceil(waitMs / 1000)} s; retry in about ${Math.ceil(waitMs / 1000)} s.`,
-      };
+      return deny('rate-limit', 'RATE_LIMITED', `Rate limited: ${name} allows ${rpm} calls per minute and its next free turn is in ${Math.ceil(waitMs / 1000)} s; retry in about ${Math.ceil(waitMs / 1000)} s.`);
     }
     entry.nextStart = Math.max(now, entry.nextStart) + entry.minTime;
     await entry.limiter.schedule(() => Promise.resolve());

@@ -6,33 +6,15 @@
  *
  * @module
  */
-import type { Tool, ToolClass } from '../types.js';
-import { isThenable } from '../util.js';
-import { CallContext } from './call-context.js';
-import { CallWatch } from './call-watch.js';
-import { serializeError, type RunOutcome } from './protocol.js';
-
-
-/** What the main runner needs to know of a call. */
-export interface MainCall {
-  target: ToolClass;
-  key: string;
-  name: string;
-  version: string;
-  args: unknown;
-  workspaceRoot: string;
-  callId: string;
-  /** Timeout in ms; `<= 0` for none. */
-  timeoutMs: number;
-  signal: AbortSignal | undefined;
-  /** Output cap in characters, passed to the tool as `ctx.maxOutputLength`. */
-  maxOutputLength: number;
-  /** Folders writes are confined to (real paths), for scoped writes. */
-  writeRoots: string[] | undefined;
-}
+import type { Tool } from '../../types.js';
+import { isThenable } from '../../util.js';
+import { CallContext } from '../call-context.js';
+import { CallWatch } from '../call-watch.js';
+import { serializeError, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 
 /** Runs calls on the main thread; one tool instance per `name@version`, kept between calls. */
-export class MainRunner {
+export class MainRunner implements Runner {
+  readonly kind = 'main';
   private readonly instances = new Map<string, Tool>();
   /** Calls in flight, so that close() can stop them. */
   private readonly active = new Set<MainCallWatch>();
@@ -47,7 +29,7 @@ export class MainRunner {
    * instances.
    * @returns the errors the instances' `close()` threw or rejected with, by `name@version`.
    */
-  async dispose(): Promise<Array<{ key: string; error: unknown }>> {
+  async close(): Promise<Array<{ key: string; error: unknown }>> {
     this.closeAll();
     const instances = [...this.instances];
     this.instances.clear();
@@ -64,11 +46,11 @@ export class MainRunner {
     return failures;
   }
 
-  private instanceFor(call: MainCall): Tool {
-    let instance = this.instances.get(call.key);
+  private instanceFor(call: RunRequest): Tool {
+    let instance = this.instances.get(call.tool.key);
     if (instance === undefined) {
-      instance = new call.target();
-      this.instances.set(call.key, instance);
+      instance = new call.tool.target();
+      this.instances.set(call.tool.key, instance);
     }
     return instance;
   }
@@ -78,10 +60,10 @@ export class MainRunner {
    * @returns how it ended: the outcome itself when the tool returned synchronously, else a
    *   promise of it; never rejects.
    */
-  run(call: MainCall): RunOutcome | Promise<RunOutcome> {
+  run(call: RunRequest, signal: AbortSignal | undefined): RunOutcome | Promise<RunOutcome> {
     const deadline = call.timeoutMs > 0 ? Date.now() + call.timeoutMs : undefined;
-    const ctx = new CallContext(call.callId, call.name, call.version, call.workspaceRoot, true, call.maxOutputLength, call.writeRoots, deadline);
-    if (call.signal?.aborted) return { kind: 'aborted' };
+    const ctx = new CallContext(call.callId, call.tool.name, call.tool.version, call.workspaceRoot, true, call.tool.maxOutputLength, call.writeRoots, deadline);
+    if (signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
     try {
       returned = this.instanceFor(call).run(call.args as never, ctx);
@@ -94,7 +76,7 @@ export class MainRunner {
     }
     const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {
-      const watch = new MainCallWatch(call, ctx, this.active, resolve);
+      const watch = new MainCallWatch(call, signal, ctx, this.active, resolve);
       this.active.add(watch);
       // Watch the tool's promise even when the signal had already aborted (settled at once),
       // so that a later rejection is not left unhandled.
@@ -110,12 +92,13 @@ export class MainRunner {
 /** One asynchronous main-thread call: stopping it aborts the tool's signal. */
 class MainCallWatch extends CallWatch {
   constructor(
-    private readonly call: MainCall,
+    private readonly call: RunRequest,
+    signal: AbortSignal | undefined,
     private readonly ctx: CallContext,
     private readonly active: Set<MainCallWatch>,
     private readonly resolve: (outcome: RunOutcome) => void,
   ) {
-    super(call.signal);
+    super(signal);
   }
 
   /** Abort the tool's signal with `reason` and settle as aborted. */
@@ -130,7 +113,7 @@ class MainCallWatch extends CallWatch {
   }
 
   protected onAbort(): void {
-    this.stop(this.call.signal?.reason);
+    this.stop(this.signal?.reason);
   }
 
   protected deliver(outcome: RunOutcome): void {

@@ -1,11 +1,13 @@
 /**
- * Confirmation gate: tools with `requiresConfirmation` need `confirm: true` on the call or a
- * confirmation handler's yes.
+ * Answering an `ask`: the caller's `confirm: true` approves at once; otherwise a confirmation
+ * handler (a terminal prompt, MCP elicitation, an agent's callback) is asked; with neither,
+ * the call is refused with `CONFIRMATION_REQUIRED`. Whatever answers, the result is a
+ * {@link Decision} of the `confirmation` step.
  *
  * @module
  */
-import type { Logger } from 'pino';
-import type { GateDenial } from './gate.js';
+import type { Logger } from '../logging/logger.js';
+import { deny, type Decision } from './decision.js';
 
 /** What a confirmation handler is asked about. */
 export interface ConfirmationRequest {
@@ -30,6 +32,8 @@ export interface ConfirmationRequest {
 /** Asks a person (or a policy) whether a call may run; resolves true for yes. */
 export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | Promise<boolean>;
 
+const NAME = 'confirmation';
+
 /** Reason text of the `CONFIRMATION_REQUIRED` result; starts with "Confirmation required". */
 export function confirmationRequiredReason(tool: string): string {
   // Said to the model: `confirm` is the caller's option, not a tool argument, so the way on is
@@ -37,27 +41,29 @@ export function confirmationRequiredReason(tool: string): string {
   return `Confirmation required: ${tool} needs the user's approval before it runs, and none was given. Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;
 }
 
+/** Shared `allow` of an approved call (never written to). */
+const APPROVED: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved' });
+
 /**
- * Decide; `undefined` means pass.
- * @param confirm - the caller's `confirm` flag.
- * @param handler - asked when `confirm` is not true; a handler that throws counts as no.
+ * Answer an `ask`.
+ * @param confirm - the caller's `confirm` flag: `true` approves without asking.
+ * @param handler - asked when `confirm` is not true; a handler that throws or rejects counts as no.
+ * @returns `allow`, or `deny` with `CONFIRMATION_REQUIRED` (nobody to ask) or `CONFIRMATION_DENIED`.
  */
-export async function confirmationGate(
+export async function answerAsk(
   request: ConfirmationRequest,
   confirm: boolean | undefined,
   handler: ConfirmationHandler | undefined,
   logger: Logger,
-): Promise<GateDenial | undefined> {
-  if (confirm === true) return undefined;
-  if (handler === undefined) {
-    return { gate: 'confirmation', code: 'CONFIRMATION_REQUIRED', reason: confirmationRequiredReason(request.tool) };
-  }
+): Promise<Decision> {
+  if (confirm === true) return APPROVED;
+  if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request.tool));
   let yes = false;
   try {
     yes = (await handler(request)) === true;
   } catch (error) {
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
   }
-  if (yes) return undefined;
-  return { gate: 'confirmation', code: 'CONFIRMATION_DENIED', reason: `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.` };
+  if (yes) return APPROVED;
+  return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`);
 }

@@ -12,15 +12,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { threadId, workerData } from 'node:worker_threads';
-import { truncate } from '../closeout/closeout.js';
-import { ensureFolder, safeName } from '../closeout/output-store.js';
-import { getToolMetadata } from '../decorators/metadata.js';
-import type { Tool } from '../types.js';
-import { isThenable } from '../util.js';
-import { CallContext } from './call-context.js';
+import { truncate } from '../../closeout/closeout.js';
+import { ensureFolder, safeName } from '../../closeout/output-store.js';
+import { getToolMetadata } from '../../decorators/metadata.js';
+import type { Tool } from '../../types.js';
+import { isThenable } from '../../util.js';
+import { CallContext } from '../call-context.js';
 import { readLines, type SharedLines } from './shared-lines.js';
+import { serializeError } from '../runner.js';
 import {
-  serializeError, SLOT_DONE, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
+  SLOT_DONE, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
   type ToolEntry, type WorkerReply, type WorkerTask,
 } from './protocol.js';
 

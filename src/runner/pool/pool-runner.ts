@@ -13,11 +13,11 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { CallWatch } from './call-watch.js';
+import { CallWatch } from '../call-watch.js';
+import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
-import { ToolgateOptionError } from '../errors.js';
-import type { TruncationStrategy } from '../types.js';
-import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
+import { ToolgateOptionError } from '../../errors.js';
+import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */
 export const MAX_CALLS_IN_FLIGHT = 65_536;
@@ -59,36 +59,6 @@ export interface PoolRunnerOptions {
   toolTableBytes?: number;
 }
 
-/** What the pool runner needs to know of a tool (a registered tool has all of it). */
-export interface PoolTool {
-  readonly moduleUrl: string | undefined;
-  readonly exportName: string;
-  /** `name@version`. */
-  readonly key: string;
-  /** Memory cap in MiB, if the tool sets one. */
-  readonly memoryMb: number | undefined;
-  /** Output cap in characters (`<= 0`: none), given to the tool as `ctx.maxOutputLength`. */
-  readonly maxOutputLength: number;
-  /** Cut long string output in the worker (only when the output schema allows it). */
-  readonly cutInWorker: boolean;
-  readonly truncation: TruncationStrategy;
-}
-
-/** What the pool runner needs to know of a call. */
-export interface PoolCall {
-  tool: PoolTool;
-  args: unknown;
-  workspaceRoot: string;
-  callId: string;
-  /** Timeout in ms; `<= 0` for none. */
-  timeoutMs: number;
-  signal: AbortSignal | undefined;
-  /** Folders writes are confined to (real paths), for scoped writes. */
-  writeRoots: string[] | undefined;
-  /** Folder where a worker that cuts the output keeps the whole of it, if any. */
-  fullOutputDir?: string | undefined;
-}
-
 /** Per tool: how tasks name it, and whether its pool's new workers preload its module yet. */
 interface ToolRecord {
   ref: number | ToolEntry;
@@ -99,7 +69,8 @@ interface ToolRecord {
 const WORKER_URL = new URL('./worker-entry.cjs', import.meta.url).href;
 
 /** Runs calls in worker threads. Call {@link PoolRunner.close} to end the workers. */
-export class PoolRunner {
+export class PoolRunner implements Runner {
+  readonly kind = 'pool';
   private readonly pools = new Map<number, Piscina>();
   private readonly slotsBuffer = new SharedArrayBuffer(MAX_CALLS_IN_FLIGHT * Int32Array.BYTES_PER_ELEMENT);
   /** @internal the shared call table: per call slot, its state (`SLOT_*`, or the thread id running it). */
@@ -120,7 +91,7 @@ export class PoolRunner {
    */
   private readonly toolTable: SharedLines;
   /** Per registered tool, its record; registered tools with the same entry share one index. */
-  private readonly tools = new WeakMap<PoolTool, ToolRecord>();
+  private readonly tools = new WeakMap<RunnableTool, ToolRecord>();
   /**
    * Table index by entry (its JSON line), so re-registering a tool does not grow the table.
    * Every appended line is here once, so its size is the next index.
@@ -185,27 +156,23 @@ export class PoolRunner {
 
   /**
    * Run one call in a worker.
-   * @param map - optional: turns the outcome (and the call, as given) into the promise's
-   *   value, inside the same promise turn (one turn less for the caller than a `.then`); when
-   *   it throws, the promise rejects with what it threw.
-   * @returns how the call ended (or `map` of it); rejects when `map` throws.
-   * @throws Error, synchronously, for a tool without a module URL (never a registered pool tool).
+   * @returns how the call ended; never rejects.
    */
-  run<T = RunOutcome>(call: PoolCall, map?: (outcome: RunOutcome, call: PoolCall) => T): Promise<T> {
-    if (this.closed) return settled({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' }, call, map);
-    if (call.signal?.aborted) return settled({ kind: 'aborted' }, call, map);
+  run(call: RunRequest, signal: AbortSignal | undefined): Promise<RunOutcome> {
+    if (this.closed) return Promise.resolve({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' });
+    if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
     const { tool } = call;
     const record = this.recordOf(tool);
     const slot = this.takeSlot();
     if (slot < 0) {
-      return settled({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` }, call, map);
+      return Promise.resolve({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` });
     }
     const pool = this.poolFor(tool.memoryMb);
     const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, call.timeoutMs > 0 ? Date.now() + call.timeoutMs : 0];
     if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
     if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
-    return new Promise<T>((resolve, reject) => {
-      const run = new PoolCallRun(this, pool, call, record, slot, task, resolve, reject, map);
+    return new Promise<RunOutcome>((resolve) => {
+      const run = new PoolCallRun(this, pool, call, signal, record, slot, task, resolve);
       // Send first: arming the deadline then overlaps with the worker waking up. Nothing can
       // settle the call before this function returns (the signal was checked above). The
       // deadline keeps the process alive: a task stranded in Piscina's queue (its workers
@@ -226,7 +193,7 @@ export class PoolRunner {
   }
 
   /** @internal Classify a rejected task: memory cap, a reply that cannot be sent, or a dead worker. */
-  failureOutcome(error: unknown, state: number, call: PoolCall, attempts: number): RunOutcome {
+  failureOutcome(error: unknown, state: number, call: RunRequest, attempts: number): RunOutcome {
     const code = (error as { code?: unknown })?.code;
     const message = (error as Error)?.message ?? String(error);
     const running = state > 0 && (state & SLOT_LOADING) === 0;
@@ -260,7 +227,7 @@ export class PoolRunner {
    * the table full) the entry itself.
    * @throws Error for a tool without a module URL (never a registered pool tool).
    */
-  private recordOf(tool: PoolTool): ToolRecord {
+  private recordOf(tool: RunnableTool): ToolRecord {
     let record = this.tools.get(tool);
     if (record === undefined) {
       // A registered pool tool always has a module URL (registration refuses it otherwise).
@@ -281,7 +248,7 @@ export class PoolRunner {
   }
 
   /** @internal Remember that a tool's module loads and answers in its pool, so that pool's new workers preload it. */
-  notePreload(tool: PoolTool, record: ToolRecord): void {
+  notePreload(tool: RunnableTool, record: ToolRecord): void {
     record.preloaded = true;
     const cap = tool.memoryMb ?? this.defaultMemoryMb;
     const preload = this.preloads.get(cap);
@@ -318,22 +285,13 @@ export class PoolRunner {
     return this.poolFor(undefined).run(null, { name: 'ping' }) as Promise<void>;
   }
 
-  /** End every worker. Calls in flight end as crashed. */
-  async close(): Promise<void> {
+  /** End every worker. Calls in flight end as crashed. Tool instances live in the workers, so no `close()` of theirs runs. */
+  async close(): Promise<Array<{ key: string; error: unknown }>> {
     this.closed = true;
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.destroy()));
-  }
-}
-
-/** A promise of `outcome`, or of `map(outcome)` (rejecting when `map` throws). */
-function settled<T>(outcome: RunOutcome, call: PoolCall, map: ((outcome: RunOutcome, call: PoolCall) => T) | undefined): Promise<T> {
-  if (map === undefined) return Promise.resolve(outcome as T);
-  try {
-    return Promise.resolve(map(outcome, call));
-  } catch (error) {
-    return Promise.reject(error);
+    return [];
   }
 }
 
@@ -342,21 +300,20 @@ function settled<T>(outcome: RunOutcome, call: PoolCall, map: ((outcome: RunOutc
  * object (a call's bookkeeping costs about as much as the rest of the call path together, on
  * caches cooled by every worker round trip).
  */
-class PoolCallRun<T> extends CallWatch {
+class PoolCallRun extends CallWatch {
   private attempts = 0;
 
   constructor(
     private readonly runner: PoolRunner,
     private readonly pool: Piscina,
-    private readonly call: PoolCall,
+    private readonly call: RunRequest,
+    signal: AbortSignal | undefined,
     private readonly record: ToolRecord,
     private readonly slot: number,
     private readonly task: WorkerTask,
-    private readonly resolve: (value: T) => void,
-    private readonly reject: (error: unknown) => void,
-    private readonly map: ((outcome: RunOutcome, call: PoolCall) => T) | undefined,
+    private readonly resolve: (outcome: RunOutcome) => void,
   ) {
-    super(call.signal);
+    super(signal);
   }
 
   /** Send the task to a worker (again, after a worker died before starting it). */
@@ -369,18 +326,7 @@ class PoolCallRun<T> extends CallWatch {
   }
 
   protected deliver(outcome: RunOutcome): void {
-    if (this.map === undefined) {
-      this.resolve(outcome as T);
-      return;
-    }
-    let value: T;
-    try {
-      value = this.map(outcome, this.call);
-    } catch (error) {
-      this.reject(error);
-      return;
-    }
-    this.resolve(value);
+    this.resolve(outcome);
   }
 
   protected onTimeout(): void {

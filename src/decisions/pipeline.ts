@@ -1,0 +1,149 @@
+/**
+ * The decision pipeline: the deciders of `deciders.ts`, asked in order about one prepared
+ * call, their decisions combined, an `ask` answered, and every wait bounded.
+ *
+ * Combination (documented, and the same for every decider):
+ * - the first `deny` ends the pipeline: later deciders are not asked, and the call is refused
+ *   with that decision's code and reason;
+ * - otherwise any `ask` makes the call `ask` (the first ask's reason is kept): deny beats ask,
+ *   ask beats allow;
+ * - otherwise the call is allowed; `undefined` (no opinion) counts as `allow`, and an `allow`
+ *   never overrides another decider's `ask` or `deny`. `writeRoots` of every `allow` apply.
+ * An `ask` is then answered by `approval.ts` (the caller's `confirm`, else the confirmation
+ * handler, else `CONFIRMATION_REQUIRED`), which turns it into `allow` or `deny`.
+ *
+ * Waits: a decider that answers with a promise, and the answer to an `ask`, end early with a
+ * `deny` (code `ABORTED`) when the call's signal aborts or the executor closes; a decider's
+ * `waitLimit` ends its wait with what it says a late answer counts as.
+ *
+ * The pipeline stays synchronous while every decider answers synchronously (the common case
+ * costs no promise and no microtask); that fast path is private to this file.
+ *
+ * @module
+ */
+import type { Logger } from '../logging/logger.js';
+import { frozenCopy, isThenable } from '../util.js';
+import { answerAsk, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
+import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+
+/** What the pipeline decided about one call. */
+export interface Decided {
+  /** The decision that counts: `allow` or `deny` (an `ask` has been answered by then). */
+  readonly final: Decision;
+  /** Every decision made on the way, in order (deciders that had no opinion are left out), ending with the answer to an `ask`. */
+  readonly trail: readonly Decision[];
+  /** On `allow`: the folders writes are confined to, when a decider confined them. */
+  readonly writeRoots?: readonly string[];
+}
+
+/** How an `ask` may be answered for one call. */
+export interface AskOptions {
+  /** The caller approved the call in advance. */
+  confirm: boolean | undefined;
+  /** Who is asked otherwise; `undefined` when nobody can be. */
+  handler: ConfirmationHandler | undefined;
+}
+
+/** The shared result of a call nobody objected to (never written to). */
+const ALLOWED: Decided = Object.freeze({ final: Object.freeze({ verdict: 'allow', decider: 'pipeline', reason: 'no decider objected' }), trail: Object.freeze([]) as readonly Decision[] });
+
+/** Runs the deciders in order. One per executor. */
+export class DecisionPipeline {
+  /**
+   * @param deciders - in the order they are asked (see `deciders.ts`).
+   * @param closing - aborted when the executor closes: ends every wait.
+   */
+  constructor(
+    private readonly deciders: readonly Decider[],
+    private readonly logger: Logger,
+    private readonly closing: AbortSignal,
+  ) {}
+
+  /**
+   * Decide about `call`.
+   * @param signal - the call's signal: aborting it ends any wait with `deny` / `ABORTED`.
+   * @returns the decision, synchronously when every decider answered synchronously and
+   *   nothing had to be asked, else a promise. Never throws or rejects because of a decider
+   *   (each decider's contract), except for a bug in toolgate itself.
+   */
+  decide(call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Decided | Promise<Decided> {
+    return this.from(0, undefined, call, ask, signal);
+  }
+
+  /** Go on from decider `index`, with the decisions so far in `trail`. */
+  private from(index: number, trail: Decision[] | undefined, call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Decided | Promise<Decided> {
+    for (let i = index; i < this.deciders.length; i++) {
+      const decider = this.deciders[i]!;
+      const said = decider.decide(call);
+      if (isThenable(said)) {
+        const limit = decider.waitLimit;
+        return this.bounded(said, decider.name, signal, limit?.ms ?? 0, limit?.onTimeout).then((decision) => {
+          const next = record(trail, decision);
+          if (decision?.verdict === 'deny') return finish(next!, decision);
+          return this.from(i + 1, next, call, ask, signal);
+        });
+      }
+      if (said === undefined) continue;
+      trail = record(trail, said);
+      if (said.verdict === 'deny') return finish(trail!, said);
+    }
+    if (trail === undefined) return ALLOWED;
+    const asked = trail.find((d) => d.verdict === 'ask');
+    if (asked === undefined) return finish(trail, trail[trail.length - 1]!);
+    return this.answer(asked, trail, call, ask, signal);
+  }
+
+  /** Answer the `ask`, bounded by the call's signal and the executor closing. */
+  private async answer(asked: Decision, trail: Decision[], call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Promise<Decided> {
+    const { tool, workspace } = call;
+    const request: ConfirmationRequest = {
+      tool: tool.name, version: tool.version, arguments: frozenCopy(call.args), callId: call.callId, description: tool.description,
+      paths: call.paths.map((p) => workspace.relative(p.real)),
+    };
+    const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger), asked.decider, signal, 0, undefined))!;
+    trail.push(answer);
+    return finish(trail, answer);
+  }
+
+  /**
+   * Wait for `pending`, ending early with `deny` / `ABORTED` when `signal` aborts or the
+   * executor closes, or, with `timeoutMs > 0`, with `onTimeout()` when it takes longer. A
+   * rejection (a rate limiter stopped by close) is a `deny` / `ABORTED` naming the step.
+   */
+  bounded(
+    pending: PromiseLike<Decision | undefined>, step: string, signal: AbortSignal | undefined, timeoutMs: number, onTimeout: (() => Decision | undefined) | undefined,
+  ): Promise<Decision | undefined> {
+    const closing = this.closing;
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (value: Decision | undefined) => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        closing.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onAbort = () => done(deny(step, 'ABORTED', closing.aborted ? 'the executor was closed while the call waited at a gate.' : 'the call was aborted while it waited at a gate.'));
+      if (signal?.aborted || closing.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      closing.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs > 0) timer = setTimeout(() => done(onTimeout?.()), timeoutMs);
+      Promise.resolve(pending).then(done, (error: unknown) => {
+        done(deny(step, 'ABORTED', `the call could not pass the ${step} gate: ${(error as Error)?.message ?? String(error)}`));
+      });
+    });
+  }
+}
+
+function record(trail: Decision[] | undefined, decision: Decision | undefined): Decision[] | undefined {
+  if (decision === undefined) return trail;
+  (trail ??= []).push(decision);
+  return trail;
+}
+
+/** The pipeline's result ending in `final`, with the write confinement of every `allow`. */
+function finish(trail: Decision[], final: Decision): Decided {
+  if (final.verdict === 'deny') return { final, trail };
+  let writeRoots: string[] | undefined;
+  for (const d of trail) if (d.writeRoots !== undefined) (writeRoots ??= []).push(...d.writeRoots);
+  return writeRoots === undefined ? { final, trail } : { final, trail, writeRoots };
+}

@@ -1,0 +1,49 @@
+/**
+ * Which tools are visible: the one place that decides what a model is offered and which
+ * names it may call at all. Two questions, kept apart:
+ * - **selection** ({@link isSelected}): is the tool inside the caller's `tags` / `names`
+ *   choice? A call to a tool outside it is answered `UNKNOWN_TOOL`, as if it did not exist.
+ * - **offer in a mode** ({@link isOfferedInMode}): would the mode ever let it run? A read-only
+ *   mode offers read-only tools, plus the tools that may write inside scoped folders when it
+ *   has some. This only hides what would always be denied; the mode decider still decides
+ *   every call (visibility is not authorization).
+ *
+ * @module
+ */
+import type { AgentMode } from '../modes/modes.js';
+import type { RegisteredTool } from './registered-tool.js';
+
+/** The caller's choice of tools. */
+export interface ToolSelectionFilter {
+  /** Keep tools carrying at least one of these tags. Default: every tool. */
+  tags?: ReadonlySet<string> | readonly string[] | undefined;
+  /** Keep only these names. Default: every name. */
+  names?: ReadonlySet<string> | readonly string[] | undefined;
+}
+
+function has(list: ReadonlySet<string> | readonly string[], value: string): boolean {
+  return Array.isArray(list) ? list.includes(value) : (list as ReadonlySet<string>).has(value);
+}
+
+function isEmpty(list: ReadonlySet<string> | readonly string[] | undefined): boolean {
+  return list === undefined || (Array.isArray(list) ? list.length === 0 : (list as ReadonlySet<string>).size === 0);
+}
+
+/** Is `tool` inside the selection (an empty or absent list selects everything)? */
+export function isSelected(tool: Pick<RegisteredTool, 'name' | 'tags'>, filter: ToolSelectionFilter): boolean {
+  if (!isEmpty(filter.names) && !has(filter.names!, tool.name)) return false;
+  if (!isEmpty(filter.tags) && !tool.tags.some((t) => has(filter.tags!, t))) return false;
+  return true;
+}
+
+/**
+ * Would `mode` ever let `tool` run? `false` for an unknown mode (`undefined`): nothing is
+ * offered where everything is denied.
+ * @param scopedWriteDirs - scoped write folders the caller adds to the mode's own.
+ */
+export function isOfferedInMode(tool: Pick<RegisteredTool, 'readOnly' | 'scopedWrite'>, mode: AgentMode | undefined, scopedWriteDirs: readonly string[] = []): boolean {
+  if (mode === undefined) return false;
+  if (!mode.readOnly || tool.readOnly) return true;
+  const scoped = (mode.scopedWriteDirs?.length ?? 0) + scopedWriteDirs.length > 0;
+  return scoped && tool.scopedWrite;
+}

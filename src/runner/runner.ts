@@ -1,0 +1,160 @@
+/**
+ * The runner seam: what the executor hands a runner for one call ({@link RunRequest}), what
+ * comes back ({@link RunOutcome}), and the {@link Runner} interface every runner implements.
+ * A runner only runs: decisions, validation and close-out happen before and after it, in the
+ * executor. Each runner lives in its own folder (`pool/`, `main/`) and is listed once in
+ * `runners.ts`.
+ *
+ * Errors cross a worker or process boundary as plain data ({@link SerializedError}); the
+ * executor rebuilds the one error class that must reach callers, `PathTraversalError`.
+ *
+ * @module
+ */
+import { PathTraversalError, type ToolErrorCode } from '../errors.js';
+import type { ToolClass, TruncationStrategy } from '../types.js';
+
+/** What a runner needs to know of a tool (a `RegisteredTool` has all of it). */
+export interface RunnableTool {
+  /** Tool name (snake_case). */
+  readonly name: string;
+  /** Semver version. */
+  readonly version: string;
+  /** `name@version`: a runner keeps per-tool state (instances, loaded modules) under it. */
+  readonly key: string;
+  /** The tool class, for runners that run it in this thread. */
+  readonly target: ToolClass;
+  /** URL of the module that defines the class, for runners that load it elsewhere; `undefined` when unknown. */
+  readonly moduleUrl: string | undefined;
+  /** Export name of the class in that module. */
+  readonly exportName: string;
+  /** Memory cap in MiB, if the tool sets one (runners that can enforce one). */
+  readonly memoryMb: number | undefined;
+  /** Output cap in characters (`<= 0`: none), given to the tool as `ctx.maxOutputLength`. */
+  readonly maxOutputLength: number;
+  /** Whether long string output may be cut where the tool runs (its output schema allows it). */
+  readonly cutInWorker: boolean;
+  /** How long string output is cut. */
+  readonly truncation: TruncationStrategy;
+}
+
+/** One call, as the executor hands it to a runner once every decision allowed it. */
+export interface RunRequest {
+  tool: RunnableTool;
+  /** Validated arguments (plain JSON data, already copied: the runner may pass them on as they are). */
+  args: Record<string, unknown>;
+  /** Call id, given to the tool as `ctx.callId`. */
+  callId: string;
+  /** Real path of the workspace root the call is confined to. */
+  workspaceRoot: string;
+  /** Timeout in milliseconds; `<= 0` for none. */
+  timeoutMs: number;
+  /** Real paths of the folders writes are confined to (scoped writes in a read-only mode), if any. */
+  writeRoots: string[] | undefined;
+  /** Folder where a runner that cuts long output keeps the whole of it, if anywhere. */
+  fullOutputDir?: string | undefined;
+}
+
+/** What a tool reported besides its return value. */
+export interface CallExtras {
+  /** Short markers the tool added with `ctx.note()`. */
+  notes?: readonly string[];
+  /** Images the tool attached, as data URLs. */
+  images?: string[];
+  /** A failure the tool reported with `ctx.reportError()` while still returning a value. */
+  reported?: string;
+  /** Where the runner kept the whole output when it cut it: a file path and its length in characters. */
+  full?: { path: string; characters: number };
+}
+
+/** An error as plain data. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  code?: string;
+  /** For `PathTraversalError`: the offending path. */
+  path?: string;
+  /** For `PathTraversalError`: the workspace root. */
+  workspaceRoot?: string;
+}
+
+/** How a run ended, whichever runner ran it. */
+export type RunOutcome =
+  | ({ kind: 'ok'; value: unknown; notes: readonly string[]; cut?: boolean } & Omit<CallExtras, 'notes'>)
+  | { kind: 'error'; error: SerializedError; notes: readonly string[] }
+  | { kind: 'timeout'; timeoutMs: number }
+  | { kind: 'aborted' }
+  | { kind: 'memory'; memoryMb: number | undefined; message: string }
+  | { kind: 'crashed'; message: string }
+  | { kind: 'unavailable'; code: 'ABORTED' | 'OVERLOADED'; message: string }
+  | { kind: 'invalid-output'; message: string };
+
+/**
+ * A place where tool calls run: worker threads, the main thread, (later) child processes or
+ * another machine.
+ *
+ * Contract: `run` never rejects and never throws; every way a call can end is a
+ * {@link RunOutcome}. When `signal` aborts, the runner stops the tool and answers
+ * `{ kind: 'aborted' }`; at the request's timeout it stops the tool and answers
+ * `{ kind: 'timeout' }`. A runner may answer synchronously (a tool that returned at once), so
+ * callers accept both forms.
+ */
+export interface Runner {
+  /** The kind tools name in `@tool({ runner })`. */
+  readonly kind: string;
+  /** Run one call. */
+  run(request: RunRequest, signal: AbortSignal | undefined): RunOutcome | Promise<RunOutcome>;
+  /**
+   * Stop every call in flight (they end as crashed or aborted, as the runner can tell) and
+   * release what the runner holds (threads, processes, tool instances).
+   * @returns the errors of tool instances whose own `close()` failed, by `name@version`.
+   */
+  close(): Promise<Array<{ key: string; error: unknown }>>;
+}
+
+/** Turn anything thrown into plain data; never throws, whatever was thrown. */
+export function serializeError(error: unknown): SerializedError {
+  try {
+    return serializeUnsafe(error);
+  } catch {
+    return { name: 'Error', message: 'the tool threw a value that cannot be described' };
+  }
+}
+
+function serializeUnsafe(error: unknown): SerializedError {
+  if (error instanceof PathTraversalError) {
+    return { name: 'PathTraversalError', message: error.message, code: error.code, path: error.path, workspaceRoot: error.workspaceRoot };
+  }
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { name: error.name, message: error.message || String(error), code: typeof code === 'string' ? code : undefined };
+  }
+  return { name: 'Error', message: typeof error === 'string' ? error : safeString(error) };
+}
+
+function safeString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Rebuild the security error on the main side, or `undefined` for any other error. */
+export function rebuildPathTraversal(error: SerializedError): PathTraversalError | undefined {
+  if (error.name !== 'PathTraversalError' && error.code !== 'PATH_TRAVERSAL') return undefined;
+  const rebuilt = new PathTraversalError(error.path ?? '?', error.workspaceRoot ?? '?');
+  rebuilt.message = error.message;
+  return rebuilt;
+}
+
+/**
+ * Error codes a tool may report by throwing a `ToolgateError` with that code. `TIMEOUT`,
+ * `MEMORY_LIMIT` and `ABORTED` are for limits a tool enforces itself (a command's own
+ * timeout, a sandbox's memory cap).
+ */
+const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE']);
+
+/** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
+export function errorCodeOf(error: SerializedError): ToolErrorCode {
+  return error.code !== undefined && REPORTABLE_CODES.has(error.code as ToolErrorCode) ? (error.code as ToolErrorCode) : 'TOOL_ERROR';
+}
