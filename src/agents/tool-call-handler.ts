@@ -12,7 +12,7 @@ import { PathTraversalError, type ToolErrorCode } from '../errors.js';
 import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
 import { parseArguments } from '../executor/arguments.js';
 import { runBatch } from '../executor/batch.js';
-import { failedResult } from '../closeout/results.js';
+import { completedResult, failedResult } from '../closeout/results.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { Logger } from '../logging/logger.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
@@ -133,9 +133,7 @@ export class ToolCallHandler {
     const run = async (i: number): Promise<ToolExecutionResult> => {
       const call = calls[i]!;
       let result: ToolExecutionResult;
-      if (i >= this.maxCalls) {
-        result = notRun(call, 'OVERLOADED', `not run: at most ${this.maxCalls} tool calls of one turn run, and this is call ${i + 1} of ${calls.length}. Send the rest in your next turn if they are still needed.`);
-      } else if (options.signal?.aborted) {
+      if (options.signal?.aborted) {
         result = notRun(call, 'ABORTED', 'not run: the run was aborted.', 'interrupted');
       } else {
         onCall?.(call);
@@ -163,6 +161,8 @@ export class ToolCallHandler {
       },
       run,
       describe: (i) => ({ tool: clip(String(calls[i]!.name), 200), callId: calls[i]!.id }),
+      notRun: (i) => i < this.maxCalls ? undefined : notRun(calls[i]!, 'OVERLOADED',
+        `not run: at most ${this.maxCalls} tool calls of one turn run, and this is call ${i + 1} of ${calls.length}. Send the rest in your next turn if they are still needed.`),
       onEscape: (i, error) => {
         this.logger?.warn({ event: 'agent_path_traversal', tool: calls[i]!.name, callId: calls[i]!.id, path: error.path }, 'a tool call tried to leave the workspace');
       },
@@ -187,10 +187,9 @@ export class ToolCallHandler {
       const answer = await untilAborted(Promise.resolve(handler(question, signal)), signal);
       if (answer === ABORTED) return notRun(call, 'ABORTED', 'ask_user was aborted before the user answered.', 'interrupted');
       const text = Array.isArray(answer) ? answer.map(String).join('\n') : String(answer ?? '');
-      return {
-        success: true, output: text.trim() === '' ? '(the user gave an empty answer)' : text, durationMs: Date.now() - started, confirmed: true,
-        tool: ASK_USER_TOOL.name, callId: call.id, stopReason: 'completed',
-      };
+      const result = completedResult(text.trim() === '' ? '(the user gave an empty answer)' : text, { tool: ASK_USER_TOOL.name, callId: call.id });
+      result.durationMs = Date.now() - started;
+      return result;
     } catch (error) {
       return notRun(call, 'TOOL_ERROR', `ask_user failed: the question could not be put to the user (${clip((error as Error)?.message ?? String(error), 500)}).`, 'error');
     }

@@ -46,6 +46,13 @@ export function failedResult(code: ToolErrorCode, message: string, fields: Resul
   return result;
 }
 
+/** A successful result with `output` as it is (an answer given outside a tool run, such as a user's answer to `ask_user`). */
+export function completedResult(output: string, fields: Pick<ResultFields, 'tool' | 'callId' | 'version'>): ToolExecutionResult {
+  const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, tool: fields.tool, callId: fields.callId, stopReason: 'completed' };
+  if (fields.version !== undefined) result.version = fields.version;
+  return result;
+}
+
 /** A failed result of a resolved tool: the message is cut at the tool's own output cap too. */
 export function toolFailure(tool: RegisteredTool, code: ToolErrorCode, message: string, fields: Omit<ResultFields, 'tool' | 'version'>): ToolExecutionResult {
   const cap = tool.maxOutputLength > 0 ? tool.maxOutputLength : Number.POSITIVE_INFINITY;

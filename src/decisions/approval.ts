@@ -27,6 +27,8 @@ export interface ConfirmationRequest {
    * arguments hold.
    */
   paths: string[];
+  /** Why the call asks: the decider that asked, its reason, and its rule when it has named rules. */
+  ask: { decider: string; reason: string; rule?: string };
 }
 
 /** Asks a person (or a policy) whether a call may run; resolves true for yes. */
@@ -41,8 +43,10 @@ export function confirmationRequiredReason(tool: string): string {
   return `Confirmation required: ${tool} needs the user's approval before it runs, and none was given. Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;
 }
 
-/** Shared `allow` of an approved call (never written to). */
-const APPROVED: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved' });
+/** Shared `allow` of a call the caller approved in advance (never written to). */
+const APPROVED_IN_ADVANCE: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved in advance by the caller (confirm: true)' });
+/** Shared `allow` of a call the confirmation handler approved (never written to). */
+const APPROVED_BY_HANDLER: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved by the confirmation handler' });
 
 /**
  * Answer an `ask`.
@@ -56,7 +60,7 @@ export async function answerAsk(
   handler: ConfirmationHandler | undefined,
   logger: Logger,
 ): Promise<Decision> {
-  if (confirm === true) return APPROVED;
+  if (confirm === true) return APPROVED_IN_ADVANCE;
   if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request.tool));
   let yes = false;
   try {
@@ -64,6 +68,6 @@ export async function answerAsk(
   } catch (error) {
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
   }
-  if (yes) return APPROVED;
+  if (yes) return APPROVED_BY_HANDLER;
   return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`);
 }

@@ -8,7 +8,9 @@
  * - otherwise any `ask` makes the call `ask` (the first ask's reason is kept): deny beats ask,
  *   ask beats allow;
  * - otherwise the call is allowed; `undefined` (no opinion) counts as `allow`, and an `allow`
- *   never overrides another decider's `ask` or `deny`. `writeRoots` of every `allow` apply.
+ *   never overrides another decider's `ask` or `deny`. Every `allow` that confines writes
+ *   (`writeRoots`) applies: a write must be inside a folder of each, so the folders kept are
+ *   those inside some folder of every confinement; when none is left the call is denied.
  * An `ask` is then answered by `approval.ts` (the caller's `confirm`, else the confirmation
  * handler, else `CONFIRMATION_REQUIRED`), which turns it into `allow` or `deny`.
  *
@@ -23,6 +25,7 @@
  */
 import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util.js';
+import { isInside } from '../workspace/workspace.js';
 import { answerAsk, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
@@ -43,6 +46,9 @@ export interface AskOptions {
   /** Who is asked otherwise; `undefined` when nobody can be. */
   handler: ConfirmationHandler | undefined;
 }
+
+/** The step that answers an `ask`; its `deny` is the one that leaves a result `confirmed: false`. */
+export const ANSWER_STEP = 'confirmation';
 
 /** The shared result of a call nobody objected to (never written to). */
 const ALLOWED: Decided = Object.freeze({ final: Object.freeze({ verdict: 'allow', decider: 'pipeline', reason: 'no decider objected' }), trail: Object.freeze([]) as readonly Decision[] });
@@ -99,8 +105,10 @@ export class DecisionPipeline {
     const request: ConfirmationRequest = {
       tool: tool.name, version: tool.version, arguments: frozenCopy(call.args), callId: call.callId, description: tool.description,
       paths: call.paths.map((p) => workspace.relative(p.real)),
+      ask: asked.rule === undefined ? { decider: asked.decider, reason: asked.reason } : { decider: asked.decider, reason: asked.reason, rule: asked.rule },
     };
-    const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger), asked.decider, signal, 0, undefined))!;
+    // Whatever ends the wait, the answer is the confirmation step's.
+    const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger), ANSWER_STEP, signal, 0, undefined))!;
     trail.push(answer);
     return finish(trail, answer);
   }
@@ -140,10 +148,32 @@ function record(trail: Decision[] | undefined, decision: Decision | undefined): 
   return trail;
 }
 
-/** The pipeline's result ending in `final`, with the write confinement of every `allow`. */
+/** The pipeline's result ending in `final`, with the write confinements of every `allow` combined. */
 function finish(trail: Decision[], final: Decision): Decided {
   if (final.verdict === 'deny') return { final, trail };
-  let writeRoots: string[] | undefined;
-  for (const d of trail) if (d.writeRoots !== undefined) (writeRoots ??= []).push(...d.writeRoots);
-  return writeRoots === undefined ? { final, trail } : { final, trail, writeRoots };
+  const confining = trail.filter((d) => d.verdict === 'allow' && d.writeRoots !== undefined);
+  if (confining.length === 0) return { final, trail };
+  const writeRoots = combineConfinements(confining.map((d) => d.writeRoots!));
+  if (writeRoots.length === 0) {
+    const refusal = deny(confining[0]!.decider, 'MODE_DENIED', `the folders this call may write in, as ${confining.map((d) => d.decider).join(' and ')} confine them, have nothing in common; nothing may be written.`);
+    trail.push(refusal);
+    return { final: refusal, trail };
+  }
+  return { final, trail, writeRoots };
+}
+
+/**
+ * The folders a write may go to when it must be inside a folder of each set: the folders (of
+ * any set) that lie inside some folder of every set. A path is inside one of them exactly when
+ * it is inside a folder of every set.
+ */
+export function combineConfinements(sets: ReadonlyArray<readonly string[]>): string[] {
+  if (sets.length === 1) return [...sets[0]!];
+  const kept = new Set<string>();
+  for (const set of sets) {
+    for (const root of set) {
+      if (sets.every((other) => other.some((o) => isInside(o, root)))) kept.add(root);
+    }
+  }
+  return [...kept];
 }

@@ -22,12 +22,19 @@ export interface BatchPlan {
   /** Whether call `i` writes (or must otherwise run alone, in order). */
   runsAlone(i: number): boolean;
   /**
-   * Run call `i`. May throw (reject with) `PathTraversalError`; any other rejection
-   * propagates out of {@link runBatch} after the calls already started settle.
+   * Run call `i`. May throw (reject with) `PathTraversalError`; any other rejection is a bug
+   * of the caller and rejects {@link runBatch} at once (calls already queued may still start).
    */
   run(i: number): Promise<ToolExecutionResult>;
   /** Tool name and call id of call `i`, for the results of calls that do not run. */
   describe(i: number): Pick<ResultFields, 'tool' | 'callId'>;
+  /** What the calls are called in messages: `turn` (default) or `batch`. */
+  unit?: 'turn' | 'batch';
+  /**
+   * A result for call `i` without running it, or `undefined` to go on; asked first, before a
+   * workspace escape skips the call (a cap on calls per turn, say).
+   */
+  notRun?(i: number): ToolExecutionResult | undefined;
   /** Told of a call's workspace escape as it happens (to log it). */
   onEscape?(i: number, error: PathTraversalError): void;
   /** Told of each result as it is settled, in the order they settle. */
@@ -45,9 +52,11 @@ export async function runBatch(count: number, plan: BatchPlan): Promise<BatchOut
   const results = new Array<ToolExecutionResult>(count);
   let escape: PathTraversalError | undefined;
   const one = async (i: number): Promise<void> => {
-    let result: ToolExecutionResult;
-    if (escape !== undefined) {
-      result = failedResult('ABORTED', 'not run: an earlier call in this turn tried to leave the workspace.', plan.describe(i));
+    let result: ToolExecutionResult | undefined = plan.notRun?.(i);
+    if (result !== undefined) {
+      // answered without running
+    } else if (escape !== undefined) {
+      result = failedResult('ABORTED', `not run: an earlier call in this ${plan.unit ?? 'turn'} tried to leave the workspace.`, plan.describe(i));
     } else {
       try {
         result = await plan.run(i);

@@ -22,7 +22,7 @@ import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import { buildDeciders } from '../decisions/deciders.js';
 import type { Decision, PreparedCall, ResolvedPath } from '../decisions/decision.js';
-import { DecisionPipeline, type Decided } from '../decisions/pipeline.js';
+import { ANSWER_STEP, DecisionPipeline, type Decided } from '../decisions/pipeline.js';
 import type { PolicyHook } from '../decisions/policy-hook.decider.js';
 import { RateLimiter } from '../decisions/rate-limit.js';
 import { createLogger, redactSecrets, type Logger } from '../logging/logger.js';
@@ -126,6 +126,8 @@ class CallState implements PreparedCall, RunRequest {
   writeRoots: string[] | undefined = undefined;
   /** Where a runner that cuts the output keeps the whole of it, if anywhere. */
   fullOutputDir: string | undefined = undefined;
+  /** What the deciders said (left unset when none had an opinion): logged, and what a ledger records. */
+  decisions: readonly Decision[] | undefined = undefined;
   readonly signal: AbortSignal | undefined;
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;
@@ -165,6 +167,8 @@ const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 export class ToolExecutor {
   /** The registry calls are resolved in (tools registered later are callable too). */
   readonly registry: ToolRegistry;
+  /** The `scopedWriteTools` option: which `scopedWrite` tools read-only modes let write (`undefined`: all that declare it). */
+  readonly scopedWriteTools: ReadonlySet<string> | undefined;
   private readonly logger: Logger;
   private readonly logInfo: boolean;
   private readonly logDebug: boolean;
@@ -206,8 +210,9 @@ export class ToolExecutor {
     if (typeof policyTimeoutMs !== 'number' || !(policyTimeoutMs > 0) || policyTimeoutMs > MAX_TIMEOUT_MS) {
       throw ToolgateOptionError.fromBadOption('policyTimeoutMs', `must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; got ${options.policyTimeoutMs}`);
     }
+    this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
     const deciders = buildDeciders({
-      scopedWriteTools: options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools),
+      scopedWriteTools: this.scopedWriteTools,
       policyHook: options.policyHook,
       policyTimeoutMs,
       logger: this.logger,
@@ -304,10 +309,10 @@ export class ToolExecutor {
 
     const ask = { confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler };
     const decided = this.pipeline.decide(state, ask, state.signal);
-    if (isThenable(decided)) {
-      return decided.then((d) => this.admit(state, d)).then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
-    }
-    return this.admit(state, decided);
+    const admitted = isThenable(decided) ? decided.then((d) => this.admit(state, d)) : this.admit(state, decided);
+    // Whatever waited on the way (an async decider, an ask, rate-limit admission), a bug there
+    // or in dispatch is an INTERNAL result; a workspace escape is thrown on.
+    return admitted instanceof Promise ? admitted.then(undefined, (error: unknown) => this.internalError(error, name, callId, started)) : admitted;
   }
 
   /**
@@ -356,6 +361,7 @@ export class ToolExecutor {
 
   /** Step 3, after the decisions: a denial's result, or rate-limit admission and dispatch. */
   private admit(state: CallState, decided: Decided): ToolExecutionResult | Promise<ToolExecutionResult> {
+    if (decided.trail.length !== 0) state.decisions = decided.trail;
     if (decided.final.verdict === 'deny') return this.denied(state, decided.final);
     if (decided.writeRoots !== undefined) state.writeRoots = [...decided.writeRoots];
     const rpm = state.tool.rateLimitRpm;
@@ -369,7 +375,8 @@ export class ToolExecutor {
 
   /** The result of a call a decision refused. */
   private denied(state: CallState, decision: Decision): ToolExecutionResult {
-    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== 'confirmation', decision.decider, state.args);
+    // `confirmed: false` only when the answer to an ask refused the call.
+    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== ANSWER_STEP, decision.decider, state.args, state.decisions);
   }
 
   /**
@@ -383,7 +390,7 @@ export class ToolExecutor {
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     const running = this.runnerFor(tool.runner).run(state, state.signal);
     if (isThenable(running)) {
-      return running.then((outcome) => this.settle(state, outcome), (error: unknown) => this.internalError(error, tool.name, state.callId, state.started));
+      return Promise.resolve(running).then((outcome) => this.settle(state, outcome), (error: unknown) => this.internalError(error, tool.name, state.callId, state.started));
     }
     return this.settle(state, running);
   }
@@ -392,7 +399,7 @@ export class ToolExecutor {
   private settle(state: CallState, outcome: RunOutcome): ToolExecutionResult {
     try {
       const result = resultOf(state, byStopPriority(outcome, state.signal?.aborted === true), this.outputs, this.closed);
-      return this.finish(state.started, result, undefined, result.success ? state.args : state.rawArguments);
+      return this.finish(state.started, result, undefined, result.success ? state.args : state.rawArguments, state.decisions);
     } catch (error) {
       if (error instanceof PathTraversalError) throw this.traversal(error, state.tool, state.callId);
       return this.internalError(error, state.tool.name, state.callId, state.started);
@@ -404,10 +411,10 @@ export class ToolExecutor {
    * by default the arguments as given).
    */
   private fail(
-    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown,
+    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown, decisions?: readonly Decision[],
   ): ToolExecutionResult {
     const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed });
-    return this.finish(state.started, result, gate, args ?? state.rawArguments);
+    return this.finish(state.started, result, gate, args ?? state.rawArguments, decisions);
   }
 
   /**
@@ -447,6 +454,7 @@ export class ToolExecutor {
       runsAlone: (i) => this.writes(list[i]!),
       run: (i) => this.execute(list[i]!, options),
       describe: (i) => ({ tool: requestedName(list[i]), callId: requestedCallId(list[i]) }),
+      unit: 'batch',
     });
     if (escape !== undefined) {
       escape.results = results;
@@ -476,13 +484,19 @@ export class ToolExecutor {
     return error;
   }
 
-  private finish(started: number, result: ToolExecutionResult, gate?: string, args?: unknown): ToolExecutionResult {
+  /**
+   * Set the duration and log the `tool_call` event: `gate` names the step that refused the
+   * call, `decisions` the pipeline's trail (`decider:verdict`, with the rule when there is
+   * one) when any decider had an opinion.
+   */
+  private finish(started: number, result: ToolExecutionResult, gate?: string, args?: unknown, decisions?: readonly Decision[]): ToolExecutionResult {
     result.durationMs = performance.now() - started;
     if (this.logInfo) {
       const event: Record<string, unknown> = {
         event: 'tool_call', tool: result.tool, version: result.version, callId: result.callId, gate: gate ?? (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND' || result.errorCode === 'INVALID_ARGUMENTS' || result.errorCode === 'INVALID_PATH' ? 'validation' : 'passed'),
         durationMs: Math.round(result.durationMs * 1000) / 1000, success: result.success, errorCode: result.errorCode,
       };
+      if (decisions !== undefined) event.decisions = decisions.map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
       if (this.logDebug && args !== undefined) {
         // Raw JSON text that failed to parse cannot be redacted key by key: log its size only.
         event.arguments = typeof args === 'string' ? `[unparsed arguments, ${args.length} characters]` : redactSecrets(args);

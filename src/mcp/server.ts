@@ -86,7 +86,7 @@ export function createMcpServer(options: McpServeOptions): Server {
   // Listed: the selected tools the mode would ever let run (a read-only mode hides the
   // writing tools it always denies, as agents do). A call still reaches the mode decider.
   const mode = resolveMode(options.mode);
-  const listed = () => registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs));
+  const listed = () => registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, options.executor.scopedWriteTools));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed().map((t) => toMcpTool(t)) }));
 

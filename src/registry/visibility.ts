@@ -40,10 +40,13 @@ export function isSelected(tool: Pick<RegisteredTool, 'name' | 'tags'>, filter: 
  * Would `mode` ever let `tool` run? `false` for an unknown mode (`undefined`): nothing is
  * offered where everything is denied.
  * @param scopedWriteDirs - scoped write folders the caller adds to the mode's own.
+ * @param scopedWriteTools - the executor's `scopedWriteTools` narrowing, if any.
  */
-export function isOfferedInMode(tool: Pick<RegisteredTool, 'readOnly' | 'scopedWrite'>, mode: AgentMode | undefined, scopedWriteDirs: readonly string[] = []): boolean {
+export function isOfferedInMode(
+  tool: Pick<RegisteredTool, 'name' | 'readOnly' | 'scopedWrite'>, mode: AgentMode | undefined, scopedWriteDirs: readonly string[] = [], scopedWriteTools?: ReadonlySet<string>,
+): boolean {
   if (mode === undefined) return false;
   if (!mode.readOnly || tool.readOnly) return true;
   const scoped = (mode.scopedWriteDirs?.length ?? 0) + scopedWriteDirs.length > 0;
-  return scoped && tool.scopedWrite;
+  return scoped && tool.scopedWrite && (scopedWriteTools === undefined || scopedWriteTools.has(tool.name));
 }

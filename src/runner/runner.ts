@@ -44,7 +44,11 @@ export interface RunRequest {
   args: Record<string, unknown>;
   /** Call id, given to the tool as `ctx.callId`. */
   callId: string;
-  /** Real path of the workspace root the call is confined to. */
+  /**
+   * The workspace root the call is confined to, as the caller gave it (absolute or relative to
+   * the process's folder; links not yet resolved): resolve it with `workspaceFor(root).realRoot`
+   * before mounting it or running a process in it.
+   */
   workspaceRoot: string;
   /** Timeout in milliseconds; `<= 0` for none. */
   timeoutMs: number;

@@ -209,7 +209,7 @@ export class ToolSystem implements HarnessPlugin, ToolCallTarget {
     const out: RegisteredTool[] = [];
     for (const latest of this.registry.list()) {
       const tool = this.versions.resolve(latest.name, selection.agent);
-      if (tool === undefined || !this.selected(tool) || !isOfferedInMode(tool, mode, selection.scopedWriteDirs)) continue;
+      if (tool === undefined || !this.selected(tool) || !isOfferedInMode(tool, mode, selection.scopedWriteDirs, this.executor.scopedWriteTools)) continue;
       out.push(tool);
     }
     return out;

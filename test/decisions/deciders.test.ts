@@ -11,7 +11,7 @@ import { ConfirmationDecider } from '../../src/decisions/confirmation.decider.js
 import { buildDeciders } from '../../src/decisions/deciders.js';
 import type { Decider, Decision, PreparedCall } from '../../src/decisions/decision.js';
 import { decideMode, ModeDecider } from '../../src/decisions/mode.decider.js';
-import { DecisionPipeline } from '../../src/decisions/pipeline.js';
+import { combineConfinements, DecisionPipeline } from '../../src/decisions/pipeline.js';
 import { decidePolicy, fromHookAnswer, PolicyHookDecider, type PolicyCall } from '../../src/decisions/policy-hook.decider.js';
 import { RateLimiter } from '../../src/decisions/rate-limit.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -121,7 +121,7 @@ describe('policy hook decider', () => {
 });
 
 describe('confirmation decider and answering an ask', () => {
-  const request: ConfirmationRequest = { tool: 'write_file', version: '1.0.0', arguments: {}, callId: 'c', description: '', paths: [] };
+  const request: ConfirmationRequest = { tool: 'write_file', version: '1.0.0', arguments: {}, callId: 'c', description: '', paths: [], ask: { decider: 'confirmation', reason: 'needs approval' } };
 
   test('asks only for tools that declare requiresConfirmation', () => {
     const decider = new ConfirmationDecider();
@@ -132,12 +132,15 @@ describe('confirmation decider and answering an ask', () => {
   test('confirm approves without asking; no handler is CONFIRMATION_REQUIRED; the handler decides otherwise (a throw is no)', async () => {
     let asked = 0;
     const yes = () => { asked++; return true; };
-    assert.equal((await answerAsk(request, true, yes, logger)).verdict, 'allow');
+    const inAdvance = await answerAsk(request, true, yes, logger);
+    assert.equal(inAdvance.verdict, 'allow');
     assert.equal(asked, 0);
     const required = await answerAsk(request, undefined, undefined, logger);
     assert.equal(required.code, 'CONFIRMATION_REQUIRED');
     assert.match(required.reason, /^Confirmation required/);
-    assert.equal((await answerAsk(request, false, yes, logger)).verdict, 'allow');
+    const byHandler = await answerAsk(request, false, yes, logger);
+    assert.equal(byHandler.verdict, 'allow');
+    assert.notEqual(byHandler.reason, inAdvance.reason, 'a ledger can tell who approved');
     assert.equal((await answerAsk(request, undefined, async () => false, logger)).code, 'CONFIRMATION_DENIED');
     assert.equal((await answerAsk(request, undefined, () => { throw new Error('tty gone'); }, logger)).code, 'CONFIRMATION_DENIED');
   });
@@ -208,6 +211,33 @@ describe('decision pipeline', () => {
     const onClose = new DecisionPipeline([hung], logger, shutting.signal).decide(prepared(), noAsk, undefined);
     shutting.abort();
     assert.match((await onClose).final.reason, /executor was closed/);
+  });
+
+  test('the person asked sees why: the asking decider, its reason and rule; an abort while asking is the confirmation step\'s', async () => {
+    const asking: Decider = { name: 'policy', decide: () => ({ verdict: 'ask', decider: 'policy', reason: 'rm needs a look', rule: 'ask-rm' }) };
+    let seen: ConfirmationRequest | undefined;
+    const pipeline = new DecisionPipeline([asking], logger, closing.signal);
+    await pipeline.decide(prepared(), { confirm: undefined, handler: (r) => { seen = r; return true; } }, undefined);
+    assert.deepEqual(seen?.ask, { decider: 'policy', reason: 'rm needs a look', rule: 'ask-rm' });
+    const controller = new AbortController();
+    const pending = pipeline.decide(prepared(), { confirm: undefined, handler: () => new Promise<boolean>(() => {}) }, controller.signal);
+    setTimeout(() => controller.abort(), 10);
+    const aborted = await pending;
+    assert.equal(aborted.final.code, 'ABORTED');
+    assert.equal(aborted.final.decider, 'confirmation');
+  });
+
+  test('write confinements combine by intersection; when nothing is left in common the call is denied', async () => {
+    assert.deepEqual(combineConfinements([['/w/a', '/w/b'], ['/w/a/x', '/w/c']]), ['/w/a/x']);
+    assert.deepEqual(combineConfinements([['/w/a'], ['/w/a']]), ['/w/a']);
+    const asked: string[] = [];
+    const two = new DecisionPipeline([
+      saying('one', { verdict: 'allow', decider: 'one', reason: 'a', writeRoots: ['/w/a'] }, asked),
+      saying('two', { verdict: 'allow', decider: 'two', reason: 'b', writeRoots: ['/w/b'] }, asked),
+    ], logger, closing.signal);
+    const decided = await two.decide(prepared(), noAsk, undefined);
+    assert.equal(decided.final.verdict, 'deny');
+    assert.match(decided.final.reason, /one and two confine them, have nothing in common/);
   });
 
   test('the deciders are built in order: mode, policy hook (only when given), confirmation', () => {

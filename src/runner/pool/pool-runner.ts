@@ -162,6 +162,10 @@ export class PoolRunner implements Runner {
     if (this.closed) return Promise.resolve({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' });
     if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
     const { tool } = call;
+    if (tool.moduleUrl === undefined) {
+      // Registration refuses pool tools without a module URL; a hand-made request may still lack one.
+      return Promise.resolve({ kind: 'error', error: { name: 'Error', message: `${tool.key} has no module URL; only tools loaded from a module run in the pool` }, notes: NO_NOTES });
+    }
     const record = this.recordOf(tool);
     const slot = this.takeSlot();
     if (slot < 0) {
