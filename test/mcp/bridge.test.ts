@@ -1,6 +1,8 @@
 /**
  * The MCP bridge: fixture servers (test/fixtures/mcp-fixture-server.ts) bridged into a
- * registry and called through the executor (cases T11, T12, T13, A1).
+ * registry and called through the executor (cases T11, T12, T13, A1). Servers the test is not
+ * about as processes are reached over the SDK's in-memory transport; those that exit, fail to
+ * start or must be stopped by close() are real stdio processes.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +11,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { assignProxyNames, MAX_BRIDGED_DESCRIPTION, McpBridge, serverPrefix, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
-import { REPO_ROOT } from '../helpers.js';
+import { createFixtureServer } from '../fixtures/mcp-fixture-server.js';
+import { inMemoryTransport, REPO_ROOT } from '../helpers.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'dist/test/fixtures/mcp-fixture-server.js');
 
@@ -76,17 +79,24 @@ describe('bridging fixture servers', () => {
 
   before(async () => {
     ({ registry } = await loadBuiltinTools());
+    // In process: the servers of the naming, gating and progress cases (their config below is
+    // what a stdio server would have; transportFor reaches them over the in-memory transport).
+    const inProcess = new Map([
+      ['names_a', await inMemoryTransport(await createFixtureServer('names-a'))],
+      ['names-b', await inMemoryTransport(await createFixtureServer('names-b'))],
+      ['basic', await inMemoryTransport(await createFixtureServer('basic'))],
+    ]);
     bridge = await McpBridge.connect(
       registry,
       {
         names_a: fixture('names-a', { trusted: true }),
         'names-b': fixture('names-b'),
         basic: fixture('basic', { trusted: true, timeoutMs: 400, maxTotalTimeoutMs: 3000 }),
-        untrusted: fixture('basic'),
+        untrusted: fixture('basic'), // a real process: its `die` exits it mid-session
         broken: { command: process.execPath, args: ['-e', 'process.stderr.write("cannot start: no config\\n"); process.exit(3)'] },
         missing: { command: path.join(REPO_ROOT, 'no-such-server-binary') },
       },
-      { logger: log.logger },
+      { logger: log.logger, transportFor: (name) => inProcess.get(name) },
     );
     executor = new ToolExecutor(registry, { outputStore: false });
   });

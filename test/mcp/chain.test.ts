@@ -1,34 +1,51 @@
 /**
- * Chaining: toolgate bridges another toolgate's `toolgate mcp` (stdio), from code and from
- * the CLI through a `toolgate.config.json`.
+ * Chaining: toolgate bridges another toolgate's MCP server: from code, in process over the SDK's
+ * in-memory transport (the servers `toolgate mcp --tag fs` and `toolgate mcp --tool write_file
+ * --yes` serve), and from the CLI through a `toolgate.config.json` naming a real
+ * `toolgate mcp` (stdio).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { McpBridge, ToolExecutor, ToolRegistry } from 'toolgate';
-import { BIN, runCli, tempWorkspace } from '../helpers.js';
+import { createMcpServer, loadBuiltinTools, loadPortedTools, McpBridge, ToolExecutor, ToolRegistry } from 'toolgate';
+import { BIN, inMemoryTransport, runCli, tempWorkspace } from '../helpers.js';
 
 describe('toolgate bridging toolgate', () => {
   let tmp: ReturnType<typeof tempWorkspace>;
   let registry: ToolRegistry;
   let bridge: McpBridge;
   let executor: ToolExecutor;
+  let inner: ToolExecutor;
 
   before(async () => {
     tmp = tempWorkspace();
     fs.writeFileSync(path.join(tmp.ws, 'inner.txt'), 'read through two toolgates\n');
+    // The inner toolgate: the registry and executor `toolgate mcp` builds, and one server per
+    // config entry with the options its flags give.
+    const { registry: innerRegistry } = await loadBuiltinTools();
+    await loadPortedTools(innerRegistry);
+    inner = new ToolExecutor(innerRegistry, { workspaceRoot: tmp.ws, outputStore: false });
+    const inProcess = new Map([
+      ['inner', await inMemoryTransport(createMcpServer({ executor: inner, workspaceRoot: tmp.ws, tags: ['fs'] }))],
+      ['inner_yes', await inMemoryTransport(createMcpServer({ executor: inner, workspaceRoot: tmp.ws, tools: ['write_file'], yes: true }))],
+    ]);
     registry = new ToolRegistry();
-    bridge = await McpBridge.connect(registry, {
-      inner: { command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--tag', 'fs'], trusted: true },
-      inner_yes: { command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--tool', 'write_file', '--yes'] },
-    });
+    bridge = await McpBridge.connect(
+      registry,
+      {
+        inner: { command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--tag', 'fs'], trusted: true },
+        inner_yes: { command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--tool', 'write_file', '--yes'] },
+      },
+      { transportFor: (name) => inProcess.get(name) },
+    );
     executor = new ToolExecutor(registry, { outputStore: false, workspaceRoot: tmp.ws });
   });
 
   after(async () => {
-    await executor.close();
-    await bridge.close();
+    await executor?.close();
+    await bridge?.close();
+    await inner?.close();
     tmp.cleanup();
   });
 

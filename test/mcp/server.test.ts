@@ -1,11 +1,13 @@
 /**
- * `toolgate mcp` driven by the official SDK `Client`, over stdio and over streamable HTTP:
- * listing, read-only and writing calls with and without consent (elicitation), invalid
- * arguments (`isError`), unknown tools and malformed requests (protocol errors, SEP-1303).
+ * Our MCP server driven by the official SDK `Client`: listing, read-only and writing calls with
+ * and without consent (elicitation), invalid arguments (`isError`), unknown tools and malformed
+ * requests (protocol errors, SEP-1303). The server `toolgate mcp` builds (builtin and ported
+ * tools, one executor) runs in process, reached over the SDK's in-memory transport and over
+ * streamable HTTP on loopback (`serveHttp`, with its DNS-rebinding check); the command itself
+ * is spawned over stdio for its flags.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -13,7 +15,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, tempWorkspace } from '../helpers.js';
+import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, ToolExecutor, type McpServerHandle } from 'toolgate';
+import { BIN, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 type Consent = 'none' | 'accept' | 'decline';
 
@@ -33,38 +36,30 @@ function text(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
 }
 
-/** Start `toolgate mcp --http` and read its URL from stderr. */
-async function startHttpServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`toolgate mcp --http exited with ${code}: ${stderr}`)));
-  });
-  return { child, url };
-}
+/** The executor `toolgate mcp` serves with: builtin and ported tools, no output store (one for the file). */
+let executor: ToolExecutor;
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+before(async () => {
+  const { registry } = await loadBuiltinTools();
+  await loadPortedTools(registry);
+  executor = new ToolExecutor(registry, { outputStore: false });
+});
 
-for (const kind of ['stdio', 'http'] as const) {
-  describe(`toolgate mcp over ${kind}`, () => {
+after(async () => {
+  await executor?.close();
+});
+
+for (const kind of ['in-memory', 'http'] as const) {
+  describe(`the MCP server over ${kind === 'http' ? 'streamable HTTP' : 'the in-memory transport'}`, () => {
     let tmp: ReturnType<typeof tempWorkspace>;
-    let httpServer: { child: ChildProcess; url: string } | undefined;
+    let httpServer: (McpServerHandle & { url: string }) | undefined;
     const clients: Client[] = [];
 
-    async function connect(consent: Consent, asked?: string[], extraArgs: string[] = []): Promise<Client> {
+    async function connect(consent: Consent, asked?: string[]): Promise<Client> {
       const client = newClient(consent, asked);
-      if (kind === 'stdio') {
-        await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, ...extraArgs], stderr: 'pipe' }));
+      if (kind === 'in-memory') {
+        // One server per client, as `toolgate mcp` over stdio has.
+        await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: tmp.ws })));
       } else {
         await client.connect(new StreamableHTTPClientTransport(new URL(httpServer!.url)));
       }
@@ -75,12 +70,12 @@ for (const kind of ['stdio', 'http'] as const) {
     before(async () => {
       tmp = tempWorkspace();
       fs.writeFileSync(path.join(tmp.ws, 'notes.txt'), 'served over MCP\n');
-      if (kind === 'http') httpServer = await startHttpServer(['--workspace', tmp.ws]);
+      if (kind === 'http') httpServer = await serveHttp({ executor, workspaceRoot: tmp.ws });
     });
 
     after(async () => {
       await Promise.all(clients.map((c) => c.close()));
-      if (httpServer) await stopChild(httpServer.child);
+      await httpServer?.close();
       tmp.cleanup();
     });
 
@@ -187,7 +182,7 @@ for (const kind of ['stdio', 'http'] as const) {
   });
 }
 
-describe('toolgate mcp options', () => {
+describe('toolgate mcp over stdio: its flags', () => {
   let tmp: ReturnType<typeof tempWorkspace>;
   const clients: Client[] = [];
   before(() => {
@@ -205,17 +200,19 @@ describe('toolgate mcp options', () => {
     return client;
   }
 
-  test('--yes approves, --mode explore still denies writes, --tag narrows the list', async () => {
-    const yes = await connect(['--yes', '--tag', 'fs']);
+  test('--yes approves, --mode explore still denies writes, --tag narrows the list, a read answers', async () => {
+    // Both servers start together (each is a `toolgate mcp` process).
+    const [yes, explore] = await Promise.all([connect(['--yes', '--tag', 'fs']), connect(['--yes', '--mode', 'explore'])]);
     const { tools } = await yes.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), ['list_files', 'read_file', 'read_pdf', 'write_file']);
     const written = (await yes.callTool({ name: 'write_file', arguments: { filepath: 'yes.txt', content: 'ok' } })) as CallToolResult;
     assert.notEqual(written.isError, true, text(written));
     assert.equal(fs.readFileSync(path.join(tmp.ws, 'yes.txt'), 'utf8'), 'ok');
+    const read = (await yes.callTool({ name: 'read_file', arguments: { filepath: 'yes.txt' } })) as CallToolResult;
+    assert.equal(text(read), 'ok');
     // A tool outside the visible set is unknown to this server.
     await assert.rejects(yes.callTool({ name: 'delete_file', arguments: { filepath: 'yes.txt' } }), { code: ErrorCode.InvalidParams });
 
-    const explore = await connect(['--yes', '--mode', 'explore']);
     const denied = (await explore.callTool({ name: 'write_file', arguments: { filepath: 'explore.txt', content: 'no' } })) as CallToolResult;
     assert.equal(denied.isError, true);
     assert.equal(denied._meta?.['toolgate/errorCode'], 'MODE_DENIED');
