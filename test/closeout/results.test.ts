@@ -11,7 +11,7 @@ import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { byStopPriority } from '../../src/executor/executor.js';
 import type { RunOutcome } from '../../src/runner/protocol.js';
 import { ONE_PIXEL_PNG } from '../fixtures/behaviour.tool.js';
-import { fixtureRegistry, tempWorkspace } from '../helpers.js';
+import { callsTo, fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;
 let executor: ToolExecutor;
@@ -26,9 +26,7 @@ after(async () => {
   tmp?.cleanup();
 });
 
-function call(name: string, args: Record<string, unknown> = {}, options = {}): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, options);
-}
+const call = callsTo(() => executor);
 
 describe('stop reasons', () => {
   test('completed, not_run, error, timeout and interrupted', async () => {

@@ -18,7 +18,7 @@ import { Readable } from 'node:stream';
 import tarStream from 'tar-stream';
 import yazl from 'yazl';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertFailed as failed, assertTraversal, closePortedWorkspace, existsIn, portedWorkspace, putFile, type TempWorkspace } from '../helpers.js';
+import { assertFailed as failed, assertTraversal, assertOk, callsTo, closePortedWorkspace, existsIn, portedWorkspace, putFile, type TempWorkspace } from '../helpers.js';
 import { checkEntries, MAX_ENTRIES, MAX_TOTAL_BYTES, nameComponents } from '../../tools-ported/archive/archive-policy.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
@@ -35,9 +35,7 @@ before(async () => {
 
 after(() => closePortedWorkspace({ tmp, executor }));
 
-function call(name: string, args: Record<string, unknown>, confirm = true): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, { confirm });
-}
+const call = callsTo(() => executor, { confirm: true });
 
 function put(rel: string, content: string | Uint8Array): string {
   return putFile(ws, rel, content);
@@ -47,9 +45,9 @@ function exists(rel: string): boolean {
   return existsIn(ws, rel);
 }
 
+/** Assert a successful call; its structured result. */
 function ok(result: ToolExecutionResult): Record<string, unknown> {
-  assert.equal(result.success, true, `${result.tool}: ${result.output}`);
-  return result.structured as Record<string, unknown>;
+  return assertOk(result).structured as Record<string, unknown>;
 }
 
 /** Nothing outside the workspace changed, and the siblings are untouched. */
@@ -460,13 +458,13 @@ describe('archive tools: paths outside the workspace, confirmation and bad argum
   test('create_archive and extract_archive need confirmation; list_archive does not', async () => {
     put('cf/a.txt', 'a');
     put('cf/arch.zip', await zip([{ name: 'f.txt', content: 'f' }]));
-    const create = await call('create_archive', { paths: ['cf/a.txt'], destination: 'cf/new.zip' }, false);
+    const create = await call('create_archive', { paths: ['cf/a.txt'], destination: 'cf/new.zip' }, { confirm: false });
     assert.equal(create.errorCode, 'CONFIRMATION_REQUIRED');
     assert.equal(exists('cf/new.zip'), false);
-    const extract = await call('extract_archive', { filepath: 'cf/arch.zip', destination: 'cf/dest' }, false);
+    const extract = await call('extract_archive', { filepath: 'cf/arch.zip', destination: 'cf/dest' }, { confirm: false });
     assert.equal(extract.errorCode, 'CONFIRMATION_REQUIRED');
     assert.equal(exists('cf/dest'), false);
-    ok(await call('list_archive', { filepath: 'cf/arch.zip' }, false));
+    ok(await call('list_archive', { filepath: 'cf/arch.zip' }, { confirm: false }));
   });
 
   test('wrong types and sizes are schema errors (paths not a list, an empty list, an unknown format, extra properties)', async () => {

@@ -17,7 +17,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertTraversal, closePortedWorkspace, portedWorkspace, putFile, type TempWorkspace } from '../helpers.js';
+import { assertTraversal, callsTo, closePortedWorkspace, portedWorkspace, putFile, type TempWorkspace } from '../helpers.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 
@@ -43,9 +43,7 @@ function exists(rel: string): boolean {
   return fs.existsSync(path.join(ws, rel));
 }
 
-function call(name: string, args: Record<string, unknown>, options: { confirm?: boolean; mode?: string } = { confirm: true }): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, options as never);
-}
+const call = callsTo(() => executor, { confirm: true });
 
 async function ok(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
   const result = await call(name, args);
@@ -234,7 +232,7 @@ describe('convert_data and convert_data_to_file', () => {
   });
 
   test('convert_data_to_file writes atomically, needs confirmation, and never replaces a file unless asked', async () => {
-    const denied = await call('convert_data_to_file', { filepath: 'data/people.json', destination: 'conv/people.yaml' }, {});
+    const denied = await call('convert_data_to_file', { filepath: 'data/people.json', destination: 'conv/people.yaml' }, { confirm: false });
     assert.equal(denied.errorCode, 'CONFIRMATION_REQUIRED');
     assert.equal(exists('conv/people.yaml'), false);
     const written = await ok('convert_data_to_file', { filepath: 'data/people.json', destination: 'conv/people.yaml' });
@@ -258,7 +256,7 @@ describe('convert_data and convert_data_to_file', () => {
   });
 
   test('read-only modes allow convert_data and deny convert_data_to_file', async () => {
-    const read = await call('convert_data', { filepath: 'data/people.json', to: 'yaml' }, { mode: 'explore' });
+    const read = await call('convert_data', { filepath: 'data/people.json', to: 'yaml' }, { mode: 'explore', confirm: false });
     assert.equal(read.success, true, read.output);
     const write = await call('convert_data_to_file', { filepath: 'data/people.json', destination: 'conv/explore.yaml' }, { mode: 'explore', confirm: true });
     assert.equal(write.errorCode, 'MODE_DENIED');

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertFailed as failed, assertTraversal, type CliRun, closePortedWorkspace, existsIn, portedWorkspace, putFile, runCli, type TempWorkspace } from '../helpers.js';
+import { assertFailed as failed, assertTraversal, callsTo, type CliRun, closePortedWorkspace, existsIn, portedWorkspace, putFile, runCli, type TempWorkspace } from '../helpers.js';
 import { joinLines, spliceLines, splitLines } from '../../tools-ported/common/lines.js';
 import { decodeText, detectEol, encodeText } from '../../tools-ported/common/text-codec.js';
 import { nearestCandidates } from '../../tools-ported/common/nearest.js';
@@ -36,15 +36,9 @@ before(async () => {
 
 after(() => closePortedWorkspace({ tmp, executor }));
 
-/** Run one call with `confirm: true`. */
-function call(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, { confirm: true });
-}
-
-/** Run one call in explore mode with `out` as the scoped write folder. */
-function explore(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, { mode: 'explore', scopedWriteDirs: ['out'], confirm: true });
-}
+const call = callsTo(() => executor, { confirm: true });
+/** One call in explore mode with `out` as the scoped write folder. */
+const explore = callsTo(() => executor, { mode: 'explore', scopedWriteDirs: ['out'], confirm: true });
 
 function put(rel: string, content: string | Uint8Array): string {
   return putFile(ws, rel, content);

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertTraversal, portedRegistry } from '../helpers.js';
+import { assertFailed, assertOk, assertTraversal, callsTo, portedRegistry } from '../helpers.js';
 import { filterDriverOverrides, gitEnv, runGit, SAFE_GIT_CONFIG } from '../../tools-ported/git/git-process.js';
 import { checkRef, GitToolError } from '../../tools-ported/git/git-repository.js';
 
@@ -83,21 +83,17 @@ function read(ws: string, rel: string): string {
   return fs.readFileSync(path.join(ws, rel), 'utf8');
 }
 
+const callTool = callsTo(() => executor);
 /** Run one call in workspace `ws` (confirmed unless `confirm` is false). */
 function call(ws: string, name: string, args: Record<string, unknown>, confirm = true): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, { workspaceRoot: ws, confirm });
+  return callTool(name, args, { workspaceRoot: ws, confirm });
 }
 
-function ok(result: ToolExecutionResult): ToolExecutionResult {
-  assert.equal(result.success, true, `${result.tool}: ${result.output}`);
-  return result;
-}
+const ok = assertOk;
 
 /** A failed call with this code and a message matching `pattern`. */
 function failed(result: ToolExecutionResult, code: string, pattern: RegExp): void {
-  assert.equal(result.success, false, `${result.tool}: expected a failure, got: ${result.output}`);
-  assert.equal(result.errorCode, code, `${result.tool}: ${result.output}`);
-  assert.match(result.output, pattern);
+  assertFailed(result, pattern, code);
 }
 
 before(async () => {

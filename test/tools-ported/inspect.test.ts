@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { portedRegistry, runCli, tempWorkspace, assertTraversal } from '../helpers.js';
+import { callsTo, portedRegistry, runCli, tempWorkspace, assertTraversal } from '../helpers.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 const INSPECT_TOOLS = ['detect_file_type', 'diff_files', 'file_info', 'find_files', 'grep_files', 'hash_file', 'read_lines', 'tree'];
@@ -59,10 +59,7 @@ after(async () => {
   tmp?.cleanup();
 });
 
-/** Run one call. */
-function call(name: string, args: Record<string, unknown>, options: { timeoutMs?: number } = {}, on: ToolExecutor = executor): Promise<ToolExecutionResult> {
-  return on.execute({ name, arguments: args }, options);
-}
+const call = callsTo(() => executor);
 
 /** Assert a successful call and return its output. */
 async function ok(name: string, args: Record<string, unknown>): Promise<string> {
@@ -374,8 +371,9 @@ describe('grep_files', () => {
     put('redos/long.txt', `${'a'.repeat(5000)}!\n`);
     // Its own executor: one call per worker, so that the concurrent call gets the other worker.
     const own = new ToolExecutor(registry, { workspaceRoot: ws, poolSize: 2, callsPerWorker: 1 });
+    const callOwn = callsTo(() => own);
     try {
-      await Promise.all([call('read_file', { filepath: 'proj/README.md' }, {}, own), call('read_file', { filepath: 'proj/README.md' }, {}, own)]);
+      await Promise.all([callOwn('read_file', { filepath: 'proj/README.md' }, {}), callOwn('read_file', { filepath: 'proj/README.md' }, {})]);
       let lastTick = Date.now();
       let worstGap = 0;
       const ticker = setInterval(() => {
@@ -385,9 +383,9 @@ describe('grep_files', () => {
       const timeoutMs = 3000;
       const started = Date.now();
       let grepDone = false;
-      const grep = call('grep_files', { pattern: '(a+)+$', directory: 'redos' }, { timeoutMs }, own).finally(() => (grepDone = true));
+      const grep = callOwn('grep_files', { pattern: '(a+)+$', directory: 'redos' }, { timeoutMs }).finally(() => (grepDone = true));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const meanwhile = await call('read_file', { filepath: 'proj/README.md' }, {}, own);
+      const meanwhile = await callOwn('read_file', { filepath: 'proj/README.md' }, {});
       const meanwhileDoneBeforeGrep = !grepDone;
       const result = await grep;
       const elapsed = Date.now() - started;
@@ -409,7 +407,7 @@ describe('grep_files', () => {
       const cpu = process.cpuUsage(cpuBefore);
       assert.ok(cpu.user + cpu.system < 500_000, `the process used ${Math.round((cpu.user + cpu.system) / 1000)} ms of CPU in 1 s after the timeout: is the regular expression still running?`);
 
-      const next = await call('grep_files', { pattern: 'a!$', directory: 'redos' }, {}, own);
+      const next = await callOwn('grep_files', { pattern: 'a!$', directory: 'redos' }, {});
       assert.equal(next.success, true, next.output);
       assert.match(next.output, /^redos\/long\.txt:1:/);
     } finally {

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { portedRegistry, tempWorkspace } from '../helpers.js';
+import { callsTo, portedRegistry, tempWorkspace } from '../helpers.js';
 import { calculate, MAX_EXPRESSION_LENGTH } from '../../tools-ported/misc/calculate.tool.js';
 import { currentTime } from '../../tools-ported/misc/current-time.tool.js';
 
@@ -31,9 +31,7 @@ after(async () => {
   tmp?.cleanup();
 });
 
-function call(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args });
-}
+const call = callsTo(() => executor);
 
 async function ok(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const result = await call(name, args);

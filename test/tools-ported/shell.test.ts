@@ -14,7 +14,7 @@ import path from 'node:path';
 import { PathTraversalError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { CommandSessions } from '../../tools-ported/shell/command-sessions.js';
 import { commandEnv, HeadTailBuffer, pidNamespaceLauncher, processLimitAvailable } from '../../tools-ported/shell/command-process.js';
-import { portedRegistry, runCli, tempWorkspace } from '../helpers.js';
+import { callsTo, portedRegistry, runCli, tempWorkspace } from '../helpers.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;
 let executor: ToolExecutor;
@@ -48,9 +48,7 @@ after(async () => {
   tmp?.cleanup();
 });
 
-function call(name: string, args: Record<string, unknown>, options: Record<string, unknown> = {}): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, { confirm: true, ...options });
-}
+const call = callsTo(() => executor, { confirm: true });
 
 /** A marker to put in a command line, and the pids whose command line holds it. */
 function marker(): { tag: string; pids: () => number[] } {

@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertFailed as failed, assertTraversal, closePortedWorkspace, portedWorkspace, putFile, runCli, type TempWorkspace } from '../helpers.js';
+import { assertFailed as failed, assertOk as ok, assertTraversal, callsTo, closePortedWorkspace, portedWorkspace, putFile, runCli, type TempWorkspace } from '../helpers.js';
 import { keyOf, MAX_SNAPSHOTS_PER_FILE } from '../../tools-ported/common/snapshot-store.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
@@ -29,16 +29,10 @@ before(async () => {
 
 after(() => closePortedWorkspace({ tmp, executor }));
 
-function call(name: string, args: Record<string, unknown>, options: Record<string, unknown> = {}): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, { confirm: true, ...options });
-}
+const call = callsTo(() => executor, { confirm: true });
 
 function put(rel: string, content: string | Uint8Array): string {
   return putFile(ws, rel, content);
-}
-
-function ok(result: ToolExecutionResult): void {
-  assert.equal(result.success, true, `${result.tool}: ${result.output}`);
 }
 
 /** The id a snapshot_file or restore_snapshot output names first. */

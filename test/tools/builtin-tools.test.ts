@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { fixtureRegistry, tempWorkspace, assertTraversal } from '../helpers.js';
+import { callsTo, fixtureRegistry, tempWorkspace, assertTraversal } from '../helpers.js';
 
 const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 
@@ -31,10 +31,7 @@ after(async () => {
   tmp?.cleanup();
 });
 
-/** Run one call with `confirm: true`. */
-function call(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
-  return executor.execute({ name, arguments: args }, { confirm: true });
-}
+const call = callsTo(() => executor, { confirm: true });
 
 /** Write a file inside the workspace (test set-up, not through the tool). */
 function put(rel: string, content: string | Buffer): string {

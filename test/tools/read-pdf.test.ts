@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 import { ToolExecutionError, ToolExecutor, Workspace, type ToolExecutionResult } from 'toolgate';
 import { readPdf, READ_PDF_MAX_CHARS, type ReadPdfOptions } from '../../tools/read-pdf.tool.js';
-import { REPO_ROOT, fixtureRegistry, runCli, tempWorkspace, assertTraversal } from '../helpers.js';
+import { REPO_ROOT, callsTo, fixtureRegistry, runCli, tempWorkspace, assertTraversal } from '../helpers.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/pdf');
 /** The closing note of a pass that stopped early; group 1 is the page to start the next pass at. */
@@ -115,9 +115,10 @@ async function assertRefused(filepath: string, options: ReadPdfOptions, message:
   });
 }
 
+const callTool = callsTo(() => executor);
 /** Run one read_pdf call through the executor. */
 function call(args: Record<string, unknown>): Promise<ToolExecutionResult> {
-  return executor.execute({ name: 'read_pdf', arguments: args });
+  return callTool('read_pdf', args);
 }
 
 /** The page numbers of the `--- page N of M ---` headers, in order. */
