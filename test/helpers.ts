@@ -7,7 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolExecutor, ToolRegistry, type ToolExecutionResult } from 'toolgate';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolExecutor, ToolRegistry, type ExecuteOptions, type ToolExecutionResult } from 'toolgate';
 
 /** Repository root (tests run from dist/test). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -90,6 +92,24 @@ export function existsIn(root: string, rel: string): boolean {
   }
 }
 
+/** One call through a test file's executor: tool name, arguments (an object or JSON text), options over the defaults. */
+export type CallTool = (name: string, args?: unknown, options?: ExecuteOptions) => Promise<ToolExecutionResult>;
+
+/**
+ * The `call` of a test file: runs one call through `executor` (a getter, since files make their
+ * executor in `before`) with `defaults` under the call's own options, e.g. `{ confirm: true }`
+ * for files whose tools write.
+ */
+export function callsTo(executor: () => ToolExecutor, defaults: ExecuteOptions = {}): CallTool {
+  return (name, args = {}, options = {}) => executor().execute({ name, arguments: args }, { ...defaults, ...options });
+}
+
+/** Assert a successful call (the message names the tool and shows its output) and return it. */
+export function assertOk(result: ToolExecutionResult): ToolExecutionResult {
+  assert.equal(result.success, true, `${result.tool}: ${result.output}`);
+  return result;
+}
+
 /** Assert a failed call with the given error code (TOOL_ERROR by default) whose output matches `pattern`. */
 export function assertFailed(result: ToolExecutionResult, pattern: RegExp, code = 'TOOL_ERROR'): void {
   assert.equal(result.success, false, `expected a failure, got: ${result.output}`);
@@ -140,4 +160,15 @@ export async function assertTraversal(promise: Promise<unknown>, label: string, 
   assert.ok(caught instanceof PathTraversalError, `${label}: expected a PathTraversalError, got ${caught === undefined ? 'a result' : String(caught)}`);
   assert.equal(caught.code, 'PATH_TRAVERSAL', `${label}: error code`);
   assert.ok(!caught.message.includes(secret), `${label}: the error must not carry the content of the file outside`);
+}
+
+/**
+ * Connect an MCP server (the SDK's `Server`, ours from `createMcpServer` or a fixture) to one end
+ * of the SDK's linked in-memory transport pair, and return the other end for a client or a
+ * bridge (`transportFor`). Closing either end closes both.
+ */
+export async function inMemoryTransport(server: { connect(transport: Transport): Promise<void> }): Promise<Transport> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  return clientSide;
 }

@@ -58,6 +58,12 @@ export interface McpBridgeOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Variables toolgate itself adds to every stdio server's environment (before the config's `env`). Default none. */
   childEnv?: Record<string, string>;
+  /**
+   * The transport to reach a server by, instead of starting its `command` or dialing its `url`
+   * (an in-process server, as tests connect over the SDK's in-memory transport); `undefined`
+   * for a server reached as its config says. Default: every server is reached as its config says.
+   */
+  transportFor?: (server: string, config: McpServerConfig) => Transport | undefined;
 }
 
 /** State of one bridged server. */
@@ -253,6 +259,8 @@ export class McpBridge {
 
   private transportFor(conn: ServerConnection): Transport {
     const config = conn.config;
+    const given = this.options.transportFor?.(conn.name, config);
+    if (given !== undefined) return given;
     if ('url' in config) {
       const http = config as McpHttpServerConfig;
       return new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { ...(http.headers ?? {}) } } });

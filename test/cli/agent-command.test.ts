@@ -1,0 +1,146 @@
+/**
+ * `toolgate agent` against the scripted OpenAI-compatible fixture: spawned as a child process
+ * (no terminal), and in process with a fake terminal for confirmations and questions.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, describe, it } from 'node:test';
+import { main } from '../../src/cli/main.js';
+import { runCli, tempWorkspace } from '../helpers.js';
+import { startOpenAIFixture, turn, type OpenAIFixture, type ScriptStep } from '../openai-fixture.js';
+
+/** The environment without any model endpoint variables, plus `extra`. */
+function envWith(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL', 'TOOLGATE_MODEL']) delete env[key];
+  return { ...env, ...extra };
+}
+
+async function withFixture(script: ScriptStep[], body: (fixture: OpenAIFixture) => Promise<void>): Promise<void> {
+  const fixture = await startOpenAIFixture(script);
+  try {
+    await body(fixture);
+  } finally {
+    await fixture.close();
+  }
+}
+
+const writeTurn = turn('Saving the greeting.', [{ id: 'call_w', name: 'write_file', arguments: '{"filepath":"hello.txt","content":"hi"}' }]);
+
+describe('toolgate agent (spawned)', () => {
+  const t = tempWorkspace();
+  after(t.cleanup);
+
+  it('with --yes runs the loop: tool calls and results on stderr, the final answer on stdout', async () => {
+    await withFixture([writeTurn, turn('All done.')], async (fixture) => {
+      const r = await runCli(['agent', 'Write hi into hello.txt', '--workspace', t.ws, '--yes'], { env: envWith({ OPENAI_BASE_URL: fixture.baseUrl, OPENAI_MODEL: 'fixture-model' }) });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, 'All done.\n');
+      assert.match(r.stderr, /\[model\] Saving the greeting\.\n\[tool\] write_file \{"filepath":"hello\.txt","content":"hi"\}\n {2}ok: Wrote 2 bytes to hello\.txt\n/);
+      assert.equal(fs.readFileSync(path.join(t.ws, 'hello.txt'), 'utf8'), 'hi');
+      assert.equal(fixture.requests.length, 2);
+      assert.equal(fixture.requests[0]!.model, 'fixture-model');
+      assert.deepEqual(fixture.requests[0]!.messages[1], { role: 'user', content: 'Write hi into hello.txt' });
+      assert.deepEqual(fixture.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_w', content: 'Wrote 2 bytes to hello.txt' });
+      // No terminal: nobody to ask, so ask_user is not offered.
+      assert.ok(!fixture.requests[0]!.tools!.some((s) => s.function.name === 'ask_user'));
+    });
+  });
+
+  it('without --yes and without a terminal, a write is refused and the model is told it needs approval', async () => {
+    fs.rmSync(path.join(t.ws, 'hello.txt'), { force: true });
+    await withFixture([writeTurn, turn('I need approval to write.')], async (fixture) => {
+      const r = await runCli(['agent', 'Write hi', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { env: envWith({}) });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, / {2}CONFIRMATION_REQUIRED: Confirmation required: write_file needs the user's approval/);
+      assert.equal(fs.existsSync(path.join(t.ws, 'hello.txt')), false);
+      assert.match(fixture.requests[1]!.messages.at(-1)!.content as string, /^Error: Confirmation required/);
+    });
+  });
+
+  it('--agent explore: the mode refuses the write; the explore addendum is in the system message', async () => {
+    await withFixture([writeTurn, turn('Read-only here.')], async (fixture) => {
+      const r = await runCli(['agent', 'Write hi', '--agent', 'explore', '--workspace', t.ws, '--yes'], { env: envWith({ OPENAI_BASE_URL: fixture.baseUrl, TOOLGATE_MODEL: 'm' }) });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, / {2}MODE_DENIED: write_file is not allowed in explore mode/);
+      assert.match(fixture.requests[0]!.messages[0]!.content as string, /You are in explore mode/);
+      assert.equal(fs.existsSync(path.join(t.ws, 'hello.txt')), false);
+    });
+  });
+
+  it('R4: a command the agent runs does not see the OPENAI_API_KEY the agent process holds', async () => {
+    const key = 'sk-fixture-agent-5ecret-0123456789';
+    const script = [turn(null, [{ id: 'call_env', name: 'run_command', arguments: '{"command":"env"}' }]), turn('Printed the environment.')];
+    await withFixture(script, async (fixture) => {
+      // A small environment: run_command starts a login shell, and this machine's profile can
+      // spend a minute in pyenv when PYENV_ROOT is set.
+      const r = await runCli(['agent', 'print env', '--workspace', t.ws, '--yes'], {
+        env: { PATH: process.env.PATH, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: key, OPENAI_MODEL: 'm', npm_config__authToken: 'npm-5ecret' },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fixture.authorizations[0], `Bearer ${key}`, 'the key reaches the model endpoint');
+      const output = fixture.requests[1]!.messages.at(-1)!.content as string;
+      assert.match(output, /^PATH=/m, 'env ran');
+      assert.ok(!output.includes(key) && !output.includes('npm-5ecret'), 'no secret in the command environment');
+      assert.ok(!r.stderr.includes(key));
+    });
+  });
+
+  it('without a model endpoint it says what to set and exits 2', async () => {
+    const r = await runCli(['agent', 'anything', '--workspace', t.ws], { env: envWith({}) });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /no model endpoint configured/);
+    assert.match(r.stderr, /OPENAI_BASE_URL/);
+    assert.match(r.stderr, /OPENAI_MODEL/);
+    const noModel = await runCli(['agent', 'anything', '--workspace', t.ws], { env: envWith({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    assert.equal(noModel.code, 2);
+    assert.match(noModel.stderr, /a model name: set --model or OPENAI_MODEL/);
+    assert.doesNotMatch(noModel.stderr, /a model endpoint/);
+  });
+
+  it('usage errors exit 2', async () => {
+    const r = await runCli(['agent', '--workspace', t.ws], { env: envWith({}) });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /give the TASK/);
+    const bad = await runCli(['agent', 'x', '--agent', 'wizard'], { env: envWith({}) });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--agent must be general, explore or plan/);
+  });
+});
+
+describe('toolgate agent on a terminal', () => {
+  const t = tempWorkspace();
+  after(t.cleanup);
+
+  it('asks for the confirmation and the question on the terminal', async () => {
+    const script = [
+      writeTurn,
+      turn(null, [{ id: 'call_q', name: 'ask_user', arguments: '{"question":"Which color?","choices":["red","blue"]}' }]),
+      turn('Wrote hello.txt; you chose blue.'),
+    ];
+    await withFixture(script, async (fixture) => {
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let out = '';
+      let err = '';
+      stdout.on('data', (d) => (out += d));
+      stderr.on('data', (d) => {
+        err += d;
+        if (String(d).includes('[y/N]')) stdin.write('y\n');
+        if (String(d).includes('Answer (a number, or text)')) stdin.write('2\n');
+      });
+      const code = await main(['agent', 'Write hi and ask me', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { stdin, stdout, stderr });
+      assert.equal(code, 0, err);
+      assert.equal(out, 'Wrote hello.txt; you chose blue.\n');
+      assert.match(err, /write_file 1\.0\.0 asks to run\.\n {2}target: hello\.txt\n/);
+      assert.match(err, /The agent asks: Which color\?\n {2}1\. red\n {2}2\. blue\nAnswer/);
+      assert.equal(fs.readFileSync(path.join(t.ws, 'hello.txt'), 'utf8'), 'hi');
+      assert.ok(fixture.requests[0]!.tools!.some((s) => s.function.name === 'ask_user'), 'ask_user is offered when a terminal can answer');
+      assert.deepEqual(fixture.requests[2]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_q', content: 'blue' });
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, describe, it } from 'node:test';
+import { main } from '../../src/cli/main.js';
+import { tempWorkspace } from '../helpers.js';
+
+/** Run the CLI in process with a fake terminal on stdin that answers `answer`. */
+async function runWithTty(args: string[], answer: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => {
+    err += d;
+    if (String(d).includes('[y/N]')) stdin.write(`${answer}\n`);
+  });
+  const code = await main(args, { stdin, stdout, stderr });
+  return { code, stdout: out, stderr: err };
+}
+
+describe('CLI confirmation on a terminal', () => {
+  const t = tempWorkspace();
+  after(t.cleanup);
+
+  it('asks on the terminal and writes on yes', async () => {
+    const r = await runWithTty(['call', 'write_file', '{"filepath":"yes.txt","content":"ok"}', '--workspace', t.ws], 'y');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /write_file 1\.0\.0 asks to run\.\n  target: yes\.txt\n  filepath: yes\.txt\n  content: ok\nAllow\? \[y\/N\]/);
+    assert.equal(fs.readFileSync(path.join(t.ws, 'yes.txt'), 'utf8'), 'ok');
+  });
+
+  it('the target path is shown first and whole, whatever the argument order and size', async () => {
+    const content = 'Harmless planning notes. '.repeat(40);
+    fs.mkdirSync(path.join(t.ws, 'notes'), { recursive: true });
+    const r = await runWithTty(['call', 'write_file', JSON.stringify({ content, filepath: 'notes/./../README.md' }), '--workspace', t.ws], 'n');
+    assert.equal(r.code, 1);
+    const lines = r.stderr.split('\n');
+    assert.equal(lines[1], '  target: README.md');
+    assert.match(r.stderr, /content: Harmless.*\(1000 characters\)/);
+  });
+
+  it('escapes terminal control and bidi characters in the prompt', async () => {
+    const r = await runWithTty(['call', 'write_file', JSON.stringify({ filepath: 'plan/\u202edm.txt', content: '\u001b]0;PWNED\u0007' }), '--workspace', t.ws], 'n');
+    assert.match(r.stderr, /target: plan\/\\u\{202e\}dm\.txt/);
+    assert.ok(!r.stderr.includes('\u001b]0;PWNED'), 'the argument escape sequence is not sent raw');
+    assert.match(r.stderr, /content: \\u\{1b\}\]0;PWNED\\u\{7\}/);
+    assert.ok(!r.stderr.includes('\u202e'));
+  });
+
+  it('denies on no, and writes nothing', async () => {
+    const r = await runWithTty(['call', 'write_file', '{"filepath":"no.txt","content":"x"}', '--workspace', t.ws], 'n');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Confirmation denied/);
+    assert.equal(fs.existsSync(path.join(t.ws, 'no.txt')), false);
+  });
+});

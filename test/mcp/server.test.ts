@@ -1,0 +1,221 @@
+/**
+ * Our MCP server driven by the official SDK `Client`: listing, read-only and writing calls with
+ * and without consent (elicitation), invalid arguments (`isError`), unknown tools and malformed
+ * requests (protocol errors, SEP-1303). The server `toolgate mcp` builds (builtin and ported
+ * tools, one executor) runs in process, reached over the SDK's in-memory transport and over
+ * streamable HTTP on loopback (`serveHttp`, with its DNS-rebinding check); the command itself
+ * is spawned over stdio for its flags.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, ToolExecutor, type McpServerHandle } from 'toolgate';
+import { BIN, inMemoryTransport, tempWorkspace } from '../helpers.js';
+
+type Consent = 'none' | 'accept' | 'decline';
+
+/** A client that supports form elicitation and answers with `consent` (or none at all). */
+function newClient(consent: Consent, asked: string[] = []): Client {
+  const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: consent === 'none' ? {} : { elicitation: { form: {} } } });
+  if (consent !== 'none') {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message));
+      return consent === 'accept' ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
+    });
+  }
+  return client;
+}
+
+function text(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
+/** The executor `toolgate mcp` serves with: builtin and ported tools, no output store (one for the file). */
+let executor: ToolExecutor;
+
+before(async () => {
+  const { registry } = await loadBuiltinTools();
+  await loadPortedTools(registry);
+  executor = new ToolExecutor(registry, { outputStore: false });
+});
+
+after(async () => {
+  await executor?.close();
+});
+
+for (const kind of ['in-memory', 'http'] as const) {
+  describe(`the MCP server over ${kind === 'http' ? 'streamable HTTP' : 'the in-memory transport'}`, () => {
+    let tmp: ReturnType<typeof tempWorkspace>;
+    let httpServer: (McpServerHandle & { url: string }) | undefined;
+    const clients: Client[] = [];
+
+    async function connect(consent: Consent, asked?: string[]): Promise<Client> {
+      const client = newClient(consent, asked);
+      if (kind === 'in-memory') {
+        // One server per client, as `toolgate mcp` over stdio has.
+        await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: tmp.ws })));
+      } else {
+        await client.connect(new StreamableHTTPClientTransport(new URL(httpServer!.url)));
+      }
+      clients.push(client);
+      return client;
+    }
+
+    before(async () => {
+      tmp = tempWorkspace();
+      fs.writeFileSync(path.join(tmp.ws, 'notes.txt'), 'served over MCP\n');
+      if (kind === 'http') httpServer = await serveHttp({ executor, workspaceRoot: tmp.ws });
+    });
+
+    after(async () => {
+      await Promise.all(clients.map((c) => c.close()));
+      await httpServer?.close();
+      tmp.cleanup();
+    });
+
+    test('lists tools with schemas and annotations from our flags', async () => {
+      const client = await connect('none');
+      const { tools } = await client.listTools();
+      const byName = new Map(tools.map((t) => [t.name, t]));
+      const read = byName.get('read_file')!;
+      assert.equal(read.inputSchema.type, 'object');
+      assert.ok(read.inputSchema.properties?.filepath);
+      assert.deepEqual(read.annotations, { readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+      assert.equal(byName.get('write_file')!.annotations!.destructiveHint, true);
+      assert.equal(byName.get('web_search')!.annotations!.openWorldHint, true);
+      assert.equal(byName.get('file_info')!.outputSchema?.type, 'object');
+    });
+
+    test('calls a read-only tool', async () => {
+      const client = await connect('none');
+      const result = (await client.callTool({ name: 'read_file', arguments: { filepath: 'notes.txt' } })) as CallToolResult;
+      assert.notEqual(result.isError, true, text(result));
+      assert.match(text(result), /served over MCP/);
+    });
+
+    test('a tool with an output schema answers with structuredContent', async () => {
+      const client = await connect('none');
+      const result = (await client.callTool({ name: 'file_info', arguments: { filepath: 'notes.txt' } })) as CallToolResult;
+      assert.notEqual(result.isError, true, text(result));
+      assert.equal((result.structuredContent as { filepath?: string }).filepath, 'notes.txt');
+    });
+
+    test('a write that needs confirmation is denied, naming --yes, when the client cannot be asked', async () => {
+      const client = await connect('none');
+      const result = (await client.callTool({ name: 'write_file', arguments: { filepath: 'denied.txt', content: 'x' } })) as CallToolResult;
+      assert.equal(result.isError, true);
+      assert.match(text(result), /--yes/);
+      assert.equal(result._meta?.['toolgate/errorCode'], 'CONFIRMATION_REQUIRED');
+      assert.equal(fs.existsSync(path.join(tmp.ws, 'denied.txt')), false);
+    });
+
+    test('a write runs when the user accepts the elicitation', async () => {
+      const asked: string[] = [];
+      const client = await connect('accept', asked);
+      const result = (await client.callTool({ name: 'write_file', arguments: { filepath: 'accepted.txt', content: 'yes' } })) as CallToolResult;
+      assert.notEqual(result.isError, true, text(result));
+      assert.equal(fs.readFileSync(path.join(tmp.ws, 'accepted.txt'), 'utf8'), 'yes');
+      assert.equal(asked.length, 1);
+      assert.match(asked[0]!, /write_file/);
+      assert.match(asked[0]!, /accepted\.txt/);
+    });
+
+    test('a write is refused when the user declines the elicitation', async () => {
+      const client = await connect('decline');
+      const result = (await client.callTool({ name: 'write_file', arguments: { filepath: 'declined.txt', content: 'no' } })) as CallToolResult;
+      assert.equal(result.isError, true);
+      assert.equal(result._meta?.['toolgate/errorCode'], 'CONFIRMATION_DENIED');
+      assert.equal(fs.existsSync(path.join(tmp.ws, 'declined.txt')), false);
+    });
+
+    test('invalid arguments are an isError result the model can read', async () => {
+      const client = await connect('none');
+      const result = (await client.callTool({ name: 'read_file', arguments: { filepath: 7 } })) as CallToolResult;
+      assert.equal(result.isError, true);
+      assert.equal(result._meta?.['toolgate/errorCode'], 'INVALID_ARGUMENTS');
+      assert.match(text(result), /filepath/);
+    });
+
+    test('an unknown tool is a protocol error (-32602)', async () => {
+      const client = await connect('none');
+      await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (error: unknown) => {
+        assert.ok(error instanceof McpError);
+        assert.equal(error.code, ErrorCode.InvalidParams);
+        assert.match(error.message, /Unknown tool/);
+        return true;
+      });
+    });
+
+    if (kind === 'http') {
+      test('requests naming another host are refused (DNS rebinding), and the server listens on loopback', async () => {
+        const url = new URL(httpServer!.url);
+        assert.equal(url.hostname, '127.0.0.1');
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = http.request(
+            { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+        });
+        assert.equal(status, 403);
+      });
+    }
+
+    test('a malformed request (arguments not an object) is a protocol error', async () => {
+      const client = await connect('none');
+      await assert.rejects(client.request({ method: 'tools/call', params: { name: 'read_file', arguments: 'filepath=notes.txt' } } as never, CallToolResultSchema), (error: unknown) => {
+        assert.ok(error instanceof McpError);
+        assert.equal(error.code, ErrorCode.InvalidParams);
+        return true;
+      });
+    });
+  });
+}
+
+describe('toolgate mcp over stdio: its flags', () => {
+  let tmp: ReturnType<typeof tempWorkspace>;
+  const clients: Client[] = [];
+  before(() => {
+    tmp = tempWorkspace();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    tmp.cleanup();
+  });
+
+  async function connect(args: string[]): Promise<Client> {
+    const client = newClient('none');
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, ...args], stderr: 'pipe' }));
+    clients.push(client);
+    return client;
+  }
+
+  test('--yes approves, --mode explore still denies writes, --tag narrows the list, a read answers', async () => {
+    // Both servers start together (each is a `toolgate mcp` process).
+    const [yes, explore] = await Promise.all([connect(['--yes', '--tag', 'fs']), connect(['--yes', '--mode', 'explore'])]);
+    const { tools } = await yes.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['list_files', 'read_file', 'read_pdf', 'write_file']);
+    const written = (await yes.callTool({ name: 'write_file', arguments: { filepath: 'yes.txt', content: 'ok' } })) as CallToolResult;
+    assert.notEqual(written.isError, true, text(written));
+    assert.equal(fs.readFileSync(path.join(tmp.ws, 'yes.txt'), 'utf8'), 'ok');
+    const read = (await yes.callTool({ name: 'read_file', arguments: { filepath: 'yes.txt' } })) as CallToolResult;
+    assert.equal(text(read), 'ok');
+    // A tool outside the visible set is unknown to this server.
+    await assert.rejects(yes.callTool({ name: 'delete_file', arguments: { filepath: 'yes.txt' } }), { code: ErrorCode.InvalidParams });
+
+    const denied = (await explore.callTool({ name: 'write_file', arguments: { filepath: 'explore.txt', content: 'no' } })) as CallToolResult;
+    assert.equal(denied.isError, true);
+    assert.equal(denied._meta?.['toolgate/errorCode'], 'MODE_DENIED');
+    assert.equal(fs.existsSync(path.join(tmp.ws, 'explore.txt')), false);
+  });
+});

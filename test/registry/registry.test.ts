@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  checkSchema, getToolMetadata, loadBuiltinTools, loadPortedTools, loadTools, readSchemaFile, registrationRevision, toStrictSchema, ToolDefinitionError, ToolRegistry,
+  type JsonSchema, type SchemaFileEntry,
+} from 'toolgate';
+import { FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry } from '../helpers.js';
+import { GreetV1Tool } from '../fixtures/versions.tool.js';
+
+describe('ToolRegistry', async () => {
+  const registry = await fixtureRegistry();
+
+  it('keeps every version and resolves the highest, or the highest in a range', () => {
+    assert.deepEqual(registry.versions('greet'), ['1.0.0', '1.2.0', '2.0.0']);
+    assert.equal(registry.get('greet')?.version, '2.0.0');
+    assert.equal(registry.get('greet', '^1')?.version, '1.2.0');
+    assert.equal(registry.get('greet', '~1.0')?.version, '1.0.0');
+    assert.equal(registry.get('greet', '>=3'), undefined);
+    assert.equal(registry.get('greet', 'not a range'), undefined);
+    assert.equal(registry.get('nope'), undefined);
+    const failure = registry.resolve('greet', '>=3');
+    assert.ok('found' in failure && failure.code === 'VERSION_NOT_FOUND');
+    assert.match(failure.message, /1\.0\.0, 1\.2\.0, 2\.0\.0/);
+    const unknown = registry.resolve('read_fil');
+    assert.ok('found' in unknown && unknown.code === 'UNKNOWN_TOOL');
+    assert.match(unknown.message, /Did you mean read_file/);
+  });
+
+  it('an unknown name that shares a word with tools suggests them first, also in a long registry', async () => {
+    const { registry: all } = await loadPortedTools(await loadBuiltinTools().then((l) => l.registry));
+    const unknown = all.resolve('delete_everything');
+    assert.ok('found' in unknown && unknown.code === 'UNKNOWN_TOOL');
+    assert.match(unknown.message, /^Unknown tool "delete_everything"\. Did you mean delete_file\? Available tools: delete_file, /);
+    const listed = /Available tools: (.*)\.$/.exec(unknown.message)![1]!.split(', ');
+    assert.ok(listed.length <= 61, 'at most 60 names and the count');
+  });
+
+  it('rejects a duplicate name@version', () => {
+    const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.0.0']!;
+    assert.throws(() => registry.register(GreetV1Tool, entry), (e: unknown) => e instanceof ToolDefinitionError && /already registered/.test(e.message));
+  });
+
+  it('a tool without a generated schema fails to register, naming the command to run', async () => {
+    const file = readSchemaFile(FIXTURE_SCHEMAS);
+    const { ['greet@1.2.0']: _dropped, ...rest } = file.tools;
+    await assert.rejects(
+      loadTools({ directories: [FIXTURES_DIR], schemas: { ...file, tools: rest } }),
+      (e: unknown) => e instanceof ToolDefinitionError && /greet@1\.2\.0/.test(e.message) && /npm run schemas|toolgate schemas/.test(e.message),
+    );
+  });
+
+  it('lists and filters by tags, read-only and names', () => {
+    const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+    assert.ok(names(registry.list({ tags: ['builtin'] })).includes('write_file'));
+    assert.ok(!names(registry.list({ readOnly: true })).includes('write_file'));
+    assert.deepEqual(names(registry.list({ names: ['greet'], allVersions: true })), ['greet', 'greet', 'greet']);
+    assert.equal(registry.list({ names: ['greet'] })[0]!.version, '2.0.0');
+  });
+
+  it('registration revision is a stable hash of name, version and schemas', () => {
+    const tool = registry.get('read_file')!;
+    assert.match(tool.revision, /^[0-9a-f]{64}$/);
+    const reordered = Object.fromEntries(Object.entries(tool.inputSchema).reverse()) as JsonSchema;
+    assert.equal(registrationRevision(tool.name, tool.version, reordered, tool.outputSchema, tool), tool.revision);
+    assert.notEqual(registrationRevision(tool.name, '9.9.9', tool.inputSchema, tool.outputSchema, tool), tool.revision);
+    assert.notEqual(registrationRevision(tool.name, tool.version, tool.inputSchema, tool.outputSchema, { ...tool, readOnly: false, requiresConfirmation: false, scopedWrite: false }), tool.revision, 'a change of safety class is a new revision');
+    assert.notEqual(registry.get('greet', '1.0.0')!.revision, registry.get('greet', '1.2.0')!.revision);
+  });
+
+  it('finds path arguments from the schema', () => {
+    assert.deepEqual(registry.get('read_file')!.pathArguments, [{ name: 'filepath', isArray: false }]);
+    assert.deepEqual(registry.get('echo_arguments')!.pathArguments, [{ name: 'target', isArray: false }]);
+    assert.deepEqual(registry.get('greet')!.pathArguments, []);
+  });
+
+  it('rejects scopedWrite on a tool without path arguments', () => {
+    const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.0.0'] as SchemaFileEntry;
+    const descriptor = { ...getToolMetadata(GreetV1Tool)!, scopedWrite: true };
+    assert.throws(() => new ToolRegistry().register(descriptor, entry), /declares scopedWrite but has no argument marked @format workspace-path/);
+  });
+
+  it('rejects a schema entry of another tool', () => {
+    const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.2.0'] as SchemaFileEntry;
+    assert.throws(() => new ToolRegistry().register(GreetV1Tool, entry), /schema entry is for greet@1\.2\.0/);
+  });
+});
+
+describe('exports (T1, T3)', async () => {
+  const registry = await fixtureRegistry();
+
+  it('T1: OpenAI strict export lists every property as required, optional ones nullable, all objects closed', () => {
+    for (const spec of registry.toOpenAIStrict()) {
+      const fn = spec.function;
+      if (fn.strict === false) continue;
+      assert.equal(fn.strict, true);
+      const walk = (schema: JsonSchema, where: string) => {
+        const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+        if (types.includes('object')) {
+          assert.equal(schema.additionalProperties, false, `${fn.name} ${where}: closed object`);
+          const props = Object.keys((schema.properties ?? {}) as object);
+          assert.deepEqual([...(schema.required as string[])].sort(), props.sort(), `${fn.name} ${where}: all required`);
+          for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) walk(v, `${where}.${k}`);
+        }
+        if (schema.items) walk(schema.items as JsonSchema, `${where}[]`);
+        for (const v of (schema.anyOf as JsonSchema[] | undefined) ?? []) walk(v, `${where}|`);
+        for (const key of ['default', 'minLength', 'maxLength', '$schema', 'definitions']) assert.ok(!(key in schema), `${fn.name} ${where}: no ${key}`);
+        if (schema.format !== undefined) assert.notEqual(schema.format, 'workspace-path');
+      };
+      walk(fn.parameters, fn.name);
+      assert.equal(checkSchema(fn.parameters), undefined, `${fn.name}: strict schema is valid JSON Schema`);
+    }
+    const readFile = registry.toOpenAIStrict({ names: ['read_file'] })[0]!.function;
+    const maxLines = (readFile.parameters.properties as Record<string, JsonSchema>).max_lines!;
+    assert.deepEqual(maxLines.type, ['integer', 'null']);
+    const listFiles = registry.toOpenAIStrict({ names: ['list_files'] })[0]!.function;
+    assert.match(String((listFiles.parameters.properties as Record<string, JsonSchema>).directory!.description), /default: "\."/);
+  });
+
+  it('T1: a schema that cannot be strict (an open map) is exported with strict: false, and a non-strict export exists', () => {
+    const sink = registry.toOpenAIStrict({ names: ['echo_arguments'] })[0]!.function;
+    assert.equal(sink.strict, false);
+    assert.equal(toStrictSchema({ type: 'object', additionalProperties: { type: 'string' } }), undefined);
+    const plain = registry.toOpenAI({ names: ['echo_arguments'] })[0]!.function;
+    assert.equal(plain.strict, undefined);
+    assert.deepEqual((plain.parameters.properties as Record<string, JsonSchema>).env!.additionalProperties, { type: 'string' });
+  });
+
+  it('T3: OpenAI, Anthropic and MCP exports describe the same arguments', () => {
+    const openai = registry.toOpenAI();
+    const anthropic = registry.toAnthropic();
+    const mcp = registry.toMcp();
+    assert.equal(openai.length, anthropic.length);
+    assert.equal(openai.length, mcp.length);
+    for (let i = 0; i < openai.length; i++) {
+      const o = openai[i]!.function;
+      const a = anthropic[i]!;
+      const m = mcp[i]!;
+      assert.equal(o.name, a.name);
+      assert.equal(o.name, m.name);
+      assert.equal(o.description, a.description);
+      assert.equal(o.description, m.description);
+      assert.deepEqual(o.parameters, a.input_schema);
+      assert.deepEqual(o.parameters, m.inputSchema);
+      const strict = registry.toOpenAIStrict({ names: [o.name] })[0]!.function;
+      assert.deepEqual(Object.keys((strict.parameters.properties ?? {}) as object).sort(), Object.keys((o.parameters.properties ?? {}) as object).sort());
+    }
+  });
+
+  it('exports carry no custom format: path arguments say so in words', () => {
+    for (const spec of [...registry.toOpenAI(), ...registry.toAnthropic(), ...registry.toMcp()]) {
+      assert.ok(!JSON.stringify(spec).includes('workspace-path'));
+    }
+    const filepath = (registry.toAnthropic({ names: ['read_file'] })[0]!.input_schema.properties as Record<string, JsonSchema>).filepath!;
+    assert.match(String(filepath.description), /A path inside the workspace, relative to its root\.$/);
+    assert.equal((registry.get('read_file')!.inputSchema.properties as Record<string, JsonSchema>).filepath!.format, 'workspace-path', 'the registry keeps the marker');
+  });
+
+  it('MCP annotations and output schemas follow our flags', () => {
+    const [read] = registry.toMcp({ names: ['read_file'] });
+    assert.deepEqual(read!.annotations, { readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    assert.equal(read!.outputSchema, undefined, 'string results have no MCP output schema');
+    const [write] = registry.toMcp({ names: ['write_file'] });
+    assert.equal(write!.annotations.destructiveHint, true);
+    const [sink] = registry.toMcp({ names: ['echo_arguments'] });
+    assert.equal(sink!.outputSchema?.type, 'object');
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * The pool runner's wire format: tasks name their tool by index in a shared tool table (or
+ * carry it whole when the table is full), a plain string result comes back bare, anything
+ * else as an object. Driven through PoolRunner directly, so both task forms are exercised.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { ToolExecutor, type ToolRegistry } from 'toolgate';
+import { PoolRunner } from '../../src/runner/pool/pool-runner.js';
+import type { RunOutcome, RunRequest } from '../../src/runner/runner.js';
+import { appendLines, createSharedLines, readLines } from '../../src/runner/pool/shared-lines.js';
+import { fixtureRegistry, REPO_ROOT, tempWorkspace } from '../helpers.js';
+
+describe('shared lines', () => {
+  it('appends while lines fit and reads on from an offset', () => {
+    const list = createSharedLines(13);
+    assert.equal(appendLines(list, ['abc', 'de']), 2); // 7 of 13 bytes, newlines included
+    const first = readLines(list);
+    assert.deepEqual(first.lines, ['abc', 'de']);
+    assert.equal(appendLines(list, ['fg', 'this does not fit']), 1);
+    assert.deepEqual(readLines(list, first.end).lines, ['fg']);
+    assert.deepEqual(readLines(list, readLines(list).end).lines, []);
+    assert.equal(appendLines(list, ['é']), 1, 'UTF-8: two bytes and a newline fit the last three');
+    assert.deepEqual(readLines(list).lines, ['abc', 'de', 'fg', 'é']);
+  });
+
+  it('refuses a line with a newline in it, which would read back as two', () => {
+    const list = createSharedLines(100);
+    assert.equal(appendLines(list, ['one', 'two\nthree', 'four']), 1);
+    assert.deepEqual(readLines(list).lines, ['one']);
+  });
+});
+
+describe('pool runner tool table', () => {
+  it('gives registered tools with the same entry one index, so re-registering does not grow it', async () => {
+    const registry = await fixtureRegistry();
+    const t = tempWorkspace();
+    const runner = new PoolRunner({ poolSize: 1 });
+    try {
+      const greet = registry.get('greet', '2.0.0');
+      assert.ok(greet);
+      for (let i = 0; i < 20; i++) {
+        const copy: RunRequest['tool'] = { ...greet };
+        const r = await runner.run({ tool: copy, args: { who: `n${i}` }, workspaceRoot: t.ws, callId: `call_${i}`, timeoutMs: 10_000, writeRoots: undefined }, undefined);
+        assert.deepEqual(r, { kind: 'ok', value: `hello n${i} (2.0.0)`, notes: [], cut: false });
+      }
+      assert.equal((runner as unknown as { toolIndexes: Map<string, number> }).toolIndexes.size, 1, 'one table line for twenty registrations');
+    } finally {
+      await runner.close();
+      t.cleanup();
+    }
+  });
+});
+
+for (const [label, toolTableBytes] of [['tools named by index', undefined], ['tool table full: entries sent whole', 0]] as const) {
+  describe(`pool runner, ${label}`, () => {
+    let registry: ToolRegistry;
+    let runner: PoolRunner;
+    const t = tempWorkspace();
+    const call = (name: string, args: unknown, version?: string): Promise<RunOutcome> => {
+      const tool = registry.get(name, version);
+      assert.ok(tool, name);
+      const c: RunRequest = { tool, args: args as Record<string, unknown>, workspaceRoot: t.ws, callId: `call_${name}`, timeoutMs: 10_000, writeRoots: undefined };
+      return runner.run(c, undefined);
+    };
+    before(async () => {
+      registry = await fixtureRegistry();
+      runner = new PoolRunner({ poolSize: 2, toolTableBytes });
+    });
+    after(async () => {
+      await runner.close();
+      t.cleanup();
+    });
+
+    it('answers a ping without loading a tool', async () => {
+      await runner.ping();
+    });
+
+    it('runs different tools in turn, each answered by the tool meant', async () => {
+      for (let round = 0; round < 3; round++) {
+        const [greet, long, images, failed] = await Promise.all([
+          call('greet', { who: `ada${round}` }, '2.0.0'),
+          call('print_long_output', { chars: 5000 }),
+          call('attach_images', { count: 1 }),
+          call('fail_always', {}),
+        ]);
+        assert.deepEqual(greet, { kind: 'ok', value: `hello ada${round} (2.0.0)`, notes: [], cut: false });
+        assert.equal(long.kind, 'ok');
+        if (long.kind === 'ok') {
+          assert.equal(long.cut, true, 'cut in the worker at the tool cap');
+          assert.ok(typeof long.value === 'string' && long.value.length < 1200, 'at most the cap and the cut note');
+          assert.deepEqual(long.notes, ['[exit status 1]']);
+        }
+        assert.equal(images.kind, 'ok');
+        if (images.kind === 'ok') {
+          assert.equal(images.value, 'a caption');
+          assert.equal(images.images?.length, 1);
+        }
+        assert.equal(failed.kind, 'error');
+      }
+    });
+
+    it('a tool registered again with other output settings is cut by the new ones (review finding)', async () => {
+      const first = registry.get('print_long_output');
+      assert.ok(first);
+      const again: RunRequest['tool'] = { ...first, maxOutputLength: 100, truncation: 'head-tail' };
+      const run = (tool: RunRequest['tool']) => runner.run({ tool, args: { chars: 5000 }, workspaceRoot: t.ws, callId: 'call_cut', timeoutMs: 10_000, writeRoots: undefined }, undefined);
+      const before = await run(first);
+      const after = await run(again);
+      assert.ok(before.kind === 'ok' && typeof before.value === 'string' && before.value.length > 1000);
+      assert.ok(after.kind === 'ok' && typeof after.value === 'string', JSON.stringify(after).slice(0, 200));
+      assert.ok(after.value.length < 300, `cut at the new cap of 100, got ${after.value.length} characters`);
+      assert.match(after.value, /error: the real failure is on this last line$/, 'head-tail keeps the end');
+    });
+
+    it('refuses a ping once closed', async () => {
+      const closing = new PoolRunner({ poolSize: 1, toolTableBytes });
+      await closing.ping();
+      await closing.close();
+      await assert.rejects(closing.ping(), /closed/);
+    });
+  });
+}
+
+describe('pool runner call bookkeeping', () => {
+  it('keeps the Runner contract: an outcome for every request, aborted before a worker sees it, unavailable once closed', async () => {
+    const registry = await fixtureRegistry();
+    const t = tempWorkspace();
+    const runner = new PoolRunner({ poolSize: 1 });
+    try {
+      const greet = registry.get('greet', '2.0.0');
+      assert.ok(greet);
+      const call: RunRequest = { tool: greet, args: { who: 'runner' }, workspaceRoot: t.ws, callId: 'call_runner', timeoutMs: 10_000, writeRoots: undefined };
+      const ok = await runner.run(call, undefined);
+      assert.deepEqual(ok.kind === 'ok' ? ok.value : ok, 'hello runner (2.0.0)');
+      const aborted = await runner.run(call, AbortSignal.abort());
+      assert.deepEqual(aborted, { kind: 'aborted' });
+      const controller = new AbortController();
+      const pending = runner.run({ ...call, tool: registry.get('sleep_briefly')!, args: { ms: 5000 } }, controller.signal);
+      setTimeout(() => controller.abort(), 50);
+      assert.deepEqual(await pending, { kind: 'aborted' });
+      await runner.close();
+      const after = await runner.run(call, undefined);
+      assert.equal(after.kind, 'unavailable');
+    } finally {
+      await runner.close();
+      t.cleanup();
+    }
+  });
+
+  it('a module that answered in one worker is loaded by the other workers too, so the spare is ready', async () => {
+    // Sequential calls all go to the first idle worker; without spreading the module, the
+    // spare would load it on its first call (such as the one after a timeout).
+    const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 2 });
+    try {
+      const first = await executor.call('module_age', { ms: 0 });
+      assert.equal(first.success, true, first.output);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const both = await Promise.all([executor.call('module_age', { ms: 300 }), executor.call('module_age', { ms: 300 })]);
+      const seen = both.map((r) => JSON.parse(r.output) as { thread: number; loadedMsAgo: number });
+      assert.notEqual(seen[0]!.thread, seen[1]!.thread, 'both workers answered');
+      for (const s of seen) assert.ok(s.loadedMsAgo >= 500, `worker ${s.thread} loaded the module ${s.loadedMsAgo} ms before its call`);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it('a pending pool call keeps the process alive until it settles', async () => {
+    // A process whose only work is pool calls must wait for them, including a call queued
+    // behind one that times out and has its worker replaced.
+    const t = tempWorkspace();
+    try {
+      const script = path.join(t.ws, 'keep-alive.mjs');
+      const url = (rel: string) => pathToFileURL(path.join(REPO_ROOT, rel)).href;
+      fs.writeFileSync(script, [
+        `const { ToolExecutor } = await import(${JSON.stringify(url('dist/src/index.js'))});`,
+        `const { fixtureRegistry } = await import(${JSON.stringify(url('dist/test/helpers.js'))});`,
+        'const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1, callsPerWorker: 1 });',
+        'const results = await Promise.all([',
+        "  executor.call('spin_forever', {}, { timeoutMs: 300 }),",
+        "  executor.call('sleep_then_answer', { ms: 200 }, { timeoutMs: 10000 }),",
+        ']);',
+        'console.log(JSON.stringify(results.map((r) => r.errorCode ?? r.output)));',
+        '// no close(): idle workers must not hold the process either',
+      ].join('\n'));
+      const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(process.execPath, [script], { timeout: 30_000 }, (error, out, err) => {
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err });
+        });
+        child.stdin?.end();
+      });
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout.trim()), ['TIMEOUT', 'slept 200 ms']);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
