@@ -357,6 +357,25 @@ describe('pinned folders: a folder swapped for a link during the call reaches no
     assert.deepEqual(fs.readdirSync(`${sub}.moved`).filter((n) => n.startsWith('.toolgate-extract-')), [], 'no stage folder left');
   });
 
+  it('create_archive: a folder swapped while the paths are walked adds nothing of the outside to the archive', async () => {
+    // Folders only outside: their names alone would have gone into the archive.
+    fs.mkdirSync(path.join(t.outside, 'deep-secret', 'project-x'), { recursive: true });
+    outsideBefore = snapshot(t.outside);
+    const inner = path.join(sub, 'inner');
+    const hook = onFirstCall(
+      (p, m, a) => /[\\/]inner$/.test(p) && (m === 'stat' || opensFolder(p, m, a)),
+      () => {
+        fs.renameSync(inner, `${inner}.moved`);
+        fs.symlinkSync(path.join(t.outside, 'deep-secret'), inner);
+      },
+      ['stat', 'open'],
+    );
+    const result = await createArchive(ws, { paths: ['race'], destination: 'race.zip' }).catch((e: unknown) => (isTraversal(e) ? undefined : Promise.reject(e)));
+    assert.ok(hook.fired());
+    if (result !== undefined) assert.ok(!fs.readFileSync(path.join(t.ws, 'race.zip')).includes('project-x'), 'an outside folder name is in the archive');
+    else assert.ok(!fs.existsSync(path.join(t.ws, 'race.zip')));
+  });
+
   it('a bounded race of swaps never shows or changes anything outside (read_file, list_files, file_info)', async () => {
     // A real race rather than a hook: swap race/sub back and forth on every turn of the event
     // loop while the tools run, for a bounded number of calls.
