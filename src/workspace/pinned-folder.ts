@@ -61,7 +61,8 @@ export interface PinFolderOptions {
  * A folder inside the workspace held open (Linux) so that names inside it are reached through
  * the folder itself, never through a path that could change. Made by {@link pinFolder};
  * close it with {@link PinnedFolder.close} (once, when done). Names are single path
- * components; `""`, `.`, `..` and names holding a separator are refused (InvalidPathError).
+ * components; `""`, `.`, `..` and names holding a separator or NUL are refused
+ * (InvalidPathError); a backslash is an ordinary character of a name except on Windows.
  */
 export interface PinnedFolder {
   /** The folder's real path as resolved (for results and messages; never use it to reach files). */
@@ -153,8 +154,11 @@ export async function checkDescriptorInside(workspace: Workspace, fd: number, in
   }
 }
 
+/** What may not appear in one name: a separator (a backslash is one only on Windows) or NUL. */
+const NOT_IN_A_NAME = process.platform === 'win32' ? /[\\/\0]/ : /[/\0]/;
+
 function checkName(name: string): void {
-  if (name === '' || name === '.' || name === '..' || /[\\/\0]/.test(name)) {
+  if (name === '' || name === '.' || name === '..' || NOT_IN_A_NAME.test(name)) {
     throw new InvalidPathError(name, 'is not a single name inside a folder');
   }
 }
@@ -171,12 +175,13 @@ function checkName(name: string): void {
  * @returns the folder and how many folders were created on the way (only with `create`).
  * @throws PathTraversalError (code `PATH_TRAVERSAL`) when `realDir` is outside the root, a
  *   component is (or became) a symbolic link, or the folder opened is outside.
- * @throws InvalidPathError when the workspace root does not exist.
+ * @throws InvalidPathError when the workspace root does not exist, or `realDir` is not absolute.
  * @throws what `options.failure` makes for a missing folder (without `create`), a file in the
  *   way, or another failure (default: {@link FolderMissingError} / ToolExecutionError).
  */
 export async function pinFolder(workspace: Workspace, realDir: string, input: string, options: PinFolderOptions = {}): Promise<{ folder: PinnedFolder; created: number }> {
   const root = workspace.realRoot;
+  if (!path.isAbsolute(realDir)) throw new InvalidPathError(realDir, 'pinFolder needs a real path, as Workspace.resolve returns');
   if (!isInside(root, realDir)) throw new PathTraversalError(input, root);
   const rel = path.relative(root, realDir);
   const parts = rel === '' ? [] : rel.split(path.sep);

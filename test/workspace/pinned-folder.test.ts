@@ -237,6 +237,7 @@ describe('pinned folders: a folder swapped for a link during the call reaches no
       assert.throws(() => folder.at('..'), { code: 'INVALID_PATH' });
       assert.throws(() => folder.at('../../outside/sentinel.txt'), { code: 'INVALID_PATH' });
       await assert.rejects(folder.openFolder('..'), { code: 'INVALID_PATH' });
+      assert.equal(folder.at('a\\b'), `${folder.path}/a\\b`, 'a backslash is part of a Linux name');
     } finally {
       await folder.close();
     }
