@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { constants as C, existsSync, lstatSync, type Dir, type Stats } from 'node:fs';
+import { constants as C, existsSync, lstatSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -40,6 +40,70 @@ const FOLDER_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 /** A folder on the way to a path does not exist (the default report of {@link pinFolder} without `create`). */
 export class FolderMissingError extends ToolExecutionError {}
 
+/** An error of a file-system call: `code` is the errno name (`ENOENT`, `ENOTDIR`, ...). */
+export type FileSystemError = Error & { code?: string };
+
+/**
+ * The status of a file or folder, as `lstat`/`fstat` give it (Node's `fs.Stats` has this
+ * shape). Plain types only, so that a tool project needs no Node type declarations.
+ */
+export interface FileStatus {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  /** Device and inode numbers: the same pair is the same file. */
+  dev: number;
+  ino: number;
+  /** File type and permission bits. */
+  mode: number;
+  /** Size in bytes. */
+  size: number;
+  mtime: Date;
+  atime: Date;
+  ctime: Date;
+  birthtime: Date;
+  /** Creation time in epoch milliseconds; 0 when the file system does not record it. */
+  birthtimeMs: number;
+}
+
+/** One entry of {@link PinnedFolder.openDir}: its name and kind (a link is never followed). */
+export interface FolderDirent {
+  name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}
+
+/**
+ * A file opened through a {@link PinnedFolder} (Node's `FileHandle` has this shape; plain
+ * types only). Close it once, when done.
+ */
+export interface PinnedFile {
+  /** The open file descriptor (for `fstat`); close it with {@link PinnedFile.close}, not directly. */
+  readonly fd: number;
+  /** Read up to `length` bytes at byte `position` into `buffer` from `offset`; `bytesRead` is 0 at the end. */
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  /** The whole file as text. */
+  readFile(encoding: 'utf8'): Promise<string>;
+  /** Append `data` at the current position. */
+  write(data: Uint8Array): Promise<unknown>;
+  /** Write `data` from the current position (the whole content of a new file). */
+  writeFile(data: string | Uint8Array): Promise<void>;
+  stat(): Promise<FileStatus>;
+  chmod(mode: number): Promise<void>;
+  /** Flush the content to disk. */
+  datasync(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** Options of {@link pinFolder}. */
 export interface PinFolderOptions {
   /** Create missing folders on the way (counted in `created`). Default: false. */
@@ -54,7 +118,7 @@ export interface PinFolderOptions {
    * way (`ENOTDIR`), no permission (`EACCES`). Default: {@link FolderMissingError} for a missing
    * folder, else a ToolExecutionError ("a part of X is a file, not a folder.", "cannot reach X (code)").
    */
-  failure?: (error: NodeJS.ErrnoException) => Error;
+  failure?: (error: FileSystemError) => Error;
 }
 
 /**
@@ -74,13 +138,13 @@ export interface PinnedFolder {
   /** A path that reaches `name` inside this very folder. */
   at(name: string): string;
   /** The folder's own status (`fstat` of the held descriptor). */
-  stat(): Promise<Stats>;
+  stat(): Promise<FileStatus>;
   /** What `name` is, without following a link; `undefined` when it does not exist. @throws ToolExecutionError for other failures. */
-  lstat(name: string): Promise<Stats | undefined>;
+  lstat(name: string): Promise<FileStatus | undefined>;
   /** The text of the link `name`. */
   readlink(name: string): Promise<string>;
-  /** The folder's entries, read through the held folder (iterate it, or close it). */
-  openDir(options?: { bufferSize?: number }): Promise<Dir>;
+  /** The folder's entries, read through the held folder (iterate it to the end, or break out of the loop). */
+  openDir(options?: { bufferSize?: number }): Promise<AsyncIterable<FolderDirent>>;
   /**
    * Open the existing file `name` without following a link (`O_NOFOLLOW`, and `O_NONBLOCK`
    * so a FIFO does not block); `flags` default to read-only. The descriptor's real path is
@@ -88,12 +152,12 @@ export interface PinnedFolder {
    * @throws PathTraversalError when `name` is (or became) a link, or the file opened is outside.
    * @throws the raw `ENOENT`/`EISDIR`/... error otherwise, for the caller to word.
    */
-  openFile(name: string, flags?: number): Promise<fs.FileHandle>;
+  openFile(name: string, flags?: number): Promise<PinnedFile>;
   /**
    * Create the new file `name` (`O_CREAT | O_EXCL | O_NOFOLLOW`, write-only) with permission
    * bits `mode` (less the umask). Fails with the raw `EEXIST` when the name is taken, also by a link.
    */
-  createFile(name: string, mode?: number): Promise<fs.FileHandle>;
+  createFile(name: string, mode?: number): Promise<PinnedFile>;
   /**
    * Open the subfolder `name` of this folder, never through a link, as a new pinned folder
    * (close both). @throws PathTraversalError when it is a link; the `failure` report otherwise.
@@ -107,7 +171,7 @@ export interface PinnedFolder {
    * @param mode - permission bits for the file, applied from its creation (and again with
    *   `chmod`, past the umask); default 0666 less the umask.
    */
-  replaceFile(name: string, input: string, write: (file: fs.FileHandle) => Promise<void>, mode?: number): Promise<void>;
+  replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number): Promise<void>;
   /** Release the folder (safe to call more than once). */
   close(): Promise<void>;
 }
@@ -117,7 +181,7 @@ function errnoOf(error: unknown): string | undefined {
 }
 
 /** The default report of a failure that is not a link. */
-function defaultFailure(input: string): (error: NodeJS.ErrnoException) => Error {
+function defaultFailure(input: string): (error: FileSystemError) => Error {
   return (error) => {
     if (error.code === 'ENOENT') return new FolderMissingError(`${input} does not exist (its folder is missing); use list_files to see what is there.`);
     if (error.code === 'ENOTDIR') return new ToolExecutionError(`a part of ${input} is a file, not a folder.`);
@@ -216,7 +280,7 @@ interface Walk {
   workspace: Workspace;
   input: string;
   doing: string;
-  failure: (error: NodeJS.ErrnoException) => Error;
+  failure: (error: FileSystemError) => Error;
   create: boolean;
   created: number;
 }
@@ -308,10 +372,10 @@ abstract class FolderBase implements PinnedFolder {
     return `${this.path}/${name}`;
   }
 
-  abstract stat(): Promise<Stats>;
+  abstract stat(): Promise<FileStatus>;
   abstract close(): Promise<void>;
 
-  async lstat(name: string): Promise<Stats | undefined> {
+  async lstat(name: string): Promise<FileStatus | undefined> {
     try {
       return await fs.lstat(this.at(name));
     } catch (error) {
@@ -325,11 +389,11 @@ abstract class FolderBase implements PinnedFolder {
     return fs.readlink(this.at(name));
   }
 
-  openDir(options: { bufferSize?: number } = {}): Promise<Dir> {
+  openDir(options: { bufferSize?: number } = {}): Promise<AsyncIterable<FolderDirent>> {
     return fs.opendir(this.path, { bufferSize: options.bufferSize ?? 256 });
   }
 
-  async openFile(name: string, flags: number = C.O_RDONLY): Promise<fs.FileHandle> {
+  async openFile(name: string, flags: number = C.O_RDONLY): Promise<PinnedFile> {
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.at(name), flags | C.O_NOFOLLOW | C.O_NONBLOCK);
@@ -348,7 +412,7 @@ abstract class FolderBase implements PinnedFolder {
     }
   }
 
-  createFile(name: string, mode = 0o666): Promise<fs.FileHandle> {
+  createFile(name: string, mode = 0o666): Promise<PinnedFile> {
     return fs.open(this.at(name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
   }
 
@@ -369,7 +433,7 @@ abstract class FolderBase implements PinnedFolder {
     return new HeldFolder(ctx, real, handle);
   }
 
-  async replaceFile(name: string, input: string, write: (file: fs.FileHandle) => Promise<void>, mode?: number): Promise<void> {
+  async replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number): Promise<void> {
     const temp = tempName(name);
     const cannot = (e: NodeJS.ErrnoException) => new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
     const handle = await this.createFile(temp, mode ?? 0o666).catch((e: NodeJS.ErrnoException) => {

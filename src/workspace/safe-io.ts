@@ -13,10 +13,9 @@
  * @module
  */
 import { constants as C } from 'node:fs';
-import type fs from 'node:fs/promises';
 import path from 'node:path';
 import { PathTraversalError, ToolExecutionError } from '../errors.js';
-import { pinFolder } from './pinned-folder.js';
+import { pinFolder, type FileStatus, type PinnedFile } from './pinned-folder.js';
 import type { Workspace } from './workspace.js';
 
 /** Resolve a path that must name a file (not end with a slash). */
@@ -55,7 +54,7 @@ export interface OpenInside {
 }
 
 /** Open `input` as a regular file inside the workspace (the checks of {@link openFileInside}). */
-async function openChecked(workspace: Workspace, input: string): Promise<{ handle: fs.FileHandle; size: number; real: string }> {
+async function openChecked(workspace: Workspace, input: string): Promise<{ handle: PinnedFile; size: number; real: string }> {
   const real = resolveFile(workspace, input);
   const isFolder = () => new ToolExecutionError(`${input} is a folder; use list_files to see its contents.`);
   if (real === workspace.realRoot) throw isFolder();
@@ -65,7 +64,7 @@ async function openChecked(workspace: Workspace, input: string): Promise<{ handl
     return new ToolExecutionError(`cannot read ${input} (${code})`);
   };
   const { folder } = await pinFolder(workspace, path.dirname(real), input, { doing: 'opened', failure: (e) => cannot(e.code ?? e.message) });
-  let handle: fs.FileHandle;
+  let handle: PinnedFile;
   try {
     handle = await folder.openFile(path.basename(real), C.O_RDONLY);
   } catch (error) {
@@ -188,7 +187,7 @@ function replacementMode(mode: number): number {
   return mode & 0o1777 & ~0o6000;
 }
 
-function describeExisting(stat: import('node:fs').Stats, input: string): number {
+function describeExisting(stat: FileStatus, input: string): number {
   if (stat.isDirectory()) throw new ToolExecutionError(`${input} is a folder; give a file path.`);
   if (stat.isSymbolicLink()) {
     throw new ToolExecutionError(`${input} became a symbolic link while it was being written; it is not replaced.`);

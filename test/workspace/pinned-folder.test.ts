@@ -201,9 +201,9 @@ describe('pinned folders: a folder swapped for a link during the call reaches no
     const { folder } = await pinFolder(ws, sub, 'race/sub', { doing: 'written' });
     try {
       await folder.replaceFile('sentinel.txt', 'race/sub/sentinel.txt', async (file) => {
-        await file.write('RACED ');
+        await file.write(Buffer.from('RACED '));
         swapSub(); // between the temporary file and the rename
-        await file.write('WRITE\n');
+        await file.write(Buffer.from('WRITE\n'));
       });
       assert.equal(fs.readFileSync(path.join(`${sub}.moved`, 'sentinel.txt'), 'utf8'), 'RACED WRITE\n');
       assert.deepEqual(fs.readdirSync(`${sub}.moved`).filter((n) => n.endsWith('.tmp')), []);

@@ -1,10 +1,9 @@
-import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import tarStream from 'tar-stream';
 import yazl from 'yazl';
-import { FolderMissingError, PathTraversalError, pinFolder, readFileInside, tool, ToolExecutionError, writeFileInside, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { FolderMissingError, PathTraversalError, pinFolder, readFileInside, tool, ToolExecutionError, writeFileInside, type FileStatus, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { resolveWritable, statInside } from '../common/fs-inside.js';
 import type { ArchiveFormat } from './archive-io.js';
 
@@ -130,7 +129,7 @@ export async function createArchive(workspace: Workspace, args: CreateArchiveInp
   // folder swapped for a link while the paths are walked adds nothing of the outside.
   const pinned = async (real: string, shown: string): Promise<PinnedFolder> => (await pinFolder(workspace, real, shown, { doing: 'archived' })).folder;
   /** The status of the resolved path `real`, read through its pinned folder; `undefined` when it is gone. */
-  const statOf = async (real: string, shown: string): Promise<Stats | undefined> => {
+  const statOf = async (real: string, shown: string): Promise<FileStatus | undefined> => {
     const isRoot = real === workspace.realRoot;
     let folder: PinnedFolder;
     try {
@@ -150,7 +149,7 @@ export async function createArchive(workspace: Workspace, args: CreateArchiveInp
   };
 
   /** Add `real` (whose status is `stat`) as `name`; a folder's entries are read through `open()`. */
-  const walk = async (real: string, name: string, stat: Stats, open: () => Promise<PinnedFolder>): Promise<void> => {
+  const walk = async (real: string, name: string, stat: FileStatus, open: () => Promise<PinnedFolder>): Promise<void> => {
     signal?.throwIfAborted();
     if (real === dest) return;
     if (stat.isFile()) {
@@ -178,7 +177,7 @@ export async function createArchive(workspace: Workspace, args: CreateArchiveInp
         if (childStat === undefined) continue; // removed while the folder was read
         if (childStat.isSymbolicLink()) {
           let target: string;
-          let targetStat: Stats | undefined;
+          let targetStat: FileStatus | undefined;
           try {
             target = workspace.resolve(path.join(real, child));
             targetStat = await statOf(target, childName);

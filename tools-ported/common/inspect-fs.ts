@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Dirent, Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import { pinFolder, ToolExecutionError, type OpenInside, type PinnedFolder, type Workspace } from '../../src/tool.js';
+import { pinFolder, ToolExecutionError, type FileStatus, type FolderDirent, type OpenInside, type PinnedFolder, type Workspace } from '../../src/tool.js';
 
 /** Folders tree, grep_files and find_files skip unless asked (`include_ignored`). */
 export const IGNORED_FOLDERS: readonly string[] = ['.git', 'node_modules'];
@@ -65,7 +65,7 @@ export async function resolveFolder(workspace: Workspace, directory: string, fil
   return { real, stat };
 }
 
-function kindOf(entry: Dirent | Stats): EntryKind | undefined {
+function kindOf(entry: FolderDirent | FileStatus): EntryKind | undefined {
   if (entry.isSymbolicLink()) return 'link';
   if (entry.isDirectory()) return 'directory';
   if (entry.isFile()) return 'file';

@@ -1,6 +1,6 @@
-import { fstatSync, type Stats } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import path from 'node:path';
-import { openFileInside, pinFolder, tool, ToolExecutionError, type OpenInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { openFileInside, pinFolder, tool, ToolExecutionError, type FileStatus, type OpenInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { CheckedFolders, looksBinary, SNIFF_BYTES } from '../common/inspect-fs.js';
 
 /** Arguments of file_info. */
@@ -70,7 +70,7 @@ export function permissionsText(mode: number): string {
   return out;
 }
 
-function typeOf(stat: Stats): FileInfoOutput['type'] {
+function typeOf(stat: FileStatus): FileInfoOutput['type'] {
   if (stat.isFile()) return 'file';
   if (stat.isDirectory()) return 'directory';
   if (stat.isFIFO()) return 'fifo';
@@ -128,7 +128,7 @@ export async function fileInfo(workspace: Workspace, filepath: string, signal?: 
     }
   }
   const first = await statPinned(workspace, real, filepath);
-  const out = (stat: Stats): FileInfoOutput => ({
+  const out = (stat: FileStatus): FileInfoOutput => ({
     filepath: workspace.relative(real),
     type: typeOf(stat),
     size_bytes: stat.size,
@@ -173,7 +173,7 @@ export async function fileInfo(workspace: Workspace, filepath: string, signal?: 
  * The status of `real` (links already resolved by the workspace) read through its pinned
  * folder, never through a link swapped in on the way, so nothing outside is described.
  */
-async function statPinned(workspace: Workspace, real: string, filepath: string): Promise<Stats> {
+async function statPinned(workspace: Workspace, real: string, filepath: string): Promise<FileStatus> {
   const missing = () => new ToolExecutionError(`${filepath} does not exist; use tree or find_files to see what is there.`);
   if (real === workspace.realRoot) {
     const { folder } = await pinFolder(workspace, real, filepath, { doing: 'opened' });
