@@ -18,6 +18,7 @@ export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type Execu
 export { parseArguments, type ParsedArguments } from './executor/arguments.js';
 export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
+export { pinFolder, checkDescriptorInside, FolderMissingError, CAN_PIN_FOLDERS, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
 export type { Decision, Decider, Verdict, PreparedCall, ResolvedPath } from './decisions/decision.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';

@@ -12,6 +12,7 @@ export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationSt
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH } from './types.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
+export { pinFolder, checkDescriptorInside, FolderMissingError, CAN_PIN_FOLDERS, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 export { isSecretKey } from './secrets.js';
 export { commandEnv, INHERITED_ENV } from './child-env.js';
 export { braceAlternatives } from './glob-limits.js';

@@ -1,8 +1,7 @@
-import { constants as fsConstants, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { braceAlternatives, isInside, tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
+import { braceAlternatives, pinFolder, tool, ToolExecutionError, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
 
 /** Most entries list_files returns; the rest is counted in a note. */
 export const LIST_FILES_MAX_ENTRIES = 1000;
@@ -55,12 +54,15 @@ function shownName(name: string): string {
 /**
  * List entries of `directory` matching `pattern`.
  *
- * Every entry is shown only after the folder holding it has been opened and found inside the
- * workspace, and its details are read through that open folder, so neither a pattern naming
- * a link to an outside folder nor a folder swapped for a link during the listing shows
- * anything from outside. Links themselves are shown, never followed.
+ * Every entry is shown only after the folder holding it has been pinned inside the workspace
+ * (`pinFolder`: opened from the root one component at a time, never through a link), and its
+ * details are read through that pinned folder, so neither a pattern naming a link to an
+ * outside folder nor a folder swapped for a link during the listing shows anything from
+ * outside. Links themselves are shown, never followed. A subfolder of a recursive listing
+ * that was swapped for a link is left out, as a walk leaves out what it cannot open.
  * @throws ToolExecutionError for a bad pattern or a directory that is not a folder.
- * @throws PathTraversalError when `directory`, or the fixed start of the pattern, is outside.
+ * @throws PathTraversalError when `directory`, or the fixed start of the pattern, is outside,
+ *   or `directory` (or a folder on its path) is swapped for a link during the listing.
  */
 export async function listFiles(workspace: Workspace, directory: string, pattern: string, recursive: boolean): Promise<string> {
   const dir = workspace.resolve(directory);
@@ -78,7 +80,7 @@ export async function listFiles(workspace: Workspace, directory: string, pattern
   if (!stat.isDirectory()) throw new ToolExecutionError(`${directory} is not a folder; use read_file for files.`);
   const patterns = recursive && !pattern.includes('/') ? [`**/${pattern}`] : [pattern];
   const options: fg.Options = {
-    cwd: dir,
+    cwd: dir, // the pinned folder once it is open (below)
     onlyFiles: false,
     dot: true,
     // fast-glob lists symbolic links as entries without following them.
@@ -98,11 +100,13 @@ export async function listFiles(workspace: Workspace, directory: string, pattern
     }
     workspace.resolve(path.join(dir, task.base)); // a fixed start through a link outside is an escape
   }
-  const found = (await fg(patterns, options)).sort();
-  const folders = new FolderReader(workspace);
+  const folders = new FolderReader(workspace, dir, directory);
   const lines: string[] = [];
   let more = 0;
   try {
+    // The names are read through the pinned folder; each entry is looked up again through
+    // its own pinned parent before it is shown.
+    const found = (await fg(patterns, { ...options, cwd: (await folders.pinTop()).path })).sort();
     for (const rel of found) {
       if (lines.length >= LIST_FILES_MAX_ENTRIES) {
         more++;
@@ -125,48 +129,55 @@ export async function listFiles(workspace: Workspace, directory: string, pattern
 }
 
 /**
- * Reads entries through open folders that were checked to be inside the workspace (on Linux,
- * by the real path of the open descriptor), one open folder per distinct parent.
+ * Reads entries through folders pinned inside the workspace ({@link pinFolder}), one per
+ * distinct parent. The listed folder itself must pin (a link swapped in on its path is a
+ * PATH_TRAVERSAL); a subfolder that cannot be pinned is left out.
  */
 class FolderReader {
-  private readonly open = new Map<string, fs.FileHandle | null>();
-  private readonly pinned = process.platform === 'linux' && existsSync('/proc/self/fd');
+  private readonly open = new Map<string, PinnedFolder | null>();
 
-  constructor(private readonly workspace: Workspace) {}
+  constructor(
+    private readonly workspace: Workspace,
+    private readonly top: string,
+    private readonly input: string,
+  ) {}
 
-  private async folder(parent: string): Promise<fs.FileHandle | null> {
+  /** Pin the listed folder first, so a swap of it or of a folder on its path is refused. */
+  async pinTop(): Promise<PinnedFolder> {
+    const { folder } = await pinFolder(this.workspace, this.top, this.input, {
+      doing: 'listed',
+      failure: (e) => new ToolExecutionError(e.code === 'ENOENT' ? `${this.input} does not exist.` : `${this.input} is not a folder; use read_file for files.`),
+    });
+    this.open.set(this.top, folder);
+    return folder;
+  }
+
+  private async folder(parent: string): Promise<PinnedFolder | null> {
     if (this.open.has(parent)) return this.open.get(parent)!;
-    let handle: fs.FileHandle | null = null;
+    let folder: PinnedFolder | null = null;
     try {
-      const real = this.workspace.resolve(parent);
-      handle = await fs.open(real, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY);
-      if (this.pinned && !isInside(this.workspace.realRoot, await fs.realpath(`/proc/self/fd/${handle.fd}`))) {
-        await handle.close();
-        handle = null;
-      }
+      folder = (await pinFolder(this.workspace, this.workspace.resolve(parent), parent, { doing: 'listed' })).folder;
     } catch {
-      if (handle) await handle.close().catch(() => undefined);
-      handle = null; // outside (PathTraversalError), or gone
+      folder = null; // outside (PathTraversalError), a link, or gone
     }
-    this.open.set(parent, handle);
-    return handle;
+    this.open.set(parent, folder);
+    return folder;
   }
 
   /** lstat `name` in `parent` (and its link target), or `undefined` when not shown. */
   async lstat(parent: string, name: string): Promise<{ stat: import('node:fs').Stats; target?: string } | undefined> {
-    const handle = await this.folder(parent);
-    if (handle === null) return undefined;
-    const at = this.pinned ? `/proc/self/fd/${handle.fd}/${name}` : path.join(this.workspace.resolve(parent), name);
+    const folder = await this.folder(parent);
+    if (folder === null) return undefined;
     try {
-      const stat = await fs.lstat(at);
-      return { stat, target: stat.isSymbolicLink() ? await fs.readlink(at).catch(() => '?') : undefined };
+      const stat = await fs.lstat(folder.at(name));
+      return { stat, target: stat.isSymbolicLink() ? await folder.readlink(name).catch(() => '?') : undefined };
     } catch {
       return undefined;
     }
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.open.values()].map((h) => h?.close().catch(() => undefined)));
+    await Promise.all([...this.open.values()].map((f) => f?.close()));
     this.open.clear();
   }
 }

@@ -1,10 +1,9 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import tarStream from 'tar-stream';
 import yazl from 'yazl';
-import { PathTraversalError, readFileInside, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { FolderMissingError, PathTraversalError, pinFolder, readFileInside, tool, ToolExecutionError, writeFileInside, type FileStatus, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { resolveWritable, statInside } from '../common/fs-inside.js';
 import type { ArchiveFormat } from './archive-io.js';
 
@@ -126,10 +125,33 @@ export async function createArchive(workspace: Workspace, args: CreateArchiveInp
     items.push(item);
   };
 
-  const walk = async (real: string, name: string): Promise<void> => {
+  // Everything is looked at through pinned folders (src/workspace/pinned-folder.ts), so a
+  // folder swapped for a link while the paths are walked adds nothing of the outside.
+  const pinned = async (real: string, shown: string): Promise<PinnedFolder> => (await pinFolder(workspace, real, shown, { doing: 'archived' })).folder;
+  /** The status of the resolved path `real`, read through its pinned folder; `undefined` when it is gone. */
+  const statOf = async (real: string, shown: string): Promise<FileStatus | undefined> => {
+    const isRoot = real === workspace.realRoot;
+    let folder: PinnedFolder;
+    try {
+      folder = (await pinFolder(workspace, isRoot ? real : path.dirname(real), shown, { doing: 'archived', failure: () => new FolderMissingError(shown) })).folder;
+    } catch (error) {
+      if (error instanceof FolderMissingError) return undefined;
+      throw error;
+    }
+    try {
+      if (isRoot) return await folder.stat();
+      const stat = await folder.lstat(path.basename(real));
+      if (stat?.isSymbolicLink()) throw new PathTraversalError(shown, workspace.realRoot, 'changed into a symbolic link while it was being archived');
+      return stat;
+    } finally {
+      await folder.close();
+    }
+  };
+
+  /** Add `real` (whose status is `stat`) as `name`; a folder's entries are read through `open()`. */
+  const walk = async (real: string, name: string, stat: FileStatus, open: () => Promise<PinnedFolder>): Promise<void> => {
     signal?.throwIfAborted();
     if (real === dest) return;
-    const stat = await fs.stat(real);
     if (stat.isFile()) {
       add({ name, kind: 'file', real, mode: stat.mode & 0o777, mtime: stat.mtime, size: stat.size });
       return;
@@ -144,32 +166,45 @@ export async function createArchive(workspace: Workspace, args: CreateArchiveInp
     }
     visited.add(real);
     if (name !== '') add({ name, kind: 'directory', real, mode: stat.mode & 0o777, mtime: stat.mtime, size: 0 });
-    const children = await fs.readdir(real, { withFileTypes: true });
-    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const child of children) {
-      const childName = name === '' ? child.name : `${name}/${child.name}`;
-      let childReal = path.join(real, child.name);
-      if (child.isSymbolicLink()) {
-        try {
-          childReal = workspace.resolve(childReal);
-          await fs.stat(childReal);
-        } catch (error) {
-          skipped.push(`${childName}: ${error instanceof PathTraversalError ? 'a symbolic link that leads outside the workspace' : 'a symbolic link that leads nowhere'}`);
+    const folder = await open();
+    try {
+      const children: string[] = [];
+      for await (const child of await folder.openDir()) children.push(child.name);
+      children.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const child of children) {
+        const childName = name === '' ? child : `${name}/${child}`;
+        const childStat = await folder.lstat(child);
+        if (childStat === undefined) continue; // removed while the folder was read
+        if (childStat.isSymbolicLink()) {
+          let target: string;
+          let targetStat: FileStatus | undefined;
+          try {
+            target = workspace.resolve(path.join(real, child));
+            targetStat = await statOf(target, childName);
+          } catch (error) {
+            skipped.push(`${childName}: ${error instanceof PathTraversalError ? 'a symbolic link that leads outside the workspace' : 'a symbolic link that leads nowhere'}`);
+            continue;
+          }
+          if (targetStat === undefined) {
+            skipped.push(`${childName}: a symbolic link that leads nowhere`);
+            continue;
+          }
+          const resolved = target;
+          await walk(resolved, childName, targetStat, () => pinned(resolved, childName));
           continue;
         }
+        await walk(path.join(real, child), childName, childStat, () => folder.openFolder(child));
       }
-      await walk(childReal, childName);
+    } finally {
+      await folder.close();
     }
   };
 
   for (const given of args.paths) {
     const real = workspace.resolve(given);
-    try {
-      await fs.lstat(real);
-    } catch {
-      throw new ToolExecutionError(`${given} does not exist; nothing was written. Use list_files to see what is there.`);
-    }
-    await walk(real, real === workspace.realRoot ? '' : workspace.relative(real));
+    const stat = await statOf(real, given);
+    if (stat === undefined) throw new ToolExecutionError(`${given} does not exist; nothing was written. Use list_files to see what is there.`);
+    await walk(real, real === workspace.realRoot ? '' : workspace.relative(real), stat, () => pinned(real, given));
   }
   const files = items.filter((i) => i.kind === 'file').length;
   if (files > MAX_ARCHIVE_FILES) throw new ToolExecutionError(`the paths hold ${files} files, more than ${MAX_ARCHIVE_FILES}; archive fewer paths. Nothing was written.`);

@@ -1,9 +1,10 @@
 import { constants as C, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PathTraversalError, tool, ToolExecutionError, isInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { pinFolder, tool, ToolExecutionError, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { makeDirectoryInside, statInside } from '../common/fs-inside.js';
 import { loadArchive, readArchive, type ArchiveEntry, type ArchiveFormat } from './archive-io.js';
 import { checkEntries, MAX_ENTRIES, MAX_TOTAL_BYTES, type CheckedEntry } from './archive-policy.js';
@@ -95,34 +96,52 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
     if (declared > MAX_TOTAL_BYTES) throw new ToolExecutionError(`${args.filepath} unpacks to more than ${MAX_TOTAL_BYTES} bytes (a zip bomb?); the archive is refused and nothing was extracted.`);
   }, args.filepath);
   const entries = checkEntries(listed);
-  if (existing !== undefined) await findConflicts(workspace, dest, entries, overwrite, args.destination);
+  const doing = { doing: 'extracted' };
+  // Every step below goes through pinned folders (src/workspace/pinned-folder.ts), so a folder
+  // swapped for a link while the archive is unpacked cannot carry a byte outside.
+  const checkConflicts = async () => {
+    const { folder } = await pinFolder(workspace, dest, args.destination, doing);
+    try {
+      await findConflicts(workspace, dest, folder.path, entries, overwrite, args.destination);
+    } finally {
+      await folder.close();
+    }
+  };
+  if (existing !== undefined) await checkConflicts();
 
   // 2. Unpack into a private folder next to the destination (inside it for the workspace root).
   const parent = isRoot ? dest : path.dirname(dest);
   const relParent = workspace.relative(parent);
   if (relParent !== '.') await makeDirectoryInside(workspace, relParent);
-  const stage = await fs.mkdtemp(path.join(parent, STAGE_PREFIX));
-  if (!isInside(workspace.realRoot, await fs.realpath(stage))) {
-    await fs.rm(stage, { recursive: true, force: true });
-    throw new PathTraversalError(args.destination, workspace.realRoot, 'changed to lead outside the workspace while it was being extracted');
-  }
+  const { folder: parentFolder } = await pinFolder(workspace, parent, args.destination, doing);
+  const stageName = `${STAGE_PREFIX}${crypto.randomBytes(6).toString('hex')}`;
+  let stage: PinnedFolder | undefined;
   try {
-    const counts = await unpack(archive, entries, stage, args.filepath, signal);
+    await fs.mkdir(parentFolder.at(stageName), { mode: 0o700 });
+    stage = await parentFolder.openFolder(stageName);
+    const counts = await unpack(archive, entries, stage.path, args.filepath, signal);
     // 3. Move into place: one rename for a new folder, else a merge checked again first.
     let overwritten = 0;
     if (existing === undefined && (await statInside(workspace, dest, args.destination)) === undefined) {
-      // A new folder: one rename, so it appears complete or not at all (mkdtemp made it 0700).
-      await fs.chmod(stage, 0o755);
-      await fs.rename(stage, dest).catch((e: NodeJS.ErrnoException) => {
+      // A new folder: one rename, so it appears complete or not at all (it was made 0700).
+      await fs.chmod(stage.path, 0o755);
+      await fs.rename(parentFolder.at(stageName), parentFolder.at(path.basename(dest))).catch((e: NodeJS.ErrnoException) => {
         throw new ToolExecutionError(`cannot move the extracted files to ${args.destination} (${e.code ?? e.message}); nothing was extracted.`);
       });
     } else {
-      await findConflicts(workspace, dest, entries, overwrite, args.destination);
-      overwritten = await merge(stage, dest);
+      await checkConflicts();
+      const { folder: destFolder } = await pinFolder(workspace, dest, args.destination, doing);
+      try {
+        overwritten = await merge(stage.path, destFolder, workspace);
+      } finally {
+        await destFolder.close();
+      }
     }
     return { destination: workspace.relative(dest), format: archive.format, ...counts, overwritten };
   } finally {
-    await fs.rm(stage, { recursive: true, force: true }).catch(() => undefined);
+    await stage?.close();
+    await fs.rm(parentFolder.at(stageName), { recursive: true, force: true }).catch(() => undefined);
+    await parentFolder.close();
   }
 }
 
@@ -130,13 +149,13 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
  * Refuse the extraction when an entry would replace something of the existing destination:
  * a link anywhere on its way, a file of another kind, or (without overwrite) any file.
  */
-async function findConflicts(workspace: Workspace, dest: string, entries: readonly CheckedEntry[], overwrite: boolean, shown: string): Promise<void> {
+async function findConflicts(workspace: Workspace, dest: string, pinnedDest: string, entries: readonly CheckedEntry[], overwrite: boolean, shown: string): Promise<void> {
   const seen = new Map<string, 'absent' | 'folder' | 'file' | 'link' | 'other'>();
   const kindAt = async (rel: string) => {
     let kind = seen.get(rel);
     if (kind === undefined) {
       try {
-        const stat = await fs.lstat(path.join(dest, ...rel.split('/')));
+        const stat = await fs.lstat(path.join(pinnedDest, ...rel.split('/')));
         kind = stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'folder' : stat.isFile() ? 'file' : 'other';
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
@@ -245,30 +264,31 @@ async function unpack(
 }
 
 /**
- * Move everything of `stage` into the existing folder `dest`: new names by one rename each,
- * folders merged, files replaced by rename (conflicts were refused before).
+ * Move everything of `stage` into the existing pinned folder `dest`: new names by one rename
+ * each, folders merged (each opened through its pinned parent, never through a link), files
+ * replaced by rename (conflicts were refused before).
  * @returns how many existing files were replaced.
  */
-async function merge(stage: string, dest: string): Promise<number> {
+async function merge(stage: string, dest: PinnedFolder, workspace: Workspace): Promise<number> {
   let replaced = 0;
   for (const item of await fs.readdir(stage, { withFileTypes: true })) {
     const from = path.join(stage, item.name);
-    const to = path.join(dest, item.name);
-    let there: import('node:fs').Stats | undefined;
-    try {
-      there = await fs.lstat(to);
-    } catch {
-      there = undefined;
-    }
+    const to = dest.at(item.name);
+    const there = await dest.lstat(item.name);
     if (there === undefined) {
       await fs.rename(from, to);
     } else if (item.isDirectory() && there.isDirectory()) {
-      replaced += await merge(from, to);
+      const sub = await dest.openFolder(item.name);
+      try {
+        replaced += await merge(from, sub, workspace);
+      } finally {
+        await sub.close();
+      }
     } else if (!item.isDirectory() && there.isFile()) {
       await fs.rename(from, to);
       replaced++;
     } else {
-      throw new ToolExecutionError(`${to} changed while the archive was being extracted; some files may already have been moved in.`);
+      throw new ToolExecutionError(`${workspace.relative(path.join(dest.real, item.name))} changed while the archive was being extracted; some files may already have been moved in.`);
     }
   }
   return replaced;

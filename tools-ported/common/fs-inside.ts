@@ -5,139 +5,27 @@
  *
  * Every path is resolved with {@link Workspace.resolve} first (a link that leads outside is a
  * PathTraversalError), checked with {@link Workspace.assertWritable} (a read-only mode's
- * scoped folders), and then, on Linux, the operation goes through the parent folder opened
- * from the workspace root one component at a time without following links
- * (`/proc/self/fd/N/name`), so a folder swapped for a link at any moment cannot carry it
- * outside. Elsewhere than Linux the operation goes by path after the same checks.
+ * scoped folders), and then the operation goes through the parent folder pinned with
+ * `pinFolder` (src/workspace/pinned-folder.ts: opened from the workspace root one component
+ * at a time without following links, held open on Linux), so a folder swapped for a link at
+ * any moment cannot carry it outside. See that module for what the fallback without `/proc`
+ * guarantees.
  *
  * Plain functions, no side effects at import.
  *
  * @module
  */
-import { constants as C, existsSync, lstatSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutionError, type Workspace } from '../../src/tool.js';
+import { FolderMissingError, PathTraversalError, pinFolder, ToolExecutionError, type PinnedFolder, type Workspace } from '../../src/tool.js';
 
-const CAN_PIN = process.platform === 'linux' && existsSync('/proc/self/fd');
-
-/** A folder held open (Linux) so that names inside it are reached without following links. */
-export interface PinnedFolder {
-  /** Real path of the folder as resolved. */
-  readonly real: string;
-  /** A path that reaches `name` inside this very folder. */
-  at(name: string): string;
-  close(): Promise<void>;
+/** The folder `realDir` pinned for an edit (messages say "while it was being changed"). */
+function pinForEdit(workspace: Workspace, realDir: string, input: string, create: boolean): Promise<{ folder: PinnedFolder; created: number }> {
+  return pinFolder(workspace, realDir, input, { create, doing: 'changed' });
 }
 
 function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-/**
- * Open the folder `realDir` (a real path inside the workspace) from the workspace root one
- * component at a time, never through a symbolic link; with `create`, missing folders are made.
- * @returns the folder, and how many folders were created.
- * @throws PathTraversalError when a component is (or became) a symbolic link.
- * @throws ToolExecutionError when a component is missing (without `create`) or is a file.
- */
-export async function pinFolder(workspace: Workspace, realDir: string, input: string, create: boolean): Promise<{ folder: PinnedFolder; created: number }> {
-  const root = workspace.realRoot;
-  const rel = path.relative(root, realDir);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new PathTraversalError(input, root);
-  const parts = rel === '' ? [] : rel.split(path.sep);
-  let created = 0;
-  if (!CAN_PIN) {
-    let current = root;
-    for (const part of parts) {
-      current = path.join(current, part);
-      let stat: Stats | undefined;
-      try {
-        stat = await fs.lstat(current);
-      } catch (error) {
-        if (errnoOf(error) !== 'ENOENT' || !create) throw missingFolder(input, error);
-      }
-      if (stat === undefined) {
-        await fs.mkdir(current).catch((e: NodeJS.ErrnoException) => {
-          if (e.code !== 'EEXIST') throw new ToolExecutionError(`cannot create the folder of ${input} (${e.code})`);
-        });
-        created++;
-      } else if (stat.isSymbolicLink()) {
-        throw new PathTraversalError(input, root, 'changed to go through a symbolic link while it was being changed');
-      } else if (!stat.isDirectory()) {
-        throw new ToolExecutionError(`a part of ${input} is a file, not a folder.`);
-      }
-    }
-    return { folder: { real: realDir, at: (name) => path.join(realDir, name), close: async () => undefined }, created };
-  }
-  let handle = await fs.open(root, C.O_RDONLY | C.O_DIRECTORY);
-  try {
-    for (const part of parts) {
-      const at = `/proc/self/fd/${handle.fd}/${part}`;
-      let next: fs.FileHandle;
-      try {
-        next = await fs.open(at, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
-      } catch (error) {
-        if (errnoOf(error) !== 'ENOENT' || !create) throw folderError(error, workspace, input, at);
-        await fs.mkdir(at).then(
-          () => created++,
-          (e: NodeJS.ErrnoException) => {
-            if (e.code !== 'EEXIST') throw new ToolExecutionError(`cannot create the folder of ${input} (${e.code})`);
-          },
-        );
-        next = await fs.open(at, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW).catch((e: unknown) => {
-          throw folderError(e, workspace, input, at);
-        });
-      }
-      await handle.close();
-      handle = next;
-    }
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw error;
-  }
-  const fd = handle.fd;
-  const held = handle;
-  return {
-    folder: { real: realDir, at: (name) => `/proc/self/fd/${fd}/${name}`, close: () => held.close().catch(() => undefined) },
-    created,
-  };
-}
-
-/** A folder on the way to a path does not exist (only from {@link pinFolder} without `create`). */
-export class FolderMissingError extends ToolExecutionError {}
-
-function missingFolder(input: string, error: unknown): ToolExecutionError {
-  const code = errnoOf(error);
-  if (code === 'ENOENT') return new FolderMissingError(`${input} does not exist (its folder is missing); use list_files to see what is there.`);
-  if (code === 'ENOTDIR') return new ToolExecutionError(`a part of ${input} is a file, not a folder.`);
-  return new ToolExecutionError(`cannot reach ${input} (${code ?? (error as Error).message})`);
-}
-
-function folderError(error: unknown, workspace: Workspace, input: string, at: string): Error {
-  const code = errnoOf(error);
-  if (code === 'ELOOP') return new PathTraversalError(input, workspace.realRoot, 'changed to go through a symbolic link while it was being changed');
-  if (code === 'ENOTDIR') {
-    // O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: a folder swapped for a link.
-    let isLink = false;
-    try {
-      isLink = lstatSync(at).isSymbolicLink();
-    } catch {
-      isLink = false;
-    }
-    if (isLink) return new PathTraversalError(input, workspace.realRoot, 'changed to go through a symbolic link while it was being changed');
-  }
-  return missingFolder(input, error);
-}
-
-/** What a name inside a pinned folder is, without following a link; `undefined` when absent. */
-export async function lstatAt(folder: PinnedFolder, name: string): Promise<Stats | undefined> {
-  try {
-    return await fs.lstat(folder.at(name));
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined;
-    throw new ToolExecutionError(`cannot look at ${name} (${errnoOf(error) ?? (error as Error).message})`);
-  }
 }
 
 /** Resolve a path argument that must name something other than the workspace root, and may be written. */
@@ -155,13 +43,13 @@ export type Existing = { kind: 'file' | 'folder' | 'other'; size: number; mode: 
 export async function statInside(workspace: Workspace, real: string, input: string): Promise<Existing> {
   let pinned: { folder: PinnedFolder } | undefined;
   try {
-    pinned = await pinFolder(workspace, path.dirname(real), input, false);
+    pinned = await pinForEdit(workspace, path.dirname(real), input, false);
   } catch (error) {
     if (error instanceof FolderMissingError) return undefined;
     throw error;
   }
   try {
-    const stat = await lstatAt(pinned.folder, path.basename(real));
+    const stat = await pinned.folder.lstat(path.basename(real));
     if (stat === undefined) return undefined;
     if (stat.isSymbolicLink()) throw new PathTraversalError(input, workspace.realRoot, 'changed into a symbolic link while it was being checked');
     return { kind: stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : 'other', size: stat.size, mode: stat.mode };
@@ -177,10 +65,10 @@ export async function statInside(workspace: Workspace, real: string, input: stri
  */
 export async function deleteFileInside(workspace: Workspace, input: string): Promise<{ path: string; bytes: number }> {
   const real = resolveWritable(workspace, input);
-  const { folder } = await pinFolder(workspace, path.dirname(real), input, false);
+  const { folder } = await pinForEdit(workspace, path.dirname(real), input, false);
   try {
     const name = path.basename(real);
-    const stat = await lstatAt(folder, name);
+    const stat = await folder.lstat(name);
     if (stat === undefined) throw new ToolExecutionError(`${input} does not exist; nothing was deleted.`);
     if (stat.isDirectory()) throw new ToolExecutionError(`${input} is a folder; delete_file deletes files only. Nothing was deleted.`);
     if (stat.isSymbolicLink()) throw new PathTraversalError(input, workspace.realRoot, 'changed into a symbolic link while it was being deleted');
@@ -201,7 +89,7 @@ export async function deleteFileInside(workspace: Workspace, input: string): Pro
  */
 export async function makeDirectoryInside(workspace: Workspace, input: string): Promise<{ path: string; created: number }> {
   const real = resolveWritable(workspace, input, 'a folder');
-  const { folder, created } = await pinFolder(workspace, real, input, true);
+  const { folder, created } = await pinForEdit(workspace, real, input, true);
   await folder.close();
   return { path: real, created };
 }
@@ -218,10 +106,10 @@ export async function moveInside(workspace: Workspace, source: string, destinati
   const realSource = resolveWritable(workspace, source, 'a file or folder');
   const realDestination = resolveWritable(workspace, destination, 'a path');
   if (realSource === realDestination) throw new ToolExecutionError(`source and destination are the same (${workspace.relative(realSource)}); nothing was moved.`);
-  const sourceDir = await pinFolder(workspace, path.dirname(realSource), source, false);
+  const sourceDir = await pinForEdit(workspace, path.dirname(realSource), source, false);
   try {
     const sourceName = path.basename(realSource);
-    const stat = await lstatAt(sourceDir.folder, sourceName);
+    const stat = await sourceDir.folder.lstat(sourceName);
     if (stat === undefined) throw new ToolExecutionError(`${source} does not exist; nothing was moved.`);
     if (stat.isSymbolicLink()) throw new PathTraversalError(source, workspace.realRoot, 'changed into a symbolic link while it was being moved');
     const kind = stat.isDirectory() ? 'folder' : stat.isFile() ? 'file' : undefined;
@@ -229,11 +117,11 @@ export async function moveInside(workspace: Workspace, source: string, destinati
     if (kind === 'folder' && realDestination.startsWith(realSource + path.sep)) {
       throw new ToolExecutionError(`cannot move the folder ${source} into itself (${destination}); nothing was moved.`);
     }
-    const destinationDir = await pinFolder(workspace, path.dirname(realDestination), destination, true);
+    const destinationDir = await pinForEdit(workspace, path.dirname(realDestination), destination, true);
     try {
       const destinationName = path.basename(realDestination);
       const taken = () => new ToolExecutionError(`${destination} already exists; move_file never replaces anything. Delete it first or choose another destination. Nothing was moved.`);
-      if ((await lstatAt(destinationDir.folder, destinationName)) !== undefined) throw taken();
+      if ((await destinationDir.folder.lstat(destinationName)) !== undefined) throw taken();
       const from = sourceDir.folder.at(sourceName);
       const to = destinationDir.folder.at(destinationName);
       let linked = false;

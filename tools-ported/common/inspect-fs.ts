@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { constants as C, existsSync, type Dirent, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import path from 'node:path';
-import { isInside, ToolExecutionError, type OpenInside, type Workspace } from '../../src/tool.js';
+import { pinFolder, ToolExecutionError, type FileStatus, type FolderDirent, type OpenInside, type PinnedFolder, type Workspace } from '../../src/tool.js';
 
 /** Folders tree, grep_files and find_files skip unless asked (`include_ignored`). */
 export const IGNORED_FOLDERS: readonly string[] = ['.git', 'node_modules'];
@@ -66,7 +65,7 @@ export async function resolveFolder(workspace: Workspace, directory: string, fil
   return { real, stat };
 }
 
-function kindOf(entry: Dirent | Stats): EntryKind | undefined {
+function kindOf(entry: FolderDirent | FileStatus): EntryKind | undefined {
   if (entry.isSymbolicLink()) return 'link';
   if (entry.isDirectory()) return 'directory';
   if (entry.isFile()) return 'file';
@@ -75,52 +74,39 @@ function kindOf(entry: Dirent | Stats): EntryKind | undefined {
 }
 
 /**
- * Folders opened from their real path without following a final link and, on Linux, checked
- * by the real path of the open descriptor to be inside the workspace; everything read of a
- * folder (its names, an entry's status, a link's text) goes through that open descriptor, so
- * a folder swapped for a link to the outside during a walk shows nothing of the outside.
- * One open descriptor per folder at a time; {@link close} releases them.
+ * Folders pinned inside the workspace with `pinFolder` (src/workspace/pinned-folder.ts:
+ * opened from the root one component at a time, never through a link); everything read of a
+ * folder (its names, an entry's status, a link's text) goes through the pinned folder, so a
+ * folder swapped for a link to the outside during a walk shows nothing of the outside (it is
+ * left out, as a folder that cannot be opened). One pinned folder per folder at a time;
+ * {@link close} releases them.
  */
 export class CheckedFolders {
-  private readonly open = new Map<string, fs.FileHandle | null>();
-  private readonly pinned = process.platform === 'linux' && existsSync('/proc/self/fd');
+  private readonly open = new Map<string, PinnedFolder | null>();
 
   constructor(private readonly workspace: Workspace) {}
 
-  /** The open folder at absolute path `dir`, or `null` when it is outside, gone, or not a folder. */
-  private async folder(dir: string): Promise<fs.FileHandle | null> {
+  /** The pinned folder at absolute path `dir`, or `null` when it is outside, gone, or not a folder. */
+  private async folder(dir: string): Promise<PinnedFolder | null> {
     if (this.open.has(dir)) return this.open.get(dir)!;
-    let handle: fs.FileHandle | null = null;
+    let folder: PinnedFolder | null = null;
     try {
-      const real = this.workspace.resolve(dir);
-      handle = await fs.open(real, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
-      if (this.pinned && !isInside(this.workspace.realRoot, await fs.realpath(`/proc/self/fd/${handle.fd}`))) {
-        await handle.close();
-        handle = null;
-      }
+      folder = (await pinFolder(this.workspace, this.workspace.resolve(dir), dir, { doing: 'read' })).folder;
     } catch {
-      if (handle) await handle.close().catch(() => undefined);
-      handle = null; // outside (PathTraversalError), gone, or a link
+      folder = null; // outside (PathTraversalError), gone, or a link
     }
-    this.open.set(dir, handle);
-    return handle;
-  }
-
-  /** Where to reach `name` inside the open folder `handle` of `dir`. */
-  private at(handle: fs.FileHandle, dir: string, name?: string): string {
-    const base = this.pinned ? `/proc/self/fd/${handle.fd}` : this.workspace.resolve(dir);
-    return name === undefined ? base : path.join(base, name);
+    this.open.set(dir, folder);
+    return folder;
   }
 
   /** lstat `name` in folder `dir` (and read its link text), or `undefined` when not shown. */
   async lstat(dir: string, name: string): Promise<{ stat: Stats; kind: EntryKind; target?: string } | undefined> {
-    const handle = await this.folder(dir);
-    if (handle === null) return undefined;
-    const at = this.at(handle, dir, name);
+    const folder = await this.folder(dir);
+    if (folder === null) return undefined;
     try {
-      const stat = await fs.lstat(at);
+      const stat = await fs.lstat(folder.at(name));
       const kind = kindOf(stat) ?? 'other';
-      return { stat, kind, target: kind === 'link' ? await fs.readlink(at).catch(() => '?') : undefined };
+      return { stat, kind, target: kind === 'link' ? await folder.readlink(name).catch(() => '?') : undefined };
     } catch {
       return undefined;
     }
@@ -132,18 +118,18 @@ export class CheckedFolders {
    * is closed again afterwards (a walk visits each folder once).
    */
   async list(dir: string, maxNames: number): Promise<{ entries: FolderEntry[]; total: number } | undefined> {
-    const handle = await this.folder(dir);
-    if (handle === null) return undefined;
+    const folder = await this.folder(dir);
+    if (folder === null) return undefined;
     const entries: FolderEntry[] = [];
     let total = 0;
     try {
-      const opened = await fs.opendir(this.at(handle, dir), { bufferSize: 256 });
+      const opened = await folder.openDir({ bufferSize: 256 });
       for await (const dirent of opened) {
         total++;
         if (entries.length >= maxNames) continue;
         let kind = kindOf(dirent);
         if (kind === undefined) {
-          const stat = await fs.lstat(this.at(handle, dir, dirent.name)).catch(() => undefined);
+          const stat = await fs.lstat(folder.at(dirent.name)).catch(() => undefined);
           kind = (stat && kindOf(stat)) ?? 'other';
         }
         entries.push({ name: dirent.name, kind });
@@ -158,14 +144,14 @@ export class CheckedFolders {
   }
 
   private async release(dir: string): Promise<void> {
-    const handle = this.open.get(dir);
+    const folder = this.open.get(dir);
     this.open.delete(dir);
-    await handle?.close().catch(() => undefined);
+    await folder?.close();
   }
 
   /** Close every open folder. */
   async close(): Promise<void> {
-    await Promise.all([...this.open.values()].map((h) => h?.close().catch(() => undefined)));
+    await Promise.all([...this.open.values()].map((f) => f?.close()));
     this.open.clear();
   }
 }

@@ -16,9 +16,8 @@
  * @module
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { readFileInside, ToolExecutionError, writeFileInside, type Workspace } from '../../src/tool.js';
+import { FolderMissingError, pinFolder, readFileInside, ToolExecutionError, writeFileInside, type PinnedFolder, type Workspace } from '../../src/tool.js';
 import { deleteFileInside, statInside } from './fs-inside.js';
 
 /** Folder of the store, relative to the workspace root. */
@@ -74,18 +73,38 @@ function isMeta(value: unknown): value is SnapshotMeta {
   );
 }
 
+/**
+ * The names in the store folder `dir` (workspace-relative), read through the folder pinned
+ * with `pinFolder`, so a folder of the store swapped for a link lists nothing of the outside;
+ * `undefined` when the folder does not exist (or a part of it is a file).
+ */
+async function namesIn(workspace: Workspace, dir: string, failed: (code: string | undefined) => Error): Promise<string[] | undefined> {
+  let folder: PinnedFolder;
+  try {
+    ({ folder } = await pinFolder(workspace, workspace.resolve(dir), dir, {
+      doing: 'read',
+      failure: (e) => (e.code === 'ENOENT' || e.code === 'ENOTDIR' ? new FolderMissingError(dir) : failed(e.code)),
+    }));
+  } catch (error) {
+    if (error instanceof FolderMissingError) return undefined;
+    throw error;
+  }
+  try {
+    const names: string[] = [];
+    for await (const entry of await folder.openDir()) names.push(entry.name);
+    return names;
+  } catch (error) {
+    throw failed((error as NodeJS.ErrnoException).code);
+  } finally {
+    await folder.close();
+  }
+}
+
 /** Snapshot numbers present in a key's folder (those with metadata), ascending. */
 async function numbersOf(workspace: Workspace, key: string): Promise<number[]> {
   const dir = `${SNAPSHOT_DIR}/${key}`;
-  const real = workspace.resolve(dir);
-  let names: string[];
-  try {
-    names = await fs.readdir(real);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new ToolExecutionError(`cannot read the snapshot store (${code})`);
-  }
+  const names = await namesIn(workspace, dir, (code) => new ToolExecutionError(`cannot read the snapshot store (${code})`));
+  if (names === undefined) return [];
   return names.map((n) => /^([1-9][0-9]{0,8})\.json$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number).sort((a, b) => a - b);
 }
 
@@ -117,13 +136,9 @@ export async function listMetas(workspace: Workspace, onlyKey?: string): Promise
   let keys: string[];
   if (onlyKey !== undefined) keys = [onlyKey];
   else {
-    try {
-      keys = (await fs.readdir(workspace.resolve(SNAPSHOT_DIR))).filter((n) => /^[0-9a-f]{12}$/.test(n));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-      throw error;
-    }
+    const names = await namesIn(workspace, SNAPSHOT_DIR, (code) => new ToolExecutionError(`cannot read the snapshot store (${code})`));
+    if (names === undefined) return [];
+    keys = names.filter((n) => /^[0-9a-f]{12}$/.test(n));
   }
   const metas: SnapshotMeta[] = [];
   for (const key of keys) {

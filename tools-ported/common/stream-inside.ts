@@ -1,19 +1,18 @@
 /**
  * Streaming a body of unknown length into a workspace file, atomically: the bytes go to a new
- * temporary file in the target's folder (opened exclusively, never through a link, inside a
- * folder pinned with {@link pinFolder} as the other edit helpers do), which is renamed over the
+ * temporary file in the target's folder (opened exclusively, never through a link, inside the
+ * folder pinned with `pinFolder` of src/workspace/pinned-folder.ts), which is renamed over the
  * target only when the whole body arrived within the byte limit. On any failure (limit passed,
  * network error, timeout, abort) the temporary file is removed, and so are the folders this
  * write created, so nothing is left behind.
  *
  * @module
  */
-import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutionError, type Workspace } from '../../src/tool.js';
-import { lstatAt, pinFolder, resolveWritable } from './fs-inside.js';
+import { PathTraversalError, pinFolder, ToolExecutionError, type Workspace } from '../../src/tool.js';
+import { resolveWritable } from './fs-inside.js';
 
 /** What {@link streamToFileInside} wrote. */
 export interface StreamedFile {
@@ -78,47 +77,35 @@ export async function streamToFileInside(
   const real = await checkWritableTarget(workspace, input, options.overwrite);
   const dir = path.dirname(real);
   const created = await missingFolders(dir);
-  const { folder } = await pinFolder(workspace, dir, input, true);
+  const { folder } = await pinFolder(workspace, dir, input, { create: true, doing: 'changed' });
   const name = path.basename(real);
-  const temp = `.${name.slice(0, 100)}.${crypto.randomBytes(6).toString('hex')}.tmp`;
-  let tempMade = false;
   let done = false;
   try {
-    const existing = await lstatAt(folder, name);
+    const existing = await folder.lstat(name);
     if (existing?.isSymbolicLink()) throw new PathTraversalError(input, workspace.realRoot, 'changed into a symbolic link while it was being written');
     if (existing !== undefined && !existing.isFile()) throw new ToolExecutionError(`${input} exists and is not a regular file; it is not replaced.`);
     if (existing !== undefined && !options.overwrite) throw new ToolExecutionError(`${input} already exists; pass overwrite: true to replace it. Nothing was written.`);
-    const mode = existing !== undefined ? existing.mode & 0o1777 & ~0o6000 : 0o666;
-    const handle = await fs.open(folder.at(temp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode).catch((e: NodeJS.ErrnoException) => {
-      throw new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
-    });
-    tempMade = true;
     const hash = crypto.createHash('sha256');
     let bytes = 0;
-    try {
-      for await (const chunk of source) {
-        options.signal?.throwIfAborted();
-        bytes += chunk.length;
-        if (bytes > options.maxBytes) {
-          throw new StreamTooLargeError(`the download is larger than max_bytes (${options.maxBytes} bytes); it was stopped and nothing was kept. Raise max_bytes if the file is expected to be this large.`);
+    await folder.replaceFile(
+      name,
+      input,
+      async (file) => {
+        for await (const chunk of source) {
+          options.signal?.throwIfAborted();
+          bytes += chunk.length;
+          if (bytes > options.maxBytes) {
+            throw new StreamTooLargeError(`the download is larger than max_bytes (${options.maxBytes} bytes); it was stopped and nothing was kept. Raise max_bytes if the file is expected to be this large.`);
+          }
+          hash.update(chunk);
+          await file.write(chunk);
         }
-        hash.update(chunk);
-        await handle.write(chunk);
-      }
-      if (existing !== undefined) await handle.chmod(mode).catch(() => undefined);
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(folder.at(temp), folder.at(name)).catch((e: NodeJS.ErrnoException) => {
-      throw new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
-    });
+      },
+      existing !== undefined ? existing.mode & 0o1777 & ~0o6000 : undefined,
+    );
     done = true;
     return { path: real, bytes, overwrote: existing !== undefined, sha256: hash.digest('hex') };
   } finally {
-    if (!done) {
-      if (tempMade) await fs.unlink(folder.at(temp)).catch(() => undefined);
-    }
     await folder.close();
     if (!done) {
       for (const made of created.reverse()) await fs.rmdir(made).catch(() => undefined);

@@ -1,7 +1,6 @@
-import { constants as C, fstatSync, type Stats } from 'node:fs';
-import fs from 'node:fs/promises';
+import { fstatSync } from 'node:fs';
 import path from 'node:path';
-import { isInside, openFileInside, PathTraversalError, tool, ToolExecutionError, type OpenInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { openFileInside, pinFolder, tool, ToolExecutionError, type FileStatus, type OpenInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { CheckedFolders, looksBinary, SNIFF_BYTES } from '../common/inspect-fs.js';
 
 /** Arguments of file_info. */
@@ -71,7 +70,7 @@ export function permissionsText(mode: number): string {
   return out;
 }
 
-function typeOf(stat: Stats): FileInfoOutput['type'] {
+function typeOf(stat: FileStatus): FileInfoOutput['type'] {
   if (stat.isFile()) return 'file';
   if (stat.isDirectory()) return 'directory';
   if (stat.isFIFO()) return 'fifo';
@@ -103,8 +102,8 @@ async function countLines(file: OpenInside, signal?: AbortSignal): Promise<numbe
 }
 
 /**
- * Describe `filepath`. Files are opened with the checks of `openFileInside` and folders are
- * opened without following a final link and checked by their descriptor, so what is
+ * Describe `filepath`. Its status is read through its pinned folder (`pinFolder`), files are
+ * opened with the checks of `openFileInside` and folders are pinned themselves, so what is
  * described is what was checked; other kinds (FIFOs, sockets, devices) are described from
  * their status alone, never opened.
  * @throws PathTraversalError for a path outside the workspace (also through a link).
@@ -128,13 +127,8 @@ export async function fileInfo(workspace: Workspace, filepath: string, signal?: 
       await folders.close();
     }
   }
-  let first: Stats;
-  try {
-    first = await fs.lstat(real);
-  } catch {
-    throw new ToolExecutionError(`${filepath} does not exist; use tree or find_files to see what is there.`);
-  }
-  const out = (stat: Stats): FileInfoOutput => ({
+  const first = await statPinned(workspace, real, filepath);
+  const out = (stat: FileStatus): FileInfoOutput => ({
     filepath: workspace.relative(real),
     type: typeOf(stat),
     size_bytes: stat.size,
@@ -159,29 +153,42 @@ export async function fileInfo(workspace: Workspace, filepath: string, signal?: 
     }
   }
   if (first.isDirectory()) {
-    let handle: fs.FileHandle;
+    const { folder } = await pinFolder(workspace, real, filepath, { doing: 'opened', failure: (e) => new ToolExecutionError(`cannot open ${filepath} (${e.code ?? e.message})`) });
     try {
-      handle = await fs.open(real, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP' || code === 'ENOTDIR') throw new PathTraversalError(filepath, workspace.realRoot, 'changed into a symbolic link while it was being opened');
-      throw new ToolExecutionError(`cannot open ${filepath} (${code ?? (error as Error).message})`);
-    }
-    try {
-      if (process.platform === 'linux' && !isInside(workspace.realRoot, await fs.realpath(`/proc/self/fd/${handle.fd}`).catch(() => real))) {
-        throw new PathTraversalError(filepath, workspace.realRoot, 'changed to lead outside the workspace while it was being opened');
-      }
-      const stat = await handle.stat();
+      const stat = await folder.stat();
       let entries = 0;
-      const dir = await fs.opendir(process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : real, { bufferSize: 256 });
-      for await (const _ of dir) {
+      for await (const _ of await folder.openDir({ bufferSize: 256 })) {
         entries++;
         if (entries % 4096 === 0) signal?.throwIfAborted();
       }
       return { ...out(stat), entries };
     } finally {
-      await handle.close();
+      await folder.close();
     }
   }
   return out(first);
+}
+
+/**
+ * The status of `real` (links already resolved by the workspace) read through its pinned
+ * folder, never through a link swapped in on the way, so nothing outside is described.
+ */
+async function statPinned(workspace: Workspace, real: string, filepath: string): Promise<FileStatus> {
+  const missing = () => new ToolExecutionError(`${filepath} does not exist; use tree or find_files to see what is there.`);
+  if (real === workspace.realRoot) {
+    const { folder } = await pinFolder(workspace, real, filepath, { doing: 'opened' });
+    try {
+      return await folder.stat();
+    } finally {
+      await folder.close();
+    }
+  }
+  const { folder } = await pinFolder(workspace, path.dirname(real), filepath, { doing: 'opened', failure: missing });
+  try {
+    const stat = await folder.lstat(path.basename(real)).catch(() => undefined);
+    if (stat === undefined) throw missing();
+    return stat;
+  } finally {
+    await folder.close();
+  }
 }
