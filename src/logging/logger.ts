@@ -59,4 +59,4 @@ export function createLogger(level: LevelWithSilent = 'silent', destination = 2)
   );
 }
 
-export type { Logger };
+export type { Logger, LevelWithSilent };
