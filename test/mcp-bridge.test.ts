@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { assignProxyNames, MAX_BRIDGED_DESCRIPTION, McpBridge, serverPrefix, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
+import { McpBridge, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
+import { MAX_BRIDGED_DESCRIPTION } from '../src/mcp/bridge.js';
+import { assignProxyNames, serverPrefix } from '../src/mcp/proxy-names.js';
 import { REPO_ROOT } from './helpers.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'dist/test/fixtures/mcp-fixture-server.js');

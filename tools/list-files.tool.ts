@@ -1,8 +1,8 @@
 import { constants as fsConstants, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import fg from 'fast-glob';
-import { braceAlternatives, isInside, tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
+import { isInside, tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
+import { braceAlternatives, fg } from '../tools-ported/common/glob.js';
 
 /** Most entries list_files returns; the rest is counted in a note. */
 export const LIST_FILES_MAX_ENTRIES = 1000;

@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { BaseAgent, ExploreAgent, GeneralAgent, PlanAgent, type AgentEvent, type AgentOptions } from '../agents/base-agent.js';
 import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js';
 import type { QuestionHandler, UserQuestion } from '../agents/tool-call-handler.js';
-import { ToolDefinitionError } from '../errors.js';
+import { ToolDefinitionError } from '../errors/errors.js';
 import type { ConfirmationRequest } from '../gates/confirmation.gate.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';

@@ -9,8 +9,8 @@
  */
 import path from 'node:path';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
-import { PathTraversalError } from '../errors.js';
-import type { ToolExecutionResult } from '../types.js';
+import { PathTraversalError } from '../errors/errors.js';
+import type { ToolExecutionResult } from '../types/result.js';
 import { EXIT, logLevel, modeOption, parse, UsageError, workspaceOption, type CliContext } from './context.js';
 import { askOnTty, readStdin, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ToolgateError } from '../errors.js';
+import { ToolgateError } from '../errors/errors.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 
 /** Exit codes of the CLI. */

@@ -25,7 +25,7 @@
  * @module
  */
 import fs from 'node:fs';
-import { ToolDefinitionError } from '../errors.js';
+import { ToolDefinitionError } from '../errors/errors.js';
 import { CALL_USAGE, callCommand } from './call-command.js';
 import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
 import { LIST_USAGE, listCommand } from './list-command.js';

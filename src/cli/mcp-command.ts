@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { ToolgateOptionError } from '../errors.js';
+import { ToolgateOptionError } from '../errors/errors.js';
 import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
 import { EXIT, logLevel, modeOption, parse, UsageError, workspaceOption, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { EXPORT_FORMATS, exportTool, type ExportFormat } from '../schema/export.js';
+import { EXPORT_FORMATS, exportTool, type ExportFormat } from '../formats/export.js';
 import { EXIT, logLevel, parse, UsageError, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';
 

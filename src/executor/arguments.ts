@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { kindOf } from '../util.js';
+import { kindOf } from '../util/values.js';
 
 /** Parsed arguments, or why they could not be parsed. */
 export type ParsedArguments =

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import crypto from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors.js';
+import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { closeOut, outputText, truncate } from '../closeout/closeout.js';
 import { OutputStore, type OutputStoreOptions, type StoredOutput } from '../closeout/output-store.js';
 import { DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
@@ -24,9 +24,9 @@ import { MainRunner } from '../runner/main-runner.js';
 import { PoolRunner, type PoolCall, type PoolRunnerOptions } from '../runner/pool-runner.js';
 import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/protocol.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
-import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
+import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor } from '../workspace/workspace.js';
-import { clip, frozenCopy, isThenable, kindOf } from '../util.js';
+import { clip, frozenCopy, isThenable, kindOf } from '../util/values.js';
 import { copyJsonData, isPlainObject, parseArguments } from './arguments.js';
 import { runInTurnOrder } from './batch.js';
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Logger } from 'pino';
+import type { Logger } from '../logging/logger.js';
 import type { GateDenial } from './gate.js';
 
 /** What a confirmation handler is asked about. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ToolErrorCode } from '../errors.js';
+import type { ToolErrorCode } from '../errors/errors.js';
 
 /** Names of the gates, in the order the executor runs them. */
 export type GateName = 'mode' | 'policy' | 'confirmation' | 'rate-limit';

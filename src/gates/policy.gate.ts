@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { Logger } from 'pino';
+import type { Logger } from '../logging/logger.js';
 import type { GateDenial } from './gate.js';
-import { clip, isThenable, kindOf } from '../util.js';
+import { clip, isThenable, kindOf } from '../util/values.js';
 
 /** What a policy hook sees of a call. */
 export interface PolicyCall {

@@ -12,7 +12,7 @@
  * @module
  */
 import Bottleneck from 'bottleneck';
-import { ToolgateOptionError } from '../errors.js';
+import { ToolgateOptionError } from '../errors/errors.js';
 import type { GateDenial } from './gate.js';
 
 /** Default bound on a rate-limited call's wait, in milliseconds. */

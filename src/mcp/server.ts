@@ -26,14 +26,14 @@ import {
   CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
-import { PathTraversalError, ToolgateOptionError } from '../errors.js';
+import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import type { ToolExecutor } from '../executor/executor.js';
 import type { ConfirmationHandler, ConfirmationRequest } from '../gates/confirmation.gate.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolFilter } from '../registry/registry.js';
-import { toMcpTool } from '../schema/export.js';
-import type { ToolExecutionResult } from '../types.js';
+import { toCallToolResult, toMcpTool } from '../formats/mcp.js';
+import type { ToolExecutionResult } from '../types/result.js';
 
 /** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
 const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
@@ -156,26 +156,6 @@ async function elicitConfirmation(server: Server, request: ConfirmationRequest, 
     { signal },
   );
   return answer.action === 'accept' && (answer.content as { approve?: unknown } | undefined)?.approve === true;
-}
-
-/** Our result as an MCP `CallToolResult`. */
-export function toCallToolResult(tool: RegisteredTool, result: ToolExecutionResult): CallToolResult {
-  const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
-  for (const image of result.images ?? []) {
-    const m = /^data:([^;,]+);base64,(.*)$/s.exec(image);
-    if (m) content.push({ type: 'image', mimeType: m[1]!, data: m[2]! });
-  }
-  const out: CallToolResult = { content };
-  if (!result.success) {
-    out.isError = true;
-    if (result.errorCode !== undefined) out._meta = { 'toolgate/errorCode': result.errorCode };
-    return out;
-  }
-  const structured = result.structured;
-  if (tool.outputSchema?.type === 'object' && structured !== null && typeof structured === 'object' && !Array.isArray(structured)) {
-    out.structuredContent = structured as Record<string, unknown>;
-  }
-  return out;
 }
 
 /** A running MCP server. */

@@ -15,8 +15,8 @@ import os from 'node:os';
 import { Piscina } from 'piscina';
 import { CallWatch } from './call-watch.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
-import { ToolgateOptionError } from '../errors.js';
-import type { TruncationStrategy } from '../types.js';
+import { ToolgateOptionError } from '../errors/errors.js';
+import type { TruncationStrategy } from '../types/tool.js';
 import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type RunOutcome, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */

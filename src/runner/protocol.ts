@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { PathTraversalError, type ToolErrorCode } from '../errors.js';
-import type { TruncationStrategy } from '../types.js';
+import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
+import type { TruncationStrategy } from '../types/tool.js';
 
 /** Slot states in the shared call table (values above 0 are the thread id running the call). */
 export const SLOT_FREE = 0;

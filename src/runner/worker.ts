@@ -15,8 +15,8 @@ import { threadId, workerData } from 'node:worker_threads';
 import { truncate } from '../closeout/closeout.js';
 import { ensureFolder, safeName } from '../closeout/output-store.js';
 import { getToolMetadata } from '../decorators/metadata.js';
-import type { Tool } from '../types.js';
-import { isThenable } from '../util.js';
+import type { Tool } from '../types/tool.js';
+import { isThenable } from '../util/values.js';
 import { CallContext } from './call-context.js';
 import { readLines, type SharedLines } from './shared-lines.js';
 import {

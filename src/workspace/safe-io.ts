@@ -18,7 +18,7 @@ import { constants as C, existsSync, lstatSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutionError } from '../errors.js';
+import { PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { isInside, type Workspace } from './workspace.js';
 
 const CAN_CHECK_DESCRIPTORS = process.platform === 'linux';
