@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Entry point of the `toolgate` command; the code lives in dist/src/cli/main.js (built by
-// `npm run build`, which `npm ci` runs through the prepare script).
+// Entry point of the `toolgate` command: a thin wrapper around runCli in dist/src/cli/main.js
+// (built by `npm run build`, which `npm ci` runs through the prepare script).
 import { existsSync } from 'node:fs';
 
 const entry = new URL('../dist/src/cli/main.js', import.meta.url);
@@ -8,5 +8,5 @@ if (!existsSync(entry)) {
   process.stderr.write('toolgate: not built yet; run `npm run build` (npm ci does it through the prepare script)\n');
   process.exit(2);
 }
-const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+const { runCli } = await import(entry.href);
+process.exitCode = await runCli(process.argv.slice(2));

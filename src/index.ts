@@ -1,77 +1,71 @@
 /**
- * toolgate: a TypeScript tool system for LLM agents. Public API (named exports only).
+ * toolgate: a TypeScript tool system for LLM agents. The public API of the `toolgate` entry,
+ * named exports only, grouped as `docs/api.md` documents them. Tool modules import
+ * `toolgate/tool` (`src/tool.ts`) instead: it is the light authoring entry every worker loads.
  *
  * @module
  */
-export { tool, buildToolDescriptor, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS, type ToolOptions } from './decorators/tool.decorator.js';
-export { getToolMetadata, TOOL_METADATA_KEY, type ToolDescriptor } from './decorators/metadata.js';
-export {
-  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode,
-} from './errors.js';
-export type {
-  Tool, ToolClass, ToolContext, ToolExecutionResult, ToolCallRequest, JsonSchema, RunnerKind, TruncationStrategy,
-} from './types.js';
-export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
-export { RegisteredTool, registrationRevision, type RevisionFlags } from './registry/registered-tool.js';
-export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
-export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
-export { parseArguments, type ParsedArguments } from './executor/arguments.js';
-export { Workspace, workspaceFor, isInside } from './workspace/workspace.js';
+
+// Authoring tools (the same as `toolgate/tool`, for code that imports one entry only).
+export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS, type ToolOptions } from './decorators/tool.decorator.js';
+export type { ToolDescriptor } from './decorators/metadata.js';
+export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type Tool, type ToolClass, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy } from './types/tool.js';
+export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { pinFolder, checkDescriptorInside, FolderMissingError, CAN_PIN_FOLDERS, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
-export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
+
+// Calls, results and errors.
+export type { ToolCallRequest, ToolExecutionResult, StopReason } from './types/result.js';
+export {
+  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode,
+} from './errors/errors.js';
+
+// The tool system facade, and the parts it composes.
+export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection, type ToolSystemConnector } from './system/tool-system.js';
+export { ToolVersionManager, type ToolVersionInfo } from './system/version-manager.js';
+export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
+export { RegisteredTool, type RegisterOptions } from './registry/registered-tool.js';
+export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
+export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
+export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
+export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
 export type { Decision, Decider, Verdict, PreparedCall, ResolvedPath } from './decisions/decision.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
 export type { ConfirmationHandler, ConfirmationRequest } from './decisions/approval.js';
-export { DEFAULT_RATE_LIMIT_MAX_WAIT_MS } from './decisions/rate-limit.js';
-export { closeOut, truncate, NO_OUTPUT } from './closeout/closeout.js';
-export {
-  exportTool, toOpenAITool, toOpenAIStrictTool, toAnthropicTool, toMcpTool, toStrictSchema, EXPORT_FORMATS,
-  type ExportFormat, type OpenAITool, type AnthropicTool, type McpTool, type ExportableTool,
-} from './schema/export.js';
-export { readSchemaFile, SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
-export { findPathArguments, type PathArgument } from './schema/path-arguments.js';
-export { WORKSPACE_PATH_FORMAT, checkSchema } from './schema/validator.js';
-export { createLogger, redactSecrets, isSecretKey } from './logging/logger.js';
-export { MAX_CALLS_IN_FLIGHT } from './runner/pool/pool-runner.js';
 export type { Runner, RunRequest, RunOutcome, RunnableTool } from './runner/runner.js';
+export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
+export { createLogger, type Logger, type LevelWithSilent } from './logging/logger.js';
+
+// Provider formats: tool specs and the messages that carry tool calls and results.
+export { exportTool, EXPORT_FORMATS, type ExportFormat } from './formats/export.js';
+export type { ExportableTool, PendingToolCall } from './formats/common.js';
 export {
-  PythonSandbox,
-  type PythonSandboxOptions,
-  type PythonRunOptions,
-  type PythonRunResult,
-  type PythonRunStatus,
-  type PythonIsolation,
-} from './sandbox/python-sandbox.js';
-export { PYTHON_ESCAPE_VECTORS, STRIP_SECOND_LAYER, REACH_BRIDGE_THROUGH_FINDER, renderEscapeVector, type PythonEscapeVector } from './sandbox/python-escape-vectors.js';
-export { ASK_USER_TOOL, ASK_USER_INPUT_SCHEMA, askUserSpec, checkAskUserArguments, type AskUserInput } from './builtin/ask-user.js';
-export { apiEndpoint, cleanText, isLoopbackHost, readResponseText } from './keyed-api.js';
-export { OutputStore, type OutputStoreOptions, type StoredOutput } from './closeout/output-store.js';
-export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type StopReason } from './types.js';
-export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection, type ToolSystemConnector } from './system/tool-system.js';
-export { ToolVersionManager, type ToolVersionInfo } from './system/version-manager.js';
-export { Harness, type HarnessPlugin } from './agents/harness.js';
+  toOpenAITool, toOpenAIStrictTool, toStrictSchema, openAIToolCalls, toOpenAIToolMessages,
+  type OpenAITool, type OpenAIChatMessage, type OpenAIAssistantMessage, type OpenAIToolCall, type OpenAIContentPart,
+} from './formats/openai.js';
 export {
-  ToolCallHandler, executorTarget, openAIToolCalls, anthropicToolUses, toOpenAIToolMessages, toAnthropicToolResults, ASK_USER_UNAVAILABLE, MAX_CALLS_PER_TURN,
-  type ToolCallHandlerOptions, type HandleOptions, type PendingToolCall, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion,
+  toAnthropicTool, anthropicToolUses, toAnthropicToolResults,
+  type AnthropicTool, type AnthropicMessage, type AnthropicContentBlock, type AnthropicTextBlock, type AnthropicImageBlock, type AnthropicToolUseBlock, type AnthropicToolResultBlock,
+} from './formats/anthropic.js';
+export { toMcpTool, toCallToolResult, type McpTool } from './formats/mcp.js';
+
+// Agents: model turns answered, the agent loop, the model client, the plugin harness.
+export {
+  ToolCallHandler, executorTarget, MAX_CALLS_PER_TURN,
+  type ToolCallHandlerOptions, type HandleOptions, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion,
 } from './agents/tool-call-handler.js';
+export { ASK_USER_TOOL, askUserSpec, type AskUserInput } from './builtin/ask-user.js';
 export {
   BaseAgent, GeneralAgent, ExploreAgent, PlanAgent,
   type AgentOptions, type GeneralAgentOptions, type PlanAgentOptions, type AgentEvent, type AgentRunResult, type AgentRunOptions, type AgentStopReason, type AgentKind,
 } from './agents/base-agent.js';
 export { OpenAIChatModel, ModelResponseError, modelEndpointFromEnv, type ChatModel, type ChatRequest, type ModelEndpoint, type OpenAIChatModelOptions } from './agents/model-client.js';
-export type {
-  OpenAIChatMessage, OpenAIAssistantMessage, OpenAIToolCall, OpenAIContentPart, AnthropicMessage, AnthropicContentBlock, AnthropicTextBlock, AnthropicImageBlock,
-  AnthropicToolUseBlock, AnthropicToolResultBlock,
-} from './agents/messages.js';
-export { McpBridge, MAX_BRIDGED_DESCRIPTION, DEFAULT_MCP_TIMEOUT_MS, DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, MCP_TAG, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
+export { Harness, type HarnessPlugin } from './agents/harness.js';
+
+// MCP: bridging servers in, serving the registry out, the config file.
+export { McpBridge, MCP_TAG, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
+export { PROXY_SEPARATOR } from './mcp/proxy-names.js';
 export {
-  loadConfig, checkMcpServers, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
+  loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
 } from './mcp/config.js';
-export { assignProxyNames, proxyName, serverPrefix, MAX_TOOL_NAME_LENGTH, PROXY_SEPARATOR, type ProxyNameRequest } from './mcp/proxy-names.js';
-export { commandEnv, INHERITED_ENV } from './child-env.js';
-export type { RegisterOptions } from './registry/registered-tool.js';
-export { compileForeignValidator } from './schema/validator.js';
-export {
-  createMcpServer, serveStdio, serveHttp, isLoopbackAddress, hostHeadersFor, toCallToolResult, cannotAskMessage, type McpServeOptions, type McpHttpOptions, type McpServerHandle,
-} from './mcp/server.js';
+export { createMcpServer, serveStdio, serveHttp, type McpServeOptions, type McpHttpOptions, type McpServerHandle } from './mcp/server.js';

@@ -7,13 +7,11 @@
  * @module
  */
 export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
-export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode } from './errors.js';
-export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationStrategy } from './types.js';
-export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH } from './types.js';
+export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode } from './errors/errors.js';
+export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationStrategy } from './types/tool.js';
+export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { pinFolder, checkDescriptorInside, FolderMissingError, CAN_PIN_FOLDERS, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
-export { isSecretKey } from './secrets.js';
-export { commandEnv, INHERITED_ENV } from './child-env.js';
-export { braceAlternatives } from './glob-limits.js';
-export { apiEndpoint, cleanText, isLoopbackHost, readResponseText } from './keyed-api.js';
+export { isSecretKey } from './logging/secrets.js';
+export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';

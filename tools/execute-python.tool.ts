@@ -1,5 +1,5 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
-import { PythonSandbox, type PythonRunResult } from '../src/sandbox/python-sandbox.js';
+import { PythonSandbox, type PythonRunResult } from '../tools-ported/common/python-sandbox.js';
 
 /** Arguments of execute_python. */
 export interface ExecutePythonInput {

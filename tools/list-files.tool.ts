@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import fg from 'fast-glob';
-import { braceAlternatives, pinFolder, tool, ToolExecutionError, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
+import { pinFolder, tool, ToolExecutionError, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
+import { braceAlternatives, fg } from '../tools-ported/common/glob.js';
 
 /** Most entries list_files returns; the rest is counted in a note. */
 export const LIST_FILES_MAX_ENTRIES = 1000;

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { apiEndpoint, cleanText, readResponseText, tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
+import { apiEndpoint, cleanText, readResponseText } from '../tools-ported/common/keyed-api.js';
 
 /** Where the Tavily API lives when `TAVILY_BASE_URL` is not set. */
 export const TAVILY_DEFAULT_BASE_URL = 'https://api.tavily.com';

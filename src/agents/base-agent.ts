@@ -9,13 +9,13 @@
 import { askUserSpec } from '../builtin/ask-user.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import { MODES, resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
-import type { OpenAITool } from '../schema/export.js';
 import type { ToolSystem } from '../system/tool-system.js';
-import { ToolgateOptionError } from '../errors.js';
-import type { ToolExecutionResult } from '../types.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage } from './messages.js';
+import { ToolgateOptionError } from '../errors/errors.js';
+import type { ToolExecutionResult } from '../types/result.js';
+import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
 import type { ChatModel } from './model-client.js';
-import type { PendingToolCall, QuestionHandler } from './tool-call-handler.js';
+import type { PendingToolCall } from '../formats/common.js';
+import type { QuestionHandler } from './tool-call-handler.js';
 
 /** What an agent reports while it runs (for a terminal or a UI). */
 export type AgentEvent =

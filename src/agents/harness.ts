@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ToolgateOptionError } from '../errors.js';
+import { ToolgateOptionError } from '../errors/errors.js';
 
 /** Something a {@link Harness} runs. */
 export interface HarnessPlugin {

@@ -7,8 +7,7 @@
  * @module
  */
 import type OpenAI from 'openai';
-import type { OpenAITool } from '../schema/export.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAIToolCall } from './messages.js';
+import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool, OpenAIToolCall } from '../formats/openai.js';
 
 /** One request to a chat model. */
 export interface ChatRequest {

@@ -6,30 +6,19 @@
  *
  * @module
  */
-import pLimit from 'p-limit';
 import { ASK_USER_TOOL, checkAskUserArguments, type AskUserInput } from '../builtin/ask-user.js';
-import { PathTraversalError, type ToolErrorCode } from '../errors.js';
+import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
 import { parseArguments } from '../executor/arguments.js';
-import { runBatch } from '../executor/batch.js';
+import { oneAtATime, runBatch } from '../executor/batch.js';
 import { completedResult, failedResult } from '../closeout/results.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { Logger } from '../logging/logger.js';
-import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
-import { clip } from '../util.js';
-import type {
-  AnthropicContentBlock, AnthropicImageBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, OpenAIAssistantMessage, OpenAIChatMessage, OpenAIContentPart,
-} from './messages.js';
-
-/** One tool call of a model turn, whatever the provider. */
-export interface PendingToolCall {
-  /** Provider call id (OpenAI `tool_calls[].id`, Anthropic `tool_use.id`). */
-  id: string;
-  /** Tool name as the model sent it. */
-  name: string;
-  /** JSON text (OpenAI) or an object (Anthropic `input`); parsed and checked by the executor. */
-  arguments: unknown;
-}
+import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import { clip } from '../util/values.js';
+import { anthropicToolUses, toAnthropicToolResults, type AnthropicMessage } from '../formats/anthropic.js';
+import type { PendingToolCall } from '../formats/common.js';
+import { openAIToolCalls, toOpenAIToolMessages, type OpenAIAssistantMessage, type OpenAIChatMessage } from '../formats/openai.js';
 
 /** Per-call options of a {@link ToolCallTarget}: the executor's, plus the agent whose version pins apply. */
 export interface AgentCallOptions extends ExecuteOptions {
@@ -97,7 +86,7 @@ export const ASK_USER_UNAVAILABLE =
 /**
  * Runs the tool calls of one model turn and turns the results into conversation messages.
  *
- * Read-only calls run concurrently (at most `concurrency` at once, through p-limit); a call
+ * Read-only calls run concurrently (at most `concurrency` at once); a call
  * that writes, and an `ask_user` question, waits for every earlier call and runs alone, so
  * writes happen in the order the model gave. Results come back in the order of the calls.
  * Confirmation and question handlers are asked one at a time (they reach one person).
@@ -125,7 +114,7 @@ export class ToolCallHandler {
   async handle(calls: readonly PendingToolCall[], options: HandleOptions = {}): Promise<ToolExecutionResult[]> {
     const { questionHandler, onCall, onResult, agent: _agent, ...rest } = options;
     // One person answers both kinds of question: ask one at a time.
-    const ask = pLimit(1);
+    const ask = oneAtATime();
     const confirmationHandler: ConfirmationHandler | null | undefined = typeof rest.confirmationHandler === 'function'
       ? ((handler) => (request) => ask(() => handler(request)))(rest.confirmationHandler)
       : rest.confirmationHandler;
@@ -233,56 +222,6 @@ export function executorTarget(executor: ToolExecutor): ToolCallTarget {
     execute: (call, options) => executor.execute(call, options),
     writes: (call) => executor.writes(call),
   };
-}
-
-/** The tool calls of an OpenAI assistant message, as {@link PendingToolCall}s. */
-export function openAIToolCalls(message: OpenAIAssistantMessage): PendingToolCall[] {
-  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
-  return calls.map((c) => ({ id: String(c?.id ?? ''), name: String(c?.function?.name ?? ''), arguments: c?.function?.arguments }));
-}
-
-/** The `tool_use` blocks of an Anthropic assistant message, as {@link PendingToolCall}s. */
-export function anthropicToolUses(message: AnthropicMessage): PendingToolCall[] {
-  if (!Array.isArray(message.content)) return [];
-  return message.content
-    .filter((b): b is Extract<AnthropicContentBlock, { type: 'tool_use' }> => b?.type === 'tool_use')
-    .map((b) => ({ id: String(b.id ?? ''), name: String(b.name ?? ''), arguments: b.input }));
-}
-
-/** OpenAI messages answering `calls`: one `role: "tool"` message each, then a user message with any images. */
-export function toOpenAIToolMessages(calls: readonly PendingToolCall[], results: readonly ToolExecutionResult[]): OpenAIChatMessage[] {
-  const out: OpenAIChatMessage[] = calls.map((call, i) => ({ role: 'tool', tool_call_id: call.id, content: results[i]!.output }));
-  const parts: OpenAIContentPart[] = [];
-  calls.forEach((call, i) => {
-    const images = results[i]!.images ?? [];
-    if (images.length === 0) return;
-    parts.push({ type: 'text', text: `Images attached by tool call ${call.id} (${call.name}):` });
-    for (const url of images) parts.push({ type: 'image_url', image_url: { url } });
-  });
-  if (parts.length) out.push({ role: 'user', content: parts });
-  return out;
-}
-
-/** The Anthropic user message answering `calls`: one `tool_result` block each. */
-export function toAnthropicToolResults(calls: readonly PendingToolCall[], results: readonly ToolExecutionResult[]): AnthropicMessage {
-  const blocks: AnthropicToolResultBlock[] = calls.map((call, i) => {
-    const result = results[i]!;
-    const content: Array<AnthropicTextBlock | AnthropicImageBlock> = [{ type: 'text', text: result.output }];
-    for (const url of result.images ?? []) {
-      const image = imageBlock(url);
-      if (image !== undefined) content.push(image);
-    }
-    const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: call.id, content };
-    if (!result.success) block.is_error = true;
-    return block;
-  });
-  return { role: 'user', content: blocks };
-}
-
-/** `data:image/png;base64,...` as an Anthropic image block, or `undefined` for another shape. */
-function imageBlock(dataUrl: string): AnthropicImageBlock | undefined {
-  const m = /^data:(image\/[a-z0-9.+-]+);base64,(.*)$/is.exec(dataUrl);
-  return m ? { type: 'image', source: { type: 'base64', media_type: m[1]!.toLowerCase(), data: m[2]! } } : undefined;
 }
 
 /** A result for a call that did not run (or an `ask_user` failure). */

@@ -7,8 +7,12 @@
  *
  * @module
  */
-import type { JsonSchema } from '../types.js';
-import { exportTool, type AnthropicTool, type ExportableTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
+import type { JsonSchema } from '../types/tool.js';
+import type { AnthropicTool } from '../formats/anthropic.js';
+import type { ExportableTool } from '../formats/common.js';
+import { exportTool, type ExportFormat } from '../formats/export.js';
+import type { McpTool } from '../formats/mcp.js';
+import type { OpenAITool } from '../formats/openai.js';
 import { compileValidator } from '../schema/validator.js';
 
 /** Arguments of an `ask_user` call. */
@@ -22,7 +26,7 @@ export interface AskUserInput {
 }
 
 /** The JSON Schema (draft-07) of {@link AskUserInput}. */
-export const ASK_USER_INPUT_SCHEMA: JsonSchema = Object.freeze({
+const ASK_USER_INPUT_SCHEMA: JsonSchema = Object.freeze({
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
   properties: {

@@ -20,26 +20,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import type { LevelWithSilent } from 'pino';
 import { BaseAgent, ExploreAgent, GeneralAgent, PlanAgent, type AgentEvent, type AgentOptions } from '../agents/base-agent.js';
 import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js';
 import type { QuestionHandler, UserQuestion } from '../agents/tool-call-handler.js';
-import { ToolDefinitionError } from '../errors.js';
+import { ToolDefinitionError } from '../errors/errors.js';
 import type { ConfirmationRequest } from '../decisions/approval.js';
-import { ToolSystem } from '../system/tool-system.js';
+import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { confirmationPrompt, terminalSafe } from './main.js';
-import { bridgeConfigured } from './mcp-command.js';
-
-/** Streams the command uses (the process's by default). */
-export interface AgentCommandIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-}
+import { LOG_LEVELS, type CliContext, type CliIo } from './context.js';
+import { confirmationPrompt, terminalSafe } from './terminal.js';
+import { cliToolSystem } from './tool-system.js';
 
 /** Usage of `toolgate agent`. */
-export const AGENT_USAGE = `Usage:
+const AGENT_USAGE = `Usage:
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
                  [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
                  [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
@@ -57,15 +50,13 @@ MCP servers named in --config FILE (for example the workspace's toolgate.config.
 Tool calls are shown on stderr; the final answer is printed on stdout.
 Exit codes: 0 answered, 1 stopped without an answer, 2 usage or no endpoint, 130 interrupted.`;
 
-const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-
 /**
- * Run `toolgate agent`.
+ * Run `toolgate agent`; the endpoint variables are read from the context's environment.
  * @param argv - arguments after `agent`.
- * @param env - where the endpoint variables are read. Default `process.env`.
  * @returns the exit code.
  */
-export async function agentCommand(argv: string[], io: AgentCommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function agentCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const io = ctx;
   const usage = (message: string) => {
     io.stderr.write(`toolgate agent: ${message}\n\n${AGENT_USAGE}\n`);
     return 2;
@@ -100,30 +91,26 @@ export async function agentCommand(argv: string[], io: AgentCommandIo = { stdout
     if (!Number.isInteger(maxToolRounds) || maxToolRounds < 1) return usage(`--max-rounds must be a positive integer; got ${values['max-rounds']}`);
   }
   const level = values['log-level'] ?? 'error';
-  if (!LEVELS.has(level)) return usage(`--log-level must be one of ${[...LEVELS].join(', ')}; got ${level}`);
-  const workspace = path.resolve(values.workspace ?? '.');
+  if (!LOG_LEVELS.has(level)) return usage(`--log-level must be one of ${[...LOG_LEVELS].join(', ')}; got ${level}`);
+  const workspace = path.resolve(ctx.cwd, values.workspace ?? '.');
   if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) return usage(`--workspace ${workspace} is not a folder`);
   if (values.tools?.length && values.schemas === undefined) return usage('--tools needs --schemas FILE (generate it with `toolgate schemas`)');
-  const found = modelEndpointFromEnv(env, { baseURL: values['base-url'], model: values.model });
+  const found = modelEndpointFromEnv(ctx.env, { baseURL: values['base-url'], model: values.model });
   if (!found.ok) {
     io.stderr.write(`toolgate agent: no model endpoint configured. Set:\n${found.missing.map((m) => `  - ${m}`).join('\n')}\n`);
     return 2;
   }
 
   try {
-    loadConfig(values.config, workspace); // a bad or missing config file is a usage error, before the model is asked
+    // A bad or missing config file is a usage error, before the model is asked.
+    loadConfig(values.config === undefined ? undefined : path.resolve(ctx.cwd, values.config), workspace);
   } catch (error) {
     return usage((error as Error).message.replace(/^options\./, ''));
   }
-  const tools = new ToolSystem({
+  // The config file's MCP servers come in with the CLI's guard against a config that bridges itself.
+  const tools = cliToolSystem(values, ctx, {
     workspace,
-    // The config file's MCP servers, with the CLI's guard against a config that bridges itself.
-    connectors: [async (system) => {
-      const bridge = await bridgeConfigured(system.registry, { config: values.config }, workspace, system.logger);
-      return bridge === undefined ? undefined : () => bridge.close();
-    }],
     logLevel: level as LevelWithSilent,
-    toolFolders: (values.tools ?? []).map((directory) => ({ directory, schemas: values.schemas! })),
     // Whole outputs would be kept in a temporary folder removed at exit: keep none.
     executor: { outputStore: false },
   });
@@ -132,6 +119,7 @@ export async function agentCommand(argv: string[], io: AgentCommandIo = { stdout
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
+  ctx.signal?.addEventListener('abort', onSigint, { once: true });
   try {
     try {
       await tools.start();
@@ -169,13 +157,14 @@ export async function agentCommand(argv: string[], io: AgentCommandIo = { stdout
     return 0;
   } finally {
     process.removeListener('SIGINT', onSigint);
+    ctx.signal?.removeEventListener('abort', onSigint);
     tty?.close();
     await tools.close();
   }
 }
 
 /** One line for a tool call, one for its result, on stderr. */
-function show(io: AgentCommandIo, event: AgentEvent): void {
+function show(io: CliIo, event: AgentEvent): void {
   const line = (text: string) => io.stderr.write(`${terminalSafe(text, false)}\n`);
   switch (event.type) {
     case 'assistant':
@@ -210,7 +199,7 @@ function clipLine(text: string, max: number): string {
 class TerminalAsker {
   private readonly rl: readline.Interface;
 
-  constructor(private readonly io: AgentCommandIo) {
+  constructor(private readonly io: CliIo) {
     this.rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TruncationStrategy } from '../types.js';
+import type { TruncationStrategy } from '../types/tool.js';
 
 /** Substituted when a tool produced no output. */
 export const NO_OUTPUT = '[no output]';

@@ -8,11 +8,11 @@
  * @module
  */
 import { DEFAULT_MAX_OUTPUT_LENGTH } from '../decorators/tool.decorator.js';
-import type { ToolErrorCode } from '../errors.js';
+import type { ToolErrorCode } from '../errors/errors.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/runner.js';
-import type { StopReason, ToolExecutionResult } from '../types.js';
-import { clip } from '../util.js';
+import type { StopReason, ToolExecutionResult } from '../types/result.js';
+import { clip } from '../util/values.js';
 import { closeOut, outputText, truncate } from './closeout.js';
 import type { OutputStore, StoredOutput } from './output-store.js';
 

@@ -37,7 +37,7 @@ export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | Pr
 const NAME = 'confirmation';
 
 /** Reason text of the `CONFIRMATION_REQUIRED` result; starts with "Confirmation required". */
-export function confirmationRequiredReason(tool: string): string {
+function confirmationRequiredReason(tool: string): string {
   // Said to the model: `confirm` is the caller's option, not a tool argument, so the way on is
   // the user's approval, never a retry.
   return `Confirmation required: ${tool} needs the user's approval before it runs, and none was given. Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ToolErrorCode } from '../errors.js';
+import type { ToolErrorCode } from '../errors/errors.js';
 import type { AgentMode } from '../modes/modes.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { Workspace } from '../workspace/workspace.js';

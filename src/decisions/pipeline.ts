@@ -24,7 +24,7 @@
  * @module
  */
 import type { Logger } from '../logging/logger.js';
-import { frozenCopy, isThenable } from '../util.js';
+import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
 import { answerAsk, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';

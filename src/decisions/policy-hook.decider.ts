@@ -6,7 +6,7 @@
  * @module
  */
 import type { Logger } from '../logging/logger.js';
-import { clip, frozenCopy, isThenable, kindOf } from '../util.js';
+import { clip, frozenCopy, isThenable, kindOf } from '../util/values.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /** What a policy hook sees of a call. */

@@ -12,11 +12,11 @@
  * @module
  */
 import Bottleneck from 'bottleneck';
-import { ToolgateOptionError } from '../errors.js';
+import { ToolgateOptionError } from '../errors/errors.js';
 import { deny, type Decision } from './decision.js';
 
 /** Default bound on a rate-limited call's wait, in milliseconds. */
-export const DEFAULT_RATE_LIMIT_MAX_WAIT_MS = 10_000;
+const DEFAULT_RATE_LIMIT_MAX_WAIT_MS = 10_000;
 
 /** Per-tool limiters. */
 export class RateLimiter {

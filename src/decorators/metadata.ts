@@ -5,10 +5,10 @@
  * @module
  */
 import 'reflect-metadata';
-import type { RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
+import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 
 /** Metadata key under which `@tool` stores a {@link ToolDescriptor} on the class. */
-export const TOOL_METADATA_KEY = Symbol.for('toolgate:tool');
+const TOOL_METADATA_KEY = Symbol.for('toolgate:tool');
 
 /**
  * Plain record of a tool definition, as `@tool` validated and stored it. Schemas and the

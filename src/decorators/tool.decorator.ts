@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import semverValid from 'semver/functions/valid.js';
-import { ToolDefinitionError } from '../errors.js';
+import { isValidVersion } from '../util/semver.js';
+import { ToolDefinitionError } from '../errors/errors.js';
 import { isRunnerKind, RUNNER_KINDS } from '../runner/kinds.js';
-import type { RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
+import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
 
 /** Tool names as providers accept them (OpenAI, Anthropic and MCP all fit this). */
@@ -95,7 +95,7 @@ export function buildToolDescriptor(
   if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
     throw bad('name', `must match ${TOOL_NAME_PATTERN} (snake_case, at most 64 characters); got ${JSON.stringify(options.name)}`);
   }
-  if (typeof options.version !== 'string' || semverValid(options.version) === null) {
+  if (typeof options.version !== 'string' || !isValidVersion(options.version)) {
     throw bad('version', `must be a valid semver version such as "1.0.0"; got ${JSON.stringify(options.version)}`);
   }
   if (options.description !== undefined && (typeof options.description !== 'string' || !options.description.trim())) {

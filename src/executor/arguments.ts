@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { kindOf } from '../util.js';
+import { kindOf } from '../util/values.js';
 
 /** Parsed arguments, or why they could not be parsed. */
 export type ParsedArguments =
@@ -64,7 +64,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** Deepest nesting accepted in arguments given as an object. */
-export const MAX_ARGUMENT_DEPTH = 64;
+const MAX_ARGUMENT_DEPTH = 64;
 
 /**
  * A private copy of arguments given as an object, taking each value once: the executor then

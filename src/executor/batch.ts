@@ -12,8 +12,8 @@
  */
 import pLimit from 'p-limit';
 import { failedResult, type ResultFields } from '../closeout/results.js';
-import { PathTraversalError } from '../errors.js';
-import type { ToolExecutionResult } from '../types.js';
+import { PathTraversalError } from '../errors/errors.js';
+import type { ToolExecutionResult } from '../types/result.js';
 
 /** How {@link runBatch} runs the calls `0 .. count - 1`. */
 export interface BatchPlan {
@@ -45,6 +45,14 @@ export interface BatchPlan {
 export interface BatchOutcome {
   results: ToolExecutionResult[];
   escape: PathTraversalError | undefined;
+}
+
+/**
+ * A queue that runs the functions given to it one at a time, in order: the questions of one
+ * turn (confirmations, `ask_user`) reach one person, so they are asked one at a time.
+ */
+export function oneAtATime(): <T>(fn: () => T | PromiseLike<T>) => Promise<T> {
+  return pLimit(1);
 }
 
 /** Run the calls of one turn. */

@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import crypto from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors.js';
+import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { OutputStore, type OutputStoreOptions } from '../closeout/output-store.js';
 import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf, toolFailure } from '../closeout/results.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
@@ -33,9 +33,9 @@ import type { RunnerKind } from '../runner/kinds.js';
 import type { Runner, RunOutcome, RunRequest } from '../runner/runner.js';
 import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
-import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types.js';
+import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
-import { clip, isThenable, kindOf } from '../util.js';
+import { clip, isThenable, kindOf } from '../util/values.js';
 import { copyJsonData, isPlainObject, parseArguments } from './arguments.js';
 import { runBatch } from './batch.js';
 

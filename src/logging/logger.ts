@@ -4,12 +4,10 @@
  * @module
  */
 import { pino, type Logger, type LevelWithSilent } from 'pino';
-import { isSecretKey } from '../secrets.js';
-
-export { isSecretKey };
+import { isSecretKey } from './secrets.js';
 
 /** Replacement for redacted values. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /**
  * Copy of `value` with the values of secret-looking keys ({@link isSecretKey}) replaced by
@@ -59,4 +57,4 @@ export function createLogger(level: LevelWithSilent = 'silent', destination = 2)
   );
 }
 
-export type { Logger };
+export type { Logger, LevelWithSilent };

@@ -21,23 +21,23 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolSpec } from '@modelcontextprotocol/sdk/types.js';
-import semverValid from 'semver/functions/valid.js';
-import { commandEnv } from '../child-env.js';
+import { isValidVersion } from '../util/semver.js';
+import { commandEnv } from '../sandbox/child-env.js';
 import { buildToolDescriptor } from '../decorators/tool.decorator.js';
-import { ToolExecutionError } from '../errors.js';
+import { ToolExecutionError } from '../errors/errors.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types.js';
+import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types/tool.js';
 import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
 import { assignProxyNames, serverPrefix } from './proxy-names.js';
 
 /** Default per-request timeout of a bridged call without progress, in ms (the SDK's default). */
-export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 /** Default total bound of a bridged call, progress or not, in ms (10 minutes). */
-export const DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS = 600_000;
+const DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS = 600_000;
 /** Default wait for a server to start and list its tools, in ms. */
-export const DEFAULT_MCP_START_TIMEOUT_MS = 30_000;
+const DEFAULT_MCP_START_TIMEOUT_MS = 30_000;
 /** Tag every proxy carries (it also marks the tool as reaching outside, for MCP `openWorldHint`). */
 export const MCP_TAG = 'mcp';
 /** Lines of a stdio server's stderr kept for error messages. */
@@ -232,7 +232,7 @@ export class McpBridge {
       await withTimeout(client.connect(conn.transport, { timeout: startTimeout }), startTimeout, `did not answer initialize within ${startTimeout} ms`);
       const tools = await listAllTools(client, startTimeout);
       const version = client.getServerVersion()?.version;
-      if (typeof version === 'string' && semverValid(version) !== null) conn.version = version;
+      if (typeof version === 'string' && isValidVersion(version)) conn.version = version;
       conn.state = 'connected';
       this.registry.markUnavailable(conn.prefix, undefined);
       client.onclose = () => this.lost(conn, 'the server closed the connection (it may have exited)');

@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolgateOptionError } from '../errors.js';
+import { ToolgateOptionError } from '../errors/errors.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { serverPrefix } from './proxy-names.js';
 

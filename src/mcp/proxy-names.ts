@@ -24,7 +24,7 @@ import crypto from 'node:crypto';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 
 /** Longest tool name providers accept, in characters. */
-export const MAX_TOOL_NAME_LENGTH = 64;
+const MAX_TOOL_NAME_LENGTH = 64;
 
 /** Separator between the server prefix and the tool name. */
 export const PROXY_SEPARATOR = '__';
@@ -64,7 +64,7 @@ function hashedName(prefix: string, tool: string, hash: string): string {
  * @param server - the server's config key (hashed with the tool name when the name changes).
  * @param tool - the tool's name as the server lists it.
  */
-export function proxyName(prefix: string, server: string, tool: string): string {
+function proxyName(prefix: string, server: string, tool: string): string {
   return plainName(prefix, tool) ?? hashedName(prefix, tool, hashOf(server, tool, HASH_DIGITS));
 }
 

@@ -26,15 +26,15 @@ import {
   CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
-import { PathTraversalError, ToolgateOptionError } from '../errors.js';
+import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import type { ToolExecutor } from '../executor/executor.js';
 import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isOfferedInMode, isSelected } from '../registry/visibility.js';
 import { resolveMode } from '../modes/modes.js';
-import { toMcpTool } from '../schema/export.js';
-import type { ToolExecutionResult } from '../types.js';
+import { toCallToolResult, toMcpTool } from '../formats/mcp.js';
+import type { ToolExecutionResult } from '../types/result.js';
 
 /** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
 const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
@@ -62,7 +62,7 @@ export interface McpServeOptions {
 }
 
 /** The message of a denied confirmation when the client cannot be asked. */
-export function cannotAskMessage(tool: string): string {
+function cannotAskMessage(tool: string): string {
   return `${tool} requires confirmation, and this MCP client cannot be asked (it does not support elicitation). `
     + 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
 }
@@ -158,26 +158,6 @@ async function elicitConfirmation(server: Server, request: ConfirmationRequest, 
   return answer.action === 'accept' && (answer.content as { approve?: unknown } | undefined)?.approve === true;
 }
 
-/** Our result as an MCP `CallToolResult`. */
-export function toCallToolResult(tool: RegisteredTool, result: ToolExecutionResult): CallToolResult {
-  const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
-  for (const image of result.images ?? []) {
-    const m = /^data:([^;,]+);base64,(.*)$/s.exec(image);
-    if (m) content.push({ type: 'image', mimeType: m[1]!, data: m[2]! });
-  }
-  const out: CallToolResult = { content };
-  if (!result.success) {
-    out.isError = true;
-    if (result.errorCode !== undefined) out._meta = { 'toolgate/errorCode': result.errorCode };
-    return out;
-  }
-  const structured = result.structured;
-  if (tool.outputSchema?.type === 'object' && structured !== null && typeof structured === 'object' && !Array.isArray(structured)) {
-    out.structuredContent = structured as Record<string, unknown>;
-  }
-  return out;
-}
-
 /** A running MCP server. */
 export interface McpServerHandle {
   /** Send `notifications/tools/list_changed` to every connected client (after the registry changed). */
@@ -238,7 +218,7 @@ export function isLoopbackAddress(host: string): boolean {
  * to exactly 127.0.0.1, localhost or ::1 left other loopback binds (127.0.0.2, 127.1) open to a
  * web page whose name rebinds to them.
  */
-export function hostHeadersFor(host: string, port: number): string[] {
+function hostHeadersFor(host: string, port: number): string[] {
   const names = new Set(['127.0.0.1', 'localhost', '::1', host]);
   if (host === '0.0.0.0' || host === '::' || host === '') {
     for (const list of Object.values(os.networkInterfaces())) for (const i of list ?? []) names.add(i.address);

@@ -7,9 +7,9 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { findFiles } from '../glob.js';
+import { findFiles } from '../util/glob.js';
 import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js';
-import { ToolDefinitionError } from '../errors.js';
+import { ToolDefinitionError } from '../errors/errors.js';
 import { readSchemaFile, type SchemaFile } from '../schema/schema-file.js';
 import type { RegisteredTool } from './registered-tool.js';
 import { ToolRegistry } from './registry.js';

@@ -6,13 +6,13 @@
 import crypto from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { ToolDescriptor } from '../decorators/metadata.js';
-import { ToolDefinitionError } from '../errors.js';
-import type { ExportableTool } from '../schema/export.js';
+import { ToolDefinitionError } from '../errors/errors.js';
+import type { ExportableTool } from '../formats/common.js';
 import { findPathArguments, type PathArgument } from '../schema/path-arguments.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
 import { RUNNER_KINDS } from '../runner/kinds.js';
-import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types.js';
+import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 
 /** The safety flags that count in a registration revision. */
 export interface RevisionFlags {

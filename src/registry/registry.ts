@@ -3,12 +3,15 @@
  *
  * @module
  */
-import semver from 'semver';
+import { compareVersions, isGreater, isPrerelease, isValidRange, maxSatisfying } from '../util/semver.js';
 import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js';
-import { ToolDefinitionError } from '../errors.js';
-import { exportTool, type AnthropicTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
+import { ToolDefinitionError } from '../errors/errors.js';
+import type { AnthropicTool } from '../formats/anthropic.js';
+import { exportTool, type ExportFormat } from '../formats/export.js';
+import type { McpTool } from '../formats/mcp.js';
+import type { OpenAITool } from '../formats/openai.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
-import type { ToolClass } from '../types.js';
+import type { ToolClass } from '../types/tool.js';
 import { RegisteredTool, type RegisterOptions } from './registered-tool.js';
 
 /** Filter for {@link ToolRegistry.list}. */
@@ -123,7 +126,7 @@ export class ToolRegistry {
     const cacheKey = `${name}\u0000${range}`;
     let tool = this.rangeCache.get(cacheKey);
     if (tool === undefined) {
-      const best = semver.validRange(range) === null ? null : semver.maxSatisfying([...versions.keys()], range);
+      const best = !isValidRange(range) ? null : maxSatisfying([...versions.keys()], range);
       tool = best === null ? null : versions.get(best)!;
       if (this.rangeCache.size >= RANGE_CACHE_SIZE) this.rangeCache.clear();
       this.rangeCache.set(cacheKey, tool);
@@ -132,7 +135,7 @@ export class ToolRegistry {
     return {
       found: false,
       code: 'VERSION_NOT_FOUND',
-      message: `Tool ${name} has no version matching ${JSON.stringify(range)}; registered: ${[...versions.keys()].sort(semver.compare).join(', ')}.`,
+      message: `Tool ${name} has no version matching ${JSON.stringify(range)}; registered: ${[...versions.keys()].sort(compareVersions).join(', ')}.`,
     };
   }
 
@@ -178,7 +181,7 @@ export class ToolRegistry {
 
   /** Registered versions of `name`, ascending semver order. */
   versions(name: string): string[] {
-    return [...(this.byName.get(name)?.keys() ?? [])].sort(semver.compare);
+    return [...(this.byName.get(name)?.keys() ?? [])].sort(compareVersions);
   }
 
   /** Tools matching a filter, sorted by name then version. Default: the highest version of each name. */
@@ -194,7 +197,7 @@ export class ToolRegistry {
         out.push(tool);
       }
     }
-    return out.sort((a, b) => (a.name === b.name ? semver.compare(a.version, b.version) : a.name < b.name ? -1 : 1));
+    return out.sort((a, b) => (a.name === b.name ? compareVersions(a.version, b.version) : a.name < b.name ? -1 : 1));
   }
 
   /** Number of registered `name@version` entries. */
@@ -237,9 +240,9 @@ const RANGE_CACHE_SIZE = 512;
 
 /** The default version: the highest release, or the highest prerelease when there is no release. */
 function highest(tools: RegisteredTool[]): RegisteredTool {
-  const releases = tools.filter((t) => semver.prerelease(t.version) === null);
+  const releases = tools.filter((t) => !isPrerelease(t.version));
   const pool = releases.length ? releases : tools;
-  return pool.reduce((best, t) => (semver.gt(t.version, best.version) ? t : best));
+  return pool.reduce((best, t) => (isGreater(t.version, best.version) ? t : best));
 }
 
 function editDistance(a: string, b: string): number {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JsonSchema } from '../types.js';
+import type { JsonSchema } from '../types/tool.js';
 import type { RegisteredTool } from './registered-tool.js';
 import type { ToolRegistry } from './registry.js';
 

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { ToolExecutionError } from '../errors.js';
-import { MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, type ToolContext } from '../types.js';
+import { ToolExecutionError } from '../errors/errors.js';
+import { MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, type ToolContext } from '../types/tool.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 
 const NEVER_ABORTED = new AbortController().signal;

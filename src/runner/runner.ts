@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { PathTraversalError, type ToolErrorCode } from '../errors.js';
-import type { ToolClass, TruncationStrategy } from '../types.js';
+import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
+import type { ToolClass, TruncationStrategy } from '../types/tool.js';
 
 /** What a runner needs to know of a tool (a `RegisteredTool` has all of it). */
 export interface RunnableTool {

@@ -17,13 +17,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as TJS from 'typescript-json-schema';
-import { findFiles } from '../glob.js';
-import { ToolDefinitionError } from '../errors.js';
+import { findFiles } from '../util/glob.js';
+import { ToolDefinitionError } from '../errors/errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
 import { checkSchema } from '../schema/validator.js';
-import semverValid from 'semver/functions/valid.js';
+import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
-import type { JsonSchema } from '../types.js';
+import type { JsonSchema } from '../types/tool.js';
 
 const ts = TJS.ts;
 type Type = TJS.ts.Type;
@@ -162,7 +162,7 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   if (name === undefined || !TOOL_NAME_PATTERN.test(name)) {
     throw ToolDefinitionError.other(className, `@tool on ${className} (${source}): name must be a string literal matching ${TOOL_NAME_PATTERN}`);
   }
-  if (version === undefined || semverValid(version) === null) {
+  if (version === undefined || !isValidVersion(version)) {
     throw ToolDefinitionError.other(name, `@tool ${name} (${source}): version must be a string literal holding a valid semver version such as "1.0.0"; got ${version === undefined ? 'a non-literal' : JSON.stringify(version)}`);
   }
   const key = `${name}@${version}`;
@@ -358,7 +358,7 @@ function restoreItemTags(prop: TJS.ts.Symbol, schema: unknown, checker: TypeChec
 }
 
 /** Serialised form of a schema file, as written to disk (stable: two-space JSON, trailing newline). */
-export function serializeSchemaFile(file: SchemaFile): string {
+function serializeSchemaFile(file: SchemaFile): string {
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JsonSchema } from '../types.js';
+import type { JsonSchema } from '../types/tool.js';
 import { WORKSPACE_PATH_FORMAT } from './validator.js';
 
 /** Where a path argument sits: a top-level property holding one path or an array of paths. */

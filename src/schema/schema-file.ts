@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ToolDefinitionError } from '../errors.js';
-import type { JsonSchema } from '../types.js';
+import { ToolDefinitionError } from '../errors/errors.js';
+import type { JsonSchema } from '../types/tool.js';
 
 /** Identifies the format of a schema file; bumped when the shape changes. */
 export const SCHEMA_FILE_FORMAT = 'toolgate-schemas/1';

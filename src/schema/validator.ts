@@ -7,8 +7,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { JsonSchema } from '../types.js';
-import { clip, kindOf } from '../util.js';
+import type { JsonSchema } from '../types/tool.js';
+import { clip, kindOf } from '../util/values.js';
 
 /** The format name that marks a path argument (`@format workspace-path` in field TSDoc). */
 export const WORKSPACE_PATH_FORMAT = 'workspace-path';
@@ -24,7 +24,7 @@ let shared: Ajv | undefined;
  * `useDefaults: false` (defaults are documentation for the model; tools apply them),
  * `allErrors: false` (stop at the first problem, which is what a model can fix first).
  */
-export function sharedAjv(): Ajv {
+function sharedAjv(): Ajv {
   if (shared === undefined) {
     shared = new Ajv({
       strict: true,

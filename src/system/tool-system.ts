@@ -8,19 +8,20 @@
  * @module
  */
 import path from 'node:path';
-import type { LevelWithSilent } from 'pino';
-import type { HarnessPlugin } from '../agents/harness.js';
 import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from '../agents/tool-call-handler.js';
-import { ToolgateOptionError } from '../errors.js';
+import { ToolgateOptionError } from '../errors/errors.js';
 import { ToolExecutor, type ToolExecutorOptions } from '../executor/executor.js';
-import { createLogger, type Logger } from '../logging/logger.js';
+import { createLogger, type LevelWithSilent, type Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
 import { loadBuiltinTools, loadPortedTools, loadTools } from '../registry/loader.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { ToolRegistry } from '../registry/registry.js';
-import { exportTool, type AnthropicTool, type ExportFormat, type McpTool, type OpenAITool } from '../schema/export.js';
-import type { ToolCallRequest, ToolExecutionResult } from '../types.js';
-import { clip } from '../util.js';
+import { exportTool, type ExportFormat } from '../formats/export.js';
+import { type AnthropicTool } from '../formats/anthropic.js';
+import { type McpTool } from '../formats/mcp.js';
+import { type OpenAITool } from '../formats/openai.js';
+import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import { clip } from '../util/values.js';
 import { failedResult } from '../closeout/results.js';
 import { isOfferedInMode, isSelected } from '../registry/visibility.js';
 import { McpBridge } from '../mcp/bridge.js';
@@ -106,7 +107,7 @@ export interface ToolSelection {
  * await tools.close();
  * ```
  */
-export class ToolSystem implements HarnessPlugin, ToolCallTarget {
+export class ToolSystem implements ToolCallTarget {
   /** Plugin name in a {@link Harness}. */
   readonly name = 'tool-system';
   /** Every registered tool version. */

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import semver from 'semver';
-import { ToolgateOptionError } from '../errors.js';
+import { isValidRange } from '../util/semver.js';
+import { ToolgateOptionError } from '../errors/errors.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
 
@@ -42,7 +42,7 @@ export class ToolVersionManager {
    *   version of `name` satisfies it (pin after the tools are loaded: `ToolSystem.start()`).
    */
   pin(agent: string, name: string, range: string): void {
-    if (typeof range !== 'string' || semver.validRange(range) === null) {
+    if (typeof range !== 'string' || !isValidRange(range)) {
       throw ToolgateOptionError.fromBadOption(`pins.${agent}.${name}`, `must be a semver range such as ^1.0.0; got ${JSON.stringify(range)}`);
     }
     const found = this.registry.resolve(name, range);

@@ -25,7 +25,7 @@ import { constants as C, existsSync, lstatSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors.js';
+import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { isInside, type Workspace } from './workspace.js';
 
 /**

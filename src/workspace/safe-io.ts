@@ -14,7 +14,7 @@
  */
 import { constants as C } from 'node:fs';
 import path from 'node:path';
-import { PathTraversalError, ToolExecutionError } from '../errors.js';
+import { PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { pinFolder, type FileStatus, type PinnedFile } from './pinned-folder.js';
 import type { Workspace } from './workspace.js';
 

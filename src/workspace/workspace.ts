@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors.js';
-import { clip } from '../util.js';
+import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
+import { clip } from '../util/values.js';
 
 /** Longest path argument accepted, in characters (Linux's PATH_MAX is 4096 bytes). */
-export const MAX_PATH_LENGTH = 4096;
+const MAX_PATH_LENGTH = 4096;
 
 /** How many symbolic links one resolution may follow before it is refused (as the kernel's ELOOP). */
 const MAX_LINK_HOPS = 40;

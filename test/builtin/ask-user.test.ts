@@ -4,7 +4,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ASK_USER_TOOL, askUserSpec, checkAskUserArguments, checkSchema, loadBuiltinTools, ToolExecutor } from 'toolgate';
+import { ASK_USER_TOOL, askUserSpec, loadBuiltinTools, ToolExecutor } from 'toolgate';
+import { checkAskUserArguments } from '../../src/builtin/ask-user.js';
+import { checkSchema } from '../../src/schema/validator.js';
 
 describe('ask_user', () => {
   test('its schema is valid draft-07 JSON Schema and strict', () => {

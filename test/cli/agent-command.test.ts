@@ -1,14 +1,16 @@
 /**
- * `toolgate agent` against the scripted OpenAI-compatible fixture: spawned as a child process
- * (no terminal), and in process with a fake terminal for confirmations and questions.
+ * `toolgate agent` against the scripted OpenAI-compatible fixture: in process (no terminal, or
+ * a fake terminal for confirmations and questions), and spawned as a child process where the
+ * process is the point (the bin end to end, the environment a command inherits).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
-import { runCli, tempWorkspace } from '../helpers.js';
+import { runCli } from '../../src/cli/main.js';
+import { cliInProcess } from './in-process.js';
+import { runCli as spawnCli, tempWorkspace } from '../helpers.js';
 import { startOpenAIFixture, turn, type OpenAIFixture, type ScriptStep } from '../openai-fixture.js';
 
 /** The environment without any model endpoint variables, plus `extra`. */
@@ -29,13 +31,13 @@ async function withFixture(script: ScriptStep[], body: (fixture: OpenAIFixture) 
 
 const writeTurn = turn('Saving the greeting.', [{ id: 'call_w', name: 'write_file', arguments: '{"filepath":"hello.txt","content":"hi"}' }]);
 
-describe('toolgate agent (spawned)', () => {
+describe('toolgate agent without a terminal (in process; the bin and R4 spawned)', () => {
   const t = tempWorkspace();
   after(t.cleanup);
 
   it('with --yes runs the loop: tool calls and results on stderr, the final answer on stdout', async () => {
     await withFixture([writeTurn, turn('All done.')], async (fixture) => {
-      const r = await runCli(['agent', 'Write hi into hello.txt', '--workspace', t.ws, '--yes'], { env: envWith({ OPENAI_BASE_URL: fixture.baseUrl, OPENAI_MODEL: 'fixture-model' }) });
+      const r = await spawnCli(['agent', 'Write hi into hello.txt', '--workspace', t.ws, '--yes'], { env: envWith({ OPENAI_BASE_URL: fixture.baseUrl, OPENAI_MODEL: 'fixture-model' }) });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, 'All done.\n');
       assert.match(r.stderr, /\[model\] Saving the greeting\.\n\[tool\] write_file \{"filepath":"hello\.txt","content":"hi"\}\n {2}ok: Wrote 2 bytes to hello\.txt\n/);
@@ -52,7 +54,7 @@ describe('toolgate agent (spawned)', () => {
   it('without --yes and without a terminal, a write is refused and the model is told it needs approval', async () => {
     fs.rmSync(path.join(t.ws, 'hello.txt'), { force: true });
     await withFixture([writeTurn, turn('I need approval to write.')], async (fixture) => {
-      const r = await runCli(['agent', 'Write hi', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { env: envWith({}) });
+      const r = await cliInProcess(['agent', 'Write hi', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { env: envWith({}) });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, / {2}CONFIRMATION_REQUIRED: Confirmation required: write_file needs the user's approval/);
       assert.equal(fs.existsSync(path.join(t.ws, 'hello.txt')), false);
@@ -62,7 +64,7 @@ describe('toolgate agent (spawned)', () => {
 
   it('--agent explore: the mode refuses the write; the explore addendum is in the system message', async () => {
     await withFixture([writeTurn, turn('Read-only here.')], async (fixture) => {
-      const r = await runCli(['agent', 'Write hi', '--agent', 'explore', '--workspace', t.ws, '--yes'], { env: envWith({ OPENAI_BASE_URL: fixture.baseUrl, TOOLGATE_MODEL: 'm' }) });
+      const r = await cliInProcess(['agent', 'Write hi', '--agent', 'explore', '--workspace', t.ws, '--yes'], { env: envWith({ OPENAI_BASE_URL: fixture.baseUrl, TOOLGATE_MODEL: 'm' }) });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, / {2}MODE_DENIED: write_file is not allowed in explore mode/);
       assert.match(fixture.requests[0]!.messages[0]!.content as string, /You are in explore mode/);
@@ -76,7 +78,7 @@ describe('toolgate agent (spawned)', () => {
     await withFixture(script, async (fixture) => {
       // A small environment: run_command starts a login shell, and this machine's profile can
       // spend a minute in pyenv when PYENV_ROOT is set.
-      const r = await runCli(['agent', 'print env', '--workspace', t.ws, '--yes'], {
+      const r = await spawnCli(['agent', 'print env', '--workspace', t.ws, '--yes'], {
         env: { PATH: process.env.PATH, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: key, OPENAI_MODEL: 'm', npm_config__authToken: 'npm-5ecret' },
       });
       assert.equal(r.code, 0, r.stderr);
@@ -89,23 +91,23 @@ describe('toolgate agent (spawned)', () => {
   });
 
   it('without a model endpoint it says what to set and exits 2', async () => {
-    const r = await runCli(['agent', 'anything', '--workspace', t.ws], { env: envWith({}) });
+    const r = await cliInProcess(['agent', 'anything', '--workspace', t.ws], { env: envWith({}) });
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /no model endpoint configured/);
     assert.match(r.stderr, /OPENAI_BASE_URL/);
     assert.match(r.stderr, /OPENAI_MODEL/);
-    const noModel = await runCli(['agent', 'anything', '--workspace', t.ws], { env: envWith({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    const noModel = await cliInProcess(['agent', 'anything', '--workspace', t.ws], { env: envWith({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     assert.equal(noModel.code, 2);
     assert.match(noModel.stderr, /a model name: set --model or OPENAI_MODEL/);
     assert.doesNotMatch(noModel.stderr, /a model endpoint/);
   });
 
   it('usage errors exit 2', async () => {
-    const r = await runCli(['agent', '--workspace', t.ws], { env: envWith({}) });
+    const r = await cliInProcess(['agent', '--workspace', t.ws], { env: envWith({}) });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /give the TASK/);
-    const bad = await runCli(['agent', 'x', '--agent', 'wizard'], { env: envWith({}) });
+    const bad = await cliInProcess(['agent', 'x', '--agent', 'wizard'], { env: envWith({}) });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--agent must be general, explore or plan/);
   });
@@ -133,7 +135,7 @@ describe('toolgate agent on a terminal', () => {
         if (String(d).includes('[y/N]')) stdin.write('y\n');
         if (String(d).includes('Answer (a number, or text)')) stdin.write('2\n');
       });
-      const code = await main(['agent', 'Write hi and ask me', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { stdin, stdout, stderr });
+      const code = await runCli(['agent', 'Write hi and ask me', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { stdin, stdout, stderr });
       assert.equal(code, 0, err);
       assert.equal(out, 'Wrote hello.txt; you chose blue.\n');
       assert.match(err, /write_file 1\.0\.0 asks to run\.\n {2}target: hello\.txt\n/);

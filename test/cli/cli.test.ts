@@ -1,17 +1,19 @@
 /**
- * The `toolgate` command, run as a child process (`bin/toolgate.js`, no TTY, stdin ignored
- * unless a test gives input). Exit codes: 0 success, 1 tool failure or gate denial, 2 usage
- * error, 3 a path left the workspace.
+ * The `toolgate` command, run in process (`runCli` with its own streams, no TTY, stdin empty
+ * unless a test gives input); the last suite spawns `bin/toolgate.js` for what is about the
+ * process: the bin itself, exit codes, stdin and signals. Exit codes: 0 success, 1 tool
+ * failure or gate denial, 2 usage error, 3 a path left the workspace.
  *
  * Case ids (A2, P1, P4, P8) refer to the argument and path-safety cases of the security checklist.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ToolExecutionResult } from 'toolgate';
-import { REPO_ROOT, runCli, tempWorkspace, type CliRun } from '../helpers.js';
+import { cliInProcess } from './in-process.js';
+import { BIN, REPO_ROOT, runCli, tempWorkspace, type CliRun } from '../helpers.js';
 
 /** Everything the CLI printed, for assertion messages. */
 function shown(run: CliRun): string {
@@ -27,7 +29,7 @@ function linesOf(text: string): string[] {
 
 describe('toolgate call on this repository', () => {
   test('read_file with max_lines prints the first five lines of README.md and a "... (N more lines)" note', async () => {
-    const run = await runCli(['call', 'read_file', '{"filepath":"README.md","max_lines":5}', '--workspace', REPO_ROOT]);
+    const run = await cliInProcess(['call', 'read_file', '{"filepath":"README.md","max_lines":5}', '--workspace', REPO_ROOT]);
     const lines = linesOf(fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
     assert.ok(lines.length > 5, 'README.md has more than five lines');
     assert.equal(run.code, 0, shown(run));
@@ -36,7 +38,7 @@ describe('toolgate call on this repository', () => {
   });
 
   test('list_files lists src with [dir]/[file] markers and sizes that match fs.statSync', async () => {
-    const run = await runCli(['call', 'list_files', '{"directory":"src"}', '--workspace', REPO_ROOT]);
+    const run = await cliInProcess(['call', 'list_files', '{"directory":"src"}', '--workspace', REPO_ROOT]);
     assert.equal(run.code, 0, shown(run));
     const src = path.join(REPO_ROOT, 'src');
     const entries = fs.readdirSync(src, { withFileTypes: true });
@@ -64,7 +66,7 @@ describe('toolgate call in a temporary workspace', () => {
   });
   after(() => tmp.cleanup());
 
-  const call = (args: string[], options?: { input?: string }) => runCli(['call', ...args, '--workspace', ws], options);
+  const call = (args: string[], options?: { input?: string }) => cliInProcess(['call', ...args, '--workspace', ws], options);
 
   test('write_file in explore mode is denied by the mode gate and writes nothing', async () => {
     const run = await call(['write_file', '{"filepath":"notes.md","content":"x"}', '--mode', 'explore']);
@@ -229,7 +231,7 @@ describe('usage errors exit 2', { concurrency: true }, () => {
   ];
   for (const c of cases) {
     test(c.title, async () => {
-      const run = await runCli(c.args);
+      const run = await cliInProcess(c.args);
       assert.equal(run.code, 2, shown(run));
       assert.match(run.stderr + run.stdout, c.message, shown(run));
       assert.match(run.stderr + run.stdout, /Usage:|toolgate: /, shown(run));
@@ -239,7 +241,7 @@ describe('usage errors exit 2', { concurrency: true }, () => {
 
 describe('toolgate list and schema', { concurrency: true }, () => {
   test('list prints the six builtin tools with their versions and flags (ask_user is a spec only, never listed)', async () => {
-    const run = await runCli(['list', '--tag', 'builtin']);
+    const run = await cliInProcess(['list', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
     const lines = run.stdout.trimEnd().split('\n');
     assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
@@ -254,14 +256,14 @@ describe('toolgate list and schema', { concurrency: true }, () => {
   });
 
   test('list with a tag no tool has is a usage error that names the tags in use', async () => {
-    const run = await runCli(['list', '--tag', 'builtin', '--tag', 'no-such-tag']);
+    const run = await cliInProcess(['list', '--tag', 'builtin', '--tag', 'no-such-tag']);
     assert.equal(run.code, 2, shown(run));
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /no tool has the tag no-such-tag; tags in use: .*builtin/);
   });
 
   test('list --json parses', async () => {
-    const run = await runCli(['list', '--json', '--tag', 'builtin']);
+    const run = await cliInProcess(['list', '--json', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
     const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
     assert.deepEqual(rows.map((r) => r.name), ['execute_python', 'list_files', 'read_file', 'read_pdf', 'web_search', 'write_file']);
@@ -274,7 +276,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
   });
 
   test('schema read_file --format openai', async () => {
-    const run = await runCli(['schema', 'read_file', '--format', 'openai']);
+    const run = await cliInProcess(['schema', 'read_file', '--format', 'openai']);
     assert.equal(run.code, 0, shown(run));
     const spec = JSON.parse(run.stdout);
     assert.equal(spec.type, 'function');
@@ -285,13 +287,13 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     assert.deepEqual(spec.function.parameters.required, ['filepath']);
     assert.equal(spec.function.strict, undefined);
 
-    const byDefault = await runCli(['schema', 'read_file']);
+    const byDefault = await cliInProcess(['schema', 'read_file']);
     assert.equal(byDefault.code, 0, shown(byDefault));
     assert.deepEqual(JSON.parse(byDefault.stdout), spec, 'openai is the default format');
   });
 
   test('schema read_file --format openai-strict', async () => {
-    const run = await runCli(['schema', 'read_file', '--format', 'openai-strict']);
+    const run = await cliInProcess(['schema', 'read_file', '--format', 'openai-strict']);
     assert.equal(run.code, 0, shown(run));
     const spec = JSON.parse(run.stdout);
     assert.equal(spec.type, 'function');
@@ -303,7 +305,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
   });
 
   test('schema read_file --format anthropic', async () => {
-    const run = await runCli(['schema', 'read_file', '--format', 'anthropic']);
+    const run = await cliInProcess(['schema', 'read_file', '--format', 'anthropic']);
     assert.equal(run.code, 0, shown(run));
     const spec = JSON.parse(run.stdout);
     assert.equal(spec.name, 'read_file');
@@ -315,7 +317,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
   });
 
   test('schema read_file --format mcp', async () => {
-    const run = await runCli(['schema', 'read_file', '--format', 'mcp']);
+    const run = await cliInProcess(['schema', 'read_file', '--format', 'mcp']);
     assert.equal(run.code, 0, shown(run));
     const spec = JSON.parse(run.stdout);
     assert.equal(spec.name, 'read_file');
@@ -323,7 +325,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     assert.equal(spec.annotations.readOnlyHint, true);
     assert.equal(spec.annotations.destructiveHint, false);
 
-    const write = await runCli(['schema', 'write_file', '--format', 'mcp']);
+    const write = await cliInProcess(['schema', 'write_file', '--format', 'mcp']);
     assert.equal(write.code, 0, shown(write));
     assert.equal(JSON.parse(write.stdout).annotations.readOnlyHint, false);
   });
@@ -377,7 +379,7 @@ export class GreetUserTool implements Tool<GreetInput, string> {
     const source = path.join(dir, 'src/tools/greet.ts');
     const out = path.join(dir, 'tool-schemas.json');
     fs.writeFileSync(source, greetSource(false));
-    const schemas = (extra: string[] = []) => runCli(['schemas', 'src/tools/**/*.ts', '--out', 'tool-schemas.json', ...extra], { cwd: dir });
+    const schemas = (extra: string[] = []) => cliInProcess(['schemas', 'src/tools/**/*.ts', '--out', 'tool-schemas.json', ...extra], { cwd: dir });
 
     const generated = await schemas();
     assert.equal(generated.code, 0, shown(generated));
@@ -425,24 +427,89 @@ export class GreetUserTool implements Tool<GreetInput, string> {
     assert.ok(fs.existsSync(path.join(dir, 'dist/tools/greet.js')));
 
     const toolArgs = ['--tools', path.join(dir, 'dist/tools'), '--schemas', out, '--workspace', dir];
-    const greeted = await runCli(['call', 'greet_user', '{"name":"Ada","word":"Hi"}', ...toolArgs]);
+    const greeted = await cliInProcess(['call', 'greet_user', '{"name":"Ada","word":"Hi"}', ...toolArgs]);
     assert.equal(greeted.code, 0, shown(greeted));
     assert.equal(greeted.stdout, 'Hi, Ada!\n');
 
-    const defaulted = await runCli(['call', 'greet_user', '{"name":"Grace"}', ...toolArgs]);
+    const defaulted = await cliInProcess(['call', 'greet_user', '{"name":"Grace"}', ...toolArgs]);
     assert.equal(defaulted.code, 0, shown(defaulted));
     assert.equal(defaulted.stdout, 'Hello, Grace!\n');
 
-    const invalid = await runCli(['call', 'greet_user', '{"name":"Ada","extra":1}', ...toolArgs]);
+    const invalid = await cliInProcess(['call', 'greet_user', '{"name":"Ada","extra":1}', ...toolArgs]);
     assert.equal(invalid.code, 1, shown(invalid));
     assert.match(invalid.stderr, /Invalid arguments for greet_user/);
 
-    const listed = await runCli(['list', ...toolArgs.slice(0, 4)]);
+    const listed = await cliInProcess(['list', ...toolArgs.slice(0, 4)]);
     assert.equal(listed.code, 0, shown(listed));
     assert.match(listed.stdout, /^greet_user\s+1\.0\.0\s+read\s+no\s+/m);
 
-    const noSchemas = await runCli(['list', '--tools', path.join(dir, 'dist/tools')]);
+    const noSchemas = await cliInProcess(['list', '--tools', path.join(dir, 'dist/tools')]);
     assert.equal(noSchemas.code, 2, shown(noSchemas));
     assert.match(noSchemas.stderr, /--tools needs --schemas FILE/);
+  });
+});
+
+describe('the bin, spawned: exit codes, stdin, signals', { concurrency: true }, () => {
+  let tmp: ReturnType<typeof tempWorkspace>;
+  before(() => {
+    tmp = tempWorkspace();
+    fs.writeFileSync(path.join(tmp.ws, 'hello.txt'), 'hello\nworld\n');
+  });
+  after(() => tmp.cleanup());
+
+  test('exit 0: the output on stdout, nothing on stderr', async () => {
+    const run = await runCli(['call', 'read_file', '{"filepath":"hello.txt","max_lines":1}', '--workspace', tmp.ws]);
+    assert.equal(run.code, 0, shown(run));
+    assert.equal(run.stdout, 'hello\n... (1 more lines)\n');
+    assert.equal(run.stderr, '');
+  });
+
+  test('exit 1: a tool failure, on stderr', async () => {
+    const run = await runCli(['call', 'read_file', '{"filepath":"missing.txt"}', '--workspace', tmp.ws]);
+    assert.equal(run.code, 1, shown(run));
+    assert.match(run.stderr, /missing\.txt does not exist/);
+  });
+
+  test('exit 2: a usage error; exit 2 and the usage with no command', async () => {
+    const run = await runCli(['frobnicate']);
+    assert.equal(run.code, 2, shown(run));
+    assert.match(run.stderr, /unknown command "frobnicate"/);
+    const none = await runCli([]);
+    assert.equal(none.code, 2, shown(none));
+    assert.match(none.stdout, /^Usage:/);
+  });
+
+  test('exit 3: a path outside the workspace, nothing of it printed', async () => {
+    const run = await runCli(['call', 'read_file', '{"filepath":"../outside/sentinel.txt"}', '--workspace', tmp.ws]);
+    assert.equal(run.code, 3, shown(run));
+    assert.equal(run.stdout, '');
+    assert.ok(!run.stderr.includes('SENTINEL CONTENT'));
+  });
+
+  test('"-" reads the arguments from the process\'s stdin', async () => {
+    const run = await runCli(['call', 'read_file', '-', '--workspace', tmp.ws], { input: '{"filepath":"hello.txt"}' });
+    assert.equal(run.code, 0, shown(run));
+    assert.equal(run.stdout, 'hello\nworld\n');
+  });
+
+  test('--version prints the package version', async () => {
+    const run = await runCli(['--version']);
+    assert.equal(run.code, 0, shown(run));
+    assert.equal(run.stdout, `${JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version}\n`);
+  });
+
+  test('SIGTERM stops `toolgate mcp --http`, which exits 0', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--workspace', tmp.ws], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('serving')) resolve();
+      });
+      child.on('close', () => reject(new Error(`exited before serving: ${stderr}`)));
+    });
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, stderr);
   });
 });

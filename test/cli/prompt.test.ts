@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../../src/cli/main.js';
 import { tempWorkspace } from '../helpers.js';
 
 /** Run the CLI in process with a fake terminal on stdin that answers `answer`. */
@@ -18,7 +18,7 @@ async function runWithTty(args: string[], answer: string): Promise<{ code: numbe
     err += d;
     if (String(d).includes('[y/N]')) stdin.write(`${answer}\n`);
   });
-  const code = await main(args, { stdin, stdout, stderr });
+  const code = await runCli(args, { stdin, stdout, stderr });
   return { code, stdout: out, stderr: err };
 }
 

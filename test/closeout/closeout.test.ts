@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closeOut, NO_OUTPUT, parseArguments, redactSecrets, truncate } from 'toolgate';
+import { closeOut, NO_OUTPUT, truncate } from '../../src/closeout/closeout.js';
+import { parseArguments } from '../../src/executor/arguments.js';
+import { redactSecrets } from '../../src/logging/logger.js';
 import { DeadlineTimers } from '../../src/runner/deadlines.js';
 
 describe('close-out', () => {
@@ -68,7 +70,7 @@ describe('deadline lists', () => {
 
 describe('secret keys', () => {
   it('match by word, not by substring', async () => {
-    const { isSecretKey } = await import('toolgate');
+    const { isSecretKey } = await import('toolgate/tool');
     for (const k of ['api_key', 'apiKey', 'GITHUB_TOKEN', 'npm_config__authToken', 'password', 'client_secret', 'AWS_SECRET_ACCESS_KEY', 'Authorization', 'session_id']) {
       assert.equal(isSecretKey(k), true, k);
     }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildToolDescriptor, getToolMetadata, tool, ToolDefinitionError, type Tool } from 'toolgate';
+import { tool, ToolDefinitionError, type Tool } from 'toolgate';
+import { getToolMetadata } from '../../src/decorators/metadata.js';
+import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 
 class Runnable implements Tool {
   run(): string {

@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { assignProxyNames, MAX_BRIDGED_DESCRIPTION, McpBridge, serverPrefix, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
+import { McpBridge, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
+import { MAX_BRIDGED_DESCRIPTION } from '../../src/mcp/bridge.js';
+import { assignProxyNames, serverPrefix } from '../../src/mcp/proxy-names.js';
 import { createFixtureServer } from '../fixtures/mcp-fixture-server.js';
 import { inMemoryTransport, REPO_ROOT } from '../helpers.js';
 

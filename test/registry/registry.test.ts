@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  checkSchema, getToolMetadata, loadBuiltinTools, loadPortedTools, loadTools, readSchemaFile, registrationRevision, toStrictSchema, ToolDefinitionError, ToolRegistry,
-  type JsonSchema, type SchemaFileEntry,
-} from 'toolgate';
+import { loadBuiltinTools, loadPortedTools, loadTools, toStrictSchema, ToolDefinitionError, ToolRegistry, type JsonSchema, type SchemaFileEntry } from 'toolgate';
+import { getToolMetadata } from '../../src/decorators/metadata.js';
+import { registrationRevision } from '../../src/registry/registered-tool.js';
+import { readSchemaFile } from '../../src/schema/schema-file.js';
+import { checkSchema } from '../../src/schema/validator.js';
 import { FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry } from '../helpers.js';
 import { GreetV1Tool } from '../fixtures/versions.tool.js';
 

@@ -2,7 +2,8 @@
 // results; only PathTraversalError may leave it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PathTraversalError, readSchemaFile, ToolDefinitionError, ToolExecutor, ToolRegistry, type ToolCallRequest, type ToolRegistry as Registry } from 'toolgate';
+import { PathTraversalError, ToolDefinitionError, ToolExecutor, ToolRegistry, type ToolCallRequest, type ToolRegistry as Registry } from 'toolgate';
+import { readSchemaFile } from '../../src/schema/schema-file.js';
 import { FIXTURE_SCHEMAS, fixtureRegistry, tempWorkspace } from '../helpers.js';
 import { GreetV1Tool } from '../fixtures/versions.tool.js';
 

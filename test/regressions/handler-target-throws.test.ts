@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ToolCallHandler, type ToolCallTarget } from '../../src/agents/tool-call-handler.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../../src/agents/messages.js';
+import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../../src/formats/openai.js';
 
 describe('ToolCallHandler: a target that throws', () => {
   it('every call is answered once, the thrown one as TOOL_ERROR', async () => {

@@ -2,7 +2,8 @@
 // table; after 65536 of them every pool call failed.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { MAX_CALLS_IN_FLIGHT, ToolExecutor } from 'toolgate';
+import { ToolExecutor } from 'toolgate';
+import { MAX_CALLS_IN_FLIGHT } from '../../src/runner/pool/pool-runner.js';
 import { fixtureRegistry } from '../helpers.js';
 
 describe('pre-aborted pool calls', () => {

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Ajv } from 'ajv';
-import { checkSchema, readSchemaFile, type JsonSchema } from 'toolgate';
+import { type JsonSchema } from 'toolgate';
+import { readSchemaFile } from '../../src/schema/schema-file.js';
+import { checkSchema } from '../../src/schema/validator.js';
 import { generateSchemas, writeOrCheckSchemaFile } from '../../src/schema-gen/generate.js';
 import { REPO_ROOT } from '../helpers.js';
 

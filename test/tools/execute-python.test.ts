@@ -17,17 +17,10 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  PYTHON_ESCAPE_VECTORS,
-  PythonSandbox,
-  renderEscapeVector,
-  STRIP_SECOND_LAYER,
-  ToolExecutionError,
-  ToolExecutor,
-  type PythonRunResult,
-  type ToolExecutionResult,
-} from 'toolgate';
+import { ToolExecutionError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { pythonOutput } from '../../tools/execute-python.tool.js';
+import { PythonSandbox, type PythonRunResult } from '../../tools-ported/common/python-sandbox.js';
+import { PYTHON_ESCAPE_VECTORS, renderEscapeVector, STRIP_SECOND_LAYER } from '../fixtures/python-escape-vectors.js';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 const SECRET_TEXT = 'TOP-SECRET-HOST-CONTENT-41c7';
@@ -96,7 +89,7 @@ function interpreterPids(): number[] {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('python-child.mjs')) pids.push(Number(entry));
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('python-child.cjs')) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -318,7 +311,7 @@ describe('S1: the escape catalogue', () => {
   test('closing a sandbox ends its interpreters, the standby included', async () => {
     // In a host process of its own: other test files start interpreters at the same time, and
     // this file's shared sandbox may be loading a standby, so only the host's descendants count.
-    const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../../src/index.js', import.meta.url).href)};
+    const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../../tools-ported/common/python-sandbox.js', import.meta.url).href)};
       const sb = new PythonSandbox();
       await sb.run('print(1)', { timeoutMs: 20000 });
       console.log('ran');
@@ -371,7 +364,7 @@ describe('isolation on this machine', () => {
 
   test('the interpreter dies with its host: a host killed mid-run leaves no interpreter', async () => {
     const tag = `hostdeath${process.pid}`;
-    const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../../src/index.js', import.meta.url).href)};
+    const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../../tools-ported/common/python-sandbox.js', import.meta.url).href)};
       const sb = new PythonSandbox({ standby: false });
       sb.run('while True: pass  # ${tag}', { timeoutMs: 60000 });
       setInterval(() => {}, 1000);`;

@@ -9,7 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { cleanText, ToolExecutionError, ToolExecutor } from 'toolgate';
+import { ToolExecutionError, ToolExecutor } from 'toolgate';
+import { cleanText } from '../../tools-ported/common/keyed-api.js';
 import {
   WEB_SEARCH_SNIPPET_CHARS,
   WEB_SEARCH_UNAVAILABLE,

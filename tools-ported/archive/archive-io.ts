@@ -52,7 +52,7 @@ export type EntryVisitor = (entry: ArchiveEntry, body: (() => Promise<AsyncItera
  * The format of archive bytes, from their magic numbers (zip: `PK\x03\x04`, or `PK\x05\x06`
  * for an empty zip; gzip: `1f 8b`), or `undefined` when neither.
  */
-export function sniffFormat(bytes: Uint8Array): ArchiveFormat | undefined {
+function sniffFormat(bytes: Uint8Array): ArchiveFormat | undefined {
   if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))) return 'zip';
   if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return 'tar.gz';
   return undefined;
@@ -203,7 +203,7 @@ function rejectedName(error: unknown): ToolExecutionError | undefined {
 }
 
 /** Largest archive file the archive tools read, in bytes (256 MiB). */
-export const MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
+const MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Read an archive file of the workspace and tell its format from its first bytes.

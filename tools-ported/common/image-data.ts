@@ -20,7 +20,7 @@ export const VISION_FORMATS = ['png', 'jpeg', 'gif', 'webp'] as const;
 /** A format a vision model takes. */
 export type VisionFormat = (typeof VISION_FORMATS)[number];
 /** Raster formats image_info and resize_image read (SVG is refused: it is text that can reference files). */
-export const RASTER_FORMATS = ['png', 'jpeg', 'gif', 'webp', 'tiff', 'avif', 'heif'] as const;
+const RASTER_FORMATS = ['png', 'jpeg', 'gif', 'webp', 'tiff', 'avif', 'heif'] as const;
 /** A raster format the image tools read. */
 export type RasterFormat = (typeof RASTER_FORMATS)[number];
 
@@ -28,7 +28,7 @@ export type RasterFormat = (typeof RASTER_FORMATS)[number];
 export const MAX_INPUT_PIXELS = 100_000_000;
 
 /** The MIME type of each format. */
-export const MIME_OF: Record<RasterFormat, string> = {
+const MIME_OF: Record<RasterFormat, string> = {
   png: 'image/png',
   jpeg: 'image/jpeg',
   gif: 'image/gif',
@@ -120,7 +120,7 @@ export function dataUrlOf(bytes: Uint8Array, mime: string): string {
 }
 
 /** Is `source` an http(s) URL (as opposed to a workspace path)? */
-export function isHttpSource(source: string): boolean {
+function isHttpSource(source: string): boolean {
   return /^https?:\/\//i.test(source.trim());
 }
 

@@ -31,7 +31,7 @@ export function shownName(name: string): string {
 }
 
 /** Does `bytes` start with a UTF-16 or UTF-32 byte-order mark (text that holds NUL bytes)? */
-export function hasWideBom(bytes: Uint8Array): boolean {
+function hasWideBom(bytes: Uint8Array): boolean {
   const [a, b, c, d] = bytes;
   if (a === 0xff && b === 0xfe) return true; // UTF-16LE, and UTF-32LE (FF FE 00 00)
   if (a === 0xfe && b === 0xff) return true; // UTF-16BE

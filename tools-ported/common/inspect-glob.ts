@@ -9,16 +9,16 @@
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import fg from 'fast-glob';
-import { braceAlternatives, ToolExecutionError, type Workspace } from '../../src/tool.js';
+import { ToolExecutionError, type Workspace } from '../../src/tool.js';
+import { braceAlternatives, fg } from './glob.js';
 import { CheckedFolders, IGNORED_FOLDERS, type EntryKind } from './inspect-fs.js';
 
 /** Longest glob accepted, in characters. */
-export const MAX_GLOB_LENGTH = 1000;
+const MAX_GLOB_LENGTH = 1000;
 /** Most alternatives the globs of one call may expand to (braces multiply quickly). */
-export const MAX_GLOB_ALTERNATIVES = 256;
+const MAX_GLOB_ALTERNATIVES = 256;
 /** Most globs one `include` or `exclude` list may hold. */
-export const MAX_GLOBS = 50;
+const MAX_GLOBS = 50;
 
 /** One glob or a list of them, as the model may give either. */
 export type GlobList = string | string[];
@@ -36,7 +36,7 @@ export function globArray(value: GlobList | undefined): string[] {
  * @param argument - the argument's name, for the message.
  * @throws ToolExecutionError naming the argument and the glob.
  */
-export function checkGlobs(globs: string[], argument: string): void {
+function checkGlobs(globs: string[], argument: string): void {
   if (globs.length > MAX_GLOBS) throw new ToolExecutionError(`${argument} holds ${globs.length} globs; give at most ${MAX_GLOBS}.`);
   let alternatives = 0;
   for (const glob of globs) {
@@ -56,7 +56,7 @@ function anyDepth(glob: string): string {
 }
 
 /** One entry found by {@link globEntries}. */
-export interface FoundEntry {
+interface FoundEntry {
   /** Absolute path (below the real folder searched). */
   absolute: string;
   /** Path relative to the workspace root, `/`-separated. */

@@ -110,8 +110,8 @@ export function excerpt(lines: readonly string[], from: number, to: number): str
 }
 
 /** Lines of context shown around an edit, and lines of an edited region shown at most. */
-export const CONTEXT_LINES = 2;
-export const MAX_EXCERPT_LINES = 20;
+const CONTEXT_LINES = 2;
+const MAX_EXCERPT_LINES = 20;
 
 /**
  * The lines around an edited region `from`..`to` (1-based, in the new file), with context,

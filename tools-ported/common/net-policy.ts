@@ -120,7 +120,7 @@ export function blockedRange(address: string): string | undefined {
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
 
 /** Is `address` inside one of the allowlist's ranges (IPv4-mapped IPv6 matched as IPv4)? */
-export function allowedAddress(address: string, allow: NetAllowlist): boolean {
+function allowedAddress(address: string, allow: NetAllowlist): boolean {
   const plain = normalHost(address);
   if (net.isIP(plain) === 0 || allow.ranges.length === 0) return false;
   const parsed = ipaddr.process(plain);

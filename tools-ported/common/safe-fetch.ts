@@ -35,13 +35,13 @@ import { isSecretKey, ToolExecutionError } from '../../src/tool.js';
 import { addressVerdict, NET_ALLOW_ENV, netAllowlistFromEnv, normalHost, type NetAllowlist } from './net-policy.js';
 
 /** Redirects followed by default. */
-export const DEFAULT_MAX_REDIRECTS = 5;
+const DEFAULT_MAX_REDIRECTS = 5;
 /** Time limit of one request, redirects and body included, by default, in milliseconds. */
-export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
 /** Milliseconds kept before the call's deadline, so the tool can still report a clean timeout. */
-export const DEADLINE_MARGIN_MS = 1_000;
+const DEADLINE_MARGIN_MS = 1_000;
 /** The User-Agent header sent unless the caller gives one. */
-export const USER_AGENT = 'toolgate/0.1 (+https://github.com/toolgate; fetch tool for an AI agent)';
+const USER_AGENT = 'toolgate/0.1 (+https://github.com/toolgate; fetch tool for an AI agent)';
 
 /** Why a request failed; {@link SafeFetchError.reason}. */
 export type SafeFetchFailure =
@@ -139,7 +139,7 @@ export function shownUrl(url: URL | string): string {
  * Parse and check a URL argument: http or https only.
  * @throws SafeFetchError (`bad_url`, code INVALID_ARGUMENTS) otherwise.
  */
-export function parseHttpUrl(input: string, label = 'web request'): URL {
+function parseHttpUrl(input: string, label = 'web request'): URL {
   if (typeof input !== 'string' || input.trim() === '') throw new SafeFetchError('bad_url', `${label}: the url is empty; give an http:// or https:// address.`);
   let url: URL;
   try {
@@ -160,7 +160,7 @@ const defaultResolve = (host: string): Promise<Array<{ address: string; family: 
  * Resolve `url`'s host and check every address; returns the checked addresses.
  * @throws SafeFetchError `blocked` when any address is not allowed, `dns` when the name does not resolve.
  */
-export async function checkedAddresses(url: URL, allow: NetAllowlist, resolve = defaultResolve, label = 'web request'): Promise<Array<{ address: string; family: number }>> {
+async function checkedAddresses(url: URL, allow: NetAllowlist, resolve = defaultResolve, label = 'web request'): Promise<Array<{ address: string; family: number }>> {
   const host = normalHost(url.hostname);
   let addresses: Array<{ address: string; family: number }>;
   const family = net.isIP(host);

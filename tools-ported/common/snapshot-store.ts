@@ -21,7 +21,7 @@ import { FolderMissingError, pinFolder, readFileInside, ToolExecutionError, writ
 import { deleteFileInside, statInside } from './fs-inside.js';
 
 /** Folder of the store, relative to the workspace root. */
-export const SNAPSHOT_DIR = '.toolgate/snapshots';
+const SNAPSHOT_DIR = '.toolgate/snapshots';
 /** Snapshots kept per file; older ones are removed when a new one is taken. */
 export const MAX_SNAPSHOTS_PER_FILE = 20;
 /** Largest file snapshotted, in bytes (64 MiB). */
@@ -61,7 +61,7 @@ export function parseSnapshotId(id: string): { key: string; seq: number } {
 }
 
 /** Is the workspace-relative path inside the store's own folder? */
-export function isInStore(relativePath: string): boolean {
+function isInStore(relativePath: string): boolean {
   return relativePath === '.toolgate' || relativePath.startsWith('.toolgate/');
 }
 

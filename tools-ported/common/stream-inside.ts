@@ -27,7 +27,7 @@ export interface StreamedFile {
 }
 
 /** The body passed the byte limit; nothing was kept. */
-export class StreamTooLargeError extends ToolExecutionError {}
+class StreamTooLargeError extends ToolExecutionError {}
 
 /**
  * Check that `input` may be written (inside the workspace, writable in the mode, not a folder,

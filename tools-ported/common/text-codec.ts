@@ -16,7 +16,7 @@ import iconv from 'iconv-lite';
 import { ToolExecutionError } from '../../src/tool.js';
 
 /** Encodings the edit tools read and write back unchanged. */
-export type TextEncodingName = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be';
+type TextEncodingName = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be';
 
 /** A line ending. */
 export type Eol = '\n' | '\r\n';
@@ -51,7 +51,7 @@ const ICONV_NAMES: Record<Exclude<TextEncodingName, 'utf-8' | 'utf-8-bom'>, stri
 };
 
 /** Readable name of an encoding, for tool output ("UTF-16 LE with BOM"). */
-export function describeEncoding(encoding: TextEncodingName): string {
+function describeEncoding(encoding: TextEncodingName): string {
   switch (encoding) {
     case 'utf-8':
       return 'UTF-8';
@@ -68,7 +68,7 @@ export function describeFormat(format: TextFormat): string {
 }
 
 /** The encoding a byte-order mark announces, and the mark's length; `undefined` without one. */
-export function detectBom(bytes: Uint8Array): { encoding: TextEncodingName; length: number } | undefined {
+function detectBom(bytes: Uint8Array): { encoding: TextEncodingName; length: number } | undefined {
   for (const bom of BOMS) {
     if (bytes.length >= bom.bytes.length && bom.bytes.every((b, i) => bytes[i] === b)) {
       return { encoding: bom.encoding, length: bom.bytes.length };

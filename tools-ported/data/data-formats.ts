@@ -25,10 +25,10 @@ import { ToolExecutionError } from '../../src/tool.js';
 export type DataFormat = 'json' | 'yaml' | 'toml' | 'csv' | 'xml';
 
 /** Most alias expansions a YAML document may make. */
-export const MAX_YAML_ALIASES = 100;
+const MAX_YAML_ALIASES = 100;
 
 /** The prefix XML attributes get as keys (`<a id="1"/>` is `{"a": {"@_id": "1"}}`). */
-export const XML_ATTRIBUTE_PREFIX = '@_';
+const XML_ATTRIBUTE_PREFIX = '@_';
 
 /** The format named by a file extension, if any. */
 export function formatFromExtension(name: string): DataFormat | undefined {

@@ -7,9 +7,9 @@
 import { readFileInside, ToolExecutionError, type Workspace } from '../../src/tool.js';
 
 /** Largest input file a data tool reads, in bytes (10 MiB). */
-export const MAX_DATA_FILE_BYTES = 10 * 1024 * 1024;
+const MAX_DATA_FILE_BYTES = 10 * 1024 * 1024;
 /** Most characters of inline input (the schemas say the same with `@maxLength`). */
-export const MAX_INLINE_CHARS = 1_000_000;
+const MAX_INLINE_CHARS = 1_000_000;
 
 /** What {@link loadInput} returns. */
 export interface LoadedInput {
@@ -46,11 +46,4 @@ export async function loadInput(workspace: Workspace, filepath: string | undefin
     throw new ToolExecutionError(`${filepath} is not UTF-8 text; data tools read UTF-8 files only.`);
   }
   return { text: text.replace(/^\uFEFF/, ''), label: filepath, filepath: workspace.relative(real) };
-}
-
-/** JSON text of `value`, pretty-printed, cut to `maxChars` characters with a note when longer. */
-export function boundedJson(value: unknown, maxChars: number): { text: string; truncated: boolean; total_chars: number } {
-  const text = JSON.stringify(value, null, 2) ?? 'null';
-  if (text.length <= maxChars) return { text, truncated: false, total_chars: text.length };
-  return { text: text.slice(0, maxChars), truncated: true, total_chars: text.length };
 }

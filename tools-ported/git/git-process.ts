@@ -21,11 +21,11 @@ import { ToolExecutionError } from '../../src/tool.js';
 import { commandEnv } from '../shell/command-process.js';
 
 /** Bytes of standard output kept from one git process; past this it is stopped and the output marked as cut. */
-export const MAX_GIT_OUTPUT_BYTES = 1024 * 1024;
+const MAX_GIT_OUTPUT_BYTES = 1024 * 1024;
 /** Bytes of standard error kept from one git process. */
-export const MAX_GIT_STDERR_BYTES = 64 * 1024;
+const MAX_GIT_STDERR_BYTES = 64 * 1024;
 /** Milliseconds one git process may run (less when the call's deadline is nearer). */
-export const GIT_PROCESS_TIMEOUT_MS = 30_000;
+const GIT_PROCESS_TIMEOUT_MS = 30_000;
 /** Milliseconds kept between a git process's own time limit and the call's deadline, to report a clean timeout. */
 const DEADLINE_MARGIN_MS = 500;
 

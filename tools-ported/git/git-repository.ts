@@ -70,7 +70,7 @@ export class GitToolError extends ToolExecutionError {
 const ARGUMENT_FAILURES = new Set<GitFailure>(['unknown_ref', 'bad_argument', 'path_not_found', 'ignored_path']);
 
 /** Longest ref, branch name or range accepted, in characters. */
-export const MAX_REF_LENGTH = 256;
+const MAX_REF_LENGTH = 256;
 
 /**
  * Check a ref, revision or range argument before it reaches git: a non-empty string of at most

@@ -17,7 +17,8 @@
  *
  * @module
  */
-import { apiEndpoint, cleanText, MAX_IMAGE_DATA_URL_LENGTH, readResponseText, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { MAX_IMAGE_DATA_URL_LENGTH, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { apiEndpoint, cleanText, readResponseText } from '../common/keyed-api.js';
 import { dataUrlOf, imageFacts, sniffFormat } from '../common/image-data.js';
 import { readBounded, safeFetch, type SafeFetchOptions } from '../common/safe-fetch.js';
 import { checkWritableTarget } from '../common/stream-inside.js';

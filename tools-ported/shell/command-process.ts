@@ -13,12 +13,12 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 
 /** Processes one command may have at once (the command itself included). */
-export const MAX_PROCESSES = 256;
+const MAX_PROCESSES = 256;
 /** Milliseconds between TERM and KILL when a command is stopped. */
-export const KILL_GRACE_MS = 2000;
+const KILL_GRACE_MS = 2000;
 
-// The environment allowlist lives in src/child-env.ts (stdio MCP servers use it too).
-export { INHERITED_ENV, commandEnv } from '../../src/tool.js';
+// The environment allowlist lives in src/sandbox/child-env.ts (stdio MCP servers use it too).
+export { commandEnv } from '../../src/tool.js';
 
 /**
  * Output kept within a bound: the first `headChars` characters and the last `tailChars`,

@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import { CommandProcess, type CommandStartOptions } from './command-process.js';
 
 /** Sessions kept at once. */
-export const MAX_SESSIONS = 64;
+const MAX_SESSIONS = 64;
 
 /** A command session. */
 export interface CommandSession {

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { Tool } from '../../types.js';
-import { isThenable } from '../../util.js';
+import type { Tool } from '../../types/tool.js';
+import { isThenable } from '../../util/values.js';
 import { CallContext } from '../call-context.js';
 import { CallWatch } from '../call-watch.js';
 import { serializeError, type Runner, type RunOutcome, type RunRequest } from '../runner.js';

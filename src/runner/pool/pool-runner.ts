@@ -16,7 +16,7 @@ import { Piscina } from 'piscina';
 import { CallWatch } from '../call-watch.js';
 import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
-import { ToolgateOptionError } from '../../errors.js';
+import { ToolgateOptionError } from '../../errors/errors.js';
 import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */

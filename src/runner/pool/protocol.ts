@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TruncationStrategy } from '../../types.js';
+import type { TruncationStrategy } from '../../types/tool.js';
 import type { CallExtras, SerializedError } from '../runner.js';
 
 /** Slot states in the shared call table (values above 0 are the thread id running the call). */

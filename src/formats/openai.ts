@@ -1,39 +1,20 @@
 /**
- * Exporting tool specs in the shapes providers and MCP expect.
+ * OpenAI shapes: the function-calling tool spec (Chat Completions `tools[]`:
+ * `{ type: "function", function: { name, description, parameters } }`), its strict mode
+ * (Structured Outputs for function calling: `strict: true` and a schema in the supported
+ * subset: every object closed with `additionalProperties: false`, every property listed in
+ * `required`, optional ones made nullable, unsupported keywords removed with their hints moved
+ * into the description), and the messages that carry tool calls and their results.
  *
- * - OpenAI function calling (Chat Completions `tools[]`):
- *   `{ type: "function", function: { name, description, parameters } }`.
- * - OpenAI strict mode (Structured Outputs for function calling): the same with
- *   `strict: true` and a schema in the supported subset: every object closed with
- *   `additionalProperties: false`, every property listed in `required`, optional ones made
- *   nullable, unsupported keywords removed (their hints moved into the description).
- * - Anthropic Messages API `tools[]`: `{ name, description, input_schema }`.
- * - MCP `tools/list` (specification 2025-11-25): `{ name, title?, description, inputSchema,
- *   outputSchema?, annotations }`; `outputSchema` only for object results, as the spec requires.
- *
- * Every export drops `$schema` and replaces our `format: "workspace-path"` marker with a
- * sentence in the description ({@link WORKSPACE_PATH_HINT}); the registry keeps the marker.
+ * Plain types, so that the `openai` package stays in the model client alone. Source: OpenAI
+ * Chat Completions API reference (`messages[]`, `tool_calls`, `role: "tool"` with
+ * `tool_call_id`).
  *
  * @module
  */
-import type { JsonSchema } from '../types.js';
-import { WORKSPACE_PATH_FORMAT } from './validator.js';
-
-/** What every export needs of a tool. */
-export interface ExportableTool {
-  /** Tool name (snake_case). */
-  readonly name: string;
-  /** Description for the model. */
-  readonly description: string;
-  /** JSON Schema (draft-07) of the arguments, `type: "object"`. */
-  readonly inputSchema: JsonSchema;
-  /** JSON Schema of the result, or `null` when the tool returns nothing. */
-  readonly outputSchema: JsonSchema | null;
-  /** No side effects. */
-  readonly readOnly: boolean;
-  /** Tags; `web`, `network`, `http` and `mcp` mark tools that reach outside the machine. */
-  readonly tags: readonly string[];
-}
+import type { JsonSchema } from '../types/tool.js';
+import type { ToolExecutionResult } from '../types/result.js';
+import { clean, type ExportableTool, type PendingToolCall } from './common.js';
 
 /** OpenAI function-calling tool (Chat Completions `tools[]` entry). */
 export interface OpenAITool {
@@ -43,59 +24,28 @@ export interface OpenAITool {
   function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
 }
 
-/** Anthropic Messages API tool (`tools[]` entry). */
-export interface AnthropicTool {
-  /** Tool name. */
-  name: string;
-  /** Description for the model. */
-  description: string;
-  /** JSON Schema of the arguments. */
-  input_schema: JsonSchema;
+/** A tool call in an OpenAI assistant message. */
+export interface OpenAIToolCall {
+  /** Provider call id, threaded into the `role: "tool"` message that answers it. */
+  id: string;
+  /** Always `"function"`. */
+  type: 'function';
+  /** Tool name and the arguments as JSON text (possibly malformed: models make mistakes). */
+  function: { name: string; arguments: string };
 }
 
-/** MCP `tools/list` entry (specification 2025-11-25). */
-export interface McpTool {
-  /** Tool name. */
-  name: string;
-  /** Description for the model. */
-  description: string;
-  /** JSON Schema of the arguments. */
-  inputSchema: JsonSchema;
-  /** JSON Schema of `structuredContent`; only for tools returning objects. */
-  outputSchema?: JsonSchema;
-  /** Hints from our flags: read-only, destructive (= not read-only), open world (network tags). */
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
-}
+/** A content part of an OpenAI user message. */
+export type OpenAIContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
-/** Export formats understood by {@link exportTool}. */
-export type ExportFormat = 'openai' | 'openai-strict' | 'anthropic' | 'mcp';
+/** An OpenAI Chat Completions message, as far as agents use them. */
+export type OpenAIChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | OpenAIContentPart[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
 
-/** Export formats as a list (for CLIs and validation). */
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['openai', 'openai-strict', 'anthropic', 'mcp'];
-
-/**
- * The schema as providers get it: no `$schema`, and our own `workspace-path` format (which
- * providers do not know, and some reject) turned into words in the description.
- */
-function clean(schema: JsonSchema): JsonSchema {
-  const { $schema: _drop, ...rest } = schema;
-  return withoutCustomFormats(rest) as JsonSchema;
-}
-
-/** Sentence added to the description of a path argument in exports. */
-export const WORKSPACE_PATH_HINT = 'A path inside the workspace, relative to its root.';
-
-function withoutCustomFormats(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutCustomFormats);
-  if (node === null || typeof node !== 'object') return node;
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) out[key] = withoutCustomFormats(value);
-  if (out.format === WORKSPACE_PATH_FORMAT) {
-    delete out.format;
-    out.description = [out.description, WORKSPACE_PATH_HINT].filter(Boolean).join(' ');
-  }
-  return out;
-}
+/** An OpenAI assistant message. */
+export type OpenAIAssistantMessage = Extract<OpenAIChatMessage, { role: 'assistant' }>;
 
 /** OpenAI function-calling shape (non-strict; the schema as generated). */
 export function toOpenAITool(tool: ExportableTool): OpenAITool {
@@ -115,42 +65,24 @@ export function toOpenAIStrictTool(tool: ExportableTool): OpenAITool {
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters: strict, strict: true } };
 }
 
-/** Anthropic tool shape. */
-export function toAnthropicTool(tool: ExportableTool): AnthropicTool {
-  return { name: tool.name, description: tool.description, input_schema: clean(tool.inputSchema) };
+/** The tool calls of an OpenAI assistant message, as {@link PendingToolCall}s. */
+export function openAIToolCalls(message: OpenAIAssistantMessage): PendingToolCall[] {
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  return calls.map((c) => ({ id: String(c?.id ?? ''), name: String(c?.function?.name ?? ''), arguments: c?.function?.arguments }));
 }
 
-/** Tags that mark a tool as reaching outside the machine (MCP `openWorldHint`). */
-const OPEN_WORLD_TAGS = new Set(['web', 'network', 'http', 'mcp']);
-
-/** MCP `tools/list` entry; annotations derive from our flags and tags. */
-export function toMcpTool(tool: ExportableTool): McpTool {
-  const out: McpTool = {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: clean(tool.inputSchema),
-    annotations: {
-      readOnlyHint: tool.readOnly,
-      destructiveHint: !tool.readOnly,
-      openWorldHint: tool.tags.some((t) => OPEN_WORLD_TAGS.has(t)),
-    },
-  };
-  if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = clean(tool.outputSchema);
+/** OpenAI messages answering `calls`: one `role: "tool"` message each, then a user message with any images. */
+export function toOpenAIToolMessages(calls: readonly PendingToolCall[], results: readonly ToolExecutionResult[]): OpenAIChatMessage[] {
+  const out: OpenAIChatMessage[] = calls.map((call, i) => ({ role: 'tool', tool_call_id: call.id, content: results[i]!.output }));
+  const parts: OpenAIContentPart[] = [];
+  calls.forEach((call, i) => {
+    const images = results[i]!.images ?? [];
+    if (images.length === 0) return;
+    parts.push({ type: 'text', text: `Images attached by tool call ${call.id} (${call.name}):` });
+    for (const url of images) parts.push({ type: 'image_url', image_url: { url } });
+  });
+  if (parts.length) out.push({ role: 'user', content: parts });
   return out;
-}
-
-/** Export one tool in a named format. */
-export function exportTool(tool: ExportableTool, format: ExportFormat): OpenAITool | AnthropicTool | McpTool {
-  switch (format) {
-    case 'openai':
-      return toOpenAITool(tool);
-    case 'openai-strict':
-      return toOpenAIStrictTool(tool);
-    case 'anthropic':
-      return toAnthropicTool(tool);
-    case 'mcp':
-      return toMcpTool(tool);
-  }
 }
 
 /** Keywords OpenAI strict mode accepts (Structured Outputs "supported schemas"). */

@@ -8,56 +8,10 @@
  *
  * @module
  */
+import type { ToolErrorCode } from './error-codes.js';
+import type { ToolExecutionResult } from '../types/result.js';
 
-/**
- * Every `errorCode` a {@link ToolExecutionResult} or a {@link ToolgateError} can carry.
- *
- * - `UNKNOWN_TOOL`: no tool of that name is registered.
- * - `VERSION_NOT_FOUND`: the tool exists but no version satisfies the requested semver range.
- * - `INVALID_ARGUMENTS`: the arguments are not a JSON object or fail the input schema.
- * - `INVALID_PATH`: a path argument is empty, holds a NUL byte, or cannot be resolved.
- * - `PATH_TRAVERSAL`: a path leaves the workspace (thrown, never a result).
- * - `MODE_DENIED`: the agent mode does not allow this tool or this target path.
- * - `POLICY_DENIED`: the policy hook vetoed the call.
- * - `CONFIRMATION_REQUIRED`: the tool needs a confirmation that was not given.
- * - `CONFIRMATION_DENIED`: a confirmation handler answered no.
- * - `RATE_LIMITED`: the tool's `rateLimitRpm` would make the call wait longer than allowed.
- * - `TIMEOUT`: the call ran past its timeout and was stopped.
- * - `MEMORY_LIMIT`: the worker ran past the tool's memory cap and was ended.
- * - `WORKER_CRASHED`: the worker running the call exited unexpectedly.
- * - `ABORTED`: the caller's abort signal fired.
- * - `TOOL_ERROR`: the tool itself threw.
- * - `INVALID_OUTPUT`: the tool returned a value that fails its output schema, or one that
- *   cannot leave its worker.
- * - `INVALID_OPTIONS`: the caller's per-call options are wrong (a programming error of the
- *   caller, not the model's: a `timeoutMs` that is not a number, say).
- * - `OVERLOADED`: too many calls are in flight; retry later.
- * - `SERVER_UNAVAILABLE`: the MCP server behind a bridged tool did not start or has stopped.
- * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
- * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
- */
-export type ToolErrorCode =
-  | 'UNKNOWN_TOOL'
-  | 'VERSION_NOT_FOUND'
-  | 'INVALID_ARGUMENTS'
-  | 'INVALID_PATH'
-  | 'PATH_TRAVERSAL'
-  | 'MODE_DENIED'
-  | 'POLICY_DENIED'
-  | 'CONFIRMATION_REQUIRED'
-  | 'CONFIRMATION_DENIED'
-  | 'RATE_LIMITED'
-  | 'TIMEOUT'
-  | 'MEMORY_LIMIT'
-  | 'WORKER_CRASHED'
-  | 'ABORTED'
-  | 'TOOL_ERROR'
-  | 'INVALID_OUTPUT'
-  | 'INVALID_OPTIONS'
-  | 'OVERLOADED'
-  | 'SERVER_UNAVAILABLE'
-  | 'INTERNAL'
-  | 'DEFINITION';
+export type { ToolErrorCode };
 
 /**
  * Base class of every error toolgate raises. `code` is stable and machine-readable; the
@@ -170,7 +124,7 @@ export class PathTraversalError extends ToolgateError {
    * Set by `ToolExecutor.executeMany`: the results of the whole batch, in call order (the
    * escaping call's as `PATH_TRAVERSAL`, calls after it as `ABORTED` without running).
    */
-  results?: import('./types.js').ToolExecutionResult[];
+  results?: ToolExecutionResult[];
 
   /**
    * @param path - the offending path as given.

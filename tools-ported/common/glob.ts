@@ -1,9 +1,14 @@
 /**
- * Limits for glob patterns a model writes, checked before any library expands them.
- * Dependency-free, so tool modules can use it through `toolgate/tool`.
+ * Glob for the tools (list_files, grep_files, find_files): the one tool module that imports
+ * fast-glob, and the limits for glob patterns a model writes, checked before fast-glob
+ * expands anything.
  *
  * @module
  */
+import fg from 'fast-glob';
+
+/** fast-glob, for the tools' own walks (its `Options`, `generateTasks`, `stream`). */
+export { fg };
 
 /**
  * An upper bound of how many patterns brace expansion makes of `pattern` (the product of the

@@ -107,7 +107,7 @@ export interface PythonRunOptions {
   scope?: string;
 }
 
-const CHILD_ENTRY = fileURLToPath(new URL('./python-child.mjs', import.meta.url));
+const CHILD_ENTRY = fileURLToPath(new URL('./python-child.cjs', import.meta.url));
 const RSS_MARGIN_MB = 256;
 const RSS_POLL_MS = 100;
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isSecretKey } from './secrets.js';
+import { isSecretKey } from '../logging/secrets.js';
 
 /** Variables a child inherits from the host, when the host has them; nothing else is inherited. */
 export const INHERITED_ENV = Object.freeze([

@@ -1,0 +1,234 @@
+/**
+ * dependency-cruiser rules: the module layering of shared/design/ARCHITECTURE.md and the
+ * house rule "each dependency lives in one module" (STYLE.md), checked by `npm test`
+ * (`npm run depcruise`). Type-only imports count: a cycle through types is still a cycle.
+ *
+ * Layers of src/, lowest first; a module may import its own layer and the ones below:
+ *   base       errors, types, util, logging, decorators, workspace, sandbox (child env), and the
+ *              list of runner kinds (src/runner/kinds.ts: the decorator checks against it)
+ *   model      schema, formats, modes, closeout, registry, schema-gen, builtin, and the runner
+ *              seam (src/runner/runner.ts: requests and outcomes, which close-out reads)
+ *   execution  decisions, runner (the runners themselves), executor
+ *   system     system (the ToolSystem facade) and the MCP bridge it starts
+ *   surfaces   agents, mcp (the server), cli
+ * The entries src/index.ts (`toolgate`) and src/tool.ts (`toolgate/tool`) sit outside the
+ * layers: nothing in src/ imports index.ts; tools import only tool.ts.
+ *
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+
+const BASE = '^src/((errors|types|util|logging|decorators|workspace|sandbox)/|runner/kinds\\.ts$)';
+const MODEL = '^src/((schema|formats|modes|closeout|registry|schema-gen|builtin)/|runner/runner\\.ts$)';
+const EXECUTION = '^src/((decisions|executor)/|runner/(?!kinds\\.ts$|runner\\.ts$))';
+const SYSTEM = '^src/system/';
+const SURFACES = '^src/(agents|mcp|cli)/';
+
+/**
+ * Who may import each runtime dependency (paths of src/, tools/, tools-ported/, scripts/;
+ * tests may import anything). A dependency not listed here cannot be imported at all: add
+ * it here with its one module when it is added to package.json.
+ */
+const ALLOWED_IMPORTERS = {
+  // the framework
+  piscina: ['^src/runner/pool/pool-runner\\.ts$', '^scripts/bench\\.ts$' /* the raw-Piscina baseline of the bench */],
+  bottleneck: ['^src/decisions/rate-limit\\.ts$'],
+  'typescript-json-schema': ['^src/schema-gen/generate\\.ts$', '^scripts/'],
+  typescript: ['^src/schema-gen/generate\\.ts$', '^scripts/'],
+  'reflect-metadata': ['^src/decorators/metadata\\.ts$'],
+  semver: ['^src/util/semver\\.ts$'],
+  pino: ['^src/logging/logger\\.ts$'],
+  'safe-stable-stringify': ['^src/registry/registered-tool\\.ts$'],
+  openai: ['^src/agents/model-client\\.ts$'],
+  zod: ['^src/mcp/server\\.ts$'],
+  '@modelcontextprotocol/sdk': ['^src/mcp/(bridge|server)\\.ts$', '^src/formats/mcp\\.ts$'],
+  'p-limit': ['^src/executor/batch\\.ts$'],
+  // one module in the framework, one in the tools (tools never import framework internals)
+  'fast-glob': ['^src/util/glob\\.ts$', '^tools-ported/common/glob\\.ts$'],
+  ajv: ['^src/schema/validator\\.ts$', '^tools-ported/data/validate-json\\.tool\\.ts$'],
+  'ajv-formats': ['^src/schema/validator\\.ts$', '^tools-ported/data/validate-json\\.tool\\.ts$'],
+  // the tools
+  '@jmespath-community/jmespath': ['^tools-ported/data/json-query\\.tool\\.ts$'],
+  '@mozilla/readability': ['^tools-ported/common/web-text\\.ts$'],
+  chardet: ['^tools-ported/inspect/detect-file-type\\.tool\\.ts$'],
+  'csv-parse': ['^tools-ported/data/(data-formats|csv-query\\.tool)\\.ts$'],
+  'csv-stringify': ['^tools-ported/data/data-formats\\.ts$'],
+  diff: ['^tools-ported/edit/apply-diff\\.tool\\.ts$', '^tools-ported/inspect/diff-files\\.tool\\.ts$'],
+  'fast-xml-parser': ['^tools-ported/data/data-formats\\.ts$'],
+  'file-type': ['^tools-ported/common/image-data\\.ts$', '^tools-ported/inspect/detect-file-type\\.tool\\.ts$'],
+  'iconv-lite': ['^tools-ported/common/(text-codec|web-text)\\.ts$'],
+  'ipaddr.js': ['^tools-ported/common/net-policy\\.ts$'],
+  linkedom: ['^tools-ported/common/web-text\\.ts$'],
+  mathjs: ['^tools-ported/misc/calculate\\.tool\\.ts$'],
+  'mime-types': ['^tools-ported/inspect/detect-file-type\\.tool\\.ts$'],
+  'pdfjs-dist': ['^tools/read-pdf\\.tool\\.ts$'],
+  sharp: ['^tools-ported/common/image-data\\.ts$', '^tools-ported/image/resize-image\\.tool\\.ts$'],
+  'smol-toml': ['^tools-ported/data/data-formats\\.ts$'],
+  'tar-stream': ['^tools-ported/archive/(archive-io|create-archive\\.tool)\\.ts$'],
+  turndown: ['^tools-ported/common/web-text\\.ts$'],
+  yaml: ['^tools-ported/data/data-formats\\.ts$'],
+  yauzl: ['^tools-ported/archive/archive-io\\.ts$'],
+  yazl: ['^tools-ported/archive/create-archive\\.tool\\.ts$'],
+};
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const packagePath = (name) => `(^|/)node_modules/${escape(name)}/`;
+const CODE = '^(src|tools|tools-ported|scripts)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles, type-only imports included: split the shared part into its own module.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'src-not-to-tools-or-tests',
+      severity: 'error',
+      comment: 'The framework never imports tools, tests or scripts: they import it.',
+      from: { path: '^src/' },
+      to: { path: '^(tools|tools-ported|test|scripts|bin)/' },
+    },
+    {
+      name: 'nothing-in-src-imports-the-public-entry',
+      severity: 'error',
+      comment: 'src/index.ts is the public barrel; modules import each other directly.',
+      from: { path: '^src/', pathNot: '^src/index\\.ts$' },
+      to: { path: '^src/index\\.ts$' },
+    },
+    {
+      name: 'tools-import-only-the-authoring-entry',
+      severity: 'error',
+      comment: 'Tool modules import framework code through toolgate/tool (src/tool.ts) only: it is what every worker loads.',
+      from: { path: '^(tools|tools-ported)/' },
+      to: { path: '^src/', pathNot: '^src/tool\\.ts$' },
+    },
+    {
+      name: 'builtin-tools-share-only-common-code',
+      severity: 'error',
+      comment: 'tools/ may use the code tools share (tools-ported/common/), not another tool.',
+      from: { path: '^tools/' },
+      to: { path: '^(tools/|tools-ported/(?!common/))' },
+    },
+    {
+      name: 'ported-tools-not-to-builtin-tools',
+      severity: 'error',
+      from: { path: '^tools-ported/' },
+      to: { path: '^tools/' },
+    },
+    {
+      name: 'tools-not-to-tests',
+      severity: 'error',
+      from: { path: '^(tools|tools-ported)/' },
+      to: { path: '^(test|scripts)/' },
+    },
+    {
+      name: 'authoring-entry-stays-light',
+      severity: 'error',
+      comment: 'src/tool.ts is loaded by every worker: keep ajv, pino, piscina and the rest of the executor out of its reach.',
+      from: { path: '^src/tool\\.ts$' },
+      to: { path: [packagePath('ajv'), packagePath('pino'), packagePath('piscina'), packagePath('bottleneck'), packagePath('typescript'), packagePath('openai'), packagePath('@modelcontextprotocol/sdk'), `${EXECUTION}`, `${SYSTEM}`, `${SURFACES}`], reachable: true },
+    },
+    {
+      name: 'layer-base',
+      severity: 'error',
+      comment: 'base modules (errors, types, util, logging, decorators, workspace, sandbox) import only each other.',
+      from: { path: BASE },
+      to: { path: [MODEL, EXECUTION, SYSTEM, SURFACES] },
+    },
+    {
+      name: 'layer-model',
+      severity: 'error',
+      comment: 'schema, formats, modes, closeout, registry, schema-gen and builtin are below the executor.',
+      from: { path: MODEL },
+      to: { path: [EXECUTION, SYSTEM, SURFACES] },
+    },
+    {
+      name: 'layer-execution',
+      severity: 'error',
+      comment: 'decisions, runners and executor are below the ToolSystem facade and the surfaces.',
+      from: { path: EXECUTION },
+      to: { path: [SYSTEM, SURFACES] },
+    },
+    {
+      name: 'layer-system',
+      severity: 'error',
+      comment:
+        'The ToolSystem facade is below agents, the MCP server and the CLI. It starts the MCP bridge '
+        + '(src/mcp/bridge.ts, config.ts: connectors below it), and builds the ToolCallHandler, whose '
+        + 'file still sits in src/agents/ (it imports nothing of agents/; it moves into system/ once '
+        + 'the call-path rewrite lands).',
+      from: { path: SYSTEM },
+      to: { path: SURFACES, pathNot: ['^src/mcp/(bridge|config|proxy-names)\\.ts$', '^src/agents/tool-call-handler\\.ts$'] },
+    },
+    {
+      name: 'handler-is-system-level',
+      severity: 'error',
+      comment: 'src/agents/tool-call-handler.ts is used by the system layer: it must not import the agents, the MCP server or the CLI.',
+      from: { path: '^src/agents/tool-call-handler\\.ts$' },
+      to: { path: [SURFACES, SYSTEM], pathNot: '^src/agents/tool-call-handler\\.ts$' },
+    },
+    {
+      name: 'mcp-bridge-below-system',
+      severity: 'error',
+      comment: 'The MCP bridge is a connector the ToolSystem starts: it must not import the system or the surfaces.',
+      from: { path: '^src/mcp/(bridge|config|proxy-names)\\.ts$' },
+      to: { path: [SYSTEM, '^src/(agents|cli)/', '^src/mcp/server\\.ts$'] },
+    },
+    {
+      name: 'surfaces-not-to-cli',
+      severity: 'error',
+      comment: 'agents and mcp do not import the CLI.',
+      from: { path: '^src/(agents|mcp)/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'cli-commands-not-to-main',
+      severity: 'error',
+      comment: 'CLI commands and helpers never import the dispatcher (src/cli/main.ts): that was the old cycle.',
+      from: { path: '^src/cli/', pathNot: '^src/cli/main\\.ts$' },
+      to: { path: '^src/cli/main\\.ts$' },
+    },
+    ...Object.entries(ALLOWED_IMPORTERS).map(([name, importers]) => ({
+      name: `only-allowed-importers-of-${name.replace(/[@/.]/g, '-').replace(/^-/, '')}`,
+      severity: 'error',
+      comment: `${name} is imported only by: ${importers.join(', ')} (each dependency lives in one module).`,
+      from: { path: CODE, pathNot: importers },
+      to: { path: packagePath(name) },
+    })),
+    {
+      name: 'no-unlisted-dependency',
+      severity: 'error',
+      comment: 'A runtime dependency must be listed in ALLOWED_IMPORTERS of .dependency-cruiser.cjs with its one module.',
+      from: { path: CODE },
+      to: { dependencyTypes: ['npm', 'npm-no-pkg', 'npm-unknown'], pathNot: Object.keys(ALLOWED_IMPORTERS).map(packagePath) },
+    },
+    {
+      name: 'not-to-dev-dependency',
+      severity: 'error',
+      comment: 'Shipped code (src/, tools/, tools-ported/) must not import a devDependency.',
+      from: { path: '^(src|tools|tools-ported)/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^dist/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.d.ts', '.json'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};

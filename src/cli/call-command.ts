@@ -1,0 +1,114 @@
+/**
+ * `toolgate call NAME [ARGS_JSON|-]`: run one tool call through the tool system and print
+ * its output (or the whole result with `--json`).
+ *
+ * Exit codes: 0 success; 1 the tool failed or a gate stopped the call; 2 an unknown tool or
+ * version; 3 a path left the workspace.
+ *
+ * @module
+ */
+import path from 'node:path';
+import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
+import { PathTraversalError } from '../errors/errors.js';
+import { failedResult } from '../closeout/results.js';
+import { EXIT, logLevel, modeOption, parse, UsageError, workspaceOption, type CliContext } from './context.js';
+import { askOnTty, readStdin, terminalSafe } from './terminal.js';
+import { cliToolSystem } from './tool-system.js';
+
+/** Usage lines of `toolgate call`. */
+export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
+                [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
+                [--timeout-ms N] [--output-dir DIR] [--json]`;
+
+/** The `--timeout-ms` option, if given. */
+function timeoutOption(values: Record<string, unknown>): number | undefined {
+  if (values['timeout-ms'] === undefined) return undefined;
+  const text = String(values['timeout-ms']).trim();
+  const timeoutMs = Number(text);
+  if (text === '' || !Number.isFinite(timeoutMs) || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new UsageError(`--timeout-ms must be a number of milliseconds up to ${MAX_TIMEOUT_MS} (0 disables the timeout); got ${JSON.stringify(values['timeout-ms'])}`);
+  }
+  return timeoutMs;
+}
+
+/** Run `toolgate call`; `argv` are the arguments after `call`. */
+export async function callCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    version: { type: 'string' },
+    workspace: { type: 'string' },
+    mode: { type: 'string' },
+    'scoped-write': { type: 'string', multiple: true },
+    yes: { type: 'boolean', short: 'y' },
+    'timeout-ms': { type: 'string' },
+    'output-dir': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const [name, rawArgs, ...rest] = positionals;
+  if (!name) throw new UsageError('call needs a tool NAME');
+  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the JSON arguments as one word)`);
+  const timeoutMs = timeoutOption(values);
+  const workspace = workspaceOption(values, ctx);
+  const mode = modeOption(values);
+  const args = rawArgs === '-' ? await readStdin(ctx.stdin) : rawArgs ?? '{}';
+  const level = logLevel(values);
+  const interactive = ctx.stdin.isTTY === true && !values.yes;
+  const system = cliToolSystem(values, ctx, {
+    workspace,
+    logLevel: level,
+    executor: {
+      confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
+      // A temporary folder would be gone when this process exits: keep whole outputs only where asked.
+      outputStore: values['output-dir'] === undefined ? false : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
+    },
+  });
+  const callId = `cli_${process.pid}_${Date.now().toString(36)}`;
+  const started = Date.now();
+  try {
+    await system.start();
+    const { registry } = system;
+    try {
+      const result = await system.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
+        mode,
+        scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
+        confirm: values.yes === true,
+        timeoutMs,
+      });
+      if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      if (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND') {
+        if (!values.json) {
+          ctx.stderr.write(`toolgate: ${result.error}\n`);
+          if (result.errorCode === 'UNKNOWN_TOOL') ctx.stderr.write('toolgate: `toolgate list` shows the tools; load your own with --tools DIR --schemas FILE.\n');
+        }
+        return EXIT.usage;
+      }
+      if (!values.json) {
+        if (result.fullOutput) ctx.stderr.write(`toolgate: the whole output (${result.fullOutput.characters} characters) is in ${result.fullOutput.path}\n`);
+        if (result.success) {
+          // On a terminal, escape sequences in tool output are shown, not obeyed.
+          const text = (ctx.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output;
+          ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        } else {
+          ctx.stderr.write(`${(ctx.stderr as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output}\n`);
+          if (result.errorCode === 'CONFIRMATION_REQUIRED') ctx.stderr.write('toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
+          // The hint only where it can help: tools that may write inside scoped folders.
+          const scoped = result.tool !== undefined && registry.get(result.tool, result.version)?.scopedWrite === true;
+          if (result.errorCode === 'MODE_DENIED' && mode !== 'default' && scoped && !((values['scoped-write'] as string[] | undefined)?.length)) ctx.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
+        }
+      }
+      return result.success ? EXIT.ok : EXIT.failed;
+    } catch (error) {
+      if (!(error instanceof PathTraversalError)) throw error;
+      if (values.json) {
+        const version = registry.get(name, values.version as string | undefined)?.version;
+        const result = failedResult('PATH_TRAVERSAL', error.message, version === undefined ? { tool: name, callId } : { tool: name, callId, version });
+        result.durationMs = Date.now() - started;
+        ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      } else {
+        ctx.stderr.write(`toolgate: refused: ${terminalSafe(error.message, false)}\n`);
+      }
+      return EXIT.escape;
+    }
+  } finally {
+    await system.close();
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * What every `toolgate` command shares: the streams, environment and folder it runs with
+ * (the process's from `bin/toolgate.js`, a test's own when run in process), the exit codes,
+ * the usage error, and argument parsing with the common options.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ToolgateError } from '../errors/errors.js';
+import type { LevelWithSilent } from '../logging/logger.js';
+
+/** Exit codes of the CLI. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
+
+/** The streams a command reads and writes. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/** Options of `runCli`: every field defaults to the process's own. */
+export interface CliOptions extends Partial<CliIo> {
+  /** Environment the command reads its variables from (endpoints, tokens). Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Folder relative paths on the command line are resolved against. Default `process.cwd()`. */
+  cwd?: string;
+  /** Aborting it stops a long-running command (`toolgate mcp`) as SIGINT does. Default none. */
+  signal?: AbortSignal;
+}
+
+/** A command's run: {@link CliOptions} with the defaults filled in. */
+export interface CliContext extends CliIo {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  signal?: AbortSignal;
+}
+
+/** {@link CliOptions} with the process's streams, environment and folder where none are given. */
+export function cliContext(options: CliOptions = {}): CliContext {
+  return {
+    stdout: options.stdout ?? process.stdout,
+    stderr: options.stderr ?? process.stderr,
+    stdin: options.stdin ?? process.stdin,
+    env: options.env ?? process.env,
+    cwd: path.resolve(options.cwd ?? process.cwd()),
+    signal: options.signal,
+  };
+}
+
+/** A command line that cannot be run as written (exit 2). */
+export class UsageError extends ToolgateError {
+  constructor(message: string) {
+    super('INVALID_OPTIONS', message);
+  }
+}
+
+/** Options every command takes. */
+const COMMON: ParseArgsConfig['options'] = {
+  tools: { type: 'string', multiple: true },
+  schemas: { type: 'string' },
+  'log-level': { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/** The command's arguments parsed with the common options and `options`. */
+export function parse(argv: string[], options: ParseArgsConfig['options']) {
+  try {
+    return parseArgs({ args: argv, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** pino levels `--log-level` accepts. */
+export const LOG_LEVELS: ReadonlySet<string> = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** The `--log-level` option (default `error`). */
+export function logLevel(values: Record<string, unknown>): LevelWithSilent {
+  const level = (values['log-level'] as string | undefined) ?? 'error';
+  if (!LOG_LEVELS.has(level)) throw new UsageError(`--log-level must be one of ${[...LOG_LEVELS].join(', ')}; got ${level}`);
+  return level as LevelWithSilent;
+}
+
+/** The `--workspace` option, resolved against the context's folder (default: that folder). */
+export function workspaceOption(values: Record<string, unknown>, ctx: CliContext): string {
+  const workspace = path.resolve(ctx.cwd, (values.workspace as string | undefined) ?? '.');
+  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) throw new UsageError(`--workspace ${workspace} is not a folder`);
+  return workspace;
+}
+
+/** The `--mode` option (default `default`). */
+export function modeOption(values: Record<string, unknown>): string {
+  const mode = (values.mode as string | undefined) ?? 'default';
+  if (!['default', 'explore', 'plan'].includes(mode)) throw new UsageError(`--mode must be default, explore or plan; got ${mode}`);
+  return mode;
+}

@@ -1,0 +1,51 @@
+/**
+ * `toolgate list [--tag T]... [--json]`: the tools, one line each, or as JSON.
+ *
+ * @module
+ */
+import { EXIT, logLevel, parse, UsageError, type CliContext } from './context.js';
+import { cliToolSystem } from './tool-system.js';
+
+/** Usage lines of `toolgate list`. */
+export const LIST_USAGE = '  toolgate list [--tag T]... [--json]';
+
+function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const m = /^(.+?[.!?])(\s|$)/.exec(flat);
+  return m ? m[1]! : flat;
+}
+
+/** Run `toolgate list`; `argv` are the arguments after `list`. */
+export async function listCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values } = parse(argv, { tag: { type: 'string', multiple: true }, json: { type: 'boolean' } });
+  const level = logLevel(values);
+  const system = cliToolSystem(values, ctx, { workspace: ctx.cwd, logLevel: level });
+  try {
+    await system.start();
+    const { registry } = system;
+    const tags = values.tag as string[] | undefined;
+    const known = new Set(registry.list().flatMap((t) => t.tags));
+    const unknown = (tags ?? []).filter((t) => !known.has(t));
+    if (unknown.length) throw new UsageError(`no tool has the tag ${unknown.join(', ')}; tags in use: ${[...known].sort().join(', ')}`);
+    const tools = registry.list({ tags });
+    if (values.json) {
+      const rows = tools.map((t) => ({
+        name: t.name, version: t.version, description: t.description, tags: t.tags, readOnly: t.readOnly,
+        requiresConfirmation: t.requiresConfirmation, timeoutMs: t.timeoutMs, rateLimitRpm: t.rateLimitRpm ?? null,
+        memoryMb: t.memoryMb ?? null, maxOutputLength: t.maxOutputLength, runner: t.runner, revision: t.revision,
+        versions: registry.versions(t.name),
+      }));
+      ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const header = ['NAME', 'VERSION', 'ACCESS', 'CONFIRM', 'TAGS', 'DESCRIPTION'];
+    const rows = tools.map((t) => [t.name, t.version, t.readOnly ? 'read' : 'write', t.requiresConfirmation ? 'yes' : 'no', t.tags.join(','), firstSentence(t.description)]);
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    for (const row of [header, ...rows]) {
+      ctx.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    await system.close();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * MCP shapes (specification 2025-11-25): the `tools/list` entry (`{ name, title?,
+ * description, inputSchema, outputSchema?, annotations }`; `outputSchema` only for object
+ * results, as the spec requires) and the `tools/call` result.
+ *
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchema } from '../types/tool.js';
+import type { ToolExecutionResult } from '../types/result.js';
+import { clean, type ExportableTool } from './common.js';
+
+/** MCP `tools/list` entry (specification 2025-11-25). */
+export interface McpTool {
+  /** Tool name. */
+  name: string;
+  /** Description for the model. */
+  description: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: JsonSchema;
+  /** JSON Schema of `structuredContent`; only for tools returning objects. */
+  outputSchema?: JsonSchema;
+  /** Hints from our flags: read-only, destructive (= not read-only), open world (network tags). */
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+}
+
+/** Tags that mark a tool as reaching outside the machine (MCP `openWorldHint`). */
+const OPEN_WORLD_TAGS = new Set(['web', 'network', 'http', 'mcp']);
+
+/** MCP `tools/list` entry; annotations derive from our flags and tags. */
+export function toMcpTool(tool: ExportableTool): McpTool {
+  const out: McpTool = {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: clean(tool.inputSchema),
+    annotations: {
+      readOnlyHint: tool.readOnly,
+      destructiveHint: !tool.readOnly,
+      openWorldHint: tool.tags.some((t) => OPEN_WORLD_TAGS.has(t)),
+    },
+  };
+  if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = clean(tool.outputSchema);
+  return out;
+}
+
+/** Our result as an MCP `CallToolResult`. */
+export function toCallToolResult(tool: Pick<ExportableTool, 'outputSchema'>, result: ToolExecutionResult): CallToolResult {
+  const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
+  for (const image of result.images ?? []) {
+    const m = /^data:([^;,]+);base64,(.*)$/s.exec(image);
+    if (m) content.push({ type: 'image', mimeType: m[1]!, data: m[2]! });
+  }
+  const out: CallToolResult = { content };
+  if (!result.success) {
+    out.isError = true;
+    if (result.errorCode !== undefined) out._meta = { 'toolgate/errorCode': result.errorCode };
+    return out;
+  }
+  const structured = result.structured;
+  if (tool.outputSchema?.type === 'object' && structured !== null && typeof structured === 'object' && !Array.isArray(structured)) {
+    out.structuredContent = structured as Record<string, unknown>;
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+/**
+ * The types of a call: the request a model's tool call becomes, and the result every call
+ * produces.
+ *
+ * @module
+ */
+import type { ToolErrorCode } from '../errors/error-codes.js';
+
+/**
+ * Why a call ended, by priority when several apply (a user interrupt outranks a timeout,
+ * which outranks an error the tool threw, which outranks an error the tool reported):
+ * - `completed`: the tool ran and returned;
+ * - `reported_error`: the tool returned but reported a failure ({@link ToolContext.reportError});
+ * - `error`: the tool threw, crashed, ran out of memory, or returned invalid output;
+ * - `timeout`: the call ran past its time limit (the tool's own or the executor's);
+ * - `interrupted`: the caller aborted the call or closed the executor;
+ * - `not_run`: the tool never started (unknown tool, invalid arguments, a gate said no).
+ */
+export type StopReason = 'completed' | 'reported_error' | 'error' | 'timeout' | 'interrupted' | 'not_run';
+
+/**
+ * Result of one tool call. Every call, whatever happens, produces exactly one (except a
+ * workspace escape, which throws {@link PathTraversalError}).
+ */
+export interface ToolExecutionResult {
+  /** True when the tool ran and returned output that passed the output schema. */
+  success: boolean;
+  /**
+   * The text to show the model: the tool's output (truncated, with notes) on success, or a
+   * readable error message on failure. Never empty (`[no output]` when the tool said nothing).
+   */
+  output: string;
+  /** Error message when `success` is false, else `undefined`. */
+  error?: string;
+  /** Machine-readable reason when `success` is false; see {@link ToolErrorCode}. */
+  errorCode?: ToolErrorCode;
+  /** Wall time of the call on the main thread, in milliseconds (gates and queueing included). */
+  durationMs: number;
+  /**
+   * False only when the confirmation gate stopped the call (confirmation required or
+   * denied); true otherwise. An agent that sees false may ask the user and call again with
+   * `confirm: true`.
+   */
+  confirmed: boolean;
+  /** Tool name as requested (or as resolved, when it exists). */
+  tool: string;
+  /** Version that ran (or would have run); `undefined` when the tool was not found. */
+  version?: string;
+  /** Call id, threaded from the request or generated. */
+  callId: string;
+  /** The tool's return value when it is not a string (validated against the output schema). */
+  structured?: unknown;
+  /** Repairs applied to the arguments (for example double-encoded JSON decoded once). */
+  repairs?: string[];
+  /** Why the call ended; see {@link StopReason}. */
+  stopReason: StopReason;
+  /** Images the tool attached (base64 data URLs), to show the model after `output`. */
+  images?: string[];
+  /**
+   * Where the whole output is kept when `output` shows only part of it (case T7): a file the
+   * caller can read, kept until the executor closes (or in the caller's `outputStore.dir`).
+   */
+  fullOutput?: { path: string; characters: number };
+}
+
+/** The model's tool call as the executor takes it. */
+export interface ToolCallRequest {
+  /** Tool name as the model sent it. */
+  name: string;
+  /**
+   * Arguments: a JSON object, or JSON text holding one (as providers deliver them). An empty
+   * string or `undefined` counts as `{}`.
+   */
+  arguments?: unknown;
+  /** Provider call id to thread into the result; generated when absent. */
+  callId?: string;
+  /** Semver range to select a version; default: the highest registered version. */
+  version?: string;
+}
