@@ -244,6 +244,19 @@ function checkName(name: string): void {
  *   way, or another failure (default: {@link FolderMissingError} / ToolExecutionError).
  */
 export async function pinFolder(workspace: Workspace, realDir: string, input: string, options: PinFolderOptions = {}): Promise<{ folder: PinnedFolder; created: number }> {
+  return openFolderInside(workspace, realDir, input, options, CAN_PIN_FOLDERS);
+}
+
+/**
+ * The fallback of {@link pinFolder} on its own (what runs where folders cannot be pinned),
+ * so that its checks are tested on Linux too. Weaker than `pinFolder`: see the module notes.
+ * @internal not exported from `toolgate` or `toolgate/tool`; use {@link pinFolder}.
+ */
+export function pinFolderByPath(workspace: Workspace, realDir: string, input: string, options: PinFolderOptions = {}): Promise<{ folder: PinnedFolder; created: number }> {
+  return openFolderInside(workspace, realDir, input, options, false);
+}
+
+async function openFolderInside(workspace: Workspace, realDir: string, input: string, options: PinFolderOptions, pin: boolean): Promise<{ folder: PinnedFolder; created: number }> {
   const root = workspace.realRoot;
   if (!path.isAbsolute(realDir)) throw new InvalidPathError(realDir, 'pinFolder needs a real path, as Workspace.resolve returns');
   if (!isInside(root, realDir)) throw new PathTraversalError(input, root);
@@ -252,7 +265,7 @@ export async function pinFolder(workspace: Workspace, realDir: string, input: st
   const doing = options.doing ?? 'used';
   const failure = options.failure ?? defaultFailure(input);
   const ctx: Walk = { workspace, input, doing, failure, create: options.create === true, created: 0 };
-  if (!CAN_PIN_FOLDERS) return { folder: await walkByPath(ctx, realDir, parts), created: ctx.created };
+  if (!pin) return { folder: await walkByPath(ctx, realDir, parts), created: ctx.created };
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(root, FOLDER_FLAGS);

@@ -26,6 +26,7 @@ import { makeDirectoryInside } from '../../tools-ported/common/fs-inside.js';
 import { streamToFileInside } from '../../tools-ported/common/stream-inside.js';
 import { createArchive } from '../../tools-ported/archive/create-archive.tool.js';
 import { extractArchive } from '../../tools-ported/archive/extract-archive.tool.js';
+import { pinFolderByPath } from '../../src/workspace/pinned-folder.js';
 import { tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 type FsMethod = 'open' | 'lstat' | 'opendir' | 'mkdir' | 'readdir' | 'stat' | 'realpath';
@@ -238,6 +239,37 @@ describe('pinned folders: a folder swapped for a link during the call reaches no
       assert.throws(() => folder.at('../../outside/sentinel.txt'), { code: 'INVALID_PATH' });
       await assert.rejects(folder.openFolder('..'), { code: 'INVALID_PATH' });
       assert.equal(folder.at('a\\b'), `${folder.path}/a\\b`, 'a backslash is part of a Linux name');
+    } finally {
+      await folder.close();
+    }
+  });
+
+  // ---- The fallback without /proc (pinFolderByPath is what pinFolder runs there) ----
+
+  it('fallback: a folder on the path that is a link when the folder is opened is PATH_TRAVERSAL; nothing is created through it', async () => {
+    swapSub();
+    await assert.rejects(pinFolderByPath(ws, sub, 'race/sub'), isTraversal);
+    await assert.rejects(pinFolderByPath(ws, path.join(sub, 'new'), 'race/sub/new', { create: true }), isTraversal);
+    assert.ok(!fs.existsSync(path.join(t.outside, 'new')));
+  });
+
+  it('fallback: missing folders are created one by one; a file in the way is reported', async () => {
+    const { folder, created } = await pinFolderByPath(ws, path.join(sub, 'a', 'b'), 'race/sub/a/b', { create: true });
+    await folder.close();
+    assert.equal(created, 2);
+    assert.ok(fs.statSync(path.join(sub, 'a', 'b')).isDirectory());
+    await assert.rejects(pinFolderByPath(ws, path.join(sub, 'sentinel.txt', 'x'), 'race/sub/sentinel.txt/x'), /a part of race\/sub\/sentinel.txt\/x is a file, not a folder/);
+    await assert.rejects(pinFolderByPath(ws, path.join(sub, 'missing'), 'race/sub/missing'), { code: 'TOOL_ERROR' });
+  });
+
+  it('fallback: openFile and replaceFile still check the descriptor where /proc answers (here; not on systems without /proc, see the module notes)', async () => {
+    const { folder } = await pinFolderByPath(ws, sub, 'race/sub', { doing: 'written' });
+    try {
+      assert.equal(folder.pinned, false);
+      swapSub(); // after the walk: the fallback's operations go by path from here
+      await assert.rejects(folder.openFile('sentinel.txt'), isTraversal);
+      await assert.rejects(folder.replaceFile('sentinel.txt', 'race/sub/sentinel.txt', (f) => f.writeFile('RACED\n')), isTraversal);
+      await assert.rejects(folder.openFolder('inner'), isTraversal);
     } finally {
       await folder.close();
     }
