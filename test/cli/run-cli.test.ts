@@ -1,0 +1,49 @@
+/**
+ * `runCli` in process: the options stand in for the process's folder, environment, streams
+ * and signals, so a command run in a test touches none of the test process's own.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import { runCli } from '../../src/cli/main.js';
+import { tempWorkspace } from '../helpers.js';
+import { cliInProcess } from './in-process.js';
+
+describe('runCli options', () => {
+  const tmp = tempWorkspace();
+  fs.writeFileSync(path.join(tmp.ws, 'here.txt'), 'from cwd\n');
+  after(() => tmp.cleanup());
+
+  test('cwd: the workspace and relative paths default to it, not to the process folder', async () => {
+    const run = await cliInProcess(['call', 'read_file', '{"filepath":"here.txt"}'], { cwd: tmp.ws });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'from cwd\n');
+    const relative = await cliInProcess(['call', 'read_file', '{"filepath":"here.txt"}', '--workspace', 'proj'], { cwd: tmp.root });
+    assert.equal(relative.code, 0, relative.stderr);
+    assert.equal(relative.stdout, 'from cwd\n');
+  });
+
+  test('env: TOOLGATE_MCP_TOKEN is read from the given environment', async () => {
+    const env = { ...process.env };
+    delete env.TOOLGATE_MCP_TOKEN;
+    const run = await cliInProcess(['mcp', '--http', '--host', '192.0.2.1', '--workspace', tmp.ws], { env });
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /set TOOLGATE_MCP_TOKEN/);
+  });
+
+  test('signal: aborting it stops `toolgate mcp` over stdio, which resolves 0', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    stdout.resume();
+    stderr.resume();
+    const controller = new AbortController();
+    const running = runCli(['mcp', '--workspace', tmp.ws], { stdin, stdout, stderr, cwd: tmp.ws, signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    controller.abort();
+    assert.equal(await running, 0);
+    stdin.end();
+  });
+});
