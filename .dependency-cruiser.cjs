@@ -155,19 +155,10 @@ module.exports = {
       name: 'layer-system',
       severity: 'error',
       comment:
-        'The ToolSystem facade is below agents, the MCP server and the CLI. It starts the MCP bridge '
-        + '(src/mcp/bridge.ts, config.ts: connectors below it), and builds the ToolCallHandler, whose '
-        + 'file still sits in src/agents/ (it imports nothing of agents/; it moves into system/ once '
-        + 'the call-path rewrite lands).',
+        'The ToolSystem facade (with the ToolCallHandler it builds) is below agents, the MCP server '
+        + 'and the CLI. It starts the MCP bridge (src/mcp/bridge.ts, config.ts: connectors below it).',
       from: { path: SYSTEM },
-      to: { path: SURFACES, pathNot: ['^src/mcp/(bridge|config|proxy-names)\\.ts$', '^src/agents/tool-call-handler\\.ts$'] },
-    },
-    {
-      name: 'handler-is-system-level',
-      severity: 'error',
-      comment: 'src/agents/tool-call-handler.ts is used by the system layer: it must not import the agents, the MCP server or the CLI.',
-      from: { path: '^src/agents/tool-call-handler\\.ts$' },
-      to: { path: [SURFACES, SYSTEM], pathNot: '^src/agents/tool-call-handler\\.ts$' },
+      to: { path: SURFACES, pathNot: ['^src/mcp/(bridge|config|proxy-names)\\.ts$'] },
     },
     {
       name: 'mcp-bridge-below-system',

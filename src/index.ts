@@ -53,7 +53,7 @@ export { toMcpTool, toCallToolResult, type McpTool } from './formats/mcp.js';
 export {
   ToolCallHandler, executorTarget, MAX_CALLS_PER_TURN,
   type ToolCallHandlerOptions, type HandleOptions, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion,
-} from './agents/tool-call-handler.js';
+} from './system/tool-call-handler.js';
 export { ASK_USER_TOOL, askUserSpec, type AskUserInput } from './builtin/ask-user.js';
 export {
   BaseAgent, GeneralAgent, ExploreAgent, PlanAgent,

@@ -15,7 +15,7 @@ import type { ToolExecutionResult } from '../types/result.js';
 import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
 import type { ChatModel } from './model-client.js';
 import type { PendingToolCall } from '../formats/common.js';
-import type { QuestionHandler } from './tool-call-handler.js';
+import type { QuestionHandler } from '../system/tool-call-handler.js';
 
 /** What an agent reports while it runs (for a terminal or a UI). */
 export type AgentEvent =

@@ -22,7 +22,7 @@ import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { BaseAgent, ExploreAgent, GeneralAgent, PlanAgent, type AgentEvent, type AgentOptions } from '../agents/base-agent.js';
 import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js';
-import type { QuestionHandler, UserQuestion } from '../agents/tool-call-handler.js';
+import type { QuestionHandler, UserQuestion } from '../system/tool-call-handler.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import type { ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';

@@ -8,7 +8,7 @@
  * @module
  */
 import path from 'node:path';
-import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from '../agents/tool-call-handler.js';
+import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from './tool-call-handler.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 import { ToolExecutor, type ToolExecutorOptions } from '../executor/executor.js';
 import { createLogger, type LevelWithSilent, type Logger } from '../logging/logger.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ToolSystem, type AnthropicMessage, type AnthropicToolResultBlock, type ConfirmationRequest, type UserQuestion } from 'toolgate';
-import { ASK_USER_UNAVAILABLE } from '../../src/agents/tool-call-handler.js';
+import { ASK_USER_UNAVAILABLE } from '../../src/system/tool-call-handler.js';
 import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
 
 function assistant(...uses: Array<[id: string, name: string, input: unknown]>): AnthropicMessage {

@@ -4,7 +4,7 @@
 // results, which providers reject.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ToolCallHandler, type ToolCallTarget } from '../../src/agents/tool-call-handler.js';
+import { ToolCallHandler, type ToolCallTarget } from '../../src/system/tool-call-handler.js';
 import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../../src/formats/openai.js';
 
 describe('ToolCallHandler: a target that throws', () => {
