@@ -74,6 +74,21 @@ export async function closePortedWorkspace(made: { tmp?: TempWorkspace; executor
   made.tmp?.cleanup();
 }
 
+/**
+ * Assert that nothing outside the workspace of a {@link tempWorkspace} changed: the sentinel
+ * keeps its content and is alone in `outside/`, the siblings `proj-evil` and `proj_backup` hold
+ * only their file, unchanged, and nothing was added next to them.
+ */
+export function assertOutsideUnchanged(tmp: TempWorkspace): void {
+  assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), 'SENTINEL CONTENT\n', 'the sentinel outside the workspace must be unchanged');
+  assert.deepEqual(fs.readdirSync(tmp.outside).sort(), ['sentinel.txt'], 'nothing may be created outside the workspace');
+  assert.deepEqual(fs.readdirSync(tmp.root).sort(), ['outside', 'proj', 'proj-evil', 'proj_backup'], 'nothing may be created next to the workspace');
+  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj-evil')), ['x']);
+  assert.equal(fs.readFileSync(path.join(tmp.root, 'proj-evil', 'x'), 'utf8'), 'evil sibling\n');
+  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj_backup')), ['x']);
+  assert.equal(fs.readFileSync(path.join(tmp.root, 'proj_backup', 'x'), 'utf8'), 'backup sibling\n');
+}
+
 /** Write `content` at `rel` inside `root`, making folders (set-up, not through a tool); returns the path. */
 export function putFile(root: string, rel: string, content: string | Uint8Array): string {
   const file = path.join(root, rel);

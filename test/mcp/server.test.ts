@@ -8,6 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -182,7 +183,29 @@ for (const kind of ['in-memory', 'http'] as const) {
   });
 }
 
-describe('toolgate mcp over stdio: its flags', () => {
+/** Start `toolgate mcp --http` and read its URL from stderr. */
+async function startHttpCommand(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`toolgate mcp --http exited with ${code}: ${stderr}`)));
+  });
+  return { child, url };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe('the toolgate mcp command: its flags, over stdio and over HTTP', () => {
   let tmp: ReturnType<typeof tempWorkspace>;
   const clients: Client[] = [];
   before(() => {
@@ -217,5 +240,24 @@ describe('toolgate mcp over stdio: its flags', () => {
     assert.equal(denied.isError, true);
     assert.equal(denied._meta?.['toolgate/errorCode'], 'MODE_DENIED');
     assert.equal(fs.existsSync(path.join(tmp.ws, 'explore.txt')), false);
+  });
+
+  test('toolgate mcp --http serves on loopback: a client lists the tools and calls one, SIGTERM stops it', async () => {
+    fs.writeFileSync(path.join(tmp.ws, 'over-http.txt'), 'served by the command over HTTP\n');
+    const { child, url } = await startHttpCommand(['--workspace', tmp.ws]);
+    try {
+      assert.equal(new URL(url).hostname, '127.0.0.1');
+      const client = newClient('none');
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      clients.push(client);
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'read_file'));
+      const read = (await client.callTool({ name: 'read_file', arguments: { filepath: 'over-http.txt' } })) as CallToolResult;
+      assert.notEqual(read.isError, true, text(read));
+      assert.match(text(read), /served by the command over HTTP/);
+    } finally {
+      await stopChild(child);
+    }
+    assert.equal(child.exitCode, 0);
   });
 });

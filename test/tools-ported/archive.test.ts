@@ -18,10 +18,9 @@ import { Readable } from 'node:stream';
 import tarStream from 'tar-stream';
 import yazl from 'yazl';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertFailed as failed, assertTraversal, assertOk, callsTo, closePortedWorkspace, existsIn, portedWorkspace, putFile, type TempWorkspace } from '../helpers.js';
+import { assertFailed as failed, assertTraversal, assertOk, callsTo, closePortedWorkspace, existsIn, portedWorkspace, putFile, type TempWorkspace, assertOutsideUnchanged } from '../helpers.js';
 import { checkEntries, MAX_ENTRIES, MAX_TOTAL_BYTES, nameComponents } from '../../tools-ported/archive/archive-policy.js';
 
-const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 /** Stands for the sentinel's real path in a test archive's link target (known only at run time). */
 const PLACEHOLDER = '<sentinel>';
 
@@ -48,15 +47,6 @@ function exists(rel: string): boolean {
 /** Assert a successful call; its structured result. */
 function ok(result: ToolExecutionResult): Record<string, unknown> {
   return assertOk(result).structured as Record<string, unknown>;
-}
-
-/** Nothing outside the workspace changed, and the siblings are untouched. */
-function assertOutsideUnchanged(): void {
-  assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), SENTINEL_TEXT, 'the sentinel outside the workspace must be unchanged');
-  assert.deepEqual(fs.readdirSync(tmp.outside).sort(), ['sentinel.txt'], 'nothing may be created outside the workspace');
-  assert.deepEqual(fs.readdirSync(tmp.root).sort(), ['outside', 'proj', 'proj-evil', 'proj_backup']);
-  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj-evil')), ['x']);
-  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj_backup')), ['x']);
 }
 
 /** No staging folder of extract_archive is left in `rel`. */
@@ -160,7 +150,7 @@ describe('create_archive, list_archive and extract_archive: round trips', () => 
       assert.equal(fs.statSync(path.join(ws, `unpacked-${format}/rt-${format}/top.md`)).mode & 0o111, 0o111, 'the execute bits are kept');
       assert.equal(fs.statSync(path.join(ws, `unpacked-${format}`)).mode & 0o777, 0o755, 'the new destination folder is not left private (0700) from its staging');
       assertNoStage('.');
-      assertOutsideUnchanged();
+      assertOutsideUnchanged(tmp);
     });
   }
 
@@ -250,7 +240,7 @@ describe('extract_archive: existing files, atomicity and bounds', () => {
     assert.equal(fs.readFileSync(path.join(ws, 'rootx/file.txt'), 'utf8'), 'at the root\n');
     failed(await call('extract_archive', { filepath: 'rootx-src/arch.tar.gz', destination: '.' }), /rootx\/file\.txt already exists/);
     assertNoStage('.');
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('an existing symbolic link in the destination is never written through, even with overwrite', async () => {
@@ -260,7 +250,7 @@ describe('extract_archive: existing files, atomicity and bounds', () => {
     for (const overwrite of [false, true]) {
       failed(await call('extract_archive', { filepath: 'exl/arch.tar.gz', destination: 'exl/dest', overwrite }), /already exists as a symbolic link/);
     }
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
     assertNoStage('exl');
   });
 
@@ -420,7 +410,7 @@ describe('P7: archive entries that escape the target folder are refused; nothing
         assert.equal(exists('out2'), false);
         assert.equal(exists('abs'), false);
         assert.equal(fs.existsSync('/abs'), false);
-        assertOutsideUnchanged();
+        assertOutsideUnchanged(tmp);
       });
     }
   }
@@ -452,7 +442,7 @@ describe('archive tools: paths outside the workspace, confirmation and bad argum
     }
     assert.equal(exists('tr/out.zip'), false);
     assert.equal(exists('tr/dest'), false);
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('create_archive and extract_archive need confirmation; list_archive does not', async () => {

@@ -17,9 +17,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertTraversal, callsTo, closePortedWorkspace, portedWorkspace, putFile, type TempWorkspace } from '../helpers.js';
-
-const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
+import { assertTraversal, callsTo, closePortedWorkspace, portedWorkspace, putFile, type TempWorkspace, assertOutsideUnchanged } from '../helpers.js';
 
 let tmp: TempWorkspace;
 let ws: string;
@@ -58,12 +56,6 @@ async function fails(name: string, args: Record<string, unknown>, pattern: RegEx
   assert.match(result.output, pattern);
   assert.doesNotMatch(result.output, /SENTINEL CONTENT/);
   return result;
-}
-
-function assertOutsideUnchanged(): void {
-  assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), SENTINEL_TEXT);
-  assert.deepEqual(fs.readdirSync(tmp.outside), ['sentinel.txt']);
-  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj-evil')), ['x']);
 }
 
 /** Paths that leave the workspace, for every path argument (cases P1, P2, P4). */
@@ -252,7 +244,7 @@ describe('convert_data and convert_data_to_file', () => {
     for (const bad of [...outsidePaths(), path.join(tmp.outside, 'new.json'), 'data/outside-dir/new.json']) {
       await assertTraversal(call('convert_data_to_file', { text: '{}', from: 'json', to: 'json', destination: bad, overwrite: true }), `convert_data_to_file destination=${bad}`);
     }
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('read-only modes allow convert_data and deny convert_data_to_file', async () => {
@@ -325,6 +317,6 @@ describe('validate_json', () => {
       await assertTraversal(call('validate_json', { filepath: bad, schema: {} }), `validate_json filepath=${bad}`);
       await assertTraversal(call('validate_json', { json: '{}', schema_filepath: bad }), `validate_json schema_filepath=${bad}`);
     }
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 });

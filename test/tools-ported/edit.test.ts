@@ -14,13 +14,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertFailed as failed, assertTraversal, callsTo, type CliRun, closePortedWorkspace, existsIn, portedWorkspace, putFile, runCli, type TempWorkspace } from '../helpers.js';
+import { assertFailed as failed, assertTraversal, callsTo, type CliRun, closePortedWorkspace, existsIn, portedWorkspace, putFile, runCli, type TempWorkspace, assertOutsideUnchanged } from '../helpers.js';
 import { joinLines, spliceLines, splitLines } from '../../tools-ported/common/lines.js';
 import { decodeText, detectEol, encodeText } from '../../tools-ported/common/text-codec.js';
 import { nearestCandidates } from '../../tools-ported/common/nearest.js';
 import { sectionPaths } from '../../tools-ported/edit/apply-diff.tool.js';
 
-const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 const EDIT_TOOLS = [
   'append_to_file', 'apply_diff', 'copy_file', 'delete_file', 'edit_file_line',
   'insert_lines', 'make_directory', 'move_file', 'remove_line_range', 'replace_in_file',
@@ -64,15 +63,6 @@ async function unchanged<T>(rel: string, action: () => Promise<T>): Promise<T> {
   assert.deepEqual(fs.readFileSync(path.join(ws, rel)), before, `${rel} must be byte-for-byte unchanged`);
   assert.equal(fs.statSync(path.join(ws, rel)).ino, statBefore.ino, `${rel} must not have been rewritten`);
   return result;
-}
-
-function assertOutsideUnchanged(): void {
-  assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), SENTINEL_TEXT, 'the sentinel outside the workspace must be unchanged');
-  assert.deepEqual(fs.readdirSync(tmp.outside).sort(), ['sentinel.txt'], 'nothing may be created outside the workspace');
-  assert.equal(fs.readFileSync(path.join(tmp.root, 'proj-evil', 'x'), 'utf8'), 'evil sibling\n');
-  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj-evil')), ['x']);
-  assert.equal(fs.readFileSync(path.join(tmp.root, 'proj_backup', 'x'), 'utf8'), 'backup sibling\n');
-  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj_backup')), ['x']);
 }
 
 /** A unified diff of one file, from lines of hunk body. */
@@ -452,7 +442,7 @@ describe('apply_diff', () => {
     // And the path given in filepaths is refused by the executor before the tool runs.
     await assertTraversal(call('apply_diff', { diff: evil(rel), filepaths: ['p/safe.txt', rel] }), 'apply_diff filepaths outside');
     assert.equal(fs.existsSync('/tmp/evil'), false);
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 });
 
@@ -553,7 +543,7 @@ describe('paths outside the workspace (P1-P5) for every edit tool', () => {
       for (const p of outsidePaths()) {
         await unchanged('pp/inside.txt', () => assertTraversal(call(builder.tool, builder.args(p)), `${builder.label} ${p}`));
       }
-      assertOutsideUnchanged();
+      assertOutsideUnchanged(tmp);
       assert.ok(fs.lstatSync(path.join(ws, 'pp-link.txt')).isSymbolicLink(), 'the link itself is left as it was');
       assert.equal(exists('pp/moved-here.txt') || exists('pp/copied-here.txt'), false);
     });

@@ -15,9 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { callsTo, portedRegistry, runCli, tempWorkspace, assertTraversal } from '../helpers.js';
+import { callsTo, portedRegistry, runCli, tempWorkspace, assertTraversal, assertOutsideUnchanged } from '../helpers.js';
 
-const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 const INSPECT_TOOLS = ['detect_file_type', 'diff_files', 'file_info', 'find_files', 'grep_files', 'hash_file', 'read_lines', 'tree'];
 
 let tmp: ReturnType<typeof tempWorkspace>;
@@ -82,11 +81,6 @@ async function fails(name: string, args: Record<string, unknown>, code: string, 
 function assertNoSentinel(output: string, label: string): void {
   assert.ok(!output.includes('SENTINEL'), `${label}: output shows content from outside the workspace:\n${output}`);
   assert.ok(!output.includes('sentinel.txt'), `${label}: output shows a name from outside the workspace:\n${output}`);
-}
-
-function assertSentinelUnchanged(): void {
-  assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), SENTINEL_TEXT, 'the sentinel outside the workspace must be unchanged');
-  assert.deepEqual(fs.readdirSync(tmp.outside).sort(), ['sentinel.txt'], 'nothing may be created outside the workspace');
 }
 
 describe('the inspect category', () => {
@@ -585,7 +579,7 @@ describe('paths outside the workspace, for every inspect tool and path argument'
         await assertTraversal(call(name, args(value)), `${name} ${arg}=${value}`);
       }
     }
-    assertSentinelUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('P4: climbing, absolute and home paths are refused; the empty path is INVALID_PATH', async () => {
@@ -599,7 +593,7 @@ describe('paths outside the workspace, for every inspect tool and path argument'
         assert.equal(result.errorCode, 'INVALID_PATH', `${name} ${arg}=${JSON.stringify(value)}`);
       }
     }
-    assertSentinelUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('P4: names that merely contain ".." are inside and allowed', async () => {

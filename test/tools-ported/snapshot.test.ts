@@ -13,10 +13,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { assertFailed as failed, assertOk as ok, assertTraversal, callsTo, closePortedWorkspace, portedWorkspace, putFile, runCli, type TempWorkspace } from '../helpers.js';
+import { assertFailed as failed, assertOk as ok, assertTraversal, callsTo, closePortedWorkspace, portedWorkspace, putFile, runCli, type TempWorkspace, assertOutsideUnchanged } from '../helpers.js';
 import { keyOf, MAX_SNAPSHOTS_PER_FILE } from '../../tools-ported/common/snapshot-store.js';
 
-const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
 const STORE = '.toolgate/snapshots';
 
 let tmp: TempWorkspace;
@@ -40,13 +39,6 @@ function idIn(output: string): string {
   const m = /\b([0-9a-f]{12}-\d+)\b/.exec(output);
   assert.ok(m, `no snapshot id in: ${output}`);
   return m[1]!;
-}
-
-function assertOutsideUnchanged(): void {
-  assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), SENTINEL_TEXT, 'the sentinel outside the workspace must be unchanged');
-  assert.deepEqual(fs.readdirSync(tmp.outside).sort(), ['sentinel.txt'], 'nothing may be created outside the workspace');
-  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj-evil')), ['x']);
-  assert.deepEqual(fs.readdirSync(path.join(tmp.root, 'proj_backup')), ['x']);
 }
 
 describe('snapshot_file, restore_snapshot, list_snapshots', () => {
@@ -170,7 +162,7 @@ describe('snapshots and paths outside the workspace', () => {
       failed(await call('snapshot_file', { filepath }), /path/i, 'INVALID_PATH');
       failed(await call('list_snapshots', { filepath }), /path/i, 'INVALID_PATH');
     }
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('restore_snapshot: metadata edited to name a path outside is refused; the sentinel is unchanged', async () => {
@@ -183,7 +175,7 @@ describe('snapshots and paths outside the workspace', () => {
     const sha = crypto.createHash('sha256').update(bytes).digest('hex');
     fs.writeFileSync(path.join(dir, '1.json'), JSON.stringify({ id: `${key}-1`, path: rel, created: new Date().toISOString(), size: bytes.length, sha256: sha }));
     await assertTraversal(call('restore_snapshot', { snapshot_id: `${key}-1` }), 'restore_snapshot to ../outside/sentinel.txt');
-    assertOutsideUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('P3: a snapshot store replaced by a link that leads outside is refused; nothing is written outside', async () => {
@@ -195,7 +187,7 @@ describe('snapshots and paths outside the workspace', () => {
       await assertTraversal(call('snapshot_file', { filepath: 's/victim.txt' }), 'snapshot_file into a linked store');
       await assertTraversal(call('list_snapshots', {}), 'list_snapshots of a linked store');
       await assertTraversal(call('restore_snapshot', { snapshot_id: `${keyOf('s/doc.txt')}-1` }), 'restore_snapshot from a linked store');
-      assertOutsideUnchanged();
+      assertOutsideUnchanged(tmp);
     } finally {
       fs.unlinkSync(store);
       fs.renameSync(path.join(ws, '.toolgate-real'), store);

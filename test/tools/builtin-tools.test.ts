@@ -11,9 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { callsTo, fixtureRegistry, tempWorkspace, assertTraversal } from '../helpers.js';
-
-const SENTINEL_TEXT = 'SENTINEL CONTENT\n';
+import { callsTo, fixtureRegistry, tempWorkspace, assertTraversal, assertOutsideUnchanged } from '../helpers.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;
 let ws: string;
@@ -39,11 +37,6 @@ function put(rel: string, content: string | Buffer): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content);
   return file;
-}
-
-function assertSentinelUnchanged(): void {
-  assert.equal(fs.readFileSync(tmp.sentinel, 'utf8'), SENTINEL_TEXT, 'the sentinel outside the workspace must be unchanged');
-  assert.deepEqual(fs.readdirSync(tmp.outside).sort(), ['sentinel.txt'], 'nothing may be created outside the workspace');
 }
 
 describe('read_file', () => {
@@ -299,14 +292,14 @@ describe('paths', () => {
   test('P3: write_file through a symbolic link pointing outside is refused and the sentinel is unchanged', async () => {
     fs.symlinkSync(tmp.sentinel, path.join(ws, 'p3-link.txt'));
     await assertTraversal(call('write_file', { filepath: 'p3-link.txt', content: 'OVERWRITTEN' }), 'write_file p3-link.txt');
-    assertSentinelUnchanged();
+    assertOutsideUnchanged(tmp);
     assert.ok(fs.lstatSync(path.join(ws, 'p3-link.txt')).isSymbolicLink(), 'the link itself is left as it was');
   });
 
   test('P3: a dangling symbolic link pointing outside is refused for write_file (nothing created)', async () => {
     fs.symlinkSync(path.join(tmp.outside, 'created-through-dangling-link.txt'), path.join(ws, 'p3-dangling.txt'));
     await assertTraversal(call('write_file', { filepath: 'p3-dangling.txt', content: 'x' }), 'write_file p3-dangling.txt');
-    assertSentinelUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('P3: a symbolic-linked parent folder pointing outside is refused for a new file', async () => {
@@ -314,7 +307,7 @@ describe('paths', () => {
     await assertTraversal(call('write_file', { filepath: 'p3-dir-link/new.txt', content: 'x' }), 'write_file p3-dir-link/new.txt');
     await assertTraversal(call('write_file', { filepath: 'p3-dir-link/nested/new.txt', content: 'x' }), 'write_file p3-dir-link/nested/new.txt');
     await assertTraversal(call('read_file', { filepath: 'p3-dir-link/sentinel.txt' }), 'read_file p3-dir-link/sentinel.txt');
-    assertSentinelUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('P4: climbing, absolute and home paths are refused', async () => {
@@ -327,7 +320,7 @@ describe('paths', () => {
     await assertTraversal(call('write_file', { filepath: '~/.ssh/authorized_keys', content: 'ssh-rsa AAAA' }), 'write_file ~/.ssh/authorized_keys');
     await assertTraversal(call('list_files', { directory: '..' }), 'list_files ..');
     await assertTraversal(call('list_files', { directory: os.homedir() }), 'list_files <home>');
-    assertSentinelUnchanged();
+    assertOutsideUnchanged(tmp);
   });
 
   test('P4: the empty path is an INVALID_PATH result, not a throw', async () => {
