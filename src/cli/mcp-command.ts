@@ -72,7 +72,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     ctx.signal?.addEventListener('abort', onSignal, { once: true });
     if (ctx.signal?.aborted) stop();
     const serve: McpServeOptions = {
-      executor: system.executor, workspaceRoot: workspace, mode, scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
+      system, workspaceRoot: workspace, mode, scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
       tools: values.tool as string[] | undefined, tags: values.tag as string[] | undefined, yes: values.yes === true, logger: system.logger,
     };
     if (values.http) {

@@ -2,9 +2,9 @@
  * Serving the registry as an MCP server (`toolgate mcp`), over stdio or streamable HTTP, with
  * the official SDK's low-level `Server`.
  *
- * - `tools/list`: the visible tools in the MCP shape of `src/schema/export.ts` (input schema,
+ * - `tools/list`: the visible tools in the MCP shape of `src/formats/mcp.ts` (input schema,
  *   output schema for object results, annotations from our flags).
- * - `tools/call`: through the {@link ToolExecutor}, so every gate applies. Following the
+ * - `tools/call`: through the `ToolSystem` facade (or a bare `ToolExecutor`), so every decision applies. Following the
  *   specification 2025-11-25 (SEP-1303): an unknown (or hidden) tool and a malformed request
  *   are protocol errors (JSON-RPC `-32602` / the SDK's request validation); arguments that
  *   fail the input schema, gate denials and failures inside a tool are results with
@@ -33,7 +33,8 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isOfferedInMode, isSelected } from '../registry/visibility.js';
 import { resolveMode } from '../modes/modes.js';
-import { toCallToolResult, toMcpTool } from '../formats/mcp.js';
+import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
+import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
 
 /** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
@@ -41,8 +42,13 @@ const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'),
 
 /** Options of {@link createMcpServer}; every option documents its default. */
 export interface McpServeOptions {
-  /** Runs the calls; its registry is what is served. Required. */
-  executor: ToolExecutor;
+  /**
+   * The tool system calls go through (its tag selection, version pins and deprecation notes
+   * apply, as for agents); its executor's registry is what is served. Give this or `executor`.
+   */
+  system?: ToolSystem;
+  /** Runs the calls when no `system` is given; its registry is what is served. */
+  executor?: ToolExecutor;
   /** Workspace root of every call. Default: the executor's. */
   workspaceRoot?: string;
   /** Agent mode of every call (`default`, `explore`, `plan`). Default `default`. */
@@ -68,27 +74,38 @@ function cannotAskMessage(tool: string): string {
 }
 
 /**
- * One MCP server over the registry of `options.executor`. Connect it to one transport; for
- * several sessions (HTTP), create one per session.
+ * One MCP server over the registry of `options.system` (or `options.executor`). Connect it to
+ * one transport; for several sessions (HTTP), create one per session.
+ * @throws ToolgateOptionError when neither `system` nor `executor` is given.
  */
 export function createMcpServer(options: McpServeOptions): Server {
+  const { system } = options;
+  const executor = system?.executor ?? options.executor;
+  if (executor === undefined) throw ToolgateOptionError.fromBadOption('executor', 'createMcpServer needs options.system (a ToolSystem) or options.executor');
   const logger = options.logger ?? createLogger('silent');
   const server = new Server(options.serverInfo ?? { name: 'toolgate', version: '0.1.0' }, {
     capabilities: { tools: { listChanged: true } },
     instructions: 'toolgate serves its tool registry; every call passes its gates (mode, policy, confirmation, rate limit) and timeouts.',
   });
   const selection = { names: options.tools, tags: options.tags };
-  const registry = options.executor.registry;
+  const registry = executor.registry;
   const visible = (name: string): RegisteredTool | undefined => {
     const tool = registry.get(name);
     return tool !== undefined && isSelected(tool, selection) ? tool : undefined;
   };
   // Listed: the selected tools the mode would ever let run (a read-only mode hides the
   // writing tools it always denies, as agents do). A call still reaches the mode decider.
-  const mode = resolveMode(options.mode);
-  const listed = () => registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, options.executor.scopedWriteTools));
+  const listed = (): McpTool[] => {
+    if (system !== undefined) {
+      const choice = { mode: options.mode, scopedWriteDirs: options.scopedWriteDirs };
+      const names = new Set(system.tools(choice).filter((t) => isSelected(t, selection)).map((t) => t.name));
+      return system.toolSpecs('mcp', choice).filter((spec) => names.has(spec.name));
+    }
+    const mode = resolveMode(options.mode);
+    return registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, executor.scopedWriteTools)).map((t) => toMcpTool(t));
+  };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed().map((t) => toMcpTool(t)) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed() }));
 
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in
   // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the
@@ -107,8 +124,9 @@ export function createMcpServer(options: McpServeOptions): Server {
     };
     let result: ToolExecutionResult;
     try {
-      result = await options.executor.execute(
-        { name, arguments: request.params.arguments ?? {}, callId: `mcp_${String(extra.requestId)}` },
+      const call = { name, arguments: request.params.arguments ?? {}, callId: `mcp_${String(extra.requestId)}` };
+      result = await (system ?? executor).execute(
+        call,
         {
           mode: options.mode,
           scopedWriteDirs: options.scopedWriteDirs,

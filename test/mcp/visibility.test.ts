@@ -7,7 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, loadBuiltinTools, ToolExecutor, type McpServeOptions } from 'toolgate';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createMcpServer, loadBuiltinTools, ToolExecutor, ToolSystem, type McpServeOptions } from 'toolgate';
 import { inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 describe('MCP tools/list follows the mode', () => {
@@ -47,5 +49,36 @@ describe('MCP tools/list follows the mode', () => {
 
   test('an unknown mode lists nothing', async () => {
     assert.deepEqual(await names(await connect({ mode: 'yolo' })), []);
+  });
+});
+
+describe('MCP through the ToolSystem facade', () => {
+  const tmp = tempWorkspace();
+  let system: ToolSystem;
+  let client: Client;
+  before(async () => {
+    system = new ToolSystem({ workspace: tmp.ws, ported: false, tags: ['fs'] });
+    await system.start();
+    system.versions.deprecate('read_file', '1.0.0', 'use read_text instead');
+    client = new Client({ name: 'toolgate-test', version: '1.0.0' });
+    await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: tmp.ws })));
+  });
+  after(async () => {
+    await client.close();
+    await system.close();
+    tmp.cleanup();
+  });
+
+  test("the system's tag selection and deprecation notes apply to the list and to calls", async () => {
+    const tools = (await client.listTools()).tools;
+    assert.ok(tools.length > 0);
+    for (const t of tools) assert.ok(system.registry.get(t.name)!.tags.includes('fs'), t.name);
+    assert.match(tools.find((t) => t.name === 'read_file')!.description ?? '', /^DEPRECATED: use read_text instead/);
+    fs.writeFileSync(path.join(tmp.ws, 'a.txt'), 'hello\n');
+    const read = (await client.callTool({ name: 'read_file', arguments: { filepath: 'a.txt' } })) as CallToolResult;
+    assert.match(JSON.stringify(read.content), /deprecated: use read_text instead/);
+    const outside = system.registry.list().find((t) => !t.tags.includes('fs'));
+    assert.ok(outside, 'a builtin tool outside the fs tag');
+    await assert.rejects(client.callTool({ name: outside.name, arguments: {} }), /Unknown tool/);
   });
 });
