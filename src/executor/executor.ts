@@ -309,10 +309,9 @@ export class ToolExecutor {
 
     const ask = { confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler };
     const decided = this.pipeline.decide(state, ask, state.signal);
-    const admitted = isThenable(decided) ? decided.then((d) => this.admit(state, d)) : this.admit(state, decided);
-    // Whatever waited on the way (an async decider, an ask, rate-limit admission), a bug there
-    // or in dispatch is an INTERNAL result; a workspace escape is thrown on.
-    return admitted instanceof Promise ? admitted.then(undefined, (error: unknown) => this.internalError(error, name, callId, started)) : admitted;
+    if (!isThenable(decided)) return this.admit(state, decided);
+    // A bug on the way after a wait is an INTERNAL result; a workspace escape is thrown on.
+    return decided.then((d) => this.admit(state, d)).then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
   }
 
   /**
@@ -370,7 +369,7 @@ export class ToolExecutor {
     return this.pipeline.bounded(limiter.acquire(state.tool.key, state.tool.name, rpm), 'rate-limit', state.signal, 0, undefined).then((refused) => {
       if (refused !== undefined) return this.denied(state, refused);
       return this.dispatch(state);
-    });
+    }).then(undefined, (error: unknown) => this.internalError(error, state.tool.name, state.callId, state.started));
   }
 
   /** The result of a call a decision refused. */
@@ -382,18 +381,25 @@ export class ToolExecutor {
   /**
    * Step 4: run the call on its runner, then close it out. Everything before this point only
    * decided; from here the tool may act. A durable ledger claims the call here, before the
-   * runner starts.
+   * runner starts. Never rejects but with a workspace escape: the runner's promise is settled
+   * through {@link settle} and its own guard, so callers add none (a promise turn saved on
+   * every pool call).
    */
   private dispatch(state: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
     const { tool } = state;
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor was closed before the call could run.');
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
-    const running = this.runnerFor(tool.runner).run(state, state.signal);
+    const runner = this.runnerFor(tool.runner);
+    if (runner.runThen !== undefined) return runner.runThen(state, state.signal, this.settleRun);
+    const running = runner.run(state, state.signal);
     if (isThenable(running)) {
       return Promise.resolve(running).then((outcome) => this.settle(state, outcome), (error: unknown) => this.internalError(error, tool.name, state.callId, state.started));
     }
     return this.settle(state, running);
   }
+
+  /** {@link settle} as the one function runners with `runThen` hand every outcome to (no closure per call). */
+  private readonly settleRun = (outcome: RunOutcome, request: RunRequest): ToolExecutionResult => this.settle(request as CallState, outcome);
 
   /** Step 5: the result of a run (a bug on the way becomes `INTERNAL`; a workspace escape is thrown on). */
   private settle(state: CallState, outcome: RunOutcome): ToolExecutionResult {

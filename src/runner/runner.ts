@@ -108,6 +108,13 @@ export interface Runner {
   /** Run one call. */
   run(request: RunRequest, signal: AbortSignal | undefined): RunOutcome | Promise<RunOutcome>;
   /**
+   * Optional fast path: {@link run} with `then(outcome, request)` applied in the runner's own
+   * promise turn, which saves the caller's `.then` a turn (and, with the request handed back,
+   * a closure per call). The executor uses it when present; a runner without a bench target to
+   * meet leaves it out. Rejects only with what `then` throws.
+   */
+  runThen?<T>(request: RunRequest, signal: AbortSignal | undefined, then: (outcome: RunOutcome, request: RunRequest) => T): Promise<T>;
+  /**
    * Stop every call in flight (they end as crashed or aborted, as the runner can tell) and
    * release what the runner holds (threads, processes, tool instances).
    * @returns the errors of tool instances whose own `close()` failed, by `name@version`.

@@ -152,6 +152,25 @@ describe('pool runner call bookkeeping', () => {
     }
   });
 
+  it('runThen hands the outcome and the request to then in the same promise, and rejects when then throws', async () => {
+    const registry = await fixtureRegistry();
+    const t = tempWorkspace();
+    const runner = new PoolRunner({ poolSize: 1 });
+    try {
+      const greet = registry.get('greet', '2.0.0');
+      assert.ok(greet);
+      const call: RunRequest = { tool: greet, args: { who: 'then' }, workspaceRoot: t.ws, callId: 'call_then', timeoutMs: 10_000, writeRoots: undefined };
+      const mapped = await runner.runThen(call, undefined, (outcome, given) => `${given.callId}: ${outcome.kind === 'ok' ? String(outcome.value) : outcome.kind}`);
+      assert.equal(mapped, 'call_then: hello then (2.0.0)');
+      await assert.rejects(runner.runThen(call, undefined, () => { throw new Error('then failed'); }), /then failed/);
+      const aborted = await runner.runThen(call, AbortSignal.abort(), (outcome) => outcome.kind);
+      assert.equal(aborted, 'aborted', 'calls that end before a worker sees them go through then too');
+    } finally {
+      await runner.close();
+      t.cleanup();
+    }
+  });
+
   it('a module that answered in one worker is loaded by the other workers too, so the spare is ready', async () => {
     // Sequential calls all go to the first idle worker; without spreading the module, the
     // spare would load it on its first call (such as the one after a timeout).
