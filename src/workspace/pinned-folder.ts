@@ -43,11 +43,8 @@ export class FolderMissingError extends ToolExecutionError {}
 /** An error of a file-system call: `code` is the errno name (`ENOENT`, `ENOTDIR`, ...). */
 export type FileSystemError = Error & { code?: string };
 
-/**
- * The status of a file or folder, as `lstat`/`fstat` give it (Node's `fs.Stats` has this
- * shape). Plain types only, so that a tool project needs no Node type declarations.
- */
-export interface FileStatus {
+/** What kind of file an entry or a status is (Node's `fs.Stats` and `fs.Dirent` have these methods). */
+export interface FileKind {
   isFile(): boolean;
   isDirectory(): boolean;
   isSymbolicLink(): boolean;
@@ -55,6 +52,13 @@ export interface FileStatus {
   isSocket(): boolean;
   isCharacterDevice(): boolean;
   isBlockDevice(): boolean;
+}
+
+/**
+ * The status of a file or folder, as `lstat`/`fstat` give it (Node's `fs.Stats` has this
+ * shape). Plain types only, so that a tool project needs no Node type declarations.
+ */
+export interface FileStatus extends FileKind {
   /** Device and inode numbers: the same pair is the same file. */
   dev: number;
   ino: number;
@@ -71,15 +75,8 @@ export interface FileStatus {
 }
 
 /** One entry of {@link PinnedFolder.openDir}: its name and kind (a link is never followed). */
-export interface FolderDirent {
+export interface FolderDirent extends FileKind {
   name: string;
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
 }
 
 /**

@@ -35,25 +35,31 @@ describe('shared lines', () => {
   });
 });
 
+/** A one-worker pool runner and the fixture tool greet@2.0.0, closed and cleaned up after `fn`. */
+async function withGreet(fn: (runner: PoolRunner, greet: RunRequest['tool'], ws: string, registry: ToolRegistry) => Promise<void>): Promise<void> {
+  const registry = await fixtureRegistry();
+  const t = tempWorkspace();
+  const runner = new PoolRunner({ poolSize: 1 });
+  try {
+    const greet = registry.get('greet', '2.0.0');
+    assert.ok(greet);
+    await fn(runner, greet, t.ws, registry);
+  } finally {
+    await runner.close();
+    t.cleanup();
+  }
+}
+
 describe('pool runner tool table', () => {
-  it('gives registered tools with the same entry one index, so re-registering does not grow it', async () => {
-    const registry = await fixtureRegistry();
-    const t = tempWorkspace();
-    const runner = new PoolRunner({ poolSize: 1 });
-    try {
-      const greet = registry.get('greet', '2.0.0');
-      assert.ok(greet);
+  it('gives registered tools with the same entry one index, so re-registering does not grow it', () =>
+    withGreet(async (runner, greet, ws) => {
       for (let i = 0; i < 20; i++) {
         const copy: RunRequest['tool'] = { ...greet };
-        const r = await runner.run({ tool: copy, args: { who: `n${i}` }, workspaceRoot: t.ws, callId: `call_${i}`, timeoutMs: 10_000, writeRoots: undefined }, undefined);
+        const r = await runner.run({ tool: copy, args: { who: `n${i}` }, workspaceRoot: ws, callId: `call_${i}`, timeoutMs: 10_000, writeRoots: undefined }, undefined);
         assert.deepEqual(r, { kind: 'ok', value: `hello n${i} (2.0.0)`, notes: [], cut: false });
       }
       assert.equal((runner as unknown as { toolIndexes: Map<string, number> }).toolIndexes.size, 1, 'one table line for twenty registrations');
-    } finally {
-      await runner.close();
-      t.cleanup();
-    }
-  });
+    }));
 });
 
 for (const [label, toolTableBytes] of [['tools named by index', undefined], ['tool table full: entries sent whole', 0]] as const) {
@@ -127,14 +133,9 @@ for (const [label, toolTableBytes] of [['tools named by index', undefined], ['to
 }
 
 describe('pool runner call bookkeeping', () => {
-  it('keeps the Runner contract: an outcome for every request, aborted before a worker sees it, unavailable once closed', async () => {
-    const registry = await fixtureRegistry();
-    const t = tempWorkspace();
-    const runner = new PoolRunner({ poolSize: 1 });
-    try {
-      const greet = registry.get('greet', '2.0.0');
-      assert.ok(greet);
-      const call: RunRequest = { tool: greet, args: { who: 'runner' }, workspaceRoot: t.ws, callId: 'call_runner', timeoutMs: 10_000, writeRoots: undefined };
+  it('keeps the Runner contract: an outcome for every request, aborted before a worker sees it, unavailable once closed', () =>
+    withGreet(async (runner, greet, ws, registry) => {
+      const call: RunRequest = { tool: greet, args: { who: 'runner' }, workspaceRoot: ws, callId: 'call_runner', timeoutMs: 10_000, writeRoots: undefined };
       const ok = await runner.run(call, undefined);
       assert.deepEqual(ok.kind === 'ok' ? ok.value : ok, 'hello runner (2.0.0)');
       const aborted = await runner.run(call, AbortSignal.abort());
@@ -146,30 +147,17 @@ describe('pool runner call bookkeeping', () => {
       await runner.close();
       const after = await runner.run(call, undefined);
       assert.equal(after.kind, 'unavailable');
-    } finally {
-      await runner.close();
-      t.cleanup();
-    }
-  });
+    }));
 
-  it('runThen hands the outcome and the request to then in the same promise, and rejects when then throws', async () => {
-    const registry = await fixtureRegistry();
-    const t = tempWorkspace();
-    const runner = new PoolRunner({ poolSize: 1 });
-    try {
-      const greet = registry.get('greet', '2.0.0');
-      assert.ok(greet);
-      const call: RunRequest = { tool: greet, args: { who: 'then' }, workspaceRoot: t.ws, callId: 'call_then', timeoutMs: 10_000, writeRoots: undefined };
+  it('runThen hands the outcome and the request to then in the same promise, and rejects when then throws', () =>
+    withGreet(async (runner, greet, ws) => {
+      const call: RunRequest = { tool: greet, args: { who: 'then' }, workspaceRoot: ws, callId: 'call_then', timeoutMs: 10_000, writeRoots: undefined };
       const mapped = await runner.runThen(call, undefined, (outcome, given) => `${given.callId}: ${outcome.kind === 'ok' ? String(outcome.value) : outcome.kind}`);
       assert.equal(mapped, 'call_then: hello then (2.0.0)');
       await assert.rejects(runner.runThen(call, undefined, () => { throw new Error('then failed'); }), /then failed/);
       const aborted = await runner.runThen(call, AbortSignal.abort(), (outcome) => outcome.kind);
       assert.equal(aborted, 'aborted', 'calls that end before a worker sees them go through then too');
-    } finally {
-      await runner.close();
-      t.cleanup();
-    }
-  });
+    }));
 
   it('a module that answered in one worker is loaded by the other workers too, so the spare is ready', async () => {
     // Sequential calls all go to the first idle worker; without spreading the module, the
