@@ -29,10 +29,8 @@ export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, ty
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
-export type { Decision, Decider, Verdict, PreparedCall, ResolvedPath } from './decisions/decision.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
 export type { ConfirmationHandler, ConfirmationRequest } from './decisions/approval.js';
-export type { Runner, RunRequest, RunOutcome, RunnableTool } from './runner/runner.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
 export { createLogger, type Logger, type LevelWithSilent } from './logging/logger.js';
 

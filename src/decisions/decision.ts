@@ -12,7 +12,7 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 /** What a decider says of a call: let it run, ask a person (or a handler) first, or refuse it. */
-export type Verdict = 'allow' | 'ask' | 'deny';
+type Verdict = 'allow' | 'ask' | 'deny';
 
 /**
  * One decider's decision about one call. A decision is a value with a reason, never a bare

@@ -61,7 +61,7 @@ export interface ToolExecutorOptions {
   poolSize?: number;
   /** Memory cap in MiB of workers for tools that declare none. Default 1024. */
   defaultMemoryMb?: number;
-  /** Calls a pool worker holds at once; see {@link PoolRunnerOptions.callsPerWorker}. Default 2. */
+  /** Calls a pool worker holds at once; see the pool runner's `callsPerWorker`. Default 2. */
   callsPerWorker?: number;
   /**
    * Names of the tools read-only modes may let write inside scoped folders. Only tools that

@@ -2,7 +2,8 @@
 // reached the caller as a rejection, where every other path turns it into an INTERNAL result.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ToolExecutor, type Runner } from 'toolgate';
+import { ToolExecutor } from 'toolgate';
+import type { Runner } from '../../src/runner/runner.js';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 describe('a bug past the rate limit is an INTERNAL result, not a rejection', () => {
