@@ -62,10 +62,11 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
     },
   });
   const callId = `cli_${process.pid}_${Date.now().toString(36)}`;
-  const started = Date.now();
   try {
     await system.start();
     const { registry } = system;
+    // Like every result's durationMs: the call alone, not loading the registry.
+    const started = Date.now();
     try {
       const result = await system.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
         mode,

@@ -139,7 +139,7 @@ export function createMcpServer(options: McpServeOptions): Server {
     } catch (error) {
       if (error instanceof PathTraversalError) {
         logger.warn({ event: 'mcp_path_traversal', tool: name, path: error.path }, 'path traversal refused');
-        return { content: [{ type: 'text', text: `Error: ${error.message}` }], isError: true };
+        return { content: [{ type: 'text', text: `Error: ${error.message}` }], isError: true, _meta: { 'toolgate/errorCode': 'PATH_TRAVERSAL' } };
       }
       throw error;
     }

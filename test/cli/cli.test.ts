@@ -492,6 +492,16 @@ describe('the bin, spawned: exit codes, stdin, signals', { concurrency: true }, 
     assert.equal(run.stdout, 'hello\nworld\n');
   });
 
+  test('a reader that closes the pipe early (toolgate list | head) ends the output quietly', async () => {
+    const child = spawn(process.execPath, [BIN, 'list'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // closed before the command writes: its first write meets EPIPE
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stderr, /EPIPE|Error/);
+  });
+
   test('--version prints the package version', async () => {
     const run = await runCli(['--version']);
     assert.equal(run.code, 0, shown(run));

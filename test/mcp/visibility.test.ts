@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createMcpServer, loadBuiltinTools, ToolExecutor, ToolSystem, type McpServeOptions } from 'toolgate';
 import { inMemoryTransport, tempWorkspace } from '../helpers.js';
 
-describe('MCP tools/list follows the mode', () => {
+describe('MCP tools/list follows the mode; escapes are marked', () => {
   const tmp = tempWorkspace();
   let executor: ToolExecutor;
   const clients: Client[] = [];
@@ -45,6 +45,14 @@ describe('MCP tools/list follows the mode', () => {
     assert.equal(denied._meta?.['toolgate/errorCode'], 'MODE_DENIED');
     const plan = await names(await connect({ mode: 'plan', scopedWriteDirs: ['plans'] }));
     assert.ok(plan.includes('write_file'), 'write_file declares scopedWrite');
+  });
+
+  test('a path outside the workspace is an error result carrying PATH_TRAVERSAL, and nothing of it', async () => {
+    const client = await connect({});
+    const escaped = (await client.callTool({ name: 'read_file', arguments: { filepath: '../outside/sentinel.txt' } })) as CallToolResult;
+    assert.equal(escaped.isError, true);
+    assert.equal(escaped._meta?.['toolgate/errorCode'], 'PATH_TRAVERSAL');
+    assert.doesNotMatch(JSON.stringify(escaped.content), /SENTINEL CONTENT/);
   });
 
   test('an unknown mode lists nothing', async () => {
