@@ -34,7 +34,12 @@ export interface ConfirmationRequest {
 /** Asks a person (or a policy) whether a call may run; resolves true for yes. */
 export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | Promise<boolean>;
 
-const NAME = 'confirmation';
+/**
+ * The step that answers an `ask`: every decision this module makes carries it, and its `deny`
+ * is the one that leaves a result `confirmed: false`.
+ */
+export const ANSWER_STEP = 'confirmation';
+const NAME = ANSWER_STEP;
 
 /** Reason text of the `CONFIRMATION_REQUIRED` result; starts with "Confirmation required". */
 function confirmationRequiredReason(tool: string): string {

@@ -26,7 +26,7 @@
 import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
-import { answerAsk, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
+import { ANSWER_STEP, answerAsk, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /** What the pipeline decided about one call. */
@@ -46,9 +46,6 @@ export interface AskOptions {
   /** Who is asked otherwise; `undefined` when nobody can be. */
   handler: ConfirmationHandler | undefined;
 }
-
-/** The step that answers an `ask`; its `deny` is the one that leaves a result `confirmed: false`. */
-export const ANSWER_STEP = 'confirmation';
 
 /** The shared result of a call nobody objected to (never written to). */
 const ALLOWED: Decided = Object.freeze({ final: Object.freeze({ verdict: 'allow', decider: 'pipeline', reason: 'no decider objected' }), trail: Object.freeze([]) as readonly Decision[] });

@@ -60,12 +60,10 @@ export async function runBatch(count: number, plan: BatchPlan): Promise<BatchOut
   const results = new Array<ToolExecutionResult>(count);
   let escape: PathTraversalError | undefined;
   const one = async (i: number): Promise<void> => {
-    let result: ToolExecutionResult | undefined = plan.notRun?.(i);
-    if (result !== undefined) {
-      // answered without running
-    } else if (escape !== undefined) {
+    let result = plan.notRun?.(i);
+    if (result === undefined && escape !== undefined) {
       result = failedResult('ABORTED', `not run: an earlier call in this ${plan.unit ?? 'turn'} tried to leave the workspace.`, plan.describe(i));
-    } else {
+    } else if (result === undefined) {
       try {
         result = await plan.run(i);
       } catch (error) {

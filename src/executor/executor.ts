@@ -22,7 +22,8 @@ import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import { buildDeciders } from '../decisions/deciders.js';
 import type { Decision, PreparedCall, ResolvedPath } from '../decisions/decision.js';
-import { ANSWER_STEP, DecisionPipeline, type Decided } from '../decisions/pipeline.js';
+import { ANSWER_STEP } from '../decisions/approval.js';
+import { DecisionPipeline, type Decided } from '../decisions/pipeline.js';
 import type { PolicyHook } from '../decisions/policy-hook.decider.js';
 import { RateLimiter } from '../decisions/rate-limit.js';
 import { createLogger, redactSecrets, type Logger } from '../logging/logger.js';
@@ -236,7 +237,7 @@ export class ToolExecutor {
 
   /** Start the default worker pool now, so the first call does not wait for threads. */
   warmUp(): void {
-    (this.runnerFor('pool') as Runner & { warmUp(): void }).warmUp();
+    this.runnerFor('pool').warmUp?.();
   }
 
   /**
@@ -375,7 +376,7 @@ export class ToolExecutor {
   /** The result of a call a decision refused. */
   private denied(state: CallState, decision: Decision): ToolExecutionResult {
     // `confirmed: false` only when the answer to an ask refused the call.
-    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== ANSWER_STEP, decision.decider, state.args, state.decisions);
+    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== ANSWER_STEP, decision.decider, state.args);
   }
 
   /**
@@ -417,10 +418,10 @@ export class ToolExecutor {
    * by default the arguments as given).
    */
   private fail(
-    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown, decisions?: readonly Decision[],
+    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown,
   ): ToolExecutionResult {
     const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed });
-    return this.finish(state.started, result, gate, args ?? state.rawArguments, decisions);
+    return this.finish(state.started, result, gate, args ?? state.rawArguments, state.decisions);
   }
 
   /**

@@ -98,8 +98,7 @@ export function createMcpServer(options: McpServeOptions): Server {
   const listed = (): McpTool[] => {
     if (system !== undefined) {
       const choice = { mode: options.mode, scopedWriteDirs: options.scopedWriteDirs };
-      const names = new Set(system.tools(choice).filter((t) => isSelected(t, selection)).map((t) => t.name));
-      return system.toolSpecs('mcp', choice).filter((spec) => names.has(spec.name));
+      return system.tools(choice).filter((t) => isSelected(t, selection)).map((t) => system.spec(t, 'mcp'));
     }
     const mode = resolveMode(options.mode);
     return registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, executor.scopedWriteTools)).map((t) => toMcpTool(t));

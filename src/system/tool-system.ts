@@ -224,14 +224,19 @@ export class ToolSystem implements ToolCallTarget {
   toolSpecs(format: 'anthropic', selection?: ToolSelection): AnthropicTool[];
   toolSpecs(format: 'mcp', selection?: ToolSelection): McpTool[];
   toolSpecs(format: ExportFormat, selection: ToolSelection = {}): Array<OpenAITool | AnthropicTool | McpTool> {
-    return this.tools(selection).map((tool) => {
-      const deprecated = this.versions.deprecation(tool.name, tool.version);
-      const exportable = deprecated === undefined ? tool : {
-        name: tool.name, description: `DEPRECATED: ${deprecated}\n\n${tool.description}`, inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema, readOnly: tool.readOnly, tags: tool.tags,
-      };
-      return exportTool(exportable, format);
-    });
+    return this.tools(selection).map((tool) => this.spec(tool, format));
+  }
+
+  /** One tool's spec in a provider's shape; a deprecated version's description starts with `DEPRECATED: <message>`. */
+  spec(tool: RegisteredTool, format: 'mcp'): McpTool;
+  spec(tool: RegisteredTool, format: ExportFormat): OpenAITool | AnthropicTool | McpTool;
+  spec(tool: RegisteredTool, format: ExportFormat): OpenAITool | AnthropicTool | McpTool {
+    const deprecated = this.versions.deprecation(tool.name, tool.version);
+    const exportable = deprecated === undefined ? tool : {
+      name: tool.name, description: `DEPRECATED: ${deprecated}\n\n${tool.description}`, inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema, readOnly: tool.readOnly, tags: tool.tags,
+    };
+    return exportTool(exportable, format);
   }
 
   /**
