@@ -227,7 +227,14 @@ export class ToolSystem implements ToolCallTarget {
     return this.tools(selection).map((tool) => this.spec(tool, format));
   }
 
-  /** One tool's spec in a provider's shape; a deprecated version's description starts with `DEPRECATED: <message>`. */
+  /**
+   * One tool's spec in a provider's shape: `openai` / `openai-strict` give a Chat Completions
+   * function tool (`{ type: 'function', function: { name, description, parameters } }`, strict
+   * mode per OpenAI's structured-outputs rules), `anthropic` a Messages API tool
+   * (`{ name, description, input_schema }`), `mcp` a `Tool` of the MCP specification 2025-11-25
+   * (`{ name, description, inputSchema, outputSchema?, annotations }`). A deprecated version's
+   * description starts with `DEPRECATED: <message>`. Never throws for a registered tool.
+   */
   spec(tool: RegisteredTool, format: 'mcp'): McpTool;
   spec(tool: RegisteredTool, format: ExportFormat): OpenAITool | AnthropicTool | McpTool;
   spec(tool: RegisteredTool, format: ExportFormat): OpenAITool | AnthropicTool | McpTool {
