@@ -5,9 +5,14 @@
  *   (b) the executor with the main runner,
  *   (c) a raw Piscina round trip of a no-op task,
  *   (d) the executor with the pool runner,
+ *   (e) a raw child-process round trip (Node's IPC, advanced serialization, a child that
+ *       answers at once),
+ *   (f) the executor with the process runner,
  * each executor call going through the full gate chain (mode gate in a read-only mode, a
  * policy hook, confirmation check) with a timeout set. Also the time from a timed-out call to
- * the next completed call. Prints medians and the ratios (d)/(c) and (b)-(a).
+ * the next completed call (pool), and from a call killed at its memory cap to the next
+ * completed call in the same group of child processes (process). Prints medians and the
+ * ratios (d)/(c), (f)/(e) and (b)-(a).
  *
  * Latency (c) is measured on the executor's own worker threads (`executor.ping()`: Piscina
  * runs a no-op export of the worker file, none of toolgate's call path). On a shared VM a
@@ -25,6 +30,7 @@
  * Options: --rounds N (default 15; latency uses 4x and 20x as many shorter samples),
  * --workers N (default 2), --in-flight N (default 1000), --warm-calls N (default 1000).
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -76,7 +82,7 @@ async function interleaved(paths: Array<() => Promise<number>>, rounds = ROUNDS)
 
 const fixtures = new URL('../test/fixtures/', import.meta.url);
 const { registry } = await loadTools({
-  modules: [new URL('bench.tool.js', fixtures), new URL('behaviour.tool.js', fixtures)],
+  modules: [new URL('bench.tool.js', fixtures)],
   schemas: fileURLToPath(new URL('../../test/fixtures/tool-schemas.json', import.meta.url)),
 });
 const gated: ExecuteOptions = { mode: 'explore', timeoutMs: 30_000 };
@@ -85,6 +91,43 @@ const newExecutor = () => new ToolExecutor(registry, { poolSize: WORKERS, policy
 const newRaw = (tasksPerWorker = 1) =>
   new Piscina({ filename: new URL('bench.tool.js', fixtures).href, minThreads: WORKERS, maxThreads: WORKERS, idleTimeout: Infinity, concurrentTasksPerWorker: tasksPerWorker });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300)); // let new pools' threads start
+
+/** `count` raw child processes answering IPC messages at once, called round robin. */
+class RawChildren {
+  private next = 0;
+  private seq = 0;
+  private readonly waiting = new Map<number, () => void>();
+
+  private constructor(private readonly children: ChildProcess[]) {
+    for (const child of children) {
+      child.on('message', (message: unknown) => {
+        if (!Array.isArray(message)) return;
+        const done = this.waiting.get(message[0] as number);
+        this.waiting.delete(message[0] as number);
+        done?.();
+      });
+    }
+  }
+
+  static async start(count: number): Promise<RawChildren> {
+    const children = Array.from({ length: count }, () => fork(fileURLToPath(new URL('./bench-raw-child.js', import.meta.url)), [], { serialization: 'advanced', execArgv: ['--max-old-space-size=64'] }));
+    await Promise.all(children.map((child) => new Promise((resolve) => child.once('message', resolve))));
+    return new RawChildren(children);
+  }
+
+  /** One round trip: the same shape of message the process runner sends, answered at once. */
+  readonly call = (): Promise<void> =>
+    new Promise((resolve) => {
+      const seq = ++this.seq;
+      this.waiting.set(seq, resolve);
+      const child = this.children[this.next++ % this.children.length]!;
+      child.send([seq, { m: 'file:///bench', e: 'Bench', k: 'bench@1.0.0', o: 16000, x: true, t: 'head' }, args, `call-${seq}`, process.cwd(), Date.now() + 30_000]);
+    });
+
+  close(): void {
+    for (const child of this.children) child.kill('SIGKILL');
+  }
+}
 
 // (a) direct call and (b) the executor's main runner: no threads involved.
 const executor = newExecutor();
@@ -156,7 +199,7 @@ await Promise.all(Array.from({ length: 64 }, () => executor.execute({ name: 'do_
 // Time from a timed-out call to the next completed call.
 const afterTimeout: number[] = [];
 for (let i = 0; i < 11; i++) {
-  const r = await executor.execute({ name: 'spin_forever', arguments: {} }, { timeoutMs: 50 });
+  const r = await executor.execute({ name: 'spin_forever_pool', arguments: args }, { timeoutMs: 50 });
   if (r.errorCode !== 'TIMEOUT') throw new Error(`expected a timeout, got ${r.errorCode}`);
   const t0 = performance.now();
   const next = await executor.execute({ name: 'do_nothing', arguments: args }, gated);
@@ -166,6 +209,43 @@ for (let i = 0; i < 11; i++) {
 }
 
 await executor.close();
+
+// (e) raw child processes and (f) the process runner, alternated in each round, fresh each round.
+const PROCESS_ROUNDS = Math.max(3, Math.round(ROUNDS / 3));
+const latE: number[] = [];
+const latF: number[] = [];
+const thrE: number[] = [];
+const thrF: number[] = [];
+const afterMemory: number[] = [];
+for (let round = 0; round <= PROCESS_ROUNDS; round++) {
+  const raw = await RawChildren.start(WORKERS);
+  const processes = newExecutor();
+  const processCall = () => processes.execute({ name: 'do_nothing_process', arguments: args }, gated);
+  await Promise.all(Array.from({ length: WORKERS * 4 }, processCall)); // every child has loaded the tool
+  for (const call of [processCall, raw.call]) await latencySample(call, WARM_CALLS);
+  const [le, lf] = await interleaved([() => latencySample(raw.call, 20), () => latencySample(processCall, 20)], 41);
+  const [te, tf] = await interleaved([() => throughputSample(raw.call), () => throughputSample(processCall)], 5);
+  // Time from a memory-limit kill to the next completed call of the same group (a spare takes it).
+  for (let i = 0; i < 3; i++) {
+    const r = await processes.execute({ name: 'fill_heap_process', arguments: args }, gated);
+    if (r.errorCode !== 'MEMORY_LIMIT') throw new Error(`expected MEMORY_LIMIT, got ${r.errorCode}: ${r.error}`);
+    const t0 = performance.now();
+    const next = await processCall();
+    if (!next.success) throw new Error(`call after a memory kill failed: ${next.error}`);
+    if (round > 0) afterMemory.push(performance.now() - t0);
+    await new Promise((resolve) => setTimeout(resolve, 400)); // let the group replace the child
+  }
+  raw.close();
+  await processes.close();
+  if (round === 0) continue;
+  latE.push(le!);
+  latF.push(lf!);
+  thrE.push(te!);
+  thrF.push(tf!);
+}
+rows.push(['(e) raw child process, IPC round trip', median(latE), median(thrE)]);
+rows.push(['(f) executor, process runner', median(latF), median(thrF)]);
+const processRatios = latE.map((e, i) => latF[i]! / e);
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 process.stdout.write(`toolgate bench: node ${process.version}, ${WORKERS} workers, ${IN_FLIGHT} calls in flight; medians of ${ROUNDS * 4 + 1} main-thread rounds and of ${POOL_ROUNDS} rounds with fresh pools\n\n`);
@@ -178,3 +258,7 @@ process.stdout.write(`  against a separate pool:  ${fmt(median(separateRatios), 
 process.stdout.write(`pool throughput (d)/(c2):   ${fmt(thr.d / thr.c, 2)}x   (target >= 1.0x; against (c') ${fmt(thr.d / tc2!, 2)}x)\n`);
 process.stdout.write(`main overhead (b)-(a):      ${fmt(lat.b - lat.a, 2)} µs  (target <= 2 µs; ratio (b)/(a) ${fmt(lat.b / lat.a, 1)}x)\n`);
 process.stdout.write(`next call after a timeout:  ${fmt(afterMs, 2)} ms  (target <= 5 ms)\n`);
+process.stdout.write(`process latency (f)/(e):    ${fmt(median(processRatios), 2)}x   (target <= 1.3x; median of rounds: ${processRatios.map((r) => r.toFixed(2)).join(' ')})\n`);
+process.stdout.write(`process throughput (f)/(e): ${fmt(median(thrF) / median(thrE), 2)}x   (no target: raw children take calls back to back, the runner one at a time per child)\n`);
+process.stdout.write(`next call after memory kill: ${fmt(median(afterMemory), 2)} ms  (target <= 50 ms, with a spare)\n`);
+

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isValidVersion } from '../util/semver.js';
 import { ToolDefinitionError } from '../errors/errors.js';
-import { isRunnerKind, RUNNER_KINDS } from '../runner/kinds.js';
+import { DEFAULT_RUNNER, isRunnerKind, RUNNER_KINDS } from '../runner/kinds.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
 
@@ -50,9 +50,12 @@ export interface ToolOptions {
   /** Allowed calls per minute (positive integer). Default: no limit. */
   rateLimitRpm?: number;
   /**
-   * Memory cap of the worker's JavaScript heap (V8 old generation), in MiB (16 to 65536).
-   * Default: the pool's (1024). Memory held outside the heap (Buffers, ArrayBuffers, native
-   * addons) is not counted by V8's limit. Pool runner only.
+   * Memory cap of the JavaScript heap (V8 old generation), in MiB (16 to 65536). Default: the
+   * executor's `defaultMemoryMb` (1024). In the `process` runner the cap is hard: a call past
+   * it ends its child process and answers `MEMORY_LIMIT`, and memory outside the heap
+   * (Buffers, ArrayBuffers) may add at most 256 MiB before the same happens. In the `pool`
+   * runner it is V8's best effort for the worker thread (some allocation shapes past it abort
+   * the whole host). Ignored by the `main` runner.
    */
   memoryMb?: number;
   /** Output cap in characters. Default 16000; `<= 0` disables truncation. */
@@ -60,8 +63,12 @@ export interface ToolOptions {
   /** `head` keeps the start of long output, `head-tail` its start and end. Default `head`. */
   truncation?: TruncationStrategy;
   /**
-   * `pool` runs each call in a worker thread (default); `main` runs on the main thread, for
-   * tools that keep state between calls (sessions); its timeout is cooperative.
+   * Where calls run. `process` (default): a child process per call at a time, with hard
+   * memory caps and timeouts that kill it, so no tool can abort the host. `pool`: a worker
+   * thread, a faster round trip (tens of microseconds instead of about a hundred) for tools
+   * whose memory use is known to be small; a heap breach there can abort the host. `main`: the
+   * main thread, for tools that keep state between calls (sessions); its timeout is
+   * cooperative and it has no memory cap.
    */
   runner?: RunnerKind;
   /** Module URL for workers. Default: detected from the call site (pass `import.meta.url` to be explicit). */
@@ -146,7 +153,7 @@ export function buildToolDescriptor(
     memoryMb: options.memoryMb,
     maxOutputLength: options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
     truncation: options.truncation ?? 'head',
-    runner: options.runner ?? 'pool',
+    runner: options.runner ?? DEFAULT_RUNNER,
     moduleUrl: options.module ?? detectedModuleUrl,
     exportName: target.name,
     target,

@@ -30,7 +30,7 @@ import { createLogger, redactSecrets, type Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { RunnerKind } from '../runner/kinds.js';
+import { DEFAULT_RUNNER, type RunnerKind } from '../runner/kinds.js';
 import type { Runner, RunOutcome, RunRequest } from '../runner/runner.js';
 import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
@@ -58,9 +58,9 @@ export interface ToolExecutorOptions {
   policyTimeoutMs?: number;
   /** Asked when a call needs confirmation and was not given `confirm: true`. Default: none. */
   confirmationHandler?: ConfirmationHandler;
-  /** Worker threads per pool. Default `max(2, available parallelism)`. */
+  /** Child processes per memory cap (process runner) and worker threads per pool (pool runner). Default `max(2, available parallelism)`. */
   poolSize?: number;
-  /** Memory cap in MiB of workers for tools that declare none. Default 1024. */
+  /** Heap cap in MiB for tools that declare none (process and pool runners). Default 1024. */
   defaultMemoryMb?: number;
   /** Calls a pool worker holds at once; see the pool runner's `callsPerWorker`. Default 2. */
   callsPerWorker?: number;
@@ -222,6 +222,7 @@ export class ToolExecutor {
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);
     this.runnerOptions = { poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb, callsPerWorker: options.callsPerWorker };
     // Runner options are checked now, by making the runner they are for.
+    if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined) this.runnerFor(DEFAULT_RUNNER);
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.runnerFor('pool');
   }
 
@@ -235,9 +236,9 @@ export class ToolExecutor {
     return runner;
   }
 
-  /** Start the default worker pool now, so the first call does not wait for threads. */
+  /** Start the default runner's processes now, so the first call does not wait for them. */
   warmUp(): void {
-    this.runnerFor('pool').warmUp?.();
+    this.runnerFor(DEFAULT_RUNNER).warmUp?.();
   }
 
   /**

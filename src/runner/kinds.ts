@@ -9,7 +9,15 @@
 
 /** Every runner kind, with whether it loads tools from their module (then registration needs the tool's module URL). */
 export const RUNNER_KINDS = {
-  /** Piscina worker threads (the default). */
+  /**
+   * Child processes with OS-enforced limits (the default): a memory breach, a crash or a
+   * timeout ends that process, never the host.
+   */
+  process: { loadsModule: true },
+  /**
+   * Piscina worker threads: the fastest round trip, but a heap cap there is V8's best effort,
+   * and some allocation shapes past it abort the whole host process.
+   */
   pool: { loadsModule: true },
   /** The main thread, for tools that keep state between calls. */
   main: { loadsModule: false },
@@ -17,6 +25,9 @@ export const RUNNER_KINDS = {
 
 /** Where a tool runs: a key of {@link RUNNER_KINDS}. */
 export type RunnerKind = keyof typeof RUNNER_KINDS;
+
+/** Where a tool that names no runner runs. */
+export const DEFAULT_RUNNER: RunnerKind = 'process';
 
 /** Is `kind` a runner kind? */
 export function isRunnerKind(kind: unknown): kind is RunnerKind {

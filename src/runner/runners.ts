@@ -8,13 +8,14 @@
 import type { RunnerKind } from './kinds.js';
 import { MainRunner } from './main/main-runner.js';
 import { PoolRunner } from './pool/pool-runner.js';
+import { ProcessRunner } from './process/process-runner.js';
 import type { Runner } from './runner.js';
 
 /** Options the executor passes to every runner factory; each factory reads its own. */
 export interface RunnerOptions {
-  /** Worker threads per pool (pool runner). */
+  /** Worker threads per pool (pool runner), child processes per memory cap (process runner). */
   poolSize?: number;
-  /** Memory cap in MiB for tools that declare none (pool runner). */
+  /** Memory cap in MiB for tools that declare none (pool and process runners). */
   defaultMemoryMb?: number;
   /** Calls a worker holds at once (pool runner). */
   callsPerWorker?: number;
@@ -29,6 +30,7 @@ export type RunnerFactory = (options: RunnerOptions) => Runner;
 
 /** Every runner's factory, by kind. */
 export const RUNNERS: Readonly<Record<RunnerKind, RunnerFactory>> = {
+  process: (options) => new ProcessRunner(options),
   pool: (options) => new PoolRunner(options),
   main: () => new MainRunner(),
 };

@@ -28,7 +28,7 @@ describe('@tool decorator', () => {
     assert.equal(meta.timeoutMs, 120_000);
     assert.equal(meta.maxOutputLength, 16_000);
     assert.equal(meta.truncation, 'head');
-    assert.equal(meta.runner, 'pool');
+    assert.equal(meta.runner, 'process');
     assert.equal(meta.exportName, 'SampleTool');
     assert.ok(meta.moduleUrl?.startsWith('file:'), 'module URL detected from the call site');
     assert.ok(meta.moduleUrl?.endsWith('decorator.test.js'));

@@ -17,7 +17,7 @@ import { CallWatch } from '../call-watch.js';
 import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
 import { ToolgateOptionError } from '../../errors/errors.js';
-import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
+import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, threadOf, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */
 export const MAX_CALLS_IN_FLIGHT = 65_536;
@@ -76,6 +76,10 @@ export class PoolRunner implements Runner {
   /** @internal the shared call table: per call slot, its state (`SLOT_*`, or the thread id running it). */
   readonly slots = new Int32Array(this.slotsBuffer);
   private readonly freeSlots: number[] = [];
+  /** @internal per slot, the call holding it (to name a crashed worker's other calls). */
+  readonly calls: Array<PoolCallRun | undefined> = [];
+  /** Per crashed worker (thread id), its calls as they were when the first of them failed. */
+  private readonly crashes = new Map<number, Array<{ callId: string; done: boolean }>>();
   private nextSlot = 0;
   private readonly poolSize: number;
   private readonly defaultMemoryMb: number;
@@ -200,6 +204,7 @@ export class PoolRunner implements Runner {
       // settle the call before this function returns (the signal was checked above). The
       // deadline keeps the process alive: a task stranded in Piscina's queue (its workers
       // failing at start-up) holds nothing else that would.
+      this.calls[slot] = run;
       run.submit();
       run.watch(call.timeoutMs);
     });
@@ -207,6 +212,7 @@ export class PoolRunner implements Runner {
 
   /** @internal a call ended (or moved off its slot for good): its slot may be reused. */
   freeSlot(slot: number): void {
+    this.calls[slot] = undefined;
     this.freeSlots.push(slot);
   }
 
@@ -219,30 +225,60 @@ export class PoolRunner implements Runner {
   failureOutcome(error: unknown, state: number, call: RunRequest, attempts: number): RunOutcome {
     const code = (error as { code?: unknown })?.code;
     const message = (error as Error)?.message ?? String(error);
+    const done = state <= SLOT_DONE;
     const running = state > 0 && (state & SLOT_LOADING) === 0;
     if (this.closed) {
-      return running
-        ? { kind: 'crashed', message: 'the executor was closed while it ran; it was interrupted and may have had partial effects' }
+      return running || done
+        ? { kind: 'crashed', message: 'interrupted: the executor was closed while it ran; it may have had partial effects' }
         : { kind: 'unavailable', code: 'ABORTED', message: 'the executor was closed before it started' };
     }
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
       return { kind: 'memory', memoryMb: call.tool.memoryMb ?? this.defaultMemoryMb, message };
     }
-    if ((error as Error)?.name === 'DataCloneError' || (state === SLOT_DONE && !(error instanceof Error))) {
+    if ((error as Error)?.name === 'DataCloneError' || (done && !(error instanceof Error))) {
       // The call finished but its reply could not be cloned (Piscina then rejects with an
       // empty object): the value held functions, symbols or other uncloneable things.
       return { kind: 'invalid-output', message: 'its return value cannot be sent from the worker; return plain data: strings, numbers, booleans, arrays and plain objects' };
     }
-    if (!running) {
-      return { kind: 'crashed', message: `it never started: the workers given it exited ${attempts} times before they could run it (${message})` };
+    if (!running && !done) {
+      return { kind: 'crashed', message: `not run: it never started; the workers given it exited ${attempts} times before they could run it (${message})` };
     }
-    const why = this.killed.get(state);
-    return {
-      kind: 'crashed',
-      message: why
-        ? `its worker was ended because ${why}; this call was interrupted and may have had partial effects`
-        : `the worker running it exited (${message})`,
-    };
+    const thread = threadOf(state);
+    const why = this.killed.get(thread);
+    if (why) return { kind: 'crashed', message: `interrupted: its worker was ended because ${why}; the tool may have run and had partial effects` };
+    const others = this.neighbours(thread).filter((other) => other.callId !== call.callId);
+    const culprits = others.filter((other) => !other.done).map((other) => other.callId);
+    if (done) {
+      const by = culprits.length > 0 ? `another call (${culprits.join(', ')}) crashed its worker` : `its worker exited (${message})`;
+      return { kind: 'crashed', message: `interrupted: ${by} after the tool had returned, before its result could be sent; the tool ran, so check its effects before repeating it` };
+    }
+    if (culprits.length > 0) {
+      return { kind: 'crashed', message: `interrupted: its worker exited (${message}) while it ran beside call ${culprits.join(', ')}; either may have crashed it; the tool may have run and had partial effects` };
+    }
+    return { kind: 'crashed', message: `interrupted: its worker exited while the tool ran (${message}); the tool may have run and had partial effects` };
+  }
+
+  /** @internal A call of worker `thread` failed: note its other calls before any lets go of its slot. */
+  noteCrash(thread: number): void {
+    this.neighbours(thread);
+  }
+
+  /** The calls that ran, or had just finished, on worker `thread`, as they were when the first of them failed. */
+  private neighbours(thread: number): Array<{ callId: string; done: boolean }> {
+    let list = this.crashes.get(thread);
+    if (list === undefined) {
+      list = [];
+      for (let i = 0; i < this.calls.length; i++) {
+        const run = this.calls[i];
+        const state = Atomics.load(this.slots, i);
+        if (run === undefined || threadOf(state) !== thread || (state > 0 && (state & SLOT_LOADING) !== 0)) continue;
+        list.push({ callId: run.callId, done: state <= SLOT_DONE });
+      }
+      this.crashes.set(thread, list);
+      // Piscina fails a dead worker's calls in one go; forget the snapshot after.
+      setTimeout(() => this.crashes.delete(thread), 1000).unref();
+    }
+    return list;
   }
 
   /**
@@ -350,6 +386,10 @@ class PoolCallRun extends CallWatch {
     super(signal);
   }
 
+  get callId(): string {
+    return this.call.callId;
+  }
+
   /** Send the task to a worker (again, after a worker died before starting it). */
   submit(): void {
     this.attempts++;
@@ -376,11 +416,11 @@ class PoolCallRun extends CallWatch {
     const { slots } = this.runner;
     const { slot } = this;
     let state = Atomics.compareExchange(slots, slot, SLOT_FREE, SLOT_CANCELLED);
-    if (state === SLOT_DONE) return; // finished just now; its reply is on the way
+    if (state <= SLOT_DONE) return; // finished just now; its reply is on the way
     if (state > 0 && state & SLOT_LOADING) {
       // Stuck loading its module: cancel it and end the worker (the load may never end).
       const before = Atomics.compareExchange(slots, slot, state, SLOT_CANCELLED);
-      if (before === SLOT_DONE) return;
+      if (before <= SLOT_DONE) return;
       state = before;
     }
     if (state > 0) {
@@ -413,6 +453,8 @@ class PoolCallRun extends CallWatch {
     const { slots } = this.runner;
     const state = Atomics.load(slots, this.slot);
     const notStarted = state === SLOT_FREE || (state > 0 && (state & SLOT_LOADING) !== 0);
+    // Name this worker's calls before any of them lets go of its slot.
+    if (!notStarted) this.runner.noteCrash(threadOf(state));
     if (notStarted && !this.settled && !this.runner.isClosed && this.attempts < MAX_RESUBMITS) {
       // The worker died before this call started (it was waiting behind another call on
       // that worker, or loading its module): nothing of it ran, so it is safe to run it on

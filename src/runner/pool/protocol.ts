@@ -5,39 +5,36 @@
  *
  * @module
  */
-import type { TruncationStrategy } from '../../types/tool.js';
-import type { CallExtras, SerializedError } from '../runner.js';
+import type { ToolEntry, ToolReply } from '../tool-host.js';
+
+export type { ToolEntry };
 
 /** Slot states in the shared call table (values above 0 are the thread id running the call). */
 export const SLOT_FREE = 0;
 /** The call timed out or was aborted before a worker picked it up: skip it. */
 export const SLOT_CANCELLED = -1;
-/** The worker finished the call; its reply is on the way. */
+/**
+ * The worker finished the call; its reply is on the way. Stored as `SLOT_DONE - threadId`
+ * (see {@link doneBy}), so a call whose reply is lost to its worker's death still names the
+ * worker that ran it: every value at or below `SLOT_DONE` means done.
+ */
 export const SLOT_DONE = -2;
+
+/** The slot state of a call worker `threadId` has finished. */
+export function doneBy(threadId: number): number {
+  return SLOT_DONE - threadId;
+}
+
+/** The thread id in a slot state, whether the call runs, loads or is done there; 0 when none. */
+export function threadOf(state: number): number {
+  if (state > 0) return state & ~SLOT_LOADING;
+  return state < SLOT_DONE ? SLOT_DONE - state : 0;
+}
 /**
  * Flag added to a thread id while that worker loads the call's tool module: the call has not
  * started, but the worker must be ended if the call times out (a module can hang loading).
  */
 export const SLOT_LOADING = 1 << 30;
-
-/**
- * What a worker needs to know of a pool tool; the same for every call of it, so it is sent
- * once, through the shared tool table, and a task names it by its index there.
- */
-export interface ToolEntry {
-  /** Module URL of the tool class. */
-  m: string;
-  /** Export name of the class in that module. */
-  e: string;
-  /** `name@version`, to check the export is the tool meant. */
-  k: string;
-  /** The tool's output cap in characters (`<= 0`: none). */
-  o: number;
-  /** Cut long string output in the worker. */
-  x: boolean;
-  /** How long string output is cut. */
-  t: TruncationStrategy;
-}
 
 /**
  * A call as sent to a pool worker: an array, since it is cloned per call and an array clones
@@ -70,13 +67,5 @@ export const TASK_DEADLINE = 5;
 export const TASK_WRITE_ROOTS = 6;
 export const TASK_FULL_OUTPUT_DIR = 7;
 
-/**
- * A worker's reply. A call that returned a string that was not cut and reported nothing else
- * (no notes, images or reported failure) is answered with the bare string: the common case,
- * and the cheapest to clone. Everything else is an object, the tool's value under `value`.
- */
-export type WorkerReply =
-  | string
-  | ({ ok: true; value: unknown; cut?: true } & CallExtras)
-  | { ok: false; error: SerializedError; notes?: readonly string[]; loadFailed?: true }
-  | { cancelled: true };
+/** A worker's reply: a tool reply, or word that the call was cancelled before it started. */
+export type WorkerReply = ToolReply | { cancelled: true };

@@ -9,32 +9,19 @@
  *
  * @module
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { threadId, workerData } from 'node:worker_threads';
-import { truncate } from '../../closeout/closeout.js';
-import { ensureFolder, safeName } from '../../closeout/output-store.js';
-import { getToolMetadata } from '../../decorators/metadata.js';
-import type { Tool } from '../../types/tool.js';
 import { isThenable } from '../../util/values.js';
 import { CallContext } from '../call-context.js';
+import { failureReply, loadTool, successReply, type LoadedTool as Loaded } from '../tool-host.js';
 import { readLines, type SharedLines } from './shared-lines.js';
 import { serializeError } from '../runner.js';
 import {
-  SLOT_DONE, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
+  doneBy, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
   type ToolEntry, type WorkerReply, type WorkerTask,
 } from './protocol.js';
 
 const data = workerData as { slots: SharedArrayBuffer; preload: SharedLines; tools: SharedLines };
 const slots = new Int32Array(data.slots);
-
-/** A loaded tool: its instance, and what every call's context needs of it. */
-interface Loaded {
-  instance: Tool;
-  name: string;
-  version: string;
-  entry: ToolEntry;
-}
 
 /** Loaded tools by index in the shared tool table... */
 const loadedByIndex: Array<Loaded | undefined> = [];
@@ -93,67 +80,24 @@ function loadedOf(ref: number | ToolEntry): Loaded | undefined {
 }
 
 async function load(ref: number | ToolEntry): Promise<Loaded> {
-  const entry = entryOf(ref);
-  const mod = (await import(entry.m)) as Record<string, unknown>;
-  let target = mod[entry.e];
-  if (getToolMetadata(target) === undefined || keyOf(target) !== entry.k) {
-    // The export was renamed: find the class by its tool identity instead.
-    target = Object.values(mod).find((v) => keyOf(v) === entry.k);
-  }
-  if (target === undefined) throw new Error(`Tool ${entry.k} is not exported by ${entry.m}`);
-  const at = entry.k.lastIndexOf('@');
-  const loaded: Loaded = { instance: new (target as new () => Tool)(), name: entry.k.slice(0, at), version: entry.k.slice(at + 1), entry };
+  const loaded = await loadTool(entryOf(ref));
   if (typeof ref === 'number') loadedByIndex[ref] = loaded;
   else loadedByEntry.set(classKey(ref), loaded);
   return loaded;
 }
 
-function keyOf(value: unknown): string | undefined {
-  const meta = getToolMetadata(value);
-  return meta ? `${meta.name}@${meta.version}` : undefined;
-}
+const TAG = `t${threadId}`;
+/** This worker's "done" slot state. */
+const DONE = doneBy(threadId);
 
 function success(value: unknown, ctx: CallContext, entry: ToolEntry, task: WorkerTask): WorkerReply {
-  Atomics.store(slots, task[TASK_SLOT], SLOT_DONE);
-  const long = entry.x && typeof value === 'string' && entry.o > 0 && value.length > entry.o;
-  // The common case answers with the bare string.
-  if (typeof value === 'string' && !long && ctx.notes.length === 0 && ctx.images === undefined && ctx.reportedError === undefined) return value;
-  const reply: Exclude<WorkerReply, string> & { ok: true } = { ok: true, value };
-  if (ctx.notes.length) reply.notes = ctx.notes;
-  if (ctx.images !== undefined) reply.images = ctx.images;
-  if (ctx.reportedError !== undefined) reply.reported = ctx.reportedError;
-  if (long) {
-    const dir = task[TASK_FULL_OUTPUT_DIR];
-    if (dir !== undefined) {
-      const full = keepFullOutput(dir, task[TASK_CALL_ID], value);
-      if (full !== undefined) reply.full = full;
-    }
-    reply.value = truncate(value, entry.o, entry.t);
-    reply.cut = true;
-  }
-  return reply;
-}
-
-let kept = 0;
-
-/** Write the whole output to a new file in `dir`, made if missing (the main thread accounts for it). */
-function keepFullOutput(dir: string, callId: string, text: string): { path: string; characters: number } | undefined {
-  const file = path.join(dir, `${safeName(callId)}-t${threadId}-${++kept}.txt`);
-  try {
-    ensureFolder(dir);
-    fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
-    return { path: file, characters: text.length };
-  } catch {
-    return undefined;
-  }
+  Atomics.store(slots, task[TASK_SLOT], DONE);
+  return successReply(value, ctx, entry, task[TASK_CALL_ID], task[TASK_FULL_OUTPUT_DIR], TAG);
 }
 
 function failure(error: unknown, ctx: CallContext, entry: ToolEntry, task: WorkerTask): WorkerReply {
-  Atomics.store(slots, task[TASK_SLOT], SLOT_DONE);
-  const serialized = serializeError(error);
-  // Cut long messages here, so the main thread never holds more than the model will see.
-  if (entry.o > 0 && serialized.message.length > entry.o) serialized.message = truncate(serialized.message, entry.o, 'head');
-  return { ok: false, error: serialized, notes: ctx.notes };
+  Atomics.store(slots, task[TASK_SLOT], DONE);
+  return failureReply(error, ctx, entry);
 }
 
 /**
@@ -178,7 +122,7 @@ export default function runToolTask(task: WorkerTask): WorkerReply | Promise<Wor
     },
     (error: unknown): WorkerReply => {
       if (Atomics.compareExchange(slots, slot, loading, threadId) !== loading) return { cancelled: true };
-      Atomics.store(slots, slot, SLOT_DONE);
+      Atomics.store(slots, slot, DONE);
       return { ok: false, error: serializeError(error), loadFailed: true };
     },
   );

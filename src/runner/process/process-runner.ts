@@ -1,0 +1,508 @@
+/**
+ * The process runner: tools run in child processes whose limits the operating system
+ * enforces, so no tool can abort the host. Built on Node's `child_process` directly: the pool
+ * libraries on npm (Piscina, Tinypool) run threads, or processes without per-process heap flags,
+ * parent-death signals or a say in how a dead process's call is reported, which is the whole
+ * point of this runner.
+ *
+ * Per memory cap, a group of child processes, each started with
+ * `--max-old-space-size=<cap>` (a heap breach ends that process, never the host) and, where
+ * util-linux's `setpriv` is installed (Debian: always), a parent-death signal (SIGKILL), so a
+ * host killed with SIGKILL takes its children along. Each child runs one call at a time. While a
+ * call runs, the child's resident memory is read every {@link RSS_CHECK_MS} ms and the child is
+ * killed past the cap plus {@link RSS_MARGIN_MB} (memory outside the heap: buffers, typed
+ * arrays). A timeout, an abort or a breach kills the child's whole process group with SIGKILL;
+ * groups keep `size` children alive, so a spare that has already loaded the tool's module
+ * takes the next call while a replacement starts.
+ *
+ * What a report says is what the runner knows: a call whose child died while loading the
+ * tool's module never started, and moves to another child; a call that had started is
+ * reported interrupted ("the tool may have run").
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { ToolgateOptionError } from '../../errors/errors.js';
+import { CallWatch } from '../call-watch.js';
+import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
+import type { ToolEntry, ToolReply } from '../tool-host.js';
+import { READY, REPLIED, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
+
+/** Resident memory a child may use above its heap cap, in MiB, before it is killed. */
+const RSS_MARGIN_MB = 256;
+/** How often a busy child's resident memory is read, in ms. */
+const RSS_CHECK_MS = 100;
+/** How often a call whose child died while loading its tool is moved to another child. */
+const MAX_ATTEMPTS = 3;
+/** Children of a group that may fail to start in a row before queued calls are refused. */
+const MAX_START_FAILURES = 3;
+/** Characters of a child's standard error kept to explain how it died. */
+const STDERR_TAIL = 8192;
+/** What V8 prints when a heap limit ends a process. */
+const HEAP_DEATH = /heap limit|heap out of memory|CALL_AND_RETRY_LAST|invalid size error|Allocation failed|invalid table size/i;
+/** Where V8's report of a fatal error starts: not forwarded to the host's standard error. */
+const FATAL_REPORT = /<--- Last few GCs --->|FATAL ERROR:|Fatal JavaScript|Fatal process out of memory/;
+
+const CHILD_PATH = fileURLToPath(new URL('./child.js', import.meta.url));
+const PAGE_SIZE = 4096;
+
+/** Options of {@link ProcessRunner}. */
+export interface ProcessRunnerOptions {
+  /** Child processes per memory cap. Default `max(2, available parallelism)`; at least 2 keeps a spare. */
+  poolSize?: number;
+  /** Heap cap in MiB for tools that declare none. Default 1024. */
+  defaultMemoryMb?: number;
+}
+
+let parentDeathPrefix: string[] | undefined;
+
+/** `setpriv --pdeathsig KILL --` where util-linux's setpriv is installed, else nothing. */
+function parentDeath(): string[] {
+  if (parentDeathPrefix !== undefined) return parentDeathPrefix;
+  parentDeathPrefix = [];
+  if (process.platform !== 'linux') return parentDeathPrefix;
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
+    const candidate = `${dir}/setpriv`;
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      parentDeathPrefix = [candidate, '--pdeathsig', 'KILL', '--'];
+      break;
+    } catch {
+      // not here
+    }
+  }
+  return parentDeathPrefix;
+}
+
+/** Every runner's live children, killed when the host exits without closing its runners. */
+const liveChildren = new Set<Child>();
+let exitHook = false;
+
+/** Runs calls in child processes. Call {@link ProcessRunner.close} to end them. */
+export class ProcessRunner implements Runner {
+  readonly kind = 'process';
+  private readonly groups = new Map<number, ChildGroup>();
+  private readonly poolSize: number;
+  private readonly defaultMemoryMb: number;
+  private closed = false;
+  private seq = 0;
+
+  constructor(options: ProcessRunnerOptions = {}) {
+    const size = options.poolSize ?? Math.max(2, os.availableParallelism());
+    if (!Number.isInteger(size) || size < 1 || size > 256) throw ToolgateOptionError.fromBadOption('poolSize', `must be an integer from 1 to 256; got ${size}`);
+    const mem = options.defaultMemoryMb ?? 1024;
+    if (!Number.isInteger(mem) || mem < 16) throw ToolgateOptionError.fromBadOption('defaultMemoryMb', `must be an integer >= 16; got ${mem}`);
+    this.poolSize = size;
+    this.defaultMemoryMb = mem;
+  }
+
+  /** The heap cap a tool's calls run under, in MiB. */
+  capOf(tool: RunnableTool): number {
+    return tool.memoryMb ?? this.defaultMemoryMb;
+  }
+
+  private groupFor(cap: number): ChildGroup {
+    let group = this.groups.get(cap);
+    if (group === undefined) {
+      group = new ChildGroup(cap, this.poolSize);
+      this.groups.set(cap, group);
+    }
+    return group;
+  }
+
+  /** Start the default group's children now instead of on the first call. */
+  warmUp(): void {
+    if (!this.closed) this.groupFor(this.defaultMemoryMb).fill();
+  }
+
+  /**
+   * Run one call in a child process.
+   * @returns how the call ended; never rejects.
+   */
+  run(call: RunRequest, signal: AbortSignal | undefined): Promise<RunOutcome> {
+    if (this.closed) return Promise.resolve({ kind: 'unavailable', code: 'ABORTED', message: 'the executor is closed; no more calls run' });
+    if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+    const { tool } = call;
+    if (tool.moduleUrl === undefined) {
+      return Promise.resolve({ kind: 'error', error: { name: 'Error', message: `${tool.key} has no module URL; only tools loaded from a module run in a child process` }, notes: [] });
+    }
+    const entry: ToolEntry = { m: tool.moduleUrl, e: tool.exportName, k: tool.key, o: tool.maxOutputLength, x: tool.cutInWorker, t: tool.truncation };
+    const group = this.groupFor(this.capOf(tool));
+    return new Promise<RunOutcome>((resolve) => {
+      const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, call.timeoutMs > 0 ? Date.now() + call.timeoutMs : 0];
+      if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
+      if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
+      const pending = new ProcessCall(group, call, task, signal, resolve);
+      if (!pending.watch(call.timeoutMs)) return;
+      group.enqueue(pending);
+    });
+  }
+
+  /** Kill every child. Calls in flight end as interrupted; queued calls as not run. */
+  async close(): Promise<Array<{ key: string; error: unknown }>> {
+    this.closed = true;
+    const groups = [...this.groups.values()];
+    this.groups.clear();
+    await Promise.all(groups.map((group) => group.close()));
+    return [];
+  }
+}
+
+/** The children of one memory cap, and the calls waiting for one of them. */
+class ChildGroup {
+  readonly children = new Set<Child>();
+  private readonly queue: ProcessCall[] = [];
+  /** Modules that have answered a call here: new children import them before taking calls. */
+  readonly preloads: string[] = [];
+  private readonly known = new Set<string>();
+  private startFailures = 0;
+  private closed = false;
+  private rssTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly cap: number,
+    private readonly size: number,
+  ) {}
+
+  /** Start children until the group has `size`. */
+  fill(): void {
+    while (!this.closed && this.children.size < this.size) this.children.add(new Child(this));
+  }
+
+  enqueue(call: ProcessCall): void {
+    this.queue.push(call);
+    this.pump();
+  }
+
+  /** Give queued calls to idle children; start children the group lacks. */
+  pump(): void {
+    if (this.closed) return;
+    this.fill();
+    while (this.queue.length > 0) {
+      const call = this.queue[0]!;
+      if (call.settled) {
+        this.queue.shift();
+        continue;
+      }
+      const child = this.idleChild(call.entryUrl);
+      if (child === undefined) return;
+      this.queue.shift();
+      child.take(call);
+      this.watchMemory();
+    }
+  }
+
+  /** An idle, ready child, preferring one that has the module loaded. */
+  private idleChild(url: string): Child | undefined {
+    let fallback: Child | undefined;
+    for (const child of this.children) {
+      if (!child.ready || child.call !== undefined || child.dead) continue;
+      if (child.loaded.has(url)) return child;
+      fallback ??= child;
+    }
+    return fallback;
+  }
+
+  /** A module answered in a child: every other child, and every later one, imports it. */
+  notePreload(url: string, from: Child): void {
+    if (this.known.has(url)) return;
+    this.known.add(url);
+    this.preloads.push(url);
+    for (const child of this.children) if (child !== from) child.preload(url);
+  }
+
+  /** A child took its first call or failed before it could. */
+  started(ok: boolean): void {
+    if (ok) this.startFailures = 0;
+    else if (++this.startFailures >= MAX_START_FAILURES) {
+      // Children die as they start (a bad Node flag, no memory): refuse what waits rather than loop.
+      const waiting = this.queue.splice(0);
+      for (const call of waiting) call.settle({ kind: 'crashed', message: 'it never started: child processes could not be started' });
+    }
+  }
+
+  /** A child is gone: forget it, start a replacement, and go on with the queue. */
+  removed(child: Child): void {
+    this.children.delete(child);
+    if (this.startFailures >= MAX_START_FAILURES && this.queue.length === 0) return;
+    this.pump();
+  }
+
+  /** Read busy children's resident memory while any call runs. */
+  private watchMemory(): void {
+    if (this.rssTimer !== undefined) return;
+    const limit = (this.cap + RSS_MARGIN_MB) * 1024 * 1024;
+    this.rssTimer = setInterval(() => {
+      let busy = false;
+      for (const child of this.children) {
+        if (child.call === undefined) continue;
+        busy = true;
+        const rss = child.residentBytes();
+        if (rss > limit) child.kill({ kind: 'memory', memoryMb: this.cap, message: `its process's resident memory passed ${this.cap + RSS_MARGIN_MB} MiB (memory cap ${this.cap} MiB plus ${RSS_MARGIN_MB} MiB outside the heap)` });
+      }
+      if (!busy) {
+        clearInterval(this.rssTimer);
+        this.rssTimer = undefined;
+      }
+    }, RSS_CHECK_MS);
+    this.rssTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.rssTimer !== undefined) clearInterval(this.rssTimer);
+    for (const call of this.queue.splice(0)) call.settle({ kind: 'unavailable', code: 'ABORTED', message: 'the executor was closed before it started' });
+    await Promise.all([...this.children].map((child) => child.end('the executor was closed while it ran')));
+  }
+}
+
+/** One child process. */
+class Child {
+  readonly process: ChildProcess;
+  ready = false;
+  dead = false;
+  /** The call it runs, if any. */
+  call: ProcessCall | undefined;
+  /** Module URLs it has loaded (answered a call of, or was told to preload). */
+  readonly loaded = new Set<string>();
+  private stderrTail = '';
+  private forwarding = true;
+  /** Why toolgate killed it, for the call it ran. */
+  private killedWith: RunOutcome | undefined;
+  private everTookCall = false;
+  private readonly exited: Promise<void>;
+
+  constructor(private readonly group: ChildGroup) {
+    const argv = [...parentDeath(), process.execPath, `--max-old-space-size=${group.cap}`, CHILD_PATH, JSON.stringify(group.preloads)];
+    for (const url of group.preloads) this.loaded.add(url);
+    this.process = spawn(argv[0]!, argv.slice(1), {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'advanced',
+      detached: true, // a process group of its own, killed whole
+    });
+    liveChildren.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const child of liveChildren) child.signalGroup('SIGKILL');
+      });
+    }
+    this.process.stdout!.on('data', (chunk: Buffer) => this.forward(chunk, false));
+    this.process.stderr!.on('data', (chunk: Buffer) => this.forward(chunk, true));
+    this.process.on('message', (message: ChildMessage) => this.onMessage(message));
+    this.process.on('error', () => undefined); // spawn failures end in 'exit' / 'close'
+    this.exited = new Promise((resolve) => this.process.once('close', (code, signal) => {
+      this.onExit(code, signal);
+      resolve();
+    }));
+    // Referenced until ready: a call may be waiting for it. Idle children are unreferenced.
+  }
+
+  /** Let an idle child not keep the host alive; a busy one does. */
+  private idle(): void {
+    this.process.unref();
+    this.process.channel?.unref();
+    (this.process.stdout as unknown as { unref?: () => void }).unref?.();
+    (this.process.stderr as unknown as { unref?: () => void }).unref?.();
+  }
+
+  private busy(): void {
+    this.process.ref();
+    this.process.channel?.ref();
+  }
+
+  /** Pass the child's output on to the host's standard error, but not V8's report of a fatal error. */
+  private forward(chunk: Buffer, isStderr: boolean): void {
+    const text = chunk.toString('utf8');
+    if (isStderr) this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
+    if (this.forwarding && FATAL_REPORT.test(text)) this.forwarding = false;
+    if (this.forwarding) process.stderr.write(chunk);
+  }
+
+  preload(url: string): void {
+    if (this.dead || this.loaded.has(url)) return;
+    this.loaded.add(url);
+    if (this.ready) this.send({ preload: [url] });
+  }
+
+  private send(message: unknown): void {
+    try {
+      this.process.send(message as never);
+    } catch {
+      // The channel closed: 'close' follows.
+    }
+  }
+
+  take(call: ProcessCall): void {
+    this.call = call;
+    this.everTookCall = true;
+    call.child = this;
+    call.phase = this.loaded.has(call.entryUrl) ? 'running' : 'loading';
+    this.busy();
+    this.send(call.task);
+  }
+
+  private onMessage(message: ChildMessage): void {
+    if (message === READY) {
+      this.ready = true;
+      this.group.pump();
+      if (this.call === undefined) this.idle();
+      return;
+    }
+    if (!Array.isArray(message)) return;
+    const call = this.call;
+    if (call === undefined || message[0] !== call.task[0]) return;
+    if (message[1] === STARTED) {
+      call.phase = 'running';
+      return;
+    }
+    this.call = undefined;
+    this.idle();
+    this.group.started(true);
+    if (message[1] === UNSENDABLE) {
+      this.loaded.add(call.entryUrl);
+      call.settle({ kind: 'invalid-output', message: message[2] });
+    } else {
+      const reply = message[2] as ToolReply;
+      if (typeof reply === 'string' || reply.ok || reply.loadFailed !== true) {
+        this.loaded.add(call.entryUrl);
+        this.group.notePreload(call.entryUrl, this);
+      }
+      call.settle(outcomeOf(reply));
+    }
+    this.group.pump();
+  }
+
+  /** Resident memory of the child, in bytes (0 when it cannot be read). */
+  residentBytes(): number {
+    try {
+      const statm = fs.readFileSync(`/proc/${this.process.pid}/statm`, 'latin1');
+      return Number(statm.split(' ')[1]) * PAGE_SIZE;
+    } catch {
+      return 0;
+    }
+  }
+
+  signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.process.pid;
+    if (pid === undefined || this.dead) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        this.process.kill(signal);
+      } catch {
+        // gone
+      }
+    }
+  }
+
+  /** Kill the child (its whole process group); its call ends with `outcome` now. */
+  kill(outcome: RunOutcome): void {
+    this.killedWith ??= outcome;
+    this.signalGroup('SIGKILL');
+    const call = this.call;
+    if (call !== undefined && !call.settled) call.settle(outcome);
+  }
+
+  /** Kill it and wait until it is gone. */
+  end(why: string): Promise<void> {
+    if (this.dead) return Promise.resolve();
+    this.busy(); // keep the host alive until it is gone
+    this.kill({ kind: 'crashed', message: `${why}; the call was interrupted and may have had partial effects` });
+    return this.exited;
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.dead = true;
+    liveChildren.delete(this);
+    const call = this.call;
+    this.call = undefined;
+    if (!this.everTookCall && !this.ready) this.group.started(false);
+    if (call !== undefined && !call.settled) {
+      const how = signal !== null ? `was killed by ${signal}` : `exited with status ${code}`;
+      if (HEAP_DEATH.test(this.stderrTail)) {
+        call.settle({ kind: 'memory', memoryMb: this.group.cap, message: `it passed its memory cap of ${this.group.cap} MiB (the JavaScript heap is full); its process ${how}` });
+      } else if (call.phase === 'loading' && call.attempts < MAX_ATTEMPTS) {
+        // The child died loading the tool's module: nothing of the tool ran, so another child may run it.
+        call.retry();
+      } else if (call.phase === 'loading') {
+        call.settle({ kind: 'crashed', message: `not run: it never started; ${call.attempts} child processes died loading its module (the last ${how})${this.lastError()}` });
+      } else {
+        call.settle({ kind: 'crashed', message: `interrupted: its process ${how} while the tool ran; the tool may have run and had partial effects, so check before repeating it${this.lastError()}` });
+      }
+    }
+    this.group.removed(this);
+  }
+
+  /** The last line of the child's standard error, as `: line`, if any. */
+  private lastError(): string {
+    const line = this.stderrTail.trim().split('\n').pop()?.trim();
+    return line ? ` (${line.slice(0, 300)})` : '';
+  }
+}
+
+/** One call in the process runner: its task, phase and attempts, its deadline and abort listener. */
+class ProcessCall extends CallWatch {
+  child: Child | undefined;
+  phase: 'queued' | 'loading' | 'running' = 'queued';
+  attempts = 0;
+  readonly entryUrl: string;
+
+  constructor(
+    private readonly group: ChildGroup,
+    private readonly call: RunRequest,
+    readonly task: ChildTask,
+    signal: AbortSignal | undefined,
+    private readonly resolve: (outcome: RunOutcome) => void,
+  ) {
+    super(signal);
+    this.entryUrl = task[1].m;
+  }
+
+  get started(): boolean {
+    return this.phase === 'running';
+  }
+
+  /** Queue it again after its child died before it started. */
+  retry(): void {
+    this.attempts++;
+    this.phase = 'queued';
+    this.child = undefined;
+    this.group.enqueue(this);
+  }
+
+  protected deliver(outcome: RunOutcome): void {
+    this.resolve(outcome);
+  }
+
+  protected onTimeout(): void {
+    this.stop({ kind: 'timeout', timeoutMs: this.call.timeoutMs });
+  }
+
+  protected onAbort(): void {
+    this.stop({ kind: 'aborted' });
+  }
+
+  /** A queued call just ends; a running one ends with its child. */
+  private stop(outcome: RunOutcome): void {
+    const child = this.child;
+    if (child !== undefined && child.call === this) child.kill(outcome);
+    else this.settle(outcome);
+  }
+}
+
+const NO_NOTES: readonly string[] = Object.freeze([]);
+
+function outcomeOf(reply: ToolReply): RunOutcome {
+  if (typeof reply === 'string') return { kind: 'ok', value: reply, notes: NO_NOTES, cut: false };
+  if (!reply.ok) return { kind: 'error', error: reply.error, notes: reply.notes ?? NO_NOTES };
+  const outcome: RunOutcome = { kind: 'ok', value: reply.value, notes: reply.notes ?? NO_NOTES, cut: reply.cut === true };
+  if (reply.images !== undefined) outcome.images = reply.images;
+  if (reply.reported !== undefined) outcome.reported = reply.reported;
+  if (reply.full !== undefined) outcome.full = reply.full;
+  return outcome;
+}

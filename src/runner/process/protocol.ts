@@ -1,0 +1,49 @@
+/**
+ * What crosses between the process runner and its child processes, over Node's IPC channel
+ * (advanced serialization: the structured clone worker threads use). Private to
+ * `runner/process/`.
+ *
+ * @module
+ */
+import type { ToolEntry, ToolReply } from '../tool-host.js';
+
+/**
+ * A call as sent to a child: an array, copied without field names. Optional items are left
+ * off the end when absent.
+ */
+export type ChildTask = [
+  /** The call's number in this runner, echoed in every message about it. */
+  seq: number,
+  tool: ToolEntry,
+  /** Validated arguments. */
+  args: unknown,
+  callId: string,
+  workspaceRoot: string,
+  /** When the call will be stopped (epoch ms); 0 for no time limit. */
+  deadline: number,
+  /** Real paths of the folders writes are confined to (scoped writes), if any. */
+  writeRoots?: string[] | undefined,
+  /** Folder where the child keeps the whole output when it cuts it, if anywhere. */
+  fullOutputDir?: string,
+];
+
+/** Tool modules a child should import now, so later calls of their tools start at once. */
+export interface PreloadMessage {
+  preload: string[];
+}
+
+/** Sent once, when the child has loaded its code and its preloads and takes calls. */
+export const READY = 'ready';
+/** `[seq, STARTED]`: the tool's module has loaded and the tool is about to run (sent only when the call had to load it). */
+export const STARTED = 0;
+/** `[seq, REPLIED, reply]`: the call ended. */
+export const REPLIED = 1;
+/** `[seq, UNSENDABLE, message]`: the call ended but its reply cannot be copied to the host. */
+export const UNSENDABLE = 2;
+
+/** A child's message. */
+export type ChildMessage =
+  | typeof READY
+  | [seq: number, kind: typeof STARTED]
+  | [seq: number, kind: typeof REPLIED, reply: ToolReply]
+  | [seq: number, kind: typeof UNSENDABLE, message: string];
