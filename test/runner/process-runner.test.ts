@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { ToolExecutor, type ToolRegistry } from 'toolgate';
-import { fixtureRegistry } from '../helpers.js';
+import { fixtureRegistry, REPO_ROOT } from '../helpers.js';
 
 const SHAPES = ['array_push', 'map_fill', 'object_keys', 'big_array', 'buffers'] as const;
 
@@ -97,3 +99,40 @@ describe('pool runner: crash reports that tell the truth', () => {
     }
   });
 });
+
+describe('process runner: nothing outlives a host killed with SIGKILL', () => {
+  test('the child running a call dies with its host (parent-death signal)', { skip: !fs.existsSync('/usr/bin/setpriv') && !fs.existsSync('/bin/setpriv') ? 'util-linux setpriv is not installed: children then end only when the IPC channel closes and they next yield' : false }, async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-pdeath-'));
+    const script = path.join(ws, 'host.mjs');
+    const url = (rel: string) => pathToFileURL(path.join(REPO_ROOT, rel)).href;
+    fs.writeFileSync(script, [
+      `const { ToolExecutor } = await import(${JSON.stringify(url('dist/src/index.js'))});`,
+      `const { fixtureRegistry } = await import(${JSON.stringify(url('dist/test/helpers.js'))});`,
+      `const executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: ${JSON.stringify(ws)}, poolSize: 1 });`,
+      "await executor.call('write_pid_then_spin', { name: 'child.pid' });",
+    ].join('\n'));
+    const host = spawn(process.execPath, [script], { stdio: 'ignore' });
+    const pidFile = path.join(ws, 'child.pid');
+    try {
+      for (let i = 0; i < 300 && !fs.existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const child = Number(fs.readFileSync(pidFile, 'utf8'));
+      assert.ok(child > 0 && child !== host.pid);
+      assert.ok(alive(child), 'the child runs the call');
+      host.kill('SIGKILL');
+      for (let i = 0; i < 20 && alive(child); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(!alive(child), `child ${child} survived its host by 2 s`);
+    } finally {
+      host.kill('SIGKILL');
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Is `pid` a live process (a zombie waiting to be reaped counts as dead)? */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
