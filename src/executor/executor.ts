@@ -38,6 +38,7 @@ import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
 import { copyJsonData, isPlainObject, parseArguments } from './arguments.js';
+import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
@@ -223,6 +224,11 @@ export class ToolExecutor {
     this.runnerOptions = { poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb, callsPerWorker: options.callsPerWorker };
     // Runner options are checked now, by making the runner they are for.
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.runnerFor('pool');
+    // What hosts killed before left (temporary files, output folders, cgroups): once per
+    // process, on a later turn, off every call's path.
+    void sweepStaleOnce().then((swept) => {
+      if (swept.temporaries + swept.journals + swept.outputFolders + swept.cgroups !== 0) this.logger.info({ event: 'leftovers_removed', ...swept }, 'removed what stopped toolgate processes left');
+    });
   }
 
   /** The runner of a kind, made on first use. */

@@ -15,6 +15,7 @@ import os from 'node:os';
 import { Piscina } from 'piscina';
 import { CallWatch } from '../call-watch.js';
 import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
+import { sweepOwner } from '../../workspace/leftovers.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
 import { ToolgateOptionError } from '../../errors/errors.js';
 import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
@@ -220,6 +221,7 @@ export class PoolRunner implements Runner {
     const code = (error as { code?: unknown })?.code;
     const message = (error as Error)?.message ?? String(error);
     const running = state > 0 && (state & SLOT_LOADING) === 0;
+    if (running) this.sweepAfter(state); // its worker was ended or died while it ran: what it left goes
     if (this.closed) {
       return running
         ? { kind: 'crashed', message: 'the executor was closed while it ran; it was interrupted and may have had partial effects' }
@@ -293,7 +295,16 @@ export class PoolRunner implements Runner {
     if (worker === undefined) return;
     this.killed.set(threadId, why);
     if (this.killed.size > 1024) this.killed.delete(this.killed.keys().next().value!);
-    void worker.terminate();
+    const ended = worker.terminate();
+    ended.then(() => this.sweepAfter(threadId), () => this.sweepAfter(threadId));
+  }
+
+  /**
+   * Remove the temporary files worker thread `threadId` left (it was terminated or died: its
+   * own cleanup never ran). Never rejects; see `src/workspace/leftovers.ts`.
+   */
+  private sweepAfter(threadId: number): void {
+    void sweepOwner(process.pid, threadId);
   }
 
   /**

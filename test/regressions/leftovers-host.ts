@@ -1,0 +1,26 @@
+// A host process for nothing-left-behind.test.ts (run with TMPDIR pointed at a test folder):
+//   node leftovers-host.js write WORKSPACE    keeps a cut output (an output store folder), then
+//                                             writes 200 MiB with write_file; the test kills it
+//                                             with SIGKILL in the middle of that write;
+//   node leftovers-host.js restart WORKSPACE  starts again, waits for the start-up sweep and
+//                                             prints its report as JSON.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ToolSystem } from 'toolgate';
+import { sweepStaleOnce } from '../../src/workspace/leftovers.js';
+
+const [mode, workspace] = process.argv.slice(2);
+if (workspace === undefined) throw new Error('usage: leftovers-host.js write|restart WORKSPACE');
+const tools = new ToolSystem({ workspace, ported: false });
+await tools.start();
+if (mode === 'write') {
+  fs.writeFileSync(path.join(workspace, 'long.txt'), 'a line of a long file\n'.repeat(5000));
+  const read = await tools.executor.call('read_file', { filepath: 'long.txt' });
+  process.stdout.write(`store ${read.fullOutput === undefined ? '' : path.dirname(read.fullOutput.path)}\n`);
+  const written = await tools.executor.call('write_file', { filepath: 'big.txt', content: 'x'.repeat(200 * 1024 * 1024) }, { confirm: true, timeoutMs: 0 });
+  process.stdout.write(`written ${written.success} ${written.error ?? ''}\n`);
+} else {
+  const report = await sweepStaleOnce();
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+await tools.close();
