@@ -90,7 +90,9 @@ export interface ExecuteOptions {
   /**
    * Timeout in ms for this call, overriding the tool's (shorter or longer); `<= 0` or
    * `Infinity` disables it; values above 2147483647 (about 24.8 days) are capped there; `NaN`
-   * or a non-number is an `INVALID_OPTIONS` result.
+   * or a non-number is an `INVALID_OPTIONS` result. Either timeout counts from when the call
+   * arrived (reading its arguments and the gates included), except the time it waited for a
+   * confirmation; a call whose time is up before it starts is answered `TIMEOUT` unrun.
    */
   timeoutMs?: number;
   /** Workspace root for this call (request-scoped override). */
@@ -120,6 +122,8 @@ class CallState implements PreparedCall, RunRequest {
   repairs: string[] | undefined = undefined;
   /** Timeout in ms (the call's override, else the tool's); `<= 0` for none. */
   timeoutMs: number;
+  /** `performance.now()` the timeout counts from: the arrival, moved on by a wait for confirmation. */
+  timeoutFrom: number;
   /** The mode, or `undefined` for an invalid one (the mode decider then denies). */
   mode: AgentMode | undefined = undefined;
   /** The mode's name as given (clipped), for messages and the policy hook. */
@@ -144,6 +148,7 @@ class CallState implements PreparedCall, RunRequest {
     readonly started: number,
   ) {
     this.timeoutMs = tool.timeoutMs;
+    this.timeoutFrom = started;
     this.signal = options.signal;
     this.scopedWriteDirs = options.scopedWriteDirs ?? NO_DIRS;
   }
@@ -368,6 +373,8 @@ export class ToolExecutor {
   /** Step 3, after the decisions: a denial's result, or rate-limit admission and dispatch. */
   private admit(state: CallState, decided: Decided): ToolExecutionResult | Promise<ToolExecutionResult> {
     if (decided.trail.length !== 0) state.decisions = decided.trail;
+    // A person's time to answer a confirmation is not the call's time.
+    if (decided.answerWaitMs !== undefined) state.timeoutFrom += decided.answerWaitMs;
     if (decided.final.verdict === 'deny') return this.denied(state, decided.final);
     if (decided.writeRoots !== undefined) state.writeRoots = [...decided.writeRoots];
     const rpm = state.tool.rateLimitRpm;
@@ -395,6 +402,16 @@ export class ToolExecutor {
   private dispatch(state: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
     const { tool } = state;
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor was closed before the call could run.');
+    if (state.timeoutMs > 0) {
+      const spentMs = performance.now() - state.timeoutFrom;
+      if (spentMs >= state.timeoutMs) {
+        return this.fail(
+          state, 'TIMEOUT',
+          `${tool.name} timed out before it started and did not run: its limit of ${state.timeoutMs} ms counts from when the call arrived, and reading its arguments and the gates took ${Math.round(spentMs)} ms; try a smaller request.`,
+          'timeout',
+        );
+      }
+    }
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     const runner = this.runnerFor(tool.runner);
     if (runner.runThen !== undefined) return runner.runThen(state, state.signal, this.settleRun);

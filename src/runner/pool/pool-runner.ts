@@ -14,7 +14,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { CallWatch } from '../call-watch.js';
-import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
+import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
 import { ToolgateOptionError } from '../../errors/errors.js';
@@ -183,7 +183,7 @@ export class PoolRunner implements Runner {
       return settled({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` }, call, then);
     }
     const pool = this.poolFor(tool.memoryMb);
-    const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, call.timeoutMs > 0 ? Date.now() + call.timeoutMs : 0];
+    const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, deadlineOf(call) ?? 0];
     if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
     if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
     return new Promise<T>((resolve, reject) => {
@@ -202,7 +202,7 @@ export class PoolRunner implements Runner {
       // deadline keeps the process alive: a task stranded in Piscina's queue (its workers
       // failing at start-up) holds nothing else that would.
       run.submit();
-      run.watch(call.timeoutMs);
+      run.watch(call.timeoutMs, call.timeoutFrom);
     });
   }
 
