@@ -37,7 +37,7 @@ import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
-import { copyJsonData, isPlainObject, parseArguments } from './arguments.js';
+import { copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, parseArguments, textTooLarge, TOO_LARGE } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
 
@@ -75,6 +75,14 @@ export interface ToolExecutorOptions {
   rateLimitMaxWaitMs?: number;
   /** Concurrency bound of {@link ToolExecutor.executeMany}. Default 8. */
   concurrency?: number;
+  /**
+   * Largest arguments a call may have, in bytes of their JSON text (UTF-8; arguments given
+   * as an object are measured as they are copied, and the copy stops at the bound). Larger
+   * ones are refused with `INVALID_ARGUMENTS` before they are parsed or copied whole, and the
+   * message tells the model to pass large data as a file in the workspace. A positive
+   * integer, or `Infinity` for no bound. Default 67108864 (64 MiB).
+   */
+  maxArgumentBytes?: number;
 }
 
 /** Per-call options. */
@@ -186,6 +194,7 @@ export class ToolExecutor {
   private readonly runners = new Map<RunnerKind, Runner>();
   private rateLimit: RateLimiter | undefined;
   private readonly outputs: OutputStore | undefined;
+  private readonly maxArgumentBytes: number;
   private callCounter = 0;
   private closed = false;
   /** Aborted by close(): ends waits in the decision pipeline. */
@@ -216,6 +225,10 @@ export class ToolExecutor {
     const policyTimeoutMs = options.policyTimeoutMs ?? 10_000;
     if (typeof policyTimeoutMs !== 'number' || !(policyTimeoutMs > 0) || policyTimeoutMs > MAX_TIMEOUT_MS) {
       throw ToolgateOptionError.fromBadOption('policyTimeoutMs', `must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; got ${options.policyTimeoutMs}`);
+    }
+    this.maxArgumentBytes = options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
+    if (typeof this.maxArgumentBytes !== 'number' || !(this.maxArgumentBytes === Number.POSITIVE_INFINITY || (Number.isSafeInteger(this.maxArgumentBytes) && this.maxArgumentBytes > 0))) {
+      throw ToolgateOptionError.fromBadOption('maxArgumentBytes', `must be a positive integer number of bytes, or Infinity for no bound; got ${String(options.maxArgumentBytes).slice(0, 50)}`);
     }
     this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
     const deciders = buildDeciders({
@@ -333,13 +346,16 @@ export class ToolExecutor {
    */
   private prepare(state: CallState, given: unknown): ToolExecutionResult | undefined {
     const { tool } = state;
-    // Parse text, or copy an object once, so that what is checked is what runs.
+    // Parse text, or copy an object once, so that what is checked is what runs; neither
+    // past the argument bound.
     let value: Record<string, unknown>;
     if (typeof given === 'object' && given !== null && isPlainObject(given)) {
-      const copied = copyJsonData(given);
+      const copied = copyJsonData(given, this.maxArgumentBytes);
+      if (copied === TOO_LARGE) return this.tooLarge(state);
       if (typeof copied === 'string') return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${copied}.`);
       value = copied;
     } else {
+      if (typeof given === 'string' && textTooLarge(given, this.maxArgumentBytes)) return this.tooLarge(state);
       const parsed = parseArguments(given);
       if (!parsed.ok) return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${parsed.message}.`);
       value = parsed.value;
@@ -368,6 +384,17 @@ export class ToolExecutor {
       state.paths = resolved;
     }
     return undefined;
+  }
+
+  /** The result of a call whose arguments pass `maxArgumentBytes` (logged by their size only). */
+  private tooLarge(state: CallState): ToolExecutionResult {
+    const limit = this.maxArgumentBytes;
+    const shown = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`;
+    return this.fail(
+      state, 'INVALID_ARGUMENTS',
+      `Invalid arguments for ${state.tool.name}: they are larger than ${shown} (the executor's maxArgumentBytes) and were not read. Pass large data as a file instead: write it into the workspace in parts of a few MiB, then give its path.`,
+      undefined, undefined, undefined, `[arguments larger than ${limit} bytes]`,
+    );
   }
 
   /** Step 3, after the decisions: a denial's result, or rate-limit admission and dispatch. */

@@ -11,7 +11,8 @@ import { sweepStaleOnce } from '../../src/workspace/leftovers.js';
 
 const [mode, workspace] = process.argv.slice(2);
 if (workspace === undefined) throw new Error('usage: leftovers-host.js write|restart WORKSPACE');
-const tools = new ToolSystem({ workspace, ported: false });
+// 200 MiB arguments pass a bound raised for them (the default is 64 MiB).
+const tools = new ToolSystem({ workspace, ported: false, executor: { maxArgumentBytes: 256 * 1024 * 1024 } });
 await tools.start();
 if (mode === 'write') {
   fs.writeFileSync(path.join(workspace, 'long.txt'), 'a line of a long file\n'.repeat(5000));
