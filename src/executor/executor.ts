@@ -83,6 +83,14 @@ export interface ToolExecutorOptions {
    * integer, or `Infinity` for no bound. Default 67108864 (64 MiB).
    */
   maxArgumentBytes?: number;
+  /**
+   * Remove, once per process and off the call path, what toolgate processes that are gone
+   * left: their temporary files (found through their journals), output folders and empty pids
+   * cgroups (`src/workspace/leftovers.ts`). Default true. Set false where the temporary folder
+   * is shared with processes of another PID namespace (containers sharing `/tmp`): their live
+   * processes look gone from here.
+   */
+  sweepLeftovers?: boolean;
 }
 
 /** Per-call options. */
@@ -244,6 +252,11 @@ export class ToolExecutor {
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.runnerFor('pool');
     // What hosts killed before left (temporary files, output folders, cgroups): once per
     // process, on a later turn, off every call's path.
+    if (options.sweepLeftovers !== false) this.sweepLeftovers();
+  }
+
+  /** Run the once-per-process sweep of leftovers, and log what it removed. */
+  private sweepLeftovers(): void {
     void sweepStaleOnce().then((swept) => {
       if (swept.temporaries + swept.journals + swept.outputFolders + swept.cgroups !== 0) this.logger.info({ event: 'leftovers_removed', ...swept }, 'removed what stopped toolgate processes left');
     });

@@ -37,11 +37,8 @@ export function temporaryPattern(pid: number, thread: number): RegExp {
   return new RegExp(`^\\.[^]*\\.tg-${pid}-${thread}\\.[0-9a-f]{12}\\.tmp$`);
 }
 
-/** Any toolgate temporary of the owner naming: group 1 the pid, group 2 the thread id. */
-export const ANY_TEMPORARY = /^\.[^]*\.tg-(\d+)-(\d+)\.[0-9a-f]{12}\.tmp$/;
-
 /** `toolgate-<uid>` under `tmpdir`: toolgate's private folder of this user. */
-export function privateFolder(tmpdir: string = os.tmpdir()): string {
+function privateFolder(tmpdir: string = os.tmpdir()): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
   return path.join(tmpdir, `toolgate-${uid}`);
 }

@@ -80,22 +80,19 @@ describe('a host killed with SIGKILL in the middle of a 200 MiB write_file', () 
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
-  /** Start the host in `mode`; resolves with its stdout when it exits. */
-  function host(mode: 'write' | 'restart', ws: string, onLine?: (line: string, child: ChildProcess) => void): { child: ChildProcess; done: Promise<string> } {
+  /** Start the host in `mode`; `done` resolves with its stdout when it exits, `err` holds its stderr. */
+  function host(mode: 'write' | 'idle' | 'restart', ws: string): { child: ChildProcess; done: Promise<string>; err: () => string } {
     const child = spawn(process.execPath, [HOST, mode, ws], { env: { ...process.env, TMPDIR: tmpdir }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let out = '';
     let err = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      for (const line of chunk.toString().split('\n')) if (line) onLine?.(line, child);
-    });
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const done = new Promise<string>((resolve, reject) => {
       child.on('error', reject);
       child.on('exit', (code, signal) => (code === 0 || signal === 'SIGKILL' ? resolve(out) : reject(new Error(`host ${mode} exited ${code ?? signal}: ${err}`))));
     });
-    return { child, done };
+    return { child, done, err: () => err };
   }
 
   it('leaves, after a restart, no temporary file in the workspace and no output folder in the temporary folder', async () => {
@@ -118,7 +115,13 @@ describe('a host killed with SIGKILL in the middle of a 200 MiB write_file', () 
     assert.ok(killedMidWrite);
     const store = /^store (.+)$/m.exec(out)?.[1];
     assert.ok(store !== undefined && store !== '' && fs.existsSync(store), `the host kept a cut output (it printed: ${out})`);
-    assert.ok(tree(ws).some((n) => TEMPORARY.test(n)), 'the kill left a temporary file, for the restart to remove');
+    const left = () => tree(ws).filter((n) => TEMPORARY.test(path.basename(n)));
+    assert.equal(left().length, 1, 'the kill left a temporary file, for the restart to remove');
+
+    // A start with sweepLeftovers: false removes nothing.
+    await host('idle', ws).done;
+    assert.equal(left().length, 1);
+    assert.ok(fs.existsSync(store));
 
     const restart = host('restart', ws);
     const report = JSON.parse((await restart.done).trim().split('\n').pop()!) as { temporaries: number; outputFolders: number };
@@ -129,5 +132,6 @@ describe('a host killed with SIGKILL in the middle of a 200 MiB write_file', () 
     const journals = path.join(tmpdir, `toolgate-${process.getuid?.() ?? 'user'}`, 'temps');
     assert.deepEqual((fs.existsSync(journals) ? fs.readdirSync(journals) : []).filter((n) => n.startsWith(`${pid}-`)), [], 'its journals are gone');
     assert.ok(report.temporaries >= 1 && report.outputFolders >= 1, JSON.stringify(report));
+    assert.match(restart.err(), /"event":"leftovers_removed"/, 'the executor ran the sweep when it was made, and logged it');
   });
 });
