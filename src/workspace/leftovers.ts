@@ -38,7 +38,7 @@ export interface SweepOptions {
 
 /** What a sweep removed. */
 export interface SweepReport {
-  /** Temporary files of gone owners. */
+  /** Temporary files (and temporary folders) of gone owners. */
   temporaries: number;
   /** Journals of gone owners. */
   journals: number;
@@ -130,8 +130,9 @@ async function sweepJournal(file: string, pid: number, thread: number, report: S
 }
 
 /**
- * Remove the files matching `pattern` in folder `dir` of workspace `root`, through the folder
- * pinned from the root (a folder since swapped for a link is not followed).
+ * Remove the files and folders (`makeTemporaryFolder`'s, with what they hold) matching
+ * `pattern` in folder `dir` of workspace `root`, through the folder pinned from the root (a
+ * folder since swapped for a link is not followed; `rm` follows no link inside).
  * @returns how many were removed.
  */
 async function sweepFolder(root: string, dir: string, pattern: RegExp): Promise<number> {
@@ -140,8 +141,9 @@ async function sweepFolder(root: string, dir: string, pattern: RegExp): Promise<
     const { folder } = await pinFolder(workspaceFor(root), dir, dir, { doing: 'cleaned up' });
     try {
       for await (const entry of await folder.openDir()) {
-        if (!entry.isFile() || !pattern.test(entry.name)) continue;
-        await fs.unlink(folder.at(entry.name)).then(() => removed++, () => undefined);
+        if (!pattern.test(entry.name)) continue;
+        if (entry.isFile()) await fs.unlink(folder.at(entry.name)).then(() => removed++, () => undefined);
+        else if (entry.isDirectory()) await fs.rm(folder.at(entry.name), { recursive: true, force: true }).then(() => removed++, () => undefined);
       }
     } finally {
       await folder.close();

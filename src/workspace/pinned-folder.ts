@@ -200,6 +200,15 @@ export interface PinnedFolder {
    *   `chmod`, past the umask); default 0666 less the umask.
    */
   replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number, stop?: WriteStop): Promise<void>;
+  /**
+   * Create a new private folder (0700) in this folder, for work that is moved into place when
+   * complete (an extraction, say): named after its owner like the temporary files of
+   * {@link PinnedFolder.replaceFile} (`.NAME.tg-<pid>-<threadId>.<hex>.tmp`) and noted in the
+   * owner's journal first, so that if the thread or process is killed the folder is removed
+   * with what it holds (see `leftovers.ts`). Move it into place or remove it when done.
+   * @returns its name in this folder.
+   */
+  makeTemporaryFolder(name: string): Promise<string>;
   /** Release the folder (safe to call more than once). */
   close(): Promise<void>;
 }
@@ -468,6 +477,14 @@ abstract class FolderBase implements PinnedFolder {
       throw error;
     }
     return new HeldFolder(ctx, real, handle);
+  }
+
+  async makeTemporaryFolder(name: string): Promise<string> {
+    checkName(name);
+    const temp = temporaryName(name);
+    await noteTemporaryFolder(this.ctx.workspace.realRoot, this.real);
+    await fs.mkdir(this.at(temp), { mode: 0o700 });
+    return temp;
   }
 
   async replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number, stop?: WriteStop): Promise<void> {

@@ -67,15 +67,36 @@ describe('leftovers', () => {
       'user.tmp',
     ];
     for (const name of [...mine, ...others]) fs.writeFileSync(path.join(dir, name), 'x');
-    fs.mkdirSync(path.join(dir, `.d.tg-${pid}-3.0123456789ab.tmp`)); // a folder is never a temporary file
+    // A temporary folder (makeTemporaryFolder's) goes with what it holds; another owner's stays.
+    fs.mkdirSync(path.join(dir, `.stage.tg-${pid}-3.0123456789ab.tmp`, 'inner'), { recursive: true });
+    fs.writeFileSync(path.join(dir, `.stage.tg-${pid}-3.0123456789ab.tmp`, 'inner', 'part.txt'), 'x');
+    fs.mkdirSync(path.join(dir, `.stage.tg-${pid}-4.0123456789ab.tmp`));
     fs.mkdirSync(journalFolder(), { recursive: true, mode: 0o700 });
     const journal = path.join(journalFolder(), `${pid}-3.list`);
     fs.writeFileSync(journal, `${JSON.stringify([fs.realpathSync(ws), real])}\n{"cut by a ki`, { mode: 0o600 });
     const report = await sweepOwner(pid, 3);
-    assert.equal(report.temporaries, 2);
+    assert.equal(report.temporaries, 3);
     assert.equal(report.journals, 1);
-    assert.deepEqual(fs.readdirSync(dir).sort(), [...others, `.d.tg-${pid}-3.0123456789ab.tmp`].sort());
+    assert.deepEqual(fs.readdirSync(dir).sort(), [...others, `.stage.tg-${pid}-4.0123456789ab.tmp`].sort());
     assert.equal(fs.existsSync(journal), false);
+  });
+
+  it('makeTemporaryFolder makes a private folder of the owner naming, journaled, which the sweep of that owner removes', async () => {
+    const dir = fs.mkdtempSync(path.join(ws, 'stage-'));
+    const { folder } = await pinFolder(new Workspace(ws), fs.realpathSync(dir), 'stage');
+    let name: string;
+    try {
+      name = await folder.makeTemporaryFolder('toolgate-extract');
+    } finally {
+      await folder.close();
+    }
+    assert.match(name, new RegExp(`^\\.toolgate-extract\\.tg-${process.pid}-${threadId}\\.[0-9a-f]{12}\\.tmp$`));
+    assert.equal(fs.statSync(path.join(dir, name)).mode & 0o777, 0o700);
+    fs.writeFileSync(path.join(dir, name, 'half-extracted.txt'), 'x');
+    // As the pool runner does once the thread that made it is gone (here: pretend it is).
+    const report = await sweepOwner(process.pid, threadId);
+    assert.ok(report.temporaries >= 1);
+    assert.deepEqual(fs.readdirSync(dir), []);
   });
 
   it('sweepOwner does not follow a journaled folder that became a link to the outside', async () => {
@@ -129,24 +150,29 @@ describe('leftovers', () => {
   });
 
   it('sweepStale removes an empty pids cgroup of a gone process, and keeps others', async (t) => {
-    const root = '/sys/fs/cgroup/pids';
-    const dead = deadPid();
-    const name = `toolgate-${dead}-1`;
+    // In a parent cgroup of this test's own (a name no sweep matches), so that the real
+    // hierarchy's cgroups of other processes are not this test's business.
+    const parent = path.join('/sys/fs/cgroup/pids', `toolgate-test-${process.pid}`);
     try {
-      fs.mkdirSync(path.join(root, name));
+      fs.mkdirSync(parent);
     } catch {
       t.skip('no writable pids cgroup hierarchy here');
       return;
     }
-    const live = path.join(root, `toolgate-${process.pid}-999999`);
-    fs.mkdirSync(live);
+    const gone = path.join(parent, `toolgate-${deadPid()}-1`);
+    const probe = path.join(parent, `toolgate-probe-${deadPid()}`);
+    const live = path.join(parent, `toolgate-${process.ppid}-1`);
+    const other = path.join(parent, `toolgate-x-${deadPid()}-1`);
     try {
-      const report = await sweepStale({ cgroupRoots: [root], tmpdir: fs.mkdtempSync(path.join(tmpdir, 'empty-')) });
-      assert.equal(report.cgroups, 1);
-      assert.equal(fs.existsSync(path.join(root, name)), false);
-      assert.equal(fs.existsSync(live), true);
+      for (const dir of [gone, probe, live, other]) fs.mkdirSync(dir);
+      const report = await sweepStale({ cgroupRoots: [parent], tmpdir: fs.mkdtempSync(path.join(tmpdir, 'empty-')) });
+      assert.equal(report.cgroups, 2);
+      assert.equal(fs.existsSync(gone), false);
+      assert.equal(fs.existsSync(probe), false);
+      assert.equal(fs.existsSync(live), true, "a live process's cgroup stays");
+      assert.equal(fs.existsSync(other), true, 'not of toolgate\'s naming');
     } finally {
-      for (const dir of [path.join(root, name), live]) {
+      for (const dir of [gone, probe, live, other, parent]) {
         try {
           fs.rmdirSync(dir);
         } catch {
