@@ -12,7 +12,7 @@ export type { ToolDescriptor } from './decorators/metadata.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type Tool, type ToolClass, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
-export { pinFolder, checkDescriptorInside, FolderMissingError, CAN_PIN_FOLDERS, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
+export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, CAN_PIN_FOLDERS, type WriteStop, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 
 // Calls, results and errors.
 export type { ToolCallRequest, ToolExecutionResult, StopReason } from './types/result.js';

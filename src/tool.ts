@@ -12,6 +12,6 @@ export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationSt
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
-export { pinFolder, checkDescriptorInside, FolderMissingError, CAN_PIN_FOLDERS, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
+export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, CAN_PIN_FOLDERS, type WriteStop, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 export { isSecretKey } from './logging/secrets.js';
 export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';

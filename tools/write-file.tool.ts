@@ -1,4 +1,4 @@
-import { tool, writeFileInside, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
+import { tool, writeFileInside, type Tool, type ToolContext, type Workspace, type WriteStop } from '../src/tool.js';
 
 /** Arguments of write_file. */
 export interface WriteFileInput {
@@ -21,17 +21,18 @@ export interface WriteFileInput {
 @tool({ name: 'write_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
 export class WriteFileTool implements Tool<WriteFileInput, string> {
   run(args: WriteFileInput, ctx: ToolContext): Promise<string> {
-    return writeTextFile(ctx.workspace, args.filepath, args.content);
+    return writeTextFile(ctx.workspace, args.filepath, args.content, { signal: ctx.signal, deadline: ctx.deadline });
   }
 }
 
 /**
  * Write `content` to `filepath` atomically and describe what happened.
- * @throws ToolExecutionError for folders, special files and failed writes.
+ * @param stop - the call's signal and deadline: a write they stop leaves nothing behind.
+ * @throws ToolExecutionError for folders, special files, failed and stopped writes.
  * @throws PathTraversalError for paths outside the workspace.
  */
-export async function writeTextFile(workspace: Workspace, filepath: string, content: string): Promise<string> {
-  const written = await writeFileInside(workspace, filepath, content);
+export async function writeTextFile(workspace: Workspace, filepath: string, content: string, stop: WriteStop = {}): Promise<string> {
+  const written = await writeFileInside(workspace, filepath, content, stop);
   const shown = workspace.relative(written.path);
   return `Wrote ${written.bytes} ${written.bytes === 1 ? 'byte' : 'bytes'} to ${shown}${written.overwrote ? ' (overwrote an existing file)' : ''}`;
 }

@@ -138,7 +138,7 @@ export function resultOf(call: RanCall, outcome: RunOutcome, outputs: OutputStor
       return fail(code, `${tool.name} failed: ${outcome.error.message}${notes}`, stopReason);
     }
     case 'timeout':
-      return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, time waiting for a worker included) and was stopped; try a smaller request.`, 'timeout');
+      return fail('TIMEOUT', `${tool.name} timed out after ${formatSeconds(outcome.timeoutMs)} s (limit ${outcome.timeoutMs} ms, counted from when the call arrived) and was stopped; try a smaller request.`, 'timeout');
     case 'aborted':
       return fail('ABORTED', `${tool.name} was ${closed ? 'stopped by the executor closing' : 'aborted by the caller'} before it finished; it may have had partial effects.`, 'interrupted');
     case 'memory':

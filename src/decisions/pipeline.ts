@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
@@ -37,6 +38,11 @@ export interface Decided {
   readonly trail: readonly Decision[];
   /** On `allow`: the folders writes are confined to, when a decider confined them. */
   readonly writeRoots?: readonly string[];
+  /**
+   * Milliseconds spent waiting for the answer to an `ask` (a person's decision), when there
+   * was one: the executor does not count it against the call's timeout.
+   */
+  readonly answerWaitMs?: number;
 }
 
 /** How an `ask` may be answered for one call. */
@@ -105,9 +111,11 @@ export class DecisionPipeline {
       ask: asked.rule === undefined ? { decider: asked.decider, reason: asked.reason } : { decider: asked.decider, reason: asked.reason, rule: asked.rule },
     };
     // Whatever ends the wait, the answer is the confirmation step's.
+    const askedAt = performance.now();
     const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger), ANSWER_STEP, signal, 0, undefined))!;
+    const answerWaitMs = performance.now() - askedAt;
     trail.push(answer);
-    return finish(trail, answer);
+    return { ...finish(trail, answer), answerWaitMs };
   }
 
   /**

@@ -66,21 +66,64 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /** Deepest nesting accepted in arguments given as an object. */
 const MAX_ARGUMENT_DEPTH = 64;
 
+/** The default bound on a call's arguments: 64 MiB (the executor's `maxArgumentBytes`). */
+export const DEFAULT_MAX_ARGUMENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Whether JSON text is longer than `maxBytes` bytes in UTF-8, judged before it is parsed (in
+ * constant time but for text of `maxBytes / 3` to `maxBytes` characters, which is counted).
+ * Arguments given as an object are measured by {@link copyJsonData} as it copies them.
+ */
+export function textTooLarge(text: string, maxBytes: number): boolean {
+  // A UTF-16 code unit takes 1 to 3 bytes in UTF-8: only the middle needs counting.
+  if (text.length > maxBytes) return true;
+  if (text.length * 3 <= maxBytes) return false;
+  return Buffer.byteLength(text, 'utf8') > maxBytes;
+}
+
+/** What {@link copyJsonData} returns for arguments larger than its bound. */
+export const TOO_LARGE: unique symbol = Symbol('arguments too large');
+
+/** The UTF-8 length of `text`, or its length alone when that already passes `maxBytes` (no scan). */
+function utf8Length(text: string, maxBytes: number): number {
+  return text.length > maxBytes ? text.length : Buffer.byteLength(text, 'utf8');
+}
+
 /**
  * A private copy of arguments given as an object, taking each value once: the executor then
  * validates, gates and runs that copy, so a getter or a caller changing the object between
  * the checks and the run cannot change what runs. Only JSON data passes (plain objects,
  * arrays, strings, finite numbers, booleans, null; `undefined` properties are dropped as
  * JSON would); `__proto__` stays an ordinary key for the schema to judge.
- * @returns the copy, or (a string) a message naming the first value that is not JSON data.
+ *
+ * The copy measures what it takes against `maxBytes`, as the size of the JSON text the
+ * arguments make (the UTF-8 length of strings and keys, escapes not counted, and a few bytes
+ * for every other value and separator), and stops as soon as the bound is passed: strings are
+ * taken by reference, so a copy never holds more than the bound's worth of new structure.
+ * @param maxBytes - the bound; default none.
+ * @returns the copy; {@link TOO_LARGE} past `maxBytes`; or (a string) a message naming the
+ *   first value that is not JSON data.
  */
-export function copyJsonData(value: Record<string, unknown>): Record<string, unknown> | string {
+export function copyJsonData(value: Record<string, unknown>, maxBytes = Number.POSITIVE_INFINITY): Record<string, unknown> | string | typeof TOO_LARGE {
   try {
-    return copy(value, 0) as Record<string, unknown>;
+    return copy(value, 0, { left: maxBytes - 2, maxBytes }) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof NotJsonData) return error.describe();
+    if (error === TOO_LARGE) return TOO_LARGE;
     throw error;
   }
+}
+
+/** What is left of the bound while a copy goes on. */
+interface Budget {
+  left: number;
+  readonly maxBytes: number;
+}
+
+/** Take `bytes` from the budget; throws {@link TOO_LARGE} past it. */
+function spend(budget: Budget, bytes: number): void {
+  budget.left -= bytes;
+  if (budget.left < 0) throw TOO_LARGE;
 }
 
 /**
@@ -101,20 +144,31 @@ class NotJsonData extends Error {
   }
 }
 
-function copy(value: unknown, depth: number): unknown {
+function copy(value: unknown, depth: number, budget: Budget): unknown {
   if (value === undefined) return undefined;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    spend(budget, utf8Length(value, budget.maxBytes) + 2);
+    return value;
+  }
+  if (value === null || typeof value === 'boolean') {
+    spend(budget, 5);
+    return value;
+  }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new NotJsonData(`is ${value}, which JSON cannot hold`);
+    spend(budget, 5);
     return value;
   }
   if (typeof value !== 'object') throw new NotJsonData(`is a ${typeof value}, which JSON cannot hold`);
   if (depth >= MAX_ARGUMENT_DEPTH) throw new NotJsonData(`arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels`, true);
+  spend(budget, 2);
   if (Array.isArray(value)) {
-    const out = new Array<unknown>(value.length);
+    // Not `new Array(length)`: a huge length must not be allocated before the bound is checked.
+    const out: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
+      spend(budget, 1);
       try {
-        out[i] = copy(value[i], depth + 1);
+        out[i] = copy(value[i], depth + 1, budget);
       } catch (error) {
         if (error instanceof NotJsonData) error.steps.push(`[${i}]`);
         throw error;
@@ -128,9 +182,10 @@ function copy(value: unknown, depth: number): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
+    spend(budget, utf8Length(key, budget.maxBytes) + 4);
     let v: unknown;
     try {
-      v = copy((value as Record<string, unknown>)[key], depth + 1);
+      v = copy((value as Record<string, unknown>)[key], depth + 1, budget);
     } catch (error) {
       if (error instanceof NotJsonData) error.steps.push(`.${key.slice(0, 100)}`);
       throw error;

@@ -37,7 +37,8 @@ import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
-import { copyJsonData, isPlainObject, parseArguments } from './arguments.js';
+import { copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, parseArguments, textTooLarge, TOO_LARGE } from './arguments.js';
+import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
@@ -74,6 +75,22 @@ export interface ToolExecutorOptions {
   rateLimitMaxWaitMs?: number;
   /** Concurrency bound of {@link ToolExecutor.executeMany}. Default 8. */
   concurrency?: number;
+  /**
+   * Largest arguments a call may have, in bytes of their JSON text (UTF-8; arguments given
+   * as an object are measured as they are copied, and the copy stops at the bound). Larger
+   * ones are refused with `INVALID_ARGUMENTS` before they are parsed or copied whole, and the
+   * message tells the model to pass large data as a file in the workspace. A positive
+   * integer, or `Infinity` for no bound. Default 67108864 (64 MiB).
+   */
+  maxArgumentBytes?: number;
+  /**
+   * Remove, once per process and off the call path, what toolgate processes that are gone
+   * left: their temporary files (found through their journals), output folders and empty pids
+   * cgroups (`src/workspace/leftovers.ts`). Default true. Set false where the temporary folder
+   * is shared with processes of another PID namespace (containers sharing `/tmp`): their live
+   * processes look gone from here.
+   */
+  sweepLeftovers?: boolean;
 }
 
 /** Per-call options. */
@@ -89,7 +106,9 @@ export interface ExecuteOptions {
   /**
    * Timeout in ms for this call, overriding the tool's (shorter or longer); `<= 0` or
    * `Infinity` disables it; values above 2147483647 (about 24.8 days) are capped there; `NaN`
-   * or a non-number is an `INVALID_OPTIONS` result.
+   * or a non-number is an `INVALID_OPTIONS` result. Either timeout counts from when the call
+   * arrived (reading its arguments and the gates included), except the time it waited for a
+   * confirmation; a call whose time is up before it starts is answered `TIMEOUT` unrun.
    */
   timeoutMs?: number;
   /** Workspace root for this call (request-scoped override). */
@@ -119,6 +138,8 @@ class CallState implements PreparedCall, RunRequest {
   repairs: string[] | undefined = undefined;
   /** Timeout in ms (the call's override, else the tool's); `<= 0` for none. */
   timeoutMs: number;
+  /** `performance.now()` the timeout counts from: the arrival, moved on by a wait for confirmation. */
+  timeoutFrom: number;
   /** The mode, or `undefined` for an invalid one (the mode decider then denies). */
   mode: AgentMode | undefined = undefined;
   /** The mode's name as given (clipped), for messages and the policy hook. */
@@ -143,6 +164,7 @@ class CallState implements PreparedCall, RunRequest {
     readonly started: number,
   ) {
     this.timeoutMs = tool.timeoutMs;
+    this.timeoutFrom = started;
     this.signal = options.signal;
     this.scopedWriteDirs = options.scopedWriteDirs ?? NO_DIRS;
   }
@@ -180,6 +202,7 @@ export class ToolExecutor {
   private readonly runners = new Map<RunnerKind, Runner>();
   private rateLimit: RateLimiter | undefined;
   private readonly outputs: OutputStore | undefined;
+  private readonly maxArgumentBytes: number;
   private callCounter = 0;
   private closed = false;
   /** Aborted by close(): ends waits in the decision pipeline. */
@@ -211,6 +234,10 @@ export class ToolExecutor {
     if (typeof policyTimeoutMs !== 'number' || !(policyTimeoutMs > 0) || policyTimeoutMs > MAX_TIMEOUT_MS) {
       throw ToolgateOptionError.fromBadOption('policyTimeoutMs', `must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; got ${options.policyTimeoutMs}`);
     }
+    this.maxArgumentBytes = options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
+    if (typeof this.maxArgumentBytes !== 'number' || !(this.maxArgumentBytes === Number.POSITIVE_INFINITY || (Number.isSafeInteger(this.maxArgumentBytes) && this.maxArgumentBytes > 0))) {
+      throw ToolgateOptionError.fromBadOption('maxArgumentBytes', `must be a positive integer number of bytes, or Infinity for no bound; got ${String(options.maxArgumentBytes).slice(0, 50)}`);
+    }
     this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
     const deciders = buildDeciders({
       scopedWriteTools: this.scopedWriteTools,
@@ -224,6 +251,16 @@ export class ToolExecutor {
     // Runner options are checked now, by making the runner they are for.
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined) this.runnerFor(DEFAULT_RUNNER);
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.runnerFor('pool');
+    // What hosts killed before left (temporary files, output folders, cgroups): once per
+    // process, on a later turn, off every call's path.
+    if (options.sweepLeftovers !== false) this.sweepLeftovers();
+  }
+
+  /** Run the once-per-process sweep of leftovers, and log what it removed. */
+  private sweepLeftovers(): void {
+    void sweepStaleOnce().then((swept) => {
+      if (swept.temporaries + swept.journals + swept.outputFolders + swept.cgroups !== 0) this.logger.info({ event: 'leftovers_removed', ...swept }, 'removed what stopped toolgate processes left');
+    });
   }
 
   /** The runner of a kind, made on first use. */
@@ -323,13 +360,16 @@ export class ToolExecutor {
    */
   private prepare(state: CallState, given: unknown): ToolExecutionResult | undefined {
     const { tool } = state;
-    // Parse text, or copy an object once, so that what is checked is what runs.
+    // Parse text, or copy an object once, so that what is checked is what runs; neither
+    // past the argument bound.
     let value: Record<string, unknown>;
     if (typeof given === 'object' && given !== null && isPlainObject(given)) {
-      const copied = copyJsonData(given);
+      const copied = copyJsonData(given, this.maxArgumentBytes);
+      if (copied === TOO_LARGE) return this.tooLarge(state);
       if (typeof copied === 'string') return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${copied}.`);
       value = copied;
     } else {
+      if (typeof given === 'string' && textTooLarge(given, this.maxArgumentBytes)) return this.tooLarge(state);
       const parsed = parseArguments(given);
       if (!parsed.ok) return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${parsed.message}.`);
       value = parsed.value;
@@ -360,9 +400,22 @@ export class ToolExecutor {
     return undefined;
   }
 
+  /** The result of a call whose arguments pass `maxArgumentBytes` (logged by their size only). */
+  private tooLarge(state: CallState): ToolExecutionResult {
+    const limit = this.maxArgumentBytes;
+    const shown = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`;
+    return this.fail(
+      state, 'INVALID_ARGUMENTS',
+      `Invalid arguments for ${state.tool.name}: they are larger than ${shown} (the executor's maxArgumentBytes) and were not read. Pass large data as a file instead: write it into the workspace in parts of a few MiB, then give its path.`,
+      undefined, undefined, undefined, `[arguments larger than ${limit} bytes]`,
+    );
+  }
+
   /** Step 3, after the decisions: a denial's result, or rate-limit admission and dispatch. */
   private admit(state: CallState, decided: Decided): ToolExecutionResult | Promise<ToolExecutionResult> {
     if (decided.trail.length !== 0) state.decisions = decided.trail;
+    // A person's time to answer a confirmation is not the call's time.
+    if (decided.answerWaitMs !== undefined) state.timeoutFrom += decided.answerWaitMs;
     if (decided.final.verdict === 'deny') return this.denied(state, decided.final);
     if (decided.writeRoots !== undefined) state.writeRoots = [...decided.writeRoots];
     const rpm = state.tool.rateLimitRpm;
@@ -390,6 +443,16 @@ export class ToolExecutor {
   private dispatch(state: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
     const { tool } = state;
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor was closed before the call could run.');
+    if (state.timeoutMs > 0) {
+      const spentMs = performance.now() - state.timeoutFrom;
+      if (spentMs >= state.timeoutMs) {
+        return this.fail(
+          state, 'TIMEOUT',
+          `${tool.name} timed out before it started and did not run: its limit of ${state.timeoutMs} ms counts from when the call arrived, and reading its arguments and the gates took ${Math.round(spentMs)} ms; try a smaller request.`,
+          'timeout',
+        );
+      }
+    }
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     const runner = this.runnerFor(tool.runner);
     if (runner.runThen !== undefined) return runner.runThen(state, state.signal, this.settleRun);

@@ -38,14 +38,17 @@ export abstract class CallWatch extends DeadlineEntry {
   /**
    * Start watching.
    * @param timeoutMs - `<= 0` for none.
+   * @param from - `performance.now()` the timeout counts from (a request's `timeoutFrom`:
+   *   when the call arrived); default now. When that time has passed, the timeout fires on
+   *   the next timer turn.
    * @returns false when the signal had already aborted (`onAbort` has run).
    */
-  watch(timeoutMs: number): boolean {
+  watch(timeoutMs: number, from?: number): boolean {
     if (this.signal?.aborted) {
       this.onAbort();
       return false;
     }
-    if (timeoutMs > 0) DEADLINES.schedule(this, timeoutMs);
+    if (timeoutMs > 0) DEADLINES.schedule(this, timeoutMs, from);
     if (this.signal !== undefined) {
       this.signal.addEventListener('abort', this, { once: true });
       this.listening = true;

@@ -3,10 +3,13 @@
  *
  * Arming and clearing a Node timer for every call costs tens of microseconds of latency per
  * worker round trip on this kind of machine (measured in `npm run bench`), more than the rest
- * of the executor together. Calls with the same timeout expire in the order they started, so
- * each distinct timeout keeps a FIFO list of deadlines and one timer armed for its head. A call
- * that ends is unlinked in O(1) and the timer is left alone; when it fires early (its head
- * already ended) it simply re-arms for the new head.
+ * of the executor together. Calls with the same timeout nearly always expire in the order they
+ * started, so each distinct timeout keeps a list of deadlines in due order (a new one goes in
+ * from the tail, usually at the tail) and one timer armed for its head. A call that ends is
+ * unlinked in O(1) and the timer is left alone; when it fires early (its head already ended)
+ * it simply re-arms for the new head. A call's timeout counts from when it arrived, so a call
+ * that waited on its way may be due before calls already listed: it goes in its place, and
+ * the timer is re-armed when it became the head.
  *
  * @module
  */
@@ -63,23 +66,39 @@ export class DeadlineList {
   tail: DeadlineEntry | undefined;
   size = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer is due (`performance.now()` ms). */
+  private armedAt = 0;
   private referenced = false;
 
-  constructor(private readonly durationMs: number) {}
-
-  add(entry: DeadlineEntry): void {
-    entry.at = performance.now() + this.durationMs;
+  /**
+   * Schedule `entry` at `at` (`performance.now()` ms). Entries are kept in due order: calls of
+   * one duration mostly start in order, so the place is found from the tail in a step or two;
+   * a call that waited on its way (its timeout counts from when it arrived) may go further in.
+   */
+  add(entry: DeadlineEntry, at: number): void {
+    entry.at = at;
     entry.list = this;
-    if (this.tail === undefined) {
-      this.head = this.tail = entry;
+    let before = this.tail;
+    while (before !== undefined && before.at > at) before = before.prev;
+    if (before === undefined) {
+      entry.next = this.head;
+      if (this.head !== undefined) this.head.prev = entry;
+      else this.tail = entry;
+      this.head = entry;
     } else {
-      entry.prev = this.tail;
-      this.tail.next = entry;
-      this.tail = entry;
+      entry.prev = before;
+      entry.next = before.next;
+      if (before.next !== undefined) before.next.prev = entry;
+      else this.tail = entry;
+      before.next = entry;
     }
     this.size++;
-    if (this.timer === undefined) this.arm(this.durationMs);
-    else if (!this.referenced) {
+    if (this.timer === undefined) this.arm(at - performance.now());
+    else if (this.head === entry && at < this.armedAt) {
+      // Due before the armed timer: arm for it instead.
+      clearTimeout(this.timer);
+      this.arm(at - performance.now());
+    } else if (!this.referenced) {
       // Keep the process alive while a call is waiting for its deadline.
       this.timer.ref();
       this.referenced = true;
@@ -103,7 +122,9 @@ export class DeadlineList {
 
   private arm(delayMs: number): void {
     // Node timers hold at most 2^31 - 1 ms; a longer deadline re-arms when this one fires.
-    this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(0, delayMs)));
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, delayMs));
+    this.armedAt = performance.now() + delay;
+    this.timer = setTimeout(() => this.fire(), delay);
     this.referenced = true;
   }
 
@@ -125,29 +146,32 @@ export class DeadlineTimers {
   private readonly lists = new Map<number, DeadlineList>();
 
   /**
-   * Call `callback` once after `durationMs` milliseconds unless cancelled first.
+   * Call `callback` once `durationMs` milliseconds after `from` unless cancelled first.
    * @param durationMs - positive number of milliseconds.
+   * @param from - `performance.now()` the duration counts from; default now.
    */
-  add(durationMs: number, callback: () => void): Deadline {
+  add(durationMs: number, callback: () => void, from?: number): Deadline {
     const entry = new CallbackEntry(callback);
-    this.schedule(entry, durationMs);
+    this.schedule(entry, durationMs, from);
     return entry;
   }
 
   /**
-   * Schedule `entry` to fire once after `durationMs` milliseconds unless cancelled first.
+   * Schedule `entry` to fire once `durationMs` milliseconds after `from` unless cancelled
+   * first (at once, on the next timer turn, when that time has passed).
    * @param durationMs - positive number of milliseconds.
+   * @param from - `performance.now()` the duration counts from; default now.
    * @throws Error when the entry is already scheduled.
    */
-  schedule(entry: DeadlineEntry, durationMs: number): void {
+  schedule(entry: DeadlineEntry, durationMs: number, from: number = performance.now()): void {
     if (entry.list !== undefined) throw new Error('this deadline is already scheduled');
     let list = this.lists.get(durationMs);
     if (list === undefined) {
-      list = new DeadlineList(durationMs);
+      list = new DeadlineList();
       if (this.lists.size > 1000) this.prune();
       this.lists.set(durationMs, list);
     }
-    list.add(entry);
+    list.add(entry, from + durationMs);
   }
 
   /** Drop empty lists (callers passing many distinct durations). */

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { performance } from 'node:perf_hooks';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import type { ToolClass, TruncationStrategy } from '../types/tool.js';
 
@@ -50,8 +51,14 @@ export interface RunRequest {
    * before mounting it or running a process in it.
    */
   workspaceRoot: string;
-  /** Timeout in milliseconds; `<= 0` for none. */
+  /** Timeout in milliseconds; `<= 0` for none. It counts from {@link RunRequest.timeoutFrom}. */
   timeoutMs: number;
+  /**
+   * `performance.now()` the timeout counts from: when the call arrived at the executor (plus
+   * the time it waited for a person to confirm it), so the time spent reading large arguments
+   * and at the gates is part of it. `undefined`: from when the runner got the call.
+   */
+  timeoutFrom?: number | undefined;
   /** Real paths of the folders writes are confined to (scoped writes in a read-only mode), if any. */
   writeRoots: string[] | undefined;
   /** Folder where a runner that cuts long output keeps the whole of it, if anywhere. */
@@ -122,6 +129,16 @@ export interface Runner {
    * @returns the errors of tool instances whose own `close()` failed, by `name@version`.
    */
   close(): Promise<Array<{ key: string; error: unknown }>>;
+}
+
+/**
+ * The call's deadline on the `Date.now()` clock (what a tool sees as `ctx.deadline`): its
+ * timeout after {@link RunRequest.timeoutFrom}; `undefined` without a timeout.
+ */
+export function deadlineOf(request: RunRequest): number | undefined {
+  if (!(request.timeoutMs > 0)) return undefined;
+  const from = request.timeoutFrom === undefined ? Date.now() : Date.now() - (performance.now() - request.timeoutFrom);
+  return from + request.timeoutMs;
 }
 
 /** Turn anything thrown into plain data; never throws, whatever was thrown. */

@@ -23,9 +23,9 @@
  */
 import { constants as C, existsSync, lstatSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import crypto from 'node:crypto';
 import path from 'node:path';
 import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
+import { noteTemporaryFolder, temporaryName } from './temp-names.js';
 import { isInside, type Workspace } from './workspace.js';
 
 /**
@@ -90,8 +90,8 @@ export interface PinnedFile {
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   /** The whole file as text. */
   readFile(encoding: 'utf8'): Promise<string>;
-  /** Append `data` at the current position. */
-  write(data: Uint8Array): Promise<unknown>;
+  /** Write `data` at the current position; `bytesWritten` may be fewer than asked. */
+  write(data: Uint8Array): Promise<{ bytesWritten: number }>;
   /** Write `data` from the current position (the whole content of a new file). */
   writeFile(data: string | Uint8Array): Promise<void>;
   stat(): Promise<FileStatus>;
@@ -99,6 +99,32 @@ export interface PinnedFile {
   /** Flush the content to disk. */
   datasync(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * When a write gives up: {@link PinnedFolder.replaceFile} checks it before it creates the
+ * temporary file and again before the rename, and the writers of `safe-io.ts` between pieces.
+ * A tool passes `{ signal: ctx.signal, deadline: ctx.deadline }`.
+ */
+export interface WriteStop {
+  /** Stop when this aborts. */
+  signal?: AbortSignal;
+  /** Stop once this time has passed (epoch milliseconds, as `ctx.deadline`). */
+  deadline?: number;
+}
+
+/**
+ * Throw when `stop` says to stop: its signal aborted, or its deadline passed.
+ * @param input - the path argument as given, for the message.
+ * @throws ToolExecutionError ("the write of X was stopped ...; nothing was written") with code
+ *   `ABORTED` or `TIMEOUT`, which the result then carries.
+ */
+export function throwIfStopped(stop: WriteStop | undefined, input: string): void {
+  if (stop === undefined) return;
+  if (stop.signal?.aborted) throw new ToolExecutionError(`the write of ${input} was stopped (the call was aborted); nothing was written.`, 'ABORTED');
+  if (stop.deadline !== undefined && Date.now() >= stop.deadline) {
+    throw new ToolExecutionError(`the write of ${input} was stopped (the call ran out of time); nothing was written.`, 'TIMEOUT');
+  }
 }
 
 /** Options of {@link pinFolder}. */
@@ -162,13 +188,27 @@ export interface PinnedFolder {
   openFolder(name: string, options?: Omit<PinFolderOptions, 'create'>): Promise<PinnedFolder>;
   /**
    * Replace (or create) `name` atomically: a new temporary file in this folder (created
-   * exclusively, never through a link) is filled by `write`, flushed to disk and renamed over
-   * `name`; on any failure the temporary file is removed and `name` is untouched.
+   * exclusively, never through a link, named `.NAME.tg-<pid>-<threadId>.<hex>.tmp` after its
+   * owner) is filled by `write`, flushed to disk and renamed over `name`; on any failure the
+   * temporary file is removed and `name` is untouched. With `stop`, a write whose signal
+   * aborted or whose deadline passed is not renamed into place (checked before the temporary
+   * file is made and before the rename; `write` checks it between pieces with
+   * {@link throwIfStopped}). The folder is noted in the owner's journal first, so that what a
+   * killed thread or process leaves is found and removed (see `leftovers.ts`).
    * @param input - the path argument as given, for messages ("cannot write X (code)").
    * @param mode - permission bits for the file, applied from its creation (and again with
    *   `chmod`, past the umask); default 0666 less the umask.
    */
-  replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number): Promise<void>;
+  replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number, stop?: WriteStop): Promise<void>;
+  /**
+   * Create a new private folder (0700) in this folder, for work that is moved into place when
+   * complete (an extraction, say): named after its owner like the temporary files of
+   * {@link PinnedFolder.replaceFile} (`.NAME.tg-<pid>-<threadId>.<hex>.tmp`) and noted in the
+   * owner's journal first, so that if the thread or process is killed the folder is removed
+   * with what it holds (see `leftovers.ts`). Move it into place or remove it when done.
+   * @returns its name in this folder.
+   */
+  makeTemporaryFolder(name: string): Promise<string>;
   /** Release the folder (safe to call more than once). */
   close(): Promise<void>;
 }
@@ -364,10 +404,6 @@ async function walkByPath(ctx: Walk, realDir: string, parts: readonly string[]):
   return new ByPathFolder(ctx, realDir);
 }
 
-function tempName(name: string): string {
-  return `.${name.slice(0, 100)}.${crypto.randomBytes(6).toString('hex')}.tmp`;
-}
-
 /** What both kinds of folder share: everything goes through {@link PinnedFolder.at}. */
 abstract class FolderBase implements PinnedFolder {
   abstract readonly pinned: boolean;
@@ -443,8 +479,19 @@ abstract class FolderBase implements PinnedFolder {
     return new HeldFolder(ctx, real, handle);
   }
 
-  async replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number): Promise<void> {
-    const temp = tempName(name);
+  async makeTemporaryFolder(name: string): Promise<string> {
+    checkName(name);
+    const temp = temporaryName(name);
+    await noteTemporaryFolder(this.ctx.workspace.realRoot, this.real);
+    await fs.mkdir(this.at(temp), { mode: 0o700 });
+    return temp;
+  }
+
+  async replaceFile(name: string, input: string, write: (file: PinnedFile) => Promise<void>, mode?: number, stop?: WriteStop): Promise<void> {
+    checkName(name);
+    throwIfStopped(stop, input);
+    const temp = temporaryName(name);
+    await noteTemporaryFolder(this.ctx.workspace.realRoot, this.real);
     const cannot = (e: NodeJS.ErrnoException) => new ToolExecutionError(`cannot write ${input} (${e.code ?? e.message})`);
     const handle = await this.createFile(temp, mode ?? 0o666).catch((e: NodeJS.ErrnoException) => {
       throw cannot(e);
@@ -460,6 +507,7 @@ abstract class FolderBase implements PinnedFolder {
       } finally {
         await handle.close();
       }
+      throwIfStopped(stop, input);
       await fs.rename(this.at(temp), this.at(name)).catch((e: NodeJS.ErrnoException) => {
         throw cannot(e);
       });

@@ -15,7 +15,7 @@
 import { constants as C } from 'node:fs';
 import path from 'node:path';
 import { PathTraversalError, ToolExecutionError } from '../errors/errors.js';
-import { pinFolder, type FileStatus, type PinnedFile } from './pinned-folder.js';
+import { pinFolder, throwIfStopped, type FileStatus, type PinnedFile, type WriteStop } from './pinned-folder.js';
 import type { Workspace } from './workspace.js';
 
 /** Resolve a path that must name a file (not end with a slash). */
@@ -130,10 +130,13 @@ export async function readFileInside(workspace: Workspace, input: string, maxByt
 }
 
 /** Options of {@link writeFileInside}. */
-export interface WriteInsideOptions {
+export interface WriteInsideOptions extends WriteStop {
   /** Permission bits of the written file (for example `0o600`); default: those of the file replaced, else 0666 less the umask. */
   mode?: number;
 }
+
+/** Bytes written at a time, so that an abort or a deadline stops a large write between pieces. */
+const WRITE_PIECE_BYTES = 1024 * 1024;
 
 /** What {@link writeFileInside} returns. */
 export interface WriteInside {
@@ -153,17 +156,23 @@ export interface WriteInside {
  * `options.mode` sets the permission bits instead (less setuid and setgid), from the moment
  * the temporary file exists, so a copy of a private file is never readable by others.
  *
+ * With `options.signal` or `options.deadline` (a tool passes `ctx.signal` and `ctx.deadline`),
+ * the write stops when the signal aborts or the deadline passes, also in the middle (it is
+ * written 1 MiB at a time): the temporary file is removed and the target is left as it was.
+ *
  * Every step goes through the target's folder pinned with {@link pinFolder} (opened from the
  * workspace root one component at a time without following links, creating what is missing):
  * the temporary file, the check of the target and the rename, so on Linux swapping a folder
  * for a link at any moment cannot move the write. Elsewhere see the fallback of `pinFolder`.
  * @throws PathTraversalError when the path is outside, or changes to lead outside.
- * @throws ToolExecutionError when the target is a folder or not a regular file, or the write fails.
+ * @throws ToolExecutionError when the target is a folder or not a regular file, the write
+ *   fails, or it was stopped.
  */
 export async function writeFileInside(workspace: Workspace, input: string, data: string | Uint8Array, options: WriteInsideOptions = {}): Promise<WriteInside> {
   const real = resolveFile(workspace, input);
   if (real === workspace.realRoot) throw new ToolExecutionError(`${input} is the workspace folder itself; give a file path.`);
   workspace.assertWritable(real, input);
+  throwIfStopped(options, input);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const wanted = options.mode === undefined ? undefined : replacementMode(options.mode);
   const { folder } = await pinFolder(workspace, path.dirname(real), input, {
@@ -175,10 +184,22 @@ export async function writeFileInside(workspace: Workspace, input: string, data:
     const name = path.basename(real);
     const found = await folder.lstat(name);
     const existing = found === undefined ? undefined : describeExisting(found, input);
-    await folder.replaceFile(name, input, (file) => file.writeFile(bytes), wanted ?? existing);
+    const stop = options.signal === undefined && options.deadline === undefined ? undefined : { signal: options.signal, deadline: options.deadline };
+    const write = stop === undefined ? (file: PinnedFile) => file.writeFile(bytes) : (file: PinnedFile) => writePieces(file, bytes, stop, input);
+    await folder.replaceFile(name, input, write, wanted ?? existing, stop);
     return { path: real, overwrote: existing !== undefined, bytes: bytes.length };
   } finally {
     await folder.close();
+  }
+}
+
+/** Write `bytes` from the file's current position a piece at a time, checking `stop` before each piece. */
+async function writePieces(file: PinnedFile, bytes: Uint8Array, stop: WriteStop, input: string): Promise<void> {
+  for (let at = 0; at < bytes.length; ) {
+    throwIfStopped(stop, input);
+    const { bytesWritten } = await file.write(bytes.subarray(at, Math.min(bytes.length, at + WRITE_PIECE_BYTES)));
+    if (bytesWritten <= 0) throw new ToolExecutionError(`cannot write ${input} (the file system took no bytes)`);
+    at += bytesWritten;
   }
 }
 

@@ -53,7 +53,7 @@ function ok(result: ToolExecutionResult): Record<string, unknown> {
 function assertNoStage(rel: string): void {
   const dir = path.join(ws, rel);
   if (!fs.existsSync(dir)) return;
-  assert.deepEqual(fs.readdirSync(dir).filter((n) => n.startsWith('.toolgate-extract-')), [], `a staging folder was left in ${rel}`);
+  assert.deepEqual(fs.readdirSync(dir).filter((n) => n.startsWith('.toolgate-extract')), [], `a staging folder was left in ${rel}`);
 }
 
 /** An entry of a test archive. */

@@ -375,7 +375,7 @@ describe('pinned folders: a folder swapped for a link during the call reaches no
     fs.writeFileSync(path.join(t.ws, 'src', 'a.txt'), 'archived a\n');
     fs.writeFileSync(path.join(t.ws, 'src', 'deep', 'b.txt'), 'archived b\n');
     await createArchive(ws, { paths: ['src'], destination: 'pack.zip' });
-    // The first file created in the stage folder (race/sub/.toolgate-extract-*/src/...) swaps race/sub.
+    // The first file created in the stage folder (race/sub/.toolgate-extract.tg-*.tmp/src/...) swaps race/sub.
     const hook = onFirstCall(
       (p, m, a) => m === 'open' && typeof a[1] === 'number' && (a[1] & fs.constants.O_CREAT) !== 0 && /[\\/]src[\\/](a|deep[\\/]b)\.txt$/.test(p),
       swapSub,
@@ -387,7 +387,7 @@ describe('pinned folders: a folder swapped for a link during the call reaches no
       // Extracted into the folder it pinned, which is still inside the workspace.
       assert.equal(fs.readFileSync(path.join(`${sub}.moved`, 'out', 'src', 'deep', 'b.txt'), 'utf8'), 'archived b\n');
     }
-    assert.deepEqual(fs.readdirSync(`${sub}.moved`).filter((n) => n.startsWith('.toolgate-extract-')), [], 'no stage folder left');
+    assert.deepEqual(fs.readdirSync(`${sub}.moved`).filter((n) => n.startsWith('.toolgate-extract')), [], 'no stage folder left');
   });
 
   it('create_archive: a folder swapped while the paths are walked adds nothing of the outside to the archive', async () => {

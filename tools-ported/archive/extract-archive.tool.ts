@@ -1,6 +1,5 @@
 import { constants as C, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
-import crypto from 'node:crypto';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -67,8 +66,6 @@ export class ExtractArchiveTool implements Tool<ExtractArchiveInput, ExtractArch
   }
 }
 
-const STAGE_PREFIX = '.toolgate-extract-';
-
 /**
  * Extract `filepath` into `destination` (see the tool description for the rules).
  * @throws PathTraversalError when either path is outside the workspace.
@@ -114,10 +111,11 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
   const relParent = workspace.relative(parent);
   if (relParent !== '.') await makeDirectoryInside(workspace, relParent);
   const { folder: parentFolder } = await pinFolder(workspace, parent, args.destination, doing);
-  const stageName = `${STAGE_PREFIX}${crypto.randomBytes(6).toString('hex')}`;
+  let stageName: string | undefined;
   let stage: PinnedFolder | undefined;
   try {
-    await fs.mkdir(parentFolder.at(stageName), { mode: 0o700 });
+    // Named after this thread and journaled: if it is killed, leftovers.ts removes the stage.
+    stageName = await parentFolder.makeTemporaryFolder('toolgate-extract');
     stage = await parentFolder.openFolder(stageName);
     const counts = await unpack(archive, entries, stage.path, args.filepath, signal);
     // 3. Move into place: one rename for a new folder, else a merge checked again first.
@@ -140,7 +138,7 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
     return { destination: workspace.relative(dest), format: archive.format, ...counts, overwritten };
   } finally {
     await stage?.close();
-    await fs.rm(parentFolder.at(stageName), { recursive: true, force: true }).catch(() => undefined);
+    if (stageName !== undefined) await fs.rm(parentFolder.at(stageName), { recursive: true, force: true }).catch(() => undefined);
     await parentFolder.close();
   }
 }

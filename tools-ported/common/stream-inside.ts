@@ -3,15 +3,16 @@
  * temporary file in the target's folder (opened exclusively, never through a link, inside the
  * folder pinned with `pinFolder` of src/workspace/pinned-folder.ts), which is renamed over the
  * target only when the whole body arrived within the byte limit. On any failure (limit passed,
- * network error, timeout, abort) the temporary file is removed, and so are the folders this
- * write created, so nothing is left behind.
+ * network error, abort, the call's deadline passing) the temporary file is removed, and so are
+ * the folders this write created, so nothing is left behind. A thread or process killed
+ * mid-write leaves its temporary file to the sweep of `src/workspace/leftovers.ts`.
  *
  * @module
  */
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { PathTraversalError, pinFolder, ToolExecutionError, type Workspace } from '../../src/tool.js';
+import { PathTraversalError, pinFolder, throwIfStopped, ToolExecutionError, type Workspace } from '../../src/tool.js';
 import { resolveWritable } from './fs-inside.js';
 
 /** What {@link streamToFileInside} wrote. */
@@ -72,8 +73,9 @@ export async function streamToFileInside(
   workspace: Workspace,
   input: string,
   source: AsyncIterable<Uint8Array>,
-  options: { maxBytes: number; overwrite: boolean; signal?: AbortSignal },
+  options: { maxBytes: number; overwrite: boolean; signal?: AbortSignal; deadline?: number },
 ): Promise<StreamedFile> {
+  const stop = { signal: options.signal, deadline: options.deadline };
   const real = await checkWritableTarget(workspace, input, options.overwrite);
   const dir = path.dirname(real);
   const created = await missingFolders(dir);
@@ -92,7 +94,7 @@ export async function streamToFileInside(
       input,
       async (file) => {
         for await (const chunk of source) {
-          options.signal?.throwIfAborted();
+          throwIfStopped(stop, input);
           bytes += chunk.length;
           if (bytes > options.maxBytes) {
             throw new StreamTooLargeError(`the download is larger than max_bytes (${options.maxBytes} bytes); it was stopped and nothing was kept. Raise max_bytes if the file is expected to be this large.`);
@@ -102,6 +104,7 @@ export async function streamToFileInside(
         }
       },
       existing !== undefined ? existing.mode & 0o1777 & ~0o6000 : undefined,
+      stop,
     );
     done = true;
     return { path: real, bytes, overwrote: existing !== undefined, sha256: hash.digest('hex') };

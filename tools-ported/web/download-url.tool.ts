@@ -79,7 +79,7 @@ export async function downloadUrl(workspace: Workspace, args: DownloadUrlInput, 
       response.body.destroy();
       throw new ToolExecutionError(`download_url: ${shownUrl(response.url)} is ${declared} bytes, more than max_bytes (${maxBytes}); nothing was downloaded. Raise max_bytes if the file is expected to be this large.`);
     }
-    const saved = await streamToFileInside(workspace, args.filepath, response.body, { maxBytes, overwrite, signal: options.signal });
+    const saved = await streamToFileInside(workspace, args.filepath, response.body, { maxBytes, overwrite, signal: options.signal, deadline: options.deadline });
     const type = mediaType(response.headers['content-type']) || 'unknown type';
     const via = response.redirects.length ? ` (redirected from ${shownUrl(response.redirects[0]!)})` : '';
     return (

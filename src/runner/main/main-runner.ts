@@ -10,7 +10,7 @@ import type { Tool } from '../../types/tool.js';
 import { isThenable } from '../../util/values.js';
 import { CallContext } from '../call-context.js';
 import { CallWatch } from '../call-watch.js';
-import { serializeError, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
+import { deadlineOf, serializeError, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 
 /** Runs calls on the main thread; one tool instance per `name@version`, kept between calls. */
 export class MainRunner implements Runner {
@@ -61,7 +61,7 @@ export class MainRunner implements Runner {
    *   promise of it; never rejects.
    */
   run(call: RunRequest, signal: AbortSignal | undefined): RunOutcome | Promise<RunOutcome> {
-    const deadline = call.timeoutMs > 0 ? Date.now() + call.timeoutMs : undefined;
+    const deadline = deadlineOf(call);
     const ctx = new CallContext(call.callId, call.tool.name, call.tool.version, call.workspaceRoot, true, call.tool.maxOutputLength, call.writeRoots, deadline);
     if (signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
@@ -80,7 +80,7 @@ export class MainRunner implements Runner {
       this.active.add(watch);
       // Watch the tool's promise even when the signal had already aborted (settled at once),
       // so that a later rejection is not left unhandled.
-      watch.watch(call.timeoutMs);
+      watch.watch(call.timeoutMs, call.timeoutFrom);
       pending.then(
         (value) => watch.settle(okOutcome(value, ctx)),
         (error: unknown) => watch.settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),

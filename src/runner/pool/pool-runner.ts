@@ -14,7 +14,8 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { CallWatch } from '../call-watch.js';
-import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
+import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
+import { sweepOwner } from '../../workspace/leftovers.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
 import { ToolgateOptionError } from '../../errors/errors.js';
 import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, threadOf, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
@@ -186,7 +187,7 @@ export class PoolRunner implements Runner {
       return settled({ kind: 'unavailable', code: 'OVERLOADED', message: `more than ${MAX_CALLS_IN_FLIGHT} calls are in flight; retry later` }, call, then);
     }
     const pool = this.poolFor(tool.memoryMb);
-    const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, call.timeoutMs > 0 ? Date.now() + call.timeoutMs : 0];
+    const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, deadlineOf(call) ?? 0];
     if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
     if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
     return new Promise<T>((resolve, reject) => {
@@ -206,7 +207,7 @@ export class PoolRunner implements Runner {
       // failing at start-up) holds nothing else that would.
       this.calls[slot] = run;
       run.submit();
-      run.watch(call.timeoutMs);
+      run.watch(call.timeoutMs, call.timeoutFrom);
     });
   }
 
@@ -227,6 +228,7 @@ export class PoolRunner implements Runner {
     const message = (error as Error)?.message ?? String(error);
     const done = state <= SLOT_DONE;
     const running = state > 0 && (state & SLOT_LOADING) === 0;
+    if (running) this.sweepAfter(state); // its worker was ended or died while it ran: what it left goes
     if (this.closed) {
       return running || done
         ? { kind: 'crashed', message: 'interrupted: the executor was closed while it ran; it may have had partial effects' }
@@ -329,7 +331,16 @@ export class PoolRunner implements Runner {
     if (worker === undefined) return;
     this.killed.set(threadId, why);
     if (this.killed.size > 1024) this.killed.delete(this.killed.keys().next().value!);
-    void worker.terminate();
+    const ended = worker.terminate();
+    ended.then(() => this.sweepAfter(threadId), () => this.sweepAfter(threadId));
+  }
+
+  /**
+   * Remove the temporary files worker thread `threadId` left (it was terminated or died: its
+   * own cleanup never ran). Never rejects; see `src/workspace/leftovers.ts`.
+   */
+  private sweepAfter(threadId: number): void {
+    void sweepOwner(process.pid, threadId);
   }
 
   /**

@@ -27,7 +27,8 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ToolgateOptionError } from '../../errors/errors.js';
 import { CallWatch } from '../call-watch.js';
-import type { RunnableTool, Runner, RunOutcome, RunRequest } from '../runner.js';
+import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
+import { sweepOwner } from '../../workspace/leftovers.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
 import { READY, REPLIED, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
 
@@ -132,11 +133,11 @@ export class ProcessRunner implements Runner {
     const entry: ToolEntry = { m: tool.moduleUrl, e: tool.exportName, k: tool.key, o: tool.maxOutputLength, x: tool.cutInWorker, t: tool.truncation };
     const group = this.groupFor(this.capOf(tool));
     return new Promise<RunOutcome>((resolve) => {
-      const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, call.timeoutMs > 0 ? Date.now() + call.timeoutMs : 0];
+      const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, deadlineOf(call) ?? 0];
       if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
       if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
       const pending = new ProcessCall(group, call, task, signal, resolve);
-      if (!pending.watch(call.timeoutMs)) return;
+      if (!pending.watch(call.timeoutMs, call.timeoutFrom)) return;
       group.enqueue(pending);
     });
   }
@@ -419,6 +420,8 @@ class Child {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.dead = true;
     liveChildren.delete(this);
+    // What a killed child was writing (atomic writes' temporaries) goes now, not at the next start.
+    if (this.process.pid !== undefined && (signal !== null || code !== 0)) void sweepOwner(this.process.pid);
     const call = this.call;
     this.call = undefined;
     if (!this.everTookCall && !this.ready) this.group.started(false);

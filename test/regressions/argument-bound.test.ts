@@ -1,0 +1,63 @@
+// Regression (issue 14, item 4): arguments of any size were parsed or copied (a 200 MB
+// argument blocked the main thread for seconds). Arguments larger than `maxArgumentBytes`
+// (default 64 MiB) are now refused with INVALID_ARGUMENTS before anything reads them, and the
+// message says how to send large data.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ToolExecutor, ToolgateOptionError, type ToolRegistry } from 'toolgate';
+import { fixtureRegistry } from '../helpers.js';
+
+describe('the argument bound', () => {
+  let registry: ToolRegistry;
+  let small: ToolExecutor;
+  before(async () => {
+    registry = await fixtureRegistry();
+    small = new ToolExecutor(registry, { maxArgumentBytes: 1000 });
+  });
+  after(() => small.close());
+
+  const refused = (r: { errorCode?: string; error?: string }, shown: string) => {
+    assert.equal(r.errorCode, 'INVALID_ARGUMENTS', r.error);
+    assert.match(r.error!, new RegExp(`larger than ${shown} \\(the executor's maxArgumentBytes\\) and were not read`));
+    assert.match(r.error!, /as a file/);
+  };
+
+  it('refuses JSON text over the bound, counted in UTF-8 bytes', async () => {
+    refused(await small.call('count_calls', `{"x":"${'a'.repeat(1000)}"}`), '1000 bytes');
+    refused(await small.call('count_calls', `{"x":"${'€'.repeat(400)}"}`), '1000 bytes'); // 406 characters, 1207 bytes
+    const fits = await small.call('count_calls', '{}');
+    assert.equal(fits.success, true, fits.error);
+  });
+
+  it('refuses an object over the bound, stopping its walk there, before any copy', async () => {
+    refused(await small.call('count_calls', { x: 'a'.repeat(2000) }), '1000 bytes');
+    refused(await small.call('count_calls', { list: Array.from({ length: 500 }, (_, i) => ({ i })) }), '1000 bytes');
+    let readLater = false;
+    const args = {
+      big: 'a'.repeat(2000),
+      get later(): string {
+        readLater = true;
+        return 'b';
+      },
+    };
+    refused(await small.call('count_calls', args), '1000 bytes');
+    assert.equal(readLater, false, 'nothing after the bound was read (the copy reads every value)');
+  });
+
+  it('refuses 64 MiB and more by default', async () => {
+    const executor = new ToolExecutor(registry);
+    try {
+      const text = `{"text":"${'a'.repeat(64 * 1024 * 1024)}"}`;
+      refused(await executor.call('echo_arguments', text), '64 MiB');
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it('checks the option', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, '10' as unknown as number]) {
+      assert.throws(() => new ToolExecutor(registry, { maxArgumentBytes: bad }), (e: unknown) => e instanceof ToolgateOptionError && /options\.maxArgumentBytes/.test((e as Error).message));
+    }
+    void new ToolExecutor(registry, { maxArgumentBytes: Number.POSITIVE_INFINITY }).close();
+  });
+});
