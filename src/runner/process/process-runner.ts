@@ -313,6 +313,9 @@ class Child {
   private busy(): void {
     this.process.ref();
     this.process.channel?.ref();
+    // The pipes too: 'close' (which a call's end and close() wait for) comes after their end.
+    (this.process.stdout as unknown as { ref?: () => void }).ref?.();
+    (this.process.stderr as unknown as { ref?: () => void }).ref?.();
   }
 
   /** Pass the child's output on to the host's standard error, but not V8's report of a fatal error. */
