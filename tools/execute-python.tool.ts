@@ -1,4 +1,4 @@
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
+import { SandboxUnavailableError, tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
 import { PythonSandbox, type PythonRunResult } from '../tools-ported/common/python-sandbox.js';
 
 /** Arguments of execute_python. */
@@ -41,12 +41,14 @@ export class ExecutePythonTool implements Tool<ExecutePythonInput, string> {
   private sandbox: PythonSandbox | undefined;
 
   async run(args: ExecutePythonInput, ctx: ToolContext): Promise<string> {
-    this.sandbox ??= new PythonSandbox();
+    // One instance per executor, whose sandbox policy does not change.
+    this.sandbox ??= new PythonSandbox({ sandbox: ctx.sandbox.profile });
     const timeoutSec = args.timeout_sec ?? DEFAULT_PYTHON_TIMEOUT_SEC;
     let result: PythonRunResult;
     try {
       result = await this.sandbox.run(args.code, { timeoutMs: timeoutSec * 1000, signal: ctx.signal, session: args.session, scope: ctx.workspace.realRoot });
     } catch (error) {
+      if (error instanceof SandboxUnavailableError) throw error;
       throw new ToolExecutionError(`the Python sandbox is unavailable: ${(error as Error).message}`);
     }
     return pythonOutput(result, timeoutSec, (text) => ctx.note(text));
@@ -71,7 +73,7 @@ export function pythonOutput(result: PythonRunResult, timeoutSec: number, note: 
     text += `${text === '' || text.endsWith('\n') ? '' : '\n'}[stderr]\n${unforgeable(result.stderr)}${omitted(result.stderrOmitted, 'standard error')}`;
   }
   const where = `${result.session ? 'session interpreter' : 'fresh interpreter'}${result.isolation === 'none' ? '' : `, isolated by ${result.isolation}`}`;
-  const network = result.networkIsolated ? '' : 'warning: this machine could not isolate the sandbox from the network, so the code may have reached network hosts';
+  const network = result.networkIsolated ? '' : 'warning: the interpreter ran without a sandbox (the profile none was chosen), so the code may have reached network hosts';
   if (result.status === 'ok') {
     note(`[execute_python: finished in ${result.runMs} ms in a ${where}${network ? `; ${network}` : ''}]`);
     return text;
