@@ -1,6 +1,6 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { commandEnv } from './command-process.js';
-import { sessionOutput, workingFolder } from './command-output.js';
+import { commandSandbox, sessionOutput, workingFolder } from './command-output.js';
 import { commandSessions } from './command-sessions.js';
 
 /** Arguments of exec_command. */
@@ -48,9 +48,10 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
     } catch (error) {
       throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
     }
+    const sandbox = commandSandbox(ctx, cwd);
     let session;
     try {
-      session = commandSessions.start({ command: args.cmd, cwd, env, stdin: true }, this, ctx.workspace.realRoot);
+      session = commandSessions.start({ command: args.cmd, cwd, env, sandbox, stdin: true }, this, ctx.workspace.realRoot);
     } catch (error) {
       throw new ToolExecutionError((error as Error).message);
     }

@@ -1,6 +1,6 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { CommandProcess, commandEnv, stopOwnedBy } from './command-process.js';
-import { reportExit, seconds, workingFolder } from './command-output.js';
+import { commandSandbox, reportExit, seconds, workingFolder } from './command-output.js';
 
 /** Arguments of run_command. */
 export interface RunCommandInput {
@@ -50,7 +50,8 @@ export class RunCommandTool implements Tool<RunCommandInput, string> {
  * Run `args.command` to its end or its timeout.
  * @param hostEnv - the host's environment, filtered by {@link commandEnv}.
  * @throws ToolExecutionError `TIMEOUT` when the command outran `timeout_ms`, `ABORTED` when the
- *   call was aborted, `INVALID_ARGUMENTS` for a bad workdir or env.
+ *   call was aborted, `INVALID_ARGUMENTS` for a bad workdir or env; SandboxUnavailableError
+ *   when the call's sandbox cannot be made here.
  */
 export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEnv: NodeJS.ProcessEnv, owner?: object): Promise<string> {
   const cwd = workingFolder(ctx.workspace, args.workdir);
@@ -60,14 +61,15 @@ export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEn
   } catch (error) {
     throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
   }
+  const sandbox = commandSandbox(ctx, cwd);
   const timeoutMs = args.timeout_ms ?? DEFAULT_RUN_TIMEOUT_MS;
-  const proc = CommandProcess.start({ command: args.command, cwd, env, stdin: false, owner });
+  const proc = CommandProcess.start({ command: args.command, cwd, env, sandbox, stdin: false, owner });
   const exited = await proc.wait(timeoutMs, ctx.signal);
   if (!exited) {
     const why = ctx.signal.aborted ? 'the call was stopped' : `timed out after ${seconds(timeoutMs)}`;
     await proc.stop(why);
     const output = proc.output.all();
-    ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.hidden || proc.limited ? 'every process of the command' : "the command's process group"}]`);
+    ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.sandboxed || proc.limited ? 'every process of the command' : "the command's process group"}]`);
     throw new ToolExecutionError(
       `the command ${ctx.signal.aborted ? 'was stopped before it finished' : `ran longer than timeout_ms=${timeoutMs} and was stopped`}; output so far:\n${output === '' ? '[no output]' : output}`,
       ctx.signal.aborted ? 'ABORTED' : 'TIMEOUT',
