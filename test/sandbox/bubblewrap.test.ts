@@ -157,7 +157,15 @@ if (!HAS_BWRAP) {
 } else {
   describe('with bubblewrap: what a command cannot do under workspace-write', () => {
     test('R11: no host process, and no host environment, is in sight; walking /proc/*/environ finds no secret', async () => {
-      const result = await run(`test -e /proc/${process.pid} && echo host-visible || echo host-hidden; cat /proc/$PPID/environ | tr '\\0' '\\n'; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | sort -u`);
+      // /proc shows the environment a process started with: a host process that started with the key.
+      const holder = spawn('sleep', ['60'], { env: { ...process.env, OPENAI_API_KEY: SECRET }, stdio: 'ignore' });
+      let result: ToolExecutionResult;
+      try {
+        assert.ok(fs.readFileSync(`/proc/${holder.pid}/environ`, 'utf8').includes(SECRET), 'the host holds the key where /proc shows it');
+        result = await run(`test -e /proc/${process.pid} && echo host-visible || echo host-hidden; cat /proc/$PPID/environ | tr '\\0' '\\n'; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | sort -u`);
+      } finally {
+        holder.kill('SIGKILL');
+      }
       assert.equal(result.success, true, result.output);
       assert.match(result.output, /^host-hidden\n/);
       assert.ok(!result.output.includes(SECRET), 'the host\'s OPENAI_API_KEY came through');
