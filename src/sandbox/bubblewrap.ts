@@ -110,16 +110,6 @@ export function bubblewrapAvailable(): boolean {
   return probeBubblewrap().works;
 }
 
-/**
- * @throws SandboxUnavailableError when `policy` needs a sandbox and bubblewrap does not work
- *   here: the message names the Debian package and the explicit way to run without one.
- */
-export function requireSandbox(policy: SandboxPolicy, who: string): void {
-  if (policy.profile === 'none') return;
-  const probe = probeBubblewrap();
-  if (!probe.works) throw SandboxUnavailableError.fromMissingBubblewrap(who, probe.problem ?? 'bubblewrap does not work here', BUBBLEWRAP_PACKAGE);
-}
-
 /** Where a sandboxed program runs and what it may write. */
 export interface SandboxMounts {
   /** Real path of the workspace root (readable; writable in `workspace-write`). */
@@ -164,11 +154,7 @@ function gitProtections(roots: readonly string[]): string[] {
 }
 
 /**
- * The bubblewrap command line that runs a program (appended after it) in `profile`'s
- * sandbox: ends with `--`. The caller spawns it with the environment it means the program to
- * have (bwrap passes its own on; `TMPDIR` is set to the private `/tmp`), from the thread that
- * must outlive the program (the parent-death signal is tied to it), and in a session of its
- * own (`detached: true`) so the program has no terminal.
+ * The bubblewrap command line of `profile`'s sandbox, ending with `--`.
  *
  * Mounts, in order: `/` read-only; a new `/dev` and `/proc`; empty private `/tmp`,
  * `/var/tmp`, `/run` and `/dev/shm` (host sockets there are out of reach: connecting to a
@@ -176,12 +162,9 @@ function gitProtections(roots: readonly string[]): string[] {
  * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
  * `read-only`; `.git` protections in each writable root. Namespaces: PID, IPC, UTS, cgroup
  * (where the kernel has one), network unless `network`. All capabilities dropped.
- *
- * @throws SandboxUnavailableError when bubblewrap does not work here.
  */
-export function sandboxArgv(profile: Exclude<SandboxProfile, 'none'>, mounts: SandboxMounts, network: boolean): string[] {
-  requireSandbox({ profile, network }, 'the sandbox');
-  const args = [probeBubblewrap().binary, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mounts: SandboxMounts, network: boolean): string[] {
+  const args = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const dir of HIDDEN_FOLDERS) {
     try {
       if (fs.lstatSync(dir).isDirectory()) args.push('--tmpfs', dir);
@@ -216,12 +199,21 @@ export function sandboxArgv(profile: Exclude<SandboxProfile, 'none'>, mounts: Sa
 }
 
 /**
- * The launcher prefix for a policy: {@link sandboxArgv} for a sandboxed profile, `[]` for
- * `none` (the program runs as it is).
- * @throws SandboxUnavailableError naming `who` when the policy needs bubblewrap and it does not work here.
+ * The launcher prefix for a policy: for a sandboxed profile, the bubblewrap command line
+ * that runs a program (appended after it) in the sandbox; `[]` for `none` (the program runs
+ * as it is). The prefix ends with `--`.
+ *
+ * The caller spawns it with the environment it means the program to have (bwrap passes its
+ * own on; `TMPDIR` is set to the private `/tmp`), from the thread that must outlive the
+ * program (the parent-death signal is tied to it), and in a session of its own
+ * (`detached: true`) so the program has no terminal.
+ * @param who - the tool (or component) that needs the sandbox, for the refusal's message.
+ * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work here:
+ *   the message names the Debian package and the explicit way to run without a sandbox.
  */
 export function sandboxLauncher(policy: SandboxPolicy, mounts: SandboxMounts, who: string): string[] {
   if (policy.profile === 'none') return [];
-  requireSandbox(policy, who);
-  return sandboxArgv(policy.profile, mounts, policy.network);
+  const probe = probeBubblewrap();
+  if (!probe.works) throw SandboxUnavailableError.fromMissingBubblewrap(who, probe.problem ?? 'bubblewrap does not work here', BUBBLEWRAP_PACKAGE);
+  return sandboxArgv(probe.binary, policy.profile, mounts, policy.network);
 }
