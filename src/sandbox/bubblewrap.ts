@@ -123,6 +123,39 @@ export interface SandboxMounts {
   cwd: string;
 }
 
+/** The `__SO_ACCEPTCON` flag of `/proc/net/unix`: the socket is listening. */
+const LISTENING = 0x10000;
+
+/**
+ * Paths of the Unix sockets listening in this network namespace now (from `/proc/net/unix`)
+ * that the sandbox would show: outside the hidden folders, or inside the workspace.
+ * Connecting to one needs no write access, so a read-only mount does not keep a command from
+ * it; each is covered with `/dev/null` instead.
+ */
+function listeningSockets(workspace: string): string[] {
+  let table: string;
+  try {
+    table = fs.readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    return [];
+  }
+  const found = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 8 || (Number.parseInt(fields[3]!, 16) & LISTENING) === 0) continue;
+    const socket = fields.slice(7).join(' ');
+    if (!socket.startsWith('/')) continue;
+    if (!socket.startsWith(`${workspace}/`) && HIDDEN_FOLDERS.some((dir) => socket.startsWith(`${dir}/`))) continue;
+    try {
+      if (fs.lstatSync(socket).isSocket()) found.add(socket);
+    } catch {
+      // gone, or in another mount namespace's view
+    }
+  }
+  return [...found];
+}
+
 /**
  * `<root>/.git` protections, for each writable root that holds a repository: `.git` bound
  * onto itself (a mount point cannot be renamed or removed, so a new `.git` cannot replace it),
@@ -160,7 +193,8 @@ function gitProtections(roots: readonly string[]): string[] {
  * `/var/tmp`, `/run` and `/dev/shm` (host sockets there are out of reach: connecting to a
  * Unix socket works on a read-only mount); with network, the host's resolver file again if
  * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
- * `read-only`; `.git` protections in each writable root. Namespaces: PID, IPC, UTS, cgroup
+ * `read-only`; `.git` protections in each writable root; `/dev/null` over every Unix
+ * socket listening elsewhere (see {@link listeningSockets}). Namespaces: PID, IPC, UTS, cgroup
  * (where the kernel has one), network unless `network`. All capabilities dropped.
  */
 function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mounts: SandboxMounts, network: boolean): string[] {
@@ -192,6 +226,7 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
     for (const dir of writable) args.push('--bind', dir, dir);
     args.push(...gitProtections(writable));
   }
+  for (const socket of listeningSockets(mounts.workspace)) args.push('--ro-bind', '/dev/null', socket);
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!network) args.push('--unshare-net');
   args.push('--cap-drop', 'ALL', '--die-with-parent', '--setenv', 'TMPDIR', '/tmp', '--chdir', mounts.cwd, '--');

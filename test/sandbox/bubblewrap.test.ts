@@ -197,6 +197,32 @@ if (!HAS_BWRAP) {
       }
     });
 
+    test('a Unix socket the host listens on outside /tmp and /run (here: in the workspace) is out of reach', async () => {
+      const ws = fs.realpathSync(tmp.ws);
+      const socketPath = path.join(ws, 'host.sock');
+      const connections: string[] = [];
+      const server = net.createServer((socket) => {
+        connections.push('connected');
+        socket.end();
+      });
+      await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+      try {
+        const connect = `${JSON.stringify(process.execPath)} -e "require('net').connect('host.sock').on('connect', () => console.log('connected')).on('error', (e) => console.log('refused', e.code))"`;
+        const result = await run(connect);
+        assert.match(result.output, /^refused E\w+$/m, result.output);
+        assert.equal(connections.length, 0, 'the host socket saw no connection');
+        // The check can fail: without a sandbox the same command connects.
+        const open = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, sandbox: 'none' });
+        try {
+          assert.match((await run(connect, open)).output, /^connected$/m);
+        } finally {
+          await open.close();
+        }
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+
     test('writes: inside the workspace yes; outside it, in the host\'s /tmp, on the root file system, into .git/hooks or .git/config no', async () => {
       const ws = fs.realpathSync(tmp.ws);
       fs.mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true });
