@@ -32,9 +32,9 @@ export const DEFAULT_PYTHON_TIMEOUT_SEC = 15;
  * Run Python 3 code in a sandbox and return what it prints. Use it for calculations, data
  * wrangling and checking an idea in code. The sandbox is CPython on WebAssembly (Pyodide)
  * with the standard library only: no access to the host's files (read or write files in the
- * workspace with the file tools instead), no processes and no package installs; the network
- * is cut off where the machine allows it (the result says when it is not). Each call starts
- * from a fresh interpreter unless you name a `session`.
+ * workspace with the file tools instead), no processes, no package installs and no network
+ * (the result says when the user turned the sandbox off). Each call starts from a fresh
+ * interpreter unless you name a `session`.
  */
 @tool({ name: 'execute_python', version: '1.0.0', requiresConfirmation: true, tags: ['code', 'builtin'], timeoutMs: 90_000, runner: 'main' })
 export class ExecutePythonTool implements Tool<ExecutePythonInput, string> {

@@ -36,7 +36,8 @@ const DEADLINE_MARGIN_MS = 500;
  * output and exit status; one still running returns its output so far and a process_id, to
  * drive with input_command (write input, send Ctrl-C, or poll). For commands that simply run
  * to the end, run_command is simpler. The command gets a clean environment: no API keys or
- * tokens of the host.
+ * tokens of the host. It runs in a sandbox unless the user turned it off: it can write only
+ * inside the workspace and a private /tmp, and has no network unless the user allowed it.
  */
 @tool({ name: 'exec_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
 export class ExecCommandTool implements Tool<ExecCommandInput, string> {

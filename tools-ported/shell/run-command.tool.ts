@@ -32,7 +32,9 @@ export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
  * (standard output and error together) and exit status. Use it for builds, tests, git and
  * other commands that end by themselves. For a command that keeps running or asks for input
  * (a server, a REPL), use exec_command. The command gets a clean environment: no API keys or
- * tokens of the host.
+ * tokens of the host. It runs in a sandbox unless the user turned it off: it can write only
+ * inside the workspace and a private /tmp (emptied after each command), and has no network
+ * unless the user allowed it (downloads and package installs fail).
  */
 @tool({ name: 'run_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 610_000, truncation: 'head-tail' })
 export class RunCommandTool implements Tool<RunCommandInput, string> {
