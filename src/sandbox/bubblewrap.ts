@@ -159,8 +159,9 @@ function listeningSockets(workspace: string): string[] {
 /**
  * `<root>/.git` protections, for each writable root that holds a repository: `.git` bound
  * onto itself (a mount point cannot be renamed or removed, so a new `.git` cannot replace it),
- * then its `hooks` folder and `config` file read-only (git runs what they name). A `.git`
- * file (a worktree's pointer) is made read-only itself.
+ * then its `hooks` folder and `config` file read-only (git runs what they name), an empty
+ * read-only one in place of a missing one. A `.git` file (a worktree's pointer) is made
+ * read-only itself.
  */
 function gitProtections(roots: readonly string[]): string[] {
   const args: string[] = [];
@@ -178,10 +179,13 @@ function gitProtections(roots: readonly string[]): string[] {
     }
     if (!stat.isDirectory()) continue;
     args.push('--bind', git, git);
-    for (const name of ['hooks', 'config']) {
-      const inside = path.join(git, name);
-      if (fs.existsSync(inside)) args.push('--ro-bind', inside, inside);
-    }
+    // Missing ones are protected too, or the command could create them: an empty read-only
+    // folder and file, whose mount points stay behind on the host (empty, as git makes them).
+    const hooks = path.join(git, 'hooks');
+    if (fs.existsSync(hooks)) args.push('--ro-bind', hooks, hooks);
+    else args.push('--tmpfs', hooks, '--remount-ro', hooks);
+    const config = path.join(git, 'config');
+    args.push('--ro-bind', fs.existsSync(config) ? config : '/dev/null', config);
   }
   return args;
 }
@@ -233,6 +237,23 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
   return args;
 }
 
+let guard: string[] | undefined;
+
+/**
+ * The start of every launcher: `setpriv` sets the parent-death signal (kept across the execs
+ * that follow), then `sh` checks that the parent is still this process and execs the rest.
+ * bwrap sets its own parent-death signal only once it runs; a host killed in the
+ * milliseconds before that would leave the sandbox running (seen in the SIGKILL test), and a
+ * signal set after the parent died never fires, hence the check. `[]` without setpriv.
+ */
+function parentDeathGuard(): string[] {
+  if (guard !== undefined) return guard;
+  const setpriv = onPath('setpriv');
+  const sh = onPath('sh');
+  guard = setpriv === undefined || sh === undefined ? [] : [setpriv, '--pdeathsig', 'KILL', '--', sh, '-c', 'if [ "$PPID" != "$1" ]; then exit 125; fi; shift; exec "$@"', 'toolgate-sandbox'];
+  return guard;
+}
+
 /**
  * The launcher prefix for a policy: for a sandboxed profile, the bubblewrap command line
  * that runs a program (appended after it) in the sandbox; `[]` for `none` (the program runs
@@ -241,7 +262,8 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
  * The caller spawns it with the environment it means the program to have (bwrap passes its
  * own on; `TMPDIR` is set to the private `/tmp`), from the thread that must outlive the
  * program (the parent-death signal is tied to it), and in a session of its own
- * (`detached: true`) so the program has no terminal.
+ * (`detached: true`) so the program has no terminal. It may run the prefix through an `exec`
+ * of its own (the shell tools' wrapper does), as long as the process stays a child of this one.
  * @param who - the tool (or component) that needs the sandbox, for the refusal's message.
  * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work here:
  *   the message names the Debian package and the explicit way to run without a sandbox.
@@ -250,5 +272,6 @@ export function sandboxLauncher(policy: SandboxPolicy, mounts: SandboxMounts, wh
   if (policy.profile === 'none') return [];
   const probe = probeBubblewrap();
   if (!probe.works) throw SandboxUnavailableError.fromMissingBubblewrap(who, probe.problem ?? 'bubblewrap does not work here', BUBBLEWRAP_PACKAGE);
-  return sandboxArgv(probe.binary, policy.profile, mounts, policy.network);
+  const guarded = parentDeathGuard();
+  return [...guarded, ...(guarded.length ? [String(process.pid)] : []), ...sandboxArgv(probe.binary, policy.profile, mounts, policy.network)];
 }

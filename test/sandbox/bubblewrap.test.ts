@@ -256,6 +256,19 @@ if (!HAS_BWRAP) {
       fs.rmSync(path.join(ws, 'inside.txt'));
     });
 
+    test('a repository without a hooks folder or a config file: the command cannot create them', async () => {
+      const ws = fs.realpathSync(tmp.ws);
+      fs.mkdirSync(path.join(ws, '.git'));
+      try {
+        const result = await run('(mkdir -p .git/hooks && echo "echo hooked" > .git/hooks/post-checkout) 2>/dev/null || echo hook-refused; (echo "[core]" > .git/config) 2>/dev/null || echo config-refused');
+        assert.match(result.output, /^hook-refused\nconfig-refused$/m, result.output);
+        assert.deepEqual(fs.readdirSync(path.join(ws, '.git', 'hooks')), [], 'the hooks folder the sandbox left is empty');
+        assert.equal(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8'), '', 'the config file the sandbox left is empty');
+      } finally {
+        fs.rmSync(path.join(ws, '.git'), { recursive: true, force: true });
+      }
+    });
+
     test('a .git file (a worktree\'s pointer to its repository) cannot be rewritten', async () => {
       const ws = fs.realpathSync(tmp.ws);
       fs.writeFileSync(path.join(ws, '.git'), 'gitdir: /nowhere\n');
