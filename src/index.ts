@@ -17,8 +17,9 @@ export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, C
 // Calls, results and errors.
 export type { ToolCallRequest, ToolExecutionResult, StopReason } from './types/result.js';
 export {
-  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode,
+  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode,
 } from './errors/errors.js';
+export { SANDBOX_PROFILES, BWRAP_ENV, type SandboxProfile, type SandboxPolicy } from './sandbox/bubblewrap.js';
 
 // The tool system facade, and the parts it composes.
 export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection, type ToolSystemConnector } from './system/tool-system.js';

@@ -7,7 +7,7 @@
  * @module
  */
 export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
-export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, type ToolErrorCode } from './errors/errors.js';
+export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode } from './errors/errors.js';
 export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationStrategy } from './types/tool.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
@@ -15,3 +15,4 @@ export { openFileInside, readFileInside, writeFileInside, type OpenInside, type 
 export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, CAN_PIN_FOLDERS, type WriteStop, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 export { isSecretKey } from './logging/secrets.js';
 export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';
+export { sandboxLauncher, bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, SANDBOX_PROFILES, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type SandboxPolicy, type SandboxProfile, type SandboxMounts, type BubblewrapProbe } from './sandbox/bubblewrap.js';

@@ -1,4 +1,4 @@
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
+import { SandboxUnavailableError, tool, ToolExecutionError, type Tool, type ToolContext } from '../src/tool.js';
 import { PythonSandbox, type PythonRunResult } from '../tools-ported/common/python-sandbox.js';
 
 /** Arguments of execute_python. */
@@ -32,21 +32,23 @@ export const DEFAULT_PYTHON_TIMEOUT_SEC = 15;
  * Run Python 3 code in a sandbox and return what it prints. Use it for calculations, data
  * wrangling and checking an idea in code. The sandbox is CPython on WebAssembly (Pyodide)
  * with the standard library only: no access to the host's files (read or write files in the
- * workspace with the file tools instead), no processes and no package installs; the network
- * is cut off where the machine allows it (the result says when it is not). Each call starts
- * from a fresh interpreter unless you name a `session`.
+ * workspace with the file tools instead), no processes, no package installs and no network
+ * (the result says when the user turned the sandbox off). Each call starts from a fresh
+ * interpreter unless you name a `session`.
  */
 @tool({ name: 'execute_python', version: '1.0.0', requiresConfirmation: true, tags: ['code', 'builtin'], timeoutMs: 90_000, runner: 'main' })
 export class ExecutePythonTool implements Tool<ExecutePythonInput, string> {
   private sandbox: PythonSandbox | undefined;
 
   async run(args: ExecutePythonInput, ctx: ToolContext): Promise<string> {
-    this.sandbox ??= new PythonSandbox();
+    // One instance per executor, whose sandbox policy does not change.
+    this.sandbox ??= new PythonSandbox({ sandbox: ctx.sandbox.profile });
     const timeoutSec = args.timeout_sec ?? DEFAULT_PYTHON_TIMEOUT_SEC;
     let result: PythonRunResult;
     try {
       result = await this.sandbox.run(args.code, { timeoutMs: timeoutSec * 1000, signal: ctx.signal, session: args.session, scope: ctx.workspace.realRoot });
     } catch (error) {
+      if (error instanceof SandboxUnavailableError) throw error;
       throw new ToolExecutionError(`the Python sandbox is unavailable: ${(error as Error).message}`);
     }
     return pythonOutput(result, timeoutSec, (text) => ctx.note(text));
@@ -71,7 +73,7 @@ export function pythonOutput(result: PythonRunResult, timeoutSec: number, note: 
     text += `${text === '' || text.endsWith('\n') ? '' : '\n'}[stderr]\n${unforgeable(result.stderr)}${omitted(result.stderrOmitted, 'standard error')}`;
   }
   const where = `${result.session ? 'session interpreter' : 'fresh interpreter'}${result.isolation === 'none' ? '' : `, isolated by ${result.isolation}`}`;
-  const network = result.networkIsolated ? '' : 'warning: this machine could not isolate the sandbox from the network, so the code may have reached network hosts';
+  const network = result.networkIsolated ? '' : 'warning: the interpreter ran without a sandbox (the profile none was chosen), so the code may have reached network hosts';
   if (result.status === 'ok') {
     note(`[execute_python: finished in ${result.runMs} ms in a ${where}${network ? `; ${network}` : ''}]`);
     return text;

@@ -27,7 +27,7 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import type { ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { LOG_LEVELS, type CliContext, type CliIo } from './context.js';
+import { LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, type CliContext, type CliIo } from './context.js';
 import { confirmationPrompt, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
@@ -36,6 +36,7 @@ const AGENT_USAGE = `Usage:
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
                  [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
                  [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
+                 [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
 
 Runs an agent on TASK with the tools, against an OpenAI-compatible chat completions endpoint:
   --base-url or OPENAI_BASE_URL   e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama)
@@ -71,6 +72,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
         agent: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, workspace: { type: 'string' },
         yes: { type: 'boolean', short: 'y' }, 'max-rounds': { type: 'string' }, 'plan-dir': { type: 'string' },
         tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        ...SANDBOX_FLAGS,
       },
     });
   } catch (error) {
@@ -89,6 +91,12 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
   if (values['max-rounds'] !== undefined) {
     maxToolRounds = Number(values['max-rounds']);
     if (!Number.isInteger(maxToolRounds) || maxToolRounds < 1) return usage(`--max-rounds must be a positive integer; got ${values['max-rounds']}`);
+  }
+  let sandbox;
+  try {
+    sandbox = sandboxOptions(values, ctx);
+  } catch (error) {
+    return usage((error as Error).message);
   }
   const level = values['log-level'] ?? 'error';
   if (!LOG_LEVELS.has(level)) return usage(`--log-level must be one of ${[...LOG_LEVELS].join(', ')}; got ${level}`);
@@ -112,7 +120,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     workspace,
     logLevel: level as LevelWithSilent,
     // Whole outputs would be kept in a temporary folder removed at exit: keep none.
-    executor: { outputStore: false },
+    executor: { ...sandbox, outputStore: false },
   });
   const interactive = io.stdin.isTTY === true;
   const tty = interactive ? new TerminalAsker(io) : undefined;

@@ -11,14 +11,16 @@ import path from 'node:path';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { PathTraversalError } from '../errors/errors.js';
 import { failedResult } from '../closeout/results.js';
-import { EXIT, logLevel, modeOption, parse, UsageError, workspaceOption, type CliContext } from './context.js';
+import { EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { askOnTty, readStdin, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
 /** Usage lines of `toolgate call`. */
 export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
                 [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
-                [--timeout-ms N] [--output-dir DIR] [--json]`;
+                [--timeout-ms N] [--output-dir DIR] [--json]
+                [--sandbox workspace-write|read-only] [--sandbox-network]
+                [--dangerously-disable-sandbox]`;
 
 /** The `--timeout-ms` option, if given. */
 function timeoutOption(values: Record<string, unknown>): number | undefined {
@@ -42,6 +44,7 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
     'timeout-ms': { type: 'string' },
     'output-dir': { type: 'string' },
     json: { type: 'boolean' },
+    ...SANDBOX_FLAGS,
   });
   const [name, rawArgs, ...rest] = positionals;
   if (!name) throw new UsageError('call needs a tool NAME');
@@ -51,11 +54,13 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   const mode = modeOption(values);
   const args = rawArgs === '-' ? await readStdin(ctx.stdin) : rawArgs ?? '{}';
   const level = logLevel(values);
+  const sandbox = sandboxOptions(values, ctx);
   const interactive = ctx.stdin.isTTY === true && !values.yes;
   const system = cliToolSystem(values, ctx, {
     workspace,
     logLevel: level,
     executor: {
+      ...sandbox,
       confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
       // A temporary folder would be gone when this process exits: keep whole outputs only where asked.
       outputStore: values['output-dir'] === undefined ? false : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ToolgateError } from '../errors/errors.js';
 import type { LevelWithSilent } from '../logging/logger.js';
+import type { SandboxProfile } from '../sandbox/bubblewrap.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
@@ -97,4 +98,44 @@ export function modeOption(values: Record<string, unknown>): string {
   const mode = (values.mode as string | undefined) ?? 'default';
   if (!['default', 'explore', 'plan'].includes(mode)) throw new UsageError(`--mode must be default, explore or plan; got ${mode}`);
   return mode;
+}
+
+/**
+ * The sandbox flags of the commands that run tools (`call`, `mcp`, `agent`): `--sandbox
+ * workspace-write|read-only`, `--sandbox-network`, and `--dangerously-disable-sandbox`, the
+ * only way to choose the profile `none` from the command line.
+ */
+export const SANDBOX_FLAGS = {
+  sandbox: { type: 'string' },
+  'sandbox-network': { type: 'boolean' },
+  'dangerously-disable-sandbox': { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Usage lines of {@link SANDBOX_FLAGS}. */
+export const SANDBOX_USAGE = `  --sandbox PROFILE  how run_command, exec_command and execute_python are confined:
+                     workspace-write (default) or read-only; needs bubblewrap on Linux
+  --sandbox-network  let sandboxed commands use the network (default: none)
+  --dangerously-disable-sandbox
+                     run those tools with no sandbox at all (the profile none)`;
+
+/**
+ * The executor options the sandbox flags ask for (none when no flag is given); warns on the
+ * context's stderr when the sandbox is disabled.
+ * @throws UsageError for `--sandbox none` (the flag that says so is required), an unknown
+ *   profile, or `--sandbox` together with `--dangerously-disable-sandbox`.
+ */
+export function sandboxOptions(values: Record<string, unknown>, ctx: CliContext): { sandbox?: SandboxProfile; sandboxNetwork?: boolean } {
+  const named = values.sandbox as string | undefined;
+  if (named === 'none') throw new UsageError('--sandbox none is not accepted: to run tools with no sandbox at all, say so with --dangerously-disable-sandbox');
+  if (named !== undefined && named !== 'workspace-write' && named !== 'read-only') throw new UsageError(`--sandbox must be workspace-write or read-only; got ${named}`);
+  const options: { sandbox?: SandboxProfile; sandboxNetwork?: boolean } = {};
+  if (values['dangerously-disable-sandbox'] === true) {
+    if (named !== undefined) throw new UsageError('--sandbox and --dangerously-disable-sandbox exclude each other');
+    options.sandbox = 'none';
+    ctx.stderr.write('toolgate: warning: --dangerously-disable-sandbox: run_command, exec_command and execute_python run with no sandbox (the whole file system, the network and the host\'s processes in reach).\n');
+  } else if (named !== undefined) {
+    options.sandbox = named;
+  }
+  if (values['sandbox-network'] === true) options.sandboxNetwork = true;
+  return options;
 }

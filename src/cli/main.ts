@@ -27,7 +27,7 @@
 import fs from 'node:fs';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { CALL_USAGE, callCommand } from './call-command.js';
-import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
+import { cliContext, EXIT, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
 import { LIST_USAGE, listCommand } from './list-command.js';
 import { MCP_USAGE, mcpCommand } from './mcp-command.js';
 import { SCHEMA_USAGE, schemaCommand } from './schema-command.js';
@@ -59,6 +59,9 @@ Common options:
                      must not start programs by itself)
   -h, --help         this help (also: toolgate help)
   --version          print toolgate's version
+
+Sandbox options of call, mcp and agent:
+${SANDBOX_USAGE}
 
 ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
 The workspace defaults to the current folder.

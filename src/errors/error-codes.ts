@@ -29,6 +29,8 @@
  *   caller, not the model's: a `timeoutMs` that is not a number, say).
  * - `OVERLOADED`: too many calls are in flight; retry later.
  * - `SERVER_UNAVAILABLE`: the MCP server behind a bridged tool did not start or has stopped.
+ * - `SANDBOX_UNAVAILABLE`: the tool runs processes in a sandbox and none can be made here
+ *   (bubblewrap missing); the user did not choose to run without one.
  * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
  */
@@ -52,5 +54,6 @@ export type ToolErrorCode =
   | 'INVALID_OPTIONS'
   | 'OVERLOADED'
   | 'SERVER_UNAVAILABLE'
+  | 'SANDBOX_UNAVAILABLE'
   | 'INTERNAL'
   | 'DEFINITION';

@@ -153,6 +153,27 @@ export class InvalidPathError extends ToolgateError {
 }
 
 /**
+ * A tool that runs processes in a sandbox found no way to make one (bubblewrap missing or
+ * not working) and the user did not choose the `none` profile. Reported as a
+ * `SANDBOX_UNAVAILABLE` result; the process goes on.
+ */
+export class SandboxUnavailableError extends ToolgateError {
+  private constructor(message: string) {
+    super('SANDBOX_UNAVAILABLE', message);
+  }
+
+  /** Bubblewrap is missing or cannot make a sandbox here (`problem` says which). */
+  static fromMissingBubblewrap(who: string, problem: string, debianPackage: string): SandboxUnavailableError {
+    return new SandboxUnavailableError(
+      `sandbox unavailable: ${who} runs its processes in a bubblewrap sandbox, and ${problem}. ` +
+        `Install bubblewrap (the Debian package \`${debianPackage}\`: apt-get install ${debianPackage}). ` +
+        `To run without any sandbox, the user must choose the profile none explicitly ` +
+        `(option sandbox: 'none', or the CLI flag --dangerously-disable-sandbox).`,
+    );
+  }
+}
+
+/**
  * A tool's own failure: throw it (or any `Error`) from `run` to report a failure the model
  * can act on. `code` defaults to `TOOL_ERROR`.
  */

@@ -34,6 +34,7 @@ import { DEFAULT_RUNNER, type RunnerKind } from '../runner/kinds.js';
 import type { Runner, RunOutcome, RunRequest } from '../runner/runner.js';
 import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
+import { DEFAULT_SANDBOX, SANDBOX_PROFILES, type SandboxPolicy, type SandboxProfile } from '../sandbox/bubblewrap.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
@@ -91,6 +92,15 @@ export interface ToolExecutorOptions {
    * processes look gone from here.
    */
   sweepLeftovers?: boolean;
+  /**
+   * How the processes tools start (`run_command`, `exec_command`, `execute_python`) are
+   * confined: `workspace-write` (default; the workspace writable, the rest read-only),
+   * `read-only`, or `none`, no sandbox at all, which must be chosen explicitly. Where
+   * bubblewrap is missing, those tools refuse (`SANDBOX_UNAVAILABLE`) unless it is `none`.
+   */
+  sandbox?: SandboxProfile;
+  /** Let sandboxed processes use the host's network (loopback included). Default false: no network. */
+  sandboxNetwork?: boolean;
 }
 
 /** Per-call options. */
@@ -148,6 +158,8 @@ class CallState implements PreparedCall, RunRequest {
   writeRoots: string[] | undefined = undefined;
   /** Where a runner that cuts the output keeps the whole of it, if anywhere. */
   fullOutputDir: string | undefined = undefined;
+  /** How processes the tool starts are confined (the executor's options). */
+  sandbox: SandboxPolicy = DEFAULT_SANDBOX;
   /** What the deciders said (left unset when none had an opinion): logged, and what a ledger records. */
   decisions: readonly Decision[] | undefined = undefined;
   readonly signal: AbortSignal | undefined;
@@ -198,6 +210,7 @@ export class ToolExecutor {
   private readonly options: ToolExecutorOptions;
   private readonly pipeline: DecisionPipeline;
   private readonly runnerOptions: RunnerOptions;
+  private readonly sandbox: SandboxPolicy;
   /** Runners by kind, each made on the first call of its kind. */
   private readonly runners = new Map<RunnerKind, Runner>();
   private rateLimit: RateLimiter | undefined;
@@ -238,6 +251,15 @@ export class ToolExecutor {
     if (typeof this.maxArgumentBytes !== 'number' || !(this.maxArgumentBytes === Number.POSITIVE_INFINITY || (Number.isSafeInteger(this.maxArgumentBytes) && this.maxArgumentBytes > 0))) {
       throw ToolgateOptionError.fromBadOption('maxArgumentBytes', `must be a positive integer number of bytes, or Infinity for no bound; got ${String(options.maxArgumentBytes).slice(0, 50)}`);
     }
+    if (options.sandbox !== undefined && !SANDBOX_PROFILES.includes(options.sandbox)) {
+      throw ToolgateOptionError.fromBadOption('sandbox', `must be one of ${SANDBOX_PROFILES.join(', ')}; got ${JSON.stringify(options.sandbox)}`);
+    }
+    if (options.sandboxNetwork !== undefined && typeof options.sandboxNetwork !== 'boolean') {
+      throw ToolgateOptionError.fromBadOption('sandboxNetwork', `must be a boolean; got ${JSON.stringify(options.sandboxNetwork)}`);
+    }
+    this.sandbox = options.sandbox === undefined && options.sandboxNetwork === undefined
+      ? DEFAULT_SANDBOX
+      : Object.freeze({ profile: options.sandbox ?? DEFAULT_SANDBOX.profile, network: options.sandboxNetwork ?? DEFAULT_SANDBOX.network });
     this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
     const deciders = buildDeciders({
       scopedWriteTools: this.scopedWriteTools,
@@ -382,6 +404,7 @@ export class ToolExecutor {
     }
     state.args = args;
     state.workspaceRoot = state.options.workspaceRoot ?? this.options.workspaceRoot ?? process.cwd();
+    state.sandbox = this.sandbox;
     // Path arguments are resolved once here, for every decider (the tool resolves again in
     // its own context, at the moment of use).
     if (tool.pathArguments.length !== 0) {

@@ -4,6 +4,7 @@
  * @module
  */
 import { ToolExecutionError } from '../errors/errors.js';
+import { DEFAULT_SANDBOX, type SandboxPolicy } from '../sandbox/bubblewrap.js';
 import { MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, type ToolContext } from '../types/tool.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 
@@ -44,8 +45,11 @@ export class CallContext implements ToolContext {
 
   readonly deadline: number | undefined;
 
-  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number, writeRoots?: readonly string[], deadline?: number) {
+  readonly sandbox: SandboxPolicy;
+
+  constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number, writeRoots?: readonly string[], deadline?: number, sandbox: SandboxPolicy = DEFAULT_SANDBOX) {
     this.deadline = deadline;
+    this.sandbox = sandbox;
     this.writeRoots = writeRoots;
     this.callId = callId;
     this.maxOutputLength = maxOutputLength;

@@ -12,6 +12,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
+import type { SandboxPolicy } from '../sandbox/bubblewrap.js';
 import type { ToolClass, TruncationStrategy } from '../types/tool.js';
 
 /** What a runner needs to know of a tool (a `RegisteredTool` has all of it). */
@@ -63,6 +64,8 @@ export interface RunRequest {
   writeRoots: string[] | undefined;
   /** Folder where a runner that cuts long output keeps the whole of it, if anywhere. */
   fullOutputDir?: string | undefined;
+  /** How processes the tool starts are confined (`ctx.sandbox`); default `DEFAULT_SANDBOX`. */
+  sandbox?: SandboxPolicy;
 }
 
 /** What a tool reported besides its return value. */
@@ -182,7 +185,7 @@ export function rebuildPathTraversal(error: SerializedError): PathTraversalError
  * `MEMORY_LIMIT` and `ABORTED` are for limits a tool enforces itself (a command's own
  * timeout, a sandbox's memory cap).
  */
-const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE']);
+const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE', 'SANDBOX_UNAVAILABLE']);
 
 /** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
 export function errorCodeOf(error: SerializedError): ToolErrorCode {

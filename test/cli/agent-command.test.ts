@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/main.js';
+import { BWRAP_ENV, bubblewrapAvailable } from '../../src/tool.js';
 import { cliInProcess } from './in-process.js';
 import { runCli as spawnCli, tempWorkspace } from '../helpers.js';
 import { startOpenAIFixture, turn, type OpenAIFixture, type ScriptStep } from '../openai-fixture.js';
@@ -77,9 +78,12 @@ describe('toolgate agent without a terminal (in process; the bin and R4 spawned)
     const script = [turn(null, [{ id: 'call_env', name: 'run_command', arguments: '{"command":"env"}' }]), turn('Printed the environment.')];
     await withFixture(script, async (fixture) => {
       // A small environment: run_command starts a login shell, and this machine's profile can
-      // spend a minute in pyenv when PYENV_ROOT is set.
-      const r = await spawnCli(['agent', 'print env', '--workspace', t.ws, '--yes'], {
-        env: { PATH: process.env.PATH, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: key, OPENAI_MODEL: 'm', npm_config__authToken: 'npm-5ecret' },
+      // spend a minute in pyenv when PYENV_ROOT is set. Without bubblewrap the command runs
+      // only with the sandbox disabled explicitly; the environment is filtered either way.
+      const sandbox = bubblewrapAvailable() ? [] : ['--dangerously-disable-sandbox'];
+      const bwrap = process.env[BWRAP_ENV] === undefined ? {} : { [BWRAP_ENV]: process.env[BWRAP_ENV] };
+      const r = await spawnCli(['agent', 'print env', '--workspace', t.ws, '--yes', ...sandbox], {
+        env: { PATH: process.env.PATH, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: key, OPENAI_MODEL: 'm', npm_config__authToken: 'npm-5ecret', ...bwrap },
       });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(fixture.authorizations[0], `Bearer ${key}`, 'the key reaches the model endpoint');

@@ -2,13 +2,17 @@
  * execute_python through a real executor (tools/execute-python.tool.ts): output, errors,
  * confirmation and modes, timeouts and memory caps (S2), fresh interpreters and named sessions
  * (T8 of the output cases), and two escape routes of the catalogue run through the tool in fresh
- * interpreters (S1). The sandbox itself is test/sandbox/python-sandbox.test.ts.
+ * interpreters (S1). The sandbox itself is test/tools-ported/common/python-sandbox.test.ts.
+ *
+ * Where bubblewrap is missing, the tests that are not about isolation choose the profile `none`
+ * explicitly, and the escape routes check the refusal of the default profile instead.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { bubblewrapAvailable } from '../../src/tool.js';
 import { PYTHON_ESCAPE_VECTORS, renderEscapeVector } from '../fixtures/python-escape-vectors.js';
 import { fixtureRegistry } from '../helpers.js';
 import { SECRET_TEXT, startHostTargets, type HostTargets } from '../tools-ported/common/host-targets.js';
@@ -16,9 +20,11 @@ import { SECRET_TEXT, startHostTargets, type HostTargets } from '../tools-ported
 let executor: ToolExecutor;
 let targets: HostTargets;
 
+const HAS_BWRAP = bubblewrapAvailable();
+
 before(async () => {
   targets = await startHostTargets();
-  executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: targets.tmp.ws });
+  executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: targets.tmp.ws, ...(HAS_BWRAP ? {} : { sandbox: 'none' as const }) });
 });
 
 after(async () => {
@@ -54,7 +60,7 @@ describe('execute_python through the executor', () => {
   test('T8: code that prints nothing gives [no output], with the ending note still present', async () => {
     const result = await python('x = 1', { session: 'basic' });
     assert.equal(result.success, true, result.output);
-    assert.match(result.output, /^\[no output\]\n\[execute_python: finished in \d+ ms in a session interpreter(, isolated by \w+)?\]$/);
+    assert.match(result.output, /^\[no output\]\n\[execute_python: finished in \d+ ms in a session interpreter(, isolated by \w+|; warning: [^\]]+)\]$/);
   });
 
   test('an exception is a failure that shows what was printed and the traceback of the code only', async () => {
@@ -62,7 +68,7 @@ describe('execute_python through the executor', () => {
     assert.equal(result.success, false);
     assert.equal(result.errorCode, 'TOOL_ERROR');
     assert.match(result.output, /^Error: execute_python failed: Python raised ValueError: bad value\nTraceback/);
-    assert.match(result.output, /What it printed:\nbefore$/);
+    assert.match(result.output, /What it printed:\nbefore(\n\[execute_python: warning: [^\]]+\])?$/, 'the warning of the profile none, when chosen, is a note after it');
     assert.match(result.output, /File "<code>", line 3, in f/);
     assert.ok(!result.output.includes('_pyodide'), 'Pyodide\'s own frames are left out');
   });
@@ -116,15 +122,21 @@ describe('execute_python through the executor', () => {
 });
 
 describe('S1: the escape catalogue through the tool', () => {
-  test('S1 through the tool in fresh interpreters: the constructor chain and the host mount', async () => {
-    for (const id of ['pyodide-js-constructor-chain', 'mount-host-fs']) {
-      const vector = PYTHON_ESCAPE_VECTORS.find((v) => v.id === id)!;
-      const marker = path.join(targets.markerDir, `${id}.tool-marker`);
-      const result = await python(renderEscapeVector(vector, { marker, secret: targets.secretFile, url: targets.url, socket: targets.socketPath }));
-      assert.equal(result.success, false, `${id}: ${result.output}`);
-      assert.ok(!fs.existsSync(marker), `${id}: no marker`);
-      assert.ok(!result.output.includes(SECRET_TEXT), `${id}: no secret`);
-      assert.match(result.output, /Python raised|interpreter crashed/);
+  test('S1 through the tool in fresh interpreters: the constructor chain and the host mount (refused where bubblewrap is missing)', async () => {
+    const secure = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: targets.tmp.ws });
+    try {
+      for (const id of ['pyodide-js-constructor-chain', 'mount-host-fs']) {
+        const vector = PYTHON_ESCAPE_VECTORS.find((v) => v.id === id)!;
+        const marker = path.join(targets.markerDir, `${id}.tool-marker`);
+        const result = await secure.execute({ name: 'execute_python', arguments: { code: renderEscapeVector(vector, { marker, secret: targets.secretFile, url: targets.url, socket: targets.socketPath }) } }, { confirm: true });
+        assert.equal(result.success, false, `${id}: ${result.output}`);
+        assert.ok(!fs.existsSync(marker), `${id}: no marker`);
+        assert.ok(!result.output.includes(SECRET_TEXT), `${id}: no secret`);
+        if (HAS_BWRAP) assert.match(result.output, /Python raised|interpreter crashed/);
+        else assert.equal(result.errorCode, 'SANDBOX_UNAVAILABLE', result.output);
+      }
+    } finally {
+      await secure.close();
     }
   });
 });

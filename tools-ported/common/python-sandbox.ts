@@ -6,12 +6,13 @@
  * 1. a child process, killed whole (SIGKILL) at the timeout, on abort, or when the resident
  *    memory of its process tree passes the cap, and killed by the kernel when the host dies
  *    (parent-death signal); descriptors the host inherited are closed before it starts;
- * 2. bubblewrap (`bwrap`) where installed: new user, PID, IPC, UTS and network namespaces,
- *    all capabilities dropped, an unprivileged uid, and a file system holding only the
- *    system libraries, Node, the Pyodide package and the child's entry (read-only) and an
- *    empty `/tmp`: no host file, socket or network is in reach. Else `unshare --net` (a
- *    network namespace only: Unix sockets at host paths stay reachable). Else nothing, and
- *    results say the code may have reached the network;
+ * 2. bubblewrap (`bwrap`, found as `src/sandbox/bubblewrap.ts` finds it): new user, PID, IPC,
+ *    UTS and network namespaces, all capabilities dropped, an unprivileged uid, and a file
+ *    system holding only the system libraries, Node, the Pyodide package and the child's entry
+ *    (read-only) and an empty `/tmp`: no host file, socket or network is in reach. Where
+ *    bubblewrap is missing or fails, runs are refused (`SandboxUnavailableError`) unless the
+ *    user chose the sandbox profile `none`, which runs without this layer (results then say
+ *    the code may have reached the network);
  * 3. Node's permission model: the child may read only its entry file and the Pyodide
  *    package, and may not write files, start processes or workers, or load native addons
  *    (it does not cover sockets or already-open descriptors: layers 1 and 2 do);
@@ -38,6 +39,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUBBLEWRAP_PACKAGE, probeBubblewrap, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
 
 /** How a sandboxed run ended. */
 export type PythonRunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'aborted' | 'crashed';
@@ -88,11 +90,12 @@ export interface PythonSandboxOptions {
   /** Milliseconds an interpreter may take to load before it is given up (default 60000). */
   loadTimeoutMs?: number;
   /**
-   * Isolation: `auto` (default) uses bubblewrap, else a network namespace, when the machine
-   * offers one and reports when it does not; `require` refuses to run without one; `off`
-   * skips both (tests, or machines where they misbehave).
+   * The sandbox profile (default `workspace-write`): every profile but `none` runs the
+   * interpreter under bubblewrap (the interpreter sees no workspace in any profile) and
+   * refuses to run without it; `none`, only ever the user's explicit choice, runs it without
+   * bubblewrap.
    */
-  network?: 'auto' | 'require' | 'off';
+  sandbox?: SandboxProfile;
 }
 
 /** Options of one run. */
@@ -117,8 +120,8 @@ function pyodideFolder(): string {
   return path.dirname(require.resolve('pyodide/package.json'));
 }
 
-/** How the machine lets us confine an interpreter, best first. */
-export type PythonIsolation = 'bubblewrap' | 'unshare' | 'none';
+/** How an interpreter is confined: `bubblewrap`, or `none` when the user chose no sandbox. */
+export type PythonIsolation = 'bubblewrap' | 'none';
 
 /** A command on PATH (absolute), or undefined. */
 function which(command: string): string | undefined {
@@ -153,48 +156,48 @@ function bubblewrapArgs(bwrap: string, pyodide: string): string[] {
 }
 
 /** The launcher prefix for an isolation kind (before the node command line). */
-function launcher(kind: PythonIsolation, tools: { bwrap?: string; unshare?: string; setpriv?: string; bash?: string }, pyodide: string): string[] {
+function launcher(kind: PythonIsolation, tools: { bwrap?: string; setpriv?: string; bash?: string }, pyodide: string): string[] {
   // bash, not sh: dash keeps a descriptor of its own open that the loop would close.
   const closeFds = tools.bash ? [tools.bash, '--norc', '--noprofile', '-c', CLOSE_INHERITED_FDS, 'toolgate-python'] : [];
-  const pdeath = tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL', '--'] : [];
   if (kind === 'bubblewrap') return [...closeFds, ...bubblewrapArgs(tools.bwrap!, pyodide)];
-  if (kind === 'unshare') return [...closeFds, ...pdeath, tools.unshare!, '--net', '--'];
-  return [...closeFds, ...pdeath];
+  return [...closeFds, ...(tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL', '--'] : [])];
 }
 
-interface Isolation {
-  kind: PythonIsolation;
-  prefix: string[];
-}
+/** How interpreters are started, or why they cannot be. */
+type Isolation = { kind: PythonIsolation; prefix: string[] } | { kind: 'unavailable'; problem: string };
 
-let isolationProbe: Promise<Isolation> | undefined;
+/** Probes of the bubblewrap launcher, by bwrap binary (it can change with `TOOLGATE_BWRAP`). */
+const isolationProbes = new Map<string, Promise<Isolation>>();
 
-/** Run a launcher with `node -e 0` to see whether it works here (once per process, asynchronously). */
-function probeIsolation(network: 'auto' | 'require' | 'off', pyodide: string): Promise<Isolation> {
-  if (network === 'off' || process.platform !== 'linux') {
+/**
+ * The launcher for `profile`: without bubblewrap for `none`; else bubblewrap, checked once per
+ * binary and process by running it with `node -e 0`, or `unavailable` with the reason.
+ */
+function probeIsolation(profile: SandboxProfile, pyodide: string): Promise<Isolation> {
+  if (profile === 'none') {
     return Promise.resolve({ kind: 'none', prefix: process.platform === 'linux' ? launcher('none', { setpriv: which('setpriv'), bash: which('bash') }, pyodide) : [] });
   }
-  isolationProbe ??= (async () => {
-    const tools = { bwrap: which('bwrap'), unshare: which('unshare'), setpriv: which('setpriv'), bash: which('bash') };
-    const tries: PythonIsolation[] = [];
-    if (tools.bwrap) tries.push('bubblewrap');
-    if (tools.unshare) tries.push('unshare');
-    for (const kind of tries) {
-      const prefix = launcher(kind, tools, pyodide);
-      const works = await new Promise<boolean>((resolve) => {
-        const probe = spawn(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', '0'], { stdio: 'ignore', env: {} });
-        const timer = setTimeout(() => probe.kill('SIGKILL'), 10_000);
-        probe.on('error', () => resolve(false));
-        probe.on('exit', (code) => {
-          clearTimeout(timer);
-          resolve(code === 0);
-        });
+  const bwrap = probeBubblewrap();
+  if (!bwrap.works) return Promise.resolve({ kind: 'unavailable', problem: bwrap.problem ?? 'bubblewrap does not work here' });
+  let probe = isolationProbes.get(bwrap.binary);
+  if (probe === undefined) {
+    probe = new Promise<Isolation>((resolve) => {
+      const prefix = launcher('bubblewrap', { bwrap: bwrap.binary, bash: which('bash') }, pyodide);
+      const run = spawn(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env: {} });
+      let stderr = '';
+      run.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr = (stderr + chunk).slice(-500);
       });
-      if (works) return { kind, prefix };
-    }
-    return { kind: 'none', prefix: launcher('none', tools, pyodide) };
-  })();
-  return isolationProbe;
+      const timer = setTimeout(() => run.kill('SIGKILL'), 10_000);
+      run.on('error', (error) => resolve({ kind: 'unavailable', problem: `${bwrap.binary} could not be started (${error.message})` }));
+      run.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        resolve(code === 0 ? { kind: 'bubblewrap', prefix } : { kind: 'unavailable', problem: `${bwrap.binary} could not start the interpreter (${stderr.trim().split('\n').at(-1) || `exit ${code ?? signal}`})` });
+      });
+    });
+    isolationProbes.set(bwrap.binary, probe);
+  }
+  return probe;
 }
 
 /** A process and all its descendants (Linux; just the process elsewhere). */
@@ -424,7 +427,7 @@ export class PythonSandbox {
   private readonly maxSessions: number;
   private readonly sessionIdleMs: number;
   private readonly loadTimeoutMs: number;
-  private readonly network: 'auto' | 'require' | 'off';
+  private readonly profile: SandboxProfile;
   private standby: Interpreter | undefined;
   private standbyPending = false;
   private readonly sessions = new Map<string, Interpreter>();
@@ -440,7 +443,7 @@ export class PythonSandbox {
     this.maxSessions = options.maxSessions ?? 4;
     this.sessionIdleMs = options.sessionIdleMs ?? 600_000;
     this.loadTimeoutMs = options.loadTimeoutMs ?? 60_000;
-    this.network = options.network ?? 'auto';
+    this.profile = options.sandbox ?? 'workspace-write';
     if (!Number.isInteger(this.memoryMb) || this.memoryMb < 64) throw new RangeError('options.memoryMb must be an integer of at least 64 (MB)');
     if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) throw new RangeError('options.maxSessions must be a positive integer');
     if (!Number.isInteger(this.maxOutputChars) || this.maxOutputChars < 1) throw new RangeError('options.maxOutputChars must be a positive integer (characters)');
@@ -456,15 +459,15 @@ export class PythonSandbox {
   }
 
   /**
-   * How this machine confines interpreters: `bubblewrap` (own file system view, no network,
-   * unprivileged user), `unshare` (own network namespace only) or `none`. Probed once per
-   * process.
+   * How this sandbox confines interpreters: `bubblewrap` (own file system view, no network,
+   * unprivileged user), `none` (the profile `none`), or `unavailable` (bubblewrap missing or
+   * not working: runs are refused). Probed once per bubblewrap binary and process.
    */
-  isolation(): Promise<PythonIsolation> {
-    return probeIsolation(this.network, pyodideFolder()).then((found) => found.kind);
+  isolation(): Promise<PythonIsolation | 'unavailable'> {
+    return probeIsolation(this.profile, pyodideFolder()).then((found) => found.kind);
   }
 
-  private spawnInterpreter(isolation: Isolation): Interpreter {
+  private spawnInterpreter(isolation: Isolation & { prefix: string[] }): Interpreter {
     const pyodide = pyodideFolder();
     const argv = [
       ...isolation.prefix,
@@ -486,14 +489,14 @@ export class PythonSandbox {
   warm(): void {
     if (this.closed || !this.keepStandby || this.standby?.alive || this.standbyPending) return;
     this.standbyPending = true;
-    void probeIsolation(this.network, pyodideFolder()).then((isolation) => {
+    void probeIsolation(this.profile, pyodideFolder()).then((isolation) => {
       this.standbyPending = false;
-      if (this.closed || this.standby?.alive) return;
+      if (this.closed || this.standby?.alive || isolation.kind === 'unavailable') return;
       this.standby = this.spawnInterpreter(isolation);
     });
   }
 
-  private take(key: string | undefined, isolation: Isolation): { interpreter: Interpreter; fromSession: boolean } {
+  private take(key: string | undefined, isolation: Isolation & { prefix: string[] }): { interpreter: Interpreter; fromSession: boolean } {
     if (key !== undefined) {
       const kept = this.sessions.get(key);
       if (kept?.alive) {
@@ -521,16 +524,15 @@ export class PythonSandbox {
    * Run `code` in a fresh interpreter (or a session's; runs on one session go one at a time).
    * Every ending of the code (finished, raised, timed out, out of memory, aborted, crashed)
    * resolves as a {@link PythonRunResult}.
-   * @throws Error (rejects) when the sandbox is closed, the interpreter cannot load, every
-   *   session is running, or `network` is `require` and the machine cannot isolate.
+   * @throws SandboxUnavailableError (rejects) when bubblewrap is missing or fails and the
+   *   profile is not `none`; Error when the sandbox is closed, the interpreter cannot load, or
+   *   every session is running.
    */
   async run(code: string, options: PythonRunOptions): Promise<PythonRunResult> {
     if (this.closed) throw new Error('the Python sandbox is closed');
-    const isolation = await probeIsolation(this.network, pyodideFolder());
+    const isolation = await probeIsolation(this.profile, pyodideFolder());
     if (this.closed) throw new Error('the Python sandbox is closed');
-    if (this.network === 'require' && isolation.kind === 'none') {
-      throw new Error('this machine offers no way to isolate the interpreter from the network (neither bwrap nor unshare --net works), and isolation is required');
-    }
+    if (isolation.kind === 'unavailable') throw SandboxUnavailableError.fromMissingBubblewrap('execute_python', isolation.problem, BUBBLEWRAP_PACKAGE);
     const key = options.session === undefined ? undefined : `${options.scope ?? ''}\u0000${options.session}`;
     const { interpreter, fromSession } = this.take(key, isolation);
     this.running.set(interpreter, (this.running.get(interpreter) ?? 0) + 1);

@@ -5,7 +5,7 @@
  * @module
  */
 import fs from 'node:fs';
-import { ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
+import { sandboxLauncher, ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
 import { exitNote, exitSignal, type CommandProcess } from './command-process.js';
 import { commandSessions, type CommandSession } from './command-sessions.js';
 
@@ -23,6 +23,16 @@ export function workingFolder(workspace: Workspace, workdir: string | undefined)
   }
   if (!stat.isDirectory()) throw new ToolExecutionError(`workdir ${workdir} is not a folder`, 'INVALID_ARGUMENTS');
   return dir;
+}
+
+/**
+ * The sandbox launcher of a command run by a call: the call's sandbox policy, with the
+ * workspace (or only its scoped write folders) writable as the profile allows.
+ * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work here.
+ */
+export function commandSandbox(ctx: ToolContext, cwd: string): string[] {
+  const { workspace } = ctx;
+  return sandboxLauncher(ctx.sandbox, { workspace: workspace.realRoot, writable: workspace.writeRoots, cwd }, ctx.toolName);
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * One shell command as a child process: started with `bash -lc` in a process group of its
  * own (and, where the machine allows, a pids cgroup that caps how many processes it may
- * have), with an environment built from an allowlist, output kept in a bounded buffer, and
- * a stop that sends TERM and then KILL to the whole group.
+ * have), inside the sandbox its caller chose (`src/sandbox/bubblewrap.ts`), with an
+ * environment built from an allowlist, output kept in a bounded buffer, and a stop that sends
+ * TERM and then KILL to the whole group.
  *
  * @module
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -207,23 +208,6 @@ function tasksOfThisUser(): number {
   return count;
 }
 
-let pidNamespacePrefix: string[] | undefined;
-
-/**
- * The prefix that runs a command in a PID namespace of its own (bubblewrap, with the whole
- * file system and network as they are), or `[]` where bubblewrap is missing or cannot make
- * one. Probed once per process.
- */
-export function pidNamespaceLauncher(): string[] {
-  if (pidNamespacePrefix !== undefined) return pidNamespacePrefix;
-  pidNamespacePrefix = [];
-  if (process.platform !== 'linux') return pidNamespacePrefix;
-  const prefix = ['bwrap', '--bind', '/', '/', '--dev-bind', '/dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--'];
-  const probe = spawnSync(prefix[0]!, [...prefix.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 });
-  if (probe.status === 0) pidNamespacePrefix = prefix;
-  return pidNamespacePrefix;
-}
-
 /**
  * Whether a command's processes can be capped on this machine: by a pids cgroup, or, for a
  * user other than root, by the process limit (which root ignores).
@@ -262,6 +246,11 @@ export interface CommandStartOptions {
   cwd: string;
   /** The whole environment of the command (see {@link commandEnv}). */
   env: Record<string, string>;
+  /**
+   * The sandbox launcher the command runs under (`sandboxLauncher` of `toolgate/tool`, ending
+   * with `--`), or `[]` to run it unconfined (the `none` profile, which only the user chooses).
+   */
+  sandbox: readonly string[];
   /** Keep stdin open for writes (sessions); otherwise stdin is empty. */
   stdin: boolean;
   /** Who started it (a tool instance), so it can be stopped when that owner closes. */
@@ -286,11 +275,11 @@ export class CommandProcess {
   /** Why it was stopped, when toolgate stopped it. */
   stoppedBecause: string | undefined;
   /**
-   * True when the command runs in a PID namespace of its own: it cannot see or read the
-   * host's processes (nor the host's environment through `/proc`), and all of it ends when
-   * it is stopped or the host dies.
+   * True when the command runs in a sandbox: a PID namespace of its own (it cannot see or read
+   * the host's processes, nor the host's environment through `/proc`), a file system it may
+   * write only where the profile lets it, and all of it ends when it is stopped or the host dies.
    */
-  readonly hidden: boolean;
+  readonly sandboxed: boolean;
   private readonly child: ChildProcess;
   private readonly cgroup: PidsCgroup | undefined;
   private readonly listeners = new Set<() => void>();
@@ -315,12 +304,12 @@ export class CommandProcess {
     this.cgroup = PidsCgroup.create(MAX_PROCESSES);
     this.limited = this.cgroup !== undefined;
     // The wrapper joins the cgroup (or lowers the process limit where no cgroup is available;
-    // that limit binds only non-root users) before it becomes the user's login shell.
-    const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; exec bash -lc "$2"';
+    // that limit binds only non-root users) outside the sandbox, where /sys is read-only, then
+    // becomes the sandbox launcher (its arguments after the third), which runs the user's login shell.
+    const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; c=$2; shift 3; exec "$@" bash -lc "$c"';
     const fallbackLimit = this.cgroup === undefined ? tasksOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
-    const pidNamespace = pidNamespaceLauncher();
-    this.hidden = pidNamespace.length > 0;
-    const argv = [...pidNamespace, 'bash', '--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit)];
+    this.sandboxed = options.sandbox.length > 0;
+    const argv = ['bash', '--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit), ...options.sandbox];
     this.child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
       env: options.env,

@@ -1,6 +1,6 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { commandEnv } from './command-process.js';
-import { sessionOutput, workingFolder } from './command-output.js';
+import { commandSandbox, sessionOutput, workingFolder } from './command-output.js';
 import { commandSessions } from './command-sessions.js';
 
 /** Arguments of exec_command. */
@@ -36,7 +36,8 @@ const DEADLINE_MARGIN_MS = 500;
  * output and exit status; one still running returns its output so far and a process_id, to
  * drive with input_command (write input, send Ctrl-C, or poll). For commands that simply run
  * to the end, run_command is simpler. The command gets a clean environment: no API keys or
- * tokens of the host.
+ * tokens of the host. It runs in a sandbox unless the user turned it off: it can write only
+ * inside the workspace and a private /tmp, and has no network unless the user allowed it.
  */
 @tool({ name: 'exec_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
 export class ExecCommandTool implements Tool<ExecCommandInput, string> {
@@ -48,9 +49,10 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
     } catch (error) {
       throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
     }
+    const sandbox = commandSandbox(ctx, cwd);
     let session;
     try {
-      session = commandSessions.start({ command: args.cmd, cwd, env, stdin: true }, this, ctx.workspace.realRoot);
+      session = commandSessions.start({ command: args.cmd, cwd, env, sandbox, stdin: true }, this, ctx.workspace.realRoot);
     } catch (error) {
       throw new ToolExecutionError((error as Error).message);
     }

@@ -1,6 +1,6 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { CommandProcess, commandEnv, stopOwnedBy } from './command-process.js';
-import { reportExit, seconds, workingFolder } from './command-output.js';
+import { commandSandbox, reportExit, seconds, workingFolder } from './command-output.js';
 
 /** Arguments of run_command. */
 export interface RunCommandInput {
@@ -32,7 +32,9 @@ export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
  * (standard output and error together) and exit status. Use it for builds, tests, git and
  * other commands that end by themselves. For a command that keeps running or asks for input
  * (a server, a REPL), use exec_command. The command gets a clean environment: no API keys or
- * tokens of the host.
+ * tokens of the host. It runs in a sandbox unless the user turned it off: it can write only
+ * inside the workspace and a private /tmp (emptied after each command), and has no network
+ * unless the user allowed it (downloads and package installs fail).
  */
 @tool({ name: 'run_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 610_000, truncation: 'head-tail' })
 export class RunCommandTool implements Tool<RunCommandInput, string> {
@@ -50,7 +52,8 @@ export class RunCommandTool implements Tool<RunCommandInput, string> {
  * Run `args.command` to its end or its timeout.
  * @param hostEnv - the host's environment, filtered by {@link commandEnv}.
  * @throws ToolExecutionError `TIMEOUT` when the command outran `timeout_ms`, `ABORTED` when the
- *   call was aborted, `INVALID_ARGUMENTS` for a bad workdir or env.
+ *   call was aborted, `INVALID_ARGUMENTS` for a bad workdir or env; SandboxUnavailableError
+ *   when the call's sandbox cannot be made here.
  */
 export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEnv: NodeJS.ProcessEnv, owner?: object): Promise<string> {
   const cwd = workingFolder(ctx.workspace, args.workdir);
@@ -60,14 +63,15 @@ export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEn
   } catch (error) {
     throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
   }
+  const sandbox = commandSandbox(ctx, cwd);
   const timeoutMs = args.timeout_ms ?? DEFAULT_RUN_TIMEOUT_MS;
-  const proc = CommandProcess.start({ command: args.command, cwd, env, stdin: false, owner });
+  const proc = CommandProcess.start({ command: args.command, cwd, env, sandbox, stdin: false, owner });
   const exited = await proc.wait(timeoutMs, ctx.signal);
   if (!exited) {
     const why = ctx.signal.aborted ? 'the call was stopped' : `timed out after ${seconds(timeoutMs)}`;
     await proc.stop(why);
     const output = proc.output.all();
-    ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.hidden || proc.limited ? 'every process of the command' : "the command's process group"}]`);
+    ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.sandboxed || proc.limited ? 'every process of the command' : "the command's process group"}]`);
     throw new ToolExecutionError(
       `the command ${ctx.signal.aborted ? 'was stopped before it finished' : `ran longer than timeout_ms=${timeoutMs} and was stopped`}; output so far:\n${output === '' ? '[no output]' : output}`,
       ctx.signal.aborted ? 'ABORTED' : 'TIMEOUT',

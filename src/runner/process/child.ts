@@ -55,8 +55,8 @@ function run(task: ChildTask): void {
 }
 
 function start(tool: LoadedTool, task: ChildTask): void {
-  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir] = task;
-  const ctx = new CallContext(callId, tool.name, tool.version, root, false, entry.o, writeRoots, deadline > 0 ? deadline : undefined);
+  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir, sandbox] = task;
+  const ctx = new CallContext(callId, tool.name, tool.version, root, false, entry.o, writeRoots, deadline > 0 ? deadline : undefined, sandbox);
   const reply = (value: ToolReply) => send([seq, REPLIED, value]);
   let returned: unknown;
   try {

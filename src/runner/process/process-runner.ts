@@ -133,9 +133,7 @@ export class ProcessRunner implements Runner {
     const entry: ToolEntry = { m: tool.moduleUrl, e: tool.exportName, k: tool.key, o: tool.maxOutputLength, x: tool.cutInWorker, t: tool.truncation };
     const group = this.groupFor(this.capOf(tool));
     return new Promise<RunOutcome>((resolve) => {
-      const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, deadlineOf(call) ?? 0];
-      if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
-      if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
+      const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, deadlineOf(call) ?? 0, call.writeRoots, call.fullOutputDir, call.sandbox];
       const pending = new ProcessCall(group, call, task, signal, resolve);
       if (!pending.watch(call.timeoutMs, call.timeoutFrom)) return;
       group.enqueue(pending);

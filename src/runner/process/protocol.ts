@@ -5,12 +5,10 @@
  *
  * @module
  */
+import type { SandboxPolicy } from '../../sandbox/bubblewrap.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
 
-/**
- * A call as sent to a child: an array, copied without field names. Optional items are left
- * off the end when absent.
- */
+/** A call as sent to a child: an array, copied without field names. */
 export type ChildTask = [
   /** The call's number in this runner, echoed in every message about it. */
   seq: number,
@@ -22,9 +20,11 @@ export type ChildTask = [
   /** When the call will be stopped (epoch ms); 0 for no time limit. */
   deadline: number,
   /** Real paths of the folders writes are confined to (scoped writes), if any. */
-  writeRoots?: string[] | undefined,
+  writeRoots: string[] | undefined,
   /** Folder where the child keeps the whole output when it cuts it, if anywhere. */
-  fullOutputDir?: string,
+  fullOutputDir: string | undefined,
+  /** How processes the tool starts are confined (`ctx.sandbox`), when not the default. */
+  sandbox: SandboxPolicy | undefined,
 ];
 
 /** Tool modules a child should import now, so later calls of their tools start at once. */

@@ -7,6 +7,10 @@
  * Each interpreter takes a few seconds to load, so the escape catalogue runs in one named
  * session (state carried from one attempt to the next only makes later attempts stronger);
  * a few entries also run through the tool in fresh interpreters (in the tool's file).
+ *
+ * Where bubblewrap is missing, the interpreter is never started unconfined unless the profile
+ * `none` was chosen: the escape catalogue then checks the refusal, and the other tests choose
+ * `none` explicitly (`TOOLGATE_BWRAP=/nonexistent` runs that branch on a machine with it).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +19,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { ToolExecutionError } from 'toolgate';
+import { SandboxUnavailableError, ToolExecutionError } from 'toolgate';
+import { bubblewrapAvailable } from '../../../src/tool.js';
 import { pythonOutput } from '../../../tools/execute-python.tool.js';
 import { PythonSandbox, type PythonRunResult } from '../../../tools-ported/common/python-sandbox.js';
 import { PYTHON_ESCAPE_VECTORS, renderEscapeVector, STRIP_SECOND_LAYER } from '../../fixtures/python-escape-vectors.js';
@@ -29,10 +34,14 @@ let hits: string[];
 let secretFile: string;
 let markerDir: string;
 
+const HAS_BWRAP = bubblewrapAvailable();
+/** The profile of the tests that are not about isolation: the default, or none where bubblewrap is missing. */
+const PROFILE = HAS_BWRAP ? 'workspace-write' : 'none';
+
 before(async () => {
   targets = await startHostTargets();
   ({ secretFile, markerDir, url, socketPath, hits } = targets);
-  sandbox = new PythonSandbox({ maxOutputChars: 20_000 });
+  sandbox = new PythonSandbox({ maxOutputChars: 20_000, sandbox: PROFILE });
 });
 
 after(async () => {
@@ -102,7 +111,7 @@ describe('the sandbox directly', () => {
   });
 
   test('a closed sandbox refuses runs', async () => {
-    const own = new PythonSandbox();
+    const own = new PythonSandbox({ sandbox: PROFILE });
     const result = await own.run('print(1)', { timeoutMs: 5000 });
     assert.equal(result.status, 'ok');
     own.close();
@@ -113,7 +122,7 @@ describe('the sandbox directly', () => {
     const base: PythonRunResult = { status: 'ok', stdout: 'hi\n', stderr: '', stdoutOmitted: 0, stderrOmitted: 0, runMs: 3, waitMs: 0, networkIsolated: false, isolation: 'none', session: false };
     const notes: string[] = [];
     assert.equal(pythonOutput(base, 15, (n) => notes.push(n)), 'hi\n');
-    assert.match(notes[0]!, /could not isolate the sandbox from the network/);
+    assert.match(notes[0]!, /ran without a sandbox \(the profile none was chosen\)/);
     for (const [status, code] of [['timeout', 'TIMEOUT'], ['memory', 'MEMORY_LIMIT'], ['aborted', 'ABORTED'], ['crashed', 'TOOL_ERROR']] as const) {
       assert.throws(
         () => pythonOutput({ ...base, status, networkIsolated: true, isolation: 'bubblewrap' }, 15, () => undefined),
@@ -150,13 +159,19 @@ describe('S1: the escape catalogue', () => {
       const marker = path.join(markerDir, `${vector.id}.marker`);
       const hitsBefore = hits.length;
       const code = renderEscapeVector(vector, { marker, secret: secretFile, url, socket: socketPath });
+      if (!HAS_BWRAP) {
+        // No bubblewrap here: the default profile refuses to start an interpreter at all.
+        await assert.rejects(new PythonSandbox({ standby: false }).run(code, { timeoutMs: 15_000 }), (error: unknown) => error instanceof SandboxUnavailableError && error.code === 'SANDBOX_UNAVAILABLE' && /bubblewrap/.test(error.message));
+        assert.ok(!fs.existsSync(marker) && hits.length === hitsBefore);
+        return;
+      }
       const result = await sandbox.run(code, { timeoutMs: 15_000, session: 'escape-catalogue' });
       const seen = `${result.stdout}\n${result.stderr}\n${result.error?.traceback ?? ''}\n${result.reason ?? ''}`;
       assert.ok(!fs.existsSync(marker), `${vector.id}: the marker must not exist on the host`);
       assert.ok(!seen.includes(SECRET_TEXT), `${vector.id}: the secret's content must not come back`);
       assert.ok(['ok', 'error', 'crashed'].includes(result.status), `${vector.id}: ended as ${result.status}: ${seen}`);
-      if (result.isolation === 'bubblewrap') assert.equal(hits.length, hitsBefore, `${vector.id}: no host server or socket may be reached (${hits.join(', ')})`);
-      else if (result.networkIsolated) assert.equal(hits.filter((h) => !h.startsWith('unix')).length, hitsBefore, `${vector.id}: the loopback server must receive nothing`);
+      assert.equal(result.isolation, 'bubblewrap');
+      assert.equal(hits.length, hitsBefore, `${vector.id}: no host server or socket may be reached (${hits.join(', ')})`);
       // The result a model would see is clear: it says how the run ended.
       let message: string;
       try {
@@ -183,7 +198,7 @@ describe('S1: the escape catalogue', () => {
     // In a host process of its own: other test files start interpreters at the same time, and
     // this file's shared sandbox may be loading a standby, so only the host's descendants count.
     const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../../../tools-ported/common/python-sandbox.js', import.meta.url).href)};
-      const sb = new PythonSandbox();
+      const sb = new PythonSandbox({ sandbox: ${JSON.stringify(PROFILE)} });
       await sb.run('print(1)', { timeoutMs: 20000 });
       console.log('ran');
       process.stdin.once('data', () => { sb.close(); console.log('closed'); });
@@ -225,18 +240,19 @@ describe('S1: the escape catalogue', () => {
 });
 
 describe('isolation on this machine', () => {
-  test('bubblewrap when it is installed and works, else a network namespace, else none', async () => {
-    const kind = await sandbox.isolation();
+  test('bubblewrap when it is installed and works, else unavailable (never a weaker fallback); none only when chosen', async () => {
+    const kind = await new PythonSandbox({ standby: false }).isolation();
     const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-    if (has('bwrap')) assert.equal(kind, 'bubblewrap', 'bwrap is installed (CI installs it): it must be used');
-    else assert.notEqual(kind, 'bubblewrap');
-    assert.ok(os.platform() === 'linux' || kind === 'none');
+    if (has('bwrap') && process.env.TOOLGATE_BWRAP === undefined) assert.equal(kind, 'bubblewrap', 'bwrap is installed (CI installs it): it must be used');
+    assert.equal(kind, HAS_BWRAP ? 'bubblewrap' : 'unavailable');
+    assert.equal(await new PythonSandbox({ standby: false, sandbox: 'none' }).isolation(), 'none');
+    assert.ok(os.platform() === 'linux' || kind !== 'bubblewrap');
   });
 
   test('the interpreter dies with its host: a host killed mid-run leaves no interpreter', async () => {
     const tag = `hostdeath${process.pid}`;
     const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../../../tools-ported/common/python-sandbox.js', import.meta.url).href)};
-      const sb = new PythonSandbox({ standby: false });
+      const sb = new PythonSandbox({ standby: false, sandbox: ${JSON.stringify(PROFILE)} });
       sb.run('while True: pass  # ${tag}', { timeoutMs: 60000 });
       setInterval(() => {}, 1000);`;
     const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
@@ -268,7 +284,7 @@ describe('sessions under load', () => {
   });
 
   test('a running session is never evicted: with every session running, a new one is refused', async () => {
-    const own = new PythonSandbox({ maxSessions: 1, standby: false });
+    const own = new PythonSandbox({ maxSessions: 1, standby: false, sandbox: PROFILE });
     const long = own.run('import time\ntime.sleep(2)\nprint("done")', { timeoutMs: 20_000, session: 'a' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await assert.rejects(own.run('print(1)', { timeoutMs: 5000, session: 'b' }), /all 1 Python sessions are running/);

@@ -1,0 +1,277 @@
+/**
+ * The sandbox of the processes tools start (shell commands, the Python interpreter): a
+ * bubblewrap (`bwrap`) command line that runs a program with the workspace writable, the rest
+ * of the file system read-only, private `/tmp`, `/run`, `/dev` and `/proc`, a PID namespace of
+ * its own (no host process, and so no host environment, in sight), no network unless the
+ * policy allows it, no capabilities, and a parent-death signal.
+ *
+ * Profiles ({@link SandboxProfile}): `workspace-write` (the default), `read-only`, and `none`,
+ * which a user must choose explicitly. Where bubblewrap is missing or cannot make a sandbox,
+ * a tool that needs one refuses ({@link SandboxUnavailableError}, naming the Debian package
+ * `bubblewrap`) unless the profile is `none`.
+ *
+ * Dependency-free (Node's own modules), so tool modules can import it through `toolgate/tool`.
+ *
+ * @module
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SandboxUnavailableError } from '../errors/errors.js';
+
+/**
+ * How a tool's processes are confined:
+ * - `workspace-write`: the workspace (or only the call's scoped write folders) writable,
+ *   everything else read-only or absent; the default;
+ * - `read-only`: the workspace readable, nothing writable but the sandbox's own `/tmp`;
+ * - `none`: no sandbox at all. Only an explicit choice of the user (`sandbox: 'none'`, the
+ *   CLI's `--dangerously-disable-sandbox`) selects it.
+ */
+export type SandboxProfile = 'workspace-write' | 'read-only' | 'none';
+
+/** Every profile, the default first. */
+export const SANDBOX_PROFILES: readonly SandboxProfile[] = Object.freeze(['workspace-write', 'read-only', 'none']);
+
+/** What a tool's processes may do: the profile, and whether they may reach the network. */
+export interface SandboxPolicy {
+  /** The profile; see {@link SandboxProfile}. */
+  readonly profile: SandboxProfile;
+  /** The processes share the host's network (loopback included); default false: no network at all. */
+  readonly network: boolean;
+}
+
+/** The policy when nobody chose one: `workspace-write`, no network. */
+export const DEFAULT_SANDBOX: SandboxPolicy = Object.freeze({ profile: 'workspace-write', network: false });
+
+/** Environment variable naming the bubblewrap binary to use (a path or a name on `PATH`); default `bwrap`. */
+export const BWRAP_ENV = 'TOOLGATE_BWRAP';
+
+/** The Debian (and Ubuntu) package that installs `bwrap`. */
+export const BUBBLEWRAP_PACKAGE = 'bubblewrap';
+
+/** Host folders replaced by an empty private tmpfs: their Unix sockets and files stay out of reach. */
+const HIDDEN_FOLDERS = ['/tmp', '/var/tmp', '/run', '/var/run', '/dev/shm'];
+
+/** What {@link probeBubblewrap} found. */
+export interface BubblewrapProbe {
+  /** The binary, as found (absolute when it was found on `PATH`). */
+  readonly binary: string;
+  /** True when it made a sandbox with every feature the profiles use. */
+  readonly works: boolean;
+  /** Why it does not work, when it does not. */
+  readonly problem?: string;
+}
+
+const probes = new Map<string, BubblewrapProbe>();
+
+/** `name` on the host's `PATH` (absolute), or `undefined`. */
+function onPath(name: string): string | undefined {
+  if (name.includes('/')) return fs.existsSync(name) ? name : undefined;
+  for (const dir of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether bubblewrap is here and works: the binary named by {@link BWRAP_ENV} (default
+ * `bwrap` on `PATH`) is run once with the namespaces and mounts the profiles use. Probed once
+ * per binary name and process (synchronously: it takes a few milliseconds).
+ */
+export function probeBubblewrap(): BubblewrapProbe {
+  const wanted = process.env[BWRAP_ENV] || 'bwrap';
+  const known = probes.get(wanted);
+  if (known !== undefined) return known;
+  let found: BubblewrapProbe;
+  const binary = onPath(wanted);
+  if (process.platform !== 'linux') {
+    found = { binary: wanted, works: false, problem: 'bubblewrap runs on Linux only' };
+  } else if (binary === undefined) {
+    found = { binary: wanted, works: false, problem: `${wanted} was not found${wanted.includes('/') ? '' : ' on PATH'}` };
+  } else {
+    const flags = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-cgroup-try', '--cap-drop', 'ALL', '--die-with-parent', '--', 'true'];
+    const run = spawnSync(binary, flags, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
+    const why = run.error?.message ?? (run.status === 0 ? undefined : (run.stderr.trim().split('\n').at(-1) || `exit status ${run.status ?? run.signal}`));
+    found = why === undefined ? { binary, works: true } : { binary, works: false, problem: `${binary} is installed but cannot make a sandbox here (${why})` };
+  }
+  probes.set(wanted, found);
+  return found;
+}
+
+/** True when bubblewrap works here (see {@link probeBubblewrap}). */
+export function bubblewrapAvailable(): boolean {
+  return probeBubblewrap().works;
+}
+
+/** Where a sandboxed program runs and what it may write. */
+export interface SandboxMounts {
+  /** Real path of the workspace root (readable; writable in `workspace-write`). */
+  workspace: string;
+  /**
+   * Real paths of the only folders that are writable (a read-only mode's scoped write
+   * folders, `ctx.workspace.writeRoots`). Default: the workspace. Ignored by `read-only`.
+   */
+  writable?: readonly string[];
+  /** The program's working folder (absolute; inside the workspace). */
+  cwd: string;
+}
+
+/** The `__SO_ACCEPTCON` flag of `/proc/net/unix`: the socket is listening. */
+const LISTENING = 0x10000;
+
+/**
+ * Paths of the Unix sockets listening in this network namespace now (from `/proc/net/unix`)
+ * that the sandbox would show: outside the hidden folders, or inside the workspace.
+ * Connecting to one needs no write access, so a read-only mount does not keep a command from
+ * it; each is covered with `/dev/null` instead.
+ */
+function listeningSockets(workspace: string): string[] {
+  let table: string;
+  try {
+    table = fs.readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    return [];
+  }
+  const found = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 8 || (Number.parseInt(fields[3]!, 16) & LISTENING) === 0) continue;
+    const socket = fields.slice(7).join(' ');
+    if (!socket.startsWith('/')) continue;
+    if (!socket.startsWith(`${workspace}/`) && HIDDEN_FOLDERS.some((dir) => socket.startsWith(`${dir}/`))) continue;
+    try {
+      if (fs.lstatSync(socket).isSocket()) found.add(socket);
+    } catch {
+      // gone, or in another mount namespace's view
+    }
+  }
+  return [...found];
+}
+
+/**
+ * `<root>/.git` protections, for each writable root that holds a repository: `.git` bound
+ * onto itself (a mount point cannot be renamed or removed, so a new `.git` cannot replace it),
+ * then its `hooks` folder and `config` file read-only (git runs what they name), an empty
+ * read-only one in place of a missing one. A `.git` file (a worktree's pointer) is made
+ * read-only itself.
+ */
+function gitProtections(roots: readonly string[]): string[] {
+  const args: string[] = [];
+  for (const root of roots) {
+    const git = path.join(root, '.git');
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(git);
+    } catch {
+      continue; // no repository here (one made during the call is the command's own: see the README)
+    }
+    if (stat.isFile()) {
+      args.push('--ro-bind', git, git);
+      continue;
+    }
+    if (!stat.isDirectory()) continue;
+    args.push('--bind', git, git);
+    // Missing ones are protected too, or the command could create them: an empty read-only
+    // folder and file, whose mount points stay behind on the host (empty, as git makes them).
+    const hooks = path.join(git, 'hooks');
+    if (fs.existsSync(hooks)) args.push('--ro-bind', hooks, hooks);
+    else args.push('--tmpfs', hooks, '--remount-ro', hooks);
+    const config = path.join(git, 'config');
+    args.push('--ro-bind', fs.existsSync(config) ? config : '/dev/null', config);
+  }
+  return args;
+}
+
+/**
+ * The bubblewrap command line of `profile`'s sandbox, ending with `--`.
+ *
+ * Mounts, in order: `/` read-only; a new `/dev` and `/proc`; empty private `/tmp`,
+ * `/var/tmp`, `/run` and `/dev/shm` (host sockets there are out of reach: connecting to a
+ * Unix socket works on a read-only mount); with network, the host's resolver file again if
+ * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
+ * `read-only`; `.git` protections in each writable root; `/dev/null` over every Unix
+ * socket listening elsewhere (see {@link listeningSockets}). Namespaces: PID, IPC, UTS, cgroup
+ * (where the kernel has one), network unless `network`. All capabilities dropped.
+ */
+function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mounts: SandboxMounts, network: boolean): string[] {
+  const args = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const dir of HIDDEN_FOLDERS) {
+    try {
+      if (fs.lstatSync(dir).isDirectory()) args.push('--tmpfs', dir);
+    } catch {
+      // not on this machine
+    }
+  }
+  if (network) {
+    // A resolver file that links into /run (systemd-resolved) would be hidden with it.
+    try {
+      const resolv = fs.realpathSync('/etc/resolv.conf');
+      if (HIDDEN_FOLDERS.some((dir) => resolv.startsWith(`${dir}/`))) args.push('--ro-bind', resolv, resolv);
+    } catch {
+      // no resolver file
+    }
+  }
+  let writable: readonly string[] = [];
+  if (profile === 'read-only') {
+    args.push('--ro-bind', mounts.workspace, mounts.workspace);
+  } else {
+    writable = [...(mounts.writable ?? [mounts.workspace])].sort((a, b) => a.length - b.length);
+    // The workspace itself first (read-only) when only some of its folders are writable: it
+    // may lie under a hidden folder such as /tmp.
+    if (!writable.includes(mounts.workspace)) args.push('--ro-bind', mounts.workspace, mounts.workspace);
+    for (const dir of writable) args.push('--bind', dir, dir);
+    args.push(...gitProtections(writable));
+  }
+  for (const socket of listeningSockets(mounts.workspace)) args.push('--ro-bind', '/dev/null', socket);
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (!network) args.push('--unshare-net');
+  args.push('--cap-drop', 'ALL', '--die-with-parent', '--setenv', 'TMPDIR', '/tmp', '--chdir', mounts.cwd, '--');
+  return args;
+}
+
+let guard: string[] | undefined;
+
+/**
+ * The start of every launcher: `setpriv` sets the parent-death signal (kept across the execs
+ * that follow), then `sh` checks that the parent is still this process and execs the rest.
+ * bwrap sets its own parent-death signal only once it runs; a host killed in the
+ * milliseconds before that would leave the sandbox running (seen in the SIGKILL test), and a
+ * signal set after the parent died never fires, hence the check. `[]` without setpriv.
+ */
+function parentDeathGuard(): string[] {
+  if (guard !== undefined) return guard;
+  const setpriv = onPath('setpriv');
+  const sh = onPath('sh');
+  guard = setpriv === undefined || sh === undefined ? [] : [setpriv, '--pdeathsig', 'KILL', '--', sh, '-c', 'if [ "$PPID" != "$1" ]; then exit 125; fi; shift; exec "$@"', 'toolgate-sandbox'];
+  return guard;
+}
+
+/**
+ * The launcher prefix for a policy: for a sandboxed profile, the bubblewrap command line
+ * that runs a program (appended after it) in the sandbox; `[]` for `none` (the program runs
+ * as it is). The prefix ends with `--`.
+ *
+ * The caller spawns it with the environment it means the program to have (bwrap passes its
+ * own on; `TMPDIR` is set to the private `/tmp`), from the thread that must outlive the
+ * program (the parent-death signal is tied to it), and in a session of its own
+ * (`detached: true`) so the program has no terminal. It may run the prefix through an `exec`
+ * of its own (the shell tools' wrapper does), as long as the process stays a child of this one.
+ * @param who - the tool (or component) that needs the sandbox, for the refusal's message.
+ * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work here:
+ *   the message names the Debian package and the explicit way to run without a sandbox.
+ */
+export function sandboxLauncher(policy: SandboxPolicy, mounts: SandboxMounts, who: string): string[] {
+  if (policy.profile === 'none') return [];
+  const probe = probeBubblewrap();
+  if (!probe.works) throw SandboxUnavailableError.fromMissingBubblewrap(who, probe.problem ?? 'bubblewrap does not work here', BUBBLEWRAP_PACKAGE);
+  const guarded = parentDeathGuard();
+  return [...guarded, ...(guarded.length ? [String(process.pid)] : []), ...sandboxArgv(probe.binary, policy.profile, mounts, policy.network)];
+}
