@@ -15,4 +15,6 @@ export { openFileInside, readFileInside, writeFileInside, type OpenInside, type 
 export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, CAN_PIN_FOLDERS, type WriteStop, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 export { isSecretKey } from './logging/secrets.js';
 export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';
+export { PidsCgroup } from './sandbox/pids-cgroup.js';
+export { findExecutable, parentDeathLauncher } from './sandbox/executables.js';
 export { sandboxLauncher, bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, SANDBOX_PROFILES, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type SandboxPolicy, type SandboxProfile, type SandboxMounts, type BubblewrapProbe } from './sandbox/bubblewrap.js';

@@ -18,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SandboxUnavailableError } from '../errors/errors.js';
+import { findExecutable, parentDeathLauncher } from './executables.js';
 
 /**
  * How a tool's processes are confined:
@@ -64,21 +65,6 @@ export interface BubblewrapProbe {
 
 const probes = new Map<string, BubblewrapProbe>();
 
-/** `name` on the host's `PATH` (absolute), or `undefined`. */
-function onPath(name: string): string | undefined {
-  if (name.includes('/')) return fs.existsSync(name) ? name : undefined;
-  for (const dir of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter)) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 /**
  * Whether bubblewrap is here and works: the binary named by {@link BWRAP_ENV} (default
@@ -90,7 +76,7 @@ export function probeBubblewrap(): BubblewrapProbe {
   const known = probes.get(wanted);
   if (known !== undefined) return known;
   let found: BubblewrapProbe;
-  const binary = onPath(wanted);
+  const binary = findExecutable(wanted);
   if (process.platform !== 'linux') {
     found = { binary: wanted, works: false, problem: 'bubblewrap runs on Linux only' };
   } else if (binary === undefined) {
@@ -157,11 +143,14 @@ function listeningSockets(workspace: string): string[] {
 }
 
 /**
- * `<root>/.git` protections, for each writable root that holds a repository: `.git` bound
- * onto itself (a mount point cannot be renamed or removed, so a new `.git` cannot replace it),
- * then its `hooks` folder and `config` file read-only (git runs what they name), an empty
- * read-only one in place of a missing one. A `.git` file (a worktree's pointer) is made
- * read-only itself.
+ * `<root>/.git` protections, for each writable root that holds a repository: `.git` (a folder,
+ * or a worktree's pointer file) bound read-only onto itself, as Codex does. Git takes programs
+ * to run from many files there (`config`, `hooks/`, `commondir` naming another folder whose
+ * `config` and `hooks` then count, `config.worktree`, `info/attributes` filters), so anything
+ * less than the whole of it leaves a way to make the user's next `git status` on the host run
+ * a command. A mount point cannot be renamed or removed either, so a new `.git` cannot replace
+ * it. Commands that must write to the repository fail there; the git tools (`git_add`,
+ * `git_commit`, ...) run on the host with those programs turned off.
  */
 function gitProtections(roots: readonly string[]): string[] {
   const args: string[] = [];
@@ -173,19 +162,7 @@ function gitProtections(roots: readonly string[]): string[] {
     } catch {
       continue; // no repository here (one made during the call is the command's own: see the README)
     }
-    if (stat.isFile()) {
-      args.push('--ro-bind', git, git);
-      continue;
-    }
-    if (!stat.isDirectory()) continue;
-    args.push('--bind', git, git);
-    // Missing ones are protected too, or the command could create them: an empty read-only
-    // folder and file, whose mount points stay behind on the host (empty, as git makes them).
-    const hooks = path.join(git, 'hooks');
-    if (fs.existsSync(hooks)) args.push('--ro-bind', hooks, hooks);
-    else args.push('--tmpfs', hooks, '--remount-ro', hooks);
-    const config = path.join(git, 'config');
-    args.push('--ro-bind', fs.existsSync(config) ? config : '/dev/null', config);
+    if (stat.isFile() || stat.isDirectory()) args.push('--ro-bind', git, git);
   }
   return args;
 }
@@ -237,22 +214,7 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
   return args;
 }
 
-let guard: string[] | undefined;
 
-/**
- * The start of every launcher: `setpriv` sets the parent-death signal (kept across the execs
- * that follow), then `sh` checks that the parent is still this process and execs the rest.
- * bwrap sets its own parent-death signal only once it runs; a host killed in the
- * milliseconds before that would leave the sandbox running (seen in the SIGKILL test), and a
- * signal set after the parent died never fires, hence the check. `[]` without setpriv.
- */
-function parentDeathGuard(): string[] {
-  if (guard !== undefined) return guard;
-  const setpriv = onPath('setpriv');
-  const sh = onPath('sh');
-  guard = setpriv === undefined || sh === undefined ? [] : [setpriv, '--pdeathsig', 'KILL', '--', sh, '-c', 'if [ "$PPID" != "$1" ]; then exit 125; fi; shift; exec "$@"', 'toolgate-sandbox'];
-  return guard;
-}
 
 /**
  * The launcher prefix for a policy: for a sandboxed profile, the bubblewrap command line
@@ -272,6 +234,5 @@ export function sandboxLauncher(policy: SandboxPolicy, mounts: SandboxMounts, wh
   if (policy.profile === 'none') return [];
   const probe = probeBubblewrap();
   if (!probe.works) throw SandboxUnavailableError.fromMissingBubblewrap(who, probe.problem ?? 'bubblewrap does not work here', BUBBLEWRAP_PACKAGE);
-  const guarded = parentDeathGuard();
-  return [...guarded, ...(guarded.length ? [String(process.pid)] : []), ...sandboxArgv(probe.binary, policy.profile, mounts, policy.network)];
+  return [...parentDeathLauncher(), ...sandboxArgv(probe.binary, policy.profile, mounts, policy.network)];
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { ToolExecutor, type ToolRegistry } from 'toolgate';
+import { PidsCgroup } from 'toolgate/tool';
 import { fixtureRegistry, REPO_ROOT } from '../helpers.js';
 
 const SHAPES = ['array_push', 'map_fill', 'object_keys', 'big_array', 'buffers'] as const;
@@ -136,3 +137,58 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('process runner: a pids cgroup per child, where the machine allows one', () => {
+  test('a process the tool started in a session of its own dies with the child', { skip: canMakeCgroup() ? false : 'no writable pids cgroup here: only the process group is killed' }, async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-daemon-'));
+    const executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: ws, poolSize: 1 });
+    try {
+      const result = await executor.execute({ name: 'start_daemon_then_spin', arguments: { name: 'daemon.pid' } }, { timeoutMs: 1500 });
+      assert.equal(result.errorCode, 'TIMEOUT', result.error);
+      const daemon = Number(fs.readFileSync(path.join(ws, 'daemon.pid'), 'utf8'));
+      assert.ok(daemon > 0);
+      for (let i = 0; i < 20 && alive(daemon); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(!alive(daemon), `the daemon ${daemon} outlived the child that started it`);
+    } finally {
+      await executor.close();
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Can this process make a pids cgroup (removed again at once)? */
+function canMakeCgroup(): boolean {
+  const probe = PidsCgroup.create(4);
+  probe?.remove();
+  return probe !== undefined;
+}
+
+describe('process runner: how a child died is read from that death alone', () => {
+  test('a child that exits while a process it started holds its pipes is answered at once, and that process goes too', async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-grandchild-'));
+    const executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: ws, poolSize: 2 });
+    try {
+      const result = await executor.execute({ name: 'exit_leaving_grandchild', arguments: { name: 'grandchild.pid' } }, { timeoutMs: 0 });
+      assert.equal(result.errorCode, 'WORKER_CRASHED', result.error);
+      assert.match(String(result.error), /interrupted/);
+      const grandchild = Number(fs.readFileSync(path.join(ws, 'grandchild.pid'), 'utf8'));
+      for (let i = 0; i < 20 && alive(grandchild); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(!alive(grandchild), `the grandchild ${grandchild} outlived the child`);
+    } finally {
+      await executor.close();
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  test('words about the heap that an earlier call printed do not make a later crash a memory breach', async () => {
+    const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1 });
+    try {
+      const words = await executor.execute({ name: 'print_heap_words', arguments: {} });
+      assert.equal(words.success, true, words.error);
+      const crash = await executor.execute({ name: 'crash_worker', arguments: {} });
+      assert.equal(crash.errorCode, 'WORKER_CRASHED', crash.error);
+    } finally {
+      await executor.close();
+    }
+  });
+});

@@ -223,7 +223,7 @@ if (!HAS_BWRAP) {
       }
     });
 
-    test('writes: inside the workspace yes; outside it, in the host\'s /tmp, on the root file system, into .git/hooks or .git/config no', async () => {
+    test('writes: inside the workspace yes; outside it, in the host\'s /tmp, on the root file system, into .git (hooks, config, commondir, objects) no', async () => {
       const ws = fs.realpathSync(tmp.ws);
       fs.mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true });
       fs.writeFileSync(path.join(ws, '.git', 'config'), '[core]\n\tbare = false\n');
@@ -249,9 +249,12 @@ if (!HAS_BWRAP) {
       assert.ok(!fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit')));
       assert.equal(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8'), '[core]\n\tbare = false\n');
       assert.ok(fs.existsSync(path.join(ws, '.git', 'hooks')) && !fs.existsSync(path.join(ws, '.git-old')));
-      // The rest of .git stays writable, so git works inside the sandbox.
-      const objects = await run('mkdir -p .git/objects && echo x > .git/objects/probe && echo objects-ok');
-      assert.match(objects.output, /^objects-ok$/m, objects.output);
+      // The whole of .git is read-only: git also takes programs from what `commondir` names.
+      const commondir = await run('mkdir -p evil && printf "[core]\\n\\tfsmonitor = touch /tmp/pwned\\n" > evil/config && (echo ../evil > .git/commondir) 2>/dev/null || echo commondir-refused; (mkdir -p .git/objects && echo x > .git/objects/probe) 2>/dev/null || echo objects-refused');
+      assert.match(commondir.output, /^commondir-refused$/m, commondir.output);
+      assert.match(commondir.output, /^objects-refused$/m, commondir.output);
+      assert.ok(!fs.existsSync(path.join(ws, '.git', 'commondir')));
+      fs.rmSync(path.join(ws, 'evil'), { recursive: true, force: true });
       fs.rmSync(path.join(ws, '.git'), { recursive: true, force: true });
       fs.rmSync(path.join(ws, 'inside.txt'));
     });
@@ -262,8 +265,7 @@ if (!HAS_BWRAP) {
       try {
         const result = await run('(mkdir -p .git/hooks && echo "echo hooked" > .git/hooks/post-checkout) 2>/dev/null || echo hook-refused; (echo "[core]" > .git/config) 2>/dev/null || echo config-refused');
         assert.match(result.output, /^hook-refused\nconfig-refused$/m, result.output);
-        assert.deepEqual(fs.readdirSync(path.join(ws, '.git', 'hooks')), [], 'the hooks folder the sandbox left is empty');
-        assert.equal(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8'), '', 'the config file the sandbox left is empty');
+        assert.deepEqual(fs.readdirSync(path.join(ws, '.git')), [], 'nothing was created in .git');
       } finally {
         fs.rmSync(path.join(ws, '.git'), { recursive: true, force: true });
       }

@@ -39,7 +39,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUBBLEWRAP_PACKAGE, probeBubblewrap, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
+import { BUBBLEWRAP_PACKAGE, findExecutable, parentDeathLauncher, probeBubblewrap, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
 
 /** How a sandboxed run ended. */
 export type PythonRunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'aborted' | 'crashed';
@@ -123,20 +123,6 @@ function pyodideFolder(): string {
 /** How an interpreter is confined: `bubblewrap`, or `none` when the user chose no sandbox. */
 export type PythonIsolation = 'bubblewrap' | 'none';
 
-/** A command on PATH (absolute), or undefined. */
-function which(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter)) {
-    const candidate = path.join(dir, command);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /**
  * Close every descriptor above 2 that the host inherited without close-on-exec, then exec
  * the rest of the command: sandboxed code must not find an open file of the host's.
@@ -156,11 +142,12 @@ function bubblewrapArgs(bwrap: string, pyodide: string): string[] {
 }
 
 /** The launcher prefix for an isolation kind (before the node command line). */
-function launcher(kind: PythonIsolation, tools: { bwrap?: string; setpriv?: string; bash?: string }, pyodide: string): string[] {
+function launcher(kind: PythonIsolation, tools: { bwrap?: string; bash?: string }, pyodide: string): string[] {
   // bash, not sh: dash keeps a descriptor of its own open that the loop would close.
   const closeFds = tools.bash ? [tools.bash, '--norc', '--noprofile', '-c', CLOSE_INHERITED_FDS, 'toolgate-python'] : [];
-  if (kind === 'bubblewrap') return [...closeFds, ...bubblewrapArgs(tools.bwrap!, pyodide)];
-  return [...closeFds, ...(tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL', '--'] : [])];
+  // The parent-death launcher first (setpriv, then a check that the host still is the parent).
+  if (kind === 'bubblewrap') return [...parentDeathLauncher(), ...closeFds, ...bubblewrapArgs(tools.bwrap!, pyodide)];
+  return [...parentDeathLauncher(), ...closeFds];
 }
 
 /** How interpreters are started, or why they cannot be. */
@@ -175,14 +162,14 @@ const isolationProbes = new Map<string, Promise<Isolation>>();
  */
 function probeIsolation(profile: SandboxProfile, pyodide: string): Promise<Isolation> {
   if (profile === 'none') {
-    return Promise.resolve({ kind: 'none', prefix: process.platform === 'linux' ? launcher('none', { setpriv: which('setpriv'), bash: which('bash') }, pyodide) : [] });
+    return Promise.resolve({ kind: 'none', prefix: process.platform === 'linux' ? launcher('none', { bash: findExecutable('bash') }, pyodide) : [] });
   }
   const bwrap = probeBubblewrap();
   if (!bwrap.works) return Promise.resolve({ kind: 'unavailable', problem: bwrap.problem ?? 'bubblewrap does not work here' });
   let probe = isolationProbes.get(bwrap.binary);
   if (probe === undefined) {
     probe = new Promise<Isolation>((resolve) => {
-      const prefix = launcher('bubblewrap', { bwrap: bwrap.binary, bash: which('bash') }, pyodide);
+      const prefix = launcher('bubblewrap', { bwrap: bwrap.binary, bash: findExecutable('bash') }, pyodide);
       const run = spawn(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env: {} });
       let stderr = '';
       run.stderr!.setEncoding('utf8').on('data', (chunk: string) => {

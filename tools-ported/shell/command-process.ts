@@ -20,6 +20,7 @@ const KILL_GRACE_MS = 2000;
 
 // The environment allowlist lives in src/sandbox/child-env.ts (stdio MCP servers use it too).
 export { commandEnv } from '../../src/tool.js';
+import { PidsCgroup } from '../../src/tool.js';
 
 /**
  * Output kept within a bound: the first `headChars` characters and the last `tailChars`,
@@ -92,99 +93,6 @@ export class HeadTailBuffer {
   /** Everything kept. */
   all(): string {
     return this.from(0);
-  }
-}
-
-/** A pids cgroup (v1 or v2) that caps a command's processes and lets all of them be killed. */
-class PidsCgroup {
-  private constructor(readonly dir: string) {}
-
-  /** Root of a writable pids hierarchy, found once. */
-  private static root: string | null | undefined;
-
-  private static findRoot(): string | null {
-    if (process.platform !== 'linux') return null;
-    const candidates: string[] = [];
-    try {
-      const mine = fs.readFileSync('/proc/self/cgroup', 'utf8');
-      const v1 = /^\d+:pids:(.*)$/m.exec(mine);
-      if (v1) candidates.push(path.join('/sys/fs/cgroup/pids', v1[1]!));
-      const v2 = /^0::(.*)$/m.exec(mine);
-      if (v2 && fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) candidates.push(path.join('/sys/fs/cgroup', v2[1]!));
-    } catch {
-      return null;
-    }
-    for (const base of candidates) {
-      const probe = path.join(base, `toolgate-probe-${process.pid}`);
-      try {
-        fs.mkdirSync(probe);
-        const ok = fs.existsSync(path.join(probe, 'pids.max')) && fs.existsSync(path.join(probe, 'cgroup.procs'));
-        fs.rmdirSync(probe);
-        if (ok) return base;
-      } catch {
-        try {
-          fs.rmdirSync(probe);
-        } catch {
-          // not created
-        }
-      }
-    }
-    return null;
-  }
-
-  private static counter = 0;
-
-  /** A new cgroup capped at `max` processes, or `undefined` where none can be made. */
-  static create(max: number): PidsCgroup | undefined {
-    if (PidsCgroup.root === undefined) PidsCgroup.root = PidsCgroup.findRoot();
-    if (PidsCgroup.root === null) return undefined;
-    const dir = path.join(PidsCgroup.root, `toolgate-${process.pid}-${++PidsCgroup.counter}`);
-    try {
-      fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, 'pids.max'), String(max));
-      return new PidsCgroup(dir);
-    } catch {
-      return undefined;
-    }
-  }
-
-  get procsFile(): string {
-    return path.join(this.dir, 'cgroup.procs');
-  }
-
-  pids(): number[] {
-    try {
-      return fs.readFileSync(this.procsFile, 'utf8').split('\n').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  }
-
-  /** SIGKILL every process in the cgroup, until it is empty (or a few rounds have passed). */
-  killAll(): void {
-    for (let round = 0; round < 20; round++) {
-      const pids = this.pids();
-      if (pids.length === 0) return;
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
-  }
-
-  /** Remove the cgroup once it is empty (retried briefly: the kernel empties it asynchronously). */
-  remove(): void {
-    for (let i = 0; i < 50; i++) {
-      try {
-        fs.rmdirSync(this.dir);
-        return;
-      } catch {
-        this.killAll();
-      }
-    }
   }
 }
 

@@ -14,6 +14,8 @@ import { failureReply, loadTool, successReply, type LoadedTool, type ToolEntry, 
 import { READY, REPLIED, STARTED, UNSENDABLE, type ChildMessage, type ChildTask, type PreloadMessage } from './protocol.js';
 
 const TAG = `p${process.pid}`;
+/** Longest wait for the initial preloads before the child says it is ready, in ms. */
+const PRELOAD_WAIT_MS = 5000;
 
 /** Loaded tools by module, export and key. */
 const loaded = new Map<string, LoadedTool>();
@@ -88,5 +90,6 @@ try {
 } catch {
   // no preloads
 }
-await preload(initial);
+// A preloaded module that never finishes loading must not keep the child from taking calls.
+await Promise.race([preload(initial), new Promise((resolve) => setTimeout(resolve, PRELOAD_WAIT_MS).unref())]);
 send(READY);

@@ -11,8 +11,10 @@
  * host killed with SIGKILL takes its children along. Each child runs one call at a time. While a
  * call runs, the child's resident memory is read every {@link RSS_CHECK_MS} ms and the child is
  * killed past the cap plus {@link RSS_MARGIN_MB} (memory outside the heap: buffers, typed
- * arrays). A timeout, an abort or a breach kills the child's whole process group with SIGKILL;
- * groups keep `size` children alive, so a spare that has already loaded the tool's module
+ * arrays). Where this process may create pids cgroups, each child gets one, which caps its
+ * processes (threads included) at 256 and reaches those that left its process group. A
+ * timeout, an abort or a breach kills the child's whole process group (and cgroup) with
+ * SIGKILL; groups keep `size` children alive, so a spare that has already loaded the tool's module
  * takes the next call while a replacement starts.
  *
  * What a report says is what the runner knows: a call whose child died while loading the
@@ -29,8 +31,10 @@ import { ToolgateOptionError } from '../../errors/errors.js';
 import { CallWatch } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
+import { PidsCgroup } from '../../sandbox/pids-cgroup.js';
+import { parentDeathLauncher } from '../../sandbox/executables.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
-import { READY, REPLIED, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
+import { READY, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
 
 /** Resident memory a child may use above its heap cap, in MiB, before it is killed. */
 const RSS_MARGIN_MB = 256;
@@ -40,15 +44,18 @@ const RSS_CHECK_MS = 100;
 const MAX_ATTEMPTS = 3;
 /** Children of a group that may fail to start in a row before queued calls are refused. */
 const MAX_START_FAILURES = 3;
+/** Processes (threads count too) a child and everything it starts may have, where a pids cgroup can be made. */
+const MAX_CHILD_TASKS = 256;
 /** Characters of a child's standard error kept to explain how it died. */
 const STDERR_TAIL = 8192;
-/** What V8 prints when a heap limit ends a process. */
+/** Milliseconds a dead child's standard error may take to drain before its call is answered. */
+const STDERR_GRACE_MS = 200;
+/** What V8 prints when a heap limit ends a process (looked for after {@link FATAL_REPORT} only). */
 const HEAP_DEATH = /heap limit|heap out of memory|CALL_AND_RETRY_LAST|invalid size error|Allocation failed|invalid table size/i;
 /** Where V8's report of a fatal error starts: not forwarded to the host's standard error. */
 const FATAL_REPORT = /<--- Last few GCs --->|FATAL ERROR:|Fatal JavaScript|Fatal process out of memory/;
 
 const CHILD_PATH = fileURLToPath(new URL('./child.js', import.meta.url));
-const PAGE_SIZE = 4096;
 
 /** Options of {@link ProcessRunner}. */
 export interface ProcessRunnerOptions {
@@ -56,26 +63,6 @@ export interface ProcessRunnerOptions {
   poolSize?: number;
   /** Heap cap in MiB for tools that declare none. Default 1024. */
   defaultMemoryMb?: number;
-}
-
-let parentDeathPrefix: string[] | undefined;
-
-/** `setpriv --pdeathsig KILL --` where util-linux's setpriv is installed, else nothing. */
-function parentDeath(): string[] {
-  if (parentDeathPrefix !== undefined) return parentDeathPrefix;
-  parentDeathPrefix = [];
-  if (process.platform !== 'linux') return parentDeathPrefix;
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
-    const candidate = `${dir}/setpriv`;
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      parentDeathPrefix = [candidate, '--pdeathsig', 'KILL', '--'];
-      break;
-    } catch {
-      // not here
-    }
-  }
-  return parentDeathPrefix;
 }
 
 /** Every runner's live children, killed when the host exits without closing its runners. */
@@ -166,9 +153,22 @@ class ChildGroup {
     private readonly size: number,
   ) {}
 
-  /** Start children until the group has `size`. */
+  /**
+   * Start children until there is one for every running and waiting call plus a spare (at
+   * least two, at most `size`). A child that cannot be spawned counts as a start failure.
+   */
   fill(): void {
-    while (!this.closed && this.children.size < this.size) this.children.add(new Child(this));
+    let busy = 0;
+    for (const child of this.children) if (child.call !== undefined) busy++;
+    const wanted = Math.min(this.size, Math.max(2, busy + this.queue.length + 1));
+    while (!this.closed && this.children.size < wanted && this.startFailures < MAX_START_FAILURES) {
+      try {
+        this.children.add(new Child(this));
+      } catch {
+        // spawn() throws for some errors (ENOMEM, say) instead of emitting 'error'.
+        this.started(false);
+      }
+    }
   }
 
   enqueue(call: ProcessCall): void {
@@ -198,7 +198,7 @@ class ChildGroup {
   private idleChild(url: string): Child | undefined {
     let fallback: Child | undefined;
     for (const child of this.children) {
-      if (!child.ready || child.call !== undefined || child.dead) continue;
+      if (!child.ready || child.call !== undefined || child.dead || child.killed) continue;
       if (child.loaded.has(url)) return child;
       fallback ??= child;
     }
@@ -219,14 +219,16 @@ class ChildGroup {
     else if (++this.startFailures >= MAX_START_FAILURES) {
       // Children die as they start (a bad Node flag, no memory): refuse what waits rather than loop.
       const waiting = this.queue.splice(0);
-      for (const call of waiting) call.settle({ kind: 'crashed', message: 'it never started: child processes could not be started' });
+      for (const call of waiting) call.settle({ kind: 'crashed', message: 'not run: it never started; child processes could not be started' });
     }
   }
 
   /** A child is gone: forget it, start a replacement, and go on with the queue. */
   removed(child: Child): void {
     this.children.delete(child);
+    // After children failed to start, a new call tries again; a replacement does not.
     if (this.startFailures >= MAX_START_FAILURES && this.queue.length === 0) return;
+    if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0;
     this.pump();
   }
 
@@ -267,21 +269,28 @@ class Child {
   call: ProcessCall | undefined;
   /** Module URLs it has loaded (answered a call of, or was told to preload). */
   readonly loaded = new Set<string>();
+  /** The current call's standard error (for the last line a crash report quotes). */
   private stderrTail = '';
-  private forwarding = true;
-  /** Why toolgate killed it, for the call it ran. */
-  private killedWith: RunOutcome | undefined;
+  /** What V8 printed from its fatal-error report on, if it printed one during the current call. */
+  private fatalReport = '';
+  /** Set once toolgate has killed it: it takes no call and its messages are ignored. */
+  killed = false;
   private everTookCall = false;
   private readonly exited: Promise<void>;
+  /** Its pids cgroup, where one can be made: caps its processes and reaches those that left its process group. */
+  private readonly cgroup: PidsCgroup | undefined;
 
   constructor(private readonly group: ChildGroup) {
-    const argv = [...parentDeath(), process.execPath, `--max-old-space-size=${group.cap}`, CHILD_PATH, JSON.stringify(group.preloads)];
+    const argv = [...parentDeathLauncher(), process.execPath, `--max-old-space-size=${group.cap}`, CHILD_PATH, JSON.stringify(group.preloads)];
     for (const url of group.preloads) this.loaded.add(url);
     this.process = spawn(argv[0]!, argv.slice(1), {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
       detached: true, // a process group of its own, killed whole
     });
+    this.cgroup = PidsCgroup.create(MAX_CHILD_TASKS);
+    // Joined before the child has loaded Node, long before any tool code runs.
+    if (this.cgroup !== undefined && (this.process.pid === undefined || !this.cgroup.join(this.process.pid))) this.cgroup.remove();
     liveChildren.add(this);
     if (!exitHook) {
       exitHook = true;
@@ -293,9 +302,18 @@ class Child {
     this.process.stderr!.on('data', (chunk: Buffer) => this.forward(chunk, true));
     this.process.on('message', (message: ChildMessage) => this.onMessage(message));
     this.process.on('error', () => undefined); // spawn failures end in 'exit' / 'close'
-    this.exited = new Promise((resolve) => this.process.once('close', (code, signal) => {
-      this.onExit(code, signal);
-      resolve();
+    // Death is 'exit', not 'close': a process the tool started may hold the pipes open for good.
+    // Its stderr gets a moment to drain (V8's report of a heap breach), then the pipes go.
+    this.exited = new Promise((resolve) => this.process.once('exit', (code, signal) => {
+      this.signalGroup('SIGKILL', true); // what it started in its group goes with it
+      const drained = new Promise((done) => this.process.stderr!.once('close', done));
+      const grace = new Promise((done) => setTimeout(done, STDERR_GRACE_MS));
+      void Promise.race([drained, grace]).then(() => {
+        this.process.stdout?.destroy();
+        this.process.stderr?.destroy();
+        this.onExit(code, signal);
+        resolve();
+      });
     }));
     // Referenced until ready: a call may be waiting for it. Idle children are unreferenced.
   }
@@ -320,8 +338,15 @@ class Child {
   private forward(chunk: Buffer, isStderr: boolean): void {
     const text = chunk.toString('utf8');
     if (isStderr) this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
-    if (this.forwarding && FATAL_REPORT.test(text)) this.forwarding = false;
-    if (this.forwarding) process.stderr.write(chunk);
+    if (this.fatalReport === '') {
+      const at = text.search(FATAL_REPORT);
+      if (at < 0) {
+        process.stderr.write(chunk);
+        return;
+      }
+      if (at > 0) process.stderr.write(text.slice(0, at));
+      this.fatalReport = text.slice(at);
+    } else this.fatalReport = (this.fatalReport + text).slice(0, STDERR_TAIL);
   }
 
   preload(url: string): void {
@@ -341,6 +366,8 @@ class Child {
   take(call: ProcessCall): void {
     this.call = call;
     this.everTookCall = true;
+    this.stderrTail = '';
+    this.fatalReport = '';
     call.child = this;
     call.phase = this.loaded.has(call.entryUrl) ? 'running' : 'loading';
     this.busy();
@@ -354,7 +381,7 @@ class Child {
       if (this.call === undefined) this.idle();
       return;
     }
-    if (!Array.isArray(message)) return;
+    if (!Array.isArray(message) || this.killed) return;
     const call = this.call;
     if (call === undefined || message[0] !== call.task[0]) return;
     if (message[1] === STARTED) {
@@ -381,16 +408,22 @@ class Child {
   /** Resident memory of the child, in bytes (0 when it cannot be read). */
   residentBytes(): number {
     try {
-      const statm = fs.readFileSync(`/proc/${this.process.pid}/statm`, 'latin1');
-      return Number(statm.split(' ')[1]) * PAGE_SIZE;
+      // VmRSS is in kB whatever the page size.
+      const status = fs.readFileSync(`/proc/${this.process.pid}/status`, 'latin1');
+      return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) * 1024;
     } catch {
       return 0;
     }
   }
 
-  signalGroup(signal: NodeJS.Signals): void {
+  /**
+   * Send `signal` to the child's process group (and, for SIGKILL, to everything in its cgroup).
+   * @param exited - the child itself has exited; its group may live on.
+   */
+  signalGroup(signal: NodeJS.Signals, exited = false): void {
     const pid = this.process.pid;
-    if (pid === undefined || this.dead) return;
+    if (signal === 'SIGKILL') this.cgroup?.killAll();
+    if (pid === undefined || (this.dead && !exited)) return;
     try {
       process.kill(-pid, signal);
     } catch {
@@ -404,7 +437,7 @@ class Child {
 
   /** Kill the child (its whole process group); its call ends with `outcome` now. */
   kill(outcome: RunOutcome): void {
-    this.killedWith ??= outcome;
+    this.killed = true;
     this.signalGroup('SIGKILL');
     const call = this.call;
     if (call !== undefined && !call.settled) call.settle(outcome);
@@ -421,14 +454,20 @@ class Child {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.dead = true;
     liveChildren.delete(this);
+    // What it started and left behind (a daemon that called setsid) goes with it.
+    this.cgroup?.killAll();
+    this.cgroup?.remove();
     // What a killed child was writing (atomic writes' temporaries) goes now, not at the next start.
     if (this.process.pid !== undefined && (signal !== null || code !== 0)) void sweepOwner(this.process.pid);
     const call = this.call;
     this.call = undefined;
-    if (!this.everTookCall && !this.ready) this.group.started(false);
+    if (!this.everTookCall && !this.killed) this.group.started(false);
     if (call !== undefined && !call.settled) {
       const how = signal !== null ? `was killed by ${signal}` : `exited with status ${code}`;
-      if (HEAP_DEATH.test(this.stderrTail)) {
+      if (call.phase === 'loading') call.attempts++;
+      // V8 aborts at a full heap: SIGABRT (or SIGTRAP for some fatal errors), with its report.
+      const aborted = signal === 'SIGABRT' || signal === 'SIGTRAP' || code === 134 || code === 133;
+      if (aborted && HEAP_DEATH.test(this.fatalReport)) {
         call.settle({ kind: 'memory', memoryMb: this.group.cap, message: `it passed its memory cap of ${this.group.cap} MiB (the JavaScript heap is full); its process ${how}` });
       } else if (call.phase === 'loading' && call.attempts < MAX_ATTEMPTS) {
         // The child died loading the tool's module: nothing of the tool ran, so another child may run it.
@@ -473,7 +512,6 @@ class ProcessCall extends CallWatch {
 
   /** Queue it again after its child died before it started. */
   retry(): void {
-    this.attempts++;
     this.phase = 'queued';
     this.child = undefined;
     this.group.enqueue(this);
