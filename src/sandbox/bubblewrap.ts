@@ -53,6 +53,16 @@ export const BUBBLEWRAP_PACKAGE = 'bubblewrap';
 /** Host folders replaced by an empty private tmpfs: their Unix sockets and files stay out of reach. */
 const HIDDEN_FOLDERS = ['/tmp', '/var/tmp', '/run', '/var/run', '/dev/shm'];
 
+/**
+ * Bytes each private tmpfs may hold (tmpfs pages are the host's memory, and the kernel's
+ * out-of-memory killer cannot free them): 512 MiB for `/tmp` and `/var/tmp`, 64 MiB for the rest.
+ */
+const PRIVATE_TMPFS_BYTES: Readonly<Record<string, number>> = Object.freeze({ '/tmp': 512 * 1024 * 1024, '/var/tmp': 512 * 1024 * 1024 });
+const DEFAULT_TMPFS_BYTES = 64 * 1024 * 1024;
+
+/** Entries of `/proc` that change the kernel (sysctls, SysRq, interrupts, buses), read-only in the sandbox as bwrap makes them for unprivileged users. */
+const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'irq', 'bus', 'fs'];
+
 /** What {@link probeBubblewrap} found. */
 export interface BubblewrapProbe {
   /** The binary, as found (absolute when it was found on `PATH`). */
@@ -180,9 +190,16 @@ function gitProtections(roots: readonly string[]): string[] {
  */
 function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mounts: SandboxMounts, network: boolean): string[] {
   const args = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  // Run as the host's root, bwrap leaves these writable in the new /proc (it covers them only
+  // when it cannot write them itself), and uid 0 writes them without capabilities: a command
+  // could set kernel.core_pattern to a program of its own that the kernel then runs as root on
+  // the host. Bound read-only over the new /proc's (from the host's: the same kernel settings).
+  for (const entry of PROC_READ_ONLY) {
+    if (fs.existsSync(`/proc/${entry}`)) args.push('--ro-bind', `/proc/${entry}`, `/proc/${entry}`);
+  }
   for (const dir of HIDDEN_FOLDERS) {
     try {
-      if (fs.lstatSync(dir).isDirectory()) args.push('--tmpfs', dir);
+      if (fs.lstatSync(dir).isDirectory()) args.push('--size', String(PRIVATE_TMPFS_BYTES[dir] ?? DEFAULT_TMPFS_BYTES), '--tmpfs', dir);
     } catch {
       // not on this machine
     }

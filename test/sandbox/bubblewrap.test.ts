@@ -259,6 +259,14 @@ if (!HAS_BWRAP) {
       fs.rmSync(path.join(ws, 'inside.txt'));
     });
 
+    test('kernel settings in /proc are read-only, and the private tmpfs folders are bounded', async () => {
+      // Checked with access(W_OK), never by writing: a write that got through would change the host.
+      const result = await run('[ -w /proc/sys/kernel/core_pattern ] && echo proc-sys-writable || echo proc-sys-read-only; dd if=/dev/zero of=/dev/shm/fill bs=1M count=80 2>/dev/null; echo "shm $(($(stat -c %s /dev/shm/fill) / 1048576)) MiB"; rm -f /dev/shm/fill');
+      assert.match(result.output, /^proc-sys-read-only$/m, result.output);
+      const mib = Number(/^shm (\d+) MiB$/m.exec(result.output)?.[1]);
+      assert.ok(mib <= 64, `/dev/shm took ${mib} MiB: ${result.output}`);
+    });
+
     test('a repository without a hooks folder or a config file: the command cannot create them', async () => {
       const ws = fs.realpathSync(tmp.ws);
       fs.mkdirSync(path.join(ws, '.git'));

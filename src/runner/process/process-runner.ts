@@ -352,7 +352,8 @@ class Child {
   preload(url: string): void {
     if (this.dead || this.loaded.has(url)) return;
     this.loaded.add(url);
-    if (this.ready) this.send({ preload: [url] });
+    // Sent even before it is ready: the child reads messages from its first moment.
+    this.send({ preload: [url] });
   }
 
   private send(message: unknown): void {
