@@ -66,6 +66,36 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /** Deepest nesting accepted in arguments given as an object. */
 const MAX_ARGUMENT_DEPTH = 64;
 
+/**
+ * Most values (objects, arrays, strings, numbers, booleans, nulls, keys) arguments may hold.
+ * Bytes alone do not bound what arguments cost: 63 MiB of `{},` is 21 million objects, over a
+ * gigabyte of the host's heap. A million small values take tens of MiB.
+ */
+export const MAX_ARGUMENT_VALUES = 1_000_000;
+
+/** Thrown and returned when arguments hold more than {@link MAX_ARGUMENT_VALUES} values. */
+export const TOO_MANY_VALUES: unique symbol = Symbol('arguments hold too many values');
+
+/**
+ * Whether JSON text holds more than `limit` values, counted before it is parsed (parsing would
+ * build them all): every `{`, `[`, `,` and `:` outside strings counts. A linear scan that stops
+ * at the limit; short texts cannot hold that many and are not scanned.
+ */
+export function textHasTooManyValues(text: string, limit = MAX_ARGUMENT_VALUES): boolean {
+  if (text.length <= limit) return false;
+  let count = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if ((c === 123 || c === 91 || c === 44 || c === 58) && ++count > limit) return true;
+  }
+  return false;
+}
+
 /** The default bound on a call's arguments: 64 MiB (the executor's `maxArgumentBytes`). */
 export const DEFAULT_MAX_ARGUMENT_BYTES = 64 * 1024 * 1024;
 
@@ -101,15 +131,17 @@ function utf8Length(text: string, maxBytes: number): number {
  * for every other value and separator), and stops as soon as the bound is passed: strings are
  * taken by reference, so a copy never holds more than the bound's worth of new structure.
  * @param maxBytes - the bound; default none.
- * @returns the copy; {@link TOO_LARGE} past `maxBytes`; or (a string) a message naming the
+ * @returns the copy; {@link TOO_LARGE} past `maxBytes`; {@link TOO_MANY_VALUES} past
+ *   {@link MAX_ARGUMENT_VALUES} values; or (a string) a message naming the
  *   first value that is not JSON data.
  */
-export function copyJsonData(value: Record<string, unknown>, maxBytes = Number.POSITIVE_INFINITY): Record<string, unknown> | string | typeof TOO_LARGE {
+export function copyJsonData(value: Record<string, unknown>, maxBytes = Number.POSITIVE_INFINITY): Record<string, unknown> | string | typeof TOO_LARGE | typeof TOO_MANY_VALUES {
   try {
-    return copy(value, 0, { left: maxBytes - 2, maxBytes }) as Record<string, unknown>;
+    return copy(value, 0, { left: maxBytes - 2, maxBytes, values: MAX_ARGUMENT_VALUES }) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof NotJsonData) return error.describe();
     if (error === TOO_LARGE) return TOO_LARGE;
+    if (error === TOO_MANY_VALUES) return TOO_MANY_VALUES;
     throw error;
   }
 }
@@ -118,12 +150,15 @@ export function copyJsonData(value: Record<string, unknown>, maxBytes = Number.P
 interface Budget {
   left: number;
   readonly maxBytes: number;
+  /** Values still allowed (see {@link MAX_ARGUMENT_VALUES}). */
+  values: number;
 }
 
 /** Take `bytes` from the budget; throws {@link TOO_LARGE} past it. */
 function spend(budget: Budget, bytes: number): void {
   budget.left -= bytes;
   if (budget.left < 0) throw TOO_LARGE;
+  if (--budget.values < 0) throw TOO_MANY_VALUES;
 }
 
 /**

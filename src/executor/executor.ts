@@ -38,7 +38,7 @@ import { DEFAULT_SANDBOX, SANDBOX_PROFILES, type SandboxPolicy, type SandboxProf
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
-import { copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, parseArguments, textTooLarge, TOO_LARGE } from './arguments.js';
+import { copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
 
@@ -188,6 +188,8 @@ class CallState implements PreparedCall, RunRequest {
 }
 
 const NO_ARGUMENTS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+/** JSON text this short cannot nest deeper than the 64 levels arguments may have: it skips the check. */
+const SMALL_TEXT = 128;
 const NO_PATHS: readonly ResolvedPath[] = Object.freeze([]);
 const NO_DIRS: readonly string[] = Object.freeze([]);
 
@@ -388,12 +390,22 @@ export class ToolExecutor {
     if (typeof given === 'object' && given !== null && isPlainObject(given)) {
       const copied = copyJsonData(given, this.maxArgumentBytes);
       if (copied === TOO_LARGE) return this.tooLarge(state);
+      if (copied === TOO_MANY_VALUES) return this.tooLarge(state, true);
       if (typeof copied === 'string') return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${copied}.`);
       value = copied;
     } else {
       if (typeof given === 'string' && textTooLarge(given, this.maxArgumentBytes)) return this.tooLarge(state);
+      if (typeof given === 'string' && textHasTooManyValues(given)) return this.tooLarge(state, true);
       const parsed = parseArguments(given);
       if (!parsed.ok) return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${parsed.message}.`);
+      // Parsed text gets the checks a given object gets (nesting, values) without a second
+      // copy when it is small: only large text can hide a deep or huge structure.
+      if (typeof given === 'string' && given.length > SMALL_TEXT) {
+        const checked = copyJsonData(parsed.value, this.maxArgumentBytes);
+        if (checked === TOO_LARGE) return this.tooLarge(state);
+        if (checked === TOO_MANY_VALUES) return this.tooLarge(state, true);
+        if (typeof checked === 'string') return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${checked}.`);
+      }
       value = parsed.value;
       if (parsed.repairs.length) state.repairs = parsed.repairs;
     }
@@ -423,14 +435,15 @@ export class ToolExecutor {
     return undefined;
   }
 
-  /** The result of a call whose arguments pass `maxArgumentBytes` (logged by their size only). */
-  private tooLarge(state: CallState): ToolExecutionResult {
+  /** The result of a call whose arguments pass `maxArgumentBytes`, or {@link MAX_ARGUMENT_VALUES} values (logged by their size only). */
+  private tooLarge(state: CallState, values = false): ToolExecutionResult {
     const limit = this.maxArgumentBytes;
     const shown = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`;
+    const what = values ? `they hold more than ${MAX_ARGUMENT_VALUES} values` : `they are larger than ${shown} (the executor's maxArgumentBytes)`;
     return this.fail(
       state, 'INVALID_ARGUMENTS',
-      `Invalid arguments for ${state.tool.name}: they are larger than ${shown} (the executor's maxArgumentBytes) and were not read. Pass large data as a file instead: write it into the workspace in parts of a few MiB, then give its path.`,
-      undefined, undefined, undefined, `[arguments larger than ${limit} bytes]`,
+      `Invalid arguments for ${state.tool.name}: ${what} and were not read. Pass large data as a file instead: write it into the workspace in parts of a few MiB, then give its path.`,
+      undefined, undefined, undefined, values ? `[arguments with more than ${MAX_ARGUMENT_VALUES} values]` : `[arguments larger than ${limit} bytes]`,
     );
   }
 

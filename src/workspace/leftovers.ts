@@ -25,7 +25,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pinFolder } from './pinned-folder.js';
-import { journalFolder, journalName, JOURNAL_NAME, temporaryPattern } from './temp-names.js';
+import { journalFolder, journalFolderIsPrivate, journalName, JOURNAL_NAME, temporaryPattern } from './temp-names.js';
 import { workspaceFor } from './workspace.js';
 
 /** Where a sweep looks (the defaults are the real places; tests point them at temporary folders). */
@@ -87,6 +87,7 @@ export async function sweepOwner(pid: number, threadId?: number, options: SweepO
   const report = emptyReport();
   try {
     const folder = journalFolder(options.tmpdir);
+    if (!(await journalFolderIsPrivate(options.tmpdir))) return report;
     let names: string[];
     if (threadId === undefined) {
       names = (await fs.readdir(folder).catch(() => [] as string[])).filter((n) => JOURNAL_NAME.exec(n)?.[1] === String(pid));
@@ -169,6 +170,7 @@ export async function sweepStale(options: SweepOptions = {}): Promise<SweepRepor
 
 async function sweepJournals(tmpdir: string, report: SweepReport): Promise<void> {
   const folder = journalFolder(tmpdir);
+  if (!(await journalFolderIsPrivate(tmpdir))) return;
   const names = await fs.readdir(folder).catch(() => [] as string[]);
   for (const name of names) {
     const owner = JOURNAL_NAME.exec(name);

@@ -70,14 +70,28 @@ async function openJournal(): Promise<string | null> {
   const folder = journalFolder();
   try {
     await fs.mkdir(folder, { recursive: true, mode: 0o700 });
-    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-    for (const dir of [privateFolder(), folder]) {
-      const stat = await fs.lstat(dir);
-      if (!stat.isDirectory() || (stat.mode & 0o022) !== 0 || (uid !== undefined && stat.uid !== uid)) return null;
-    }
+    if (!(await journalFolderIsPrivate())) return null;
     return path.join(folder, journalName(process.pid, threadId));
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether `toolgate-<uid>` and its journal folder under `tmpdir` are real folders (not links)
+ * of this user that nobody else may write. Journals are written, and swept, only then: a
+ * folder another user planted (a link to somewhere else) must never lead a sweep.
+ */
+export async function journalFolderIsPrivate(tmpdir: string = os.tmpdir()): Promise<boolean> {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  try {
+    for (const dir of [privateFolder(tmpdir), journalFolder(tmpdir)]) {
+      const stat = await fs.lstat(dir);
+      if (!stat.isDirectory() || (stat.mode & 0o022) !== 0 || (uid !== undefined && stat.uid !== uid)) return false;
+    }
+    return true;
+  } catch {
+    return false;
   }
 }
 

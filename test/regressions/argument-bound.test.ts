@@ -61,3 +61,36 @@ describe('the argument bound', () => {
     void new ToolExecutor(registry, { maxArgumentBytes: Number.POSITIVE_INFINITY }).close();
   });
 });
+
+// From the attack run: bytes alone did not bound the cost. 63 MiB of `{},` (21 million empty
+// objects) took 1.4 GB of the host's heap per call, and three at once aborted the host; JSON
+// text nested 6,000 levels deep could not be sent to a child process, and the call hung.
+describe('the bound on values and nesting', () => {
+  let executor: ToolExecutor;
+  before(async () => {
+    executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 2 });
+  });
+  after(() => executor.close());
+
+  it('refuses JSON text with more than a million values before parsing it, and an object with as many', async () => {
+    const text = `{"items":[${'{},'.repeat(1_200_000)}{}]}`;
+    const r = await executor.call('answer_at_once', text);
+    assert.equal(r.errorCode, 'INVALID_ARGUMENTS', r.error);
+    assert.match(r.error!, /more than 1000000 values/);
+    const object = { text: 'x', items: Array.from({ length: 1_100_000 }, () => 0) };
+    const o = await executor.call('answer_at_once', object);
+    assert.equal(o.errorCode, 'INVALID_ARGUMENTS', o.error);
+    assert.match(o.error!, /more than 1000000 values/);
+    const commas = await executor.call('answer_at_once', { text: ','.repeat(2_000_000) });
+    assert.equal(commas.success, true, 'commas inside a string are not values');
+    const commasText = await executor.call('answer_at_once', JSON.stringify({ text: ',:{['.repeat(500_000) }));
+    assert.equal(commasText.success, true, `commas inside a JSON string are not values: ${commasText.error}`);
+  });
+
+  it('refuses JSON text nested deeper than 64 levels, as it does an object, and answers at once', async () => {
+    const deep = `{"text":"x","extra":${'['.repeat(6000)}${']'.repeat(6000)}}`;
+    const r = await executor.execute({ name: 'answer_at_once', arguments: deep }, { timeoutMs: 0 });
+    assert.equal(r.errorCode, 'INVALID_ARGUMENTS', r.error);
+    assert.match(r.error!, /deeper than 64 levels/);
+  });
+});

@@ -192,3 +192,20 @@ describe('process runner: how a child died is read from that death alone', () =>
     }
   });
 });
+
+describe('process runner: memory a tool holds after its call', () => {
+  test('an idle child whose leftover timer keeps allocating is killed, and the group serves on', async () => {
+    const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 2 });
+    try {
+      const result = await executor.execute({ name: 'leave_allocating_timer', arguments: {} });
+      assert.equal(result.success, true, result.error);
+      const pid = Number(result.output);
+      for (let i = 0; i < 100 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(!alive(pid), `child ${pid} kept growing after its call`);
+      const next = await executor.execute({ name: 'allocate_shape_capped', arguments: { shape: 'array_push' } });
+      assert.equal(next.errorCode, 'MEMORY_LIMIT', next.error);
+    } finally {
+      await executor.close();
+    }
+  });
+});

@@ -142,6 +142,25 @@ describe('leftovers', () => {
     for (const name of misnamed) assert.equal(fs.existsSync(path.join(tmpdir, name)), true, `${name} is not of toolgate's naming`);
   });
 
+  it('sweeps nothing through a journal folder that is a link or that others may write (planted by another user)', async () => {
+    const planted = fs.mkdtempSync(path.join(tmpdir, 'planted-'));
+    const victim = fs.mkdtempSync(path.join(tmpdir, 'victim-'));
+    const dead = deadPid();
+    fs.writeFileSync(path.join(victim, `${dead}-0.list`), 'not toolgate\'s\n');
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+    fs.mkdirSync(path.join(planted, `toolgate-${uid}`), { mode: 0o700 });
+    fs.symlinkSync(victim, path.join(planted, `toolgate-${uid}`, 'temps'));
+    await sweepStale({ tmpdir: planted, cgroupRoots: [] });
+    await sweepOwner(dead, undefined, { tmpdir: planted });
+    assert.equal(fs.existsSync(path.join(victim, `${dead}-0.list`)), true, 'the file the link leads to stays');
+    fs.rmSync(path.join(planted, `toolgate-${uid}`, 'temps'));
+    fs.mkdirSync(path.join(planted, `toolgate-${uid}`, 'temps'), { mode: 0o777 });
+    fs.chmodSync(path.join(planted, `toolgate-${uid}`, 'temps'), 0o777);
+    fs.writeFileSync(path.join(planted, `toolgate-${uid}`, 'temps', `${dead}-0.list`), 'x\n');
+    await sweepStale({ tmpdir: planted, cgroupRoots: [] });
+    assert.equal(fs.existsSync(path.join(planted, `toolgate-${uid}`, 'temps', `${dead}-0.list`)), true, 'a folder others may write is not trusted');
+  });
+
   it("counts this process's own pid on something older than it as gone (a pid reused after a restart)", () => {
     assert.equal(processGone(process.pid, Date.now()), false);
     assert.equal(processGone(process.pid, Date.now() - process.uptime() * 1000 - 60_000), true);

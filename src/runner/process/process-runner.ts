@@ -158,6 +158,7 @@ class ChildGroup {
    * least two, at most `size`). A child that cannot be spawned counts as a start failure.
    */
   fill(): void {
+    this.watchMemory();
     let busy = 0;
     for (const child of this.children) if (child.call !== undefined) busy++;
     const wanted = Math.min(this.size, Math.max(2, busy + this.queue.length + 1));
@@ -232,21 +233,26 @@ class ChildGroup {
     this.pump();
   }
 
-  /** Read busy children's resident memory while any call runs. */
+  /**
+   * Read the children's resident memory (with what they started, where they have a cgroup):
+   * busy ones every {@link RSS_CHECK_MS} ms, idle ones (a timer a tool left running) every
+   * tenth time. A child past the cap plus {@link RSS_MARGIN_MB} is killed; its call, if any,
+   * answers MEMORY_LIMIT.
+   */
   private watchMemory(): void {
     if (this.rssTimer !== undefined) return;
     const limit = (this.cap + RSS_MARGIN_MB) * 1024 * 1024;
+    let tick = 0;
     this.rssTimer = setInterval(() => {
-      let busy = false;
-      for (const child of this.children) {
-        if (child.call === undefined) continue;
-        busy = true;
-        const rss = child.residentBytes();
-        if (rss > limit) child.kill({ kind: 'memory', memoryMb: this.cap, message: `its process's resident memory passed ${this.cap + RSS_MARGIN_MB} MiB (memory cap ${this.cap} MiB plus ${RSS_MARGIN_MB} MiB outside the heap)` });
-      }
-      if (!busy) {
+      tick++;
+      if (this.children.size === 0) {
         clearInterval(this.rssTimer);
         this.rssTimer = undefined;
+        return;
+      }
+      for (const child of this.children) {
+        if (child.dead || child.killed || (child.call === undefined && tick % 10 !== 0)) continue;
+        if (child.residentBytes() > limit) child.kill({ kind: 'memory', memoryMb: this.cap, message: `its process's resident memory (with the processes it started) passed ${this.cap + RSS_MARGIN_MB} MiB (memory cap ${this.cap} MiB plus ${RSS_MARGIN_MB} MiB outside the heap)` });
       }
     }, RSS_CHECK_MS);
     this.rssTimer.unref();
@@ -356,11 +362,13 @@ class Child {
     this.send({ preload: [url] });
   }
 
-  private send(message: unknown): void {
+  /** @returns the error when the message cannot be sent (it cannot be serialized, or the channel closed: then 'exit' follows). */
+  private send(message: unknown): Error | undefined {
     try {
       this.process.send(message as never);
-    } catch {
-      // The channel closed: 'close' follows.
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
     }
   }
 
@@ -372,7 +380,15 @@ class Child {
     call.child = this;
     call.phase = this.loaded.has(call.entryUrl) ? 'running' : 'loading';
     this.busy();
-    this.send(call.task);
+    const failed = this.send(call.task);
+    if (failed !== undefined && this.process.connected) {
+      // Its arguments cannot be serialized (nested too deep for V8's serializer, say): the
+      // call never reached the child, which stays free.
+      this.call = undefined;
+      this.idle();
+      call.settle({ kind: 'error', error: { name: 'Error', code: 'INVALID_ARGUMENTS', message: `not run: its arguments cannot be sent to a child process (${failed.message})` }, notes: [] });
+      this.group.pump();
+    }
   }
 
   private onMessage(message: ChildMessage): void {
@@ -406,15 +422,13 @@ class Child {
     this.group.pump();
   }
 
-  /** Resident memory of the child, in bytes (0 when it cannot be read). */
+  /** Resident memory of the child and, where it has a cgroup, of every process there, in bytes. */
   residentBytes(): number {
-    try {
-      // VmRSS is in kB whatever the page size.
-      const status = fs.readFileSync(`/proc/${this.process.pid}/status`, 'latin1');
-      return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) * 1024;
-    } catch {
-      return 0;
-    }
+    const pids = this.cgroup?.pids() ?? [];
+    if (pids.length === 0 && this.process.pid !== undefined) pids.push(this.process.pid);
+    let total = 0;
+    for (const pid of pids) total += residentOf(pid);
+    return total;
   }
 
   /**
@@ -539,6 +553,16 @@ class ProcessCall extends CallWatch {
 }
 
 const NO_NOTES: readonly string[] = Object.freeze([]);
+
+/** Resident memory of process `pid` in bytes (`VmRSS`, in kB whatever the page size); 0 when it cannot be read. */
+function residentOf(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
+    return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
 
 function outcomeOf(reply: ToolReply): RunOutcome {
   if (typeof reply === 'string') return { kind: 'ok', value: reply, notes: NO_NOTES, cut: false };
