@@ -74,3 +74,34 @@ export abstract class CallWatch extends DeadlineEntry {
     this.deliver(outcome);
   }
 }
+
+/**
+ * A call that a timeout or an abort stops the same way, each with its outcome: the pool and
+ * process runners' calls (the runner's `stop` ends the worker or process running it, or just
+ * settles a call still waiting).
+ */
+export abstract class StoppableCall extends CallWatch {
+  constructor(
+    signal: AbortSignal | undefined,
+    /** The call's timeout in ms, for the timeout outcome. */
+    private readonly timeoutMs: number,
+    private readonly resolve: (outcome: RunOutcome) => void,
+  ) {
+    super(signal);
+  }
+
+  /** End the call with `outcome`: stop what runs it, then settle. */
+  protected abstract stop(outcome: RunOutcome): void;
+
+  protected deliver(outcome: RunOutcome): void {
+    this.resolve(outcome);
+  }
+
+  protected onTimeout(): void {
+    this.stop({ kind: 'timeout', timeoutMs: this.timeoutMs });
+  }
+
+  protected onAbort(): void {
+    this.stop({ kind: 'aborted' });
+  }
+}

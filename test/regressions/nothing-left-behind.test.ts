@@ -45,41 +45,25 @@ describe('nothing left behind', () => {
   });
   after(() => executor.close());
 
-  it('a pool worker terminated at its timeout in the middle of a write leaves no temporary file', async () => {
-    const ws = fs.mkdtempSync(path.join(tmpdir, 'pool-'));
-    fs.mkdirSync(path.join(ws, 'sub'));
-    let seen = false;
-    const watcher = fs.watch(path.join(ws, 'sub'), (_event, name) => {
-      if (typeof name === 'string' && TEMPORARY.test(name)) seen = true;
+  for (const [runner, tool] of [['a pool worker terminated', 'hang_mid_write'], ['a child process killed', 'hang_mid_write_process']] as const) {
+    it(`${runner} at its timeout in the middle of a write leaves no temporary file`, async () => {
+      const ws = fs.mkdtempSync(path.join(tmpdir, `${tool}-`));
+      fs.mkdirSync(path.join(ws, 'sub'));
+      let seen = false;
+      const watcher = fs.watch(path.join(ws, 'sub'), (_event, name) => {
+        if (typeof name === 'string' && TEMPORARY.test(name)) seen = true;
+      });
+      try {
+        const r = await executor.call(tool, { filepath: 'sub/hung.txt' }, { workspaceRoot: ws, timeoutMs: 4000 });
+        assert.equal(r.errorCode, 'TIMEOUT', r.error);
+      } finally {
+        watcher.close();
+      }
+      assert.ok(seen, 'the write had made its temporary file before the timeout');
+      assert.ok(await until(() => tree(ws).length === 1, 10_000), `left: ${tree(ws).join(', ')}`);
+      assert.deepEqual(tree(ws), ['sub']);
     });
-    try {
-      const r = await executor.call('hang_mid_write', { filepath: 'sub/hung.txt' }, { workspaceRoot: ws, timeoutMs: 4000 });
-      assert.equal(r.errorCode, 'TIMEOUT', r.error);
-    } finally {
-      watcher.close();
-    }
-    assert.ok(seen, 'the write had made its temporary file before the timeout');
-    assert.ok(await until(() => tree(ws).length === 1, 10_000), `left: ${tree(ws).join(', ')}`);
-    assert.deepEqual(tree(ws), ['sub']);
-  });
-
-  it('a child process killed at its timeout in the middle of a write leaves no temporary file', async () => {
-    const ws = fs.mkdtempSync(path.join(tmpdir, 'process-'));
-    fs.mkdirSync(path.join(ws, 'sub'));
-    let seen = false;
-    const watcher = fs.watch(path.join(ws, 'sub'), (_event, name) => {
-      if (typeof name === 'string' && TEMPORARY.test(name)) seen = true;
-    });
-    try {
-      const r = await executor.call('hang_mid_write_process', { filepath: 'sub/hung.txt' }, { workspaceRoot: ws, timeoutMs: 4000 });
-      assert.equal(r.errorCode, 'TIMEOUT', r.error);
-    } finally {
-      watcher.close();
-    }
-    assert.ok(seen, 'the write had made its temporary file before the timeout');
-    assert.ok(await until(() => tree(ws).length === 1, 10_000), `left: ${tree(ws).join(', ')}`);
-    assert.deepEqual(tree(ws), ['sub']);
-  });
+  }
 
   it('a 200 MiB write on the main thread stops at its 50 ms timeout and removes its temporary file', async () => {
     const ws = fs.mkdtempSync(path.join(tmpdir, 'main-'));

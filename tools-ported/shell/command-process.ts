@@ -10,7 +10,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 
 /** Processes one command may have at once (the command itself included). */

@@ -11,13 +11,13 @@
  *
  * @module
  */
-import os from 'node:os';
 import { Piscina } from 'piscina';
-import { CallWatch } from '../call-watch.js';
+import { StoppableCall } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
 import { ToolgateOptionError } from '../../errors/errors.js';
+import { sizingOf } from '../sizing.js';
 import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, threadOf, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */
@@ -108,12 +108,9 @@ export class PoolRunner implements Runner {
   private readonly callsPerWorker: number;
 
   constructor(options: PoolRunnerOptions = {}) {
-    const size = options.poolSize ?? Math.max(2, os.availableParallelism());
-    if (!Number.isInteger(size) || size < 1 || size > 256) throw ToolgateOptionError.fromBadOption('poolSize', `must be an integer from 1 to 256; got ${size}`);
-    const mem = options.defaultMemoryMb ?? 1024;
-    if (!Number.isInteger(mem) || mem < 16) throw ToolgateOptionError.fromBadOption('defaultMemoryMb', `must be an integer >= 16; got ${mem}`);
+    const { size, memoryMb } = sizingOf(options);
     this.poolSize = size;
-    this.defaultMemoryMb = mem;
+    this.defaultMemoryMb = memoryMb;
     const per = options.callsPerWorker ?? 2;
     if (!Number.isInteger(per) || per < 1 || per > 64) throw ToolgateOptionError.fromBadOption('callsPerWorker', `must be an integer from 1 to 64; got ${per}`);
     this.callsPerWorker = per;
@@ -381,7 +378,7 @@ function settled<T>(outcome: RunOutcome, request: RunRequest, then: (outcome: Ru
  * object (a call's bookkeeping costs about as much as the rest of the call path together, on
  * caches cooled by every worker round trip).
  */
-class PoolCallRun extends CallWatch {
+class PoolCallRun extends StoppableCall {
   private attempts = 0;
 
   constructor(
@@ -392,9 +389,9 @@ class PoolCallRun extends CallWatch {
     private readonly record: ToolRecord,
     private readonly slot: number,
     private readonly task: WorkerTask,
-    private readonly resolve: (outcome: RunOutcome) => void,
+    resolve: (outcome: RunOutcome) => void,
   ) {
-    super(signal);
+    super(signal, call.timeoutMs, resolve);
   }
 
   get callId(): string {
@@ -410,20 +407,8 @@ class PoolCallRun extends CallWatch {
     );
   }
 
-  protected deliver(outcome: RunOutcome): void {
-    this.resolve(outcome);
-  }
-
-  protected onTimeout(): void {
-    this.stop({ kind: 'timeout', timeoutMs: this.call.timeoutMs });
-  }
-
-  protected onAbort(): void {
-    this.stop({ kind: 'aborted' });
-  }
-
   /** End the call with `outcome` (timeout or abort): cancel it, or end the worker running it. */
-  private stop(outcome: RunOutcome): void {
+  protected stop(outcome: RunOutcome): void {
     const { slots } = this.runner;
     const { slot } = this;
     let state = Atomics.compareExchange(slots, slot, SLOT_FREE, SLOT_CANCELLED);

@@ -25,10 +25,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ToolgateOptionError } from '../../errors/errors.js';
-import { CallWatch } from '../call-watch.js';
+import { sizingOf } from '../sizing.js';
+import { StoppableCall } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
 import { PidsCgroup } from '../../sandbox/pids-cgroup.js';
@@ -79,12 +78,9 @@ export class ProcessRunner implements Runner {
   private seq = 0;
 
   constructor(options: ProcessRunnerOptions = {}) {
-    const size = options.poolSize ?? Math.max(2, os.availableParallelism());
-    if (!Number.isInteger(size) || size < 1 || size > 256) throw ToolgateOptionError.fromBadOption('poolSize', `must be an integer from 1 to 256; got ${size}`);
-    const mem = options.defaultMemoryMb ?? 1024;
-    if (!Number.isInteger(mem) || mem < 16) throw ToolgateOptionError.fromBadOption('defaultMemoryMb', `must be an integer >= 16; got ${mem}`);
+    const { size, memoryMb } = sizingOf(options);
     this.poolSize = size;
-    this.defaultMemoryMb = mem;
+    this.defaultMemoryMb = memoryMb;
   }
 
   /** The heap cap a tool's calls run under, in MiB. */
@@ -504,7 +500,7 @@ class Child {
 }
 
 /** One call in the process runner: its task, phase and attempts, its deadline and abort listener. */
-class ProcessCall extends CallWatch {
+class ProcessCall extends StoppableCall {
   child: Child | undefined;
   phase: 'queued' | 'loading' | 'running' = 'queued';
   attempts = 0;
@@ -512,12 +508,12 @@ class ProcessCall extends CallWatch {
 
   constructor(
     private readonly group: ChildGroup,
-    private readonly call: RunRequest,
+    call: RunRequest,
     readonly task: ChildTask,
     signal: AbortSignal | undefined,
-    private readonly resolve: (outcome: RunOutcome) => void,
+    resolve: (outcome: RunOutcome) => void,
   ) {
-    super(signal);
+    super(signal, call.timeoutMs, resolve);
     this.entryUrl = task[1].m;
   }
 
@@ -532,20 +528,8 @@ class ProcessCall extends CallWatch {
     this.group.enqueue(this);
   }
 
-  protected deliver(outcome: RunOutcome): void {
-    this.resolve(outcome);
-  }
-
-  protected onTimeout(): void {
-    this.stop({ kind: 'timeout', timeoutMs: this.call.timeoutMs });
-  }
-
-  protected onAbort(): void {
-    this.stop({ kind: 'aborted' });
-  }
-
   /** A queued call just ends; a running one ends with its child. */
-  private stop(outcome: RunOutcome): void {
+  protected stop(outcome: RunOutcome): void {
     const child = this.child;
     if (child !== undefined && child.call === this) child.kill(outcome);
     else this.settle(outcome);
