@@ -12,6 +12,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 
+/**
+ * The shell that runs a command in the sandbox: a watcher in the background waits on
+ * descriptor 3 (the lifeline; see {@link CommandProcess}) and, at end-of-file, kills every
+ * process of the sandbox's PID namespace (`kill -1` there reaches no host process; without a
+ * descriptor 3 it does nothing); the shell closes its own copy and becomes the user's login
+ * shell.
+ */
+const SANDBOX_LIFELINE = '( [ -e /proc/$BASHPID/fd/3 ] || exit 0; read -r -u 3 _; kill -KILL -1 ) & exec 3<&-; exec bash -lc "$1"';
+
 /** Processes one command may have at once (the command itself included). */
 const MAX_PROCESSES = 256;
 /** Milliseconds between TERM and KILL when a command is stopped. */
@@ -212,17 +221,27 @@ export class CommandProcess {
     this.limited = this.cgroup !== undefined;
     // The wrapper joins the cgroup (or lowers the process limit where no cgroup is available;
     // that limit binds only non-root users) outside the sandbox, where /sys is read-only, then
-    // becomes the sandbox launcher (its arguments after the third), which runs the user's login shell.
-    const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; c=$2; shift 3; exec "$@" bash -lc "$c"';
+    // becomes the sandbox launcher (its arguments after the third), which runs the user's login
+    // shell with the command.
+    const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; c=$2; shift 3; exec "$@" "$c"';
     const fallbackLimit = this.cgroup === undefined ? tasksOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
     this.sandboxed = options.sandbox.length > 0;
-    const argv = ['bash', '--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit), ...options.sandbox];
+    // In the sandbox the user's shell runs under a lifeline: descriptor 3 is a socket whose
+    // other end only this process holds, and a watcher in the sandbox's PID namespace kills
+    // every process there when it reads end-of-file, that is when the host has died. The
+    // parent-death signals alone leave a window: bwrap sets its inner process's only after
+    // forking it, and a host killed in between left the sandbox running.
+    const shell = this.sandboxed ? ['bash', '--norc', '--noprofile', '-c', SANDBOX_LIFELINE, 'toolgate-lifeline'] : ['bash', '-lc'];
+    const launch = [...options.sandbox, ...shell];
+    // The wrapper ends with `exec "$@" "$c"`: the launcher, then the shell, then the command.
+    const argv = ['bash', '--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit), ...launch];
     this.child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
       env: options.env,
       detached: true, // a new session, so a process group of its own
-      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: this.sandboxed ? [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'] : [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
+    (this.child.stdio[3] as { unref?: () => void } | null | undefined)?.unref?.();
     const decoder = { out: new TextDecoder(), err: new TextDecoder() };
     this.child.stdout!.on('data', (chunk: Buffer) => this.append(decoder.out.decode(chunk, { stream: true })));
     this.child.stderr!.on('data', (chunk: Buffer) => this.append(decoder.err.decode(chunk, { stream: true })));
