@@ -42,10 +42,12 @@ export const ANSWER_STEP = 'confirmation';
 const NAME = ANSWER_STEP;
 
 /** Reason text of the `CONFIRMATION_REQUIRED` result; starts with "Confirmation required". */
-function confirmationRequiredReason(tool: string): string {
+function confirmationRequiredReason(request: ConfirmationRequest): string {
   // Said to the model: `confirm` is the caller's option, not a tool argument, so the way on is
-  // the user's approval, never a retry.
-  return `Confirmation required: ${tool} needs the user's approval before it runs, and none was given. Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;
+  // the user's approval, never a retry. When a decider other than the tool's own need asked,
+  // its reason says why (a protected path, say).
+  const why = request.ask.decider === NAME ? '' : ` It asks because ${request.ask.reason}`;
+  return `Confirmation required: ${request.tool} needs the user's approval before it runs, and none was given.${why} Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;
 }
 
 /** Shared `allow` of a call the caller approved in advance (never written to). */
@@ -66,7 +68,7 @@ export async function answerAsk(
   logger: Logger,
 ): Promise<Decision> {
   if (confirm === true) return APPROVED_IN_ADVANCE;
-  if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request.tool));
+  if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request));
   let yes = false;
   try {
     yes = (await handler(request)) === true;

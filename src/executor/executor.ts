@@ -72,6 +72,12 @@ export interface ToolExecutorOptions {
    * declares `scopedWrite`.
    */
   scopedWriteTools?: Iterable<string>;
+  /**
+   * Names (`.env`: wherever they appear) and workspace-relative paths (`config/secrets`: with
+   * everything below) that writing tools must ask before touching, besides `.git` and
+   * `.toolgate`, which are always protected; in read-only modes such writes are denied. Default none.
+   */
+  protectedPaths?: readonly string[];
   /** Longest wait, in ms, for a rate-limited call's turn before it is refused. Default 10000. */
   rateLimitMaxWaitMs?: number;
   /** Concurrency bound of {@link ToolExecutor.executeMany}. Default 8. */
@@ -267,6 +273,7 @@ export class ToolExecutor {
       scopedWriteTools: this.scopedWriteTools,
       policyHook: options.policyHook,
       policyTimeoutMs,
+      protectedPaths: options.protectedPaths ?? [],
       logger: this.logger,
     });
     this.pipeline = new DecisionPipeline(deciders, this.logger, this.closing.signal);

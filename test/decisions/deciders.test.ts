@@ -159,7 +159,7 @@ describe('decision pipeline', () => {
   });
 
   test('nobody objects: allow, synchronously, with an empty trail', () => {
-    const decided = new DecisionPipeline(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1000, logger }), logger, closing.signal)
+    const decided = new DecisionPipeline(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1000, protectedPaths: [], logger }), logger, closing.signal)
       .decide(prepared({ tool: fakeTool({ readOnly: true }) }), noAsk, undefined);
     assert.ok(!(decided instanceof Promise));
     assert.equal(decided.final.verdict, 'allow');
@@ -240,9 +240,9 @@ describe('decision pipeline', () => {
     assert.match(decided.final.reason, /one and two confine them, have nothing in common/);
   });
 
-  test('the deciders are built in order: mode, policy hook (only when given), confirmation', () => {
-    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: undefined, policyTimeoutMs: 1, logger }).map((d) => d.name), ['mode', 'confirmation']);
-    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1, logger }).map((d) => d.name), ['mode', 'policy', 'confirmation']);
+  test('the deciders are built in order: mode, protected paths, policy hook (only when given), confirmation', () => {
+    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: undefined, policyTimeoutMs: 1, protectedPaths: [], logger }).map((d) => d.name), ['mode', 'protected-paths', 'confirmation']);
+    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1, protectedPaths: [], logger }).map((d) => d.name), ['mode', 'protected-paths', 'policy', 'confirmation']);
   });
 });
 

@@ -1,0 +1,68 @@
+/**
+ * Protected-paths decider: a call of a writing tool whose path arguments reach into a
+ * protected folder or file asks first, in every mode and whatever the scoped write folders;
+ * in a read-only mode it is denied. Protected: every `.git` (a repository's folder, or a
+ * worktree's `.git` file, at any depth: git runs programs its `config` and `hooks/` name, so a
+ * `plans/.git/config` written in plan mode would run a command at the next `git status`
+ * there), every `.toolgate` (toolgate's own settings), and the names or workspace-relative
+ * paths of the executor's `protectedPaths` option.
+ *
+ * Names match case-insensitively on every file system (on a case-sensitive one that protects
+ * a little more than needed; on a case-insensitive one `.GIT` is `.git`).
+ *
+ * @module
+ */
+import path from 'node:path';
+import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+
+/** Names protected wherever they appear in a path, before the executor's own additions. */
+const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolgate']);
+
+const NAME = 'protected-paths';
+
+/** The protected-paths step of the pipeline. */
+export class ProtectedPathsDecider implements Decider {
+  readonly name = NAME;
+  /** Protected path components (lower case). */
+  private readonly names: ReadonlySet<string>;
+  /** Protected workspace-relative paths (lower case, `/`-separated, no trailing slash). */
+  private readonly prefixes: readonly string[];
+
+  /**
+   * @param extra - further protected entries: a plain name (`.env`) is protected wherever it
+   *   appears; an entry with a `/` (`config/secrets`) is a path relative to the workspace root,
+   *   protected with everything below it.
+   */
+  constructor(extra: readonly string[] = []) {
+    const names = new Set(PROTECTED_NAMES);
+    const prefixes: string[] = [];
+    for (const entry of extra) {
+      const clean = entry.replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/\/+$/, '').toLowerCase();
+      if (clean === '') continue;
+      if (clean.includes('/')) prefixes.push(clean);
+      else names.add(clean);
+    }
+    this.names = names;
+    this.prefixes = prefixes;
+  }
+
+  decide(call: PreparedCall): Decision | undefined {
+    if (call.tool.readOnly || call.paths.length === 0) return undefined;
+    for (const { given, real } of call.paths) {
+      const hit = this.protectedPart(path.relative(call.workspace.realRoot, real));
+      if (hit === undefined) continue;
+      const why = `${JSON.stringify(given)} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to .git, .toolgate and the executor's protectedPaths)`;
+      if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
+      return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
+    }
+    return undefined;
+  }
+
+  /** The protected component or prefix a workspace-relative path reaches, if any. */
+  private protectedPart(relative: string): string | undefined {
+    const parts = relative.split(path.sep);
+    for (const part of parts) if (this.names.has(part.toLowerCase())) return part;
+    const joined = parts.join('/').toLowerCase();
+    return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
+  }
+}
