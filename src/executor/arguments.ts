@@ -136,8 +136,21 @@ function utf8Length(text: string, maxBytes: number): number {
  *   first value that is not JSON data.
  */
 export function copyJsonData(value: Record<string, unknown>, maxBytes = Number.POSITIVE_INFINITY): Record<string, unknown> | string | typeof TOO_LARGE | typeof TOO_MANY_VALUES {
+  return walk(value, maxBytes, true);
+}
+
+/**
+ * {@link copyJsonData}'s checks without the copy, for arguments that are fresh already (parsed
+ * from JSON text): the bound, the values, the nesting.
+ * @returns `value` itself; {@link TOO_LARGE}; {@link TOO_MANY_VALUES}; or a message (string).
+ */
+export function checkJsonData(value: Record<string, unknown>, maxBytes = Number.POSITIVE_INFINITY): Record<string, unknown> | string | typeof TOO_LARGE | typeof TOO_MANY_VALUES {
+  return walk(value, maxBytes, false);
+}
+
+function walk(value: Record<string, unknown>, maxBytes: number, build: boolean): Record<string, unknown> | string | typeof TOO_LARGE | typeof TOO_MANY_VALUES {
   try {
-    return copy(value, 0, { left: maxBytes - 2, maxBytes, values: MAX_ARGUMENT_VALUES }) as Record<string, unknown>;
+    return copy(value, 0, { left: maxBytes - 2, maxBytes, values: MAX_ARGUMENT_VALUES, build }) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof NotJsonData) return error.describe();
     if (error === TOO_LARGE) return TOO_LARGE;
@@ -152,6 +165,8 @@ interface Budget {
   readonly maxBytes: number;
   /** Values still allowed (see {@link MAX_ARGUMENT_VALUES}). */
   values: number;
+  /** Build the copy (false: only check, and hand back the value walked). */
+  readonly build: boolean;
 }
 
 /** Take `bytes` from the budget; throws {@link TOO_LARGE} past it. */
@@ -203,13 +218,14 @@ function copy(value: unknown, depth: number, budget: Budget): unknown {
     for (let i = 0; i < value.length; i++) {
       spend(budget, 1);
       try {
-        out[i] = copy(value[i], depth + 1, budget);
+        const v = copy(value[i], depth + 1, budget);
+        if (budget.build) out[i] = v;
       } catch (error) {
         if (error instanceof NotJsonData) error.steps.push(`[${i}]`);
         throw error;
       }
     }
-    return out;
+    return budget.build ? out : value;
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
@@ -225,9 +241,9 @@ function copy(value: unknown, depth: number, budget: Budget): unknown {
       if (error instanceof NotJsonData) error.steps.push(`.${key.slice(0, 100)}`);
       throw error;
     }
-    if (v === undefined) continue;
+    if (v === undefined || !budget.build) continue;
     if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     else out[key] = v;
   }
-  return out;
+  return budget.build ? out : value;
 }

@@ -38,7 +38,7 @@ import { DEFAULT_SANDBOX, SANDBOX_PROFILES, type SandboxPolicy, type SandboxProf
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
-import { copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
+import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
 
@@ -405,10 +405,10 @@ export class ToolExecutor {
       if (typeof given === 'string' && textHasTooManyValues(given)) return this.tooLarge(state, true);
       const parsed = parseArguments(given);
       if (!parsed.ok) return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${parsed.message}.`);
-      // Parsed text gets the checks a given object gets (nesting, values) without a second
-      // copy when it is small: only large text can hide a deep or huge structure.
+      // Parsed text gets the checks a given object gets (nesting, values), without a copy (it
+      // is fresh already); text too short to nest 64 levels skips them.
       if (typeof given === 'string' && given.length > SMALL_TEXT) {
-        const checked = copyJsonData(parsed.value, this.maxArgumentBytes);
+        const checked = checkJsonData(parsed.value, this.maxArgumentBytes);
         if (checked === TOO_LARGE) return this.tooLarge(state);
         if (checked === TOO_MANY_VALUES) return this.tooLarge(state, true);
         if (typeof checked === 'string') return this.fail(state, 'INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${checked}.`);

@@ -94,3 +94,16 @@ describe('the bound on values and nesting', () => {
     assert.match(r.error!, /deeper than 64 levels/);
   });
 });
+
+describe('checking parsed text costs no copy', () => {
+  it('checkJsonData hands back the value it walked, and refuses what copyJsonData refuses', async () => {
+    const { checkJsonData, copyJsonData, TOO_MANY_VALUES } = await import('../../src/executor/arguments.js');
+    const parsed = JSON.parse('{"a":[1,{"b":"c"}],"d":null}') as Record<string, unknown>;
+    assert.equal(checkJsonData(parsed), parsed, 'the same object, not a copy');
+    assert.deepEqual(copyJsonData(parsed), parsed);
+    assert.notEqual(copyJsonData(parsed), parsed);
+    const deep = JSON.parse(`{"x":${'['.repeat(70)}${']'.repeat(70)}}`) as Record<string, unknown>;
+    assert.match(String(checkJsonData(deep)), /deeper than 64 levels/);
+    assert.equal(checkJsonData({ list: Array.from({ length: 1_000_001 }, () => 0) }), TOO_MANY_VALUES);
+  });
+});

@@ -402,7 +402,6 @@ class Child {
       return;
     }
     this.call = undefined;
-    this.idle();
     this.group.started(true);
     if (message[1] === UNSENDABLE) {
       this.loaded.add(call.entryUrl);
@@ -415,7 +414,9 @@ class Child {
       }
       call.settle(outcomeOf(reply));
     }
+    // A queued call may go to this child at once: unreference it only if it stays idle.
     this.group.pump();
+    if (this.call === undefined) this.idle();
   }
 
   /** Resident memory of the child and, where it has a cgroup, of every process there, in bytes. */
