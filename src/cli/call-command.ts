@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { PathTraversalError } from '../errors/errors.js';
+import { protectedNameIn } from '../decisions/protected-paths.decider.js';
 import { failedResult } from '../closeout/results.js';
 import { EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { askOnTty, readStdin, terminalSafe } from './terminal.js';
@@ -52,6 +53,10 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   const timeoutMs = timeoutOption(values);
   const workspace = workspaceOption(values, ctx);
   const mode = modeOption(values);
+  for (const dir of (values['scoped-write'] as string[] | undefined) ?? []) {
+    const hit = protectedNameIn(dir);
+    if (hit !== undefined) throw new UsageError(`--scoped-write ${dir} is refused: ${hit} is protected (git runs programs that its files name); no mode may write there`);
+  }
   const args = rawArgs === '-' ? await readStdin(ctx.stdin) : rawArgs ?? '{}';
   const level = logLevel(values);
   const sandbox = sandboxOptions(values, ctx);

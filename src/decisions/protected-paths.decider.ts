@@ -15,10 +15,19 @@
 import path from 'node:path';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
-/** Names protected wherever they appear in a path, before the executor's own additions. */
+/**
+ * Names protected wherever they appear in a path, before the executor's own additions
+ * (`.git`, `.toolgate`; compared in lower case). The CLI refuses a `--scoped-write` folder
+ * with one of them at start.
+ */
 const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolgate']);
 
 const NAME = 'protected-paths';
+
+/** The protected name a path (relative, `/`- or platform-separated) passes through, if any. */
+export function protectedNameIn(relative: string): string | undefined {
+  return relative.split(/[\\/]/).find((part) => PROTECTED_NAMES.includes(part.toLowerCase()));
+}
 
 /** The protected-paths step of the pipeline. */
 export class ProtectedPathsDecider implements Decider {

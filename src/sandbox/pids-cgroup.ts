@@ -12,7 +12,9 @@ import path from 'node:path';
  * of them be killed, including those that left their process group (`setsid`, double forks).
  * Made where this process may create cgroups (root, or a delegated v2 subtree); named
  * `toolgate-<pid>-<n>`, so what a killed host leaves is swept at the next start
- * (`src/workspace/leftovers.ts`).
+ * (`src/workspace/leftovers.ts`). Source: the kernel's pids controller (cgroup v1
+ * `Documentation/admin-guide/cgroup-v1/pids.rst`, cgroup v2 `pids.max`); the cap counts tasks,
+ * threads included. Linux only; no method throws.
  */
 export class PidsCgroup {
   private constructor(readonly dir: string) {}
@@ -52,7 +54,10 @@ export class PidsCgroup {
 
   private static counter = 0;
 
-  /** A new cgroup capped at `max` processes, or `undefined` where none can be made. */
+  /**
+   * A new cgroup capped at `max` tasks (processes and their threads), or `undefined` where none
+   * can be made (not Linux, no pids controller, no permission). Call {@link remove} when done.
+   */
   static create(max: number): PidsCgroup | undefined {
     if (PidsCgroup.root === undefined) PidsCgroup.root = PidsCgroup.findRoot();
     if (PidsCgroup.root === null) return undefined;

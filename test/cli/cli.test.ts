@@ -223,6 +223,7 @@ describe('usage errors exit 2', { concurrency: true }, () => {
     { title: 'unknown command', args: ['frobnicate'], message: /unknown command "frobnicate"/ },
     { title: 'unknown tool', args: ['call', 'no_such_tool', '{}'], message: /Unknown tool "no_such_tool"/ },
     { title: 'bad --mode', args: ['call', 'read_file', '{"filepath":"README.md"}', '--mode', 'yolo'], message: /--mode must be default, explore or plan; got yolo/ },
+    { title: '--scoped-write .git (case G1: refused at start)', args: ['call', 'write_file', '{"filepath":"plans/x"}', '--mode', 'plan', '--scoped-write', 'plans/.GIT'], message: /--scoped-write plans\/\.GIT is refused: \.GIT is protected/ },
     { title: '--timeout-ms abc', args: ['call', 'read_file', '{"filepath":"README.md"}', '--timeout-ms', 'abc'], message: /--timeout-ms must be a number/ },
     { title: 'missing NAME', args: ['call'], message: /call needs a tool NAME/ },
     { title: 'unknown flag', args: ['call', 'read_file', '{}', '--bogus'], message: /bogus/ },
