@@ -1,0 +1,44 @@
+/**
+ * What shell-command analysis says about a command line (the `command` argument of a shell
+ * tool): every simple command in it at every depth, with wrappers unwrapped, and the reasons
+ * it cannot vouch for the text. The analysis itself is `analyze.ts`.
+ *
+ * @module
+ */
+import type { ActionKind } from '../action-kinds.js';
+
+/** One simple command found in a command line. */
+export interface ShellCommand {
+  /**
+   * The words the program would get, after wrappers are unwrapped (`timeout 5 rm x` gives
+   * `["rm", "x"]`) and global options that do not change what runs are dropped
+   * (`git -C . --no-pager commit` gives `["git", "commit"]`). Quotes are removed from static
+   * words; a word that is not static (holds `$X`, `$(...)`, a glob) is kept as written.
+   */
+  readonly argv: readonly string[];
+  /** The program's name: `argv[0]` without a folder (`/bin/rm` gives `rm`). */
+  readonly program: string;
+  /** The wrappers unwrapped around it, outermost first (`["env", "timeout"]`), as program names. */
+  readonly wrappers: readonly string[];
+  /** `network` for programs that reach other machines (curl, ssh, `git push`...), else `shell_command`. */
+  readonly kind: ActionKind;
+  /** Files its redirections write to (`> out.txt`, `>> log`, `&> f`), as written; `/dev/null` and fd duplications excluded. */
+  readonly writes: readonly string[];
+  /** Its source text, for messages. */
+  readonly text: string;
+}
+
+/** The analysis of one command line. */
+export interface ShellAnalysis {
+  /** Every simple command, in source order, at every depth (chains, pipes, subshells, substitutions, loops, function bodies). */
+  readonly commands: readonly ShellCommand[];
+  /**
+   * Why the analysis cannot vouch for the text; empty when it can. Non-empty means a rule may
+   * not allow the call (it asks): a parse error, a dynamic program name (`$X`, `$(...)`), text
+   * fed to a shell or `eval` that is not static (a pipe or heredoc into `sh`, `eval "$x"`), or
+   * a construct the analysis does not know.
+   */
+  readonly uncertain: readonly string[];
+  /** The most severe kind of its commands (`shell_command` when there are none). */
+  readonly kind: ActionKind;
+}
