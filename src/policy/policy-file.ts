@@ -30,10 +30,10 @@ export type PolicyAction = 'allow' | 'ask' | 'deny';
 const ACTIONS: readonly PolicyAction[] = ['allow', 'ask', 'deny'];
 
 /** A compiled glob: whether one value matches it. */
-export type GlobMatcher = (value: string) => boolean;
+type GlobMatcher = (value: string) => boolean;
 
 /** A rule's globs, compiled once when its file is parsed. */
-export interface RuleMatchers {
+interface RuleMatchers {
   /** The `tool` glob; `undefined` for `"*"` (every tool). */
   readonly tool: GlobMatcher | undefined;
   /** One path argument matches one of the `paths` globs. */

@@ -20,7 +20,7 @@ import { parsePolicyFile, PolicyFileError, type PolicyAction, type PolicyFile, t
 import { matchPolicyRules, type PolicyCallInput, type PolicyMatch } from './policy-rules.js';
 
 /** Which file a rule or an error comes from, in order of authority. */
-export type PolicyLayer = 'user' | 'workspace';
+type PolicyLayer = 'user' | 'workspace';
 
 /** The policy files' paths; an absent path is a file not configured. */
 export interface PolicyPaths {
