@@ -106,7 +106,8 @@ class WatchedFile {
     try {
       text = fs.readFileSync(this.path, 'utf8');
     } catch (error) {
-      return this.set(signature, '', () => ({ layer: this.layer, path: this.path, state: 'invalid', error: PolicyFileError.fromUnreadable(this.path, error) }));
+      // No signature kept: a fix that leaves mtime and size alone (chmod) must be seen too.
+      return this.set('', '', () => ({ layer: this.layer, path: this.path, state: 'invalid', error: PolicyFileError.fromUnreadable(this.path, error) }));
     }
     const hash = crypto.createHash('sha256').update(text).digest('hex');
     return this.set(signature, hash, () => {
