@@ -155,6 +155,13 @@ action = "allow"
     assertInvalid('[1, 2]', 1, /must be a table of keys/, '/w/p.json');
   });
 
+  test('__proto__ and constructor keys are unknown keys, not prototype changes (A1 family)', () => {
+    assertInvalid('__proto__ = 1\n', 1, /unknown key '__proto__' at the top/);
+    assertInvalid('[[rules]]\naction = "allow"\n__proto__ = { action = "deny" }\n', 3, /unknown key '__proto__' in rule 1/);
+    assertInvalid('{\n  "rules": [\n    { "action": "allow",\n      "constructor": "x" }\n  ]\n}', 4, /unknown key 'constructor' in rule 1/, '/w/p.json');
+    assert.equal(({} as Record<string, unknown>).action, undefined);
+  });
+
   test('a key inside a string or a comment is not taken for the key', () => {
     assertInvalid('[[rules]]\nreason = "tool = x"\n# tool = y\naction = "allow"\ntool = 3\n', 5, /tool in rule 1 must be a string/);
   });
@@ -366,6 +373,14 @@ describe('policy files: the user and workspace files together', () => {
     assert.equal(denied.layer, 'workspace');
     assert.equal(denied.rule?.id, `${wsFile}:1`);
     assert.equal(policies.decide(call('write_file', { paths: ['docs/k'] })).verdict, 'allow');
+
+    // A workspace allow counts only where the user's file allows too or says nothing.
+    put(userFile, '[[rules]]\ntool = "delete_file"\naction = "deny"\n');
+    put(wsFile, '[[rules]]\naction = "allow"\n');
+    assert.equal(policies.decide(call('delete_file')).verdict, 'deny');
+    const unmentioned = policies.decide(call('read_file'));
+    assert.equal(unmentioned.verdict, 'allow');
+    assert.equal(unmentioned.layer, 'workspace');
   });
 
   test('always_ask in either file sets fresh', () => {
