@@ -43,6 +43,8 @@ const ALLOWED_IMPORTERS = {
   zod: ['^src/mcp/server\\.ts$'],
   '@modelcontextprotocol/sdk': ['^src/mcp/(bridge|server)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
+  // policy files: TOML and globs are read and compiled in one place
+  picomatch: ['^src/policy/policy-file\\.ts$'],
   // one module in the framework, one in the tools (tools never import framework internals)
   'fast-glob': ['^src/util/glob\\.ts$', '^tools-ported/common/glob\\.ts$'],
   ajv: ['^src/schema/validator\\.ts$', '^tools-ported/data/validate-json\\.tool\\.ts$'],
@@ -63,7 +65,7 @@ const ALLOWED_IMPORTERS = {
   'mime-types': ['^tools-ported/inspect/detect-file-type\\.tool\\.ts$'],
   'pdfjs-dist': ['^tools/read-pdf\\.tool\\.ts$'],
   sharp: ['^tools-ported/common/image-data\\.ts$', '^tools-ported/image/resize-image\\.tool\\.ts$'],
-  'smol-toml': ['^tools-ported/data/data-formats\\.ts$'],
+  'smol-toml': ['^src/policy/policy-file\\.ts$', '^tools-ported/data/data-formats\\.ts$'],
   'tar-stream': ['^tools-ported/archive/(archive-io|create-archive\\.tool)\\.ts$'],
   turndown: ['^tools-ported/common/web-text\\.ts$'],
   yaml: ['^tools-ported/data/data-formats\\.ts$'],

@@ -12,7 +12,8 @@
  * policy hook, confirmation check) with a timeout set. Also the time from a timed-out call to
  * the next completed call (pool), and from a call killed at its memory cap to the next
  * completed call in the same group of child processes (process). Prints medians and the
- * ratios (d)/(c), (f)/(e) and (b)-(a).
+ * ratios (d)/(c), (f)/(e) and (b)-(a). Last, the cost of one policy-file decision
+ * (`bench-policy.ts`: 1,000 mixed calls against 50 rules).
  *
  * Latency (c) is measured on the executor's own worker threads (`executor.ping()`: Piscina
  * runs a no-op export of the worker file, none of toolgate's call path). On a shared VM a
@@ -36,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { loadTools, ToolExecutor, type ExecuteOptions } from '../src/index.js';
 import { BenchNoopMainTool } from '../test/fixtures/bench.tool.js';
+import { policyBenchLine } from './bench-policy.js';
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -261,4 +263,4 @@ process.stdout.write(`next call after a timeout:  ${fmt(afterMs, 2)} ms  (target
 process.stdout.write(`process latency (f)/(e):    ${fmt(median(processRatios), 2)}x   (target <= 1.3x; median of rounds: ${processRatios.map((r) => r.toFixed(2)).join(' ')})\n`);
 process.stdout.write(`process throughput (f)/(e): ${fmt(median(thrF) / median(thrE), 2)}x   (no target: raw children take calls back to back, the runner one at a time per child)\n`);
 process.stdout.write(`next call after memory kill: ${fmt(median(afterMemory), 2)} ms  (target <= 50 ms, with a spare)\n`);
-
+process.stdout.write(policyBenchLine());

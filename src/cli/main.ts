@@ -12,6 +12,7 @@
  * toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]
  * toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U] ...
  * toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR] [--mode M] [--tool NAME]... [--tag T]... [--yes]
+ * toolgate policy check [--workspace DIR] [--explain CALL_JSON]
  * ```
  * `--config FILE` names MCP servers to bridge in (see `src/cli/tool-system.ts`); a
  * `toolgate.config.json` in the workspace is used only when named so.
@@ -30,6 +31,7 @@ import { CALL_USAGE, callCommand } from './call-command.js';
 import { cliContext, EXIT, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
 import { LIST_USAGE, listCommand } from './list-command.js';
 import { MCP_USAGE, mcpCommand } from './mcp-command.js';
+import { POLICY_USAGE, policyCommand } from './policy-command.js';
 import { SCHEMA_USAGE, schemaCommand } from './schema-command.js';
 import { SCHEMAS_USAGE, schemasCommand } from './schemas-command.js';
 
@@ -50,6 +52,8 @@ ${SCHEMAS_USAGE}
                  (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
 
 ${MCP_USAGE}
+${POLICY_USAGE}
+
 Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
   --schemas FILE     generated schema file of the --tools folders
@@ -76,6 +80,7 @@ const COMMANDS: Record<string, (argv: string[], ctx: CliContext) => Promise<numb
   schemas: schemasCommand,
   agent: async (argv, ctx) => (await import('./agent-command.js')).agentCommand(argv, ctx),
   mcp: mcpCommand,
+  policy: policyCommand,
 };
 
 /**

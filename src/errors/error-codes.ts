@@ -33,6 +33,7 @@
  *   (bubblewrap missing); the user did not choose to run without one.
  * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
+ * - `INVALID_POLICY_FILE`: a policy file cannot be read or is invalid (`PolicyFileError`, naming file and line).
  */
 export type ToolErrorCode =
   | 'UNKNOWN_TOOL'
@@ -56,4 +57,5 @@ export type ToolErrorCode =
   | 'SERVER_UNAVAILABLE'
   | 'SANDBOX_UNAVAILABLE'
   | 'INTERNAL'
-  | 'DEFINITION';
+  | 'DEFINITION'
+  | 'INVALID_POLICY_FILE';

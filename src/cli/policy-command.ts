@@ -1,0 +1,117 @@
+/**
+ * `toolgate policy check [--workspace DIR] [--explain CALL_JSON]`: validate the user's and the
+ * workspace's policy files, and with `--explain` show what each says about one call and the
+ * verdict they give together.
+ *
+ * Exit codes: 0 both files valid (or absent); 1 a file is invalid or cannot be read; 2 usage
+ * error (an unknown tool in `--explain` too).
+ *
+ * @module
+ */
+import path from 'node:path';
+import type { ActionKind } from '../policy/action-kinds.js';
+import type { PolicyCallInput, PolicyMatch } from '../policy/policy-rules.js';
+import { defaultPolicyPaths, PolicySet, type PolicyFileStatus } from '../policy/policy-set.js';
+import { RegisteredTool } from '../registry/registered-tool.js';
+import { pathValues } from '../schema/path-arguments.js';
+import { EXIT, logLevel, parse, UsageError, workspaceOption, type CliContext } from './context.js';
+import { cliToolSystem } from './tool-system.js';
+
+/** Usage lines of `toolgate policy`. */
+export const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_JSON]
+                (policy files: $XDG_CONFIG_HOME/toolgate/policy.toml, else
+                ~/.config/toolgate/policy.toml, and DIR/.toolgate/policy.toml;
+                CALL_JSON: '{"name":"write_file","arguments":{...}}')`;
+
+/** Width of the label column. */
+const LABEL = 11;
+
+/** Run `toolgate policy`; `argv` are the arguments after `policy`. */
+export async function policyCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parse(argv, { workspace: { type: 'string' }, explain: { type: 'string' } });
+  const [sub, ...rest] = positionals;
+  if (sub !== 'check') throw new UsageError(sub === undefined ? 'policy needs a subcommand: policy check' : `unknown policy subcommand ${JSON.stringify(sub)}; the one there is: check`);
+  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote CALL_JSON as one word)`);
+  const workspace = workspaceOption(values, ctx);
+  const call = values.explain === undefined ? undefined : parseCall(values.explain as string);
+  const policies = new PolicySet(defaultPolicyPaths({ workspaceRoot: workspace, env: ctx.env, home: ctx.env.HOME }));
+  const out = (label: string, text: string) => ctx.stdout.write(`${label.padEnd(LABEL)}${text}\n`);
+
+  const statuses = policies.check();
+  for (const status of statuses) {
+    out(status.layer, status.path);
+    out('', describeStatus(status));
+  }
+  const invalid = statuses.some((s) => s.state === 'invalid');
+  if (call === undefined) return invalid ? EXIT.failed : EXIT.ok;
+
+  const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values) });
+  try {
+    await system.start();
+    const found = system.registry.resolve(call.name);
+    if (!(found instanceof RegisteredTool)) throw new UsageError(found.message);
+    const { input, notes } = explainInput(found, call.arguments, workspace);
+    out('call', `${call.name} ${JSON.stringify(call.arguments)}`);
+    out('', `kind ${input.kind}; paths ${input.paths.length ? input.paths.join(', ') : '(none)'}`);
+    for (const note of notes) out('', note);
+    const { files, decision } = policies.explain(input);
+    for (const file of files) out(file.layer, describeMatch(file, file.match));
+    out('verdict', decision.verdict === undefined ? 'no rule matched (the approval mode decides)' : `${decision.verdict}: ${decision.reason}`);
+    if (decision.fresh && decision.verdict !== 'deny') out('', 'always_ask is set: a person is asked afresh, whatever was allowed or remembered');
+  } finally {
+    await system.close();
+  }
+  return invalid ? EXIT.failed : EXIT.ok;
+}
+
+/** `--explain`'s JSON: `{"name": "...", "arguments": {...}}`. */
+function parseCall(text: string): { name: string; arguments: Record<string, unknown> } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--explain must be a JSON object {"name": ..., "arguments": {...}}: ${(error as Error).message}`);
+  }
+  const call = value as { name?: unknown; arguments?: unknown } | null;
+  if (call === null || typeof call !== 'object' || Array.isArray(call) || typeof call.name !== 'string') {
+    throw new UsageError('--explain must be a JSON object with a "name" string and an "arguments" object');
+  }
+  const args = call.arguments ?? {};
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new UsageError('--explain: "arguments" must be a JSON object');
+  return { name: call.name, arguments: args as Record<string, unknown> };
+}
+
+/**
+ * What the policy rules are shown of a call from the command line: its tool's kind, its path
+ * arguments (workspace-relative, not resolved through links: a preview) and, for a shell
+ * tool, the analysis of its command.
+ */
+function explainInput(tool: RegisteredTool, args: Record<string, unknown>, workspace: string): { input: PolicyCallInput; notes: string[] } {
+  const notes: string[] = [];
+  // wired after merge: RegisteredTool.kind and RegisteredTool.commandArguments land with the
+  // action-kinds work; until then the kind is guessed (readOnly, path arguments) and shell
+  // analysis is skipped.
+  const declared = (tool as { kind?: ActionKind }).kind;
+  const kind: ActionKind = declared ?? (tool.readOnly ? 'file_read' : tool.pathArguments.length > 0 ? 'file_write' : 'shell_command');
+  if (declared === undefined) notes.push('(the tool declares no kind yet: guessed from its readOnly flag and path arguments)');
+  const commandArguments = (tool as { commandArguments?: readonly string[] }).commandArguments;
+  if (commandArguments !== undefined && commandArguments.length > 0) notes.push('(shell analysis is not available here yet: command rules are not applied)');
+  const paths = pathValues(args, tool.pathArguments)
+    .filter((p): p is string => typeof p === 'string')
+    .map((p) => path.relative(workspace, path.resolve(workspace, p)).split(path.sep).join('/') || '.');
+  return { input: { tool: tool.name, kind, args, paths }, notes };
+}
+
+function describeStatus(status: PolicyFileStatus): string {
+  if (status.state === 'absent') return 'not found (no rules)';
+  if (status.state === 'invalid') return `invalid: ${status.error!.message}`;
+  const { rules, alwaysAsk } = status.policy!;
+  return `ok, ${rules.length} rule${rules.length === 1 ? '' : 's'}${alwaysAsk ? ', always_ask' : ''}`;
+}
+
+function describeMatch(status: PolicyFileStatus, match: PolicyMatch | undefined): string {
+  if (status.state === 'absent') return 'no file';
+  if (status.state === 'invalid') return `invalid: denies every call (${status.error!.message})`;
+  if (match === undefined) return 'no rule matched';
+  return `${match.verdict} by ${match.rule.id}${match.command === undefined ? '' : ` for \`${match.command}\``}${match.rule.reason === undefined ? '' : ` ("${match.rule.reason}")`}`;
+}

@@ -1,0 +1,607 @@
+/**
+ * One policy file: its format, parsing and validation ({@link parsePolicyFile}). A policy
+ * file is TOML (JSON when its name ends in `.json`) holding an optional `always_ask` flag and
+ * a list of `[[rules]]`; every rule is named by file and line (`"<file>:<line>"`) in every
+ * decision and message. Globs are compiled here, once per parse; matching a call against the
+ * rules is `policy-rules.ts`, the user and workspace files together `policy-set.ts`.
+ *
+ * ```toml
+ * always_ask = false
+ *
+ * [[rules]]
+ * tool = "write_file"
+ * paths = ["docs/**", "*.md"]
+ * action = "allow"
+ * reason = "docs are fine"
+ * ```
+ *
+ * Unknown keys are errors: a typo must not silently widen or narrow a policy.
+ *
+ * @module
+ */
+import picomatch from 'picomatch';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { ToolgateError } from '../errors/errors.js';
+import { ACTION_KINDS, isActionKind, type ActionKind } from './action-kinds.js';
+
+/** What a rule says about the calls it matches: let them run, ask a person first, or refuse them. */
+export type PolicyAction = 'allow' | 'ask' | 'deny';
+
+const ACTIONS: readonly PolicyAction[] = ['allow', 'ask', 'deny'];
+
+/** A compiled glob: whether one value matches it. */
+type GlobMatcher = (value: string) => boolean;
+
+/** A rule's globs, compiled once when its file is parsed. */
+interface RuleMatchers {
+  /** The `tool` glob; `undefined` for `"*"` (every tool). */
+  readonly tool: GlobMatcher | undefined;
+  /** One path argument matches one of the `paths` globs. */
+  readonly path: GlobMatcher | undefined;
+  /** `[argument name, value glob]` for each `args` entry. */
+  readonly args: ReadonlyArray<readonly [string, GlobMatcher]> | undefined;
+  /** One matcher per word of `command`, a trailing `"*"` word dropped (it means "anything after"). */
+  readonly command: readonly GlobMatcher[] | undefined;
+}
+
+/**
+ * One rule of a policy file. `action` is required; every other key narrows the calls the
+ * rule matches, so a rule with only `action` matches every call. Within one file the LAST
+ * matching rule wins.
+ */
+export interface PolicyRule {
+  /** `"<file>:<line>"`: how decisions, audit events and messages name the rule. */
+  readonly id: string;
+  /** The policy file's path, as the {@link PolicySet} was given it. */
+  readonly file: string;
+  /** 1-based line of the rule's `[[rules]]` header (or of its `{` in an inline list or JSON). */
+  readonly line: number;
+  /** What the rule says about the calls it matches. */
+  readonly action: PolicyAction;
+  /**
+   * Tool name or glob (picomatch syntax on the name, such as `"github__*"`). Default `"*"`:
+   * every tool.
+   */
+  readonly tool: string;
+  /**
+   * The action kinds it applies to (`kind = "file_read"` or a list; see `action-kinds.ts`).
+   * For a shell call each command is judged with its own kind (`network` for `curl`), so a
+   * rule for one kind never approves a command of another beside it. Absent: any kind.
+   */
+  readonly kind?: readonly ActionKind[];
+  /**
+   * Globs (picomatch, `dot: true`) on the call's path arguments, workspace-relative with `/`
+   * separators (`"docs/**"`, `"*.md"` for top-level Markdown files only). The rule matches
+   * when EVERY path argument matches one of them; a call with no path argument, or with a
+   * path that is absolute or holds a `..` segment, does not match. The workspace root itself
+   * is the path `.`, matched by `"."` and `"**"`. Absent: any paths, or none.
+   */
+  readonly paths?: readonly string[];
+  /**
+   * Value patterns (picomatch, `dot: true`) by argument name (`{ url = "https://api.example.com/**" }`).
+   * Every listed argument must be a string matching its pattern; a missing or non-string
+   * value does not match. Absent: any arguments.
+   */
+  readonly args?: Readonly<Record<string, string>>;
+  /**
+   * Shell tools only: the words that must start a command's argv (`"git status"`; written as
+   * one string split on whitespace, or as a list of words when a word holds a space). A
+   * prefix match: `"git status"` matches `git status -s`. A trailing `"*"` word is sugar for
+   * "anything after" (`"echo *"` is `"echo"`); every other word is a glob on one word
+   * (picomatch, bash-style: `*` spans `/`). The first word is matched against the program
+   * name (`rm` for `/bin/rm`) and the argv's first word, and also against the command's
+   * wrappers: `"sudo"` (or `"sudo rm"`, the rest matched from the unwrapped program) catches
+   * `sudo rm x`, which the shell analysis gives as `rm x` wrapped in `sudo`. A rule with a
+   * `command` key never matches a call that is not a shell call.
+   */
+  readonly command?: readonly string[];
+  /** Shown in messages about the calls the rule decides. */
+  readonly reason?: string;
+  /** The compiled globs. */
+  readonly matchers: RuleMatchers;
+}
+
+/** One parsed policy file. */
+export interface PolicyFile {
+  /** Its path, as given to {@link parsePolicyFile}. */
+  readonly file: string;
+  /**
+   * `always_ask = true`: every call that would be allowed asks a person afresh (it beats
+   * allow rules and remembered approvals). Default false.
+   */
+  readonly alwaysAsk: boolean;
+  /** Its rules, in file order. */
+  readonly rules: readonly PolicyRule[];
+}
+
+/**
+ * A policy file cannot be read or is invalid: a syntax error, or a key or value the format
+ * does not allow. The message is `"<file>:<line>: <problem>"` (`"<file>: <problem>"` when no
+ * line applies, as for a file that cannot be read).
+ */
+export class PolicyFileError extends ToolgateError {
+  /** The policy file's path. */
+  readonly file: string;
+  /** 1-based line of the problem; `undefined` when the file could not be read at all. */
+  readonly line: number | undefined;
+  /** The problem alone, without file and line. */
+  readonly problem: string;
+
+  private constructor(file: string, line: number | undefined, problem: string, cause?: unknown) {
+    super('INVALID_POLICY_FILE', `${file}${line === undefined ? '' : `:${line}`}: ${problem}`, cause === undefined ? undefined : { cause });
+    this.file = file;
+    this.line = line;
+    this.problem = problem;
+  }
+
+  /** A syntax error or a key or value the format does not allow, at `line`. */
+  static fromInvalid(file: string, line: number, problem: string, cause?: unknown): PolicyFileError {
+    return new PolicyFileError(file, line, problem, cause);
+  }
+
+  /** The file exists but cannot be read (a folder, no permission...). */
+  static fromUnreadable(file: string, cause: unknown): PolicyFileError {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+    return new PolicyFileError(file, undefined, `cannot be read${code ? ` (${code})` : ''}`, cause);
+  }
+}
+
+/** The keys a rule may have. */
+const RULE_KEYS = ['tool', 'kind', 'paths', 'args', 'command', 'action', 'reason'] as const;
+/** The keys at the top of a file. */
+const FILE_KEYS = ['always_ask', 'rules'] as const;
+
+/**
+ * Parse and validate one policy file.
+ * @param text - the file's content.
+ * @param file - its path: named in every rule id and error; TOML unless it ends in `.json`.
+ * @throws PolicyFileError naming file, line and key for a syntax error or an invalid key or value.
+ */
+export function parsePolicyFile(text: string, file: string): PolicyFile {
+  const json = file.toLowerCase().endsWith('.json');
+  let data: unknown;
+  try {
+    data = json ? JSON.parse(text) : parseToml(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const first = error.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
+      throw PolicyFileError.fromInvalid(file, error.line, `TOML syntax error: ${first} (column ${error.column})`, error);
+    }
+    const { line, column } = jsonErrorPosition(text);
+    throw PolicyFileError.fromInvalid(file, line, `JSON syntax error: ${(error as Error).message.split('\n')[0]} (column ${column})`, error);
+  }
+  return validate(data, new Locator(text, json, file));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+function validate(data: unknown, at: Locator): PolicyFile {
+  if (!isTable(data)) throw at.fail(1, `a policy file must be a table of keys (always_ask, rules); got ${describe(data)}`);
+  for (const key of Object.keys(data)) {
+    if (!(FILE_KEYS as readonly string[]).includes(key)) throw at.fail(at.topKey(key), `unknown key '${key}' at the top of the file${suggest(key, FILE_KEYS)}; the keys are ${FILE_KEYS.join(', ')}`);
+  }
+  const alwaysAsk = data.always_ask;
+  if (alwaysAsk !== undefined && typeof alwaysAsk !== 'boolean') throw at.fail(at.topKey('always_ask'), `always_ask must be true or false; got ${describe(alwaysAsk)}`);
+  const list = data.rules ?? [];
+  if (!Array.isArray(list)) throw at.fail(at.topKey('rules'), `rules must be a list of tables ([[rules]]); got ${describe(list)}`);
+  const rules = list.map((raw, index) => validateRule(raw, index, at));
+  return Object.freeze({ file: at.file, alwaysAsk: alwaysAsk === true, rules: Object.freeze(rules) });
+}
+
+function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
+  const line = at.rule(index);
+  const where = `rule ${index + 1}`;
+  if (!isTable(raw)) throw at.fail(line, `${where} must be a table; got ${describe(raw)}`);
+  for (const key of Object.keys(raw)) {
+    if (!(RULE_KEYS as readonly string[]).includes(key)) throw at.fail(at.ruleKey(index, key), `unknown key '${key}' in ${where}${suggest(key, RULE_KEYS)}; a rule's keys are ${RULE_KEYS.join(', ')}`);
+  }
+  const keyLine = (key: string) => at.ruleKey(index, key);
+
+  const action = raw.action;
+  if (action === undefined) throw at.fail(line, `${where} has no action; add action = "allow", "ask" or "deny"`);
+  if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
+    throw at.fail(keyLine('action'), `action in ${where} must be "allow", "ask" or "deny"; got ${describe(action)}`);
+  }
+
+  let tool = '*';
+  let toolMatcher: GlobMatcher | undefined;
+  if (raw.tool !== undefined) {
+    tool = nonEmptyString(raw.tool, 'tool', where, keyLine, at);
+    if (tool !== '*') toolMatcher = compileGlob(tool, {}, () => at.fail(keyLine('tool'), `tool in ${where} is not a valid glob: ${JSON.stringify(tool)}`));
+  }
+
+  let kind: ActionKind[] | undefined;
+  if (raw.kind !== undefined) {
+    const kinds = stringOrList(raw.kind, 'kind', where, keyLine, at);
+    for (const k of kinds) {
+      if (!isActionKind(k)) throw at.fail(keyLine('kind'), `unknown kind ${JSON.stringify(k)} in ${where}; the kinds are ${ACTION_KINDS.join(', ')}`);
+    }
+    kind = kinds as ActionKind[];
+  }
+
+  let paths: string[] | undefined;
+  let pathMatcher: GlobMatcher | undefined;
+  if (raw.paths !== undefined) {
+    paths = stringOrList(raw.paths, 'paths', where, keyLine, at);
+    const matchers = paths.map((glob) => {
+      const bad = (problem: string) => at.fail(keyLine('paths'), `paths in ${where}: ${JSON.stringify(glob)} ${problem}`);
+      if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.startsWith('~')) throw bad('must be relative to the workspace (no leading /, ~ or drive)');
+      if (glob.split('/').includes('..')) throw bad('must not hold a .. segment');
+      if (glob.startsWith('./')) throw bad('must be written without a leading ./');
+      if (glob.includes('\\')) throw bad('must use / as the separator');
+      const matcher = compileGlob(glob, { dot: true }, () => bad('is not a valid glob'));
+      return glob === '**' || glob === '.' ? (p: string) => p === '.' || matcher(p) : matcher;
+    });
+    pathMatcher = matchers.length === 1 ? matchers[0] : (p) => matchers.some((m) => m(p));
+  }
+
+  let args: Record<string, string> | undefined;
+  let argMatchers: Array<readonly [string, GlobMatcher]> | undefined;
+  if (raw.args !== undefined) {
+    if (!isTable(raw.args)) throw at.fail(keyLine('args'), `args in ${where} must be a table of argument name = "pattern"; got ${describe(raw.args)}`);
+    const entries = Object.entries(raw.args);
+    if (entries.length === 0) throw at.fail(keyLine('args'), `args in ${where} is empty; list at least one argument = "pattern", or remove it`);
+    args = {};
+    argMatchers = [];
+    for (const [name, pattern] of entries) {
+      const argLine = at.argKey(index, name);
+      if (typeof pattern !== 'string') throw at.fail(argLine, `args.${name} in ${where} must be a string pattern; got ${describe(pattern)}`);
+      if (pattern === '') throw at.fail(argLine, `args.${name} in ${where} is an empty pattern`);
+      args[name] = pattern;
+      argMatchers.push([name, compileGlob(pattern, { dot: true }, () => at.fail(argLine, `args.${name} in ${where} is not a valid glob: ${JSON.stringify(pattern)}`))]);
+    }
+  }
+
+  let command: string[] | undefined;
+  let commandMatchers: GlobMatcher[] | undefined;
+  if (raw.command !== undefined) {
+    if (typeof raw.command === 'string') {
+      command = raw.command.trim().split(/\s+/).filter((w) => w !== '');
+    } else if (Array.isArray(raw.command) && raw.command.every((w) => typeof w === 'string')) {
+      command = raw.command as string[];
+    } else {
+      throw at.fail(keyLine('command'), `command in ${where} must be a string of words ("git status") or a list of words; got ${describe(raw.command)}`);
+    }
+    if (command.length === 0 || command.some((w) => w === '')) throw at.fail(keyLine('command'), `command in ${where} is empty or holds an empty word`);
+    const words = command[command.length - 1] === '*' ? command.slice(0, -1) : command;
+    commandMatchers = words.map((word) =>
+      word === '*' ? () => true : compileGlob(word, { dot: true, bash: true, nonegate: true }, () => at.fail(keyLine('command'), `command in ${where}: the word ${JSON.stringify(word)} is not a valid glob`)),
+    );
+  }
+
+  let reason: string | undefined;
+  if (raw.reason !== undefined) {
+    if (typeof raw.reason !== 'string') throw at.fail(keyLine('reason'), `reason in ${where} must be a string; got ${describe(raw.reason)}`);
+    reason = raw.reason;
+  }
+
+  const rule: PolicyRule = {
+    id: `${at.file}:${line}`, file: at.file, line, action: action as PolicyAction, tool,
+    ...(kind && { kind: Object.freeze(kind) }),
+    ...(paths && { paths: Object.freeze(paths) }),
+    ...(args && { args: Object.freeze(args) }),
+    ...(command && { command: Object.freeze(command) }),
+    ...(reason !== undefined && { reason }),
+    matchers: Object.freeze({ tool: toolMatcher, path: pathMatcher, args: argMatchers && Object.freeze(argMatchers), command: commandMatchers && Object.freeze(commandMatchers) }),
+  };
+  return Object.freeze(rule);
+}
+
+/** A glob compiled to one regular expression; `bad()` makes the error for a pattern picomatch cannot compile. */
+function compileGlob(glob: string, options: picomatch.PicomatchOptions, bad: () => PolicyFileError): GlobMatcher {
+  let re: RegExp;
+  try {
+    re = picomatch.makeRe(glob, options);
+  } catch {
+    throw bad();
+  }
+  // picomatch gives a regular expression matching nothing for a pattern it cannot read.
+  if (re.source === '$^') throw bad();
+  return (value) => re.test(value);
+}
+
+function nonEmptyString(value: unknown, key: string, where: string, keyLine: (key: string) => number, at: Locator): string {
+  if (typeof value !== 'string') throw at.fail(keyLine(key), `${key} in ${where} must be a string; got ${describe(value)}`);
+  if (value === '') throw at.fail(keyLine(key), `${key} in ${where} is an empty pattern`);
+  return value;
+}
+
+function stringOrList(value: unknown, key: string, where: string, keyLine: (key: string) => number, at: Locator): string[] {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) throw at.fail(keyLine(key), `${key} in ${where} must be a string or a list of strings; got ${describe(value)}`);
+  if (list.length === 0) throw at.fail(keyLine(key), `${key} in ${where} is an empty list; give at least one, or remove the key`);
+  if (list.some((v) => v === '')) throw at.fail(keyLine(key), `${key} in ${where} holds an empty pattern`);
+  return [...list] as string[];
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a date';
+  if (typeof value === 'object') return 'a table';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  return `${typeof value === 'boolean' ? 'the boolean' : `the ${typeof value}`} ${String(value)}`;
+}
+
+/** `" (did you mean 'x'?)"` when `key` is one or two edits away from a known key. */
+function suggest(key: string, known: readonly string[]): string {
+  const near = known.find((k) => editDistance(key.toLowerCase(), k) <= 2);
+  return near === undefined ? '' : ` (did you mean '${near}'?)`;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines: the parsers give no positions for values, so the lines of rules and keys are found
+// by scanning the text. The scan works on a masked copy (comments and the contents of strings
+// that are not keys blanked, offsets and newlines kept), so a `reason = "tool = x"` or a
+// commented-out rule is not taken for a key or a header.
+
+interface Region {
+  /** Offset of the rule's start (`[[rules]]` or `{`). */
+  readonly start: number;
+  /** Offset just past the rule's end. */
+  readonly end: number;
+}
+
+/** Finds the lines of rules and keys in one file's text; makes its errors. */
+class Locator {
+  private readonly masked: string;
+  private readonly lineStarts: number[];
+  private readonly regions: Region[];
+
+  constructor(text: string, json: boolean, readonly file: string) {
+    this.masked = mask(text, json);
+    this.lineStarts = [0];
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    this.regions = ruleRegions(this.masked);
+  }
+
+  fail(line: number, problem: string): PolicyFileError {
+    return PolicyFileError.fromInvalid(this.file, line, problem);
+  }
+
+  /** Line of rule `index` (line 1 when it cannot be found). */
+  rule(index: number): number {
+    const region = this.regions[index];
+    return region === undefined ? 1 : this.lineOf(region.start);
+  }
+
+  /** Line of `key` in rule `index` (the rule's line when it cannot be found). */
+  ruleKey(index: number, key: string): number {
+    const region = this.regions[index];
+    if (region === undefined) return 1;
+    const at = findKey(this.masked, key, region.start, region.end);
+    return at === undefined ? this.rule(index) : this.lineOf(at);
+  }
+
+  /** Line of argument `name` in rule `index`'s `args` (the `args` line, else the rule's). */
+  argKey(index: number, name: string): number {
+    const region = this.regions[index];
+    if (region === undefined) return 1;
+    const subTable = /^[ \t]*\[[ \t]*rules[ \t]*\.[ \t]*args[ \t]*\]/gm;
+    subTable.lastIndex = region.start;
+    const header = subTable.exec(this.masked);
+    const argsAt = header !== null && header.index < region.end ? header.index : findKey(this.masked, 'args', region.start, region.end);
+    if (argsAt === undefined) return this.rule(index);
+    const at = findKey(this.masked, name, argsAt + 1, region.end);
+    return this.lineOf(at ?? argsAt);
+  }
+
+  /** Line of a top-level `key` (line 1 when it cannot be found). */
+  topKey(key: string): number {
+    let from = 0;
+    for (;;) {
+      const at = findKey(this.masked, key, from, this.masked.length);
+      if (at === undefined) return 1;
+      if (!this.regions.some((r) => at >= r.start && at < r.end)) return this.lineOf(at);
+      from = at + 1;
+    }
+  }
+
+  private lineOf(offset: number): number {
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+}
+
+/** Offset of the first `key =` / `"key":` between `from` and `to`. */
+function findKey(masked: string, key: string, from: number, to: number): number | undefined {
+  const k = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`(^|[\\s{,])(${k}|"${k}"|'${k}')\\s*[=:]`, 'gm');
+  re.lastIndex = from;
+  const m = re.exec(masked);
+  if (m === null) return undefined;
+  const at = m.index + m[1]!.length;
+  return at < to ? at : undefined;
+}
+
+/** The regions of the rules, in order: `[[rules]]` tables, or the tables of an inline `rules = [...]` / JSON `"rules": [...]`. */
+function ruleRegions(masked: string): Region[] {
+  const regions: Region[] = [];
+  const header = /^[ \t]*\[\[[ \t]*rules[ \t]*\]\]/gm;
+  const anyHeader = /^[ \t]*\[/gm;
+  for (let m = header.exec(masked); m !== null; m = header.exec(masked)) {
+    // The table runs to the next header that is not one of its own sub-tables ([rules.args]).
+    let end = masked.length;
+    anyHeader.lastIndex = m.index + m[0].length;
+    for (let h = anyHeader.exec(masked); h !== null; h = anyHeader.exec(masked)) {
+      if (!/^\[[ \t]*rules[ \t]*\.(?!\[)/.test(masked.slice(h.index + h[0].length - 1, h.index + h[0].length + 20))) {
+        end = h.index;
+        break;
+      }
+    }
+    regions.push({ start: m.index + m[0].indexOf('['), end });
+  }
+  const inline = /(^|[\s{,])(rules|"rules"|'rules')\s*[=:]\s*\[/gm;
+  for (let m = inline.exec(masked); m !== null; m = inline.exec(masked)) {
+    let depth = 0;
+    let start = -1;
+    for (let i = m.index + m[0].length - 1; i < masked.length; i++) {
+      const c = masked[i];
+      if (c === '[' || c === '{') {
+        depth++;
+        if (c === '{' && depth === 2) start = i;
+      } else if (c === ']' || c === '}') {
+        depth--;
+        if (c === '}' && depth === 1 && start >= 0) {
+          regions.push({ start, end: i + 1 });
+          start = -1;
+        }
+        if (depth === 0) break;
+      }
+    }
+  }
+  return regions.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * `text` with comments (`#` in TOML) and the contents of strings that are not keys replaced
+ * by spaces; quotes, newlines and offsets kept. A string is a key when `=` or `:` (or a `.`
+ * of a dotted key) follows it.
+ */
+function mask(text: string, json: boolean): string {
+  const out = text.split('');
+  const blank = (from: number, to: number) => {
+    for (let i = from; i < to; i++) if (out[i] !== '\n' && out[i] !== '\r') out[i] = ' ';
+  };
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '#' && !json) {
+      const end = text.indexOf('\n', i);
+      const stop = end < 0 ? text.length : end;
+      blank(i, stop);
+      i = stop;
+    } else if (c === '"' || (c === "'" && !json)) {
+      const triple = !json && text.startsWith(c.repeat(3), i);
+      const open = triple ? 3 : 1;
+      let j = i + open;
+      for (; j < text.length; j++) {
+        if (c === '"' && text[j] === '\\') {
+          j++;
+          continue;
+        }
+        if (triple ? text.startsWith(c.repeat(3), j) : text[j] === c) break;
+        if (!triple && text[j] === '\n') break; // unterminated: the parser has already said so
+      }
+      const close = Math.min(j + (triple ? 3 : 1), text.length);
+      if (!/^[ \t]*[=:.]/.test(text.slice(close, close + 40))) blank(i + open, j);
+      i = close;
+    } else {
+      i++;
+    }
+  }
+  return out.join('');
+}
+
+/**
+ * Line and column (1-based) of the first JSON syntax error in `text`: Node 20's `JSON.parse`
+ * messages do not always carry a position, so a small scanner finds it.
+ */
+function jsonErrorPosition(text: string): { line: number; column: number } {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') {
+          i++;
+          return;
+        } else fail();
+      }
+    } else if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') {
+          i++;
+          return;
+        } else fail();
+      }
+    } else if (c === '"') {
+      string();
+    } else {
+      const m = /^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+      if (m === null) fail();
+      i += m![0].length;
+    }
+  };
+  const string = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      const code = text.charCodeAt(i);
+      if (code < 0x20) fail();
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+    if (i >= text.length) fail();
+    i++;
+  };
+  let offset = text.length;
+  try {
+    value();
+    ws();
+    if (i < text.length) fail();
+  } catch (at) {
+    offset = typeof at === 'number' ? at : 0;
+  }
+  offset = Math.min(offset, text.length);
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
+}

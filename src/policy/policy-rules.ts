@@ -1,0 +1,176 @@
+/**
+ * Matching one call against one policy file's rules ({@link matchPolicyRules}). Within one
+ * file the LAST matching rule wins. A shell call is judged command by command, so a rule
+ * written for one command never approves another beside it (security cases C1, C2).
+ *
+ * @module
+ */
+import type { ActionKind } from './action-kinds.js';
+import type { PolicyAction, PolicyFile, PolicyRule } from './policy-file.js';
+import type { ShellAnalysis, ShellCommand } from './shell/types.js';
+
+/** What the rules are shown of one call. */
+export interface PolicyCallInput {
+  /** The tool's name. */
+  readonly tool: string;
+  /** The tool's action kind. For a shell call, each command is judged with its own kind instead. */
+  readonly kind: ActionKind;
+  /** The validated arguments. */
+  readonly args: Readonly<Record<string, unknown>>;
+  /** Every path argument, workspace-relative with `/` separators (`.` for the root). */
+  readonly paths: readonly string[];
+  /** The analysis of the shell tool's command argument; present exactly for shell tools. */
+  readonly shell?: ShellAnalysis;
+}
+
+/** What one file's rules say about one call. */
+export interface PolicyMatch {
+  readonly verdict: PolicyAction;
+  /** Readable: names the rule (by file and line) and, for a shell call, the command. */
+  readonly reason: string;
+  /** The deciding rule. */
+  readonly rule: PolicyRule;
+  /** For a shell call: the text of the command the verdict is about. */
+  readonly command?: string;
+}
+
+/**
+ * What `file`'s rules say about `input`, or `undefined` when no rule matches.
+ *
+ * A call without `shell`: the last matching rule among those without a `command` key (a
+ * `command` rule never matches a call that is not a shell call).
+ *
+ * A call with `shell` (a shell tool): each command of `shell.commands` is judged on its own;
+ * a rule matches a command when its `tool`, `paths` and `args` keys match the call, its
+ * `kind` (if any) lists the command's kind, and its `command` (if any) matches the command's
+ * argv (see {@link PolicyRule.command}). A command's verdict is its last matching rule's
+ * action, except that a command that writes through a redirection (`> out.txt`) is only
+ * asked about, never allowed, by a rule with a `command` key: a rule for `echo` is not a rule
+ * for writing files. Then, in this order:
+ * - any command denied: deny (the first in source order, named with its rule);
+ * - any command asked about: ask;
+ * - every command allowed: allow, unless `shell.uncertain` is non-empty (then ask, naming
+ *   its first reason);
+ * - some commands allowed and the others matched by no rule: ask ("allowed by a rule written
+ *   for something else");
+ * - no command matched by any rule: `undefined`.
+ * A shell call with no commands at all is judged as a whole by the rules without `command`,
+ * with `shell.kind`; `uncertain` turns an allow into ask there too.
+ */
+export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
+  const rules = file.rules;
+  const shell = input.shell;
+  if (shell === undefined || shell.commands.length === 0) {
+    const kind = shell === undefined ? input.kind : shell.kind;
+    for (let i = rules.length - 1; i >= 0; i--) {
+      const rule = rules[i]!;
+      if (rule.matchers.command !== undefined || !callMatches(rule, input) || (rule.kind !== undefined && !rule.kind.includes(kind))) continue;
+      if (rule.action === 'allow' && shell !== undefined && shell.uncertain.length > 0) return uncertain(shell, rule, undefined);
+      return { verdict: rule.action, reason: says(rule), rule };
+    }
+    return undefined;
+  }
+
+  // Which rules match the call as a whole (tool, paths, args): the same for every command.
+  const callOk = rules.map((rule) => callMatches(rule, input));
+  let firstAsk: PolicyMatch | undefined;
+  let firstAllow: { rule: PolicyRule; command: ShellCommand } | undefined;
+  let firstUnmatched: ShellCommand | undefined;
+  for (const command of shell.commands) {
+    let rule: PolicyRule | undefined;
+    for (let i = rules.length - 1; i >= 0; i--) {
+      const r = rules[i]!;
+      if (callOk[i] && (r.kind === undefined || r.kind.includes(command.kind)) && (r.matchers.command === undefined || commandMatches(r.matchers.command, command))) {
+        rule = r;
+        break;
+      }
+    }
+    if (rule === undefined) {
+      firstUnmatched ??= command;
+    } else if (rule.action === 'deny') {
+      return { verdict: 'deny', reason: `\`${clip(command.text)}\` is denied by ${says(rule)}`, rule, command: command.text };
+    } else if (rule.action === 'ask') {
+      firstAsk ??= { verdict: 'ask', reason: `\`${clip(command.text)}\` asks first: ${says(rule)}`, rule, command: command.text };
+    } else if (rule.matchers.command !== undefined && command.writes.length > 0) {
+      firstAsk ??= {
+        verdict: 'ask', rule, command: command.text,
+        reason: `\`${clip(command.text)}\` writes to ${command.writes.map((w) => clip(w, 80)).join(', ')}; ${says(rule)} allows the command, not writing files`,
+      };
+    } else {
+      firstAllow ??= { rule, command };
+    }
+  }
+  if (firstAsk !== undefined) return firstAsk;
+  if (firstAllow === undefined) return undefined;
+  const { rule } = firstAllow;
+  if (firstUnmatched !== undefined) {
+    return {
+      verdict: 'ask', rule, command: firstUnmatched.text,
+      reason: `\`${clip(firstUnmatched.text)}\` matches no policy rule; \`${clip(firstAllow.command.text)}\` beside it is allowed by a rule written for something else (${rule.id})`,
+    };
+  }
+  if (shell.uncertain.length > 0) return uncertain(shell, rule, firstAllow.command.text);
+  return shell.commands.length === 1
+    ? { verdict: 'allow', reason: `\`${clip(firstAllow.command.text)}\` is allowed by ${says(rule)}`, rule, command: firstAllow.command.text }
+    : { verdict: 'allow', reason: `each of its ${shell.commands.length} commands is allowed by a policy rule (the first by ${says(rule)})`, rule, command: firstAllow.command.text };
+}
+
+/** An allow turned into ask because the analysis cannot vouch for the command line. */
+function uncertain(shell: ShellAnalysis, rule: PolicyRule, command: string | undefined): PolicyMatch {
+  const reason = `the command line cannot be vouched for (${shell.uncertain[0]}), so ${rule.id} does not allow it without asking`;
+  return command === undefined ? { verdict: 'ask', reason, rule } : { verdict: 'ask', reason, rule, command };
+}
+
+/** Whether the rule's `tool`, `paths` and `args` keys match the call. */
+function callMatches(rule: PolicyRule, input: PolicyCallInput): boolean {
+  const m = rule.matchers;
+  if (m.tool !== undefined && !m.tool(input.tool)) return false;
+  if (m.path !== undefined) {
+    const paths = input.paths;
+    if (paths.length === 0) return false;
+    for (const p of paths) if (!plainRelative(p) || !m.path(p)) return false;
+  }
+  if (m.args !== undefined) {
+    for (const [name, matches] of m.args) {
+      const value = Object.hasOwn(input.args, name) ? input.args[name] : undefined;
+      if (typeof value !== 'string' || !matches(value)) return false;
+    }
+  }
+  return true;
+}
+
+/** A workspace-relative path with no `..` segment, not absolute: the only kind a `paths` glob may match. */
+function plainRelative(p: string): boolean {
+  if (p === '' || p.startsWith('/') || p.includes('\\')) return false;
+  if (p === '..' || p.startsWith('../') || p.endsWith('/..') || p.includes('/../')) return false;
+  return true;
+}
+
+/**
+ * Whether a rule's `command` words match `command`: the first word matches the program (or
+ * argv[0]) and the rest are a prefix of the arguments; or the first word names one of its
+ * wrappers and the rest are a prefix of the whole unwrapped argv.
+ */
+function commandMatches(words: readonly ((value: string) => boolean)[], command: ShellCommand): boolean {
+  if (words.length === 0) return true;
+  const first = words[0]!;
+  const argv = command.argv;
+  if ((first(command.program) || (argv.length > 0 && first(argv[0]!))) && prefixMatches(words, argv, 1)) return true;
+  return command.wrappers.some((w) => first(w)) && prefixMatches(words, argv, 0);
+}
+
+/** Whether `words[1..]` match `argv[from..]` word for word (argv may go on). */
+function prefixMatches(words: readonly ((value: string) => boolean)[], argv: readonly string[], from: number): boolean {
+  if (argv.length - from < words.length - 1) return false;
+  for (let i = 1; i < words.length; i++) if (!words[i]!(argv[from + i - 1]!)) return false;
+  return true;
+}
+
+/** `"the policy rule FILE:LINE (action: reason)"`. */
+function says(rule: PolicyRule): string {
+  return `the policy rule ${rule.id} (${rule.action}${rule.reason === undefined ? '' : `: ${rule.reason}`})`;
+}
+
+function clip(text: string, max = 120): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}

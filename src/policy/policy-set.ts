@@ -1,0 +1,236 @@
+/**
+ * The user's and the workspace's policy files together ({@link PolicySet}), re-checked before
+ * every decision, and their default locations ({@link defaultPolicyPaths}).
+ *
+ * Across files the stricter verdict wins (deny > ask > allow > no rule), so the workspace
+ * file (which comes with a repository, and so from whoever wrote it) can only narrow what
+ * the user's file says: a workspace `allow` never overrides a user `ask` or `deny`. It does
+ * count where the user's file allows the call too or says nothing about it; in that case the
+ * decision is the same as with no policy files at all as far as the user is concerned (the
+ * approval mode still decides later), so the repository grants nothing the user's policy
+ * withholds.
+ *
+ * @module
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parsePolicyFile, PolicyFileError, type PolicyAction, type PolicyFile, type PolicyRule } from './policy-file.js';
+import { matchPolicyRules, type PolicyCallInput, type PolicyMatch } from './policy-rules.js';
+
+/** Which file a rule or an error comes from, in order of authority. */
+type PolicyLayer = 'user' | 'workspace';
+
+/** The policy files' paths; an absent path is a file not configured. */
+export interface PolicyPaths {
+  /** The user's file (see {@link defaultPolicyPaths}). */
+  readonly user?: string;
+  /** The workspace's file (`<workspace>/.toolgate/policy.toml`). */
+  readonly workspace?: string;
+}
+
+/** What the policy files together say about one call. */
+export interface PolicyDecision {
+  /**
+   * The strictest verdict of the files (deny > ask > allow); `undefined` when no rule of
+   * either file matched (no opinion). An unreadable or invalid file is a `deny` of every call.
+   */
+  readonly verdict: PolicyAction | undefined;
+  /** Readable: the rule (file:line) and, for a shell call, the command; or the invalid file and line. */
+  readonly reason: string;
+  /** The deciding rule, when a rule decided. */
+  readonly rule?: PolicyRule;
+  /** For a shell call: the text of the command the verdict is about. */
+  readonly command?: string;
+  /** The file the verdict comes from. */
+  readonly layer?: PolicyLayer;
+  /** The file that could not be read or is invalid, when that is why every call is denied. */
+  readonly error?: PolicyFileError;
+  /**
+   * `always_ask = true` in either file: the caller must ask a person afresh even when the
+   * verdict is `allow` or `undefined`, and even over a remembered approval. (Irrelevant to a
+   * `deny`.)
+   */
+  readonly fresh: boolean;
+}
+
+/** The state of one configured file, as of the last check. */
+export interface PolicyFileStatus {
+  readonly layer: PolicyLayer;
+  readonly path: string;
+  /** `absent`: no file there (no rules); `invalid`: unreadable or invalid (every call is denied). */
+  readonly state: 'absent' | 'ok' | 'invalid';
+  /** When `ok`: the parsed file. */
+  readonly policy?: PolicyFile;
+  /** When `invalid`: why. */
+  readonly error?: PolicyFileError;
+}
+
+/** {@link PolicySet.explain}'s answer: each file's own verdict, and the combined one. */
+export interface PolicyExplanation {
+  readonly files: ReadonlyArray<PolicyFileStatus & { readonly match?: PolicyMatch }>;
+  readonly decision: PolicyDecision;
+}
+
+const STRICTNESS: Readonly<Record<PolicyAction, number>> = { allow: 1, ask: 2, deny: 3 };
+
+/** One configured file: what it held at its last check. */
+class WatchedFile {
+  private signature = '';
+  private hash = '';
+  status: PolicyFileStatus;
+
+  constructor(readonly layer: PolicyLayer, readonly path: string) {
+    this.status = { layer, path, state: 'absent' };
+  }
+
+  /**
+   * Bring {@link status} up to date: a stat each time (mtime, size, inode); the text is read
+   * and hashed (sha256) only when the stat changed, and parsed only when the hash changed.
+   * A rewrite that keeps size, inode and a coarse mtime all the same is not seen until the
+   * next change; on the file systems toolgate runs on mtime has sub-millisecond resolution.
+   */
+  refresh(): PolicyFileStatus {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(this.path, { throwIfNoEntry: false });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return this.set('absent', '', () => ({ layer: this.layer, path: this.path, state: 'absent' }));
+      return this.set(`error:${(error as NodeJS.ErrnoException).code}`, '', () => ({ layer: this.layer, path: this.path, state: 'invalid', error: PolicyFileError.fromUnreadable(this.path, error) }));
+    }
+    if (stat === undefined) return this.set('absent', '', () => ({ layer: this.layer, path: this.path, state: 'absent' }));
+    const signature = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    if (signature === this.signature) return this.status;
+    let text: string;
+    try {
+      text = fs.readFileSync(this.path, 'utf8');
+    } catch (error) {
+      // No signature kept: a fix that leaves mtime and size alone (chmod) must be seen too.
+      return this.set('', '', () => ({ layer: this.layer, path: this.path, state: 'invalid', error: PolicyFileError.fromUnreadable(this.path, error) }));
+    }
+    const hash = crypto.createHash('sha256').update(text).digest('hex');
+    return this.set(signature, hash, () => {
+      try {
+        return { layer: this.layer, path: this.path, state: 'ok', policy: parsePolicyFile(text, this.path) };
+      } catch (error) {
+        if (error instanceof PolicyFileError) return { layer: this.layer, path: this.path, state: 'invalid', error };
+        throw error;
+      }
+    });
+  }
+
+  private set(signature: string, hash: string, make: () => PolicyFileStatus): PolicyFileStatus {
+    const changed = hash === '' || hash !== this.hash;
+    this.signature = signature;
+    if (changed) {
+      this.hash = hash;
+      this.status = make();
+    }
+    return this.status;
+  }
+}
+
+/**
+ * The user's and the workspace's policy files. Every {@link decide} first re-checks both
+ * files (a stat each; read, hash and parse only what changed), so a rule added between two
+ * calls applies to the second, and fixing an invalid file takes effect without a restart.
+ */
+export class PolicySet {
+  private readonly watched: WatchedFile[];
+
+  /**
+   * @param paths - the files, in order of authority. An absent path is a file not
+   *   configured; a configured path with no file there holds no rules (not an error).
+   */
+  constructor(paths: PolicyPaths) {
+    this.watched = [];
+    if (paths.user !== undefined) this.watched.push(new WatchedFile('user', paths.user));
+    if (paths.workspace !== undefined) this.watched.push(new WatchedFile('workspace', paths.workspace));
+  }
+
+  /** Re-check the files and return their states (user first). */
+  check(): readonly PolicyFileStatus[] {
+    return this.watched.map((w) => w.refresh());
+  }
+
+  /**
+   * What the policy files say about one call, after re-checking them. An unreadable or
+   * invalid file denies every call, naming the file and line, until it is fixed. Otherwise
+   * each file's rules give a verdict ({@link matchPolicyRules}) and the stricter one wins
+   * (the user's file on a tie).
+   */
+  decide(input: PolicyCallInput): PolicyDecision {
+    return this.explain(input).decision;
+  }
+
+  /** {@link decide}, with each file's own verdict (for `toolgate policy check --explain`). */
+  explain(input: PolicyCallInput): PolicyExplanation {
+    const files: Array<PolicyFileStatus & { match?: PolicyMatch }> = [];
+    let fresh = false;
+    let invalid: PolicyFileStatus | undefined;
+    let best: { match: PolicyMatch; layer: PolicyLayer } | undefined;
+    for (const watched of this.watched) {
+      const status = watched.refresh();
+      if (status.state === 'invalid') {
+        invalid ??= status;
+        files.push(status);
+        continue;
+      }
+      if (status.state === 'absent') {
+        files.push(status);
+        continue;
+      }
+      const policy = status.policy!;
+      if (policy.alwaysAsk) fresh = true;
+      const match = matchPolicyRules(policy, input);
+      files.push(match === undefined ? status : { ...status, match });
+      if (match !== undefined && (best === undefined || STRICTNESS[match.verdict] > STRICTNESS[best.match.verdict])) best = { match, layer: status.layer };
+    }
+    let decision: PolicyDecision;
+    if (invalid !== undefined) {
+      const error = invalid.error!;
+      const problem = error.line === undefined ? error.problem : `line ${error.line}: ${error.problem}`;
+      decision = { verdict: 'deny', reason: `the policy file ${error.file} ${error.line === undefined ? problem : `is invalid (${problem})`}; every call is denied until it is fixed`, layer: invalid.layer, error, fresh };
+    } else if (best === undefined) {
+      decision = { verdict: undefined, reason: 'no policy rule matched', fresh };
+    } else {
+      const { match, layer } = best;
+      decision = match.command === undefined
+        ? { verdict: match.verdict, reason: match.reason, rule: match.rule, layer, fresh }
+        : { verdict: match.verdict, reason: match.reason, rule: match.rule, command: match.command, layer, fresh };
+    }
+    return { files, decision };
+  }
+}
+
+/** Where {@link defaultPolicyPaths} looks. */
+export interface DefaultPolicyPathsOptions {
+  /** The workspace root (absolute); no workspace file when absent. */
+  readonly workspaceRoot?: string;
+  /** Environment to read `XDG_CONFIG_HOME` from. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Home folder. Default `os.homedir()`. */
+  readonly home?: string;
+}
+
+/**
+ * The default policy files: the user's `$XDG_CONFIG_HOME/toolgate/policy.toml` (when
+ * `XDG_CONFIG_HOME` is an absolute path, else `~/.config/toolgate/policy.toml`) and the
+ * workspace's `<workspaceRoot>/.toolgate/policy.toml`; for either, `policy.json` in the same
+ * folder when the `.toml` file does not exist and the `.json` one does. The choice is made
+ * when this is called: a `.json` file created later is seen after a restart.
+ */
+export function defaultPolicyPaths(options: DefaultPolicyPathsOptions = {}): PolicyPaths {
+  const env = options.env ?? process.env;
+  const xdg = env.XDG_CONFIG_HOME;
+  const configHome = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(options.home ?? os.homedir(), '.config');
+  const user = pick(path.join(configHome, 'toolgate'));
+  return options.workspaceRoot === undefined ? { user } : { user, workspace: pick(path.join(options.workspaceRoot, '.toolgate')) };
+}
+
+function pick(folder: string): string {
+  const toml = path.join(folder, 'policy.toml');
+  const json = path.join(folder, 'policy.json');
+  return !fs.existsSync(toml) && fs.existsSync(json) ? json : toml;
+}
