@@ -6,9 +6,10 @@
  *
  * @module
  */
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Language, Parser } from 'web-tree-sitter';
 import { analyseCommandLine, MAX_COMMAND_LINE_LENGTH, type ParseCommandLine } from './command-line.js';
+import { loadOnce } from './load-once.js';
 import type { ShellAnalysis } from './types.js';
 
 /**
@@ -23,8 +24,7 @@ export type ShellAnalyzer = (text: string) => ShellAnalysis;
 /** The longest one parse may take, in milliseconds (50); a slower parse is cancelled and the text is uncertain. */
 const PARSE_TIME_LIMIT_MS = 50;
 
-let loading: Promise<ShellAnalyzer> | undefined;
-let loaded: ShellAnalyzer | undefined;
+const analyzer = loadOnce(createAnalyzer);
 
 /**
  * Loads the bash grammar (about 25 ms, once per process) and gives the analyzer. Concurrent
@@ -32,24 +32,17 @@ let loaded: ShellAnalyzer | undefined;
  * wasm missing or not loadable) and a later call tries again.
  */
 export function loadShellAnalyzer(): Promise<ShellAnalyzer> {
-  loading ??= createAnalyzer().then(
-    (analyzer) => (loaded = analyzer),
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+  return analyzer.get();
 }
 
 /** The analyzer if {@link loadShellAnalyzer} has finished loading it, else undefined (a sync fast path). */
 export function readyShellAnalyzer(): ShellAnalyzer | undefined {
-  return loaded;
+  return analyzer.ready();
 }
 
 async function createAnalyzer(): Promise<ShellAnalyzer> {
   await Parser.init();
-  const wasm = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+  const wasm = fileURLToPath(import.meta.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
   const language = await Language.load(wasm);
   const parser = new Parser();
   parser.setLanguage(language);

@@ -24,7 +24,7 @@ import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js'
 import { isWrapper, unwrapOnce } from './wrappers.js';
 
 /** A parsed command line, to be released when the walk is done with it. */
-export interface ParsedCommandLine {
+interface ParsedCommandLine {
   /** The root node (type `program`). */
   readonly root: SyntaxNode & { readonly hasError: boolean };
   /** Frees the tree (tree-sitter trees live in wasm memory). */
@@ -35,7 +35,7 @@ export interface ParsedCommandLine {
 export type ParseCommandLine = (text: string) => ParsedCommandLine | string;
 
 /** How deep shells, `eval` and `env -S` may nest (`bash -c "bash -c '...'"`) before the analysis gives up: 8 levels. */
-export const MAX_NESTED_SHELLS = 8;
+const MAX_NESTED_SHELLS = 8;
 
 /** The longest command line analysed, in UTF-16 code units (64 KiB); a longer one is uncertain without parsing. */
 export const MAX_COMMAND_LINE_LENGTH = 64 * 1024;

@@ -126,6 +126,8 @@ export function unwrapOnce(argv: readonly string[]): Unwrapped {
     }
     i += consumedNext ? 2 : 1;
   }
+  // NAME=value words may follow the options, after `--` too (`env -i -- A=1 cmd`)
+  while (spec.assignments === true && i < argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i]!)) i += 1;
   i += spec.operands ?? 0;
   if (i >= argv.length && prefix === undefined) return shellOption ? { kind: 'stdin-shell' } : { kind: 'none' };
   return prefix === undefined ? { kind: 'inner', start: i } : { kind: 'inner', start: i, prefix };
