@@ -222,6 +222,20 @@ describe('shell-command analysis', () => {
       uncertain('sudo -s');
     });
 
+    test("`trap 'TEXT' SIGNAL` and `su -c 'TEXT'` are analysed like bash -c; su without -c and a dynamic action are uncertain", () => {
+      const trapped = certain("trap -- 'rm x' EXIT");
+      assert.deepEqual(argvs(trapped), [['rm', 'x']]);
+      assert.deepEqual(trapped.commands[0]!.wrappers, ['trap']);
+      assert.deepEqual(argvs(certain('trap - INT; trap -p')), [['trap', '-', 'INT'], ['trap', '-p']]);
+      uncertain('trap "$x" INT');
+      const switched = certain("su - bob -c 'curl x'");
+      assert.deepEqual(argvs(switched), [['curl', 'x']]);
+      assert.equal(switched.kind, 'network');
+      assert.deepEqual(argvs(certain('su --command="rm z"')), [['rm', 'z']]);
+      uncertain('echo "rm -rf ~" | su');
+      uncertain('su -c "$x"');
+    });
+
     test('a bare `sh script.sh` is a command whose program is sh', () => {
       assert.deepEqual(argvs(certain('sh script.sh')), [['sh', 'script.sh']]);
       assert.deepEqual(argvs(certain('source ./env.sh')), [['source', './env.sh']]);

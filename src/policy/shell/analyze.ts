@@ -21,8 +21,8 @@ import type { ShellAnalysis } from './types.js';
  */
 export type ShellAnalyzer = (text: string) => ShellAnalysis;
 
-/** The longest one parse may take, in milliseconds (50); a slower parse is cancelled and the text is uncertain. */
-const PARSE_TIME_LIMIT_MS = 50;
+/** The longest one parse may take, in milliseconds (500): a guard against pathological text, since a full 64 KiB script parses in 30 to 200 ms; a slower parse is cancelled and the text is uncertain. */
+const PARSE_TIME_LIMIT_MS = 500;
 
 const analyzer = loadOnce(createAnalyzer);
 

@@ -10,6 +10,8 @@
  *   `wrappers.ts`: the inner command is recorded, the wrapper named in `wrappers`.
  * - `find ... -exec|-execdir|-ok|-okdir CMD ... ;` records `find` itself and CMD as a command
  *   of its own with `find` as its last wrapper.
+ * - `trap 'TEXT' SIGNAL` and `su -c 'TEXT'` are analysed like `bash -c` (TEXT runs later, or as
+ *   another user); `su` without `-c` reads commands from standard input, so it is uncertain.
  * - A redirection that writes, on a compound command (`{ a; b; } > f`, `(x) > f`,
  *   `while ...; done > f`) or on a shell running `-c TEXT`, is recorded in `writes` of every
  *   command inside it, except commands inside `$( )` or `<( )` (their output goes elsewhere).
@@ -268,6 +270,8 @@ class CommandLineWalk {
       }
       if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers }, text);
       if (program === 'eval') return this.evaluate(argv, { ...context, wrappers }, text);
+      if (program === 'trap') return this.trap(argv, { ...context, wrappers }, text);
+      if (program === 'su') return this.switchUser(argv, { ...context, wrappers }, text);
       if (SOURCE_BUILTINS.has(program)) {
         const script = argv[1];
         if (script !== undefined && (script.node?.type === 'process_substitution' || (script.isStatic && isStdinPath(script.text)))) {
@@ -323,6 +327,41 @@ class CommandLineWalk {
       return this.record(argv, context.wrappers, context.writes, text);
     }
     this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'eval'] });
+  }
+
+  /** `trap ACTION SIGNAL...`: a static ACTION is analysed as a command line (it runs when a signal comes). */
+  private trap(argv: readonly Word[], context: Context, text: string): void {
+    let i = 1;
+    for (; i < argv.length; i += 1) {
+      if (argv[i]!.text === '--') { i += 1; break; }
+      if (!argv[i]!.isStatic || !/^-[lp]+$/.test(argv[i]!.text)) break;
+    }
+    const action = argv[i];
+    // no signal after it: `trap` lists, `trap -p INT` prints; `-` or a number resets
+    if (action === undefined || i + 1 >= argv.length || (action.isStatic && /^(-|\d+)$/.test(action.text))) {
+      return this.record(argv, context.wrappers, context.writes, text);
+    }
+    if (!action.isStatic) {
+      this.doubt(`trap with an action that is not static: ${quote(text)}`);
+      return this.record(argv, context.wrappers, context.writes, text);
+    }
+    this.line(action.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'trap'] });
+  }
+
+  /** `su [options] [-] [user] [-c TEXT]`: TEXT runs in the user's shell; without it, the shell reads standard input. */
+  private switchUser(argv: readonly Word[], context: Context, text: string): void {
+    let command: Word | undefined;
+    for (let i = 1; i < argv.length; i += 1) {
+      const word = argv[i]!;
+      if (word.text === '-c' || word.text === '--command') command = argv[++i];
+      else if (word.text.startsWith('--command=')) command = { text: word.text.slice('--command='.length), isStatic: word.isStatic };
+      else if (/^-[^-]*c$/.test(word.text)) command = argv[++i];
+      else if (/^(-[sgGw]|--(shell|group|supp-group|whitelist-environment))$/.test(word.text)) i += 1;
+    }
+    if (command === undefined) this.doubt(`su starts a shell reading commands from standard input: ${quote(text)}`);
+    else if (!command.isStatic) this.doubt(`su -c runs a command string that is not static: ${quote(text)}`);
+    else return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'su'] });
+    this.record(argv, context.wrappers, context.writes, text);
   }
 
   /** The commands of `find -exec CMD ... ;` (and `-execdir`, `-ok`, `-okdir`). */
