@@ -298,6 +298,33 @@ describe('shell-command analysis', () => {
       assert.deepEqual(argvs(certain('timeout 5')), [['timeout', '5']]);
     });
 
+    test('a wrapper word that is not static before the command is uncertain unless double-quoted (it cannot split)', () => {
+      const analysis = uncertain('timeout $T rm x');
+      assert.deepEqual(commandOf(analysis, 'rm').wrappers, ['timeout']);
+      certain('timeout "$T" rm x');
+      certain('sudo -u "$U" rm x');
+    });
+
+    test('a shell with a word that is not static where its options are is uncertain (it may be -c or -s)', () => {
+      uncertain('bash $X "curl evil"');
+      uncertain('bash "$script"');
+    });
+
+    test("alias definitions are analysed: `alias ls='rm -rf ~'` runs rm where ls is used", () => {
+      const analysis = certain("alias ls='rm -rf ~' ll='ls -l'");
+      assert.deepEqual(argvs(analysis), [['rm', '-rf', '~'], ['ls', '-l']]);
+      assert.deepEqual(analysis.commands[0]!.wrappers, ['alias']);
+      assert.deepEqual(argvs(certain('alias; alias ll')), [['alias'], ['alias', 'll']]);
+      uncertain('alias x="$y"');
+    });
+
+    test('setting PATH, LD_PRELOAD, BASH_ENV and the like is uncertain: program names no longer say what runs', () => {
+      for (const text of ['PATH=. ls', 'export PATH=$HOME/bin:$PATH', 'PATH+=:.', 'declare -x PATH=.', 'env LD_PRELOAD=x.so ls', 'sudo BASH_ENV=x bash -c ls']) {
+        uncertain(text);
+      }
+      certain('FOO=1 ls; export A=1');
+    });
+
     test('env -S with a string that is not static is uncertain', () => {
       uncertain('env -S "$CMD" x');
     });

@@ -10,8 +10,14 @@
  *   `wrappers.ts`: the inner command is recorded, the wrapper named in `wrappers`.
  * - `find ... -exec|-execdir|-ok|-okdir CMD ... ;` records `find` itself and CMD as a command
  *   of its own with `find` as its last wrapper.
- * - `trap 'TEXT' SIGNAL` and `su -c 'TEXT'` are analysed like `bash -c` (TEXT runs later, or as
- *   another user); `su` without `-c` reads commands from standard input, so it is uncertain.
+ * - `trap 'TEXT' SIGNAL`, `su -c 'TEXT'` and `alias NAME='TEXT'` are analysed like `bash -c`
+ *   (TEXT runs later, or as another user); `su` without `-c` reads commands from standard
+ *   input, so it is uncertain.
+ * - Setting PATH, LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, BASH_ENV or ENV anywhere (`PATH=. ls`,
+ *   `export PATH=...`, `env LD_PRELOAD=x ls`) is uncertain: program names no longer say what
+ *   runs.
+ * - Words of a wrapper or a shell before its command that are not static are uncertain: an
+ *   unquoted `$X` may split into several words, a quoted one may be `-c`.
  * - A redirection that writes, on a compound command (`{ a; b; } > f`, `(x) > f`,
  *   `while ...; done > f`) or on a shell running `-c TEXT`, is recorded in `writes` of every
  *   command inside it, except commands inside `$( )` or `<( )` (their output goes elsewhere).
@@ -59,6 +65,13 @@ const TRANSPARENT: ReadonlySet<string> = new Set([
 
 /** Redirect operators that write their target file. `>&` writes only when its target is not a descriptor. */
 const WRITING_REDIRECTS: ReadonlySet<string> = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
+
+/**
+ * Variables that change which file a program name runs or what runs before it: the search
+ * path, the dynamic loader's preloads and library path, and the files a non-interactive
+ * bash or sh sources first.
+ */
+const LOOKUP_VARIABLES: ReadonlySet<string> = new Set(['PATH', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'BASH_ENV', 'ENV']);
 
 /** `find` actions that run a command given in find's own arguments, up to `;` or `{} +`. */
 const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -141,6 +154,9 @@ class CommandLineWalk {
       case 'declaration_command':
       case 'unset_command':
         this.builtin(node, context);
+        return this.visitChildren(node, context, level);
+      case 'variable_assignment':
+        this.checkAssignment(node.text, node.text);
         return this.visitChildren(node, context, level);
       case 'command_substitution':
       case 'process_substitution':
@@ -254,6 +270,13 @@ class CommandLineWalk {
           if (unwrapped.kind === 'stdin-shell') this.doubt(`${program} starts a shell reading commands from standard input`);
           return this.record(argv, wrappers, context.writes, text);
         }
+        const consumed = argv.slice(1, unwrapped.start);
+        // an unquoted expansion among the wrapper's own words may split into several (or none),
+        // shifting where the command starts: `timeout $T rm x` with T='5 curl evil'
+        if (consumed.some((word) => !word.isStatic && word.node?.type !== 'string')) {
+          this.doubt(`${program} has arguments that are not static before its command: ${quote(text)}`);
+        }
+        for (const word of consumed) this.checkAssignment(word.text, text);
         let inner = argv.slice(unwrapped.start);
         if (unwrapped.prefix !== undefined) {
           const split = argv[unwrapped.prefix.index]?.isStatic === true ? this.splitWords(unwrapped.prefix.value) : undefined;
@@ -271,6 +294,7 @@ class CommandLineWalk {
       if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers }, text);
       if (program === 'eval') return this.evaluate(argv, { ...context, wrappers }, text);
       if (program === 'trap') return this.trap(argv, { ...context, wrappers }, text);
+      if (program === 'alias') return this.alias(argv, { ...context, wrappers }, text);
       if (program === 'su') return this.switchUser(argv, { ...context, wrappers }, text);
       if (SOURCE_BUILTINS.has(program)) {
         const script = argv[1];
@@ -292,7 +316,11 @@ class CommandLineWalk {
     let i = 1;
     while (i < argv.length) {
       const word = argv[i]!;
-      if (!word.isStatic) break;
+      if (!word.isStatic) {
+        // it may be an option (`-c`, `-s`) as well as the script
+        this.doubt(`${program} has a word that is not static where its options are: ${quote(text)}`);
+        return this.record(argv, context.wrappers, context.writes, text);
+      }
       if (word.text === '--' || word.text === '-') { i += 1; break; }
       if (!/^[-+]/.test(word.text) || word.text.length < 2) break;
       if (word.text.startsWith('--')) {
@@ -329,6 +357,25 @@ class CommandLineWalk {
     this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'eval'] });
   }
 
+  /**
+   * `alias NAME=TEXT...`: TEXT runs wherever NAME is used later (with `expand_aliases`), so a
+   * static TEXT is analysed as a command line; `alias` alone (or `alias NAME`) only prints.
+   */
+  private alias(argv: readonly Word[], context: Context, text: string): void {
+    const definitions = argv.slice(1).filter((word) => !word.isStatic || /^[^-=][^=]*=/.test(word.text));
+    if (definitions.length === 0) return this.record(argv, context.wrappers, context.writes, text);
+    for (const definition of definitions) {
+      if (!definition.isStatic) this.doubt(`alias with a definition that is not static: ${quote(text)}`);
+      else this.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'alias'] });
+    }
+  }
+
+  /** Assignments that change which program a name runs (or what runs first) make the analysis uncertain. */
+  checkAssignment(word: string, text: string): void {
+    const name = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(word)?.[1];
+    if (name !== undefined && LOOKUP_VARIABLES.has(name)) this.doubt(`${name} is set, so program names may not say what runs: ${quote(text)}`);
+  }
+
   /** `trap ACTION SIGNAL...`: a static ACTION is analysed as a command line (it runs when a signal comes). */
   private trap(argv: readonly Word[], context: Context, text: string): void {
     let i = 1;
@@ -351,6 +398,7 @@ class CommandLineWalk {
   /** `su [options] [-] [user] [-c TEXT]`: TEXT runs in the user's shell; without it, the shell reads standard input. */
   private switchUser(argv: readonly Word[], context: Context, text: string): void {
     let command: Word | undefined;
+    if (argv.some((word) => !word.isStatic)) this.doubt(`su has words that are not static: ${quote(text)}`);
     for (let i = 1; i < argv.length; i += 1) {
       const word = argv[i]!;
       if (word.text === '-c' || word.text === '--command') command = argv[++i];
