@@ -371,7 +371,7 @@ class CommandLineWalk {
   }
 
   /** Assignments that change which program a name runs (or what runs first) make the analysis uncertain. */
-  checkAssignment(word: string, text: string): void {
+  private checkAssignment(word: string, text: string): void {
     const name = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(word)?.[1];
     if (name !== undefined && LOOKUP_VARIABLES.has(name)) this.doubt(`${name} is set, so program names may not say what runs: ${quote(text)}`);
   }
