@@ -22,11 +22,11 @@ const NETWORK_PROGRAMS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Programs that reach another machine only with some subcommands (`argv[1]`, after git's
- * global options are dropped). Package managers count when they download or publish; `npx`
- * style runners are in {@link NETWORK_PROGRAMS}' spirit but listed here by their subcommand
- * (`pnpm dlx`, `yarn dlx`). `docker run` counts because it pulls a missing image.
- * A program listed here with `''` counts when it has no subcommand (`yarn` alone installs).
+ * Programs that reach another machine only with some subcommands (the first word after the
+ * program that is not an option; git's global options are dropped before). Package managers
+ * count when they download, publish or run a downloaded package (`pnpm dlx`, `npm exec`);
+ * `docker run` counts because it pulls a missing image. `''` means "no subcommand" (`yarn`
+ * alone installs).
  */
 const NETWORK_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['git', new Set(['push', 'pull', 'fetch', 'clone', 'ls-remote', 'remote', 'submodule', 'send-email', 'request-pull'])],
@@ -97,7 +97,7 @@ const GIT_VALUE_OPTIONS: ReadonlySet<string> = new Set([
  * (`alias.x=!rm -rf .`), a pager, hook folder, ssh or fsmonitor command and the like. The
  * analysis cannot vouch for such a call, so these make it uncertain.
  */
-const GIT_RUNNING_CONFIG = /^(alias\.|core\.(pager|sshcommand|fsmonitor|hookspath|editor|askpass|gitproxy)$|credential\.|filter\.|diff\.|merge\.|pager\.|gpg\.|sequence\.editor$|uploadpack\.|receive\.|remote\..*\.(uploadpack|receivepack|proxy)$|protocol\.|url\.|include)/;
+const GIT_RUNNING_CONFIG = /^(alias\.|core\.(pager|sshcommand|fsmonitor|hookspath|editor|askpass|gitproxy)$|credential\.|filter\.|diff\.|merge\.|pager\.|gpg\.|sequence\.editor$|uploadpack\.|receive\.|remote\..*\.(uploadpack|receivepack|proxy)$|protocol\.|include)/;
 
 /** What {@link normaliseGit} made of a git command line. */
 export interface NormalisedGit {
