@@ -14,6 +14,8 @@ export interface ShellCommand {
    * `["rm", "x"]`) and global options that do not change what runs are dropped
    * (`git -C . --no-pager commit` gives `["git", "commit"]`). Quotes are removed from static
    * words; a word that is not static (holds `$X`, `$(...)`, a glob) is kept as written.
+   * `argv[0]` is {@link ShellCommand.program} (`/bin/rm -rf x` gives `["rm", "-rf", "x"]`), so
+   * rules match on argv alone.
    */
   readonly argv: readonly string[];
   /** The program's name: `argv[0]` without a folder (`/bin/rm` gives `rm`). */

@@ -1,0 +1,71 @@
+/**
+ * Shell-command analysis (issue 15, item 4): what a shell tool's command line would run, read
+ * with a real parser (web-tree-sitter 0.27 with the tree-sitter-bash 0.25 grammar as wasm).
+ * The only module that imports web-tree-sitter. The walk over the tree is `command-line.ts`;
+ * the tables are `wrappers.ts` and `programs.ts`.
+ *
+ * @module
+ */
+import { fileURLToPath } from 'node:url';
+import { Language, Parser } from 'web-tree-sitter';
+import { analyseCommandLine, MAX_COMMAND_LINE_LENGTH, type ParseCommandLine } from './command-line.js';
+import { loadOnce } from './load-once.js';
+import type { ShellAnalysis } from './types.js';
+
+/**
+ * Analyses one command line (the `command` argument of `run_command` or `exec_command`),
+ * synchronously. Never throws: whatever it cannot read (a parse error, a construct it does
+ * not know, text fed to a shell that it cannot see, a text over 64 KiB, a parse over
+ * {@link PARSE_TIME_LIMIT_MS}) becomes a reason in `uncertain`. Empty or blank text gives no
+ * commands and no reasons.
+ */
+export type ShellAnalyzer = (text: string) => ShellAnalysis;
+
+/** The longest one parse may take, in milliseconds (500): a guard against pathological text, since a full 64 KiB script parses in 30 to 200 ms; a slower parse is cancelled and the text is uncertain. */
+const PARSE_TIME_LIMIT_MS = 500;
+
+const analyzer = loadOnce(createAnalyzer);
+
+/**
+ * Loads the bash grammar (about 25 ms, once per process) and gives the analyzer. Concurrent
+ * callers share one load; a failed load rejects with web-tree-sitter's error (the grammar's
+ * wasm missing or not loadable) and a later call tries again.
+ */
+export function loadShellAnalyzer(): Promise<ShellAnalyzer> {
+  return analyzer.get();
+}
+
+/** The analyzer if {@link loadShellAnalyzer} has finished loading it, else undefined (a sync fast path). */
+export function readyShellAnalyzer(): ShellAnalyzer | undefined {
+  return analyzer.ready();
+}
+
+async function createAnalyzer(): Promise<ShellAnalyzer> {
+  await Parser.init();
+  const wasm = fileURLToPath(import.meta.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const language = await Language.load(wasm);
+  const parser = new Parser();
+  parser.setLanguage(language);
+  const parse: ParseCommandLine = (text) => {
+    const deadline = performance.now() + PARSE_TIME_LIMIT_MS;
+    let tree;
+    try {
+      tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+    } catch (error) {
+      parser.reset();
+      return `the parser failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (tree === null) {
+      parser.reset();
+      return `parsing took longer than ${PARSE_TIME_LIMIT_MS} ms`;
+    }
+    return { root: tree.rootNode, release: () => tree.delete() };
+  };
+  return (text) => {
+    if (typeof text !== 'string') return { commands: [], uncertain: ['the command line is not a string'], kind: 'shell_command' };
+    if (text.length > MAX_COMMAND_LINE_LENGTH) {
+      return { commands: [], uncertain: [`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`], kind: 'shell_command' };
+    }
+    return analyseCommandLine(text, parse);
+  };
+}

@@ -1,0 +1,461 @@
+/**
+ * The walk over a parsed command line (tree-sitter-bash 0.25 syntax tree) that finds every
+ * simple command at every depth, unwraps wrappers, shells and `eval`, and notes what it cannot
+ * vouch for. Parsing itself is given as a function, so that only `analyze.ts` imports the
+ * parser.
+ *
+ * Semantics chosen here:
+ * - A shell given a static `-c TEXT` (and `eval` of static words) is replaced by the commands
+ *   of TEXT; the shell's name goes into their `wrappers`. Likewise for the wrappers of
+ *   `wrappers.ts`: the inner command is recorded, the wrapper named in `wrappers`.
+ * - `find ... -exec|-execdir|-ok|-okdir CMD ... ;` records `find` itself and CMD as a command
+ *   of its own with `find` as its last wrapper.
+ * - `trap 'TEXT' SIGNAL`, `su -c 'TEXT'` and `alias NAME='TEXT'` are analysed like `bash -c`
+ *   (TEXT runs later, or as another user); `su` without `-c` reads commands from standard
+ *   input, so it is uncertain.
+ * - Setting PATH, LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, BASH_ENV or ENV anywhere (`PATH=. ls`,
+ *   `export PATH=...`, `env LD_PRELOAD=x ls`) is uncertain: program names no longer say what
+ *   runs.
+ * - Words of a wrapper or a shell before its command that are not static are uncertain: an
+ *   unquoted `$X` may split into several words, a quoted one may be `-c`.
+ * - A redirection that writes, on a compound command (`{ a; b; } > f`, `(x) > f`,
+ *   `while ...; done > f`) or on a shell running `-c TEXT`, is recorded in `writes` of every
+ *   command inside it, except commands inside `$( )` or `<( )` (their output goes elsewhere).
+ * - `argv[0]` becomes the program's basename, like `program`.
+ *
+ * @module
+ */
+import { mostSevere, type ActionKind } from '../action-kinds.js';
+import type { ShellAnalysis, ShellCommand } from './types.js';
+import { isStdinPath, kindOfCommand, normaliseGit, SHELLS, SHELL_VALUE_OPTIONS, SOURCE_BUILTINS } from './programs.js';
+import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
+import { isWrapper, unwrapOnce } from './wrappers.js';
+
+/** A parsed command line, to be released when the walk is done with it. */
+interface ParsedCommandLine {
+  /** The root node (type `program`). */
+  readonly root: SyntaxNode & { readonly hasError: boolean };
+  /** Frees the tree (tree-sitter trees live in wasm memory). */
+  release(): void;
+}
+
+/** Parses a command line; a string return says why it could not (too slow, no tree). */
+export type ParseCommandLine = (text: string) => ParsedCommandLine | string;
+
+/** How deep shells, `eval` and `env -S` may nest (`bash -c "bash -c '...'"`) before the analysis gives up: 8 levels. */
+const MAX_NESTED_SHELLS = 8;
+
+/** The longest command line analysed, in UTF-16 code units (64 KiB); a longer one is uncertain without parsing. */
+export const MAX_COMMAND_LINE_LENGTH = 64 * 1024;
+
+/** How deep the syntax tree may nest (subshells in substitutions in loops...) before the analysis gives up. */
+const MAX_TREE_DEPTH = 256;
+
+/** Node types whose children are walked with nothing else to do (statements, expressions, word parts). */
+const TRANSPARENT: ReadonlySet<string> = new Set([
+  'program', 'list', 'pipeline', 'subshell', 'compound_statement', 'do_group', 'if_statement', 'elif_clause', 'else_clause',
+  'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'case_item', 'negated_command',
+  'function_definition', 'test_command', 'variable_assignment', 'variable_assignments', 'comment',
+  'word', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'string_content', 'concatenation', 'simple_expansion',
+  'expansion', 'arithmetic_expansion', 'number', 'array', 'binary_expression', 'unary_expression', 'ternary_expression',
+  'parenthesized_expression', 'postfix_expression', 'variable_name', 'special_variable_name', 'subscript', 'test_operator',
+  'regex', 'extglob_pattern', 'brace_expression', 'heredoc_body', 'heredoc_content', 'heredoc_start', 'heredoc_end',
+  'file_descriptor', 'command_name', 'file_redirect', 'herestring_redirect', 'heredoc_redirect',
+]);
+
+/** Redirect operators that write their target file. `>&` writes only when its target is not a descriptor. */
+const WRITING_REDIRECTS: ReadonlySet<string> = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
+
+/**
+ * Variables that change which file a program name runs or what runs before it: the search
+ * path, the dynamic loader's preloads and library path, and the files a non-interactive
+ * bash or sh sources first.
+ */
+const LOOKUP_VARIABLES: ReadonlySet<string> = new Set(['PATH', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'BASH_ENV', 'ENV']);
+
+/** `find` actions that run a command given in find's own arguments, up to `;` or `{} +`. */
+const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+/** Where in the command line the walk is. */
+interface Context {
+  /** How many shells, `eval`s or `env -S` strings enclose this text. */
+  readonly depth: number;
+  /** Files written by redirections of enclosing compound commands. */
+  readonly writes: readonly string[];
+  /** Wrappers enclosing this text (the shell of a `bash -c`), outermost first. */
+  readonly wrappers: readonly string[];
+}
+
+/**
+ * Analyses one command line: every simple command in it and the reasons it cannot vouch for
+ * the text. Never throws: an unexpected failure of the walk becomes an `uncertain` reason.
+ */
+export function analyseCommandLine(text: string, parse: ParseCommandLine): ShellAnalysis {
+  const walk = new CommandLineWalk(parse);
+  try {
+    walk.line(text, { depth: 0, writes: [], wrappers: [] });
+  } catch (error) {
+    walk.doubt(`the analysis failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
+  return { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds) };
+}
+
+/** A program's name: the word without its folder (`/bin/rm` gives `rm`). */
+function basename(word: string): string {
+  const trimmed = word.replace(/\/+$/, '');
+  const name = trimmed.slice(trimmed.lastIndexOf('/') + 1);
+  return name === '' ? word : name;
+}
+
+/** A short, one-line quote of source text for a reason. */
+function quote(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return `\`${line.length > 60 ? `${line.slice(0, 57)}...` : line}\``;
+}
+
+class CommandLineWalk {
+  readonly commands: ShellCommand[] = [];
+  readonly uncertain = new Set<string>();
+
+  constructor(private readonly parse: ParseCommandLine) {}
+
+  doubt(reason: string): void {
+    this.uncertain.add(reason);
+  }
+
+  /** Parses and walks a whole command line (the top one, or the text of `bash -c`/`eval`). */
+  line(text: string, context: Context): void {
+    if (text.trim() === '') return;
+    if (context.depth > MAX_NESTED_SHELLS) return this.doubt(`shells or eval nested deeper than ${MAX_NESTED_SHELLS} levels`);
+    if (text.length > MAX_COMMAND_LINE_LENGTH) return this.doubt(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
+    const parsed = this.parse(text);
+    if (typeof parsed === 'string') return this.doubt(parsed);
+    try {
+      const before = this.uncertain.size;
+      this.visit(parsed.root, context, 0);
+      if (parsed.root.hasError && this.uncertain.size === before) this.doubt(`cannot parse ${quote(text)}`);
+    } finally {
+      parsed.release();
+    }
+  }
+
+  private visit(node: SyntaxNode, context: Context, level: number): void {
+    if (level > MAX_TREE_DEPTH) return this.doubt(`constructs nested deeper than ${MAX_TREE_DEPTH} levels`);
+    if (node.isMissing) return this.doubt(`incomplete command line: missing ${node.type === '' ? 'a word' : quote(node.type)}`);
+    if (!node.isNamed) return;
+    switch (node.type) {
+      case 'ERROR':
+        return this.doubt(`cannot parse ${quote(node.text)}`);
+      case 'command':
+        return this.command(node, context, [], level);
+      case 'redirected_statement':
+        return this.redirected(node, context, level);
+      case 'declaration_command':
+      case 'unset_command':
+        this.builtin(node, context);
+        return this.visitChildren(node, context, level);
+      case 'variable_assignment':
+        this.checkAssignment(node.text, node.text);
+        return this.visitChildren(node, context, level);
+      case 'command_substitution':
+      case 'process_substitution':
+        return this.visitChildren(node, { ...context, writes: [] }, level);
+      default:
+        if (TRANSPARENT.has(node.type)) return this.visitChildren(node, context, level);
+        return this.doubt(`unhandled construct ${node.type} in ${quote(node.text)}`);
+    }
+  }
+
+  private visitChildren(node: SyntaxNode, context: Context, level: number): void {
+    for (let i = 0; i < node.childCount; i += 1) {
+      const child = node.child(i);
+      if (child !== null) this.visit(child, context, level + 1);
+    }
+  }
+
+  /** `export A=1`, `local x`, `unset a`: builtins the grammar gives their own node, recorded as commands. */
+  private builtin(node: SyntaxNode, context: Context): void {
+    const words = childrenOf(node).map((child) => resolveWord(child));
+    this.record(words, context.wrappers, context.writes, node.text);
+  }
+
+  /** A redirected statement: its writes go to the commands of its body. */
+  private redirected(node: SyntaxNode, context: Context, level: number): void {
+    const writes = [...context.writes];
+    const extraWords: SyntaxNode[] = [];
+    const redirects: SyntaxNode[] = [];
+    let body: SyntaxNode | undefined;
+    for (let i = 0; i < node.childCount; i += 1) {
+      const child = node.child(i);
+      if (child === null) continue;
+      const field = node.fieldNameForChild(i);
+      if (field === 'body') body = child;
+      else if (field === 'redirect') {
+        redirects.push(child);
+        this.redirect(child, writes, extraWords);
+      } else this.visit(child, context, level + 1);
+    }
+    const inner = { ...context, writes };
+    if (body?.type === 'command') this.command(body, inner, extraWords, level + 1);
+    else {
+      if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
+      if (body !== undefined) this.visit(body, inner, level + 1);
+      else if (writes.length > context.writes.length) this.doubt(`a redirection without a command writes ${quote(node.text)}`);
+    }
+    for (const redirect of redirects) this.visit(redirect, context, level + 1);
+  }
+
+  /**
+   * Records what a redirection writes into `writes`; words the grammar hangs on it after its
+   * target (`echo a > f b`: `b` is echo's) go to `extraWords`.
+   */
+  private redirect(node: SyntaxNode, writes: string[], extraWords: SyntaxNode[]): void {
+    if (node.type === 'heredoc_redirect') {
+      for (const child of childrenOf(node)) if (child.type === 'file_redirect') this.redirect(child, writes, extraWords);
+      return;
+    }
+    if (node.type !== 'file_redirect') return;
+    let operator: string | undefined;
+    let target: Word | undefined;
+    for (let i = 0; i < node.childCount; i += 1) {
+      const child = node.child(i);
+      if (child === null) continue;
+      if (node.fieldNameForChild(i) === 'destination') {
+        if (target === undefined) target = resolveWord(child);
+        else extraWords.push(child);
+      } else if (!child.isNamed && operator === undefined) operator = child.type;
+    }
+    if (operator === undefined || target === undefined || !WRITING_REDIRECTS.has(operator)) return;
+    if (operator === '>&' && /^(\d+|-)$/.test(target.text)) return;
+    if (target.isStatic && target.text === '/dev/null') return;
+    if (!writes.includes(target.text)) writes.push(target.text);
+  }
+
+  /** A simple command: its words resolved, wrappers unwrapped, substitutions in it walked. */
+  private command(node: SyntaxNode, context: Context, extraWords: readonly SyntaxNode[], level: number): void {
+    const writes = [...context.writes];
+    const wordNodes: SyntaxNode[] = [];
+    for (let i = 0; i < node.childCount; i += 1) {
+      const child = node.child(i);
+      if (child === null) continue;
+      const field = node.fieldNameForChild(i);
+      if (field === 'name') {
+        const name = child.childCount === 1 ? child.child(0) : child;
+        if (name !== null && !name.isMissing) wordNodes.unshift(name);
+      } else if (field === 'argument') wordNodes.push(child);
+      else if (field === 'redirect') this.redirect(child, writes, wordNodes);
+    }
+    const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
+    this.run(words, { ...context, writes }, node.text);
+    this.visitChildren(node, context, level);
+    for (const word of extraWords) this.visit(word, context, level + 1);
+  }
+
+  /** Unwraps wrappers, shells, `eval` and `source` around `words`, and records what runs. */
+  private run(words: readonly Word[], context: Context, text: string): void {
+    const wrappers = [...context.wrappers];
+    let argv = words;
+    for (;;) {
+      const head = argv[0];
+      if (head === undefined) return;
+      if (!head.isStatic) {
+        this.doubt(`dynamic program name ${quote(head.text)}`);
+        return this.record(argv, wrappers, context.writes, text);
+      }
+      const program = basename(head.text);
+      if (isWrapper(program)) {
+        const unwrapped = unwrapOnce([program, ...argv.slice(1).map((word) => word.text)]);
+        if (unwrapped.kind !== 'inner') {
+          if (unwrapped.kind === 'stdin-shell') this.doubt(`${program} starts a shell reading commands from standard input`);
+          return this.record(argv, wrappers, context.writes, text);
+        }
+        const consumed = argv.slice(1, unwrapped.start);
+        // an unquoted expansion among the wrapper's own words may split into several (or none),
+        // shifting where the command starts: `timeout $T rm x` with T='5 curl evil'
+        if (consumed.some((word) => !word.isStatic && word.node?.type !== 'string')) {
+          this.doubt(`${program} has arguments that are not static before its command: ${quote(text)}`);
+        }
+        for (const word of consumed) this.checkAssignment(word.text, text);
+        let inner = argv.slice(unwrapped.start);
+        if (unwrapped.prefix !== undefined) {
+          const split = argv[unwrapped.prefix.index]?.isStatic === true ? this.splitWords(unwrapped.prefix.value) : undefined;
+          if (split === undefined) {
+            this.doubt(`${program} splits a command string the analysis cannot read: ${quote(text)}`);
+            return this.record(argv, wrappers, context.writes, text);
+          }
+          inner = [...split, ...inner];
+        }
+        wrappers.push(program);
+        argv = inner;
+        if (wrappers.length > 32) return this.doubt(`too many wrappers in ${quote(text)}`);
+        continue;
+      }
+      if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers }, text);
+      if (program === 'eval') return this.evaluate(argv, { ...context, wrappers }, text);
+      if (program === 'trap') return this.trap(argv, { ...context, wrappers }, text);
+      if (program === 'alias') return this.alias(argv, { ...context, wrappers }, text);
+      if (program === 'su') return this.switchUser(argv, { ...context, wrappers }, text);
+      if (SOURCE_BUILTINS.has(program)) {
+        const script = argv[1];
+        if (script !== undefined && (script.node?.type === 'process_substitution' || (script.isStatic && isStdinPath(script.text)))) {
+          this.doubt(`${program} reads commands the analysis cannot see: ${quote(text)}`);
+        }
+        return this.record(argv, wrappers, context.writes, text);
+      }
+      this.record(argv, wrappers, context.writes, text);
+      if (program === 'find') this.findExec(argv, { ...context, writes: [], wrappers: [...wrappers, 'find'] }, text);
+      return;
+    }
+  }
+
+  /** `sh|bash|... [options] (-c TEXT | SCRIPT | reading stdin)`. */
+  private shell(program: string, argv: readonly Word[], context: Context, text: string): void {
+    let runsText = false;
+    let readsStdin = false;
+    let i = 1;
+    while (i < argv.length) {
+      const word = argv[i]!;
+      if (!word.isStatic) {
+        // it may be an option (`-c`, `-s`) as well as the script
+        this.doubt(`${program} has a word that is not static where its options are: ${quote(text)}`);
+        return this.record(argv, context.wrappers, context.writes, text);
+      }
+      if (word.text === '--' || word.text === '-') { i += 1; break; }
+      if (!/^[-+]/.test(word.text) || word.text.length < 2) break;
+      if (word.text.startsWith('--')) {
+        i += SHELL_VALUE_OPTIONS.has(word.text) ? 2 : 1;
+        continue;
+      }
+      const letters = word.text.slice(1);
+      if (word.text.startsWith('-') && letters.includes('c')) runsText = true;
+      if (word.text.startsWith('-') && letters.includes('s')) readsStdin = true;
+      i += 1 + [...letters].filter((letter) => letter === 'o' || letter === 'O').length;
+    }
+    const operand = argv[i];
+    if (runsText) {
+      if (operand === undefined || !operand.isStatic) {
+        this.doubt(`${program} -c runs a command string that is not static: ${quote(text)}`);
+        return this.record(argv, context.wrappers, context.writes, text);
+      }
+      return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program] });
+    }
+    if (readsStdin || operand === undefined) this.doubt(`${program} reads commands from standard input: ${quote(text)}`);
+    else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
+      this.doubt(`${program} runs a script the analysis cannot see: ${quote(text)}`);
+    }
+    this.record(argv, context.wrappers, context.writes, text);
+  }
+
+  /** `eval WORDS`: static words are joined and analysed as a command line. */
+  private evaluate(argv: readonly Word[], context: Context, text: string): void {
+    const args = argv.slice(1);
+    if (args.length === 0 || args.some((word) => !word.isStatic)) {
+      if (args.length > 0) this.doubt(`eval of text that is not static: ${quote(text)}`);
+      return this.record(argv, context.wrappers, context.writes, text);
+    }
+    this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'eval'] });
+  }
+
+  /**
+   * `alias NAME=TEXT...`: TEXT runs wherever NAME is used later (with `expand_aliases`), so a
+   * static TEXT is analysed as a command line; `alias` alone (or `alias NAME`) only prints.
+   */
+  private alias(argv: readonly Word[], context: Context, text: string): void {
+    const definitions = argv.slice(1).filter((word) => !word.isStatic || /^[^-=][^=]*=/.test(word.text));
+    if (definitions.length === 0) return this.record(argv, context.wrappers, context.writes, text);
+    for (const definition of definitions) {
+      if (!definition.isStatic) this.doubt(`alias with a definition that is not static: ${quote(text)}`);
+      else this.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'alias'] });
+    }
+  }
+
+  /** Assignments that change which program a name runs (or what runs first) make the analysis uncertain. */
+  private checkAssignment(word: string, text: string): void {
+    const name = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(word)?.[1];
+    if (name !== undefined && LOOKUP_VARIABLES.has(name)) this.doubt(`${name} is set, so program names may not say what runs: ${quote(text)}`);
+  }
+
+  /** `trap ACTION SIGNAL...`: a static ACTION is analysed as a command line (it runs when a signal comes). */
+  private trap(argv: readonly Word[], context: Context, text: string): void {
+    let i = 1;
+    for (; i < argv.length; i += 1) {
+      if (argv[i]!.text === '--') { i += 1; break; }
+      if (!argv[i]!.isStatic || !/^-[lp]+$/.test(argv[i]!.text)) break;
+    }
+    const action = argv[i];
+    // no signal after it: `trap` lists, `trap -p INT` prints; `-` or a number resets
+    if (action === undefined || i + 1 >= argv.length || (action.isStatic && /^(-|\d+)$/.test(action.text))) {
+      return this.record(argv, context.wrappers, context.writes, text);
+    }
+    if (!action.isStatic) {
+      this.doubt(`trap with an action that is not static: ${quote(text)}`);
+      return this.record(argv, context.wrappers, context.writes, text);
+    }
+    this.line(action.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'trap'] });
+  }
+
+  /** `su [options] [-] [user] [-c TEXT]`: TEXT runs in the user's shell; without it, the shell reads standard input. */
+  private switchUser(argv: readonly Word[], context: Context, text: string): void {
+    let command: Word | undefined;
+    if (argv.some((word) => !word.isStatic)) this.doubt(`su has words that are not static: ${quote(text)}`);
+    for (let i = 1; i < argv.length; i += 1) {
+      const word = argv[i]!;
+      if (word.text === '-c' || word.text === '--command') command = argv[++i];
+      else if (word.text.startsWith('--command=')) command = { text: word.text.slice('--command='.length), isStatic: word.isStatic };
+      else if (/^-[^-]*c$/.test(word.text)) command = argv[++i];
+      else if (/^(-[sgGw]|--(shell|group|supp-group|whitelist-environment))$/.test(word.text)) i += 1;
+    }
+    if (command === undefined) this.doubt(`su starts a shell reading commands from standard input: ${quote(text)}`);
+    else if (!command.isStatic) this.doubt(`su -c runs a command string that is not static: ${quote(text)}`);
+    else return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'su'] });
+    this.record(argv, context.wrappers, context.writes, text);
+  }
+
+  /** The commands of `find -exec CMD ... ;` (and `-execdir`, `-ok`, `-okdir`). */
+  private findExec(argv: readonly Word[], context: Context, text: string): void {
+    let i = 1;
+    while (i < argv.length) {
+      if (!FIND_EXEC_ACTIONS.has(argv[i]!.text)) { i += 1; continue; }
+      let end = i + 1;
+      while (end < argv.length && !(argv[end]!.text === ';' || (argv[end]!.text === '+' && argv[end - 1]!.text === '{}'))) end += 1;
+      this.run(argv.slice(i + 1, end), context, text);
+      i = end + 1;
+    }
+  }
+
+  /** The words of a static command string (`env -S 'rm -f'`), or undefined if it is not one plain command. */
+  private splitWords(text: string): Word[] | undefined {
+    if (text.length > MAX_COMMAND_LINE_LENGTH) return undefined;
+    const parsed = this.parse(text);
+    if (typeof parsed === 'string') return undefined;
+    try {
+      const statements = childrenOf(parsed.root).filter((child) => child.isNamed);
+      const command = statements[0];
+      if (parsed.root.hasError || statements.length !== 1 || command?.type !== 'command') return undefined;
+      const words: Word[] = [];
+      for (let i = 0; i < command.childCount; i += 1) {
+        const field = command.fieldNameForChild(i);
+        const child = command.child(i)!;
+        if (field === 'name' && child.childCount === 1) words.push(resolveWord(child.child(0)!));
+        else if (field === 'argument') words.push(resolveWord(child));
+        else return undefined;
+      }
+      return words.every((word) => word.isStatic) ? words.map((word) => ({ text: word.text, isStatic: true })) : undefined;
+    } finally {
+      parsed.release();
+    }
+  }
+
+  private record(argv: readonly Word[], wrappers: readonly string[], writes: readonly string[], text: string): void {
+    const head = argv[0]!;
+    const program = head.isStatic ? basename(head.text) : head.text;
+    let words = [program, ...argv.slice(1).map((word) => word.text)];
+    if (program === 'git') {
+      const git = normaliseGit(words);
+      words = git.argv;
+      for (const reason of git.uncertain) this.doubt(reason);
+    }
+    this.commands.push({ argv: words, program, wrappers: [...wrappers], kind: kindOfCommand(words), writes: [...writes], text });
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * What shell-command analysis knows about programs, as data: which ones reach other machines,
+ * which ones are shells that run a command string, and git's global options (dropped so rules
+ * match `git commit` however git was invoked). Names are program basenames (`/usr/bin/git` is
+ * `git`). The walk that uses these tables is `command-line.ts`.
+ *
+ * @module
+ */
+import type { ActionKind } from '../action-kinds.js';
+
+/**
+ * Programs that always reach another machine (kind `network`), whatever their arguments.
+ * Kept small and well known: transfer clients (curl, wget, ftp), remote shells and copies
+ * (ssh, scp, sftp, rsync: rsync counts even for two local paths, since telling `host:path`
+ * from a local `a:b` is guesswork), raw sockets (nc, ncat, netcat, socat, telnet), ping (it
+ * sends packets to the named host), and cloud or forge clients whose every subcommand talks
+ * to a service (gh, aws, gcloud, az).
+ */
+const NETWORK_PROGRAMS: ReadonlySet<string> = new Set([
+  'curl', 'wget', 'ftp', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ping',
+  'gh', 'aws', 'gcloud', 'az',
+]);
+
+/**
+ * Programs that reach another machine only with some subcommands (the first word after the
+ * program that is not an option; git's global options are dropped before). Package managers
+ * count when they download, publish or run a downloaded package (`pnpm dlx`, `npm exec`);
+ * `docker run` counts because it pulls a missing image. `''` means "no subcommand" (`yarn`
+ * alone installs).
+ */
+const NETWORK_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['git', new Set(['push', 'pull', 'fetch', 'clone', 'ls-remote', 'remote', 'submodule', 'send-email', 'request-pull'])],
+  ['npm', new Set(['install', 'i', 'ci', 'add', 'update', 'up', 'upgrade', 'publish', 'exec', 'x', 'outdated', 'view', 'info'])],
+  ['pnpm', new Set(['install', 'i', 'add', 'update', 'up', 'upgrade', 'publish', 'dlx', 'fetch', 'outdated'])],
+  ['yarn', new Set(['', 'install', 'add', 'upgrade', 'up', 'publish', 'dlx', 'npm', 'outdated', 'info'])],
+  ['pip', new Set(['install', 'download', 'search'])],
+  ['pip3', new Set(['install', 'download', 'search'])],
+  ['docker', new Set(['pull', 'push', 'login', 'search', 'run'])],
+  ['podman', new Set(['pull', 'push', 'login', 'search', 'run'])],
+  ['cargo', new Set(['install', 'fetch', 'publish', 'update', 'search'])],
+]);
+
+/** `git remote` and `git submodule` reach the remote only with these (`git remote -v` does not). */
+const GIT_NETWORK_SECOND: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['remote', new Set(['update', 'prune', 'show'])],
+  ['submodule', new Set(['update', 'sync', 'foreach'])],
+]);
+
+/** Programs that download and run a package by name: always `network`. */
+const PACKAGE_RUNNERS: ReadonlySet<string> = new Set(['npx', 'pnpx', 'bunx']);
+
+/**
+ * The kind of one command, from its normalised argv (`argv[0]` a basename, git's global
+ * options dropped): `network` per the tables above, else `shell_command`.
+ */
+export function kindOfCommand(argv: readonly string[]): ActionKind {
+  const program = argv[0] ?? '';
+  if (NETWORK_PROGRAMS.has(program) || PACKAGE_RUNNERS.has(program)) return 'network';
+  const subcommands = NETWORK_SUBCOMMANDS.get(program);
+  if (subcommands === undefined) return 'shell_command';
+  const sub = argv.slice(1).find((word) => !word.startsWith('-')) ?? '';
+  if (!subcommands.has(sub)) return 'shell_command';
+  const second = program === 'git' ? GIT_NETWORK_SECOND.get(sub) : undefined;
+  if (second === undefined) return 'network';
+  const rest = argv.slice(argv.indexOf(sub) + 1).find((word) => !word.startsWith('-'));
+  return rest !== undefined && second.has(rest) ? 'network' : 'shell_command';
+}
+
+/** Shells whose `-c TEXT` runs TEXT as a command line, and that read commands from standard input without one. */
+export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh']);
+
+/** Shell options that take the next word as their value (`bash -o pipefail -c ...`). */
+export const SHELL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+
+/** Builtins that run a file of commands in the current shell (`source f`, `. f`). */
+export const SOURCE_BUILTINS: ReadonlySet<string> = new Set(['source', '.']);
+
+/**
+ * Script paths that mean "standard input" or an inherited descriptor: a shell or `source`
+ * given one reads text the analysis cannot see.
+ */
+export function isStdinPath(path: string): boolean {
+  return path === '-' || path === '/dev/stdin' || /^\/dev\/fd\/\d+$/.test(path) || /^\/proc\/(self|\d+)\/fd\/\d+$/.test(path);
+}
+
+/**
+ * git's global options (before the subcommand) that take the next word as their value;
+ * `--name=value` forms are recognised by their `=`. Every other word starting with `-`
+ * before the subcommand is a flag (`--no-pager`, `-p`, `--bare`...).
+ */
+const GIT_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  '-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--list-cmds', '--attr-source',
+]);
+
+/**
+ * `-c key=value` settings (lower-cased key) with which git itself runs a program: an alias
+ * (`alias.x=!rm -rf .`), a pager, hook folder, ssh or fsmonitor command and the like. The
+ * analysis cannot vouch for such a call, so these make it uncertain.
+ */
+const GIT_RUNNING_CONFIG = /^(alias\.|core\.(pager|sshcommand|fsmonitor|hookspath|editor|askpass|gitproxy)$|credential\.|filter\.|diff\.|merge\.|pager\.|gpg\.|sequence\.editor$|uploadpack\.|receive\.|remote\..*\.(uploadpack|receivepack|proxy)$|protocol\.|include)/;
+
+/** What {@link normaliseGit} made of a git command line. */
+export interface NormalisedGit {
+  /** `["git", subcommand, ...its arguments]`, or `["git"]` when there is no subcommand. */
+  readonly argv: string[];
+  /** Why git's own options make the call unvouchable (a `-c` setting that runs a program, `--exec-path=dir`). */
+  readonly uncertain: string[];
+}
+
+/**
+ * Drops git's global options before the subcommand: `git -C . --no-pager -c k=v commit -m x`
+ * gives `["git", "commit", "-m", "x"]`. `argv[0]` must already be `git`.
+ */
+export function normaliseGit(argv: readonly string[]): NormalisedGit {
+  const uncertain: string[] = [];
+  let i = 1;
+  while (i < argv.length) {
+    const word = argv[i]!;
+    if (word === '--') { i += 1; break; }
+    if (!word.startsWith('-')) break;
+    const eq = word.indexOf('=');
+    const name = eq > 0 ? word.slice(0, eq) : word;
+    let value: string | undefined;
+    if (eq > 0 && name.startsWith('--')) value = word.slice(eq + 1);
+    else if (GIT_VALUE_OPTIONS.has(word)) { value = argv[i + 1]; i += 1; }
+    if (name === '-c' || name === '--config-env') {
+      const key = (value ?? '').split('=')[0]!.toLowerCase();
+      if (GIT_RUNNING_CONFIG.test(key)) uncertain.push(`git setting \`${key}\` can run a program`);
+    }
+    if (name === '--exec-path' && value !== undefined) uncertain.push('git --exec-path runs git programs from another folder');
+    i += 1;
+  }
+  return { argv: ['git', ...argv.slice(i)], uncertain };
+}

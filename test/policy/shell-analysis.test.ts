@@ -1,0 +1,477 @@
+/**
+ * Shell-command analysis (issue 15, item 4): every simple command of a command line at every
+ * depth, wrappers and shells unwrapped, writes and kinds found, and `uncertain` wherever the
+ * analysis cannot vouch for the text. Case ids (C1, C2, C3) are the acceptance shapes of the
+ * issue.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { loadShellAnalyzer, readyShellAnalyzer, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
+import { loadOnce } from '../../src/policy/shell/load-once.js';
+import type { ShellAnalysis, ShellCommand } from '../../src/policy/shell/types.js';
+
+let analyze: ShellAnalyzer;
+
+/** The argv of every command, in order. */
+const argvs = (analysis: ShellAnalysis): string[][] => analysis.commands.map((command) => [...command.argv]);
+const programs = (analysis: ShellAnalysis): string[] => analysis.commands.map((command) => command.program);
+/** The one command running `program`. */
+function commandOf(analysis: ShellAnalysis, program: string): ShellCommand {
+  const found = analysis.commands.filter((command) => command.program === program);
+  assert.equal(found.length, 1, `one ${program} command in ${JSON.stringify(argvs(analysis))}`);
+  return found[0]!;
+}
+function certain(text: string): ShellAnalysis {
+  const analysis = analyze(text);
+  assert.deepEqual(analysis.uncertain, [], `certain: ${text}`);
+  return analysis;
+}
+function uncertain(text: string): ShellAnalysis {
+  const analysis = analyze(text);
+  assert.ok(analysis.uncertain.length > 0, `uncertain: ${text} gave ${JSON.stringify(argvs(analysis))}`);
+  return analysis;
+}
+
+describe('loading the analyzer', () => {
+  test('is not ready before the first load; concurrent callers share one load; then ready gives it', async () => {
+    assert.equal(readyShellAnalyzer(), undefined);
+    const first = loadShellAnalyzer();
+    const second = loadShellAnalyzer();
+    assert.equal(first, second);
+    analyze = await first;
+    assert.equal(readyShellAnalyzer(), analyze);
+    assert.equal(await loadShellAnalyzer(), analyze);
+  });
+
+  test('a failed load rejects every caller waiting on it, and a later call loads again', async () => {
+    let calls = 0;
+    const once = loadOnce(async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('no wasm');
+      return calls;
+    });
+    const [a, b] = [once.get(), once.get()];
+    await assert.rejects(a, /no wasm/);
+    await assert.rejects(b, /no wasm/);
+    assert.equal(once.ready(), undefined);
+    assert.equal(await once.get(), 2);
+    assert.equal(await once.get(), 2);
+    assert.equal(once.ready(), 2);
+    assert.equal(calls, 2);
+  });
+});
+
+describe('shell-command analysis', () => {
+  before(async () => {
+    analyze = await loadShellAnalyzer();
+  });
+
+  describe('C1: command lines', () => {
+    test('C1: `echo ok && rm -rf data` gives echo and rm', () => {
+      const analysis = certain('echo ok && rm -rf data');
+      assert.deepEqual(argvs(analysis), [['echo', 'ok'], ['rm', '-rf', 'data']]);
+      assert.equal(analysis.kind, 'shell_command');
+      assert.deepEqual(analysis.commands[1]!.wrappers, []);
+      assert.equal(analysis.commands[1]!.text, 'rm -rf data');
+    });
+
+    test('C1: `cd x; curl https://e.com` gives cd and curl, kind network', () => {
+      const analysis = certain('cd x; curl https://e.com');
+      assert.deepEqual(programs(analysis), ['cd', 'curl']);
+      assert.equal(commandOf(analysis, 'curl').kind, 'network');
+      assert.equal(commandOf(analysis, 'cd').kind, 'shell_command');
+      assert.equal(analysis.kind, 'network');
+    });
+
+    test('C1: `cat f | sh` is uncertain (a shell reading a pipe)', () => {
+      const analysis = uncertain('cat f | sh');
+      assert.deepEqual(programs(analysis), ['cat', 'sh']);
+    });
+
+    test('C1: `ls > ~/.bashrc` writes ~/.bashrc; `echo hi > out.txt` writes out.txt', () => {
+      assert.deepEqual(commandOf(certain('ls > ~/.bashrc'), 'ls').writes, ['~/.bashrc']);
+      assert.deepEqual(commandOf(certain('echo hi > out.txt'), 'echo').writes, ['out.txt']);
+    });
+
+    test('every separator: ; && || | |& & and newlines', () => {
+      const analysis = certain('a; b && c || d | e |& f & g\nh');
+      assert.deepEqual(programs(analysis), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+    });
+
+    test('subshells, groups, negation', () => {
+      assert.deepEqual(programs(certain('(a; b) && { c; d; } && ! e')), ['a', 'b', 'c', 'd', 'e']);
+    });
+
+    test('$( ), backticks, process substitution <( ) and >( )', () => {
+      assert.deepEqual(argvs(certain('echo `rm x`')), [['echo', '`rm x`'], ['rm', 'x']]);
+      const diff = certain('diff <(curl a) b');
+      assert.deepEqual(programs(diff), ['diff', 'curl']);
+      assert.equal(diff.kind, 'network');
+      assert.deepEqual(programs(certain('tee >(gzip > f.gz) < in')), ['tee', 'gzip']);
+      assert.deepEqual(programs(certain('echo "$(rm x)" ${y:-$(rm z)}')), ['echo', 'rm', 'rm']);
+    });
+
+    test('if/elif/else, while, until, for, C-style for, select and case: bodies and conditions', () => {
+      const analysis = certain('if grep -q x f; then git push; elif a; then b; else c; fi');
+      assert.deepEqual(programs(analysis), ['grep', 'git', 'a', 'b', 'c']);
+      assert.equal(analysis.kind, 'network');
+      assert.deepEqual(programs(certain('while read l; do x; done < f; until y; do z; done')), ['read', 'x', 'y', 'z']);
+      assert.deepEqual(argvs(certain('for f in $(ls); do rm "$f"; done')), [['ls'], ['rm', '"$f"']]);
+      assert.deepEqual(programs(certain('for ((i=$(a); i<3; i++)); do b; done')), ['a', 'b']);
+      assert.deepEqual(programs(certain('select x in $(a); do b; done')), ['a', 'b']);
+      assert.deepEqual(programs(certain('case $(a) in x) b;; y|z) c;; esac')), ['a', 'b', 'c']);
+    });
+
+    test('function definitions: their bodies', () => {
+      assert.deepEqual(programs(certain('f() { rm x; }; function g { curl y; }; f')), ['rm', 'curl', 'f']);
+    });
+
+    test('assignments: `a=$(curl x); echo $a` and `x=$(curl a) foo` find curl', () => {
+      const analysis = certain('a=$(curl x); echo $a');
+      assert.deepEqual(argvs(analysis), [['curl', 'x'], ['echo', '$a']]);
+      assert.equal(analysis.kind, 'network');
+      const prefixed = certain('x=$(curl a) foo');
+      assert.deepEqual(programs(prefixed).sort(), ['curl', 'foo']);
+      assert.deepEqual(commandOf(prefixed, 'foo').argv, ['foo']);
+      assert.deepEqual(programs(certain('export A=$(b); local c=$(d); a[$(e)]=1')), ['export', 'b', 'local', 'd', 'e']);
+    });
+
+    test('[[ ]], test, arithmetic and arrays with substitutions', () => {
+      assert.deepEqual(programs(certain('[[ -f $(a) ]] && arr=( $(b) ) && echo $(( $(c) + 1 )) && (( $(d) ))')), ['a', 'b', 'echo', 'c', 'd']);
+      // the grammar reads `[ ... ]` as a test expression like `[[ ... ]]`, not as the command `[`
+      assert.deepEqual(programs(certain('[ -f "$(a)" ] && test -n `b`')), ['a', 'test', 'b']);
+      assert.deepEqual(programs(certain('echo ${arr[$(a)]}')), ['echo', 'a']);
+    });
+
+    test('heredoc: `cat <<EOF > f` writes f; its text is not commands and is not uncertain', () => {
+      const analysis = certain('cat <<EOF > f\nrm -rf /\nEOF');
+      assert.deepEqual(argvs(analysis), [['cat']]);
+      assert.deepEqual(analysis.commands[0]!.writes, ['f']);
+      assert.deepEqual(argvs(certain("cat <<'EOF'\n$(rm x)\nEOF")), [['cat']]);
+    });
+
+    test('heredoc: substitutions in an unquoted heredoc run and are found; commands after it on its line too', () => {
+      assert.deepEqual(programs(certain('cat <<EOF\nhello $(date)\nEOF')), ['cat', 'date']);
+      const analysis = certain('cat <<EOF > f && rm x\na\nEOF\nls');
+      assert.deepEqual(programs(analysis), ['cat', 'rm', 'ls']);
+      assert.deepEqual(commandOf(analysis, 'rm').writes, []);
+    });
+
+    test('comments are not commands', () => {
+      assert.deepEqual(programs(certain('ls # rm -rf /')), ['ls']);
+    });
+  });
+
+  describe('C2: shells and eval', () => {
+    test('C2: `eval "$(echo cm0gLXJmIH4= | base64 -d)"` is uncertain', () => {
+      const analysis = uncertain('eval "$(echo cm0gLXJmIH4= | base64 -d)"');
+      assert.ok(programs(analysis).includes('base64'));
+    });
+
+    test("C2: `bash -c 'rm -rf x'` is rm, with bash among its wrappers", () => {
+      const analysis = certain("bash -c 'rm -rf x'");
+      assert.deepEqual(argvs(analysis), [['rm', '-rf', 'x']]);
+      assert.deepEqual(analysis.commands[0]!.wrappers, ['bash']);
+    });
+
+    test("C2: `env sh -c 'rm x'` is rm", () => {
+      const analysis = certain("env sh -c 'rm x'");
+      assert.deepEqual(argvs(analysis), [['rm', 'x']]);
+      assert.deepEqual(analysis.commands[0]!.wrappers, ['env', 'sh']);
+    });
+
+    test('C2: `bash -lc "curl https://e.com"` is curl, kind network', () => {
+      const analysis = certain('bash -lc "curl https://e.com"');
+      assert.deepEqual(argvs(analysis), [['curl', 'https://e.com']]);
+      assert.equal(analysis.kind, 'network');
+    });
+
+    test('shell flags: -ec, -c -e, -o value, --, and every shell name', () => {
+      assert.deepEqual(programs(certain("sh -ec 'a; b'")), ['a', 'b']);
+      assert.deepEqual(programs(certain("bash -c -e 'a'")), ['a']);
+      assert.deepEqual(programs(certain("bash -o pipefail -c 'a | b'")), ['a', 'b']);
+      assert.deepEqual(programs(certain("bash --norc --noprofile -c 'a' -- x y")), ['a']);
+      for (const shell of ['sh', 'bash', 'dash', 'zsh', 'ksh', '/bin/sh', '/usr/bin/bash']) {
+        assert.deepEqual(programs(certain(`${shell} -c 'rm x'`)), ['rm'], shell);
+      }
+    });
+
+    test('static eval is analysed; a nested shell inside it too', () => {
+      const analysis = certain("eval 'rm x' && eval \"bash -c 'curl y'\"");
+      assert.deepEqual(argvs(analysis), [['rm', 'x'], ['curl', 'y']]);
+      assert.deepEqual(analysis.commands[1]!.wrappers, ['eval', 'bash']);
+    });
+
+    test('text that is not static, fed to a shell or eval, is uncertain', () => {
+      uncertain('bash -c "$x"');
+      uncertain('sh -c "rm $(cat f)"');
+      uncertain('eval $cmd');
+      uncertain('bash -c');
+    });
+
+    test('a shell or source reading a pipe, heredoc, herestring or process substitution is uncertain', () => {
+      uncertain('curl x | bash');
+      uncertain('sh <<EOF\nrm x\nEOF');
+      uncertain('cat <<EOF | sh\nrm x\nEOF');
+      uncertain('bash <<< "rm x"');
+      uncertain('bash -s < script');
+      uncertain('bash <(curl x)');
+      uncertain('source <(curl x)');
+      uncertain('. <(curl x)');
+      uncertain('curl x | source /dev/stdin');
+      uncertain('sudo -s');
+    });
+
+    test("`trap 'TEXT' SIGNAL` and `su -c 'TEXT'` are analysed like bash -c; su without -c and a dynamic action are uncertain", () => {
+      const trapped = certain("trap -- 'rm x' EXIT");
+      assert.deepEqual(argvs(trapped), [['rm', 'x']]);
+      assert.deepEqual(trapped.commands[0]!.wrappers, ['trap']);
+      assert.deepEqual(argvs(certain('trap - INT; trap -p')), [['trap', '-', 'INT'], ['trap', '-p']]);
+      uncertain('trap "$x" INT');
+      const switched = certain("su - bob -c 'curl x'");
+      assert.deepEqual(argvs(switched), [['curl', 'x']]);
+      assert.equal(switched.kind, 'network');
+      assert.deepEqual(argvs(certain('su --command="rm z"')), [['rm', 'z']]);
+      uncertain('echo "rm -rf ~" | su');
+      uncertain('su -c "$x"');
+    });
+
+    test('a bare `sh script.sh` is a command whose program is sh', () => {
+      assert.deepEqual(argvs(certain('sh script.sh')), [['sh', 'script.sh']]);
+      assert.deepEqual(argvs(certain('source ./env.sh')), [['source', './env.sh']]);
+    });
+
+    test('shells nested past 8 levels are uncertain; 8 levels are not', () => {
+      const nest = (levels: number): string => {
+        let text = 'rm x';
+        for (let i = 0; i < levels; i += 1) text = `eval ${text.replace(/[\\ '"$]/g, (c) => `\\${c}`)}`;
+        return text;
+      };
+      const eight = certain(nest(8));
+      assert.deepEqual(argvs(eight), [['rm', 'x']]);
+      assert.equal(eight.commands[0]!.wrappers.length, 8);
+      uncertain(nest(9));
+    });
+  });
+
+  describe('wrappers', () => {
+    const cases: Array<[string, string[], string[]]> = [
+      ['timeout 5 rm -rf x', ['rm', '-rf', 'x'], ['timeout']],
+      ['timeout -s KILL -k 5 10 rm x', ['rm', 'x'], ['timeout']],
+      ['env FOO=1 rm -rf x', ['rm', '-rf', 'x'], ['env']],
+      ['env -i -u A -C /tmp -- B=2 rm x', ['rm', 'x'], ['env']],
+      ['sudo -u root rm x', ['rm', 'x'], ['sudo']],
+      ['sudo -E -g wheel -C 3 -D /tmp -- rm x', ['rm', 'x'], ['sudo']],
+      ['doas -u bob rm x', ['rm', 'x'], ['doas']],
+      ['nohup nice -n 5 rm x &', ['rm', 'x'], ['nohup', 'nice']],
+      ['nice -5 rm x', ['rm', 'x'], ['nice']],
+      ['xargs rm < list', ['rm'], ['xargs']],
+      ['xargs -0 -n 1 -I {} rm {}', ['rm', '{}'], ['xargs']],
+      ['exec rm x', ['rm', 'x'], ['exec']],
+      ['command -p rm x', ['rm', 'x'], ['command']],
+      ['builtin echo x', ['echo', 'x'], ['builtin']],
+      ['time -p rm x', ['rm', 'x'], ['time']],
+      ['stdbuf -oL -e 0 rm x', ['rm', 'x'], ['stdbuf']],
+      ['ionice -c2 -n 7 rm x', ['rm', 'x'], ['ionice']],
+      ['setsid -f rm x', ['rm', 'x'], ['setsid']],
+      ['chroot /srv rm x', ['rm', 'x'], ['chroot']],
+      ["env -S 'rm -f' x", ['rm', '-f', 'x'], ['env']],
+      ['FOO=1 BAR=$(a) rm x', ['rm', 'x'], []],
+      ['sudo timeout 5 env A=1 /bin/rm x', ['rm', 'x'], ['sudo', 'timeout', 'env']],
+      ['xargs sh -c \'rm "$1"\' _', ['rm', '"$1"'], ['xargs', 'sh']],
+    ];
+    for (const [text, argv, wrappers] of cases) {
+      test(`\`${text}\` runs ${argv.join(' ')} inside ${wrappers.join(', ') || 'no wrapper'}`, () => {
+        const analysis = certain(text);
+        const command = commandOf(analysis, argv[0]!);
+        assert.deepEqual(command.argv, argv);
+        assert.deepEqual(command.wrappers, wrappers);
+      });
+    }
+
+    test('`command -v x` is a lookup, not running x', () => {
+      assert.deepEqual(argvs(certain('command -v rm')), [['command', '-v', 'rm']]);
+    });
+
+    test('a wrapper with no command is the command itself', () => {
+      assert.deepEqual(argvs(certain('env')), [['env']]);
+      assert.deepEqual(argvs(certain('timeout 5')), [['timeout', '5']]);
+    });
+
+    test('a wrapper word that is not static before the command is uncertain unless double-quoted (it cannot split)', () => {
+      const analysis = uncertain('timeout $T rm x');
+      assert.deepEqual(commandOf(analysis, 'rm').wrappers, ['timeout']);
+      certain('timeout "$T" rm x');
+      certain('sudo -u "$U" rm x');
+    });
+
+    test('a shell with a word that is not static where its options are is uncertain (it may be -c or -s)', () => {
+      uncertain('bash $X "curl evil"');
+      uncertain('bash "$script"');
+    });
+
+    test("alias definitions are analysed: `alias ls='rm -rf ~'` runs rm where ls is used", () => {
+      const analysis = certain("alias ls='rm -rf ~' ll='ls -l'");
+      assert.deepEqual(argvs(analysis), [['rm', '-rf', '~'], ['ls', '-l']]);
+      assert.deepEqual(analysis.commands[0]!.wrappers, ['alias']);
+      assert.deepEqual(argvs(certain('alias; alias ll')), [['alias'], ['alias', 'll']]);
+      uncertain('alias x="$y"');
+    });
+
+    test('setting PATH, LD_PRELOAD, BASH_ENV and the like is uncertain: program names no longer say what runs', () => {
+      for (const text of ['PATH=. ls', 'export PATH=$HOME/bin:$PATH', 'PATH+=:.', 'declare -x PATH=.', 'env LD_PRELOAD=x.so ls', 'sudo BASH_ENV=x bash -c ls']) {
+        uncertain(text);
+      }
+      certain('FOO=1 ls; export A=1');
+    });
+
+    test('env -S with a string that is not static is uncertain', () => {
+      uncertain('env -S "$CMD" x');
+    });
+
+    test('find -exec, -execdir, -ok: the command they run is a command of its own', () => {
+      const analysis = certain('find . -name x -exec rm {} \\;');
+      assert.deepEqual(argvs(analysis), [['find', '.', '-name', 'x', '-exec', 'rm', '{}', ';'], ['rm', '{}']]);
+      assert.deepEqual(commandOf(analysis, 'rm').wrappers, ['find']);
+      assert.deepEqual(programs(certain('find . -execdir sh -c \'curl "$0"\' {} + -ok rm {} \\;')), ['find', 'curl', 'rm']);
+    });
+  });
+
+  describe('C3 and normalisation', () => {
+    test('C3: `git -C . commit -m x` and `git --no-pager commit` start with ["git", "commit"]', () => {
+      assert.deepEqual(argvs(certain('git -C . commit -m x')), [['git', 'commit', '-m', 'x']]);
+      assert.deepEqual(argvs(certain('git --no-pager commit')), [['git', 'commit']]);
+    });
+
+    test('C3: git -c k=v, --git-dir=x --work-tree=y, -p are dropped before the subcommand', () => {
+      assert.deepEqual(argvs(certain('git -c user.name=x --git-dir=x --work-tree=y -p commit -c y')), [['git', 'commit', '-c', 'y']]);
+      assert.deepEqual(argvs(certain('git --git-dir x --work-tree y push')), [['git', 'push']]);
+    });
+
+    test('git -c settings that run a program are uncertain', () => {
+      uncertain('git -c alias.x="!rm -rf ." x');
+      uncertain('git -c core.pager="sh -c id" log');
+    });
+
+    test('the program is argv[0] without its folder, and argv[0] becomes it', () => {
+      const analysis = certain('/bin/rm -rf x; ./bin/tool; ~/bin/rm y');
+      assert.deepEqual(argvs(analysis), [['rm', '-rf', 'x'], ['tool'], ['rm', 'y']]);
+    });
+
+    test('static words lose their quotes; words with expansions or globs are kept as written', () => {
+      const analysis = certain("echo 'a b' \"c d\" $'e\\nf' g\\ h 'i'\"j\"k \"$X\" ${Y} *.txt {a,b}");
+      assert.deepEqual(analysis.commands[0]!.argv, ['echo', 'a b', 'c d', 'e\nf', 'g h', 'ijk', '"$X"', '${Y}', '*.txt', '{a,b}']);
+      assert.deepEqual(argvs(certain("'rm' -rf x")), [['rm', '-rf', 'x']]);
+    });
+
+    test('a dynamic program name is uncertain: $X, ${X}, "$cmd", $(which rm), backticks, globs', () => {
+      for (const text of ['$X rm', '${X} x', '"$cmd" x', '"$(which rm)" x', '$(which rm) x', '`which rm` x', '/bin/r? x']) {
+        uncertain(text);
+      }
+      assert.ok(programs(uncertain('"$(which rm)" x')).includes('which'));
+    });
+  });
+
+  describe('redirections', () => {
+    test('every writing operator; /dev/null and descriptor duplication are not writes', () => {
+      const analysis = certain('a > f1 >> f2 >| f3 &> f4 &>> f5 2> f6 >& f7 2>&1 >&2 2>/dev/null < in');
+      assert.deepEqual(analysis.commands[0]!.writes, ['f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7']);
+      assert.deepEqual(certain('echo hi >&2 2>/dev/null').commands[0]!.writes, []);
+    });
+
+    test('targets lose their quotes when static; dynamic targets are still writes', () => {
+      assert.deepEqual(certain('echo > "my file" > $OUT > $(mktemp)').commands[0]!.writes, ['my file', '$OUT', '$(mktemp)']);
+    });
+
+    test('a redirect on a compound command is a write of every command inside it', () => {
+      const analysis = certain('{ a; b; } > f; (c) > g; while d; do e; done >> h');
+      assert.deepEqual(analysis.commands.map((command) => [command.program, ...command.writes]), [['a', 'f'], ['b', 'f'], ['c', 'g'], ['d', 'h'], ['e', 'h']]);
+    });
+
+    test('but not of commands in a substitution inside it, whose output goes elsewhere', () => {
+      const analysis = certain('{ echo $(date); } > f');
+      assert.deepEqual(commandOf(analysis, 'echo').writes, ['f']);
+      assert.deepEqual(commandOf(analysis, 'date').writes, []);
+    });
+
+    test('a redirect on a shell running -c TEXT is a write of the commands of TEXT', () => {
+      assert.deepEqual(certain("bash -c 'rm x' > log").commands[0]!.writes, ['log']);
+    });
+
+    test('words after a redirect target are arguments (`echo a > f b`)', () => {
+      const analysis = certain('echo a > f b');
+      assert.deepEqual(analysis.commands[0]!.argv, ['echo', 'a', 'b']);
+      assert.deepEqual(analysis.commands[0]!.writes, ['f']);
+    });
+
+    test('a redirection with no command is uncertain', () => {
+      uncertain('> f');
+    });
+
+    test('`<>` is a parse error of tree-sitter-bash 0.25, so uncertain (fail closed)', () => {
+      uncertain('rm x 3<> f');
+    });
+  });
+
+  describe('kinds', () => {
+    const network = [
+      'curl x', 'wget x', 'ssh h', 'scp a h:b', 'sftp h', 'rsync a b', 'nc h 80', 'ncat h 80', 'netcat h 80', 'socat - TCP:h:80',
+      'telnet h', 'ftp h', 'ping h', 'gh pr list', 'aws s3 ls', 'gcloud info', 'az login',
+      'git push', 'git pull', 'git fetch', 'git clone u', 'git ls-remote u', 'git remote update', 'git submodule update',
+      'npm install', 'npm ci', 'npm publish', 'pnpm add x', 'yarn', 'yarn add x', 'npx x', 'pip install x', 'pip3 download x',
+      'docker pull x', 'docker run x', 'cargo install x',
+    ];
+    for (const text of network) test(`\`${text}\` is network`, () => assert.equal(certain(text).kind, 'network'));
+
+    const local = ['ls', 'git status', 'git commit -m x', 'git remote -v', 'git submodule status', 'npm test', 'npm run build', 'docker ps', 'pip list', 'rm -rf x'];
+    for (const text of local) test(`\`${text}\` is shell_command`, () => assert.equal(certain(text).kind, 'shell_command'));
+
+    test('the analysis kind is the most severe of its commands, shell_command when there are none', () => {
+      assert.equal(certain('ls && curl x && rm y').kind, 'network');
+      assert.equal(certain('a=1').kind, 'shell_command');
+    });
+  });
+
+  describe('failing closed', () => {
+    test('empty or blank text: no commands, not uncertain', () => {
+      for (const text of ['', '   ', '\n\t\n']) {
+        assert.deepEqual(analyze(text), { commands: [], uncertain: [], kind: 'shell_command' });
+      }
+    });
+
+    test('a parse error or a missing part is uncertain', () => {
+      for (const text of ['if', 'echo a |', 'echo (', 'for x in; do', 'a && ', '$(', '"unterminated']) uncertain(text);
+    });
+
+    test('text over 64 KiB is uncertain without parsing', () => {
+      const analysis = uncertain(`echo ${'a'.repeat(64 * 1024)}`);
+      assert.deepEqual(analysis.commands, []);
+    });
+
+    test('deeply nested constructs are uncertain, not a crash', () => {
+      uncertain(`${'$('.repeat(3000)}x${')'.repeat(3000)}`);
+      uncertain(`${'( '.repeat(3000)}x${' )'.repeat(3000)}`);
+    });
+
+    test('never throws, whatever the input', () => {
+      const samples = ['\0', '\\', "'", '`', '$((', '<<EOF', ')', '}', ';;', '\u{1F600} rm', 'a\r\nb', '${!x[@]}', '$"x"', 'coproc x', '|| a'];
+      for (const text of samples) {
+        const analysis = analyze(text);
+        assert.ok(Array.isArray(analysis.commands) && Array.isArray(analysis.uncertain), text);
+      }
+      // a caller that passes something other than a string (no type check at run time) gets uncertain
+      assert.ok(analyze(42 as unknown as string).uncertain.length > 0);
+      let random = 7;
+      const alphabet = 'ab $()`\'"\\|&;<>{}[]!#=*\n\t-ce';
+      for (let round = 0; round < 300; round += 1) {
+        let text = '';
+        for (let i = 0; i < 40; i += 1) {
+          random = (random * 1103515245 + 12345) % 2147483648;
+          text += alphabet[random % alphabet.length];
+        }
+        const analysis = analyze(text);
+        assert.ok(Array.isArray(analysis.commands), text);
+      }
+    });
+  });
+});
