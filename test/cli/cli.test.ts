@@ -242,18 +242,18 @@ describe('usage errors exit 2', { concurrency: true }, () => {
 });
 
 describe('toolgate list and schema', { concurrency: true }, () => {
-  test('list prints the six builtin tools with their versions and flags (ask_user is a spec only, never listed)', async () => {
+  test('list prints the six builtin tools with their versions, kinds and flags (ask_user is a spec only, never listed)', async () => {
     const run = await cliInProcess(['list', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
     const lines = run.stdout.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
-    assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 4)), [
-      ['execute_python', '1.0.0', 'write', 'yes'],
-      ['list_files', '1.0.0', 'read', 'no'],
-      ['read_file', '1.0.0', 'read', 'no'],
-      ['read_pdf', '1.0.0', 'read', 'no'],
-      ['web_search', '1.0.0', 'read', 'no'],
-      ['write_file', '1.0.0', 'write', 'yes'],
+    assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+KIND\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
+    assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 5)), [
+      ['execute_python', '1.0.0', 'shell_command', 'write', 'yes'],
+      ['list_files', '1.0.0', 'file_read', 'read', 'no'],
+      ['read_file', '1.0.0', 'file_read', 'read', 'no'],
+      ['read_pdf', '1.0.0', 'file_read', 'read', 'no'],
+      ['web_search', '1.0.0', 'network', 'read', 'no'],
+      ['write_file', '1.0.0', 'file_write', 'write', 'yes'],
     ]);
   });
 
@@ -369,7 +369,7 @@ export interface GreetInput {
 }
 
 /** Greet a user by name. Use it to say hello; not for farewells. */
-@tool({ name: 'greet_user', version: '1.0.0', readOnly: true })
+@tool({ name: 'greet_user', version: '1.0.0', kind: 'internal', readOnly: true })
 export class GreetUserTool implements Tool<GreetInput, string> {
   run(args: GreetInput): string {
     return \`\${${withWord ? "args.word ?? 'Hello'" : "'Hello'"}}, \${args.name}!\`;
