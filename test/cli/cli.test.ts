@@ -267,7 +267,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
   test('list --json parses', async () => {
     const run = await cliInProcess(['list', '--json', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
-    const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
+    const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; kind: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
     assert.deepEqual(rows.map((r) => r.name), ['execute_python', 'list_files', 'read_file', 'read_pdf', 'web_search', 'write_file']);
     for (const row of rows) {
       assert.equal(row.version, '1.0.0');
@@ -275,6 +275,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
       assert.ok(row.description.length > 20);
     }
     assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[false, true], [true, false], [true, false], [true, false], [true, false], [false, true]]);
+    assert.deepEqual(rows.map((r) => r.kind), ['shell_command', 'file_read', 'file_read', 'file_read', 'network', 'file_write']);
   });
 
   test('schema read_file --format openai', async () => {
@@ -443,7 +444,7 @@ export class GreetUserTool implements Tool<GreetInput, string> {
 
     const listed = await cliInProcess(['list', ...toolArgs.slice(0, 4)]);
     assert.equal(listed.code, 0, shown(listed));
-    assert.match(listed.stdout, /^greet_user\s+1\.0\.0\s+read\s+no\s+/m);
+    assert.match(listed.stdout, /^greet_user\s+1\.0\.0\s+internal\s+read\s+no\s+/m);
 
     const noSchemas = await cliInProcess(['list', '--tools', path.join(dir, 'dist/tools')]);
     assert.equal(noSchemas.code, 2, shown(noSchemas));
