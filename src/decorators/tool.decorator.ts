@@ -51,7 +51,10 @@ export interface ToolOptions {
   description?: string;
   /** Tags for filtering. Default `[]`. */
   tags?: string[];
-  /** The tool has no side effects (allowed in read-only modes). Default `false`. */
+  /**
+   * The tool does not change the workspace or anything else (allowed in read-only modes); it
+   * must agree with `kind` (see there). Default `false`.
+   */
   readOnly?: boolean;
   /** Calls need `confirm: true` or a confirmation handler's yes. Default `false`. */
   requiresConfirmation?: boolean;

@@ -8,7 +8,8 @@ import stringify from 'safe-stable-stringify';
 import type { ToolDescriptor } from '../decorators/metadata.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import type { ExportableTool } from '../formats/common.js';
-import type { ActionKind } from '../policy/action-kinds.js';
+import { isActionKind, type ActionKind } from '../policy/action-kinds.js';
+import { kindFitsReadOnly } from '../decorators/tool.decorator.js';
 import { findCommandArguments, findPathArguments, type PathArgument } from '../schema/path-arguments.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
@@ -104,7 +105,8 @@ export class RegisteredTool implements ExportableTool {
   private readonly outputValidator: Validator | undefined;
 
   /**
-   * @throws ToolDefinitionError when the schema entry does not belong to the descriptor, the
+   * @throws ToolDefinitionError when the descriptor has no action kind or one that does not
+   *   fit its `readOnly`, the schema entry does not belong to the descriptor, the
    *   input schema is not an object schema, a schema does not compile, or `scopedWrite` is
    *   declared without required path arguments.
    */
@@ -115,6 +117,11 @@ export class RegisteredTool implements ExportableTool {
     }
     if (!entry.inputSchema || entry.inputSchema.type !== 'object') {
       throw ToolDefinitionError.fromBadSchema(key, 'the input schema must have type "object" (run(args) takes an object)');
+    }
+    // A descriptor made by hand (not by @tool) must say what its calls do, too.
+    if (!isActionKind(descriptor.kind)) throw ToolDefinitionError.fromBadOption(descriptor.name, 'kind', `is required, one of the action kinds; got ${JSON.stringify(descriptor.kind)}`);
+    if (!kindFitsReadOnly(descriptor.kind, descriptor.readOnly)) {
+      throw ToolDefinitionError.fromBadOption(descriptor.name, 'kind', `${JSON.stringify(descriptor.kind)} does not fit readOnly: ${descriptor.readOnly}`);
     }
     const description = descriptor.description ?? entry.description;
     if (!description) throw ToolDefinitionError.fromBadSchema(key, 'no description: add a TSDoc summary to the class or a description option');

@@ -90,6 +90,18 @@ describe('ToolRegistry', async () => {
     assert.throws(() => new ToolRegistry().register(descriptor, entry), /declares scopedWrite but has no argument marked @format workspace-path/);
   });
 
+  it('rejects a descriptor made by hand without a kind, or with one that does not fit readOnly', () => {
+    const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.0.0'] as SchemaFileEntry;
+    const { kind: _k, ...noKind } = getToolMetadata(GreetV1Tool)!;
+    for (const descriptor of [noKind, { ...noKind, kind: 'delete' }, { ...noKind, kind: 'file_write' }]) {
+      assert.throws(() => new ToolRegistry().register(descriptor as never, entry), (error: unknown) => {
+        assert.ok(error instanceof ToolDefinitionError);
+        assert.match(error.message, /^@tool greet: options\.kind /);
+        return true;
+      });
+    }
+  });
+
   it('rejects a schema entry of another tool', () => {
     const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.2.0'] as SchemaFileEntry;
     assert.throws(() => new ToolRegistry().register(GreetV1Tool, entry), /schema entry is for greet@1\.2\.0/);
