@@ -7,7 +7,8 @@
  */
 
 // Authoring tools (the same as `toolgate/tool`, for code that imports one entry only).
-export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS, type ToolOptions } from './decorators/tool.decorator.js';
+export { tool, kindFitsReadOnly, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS, type ToolOptions } from './decorators/tool.decorator.js';
+export { ACTION_KINDS, isActionKind, mostSevere, onlyReads, type ActionKind } from './policy/action-kinds.js';
 export type { ToolDescriptor } from './decorators/metadata.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type Tool, type ToolClass, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
@@ -62,7 +63,7 @@ export { OpenAIChatModel, ModelResponseError, modelEndpointFromEnv, type ChatMod
 export { Harness, type HarnessPlugin } from './agents/harness.js';
 
 // MCP: bridging servers in, serving the registry out, the config file.
-export { McpBridge, MCP_TAG, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
+export { McpBridge, MCP_TAG, bridgedKind, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
 export { PROXY_SEPARATOR } from './mcp/proxy-names.js';
 export {
   loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,

@@ -36,7 +36,7 @@ export const DEFAULT_PYTHON_TIMEOUT_SEC = 15;
  * (the result says when the user turned the sandbox off). Each call starts from a fresh
  * interpreter unless you name a `session`.
  */
-@tool({ name: 'execute_python', version: '1.0.0', requiresConfirmation: true, tags: ['code', 'builtin'], timeoutMs: 90_000, runner: 'main' })
+@tool({ name: 'execute_python', version: '1.0.0', kind: 'shell_command', requiresConfirmation: true, tags: ['code', 'builtin'], timeoutMs: 90_000, runner: 'main' })
 export class ExecutePythonTool implements Tool<ExecutePythonInput, string> {
   private sandbox: PythonSandbox | undefined;
 

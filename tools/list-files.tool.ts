@@ -32,7 +32,7 @@ export interface ListFilesInput {
  * bytes, and [dir]/[file]/[link] markers. Use it to find files before reading them; use a
  * pattern such as "*.ts" to narrow the list. Symbolic links are shown, not followed.
  */
-@tool({ name: 'list_files', version: '1.0.0', readOnly: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
+@tool({ name: 'list_files', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
 export class ListFilesTool implements Tool<ListFilesInput, string> {
   run(args: ListFilesInput, ctx: ToolContext): Promise<string> {
     return listFiles(ctx.workspace, args.directory ?? '.', args.pattern ?? '*', args.recursive ?? false);

@@ -21,7 +21,7 @@ export interface ReadFileInput {
  * configuration or notes; use list_files to find files first. Not for binary files (images,
  * archives, PDFs): those are refused with a clear error.
  */
-@tool({ name: 'read_file', version: '1.0.0', readOnly: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
+@tool({ name: 'read_file', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
 export class ReadFileTool implements Tool<ReadFileInput, string> {
   run(args: ReadFileInput, ctx: ToolContext): Promise<string> {
     return readTextFile(ctx.workspace, args.filepath, args.max_lines, ctx.maxOutputLength, (text) => ctx.note(text));

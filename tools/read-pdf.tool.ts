@@ -57,6 +57,7 @@ export interface ReadPdfInput {
 @tool({
   name: 'read_pdf',
   version: '1.0.0',
+  kind: 'file_read',
   readOnly: true,
   tags: ['fs', 'builtin'],
   timeoutMs: 30_000,

@@ -18,7 +18,7 @@ export interface WriteFileInput {
  * leaves a half-written file. The result says when an existing file was overwritten. To change
  * part of a large file, prefer an editing tool over rewriting it.
  */
-@tool({ name: 'write_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
+@tool({ name: 'write_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['fs', 'builtin'], timeoutMs: 30_000 })
 export class WriteFileTool implements Tool<WriteFileInput, string> {
   run(args: WriteFileInput, ctx: ToolContext): Promise<string> {
     return writeTextFile(ctx.workspace, args.filepath, args.content, { signal: ctx.signal, deadline: ctx.deadline });

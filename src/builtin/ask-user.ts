@@ -54,6 +54,7 @@ export const ASK_USER_TOOL: ExportableTool = Object.freeze({
   inputSchema: ASK_USER_INPUT_SCHEMA,
   outputSchema: null,
   readOnly: true,
+  kind: 'internal',
   tags: Object.freeze(['builtin', 'agent']) as readonly string[],
 });
 

@@ -30,7 +30,7 @@ export async function listCommand(argv: string[], ctx: CliContext): Promise<numb
     const tools = registry.list({ tags });
     if (values.json) {
       const rows = tools.map((t) => ({
-        name: t.name, version: t.version, description: t.description, tags: t.tags, readOnly: t.readOnly,
+        name: t.name, version: t.version, description: t.description, tags: t.tags, kind: t.kind, readOnly: t.readOnly,
         requiresConfirmation: t.requiresConfirmation, timeoutMs: t.timeoutMs, rateLimitRpm: t.rateLimitRpm ?? null,
         memoryMb: t.memoryMb ?? null, maxOutputLength: t.maxOutputLength, runner: t.runner, revision: t.revision,
         versions: registry.versions(t.name),
@@ -38,8 +38,8 @@ export async function listCommand(argv: string[], ctx: CliContext): Promise<numb
       ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return EXIT.ok;
     }
-    const header = ['NAME', 'VERSION', 'ACCESS', 'CONFIRM', 'TAGS', 'DESCRIPTION'];
-    const rows = tools.map((t) => [t.name, t.version, t.readOnly ? 'read' : 'write', t.requiresConfirmation ? 'yes' : 'no', t.tags.join(','), firstSentence(t.description)]);
+    const header = ['NAME', 'VERSION', 'KIND', 'ACCESS', 'CONFIRM', 'TAGS', 'DESCRIPTION'];
+    const rows = tools.map((t) => [t.name, t.version, t.kind, t.readOnly ? 'read' : 'write', t.requiresConfirmation ? 'yes' : 'no', t.tags.join(','), firstSentence(t.description)]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     for (const row of [header, ...rows]) {
       ctx.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);

@@ -5,6 +5,7 @@
  * @module
  */
 import 'reflect-metadata';
+import type { ActionKind } from '../policy/action-kinds.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 
 /** Metadata key under which `@tool` stores a {@link ToolDescriptor} on the class. */
@@ -19,6 +20,8 @@ export interface ToolDescriptor {
   readonly name: string;
   /** Semver version (`1.2.0`). */
   readonly version: string;
+  /** What a call does to the world (see `ToolOptions.kind`). */
+  readonly kind: ActionKind;
   /** Description override; when absent the class TSDoc (from the schema file) is used. */
   readonly description?: string;
   /** Free-form tags for filtering (`fs`, `web`). */

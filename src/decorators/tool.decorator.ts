@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isValidVersion } from '../util/semver.js';
 import { ToolDefinitionError } from '../errors/errors.js';
+import { ACTION_KINDS, isActionKind, onlyReads, type ActionKind } from '../policy/action-kinds.js';
 import { DEFAULT_RUNNER, isRunnerKind, RUNNER_KINDS } from '../runner/kinds.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
@@ -30,11 +31,30 @@ export interface ToolOptions {
   name: string;
   /** Semver version, e.g. `1.0.0`. Required; the registry keeps every version. */
   version: string;
+  /**
+   * What a call does to the world, one of {@link ACTION_KINDS} (from the least to the most
+   * severe: `internal`, `file_read`, `mcp_read`, `file_write`, `mcp_write_or_unknown`,
+   * `task_subagent`, `shell_command`, `network`). Required, no default: policy rules and
+   * approval modes match on it, so every tool says it. When a tool does several things,
+   * name the most severe (`download_url` reaches the network and writes a file: `network`).
+   *
+   * It must agree with `readOnly` ({@link kindFitsReadOnly}):
+   * - `readOnly: true` allows only `internal`, `file_read`, `mcp_read` and `network` (a
+   *   read-only tool does not change the workspace; fetching a web page changes nothing here,
+   *   but still reaches another machine, so it stays `network`);
+   * - `internal`, `file_read` and `mcp_read` (the kinds the `read-only` approval mode lets
+   *   through, {@link onlyReads}) need `readOnly: true`: a tool that writes cannot say it
+   *   only reads.
+   */
+  kind: ActionKind;
   /** Description for the model. Default: the class TSDoc summary (from the schema file). */
   description?: string;
   /** Tags for filtering. Default `[]`. */
   tags?: string[];
-  /** The tool has no side effects (allowed in read-only modes). Default `false`. */
+  /**
+   * The tool does not change the workspace or anything else (allowed in read-only modes); it
+   * must agree with `kind` (see there). Default `false`.
+   */
   readOnly?: boolean;
   /** Calls need `confirm: true` or a confirmation handler's yes. Default `false`. */
   requiresConfirmation?: boolean;
@@ -76,9 +96,18 @@ export interface ToolOptions {
 }
 
 const KNOWN_OPTIONS = new Set<keyof ToolOptions>([
-  'name', 'version', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'scopedWrite', 'timeoutMs',
+  'name', 'version', 'kind', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'scopedWrite', 'timeoutMs',
   'rateLimitRpm', 'memoryMb', 'maxOutputLength', 'truncation', 'runner', 'module',
 ]);
+
+/**
+ * Whether an action kind agrees with a tool's `readOnly` flag (see `ToolOptions.kind`):
+ * `readOnly` tools may only be `internal`, `file_read`, `mcp_read` or `network`, and those
+ * kinds but `network` need `readOnly`.
+ */
+export function kindFitsReadOnly(kind: ActionKind, readOnly: boolean): boolean {
+  return readOnly ? onlyReads(kind) || kind === 'network' : !onlyReads(kind);
+}
 
 /**
  * Check decorator options and build the descriptor. Exported so that the validation can be
@@ -92,7 +121,7 @@ export function buildToolDescriptor(
   detectedModuleUrl?: string,
 ): ToolDescriptor {
   if (options === null || typeof options !== 'object') {
-    throw ToolDefinitionError.fromBadOption('?', 'name', 'is required: @tool({ name, version, ... })');
+    throw ToolDefinitionError.fromBadOption('?', 'name', 'is required: @tool({ name, version, kind, ... })');
   }
   const label = typeof options.name === 'string' && options.name ? options.name : target?.name ?? '?';
   const bad = (option: string, problem: string) => ToolDefinitionError.fromBadOption(label, option, problem);
@@ -105,6 +134,9 @@ export function buildToolDescriptor(
   if (typeof options.version !== 'string' || !isValidVersion(options.version)) {
     throw bad('version', `must be a valid semver version such as "1.0.0"; got ${JSON.stringify(options.version)}`);
   }
+  const kinds = ACTION_KINDS.map((k) => JSON.stringify(k)).join(', ');
+  if (options.kind === undefined) throw bad('kind', `is required: say what a call does, one of ${kinds}`);
+  if (!isActionKind(options.kind)) throw bad('kind', `must be one of ${kinds}; got ${JSON.stringify(options.kind)}`);
   if (options.description !== undefined && (typeof options.description !== 'string' || !options.description.trim())) {
     throw bad('description', 'must be a non-empty string when given');
   }
@@ -115,6 +147,11 @@ export function buildToolDescriptor(
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw bad(flag, 'must be a boolean');
   }
   if (options.scopedWrite === true && options.readOnly === true) throw bad('scopedWrite', 'is for tools that write; a readOnly tool needs no scoped write');
+  if (!kindFitsReadOnly(options.kind, options.readOnly ?? false)) {
+    throw options.readOnly === true
+      ? bad('kind', `${JSON.stringify(options.kind)} changes things, which a readOnly tool does not; use "internal", "file_read", "mcp_read" or "network", or drop readOnly`)
+      : bad('kind', `${JSON.stringify(options.kind)} says the tool only reads, but it is not readOnly; add readOnly: true, or name what it changes ("file_write", "shell_command", ...)`);
+  }
   const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   if (options.timeoutMs !== undefined && (!isFiniteNumber(options.timeoutMs) || options.timeoutMs > MAX_TIMEOUT_MS)) {
     throw bad('timeoutMs', `must be a number of milliseconds up to ${MAX_TIMEOUT_MS} (<= 0 disables the timeout); got ${options.timeoutMs}`);
@@ -143,6 +180,7 @@ export function buildToolDescriptor(
   return Object.freeze({
     name: options.name,
     version: options.version,
+    kind: options.kind,
     description: options.description?.trim(),
     tags: Object.freeze([...(options.tags ?? [])]),
     readOnly: options.readOnly ?? false,
@@ -189,7 +227,7 @@ function callerModuleUrl(): string | undefined {
  *
  * ```ts
  * /** Read a UTF-8 text file from the workspace. *\/
- * @tool({ name: 'read_file', version: '1.0.0', readOnly: true, tags: ['fs'] })
+ * @tool({ name: 'read_file', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['fs'] })
  * export class ReadFileTool implements Tool<ReadFileInput, string> { ... }
  * ```
  *

@@ -1,13 +1,14 @@
 /**
  * What every provider format shares: the tool an export needs, the provider-neutral tool
  * call, and the schema as providers get it (no `$schema`, and our `format: "workspace-path"`
- * marker replaced by a sentence in the description, {@link WORKSPACE_PATH_HINT}; the
- * registry keeps the marker).
+ * and `format: "shell-command"` markers replaced by a sentence in the description,
+ * {@link CUSTOM_FORMAT_HINTS}; the registry keeps the markers).
  *
  * @module
  */
 import type { JsonSchema } from '../types/tool.js';
-import { WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
+import type { ActionKind } from '../policy/action-kinds.js';
+import { SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
 
 /** What every export needs of a tool. */
 export interface ExportableTool {
@@ -21,6 +22,8 @@ export interface ExportableTool {
   readonly outputSchema: JsonSchema | null;
   /** No side effects. */
   readonly readOnly: boolean;
+  /** What a call does to the world (see `ToolOptions.kind`); MCP exports carry it in `_meta`. */
+  readonly kind: ActionKind;
   /** Tags; `web`, `network`, `http` and `mcp` mark tools that reach outside the machine. */
   readonly tags: readonly string[];
 }
@@ -36,25 +39,30 @@ export interface PendingToolCall {
 }
 
 /**
- * The schema as providers get it: no `$schema`, and our own `workspace-path` format (which
- * providers do not know, and some reject) turned into words in the description.
+ * The schema as providers get it: no `$schema`, and our own `workspace-path` and
+ * `shell-command` formats (which providers do not know, and some reject) turned into words in
+ * the description.
  */
 export function clean(schema: JsonSchema): JsonSchema {
   const { $schema: _drop, ...rest } = schema;
   return withoutCustomFormats(rest) as JsonSchema;
 }
 
-/** Sentence added to the description of a path argument in exports. */
-const WORKSPACE_PATH_HINT = 'A path inside the workspace, relative to its root.';
+/** Sentence added to the description of an argument with one of our own formats, in exports. */
+const CUSTOM_FORMAT_HINTS: Readonly<Record<string, string>> = Object.freeze({
+  [WORKSPACE_PATH_FORMAT]: 'A path inside the workspace, relative to its root.',
+  [SHELL_COMMAND_FORMAT]: 'A shell command line.',
+});
 
 function withoutCustomFormats(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutCustomFormats);
   if (node === null || typeof node !== 'object') return node;
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) out[key] = withoutCustomFormats(value);
-  if (out.format === WORKSPACE_PATH_FORMAT) {
+  const hint = typeof out.format === 'string' && Object.hasOwn(CUSTOM_FORMAT_HINTS, out.format) ? CUSTOM_FORMAT_HINTS[out.format] : undefined;
+  if (hint !== undefined) {
     delete out.format;
-    out.description = [out.description, WORKSPACE_PATH_HINT].filter(Boolean).join(' ');
+    out.description = [out.description, hint].filter(Boolean).join(' ');
   }
   return out;
 }

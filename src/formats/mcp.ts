@@ -1,11 +1,12 @@
 /**
  * MCP shapes (specification 2025-11-25): the `tools/list` entry (`{ name, title?,
- * description, inputSchema, outputSchema?, annotations }`; `outputSchema` only for object
+ * description, inputSchema, outputSchema?, annotations, _meta }`; `outputSchema` only for object
  * results, as the spec requires) and the `tools/call` result.
  *
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ActionKind } from '../policy/action-kinds.js';
 import type { JsonSchema } from '../types/tool.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { clean, type ExportableTool } from './common.js';
@@ -22,6 +23,11 @@ export interface McpTool {
   outputSchema?: JsonSchema;
   /** Hints from our flags: read-only, destructive (= not read-only), open world (network tags). */
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+  /**
+   * toolgate's own metadata: `toolgate/kind`, the tool's action kind (a prefixed key, as the
+   * specification's `_meta` naming rules allow; clients that do not know it ignore it).
+   */
+  _meta: { 'toolgate/kind': ActionKind };
 }
 
 /** Tags that mark a tool as reaching outside the machine (MCP `openWorldHint`). */
@@ -38,6 +44,7 @@ export function toMcpTool(tool: ExportableTool): McpTool {
       destructiveHint: !tool.readOnly,
       openWorldHint: tool.tags.some((t) => OPEN_WORLD_TAGS.has(t)),
     },
+    _meta: { 'toolgate/kind': tool.kind },
   };
   if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = clean(tool.outputSchema);
   return out;

@@ -4,8 +4,9 @@
  * {@link ToolExecutor} behind the same gates, timeouts and close-out as native tools.
  *
  * - Names: `{server}__{tool}`, fitted to our name pattern ({@link assignProxyNames}, case T11).
- * - Safety class: a proxy is read-only only when its server is `trusted` and the tool says
- *   `annotations.readOnlyHint: true`; otherwise it counts as writing (read-only modes deny it).
+ * - Safety class: a proxy is read-only, of kind `mcp_read`, only when its server is `trusted`
+ *   and the tool says `annotations.readOnlyHint: true`; otherwise it counts as writing (read-only
+ *   modes deny it), of kind `mcp_write_or_unknown` ({@link bridgedKind}).
  * - Availability fails open (case T12): a server that does not start, or stops later, is
  *   logged; the others keep working, and calls to its proxies end `SERVER_UNAVAILABLE`.
  * - `notifications/tools/list_changed` refreshes a server's proxies.
@@ -26,6 +27,7 @@ import { commandEnv } from '../sandbox/child-env.js';
 import { buildToolDescriptor } from '../decorators/tool.decorator.js';
 import { ToolExecutionError } from '../errors/errors.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import type { ActionKind } from '../policy/action-kinds.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types/tool.js';
@@ -313,7 +315,8 @@ export class McpBridge {
     if (inputSchema === null || typeof inputSchema !== 'object' || inputSchema.type !== 'object') {
       throw new Error('its inputSchema is not an object schema');
     }
-    const readOnly = conn.config.trusted === true && spec.annotations?.readOnlyHint === true;
+    const kind = bridgedKind(conn.config, spec);
+    const readOnly = kind === 'mcp_read';
     // Every description is sent to the model with every request: a server's must not fill the context.
     const given = (spec.description ?? '').trim();
     const description = given === ''
@@ -326,6 +329,7 @@ export class McpBridge {
         version: conn.version,
         description,
         tags: [MCP_TAG, `mcp:${conn.prefix}`],
+        kind,
         readOnly,
         requiresConfirmation: conn.config.requiresConfirmation === true,
         runner: 'main',
@@ -437,6 +441,16 @@ export class McpBridge {
     if (tool?.outputSchema && result.structuredContent !== undefined) return result.structuredContent;
     return text;
   }
+}
+
+/**
+ * The action kind of a bridged tool: `mcp_read` only when its server is `trusted` (the config
+ * says to believe its hints) and the tool says `annotations.readOnlyHint: true`; anything else,
+ * a missing hint included, is `mcp_write_or_unknown`. An untrusted server's hints are hints,
+ * not guarantees (MCP specification 2025-11-25, "Tool annotations").
+ */
+export function bridgedKind(config: Pick<McpServerConfig, 'trusted'>, spec: Pick<McpToolSpec, 'annotations'>): ActionKind {
+  return config.trusted === true && spec.annotations?.readOnlyHint === true ? 'mcp_read' : 'mcp_write_or_unknown';
 }
 
 /** A proxy class: each instance sends its calls to the bridge, which finds the server's current connection. */

@@ -29,9 +29,10 @@ export const CONFIG_FILE_NAME = 'toolgate.config.json';
 export interface McpServerCommon {
   /**
    * Believe the server's `annotations.readOnlyHint`: its tools marked read-only count as
-   * read-only (allowed in read-only modes). Annotations of untrusted servers are hints, not
-   * guarantees (MCP specification, "Tool annotations"), so their tools always count as
-   * writing. Default false.
+   * read-only (allowed in read-only modes) and get the action kind `mcp_read`. Annotations of
+   * untrusted servers are hints, not guarantees (MCP specification, "Tool annotations"), so
+   * their tools always count as writing, of kind `mcp_write_or_unknown`, whatever they say.
+   * Default false.
    */
   trusted?: boolean;
   /**

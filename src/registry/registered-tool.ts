@@ -8,7 +8,9 @@ import stringify from 'safe-stable-stringify';
 import type { ToolDescriptor } from '../decorators/metadata.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import type { ExportableTool } from '../formats/common.js';
-import { findPathArguments, type PathArgument } from '../schema/path-arguments.js';
+import { isActionKind, type ActionKind } from '../policy/action-kinds.js';
+import { kindFitsReadOnly } from '../decorators/tool.decorator.js';
+import { findCommandArguments, findPathArguments, type PathArgument } from '../schema/path-arguments.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
 import { RUNNER_KINDS } from '../runner/kinds.js';
@@ -16,6 +18,7 @@ import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../t
 
 /** The safety flags that count in a registration revision. */
 export interface RevisionFlags {
+  kind: ActionKind;
   readOnly: boolean;
   requiresConfirmation: boolean;
   scopedWrite: boolean;
@@ -23,12 +26,12 @@ export interface RevisionFlags {
 
 /**
  * Registration revision: a SHA-256 (hex) of the canonical JSON of name, version, input schema,
- * output schema and the safety flags (`readOnly`, `requiresConfirmation`, `scopedWrite`).
+ * output schema and the safety flags (`kind`, `readOnly`, `requiresConfirmation`, `scopedWrite`).
  * Stable across processes and key order; changes whenever the contract a model sees or the
  * tool's safety class changes, so remembered approvals can be keyed on it.
  */
 export function registrationRevision(name: string, version: string, inputSchema: JsonSchema, outputSchema: JsonSchema | null, flags: RevisionFlags): string {
-  const canonical = stringify({ name, version, inputSchema, outputSchema, flags: { readOnly: flags.readOnly, requiresConfirmation: flags.requiresConfirmation, scopedWrite: flags.scopedWrite } }) ?? '';
+  const canonical = stringify({ name, version, inputSchema, outputSchema, flags: { kind: flags.kind, readOnly: flags.readOnly, requiresConfirmation: flags.requiresConfirmation, scopedWrite: flags.scopedWrite } }) ?? '';
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -54,6 +57,8 @@ export class RegisteredTool implements ExportableTool {
   readonly description: string;
   /** Tags for filtering. */
   readonly tags: readonly string[];
+  /** What a call does to the world (see `ToolOptions.kind`); policy rules and approval modes match on it. */
+  readonly kind: ActionKind;
   /** No side effects: allowed in read-only modes. */
   readonly readOnly: boolean;
   /** Calls need `confirm: true` or a confirmation handler's yes. */
@@ -86,6 +91,8 @@ export class RegisteredTool implements ExportableTool {
   readonly revision: string;
   /** Arguments marked `@format workspace-path`. */
   readonly pathArguments: readonly PathArgument[];
+  /** Names of the top-level string arguments marked `@format shell-command` (the command a shell runs). */
+  readonly commandArguments: readonly string[];
   /** Source file of the definition, from the schema file. */
   readonly source: string;
   /**
@@ -98,7 +105,8 @@ export class RegisteredTool implements ExportableTool {
   private readonly outputValidator: Validator | undefined;
 
   /**
-   * @throws ToolDefinitionError when the schema entry does not belong to the descriptor, the
+   * @throws ToolDefinitionError when the descriptor has no action kind or one that does not
+   *   fit its `readOnly`, the schema entry does not belong to the descriptor, the
    *   input schema is not an object schema, a schema does not compile, or `scopedWrite` is
    *   declared without required path arguments.
    */
@@ -110,6 +118,11 @@ export class RegisteredTool implements ExportableTool {
     if (!entry.inputSchema || entry.inputSchema.type !== 'object') {
       throw ToolDefinitionError.fromBadSchema(key, 'the input schema must have type "object" (run(args) takes an object)');
     }
+    // A descriptor made by hand (not by @tool) must say what its calls do, too.
+    if (!isActionKind(descriptor.kind)) throw ToolDefinitionError.fromBadOption(descriptor.name, 'kind', `is required, one of the action kinds; got ${JSON.stringify(descriptor.kind)}`);
+    if (!kindFitsReadOnly(descriptor.kind, descriptor.readOnly)) {
+      throw ToolDefinitionError.fromBadOption(descriptor.name, 'kind', `${JSON.stringify(descriptor.kind)} does not fit readOnly: ${descriptor.readOnly}`);
+    }
     const description = descriptor.description ?? entry.description;
     if (!description) throw ToolDefinitionError.fromBadSchema(key, 'no description: add a TSDoc summary to the class or a description option');
     this.key = key;
@@ -117,6 +130,7 @@ export class RegisteredTool implements ExportableTool {
     this.version = descriptor.version;
     this.description = description;
     this.tags = descriptor.tags;
+    this.kind = descriptor.kind;
     this.readOnly = descriptor.readOnly;
     this.requiresConfirmation = descriptor.requiresConfirmation;
     this.scopedWrite = descriptor.scopedWrite ?? false;
@@ -136,6 +150,7 @@ export class RegisteredTool implements ExportableTool {
     this.cutInWorker = this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1);
     this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this);
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
+    this.commandArguments = Object.freeze(findCommandArguments(this.inputSchema));
     if (RUNNER_KINDS[this.runner].loadsModule && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
     if (this.scopedWrite && this.pathArguments.length === 0) {
       throw ToolDefinitionError.fromBadSchema(key, 'it declares scopedWrite but has no argument marked @format workspace-path, so its writes cannot be checked');

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
 import type { JsonSchema } from '../types/tool.js';
 import type { RegisteredTool } from './registered-tool.js';
 import type { ToolRegistry } from './registry.js';
@@ -55,7 +56,7 @@ export function argumentTable(tool: RegisteredTool): string {
   if (names.length === 0) return 'No arguments.';
   const rows = names.map((name) => {
     const schema = properties[name]!;
-    const format = schema.format === 'workspace-path' ? ' (workspace path)' : '';
+    const format = schema.format === WORKSPACE_PATH_FORMAT ? ' (workspace path)' : schema.format === SHELL_COMMAND_FORMAT ? ' (shell command)' : '';
     const fallback = 'default' in schema ? `\`${JSON.stringify(schema.default)}\`` : '';
     return `| \`${name}\` | ${cell(typeOf(schema))}${format} | ${required.has(name) ? 'yes' : 'no'} | ${cell(fallback)} | ${cell(String(schema.description ?? ''))} |`;
   });
@@ -70,7 +71,7 @@ export function renderToolsTable(registry: ToolRegistry): string {
   const tools = registry.list({ allVersions: true });
   const overview = tools.map(
     (tool) =>
-      `| [\`${tool.name}\`](#${tool.name}-${tool.version.replace(/\./g, '')}) | ${tool.version} | ${categoryOf(tool)} | ${tool.readOnly ? 'yes' : 'no'} | ` +
+      `| [\`${tool.name}\`](#${tool.name}-${tool.version.replace(/\./g, '')}) | ${tool.version} | ${categoryOf(tool)} | \`${tool.kind}\` | ${tool.readOnly ? 'yes' : 'no'} | ` +
       `${tool.requiresConfirmation ? 'yes' : 'no'} | ${duration(tool.timeoutMs)} | ${tool.rateLimitRpm === undefined ? '' : `${tool.rateLimitRpm}/min`} | ` +
       `${tool.memoryMb === undefined ? '' : `${tool.memoryMb} MB`} | ${cell(firstSentence(tool.description))} |`,
   );
@@ -78,8 +79,8 @@ export function renderToolsTable(registry: ToolRegistry): string {
   return [
     `${tools.length} tool versions.`,
     '',
-    '| tool | version | category | read-only | confirmation | timeout | rate limit | memory cap | description |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| tool | version | category | kind | read-only | confirmation | timeout | rate limit | memory cap | description |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...overview,
     '',
     ...sections.flatMap((section) => [section, '']),

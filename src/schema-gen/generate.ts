@@ -20,7 +20,7 @@ import * as TJS from 'typescript-json-schema';
 import { findFiles } from '../util/glob.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
-import { checkSchema } from '../schema/validator.js';
+import { checkSchema, SHELL_COMMAND_FORMAT } from '../schema/validator.js';
 import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types/tool.js';
@@ -206,6 +206,10 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   if (nested !== undefined) {
     throw ToolDefinitionError.fromBadSchema(key, `@format workspace-path on ${nested} (${source}): path arguments must be top-level properties of type string or string[], so that gates can find and check them`);
   }
+  const misplaced = misplacedCommandFormat(inputSchema);
+  if (misplaced !== undefined) {
+    throw ToolDefinitionError.fromBadSchema(key, `@format shell-command on ${misplaced} (${source}): command arguments must be top-level properties of type string, so that policies can find and check them`);
+  }
   closeOpenMaps(inputSchema);
   for (const [which, schema] of [['input', inputSchema], ['output', outputSchema]] as const) {
     if (schema === null) continue;
@@ -249,6 +253,23 @@ function nestedPathFormat(input: JsonSchema): string | undefined {
     const { format: _f, items, anyOf, ...rest } = prop;
     const shallow = (n: unknown) => (n !== null && typeof n === 'object' ? (({ format: _g, ...r }) => r)(n as JsonSchema) : n);
     if (anywhere(rest) || anywhere(shallow(items)) || (Array.isArray(anyOf) && anyOf.some((v) => anywhere(shallow(v))))) return `${name} (below the top level)`;
+  }
+  const { properties: _p, ...others } = input;
+  return anywhere(others) ? '(a schema outside the properties)' : undefined;
+}
+
+/** Where a `shell-command` format sits anywhere but on a top-level string property, if anywhere. */
+function misplacedCommandFormat(input: JsonSchema): string | undefined {
+  const anywhere = (node: unknown): boolean => {
+    if (node === null || typeof node !== 'object') return false;
+    if ((node as JsonSchema).format === SHELL_COMMAND_FORMAT) return true;
+    return Object.values(node as object).some(anywhere);
+  };
+  for (const [name, prop] of Object.entries((input.properties ?? {}) as Record<string, JsonSchema>)) {
+    if (prop === null || typeof prop !== 'object') continue;
+    const { format, ...rest } = prop;
+    if (anywhere(rest)) return `${name} (below the top level)`;
+    if (format === SHELL_COMMAND_FORMAT && prop.type !== 'string') return `${name} (not of type string)`;
   }
   const { properties: _p, ...others } = input;
   return anywhere(others) ? '(a schema outside the properties)' : undefined;

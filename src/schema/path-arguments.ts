@@ -1,11 +1,12 @@
 /**
- * Finding path arguments from a schema (fields marked `@format workspace-path`), so gates and
- * policies never guess from argument names.
+ * Finding path arguments (fields marked `@format workspace-path`) and command arguments
+ * (`@format shell-command`) from a schema, so gates and policies never guess from argument
+ * names.
  *
  * @module
  */
 import type { JsonSchema } from '../types/tool.js';
-import { WORKSPACE_PATH_FORMAT } from './validator.js';
+import { SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from './validator.js';
 
 /** Where a path argument sits: a top-level property holding one path or an array of paths. */
 export interface PathArgument {
@@ -33,6 +34,21 @@ export function findPathArguments(inputSchema: JsonSchema): PathArgument[] {
   for (const [name, schema] of Object.entries(props)) {
     if (isPathSchema(schema)) found.push({ name, isArray: false });
     else if (schema && typeof schema === 'object' && isPathSchema((schema as JsonSchema).items)) found.push({ name, isArray: true });
+  }
+  return found;
+}
+
+/**
+ * Command arguments of an input schema: names of the top-level properties whose schema is a
+ * string with `format: "shell-command"` (the command line a shell runs), in schema order.
+ */
+export function findCommandArguments(inputSchema: JsonSchema): string[] {
+  const props = (inputSchema.properties ?? {}) as Record<string, unknown>;
+  const found: string[] = [];
+  for (const [name, schema] of Object.entries(props)) {
+    if (schema === null || typeof schema !== 'object') continue;
+    const s = schema as JsonSchema;
+    if (s.type === 'string' && s.format === SHELL_COMMAND_FORMAT) found.push(name);
   }
   return found;
 }

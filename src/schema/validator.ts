@@ -1,6 +1,6 @@
 /**
  * ajv set-up: one instance, strict, no coercion and no defaults injected, plus the
- * `workspace-path` format and readable error messages for models.
+ * `workspace-path` and `shell-command` formats and readable error messages for models.
  *
  * @module
  */
@@ -12,6 +12,12 @@ import { clip, kindOf } from '../util/values.js';
 
 /** The format name that marks a path argument (`@format workspace-path` in field TSDoc). */
 export const WORKSPACE_PATH_FORMAT = 'workspace-path';
+
+/**
+ * The format name that marks the command a shell runs (`@format shell-command` in field
+ * TSDoc), so that policies find it without guessing from argument names.
+ */
+export const SHELL_COMMAND_FORMAT = 'shell-command';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the default is the module.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -39,6 +45,8 @@ function sharedAjv(): Ajv {
     addFormats(shared);
     // Path arguments are checked by the workspace resolver; as a format any string passes.
     shared.addFormat(WORKSPACE_PATH_FORMAT, { type: 'string', validate: () => true });
+    // Commands are analysed by the shell policy; as a format any string passes.
+    shared.addFormat(SHELL_COMMAND_FORMAT, { type: 'string', validate: () => true });
   }
   return shared;
 }

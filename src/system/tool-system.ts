@@ -232,7 +232,7 @@ export class ToolSystem implements ToolCallTarget {
    * function tool (`{ type: 'function', function: { name, description, parameters } }`, strict
    * mode per OpenAI's structured-outputs rules), `anthropic` a Messages API tool
    * (`{ name, description, input_schema }`), `mcp` a `Tool` of the MCP specification 2025-11-25
-   * (`{ name, description, inputSchema, outputSchema?, annotations }`). A deprecated version's
+   * (`{ name, description, inputSchema, outputSchema?, annotations, _meta }`). A deprecated version's
    * description starts with `DEPRECATED: <message>`. Never throws for a registered tool.
    */
   spec(tool: RegisteredTool, format: 'mcp'): McpTool;
@@ -241,7 +241,7 @@ export class ToolSystem implements ToolCallTarget {
     const deprecated = this.versions.deprecation(tool.name, tool.version);
     const exportable = deprecated === undefined ? tool : {
       name: tool.name, description: `DEPRECATED: ${deprecated}\n\n${tool.description}`, inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema, readOnly: tool.readOnly, tags: tool.tags,
+      outputSchema: tool.outputSchema, readOnly: tool.readOnly, kind: tool.kind, tags: tool.tags,
     };
     return exportTool(exportable, format);
   }

@@ -242,18 +242,18 @@ describe('usage errors exit 2', { concurrency: true }, () => {
 });
 
 describe('toolgate list and schema', { concurrency: true }, () => {
-  test('list prints the six builtin tools with their versions and flags (ask_user is a spec only, never listed)', async () => {
+  test('list prints the six builtin tools with their versions, kinds and flags (ask_user is a spec only, never listed)', async () => {
     const run = await cliInProcess(['list', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
     const lines = run.stdout.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
-    assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 4)), [
-      ['execute_python', '1.0.0', 'write', 'yes'],
-      ['list_files', '1.0.0', 'read', 'no'],
-      ['read_file', '1.0.0', 'read', 'no'],
-      ['read_pdf', '1.0.0', 'read', 'no'],
-      ['web_search', '1.0.0', 'read', 'no'],
-      ['write_file', '1.0.0', 'write', 'yes'],
+    assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+KIND\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
+    assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 5)), [
+      ['execute_python', '1.0.0', 'shell_command', 'write', 'yes'],
+      ['list_files', '1.0.0', 'file_read', 'read', 'no'],
+      ['read_file', '1.0.0', 'file_read', 'read', 'no'],
+      ['read_pdf', '1.0.0', 'file_read', 'read', 'no'],
+      ['web_search', '1.0.0', 'network', 'read', 'no'],
+      ['write_file', '1.0.0', 'file_write', 'write', 'yes'],
     ]);
   });
 
@@ -267,7 +267,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
   test('list --json parses', async () => {
     const run = await cliInProcess(['list', '--json', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
-    const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
+    const rows = JSON.parse(run.stdout) as Array<{ name: string; version: string; kind: string; readOnly: boolean; requiresConfirmation: boolean; versions: string[]; description: string }>;
     assert.deepEqual(rows.map((r) => r.name), ['execute_python', 'list_files', 'read_file', 'read_pdf', 'web_search', 'write_file']);
     for (const row of rows) {
       assert.equal(row.version, '1.0.0');
@@ -275,6 +275,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
       assert.ok(row.description.length > 20);
     }
     assert.deepEqual(rows.map((r) => [r.readOnly, r.requiresConfirmation]), [[false, true], [true, false], [true, false], [true, false], [true, false], [false, true]]);
+    assert.deepEqual(rows.map((r) => r.kind), ['shell_command', 'file_read', 'file_read', 'file_read', 'network', 'file_write']);
   });
 
   test('schema read_file --format openai', async () => {
@@ -369,7 +370,7 @@ export interface GreetInput {
 }
 
 /** Greet a user by name. Use it to say hello; not for farewells. */
-@tool({ name: 'greet_user', version: '1.0.0', readOnly: true })
+@tool({ name: 'greet_user', version: '1.0.0', kind: 'internal', readOnly: true })
 export class GreetUserTool implements Tool<GreetInput, string> {
   run(args: GreetInput): string {
     return \`\${${withWord ? "args.word ?? 'Hello'" : "'Hello'"}}, \${args.name}!\`;
@@ -443,7 +444,7 @@ export class GreetUserTool implements Tool<GreetInput, string> {
 
     const listed = await cliInProcess(['list', ...toolArgs.slice(0, 4)]);
     assert.equal(listed.code, 0, shown(listed));
-    assert.match(listed.stdout, /^greet_user\s+1\.0\.0\s+read\s+no\s+/m);
+    assert.match(listed.stdout, /^greet_user\s+1\.0\.0\s+internal\s+read\s+no\s+/m);
 
     const noSchemas = await cliInProcess(['list', '--tools', path.join(dir, 'dist/tools')]);
     assert.equal(noSchemas.code, 2, shown(noSchemas));

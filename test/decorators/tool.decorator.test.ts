@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tool, ToolDefinitionError, type Tool } from 'toolgate';
+import { ACTION_KINDS, kindFitsReadOnly, tool, ToolDefinitionError, type Tool } from 'toolgate';
 import { getToolMetadata } from '../../src/decorators/metadata.js';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 
@@ -12,7 +12,7 @@ class Runnable implements Tool {
 
 describe('@tool decorator', () => {
   it('records a frozen descriptor with defaults', () => {
-    @tool({ name: 'sample_tool', version: '1.2.3', tags: ['a'] })
+    @tool({ name: 'sample_tool', version: '1.2.3', kind: 'file_write', tags: ['a'] })
     class SampleTool implements Tool {
       run(): string {
         return 'x';
@@ -23,6 +23,7 @@ describe('@tool decorator', () => {
     assert.equal(meta.name, 'sample_tool');
     assert.equal(meta.version, '1.2.3');
     assert.deepEqual(meta.tags, ['a']);
+    assert.equal(meta.kind, 'file_write');
     assert.equal(meta.readOnly, false);
     assert.equal(meta.requiresConfirmation, false);
     assert.equal(meta.timeoutMs, 120_000);
@@ -36,7 +37,7 @@ describe('@tool decorator', () => {
   });
 
   it('leaves undecorated classes and subclasses without metadata', () => {
-    @tool({ name: 'parent_tool', version: '1.0.0' })
+    @tool({ name: 'parent_tool', version: '1.0.0', kind: 'internal', readOnly: true })
     class ParentTool extends Runnable {}
     class ChildTool extends ParentTool {}
     assert.equal(getToolMetadata(Runnable), undefined);
@@ -45,22 +46,27 @@ describe('@tool decorator', () => {
   });
 
   const bad: Array<[string, Record<string, unknown>, string]> = [
-    ['name', { name: 'Bad-Name', version: '1.0.0' }, 'options.name'],
-    ['name too long', { name: `a${'b'.repeat(64)}`, version: '1.0.0' }, 'options.name'],
-    ['name starting with a digit', { name: '1tool', version: '1.0.0' }, 'options.name'],
-    ['missing version', { name: 'ok_tool' }, 'options.version'],
-    ['bad semver', { name: 'ok_tool', version: '1.0' }, 'options.version'],
-    ['timeoutMs', { name: 'ok_tool', version: '1.0.0', timeoutMs: Number.NaN }, 'options.timeoutMs'],
-    ['rateLimitRpm', { name: 'ok_tool', version: '1.0.0', rateLimitRpm: 0 }, 'options.rateLimitRpm'],
-    ['memoryMb', { name: 'ok_tool', version: '1.0.0', memoryMb: 4 }, 'options.memoryMb'],
-    ['maxOutputLength', { name: 'ok_tool', version: '1.0.0', maxOutputLength: 1.5 }, 'options.maxOutputLength'],
-    ['runner', { name: 'ok_tool', version: '1.0.0', runner: 'thread' }, 'options.runner'],
-    ['truncation', { name: 'ok_tool', version: '1.0.0', truncation: 'tail' }, 'options.truncation'],
-    ['tags', { name: 'ok_tool', version: '1.0.0', tags: [''] }, 'options.tags'],
-    ['readOnly', { name: 'ok_tool', version: '1.0.0', readOnly: 'yes' }, 'options.readOnly'],
-    ['unknown option', { name: 'ok_tool', version: '1.0.0', readonly: true }, 'options.readonly'],
-    ['module', { name: 'ok_tool', version: '1.0.0', module: '/not/a/url' }, 'options.module'],
-    ['scopedWrite on a read-only tool', { name: 'ok_tool', version: '1.0.0', readOnly: true, scopedWrite: true }, 'options.scopedWrite'],
+    ['name', { name: 'Bad-Name', version: '1.0.0', kind: 'file_write' }, 'options.name'],
+    ['name too long', { name: `a${'b'.repeat(64)}`, version: '1.0.0', kind: 'file_write' }, 'options.name'],
+    ['name starting with a digit', { name: '1tool', version: '1.0.0', kind: 'file_write' }, 'options.name'],
+    ['missing version', { name: 'ok_tool', kind: 'file_write' }, 'options.version'],
+    ['bad semver', { name: 'ok_tool', kind: 'file_write', version: '1.0' }, 'options.version'],
+    ['timeoutMs', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', timeoutMs: Number.NaN }, 'options.timeoutMs'],
+    ['rateLimitRpm', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', rateLimitRpm: 0 }, 'options.rateLimitRpm'],
+    ['memoryMb', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', memoryMb: 4 }, 'options.memoryMb'],
+    ['maxOutputLength', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', maxOutputLength: 1.5 }, 'options.maxOutputLength'],
+    ['runner', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', runner: 'thread' }, 'options.runner'],
+    ['truncation', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', truncation: 'tail' }, 'options.truncation'],
+    ['tags', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', tags: [''] }, 'options.tags'],
+    ['readOnly', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', readOnly: 'yes' }, 'options.readOnly'],
+    ['unknown option', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', readonly: true }, 'options.readonly'],
+    ['module', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', module: '/not/a/url' }, 'options.module'],
+    ['scopedWrite on a read-only tool', { name: 'ok_tool', version: '1.0.0', kind: 'file_write', readOnly: true, scopedWrite: true }, 'options.scopedWrite'],
+    ['missing kind', { name: 'ok_tool', version: '1.0.0' }, 'options.kind'],
+    ['unknown kind', { name: 'ok_tool', version: '1.0.0', kind: 'file_delete' }, 'options.kind'],
+    ['kind that is not a string', { name: 'ok_tool', version: '1.0.0', kind: 3 }, 'options.kind'],
+    ['writing kind on a read-only tool', { name: 'ok_tool', version: '1.0.0', kind: 'shell_command', readOnly: true }, 'options.kind'],
+    ['reading kind on a tool that is not read-only', { name: 'ok_tool', version: '1.0.0', kind: 'file_read' }, 'options.kind'],
   ];
   for (const [what, options, mention] of bad) {
     it(`rejects a bad ${what} with a definition error naming the tool and option`, () => {
@@ -82,7 +88,7 @@ describe('@tool decorator', () => {
 
   it('throws when the decorated class is applied (module load time)', () => {
     assert.throws(() => {
-      @tool({ name: 'ok_tool', version: 'one' })
+      @tool({ name: 'ok_tool', version: 'one', kind: 'internal', readOnly: true })
       class Broken extends Runnable {}
       return Broken;
     }, ToolDefinitionError);
@@ -90,12 +96,45 @@ describe('@tool decorator', () => {
 
   it('rejects a class without run()', () => {
     class NoRun {}
-    assert.throws(() => buildToolDescriptor({ name: 'no_run', version: '1.0.0' }, NoRun as never), /without a run/);
+    assert.throws(() => buildToolDescriptor({ name: 'no_run', version: '1.0.0', kind: 'file_write' }, NoRun as never), /without a run/);
   });
 
   it('accepts every valid name form, up to 64 characters', () => {
     for (const name of ['a', 'read_file', 'x1_2', `a${'b'.repeat(63)}`]) {
-      assert.equal(buildToolDescriptor({ name, version: '0.0.1-beta.1' }, Runnable).name, name);
+      assert.equal(buildToolDescriptor({ name, version: '0.0.1-beta.1', kind: 'file_write' }, Runnable).name, name);
     }
+  });
+
+  it('refuses a tool without a kind when the class is decorated (JavaScript users), naming the tool and every kind', () => {
+    assert.throws(
+      () => {
+        // What a JavaScript module (no type check) can write.
+        const options = { name: 'js_tool', version: '1.0.0' } as unknown as Parameters<typeof tool>[0];
+        @tool(options)
+        class JsTool extends Runnable {}
+        return JsTool;
+      },
+      (error: unknown) => {
+        assert.ok(error instanceof ToolDefinitionError);
+        assert.equal(error.code, 'DEFINITION');
+        assert.equal(error.toolName, 'js_tool');
+        assert.match(error.message, /^@tool js_tool: options\.kind is required/);
+        for (const kind of ACTION_KINDS) assert.ok(error.message.includes(`"${kind}"`), `lists ${kind}: ${error.message}`);
+        return true;
+      },
+    );
+  });
+
+  it('records every kind that fits the readOnly flag', () => {
+    for (const kind of ACTION_KINDS) {
+      const readOnly = kind === 'internal' || kind === 'file_read' || kind === 'mcp_read' || kind === 'network';
+      assert.equal(buildToolDescriptor({ name: 'kind_tool', version: '1.0.0', kind, readOnly }, Runnable).kind, kind);
+    }
+  });
+
+  it('kindFitsReadOnly: read-only tools read or reach the network; reading kinds need readOnly', () => {
+    const fits = (readOnly: boolean) => ACTION_KINDS.filter((kind) => kindFitsReadOnly(kind, readOnly));
+    assert.deepEqual(fits(true), ['internal', 'file_read', 'mcp_read', 'network']);
+    assert.deepEqual(fits(false), ['file_write', 'mcp_write_or_unknown', 'task_subagent', 'shell_command', 'network']);
   });
 });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { McpBridge, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
-import { MAX_BRIDGED_DESCRIPTION } from '../../src/mcp/bridge.js';
+import { bridgedKind, MAX_BRIDGED_DESCRIPTION } from '../../src/mcp/bridge.js';
 import { assignProxyNames, serverPrefix } from '../../src/mcp/proxy-names.js';
 import { createFixtureServer } from '../fixtures/mcp-fixture-server.js';
 import { inMemoryTransport, REPO_ROOT } from '../helpers.js';
@@ -152,11 +152,24 @@ describe('bridging fixture servers', () => {
     assert.match(description, /\.\.\. \[description cut at 4000 characters\]$/);
   });
 
-  test('readOnly comes from readOnlyHint only for trusted servers; gates apply to proxies', async () => {
+  test('bridgedKind: mcp_read only for readOnlyHint true from a trusted server', () => {
+    assert.equal(bridgedKind({ trusted: true }, { annotations: { readOnlyHint: true } }), 'mcp_read');
+    assert.equal(bridgedKind({ trusted: true }, { annotations: { readOnlyHint: false } }), 'mcp_write_or_unknown');
+    assert.equal(bridgedKind({ trusted: true }, { annotations: { destructiveHint: false } }), 'mcp_write_or_unknown');
+    assert.equal(bridgedKind({ trusted: true }, {}), 'mcp_write_or_unknown');
+    assert.equal(bridgedKind({ trusted: false }, { annotations: { readOnlyHint: true } }), 'mcp_write_or_unknown');
+    assert.equal(bridgedKind({}, { annotations: { readOnlyHint: true } }), 'mcp_write_or_unknown', 'trusted defaults to false');
+  });
+
+  test('readOnly and kind come from readOnlyHint only for trusted servers; gates apply to proxies', async () => {
     assert.equal(registry.get('basic__read_only')!.readOnly, true);
     assert.equal(registry.get('untrusted__read_only')!.readOnly, false);
     assert.equal(registry.get('basic__echo_args')!.readOnly, false);
     assert.equal(registry.get('basic__ping')!.runner, 'main');
+    // The action kind follows the same rule (issue 15, item 6).
+    assert.equal(registry.get('basic__read_only')!.kind, 'mcp_read');
+    assert.equal(registry.get('untrusted__read_only')!.kind, 'mcp_write_or_unknown', 'an untrusted server\'s hint is not believed');
+    assert.equal(registry.get('basic__echo_args')!.kind, 'mcp_write_or_unknown', 'no hint: unknown');
     const trusted = await executor.call('basic__read_only', {}, { mode: 'explore' });
     assert.equal(trusted.success, true, trusted.output);
     const denied = await executor.call('untrusted__read_only', {}, { mode: 'explore' });

@@ -55,6 +55,8 @@ describe('toolgate bridging toolgate', () => {
     assert.deepEqual(bridge.proxyNames('inner_yes'), ['inner_yes__write_file']);
     assert.equal(registry.get('inner__read_file')!.readOnly, true);
     assert.equal(registry.get('inner__write_file')!.readOnly, false);
+    assert.equal(registry.get('inner__read_file')!.kind, 'mcp_read');
+    assert.equal(registry.get('inner__write_file')!.kind, 'mcp_write_or_unknown');
     assert.ok((registry.get('inner__read_file')!.inputSchema.properties as Record<string, unknown>).filepath);
   });
 
@@ -99,7 +101,7 @@ describe('the CLI bridges the servers of toolgate.config.json', () => {
     assert.match(called.stdout, /seen by the CLI/);
     const listed = await runCli(['list', '--config', path.join(tmp.ws, 'toolgate.config.json'), '--tag', 'mcp']);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /inner__read_file\s+0\.1\.0\s+read/);
+    assert.match(listed.stdout, /inner__read_file\s+0\.1\.0\s+mcp_read\s+read/);
   });
 
   test("a workspace's own config file starts nothing unless named with --config (it would run a cloned repository's commands)", async () => {

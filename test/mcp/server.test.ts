@@ -91,6 +91,8 @@ for (const kind of ['in-memory', 'http'] as const) {
       assert.equal(byName.get('write_file')!.annotations!.destructiveHint, true);
       assert.equal(byName.get('web_search')!.annotations!.openWorldHint, true);
       assert.equal(byName.get('file_info')!.outputSchema?.type, 'object');
+      assert.deepEqual(read._meta, { 'toolgate/kind': 'file_read' }, 'the action kind rides in _meta');
+      assert.deepEqual(byName.get('write_file')!._meta, { 'toolgate/kind': 'file_write' });
     });
 
     test('calls a read-only tool', async () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadBuiltinTools, loadPortedTools, loadTools, toStrictSchema, ToolDefinitionError, ToolRegistry, type JsonSchema, type SchemaFileEntry } from 'toolgate';
+import { ACTION_KINDS, kindFitsReadOnly, loadBuiltinTools, loadPortedTools, loadTools, toStrictSchema, ToolDefinitionError, ToolRegistry, type JsonSchema, type SchemaFileEntry } from 'toolgate';
 import { getToolMetadata } from '../../src/decorators/metadata.js';
 import { registrationRevision } from '../../src/registry/registered-tool.js';
 import { readSchemaFile } from '../../src/schema/schema-file.js';
 import { checkSchema } from '../../src/schema/validator.js';
-import { FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry } from '../helpers.js';
+import { FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry, portedRegistry } from '../helpers.js';
 import { GreetV1Tool } from '../fixtures/versions.tool.js';
 
 describe('ToolRegistry', async () => {
@@ -65,6 +65,7 @@ describe('ToolRegistry', async () => {
     assert.equal(registrationRevision(tool.name, tool.version, reordered, tool.outputSchema, tool), tool.revision);
     assert.notEqual(registrationRevision(tool.name, '9.9.9', tool.inputSchema, tool.outputSchema, tool), tool.revision);
     assert.notEqual(registrationRevision(tool.name, tool.version, tool.inputSchema, tool.outputSchema, { ...tool, readOnly: false, requiresConfirmation: false, scopedWrite: false }), tool.revision, 'a change of safety class is a new revision');
+    assert.notEqual(registrationRevision(tool.name, tool.version, tool.inputSchema, tool.outputSchema, { ...tool, kind: 'network' }), tool.revision, 'a change of kind is a new revision');
     assert.notEqual(registry.get('greet', '1.0.0')!.revision, registry.get('greet', '1.2.0')!.revision);
   });
 
@@ -74,10 +75,31 @@ describe('ToolRegistry', async () => {
     assert.deepEqual(registry.get('greet')!.pathArguments, []);
   });
 
+  it('finds command arguments (@format shell-command) from the schema', async () => {
+    const all = await portedRegistry();
+    assert.deepEqual(all.get('run_command')!.commandArguments, ['command']);
+    assert.deepEqual(all.get('exec_command')!.commandArguments, ['cmd']);
+    assert.deepEqual(all.get('input_command')!.commandArguments, []);
+    assert.deepEqual(all.get('read_file')!.commandArguments, []);
+    assert.equal(all.get('run_command')!.validateInput({ command: 'echo hi | wc -c' }), undefined, 'any string is a valid shell-command');
+  });
+
   it('rejects scopedWrite on a tool without path arguments', () => {
     const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.0.0'] as SchemaFileEntry;
     const descriptor = { ...getToolMetadata(GreetV1Tool)!, scopedWrite: true };
     assert.throws(() => new ToolRegistry().register(descriptor, entry), /declares scopedWrite but has no argument marked @format workspace-path/);
+  });
+
+  it('rejects a descriptor made by hand without a kind, or with one that does not fit readOnly', () => {
+    const entry = readSchemaFile(FIXTURE_SCHEMAS).tools['greet@1.0.0'] as SchemaFileEntry;
+    const { kind: _k, ...noKind } = getToolMetadata(GreetV1Tool)!;
+    for (const descriptor of [noKind, { ...noKind, kind: 'delete' }, { ...noKind, kind: 'file_write' }]) {
+      assert.throws(() => new ToolRegistry().register(descriptor as never, entry), (error: unknown) => {
+        assert.ok(error instanceof ToolDefinitionError);
+        assert.match(error.message, /^@tool greet: options\.kind /);
+        return true;
+      });
+    }
   });
 
   it('rejects a schema entry of another tool', () => {
@@ -147,10 +169,17 @@ describe('exports (T1, T3)', async () => {
     }
   });
 
-  it('exports carry no custom format: path arguments say so in words', () => {
+  it('exports carry no custom format: path and command arguments say so in words', async () => {
     for (const spec of [...registry.toOpenAI(), ...registry.toAnthropic(), ...registry.toMcp()]) {
       assert.ok(!JSON.stringify(spec).includes('workspace-path'));
     }
+    const all = await portedRegistry();
+    for (const spec of [...all.toOpenAI(), ...all.toOpenAIStrict(), ...all.toAnthropic(), ...all.toMcp()]) {
+      assert.ok(!JSON.stringify(spec).includes('shell-command'));
+    }
+    const [run] = all.toAnthropic({ names: ['run_command'] });
+    assert.match(String((run!.input_schema.properties as Record<string, JsonSchema>).command!.description), /work\)\. A shell command line\.$/);
+    assert.equal((all.get('run_command')!.inputSchema.properties as Record<string, JsonSchema>).command!.format, 'shell-command', 'the registry keeps the marker');
     const filepath = (registry.toAnthropic({ names: ['read_file'] })[0]!.input_schema.properties as Record<string, JsonSchema>).filepath!;
     assert.match(String(filepath.description), /A path inside the workspace, relative to its root\.$/);
     assert.equal((registry.get('read_file')!.inputSchema.properties as Record<string, JsonSchema>).filepath!.format, 'workspace-path', 'the registry keeps the marker');
@@ -164,5 +193,85 @@ describe('exports (T1, T3)', async () => {
     assert.equal(write!.annotations.destructiveHint, true);
     const [sink] = registry.toMcp({ names: ['echo_arguments'] });
     assert.equal(sink!.outputSchema?.type, 'object');
+    assert.deepEqual(read!._meta, { 'toolgate/kind': 'file_read' }, 'the action kind rides in _meta');
+    assert.deepEqual(write!._meta, { 'toolgate/kind': 'file_write' });
+  });
+});
+
+describe('action kinds of every tool (issue 15, item 6)', async () => {
+  const registry = await portedRegistry();
+
+  it('every registered tool (builtin, ported, fixture) has a kind that fits its readOnly flag', () => {
+    const tools = registry.list({ allVersions: true });
+    assert.ok(tools.length > 100, `the whole library is loaded (${tools.length} tools)`);
+    for (const tool of tools) {
+      assert.ok((ACTION_KINDS as readonly string[]).includes(tool.kind), `${tool.key} has no action kind (got ${JSON.stringify(tool.kind)})`);
+      assert.ok(kindFitsReadOnly(tool.kind, tool.readOnly), `${tool.key}: kind ${tool.kind} does not fit readOnly ${tool.readOnly}`);
+    }
+  });
+
+  it('the shipped tools keep the kinds chosen for them', () => {
+    const expected: Record<string, string> = {
+      append_to_file: 'file_write',
+      apply_diff: 'file_write',
+      calculate: 'internal',
+      convert_data: 'file_read',
+      convert_data_to_file: 'file_write',
+      copy_file: 'file_write',
+      create_archive: 'file_write',
+      csv_query: 'file_read',
+      current_time: 'internal',
+      delete_file: 'file_write',
+      detect_file_type: 'file_read',
+      diff_files: 'file_read',
+      download_url: 'network',
+      edit_file_line: 'file_write',
+      exec_command: 'shell_command',
+      execute_python: 'shell_command',
+      extract_archive: 'file_write',
+      file_info: 'file_read',
+      find_files: 'file_read',
+      generate_image: 'network',
+      git_add: 'file_write',
+      git_blame: 'file_read',
+      git_branch: 'file_write',
+      git_checkout: 'file_write',
+      git_commit: 'file_write',
+      git_diff: 'file_read',
+      git_log: 'file_read',
+      git_show: 'file_read',
+      git_status: 'file_read',
+      grep_files: 'file_read',
+      hash_file: 'file_read',
+      http_request: 'network',
+      image_info: 'file_read',
+      input_command: 'shell_command',
+      insert_lines: 'file_write',
+      json_query: 'file_read',
+      list_archive: 'file_read',
+      list_commands: 'internal',
+      list_files: 'file_read',
+      list_snapshots: 'file_read',
+      make_directory: 'file_write',
+      move_file: 'file_write',
+      read_file: 'file_read',
+      read_image: 'network',
+      read_lines: 'file_read',
+      read_pdf: 'file_read',
+      remove_line_range: 'file_write',
+      replace_in_file: 'file_write',
+      resize_image: 'file_write',
+      restore_snapshot: 'file_write',
+      run_command: 'shell_command',
+      snapshot_file: 'file_write',
+      stop_command: 'shell_command',
+      tree: 'file_read',
+      validate_json: 'file_read',
+      web_fetch: 'network',
+      web_search: 'network',
+      write_file: 'file_write',
+    };
+    const shipped = registry.list().filter((tool) => tool.tags.includes('builtin') || tool.tags.includes('ported'));
+    assert.deepEqual(Object.fromEntries(shipped.map((tool) => [tool.name, tool.kind]).sort()), Object.fromEntries(Object.entries(expected).sort()));
   });
 });

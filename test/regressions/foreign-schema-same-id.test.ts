@@ -30,7 +30,7 @@ describe('foreign schemas with the same $id', () => {
   it('a proxy registered, removed and registered again with a changed schema (list_changed)', () => {
     const registry = new ToolRegistry();
     const register = (input: Record<string, unknown>) => {
-      const descriptor = buildToolDescriptor({ name: 'srv__search', version: '1.0.0', description: 'Search.', runner: 'main' }, class { run() { return ''; } });
+      const descriptor = buildToolDescriptor({ name: 'srv__search', version: '1.0.0', kind: 'mcp_write_or_unknown', description: 'Search.', runner: 'main' }, class { run() { return ''; } });
       return registry.register(descriptor, { name: 'srv__search', version: '1.0.0', description: 'Search.', className: 'X', source: 'mcp:srv', inputSchema: input, outputSchema: null }, { foreignSchemas: true });
     };
     register(schema());

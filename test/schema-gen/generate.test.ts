@@ -78,6 +78,17 @@ describe('schema generator errors and staleness', () => {
     await assert.rejects(generateSchemas({ cwd: dir, patterns: ['d.ts'] }), /TypeScript errors/);
   });
 
+  it('refuses @format shell-command anywhere but on a top-level string property', async () => {
+    const doc = (tag: string) => `  /**\n   * Command.\n   * ${tag}\n   */\n`;
+    write('e.ts', `${header}export interface Step {\n${doc('@format shell-command')}  cmd: string;\n}\n/** Doc. */\n@tool({ name: 'nested_cmd', version: '1.0.0' })\nexport class F { run(args: { steps: Step[] }) { return ''; } }\n`);
+    await assert.rejects(generateSchemas({ cwd: dir, patterns: ['e.ts'] }), /nested_cmd@1\.0\.0.*@format shell-command on steps \(below the top level\)/s);
+    write('f.ts', `${header}interface In {\n${doc('@items.format shell-command')}  cmds: string[];\n}\n/** Doc. */\n@tool({ name: 'list_cmd', version: '1.0.0' })\nexport class G { run(args: In) { return ''; } }\n`);
+    await assert.rejects(generateSchemas({ cwd: dir, patterns: ['f.ts'] }), /list_cmd@1\.0\.0.*@format shell-command on cmds/s);
+    write('g.ts', `${header}interface In {\n${doc('@format shell-command')}  cmd: string;\n}\n/** Doc. */\n@tool({ name: 'top_cmd', version: '1.0.0' })\nexport class H { run(args: In) { return ''; } }\n`);
+    const [entry] = Object.values((await generateSchemas({ cwd: dir, patterns: ['g.ts'] })).tools);
+    assert.equal((entry!.inputSchema.properties as Record<string, JsonSchema>).cmd!.format, 'shell-command');
+  });
+
   it('writes, then detects a stale file without writing in check mode', async () => {
     write('ok.ts', `${header}/** Say hi. */\n@tool({ name: 'say_hi', version: '1.0.0' })\nexport class Hi { run(args: { /** Who. */ who: string }) { return 'hi ' + args.who; } }\n`);
     const out = path.join(dir, 'schemas.json');

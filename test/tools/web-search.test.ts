@@ -338,7 +338,7 @@ describe('web_search through the executor and the CLI', () => {
   test('toolgate list shows web_search as a read-only tool', async () => {
     const run = await runCli(['list']);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^web_search\s+1\.0\.0\s+read\s+no\s+/m);
+    assert.match(run.stdout, /^web_search\s+1\.0\.0\s+network\s+read\s+no\s+/m);
   });
 
   test('toolgate call web_search: unavailable without the key, results with it', async () => {

@@ -21,7 +21,7 @@ export interface AppendToFileInput {
  * notes and lists that grow; the rest of the file is untouched. The text takes the file's line
  * endings and encoding, and starts on a new line. To insert elsewhere use insert_lines.
  */
-@tool({ name: 'append_to_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'append_to_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class AppendToFileTool implements Tool<AppendToFileInput, string> {
   run(args: AppendToFileInput, ctx: ToolContext): Promise<string> {
     return appendToFile(ctx.workspace, args);

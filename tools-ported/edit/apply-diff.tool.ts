@@ -56,7 +56,7 @@ const MAX_DIFF_CHARS = 8 * 1024 * 1024;
  * deleting and (git diffs) renaming files; binary patches and mode changes are not applied.
  * For one small change, replace_in_file is simpler.
  */
-@tool({ name: 'apply_diff', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 60_000 })
+@tool({ name: 'apply_diff', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 60_000 })
 export class ApplyDiffTool implements Tool<ApplyDiffInput, string> {
   run(args: ApplyDiffInput, ctx: ToolContext): Promise<string> {
     return applyDiff(ctx.workspace, args);

@@ -30,7 +30,7 @@ export const MAX_COPY_BYTES = 64 * 1024 * 1024;
  * permission bits. Refuses an existing destination unless overwrite is true; never copies
  * folders. The copy is written atomically.
  */
-@tool({ name: 'copy_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 60_000 })
+@tool({ name: 'copy_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 60_000 })
 export class CopyFileTool implements Tool<CopyFileInput, string> {
   run(args: CopyFileInput, ctx: ToolContext): Promise<string> {
     return copyFile(ctx.workspace, args);

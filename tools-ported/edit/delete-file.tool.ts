@@ -15,7 +15,7 @@ export interface DeleteFileInput {
  * Delete one file from the workspace (not a folder). Consider snapshot_file first if you may
  * want it back. A symbolic link is followed: the file it points to is deleted.
  */
-@tool({ name: 'delete_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'delete_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class DeleteFileTool implements Tool<DeleteFileInput, string> {
   run(args: DeleteFileInput, ctx: ToolContext): Promise<string> {
     return deleteFile(ctx.workspace, args);

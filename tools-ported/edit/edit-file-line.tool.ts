@@ -33,7 +33,7 @@ export interface EditFileLineInput {
  * line that moved. Keeps the file's line endings and encoding. For text you can quote, prefer
  * replace_in_file.
  */
-@tool({ name: 'edit_file_line', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'edit_file_line', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class EditFileLineTool implements Tool<EditFileLineInput, string> {
   run(args: EditFileLineInput, ctx: ToolContext): Promise<string> {
     return editFileLine(ctx.workspace, args);

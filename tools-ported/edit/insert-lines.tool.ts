@@ -26,7 +26,7 @@ export interface InsertLinesInput {
  * lines take the file's line endings and encoding. To change existing text prefer
  * replace_in_file; to add at the end, append_to_file.
  */
-@tool({ name: 'insert_lines', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'insert_lines', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class InsertLinesTool implements Tool<InsertLinesInput, string> {
   run(args: InsertLinesInput, ctx: ToolContext): Promise<string> {
     return insertLines(ctx.workspace, args);

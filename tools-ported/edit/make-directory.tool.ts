@@ -17,7 +17,7 @@ export interface MakeDirectoryInput {
  * exists, and says so; fails when a file is in the way. Files need no make_directory first:
  * the writing tools create their folders.
  */
-@tool({ name: 'make_directory', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'make_directory', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class MakeDirectoryTool implements Tool<MakeDirectoryInput, string> {
   run(args: MakeDirectoryInput, ctx: ToolContext): Promise<string> {
     return makeDirectory(ctx.workspace, args);

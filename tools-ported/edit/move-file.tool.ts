@@ -21,7 +21,7 @@ export interface MoveFileInput {
  * (nothing is ever overwritten: delete it first if you mean to replace it). The content is not
  * rewritten, so any encoding is kept. A symbolic link is followed: what it points to is moved.
  */
-@tool({ name: 'move_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'move_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class MoveFileTool implements Tool<MoveFileInput, string> {
   run(args: MoveFileInput, ctx: ToolContext): Promise<string> {
     return moveFile(ctx.workspace, args);

@@ -32,7 +32,7 @@ const SHOWN_REMOVED = 5;
  * numbers first); the result shows what was removed and the lines now around the cut. For
  * text you can quote, replace_in_file with an empty new_text does the same.
  */
-@tool({ name: 'remove_line_range', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'remove_line_range', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class RemoveLineRangeTool implements Tool<RemoveLineRangeInput, string> {
   run(args: RemoveLineRangeInput, ctx: ToolContext): Promise<string> {
     return removeLineRange(ctx.workspace, args);

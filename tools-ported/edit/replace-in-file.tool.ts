@@ -36,7 +36,7 @@ export interface ReplaceInFileInput {
  * line numbers when it does not. Keeps the file's encoding and line endings. For whole-file
  * rewrites use write_file; for line-number edits, edit_file_line or remove_line_range.
  */
-@tool({ name: 'replace_in_file', version: '1.0.0', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'replace_in_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, scopedWrite: true, tags: ['edit', 'ported'], timeoutMs: 30_000 })
 export class ReplaceInFileTool implements Tool<ReplaceInFileInput, string> {
   run(args: ReplaceInFileInput, ctx: ToolContext): Promise<string> {
     return replaceInFile(ctx.workspace, args);

@@ -153,7 +153,7 @@ export class GenerateImageError extends ToolExecutionError {
  * filepath is given. Requires confirmation: each call costs money and may write a file.
  * Without a configured API key it answers "generate_image unavailable" and generates nothing.
  */
-@tool({ name: 'generate_image', version: '1.0.0', requiresConfirmation: true, tags: ['image', 'ported'], timeoutMs: 180_000 })
+@tool({ name: 'generate_image', version: '1.0.0', kind: 'network', requiresConfirmation: true, tags: ['image', 'ported'], timeoutMs: 180_000 })
 export class GenerateImageTool implements Tool<GenerateImageInput, string> {
   run(args: GenerateImageInput, ctx: ToolContext): Promise<string> {
     return generateImage(ctx.workspace, args, (dataUrl) => ctx.attachImage(dataUrl), {

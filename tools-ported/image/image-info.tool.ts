@@ -61,7 +61,7 @@ const EXTENSIONS: Record<RasterFormat, string[]> = {
  * orientation and size. Reads PNG, JPEG, GIF, WebP, TIFF, AVIF and HEIF up to 64 MiB. Use
  * read_image to show the image to a vision model.
  */
-@tool({ name: 'image_info', version: '1.0.0', readOnly: true, tags: ['image', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'image_info', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['image', 'ported'], timeoutMs: 30_000 })
 export class ImageInfoTool implements Tool<ImageInfoInput, ImageInfoOutput> {
   run(args: ImageInfoInput, ctx: ToolContext): Promise<ImageInfoOutput> {
     return imageInfo(ctx.workspace, args.filepath);

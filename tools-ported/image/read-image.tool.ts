@@ -41,7 +41,7 @@ export const READ_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
  * file name. Use image_info for facts about an image without looking at it, and resize_image
  * to shrink an image that is too large.
  */
-@tool({ name: 'read_image', version: '1.0.0', readOnly: true, tags: ['image', 'ported'], timeoutMs: 45_000 })
+@tool({ name: 'read_image', version: '1.0.0', kind: 'network', readOnly: true, tags: ['image', 'ported'], timeoutMs: 45_000 })
 export class ReadImageTool implements Tool<ReadImageInput, ReadImageOutput> {
   run(args: ReadImageInput, ctx: ToolContext): Promise<ReadImageOutput> {
     return readImage(ctx.workspace, args.source, (dataUrl) => ctx.attachImage(dataUrl), { signal: ctx.signal, deadline: ctx.deadline });

@@ -89,7 +89,7 @@ const FORMAT_OF_EXTENSION: Record<string, ResizeFormat> = {
  * between those formats. EXIF orientation is applied, and metadata is not copied. Refuses an
  * existing destination unless overwrite is true. Use image_info to learn the current size.
  */
-@tool({ name: 'resize_image', version: '1.0.0', requiresConfirmation: true, tags: ['image', 'ported'], timeoutMs: 60_000 })
+@tool({ name: 'resize_image', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['image', 'ported'], timeoutMs: 60_000 })
 export class ResizeImageTool implements Tool<ResizeImageInput, ResizeImageOutput> {
   run(args: ResizeImageInput, ctx: ToolContext): Promise<ResizeImageOutput> {
     return resizeImage(ctx.workspace, args);

@@ -55,7 +55,7 @@ export const DETECT_SAMPLE_BYTES = 64 * 1024;
  * file-type, encodings through chardet, and the extension through mime-types. Use it before
  * reading an unknown file, or to choose how to handle it; use file_info for size and times.
  */
-@tool({ name: 'detect_file_type', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'detect_file_type', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
 export class DetectFileTypeTool implements Tool<DetectFileTypeInput, DetectFileTypeOutput> {
   run(args: DetectFileTypeInput, ctx: ToolContext): Promise<DetectFileTypeOutput> {
     return detectFileType(ctx.workspace, args.filepath);

@@ -40,7 +40,7 @@ export const DIFF_TIME_LIMIT_MS = 15_000;
  * it to review what changed between a file and its copy or snapshot; use hash_file to compare
  * binary files. Files larger than 4 MiB are refused.
  */
-@tool({ name: 'diff_files', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'diff_files', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
 export class DiffFilesTool implements Tool<DiffFilesInput, string> {
   run(args: DiffFilesInput, ctx: ToolContext): Promise<string> {
     return diffFiles(ctx.workspace, args.old_filepath, args.new_filepath, {

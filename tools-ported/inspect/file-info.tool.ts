@@ -48,7 +48,7 @@ export interface FileInfoOutput {
  * entries). Use it to check a file's size before reading it, or whether it changed; use
  * detect_file_type for the MIME type and encoding, and read_lines or read_file for content.
  */
-@tool({ name: 'file_info', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'file_info', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
 export class FileInfoTool implements Tool<FileInfoInput, FileInfoOutput> {
   run(args: FileInfoInput, ctx: ToolContext): Promise<FileInfoOutput> {
     return fileInfo(ctx.workspace, args.filepath, ctx.signal);

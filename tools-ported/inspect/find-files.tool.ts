@@ -49,7 +49,7 @@ const COUNT_LIMIT = 100_000;
  * tree for the layout. Skips .git and node_modules unless include_ignored is true; symbolic
  * links are never followed.
  */
-@tool({ name: 'find_files', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'find_files', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
 export class FindFilesTool implements Tool<FindFilesInput, string> {
   run(args: FindFilesInput, ctx: ToolContext): Promise<string> {
     return findFiles(ctx.workspace, args.pattern, {

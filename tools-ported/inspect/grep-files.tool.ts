@@ -73,7 +73,7 @@ export const MAX_SHOWN_LINE = 400;
 // The pool runner (the default) runs each call in a worker thread and terminates that worker
 // at the timeout: a regular expression cannot be interrupted from JavaScript, so this is what
 // stops a pathological pattern without blocking the host. 30 s covers a large workspace.
-@tool({ name: 'grep_files', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000, runner: 'pool' })
+@tool({ name: 'grep_files', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000, runner: 'pool' })
 export class GrepFilesTool implements Tool<GrepFilesInput, string> {
   run(args: GrepFilesInput, ctx: ToolContext): Promise<string> {
     return grepFiles(ctx.workspace, {

@@ -35,7 +35,7 @@ export interface HashFileOutput {
  * to tell whether two files (text or binary) are identical; use diff_files to see how two text
  * files differ.
  */
-@tool({ name: 'hash_file', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 120_000 })
+@tool({ name: 'hash_file', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 120_000 })
 export class HashFileTool implements Tool<HashFileInput, HashFileOutput> {
   run(args: HashFileInput, ctx: ToolContext): Promise<HashFileOutput> {
     return hashFile(ctx.workspace, args.filepath, args.algorithm ?? 'sha256', ctx.signal);

@@ -34,7 +34,7 @@ const MAX_LINE_CHARS = 100_000;
  * something is. Lines are numbered as in an editor (a final newline does not start a line).
  * Binary files are refused.
  */
-@tool({ name: 'read_lines', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'read_lines', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
 export class ReadLinesTool implements Tool<ReadLinesInput, string> {
   run(args: ReadLinesInput, ctx: ToolContext): Promise<string> {
     return readLineRange(ctx.workspace, args.filepath, args.start_line ?? 1, args.end_line, {

@@ -44,7 +44,7 @@ const MAX_NAMES_PER_FOLDER = 10_000;
  * are shown but not opened unless include_ignored is true. Use it to get the layout of a
  * project; use find_files to find files by name, list_files for sizes.
  */
-@tool({ name: 'tree', version: '1.0.0', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'tree', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['inspect', 'ported'], timeoutMs: 30_000 })
 export class TreeTool implements Tool<TreeInput, string> {
   run(args: TreeInput, ctx: ToolContext): Promise<string> {
     return showTree(ctx.workspace, args.directory ?? '.', {

@@ -91,7 +91,7 @@ function limitedMath(): { evaluate: MathJsInstance['evaluate']; math: MathJsInst
  * mathjs expression language, with parsing, evaluation and configuration functions disabled.
  * Use it for any arithmetic instead of computing in your head.
  */
-@tool({ name: 'calculate', version: '1.0.0', readOnly: true, tags: ['misc', 'ported'], timeoutMs: 10_000, memoryMb: 256 })
+@tool({ name: 'calculate', version: '1.0.0', kind: 'internal', readOnly: true, tags: ['misc', 'ported'], timeoutMs: 10_000, memoryMb: 256 })
 export class CalculateTool implements Tool<CalculateInput, CalculateOutput> {
   run(args: CalculateInput): CalculateOutput {
     return calculate(args.expression, args.precision ?? 14);

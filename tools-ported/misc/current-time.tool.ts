@@ -29,7 +29,7 @@ export interface CurrentTimeOutput {
  * the UTC offset, the zone, and a readable form with the weekday. Use it whenever the answer
  * depends on today's date or the time somewhere; do not guess dates.
  */
-@tool({ name: 'current_time', version: '1.0.0', readOnly: true, tags: ['misc', 'ported'], timeoutMs: 5_000 })
+@tool({ name: 'current_time', version: '1.0.0', kind: 'internal', readOnly: true, tags: ['misc', 'ported'], timeoutMs: 5_000 })
 export class CurrentTimeTool implements Tool<CurrentTimeInput, CurrentTimeOutput> {
   run(args: CurrentTimeInput): CurrentTimeOutput {
     return currentTime(args.timezone);

@@ -5,7 +5,10 @@ import { commandSessions } from './command-sessions.js';
 
 /** Arguments of exec_command. */
 export interface ExecCommandInput {
-  /** The command line, run by `bash -lc`; it may keep running and read standard input. */
+  /**
+   * The command line, run by `bash -lc`; it may keep running and read standard input.
+   * @format shell-command
+   */
   cmd: string;
   /**
    * Folder to run in, relative to the workspace root. Default: the workspace root.
@@ -39,7 +42,7 @@ const DEADLINE_MARGIN_MS = 500;
  * tokens of the host. It runs in a sandbox unless the user turned it off: it can write only
  * inside the workspace and a private /tmp, and has no network unless the user allowed it.
  */
-@tool({ name: 'exec_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
+@tool({ name: 'exec_command', version: '1.0.0', kind: 'shell_command', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
 export class ExecCommandTool implements Tool<ExecCommandInput, string> {
   async run(args: ExecCommandInput, ctx: ToolContext): Promise<string> {
     const cwd = workingFolder(ctx.workspace, args.workdir);

@@ -30,7 +30,7 @@ export const CTRL_C = '\u0003';
  * ("\u0003" alone), or poll (no chars). Returns the output since the last call and, once the
  * command has exited, its exit status (the process_id is then gone).
  */
-@tool({ name: 'input_command', version: '1.0.0', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
+@tool({ name: 'input_command', version: '1.0.0', kind: 'shell_command', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
 export class InputCommandTool implements Tool<InputCommandInput, string> {
   async run(args: InputCommandInput, ctx: ToolContext): Promise<string> {
     const session = commandSessions.get(args.process_id, ctx.workspace.realRoot);

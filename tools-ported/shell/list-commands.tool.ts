@@ -6,7 +6,7 @@ import { commandSessions } from './command-sessions.js';
  * exited and have not been read yet): process_id, state, age and the command. Use it to find
  * a process_id you lost track of.
  */
-@tool({ name: 'list_commands', version: '1.0.0', readOnly: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 10_000 })
+@tool({ name: 'list_commands', version: '1.0.0', kind: 'internal', readOnly: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 10_000 })
 export class ListCommandsTool implements Tool<Record<string, never>, string> {
   run(_args: Record<string, never>, ctx: ToolContext): string {
     const now = Date.now();

@@ -4,7 +4,10 @@ import { commandSandbox, reportExit, seconds, workingFolder } from './command-ou
 
 /** Arguments of run_command. */
 export interface RunCommandInput {
-  /** The command line, run by `bash -lc` (pipes, redirects and `&&` work). */
+  /**
+   * The command line, run by `bash -lc` (pipes, redirects and `&&` work).
+   * @format shell-command
+   */
   command: string;
   /**
    * Folder to run in, relative to the workspace root. Default: the workspace root.
@@ -36,7 +39,7 @@ export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
  * inside the workspace and a private /tmp (emptied after each command), and has no network
  * unless the user allowed it (downloads and package installs fail).
  */
-@tool({ name: 'run_command', version: '1.0.0', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 610_000, truncation: 'head-tail' })
+@tool({ name: 'run_command', version: '1.0.0', kind: 'shell_command', requiresConfirmation: true, tags: ['shell', 'ported'], runner: 'main', timeoutMs: 610_000, truncation: 'head-tail' })
 export class RunCommandTool implements Tool<RunCommandInput, string> {
   async run(args: RunCommandInput, ctx: ToolContext): Promise<string> {
     return runCommand(args, ctx, process.env, this);

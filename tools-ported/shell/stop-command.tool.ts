@@ -13,7 +13,7 @@ export interface StopCommandInput {
  * then KILL after 2 s. Returns its last unread output and how it ended. Use input_command
  * with "\u0003" instead for a gentle Ctrl-C.
  */
-@tool({ name: 'stop_command', version: '1.0.0', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 30_000, truncation: 'head-tail' })
+@tool({ name: 'stop_command', version: '1.0.0', kind: 'shell_command', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 30_000, truncation: 'head-tail' })
 export class StopCommandTool implements Tool<StopCommandInput, string> {
   async run(args: StopCommandInput, ctx: ToolContext): Promise<string> {
     const session = commandSessions.get(args.process_id, ctx.workspace.realRoot);

@@ -49,7 +49,7 @@ export const DOWNLOAD_TIMEOUT_MS = 280_000;
  * is left. Refuses an existing file unless overwrite is true, and HTTP error statuses. Use
  * web_fetch to read a page instead of saving it.
  */
-@tool({ name: 'download_url', version: '1.0.0', requiresConfirmation: true, tags: ['web', 'ported'], timeoutMs: 300_000 })
+@tool({ name: 'download_url', version: '1.0.0', kind: 'network', requiresConfirmation: true, tags: ['web', 'ported'], timeoutMs: 300_000 })
 export class DownloadUrlTool implements Tool<DownloadUrlInput, string> {
   run(args: DownloadUrlInput, ctx: ToolContext): Promise<string> {
     return downloadUrl(ctx.workspace, args, { signal: ctx.signal, deadline: ctx.deadline });
