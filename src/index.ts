@@ -16,7 +16,7 @@ export { openFileInside, readFileInside, writeFileInside, type OpenInside, type 
 export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, CAN_PIN_FOLDERS, type WriteStop, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 
 // Calls, results and errors.
-export type { ToolCallRequest, ToolExecutionResult, StopReason } from './types/result.js';
+export type { ToolCallRequest, ToolExecutionResult, StopReason, DecisionRecord } from './types/result.js';
 export {
   ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode,
 } from './errors/errors.js';
@@ -29,10 +29,12 @@ export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/r
 export { RegisteredTool, type RegisterOptions } from './registry/registered-tool.js';
 export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
-export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions } from './executor/executor.js';
+export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions } from './executor/executor.js';
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
-export type { ConfirmationHandler, ConfirmationRequest } from './decisions/approval.js';
+export type { ConfirmationHandler, ConfirmationRequest, ApprovalAnswer } from './decisions/approval.js';
+export { APPROVAL_MODES, type ApprovalMode } from './decisions/decision.js';
+export type { SavedApprovals } from './policy/remembered-approvals.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
 export { createLogger, type Logger, type LevelWithSilent } from './logging/logger.js';
 

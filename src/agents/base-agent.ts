@@ -6,8 +6,10 @@
  *
  * @module
  */
+import crypto from 'node:crypto';
 import { askUserSpec } from '../builtin/ask-user.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
+import type { ApprovalMode } from '../decisions/decision.js';
 import { MODES, resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import { ToolgateOptionError } from '../errors/errors.js';
@@ -46,6 +48,13 @@ export interface AgentOptions {
    * the user must approve. Default: none (the tool system's executor handler, if it has one).
    */
   confirmationHandler?: ConfirmationHandler;
+  /**
+   * The approval mode of this agent's calls (`allow-all`, `deny-all`, `read-only`,
+   * `always-ask`), or a function read before every call (a session whose mode a person may
+   * change: the change counts from the next decision and does not answer a pending question).
+   * Default: the executor's.
+   */
+  approvalMode?: ApprovalMode | (() => ApprovalMode | undefined);
   /**
    * Answers the model's `ask_user` questions. With one, the `ask_user` spec is offered and
    * its calls go to this handler (never to a tool); without one it is not offered, and a call
@@ -169,6 +178,8 @@ export class BaseAgent {
     let toolRounds = 0;
     let text = '';
     const done = (stopReason: AgentStopReason): AgentRunResult => ({ text, stopReason, toolRounds, messages, results });
+    // One run is one turn: `allow_for_turn` answers last until it returns.
+    const turnId = `${this.name}:${crypto.randomUUID()}`;
 
     for (;;) {
       if (signal?.aborted) return done('aborted');
@@ -186,8 +197,11 @@ export class BaseAgent {
       if (typeof reply.content === 'string' && reply.content.trim() !== '') text = reply.content;
       if (!reply.tool_calls?.length) return done('final');
       toolRounds += 1;
+      const approvalMode = this.options.approvalMode;
       const batch = await tools.handler.answerOpenAI(reply, messages, {
         agent: this.name,
+        approvalMode: typeof approvalMode === 'function' ? approvalMode() : approvalMode,
+        turnId,
         mode: this.mode,
         scopedWriteDirs: this.scopedWriteDirs,
         confirm: this.autoConfirmTools,

@@ -24,17 +24,18 @@ import { BaseAgent, ExploreAgent, GeneralAgent, PlanAgent, type AgentEvent, type
 import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js';
 import type { QuestionHandler, UserQuestion } from '../system/tool-call-handler.js';
 import { ToolDefinitionError } from '../errors/errors.js';
-import type { ConfirmationRequest } from '../decisions/approval.js';
+import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, type CliContext, type CliIo } from './context.js';
-import { confirmationPrompt, terminalSafe } from './terminal.js';
+import { APPROVE_FLAGS, approvalOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, type CliContext, type CliIo } from './context.js';
+import { answerOf, confirmationPrompt, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
 /** Usage of `toolgate agent`. */
 const AGENT_USAGE = `Usage:
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
                  [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 [--approve allow-all|deny-all|read-only|always-ask]
                  [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
                  [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
 
@@ -46,7 +47,7 @@ Runs an agent on TASK with the tools, against an OpenAI-compatible chat completi
 plan (read-only, may write its plan inside --plan-dir, default plans/).
 --yes approves every tool call that asks for confirmation. Without --yes, confirmations and
 the model's questions are asked on the terminal; with no terminal, such calls are refused and
-the model is told so.
+the model is told so. --approve sets the approval mode (see toolgate help).
 MCP servers named in --config FILE (for example the workspace's toolgate.config.json) are bridged in.
 Tool calls are shown on stderr; the final answer is printed on stdout.
 Exit codes: 0 answered, 1 stopped without an answer, 2 usage or no endpoint, 130 interrupted.`;
@@ -73,6 +74,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
         yes: { type: 'boolean', short: 'y' }, 'max-rounds': { type: 'string' }, 'plan-dir': { type: 'string' },
         tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
         ...SANDBOX_FLAGS,
+        ...APPROVE_FLAGS,
       },
     });
   } catch (error) {
@@ -93,8 +95,10 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     if (!Number.isInteger(maxToolRounds) || maxToolRounds < 1) return usage(`--max-rounds must be a positive integer; got ${values['max-rounds']}`);
   }
   let sandbox;
+  let approvalMode;
   try {
     sandbox = sandboxOptions(values, ctx);
+    approvalMode = approvalOption(values);
   } catch (error) {
     return usage((error as Error).message);
   }
@@ -120,7 +124,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     workspace,
     logLevel: level as LevelWithSilent,
     // Whole outputs would be kept in a temporary folder removed at exit: keep none.
-    executor: { ...sandbox, outputStore: false },
+    executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: false },
   });
   const interactive = io.stdin.isTTY === true;
   const tty = interactive ? new TerminalAsker(io) : undefined;
@@ -211,9 +215,8 @@ class TerminalAsker {
     this.rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   }
 
-  async confirm(request: ConfirmationRequest): Promise<boolean> {
-    const answer = await this.rl.question(confirmationPrompt(request));
-    return /^y(es)?$/i.test(answer.trim());
+  async confirm(request: ConfirmationRequest): Promise<ApprovalAnswer> {
+    return answerOf(await this.rl.question(confirmationPrompt(request)), request);
   }
 
   async ask(question: UserQuestion): Promise<string | string[]> {

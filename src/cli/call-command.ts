@@ -12,13 +12,15 @@ import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { PathTraversalError } from '../errors/errors.js';
 import { protectedNameIn } from '../decisions/protected-paths.decider.js';
 import { failedResult } from '../closeout/results.js';
-import { EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
 /** Usage lines of `toolgate call`. */
 export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
                 [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
+                [--approve allow-all|deny-all|read-only|always-ask] [--no-policy] [--explain]
                 [--timeout-ms N] [--output-dir DIR] [--json]
                 [--sandbox workspace-write|read-only] [--sandbox-network]
                 [--dangerously-disable-sandbox]`;
@@ -45,7 +47,9 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
     'timeout-ms': { type: 'string' },
     'output-dir': { type: 'string' },
     json: { type: 'boolean' },
+    explain: { type: 'boolean' },
     ...SANDBOX_FLAGS,
+    ...APPROVE_FLAGS,
   });
   const [name, rawArgs, ...rest] = positionals;
   if (!name) throw new UsageError('call needs a tool NAME');
@@ -53,6 +57,7 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   const timeoutMs = timeoutOption(values);
   const workspace = workspaceOption(values, ctx);
   const mode = modeOption(values);
+  const approvalMode = approvalOption(values);
   for (const dir of (values['scoped-write'] as string[] | undefined) ?? []) {
     const hit = protectedNameIn(dir);
     if (hit !== undefined) throw new UsageError(`--scoped-write ${dir} is refused: ${hit} is protected (git runs programs that its files name); no mode may write there`);
@@ -66,6 +71,8 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
     logLevel: level,
     executor: {
       ...sandbox,
+      approvalMode,
+      policy: policyOption(values, ctx),
       confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
       // A temporary folder would be gone when this process exits: keep whole outputs only where asked.
       outputStore: values['output-dir'] === undefined ? false : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
@@ -85,6 +92,7 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
         timeoutMs,
       });
       if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      if (values.explain) ctx.stderr.write(explanation(result));
       if (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND') {
         if (!values.json) {
           ctx.stderr.write(`toolgate: ${result.error}\n`);
@@ -122,4 +130,23 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   } finally {
     await system.close();
   }
+}
+
+/**
+ * The decision path of a call, as `--explain` prints it: each decider that had an opinion, in
+ * order, with its rule (and the policy file and line) and reason, then what came of it.
+ */
+function explanation(result: ToolExecutionResult): string {
+  const lines = ['decision path:'];
+  const steps = result.decisions ?? [];
+  if (steps.length === 0) lines.push('  no decider had an opinion: allowed');
+  steps.forEach((d, i) => {
+    // A policy rule is named by its file and line already; other rules say where they are.
+    const where = d.file === undefined || d.rule === `${d.file}:${d.line}` ? '' : ` (${d.file}:${d.line})`;
+    const rule = d.rule === undefined ? '' : ` [${d.rule}]${where}`;
+    lines.push(`  ${i + 1}. ${d.decider}: ${d.verdict}${rule}: ${terminalSafe(d.reason, false)}`);
+  });
+  const ran = result.stopReason !== 'not_run' || result.errorCode === undefined;
+  lines.push(`  => ${ran ? 'allowed' : `not run (${result.errorCode})`}`);
+  return `${lines.join('\n')}\n`;
 }

@@ -11,6 +11,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ToolgateError } from '../errors/errors.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
+import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
+import { defaultPolicyPaths } from '../policy/policy-set.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
@@ -138,4 +140,39 @@ export function sandboxOptions(values: Record<string, unknown>, ctx: CliContext)
   }
   if (values['sandbox-network'] === true) options.sandboxNetwork = true;
   return options;
+}
+
+/** The approval flag of `call`, `mcp` and `agent`. */
+export const APPROVE_FLAGS = {
+  approve: { type: 'string' },
+  'no-policy': { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Usage lines of {@link APPROVE_FLAGS}. */
+export const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided gets: allow-all (run it), deny-all
+                     (refuse every call), read-only (run tools that only read, ask for the
+                     rest) or always-ask (ask about every call); default: tools that declare
+                     it ask. Protected paths and policy rules still apply
+  --no-policy        read no policy file (default: the user's
+                     $XDG_CONFIG_HOME/toolgate/policy.toml and the workspace's
+                     .toolgate/policy.toml; see toolgate policy check)`;
+
+/**
+ * The executor's `policy` option: the user's file where the context's environment puts it
+ * (`XDG_CONFIG_HOME`, `HOME`) and each workspace's, unless `--no-policy`.
+ */
+export function policyOption(values: Record<string, unknown>, ctx: CliContext): { user: string; workspace: true } | undefined {
+  if (values['no-policy'] === true) return undefined;
+  return { user: defaultPolicyPaths({ env: ctx.env, home: ctx.env.HOME || undefined }).user!, workspace: true };
+}
+
+/**
+ * The approval mode `--approve` names, if any.
+ * @throws UsageError for a name that is not an approval mode.
+ */
+export function approvalOption(values: Record<string, unknown>): ApprovalMode | undefined {
+  const named = values.approve as string | undefined;
+  if (named === undefined) return undefined;
+  if (!(APPROVAL_MODES as readonly string[]).includes(named)) throw new UsageError(`--approve must be one of ${APPROVAL_MODES.join(', ')}; got ${JSON.stringify(named)}`);
+  return named as ApprovalMode;
 }

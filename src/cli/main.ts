@@ -28,7 +28,7 @@
 import fs from 'node:fs';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { CALL_USAGE, callCommand } from './call-command.js';
-import { cliContext, EXIT, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
+import { APPROVE_USAGE, cliContext, EXIT, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
 import { LIST_USAGE, listCommand } from './list-command.js';
 import { MCP_USAGE, mcpCommand } from './mcp-command.js';
 import { POLICY_USAGE, policyCommand } from './policy-command.js';
@@ -66,6 +66,9 @@ Common options:
 
 Sandbox options of call, mcp and agent:
 ${SANDBOX_USAGE}
+
+Approval options of call, mcp and agent:
+${APPROVE_USAGE}
 
 ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
 The workspace defaults to the current folder.

@@ -9,7 +9,9 @@
  * @module
  */
 import path from 'node:path';
-import type { ActionKind } from '../policy/action-kinds.js';
+import { mostSevere } from '../policy/action-kinds.js';
+import { loadShellAnalyzer } from '../policy/shell/analyze.js';
+import { workspaceFor } from '../workspace/workspace.js';
 import type { PolicyCallInput, PolicyMatch } from '../policy/policy-rules.js';
 import { defaultPolicyPaths, PolicySet, type PolicyFileStatus } from '../policy/policy-set.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
@@ -50,7 +52,7 @@ export async function policyCommand(argv: string[], ctx: CliContext): Promise<nu
     await system.start();
     const found = system.registry.resolve(call.name);
     if (!(found instanceof RegisteredTool)) throw new UsageError(found.message);
-    const { input, notes } = explainInput(found, call.arguments, workspace);
+    const { input, notes } = await explainInput(found, call.arguments, workspace);
     out('call', `${call.name} ${JSON.stringify(call.arguments)}`);
     out('', `kind ${input.kind}; paths ${input.paths.length ? input.paths.join(', ') : '(none)'}`);
     for (const note of notes) out('', note);
@@ -83,23 +85,32 @@ function parseCall(text: string): { name: string; arguments: Record<string, unkn
 
 /**
  * What the policy rules are shown of a call from the command line: its tool's kind, its path
- * arguments (workspace-relative, not resolved through links: a preview) and, for a shell
+ * arguments (resolved inside the workspace, as the executor resolves them) and, for a shell
  * tool, the analysis of its command.
  */
-function explainInput(tool: RegisteredTool, args: Record<string, unknown>, workspace: string): { input: PolicyCallInput; notes: string[] } {
+async function explainInput(tool: RegisteredTool, args: Record<string, unknown>, workspace: string): Promise<{ input: PolicyCallInput; notes: string[] }> {
   const notes: string[] = [];
-  // wired after merge: RegisteredTool.kind and RegisteredTool.commandArguments land with the
-  // action-kinds work; until then the kind is guessed (readOnly, path arguments) and shell
-  // analysis is skipped.
-  const declared = (tool as { kind?: ActionKind }).kind;
-  const kind: ActionKind = declared ?? (tool.readOnly ? 'file_read' : tool.pathArguments.length > 0 ? 'file_write' : 'shell_command');
-  if (declared === undefined) notes.push('(the tool declares no kind yet: guessed from its readOnly flag and path arguments)');
-  const commandArguments = (tool as { commandArguments?: readonly string[] }).commandArguments;
-  if (commandArguments !== undefined && commandArguments.length > 0) notes.push('(shell analysis is not available here yet: command rules are not applied)');
+  const ws = workspaceFor(workspace);
   const paths = pathValues(args, tool.pathArguments)
     .filter((p): p is string => typeof p === 'string')
-    .map((p) => path.relative(workspace, path.resolve(workspace, p)).split(path.sep).join('/') || '.');
-  return { input: { tool: tool.name, kind, args, paths }, notes };
+    .map((p) => {
+      let real: string;
+      try {
+        real = ws.resolve(p);
+      } catch (error) {
+        throw new UsageError(`--explain: ${(error as Error).message}`);
+      }
+      return path.relative(ws.realRoot, real).split(path.sep).join('/') || '.';
+    });
+  const input: PolicyCallInput = { tool: tool.name, kind: tool.kind, args, paths };
+  const texts = tool.commandArguments.map((name) => args[name]).filter((v): v is string => typeof v === 'string');
+  if (texts.length === 0) return { input, notes };
+  const analyze = await loadShellAnalyzer();
+  const analyses = texts.map((text) => analyze(text));
+  const shell = { commands: analyses.flatMap((a) => a.commands), uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)) };
+  for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}: ${command.kind}`);
+  for (const why of shell.uncertain) notes.push(`uncertain: ${why}`);
+  return { input: { ...input, shell }, notes };
 }
 
 function describeStatus(status: PolicyFileStatus): string {

@@ -5,7 +5,7 @@
  * @module
  */
 import readline from 'node:readline/promises';
-import type { ConfirmationRequest } from '../decisions/approval.js';
+import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
 import type { CliIo } from './context.js';
 
 /**
@@ -20,24 +20,40 @@ export function terminalSafe(text: string, keepNewlines = true): string {
   });
 }
 
-/** The confirmation question: the target paths first and whole, then each argument, long values cut. */
+/** The keys a person types for each answer, and how the question shows them. */
+const ANSWER_KEYS: ReadonlyArray<{ answer: ApprovalAnswer; keys: RegExp; shown: string }> = [
+  { answer: 'allow_once', keys: /^y(es)?$/i, shown: '[y]es once' },
+  { answer: 'allow_for_turn', keys: /^t(urn)?$/i, shown: '[t]his turn' },
+  { answer: 'always', keys: /^a(lways)?$/i, shown: '[a]lways' },
+];
+
+/**
+ * The confirmation question: why it asks, the target paths first and whole, then each
+ * argument, long values cut, then the answers the request offers.
+ */
 export function confirmationPrompt(request: ConfirmationRequest): string {
-  const lines = [`${request.tool} ${request.version} asks to run.`];
+  const lines = [`${request.tool} ${request.version} asks to run: ${terminalSafe(request.ask.reason, false)}`];
   for (const p of request.paths) lines.push(`  target: ${terminalSafe(p, false)}`);
   for (const [key, value] of Object.entries(request.arguments)) {
     const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
     const shown = text.length > 300 ? `${text.slice(0, 300)}... (${text.length} characters)` : text;
     lines.push(`  ${terminalSafe(key, false)}: ${terminalSafe(shown, false)}`);
   }
-  return `${lines.join('\n')}\nAllow? [y/N] `;
+  const choices = ANSWER_KEYS.filter((a) => request.offers.includes(a.answer)).map((a) => a.shown);
+  return `${lines.join('\n')}\nAllow? ${choices.join(' / ')} / [N]o `;
 }
 
-/** Ask the confirmation question on the terminal (prompt on stderr); true on `y` or `yes`. */
-export async function askOnTty(io: CliIo, request: ConfirmationRequest): Promise<boolean> {
+/** The answer typed: one the request offers, else `deny`. */
+export function answerOf(typed: string, request: ConfirmationRequest): ApprovalAnswer {
+  const found = ANSWER_KEYS.find((a) => a.keys.test(typed.trim()));
+  return found !== undefined && request.offers.includes(found.answer) ? found.answer : 'deny';
+}
+
+/** Ask the confirmation question on the terminal (prompt on stderr). */
+export async function askOnTty(io: CliIo, request: ConfirmationRequest): Promise<ApprovalAnswer> {
   const rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   try {
-    const answer = await rl.question(confirmationPrompt(request));
-    return /^y(es)?$/i.test(answer.trim());
+    return answerOf(await rl.question(confirmationPrompt(request)), request);
   } finally {
     rl.close();
   }

@@ -2,7 +2,8 @@
  * Answering an `ask`: the caller's `confirm: true` approves at once; otherwise a confirmation
  * handler (a terminal prompt, MCP elicitation, an agent's callback) is asked; with neither,
  * the call is refused with `CONFIRMATION_REQUIRED`. Whatever answers, the result is a
- * {@link Decision} of the `confirmation` step.
+ * {@link Decision} of the `confirmation` step. Also here: the approval modes and the answers
+ * a handler may give.
  *
  * @module
  */
@@ -29,10 +30,38 @@ export interface ConfirmationRequest {
   paths: string[];
   /** Why the call asks: the decider that asked, its reason, and its rule when it has named rules. */
   ask: { decider: string; reason: string; rule?: string };
+  /**
+   * The answers that may be given: always `allow_once` and `deny`; `allow_for_turn` and
+   * `always` unless the question must be answered afresh every time (`always_ask`, the
+   * `always-ask` approval mode); `always` not for broad grants (a shell, an interpreter,
+   * `env`, `sudo`: see `remembered-approvals.ts`). A handler that gives another answer gets
+   * the closest narrower one (`always` becomes `allow_for_turn`, that becomes `allow_once`).
+   */
+  offers: readonly ApprovalAnswer[];
 }
 
-/** Asks a person (or a policy) whether a call may run; resolves true for yes. */
-export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | Promise<boolean>;
+/**
+ * A person's answer to a question (seed `004_1a9ea3106da7ef2e.txt`):
+ * - `allow_once`: this call runs; the same request asks again;
+ * - `allow_for_turn`: this call runs, and the same request (same tool registration, same
+ *   canonical input, same workspace; for shell, each command) runs without asking for the
+ *   rest of the turn (the call option `turnId`; calls that name none share one turn that lasts
+ *   as long as the executor);
+ * - `always`: as `allow_for_turn`, and saved in the user's policy file for later sessions;
+ * - `deny`: refused; the same request is refused without asking for the rest of the turn.
+ */
+export type ApprovalAnswer = 'allow_once' | 'allow_for_turn' | 'always' | 'deny';
+
+/** Every {@link ApprovalAnswer}, widest grant last but one. */
+const APPROVAL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'allow_for_turn', 'always', 'deny']);
+
+/**
+ * Asks a person (or a policy) whether a call may run. Resolves `true` (the same as
+ * `allow_once`), `false` (the same as `deny`) or an {@link ApprovalAnswer}; a throw, a
+ * rejection or any other value counts as `deny`.
+ */
+export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
 
 /**
  * The step that answers an `ask`: every decision this module makes carries it, and its `deny`
@@ -51,15 +80,21 @@ function confirmationRequiredReason(request: ConfirmationRequest): string {
 }
 
 /** Shared `allow` of a call the caller approved in advance (never written to). */
-const APPROVED_IN_ADVANCE: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved in advance by the caller (confirm: true)' });
-/** Shared `allow` of a call the confirmation handler approved (never written to). */
-const APPROVED_BY_HANDLER: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved by the confirmation handler' });
+const APPROVED_IN_ADVANCE: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved in advance by the caller (confirm: true)', rule: 'allow_once' });
+
+/** The narrowest answer the request offers that is at least as narrow as `given`. */
+function offered(given: ApprovalAnswer, offers: readonly ApprovalAnswer[]): ApprovalAnswer {
+  if (given === 'deny' || offers.includes(given)) return given;
+  if (given === 'always' && offers.includes('allow_for_turn')) return 'allow_for_turn';
+  return 'allow_once';
+}
 
 /**
  * Answer an `ask`.
- * @param confirm - the caller's `confirm` flag: `true` approves without asking.
+ * @param confirm - the caller's `confirm` flag: `true` approves without asking (as `allow_once`).
  * @param handler - asked when `confirm` is not true; a handler that throws or rejects counts as no.
- * @returns `allow`, or `deny` with `CONFIRMATION_REQUIRED` (nobody to ask) or `CONFIRMATION_DENIED`.
+ * @returns `allow` whose `rule` is the answer (`allow_once`, `allow_for_turn`, `always`), or
+ *   `deny` with `CONFIRMATION_REQUIRED` (nobody to ask) or `CONFIRMATION_DENIED` (rule `deny`).
  */
 export async function answerAsk(
   request: ConfirmationRequest,
@@ -69,12 +104,14 @@ export async function answerAsk(
 ): Promise<Decision> {
   if (confirm === true) return APPROVED_IN_ADVANCE;
   if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request));
-  let yes = false;
+  let answer: ApprovalAnswer = 'deny';
   try {
-    yes = (await handler(request)) === true;
+    const said = await handler(request);
+    if (said === true) answer = 'allow_once';
+    else if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) answer = offered(said, request.offers);
   } catch (error) {
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
   }
-  if (yes) return APPROVED_BY_HANDLER;
-  return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`);
+  if (answer !== 'deny') return { verdict: 'allow', decider: NAME, reason: `approved by the confirmation handler (${answer})`, rule: answer };
+  return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`, 'deny');
 }

@@ -3,19 +3,25 @@
  * adding a decider is one file implementing `Decider` and one line here.
  *
  * Order: the mode first (it fails closed and costs nothing), then protected paths (`.git`,
- * `.toolgate` and the caller's list ask, or are denied in read-only modes), then the caller's policy hook,
- * then the tool's own need for confirmation (an `ask`, answered by `approval.ts` after every
- * decider has spoken, so that a later `deny` never bothers a person). Rate limiting is not a
- * decider: it is admission, after the decisions (`rate-limit.ts`).
+ * `.toolgate` and the caller's list ask, or are denied in read-only modes), then the policy
+ * files (their `deny` comes before any remembered answer: a deny beats a saved approval),
+ * then remembered approvals (a request answered before), then the caller's policy hook, then the approval mode
+ * (the default question: a tool's own `requiresConfirmation`, or the mode's). An `ask` is
+ * answered by `approval.ts` after every decider has spoken, so that a later `deny` never
+ * bothers a person. Rate limiting is not a decider: it is admission, after the decisions
+ * (`rate-limit.ts`).
  *
  * @module
  */
 import type { Logger } from '../logging/logger.js';
-import { ConfirmationDecider } from './confirmation.decider.js';
+import type { RememberedApprovals } from '../policy/remembered-approvals.js';
+import { ApprovalModeDecider } from './approval-mode.decider.js';
 import type { Decider } from './decision.js';
 import { ModeDecider } from './mode.decider.js';
 import { PolicyHookDecider, type PolicyHook } from './policy-hook.decider.js';
+import { PolicyFilesDecider, type PolicyFilesOptions } from './policy-files.decider.js';
 import { ProtectedPathsDecider } from './protected-paths.decider.js';
+import { RememberedDecider } from './remembered.decider.js';
 
 /** What the deciders are configured with (the executor's options). */
 export interface DeciderOptions {
@@ -27,13 +33,19 @@ export interface DeciderOptions {
   policyTimeoutMs: number;
   /** Protected names and workspace-relative paths beyond `.git` and `.toolgate`. */
   protectedPaths: readonly string[];
+  /** The answers people gave (the executor's). */
+  remembered: RememberedApprovals;
+  /** The policy files, or `undefined` to read none. */
+  policyFiles: PolicyFilesOptions | undefined;
   logger: Logger;
 }
 
 /** Build the deciders, in order. */
 export function buildDeciders(options: DeciderOptions): Decider[] {
   const deciders: Decider[] = [new ModeDecider(options.scopedWriteTools), new ProtectedPathsDecider(options.protectedPaths)];
+  if (options.policyFiles !== undefined) deciders.push(new PolicyFilesDecider(options.policyFiles));
+  deciders.push(new RememberedDecider(options.remembered));
   if (options.policyHook !== undefined) deciders.push(new PolicyHookDecider(options.policyHook, options.logger, options.policyTimeoutMs));
-  deciders.push(new ConfirmationDecider());
+  deciders.push(new ApprovalModeDecider());
   return deciders;
 }

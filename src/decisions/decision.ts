@@ -9,7 +9,23 @@
 import type { ToolErrorCode } from '../errors/errors.js';
 import type { AgentMode } from '../modes/modes.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
+import type { ShellAnalysis } from '../policy/shell/types.js';
 import type { Workspace } from '../workspace/workspace.js';
+
+/**
+ * Approval modes (seed `000_ba529e068cefa394.txt`): what happens to a call no rule decided.
+ * - `allow-all`: run without asking, except what a rule, a protected path or `always_ask` asks;
+ * - `deny-all`: refuse every call (nothing runs; a switch that stops an agent's actions);
+ * - `read-only`: run tools whose action kind only reads (`internal`, `file_read`, `mcp_read`)
+ *   without asking, ask for the rest;
+ * - `always-ask`: ask a person about every call, afresh each time.
+ * With no approval mode, the tools that declare `requiresConfirmation` ask, and the rest run.
+ * Explicit policy rules apply in every mode: a `deny` rule denies, an `ask` rule asks, and an
+ * `allow` rule lifts a tool's own question (but not `always-ask`).
+ */
+export const APPROVAL_MODES = Object.freeze(['allow-all', 'deny-all', 'read-only', 'always-ask'] as const);
+/** One of {@link APPROVAL_MODES}. */
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** What a decider says of a call: let it run, ask a person (or a handler) first, or refuse it. */
 type Verdict = 'allow' | 'ask' | 'deny';
@@ -29,8 +45,26 @@ export interface Decision {
   readonly code?: ToolErrorCode;
   /** Readable reason: shown to the model on `deny`, to the person asked on `ask`. */
   readonly reason: string;
-  /** The rule that produced it, when the decider has named rules (a policy file's rule id). */
+  /** The rule that produced it, when the decider has named rules (a policy file's `file:line`, a protected name, an approval mode). */
   readonly rule?: string;
+  /** Where the rule is written, when it is in a file: the file's path and the rule's line (1-based). */
+  readonly source?: { readonly file: string; readonly line: number };
+  /**
+   * On `ask`: only a person's answer, given now, settles it. Remembered approvals, `allow`
+   * rules and the `allow-all` approval mode do not (a policy file's `always_ask`, the
+   * `always-ask` approval mode).
+   */
+  readonly fresh?: boolean;
+  /**
+   * On `allow`: this decision is a remembered answer to this exact request (see
+   * `remembered.decider.ts`): it settles every `ask` of the call that is not `fresh`.
+   */
+  readonly answersAsk?: boolean;
+  /**
+   * On `allow`: an explicit grant (a policy rule, the `allow-all` or `read-only` approval
+   * mode): it lifts the tool's own default question (`requiresConfirmation`), and nothing else.
+   */
+  readonly grants?: boolean;
   /**
    * On `allow`: real paths of the only folders the call may write in (a scoped write in a
    * read-only mode). The tool's workspace checks them again at the moment of writing.
@@ -65,6 +99,16 @@ export interface PreparedCall {
   readonly modeName: string;
   /** Scoped write folders the caller added for this call (workspace-relative). */
   readonly scopedWriteDirs: readonly string[];
+  /** The approval mode of this call (the call's option, else the executor's), `undefined` for none. */
+  readonly approvalMode: ApprovalMode | undefined;
+  /** The turn the call belongs to (the call option `turnId`): what `allow_for_turn` and a denial in this turn are scoped to. `''` when the caller names none. */
+  readonly turnId: string;
+  /**
+   * The analysis of each `@format shell-command` argument, in schema order (empty for tools
+   * without one): made once before any decider runs, so rules and remembered approvals judge
+   * the same commands.
+   */
+  readonly commands: readonly ShellAnalysis[];
 }
 
 /**
@@ -85,7 +129,23 @@ export interface Decider {
    * call's signal and the executor closing still end the wait).
    */
   readonly waitLimit?: { readonly ms: number; readonly onTimeout: () => Decision | undefined };
-  decide(call: PreparedCall): Decision | undefined | PromiseLike<Decision | undefined>;
+  /**
+   * @param earlier - what the deciders before this one said (an empty array when none had an
+   *   opinion); read-only. The approval-mode decider reads it to skip the default question of
+   *   a call a rule already allowed.
+   */
+  decide(call: PreparedCall, earlier: readonly Decision[]): Decision | undefined | PromiseLike<Decision | undefined>;
+  /**
+   * True for deciders whose inputs can change while a person answers (policy files): after an
+   * `ask` is answered yes, they are asked again before the call runs, and a `deny` then wins.
+   */
+  readonly recheckAfterAnswer?: boolean;
+  /**
+   * Told the answer to an `ask` about `call` (an `allow` whose `rule` is `allow_once`,
+   * `allow_for_turn` or `always`, or a `deny`), before the call runs: remembered approvals
+   * learn here. Must not throw.
+   */
+  answered?(call: PreparedCall, answer: Decision): void;
 }
 
 /** A deny decision. */

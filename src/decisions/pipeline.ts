@@ -2,17 +2,25 @@
  * The decision pipeline: the deciders of `deciders.ts`, asked in order about one prepared
  * call, their decisions combined, an `ask` answered, and every wait bounded.
  *
- * Combination (documented, and the same for every decider):
- * - the first `deny` ends the pipeline: later deciders are not asked, and the call is refused
- *   with that decision's code and reason;
- * - otherwise any `ask` makes the call `ask` (the first ask's reason is kept): deny beats ask,
- *   ask beats allow;
- * - otherwise the call is allowed; `undefined` (no opinion) counts as `allow`, and an `allow`
- *   never overrides another decider's `ask` or `deny`. Every `allow` that confines writes
- *   (`writeRoots`) applies: a write must be inside a folder of each, so the folders kept are
- *   those inside some folder of every confinement; when none is left the call is denied.
- * An `ask` is then answered by `approval.ts` (the caller's `confirm`, else the confirmation
- * handler, else `CONFIRMATION_REQUIRED`), which turns it into `allow` or `deny`.
+ * Combination (documented in README's "Policy" table, and the same for every decider):
+ * 1. the first `deny` ends the pipeline: later deciders are not asked, and the call is refused
+ *    with that decision's code and reason. Deny beats everything: rules, remembered answers,
+ *    approval modes;
+ * 2. otherwise, an `ask` that is `fresh` (a policy file's `always_ask`, the `always-ask`
+ *    approval mode) goes to a person: nothing remembered and no `allow` settles it;
+ * 3. otherwise, an `ask` is settled by a remembered answer to this exact request (an `allow`
+ *    with `answersAsk`), or else goes to a person: ask beats allow. An `allow` rule lifts only
+ *    the default question (a tool's `requiresConfirmation`, the `read-only` approval mode's),
+ *    which the approval decider then does not ask (`approval-mode.decider.ts`);
+ * 4. otherwise the call is allowed; `undefined` (no opinion) counts as `allow`. Every `allow`
+ *    that confines writes (`writeRoots`) applies: a write must be inside a folder of each, so
+ *    the folders kept are those inside some folder of every confinement; when none is left
+ *    the call is denied.
+ * An `ask` that goes to a person is answered by `approval.ts` (the caller's `confirm`, else
+ * the confirmation handler, else `CONFIRMATION_REQUIRED`), which turns it into `allow` or
+ * `deny`. After a yes, the deciders whose inputs may have changed meanwhile
+ * (`recheckAfterAnswer`: policy files) are asked again, and a `deny` from them wins; then every
+ * decider with an `answered` hook (remembered approvals) is told the answer.
  *
  * Waits: a decider that answers with a promise, and the answer to an `ask`, end early with a
  * `deny` (code `ABORTED`) when the call's signal aborts or the executor closes; a decider's
@@ -27,7 +35,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
-import { ANSWER_STEP, answerAsk, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
+import { ANSWER_STEP, answerAsk, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /** What the pipeline decided about one call. */
@@ -53,6 +61,10 @@ export interface AskOptions {
   handler: ConfirmationHandler | undefined;
 }
 
+/** The answers offered when the pipeline has no `offers` function, or the question is fresh. */
+const ONCE_ONLY: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'deny']);
+const NO_DECISIONS: readonly Decision[] = Object.freeze([]);
+
 /** The shared result of a call nobody objected to (never written to). */
 const ALLOWED: Decided = Object.freeze({ final: Object.freeze({ verdict: 'allow', decider: 'pipeline', reason: 'no decider objected' }), trail: Object.freeze([]) as readonly Decision[] });
 
@@ -61,11 +73,14 @@ export class DecisionPipeline {
   /**
    * @param deciders - in the order they are asked (see `deciders.ts`).
    * @param closing - aborted when the executor closes: ends every wait.
+   * @param offers - the answers a person may give about `call` (see
+   *   `ConfirmationRequest.offers`); default `allow_once` and `deny` only.
    */
   constructor(
     private readonly deciders: readonly Decider[],
     private readonly logger: Logger,
     private readonly closing: AbortSignal,
+    private readonly offers: (call: PreparedCall) => readonly ApprovalAnswer[] = () => ONCE_ONLY,
   ) {}
 
   /**
@@ -83,7 +98,7 @@ export class DecisionPipeline {
   private from(index: number, trail: Decision[] | undefined, call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Decided | Promise<Decided> {
     for (let i = index; i < this.deciders.length; i++) {
       const decider = this.deciders[i]!;
-      const said = decider.decide(call);
+      const said = decider.decide(call, trail ?? NO_DECISIONS);
       if (isThenable(said)) {
         const limit = decider.waitLimit;
         return this.bounded(said, decider.name, signal, limit?.ms ?? 0, limit?.onTimeout).then((decision) => {
@@ -97,25 +112,60 @@ export class DecisionPipeline {
       if (said.verdict === 'deny') return finish(trail!, said);
     }
     if (trail === undefined) return ALLOWED;
-    const asked = trail.find((d) => d.verdict === 'ask');
+    let asked: Decision | undefined;
+    let fresh = false;
+    let remembered: Decision | undefined;
+    for (const d of trail) {
+      if (d.verdict === 'ask') {
+        asked ??= d;
+        if (d.fresh === true) fresh = true;
+      } else if (d.answersAsk === true) remembered ??= d;
+    }
     if (asked === undefined) return finish(trail, trail[trail.length - 1]!);
-    return this.answer(asked, trail, call, ask, signal);
+    if (!fresh && remembered !== undefined) return finish(trail, remembered);
+    return this.answer(fresh ? trail.find((d) => d.fresh === true)! : asked, fresh, trail, call, ask, signal);
   }
 
-  /** Answer the `ask`, bounded by the call's signal and the executor closing. */
-  private async answer(asked: Decision, trail: Decision[], call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Promise<Decided> {
+  /**
+   * Answer the `ask`, bounded by the call's signal and the executor closing; after a yes, ask
+   * again the deciders that recheck; then tell the deciders that learn from answers.
+   */
+  private async answer(asked: Decision, fresh: boolean, trail: Decision[], call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Promise<Decided> {
     const { tool, workspace } = call;
     const request: ConfirmationRequest = {
       tool: tool.name, version: tool.version, arguments: frozenCopy(call.args), callId: call.callId, description: tool.description,
       paths: call.paths.map((p) => workspace.relative(p.real)),
       ask: asked.rule === undefined ? { decider: asked.decider, reason: asked.reason } : { decider: asked.decider, reason: asked.reason, rule: asked.rule },
+      offers: fresh ? ONCE_ONLY : this.offers(call),
     };
     // Whatever ends the wait, the answer is the confirmation step's.
     const askedAt = performance.now();
     const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger), ANSWER_STEP, signal, 0, undefined))!;
     const answerWaitMs = performance.now() - askedAt;
     trail.push(answer);
+    if (answer.verdict === 'allow') {
+      const refusal = await this.recheck(trail, call, signal);
+      if (refusal !== undefined) {
+        trail.push(refusal);
+        return { final: refusal, trail, answerWaitMs };
+      }
+    }
+    // A refusal for want of anyone to ask is not a person's answer: nothing to learn from it.
+    if (answer.code !== 'CONFIRMATION_REQUIRED' && answer.code !== 'ABORTED') {
+      for (const decider of this.deciders) decider.answered?.(call, answer);
+    }
     return { ...finish(trail, answer), answerWaitMs };
+  }
+
+  /** Ask the deciders that recheck after an answer again; their first `deny`, if any. */
+  private async recheck(trail: readonly Decision[], call: PreparedCall, signal: AbortSignal | undefined): Promise<Decision | undefined> {
+    for (const decider of this.deciders) {
+      if (decider.recheckAfterAnswer !== true) continue;
+      const said = decider.decide(call, trail);
+      const decision = isThenable(said) ? await this.bounded(said, decider.name, signal, decider.waitLimit?.ms ?? 0, decider.waitLimit?.onTimeout) : said;
+      if (decision?.verdict === 'deny') return decision;
+    }
+    return undefined;
   }
 
   /**

@@ -33,7 +33,7 @@ export interface PolicyCall {
  */
 export type PolicyHook = (call: PolicyCall) => unknown;
 
-const NAME = 'policy';
+const NAME = 'policy-hook';
 
 /** What a policy hook sees; the frozen copy of the arguments is made only if the hook reads it. */
 class LazyPolicyCall implements PolicyCall {

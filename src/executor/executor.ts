@@ -12,6 +12,7 @@
  *
  * @module
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import crypto from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -21,12 +22,18 @@ import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf,
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import { buildDeciders } from '../decisions/deciders.js';
-import type { Decision, PreparedCall, ResolvedPath } from '../decisions/decision.js';
+import { APPROVAL_MODES, type ApprovalMode, type Decision, type PreparedCall, type ResolvedPath } from '../decisions/decision.js';
 import { ANSWER_STEP } from '../decisions/approval.js';
 import { DecisionPipeline, type Decided } from '../decisions/pipeline.js';
 import type { PolicyHook } from '../decisions/policy-hook.decider.js';
 import { RateLimiter } from '../decisions/rate-limit.js';
 import { createLogger, redactSecrets, type Logger } from '../logging/logger.js';
+import { RememberedApprovals, type SavedApprovals } from '../policy/remembered-approvals.js';
+import { PolicyFileApprovals } from '../policy/saved-approvals.js';
+import { defaultPolicyPaths } from '../policy/policy-set.js';
+import type { PolicyFilesOptions } from '../decisions/policy-files.decider.js';
+import type { ShellAnalysis } from '../policy/shell/types.js';
+import { loadShellAnalyzer, readyShellAnalyzer, type ShellAnalyzer } from '../policy/shell/analyze.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
@@ -35,7 +42,7 @@ import type { Runner, RunOutcome, RunRequest } from '../runner/runner.js';
 import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import { DEFAULT_SANDBOX, SANDBOX_PROFILES, type SandboxPolicy, type SandboxProfile } from '../sandbox/bubblewrap.js';
-import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import type { DecisionRecord, StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
 import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
@@ -60,6 +67,24 @@ export interface ToolExecutorOptions {
   policyTimeoutMs?: number;
   /** Asked when a call needs confirmation and was not given `confirm: true`. Default: none. */
   confirmationHandler?: ConfirmationHandler;
+  /**
+   * What a call no rule decided gets: `allow-all`, `deny-all`, `read-only` or `always-ask`
+   * (see `APPROVAL_MODES`). A call's own `approvalMode` overrides it. Default: none, so the
+   * tools that declare `requiresConfirmation` ask and the rest run; with no confirmation
+   * handler, what asks is refused (`CONFIRMATION_REQUIRED`).
+   */
+  approvalMode?: ApprovalMode;
+  /**
+   * Policy files: the user's and each workspace's (README, "Policy"). Re-checked before every
+   * call; an unreadable or invalid file denies every call, naming the file and line. Default:
+   * none read (the CLI, `toolgate mcp` and `toolgate agent` read both unless `--no-policy`).
+   */
+  policy?: PolicyOptions;
+  /**
+   * Where `always` answers are saved and read. Default: the user's policy file when `policy`
+   * reads one, else none, and then `always` is not offered (answers count for the turn).
+   */
+  savedApprovals?: SavedApprovals;
   /** Child processes per memory cap (process runner) and worker threads per pool (pool runner). Default `max(2, available parallelism)`. */
   poolSize?: number;
   /** Heap cap in MiB for tools that declare none (process and pool runners). Default 1024. */
@@ -109,6 +134,18 @@ export interface ToolExecutorOptions {
   sandboxNetwork?: boolean;
 }
 
+/** Which policy files an executor reads (its `policy` option). */
+export interface PolicyOptions {
+  /**
+   * The user's policy file: a path, `true` for the default place
+   * (`$XDG_CONFIG_HOME/toolgate/policy.toml`, else `~/.config/toolgate/policy.toml`; `policy.json`
+   * there when only it exists), or `false` for none. Default `true`.
+   */
+  user?: string | boolean;
+  /** Whether each workspace's `.toolgate/policy.toml` (or `policy.json`) counts. Default `true`. */
+  workspace?: boolean;
+}
+
 /** Per-call options. */
 export interface ExecuteOptions {
   /** Agent mode: `default`, `explore`, `plan`, or a custom {@link AgentMode}. Default `default`. An unknown name is denied. */
@@ -119,6 +156,18 @@ export interface ExecuteOptions {
   confirm?: boolean;
   /** Overrides the executor's confirmation handler for this call; `null` disables it. */
   confirmationHandler?: ConfirmationHandler | null;
+  /**
+   * The approval mode of this call, overriding the executor's (an agent passes its session's
+   * current mode with every call, so a change counts from the next decision). An unknown value
+   * is an `INVALID_OPTIONS` result.
+   */
+  approvalMode?: ApprovalMode;
+  /**
+   * The turn this call belongs to (an agent's turn id): `allow_for_turn` answers, and denials
+   * that are not asked again, last for the calls of the same turn. Default `''`: one turn that
+   * lasts as long as the executor.
+   */
+  turnId?: string;
   /**
    * Timeout in ms for this call, overriding the tool's (shorter or longer); `<= 0` or
    * `Infinity` disables it; values above 2147483647 (about 24.8 days) are capped there; `NaN`
@@ -168,6 +217,12 @@ class CallState implements PreparedCall, RunRequest {
   sandbox: SandboxPolicy = DEFAULT_SANDBOX;
   /** What the deciders said (left unset when none had an opinion): logged, and what a ledger records. */
   decisions: readonly Decision[] | undefined = undefined;
+  /** The approval mode (the call's, else the executor's). */
+  approvalMode: ApprovalMode | undefined = undefined;
+  /** The turn of the call (`''` for none). */
+  turnId = '';
+  /** Analyses of the shell-command arguments (set once the arguments are checked). */
+  commands: readonly ShellAnalysis[] = NO_COMMANDS;
   readonly signal: AbortSignal | undefined;
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;
@@ -198,6 +253,7 @@ const NO_ARGUMENTS: Record<string, unknown> = Object.freeze({}) as Record<string
 const SMALL_TEXT = 128;
 const NO_PATHS: readonly ResolvedPath[] = Object.freeze([]);
 const NO_DIRS: readonly string[] = Object.freeze([]);
+const NO_COMMANDS: readonly ShellAnalysis[] = Object.freeze([]);
 
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
@@ -217,6 +273,8 @@ export class ToolExecutor {
   private readonly logDebug: boolean;
   private readonly options: ToolExecutorOptions;
   private readonly pipeline: DecisionPipeline;
+  /** The answers people gave, per turn and saved. */
+  private readonly remembered: RememberedApprovals;
   private readonly runnerOptions: RunnerOptions;
   private readonly sandbox: SandboxPolicy;
   /** Runners by kind, each made on the first call of its kind. */
@@ -268,15 +326,23 @@ export class ToolExecutor {
     this.sandbox = options.sandbox === undefined && options.sandboxNetwork === undefined
       ? DEFAULT_SANDBOX
       : Object.freeze({ profile: options.sandbox ?? DEFAULT_SANDBOX.profile, network: options.sandboxNetwork ?? DEFAULT_SANDBOX.network });
+    if (options.approvalMode !== undefined && !APPROVAL_MODES.includes(options.approvalMode)) {
+      throw ToolgateOptionError.fromBadOption('approvalMode', `must be one of ${APPROVAL_MODES.join(', ')}; got ${JSON.stringify(options.approvalMode)}`);
+    }
     this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
+    const policyFiles = policyFilesOf(options.policy);
+    const saved = options.savedApprovals ?? (policyFiles?.userFile === undefined ? undefined : new PolicyFileApprovals(policyFiles.userFile, this.logger));
+    this.remembered = new RememberedApprovals(saved);
     const deciders = buildDeciders({
+      policyFiles,
       scopedWriteTools: this.scopedWriteTools,
       policyHook: options.policyHook,
       policyTimeoutMs,
       protectedPaths: options.protectedPaths ?? [],
+      remembered: this.remembered,
       logger: this.logger,
     });
-    this.pipeline = new DecisionPipeline(deciders, this.logger, this.closing.signal);
+    this.pipeline = new DecisionPipeline(deciders, this.logger, this.closing.signal, (call) => this.remembered.offers(call));
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);
     this.runnerOptions = { poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb, callsPerWorker: options.callsPerWorker };
     // Runner options are checked now, by making the runner they are for.
@@ -372,11 +438,30 @@ export class ToolExecutor {
     if (!(found instanceof RegisteredTool)) return this.finish(started, failedResult(found.code, found.message, { tool: name, callId }));
     const state = new CallState(found, call.arguments, options, callId, started);
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor is closed; no more calls run.');
-    const badOptions = applyOptions(options, state);
+    const badOptions = applyOptions(options, state, this.options.approvalMode);
     if (badOptions !== undefined) return this.fail(state, 'INVALID_OPTIONS', badOptions);
     const invalid = this.prepare(state, call.arguments);
     if (invalid !== undefined) return invalid;
+    if (state.tool.commandArguments.length !== 0) {
+      // Shell commands are analysed once, before any decider: the parser loads on first use.
+      const analyze = readyShellAnalyzer();
+      if (analyze === undefined) {
+        return loadShellAnalyzer().then(undefined, unavailableAnalyzer)
+          .then((loaded) => {
+            state.commands = analyzeCommands(state, loaded);
+            return this.decideOn(state, options);
+          })
+          .then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
+      }
+      state.commands = analyzeCommands(state, analyze);
+    }
+    return this.decideOn(state, options);
+  }
 
+  /** Step 3 begins: the decision pipeline, then admission. */
+  private decideOn(state: CallState, options: ExecuteOptions): ToolExecutionResult | Promise<ToolExecutionResult> {
+    const { name } = state.tool;
+    const { callId, started } = state;
     const ask = { confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler };
     const decided = this.pipeline.decide(state, ask, state.signal);
     if (!isThenable(decided)) return this.admit(state, decided);
@@ -605,6 +690,13 @@ export class ToolExecutor {
    */
   private finish(started: number, result: ToolExecutionResult, gate?: string, args?: unknown, decisions?: readonly Decision[]): ToolExecutionResult {
     result.durationMs = performance.now() - started;
+    if (decisions !== undefined) {
+      result.decisions = decisions.map(recordOf);
+      // The audit: one event per decision, naming the decider, the rule, its file and line.
+      if (this.logInfo) {
+        for (const d of result.decisions) this.logger.info({ event: 'decision', tool: result.tool, version: result.version, callId: result.callId, ...d }, `decision: ${d.decider} ${d.verdict}`);
+      }
+    }
     if (this.logInfo) {
       const event: Record<string, unknown> = {
         event: 'tool_call', tool: result.tool, version: result.version, callId: result.callId, gate: gate ?? (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND' || result.errorCode === 'INVALID_ARGUMENTS' || result.errorCode === 'INVALID_PATH' ? 'validation' : 'passed'),
@@ -627,9 +719,19 @@ export class ToolExecutor {
  * `state`: a bad value is an `INVALID_OPTIONS` result (the message is returned), or for modes
  * a denial (fail closed: `state.mode` stays undefined).
  */
-function applyOptions(options: ExecuteOptions, state: CallState): string | undefined {
+function applyOptions(options: ExecuteOptions, state: CallState, approvalMode: ApprovalMode | undefined): string | undefined {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     return `options.signal must be an AbortSignal; got ${kindOf(options.signal)}`;
+  }
+  if (options.approvalMode !== undefined) {
+    if (!APPROVAL_MODES.includes(options.approvalMode)) return `options.approvalMode must be one of ${APPROVAL_MODES.join(', ')}; got ${clip(JSON.stringify(options.approvalMode) ?? kindOf(options.approvalMode), 100)}`;
+    state.approvalMode = options.approvalMode;
+  } else {
+    state.approvalMode = approvalMode;
+  }
+  if (options.turnId !== undefined) {
+    if (typeof options.turnId !== 'string') return `options.turnId must be a string; got ${kindOf(options.turnId)}`;
+    state.turnId = options.turnId;
   }
   if (options.timeoutMs !== undefined) {
     if (typeof options.timeoutMs !== 'number' || Number.isNaN(options.timeoutMs)) {
@@ -656,6 +758,51 @@ function applyOptions(options: ExecuteOptions, state: CallState): string | undef
     state.modeName = '(invalid scopedWriteDirs: it must be an array of folder names)';
   }
   return undefined;
+}
+
+/**
+ * The policy files the `policy` option names.
+ * @throws ToolgateOptionError for a value of the wrong type or a relative path.
+ */
+function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | undefined {
+  if (policy === undefined) return undefined;
+  if (policy === null || typeof policy !== 'object') throw ToolgateOptionError.fromBadOption('policy', `must be an object { user?, workspace? }; got ${kindOf(policy)}`);
+  const { user = true, workspace = true } = policy;
+  if (typeof workspace !== 'boolean') throw ToolgateOptionError.fromBadOption('policy', `policy.workspace must be a boolean; got ${kindOf(workspace)}`);
+  if (typeof user === 'string' && !path.isAbsolute(user)) throw ToolgateOptionError.fromBadOption('policy', `policy.user must be an absolute path; got ${JSON.stringify(user)}`);
+  if (typeof user !== 'string' && typeof user !== 'boolean') throw ToolgateOptionError.fromBadOption('policy', `policy.user must be a path or a boolean; got ${kindOf(user)}`);
+  const userFile = typeof user === 'string' ? user : user ? defaultPolicyPaths().user : undefined;
+  return { userFile, workspaceFiles: workspace };
+}
+
+/** The analyses of a call's `@format shell-command` arguments (a missing or non-string value has none). */
+function analyzeCommands(state: CallState, analyze: ShellAnalyzer): readonly ShellAnalysis[] {
+  const found: ShellAnalysis[] = [];
+  for (const name of state.tool.commandArguments) {
+    const text = state.args[name];
+    if (typeof text === 'string') found.push(analyze(text));
+  }
+  return found;
+}
+
+/**
+ * The analyzer when the parser cannot be loaded: every command line is uncertain, so no rule
+ * allows it and no approval is remembered for its commands (fail closed).
+ */
+function unavailableAnalyzer(error: unknown): ShellAnalyzer {
+  const why = `the shell parser could not be loaded (${clip((error as Error)?.message ?? String(error), 200)})`;
+  return () => ({ commands: [], uncertain: [why], kind: 'shell_command' });
+}
+
+/** A decision as results and audit events carry it (the pipeline's flags left out). */
+function recordOf(d: Decision): DecisionRecord {
+  const record: DecisionRecord = { decider: d.decider, verdict: d.verdict, reason: d.reason };
+  if (d.rule !== undefined) record.rule = d.rule;
+  if (d.source !== undefined) {
+    record.file = d.source.file;
+    record.line = d.source.line;
+  }
+  return record;
 }
 
 /** `read_file(filepath: string, max_lines?: number)`: a compact signature for error messages. */

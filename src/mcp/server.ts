@@ -28,7 +28,7 @@ import {
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import type { ToolExecutor } from '../executor/executor.js';
-import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
+import type { ApprovalAnswer, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isOfferedInMode, isSelected } from '../registry/visibility.js';
@@ -133,6 +133,8 @@ export function createMcpServer(options: McpServeOptions): Server {
           confirmationHandler: canAsk ? ask : null,
           signal: extra.signal,
           workspaceRoot: options.workspaceRoot,
+          // MCP has no turns: an answer `for this turn` lasts as long as the client's session.
+          turnId: extra.sessionId ?? '',
         },
       );
     } catch (error) {
@@ -151,28 +153,34 @@ export function createMcpServer(options: McpServeOptions): Server {
   return server;
 }
 
-/** Ask the client, through form elicitation, whether a call may run. */
-async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal): Promise<boolean> {
+/**
+ * Ask the client, through form elicitation, whether a call may run, and for how long the
+ * answer counts (the request's `offers`; MCP 2025-11-25 form mode: a boolean and a string enum).
+ */
+async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
   const args = JSON.stringify(request.arguments);
   const shown = args.length > 2000 ? `${args.slice(0, 2000)}... (${args.length} characters)` : args;
   const targets = request.paths.length ? `\nTargets: ${request.paths.join(', ')}` : '';
+  const remembered: readonly ApprovalAnswer[] = request.offers.filter((o) => o !== 'deny');
+  const properties: Record<string, unknown> = { approve: { type: 'boolean', title: 'Allow this call', description: `Run ${request.tool} with these arguments.`, default: false } };
+  if (remembered.length > 1) {
+    properties.remember = { type: 'string', title: 'Remember the answer', enum: remembered, description: 'allow_once: this call only; allow_for_turn: this exact request for the rest of this session; always: saved in the user policy file.', default: 'allow_once' };
+  }
   const answer = await server.request(
     {
       method: 'elicitation/create',
       params: {
         mode: 'form',
-        message: `toolgate: allow ${request.tool} ${request.version} to run?${targets}\nArguments: ${shown}`,
-        requestedSchema: {
-          type: 'object',
-          properties: { approve: { type: 'boolean', title: 'Allow this call', description: `Run ${request.tool} with these arguments.`, default: false } },
-          required: ['approve'],
-        },
+        message: `toolgate: allow ${request.tool} ${request.version} to run? It asks because ${request.ask.reason}${targets}\nArguments: ${shown}`,
+        requestedSchema: { type: 'object', properties, required: ['approve'] } as never,
       },
     },
     ElicitResultSchema,
     { signal },
   );
-  return answer.action === 'accept' && (answer.content as { approve?: unknown } | undefined)?.approve === true;
+  const content = answer.content as { approve?: unknown; remember?: unknown } | undefined;
+  if (answer.action !== 'accept' || content?.approve !== true) return 'deny';
+  return remembered.includes(content.remember as ApprovalAnswer) ? content.remember as ApprovalAnswer : 'allow_once';
 }
 
 /** A running MCP server. */

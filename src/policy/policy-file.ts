@@ -20,7 +20,7 @@
  * @module
  */
 import picomatch from 'picomatch';
-import { parse as parseToml, TomlError } from 'smol-toml';
+import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { ToolgateError } from '../errors/errors.js';
 import { ACTION_KINDS, isActionKind, type ActionKind } from './action-kinds.js';
 
@@ -112,6 +112,12 @@ export interface PolicyFile {
   readonly alwaysAsk: boolean;
   /** Its rules, in file order. */
   readonly rules: readonly PolicyRule[];
+  /**
+   * The keys of the requests a person approved for good (`[[approved]]` entries, written by
+   * toolgate when the answer was `always`; see `remembered-approvals.ts`). They count only in
+   * the user's file: a workspace file cannot approve anything by itself.
+   */
+  readonly approved: ReadonlySet<string>;
 }
 
 /**
@@ -149,7 +155,9 @@ export class PolicyFileError extends ToolgateError {
 /** The keys a rule may have. */
 const RULE_KEYS = ['tool', 'kind', 'paths', 'args', 'command', 'action', 'reason'] as const;
 /** The keys at the top of a file. */
-const FILE_KEYS = ['always_ask', 'rules'] as const;
+const FILE_KEYS = ['always_ask', 'rules', 'approved'] as const;
+/** The keys of an `[[approved]]` entry. */
+const APPROVED_KEYS = ['key', 'tool', 'summary', 'saved'] as const;
 
 /**
  * Parse and validate one policy file.
@@ -186,7 +194,57 @@ function validate(data: unknown, at: Locator): PolicyFile {
   const list = data.rules ?? [];
   if (!Array.isArray(list)) throw at.fail(at.topKey('rules'), `rules must be a list of tables ([[rules]]); got ${describe(list)}`);
   const rules = list.map((raw, index) => validateRule(raw, index, at));
-  return Object.freeze({ file: at.file, alwaysAsk: alwaysAsk === true, rules: Object.freeze(rules) });
+  const approved = validateApproved(data.approved ?? [], at);
+  return Object.freeze({ file: at.file, alwaysAsk: alwaysAsk === true, rules: Object.freeze(rules), approved });
+}
+
+/** One `[[approved]]` entry, as {@link withApproved} writes it. */
+export interface ApprovedEntry {
+  /** The request's key: 64 hex digits (see `remembered-approvals.ts`). */
+  readonly key: string;
+  readonly tool: string;
+  /** What was approved, for a person reading the file. */
+  readonly summary: string;
+}
+
+/**
+ * The text of a policy file with `entry` added to its `[[approved]]` list: appended as a
+ * TOML table (comments and layout kept), or, for a `.json` file, added to its `approved`
+ * array (the file rewritten with two-space indentation). The date it was saved goes with it.
+ * @param current - the file's text now (`''` for a file that does not exist yet).
+ * @throws PolicyFileError when `current` is not a valid policy file (nothing is added to a
+ *   file that already denies every call).
+ */
+export function withApproved(current: string, file: string, entry: ApprovedEntry): string {
+  if (current.trim() !== '') parsePolicyFile(current, file);
+  const saved = new Date().toISOString();
+  if (file.toLowerCase().endsWith('.json')) {
+    const data = current.trim() === '' ? {} : JSON.parse(current) as Record<string, unknown>;
+    data.approved = [...((data.approved as unknown[] | undefined) ?? []), { ...entry, saved }];
+    return `${JSON.stringify(data, null, 2)}\n`;
+  }
+  const table = stringifyToml({ approved: [{ key: entry.key, tool: entry.tool, summary: entry.summary, saved }] });
+  const header = current.includes('[[approved]]') ? '' : '\n# Requests approved with "always" (toolgate writes these; delete an entry to be asked again).\n';
+  return `${current}${current === '' || current.endsWith('\n') ? '' : '\n'}${header}\n${table.trim()}\n`;
+}
+
+/** The `[[approved]]` entries: a key (64 hex digits), the tool, and text for people. */
+function validateApproved(list: unknown, at: Locator): ReadonlySet<string> {
+  const line = at.topKey('approved');
+  if (!Array.isArray(list)) throw at.fail(line, `approved must be a list of tables ([[approved]]); got ${describe(list)}`);
+  const keys = new Set<string>();
+  list.forEach((raw, index) => {
+    const where = `approved entry ${index + 1}`;
+    if (!isTable(raw)) throw at.fail(line, `${where} must be a table; got ${describe(raw)}`);
+    for (const key of Object.keys(raw)) {
+      if (!(APPROVED_KEYS as readonly string[]).includes(key)) throw at.fail(line, `unknown key '${key}' in ${where}${suggest(key, APPROVED_KEYS)}; its keys are ${APPROVED_KEYS.join(', ')}`);
+    }
+    if (typeof raw.key !== 'string' || !/^[0-9a-f]{64}$/.test(raw.key)) throw at.fail(line, `key in ${where} must be the 64 hex digits toolgate wrote; got ${describe(raw.key)}`);
+    if (typeof raw.tool !== 'string' || raw.tool === '') throw at.fail(line, `tool in ${where} must be a tool name; got ${describe(raw.tool)}`);
+    if (raw.summary !== undefined && typeof raw.summary !== 'string') throw at.fail(line, `summary in ${where} must be a string; got ${describe(raw.summary)}`);
+    keys.add(raw.key);
+  });
+  return keys;
 }
 
 function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {

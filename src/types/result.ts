@@ -61,6 +61,26 @@ export interface ToolExecutionResult {
    * caller can read, kept until the executor closes (or in the caller's `outputStore.dir`).
    */
   fullOutput?: { path: string; characters: number };
+  /**
+   * The decision path: what each decider that had an opinion said, in order, ending with the
+   * answer to a question when one was asked. Absent when no decider had an opinion (the call
+   * ran, or failed before the deciders). `toolgate call --explain` prints it.
+   */
+  decisions?: DecisionRecord[];
+}
+
+/** One step of a call's decision path (see `src/decisions/`). */
+export interface DecisionRecord {
+  /** The decider: `mode`, `protected-paths`, `policy`, `remembered`, `policy-hook`, `approval`, `confirmation` (the answer to a question), `rate-limit`, or a custom decider's name. */
+  decider: string;
+  verdict: 'allow' | 'ask' | 'deny';
+  /** Why, in words. */
+  reason: string;
+  /** The rule: a policy file's `file:line`, a protected name, an approval mode, an answer (`allow_once`, `allow_for_turn`, `always`, `deny`). */
+  rule?: string;
+  /** The policy file the rule is in, and its line (1-based). */
+  file?: string;
+  line?: number;
 }
 
 /** The model's tool call as the executor takes it. */

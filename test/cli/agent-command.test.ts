@@ -136,13 +136,13 @@ describe('toolgate agent on a terminal', () => {
       stdout.on('data', (d) => (out += d));
       stderr.on('data', (d) => {
         err += d;
-        if (String(d).includes('[y/N]')) stdin.write('y\n');
+        if (String(d).includes('[N]o ')) stdin.write('y\n');
         if (String(d).includes('Answer (a number, or text)')) stdin.write('2\n');
       });
       const code = await runCli(['agent', 'Write hi and ask me', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { stdin, stdout, stderr });
       assert.equal(code, 0, err);
       assert.equal(out, 'Wrote hello.txt; you chose blue.\n');
-      assert.match(err, /write_file 1\.0\.0 asks to run\.\n {2}target: hello\.txt\n/);
+      assert.match(err, /write_file 1\.0\.0 asks to run: write_file declares that it needs the user.s approval before it runs\.\n {2}target: hello\.txt\n/);
       assert.match(err, /The agent asks: Which color\?\n {2}1\. red\n {2}2\. blue\nAnswer/);
       assert.equal(fs.readFileSync(path.join(t.ws, 'hello.txt'), 'utf8'), 'hi');
       assert.ok(fixture.requests[0]!.tools!.some((s) => s.function.name === 'ask_user'), 'ask_user is offered when a terminal can answer');

@@ -16,7 +16,7 @@ async function runWithTty(args: string[], answer: string): Promise<{ code: numbe
   stdout.on('data', (d) => (out += d));
   stderr.on('data', (d) => {
     err += d;
-    if (String(d).includes('[y/N]')) stdin.write(`${answer}\n`);
+    if (String(d).includes('[N]o ')) stdin.write(`${answer}\n`);
   });
   const code = await runCli(args, { stdin, stdout, stderr });
   return { code, stdout: out, stderr: err };
@@ -29,7 +29,7 @@ describe('CLI confirmation on a terminal', () => {
   it('asks on the terminal and writes on yes', async () => {
     const r = await runWithTty(['call', 'write_file', '{"filepath":"yes.txt","content":"ok"}', '--workspace', t.ws], 'y');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /write_file 1\.0\.0 asks to run\.\n  target: yes\.txt\n  filepath: yes\.txt\n  content: ok\nAllow\? \[y\/N\]/);
+    assert.match(r.stderr, /write_file 1\.0\.0 asks to run: write_file declares that it needs the user's approval before it runs\.\n  target: yes\.txt\n  filepath: yes\.txt\n  content: ok\nAllow\? \[y\]es once \/ \[t\]his turn \/ \[a\]lways \/ \[N\]o /);
     assert.equal(fs.readFileSync(path.join(t.ws, 'yes.txt'), 'utf8'), 'ok');
   });
 

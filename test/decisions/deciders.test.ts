@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { answerAsk, type ConfirmationRequest } from '../../src/decisions/approval.js';
-import { ConfirmationDecider } from '../../src/decisions/confirmation.decider.js';
+import { ApprovalModeDecider } from '../../src/decisions/approval-mode.decider.js';
 import { buildDeciders } from '../../src/decisions/deciders.js';
 import type { Decider, Decision, PreparedCall } from '../../src/decisions/decision.js';
 import { decideMode, ModeDecider } from '../../src/decisions/mode.decider.js';
@@ -15,6 +15,7 @@ import { combineConfinements, DecisionPipeline } from '../../src/decisions/pipel
 import { decidePolicy, fromHookAnswer, PolicyHookDecider, type PolicyCall } from '../../src/decisions/policy-hook.decider.js';
 import { RateLimiter } from '../../src/decisions/rate-limit.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { RememberedApprovals } from '../../src/policy/remembered-approvals.js';
 import { MODES, type AgentMode } from '../../src/modes/modes.js';
 import type { RegisteredTool } from '../../src/registry/registered-tool.js';
 import { workspaceFor, type Workspace } from '../../src/workspace/workspace.js';
@@ -24,7 +25,7 @@ const logger = createLogger('silent');
 
 /** A tool as far as deciders see it. */
 function fakeTool(fields: Partial<RegisteredTool> = {}): RegisteredTool {
-  return { name: 'edit_notes', version: '1.0.0', description: 'Edits notes.', readOnly: false, scopedWrite: true, requiresConfirmation: false, ...fields } as RegisteredTool;
+  return { name: 'edit_notes', version: '1.0.0', description: 'Edits notes.', readOnly: false, scopedWrite: true, requiresConfirmation: false, kind: 'file_write', commandArguments: [], revision: 'r1', ...fields } as unknown as RegisteredTool;
 }
 
 let tmp: TempWorkspace;
@@ -38,7 +39,7 @@ before(() => {
 after(() => tmp.cleanup());
 
 function prepared(fields: Partial<PreparedCall> = {}): PreparedCall {
-  return { tool: fakeTool(), args: { filepath: 'plans/a.md' }, callId: 'call_1', workspace, paths: [], mode: MODES.default, modeName: 'default', scopedWriteDirs: [], ...fields };
+  return { tool: fakeTool(), args: { filepath: 'plans/a.md' }, callId: 'call_1', workspace, paths: [], mode: MODES.default, modeName: 'default', scopedWriteDirs: [], approvalMode: undefined, turnId: '', commands: [], ...fields };
 }
 
 function resolved(given: string) {
@@ -89,7 +90,7 @@ describe('mode decider', () => {
 
 describe('policy hook decider', () => {
   test('a non-empty string vetoes with it as the reason; empty, null, undefined and false pass', () => {
-    assert.deepEqual(fromHookAnswer('  no deletes on Fridays '), { verdict: 'deny', decider: 'policy', code: 'POLICY_DENIED', reason: 'Denied by policy: no deletes on Fridays' });
+    assert.deepEqual(fromHookAnswer('  no deletes on Fridays '), { verdict: 'deny', decider: 'policy-hook', code: 'POLICY_DENIED', reason: 'Denied by policy: no deletes on Fridays' });
     for (const pass of ['', '   ', null, undefined, false]) assert.equal(fromHookAnswer(pass), undefined, String(pass));
   });
 
@@ -120,13 +121,13 @@ describe('policy hook decider', () => {
   });
 });
 
-describe('confirmation decider and answering an ask', () => {
-  const request: ConfirmationRequest = { tool: 'write_file', version: '1.0.0', arguments: {}, callId: 'c', description: '', paths: [], ask: { decider: 'confirmation', reason: 'needs approval' } };
+describe('approval decider and answering an ask', () => {
+  const request: ConfirmationRequest = { tool: 'write_file', version: '1.0.0', arguments: {}, callId: 'c', description: '', paths: [], ask: { decider: 'approval', reason: 'needs approval' }, offers: ['allow_once', 'allow_for_turn', 'deny'] };
 
-  test('asks only for tools that declare requiresConfirmation', () => {
-    const decider = new ConfirmationDecider();
-    assert.equal(decider.decide(prepared()), undefined);
-    assert.equal(decider.decide(prepared({ tool: fakeTool({ requiresConfirmation: true }) }))?.verdict, 'ask');
+  test('with no approval mode, asks only for tools that declare requiresConfirmation', () => {
+    const decider = new ApprovalModeDecider();
+    assert.equal(decider.decide(prepared(), []), undefined);
+    assert.equal(decider.decide(prepared({ tool: fakeTool({ requiresConfirmation: true }) }), [])?.verdict, 'ask');
   });
 
   test('confirm approves without asking; no handler is CONFIRMATION_REQUIRED; the handler decides otherwise (a throw is no)', async () => {
@@ -159,7 +160,7 @@ describe('decision pipeline', () => {
   });
 
   test('nobody objects: allow, synchronously, with an empty trail', () => {
-    const decided = new DecisionPipeline(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1000, protectedPaths: [], logger }), logger, closing.signal)
+    const decided = new DecisionPipeline(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1000, protectedPaths: [], remembered: new RememberedApprovals(undefined), policyFiles: undefined, logger }), logger, closing.signal)
       .decide(prepared({ tool: fakeTool({ readOnly: true }) }), noAsk, undefined);
     assert.ok(!(decided instanceof Promise));
     assert.equal(decided.final.verdict, 'allow');
@@ -240,9 +241,10 @@ describe('decision pipeline', () => {
     assert.match(decided.final.reason, /one and two confine them, have nothing in common/);
   });
 
-  test('the deciders are built in order: mode, protected paths, policy hook (only when given), confirmation', () => {
-    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: undefined, policyTimeoutMs: 1, protectedPaths: [], logger }).map((d) => d.name), ['mode', 'protected-paths', 'confirmation']);
-    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1, protectedPaths: [], logger }).map((d) => d.name), ['mode', 'protected-paths', 'policy', 'confirmation']);
+  test('the deciders are built in order: mode, protected paths, remembered approvals, policy hook (only when given), approval mode', () => {
+    const remembered = new RememberedApprovals(undefined);
+    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: undefined, policyTimeoutMs: 1, protectedPaths: [], remembered, policyFiles: undefined, logger }).map((d) => d.name), ['mode', 'protected-paths', 'remembered', 'approval']);
+    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1, protectedPaths: [], remembered, policyFiles: undefined, logger }).map((d) => d.name), ['mode', 'protected-paths', 'remembered', 'policy-hook', 'approval']);
   });
 });
 

@@ -1,0 +1,51 @@
+/**
+ * Approval-mode decider: the question a call gets when no rule settled it. With no approval
+ * mode, a tool that declares `requiresConfirmation` asks; `allow-all`, `deny-all`, `read-only`
+ * and `always-ask` are described at `APPROVAL_MODES` in `approval.ts`. How an `ask` is answered (the
+ * caller's `confirm`, a confirmation handler, a remembered answer) is the pipeline's and
+ * `approval.ts`'s business.
+ *
+ * An explicit `allow` before it (a policy rule's, or a remembered answer) lifts the default
+ * question of the tool and of the `read-only` mode: a person who wrote "allow write_file in
+ * docs/**" does not want to be asked about it. It never lifts `always-ask`.
+ *
+ * @module
+ */
+import { onlyReads } from '../policy/action-kinds.js';
+import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+
+const NAME = 'approval';
+
+/** Shared decisions (never written to). */
+const GRANTED_ALL: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'the approval mode is allow-all', rule: 'allow-all', grants: true });
+const GRANTED_READ: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'the approval mode is read-only, and this tool only reads', rule: 'read-only', grants: true });
+
+/** The approval step of the pipeline. */
+export class ApprovalModeDecider implements Decider {
+  readonly name = NAME;
+
+  decide(call: PreparedCall, earlier: readonly Decision[]): Decision | undefined {
+    const { tool } = call;
+    switch (call.approvalMode) {
+      case undefined:
+        if (!tool.requiresConfirmation || granted(earlier)) return undefined;
+        return { verdict: 'ask', decider: NAME, reason: `${tool.name} declares that it needs the user's approval before it runs.` };
+      case 'allow-all':
+        return GRANTED_ALL;
+      case 'deny-all':
+        return deny(NAME, 'CONFIRMATION_DENIED', `Denied: the approval mode is deny-all, so no tool call runs. Do not retry; tell the user what you wanted to do.`, 'deny-all');
+      case 'read-only':
+        if (onlyReads(tool.kind)) return GRANTED_READ;
+        if (granted(earlier)) return undefined;
+        return { verdict: 'ask', decider: NAME, reason: `the approval mode is read-only, and ${tool.name} does more than read (its action kind is ${tool.kind}).`, rule: 'read-only' };
+      case 'always-ask':
+        return { verdict: 'ask', decider: NAME, reason: 'the approval mode is always-ask: every call is put to the user.', rule: 'always-ask', fresh: true };
+    }
+  }
+}
+
+/** Whether an earlier decider allowed the call explicitly (a rule, a remembered answer). */
+function granted(earlier: readonly Decision[]): boolean {
+  for (const d of earlier) if (d.verdict === 'allow' && (d.grants === true || d.answersAsk === true)) return true;
+  return false;
+}

@@ -1,0 +1,100 @@
+/**
+ * Policy-files decider: the user's and the workspace's policy files (`src/policy/`), asked
+ * about every call, re-checked before each decision and again after a person's yes (a rule
+ * added while they were answering applies).
+ *
+ * - a `deny` rule, or a file that cannot be read or is invalid: `deny` (`POLICY_DENIED`),
+ *   naming the rule's file and line, or the file and the line of the problem;
+ * - an `ask` rule: `ask`, settled by a person or a remembered answer to this exact request;
+ * - an `allow` rule: `allow` with `grants`, which lifts the default question of the tool
+ *   and of the approval mode (never a protected path's, another rule's `ask` or `always-ask`);
+ * - `always_ask = true` in either file: every call that is not denied asks afresh.
+ * The workspace file is the one of the call's workspace: one {@link PolicySet} per workspace
+ * is kept (at most {@link MAX_WORKSPACES}, the least recently used forgotten first).
+ *
+ * @module
+ */
+import path from 'node:path';
+import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
+import type { PolicyCallInput } from '../policy/policy-rules.js';
+import type { ShellAnalysis } from '../policy/shell/types.js';
+import { mostSevere } from '../policy/action-kinds.js';
+import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+
+const NAME = 'policy';
+
+/** Workspaces whose policy sets are kept at once. */
+const MAX_WORKSPACES = 64;
+
+/** Where the policy files are (resolved from the executor's `policy` option). */
+export interface PolicyFilesOptions {
+  /** The user's policy file (absolute); `undefined` for none. */
+  readonly userFile: string | undefined;
+  /** Whether each workspace's `.toolgate/policy.toml` (or `policy.json`) counts. */
+  readonly workspaceFiles: boolean;
+}
+
+/** The policy-files step of the pipeline. */
+export class PolicyFilesDecider implements Decider {
+  readonly name = NAME;
+  readonly recheckAfterAnswer = true;
+  private readonly sets = new Map<string, PolicySet>();
+
+  constructor(private readonly options: PolicyFilesOptions) {}
+
+  /** The policy set of a workspace (made on first use). */
+  setFor(workspaceRoot: string): PolicySet {
+    let set = this.sets.get(workspaceRoot);
+    if (set !== undefined) {
+      // Most recently used last.
+      this.sets.delete(workspaceRoot);
+    } else {
+      if (this.sets.size >= MAX_WORKSPACES) this.sets.delete(this.sets.keys().next().value!);
+      const { userFile, workspaceFiles } = this.options;
+      set = new PolicySet({ user: userFile, workspace: workspaceFiles ? defaultPolicyPaths({ workspaceRoot }).workspace : undefined });
+    }
+    this.sets.set(workspaceRoot, set);
+    return set;
+  }
+
+  decide(call: PreparedCall): Decision | undefined {
+    const said = this.setFor(call.workspace.realRoot).decide(policyInput(call));
+    return decisionOf(said, call);
+  }
+}
+
+/** What the policy files are shown of a call. */
+function policyInput(call: PreparedCall): PolicyCallInput {
+  const { workspace } = call;
+  const paths = call.paths.map((p) => path.relative(workspace.realRoot, p.real).split(path.sep).join('/') || '.');
+  const input = { tool: call.tool.name, kind: call.tool.kind, args: call.args, paths };
+  if (call.commands.length === 0) return input;
+  return { ...input, shell: joined(call.commands) };
+}
+
+/** One analysis of several command arguments (a tool with more than one). */
+function joined(analyses: readonly ShellAnalysis[]): ShellAnalysis {
+  if (analyses.length === 1) return analyses[0]!;
+  const commands = analyses.flatMap((a) => a.commands);
+  return { commands, uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)) };
+}
+
+/** The pipeline's decision for what the policy files said. */
+function decisionOf(said: PolicyDecision, call: PreparedCall): Decision | undefined {
+  const { rule, error } = said;
+  const source = rule !== undefined ? { file: rule.file, line: rule.line } : error !== undefined && error.line !== undefined ? { file: error.file, line: error.line } : undefined;
+  const named = (d: Decision): Decision => (source === undefined ? d : { ...d, source });
+  const ruleId = rule?.id ?? (error === undefined ? undefined : `${error.file}${error.line === undefined ? '' : `:${error.line}`}`);
+  switch (said.verdict) {
+    case 'deny':
+      return named(deny(NAME, 'POLICY_DENIED', `Denied by policy: ${said.reason}.`, ruleId));
+    case 'ask':
+      return named({ verdict: 'ask', decider: NAME, reason: said.reason, rule: ruleId, fresh: said.fresh || undefined });
+    case 'allow':
+      if (said.fresh) return named({ verdict: 'ask', decider: NAME, reason: `${said.reason}, but always_ask is set, so every call is put to the user`, rule: ruleId, fresh: true });
+      return named({ verdict: 'allow', decider: NAME, reason: said.reason, rule: ruleId, grants: true });
+    default:
+      if (said.fresh) return { verdict: 'ask', decider: NAME, reason: `always_ask is set in a policy file, so every ${call.tool.name} call is put to the user`, rule: 'always_ask', fresh: true };
+      return undefined;
+  }
+}

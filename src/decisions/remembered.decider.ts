@@ -1,0 +1,43 @@
+/**
+ * Remembered-approvals decider: a request a person already answered is not asked again.
+ * - an `allow_for_turn` or `always` answer to this exact request (same tool registration,
+ *   canonical input and workspace; for shell, every command of it) is an `allow` with
+ *   `answersAsk`: it settles the call's questions, unless one must be answered afresh
+ *   (`always_ask`, the `always-ask` approval mode). It sits after the policy rules, whose
+ *   `deny` ends the pipeline first: a deny beats a saved approval;
+ * - a request denied in this turn is denied again without a question (`CONFIRMATION_DENIED`).
+ * It learns from the pipeline's `answered` hook. The keys and the memory are
+ * `src/policy/remembered-approvals.ts`.
+ *
+ * @module
+ */
+import type { ApprovalAnswer } from './approval.js';
+import type { RememberedApprovals } from '../policy/remembered-approvals.js';
+import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+
+const NAME = 'remembered';
+
+/** The remembered-approvals step of the pipeline. */
+export class RememberedDecider implements Decider {
+  readonly name = NAME;
+
+  constructor(private readonly memory: RememberedApprovals) {}
+
+  decide(call: PreparedCall): Decision | undefined {
+    // The common case costs one check: nothing remembered at all.
+    if (this.memory.empty) return undefined;
+    const recalled = this.memory.recall(call);
+    if (recalled === undefined) return undefined;
+    if (recalled.verdict === 'deny') {
+      return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user already refused this exact ${call.tool.name} request in this turn, so it is not asked again. Do not retry it; take another approach or ask the user.`, 'deny');
+    }
+    return {
+      verdict: 'allow', decider: NAME, answersAsk: true, rule: recalled.scope === 'always' ? 'always' : 'allow_for_turn',
+      reason: recalled.scope === 'always' ? 'the user approved this exact request for good (saved in the user policy file)' : 'the user approved this exact request for this turn',
+    };
+  }
+
+  answered(call: PreparedCall, answer: Decision): void {
+    this.memory.remember(call, answer.verdict === 'deny' ? 'deny' : (answer.rule as ApprovalAnswer | undefined) ?? 'allow_once');
+  }
+}

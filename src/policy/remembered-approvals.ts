@@ -1,0 +1,205 @@
+/**
+ * Remembered approvals: the answers a person gave, kept so the same request does not ask
+ * again (seeds `003_d2cf330b7b74164f.txt`, `004_1a9ea3106da7ef2e.txt`).
+ *
+ * A request is keyed by a SHA-256 (hex) of the RFC 8785 canonical JSON (`canonicalize`) of the
+ * tool's name, its registration revision (version and schemas: a changed tool asks again), the
+ * validated input and the workspace's real path. A shell call (a tool with a
+ * `@format shell-command` argument whose analysis is certain) has one key per command: the
+ * command's words, wrappers and redirect targets, with the call's other arguments, so an
+ * approval of `git status` covers `git status` and never the `rm x` beside it.
+ *
+ * - `allow_for_turn` keys are kept per turn (at most {@link MAX_TURNS} turns, the oldest
+ *   forgotten first, and {@link MAX_KEYS_PER_TURN} keys per turn);
+ * - a `deny` is kept by the whole request's key: that request is refused without a new
+ *   question for the rest of the turn (a refused `echo ok && rm x` says nothing of `echo ok`);
+ * - `always` keys are handed to a {@link SavedApprovals} store (the user's policy file), and kept
+ *   for the turn too. `always` is refused for broad grants: a command run by a shell, an
+ *   interpreter, `env`, `sudo` and their kin (their words can run anything), and a shell call
+ *   whose analysis is uncertain; such an answer counts for the turn only.
+ *
+ * @module
+ */
+import crypto from 'node:crypto';
+import canonicalizeExport from 'canonicalize';
+import type { ApprovalAnswer } from '../decisions/approval.js';
+import type { PreparedCall } from '../decisions/decision.js';
+import type { ShellCommand } from './shell/types.js';
+
+/** Turns remembered at once; the oldest is forgotten first. */
+const MAX_TURNS = 256;
+/** Keys remembered per turn (allowed and denied each); further answers count once. */
+const MAX_KEYS_PER_TURN = 4096;
+
+/**
+ * Programs whose words can run anything: `always` is never saved for them (a grant for
+ * `bash -c x` or `python y.py` would be a grant for whatever the text says next time the file
+ * or the variable changes), nor for a command they wrap.
+ */
+const BROAD_PROGRAMS: ReadonlySet<string> = new Set([
+  'sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'csh', 'tcsh', 'busybox',
+  'python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'tclsh', 'R', 'Rscript', 'osascript', 'pwsh', 'powershell',
+  'env', 'sudo', 'doas', 'su', 'eval', 'exec', 'source', '.', 'xargs', 'nohup', 'timeout', 'nice', 'setsid', 'command', 'builtin', 'find', 'make', 'npx', 'npm', 'yarn', 'pnpm',
+]);
+
+/** Saved `always` answers: the user's policy file, re-read by its owner when it changes. */
+export interface SavedApprovals {
+  /** Whether `key` was saved. Called on the decision path: must be cheap. */
+  has(key: string): boolean;
+  /** Whether any key is saved (lets calls skip hashing when none is). */
+  readonly size: number;
+  /**
+   * Save `key`, with a line a person reading the file recognises (`summary`). Errors are the
+   * store's to report (a log line): the answer still counts for the turn.
+   */
+  save(key: string, tool: string, summary: string): void;
+}
+
+/** One turn's answers. */
+interface TurnMemory {
+  readonly allowed: Set<string>;
+  readonly denied: Set<string>;
+}
+
+/** What the memory says about a call. */
+export type Recalled =
+  | { readonly verdict: 'allow'; readonly scope: 'turn' | 'always' }
+  | { readonly verdict: 'deny' }
+  | undefined;
+
+/** The keys of one call: one for the whole request, or one per command of a shell call. */
+interface CallKeys {
+  readonly keys: readonly string[];
+  /** The key of the whole request: what a denial is remembered by (refusing `echo ok && rm x` says nothing about `echo ok`). */
+  readonly whole: string;
+  /** Whether `always` may be saved for them. */
+  readonly narrow: boolean;
+  /** Readable forms of what each key stands for, for the policy file. */
+  readonly summaries: readonly string[];
+}
+
+/** The answers given in one executor: per turn, and the saved ones. */
+export class RememberedApprovals {
+  /** Turns by id, oldest first (a Map keeps insertion order). */
+  private readonly turns = new Map<string, TurnMemory>();
+  /** Keys computed for a call, so one call hashes once. */
+  private readonly computed = new WeakMap<PreparedCall, CallKeys>();
+
+  /** @param saved - where `always` answers go; `undefined`: `always` is not offered. */
+  constructor(private readonly saved: SavedApprovals | undefined) {}
+
+  /** Whether nothing is remembered at all (the decider then costs nothing). */
+  get empty(): boolean {
+    return this.turns.size === 0 && (this.saved === undefined || this.saved.size === 0);
+  }
+
+  /** What was answered before about `call`: a denial in its turn wins over any grant. */
+  recall(call: PreparedCall): Recalled {
+    const { keys, whole } = this.keysOf(call);
+    const turn = this.turns.get(call.turnId);
+    if (turn !== undefined && turn.denied.has(whole)) return { verdict: 'deny' };
+    let scope: 'turn' | 'always' = 'turn';
+    for (const key of keys) {
+      if (turn?.allowed.has(key)) continue;
+      if (this.saved?.has(key)) {
+        scope = 'always';
+        continue;
+      }
+      return undefined;
+    }
+    return { verdict: 'allow', scope };
+  }
+
+  /** The answers a person may give about `call`. */
+  offers(call: PreparedCall): readonly ApprovalAnswer[] {
+    if (this.saved === undefined || !this.keysOf(call).narrow) return TURN_ONLY;
+    return ALL_ANSWERS;
+  }
+
+  /** Remember a person's answer about `call` (`allow_once` is not remembered). */
+  remember(call: PreparedCall, answer: ApprovalAnswer): void {
+    if (answer === 'allow_once') return;
+    const { keys, whole, narrow, summaries } = this.keysOf(call);
+    const turn = this.turnOf(call.turnId);
+    if (answer === 'deny') {
+      if (turn.denied.size < MAX_KEYS_PER_TURN) turn.denied.add(whole);
+      return;
+    }
+    for (const key of keys) if (turn.allowed.size < MAX_KEYS_PER_TURN) turn.allowed.add(key);
+    if (answer === 'always' && narrow && this.saved !== undefined) {
+      keys.forEach((key, i) => this.saved!.save(key, call.tool.name, summaries[i]!));
+    }
+  }
+
+  /** The memory of a turn, made (and the oldest turn forgotten past the bound) on first use. */
+  private turnOf(turnId: string): TurnMemory {
+    let turn = this.turns.get(turnId);
+    if (turn === undefined) {
+      if (this.turns.size >= MAX_TURNS) this.turns.delete(this.turns.keys().next().value!);
+      turn = { allowed: new Set(), denied: new Set() };
+      this.turns.set(turnId, turn);
+    }
+    return turn;
+  }
+
+  private keysOf(call: PreparedCall): CallKeys {
+    let found = this.computed.get(call);
+    if (found === undefined) {
+      found = callKeys(call);
+      this.computed.set(call, found);
+    }
+    return found;
+  }
+}
+
+const TURN_ONLY: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'allow_for_turn', 'deny']);
+const ALL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'allow_for_turn', 'always', 'deny']);
+
+/**
+ * RFC 8785 canonical JSON. The package is CommonJS (`module.exports = serialize`) while its
+ * typings declare a default export, which TypeScript reads as `exports.default`: at run time
+ * the default import is the function itself.
+ */
+const canonicalize = canonicalizeExport as unknown as (value: unknown) => string | undefined;
+
+/** SHA-256 (hex) of the canonical JSON of `value`. */
+function keyOf(value: unknown): string {
+  return crypto.createHash('sha256').update(canonicalize(value) ?? 'null').digest('hex');
+}
+
+/**
+ * The key of a request: tool name, registration revision, canonical input, workspace real path.
+ */
+function requestKey(call: Pick<PreparedCall, 'tool' | 'args' | 'workspace'>): string {
+  return keyOf({ tool: call.tool.name, revision: call.tool.revision, input: call.args, workspace: call.workspace.realRoot });
+}
+
+/** The keys of a call (see the module's TSDoc). */
+function callKeys(call: PreparedCall): CallKeys {
+  const whole = requestKey(call);
+  const asWhole = (narrow: boolean): CallKeys => ({ keys: [whole], whole, narrow, summaries: [`${call.tool.name} ${clipped(JSON.stringify(call.args))}`] });
+  if (call.commands.length === 0) return asWhole(true);
+  if (call.commands.some((a) => a.uncertain.length !== 0 || a.commands.length === 0)) return asWhole(false);
+  // The call's other arguments (its folder, its timeout...) belong to every command's key.
+  const rest: Record<string, unknown> = { ...call.args };
+  for (const name of call.tool.commandArguments) delete rest[name];
+  const keys: string[] = [];
+  const summaries: string[] = [];
+  let narrow = true;
+  for (const analysis of call.commands) {
+    for (const command of analysis.commands) {
+      if (isBroad(command)) narrow = false;
+      keys.push(keyOf({ tool: call.tool.name, revision: call.tool.revision, command: { argv: command.argv, wrappers: command.wrappers, writes: command.writes }, rest, workspace: call.workspace.realRoot }));
+      summaries.push(`${call.tool.name}: ${clipped(command.argv.join(' '))}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
+    }
+  }
+  return { keys, whole, narrow, summaries };
+}
+
+function isBroad(command: ShellCommand): boolean {
+  return BROAD_PROGRAMS.has(command.program) || command.wrappers.some((w) => BROAD_PROGRAMS.has(w));
+}
+
+function clipped(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
