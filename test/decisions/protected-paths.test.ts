@@ -47,9 +47,13 @@ describe('protected paths', () => {
   });
 
   test('in plan mode, a scoped write folder does not open .git inside it, nor a scoped .git itself, even with approval', async () => {
-    const nested = await write('plans/.git/config', { mode: 'plan', scopedWriteDirs: ['plans'] });
-    assert.equal(nested.errorCode, 'MODE_DENIED', nested.error);
-    assert.match(nested.error!, /protected path/);
+    // The acceptance's three: a config, a HEAD, and a case variant deeper down.
+    for (const target of ['plans/.git/config', 'plans/.git/HEAD', 'plans/sub/.GIT/hooks/x']) {
+      const nested = await write(target, { mode: 'plan', scopedWriteDirs: ['plans'], approvalMode: 'allow-all' });
+      assert.equal(nested.errorCode, 'MODE_DENIED', `${target}: ${nested.error}`);
+      assert.match(nested.error!, /protected path/);
+      assert.equal(fs.existsSync(path.join(t.ws, target)), false);
+    }
     const scopedGit = await write('.git/hooks/pre-commit', { mode: 'plan', scopedWriteDirs: ['.git'] });
     assert.equal(scopedGit.errorCode, 'MODE_DENIED', scopedGit.error);
     assert.equal(fs.existsSync(path.join(t.ws, 'plans/.git/config')), false);
