@@ -50,8 +50,9 @@ export interface AgentOptions {
   confirmationHandler?: ConfirmationHandler;
   /**
    * The approval mode of this agent's calls (`allow-all`, `deny-all`, `read-only`,
-   * `always-ask`), or a function read before every call (a session whose mode a person may
-   * change: the change counts from the next decision and does not answer a pending question).
+   * `always-ask`), or a function read before each batch of calls (each model reply: a session
+   * whose mode a person may change; the change counts from the next batch and does not answer
+   * a pending question).
    * Default: the executor's.
    */
   approvalMode?: ApprovalMode | (() => ApprovalMode | undefined);

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { PathTraversalError } from '../errors/errors.js';
-import { protectedNameIn } from '../decisions/protected-paths.decider.js';
+import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
 import { APPROVE_FLAGS, approvalOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';

@@ -1,7 +1,7 @@
 /**
  * Approval-mode decider: the question a call gets when no rule settled it. With no approval
  * mode, a tool that declares `requiresConfirmation` asks; `allow-all`, `deny-all`, `read-only`
- * and `always-ask` are described at `APPROVAL_MODES` in `approval.ts`. How an `ask` is answered (the
+ * and `always-ask` are described at `APPROVAL_MODES` in `decision.ts`. How an `ask` is answered (the
  * caller's `confirm`, a confirmation handler, a remembered answer) is the pipeline's and
  * `approval.ts`'s business.
  *

@@ -2,8 +2,8 @@
  * Answering an `ask`: the caller's `confirm: true` approves at once; otherwise a confirmation
  * handler (a terminal prompt, MCP elicitation, an agent's callback) is asked; with neither,
  * the call is refused with `CONFIRMATION_REQUIRED`. Whatever answers, the result is a
- * {@link Decision} of the `confirmation` step. Also here: the approval modes and the answers
- * a handler may give.
+ * {@link Decision} of the `confirmation` step. Also here: the answers a handler may give (the
+ * approval modes are in `decision.ts`).
  *
  * @module
  */
@@ -94,7 +94,8 @@ function offered(given: ApprovalAnswer, offers: readonly ApprovalAnswer[]): Appr
  * @param confirm - the caller's `confirm` flag: `true` approves without asking (as `allow_once`).
  * @param handler - asked when `confirm` is not true; a handler that throws or rejects counts as no.
  * @returns `allow` whose `rule` is the answer (`allow_once`, `allow_for_turn`, `always`), or
- *   `deny` with `CONFIRMATION_REQUIRED` (nobody to ask) or `CONFIRMATION_DENIED` (rule `deny`).
+ *   `deny` with `CONFIRMATION_REQUIRED` (nobody to ask) or `CONFIRMATION_DENIED` (rule `deny`
+ *   when the handler said no: `false` or `'deny'`; no rule when it threw or said anything else).
  */
 export async function answerAsk(
   request: ConfirmationRequest,
@@ -105,13 +106,17 @@ export async function answerAsk(
   if (confirm === true) return APPROVED_IN_ADVANCE;
   if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request));
   let answer: ApprovalAnswer = 'deny';
+  // Only a no the person gave is remembered (rule `deny`); a handler that failed or said
+  // something else refused this call and says nothing of the next.
+  let said: unknown;
   try {
-    const said = await handler(request);
+    said = await handler(request);
     if (said === true) answer = 'allow_once';
-    else if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) answer = offered(said, request.offers);
+    else if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) answer = offered(said as ApprovalAnswer, request.offers);
   } catch (error) {
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
   }
   if (answer !== 'deny') return { verdict: 'allow', decider: NAME, reason: `approved by the confirmation handler (${answer})`, rule: answer };
-  return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`, 'deny');
+  const explicit = said === false || said === 'deny';
+  return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`, explicit ? 'deny' : undefined);
 }

@@ -157,8 +157,12 @@ export class DecisionPipeline {
     return { ...finish(trail, answer), answerWaitMs };
   }
 
-  /** Ask the deciders that recheck after an answer again; their first `deny`, if any. */
-  private async recheck(trail: readonly Decision[], call: PreparedCall, signal: AbortSignal | undefined): Promise<Decision | undefined> {
+  /**
+   * Ask the deciders that recheck (`recheckAfterAnswer`: the policy files) again; their first
+   * `deny`, if any. The pipeline does it after a person's yes; the executor after any other
+   * wait between the decision and the start (rate-limit admission).
+   */
+  async recheck(trail: readonly Decision[], call: PreparedCall, signal: AbortSignal | undefined): Promise<Decision | undefined> {
     for (const decider of this.deciders) {
       if (decider.recheckAfterAnswer !== true) continue;
       const said = decider.decide(call, trail);

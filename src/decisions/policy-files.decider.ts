@@ -6,8 +6,10 @@
  * - a `deny` rule, or a file that cannot be read or is invalid: `deny` (`POLICY_DENIED`),
  *   naming the rule's file and line, or the file and the line of the problem;
  * - an `ask` rule: `ask`, settled by a person or a remembered answer to this exact request;
- * - an `allow` rule: `allow` with `grants`, which lifts the default question of the tool
- *   and of the approval mode (never a protected path's, another rule's `ask` or `always-ask`);
+ * - an `allow` rule of the user's file: `allow` with `grants`, which lifts the default
+ *   question of the tool and of the approval mode (never a protected path's, another rule's
+ *   `ask` or `always-ask`); an `allow` of the workspace's file is no opinion: a repository's
+ *   file only narrows, so it lifts no question;
  * - `always_ask = true` in either file: every call that is not denied asks afresh.
  * The workspace file is the one of the call's workspace: one {@link PolicySet} per workspace
  * is kept (at most {@link MAX_WORKSPACES}, the least recently used forgotten first).
@@ -92,6 +94,9 @@ function decisionOf(said: PolicyDecision, call: PreparedCall): Decision | undefi
       return named({ verdict: 'ask', decider: NAME, reason: said.reason, rule: ruleId, fresh: said.fresh || undefined });
     case 'allow':
       if (said.fresh) return named({ verdict: 'ask', decider: NAME, reason: `${said.reason}, but always_ask is set, so every call is put to the user`, rule: ruleId, fresh: true });
+      // A repository's file only narrows: its allow lifts no question the user's policy (or
+      // the approval mode, or the tool) would ask. Only the user's own allow grants.
+      if (said.layer !== 'user') return undefined;
       return named({ verdict: 'allow', decider: NAME, reason: said.reason, rule: ruleId, grants: true });
     default:
       if (said.fresh) return { verdict: 'ask', decider: NAME, reason: `always_ask is set in a policy file, so every ${call.tool.name} call is put to the user`, rule: 'always_ask', fresh: true };

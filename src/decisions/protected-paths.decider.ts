@@ -13,21 +13,10 @@
  * @module
  */
 import path from 'node:path';
+import { PROTECTED_NAMES } from '../workspace/protected-names.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
-/**
- * Names protected wherever they appear in a path, before the executor's own additions
- * (`.git`, `.toolgate`; compared in lower case). The CLI refuses a `--scoped-write` folder
- * with one of them at start.
- */
-const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolgate']);
-
 const NAME = 'protected-paths';
-
-/** The protected name a path (relative, `/`- or platform-separated) passes through, if any. */
-export function protectedNameIn(relative: string): string | undefined {
-  return relative.split(/[\\/]/).find((part) => PROTECTED_NAMES.includes(part.toLowerCase()));
-}
 
 /** The protected-paths step of the pipeline. */
 export class ProtectedPathsDecider implements Decider {
@@ -56,13 +45,39 @@ export class ProtectedPathsDecider implements Decider {
   }
 
   decide(call: PreparedCall): Decision | undefined {
-    if (call.tool.readOnly || call.paths.length === 0) return undefined;
+    if (call.tool.readOnly) return undefined;
+    if (call.commands.length !== 0) {
+      const named = this.namedByCommands(call);
+      if (named !== undefined) return named;
+    }
+    if (call.paths.length === 0) return undefined;
     for (const { given, real } of call.paths) {
       const hit = this.protectedPart(path.relative(call.workspace.realRoot, real));
       if (hit === undefined) continue;
       const why = `${JSON.stringify(given)} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to .git, .toolgate and the executor's protectedPaths)`;
       if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
       return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
+    }
+    return undefined;
+  }
+
+  /**
+   * A shell command whose words or redirections name a protected path (`echo x >
+   * .git/hooks/pre-commit`, `cp hook sub/.git/hooks/`, `tee .toolgate/policy.toml`): it may
+   * write there, so it asks (under `allow-all` too). Reading commands that name one ask as
+   * well: the analysis cannot tell a read from a write by the words alone.
+   */
+  private namedByCommands(call: PreparedCall): Decision | undefined {
+    for (const analysis of call.commands) {
+      for (const command of analysis.commands) {
+        for (const word of [...command.argv.slice(1), ...command.writes]) {
+          const hit = this.protectedPart(word.replace(/^(\.\/)+/, '').split('/').join(path.sep));
+          if (hit === undefined) continue;
+          const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to .git, .toolgate and the executor's protectedPaths)`;
+          if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
+          return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
+        }
+      }
     }
     return undefined;
   }

@@ -5,7 +5,8 @@
  *   `answersAsk`: it settles the call's questions, unless one must be answered afresh
  *   (`always_ask`, the `always-ask` approval mode). It sits after the policy rules, whose
  *   `deny` ends the pipeline first: a deny beats a saved approval;
- * - a request denied in this turn is denied again without a question (`CONFIRMATION_DENIED`).
+ * - a request a person refused in this turn (a call option `turnId`) is denied again without a
+ *   question (`CONFIRMATION_DENIED`); a handler that failed is not a refusal to remember.
  * It learns from the pipeline's `answered` hook. The keys and the memory are
  * `src/policy/remembered-approvals.ts`.
  *
@@ -24,8 +25,8 @@ export class RememberedDecider implements Decider {
   constructor(private readonly memory: RememberedApprovals) {}
 
   decide(call: PreparedCall): Decision | undefined {
-    // The common case costs one check: nothing remembered at all.
-    if (this.memory.empty) return undefined;
+    // The common case costs a lookup: nothing remembered for this turn.
+    if (this.memory.nothingFor(call.turnId)) return undefined;
     const recalled = this.memory.recall(call);
     if (recalled === undefined) return undefined;
     if (recalled.verdict === 'deny') {
@@ -38,6 +39,12 @@ export class RememberedDecider implements Decider {
   }
 
   answered(call: PreparedCall, answer: Decision): void {
-    this.memory.remember(call, answer.verdict === 'deny' ? 'deny' : (answer.rule as ApprovalAnswer | undefined) ?? 'allow_once');
+    if (answer.verdict === 'deny') {
+      // A no is remembered only when a person said it, for a turn the caller named: with no
+      // turn, "this turn" would last as long as the executor.
+      if (answer.rule === 'deny' && call.turnId !== '') this.memory.remember(call, 'deny');
+      return;
+    }
+    this.memory.remember(call, (answer.rule as ApprovalAnswer | undefined) ?? 'allow_once');
   }
 }

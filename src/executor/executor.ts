@@ -549,8 +549,14 @@ export class ToolExecutor {
     const rpm = state.tool.rateLimitRpm;
     if (rpm === undefined) return this.dispatch(state);
     const limiter = (this.rateLimit ??= new RateLimiter());
-    return this.pipeline.bounded(limiter.acquire(state.tool.key, state.tool.name, rpm), 'rate-limit', state.signal, 0, undefined).then((refused) => {
+    return this.pipeline.bounded(limiter.acquire(state.tool.key, state.tool.name, rpm), 'rate-limit', state.signal, 0, undefined).then(async (refused) => {
       if (refused !== undefined) return this.denied(state, refused);
+      // A rule added while the call waited its turn applies.
+      const late = await this.pipeline.recheck(decided.trail, state, state.signal);
+      if (late !== undefined) {
+        state.decisions = [...decided.trail, late];
+        return this.denied(state, late);
+      }
       return this.dispatch(state);
     }).then(undefined, (error: unknown) => this.internalError(error, state.tool.name, state.callId, state.started));
   }
@@ -775,12 +781,27 @@ function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | 
   return { userFile, workspaceFiles: workspace };
 }
 
-/** The analyses of a call's `@format shell-command` arguments (a missing or non-string value has none). */
+/**
+ * The analyses of a call's `@format shell-command` arguments (a missing or non-string value has
+ * none). Variables a shell tool is given for its command (an object argument, such as
+ * `run_command`'s `env`) can change what the programs run (`GIT_CONFIG_*`, `PAGER`,
+ * `BASH_ENV`, `LD_PRELOAD`), which the command line does not show: their names make every
+ * analysis uncertain, so no rule allows the call and no answer is remembered per command.
+ */
 function analyzeCommands(state: CallState, analyze: ShellAnalyzer): readonly ShellAnalysis[] {
   const found: ShellAnalysis[] = [];
-  for (const name of state.tool.commandArguments) {
+  const { commandArguments } = state.tool;
+  let variables: string[] | undefined;
+  for (const [name, value] of Object.entries(state.args)) {
+    if (commandArguments.includes(name) || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    const names = Object.keys(value);
+    if (names.length !== 0) (variables ??= []).push(...names.map((n) => `${name}.${n}`));
+  }
+  for (const name of commandArguments) {
     const text = state.args[name];
-    if (typeof text === 'string') found.push(analyze(text));
+    if (typeof text !== 'string') continue;
+    const analysis = analyze(text);
+    found.push(variables === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, `the call sets variables for the command (${clip(variables.join(', '), 200)}), which can change what its programs run`] });
   }
   return found;
 }

@@ -40,6 +40,8 @@ const BROAD_PROGRAMS: ReadonlySet<string> = new Set([
   'sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'csh', 'tcsh', 'busybox',
   'python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'tclsh', 'R', 'Rscript', 'osascript', 'pwsh', 'powershell',
   'env', 'sudo', 'doas', 'su', 'eval', 'exec', 'source', '.', 'xargs', 'nohup', 'timeout', 'nice', 'setsid', 'command', 'builtin', 'find', 'make', 'npx', 'npm', 'yarn', 'pnpm',
+  // they run the project's own code, which the model may write
+  'cargo', 'go', 'pytest', 'tox', 'nox', 'jest', 'vitest', 'mocha', 'tsx', 'ts-node', 'bundle', 'rake', 'gradle', 'gradlew', 'mvn', 'ant', 'dotnet', 'java', 'php', 'composer', 'pip', 'pip3', 'uv', 'poetry', 'pipenv', 'just', 'task', 'cmake', 'ninja', 'meson', 'swift', 'ruby', 'gem', 'deno', 'docker', 'podman', 'kubectl', 'terraform', 'ansible',
 ]);
 
 /** Saved `always` answers: the user's policy file, re-read by its owner when it changes. */
@@ -88,9 +90,12 @@ export class RememberedApprovals {
   /** @param saved - where `always` answers go; `undefined`: `always` is not offered. */
   constructor(private readonly saved: SavedApprovals | undefined) {}
 
-  /** Whether nothing is remembered at all (the decider then costs nothing). */
-  get empty(): boolean {
-    return this.turns.size === 0 && (this.saved === undefined || this.saved.size === 0);
+  /**
+   * Whether nothing is remembered for calls of `turnId`: no answer in that turn and none
+   * saved. The decider then costs a lookup, without hashing the call.
+   */
+  nothingFor(turnId: string): boolean {
+    return !this.turns.has(turnId) && (this.saved === undefined || this.saved.size === 0);
   }
 
   /** What was answered before about `call`: a denial in its turn wins over any grant. */
@@ -179,21 +184,34 @@ function callKeys(call: PreparedCall): CallKeys {
   const whole = requestKey(call);
   const asWhole = (narrow: boolean): CallKeys => ({ keys: [whole], whole, narrow, summaries: [`${call.tool.name} ${clipped(JSON.stringify(call.args))}`] });
   if (call.commands.length === 0) return asWhole(true);
-  if (call.commands.some((a) => a.uncertain.length !== 0 || a.commands.length === 0)) return asWhole(false);
-  // The call's other arguments (its folder, its timeout...) belong to every command's key.
+  const commands = call.commands.flatMap((a) => a.commands);
+  if (call.commands.some((a) => a.uncertain.length !== 0) || commands.length === 0) return asWhole(false);
+  // Bare words alone are not the whole story when the line carries state between commands or
+  // into a program (assignments, `cd`, heredocs, words the shell expands) or names a program by
+  // path: such a line is keyed as a whole, by its exact text, and never saved for good unless
+  // every word is literal (a literal heredoc is exact; `rm -rf *` or `$F` is not).
+  const literal = commands.every((c) => !c.argv[0]!.includes('/') && c.argv.every(isLiteralWord) && c.writes.every(isLiteralWord));
+  const texts = call.tool.commandArguments.map((name) => call.args[name]).filter((v): v is string => typeof v === 'string');
+  const stateful = texts.some((t) => /<<|(^|[\s;&|(`])[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(t)) || commands.some((c) => STATEFUL_PROGRAMS.has(c.program));
+  if (!literal || stateful) return asWhole(literal && !commands.some(isBroad));
+  // The call's other arguments (its folder, its timeout, its environment) belong to every command's key.
   const rest: Record<string, unknown> = { ...call.args };
   for (const name of call.tool.commandArguments) delete rest[name];
   const keys: string[] = [];
   const summaries: string[] = [];
-  let narrow = true;
-  for (const analysis of call.commands) {
-    for (const command of analysis.commands) {
-      if (isBroad(command)) narrow = false;
-      keys.push(keyOf({ tool: call.tool.name, revision: call.tool.revision, command: { argv: command.argv, wrappers: command.wrappers, writes: command.writes }, rest, workspace: call.workspace.realRoot }));
-      summaries.push(`${call.tool.name}: ${clipped(command.argv.join(' '))}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
-    }
+  for (const command of commands) {
+    keys.push(keyOf({ tool: call.tool.name, revision: call.tool.revision, command: { argv: command.argv, wrappers: command.wrappers, writes: command.writes }, rest, workspace: call.workspace.realRoot }));
+    summaries.push(`${call.tool.name}: ${clipped(command.argv.join(' '))}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
   }
-  return { keys, whole, narrow, summaries };
+  return { keys, whole, narrow: !commands.some(isBroad), summaries };
+}
+
+/** Builtins that change the state later commands run in (their folder, their variables, their names). */
+const STATEFUL_PROGRAMS: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd', 'export', 'declare', 'typeset', 'local', 'readonly', 'set', 'unset', 'shopt', 'alias', 'unalias', 'hash', 'enable', 'read', 'mapfile', 'readarray', 'let', 'umask', 'ulimit', 'trap']);
+
+/** A word the shell passes as written: no expansion, no glob, no home folder. */
+function isLiteralWord(word: string): boolean {
+  return !/[$`*?[\]{}~\\\u0000]/.test(word);
 }
 
 function isBroad(command: ShellCommand): boolean {

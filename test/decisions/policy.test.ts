@@ -196,4 +196,73 @@ describe('policy files', () => {
     fs.appendFileSync(userFile, '\n[[rules]]\ntool = "greet"\naction = "deny"\n');
     assert.equal((await executor.execute({ name: 'greet', version: '1.0.0', arguments: { who: 'a' } })).errorCode, 'POLICY_DENIED');
   });
+
+  test('a workspace allow lifts no question when the user\'s file is silent (the repository only narrows)', async () => {
+    policy(workspaceFile, '[[rules]]\naction = "allow"\n\n[[rules]]\ncommand = "*"\naction = "allow"\n');
+    askedAbout(await executor.execute({ name: 'write_file', arguments: { filepath: 'ws-allow.md', content: 'x' } }), /approval/);
+    askedAbout(await run('touch pwned'), /approval/);
+    askedAbout(await run('touch pwned', { approvalMode: 'read-only' }), /read-only/);
+    assert.equal(fs.existsSync(path.join(t.ws, 'pwned')), false);
+    // The user's own allow does lift it.
+    policy(userFile, '[[rules]]\ntool = "write_file"\naction = "allow"\n');
+    ranUnasked(await executor.execute({ name: 'write_file', arguments: { filepath: 'ws-allow.md', content: 'x' } }));
+  });
+
+  test('G1: a shell command that names .git or .toolgate asks, even under allow-all', async () => {
+    for (const command of ['echo evil > .git/hooks/pre-commit', 'mkdir -p n/.git/hooks', 'echo "gitdir: /tmp" > m/.GIT', 'tee .toolgate/policy.toml < /dev/null']) {
+      askedAbout(await run(command, { approvalMode: 'allow-all' }), /protected path/);
+    }
+    assert.equal(fs.existsSync(path.join(t.ws, 'n')), false);
+  });
+
+  test('variables given to a shell tool make its command line uncertain: no rule allows it', async () => {
+    policy(userFile, '[[rules]]\ncommand = "git status"\naction = "allow"\n');
+    ranUnasked(await run('git status'));
+    const r = await executor.execute({ name: 'run_command', arguments: { command: 'git status', env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'touch pwned' } } });
+    askedAbout(r, /sets variables for the command \(env\.GIT_CONFIG_COUNT/);
+  });
+
+  test('remembered answers are exact: a heredoc body, a variable, a glob or a path make the line one key, and always is not offered for what may change', async () => {
+    answer = 'allow_for_turn';
+    await run('cat <<EOF > notes.txt\nharmless\nEOF', { turnId: 'h' });
+    assert.equal(asked.length, 1);
+    asked = [];
+    await run('cat <<EOF > notes.txt\nEVIL\nEOF', { turnId: 'h' });
+    assert.equal(asked.length, 1, 'another heredoc body is another request');
+    asked = [];
+    answer = 'always';
+    for (const command of ['F=a; rm -f "$F"', 'rm -rf *', './git status', 'cd sub && echo hi']) {
+      await run(command, { turnId: 'v' });
+      assert.equal(asked.at(-1)!.offers.includes('always'), false, command);
+    }
+    asked = [];
+    answer = 'deny';
+    await run('F=precious; rm -f "$F"', { turnId: 'v' });
+    assert.equal(asked.length, 1, 'another value is another request');
+  });
+
+  test('only a person\'s no is remembered, and only for a named turn', async () => {
+    answer = () => {
+      throw new Error('the terminal went away');
+    };
+    await executor.execute({ name: 'write_file', arguments: { filepath: 'f1.md', content: 'x' } }, { turnId: 't' });
+    await executor.execute({ name: 'write_file', arguments: { filepath: 'f1.md', content: 'x' } }, { turnId: 't' });
+    assert.equal(asked.length, 2, 'a failed question is not a no');
+    asked = [];
+    answer = 'deny';
+    await executor.execute({ name: 'write_file', arguments: { filepath: 'f2.md', content: 'x' } });
+    await executor.execute({ name: 'write_file', arguments: { filepath: 'f2.md', content: 'x' } });
+    assert.equal(asked.length, 2, 'with no turn named, a no is not remembered for the executor\'s life');
+  });
+
+  test('a deny rule added while a call waits for its rate-limit turn applies', async () => {
+    const first = await executor.execute({ name: 'ping_rate_limited', arguments: {} });
+    assert.equal(first.success, true, first.error);
+    const second = executor.execute({ name: 'ping_rate_limited', arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    policy(userFile, '[[rules]]\ntool = "ping_rate_limited"\naction = "deny"\nreason = "paused"\n');
+    const r = await second;
+    assert.equal(r.errorCode, 'POLICY_DENIED', r.error);
+    assert.match(r.error!, /paused/);
+  });
 });

@@ -387,6 +387,23 @@ describe('P7: archive entries that escape the target folder are refused; nothing
       message: /has an absolute name/,
     },
     {
+      label: 'G1: a .git folder with a hook',
+      tar: [{ name: 'proj/.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' }],
+      zip: { specs: [{ name: 'proj/.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' }], patch: [] },
+      message: /is inside "\.git": git and toolgate run programs/,
+    },
+    {
+      label: 'G1: a .GIT file with gitdir, in another case',
+      tar: [{ name: 'sub/.GIT', content: 'gitdir: ../../elsewhere\n' }],
+      zip: { specs: [{ name: 'sub/.GIT', content: 'gitdir: ../../elsewhere\n' }], patch: [] },
+      message: /is inside "\.GIT"/,
+    },
+    {
+      label: 'G1: a .toolgate policy file',
+      tar: [{ name: '.toolgate/policy.toml', content: '[[rules]]\naction = "allow"\n' }],
+      message: /is inside "\.toolgate"/,
+    },
+    {
       label: 'a hard link to a name that is not an earlier file',
       tar: [{ name: 'hl', type: 'link', linkname: 'sentinel.txt' }],
       message: /not an earlier file of the archive/,

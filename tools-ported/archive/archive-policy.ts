@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { ToolExecutionError } from '../../src/tool.js';
+import { protectedNameIn, ToolExecutionError } from '../../src/tool.js';
 import type { ArchiveEntry } from './archive-io.js';
 
 /** Most entries an archive may have to be extracted. */
@@ -80,6 +80,8 @@ export function checkEntries(entries: readonly ArchiveEntry[]): CheckedEntry[] {
   for (const entry of entries) {
     if (entry.kind === 'other') throw refuse(`the archive entry ${shown(entry.name)} is a ${entry.rawType ?? 'special file'}, which is never extracted`);
     const parts = nameComponents(entry.name);
+    const planted = protectedNameIn(parts.join('/'));
+    if (planted !== undefined) throw refuse(`the archive entry ${shown(entry.name)} is inside ${shown(planted)}: git and toolgate run programs that such folders name, so archives never unpack one (unpack it yourself if you trust it)`);
     const key = foldKey(parts);
     const earlier = kinds.get(key);
     if (earlier !== undefined && !(earlier === 'directory' && entry.kind === 'directory')) throw refuse(`the archive holds ${shown(entry.name)} twice`);
@@ -90,6 +92,7 @@ export function checkEntries(entries: readonly ArchiveEntry[]): CheckedEntry[] {
       const target = entry.linkTarget ?? '';
       if (target === '' || target.includes('\0')) throw refuse(`the link ${shown(entry.name)} has an empty or invalid target`);
       if (target.length > MAX_NAME_LENGTH) throw refuse(`the link ${shown(entry.name)} has a target longer than ${MAX_NAME_LENGTH} characters`);
+      if (protectedNameIn(target) !== undefined) throw refuse(`the link ${shown(entry.name)} points into ${shown(protectedNameIn(target)!)}, which archives never reach`);
       if (target.startsWith('/') || /^[a-zA-Z]:/.test(target) || target.includes('\\')) throw refuse(`the link ${shown(entry.name)} points to the absolute path ${shown(target)}, outside the target folder`);
       symlinks.add(key);
     } else if (entry.kind === 'hardlink') {
