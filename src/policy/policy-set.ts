@@ -216,20 +216,27 @@ function refusal(stat: fs.Stats): string | undefined {
   return undefined;
 }
 
-/** User files watched at once (one per path; the oldest forgotten first past this). */
-const MAX_USER_FILES = 16;
-const userFiles = new Map<string, WatchedFile>();
+/**
+ * The user files being watched, by path: weakly, so an entry lives exactly as long as a policy
+ * set or a saved-approvals store holds it. (A bound with eviction would let a new policy set
+ * get a second WatchedFile while the saved approvals still read the first, which the policy
+ * decider no longer refreshes: a deleted approval would keep counting.)
+ */
+const userFiles = new Map<string, WeakRef<WatchedFile>>();
+const forgotten = new FinalizationRegistry<string>((file) => {
+  if (userFiles.get(file)?.deref() === undefined) userFiles.delete(file);
+});
 
 /**
  * The one {@link WatchedFile} of the user's file at `file`, shared by every {@link PolicySet}
  * (one per workspace) and by the saved approvals, so its text is parsed once and kept once.
  */
 function sharedUserFile(file: string): WatchedFile {
-  let watched = userFiles.get(file);
+  let watched = userFiles.get(file)?.deref();
   if (watched === undefined) {
-    if (userFiles.size >= MAX_USER_FILES) userFiles.delete(userFiles.keys().next().value!);
     watched = new WatchedFile('user', file);
-    userFiles.set(file, watched);
+    userFiles.set(file, new WeakRef(watched));
+    forgotten.register(watched, file);
   }
   return watched;
 }
