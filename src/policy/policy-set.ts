@@ -90,8 +90,9 @@ const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
  * The text is read through a descriptor opened with `O_NONBLOCK` and checked again with
  * `fstat` (regular, size) before reading, so a file swapped between the stat and the open is
  * caught too. The workspace file comes from a repository, and git can ship symlinks: it must
- * not be one (`lstat`, and `O_NOFOLLOW` on the open), or a link to a secret outside the
- * workspace would show its first characters in a syntax error. The user's file may be a
+ * not be one (`lstat`, and `O_NOFOLLOW` on the open), nor sit in a `.toolgate` folder that is
+ * one, or a link to a secret outside the workspace would show its first characters in a
+ * syntax error. The user's file may be a
  * symlink (dotfile managers) to a regular file.
  */
 class WatchedFile {
@@ -144,6 +145,8 @@ class WatchedFile {
 
   /** The text, read through a non-blocking descriptor that is checked again (regular, size) before reading. */
   private read(): string {
+    // O_NOFOLLOW guards the last name only: a repository's `.toolgate` may not be a link either.
+    if (this.layer === 'workspace' && fs.lstatSync(path.dirname(this.path), { throwIfNoEntry: false })?.isSymbolicLink()) throw new Refused(LINKED_FOLDER);
     let fd: number;
     try {
       fd = fs.openSync(this.path, OPEN_FLAGS | (this.layer === 'workspace' ? NO_FOLLOW : 0));
@@ -202,6 +205,7 @@ class WatchedFile {
 }
 
 const SYMLINK = 'is not a regular file (a symbolic link: a workspace policy file must be the file itself)';
+const LINKED_FOLDER = 'is not read: its folder is a symbolic link (a workspace policy file must be in the workspace itself)';
 const TOO_LARGE = `is larger than ${MAX_POLICY_BYTES / 1024 / 1024} MiB (a policy file is small; this one is refused unread)`;
 
 /** A file refused between the open and the read; the message is the problem. */

@@ -532,6 +532,16 @@ describe('policy files: the user and workspace files together', () => {
     } finally {
       fs.rmSync(wsJson);
     }
+    // Nor a .toolgate folder that is a link to one outside.
+    fs.mkdirSync(path.join(root, 'outside'));
+    fs.writeFileSync(path.join(root, 'outside', 'policy.json'), 'TOKEN=abc123-very-secret\n');
+    fs.mkdirSync(path.join(root, 'ws2'));
+    fs.symlinkSync(path.join(root, 'outside'), path.join(root, 'ws2', '.toolgate'));
+    const linked = new PolicySet({ workspace: path.join(root, 'ws2', '.toolgate', 'policy.json') }).decide(call('read_file'));
+    assert.equal(linked.verdict, 'deny');
+    assert.match(linked.reason, /its folder is a symbolic link/);
+    assert.doesNotMatch(JSON.stringify(linked), /abc123|TOKEN/);
+
     const dotfile = path.join(root, 'dotfile-policy.toml');
     fs.writeFileSync(dotfile, '[[rules]]\ntool = "read_file"\naction = "deny"\n');
     fs.symlinkSync(dotfile, userFile);
