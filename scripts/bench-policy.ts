@@ -1,8 +1,12 @@
 /**
- * The policy-file case of `npm run bench`: {@link benchPolicy} measures `PolicySet.decide`
- * (the stat of both files included) for 1,000 mixed calls (file tools with paths, shell calls
- * of 1 to 3 commands, network tools) against a 50-rule user file and a small workspace file,
- * and returns the median µs per decision over rounds. Target: at most 50 µs.
+ * The policy-file case of `npm run bench`: {@link benchPolicy} measures the whole policy step
+ * an executor call pays: `PolicySet.decide` (the stat of both files included) and then the
+ * saved-approval lookups (`PolicyFileApprovals.size`, and `has` for each of the call's keys:
+ * one, or one per command of a shell call of 1 to 3 commands), for 1,000 mixed calls (file
+ * tools with paths, shell calls, network tools) against a 50-rule user file holding 20 saved
+ * approvals and a small workspace file. It returns the median µs per call over rounds.
+ * Target: at most 50 µs. (The keys are computed beforehand: hashing a call is the remembered
+ * decider's, once per call, and does not depend on the files.)
  *
  * Run alone: `npm run build && node dist/scripts/bench-policy.js`.
  */
@@ -12,7 +16,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { PolicyCallInput } from '../src/policy/policy-rules.js';
+import { createLogger } from '../src/logging/logger.js';
 import { PolicySet } from '../src/policy/policy-set.js';
+import { PolicyFileApprovals } from '../src/policy/saved-approvals.js';
 import type { ShellCommand } from '../src/policy/shell/types.js';
 
 /** 50 rules of every shape: tool, kind, paths, args and command rules. */
@@ -71,18 +77,35 @@ export function benchPolicy(rounds = 31): { medianUs: number; rules: number; cal
   try {
     const user = path.join(dir, 'user.toml');
     const workspace = path.join(dir, 'workspace.toml');
-    fs.writeFileSync(user, fiftyRules());
+    const key = (n: number) => n.toString(16).padStart(64, '0');
+    const saved = Array.from({ length: 20 }, (_, n) => `[[approved]]\nkey = "${key(n * 7)}"\ntool = "run_command"\nsummary = "saved ${n}"\n`);
+    fs.writeFileSync(user, `${fiftyRules()}\n${saved.join('\n')}`);
     fs.writeFileSync(workspace, '[[rules]]\ntool = "write_file"\npaths = ["generated/**"]\naction = "deny"\n\n[[rules]]\ncommand = "git push"\naction = "deny"\n');
     const policies = new PolicySet({ user, workspace });
+    const approvals = new PolicyFileApprovals(user, createLogger());
     const calls = mixedCalls();
+    // One key per command of a shell call, else one; every fifth a saved one.
+    const keys = calls.map((call, i) => Array.from({ length: call.shell?.commands.length ?? 1 }, (_, j) => key(i % 5 === 0 && j === 0 ? 7 : 1000 + i * 3 + j)));
     const samples: number[] = [];
     let sink = 0;
+    let hits = 0;
     for (let round = 0; round <= rounds; round++) {
       const t0 = performance.now();
-      for (const call of calls) if (policies.decide(call).verdict === 'deny') sink++;
+      for (let i = 0; i < calls.length; i++) {
+        if (policies.decide(calls[i]!).verdict === 'deny') {
+          sink++;
+          continue;
+        }
+        if (approvals.size === 0) continue;
+        for (const k of keys[i]!) {
+          if (!approvals.has(k)) break;
+          hits++;
+        }
+      }
       if (round > 0) samples.push(((performance.now() - t0) * 1000) / calls.length);
     }
     if (sink === 0) throw new Error('the bench calls were never denied: the rules did not load');
+    if (hits === 0) throw new Error('no saved approval was ever found: the approvals did not load');
     samples.sort((a, b) => a - b);
     return { medianUs: samples[samples.length >> 1]!, rules: 50, calls: calls.length };
   } finally {
@@ -93,7 +116,7 @@ export function benchPolicy(rounds = 31): { medianUs: number; rules: number; cal
 /** The bench's line for this case. */
 export function policyBenchLine(): string {
   const { medianUs, rules, calls } = benchPolicy();
-  return `policy decision:            ${medianUs.toFixed(2)} µs  (target <= 50 µs; median of rounds of ${calls} mixed calls, ${rules} rules, stat of both files included)\n`;
+  return `policy decision:            ${medianUs.toFixed(2)} µs  (target <= 50 µs; median of rounds of ${calls} mixed calls, ${rules} rules, stat of both files and the saved-approval lookups included)\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(policyBenchLine());

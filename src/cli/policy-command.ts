@@ -43,6 +43,7 @@ export async function policyCommand(argv: string[], ctx: CliContext): Promise<nu
   for (const status of statuses) {
     out(status.layer, status.path);
     out('', describeStatus(status));
+    for (const warning of warnings(status)) out('', `warning: ${warning}`);
   }
   const invalid = statuses.some((s) => s.state === 'invalid');
   if (call === undefined) return invalid ? EXIT.failed : EXIT.ok;
@@ -102,7 +103,7 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
       }
       return path.relative(ws.realRoot, real).split(path.sep).join('/') || '.';
     });
-  const input: PolicyCallInput = { tool: tool.name, kind: tool.kind, args, paths };
+  const input: PolicyCallInput = { tool: tool.name, kind: tool.kind, args, paths, commandArguments: tool.commandArguments };
   const texts = tool.commandArguments.map((name) => args[name]).filter((v): v is string => typeof v === 'string');
   if (texts.length === 0) return { input, notes };
   const analyze = await loadShellAnalyzer();
@@ -111,6 +112,20 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
   for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}: ${command.kind}`);
   for (const why of shell.uncertain) notes.push(`uncertain: ${why}`);
   return { input: { ...input, shell }, notes };
+}
+
+/**
+ * Argument names that shell tools use for their command line (`@format shell-command`): an
+ * `args` pattern on one never matches (see `PolicyCallInput.commandArguments`).
+ */
+const COMMAND_ARGUMENT_NAMES: ReadonlySet<string> = new Set(['command', 'cmd', 'script', 'commandLine', 'command_line']);
+
+/** Rules that look written for a shell tool's command line with `args`: they never match it. */
+function warnings(status: PolicyFileStatus): string[] {
+  if (status.state !== 'ok') return [];
+  return status.policy!.rules
+    .filter((rule) => rule.args !== undefined && Object.keys(rule.args).some((name) => COMMAND_ARGUMENT_NAMES.has(name)))
+    .map((rule) => `${rule.id}: args.${Object.keys(rule.args!).find((name) => COMMAND_ARGUMENT_NAMES.has(name))} never matches a shell tool's command line (a glob would match \`git status; rm -rf data\`); use command = "..." for shell commands`);
 }
 
 function describeStatus(status: PolicyFileStatus): string {

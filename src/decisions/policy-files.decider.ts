@@ -69,7 +69,7 @@ export class PolicyFilesDecider implements Decider {
 function policyInput(call: PreparedCall): PolicyCallInput {
   const { workspace } = call;
   const paths = call.paths.map((p) => path.relative(workspace.realRoot, p.real).split(path.sep).join('/') || '.');
-  const input = { tool: call.tool.name, kind: call.tool.kind, args: call.args, paths };
+  const input = { tool: call.tool.name, kind: call.tool.kind, args: call.args, paths, commandArguments: call.tool.commandArguments };
   if (call.commands.length === 0) return input;
   return { ...input, shell: joined(call.commands) };
 }

@@ -145,6 +145,11 @@ export class PolicyFileError extends ToolgateError {
     return new PolicyFileError(file, line, problem, cause);
   }
 
+  /** The file is refused before its text is read (not a regular file, too large): `"<file>: <problem>"`. */
+  static fromRefused(file: string, problem: string): PolicyFileError {
+    return new PolicyFileError(file, undefined, problem);
+  }
+
   /** The file exists but cannot be read (a folder, no permission...). */
   static fromUnreadable(file: string, cause: unknown): PolicyFileError {
     const code = (cause as NodeJS.ErrnoException | undefined)?.code;
@@ -178,7 +183,9 @@ export function parsePolicyFile(text: string, file: string): PolicyFile {
     const { line, column } = jsonErrorPosition(text);
     throw PolicyFileError.fromInvalid(file, line, `JSON syntax error: ${(error as Error).message.split('\n')[0]} (column ${column})`, error);
   }
-  return validate(data, new Locator(text, json, file));
+  const at = new Locator(text, json, file);
+  if (json) at.rejectDuplicateKeys();
+  return validate(data, at);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,22 +215,26 @@ export interface ApprovedEntry {
 }
 
 /**
- * The text of a policy file with `entry` added to its `[[approved]]` list: appended as a
- * TOML table (comments and layout kept), or, for a `.json` file, added to its `approved`
- * array (the file rewritten with two-space indentation). The date it was saved goes with it.
+ * The text of a policy file with `entries` added to its `[[approved]]` list (those whose key
+ * it does not hold yet): appended as TOML tables (comments and layout kept), or, for a `.json`
+ * file, added to its `approved` array (the file rewritten with two-space indentation). The
+ * date they were saved goes with them. `current` itself when every key is there already.
  * @param current - the file's text now (`''` for a file that does not exist yet).
  * @throws PolicyFileError when `current` is not a valid policy file (nothing is added to a
  *   file that already denies every call).
  */
-export function withApproved(current: string, file: string, entry: ApprovedEntry): string {
-  if (current.trim() !== '') parsePolicyFile(current, file);
+export function withApproved(current: string, file: string, entries: readonly ApprovedEntry[]): string {
+  const held = current.trim() === '' ? new Set<string>() : parsePolicyFile(current, file).approved;
+  const seen = new Set(held);
+  const added = entries.filter((e) => !seen.has(e.key) && seen.add(e.key));
+  if (added.length === 0) return current;
   const saved = new Date().toISOString();
   if (file.toLowerCase().endsWith('.json')) {
     const data = current.trim() === '' ? {} : JSON.parse(current) as Record<string, unknown>;
-    data.approved = [...((data.approved as unknown[] | undefined) ?? []), { ...entry, saved }];
+    data.approved = [...((data.approved as unknown[] | undefined) ?? []), ...added.map((entry) => ({ ...entry, saved }))];
     return `${JSON.stringify(data, null, 2)}\n`;
   }
-  const table = stringifyToml({ approved: [{ key: entry.key, tool: entry.tool, summary: entry.summary, saved }] });
+  const table = stringifyToml({ approved: added.map((entry) => ({ key: entry.key, tool: entry.tool, summary: entry.summary, saved })) });
   const header = current.includes('[[approved]]') ? '' : '\n# Requests approved with "always" (toolgate writes these; delete an entry to be asked again).\n';
   return `${current}${current === '' || current.endsWith('\n') ? '' : '\n'}${header}\n${table.trim()}\n`;
 }
@@ -457,6 +468,35 @@ class Locator {
     if (argsAt === undefined) return this.rule(index);
     const at = findKey(this.masked, name, argsAt + 1, region.end);
     return this.lineOf(at ?? argsAt);
+  }
+
+  /**
+   * JSON only: a key given twice in one object (`{"rules": [...], "rules": []}`) is an error
+   * naming the second one's line: `JSON.parse` keeps the last silently, so a rule list or a
+   * rule's `action` could be replaced by a later line a reader skims past. (TOML parsers
+   * reject duplicate keys themselves.) Runs on the masked text after a successful parse.
+   */
+  rejectDuplicateKeys(): void {
+    const masked = this.masked;
+    const objects: Array<Map<string, number> | undefined> = [];
+    for (let i = 0; i < masked.length; i++) {
+      const c = masked[i];
+      if (c === '{') objects.push(new Map());
+      else if (c === '[') objects.push(undefined);
+      else if (c === '}' || c === ']') objects.pop();
+      else if (c === '"') {
+        let j = i + 1;
+        while (j < masked.length && masked[j] !== '"') j += masked[j] === '\\' ? 2 : 1;
+        const keys = objects[objects.length - 1];
+        if (keys !== undefined && /^\s*:/.test(masked.slice(j + 1, j + 40))) {
+          const key = JSON.parse(masked.slice(i, j + 1)) as string;
+          const first = keys.get(key);
+          if (first !== undefined) throw this.fail(this.lineOf(i), `duplicate key ${JSON.stringify(key)} (first at line ${first}); JSON keeps only the last, so each key may be given once`);
+          keys.set(key, this.lineOf(i));
+        }
+        i = j;
+      }
+    }
   }
 
   /** Line of a top-level `key` (line 1 when it cannot be found). */

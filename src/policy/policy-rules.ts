@@ -21,6 +21,12 @@ export interface PolicyCallInput {
   readonly paths: readonly string[];
   /** The analysis of the shell tool's command argument; present exactly for shell tools. */
   readonly shell?: ShellAnalysis;
+  /**
+   * The names of the tool's `@format shell-command` arguments (`RegisteredTool.commandArguments`).
+   * A rule whose `args` names one of them never matches: a glob on a command line (`"git
+   * status*"`) would match `git status; rm -rf data`. Rules for shell commands use `command`.
+   */
+  readonly commandArguments?: readonly string[];
 }
 
 /** What one file's rules say about one call. */
@@ -56,8 +62,37 @@ export interface PolicyMatch {
  * - no command matched by any rule: `undefined`.
  * A shell call with no commands at all is judged as a whole by the rules without `command`,
  * with `shell.kind`; `uncertain` turns an allow into ask there too.
+ *
+ * Finally, when `shell.uncertain` is non-empty (a parse error, a program name computed at run
+ * time), `commands` may miss what bash runs: if the file has a `deny` or `ask` rule with a
+ * `command` key (one that could match the hidden command) for this tool, the verdict is at
+ * least `ask`, naming that rule, unless a rule already denies.
  */
 export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
+  const match = matchRules(file, input);
+  const shell = input.shell;
+  if (shell === undefined || shell.uncertain.length === 0 || match?.verdict === 'deny') return match;
+  // What bash runs may hold commands the analysis missed: a deny or ask rule on a command
+  // could be one of them, so the line is at least asked about.
+  if (match?.verdict === 'ask') return match;
+  const hidden = hiddenFrom(file, input);
+  if (hidden === undefined) return match;
+  const reason = `the command line cannot be checked against the rule at ${hidden.id}: ${shell.uncertain[0]}`;
+  return match?.command === undefined ? { verdict: 'ask', reason, rule: hidden } : { verdict: 'ask', reason, rule: hidden, command: match.command };
+}
+
+/** The last rule with a `command` key that denies or asks and could apply to this tool's call, if any. */
+function hiddenFrom(file: PolicyFile, input: PolicyCallInput): PolicyRule | undefined {
+  const rules = file.rules;
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    if (rule.matchers.command !== undefined && rule.action !== 'allow' && callMatches(rule, input)) return rule;
+  }
+  return undefined;
+}
+
+/** {@link matchPolicyRules} before the uncertainty check. */
+function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
   const rules = file.rules;
   const shell = input.shell;
   if (shell === undefined || shell.commands.length === 0) {
@@ -131,7 +166,9 @@ function callMatches(rule: PolicyRule, input: PolicyCallInput): boolean {
     for (const p of paths) if (!plainRelative(p) || !m.path(p)) return false;
   }
   if (m.args !== undefined) {
+    const commandArguments = input.commandArguments;
     for (const [name, matches] of m.args) {
+      if (commandArguments !== undefined && commandArguments.includes(name)) return false;
       const value = Object.hasOwn(input.args, name) ? input.args[name] : undefined;
       if (typeof value !== 'string' || !matches(value)) return false;
     }

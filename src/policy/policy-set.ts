@@ -75,14 +75,35 @@ export interface PolicyExplanation {
 
 const STRICTNESS: Readonly<Record<PolicyAction, number>> = { allow: 1, ask: 2, deny: 3 };
 
-/** One configured file: what it held at its last check. */
+/** A policy file larger than this is refused unread (`invalid`): no policy needs more. */
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+/** Flags of the open: never block (a FIFO), and for the workspace file never follow a symlink. */
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+
+/**
+ * One configured file: what it held at its last check.
+ *
+ * Only a regular file of at most {@link MAX_POLICY_BYTES} is read; anything else (a FIFO, a
+ * device such as `/dev/zero`, a socket) is `invalid` without being opened for a blocking read.
+ * The text is read through a descriptor opened with `O_NONBLOCK` and checked again with
+ * `fstat` (regular, size) before reading, so a file swapped between the stat and the open is
+ * caught too. The workspace file comes from a repository, and git can ship symlinks: it must
+ * not be one (`lstat`, and `O_NOFOLLOW` on the open), nor sit in a `.toolgate` folder that is
+ * one, or a link to a secret outside the workspace would show its first characters in a
+ * syntax error. The user's file may be a
+ * symlink (dotfile managers) to a regular file.
+ */
 class WatchedFile {
   private signature = '';
   private hash = '';
   status: PolicyFileStatus;
+  private readonly absent: PolicyFileStatus;
 
   constructor(readonly layer: PolicyLayer, readonly path: string) {
-    this.status = { layer, path, state: 'absent' };
+    this.absent = Object.freeze({ layer, path, state: 'absent' });
+    this.status = this.absent;
   }
 
   /**
@@ -94,30 +115,82 @@ class WatchedFile {
   refresh(): PolicyFileStatus {
     let stat: fs.Stats | undefined;
     try {
-      stat = fs.statSync(this.path, { throwIfNoEntry: false });
+      stat = this.layer === 'workspace' ? fs.lstatSync(this.path, { throwIfNoEntry: false }) : fs.statSync(this.path, { throwIfNoEntry: false });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return this.set('absent', '', () => ({ layer: this.layer, path: this.path, state: 'absent' }));
-      return this.set(`error:${(error as NodeJS.ErrnoException).code}`, '', () => ({ layer: this.layer, path: this.path, state: 'invalid', error: PolicyFileError.fromUnreadable(this.path, error) }));
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return this.setAbsent();
+      return this.set(`error:${(error as NodeJS.ErrnoException).code}`, '', () => this.invalid(PolicyFileError.fromUnreadable(this.path, error)));
     }
-    if (stat === undefined) return this.set('absent', '', () => ({ layer: this.layer, path: this.path, state: 'absent' }));
-    const signature = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    if (stat === undefined) return this.setAbsent();
+    const signature = `${stat.mtimeMs}:${stat.size}:${stat.ino}:${stat.mode}`;
     if (signature === this.signature) return this.status;
+    const refused = refusal(stat);
+    if (refused !== undefined) return this.set(signature, `refused:${refused}`, () => this.invalid(PolicyFileError.fromRefused(this.path, refused)));
     let text: string;
     try {
-      text = fs.readFileSync(this.path, 'utf8');
+      text = this.read();
     } catch (error) {
       // No signature kept: a fix that leaves mtime and size alone (chmod) must be seen too.
-      return this.set('', '', () => ({ layer: this.layer, path: this.path, state: 'invalid', error: PolicyFileError.fromUnreadable(this.path, error) }));
+      return this.set('', '', () => this.invalid(error instanceof Refused ? PolicyFileError.fromRefused(this.path, error.message) : PolicyFileError.fromUnreadable(this.path, error)));
     }
     const hash = crypto.createHash('sha256').update(text).digest('hex');
     return this.set(signature, hash, () => {
       try {
         return { layer: this.layer, path: this.path, state: 'ok', policy: parsePolicyFile(text, this.path) };
       } catch (error) {
-        if (error instanceof PolicyFileError) return { layer: this.layer, path: this.path, state: 'invalid', error };
+        if (error instanceof PolicyFileError) return this.invalid(error);
         throw error;
       }
     });
+  }
+
+  /** The text, read through a non-blocking descriptor that is checked again (regular, size) before reading. */
+  private read(): string {
+    // O_NOFOLLOW guards the last name only: a repository's `.toolgate` may not be a link either.
+    if (this.layer === 'workspace' && fs.lstatSync(path.dirname(this.path), { throwIfNoEntry: false })?.isSymbolicLink()) throw new Refused(LINKED_FOLDER);
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, OPEN_FLAGS | (this.layer === 'workspace' ? NO_FOLLOW : 0));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP' && this.layer === 'workspace') throw new Refused(SYMLINK);
+      throw error;
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      const refused = refusal(stat);
+      if (refused !== undefined) throw new Refused(refused);
+      // Read at most one byte past the limit: a file that grew since the fstat is refused too.
+      const buffer = Buffer.allocUnsafe(Math.min(stat.size, MAX_POLICY_BYTES) + 1);
+      let length = 0;
+      for (;;) {
+        const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+        if (n === 0) break;
+        length += n;
+        if (length === buffer.length) {
+          if (length > MAX_POLICY_BYTES) throw new Refused(TOO_LARGE);
+          break;
+        }
+      }
+      return buffer.toString('utf8', 0, length);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** {@link status}, checking once if it was never checked. */
+  current(): PolicyFileStatus {
+    return this.signature === '' && this.hash === '' ? this.refresh() : this.status;
+  }
+
+  private invalid(error: PolicyFileError): PolicyFileStatus {
+    return { layer: this.layer, path: this.path, state: 'invalid', error };
+  }
+
+  /** No file there: the one frozen `absent` status, not a new object per call. */
+  private setAbsent(): PolicyFileStatus {
+    this.signature = 'absent';
+    this.hash = '';
+    this.status = this.absent;
+    return this.status;
   }
 
   private set(signature: string, hash: string, make: () => PolicyFileStatus): PolicyFileStatus {
@@ -129,6 +202,65 @@ class WatchedFile {
     }
     return this.status;
   }
+}
+
+const SYMLINK = 'is not a regular file (a symbolic link: a workspace policy file must be the file itself)';
+const LINKED_FOLDER = 'is not read: its folder is a symbolic link (a workspace policy file must be in the workspace itself)';
+const TOO_LARGE = `is larger than ${MAX_POLICY_BYTES / 1024 / 1024} MiB (a policy file is small; this one is refused unread)`;
+
+/** A file refused between the open and the read; the message is the problem. */
+class Refused extends Error {}
+
+/** Why a file with this stat is not read, if it is not. */
+function refusal(stat: fs.Stats): string | undefined {
+  if (stat.isSymbolicLink()) return SYMLINK;
+  if (stat.isDirectory()) return 'cannot be read (EISDIR)';
+  if (!stat.isFile()) return 'is not a regular file';
+  if (stat.size > MAX_POLICY_BYTES) return TOO_LARGE;
+  return undefined;
+}
+
+/**
+ * The user files being watched, by path: weakly, so an entry lives exactly as long as a policy
+ * set or a saved-approvals store holds it. (A bound with eviction would let a new policy set
+ * get a second WatchedFile while the saved approvals still read the first, which the policy
+ * decider no longer refreshes: a deleted approval would keep counting.)
+ */
+const userFiles = new Map<string, WeakRef<WatchedFile>>();
+const forgotten = new FinalizationRegistry<string>((file) => {
+  if (userFiles.get(file)?.deref() === undefined) userFiles.delete(file);
+});
+
+/**
+ * The one {@link WatchedFile} of the user's file at `file`, shared by every {@link PolicySet}
+ * (one per workspace) and by the saved approvals, so its text is parsed once and kept once.
+ */
+function sharedUserFile(file: string): WatchedFile {
+  let watched = userFiles.get(file)?.deref();
+  if (watched === undefined) {
+    watched = new WatchedFile('user', file);
+    userFiles.set(file, new WeakRef(watched));
+    forgotten.register(watched, file);
+  }
+  return watched;
+}
+
+/**
+ * The user's file as of its last check, for the saved approvals (`saved-approvals.ts`): the
+ * policy decider re-checks it just before (same call, same synchronous pass), so reading it
+ * again would only repeat the stat. `refresh` forces a check (the first use, after a save).
+ */
+export interface UserPolicyFile {
+  /** The state as of the last check (checking once if never checked). */
+  current(): PolicyFileStatus;
+  /** Check now. */
+  refresh(): PolicyFileStatus;
+}
+
+/** The shared view of the user's file at `file` (see {@link UserPolicyFile}). */
+export function userPolicyFile(file: string): UserPolicyFile {
+  const watched = sharedUserFile(file);
+  return { current: () => watched.current(), refresh: () => watched.refresh() };
 }
 
 /**
@@ -145,7 +277,7 @@ export class PolicySet {
    */
   constructor(paths: PolicyPaths) {
     this.watched = [];
-    if (paths.user !== undefined) this.watched.push(new WatchedFile('user', paths.user));
+    if (paths.user !== undefined) this.watched.push(sharedUserFile(paths.user));
     if (paths.workspace !== undefined) this.watched.push(new WatchedFile('workspace', paths.workspace));
   }
 

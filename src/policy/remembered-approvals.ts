@@ -55,6 +55,11 @@ export interface SavedApprovals {
    * store's to report (a log line): the answer still counts for the turn.
    */
   save(key: string, tool: string, summary: string): void;
+  /**
+   * Save several keys of one answer at once (one per command of a shell call): one write
+   * instead of one per key. When absent, {@link save} is called for each.
+   */
+  saveAll?(entries: ReadonlyArray<{ readonly key: string; readonly tool: string; readonly summary: string }>): void;
 }
 
 /** One turn's answers. */
@@ -132,7 +137,9 @@ export class RememberedApprovals {
     }
     for (const key of keys) if (turn.allowed.size < MAX_KEYS_PER_TURN) turn.allowed.add(key);
     if (answer === 'always' && narrow && this.saved !== undefined) {
-      keys.forEach((key, i) => this.saved!.save(key, call.tool.name, summaries[i]!));
+      const saved = this.saved;
+      if (saved.saveAll !== undefined) saved.saveAll(keys.map((key, i) => ({ key, tool: call.tool.name, summary: summaries[i]! })));
+      else keys.forEach((key, i) => saved.save(key, call.tool.name, summaries[i]!));
     }
   }
 

@@ -79,6 +79,24 @@ describe('policy files', () => {
     askedAbout(await run('ls > ~/.bashrc'), /./);
   });
 
+  test('an args pattern on the command argument does not allow git status;rm -rf data (C1 through args)', async () => {
+    policy(userFile, '[[rules]]\ntool = "run_command"\nargs = { command = "git status*" }\naction = "allow"\n');
+    askedAbout(await run('git status;rm -rf data'), /./);
+    assert.ok(fs.existsSync(path.join(t.ws, 'data')), 'nothing ran');
+  });
+
+  test('a line the parser cannot vouch for asks under a deny rule, even under allow-all: a parse error, a computed program name', async () => {
+    policy(userFile, '[[rules]]\ncommand = "rm"\naction = "deny"\n');
+    for (const command of ['rm -rf data\nif then', '$(printf rm) -rf data']) {
+      const r = await run(command, { approvalMode: 'allow-all' });
+      assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${JSON.stringify(command)}: ${r.errorCode} ${r.error}`);
+      assert.equal(asked.length, 1);
+      assert.match(asked[0]!.ask.reason, /cannot be checked against the rule at .*policy\.toml:1/);
+      asked = [];
+    }
+    assert.ok(fs.existsSync(path.join(t.ws, 'data')), 'nothing ran');
+  });
+
   test('C2: eval of decoded text, bash -c and env sh -c are never approved by a rule written for echo', async () => {
     policy(userFile, '[[rules]]\ncommand = "echo"\naction = "allow"\n');
     for (const command of ['eval "$(echo cm0gLXJmIGRhdGE= | base64 -d)"', "bash -c 'rm -rf data'", "env sh -c 'rm -rf data'", 'echo ok; $(echo rm) -rf data']) {

@@ -6,6 +6,7 @@
  * are built by hand: the analyzer is separate work.
  */
 import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,8 @@ import type { ActionKind } from '../../src/policy/action-kinds.js';
 import { parsePolicyFile, PolicyFileError, type PolicyFile } from '../../src/policy/policy-file.js';
 import { matchPolicyRules, type PolicyCallInput } from '../../src/policy/policy-rules.js';
 import { defaultPolicyPaths, PolicySet } from '../../src/policy/policy-set.js';
+import { PolicyFileApprovals } from '../../src/policy/saved-approvals.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { ShellAnalysis, ShellCommand } from '../../src/policy/shell/types.js';
 import { runCli } from '../helpers.js';
 
@@ -162,6 +165,16 @@ action = "allow"
     assert.equal(({} as Record<string, unknown>).action, undefined);
   });
 
+  test('a key given twice is an error naming its line: JSON (top level, in a rule), and TOML', () => {
+    assertInvalid('{"rules":[{"action":"deny"}],"rules":[]}', 1, /duplicate key "rules" \(first at line 1\)/, '/w/p.json');
+    assertInvalid('{\n  "rules": [\n    { "action": "deny",\n      "tool": "x",\n      "action": "allow" }\n  ]\n}', 5, /duplicate key "action" \(first at line 3\)/, '/w/p.json');
+    assertInvalid('{\n  "always_ask": true,\n  "always_\\u0061sk": false\n}', 3, /duplicate key "always_ask"/, '/w/p.json');
+    // The same key in two rules, or inside a string, is no duplicate.
+    assert.equal(parsePolicyFile('{"rules":[{"action":"deny","reason":"\\"action\\": 1"},{"action":"allow"}]}', '/w/p.json').rules.length, 2);
+    assertInvalid('always_ask = true\nalways_ask = false\n', 2, /TOML syntax error/);
+    assertInvalid('[[rules]]\naction = "deny"\naction = "allow"\n', 3, /TOML syntax error/);
+  });
+
   test('a key inside a string or a comment is not taken for the key', () => {
     assertInvalid('[[rules]]\nreason = "tool = x"\n# tool = y\naction = "allow"\ntool = 3\n', 5, /tool in rule 1 must be a string/);
   });
@@ -212,6 +225,35 @@ describe('policy files: matching one file', () => {
     assert.equal(verdict({ url: 'https://api.example.com/v1', method: 'POST' }), undefined);
     assert.equal(verdict({ url: 'https://api.example.com/v1' }), undefined, 'missing argument');
     assert.equal(verdict({ url: ['https://api.example.com/v1'], method: 'GET' }), undefined, 'non-string value');
+  });
+
+  test('an args pattern on a shell tool\'s command argument never matches: use command (C1 through args)', () => {
+    const policy = toml('[[rules]]\ntool = "run_command"\nargs = { command = "git status*" }\naction = "allow"\n');
+    const analysis = shell([cmd('git status'), cmd('rm -rf data')]);
+    const input = { ...call('run_command', { kind: 'shell_command', args: { command: 'git status; rm -rf data' }, shell: analysis }), commandArguments: ['command'] };
+    assert.equal(matchPolicyRules(policy, input), undefined);
+    assert.equal(matchPolicyRules(policy, { ...input, shell: shell([cmd('git status')]), args: { command: 'git status' } }), undefined, 'not even the plain command');
+    // An argument named command on a tool where it is not a command line still matches.
+    assert.equal(matchPolicyRules(toml('[[rules]]\nargs = { command = "git status*" }\naction = "allow"\n'), call('note', { args: { command: 'git status x' }, commandArguments: [] }))?.verdict, 'allow');
+  });
+
+  test('an uncertain command line under a deny or ask command rule asks, whatever else allows it', () => {
+    const denyRm = toml('[[rules]]\ncommand = "rm"\naction = "deny"\n');
+    const parseError = shell([cmd('rm -rf data')], ['the command line does not parse: syntax error near "then"']);
+    // The parser saw rm here: the deny decides.
+    assert.equal(matchPolicyRules(denyRm, runCommand(parseError))?.verdict, 'deny');
+    const hidden = shell([], ['the command line does not parse: syntax error near "then"']);
+    const asked = matchPolicyRules(denyRm, runCommand(hidden));
+    assert.equal(asked?.verdict, 'ask');
+    assert.equal(asked?.reason, `the command line cannot be checked against the rule at ${FILE}:1: the command line does not parse: syntax error near "then"`);
+    const dynamic = shell([cmd('printf rm')], ['the program name is computed when the line runs']);
+    assert.equal(matchPolicyRules(denyRm, runCommand(dynamic))?.verdict, 'ask');
+    // Under allow-all too; but not with only allow rules, and not when something is denied.
+    const allowAll = toml('[[rules]]\naction = "allow"\n\n[[rules]]\ncommand = "git push"\naction = "ask"\n');
+    assert.equal(matchPolicyRules(allowAll, runCommand(dynamic))?.verdict, 'ask');
+    assert.equal(matchPolicyRules(toml('[[rules]]\ncommand = "printf"\naction = "allow"\n'), runCommand(dynamic))?.verdict, 'ask', 'uncertain allow asks, as before');
+    assert.equal(matchPolicyRules(toml('[[rules]]\ncommand = "ls"\naction = "allow"\n'), runCommand(dynamic)), undefined, 'no deny or ask rule: no opinion');
+    assert.equal(matchPolicyRules(toml('[[rules]]\ncommand = "rm"\naction = "ask"\n\n[[rules]]\ncommand = "printf"\naction = "deny"\n'), runCommand(dynamic))?.verdict, 'deny');
   });
 
   test('a command rule never matches a call that is not a shell call', () => {
@@ -437,6 +479,154 @@ describe('policy files: the user and workspace files together', () => {
     assert.equal(policies.decide(call('read_file')).verdict, 'allow', 'and its removal too');
   });
 
+  test('special files are invalid at once: a FIFO, a symlink to /dev/zero, a 2 MiB file', () => {
+    clear();
+    const expectRefused = (pattern: RegExp, policies = set()) => {
+      const d = policies.decide(call('read_file'));
+      assert.equal(d.verdict, 'deny');
+      assert.match(d.reason, pattern);
+      assert.match(d.reason, /every call is denied until it is fixed$/);
+    };
+    execFileSync('mkfifo', [wsFile]);
+    try {
+      expectRefused(/^the policy file .*policy\.toml is not a regular file;/);
+    } finally {
+      fs.rmSync(wsFile);
+    }
+    execFileSync('mkfifo', [userFile]);
+    try {
+      expectRefused(/is not a regular file/);
+    } finally {
+      fs.rmSync(userFile);
+    }
+    fs.symlinkSync('/dev/zero', userFile);
+    try {
+      expectRefused(/is not a regular file/);
+    } finally {
+      fs.rmSync(userFile);
+    }
+    fs.symlinkSync('/dev/zero', wsFile);
+    try {
+      expectRefused(/is not a regular file \(a symbolic link/);
+    } finally {
+      fs.rmSync(wsFile);
+    }
+    fs.writeFileSync(wsFile, `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const policies = set();
+    expectRefused(/is larger than 1 MiB/, policies);
+    put(wsFile, '[[rules]]\naction = "ask"\n');
+    assert.equal(policies.decide(call('read_file')).verdict, 'ask', 'fixed: seen');
+  });
+
+  test('a workspace file that is a symlink is refused unread (no secret in a syntax error); a user file may be one', () => {
+    clear();
+    const secret = path.join(root, 'secret.json');
+    fs.writeFileSync(secret, 'TOKEN=abc123-very-secret\n');
+    const wsJson = path.join(root, 'ws', '.toolgate', 'policy.json');
+    fs.symlinkSync(secret, wsJson);
+    try {
+      const d = new PolicySet({ workspace: wsJson }).decide(call('read_file'));
+      assert.equal(d.verdict, 'deny');
+      assert.match(d.reason, /is not a regular file \(a symbolic link/);
+      assert.doesNotMatch(JSON.stringify(d), /abc123|TOKEN/);
+    } finally {
+      fs.rmSync(wsJson);
+    }
+    // Nor a .toolgate folder that is a link to one outside.
+    fs.mkdirSync(path.join(root, 'outside'));
+    fs.writeFileSync(path.join(root, 'outside', 'policy.json'), 'TOKEN=abc123-very-secret\n');
+    fs.mkdirSync(path.join(root, 'ws2'));
+    fs.symlinkSync(path.join(root, 'outside'), path.join(root, 'ws2', '.toolgate'));
+    const linked = new PolicySet({ workspace: path.join(root, 'ws2', '.toolgate', 'policy.json') }).decide(call('read_file'));
+    assert.equal(linked.verdict, 'deny');
+    assert.match(linked.reason, /its folder is a symbolic link/);
+    assert.doesNotMatch(JSON.stringify(linked), /abc123|TOKEN/);
+
+    const dotfile = path.join(root, 'dotfile-policy.toml');
+    fs.writeFileSync(dotfile, '[[rules]]\ntool = "read_file"\naction = "deny"\n');
+    fs.symlinkSync(dotfile, userFile);
+    try {
+      assert.equal(set().decide(call('read_file')).verdict, 'deny');
+    } finally {
+      fs.rmSync(userFile);
+    }
+  });
+
+  test('one stat of each file per executor decision: the saved approvals read the check the policy made; an absent file allocates nothing', () => {
+    clear();
+    const key = (n: number) => n.toString(16).padStart(64, '0');
+    put(userFile, `[[rules]]\ntool = "x"\naction = "ask"\n\n[[approved]]\nkey = "${key(1)}"\ntool = "x"\n`);
+    const policies = set();
+    const approvals = new PolicyFileApprovals(userFile, createLogger());
+    const other = new PolicySet({ user: userFile });
+    assert.equal(policies.decide(call('x')).verdict, 'ask');
+    let stats = 0;
+    const { statSync, lstatSync } = fs;
+    const patched = fs as { statSync: typeof statSync; lstatSync: typeof lstatSync };
+    patched.statSync = ((...a: Parameters<typeof statSync>) => (stats++, statSync(...a))) as typeof statSync;
+    patched.lstatSync = ((...a: Parameters<typeof lstatSync>) => (stats++, lstatSync(...a))) as typeof lstatSync;
+    try {
+      policies.decide(call('x'));
+      assert.ok(approvals.size > 0);
+      assert.equal(approvals.has(key(1)), true);
+      assert.equal(approvals.has(key(2)), false);
+      assert.equal(approvals.has(key(3)), false);
+      assert.equal(stats, 2, 'the user file and the workspace file, once each');
+    } finally {
+      patched.statSync = statSync;
+      patched.lstatSync = lstatSync;
+    }
+    // A second set (another workspace) shares the user file's parse.
+    assert.equal(other.check()[0]!.policy, policies.check()[0]!.policy);
+    // A person deletes the entry: the next decision's check sees it.
+    put(userFile, '[[rules]]\ntool = "x"\naction = "ask"\n');
+    policies.decide(call('x'));
+    assert.equal(approvals.has(key(1)), false);
+    clear();
+    const absent = policies.check();
+    assert.equal(policies.check()[0], absent[0]);
+    assert.equal(policies.check()[1], absent[1]);
+  });
+
+  test('saving approvals: all keys of an answer in one write; a symlinked file stays a symlink', () => {
+    clear();
+    const key = (n: number) => n.toString(16).padStart(64, '0');
+    const dotfile = path.join(root, 'dotfile-saved.toml');
+    fs.writeFileSync(dotfile, '# mine\n');
+    fs.symlinkSync(dotfile, userFile);
+    try {
+      const approvals = new PolicyFileApprovals(userFile, createLogger());
+      approvals.saveAll([1, 2, 3].map((n) => ({ key: key(n), tool: 'run_command', summary: `c${n}` })));
+      assert.ok(fs.lstatSync(userFile).isSymbolicLink(), 'still a symlink');
+      const text = fs.readFileSync(dotfile, 'utf8');
+      assert.equal(text.match(/\[\[approved\]\]/g)?.length, 3);
+      assert.equal(text.match(/# Requests approved/g)?.length, 1, 'one write: one header');
+      assert.deepEqual([...parsePolicyFile(text, userFile).approved], [key(1), key(2), key(3)]);
+      assert.equal(approvals.has(key(2)), true);
+      approvals.saveAll([{ key: key(2), tool: 'run_command', summary: 'again' }]);
+      assert.equal(fs.readFileSync(dotfile, 'utf8'), text, 'a saved key is not written twice');
+      assert.equal(fs.existsSync(`${dotfile}.lock`), false, 'the lock is removed');
+    } finally {
+      fs.rmSync(userFile);
+    }
+  });
+
+  test('two processes saving approvals at once lose nothing', async () => {
+    clear();
+    const module = new URL('../../src/policy/saved-approvals.js', import.meta.url).href;
+    const logger = new URL('../../src/logging/logger.js', import.meta.url).href;
+    const child = (tag: number) => new Promise<void>((resolve, reject) => {
+      const script = `import { PolicyFileApprovals } from ${JSON.stringify(module)}; import { createLogger } from ${JSON.stringify(logger)};
+        const a = new PolicyFileApprovals(${JSON.stringify(userFile)}, createLogger('warn'));
+        for (let i = 0; i < 15; i++) a.saveAll([{ key: (${tag} * 1000 + i).toString(16).padStart(64, '0'), tool: 't', summary: 's' }]);`;
+      execFile(process.execPath, ['--input-type=module', '-e', script], (error, _out, stderr) => (error || stderr ? reject(error ?? new Error(stderr)) : resolve()));
+    });
+    await Promise.all([child(1), child(2)]);
+    const keys = parsePolicyFile(fs.readFileSync(userFile, 'utf8'), userFile).approved;
+    assert.equal(keys.size, 30);
+    assert.equal(fs.existsSync(`${userFile}.lock`), false);
+  });
+
   test('default locations: XDG_CONFIG_HOME, else ~/.config; .json when the .toml is absent', () => {
     const home = path.join(root, 'home');
     assert.deepEqual(defaultPolicyPaths({ env: {}, home }), { user: path.join(home, '.config', 'toolgate', 'policy.toml') });
@@ -490,6 +680,14 @@ describe('toolgate policy check', () => {
     assert.equal(run.code, 1);
     assert.ok(run.stdout.includes(`user       ${userFile()}\n           not found (no rules)\n`), run.stdout);
     assert.ok(run.stdout.includes(`invalid: ${wsFile()}:3: unknown key 'acton' in rule 1`), run.stdout);
+  });
+
+  test('a rule with an args pattern on a command line gets a warning (use command)', async () => {
+    fs.writeFileSync(userFile(), '[[rules]]\ntool = "run_command"\nargs = { command = "git status*" }\naction = "allow"\n');
+    fs.rmSync(wsFile(), { force: true });
+    const run = await runCli(['policy', 'check', '--workspace', path.join(root, 'ws')], { env, cwd: root });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(run.stdout.includes(`warning: ${userFile()}:1: args.command never matches a shell tool's command line`), run.stdout);
   });
 
   test('usage errors exit 2', async () => {
