@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { loadShellAnalyzer, readyShellAnalyzer, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
+import { loadShellAnalyzer, readyShellAnalyzer, toolArgumentDoubt, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
 import { loadOnce } from '../../src/policy/shell/load-once.js';
 import type { ShellAnalysis, ShellCommand } from '../../src/policy/shell/types.js';
 
@@ -555,6 +555,22 @@ describe('shell-command analysis', () => {
       'git "$(printf push)"', 'git $SUB', 'git -c "$k" status', 'npm "$x"', 'pip $(echo install) x', 'docker "$c" x',
     ];
     for (const text of members) test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
+
+    test('git after cd/pushd reads another folder\'s repository: uncertain; git before cd is not', () => {
+      uncertain('cd planted && git status');
+      uncertain('pushd planted; git log; popd');
+      certain('git status && cd sub && ls');
+    });
+
+    test("a shell tool's own env and workdir arguments: env outside the safe list, or git in another workdir, is a doubt", () => {
+      const git = certain('git status');
+      assert.match(toolArgumentDoubt({ command: 'git status', env: { GIT_CONFIG_COUNT: '1' } }, git) ?? '', /GIT_CONFIG_COUNT/);
+      assert.match(toolArgumentDoubt({ command: 'echo hi', env: { BASH_ENV: 'x.sh', PS4: '$(id)' } }, certain('echo hi')) ?? '', /BASH_ENV, PS4/);
+      assert.match(toolArgumentDoubt({ command: 'git status', workdir: 'planted' }, git) ?? '', /workdir/);
+      assert.equal(toolArgumentDoubt({ command: 'git status', workdir: '.', env: { LANG: 'C', TZ: 'UTC' } }, git), undefined);
+      assert.equal(toolArgumentDoubt({ command: 'ls', workdir: 'sub' }, certain('ls')), undefined);
+      assert.ok(toolArgumentDoubt({ command: 'ls', env: 'A=1' }, certain('ls')) !== undefined);
+    });
 
     test('`git -C .` and `--no-pager` are still dropped and certain; dynamic arguments after the subcommand are fine', () => {
       assert.deepEqual(argvs(certain('git -C . --no-pager status')), [['git', 'status']]);

@@ -31,6 +31,8 @@
  * - An environment variable given to a program (`NAME=v cmd`, `env NAME=v`, `export NAME`) must
  *   be in the safe list of `programs.ts`; a plain `NAME=v` statement must not set a name that
  *   is commonly exported already (`PAGER`, `GIT_*`...).
+ * - git after `cd`/`pushd`/`popd` (in source order) is uncertain, like `git -C DIR`: it reads the
+ *   repository (and config that runs programs) of another folder.
  * - `coproc` with a compound command, and programs that run a command the analysis does not
  *   unwrap (`strace`, `watch`, `gdb`...), are uncertain.
  *
@@ -156,9 +158,14 @@ function quote(text: string): string {
   return `\`${line.length > 60 ? `${line.slice(0, 57)}...` : line}\``;
 }
 
+/** Builtins that change the working folder of the commands after them. */
+const CHANGE_FOLDER: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
+
 class CommandLineWalk {
   readonly commands: ShellCommand[] = [];
   readonly uncertain = new Set<string>();
+  /** Whether a command before this point changed folder (`cd x && git status` reads x's repository). */
+  private changedFolder = false;
 
   constructor(private readonly parse: ParseCommandLine) {}
 
@@ -674,7 +681,10 @@ class CommandLineWalk {
     const evaluated = evaluatedWords(program, argv);
     if (evaluated !== undefined) this.doubt(`${evaluated}: ${quote(text)}`);
     if (hasDynamicSubcommand(argv, program)) this.doubt(`${program} with a subcommand that is not static: ${quote(text)}`);
+    if (CHANGE_FOLDER.has(program)) this.changedFolder = true;
     if (program === 'git') {
+      // git finds its repository from the working folder: a planted bare-repo-shaped folder's config runs programs
+      if (this.changedFolder) this.doubt(`git runs after a change of folder, in a repository the analysis cannot vouch for: ${quote(text)}`);
       const git = normaliseGit(words);
       words = git.argv;
       for (const reason of git.uncertain) this.doubt(reason);
