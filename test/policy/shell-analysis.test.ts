@@ -495,6 +495,11 @@ describe('shell-command analysis', () => {
       ['arithmetic $((x)) over a variable', "x='a[$(rm x)]'; echo $((x))"],
       ['arithmetic $((x+1))', 'echo $((x+1))'],
       ['arithmetic $[x]', 'echo $[x]'],
+      ['${x:0:x} substring length', 'echo ${x:0:x}'],
+      ['${@:x} positional offset', 'echo ${@:x}'],
+      ['${a[@]:x} array slice offset', 'echo ${a[@]:x}'],
+      ['${a[x]} as a case pattern', 'case 1 in ${a[x]}) ;; esac'],
+      ['unset a[x]', 'unset a[x]'],
       ['(( x ))', '(( x ))'],
       ['${x@P}', "x='$(rm x)'; echo ${x@P}"],
       ['${x@P} on a dynamic value', 'echo ${x@P}'],
@@ -538,6 +543,7 @@ describe('shell-command analysis', () => {
       'SSH_ASKPASS=x ssh h', 'NODE_OPTIONS=--require=./x.js node -v', 'PYTHONSTARTUP=x python', 'PERL5OPT=-Mx perl -e 1', 'RUBYOPT=-rx ruby -e 1',
       'FOO=1 ls', 'env GIT_DIR=x git status', 'sudo PAGER=x git log', 'export PAGER=x', 'export GIT_CONFIG_PARAMETERS', 'declare -x EDITOR=x',
       'F=a; export F', 'PAGER=id; git log', 'GIT_DIR=/tmp/x; git status', 'local NODE_OPTIONS=x',
+      "env 'BASH_FUNC_echo%%=() { rm x; }' bash -c echo", "env -S 'BASH_ENV=x bash -c :'", "env -S '-i PAGER=x git log'",
     ];
     for (const text of members) test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
 
@@ -602,7 +608,7 @@ describe('shell-command analysis', () => {
   });
 
   describe('shell-hardening 7: coproc', () => {
-    for (const text of ['coproc NAME { rm x; }', 'coproc { rm x; }', 'coproc echo { rm x; }', 'coproc while true; do rm x; done']) {
+    for (const text of ['coproc NAME { rm x; }', 'coproc { rm x; }', 'coproc echo { rm x; }', 'coproc while true; do rm x; done', 'time { rm x; }', 'time -p { rm x; }']) {
       test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
     }
     test('`coproc cmd` runs cmd', () => {

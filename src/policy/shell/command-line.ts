@@ -46,7 +46,7 @@ import {
   SHELL_VALUE_OPTIONS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
 } from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
-import { isWrapper, unwrapOnce } from './wrappers.js';
+import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 
 /** A parsed command line, to be released when the walk is done with it. */
 interface ParsedCommandLine {
@@ -166,6 +166,8 @@ class CommandLineWalk {
   readonly uncertain = new Set<string>();
   /** Whether a command before this point changed folder (`cd x && git status` reads x's repository). */
   private changedFolder = false;
+  /** The text being walked (the command line, or the text of a `bash -c` inside it): node indices point into it. */
+  private source = '';
 
   constructor(private readonly parse: ParseCommandLine) {}
 
@@ -182,11 +184,14 @@ class CommandLineWalk {
     if (text.length > MAX_COMMAND_LINE_LENGTH) return this.doubt(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
     const parsed = this.parse(text);
     if (typeof parsed === 'string') return this.doubt(parsed);
+    const outer = this.source;
+    this.source = text;
     try {
       const before = this.uncertain.size;
       this.visit(parsed.root, context, 0);
       if (parsed.root.hasError && this.uncertain.size === before) this.doubt(`cannot parse ${quote(text)}`);
     } finally {
+      this.source = outer;
       parsed.release();
     }
   }
@@ -195,7 +200,7 @@ class CommandLineWalk {
     if (level > MAX_TREE_DEPTH) return this.doubt(`constructs nested deeper than ${MAX_TREE_DEPTH} levels`);
     if (node.isMissing) return this.doubt(`incomplete command line: missing ${node.type === '' ? 'a word' : quote(node.type)}`);
     if (!node.isNamed) return;
-    if (!LITERAL.has(node.type)) this.unparsed(node);
+    if (!LITERAL.has(node.type) && node.type !== 'ERROR') this.unparsed(node);
     switch (node.type) {
       case 'ERROR':
         return this.doubt(`cannot parse ${quote(node.text)}`);
@@ -213,7 +218,7 @@ class CommandLineWalk {
       case 'command_substitution':
       case 'process_substitution':
         // inside backticks, `\`` and `\$(` start nested substitutions the grammar reads as text
-        if (node.text.startsWith('`') && /\\[`$]/.test(node.text)) this.doubt(`nested backticks in ${quote(node.text)}`);
+        if (this.source[node.startIndex] === '`' && /\\[`$]/.test(node.text)) this.doubt(`nested backticks in ${quote(node.text)}`);
         return this.visitChildren(node, { ...context, writes: [] }, level);
       case 'heredoc_redirect':
         return this.heredoc(node, context, level);
@@ -256,17 +261,16 @@ class CommandLineWalk {
    * (`${x:-\`rm x\`}`, an unquoted heredoc line `\`rm x\``).
    */
   private unparsed(node: SyntaxNode): void {
+    // the gaps between children, read from the source by index: linear in the text, however deep the tree
     let own = '';
-    let cursor = 0;
-    const text = node.text;
+    let cursor = node.startIndex;
     for (const child of childrenOf(node)) {
-      const at = child.text === '' ? -1 : text.indexOf(child.text, cursor);
-      if (at < 0) continue;
-      own += `${text.slice(cursor, at)} `;
-      cursor = at + child.text.length;
+      if (child.endIndex <= child.startIndex) continue;
+      if (child.startIndex > cursor) own += `${this.source.slice(cursor, child.startIndex)} `;
+      cursor = Math.max(cursor, child.endIndex);
     }
-    own += text.slice(cursor);
-    if (holdsSubstitution(own)) this.doubt(`a substitution the analysis cannot parse in ${quote(text)}`);
+    if (node.endIndex > cursor) own += this.source.slice(cursor, node.endIndex);
+    if (holdsSubstitution(own)) this.doubt(`a substitution the analysis cannot parse in ${quote(node.text)}`);
   }
 
   /** A heredoc: its body is text when its delimiter is quoted (`<<'EOF'`), else expanded like a double-quoted string. */
@@ -333,10 +337,7 @@ class CommandLineWalk {
   }
 
   private visitChildren(node: SyntaxNode, context: Context, level: number): void {
-    for (let i = 0; i < node.childCount; i += 1) {
-      const child = node.child(i);
-      if (child !== null) this.visit(child, context, level + 1);
-    }
+    for (const child of childrenOf(node)) this.visit(child, context, level + 1);
   }
 
   /** `export A=1`, `local x`, `unset a`: builtins the grammar gives their own node, recorded as commands. */
@@ -451,8 +452,10 @@ class CommandLineWalk {
         return this.record(argv, wrappers, context.writes, text);
       }
       const program = basename(head.text);
-      if (program === 'coproc' && argv.slice(1, 3).some((word) => COMPOUND_STARTS.has(word.text) || /^[({]/.test(word.text))) {
-        this.doubt(`coproc with a compound command the analysis does not parse: ${quote(text)}`);
+      // reserved words the grammar reads as a program: before a compound command (`coproc NAME { ...; }`,
+      // `time { ...; }`) it splits that command at its first `;`
+      if ((program === 'coproc' || program === 'time') && argv.slice(1, 3).some((word) => COMPOUND_STARTS.has(word.text) || /^[({]/.test(word.text))) {
+        this.doubt(`${program} with a compound command the analysis does not parse: ${quote(text)}`);
         return this.record(argv, wrappers, context.writes, text);
       }
       if (isWrapper(program)) {
@@ -475,10 +478,16 @@ class CommandLineWalk {
         if (consumed.some((word) => !word.isStatic && word.node?.type !== 'string')) {
           this.doubt(`${program} has arguments that are not static before its command: ${quote(text)}`);
         }
-        for (const word of consumed) this.checkAssignment(word.text, text, 'environment');
+        // option values (`unshare --mount=/x`) are not assignments; env's and sudo's NAME=VALUE words are
+        for (const word of consumed) if (!word.text.startsWith('-')) this.checkAssignment(word.text, text, takesAssignments(program) ? 'environment' : 'statement');
         let inner = argv.slice(unwrapped.start);
         if (unwrapped.prefix !== undefined) {
           const split = argv[unwrapped.prefix.index]?.isStatic === true ? this.splitWords(unwrapped.prefix.value) : undefined;
+          // env reads the split words as its own: options and NAME=VALUE words there are not commands
+          if (split?.some((word, index) => index === 0 && (/^-/.test(word.text) || word.text.includes('='))) === true) {
+            this.doubt(`${program} splits a command string that starts with options or assignments: ${quote(text)}`);
+            return this.record(argv, wrappers, context.writes, text);
+          }
           if (split === undefined) {
             this.doubt(`${program} splits a command string the analysis cannot read: ${quote(text)}`);
             return this.record(argv, wrappers, context.writes, text);
@@ -580,7 +589,11 @@ class CommandLineWalk {
    */
   private checkAssignment(word: string, text: string, use: AssignmentUse): void {
     const name = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(word)?.[1];
-    if (name === undefined) return;
+    if (name === undefined) {
+      // env and sudo take any NAME=VALUE (`env 'BASH_FUNC_echo%%=() { ...; }' bash -c echo` defines a function)
+      if (use === 'environment' && /^[^=]+=/.test(word)) this.doubt(`an environment variable with an unusual name is given to a program: ${quote(text)}`);
+      return;
+    }
     if (LOOKUP_VARIABLES.has(name)) this.doubt(`${name} is set, so program names may not say what runs: ${quote(text)}`);
     else if (use === 'environment' && !isSafeEnvironmentName(name)) this.doubt(`${name} is given to a program's environment, which it may read as configuration that runs code: ${quote(text)}`);
     else if (use === 'statement' && isInheritedEnvironmentName(name)) this.doubt(`${name} is set, and later programs may read it from their environment: ${quote(text)}`);

@@ -78,6 +78,11 @@ export function isWrapper(program: string): boolean {
   return WRAPPERS.has(program);
 }
 
+/** Whether the wrapper `program` reads `NAME=VALUE` words before its command into the command's environment (env, sudo). */
+export function takesAssignments(program: string): boolean {
+  return WRAPPERS.get(program)?.assignments === true;
+}
+
 /** What one wrapper's arguments came to. */
 export type Unwrapped =
   /** The command starts at `argv[start]`; `prefix` are words to put before it (from `env -S`). */
@@ -112,7 +117,8 @@ export function unwrapOnce(argv: readonly string[]): Unwrapped {
   while (i < argv.length) {
     const word = argv[i]!;
     if (word === '--') { i += 1; break; }
-    if (spec.assignments === true && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) { i += 1; continue; }
+    // env and sudo read any word holding `=` before the command as NAME=VALUE, whatever NAME is
+    if (spec.assignments === true && /^[^-=][^=]*=/.test(word)) { i += 1; continue; }
     if (word === '-' && argv[0] === 'env') { i += 1; continue; }
     if (!word.startsWith('-') || word === '-') break;
     if (word.startsWith('--')) {
@@ -146,7 +152,7 @@ export function unwrapOnce(argv: readonly string[]): Unwrapped {
     i += consumedNext ? 2 : 1;
   }
   // NAME=value words may follow the options, after `--` too (`env -i -- A=1 cmd`)
-  while (spec.assignments === true && i < argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i]!)) i += 1;
+  while (spec.assignments === true && i < argv.length && /^[^=]+=/.test(argv[i]!)) i += 1;
   i += spec.operands ?? 0;
   // flock checks the word right after its file for -c / --command (util-linux)
   if (i < argv.length && spec.shellOptions?.includes(argv[i]!) === true) return { kind: 'shell-text', index: i + 1 };
