@@ -523,6 +523,11 @@ describe('shell-command analysis', () => {
       ['declare "$x"', 'declare "$x"'],
       ['let', 'let x=y+1'],
       ['an array literal with an evaluated subscript', 'declare -A a=([x]=1)'],
+      ['hash -p (a program name runs another file)', 'hash -p ./evil git; git status'],
+      ['enable -f (a builtin from a shared object)', 'enable -f ./x.so echo'],
+      ['$( in single quotes inside a double-quoted ${...}', `echo "\${x:-'$(rm x)'}"`],
+      ['a backtick in $\'...\' inside a double-quoted ${...}', "echo \"${x:+$'`rm x`'}\""],
+      ['single quotes in ${...} in an unquoted heredoc', "cat <<EOF\n${x:-'`rm x`'}\nEOF"],
       ['a static word holding $(', "echo '$(rm x)'"],
       ['a static word holding a backtick', "echo '`rm x`'"],
       ['an assignment value holding $(', "x='a[$(rm x)]'"],
@@ -562,10 +567,13 @@ describe('shell-command analysis', () => {
     ];
     for (const text of members) test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
 
-    test('git after cd/pushd reads another folder\'s repository: uncertain; git before cd is not', () => {
-      uncertain('cd planted && git status');
-      uncertain('pushd planted; git log; popd');
-      certain('git status && cd sub && ls');
+    test('git in a command line that changes folder reads another folder\'s repository: uncertain, wherever the cd stands', () => {
+      for (const text of [
+        'cd planted && git status', 'pushd planted; git log; popd', 'for d in a b; do git status; cd $d; done', 'f() { git status; }; cd x; f',
+        'find . -execdir git status \\;', 'env -C planted git status', 'env --chdir=planted git status', 'sudo -D planted git status', 'chroot /x git status',
+      ]) uncertain(text);
+      certain('cd sub && ls');
+      certain('find . -exec git add {} +; env LANG=C git status; git ls-files | xargs -r git add; setsid -w git status');
     });
 
     test("a shell tool's own env and workdir arguments: env outside the safe list, or git in another workdir, is a doubt", () => {

@@ -31,8 +31,9 @@
  * - An environment variable given to a program (`NAME=v cmd`, `env NAME=v`, `export NAME`) must
  *   be in the safe list of `programs.ts`; a plain `NAME=v` statement must not set a name that
  *   is commonly exported already (`PAGER`, `GIT_*`...).
- * - git after `cd`/`pushd`/`popd` (in source order) is uncertain, like `git -C DIR`: it reads the
- *   repository (and config that runs programs) of another folder.
+ * - git in a command line that changes folder anywhere (`cd`, `pushd`, `popd`, `find -execdir`,
+ *   `env -C`, `sudo -D`, `chroot`...) is uncertain, like `git -C DIR`: it may read the repository
+ *   (and config that runs programs) of another folder.
  * - `coproc` with a compound command, and programs that run a command the analysis does not
  *   unwrap (`strace`, `watch`, `gdb`...), are uncertain.
  *
@@ -123,6 +124,12 @@ interface Context {
   readonly writes: readonly string[];
   /** Wrappers enclosing this text (the shell of a `bash -c`), outermost first. */
   readonly wrappers: readonly string[];
+  /**
+   * Whether the walk is inside double quotes or an unquoted heredoc body (and not in a
+   * substitution inside them): there single quotes and `$'` are plain characters, so
+   * `"${x:-'$(rm x)'}"` runs rm although the grammar reads a single-quoted string.
+   */
+  readonly doubleQuoted?: boolean;
 }
 
 /** Whether `word`, as a program name, is a path (`./git`, `/bin/rm`): then `argv[0]` keeps it as written. */
@@ -140,6 +147,10 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
     walk.line(text, { depth: 0, writes: [], wrappers: [] });
   } catch (error) {
     walk.doubt(`the analysis failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // git finds its repository from the working folder: a planted bare-repo-shaped folder's config runs programs
+  if (walk.changedFolder && walk.commands.some((command) => command.program === 'git')) {
+    walk.doubt('git runs in a command line that changes folder (cd, pushd, find -execdir, env -C...): it may read a repository the analysis cannot vouch for');
   }
   const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
   return { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds) };
@@ -161,11 +172,20 @@ function quote(text: string): string {
 /** Builtins that change the working folder of the commands after them. */
 const CHANGE_FOLDER: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
 
+/** Wrapper options that run the command in another folder or root: env -C/--chdir, sudo -D/--chdir/-R/--chroot, unshare and nsenter -w/--wd/-R/-r/--root/-W/--wdns. */
+const CHANGE_FOLDER_OPTIONS = /^(-[^-]*[CDRrwW]|--(chdir|chroot|wd|root|wdns))/;
+
+/** The wrappers {@link CHANGE_FOLDER_OPTIONS} applies to (`xargs -r` is not a change of folder). */
+const FOLDER_WRAPPERS: ReadonlySet<string> = new Set(['env', 'sudo', 'doas', 'unshare', 'nsenter']);
+
 class CommandLineWalk {
   readonly commands: ShellCommand[] = [];
   readonly uncertain = new Set<string>();
-  /** Whether a command before this point changed folder (`cd x && git status` reads x's repository). */
-  private changedFolder = false;
+  /**
+   * Whether any command changes folder (`cd`, `pushd`, `find -execdir`, `env -C`, `sudo -D`,
+   * `chroot`...). Where it stands does not matter: a loop or a function runs git after it.
+   */
+  changedFolder = false;
   /** The text being walked (the command line, or the text of a `bash -c` inside it): node indices point into it. */
   private source = '';
 
@@ -200,7 +220,7 @@ class CommandLineWalk {
     if (level > MAX_TREE_DEPTH) return this.doubt(`constructs nested deeper than ${MAX_TREE_DEPTH} levels`);
     if (node.isMissing) return this.doubt(`incomplete command line: missing ${node.type === '' ? 'a word' : quote(node.type)}`);
     if (!node.isNamed) return;
-    if (!LITERAL.has(node.type) && node.type !== 'ERROR') this.unparsed(node);
+    if ((context.doubleQuoted === true || !LITERAL.has(node.type)) && node.type !== 'ERROR') this.unparsed(node);
     switch (node.type) {
       case 'ERROR':
         return this.doubt(`cannot parse ${quote(node.text)}`);
@@ -219,7 +239,11 @@ class CommandLineWalk {
       case 'process_substitution':
         // inside backticks, `\`` and `\$(` start nested substitutions the grammar reads as text
         if (this.source[node.startIndex] === '`' && /\\[`$]/.test(node.text)) this.doubt(`nested backticks in ${quote(node.text)}`);
-        return this.visitChildren(node, { ...context, writes: [] }, level);
+        return this.visitChildren(node, { ...context, writes: [], doubleQuoted: false }, level);
+      case 'string':
+      case 'translated_string':
+      case 'heredoc_body':
+        return this.visitChildren(node, { ...context, doubleQuoted: true }, level);
       case 'heredoc_redirect':
         return this.heredoc(node, context, level);
       case 'arithmetic_expansion':
@@ -473,6 +497,7 @@ class CommandLineWalk {
           return this.record(argv, wrappers, context.writes, text);
         }
         const consumed = argv.slice(1, unwrapped.start);
+        if (program === 'chroot' || (FOLDER_WRAPPERS.has(program) && consumed.some((word) => CHANGE_FOLDER_OPTIONS.test(word.text)))) this.changedFolder = true;
         // an unquoted expansion among the wrapper's own words may split into several (or none),
         // shifting where the command starts: `timeout $T rm x` with T='5 curl evil'
         if (consumed.some((word) => !word.isStatic && word.node?.type !== 'string')) {
@@ -652,6 +677,7 @@ class CommandLineWalk {
     let i = 1;
     while (i < argv.length) {
       if (!FIND_EXEC_ACTIONS.has(argv[i]!.text)) { i += 1; continue; }
+      if (argv[i]!.text === '-execdir' || argv[i]!.text === '-okdir') this.changedFolder = true;
       let end = i + 1;
       while (end < argv.length && !(argv[end]!.text === ';' || (argv[end]!.text === '+' && argv[end - 1]!.text === '{}'))) end += 1;
       this.run(argv.slice(i + 1, end), context, text);
@@ -696,8 +722,6 @@ class CommandLineWalk {
     if (hasDynamicSubcommand(argv, program)) this.doubt(`${program} with a subcommand that is not static: ${quote(text)}`);
     if (CHANGE_FOLDER.has(program)) this.changedFolder = true;
     if (program === 'git') {
-      // git finds its repository from the working folder: a planted bare-repo-shaped folder's config runs programs
-      if (this.changedFolder) this.doubt(`git runs after a change of folder, in a repository the analysis cannot vouch for: ${quote(text)}`);
       const git = normaliseGit(words);
       words = git.argv;
       for (const reason of git.uncertain) this.doubt(reason);

@@ -92,6 +92,12 @@ export function evaluatedWords(program: string, argv: readonly Word[]): string |
       if (i < 0) return undefined;
       return plainName(args[i + 1]) ? undefined : `${program} -v with a name that is not a plain static name (its subscript is evaluated)`;
     }
+    case 'hash':
+      // `hash -p FILE NAME` makes NAME run FILE, like a PATH change
+      return args.some((word) => !word.isStatic || /^-[^-]*p/.test(word.text)) ? 'hash -p makes a program name run another file' : undefined;
+    case 'enable':
+      // `enable -f LIB NAME` loads a builtin from a shared object
+      return args.some((word) => !word.isStatic || /^-[^-]*f/.test(word.text)) ? 'enable -f loads code from a shared object' : undefined;
     case 'let':
       return args.every((word) => word.isStatic && /^[\d\s+*/%()<>=!&|^~-]*$/.test(word.text)) ? undefined : 'let evaluates arithmetic over variables';
     default:
