@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { mostSevere } from '../policy/action-kinds.js';
-import { loadShellAnalyzer } from '../policy/shell/analyze.js';
+import { loadShellAnalyzer, toolArgumentDoubt } from '../policy/shell/analyze.js';
 import { workspaceFor } from '../workspace/workspace.js';
 import type { PolicyCallInput, PolicyMatch } from '../policy/policy-rules.js';
 import { defaultPolicyPaths, PolicySet, type PolicyFileStatus } from '../policy/policy-set.js';
@@ -107,7 +107,11 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
   const texts = tool.commandArguments.map((name) => args[name]).filter((v): v is string => typeof v === 'string');
   if (texts.length === 0) return { input, notes };
   const analyze = await loadShellAnalyzer();
-  const analyses = texts.map((text) => analyze(text));
+  const analyses = texts.map((text) => {
+    const analysis = analyze(text);
+    const doubt = toolArgumentDoubt(args, analysis);
+    return doubt === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, doubt] };
+  });
   const shell = { commands: analyses.flatMap((a) => a.commands), uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)) };
   for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}: ${command.kind}`);
   for (const why of shell.uncertain) notes.push(`uncertain: ${why}`);

@@ -33,7 +33,7 @@ import { PolicyFileApprovals } from '../policy/saved-approvals.js';
 import { defaultPolicyPaths } from '../policy/policy-set.js';
 import type { PolicyFilesOptions } from '../decisions/policy-files.decider.js';
 import type { ShellAnalysis } from '../policy/shell/types.js';
-import { loadShellAnalyzer, readyShellAnalyzer, type ShellAnalyzer } from '../policy/shell/analyze.js';
+import { loadShellAnalyzer, readyShellAnalyzer, toolArgumentDoubt, type ShellAnalyzer } from '../policy/shell/analyze.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
@@ -783,25 +783,17 @@ function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | 
 
 /**
  * The analyses of a call's `@format shell-command` arguments (a missing or non-string value has
- * none). Variables a shell tool is given for its command (an object argument, such as
- * `run_command`'s `env`) can change what the programs run (`GIT_CONFIG_*`, `PAGER`,
- * `BASH_ENV`, `LD_PRELOAD`), which the command line does not show: their names make every
- * analysis uncertain, so no rule allows the call and no answer is remembered per command.
+ * none). The call's own `env` and `workdir` arguments can change what a command line runs, so
+ * their doubt ({@link toolArgumentDoubt}) is added to each analysis.
  */
 function analyzeCommands(state: CallState, analyze: ShellAnalyzer): readonly ShellAnalysis[] {
   const found: ShellAnalysis[] = [];
-  const { commandArguments } = state.tool;
-  let variables: string[] | undefined;
-  for (const [name, value] of Object.entries(state.args)) {
-    if (commandArguments.includes(name) || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
-    const names = Object.keys(value);
-    if (names.length !== 0) (variables ??= []).push(...names.map((n) => `${name}.${n}`));
-  }
-  for (const name of commandArguments) {
+  for (const name of state.tool.commandArguments) {
     const text = state.args[name];
     if (typeof text !== 'string') continue;
     const analysis = analyze(text);
-    found.push(variables === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, `the call sets variables for the command (${clip(variables.join(', '), 200)}), which can change what its programs run`] });
+    const doubt = toolArgumentDoubt(state.args, analysis);
+    found.push(doubt === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, doubt] });
   }
   return found;
 }

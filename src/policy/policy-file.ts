@@ -88,8 +88,10 @@ export interface PolicyRule {
    * one string split on whitespace, or as a list of words when a word holds a space). A
    * prefix match: `"git status"` matches `git status -s`. A trailing `"*"` word is sugar for
    * "anything after" (`"echo *"` is `"echo"`); every other word is a glob on one word
-   * (picomatch, bash-style: `*` spans `/`). The first word is matched against the program
-   * name (`rm` for `/bin/rm`) and the argv's first word, and also against the command's
+   * (picomatch, bash-style: `*` spans `/`; a leading `./` is kept). The first word is matched
+   * against the program name, except that a program run by path (`./git`, `/bin/rm`) is matched
+   * by an allow rule only as written (`"./build.sh"`; `"git"` does not allow `./git`), by deny
+   * and ask rules by its name as well (`"rm"` denies `/bin/rm`); and also against the command's
    * wrappers: `"sudo"` (or `"sudo rm"`, the rest matched from the unwrapped program) catches
    * `sudo rm x`, which the shell analysis gives as `rm x` wrapped in `sudo`. A rule with a
    * `command` key never matches a call that is not a shell call.
@@ -334,9 +336,13 @@ function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
     }
     if (command.length === 0 || command.some((w) => w === '')) throw at.fail(keyLine('command'), `command in ${where} is empty or holds an empty word`);
     const words = command[command.length - 1] === '*' ? command.slice(0, -1) : command;
-    commandMatchers = words.map((word) =>
-      word === '*' ? () => true : compileGlob(word, { dot: true, bash: true, nonegate: true }, () => at.fail(keyLine('command'), `command in ${where}: the word ${JSON.stringify(word)} is not a valid glob`)),
-    );
+    commandMatchers = words.map((word): GlobMatcher => {
+      if (word === '*') return () => true;
+      // picomatch drops a leading `./` from a pattern; a command word keeps it (`./build.sh` is a path, not `build.sh`)
+      const dotSlash = /^(\.\/)+/.exec(word)?.[0] ?? '';
+      const glob = compileGlob(word.slice(dotSlash.length), { dot: true, bash: true, nonegate: true }, () => at.fail(keyLine('command'), `command in ${where}: the word ${JSON.stringify(word)} is not a valid glob`));
+      return dotSlash === '' ? glob : (value) => value.startsWith(dotSlash) && glob(value.slice(dotSlash.length));
+    });
   }
 
   let reason: string | undefined;

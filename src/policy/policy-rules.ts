@@ -115,7 +115,7 @@ function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | und
     let rule: PolicyRule | undefined;
     for (let i = rules.length - 1; i >= 0; i--) {
       const r = rules[i]!;
-      if (callOk[i] && (r.kind === undefined || r.kind.includes(command.kind)) && (r.matchers.command === undefined || commandMatches(r.matchers.command, command))) {
+      if (callOk[i] && (r.kind === undefined || r.kind.includes(command.kind)) && (r.matchers.command === undefined || commandMatches(r.matchers.command, command, r.action))) {
         rule = r;
         break;
       }
@@ -184,15 +184,23 @@ function plainRelative(p: string): boolean {
 }
 
 /**
- * Whether a rule's `command` words match `command`: the first word matches the program (or
- * argv[0]) and the rest are a prefix of the arguments; or the first word names one of its
- * wrappers and the rest are a prefix of the whole unwrapped argv.
+ * Whether a rule's `command` words match `command`: the first word matches the program and
+ * the rest are a prefix of the arguments; or the first word names one of its wrappers and the
+ * rest are a prefix of the whole unwrapped argv.
+ *
+ * A program run by path (`argv[0]` holds a `/`: `./git status`, `/tmp/x`) may be any file, so
+ * an allow rule's first word must match `argv[0]` exactly as written (`./build.sh` matches
+ * `./build.sh`; `git status` does not match `./git status`). Deny and ask rules match it by
+ * its program name as well, so that `rm` still denies `/bin/rm -rf x`.
  */
-function commandMatches(words: readonly ((value: string) => boolean)[], command: ShellCommand): boolean {
+function commandMatches(words: readonly ((value: string) => boolean)[], command: ShellCommand, action: PolicyRule['action']): boolean {
   if (words.length === 0) return true;
   const first = words[0]!;
   const argv = command.argv;
-  if ((first(command.program) || (argv.length > 0 && first(argv[0]!))) && prefixMatches(words, argv, 1)) return true;
+  const head = argv[0] ?? command.program;
+  const byPath = head.includes('/');
+  const program = byPath ? first(head) || (action !== 'allow' && first(command.program)) : first(command.program) || first(head);
+  if (program && prefixMatches(words, argv, 1)) return true;
   return command.wrappers.some((w) => first(w)) && prefixMatches(words, argv, 0);
 }
 

@@ -237,7 +237,7 @@ describe('policy files', () => {
     policy(userFile, '[[rules]]\ncommand = "git status"\naction = "allow"\n');
     ranUnasked(await run('git status'));
     const r = await executor.execute({ name: 'run_command', arguments: { command: 'git status', env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'touch pwned' } } });
-    askedAbout(r, /sets variables for the command \(env\.GIT_CONFIG_COUNT/);
+    askedAbout(r, /env argument sets GIT_CONFIG_COUNT/);
   });
 
   test('remembered answers are exact: a heredoc body, a variable, a glob or a path make the line one key, and always is not offered for what may change', async () => {

@@ -270,10 +270,39 @@ describe('policy files: matching one file', () => {
     assert.equal(verdict('git'), undefined);
     assert.equal(verdict('npm run test:unit'), 'allow');
     assert.equal(verdict('npm run build'), undefined);
-    assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('/usr/bin/git status', { program: 'git' })])))?.verdict, 'allow', 'program name without its folder');
+    // a program run by path may be any file: an allow rule for `git` does not allow it (shell-hardening, item 8)
+    assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('/usr/bin/git status', { program: 'git' })])))?.verdict, undefined, 'a path is not the program name');
     const star = toml('[[rules]]\ncommand = "echo *"\naction = "allow"\n');
     assert.equal(matchPolicyRules(star, runCommand(shell([cmd('echo')])))?.verdict, 'allow');
     assert.equal(matchPolicyRules(star, runCommand(shell([cmd('echo /tmp/a b')])))?.verdict, 'allow');
+  });
+
+  describe('shell-hardening 8: a program run by path', () => {
+    test('an allow rule `git status` does not match `./git status` (argv[0] as written)', () => {
+      const policy = toml('[[rules]]\ncommand = "git status"\naction = "allow"\n');
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('./git status', { program: 'git' })]))), undefined);
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('tools/git status', { program: 'git' })]))), undefined);
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('git status')])))?.verdict, 'allow');
+    });
+
+    test('an allow rule `./build.sh` matches `./build.sh` exactly as written, and not `build.sh` elsewhere', () => {
+      const policy = toml('[[rules]]\ncommand = "./build.sh *"\naction = "allow"\n');
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('./build.sh --fast', { program: 'build.sh' })])))?.verdict, 'allow');
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('/tmp/build.sh', { program: 'build.sh' })]))), undefined);
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('build.sh')]))), undefined);
+    });
+
+    test('a deny or ask rule still matches a program run by path by its name: `rm` denies `/bin/rm -rf x`', () => {
+      const policy = toml('[[rules]]\ncommand = "*"\naction = "allow"\n\n[[rules]]\ncommand = "rm"\naction = "deny"\n\n[[rules]]\ncommand = "git push"\naction = "ask"\n');
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('/bin/rm -rf x', { program: 'rm' })])))?.verdict, 'deny');
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('./git push', { program: 'git' })])))?.verdict, 'ask');
+    });
+
+    test('a wrapper rule does not reach through to a program run by path: `sudo git status` does not match `sudo ./git status`', () => {
+      const policy = toml('[[rules]]\ncommand = "sudo git status"\naction = "allow"\n');
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('sudo ./git status', { argv: ['./git', 'status'], program: 'git', wrappers: ['sudo'] })]))), undefined);
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('sudo git status', { argv: ['git', 'status'], wrappers: ['sudo'] })])))?.verdict, 'allow');
+    });
   });
 
   describe('shell calls, command by command', () => {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { loadShellAnalyzer, readyShellAnalyzer, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
+import { loadShellAnalyzer, readyShellAnalyzer, toolArgumentDoubt, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
 import { loadOnce } from '../../src/policy/shell/load-once.js';
 import type { ShellAnalysis, ShellCommand } from '../../src/policy/shell/types.js';
 
@@ -117,7 +117,9 @@ describe('shell-command analysis', () => {
       assert.equal(analysis.kind, 'network');
       assert.deepEqual(programs(certain('while read l; do x; done < f; until y; do z; done')), ['read', 'x', 'y', 'z']);
       assert.deepEqual(argvs(certain('for f in $(ls); do rm "$f"; done')), [['ls'], ['rm', '"$f"']]);
-      assert.deepEqual(programs(certain('for ((i=$(a); i<3; i++)); do b; done')), ['a', 'b']);
+      // arithmetic over a variable or substitution is evaluated as code (shell-hardening, item 2), so uncertain
+      assert.deepEqual(programs(uncertain('for ((i=$(a); i<3; i++)); do b; done')), ['a', 'b']);
+      assert.deepEqual(programs(certain('for ((;;)); do b; done')), ['b']);
       assert.deepEqual(programs(certain('select x in $(a); do b; done')), ['a', 'b']);
       assert.deepEqual(programs(certain('case $(a) in x) b;; y|z) c;; esac')), ['a', 'b', 'c']);
     });
@@ -130,17 +132,25 @@ describe('shell-command analysis', () => {
       const analysis = certain('a=$(curl x); echo $a');
       assert.deepEqual(argvs(analysis), [['curl', 'x'], ['echo', '$a']]);
       assert.equal(analysis.kind, 'network');
-      const prefixed = certain('x=$(curl a) foo');
+      const prefixed = certain('LC_ALL=$(curl a) foo');
       assert.deepEqual(programs(prefixed).sort(), ['curl', 'foo']);
       assert.deepEqual(commandOf(prefixed, 'foo').argv, ['foo']);
-      assert.deepEqual(programs(certain('export A=$(b); local c=$(d); a[$(e)]=1')), ['export', 'b', 'local', 'd', 'e']);
+      assert.deepEqual(programs(certain('export TZ=$(b); local c=$(d)')), ['export', 'b', 'local', 'd']);
+      // an array subscript is arithmetic, so the output of $(e) is evaluated again (shell-hardening, item 2)
+      assert.deepEqual(programs(uncertain('a[$(e)]=1')), ['e']);
     });
 
     test('[[ ]], test, arithmetic and arrays with substitutions', () => {
-      assert.deepEqual(programs(certain('[[ -f $(a) ]] && arr=( $(b) ) && echo $(( $(c) + 1 )) && (( $(d) ))')), ['a', 'b', 'echo', 'c', 'd']);
+      assert.deepEqual(programs(certain('[[ -f $(a) ]] && arr=( $(b) )')), ['a', 'b']);
+      // the output of a substitution in arithmetic is evaluated as arithmetic again: `a[$(rm x)]` runs rm (shell-hardening, item 2)
+      assert.deepEqual(programs(uncertain('echo $(( $(c) + 1 )) && (( $(d) ))')), ['echo', 'c', 'd']);
+      assert.deepEqual(programs(certain('echo $(( 1 + 2 )) && (( 3 ))')), ['echo']);
       // the grammar reads `[ ... ]` as a test expression like `[[ ... ]]`, not as the command `[`
-      assert.deepEqual(programs(certain('[ -f "$(a)" ] && test -n `b`')), ['a', 'test', 'b']);
-      assert.deepEqual(programs(certain('echo ${arr[$(a)]}')), ['echo', 'a']);
+      assert.deepEqual(programs(certain('[ -f "$(a)" ] && test -n "`b`"')), ['a', 'test', 'b']);
+      // unquoted, the output may split into `-v a[$(rm x)]` (shell-hardening, item 2)
+      assert.deepEqual(programs(uncertain('test -n `b`')), ['test', 'b']);
+      assert.deepEqual(programs(uncertain('echo ${arr[$(a)]}')), ['echo', 'a']);
+      assert.deepEqual(programs(certain('echo ${arr[0]} "${arr[@]}" ${#arr[*]}')), ['echo']);
     });
 
     test('heredoc: `cat <<EOF > f` writes f; its text is not commands and is not uncertain', () => {
@@ -258,8 +268,8 @@ describe('shell-command analysis', () => {
     const cases: Array<[string, string[], string[]]> = [
       ['timeout 5 rm -rf x', ['rm', '-rf', 'x'], ['timeout']],
       ['timeout -s KILL -k 5 10 rm x', ['rm', 'x'], ['timeout']],
-      ['env FOO=1 rm -rf x', ['rm', '-rf', 'x'], ['env']],
-      ['env -i -u A -C /tmp -- B=2 rm x', ['rm', 'x'], ['env']],
+      ['env LANG=C rm -rf x', ['rm', '-rf', 'x'], ['env']],
+      ['env -i -u A -C /tmp -- TZ=UTC rm x', ['rm', 'x'], ['env']],
       ['sudo -u root rm x', ['rm', 'x'], ['sudo']],
       ['sudo -E -g wheel -C 3 -D /tmp -- rm x', ['rm', 'x'], ['sudo']],
       ['doas -u bob rm x', ['rm', 'x'], ['doas']],
@@ -276,14 +286,26 @@ describe('shell-command analysis', () => {
       ['setsid -f rm x', ['rm', 'x'], ['setsid']],
       ['chroot /srv rm x', ['rm', 'x'], ['chroot']],
       ["env -S 'rm -f' x", ['rm', '-f', 'x'], ['env']],
-      ['FOO=1 BAR=$(a) rm x', ['rm', 'x'], []],
-      ['sudo timeout 5 env A=1 /bin/rm x', ['rm', 'x'], ['sudo', 'timeout', 'env']],
+      ['LANG=C LC_ALL=$(a) rm x', ['rm', 'x'], []],
+      ['sudo timeout 5 env TZ=UTC /bin/rm x', ['/bin/rm', 'x'], ['sudo', 'timeout', 'env']],
+      ['taskset -c 0-3 rm x', ['rm', 'x'], ['taskset']],
+      ['taskset 0x3 rm x', ['rm', 'x'], ['taskset']],
+      ['chrt -f 10 rm x', ['rm', 'x'], ['chrt']],
+      ['chrt -T 5 -b 0 rm x', ['rm', 'x'], ['chrt']],
+      ['flock -n -w 5 /tmp/lock rm x', ['rm', 'x'], ['flock']],
+      ["flock /tmp/lock -c 'rm x'", ['rm', 'x'], ['flock']],
+      ['ionice -c 3 rm x', ['rm', 'x'], ['ionice']],
+      ['unshare -r -n rm x', ['rm', 'x'], ['unshare']],
+      ['unshare --map-user 0 --mount=/x rm x', ['rm', 'x'], ['unshare']],
+      ['nsenter -t 1 -m -u rm x', ['rm', 'x'], ['nsenter']],
+      ['busybox rm x', ['rm', 'x'], ['busybox']],
+      ["busybox sh -c 'rm x'", ['rm', 'x'], ['busybox', 'sh']],
       ['xargs sh -c \'rm "$1"\' _', ['rm', '"$1"'], ['xargs', 'sh']],
     ];
     for (const [text, argv, wrappers] of cases) {
       test(`\`${text}\` runs ${argv.join(' ')} inside ${wrappers.join(', ') || 'no wrapper'}`, () => {
         const analysis = certain(text);
-        const command = commandOf(analysis, argv[0]!);
+        const command = commandOf(analysis, argv[0]!.replace(/.*\//, ''));
         assert.deepEqual(command.argv, argv);
         assert.deepEqual(command.wrappers, wrappers);
       });
@@ -322,7 +344,7 @@ describe('shell-command analysis', () => {
       for (const text of ['PATH=. ls', 'export PATH=$HOME/bin:$PATH', 'PATH+=:.', 'declare -x PATH=.', 'env LD_PRELOAD=x.so ls', 'sudo BASH_ENV=x bash -c ls']) {
         uncertain(text);
       }
-      certain('FOO=1 ls; export A=1');
+      certain('LANG=C ls; export TZ=UTC');
     });
 
     test('env -S with a string that is not static is uncertain', () => {
@@ -344,8 +366,10 @@ describe('shell-command analysis', () => {
     });
 
     test('C3: git -c k=v, --git-dir=x --work-tree=y, -p are dropped before the subcommand', () => {
-      assert.deepEqual(argvs(certain('git -c user.name=x --git-dir=x --work-tree=y -p commit -c y')), [['git', 'commit', '-c', 'y']]);
-      assert.deepEqual(argvs(certain('git --git-dir x --work-tree y push')), [['git', 'push']]);
+      // another repository is uncertain now (shell-hardening, item 4); the options are still dropped
+      assert.deepEqual(argvs(uncertain('git -c user.name=x --git-dir=x --work-tree=y -p commit -c y')), [['git', 'commit', '-c', 'y']]);
+      assert.deepEqual(argvs(uncertain('git --git-dir x --work-tree y push')), [['git', 'push']]);
+      assert.deepEqual(argvs(certain('git -c user.name=x --git-dir=. --work-tree . -p commit -c y')), [['git', 'commit', '-c', 'y']]);
     });
 
     test('git -c settings that run a program are uncertain', () => {
@@ -353,9 +377,12 @@ describe('shell-command analysis', () => {
       uncertain('git -c core.pager="sh -c id" log');
     });
 
-    test('the program is argv[0] without its folder, and argv[0] becomes it', () => {
-      const analysis = certain('/bin/rm -rf x; ./bin/tool; ~/bin/rm y');
-      assert.deepEqual(argvs(analysis), [['rm', '-rf', 'x'], ['tool'], ['rm', 'y']]);
+    test('the program is argv[0] without its folder; argv[0] with a / stays as written (item 8)', () => {
+      const analysis = certain('/bin/rm -rf x; ./bin/tool; ~/bin/rm y; \'./git\' status');
+      assert.deepEqual(argvs(analysis), [['/bin/rm', '-rf', 'x'], ['./bin/tool'], ['~/bin/rm', 'y'], ['./git', 'status']]);
+      assert.deepEqual(programs(analysis), ['rm', 'tool', 'rm', 'git']);
+      assert.equal(certain('/usr/bin/curl x').kind, 'network');
+      assert.equal(certain('./git push').kind, 'network');
     });
 
     test('static words lose their quotes; words with expansions or globs are kept as written', () => {
@@ -429,6 +456,173 @@ describe('shell-command analysis', () => {
     test('the analysis kind is the most severe of its commands, shell_command when there are none', () => {
       assert.equal(certain('ls && curl x && rm y').kind, 'network');
       assert.equal(certain('a=1').kind, 'shell_command');
+    });
+  });
+
+  describe('shell-hardening 1: substitutions the grammar gives no node for', () => {
+    const members: Array<[string, string]> = [
+      ['backtick in ${x-...}', 'echo ${x-`rm -rf data`}'],
+      ['backtick in ${x:-...}', 'echo ${x:-`rm x`}'],
+      ['backtick in "${x:=...}"', 'echo "${x:=`rm x`}"'],
+      ['backtick in ${x=...}', 'echo ${x=`rm x`}'],
+      ['backtick in ${x?...}', 'echo ${x?`rm x`}'],
+      ['backtick in "${x:?...}"', 'echo "${x:?`rm x`}"'],
+      ['backtick in ${x:+...}, ${x/a/...}, ${x,,...}', 'echo ${x:+`rm x`} ${x/a/`rm y`} ${x,,`rm z`}'],
+      ['backtick in nested ${x:-${y:-...}}', 'echo ${x:-${y:-`rm x`}}'],
+      ['backtick in an assignment value', 'a=${x:-`rm x`}'],
+      ['backtick in [[ ]]', '[[ ${x:-`rm x`} ]]'],
+      ['backtick in a redirect target', 'echo x > ${x:-`rm x`}'],
+      ['backtick line in an unquoted heredoc', 'echo <<EOF\n`rm x`\nEOF'],
+      ['backtick in ${...} in an unquoted heredoc', 'cat <<EOF\n${x:-`rm x`}\nEOF'],
+      ['process substitution in ${x:-...}', 'echo ${x:-<(rm x)}'],
+      ['output process substitution in ${x:-...}', 'echo ${x:->(rm x)}'],
+      ['nested escaped backticks inside backticks', 'echo `echo \\`rm x\\``'],
+    ];
+    for (const [name, text] of members) test(`${name}: ${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
+
+    test('a quoted heredoc, single quotes, $\'...\' and escaped backticks are text, not substitutions', () => {
+      assert.deepEqual(argvs(certain("cat <<'EOF'\n`rm x` ${x:-`rm y`}\nEOF")), [['cat']]);
+      assert.deepEqual(argvs(certain('cat <<\\EOF\n`rm x`\nEOF')), [['cat']]);
+      assert.deepEqual(argvs(certain('cat <<EOF\na \\` b \\$(c)\nEOF')), [['cat']]);
+      // escaped, a backtick runs nothing, but a static word holding one is uncertain by item 2
+      assert.deepEqual(argvs(uncertain('echo \\`hi\\`')), [['echo', '`hi`']]);
+      certain('cat <<EOF\nplain ${HOME} $(date)\nEOF');
+    });
+  });
+
+  describe('shell-hardening 2: static data that bash later evaluates as code', () => {
+    const members: Array<[string, string]> = [
+      ['arithmetic $((x)) over a variable', "x='a[$(rm x)]'; echo $((x))"],
+      ['arithmetic $((x+1))', 'echo $((x+1))'],
+      ['arithmetic $[x]', 'echo $[x]'],
+      ['${x:0:x} substring length', 'echo ${x:0:x}'],
+      ['${@:x} positional offset', 'echo ${@:x}'],
+      ['${a[@]:x} array slice offset', 'echo ${a[@]:x}'],
+      ['${a[x]} as a case pattern', 'case 1 in ${a[x]}) ;; esac'],
+      ['unset a[x]', 'unset a[x]'],
+      ['(( x ))', '(( x ))'],
+      ['${x@P}', "x='$(rm x)'; echo ${x@P}"],
+      ['${x@P} on a dynamic value', 'echo ${x@P}'],
+      ['${!x} indirection', 'echo ${!x}'],
+      ['${y[x]} subscript', 'echo ${y[x]}'],
+      ['"${z[x]}" subscript in a string', "printf '%s' \"${z[x]}\""],
+      ['${y:x} substring offset', 'echo ${y:x}'],
+      ['[[ $x -eq 1 ]]', '[[ $x -eq 1 ]]'],
+      ['[[ -v $x ]]', '[[ -v $x ]]'],
+      ['[ -v "$x" ]', '[ -v "$x" ]'],
+      ['[ -f $x ] (unquoted, may split into -v)', '[ -f $x ]'],
+      ['test -v "$x"', 'test -v "$x"'],
+      ['printf -v "$x"', 'printf -v "$x" 1'],
+      ['printf -v with a subscript', "printf -v 'a[i]' 1"],
+      ['read -r "$x"', 'read -r "$x" <<<1'],
+      ['read -a "$x"', 'read -a "$x" <<<1'],
+      ['mapfile -C callback', 'mapfile -C f -c 1 arr < f'],
+      ['unset "$x"', 'unset "$x"'],
+      ['declare -n nameref', 'declare -n r=x'],
+      ['local -i integer', 'f() { local -i n=$1; }'],
+      ['declare "$x"', 'declare "$x"'],
+      ['let', 'let x=y+1'],
+      ['an array literal with an evaluated subscript', 'declare -A a=([x]=1)'],
+      ['hash -p (a program name runs another file)', 'hash -p ./evil git; git status'],
+      ['enable -f (a builtin from a shared object)', 'enable -f ./x.so echo'],
+      ['$( in single quotes inside a double-quoted ${...}', `echo "\${x:-'$(rm x)'}"`],
+      ['a backtick in $\'...\' inside a double-quoted ${...}', "echo \"${x:+$'`rm x`'}\""],
+      ['single quotes in ${...} in an unquoted heredoc', "cat <<EOF\n${x:-'`rm x`'}\nEOF"],
+      ['a static word holding $(', "echo '$(rm x)'"],
+      ['a static word holding a backtick', "echo '`rm x`'"],
+      ['an assignment value holding $(', "x='a[$(rm x)]'"],
+      ['declare with a value holding $(', "declare x='$(rm x)'"],
+    ];
+    for (const [name, text] of members) test(`${name}: ${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
+
+    test('plain names, numbers and quoted tests stay certain', () => {
+      certain('read -r line < f; printf -v out %s x; test -v name; [[ -v name ]]; [[ 1 -eq 1 ]]; echo $((1 + 2)); [ -f "$f" ]; unset name');
+      certain('declare -a arr=(1 2) && local x=1 && printf "%s\\n" "$x"');
+    });
+  });
+
+  describe('shell-hardening 3: environment given to a program', () => {
+    const members = [
+      'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=id git log', 'GIT_CONFIG_PARAMETERS="\'core.pager=id\'" git log',
+      'GIT_SSH_COMMAND=x git status', 'PAGER=id git log', 'EDITOR=x git commit', 'VISUAL=x crontab -e', 'LESSOPEN="|id" less f',
+      'SSH_ASKPASS=x ssh h', 'NODE_OPTIONS=--require=./x.js node -v', 'PYTHONSTARTUP=x python', 'PERL5OPT=-Mx perl -e 1', 'RUBYOPT=-rx ruby -e 1',
+      'FOO=1 ls', 'env GIT_DIR=x git status', 'sudo PAGER=x git log', 'export PAGER=x', 'export GIT_CONFIG_PARAMETERS', 'declare -x EDITOR=x',
+      'F=a; export F', 'PAGER=id; git log', 'GIT_DIR=/tmp/x; git status', 'local NODE_OPTIONS=x',
+      "env 'BASH_FUNC_echo%%=() { rm x; }' bash -c echo", "env -S 'BASH_ENV=x bash -c :'", "env -S '-i PAGER=x git log'",
+    ];
+    for (const text of members) test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
+
+    test('the safe list (LANG, LC_*, TZ, TERM, COLUMNS, LINES, NO_COLOR, FORCE_COLOR, CI, IFS) and plain local variables stay certain', () => {
+      certain('LANG=C LC_ALL=C TZ=UTC TERM=dumb COLUMNS=80 LINES=24 NO_COLOR=1 FORCE_COLOR=0 CI=1 sort f');
+      certain('env LC_ALL=C sort f; export TZ=UTC; while IFS= read -r line; do echo "$line"; done < f');
+      assert.deepEqual(argvs(certain('F=a; rm "$F"')), [['rm', '"$F"']]);
+      uncertain('F=rm; $F x');
+    });
+  });
+
+  describe('shell-hardening 4: git pointed elsewhere, dynamic subcommands', () => {
+    const members = [
+      'git -C /tmp/planted status', 'git -C .. status', 'git --git-dir=/tmp/x status', 'git --work-tree /tmp/x status', 'git --namespace=x log',
+      'git "$(printf push)"', 'git $SUB', 'git -c "$k" status', 'npm "$x"', 'pip $(echo install) x', 'docker "$c" x',
+    ];
+    for (const text of members) test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
+
+    test('git in a command line that changes folder reads another folder\'s repository: uncertain, wherever the cd stands', () => {
+      for (const text of [
+        'cd planted && git status', 'pushd planted; git log; popd', 'for d in a b; do git status; cd $d; done', 'f() { git status; }; cd x; f',
+        'find . -execdir git status \\;', 'env -C planted git status', 'env --chdir=planted git status', 'sudo -D planted git status', 'chroot /x git status',
+      ]) uncertain(text);
+      certain('cd sub && ls');
+      certain('find . -exec git add {} +; env LANG=C git status; git ls-files | xargs -r git add; setsid -w git status');
+    });
+
+    test("a shell tool's own env and workdir arguments: env outside the safe list, or git in another workdir, is a doubt", () => {
+      const git = certain('git status');
+      assert.match(toolArgumentDoubt({ command: 'git status', env: { GIT_CONFIG_COUNT: '1' } }, git) ?? '', /GIT_CONFIG_COUNT/);
+      assert.match(toolArgumentDoubt({ command: 'echo hi', env: { BASH_ENV: 'x.sh', PS4: '$(id)' } }, certain('echo hi')) ?? '', /BASH_ENV, PS4/);
+      assert.match(toolArgumentDoubt({ command: 'git status', workdir: 'planted' }, git) ?? '', /workdir/);
+      assert.equal(toolArgumentDoubt({ command: 'git status', workdir: '.', env: { LANG: 'C', TZ: 'UTC' } }, git), undefined);
+      assert.equal(toolArgumentDoubt({ command: 'ls', workdir: 'sub' }, certain('ls')), undefined);
+      assert.ok(toolArgumentDoubt({ command: 'ls', env: 'A=1' }, certain('ls')) !== undefined);
+    });
+
+    test('`git -C .` and `--no-pager` are still dropped and certain; dynamic arguments after the subcommand are fine', () => {
+      assert.deepEqual(argvs(certain('git -C . --no-pager status')), [['git', 'status']]);
+      certain('git commit -m "$MSG"; npm run "$script"');
+    });
+  });
+
+  describe('shell-hardening 5: NUL bytes', () => {
+    test("`$'rm\\0x'` (bash runs rm) is uncertain", () => void uncertain("$'rm\\0x' -rf data"));
+    test("a NUL in an argument or an assignment is uncertain", () => {
+      uncertain("echo $'a\\0b'");
+      uncertain("x=$'a\\x00b'");
+      uncertain('echo a\0b');
+    });
+  });
+
+  describe('shell-hardening 6: programs that run another command', () => {
+    for (const program of ['watch', 'strace', 'ltrace', 'script -c', 'runuser -u bob --', 'parallel', 'systemd-run', 'firejail', 'bwrap --bind / /', 'proot', 'fakeroot', 'catchsegv', 'valgrind', 'gdb --args', 'sudoedit']) {
+      test(`\`${program} rm x\` is uncertain`, () => void uncertain(`${program} rm x`));
+    }
+    test('unshare or nsenter with no command start a shell reading standard input', () => {
+      uncertain('unshare -r');
+      uncertain('nsenter -t 1 -m');
+    });
+    test('taskset -p, chrt -p/-m and flock FD run no command', () => {
+      assert.deepEqual(argvs(certain('taskset -p 3 1234; chrt -m; flock 9')), [['taskset', '-p', '3', '1234'], ['chrt', '-m'], ['flock', '9']]);
+    });
+    test('flock -c with text that is not static is uncertain', () => void uncertain('flock f -c "$cmd"'));
+  });
+
+  describe('shell-hardening 7: coproc', () => {
+    for (const text of ['coproc NAME { rm x; }', 'coproc { rm x; }', 'coproc echo { rm x; }', 'coproc while true; do rm x; done', 'time { rm x; }', 'time -p { rm x; }']) {
+      test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
+    }
+    test('`coproc cmd` runs cmd', () => {
+      const analysis = certain('coproc rm x');
+      assert.deepEqual(argvs(analysis), [['rm', 'x']]);
+      assert.deepEqual(analysis.commands[0]!.wrappers, ['coproc']);
     });
   });
 

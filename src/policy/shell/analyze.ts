@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Language, Parser } from 'web-tree-sitter';
 import { analyseCommandLine, MAX_COMMAND_LINE_LENGTH, type ParseCommandLine } from './command-line.js';
 import { loadOnce } from './load-once.js';
+import { isSafeEnvironmentName } from './programs.js';
 import type { ShellAnalysis } from './types.js';
 
 /**
@@ -68,4 +69,24 @@ async function createAnalyzer(): Promise<ShellAnalyzer> {
     }
     return analyseCommandLine(text, parse);
   };
+}
+
+/**
+ * Why a shell tool's own arguments make its command lines unvouchable, or undefined: an `env`
+ * object naming a variable outside the safe list (`GIT_CONFIG_*`, `BASH_ENV`, `PS4`... run
+ * code as surely as `NAME=value cmd` does), or a `workdir` other than the workspace root when
+ * a command runs git (like `git -C DIR`, another folder's repository config can run programs).
+ */
+export function toolArgumentDoubt(args: Readonly<Record<string, unknown>>, analysis: ShellAnalysis): string | undefined {
+  const env = args.env;
+  if (env !== undefined && env !== null) {
+    if (typeof env !== 'object' || Array.isArray(env)) return 'the call\'s env argument is not an object of names';
+    const names = Object.keys(env).filter((name) => !isSafeEnvironmentName(name));
+    if (names.length > 0) return `the call's env argument sets ${names.slice(0, 3).join(', ')}${names.length > 3 ? '...' : ''}, which programs may read as configuration that runs code`;
+  }
+  const workdir = args.workdir;
+  if (workdir !== undefined && workdir !== null && !(typeof workdir === 'string' && /^(\.\/?|)$/.test(workdir)) && analysis.commands.some((command) => command.program === 'git')) {
+    return 'git runs in another folder (the workdir argument), whose repository config can run programs';
+  }
+  return undefined;
 }

@@ -21,15 +21,33 @@
  * - A redirection that writes, on a compound command (`{ a; b; } > f`, `(x) > f`,
  *   `while ...; done > f`) or on a shell running `-c TEXT`, is recorded in `writes` of every
  *   command inside it, except commands inside `$( )` or `<( )` (their output goes elsewhere).
- * - `argv[0]` becomes the program's basename, like `program`.
+ * - `argv[0]` becomes the program's basename, like `program`, unless it holds a `/`: then it
+ *   stays as written (`./git`), so that a rule for `git` does not allow it.
+ * - Text bash would run that the grammar gives no substitution node for (a backtick inside
+ *   `${x:-...}` or an unquoted heredoc, `<(...)` inside `${...}`) is uncertain; so is data bash
+ *   evaluates as code (`evaluation.ts`): arithmetic over a variable or substitution, array
+ *   subscripts, `${x@P}`, `${!x}`, `[[ $x -eq 1 ]]`, `-v NAME`, `printf -v`/`read` into a
+ *   dynamic name, `declare -n`/`-i`, `let`, and static words or values holding `$(` or a backtick.
+ * - An environment variable given to a program (`NAME=v cmd`, `env NAME=v`, `export NAME`) must
+ *   be in the safe list of `programs.ts`; a plain `NAME=v` statement must not set a name that
+ *   is commonly exported already (`PAGER`, `GIT_*`...).
+ * - git in a command line that changes folder anywhere (`cd`, `pushd`, `popd`, `find -execdir`,
+ *   `env -C`, `sudo -D`, `chroot`...) is uncertain, like `git -C DIR`: it may read the repository
+ *   (and config that runs programs) of another folder.
+ * - `coproc` with a compound command, and programs that run a command the analysis does not
+ *   unwrap (`strace`, `watch`, `gdb`...), are uncertain.
  *
  * @module
  */
 import { mostSevere, type ActionKind } from '../action-kinds.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
-import { isStdinPath, kindOfCommand, normaliseGit, SHELLS, SHELL_VALUE_OPTIONS, SOURCE_BUILTINS } from './programs.js';
+import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
+import {
+  hasDynamicSubcommand, isInheritedEnvironmentName, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS,
+  SHELL_VALUE_OPTIONS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
+} from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
-import { isWrapper, unwrapOnce } from './wrappers.js';
+import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 
 /** A parsed command line, to be released when the walk is done with it. */
 interface ParsedCommandLine {
@@ -73,6 +91,28 @@ const WRITING_REDIRECTS: ReadonlySet<string> = new Set(['>', '>>', '>|', '&>', '
  */
 const LOOKUP_VARIABLES: ReadonlySet<string> = new Set(['PATH', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'BASH_ENV', 'ENV']);
 
+/** Node types whose text bash does not expand (single quotes, `$'...'`, comments): their text is never checked for substitutions. */
+const LITERAL: ReadonlySet<string> = new Set(['raw_string', 'ansi_c_string', 'comment']);
+
+/** Operators of `[[ ]]` that compare their operands as arithmetic expressions. */
+const ARITHMETIC_TESTS: ReadonlySet<string> = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+/** Node types that, inside an arithmetic expression, make bash evaluate a value (a variable's, a substitution's output) as more arithmetic. */
+const ARITHMETIC_VALUES: ReadonlySet<string> = new Set([
+  'variable_name', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'word', 'string', 'raw_string',
+  'concatenation', 'subscript', 'special_variable_name',
+]);
+
+/** Compound keywords that `coproc NAME` may be followed by: bash then runs that compound command, which the grammar does not parse after coproc. */
+const COMPOUND_STARTS: ReadonlySet<string> = new Set(['{', '(', '((', 'while', 'until', 'for', 'if', 'case', 'select', '[[', 'function']);
+
+/** How an assignment is made, which decides which names are vouched for. */
+type AssignmentUse =
+  /** `NAME=v cmd`, `env NAME=v cmd`, `export NAME=v`: NAME goes into a program's environment. */
+  | 'environment'
+  /** `NAME=v` alone, `local NAME=v`: NAME changes the environment only if it was exported already. */
+  | 'statement';
+
 /** `find` actions that run a command given in find's own arguments, up to `;` or `{} +`. */
 const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
@@ -84,6 +124,17 @@ interface Context {
   readonly writes: readonly string[];
   /** Wrappers enclosing this text (the shell of a `bash -c`), outermost first. */
   readonly wrappers: readonly string[];
+  /**
+   * Whether the walk is inside double quotes or an unquoted heredoc body (and not in a
+   * substitution inside them): there single quotes and `$'` are plain characters, so
+   * `"${x:-'$(rm x)'}"` runs rm although the grammar reads a single-quoted string.
+   */
+  readonly doubleQuoted?: boolean;
+}
+
+/** Whether `word`, as a program name, is a path (`./git`, `/bin/rm`): then `argv[0]` keeps it as written. */
+function isPath(word: string): boolean {
+  return word.includes('/');
 }
 
 /**
@@ -96,6 +147,10 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
     walk.line(text, { depth: 0, writes: [], wrappers: [] });
   } catch (error) {
     walk.doubt(`the analysis failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // git finds its repository from the working folder: a planted bare-repo-shaped folder's config runs programs
+  if (walk.changedFolder && walk.commands.some((command) => command.program === 'git')) {
+    walk.doubt('git runs in a command line that changes folder (cd, pushd, find -execdir, env -C...): it may read a repository the analysis cannot vouch for');
   }
   const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
   return { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds) };
@@ -114,9 +169,25 @@ function quote(text: string): string {
   return `\`${line.length > 60 ? `${line.slice(0, 57)}...` : line}\``;
 }
 
+/** Builtins that change the working folder of the commands after them. */
+const CHANGE_FOLDER: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
+
+/** Wrapper options that run the command in another folder or root: env -C/--chdir, sudo -D/--chdir/-R/--chroot, unshare and nsenter -w/--wd/-R/-r/--root/-W/--wdns. */
+const CHANGE_FOLDER_OPTIONS = /^(-[^-]*[CDRrwW]|--(chdir|chroot|wd|root|wdns))/;
+
+/** The wrappers {@link CHANGE_FOLDER_OPTIONS} applies to (`xargs -r` is not a change of folder). */
+const FOLDER_WRAPPERS: ReadonlySet<string> = new Set(['env', 'sudo', 'doas', 'unshare', 'nsenter']);
+
 class CommandLineWalk {
   readonly commands: ShellCommand[] = [];
   readonly uncertain = new Set<string>();
+  /**
+   * Whether any command changes folder (`cd`, `pushd`, `find -execdir`, `env -C`, `sudo -D`,
+   * `chroot`...). Where it stands does not matter: a loop or a function runs git after it.
+   */
+  changedFolder = false;
+  /** The text being walked (the command line, or the text of a `bash -c` inside it): node indices point into it. */
+  private source = '';
 
   constructor(private readonly parse: ParseCommandLine) {}
 
@@ -127,15 +198,20 @@ class CommandLineWalk {
   /** Parses and walks a whole command line (the top one, or the text of `bash -c`/`eval`). */
   line(text: string, context: Context): void {
     if (text.trim() === '') return;
+    // bash drops what follows a NUL; the parser and the analysis read on
+    if (text.includes('\0')) return this.doubt('a NUL character in the command line');
     if (context.depth > MAX_NESTED_SHELLS) return this.doubt(`shells or eval nested deeper than ${MAX_NESTED_SHELLS} levels`);
     if (text.length > MAX_COMMAND_LINE_LENGTH) return this.doubt(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
     const parsed = this.parse(text);
     if (typeof parsed === 'string') return this.doubt(parsed);
+    const outer = this.source;
+    this.source = text;
     try {
       const before = this.uncertain.size;
       this.visit(parsed.root, context, 0);
       if (parsed.root.hasError && this.uncertain.size === before) this.doubt(`cannot parse ${quote(text)}`);
     } finally {
+      this.source = outer;
       parsed.release();
     }
   }
@@ -144,6 +220,7 @@ class CommandLineWalk {
     if (level > MAX_TREE_DEPTH) return this.doubt(`constructs nested deeper than ${MAX_TREE_DEPTH} levels`);
     if (node.isMissing) return this.doubt(`incomplete command line: missing ${node.type === '' ? 'a word' : quote(node.type)}`);
     if (!node.isNamed) return;
+    if ((context.doubleQuoted === true || !LITERAL.has(node.type)) && node.type !== 'ERROR') this.unparsed(node);
     switch (node.type) {
       case 'ERROR':
         return this.doubt(`cannot parse ${quote(node.text)}`);
@@ -156,28 +233,158 @@ class CommandLineWalk {
         this.builtin(node, context);
         return this.visitChildren(node, context, level);
       case 'variable_assignment':
-        this.checkAssignment(node.text, node.text);
+        this.assignment(node, 'statement');
         return this.visitChildren(node, context, level);
       case 'command_substitution':
       case 'process_substitution':
-        return this.visitChildren(node, { ...context, writes: [] }, level);
+        // inside backticks, `\`` and `\$(` start nested substitutions the grammar reads as text
+        if (this.source[node.startIndex] === '`' && /\\[`$]/.test(node.text)) this.doubt(`nested backticks in ${quote(node.text)}`);
+        return this.visitChildren(node, { ...context, writes: [], doubleQuoted: false }, level);
+      case 'string':
+      case 'translated_string':
+      case 'heredoc_body':
+        return this.visitChildren(node, { ...context, doubleQuoted: true }, level);
+      case 'heredoc_redirect':
+        return this.heredoc(node, context, level);
+      case 'arithmetic_expansion':
+        this.arithmetic(node, node);
+        return this.visitChildren(node, context, level);
+      case 'compound_statement':
+        if (node.child(0)?.type === '((') this.arithmetic(node, node);
+        return this.visitChildren(node, context, level);
+      case 'c_style_for_statement':
+        for (let i = 0; i < node.childCount; i += 1) {
+          const child = node.child(i);
+          if (child !== null && child.isNamed && node.fieldNameForChild(i) !== 'body') this.arithmetic(child, node);
+        }
+        return this.visitChildren(node, context, level);
+      case 'subscript':
+        this.subscript(node);
+        return this.visitChildren(node, context, level);
+      case 'expansion':
+        this.expansion(node);
+        return this.visitChildren(node, context, level);
+      case 'test_command':
+        this.testCommand(node);
+        return this.visitChildren(node, context, level);
+      case 'array':
+        for (const child of childrenOf(node)) {
+          const index = /^\[([^\]]*)\]\+?=/.exec(child.text)?.[1];
+          if (index !== undefined && !/^\d+$/.test(index)) this.doubt(`an array subscript that is evaluated: ${quote(node.text)}`);
+        }
+        return this.visitChildren(node, context, level);
       default:
         if (TRANSPARENT.has(node.type)) return this.visitChildren(node, context, level);
         return this.doubt(`unhandled construct ${node.type} in ${quote(node.text)}`);
     }
   }
 
-  private visitChildren(node: SyntaxNode, context: Context, level: number): void {
+  /**
+   * The text of `node` that none of its children covers (for a leaf, all of it): if it holds
+   * the start of a substitution, bash runs something the grammar gave no node for
+   * (`${x:-\`rm x\`}`, an unquoted heredoc line `\`rm x\``).
+   */
+  private unparsed(node: SyntaxNode): void {
+    // the gaps between children, read from the source by index: linear in the text, however deep the tree
+    let own = '';
+    let cursor = node.startIndex;
+    for (const child of childrenOf(node)) {
+      if (child.endIndex <= child.startIndex) continue;
+      if (child.startIndex > cursor) own += `${this.source.slice(cursor, child.startIndex)} `;
+      cursor = Math.max(cursor, child.endIndex);
+    }
+    if (node.endIndex > cursor) own += this.source.slice(cursor, node.endIndex);
+    if (holdsSubstitution(own)) this.doubt(`a substitution the analysis cannot parse in ${quote(node.text)}`);
+  }
+
+  /** A heredoc: its body is text when its delimiter is quoted (`<<'EOF'`), else expanded like a double-quoted string. */
+  private heredoc(node: SyntaxNode, context: Context, level: number): void {
+    const start = childrenOf(node).find((child) => child.type === 'heredoc_start');
+    const quoted = start !== undefined && /['"\\]/.test(start.text);
+    for (const child of childrenOf(node)) {
+      if (!(quoted && child.type === 'heredoc_body')) this.visit(child, context, level + 1);
+    }
+  }
+
+  /**
+   * An arithmetic expression (`$((...))`, `((...))`, a C-style for, a subscript): a variable or
+   * a substitution in it is evaluated as arithmetic, and a value like `a[$(rm x)]` runs `rm x`.
+   */
+  private arithmetic(node: SyntaxNode, whole: SyntaxNode): void {
+    const values = (current: SyntaxNode): boolean =>
+      (current.isNamed && ARITHMETIC_VALUES.has(current.type) && !(current.type === 'word' && /^\d+$/.test(current.text))) ||
+      childrenOf(current).some(values);
+    if (values(node)) this.doubt(`arithmetic over a variable or a substitution (its value is evaluated as code): ${quote(whole.text)}`);
+  }
+
+  /** `NAME[INDEX]`: INDEX is arithmetic for indexed arrays, so anything but digits, `@` or `*` is evaluated. */
+  private subscript(node: SyntaxNode): void {
     for (let i = 0; i < node.childCount; i += 1) {
       const child = node.child(i);
-      if (child !== null) this.visit(child, context, level + 1);
+      if (child === null || node.fieldNameForChild(i) !== 'index') continue;
+      if (!/^(\d+|@|\*)$/.test(child.text)) this.doubt(`an array subscript that is evaluated: ${quote(node.text)}`);
     }
+  }
+
+  /** `${...}`: `${x@P}` runs the substitutions in x's value, `${!x}` evaluates x's value as a name, `${x:OFFSET}` is arithmetic. */
+  private expansion(node: SyntaxNode): void {
+    const children = childrenOf(node);
+    const operators = children.filter((child) => !child.isNamed).map((child) => child.type);
+    const at = operators.indexOf('@');
+    if (at >= 0 && operators.slice(at + 1).some((operator) => /P/.test(operator))) this.doubt(`\${x@P} runs the substitutions in a variable's value: ${quote(node.text)}`);
+    if (/^\$\{!/.test(node.text) && !/^\$\{![A-Za-z_][A-Za-z0-9_]*([*@]|\[[@*]\])\}$/.test(node.text)) {
+      this.doubt(`an indirect expansion evaluates a variable's value as a name: ${quote(node.text)}`);
+    }
+    const colon = children.findIndex((child) => !child.isNamed && child.type === ':');
+    if (colon >= 0) for (const child of children.slice(colon + 1)) if (child.isNamed) this.arithmetic(child, node);
+  }
+
+  /** `[[ ]]` and `[ ]`: arithmetic comparisons and `-v NAME` evaluate their operands; `[ ]` splits unquoted expansions. */
+  private testCommand(node: SyntaxNode): void {
+    const single = node.child(0)?.type === '[';
+    const walk = (current: SyntaxNode): void => {
+      const children = childrenOf(current);
+      const operator = children.find((child) => child.type === 'test_operator')?.text;
+      if (current.type === 'binary_expression' && operator !== undefined && ARITHMETIC_TESTS.has(operator) && !single) {
+        for (const child of children) if (child.type !== 'test_operator') this.arithmetic(child, node);
+      }
+      if (current.type === 'unary_expression' && (operator === '-v' || operator === '-R')) {
+        const operand = children[children.length - 1];
+        if (operand === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(operand.text)) this.doubt(`${operator} with a name that is evaluated: ${quote(node.text)}`);
+      }
+      if (single && ['simple_expansion', 'expansion', 'command_substitution'].includes(current.type)) {
+        this.doubt(`an unquoted expansion in [ ] may split into -v NAME: ${quote(node.text)}`);
+      }
+      if (current.type !== 'string') for (const child of children) walk(child);
+    };
+    for (const child of childrenOf(node)) walk(child);
+  }
+
+  private visitChildren(node: SyntaxNode, context: Context, level: number): void {
+    for (const child of childrenOf(node)) this.visit(child, context, level + 1);
   }
 
   /** `export A=1`, `local x`, `unset a`: builtins the grammar gives their own node, recorded as commands. */
   private builtin(node: SyntaxNode, context: Context): void {
-    const words = childrenOf(node).map((child) => resolveWord(child));
+    const children = childrenOf(node);
+    // the keyword and bare names are static words; resolveWord reads only the grammar's word nodes
+    const words = children.map((child): Word => (child.type === 'variable_name' || !child.isNamed ? { text: child.text, isStatic: true, node: child } : resolveWord(child)));
     this.record(words, context.wrappers, context.writes, node.text);
+    if (node.type !== 'declaration_command') return;
+    const keyword = children[0]?.text ?? '';
+    const flags = words.slice(1).filter((word) => word.isStatic && /^[-+]/.test(word.text)).map((word) => word.text);
+    const names = children.slice(1).filter((child) => child.type !== 'variable_assignment' && !(child.type === 'word' && /^[-+]/.test(child.text)));
+    const dynamic = names.some((child) => child.type !== 'variable_name' && !(child.type === 'word' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(child.text)));
+    const reason = evaluatedDeclaration(keyword, flags, dynamic);
+    if (reason !== undefined) this.doubt(`${reason}: ${quote(node.text)}`);
+    // `export NAME`, `declare -x NAME=v`: NAME goes into the environment of every later command
+    if (keyword === 'export' || flags.some((flag) => /^-[^-]*x/.test(flag))) {
+      if (flags.some((flag) => /^-[^-]*[nf]/.test(flag))) return;
+      for (const child of children.slice(1)) {
+        const name = child.type === 'variable_assignment' ? /^[A-Za-z_][A-Za-z0-9_]*/.exec(child.text)?.[0] : child.type === 'variable_name' ? child.text : undefined;
+        if (name !== undefined && !isSafeEnvironmentName(name)) this.doubt(`${name} is exported, and programs read their environment as configuration: ${quote(node.text)}`);
+      }
+    }
   }
 
   /** A redirected statement: its writes go to the commands of its body. */
@@ -245,10 +452,15 @@ class CommandLineWalk {
         if (name !== null && !name.isMissing) wordNodes.unshift(name);
       } else if (field === 'argument') wordNodes.push(child);
       else if (field === 'redirect') this.redirect(child, writes, wordNodes);
+      else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
     }
     const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
     this.run(words, { ...context, writes }, node.text);
-    this.visitChildren(node, context, level);
+    // prefix assignments were checked above as environment; their values may hold substitutions
+    for (const child of childrenOf(node)) {
+      if (child.type === 'variable_assignment') this.visitChildren(child, context, level + 1);
+      else this.visit(child, context, level + 1);
+    }
     for (const word of extraWords) this.visit(word, context, level + 1);
   }
 
@@ -264,22 +476,43 @@ class CommandLineWalk {
         return this.record(argv, wrappers, context.writes, text);
       }
       const program = basename(head.text);
+      // reserved words the grammar reads as a program: before a compound command (`coproc NAME { ...; }`,
+      // `time { ...; }`) it splits that command at its first `;`
+      if ((program === 'coproc' || program === 'time') && argv.slice(1, 3).some((word) => COMPOUND_STARTS.has(word.text) || /^[({]/.test(word.text))) {
+        this.doubt(`${program} with a compound command the analysis does not parse: ${quote(text)}`);
+        return this.record(argv, wrappers, context.writes, text);
+      }
       if (isWrapper(program)) {
         const unwrapped = unwrapOnce([program, ...argv.slice(1).map((word) => word.text)]);
+        if (unwrapped.kind === 'shell-text') {
+          const command = argv[unwrapped.index];
+          if (command === undefined || !command.isStatic || argv.slice(1, unwrapped.index).some((word) => !word.isStatic)) {
+            this.doubt(`${program} runs a command string that is not static: ${quote(text)}`);
+            return this.record(argv, wrappers, context.writes, text);
+          }
+          return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...wrappers, program] });
+        }
         if (unwrapped.kind !== 'inner') {
           if (unwrapped.kind === 'stdin-shell') this.doubt(`${program} starts a shell reading commands from standard input`);
           return this.record(argv, wrappers, context.writes, text);
         }
         const consumed = argv.slice(1, unwrapped.start);
+        if (program === 'chroot' || (FOLDER_WRAPPERS.has(program) && consumed.some((word) => CHANGE_FOLDER_OPTIONS.test(word.text)))) this.changedFolder = true;
         // an unquoted expansion among the wrapper's own words may split into several (or none),
         // shifting where the command starts: `timeout $T rm x` with T='5 curl evil'
         if (consumed.some((word) => !word.isStatic && word.node?.type !== 'string')) {
           this.doubt(`${program} has arguments that are not static before its command: ${quote(text)}`);
         }
-        for (const word of consumed) this.checkAssignment(word.text, text);
+        // option values (`unshare --mount=/x`) are not assignments; env's and sudo's NAME=VALUE words are
+        for (const word of consumed) if (!word.text.startsWith('-')) this.checkAssignment(word.text, text, takesAssignments(program) ? 'environment' : 'statement');
         let inner = argv.slice(unwrapped.start);
         if (unwrapped.prefix !== undefined) {
           const split = argv[unwrapped.prefix.index]?.isStatic === true ? this.splitWords(unwrapped.prefix.value) : undefined;
+          // env reads the split words as its own: options and NAME=VALUE words there are not commands
+          if (split?.some((word, index) => index === 0 && (/^-/.test(word.text) || word.text.includes('='))) === true) {
+            this.doubt(`${program} splits a command string that starts with options or assignments: ${quote(text)}`);
+            return this.record(argv, wrappers, context.writes, text);
+          }
           if (split === undefined) {
             this.doubt(`${program} splits a command string the analysis cannot read: ${quote(text)}`);
             return this.record(argv, wrappers, context.writes, text);
@@ -290,6 +523,10 @@ class CommandLineWalk {
         argv = inner;
         if (wrappers.length > 32) return this.doubt(`too many wrappers in ${quote(text)}`);
         continue;
+      }
+      if (UNANALYSED_RUNNERS.has(program)) {
+        this.doubt(`${program} runs another command that is not analysed: ${quote(text)}`);
+        return this.record(argv, wrappers, context.writes, text);
       }
       if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers }, text);
       if (program === 'eval') return this.evaluate(argv, { ...context, wrappers }, text);
@@ -370,10 +607,33 @@ class CommandLineWalk {
     }
   }
 
-  /** Assignments that change which program a name runs (or what runs first) make the analysis uncertain. */
-  private checkAssignment(word: string, text: string): void {
+  /**
+   * Assignments that change which program a name runs (or what runs first) make the analysis
+   * uncertain; so does a name outside the safe list given to a program's environment, or a
+   * name commonly exported already set by a plain statement.
+   */
+  private checkAssignment(word: string, text: string, use: AssignmentUse): void {
     const name = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(word)?.[1];
-    if (name !== undefined && LOOKUP_VARIABLES.has(name)) this.doubt(`${name} is set, so program names may not say what runs: ${quote(text)}`);
+    if (name === undefined) {
+      // env and sudo take any NAME=VALUE (`env 'BASH_FUNC_echo%%=() { ...; }' bash -c echo` defines a function)
+      if (use === 'environment' && /^[^=]+=/.test(word)) this.doubt(`an environment variable with an unusual name is given to a program: ${quote(text)}`);
+      return;
+    }
+    if (LOOKUP_VARIABLES.has(name)) this.doubt(`${name} is set, so program names may not say what runs: ${quote(text)}`);
+    else if (use === 'environment' && !isSafeEnvironmentName(name)) this.doubt(`${name} is given to a program's environment, which it may read as configuration that runs code: ${quote(text)}`);
+    else if (use === 'statement' && isInheritedEnvironmentName(name)) this.doubt(`${name} is set, and later programs may read it from their environment: ${quote(text)}`);
+  }
+
+  /** A `NAME=value` node: its name per {@link checkAssignment}; a static value holding code (`x='a[$(rm x)]'`) is uncertain, since later arithmetic or `${x@P}` runs it. */
+  private assignment(node: SyntaxNode, use: AssignmentUse, text = node.text): void {
+    this.checkAssignment(node.text, text, use);
+    for (let i = 0; i < node.childCount; i += 1) {
+      const child = node.child(i);
+      if (child === null || node.fieldNameForChild(i) !== 'value') continue;
+      const value = resolveWord(child);
+      if (value.isStatic && holdsCode(value.text)) this.doubt(`a value holding a substitution that later evaluation would run: ${quote(node.text)}`);
+      if (value.isStatic && value.text.includes('\0')) this.doubt(`a NUL character in ${quote(node.text)}`);
+    }
   }
 
   /** `trap ACTION SIGNAL...`: a static ACTION is analysed as a command line (it runs when a signal comes). */
@@ -417,6 +677,7 @@ class CommandLineWalk {
     let i = 1;
     while (i < argv.length) {
       if (!FIND_EXEC_ACTIONS.has(argv[i]!.text)) { i += 1; continue; }
+      if (argv[i]!.text === '-execdir' || argv[i]!.text === '-okdir') this.changedFolder = true;
       let end = i + 1;
       while (end < argv.length && !(argv[end]!.text === ';' || (argv[end]!.text === '+' && argv[end - 1]!.text === '{}'))) end += 1;
       this.run(argv.slice(i + 1, end), context, text);
@@ -451,11 +712,23 @@ class CommandLineWalk {
     const head = argv[0]!;
     const program = head.isStatic ? basename(head.text) : head.text;
     let words = [program, ...argv.slice(1).map((word) => word.text)];
+    // bash passes a word only up to a NUL (`$'rm\0x'` runs rm)
+    if (argv.some((word) => word.isStatic && word.text.includes('\0'))) this.doubt(`a word with a NUL character in ${quote(text)}`);
+    if (argv.slice(1).some((word) => word.isStatic && holdsCode(word.text))) {
+      this.doubt(`a word holding a substitution that later evaluation would run: ${quote(text)}`);
+    }
+    const evaluated = evaluatedWords(program, argv);
+    if (evaluated !== undefined) this.doubt(`${evaluated}: ${quote(text)}`);
+    if (hasDynamicSubcommand(argv, program)) this.doubt(`${program} with a subcommand that is not static: ${quote(text)}`);
+    if (CHANGE_FOLDER.has(program)) this.changedFolder = true;
     if (program === 'git') {
       const git = normaliseGit(words);
       words = git.argv;
       for (const reason of git.uncertain) this.doubt(reason);
     }
-    this.commands.push({ argv: words, program, wrappers: [...wrappers], kind: kindOfCommand(words), writes: [...writes], text });
+    const kind = kindOfCommand(words);
+    // a path (`./git`) is kept as written, so that a rule for `git` does not allow it
+    if (head.isStatic && isPath(head.text)) words[0] = head.text;
+    this.commands.push({ argv: words, program, wrappers: [...wrappers], kind, writes: [...writes], text });
   }
 }

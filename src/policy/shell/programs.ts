@@ -66,6 +66,73 @@ export function kindOfCommand(argv: readonly string[]): ActionKind {
   return rest !== undefined && second.has(rest) ? 'network' : 'shell_command';
 }
 
+/**
+ * Environment variables a command may be given (`LANG=C sort`, `env TZ=UTC date`,
+ * `export TERM=dumb`) without the analysis losing track of what runs: locale, time zone,
+ * terminal size and colour switches, `CI`, and `IFS` (`IFS= read -r line`; bash and sh reset it at start). Every other name given to a program's
+ * environment makes the call uncertain, since programs read their environment as
+ * configuration that can run code: git's `GIT_CONFIG_*`, `GIT_SSH_COMMAND`, `GIT_DIR`;
+ * `PAGER`, `EDITOR`, `VISUAL`, `LESSOPEN`; `NODE_OPTIONS`, `PYTHONSTARTUP`, `PERL5OPT`,
+ * `RUBYOPT`; `*_COMMAND`. Kept small on purpose: it lists what is known harmless, not what is
+ * known harmful.
+ */
+const SAFE_ENVIRONMENT: ReadonlySet<string> = new Set(['IFS', 'LANG', 'LANGUAGE', 'TZ', 'TERM', 'COLUMNS', 'LINES', 'NO_COLOR', 'FORCE_COLOR', 'CI']);
+
+/** Whether a program may be given the environment variable `name` (see {@link SAFE_ENVIRONMENT}; `LC_*` too). */
+export function isSafeEnvironmentName(name: string): boolean {
+  return SAFE_ENVIRONMENT.has(name) || /^LC_[A-Z]+$/.test(name);
+}
+
+/**
+ * Names that a plain assignment statement (`PAGER=x; git log`, no `export`) must not set:
+ * variables commonly exported already, so that assigning them changes the environment of
+ * every later command, and shell variables that change how later text runs (`PS4` runs
+ * substitutions under `set -x`, `IFS` re-splits words, `PROMPT_COMMAND`, `SHELLOPTS`).
+ * Other plain assignments (`F=a; rm "$F"`) only make the words that use them dynamic.
+ */
+const ENVIRONMENT_FAMILIES = /^(GIT_|SSH_|LESS|PYTHON|NODE_|NPM_|npm_config_|PERL|RUBY|GEM_|BUNDLE_|JAVA_|_JAVA_|JDK_|MAVEN_|GRADLE_|CARGO_|RUSTC|RUSTFLAGS|RUSTDOC|DOCKER_|KUBE|AWS_|GOOGLE_|AZURE_|PIP_|VIRTUAL_ENV|CONDA|GO(FLAGS|PROXY|PATH|ROOT|ENV|TOOLCHAIN)|CC$|CXX$|CPP$|LD$|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|MAKE|PAGER$|MANPAGER|EDITOR$|VISUAL$|BROWSER$|TERMINFO|HOME$|TMPDIR$|XDG_|DISPLAY$|SHELL$|IFS$|PS[0-4]$|PROMPT_COMMAND$|SHELLOPTS$|BASHOPTS$|BASH_|CDPATH$|GLOBIGNORE$|HISTFILE$|INPUTRC$|LOCPATH$|GCONV_PATH$|HOSTALIASES$|TERMCAP$|MAIL|http_proxy$|https_proxy$|all_proxy$|no_proxy$|ftp_proxy$|HTTPS?_PROXY$|ALL_PROXY$|NO_PROXY$|SSL_|CURL_|WGETRC$|GNUPG|GPG_|DYLD_|MALLOC_)|(_COMMAND|_OPTIONS|_OPTS|_PAGER|_EDITOR|_PATH|_HOME|_CONFIG|_PRELOAD)$/;
+
+/** Whether a plain assignment statement to `name` may change what later commands run (see {@link ENVIRONMENT_FAMILIES}). */
+export function isInheritedEnvironmentName(name: string): boolean {
+  return ENVIRONMENT_FAMILIES.test(name);
+}
+
+/**
+ * Programs that run another command (or code) given in their arguments, in a way the
+ * analysis does not unwrap: debuggers and tracers, sandboxes and container launchers,
+ * schedulers, terminal recorders, `parallel`, `watch`. A call to one is uncertain. The
+ * common ones whose arguments are simple to read are wrappers instead (`wrappers.ts`).
+ */
+export const UNANALYSED_RUNNERS: ReadonlySet<string> = new Set([
+  'watch', 'strace', 'ltrace', 'script', 'runuser', 'parallel', 'sem', 'sudoedit', 'systemd-run', 'machinectl', 'firejail', 'bwrap',
+  'proot', 'fakeroot', 'fakechroot', 'catchsegv', 'valgrind', 'gdb', 'lldb', 'perf', 'setpriv', 'prlimit', 'numactl', 'cpulimit',
+  'setarch', 'linux32', 'linux64', 'capsh', 'sg', 'newgrp', 'pkexec', 'xvfb-run', 'dbus-launch', 'dbus-run-session', 'ssh-agent',
+  'rlwrap', 'unbuffer', 'expect', 'torsocks', 'proxychains', 'proxychains4', 'tsocks', 'chpst', 'setuidgid', 'softlimit',
+  'envdir', 'runcon', 'sandbox-exec', 'screen', 'tmux', 'dtach', 'at', 'batch', 'entr', 'hyperfine', 'run-parts', 'start-stop-daemon',
+  'daemonize', 'faketime', 'eatmydata', 'tsp', 'uv', 'uvx', 'pipx', 'poetry', 'pdm', 'hatch', 'nix-shell', 'direnv', 'sshpass',
+]);
+
+/**
+ * Programs whose first word that is not an option is a subcommand saying what they do (and
+ * whether it reaches the network): a subcommand that is not static (`git "$(printf push)"`),
+ * or a word before it that is not static (`git -c "$k" status`), makes a call uncertain.
+ */
+export function hasDynamicSubcommand(argv: readonly { readonly text: string; readonly isStatic: boolean }[], program: string): boolean {
+  if (!NETWORK_SUBCOMMANDS.has(program)) return false;
+  for (let i = 1; i < argv.length; i += 1) {
+    const word = argv[i]!;
+    if (!word.isStatic) return true;
+    if (word.text === '--') return argv[i + 1] !== undefined && !argv[i + 1]!.isStatic;
+    if (!word.text.startsWith('-')) return false;
+    if (program === 'git' && GIT_VALUE_OPTIONS.has(word.text)) {
+      // a value that is not static may be any setting (`git -c "$k"`)
+      if (argv[i + 1]?.isStatic === false) return true;
+      i += 1;
+    }
+  }
+  return false;
+}
+
 /** Shells whose `-c TEXT` runs TEXT as a command line, and that read commands from standard input without one. */
 export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh']);
 
@@ -91,6 +158,9 @@ export function isStdinPath(path: string): boolean {
 const GIT_VALUE_OPTIONS: ReadonlySet<string> = new Set([
   '-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--list-cmds', '--attr-source',
 ]);
+
+/** git options that choose the repository or work tree git reads its config and hooks from; only `.` is vouched for. */
+const GIT_REPOSITORY_OPTIONS: ReadonlySet<string> = new Set(['-C', '--git-dir', '--work-tree', '--namespace']);
 
 /**
  * `-c key=value` settings (lower-cased key) with which git itself runs a program: an alias
@@ -128,6 +198,8 @@ export function normaliseGit(argv: readonly string[]): NormalisedGit {
       if (GIT_RUNNING_CONFIG.test(key)) uncertain.push(`git setting \`${key}\` can run a program`);
     }
     if (name === '--exec-path' && value !== undefined) uncertain.push('git --exec-path runs git programs from another folder');
+    // another repository's config (a planted bare-repo-shaped folder) can run programs: core.fsmonitor, hooks
+    if (GIT_REPOSITORY_OPTIONS.has(name) && value !== '.') uncertain.push(`git ${name} ${value ?? ''} points git at another repository, whose config can run programs`);
     i += 1;
   }
   return { argv: ['git', ...argv.slice(i)], uncertain };

@@ -14,11 +14,13 @@ export interface ShellCommand {
    * `["rm", "x"]`) and global options that do not change what runs are dropped
    * (`git -C . --no-pager commit` gives `["git", "commit"]`). Quotes are removed from static
    * words; a word that is not static (holds `$X`, `$(...)`, a glob) is kept as written.
-   * `argv[0]` is {@link ShellCommand.program} (`/bin/rm -rf x` gives `["rm", "-rf", "x"]`), so
-   * rules match on argv alone.
+   * `argv[0]` is {@link ShellCommand.program} when the program is named by a bare name, and the
+   * word exactly as written when it holds a `/` (`./git status` gives `["./git", "status"]`,
+   * `/bin/rm -rf x` gives `["/bin/rm", "-rf", "x"]`): a program run by path may be any file, so
+   * an allow rule for `git` must not allow `./git` (see `commandMatches` in `policy-rules.ts`).
    */
   readonly argv: readonly string[];
-  /** The program's name: `argv[0]` without a folder (`/bin/rm` gives `rm`). */
+  /** The program's name: `argv[0]` without a folder (`/bin/rm` gives `rm`), for deny rules and kinds. */
   readonly program: string;
   /** The wrappers unwrapped around it, outermost first (`["env", "timeout"]`), as program names. */
   readonly wrappers: readonly string[];
@@ -37,8 +39,12 @@ export interface ShellAnalysis {
   /**
    * Why the analysis cannot vouch for the text; empty when it can. Non-empty means a rule may
    * not allow the call (it asks): a parse error, a dynamic program name (`$X`, `$(...)`), text
-   * fed to a shell or `eval` that is not static (a pipe or heredoc into `sh`, `eval "$x"`), or
-   * a construct the analysis does not know.
+   * fed to a shell or `eval` that is not static (a pipe or heredoc into `sh`, `eval "$x"`), a
+   * substitution the grammar gave no node for (`${x:-\`rm x\`}`), data bash evaluates as code
+   * (arithmetic over a variable, `${x@P}`, `printf -v "$x"`), an environment variable outside
+   * the safe list given to a program, git pointed at another repository, a NUL in a word, a
+   * program that runs another command the analysis does not unwrap (`strace`, `watch`), or a
+   * construct the analysis does not know.
    */
   readonly uncertain: readonly string[];
   /** The most severe kind of its commands (`shell_command` when there are none). */

@@ -12,12 +12,18 @@ export interface SyntaxNode {
   readonly type: string;
   /** Its source text. */
   readonly text: string;
+  /** Where it starts in the parsed text, in UTF-16 code units (web-tree-sitter parses JavaScript strings as UTF-16). */
+  readonly startIndex: number;
+  /** Where it ends in the parsed text (exclusive), in UTF-16 code units. */
+  readonly endIndex: number;
   /** Whether it is a named node of the grammar (false for punctuation and keywords). */
   readonly isNamed: boolean;
   /** Whether the parser inserted it to recover from an error (a zero-width node). */
   readonly isMissing: boolean;
   /** Its number of children, anonymous ones included. */
   readonly childCount: number;
+  /** All its children at once, when the parser gives them (web-tree-sitter does, in one call: `child(i)` walks from the first child, so a loop over it is quadratic). */
+  readonly children?: readonly (SyntaxNode | null)[];
   /** The child at `index`, or null. */
   child(index: number): SyntaxNode | null;
   /** The grammar field the child at `index` fills (`name`, `argument`, `redirect`...), or null. */
@@ -36,6 +42,7 @@ export interface Word {
 
 /** The children of `node`, anonymous ones included. */
 export function childrenOf(node: SyntaxNode): SyntaxNode[] {
+  if (node.children !== undefined) return node.children.filter((child): child is SyntaxNode => child !== null);
   const children: SyntaxNode[] = [];
   for (let i = 0; i < node.childCount; i += 1) {
     const child = node.child(i);

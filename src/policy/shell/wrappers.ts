@@ -21,6 +21,10 @@ interface WrapperSpec {
   readonly splitOptions?: readonly string[];
   /** Options with which, given no command, the wrapper starts a shell reading standard input (`sudo -s`). */
   readonly stdinShellOptions?: readonly string[];
+  /** Whether, given no command, the wrapper starts `$SHELL` reading standard input (`unshare`, `nsenter`). */
+  readonly shellWithoutCommand?: boolean;
+  /** Words that, right where the command would start, say the next word is a command line run by `sh -c` (`flock FILE -c TEXT`). */
+  readonly shellOptions?: readonly string[];
 }
 
 /**
@@ -54,11 +58,29 @@ const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>(
   ['setsid', {}],
   ['chroot', { valueOptions: ['--userspec', '--groups'], operands: 1 }],
   ['coproc', {}],
+  // `taskset [-a] [-c] MASK CMD`; with -p it changes a running process
+  ['taskset', { operands: 1, lookupOptions: ['-p', '--pid'] }],
+  // `chrt [policy] PRIORITY CMD`; -p changes a running process, -m prints the limits
+  ['chrt', { valueOptions: ['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], operands: 1, lookupOptions: ['-p', '--pid', '-m', '--max'] }],
+  // `flock [options] FILE CMD...` or `flock [options] FILE -c TEXT`; `flock FD` runs nothing
+  ['flock', { valueOptions: ['-w', '--wait', '--timeout', '-E', '--conflict-exit-code'], operands: 1, shellOptions: ['-c', '--command'] }],
+  ['unshare', {
+    valueOptions: ['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd', '--propagation', '--setgroups', '--map-user', '--map-group', '--map-users', '--map-groups', '--monotonic', '--boottime'],
+    shellWithoutCommand: true,
+  }],
+  ['nsenter', { valueOptions: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-W', '--wdns', '-N', '--user-parent'], shellWithoutCommand: true }],
+  ['busybox', {}],
+  ['toybox', {}],
 ]);
 
 /** Whether `program` (a basename) is a wrapper of {@link WRAPPERS}. */
 export function isWrapper(program: string): boolean {
   return WRAPPERS.has(program);
+}
+
+/** Whether the wrapper `program` reads `NAME=VALUE` words before its command into the command's environment (env, sudo). */
+export function takesAssignments(program: string): boolean {
+  return WRAPPERS.get(program)?.assignments === true;
 }
 
 /** What one wrapper's arguments came to. */
@@ -68,7 +90,9 @@ export type Unwrapped =
   /** The wrapper runs no command (a lookup, `env` printing the environment, a bare `timeout`). */
   | { readonly kind: 'none' }
   /** The wrapper runs a shell reading standard input (`sudo -s` with no command). */
-  | { readonly kind: 'stdin-shell' };
+  | { readonly kind: 'stdin-shell' }
+  /** The wrapper runs `argv[index]` as a shell command line (`flock f -c TEXT`). */
+  | { readonly kind: 'shell-text'; readonly index: number };
 
 /**
  * Reads the options and operands of the wrapper `argv[0]` (a basename in {@link WRAPPERS})
@@ -93,7 +117,8 @@ export function unwrapOnce(argv: readonly string[]): Unwrapped {
   while (i < argv.length) {
     const word = argv[i]!;
     if (word === '--') { i += 1; break; }
-    if (spec.assignments === true && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) { i += 1; continue; }
+    // env and sudo read any word holding `=` before the command as NAME=VALUE, whatever NAME is
+    if (spec.assignments === true && /^[^-=][^=]*=/.test(word)) { i += 1; continue; }
     if (word === '-' && argv[0] === 'env') { i += 1; continue; }
     if (!word.startsWith('-') || word === '-') break;
     if (word.startsWith('--')) {
@@ -127,8 +152,10 @@ export function unwrapOnce(argv: readonly string[]): Unwrapped {
     i += consumedNext ? 2 : 1;
   }
   // NAME=value words may follow the options, after `--` too (`env -i -- A=1 cmd`)
-  while (spec.assignments === true && i < argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i]!)) i += 1;
+  while (spec.assignments === true && i < argv.length && /^[^=]+=/.test(argv[i]!)) i += 1;
   i += spec.operands ?? 0;
-  if (i >= argv.length && prefix === undefined) return shellOption ? { kind: 'stdin-shell' } : { kind: 'none' };
+  // flock checks the word right after its file for -c / --command (util-linux)
+  if (i < argv.length && spec.shellOptions?.includes(argv[i]!) === true) return { kind: 'shell-text', index: i + 1 };
+  if (i >= argv.length && prefix === undefined) return shellOption || spec.shellWithoutCommand === true ? { kind: 'stdin-shell' } : { kind: 'none' };
   return prefix === undefined ? { kind: 'inner', start: i } : { kind: 'inner', start: i, prefix };
 }
