@@ -249,7 +249,7 @@ describe('policy files', () => {
     assert.equal(asked.length, 1, 'another heredoc body is another request');
     asked = [];
     answer = 'always';
-    for (const command of ['F=a; rm -f "$F"', 'rm -rf *', './git status', 'cd sub && echo hi']) {
+    for (const command of ['F=a; rm -f "$F"', 'rm -rf *', './git status', 'cd sub && make']) {
       await run(command, { turnId: 'v' });
       assert.equal(asked.at(-1)!.offers.includes('always'), false, command);
     }
