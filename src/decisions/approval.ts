@@ -64,6 +64,32 @@ export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | Ap
 
 
 /**
+ * Questions that outlive the process that asks them (a durable ledger, `src/ledger/`): a
+ * question is stored before the handler is asked, and may be answered there by another process
+ * (`toolgate approvals allow ID`) as well as by the handler; the first answer counts.
+ */
+export interface DurableQuestions {
+  /** How often a waiting question checks for an answer given elsewhere, in milliseconds. */
+  readonly pollMs: number;
+  /** The answer already recorded for the question of this call (a call taken over after a restart), if any. */
+  answered(callId: string, session: string): string | undefined;
+  /** Store the question about a call (or find the call's unanswered one); returns its id. */
+  open(request: ConfirmationRequest, session: string): number;
+  /** The answer of a question so far; `undefined` while unanswered. */
+  current(id: number): string | undefined;
+  /** Record an answer; returns the answer that counts (the first one given). */
+  settle(id: number, answer: ApprovalAnswer, by: string): string | undefined;
+}
+
+/** A durable store of questions, for one call: the store, the call's session, and what ends the wait. */
+export interface DurableAsk {
+  readonly questions: DurableQuestions;
+  readonly session: string;
+  /** Aborting either stops checking for an answer (the call was aborted, or the executor closed). */
+  readonly signals: readonly (AbortSignal | undefined)[];
+}
+
+/**
  * The step that answers an `ask`: every decision this module makes carries it, and its `deny`
  * is the one that leaves a result `confirmed: false`.
  */
@@ -101,17 +127,69 @@ export async function answerAsk(
   confirm: boolean | undefined,
   handler: ConfirmationHandler | undefined,
   logger: Logger,
+  durable?: DurableAsk,
 ): Promise<Decision> {
   if (confirm === true) return APPROVED_IN_ADVANCE;
+  if (durable !== undefined) {
+    // A question answered before (elsewhere, while the asking process was gone) counts.
+    const given = durable.questions.answered(request.callId, durable.session);
+    if (given !== undefined) return decisionOf(given, request, 'an answer recorded in the ledger');
+  }
   if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request));
-  let answer: ApprovalAnswer = 'deny';
+  if (durable !== undefined) return askDurably(request, handler, logger, durable);
+  return decisionOf(await handlerAnswer(request, handler, logger), request, 'the confirmation handler');
+}
+
+/** The handler's answer, narrowed to what the request offers (a throw or anything unexpected: `deny`). */
+async function handlerAnswer(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger): Promise<ApprovalAnswer> {
   try {
     const said = await handler(request);
-    if (said === true) answer = 'allow_once';
-    else if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) answer = offered(said, request.offers);
+    if (said === true) return 'allow_once';
+    if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) return offered(said, request.offers);
   } catch (error) {
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
   }
-  if (answer !== 'deny') return { verdict: 'allow', decider: NAME, reason: `approved by the confirmation handler (${answer})`, rule: answer };
+  return 'deny';
+}
+
+/**
+ * Store the question, then take whichever answer comes first: the handler's (recorded with a
+ * conditional update, so an earlier answer given elsewhere still wins) or one given elsewhere
+ * (found by checking the store every `pollMs`).
+ */
+function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, durable: DurableAsk): Promise<Decision> {
+  const { questions } = durable;
+  const id = questions.open(request, durable.session);
+  return new Promise<Decision>((resolve) => {
+    let over = false;
+    const end = (answer: string, by: string) => {
+      if (over) return;
+      over = true;
+      clearInterval(timer);
+      for (const signal of durable.signals) signal?.removeEventListener('abort', stop);
+      resolve(decisionOf(answer, request, by));
+    };
+    // The call's wait is ended by the pipeline (ABORTED); the question stays stored.
+    const stop = () => {
+      over = true;
+      clearInterval(timer);
+    };
+    const timer = setInterval(() => {
+      const given = questions.current(id);
+      if (given !== undefined) end(given, 'an answer given elsewhere (toolgate approvals)');
+    }, questions.pollMs);
+    for (const signal of durable.signals) signal?.addEventListener('abort', stop, { once: true });
+    void handlerAnswer(request, handler, logger).then((answer) => {
+      if (over) return;
+      const counted = questions.settle(id, answer, 'handler') ?? answer;
+      end(counted, counted === answer ? 'the confirmation handler' : 'an earlier answer given elsewhere (toolgate approvals)');
+    }, () => undefined);
+  });
+}
+
+/** The decision an answer makes; `by` says who gave it. */
+function decisionOf(given: string, request: ConfirmationRequest, by: string): Decision {
+  const answer = (APPROVAL_ANSWERS as readonly string[]).includes(given) ? offered(given as ApprovalAnswer, request.offers) : 'deny';
+  if (answer !== 'deny') return { verdict: 'allow', decider: NAME, reason: `approved by ${by} (${answer})`, rule: answer };
   return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`, 'deny');
 }
