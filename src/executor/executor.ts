@@ -48,7 +48,7 @@ import { clip, isThenable, kindOf } from '../util/values.js';
 import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
-import { Ledger, type CallStatus, type LedgerOptions } from '../ledger/store.js';
+import { Ledger, type CallStatus, type LedgerOptions, type StoredCallOptions } from '../ledger/store.js';
 import { ledgerQuestions } from '../ledger/questions.js';
 import type { DurableQuestions } from '../decisions/approval.js';
 import fs from 'node:fs';
@@ -548,11 +548,15 @@ export class ToolExecutor {
       return this.fail(state, 'INVALID_OPTIONS', `options.session must be a non-empty string; got ${kindOf(options.session)}`);
     }
     state.session = options.session ?? this.session;
-    const stored: { mode?: string; approvalMode?: string; scopedWriteDirs?: readonly string[]; timeoutMs?: number } = {};
+    const stored: StoredCallOptions = {};
     if (state.mode !== undefined) stored.mode = state.mode.name;
     if (state.approvalMode !== undefined) stored.approvalMode = state.approvalMode;
     if (state.scopedWriteDirs.length !== 0) stored.scopedWriteDirs = state.scopedWriteDirs;
     if (options.timeoutMs !== undefined) stored.timeoutMs = options.timeoutMs;
+    if (state.sandbox !== DEFAULT_SANDBOX) {
+      stored.sandbox = state.sandbox.profile;
+      stored.sandboxNetwork = state.sandbox.network;
+    }
     let outcome;
     try {
       outcome = store.record({

@@ -67,6 +67,10 @@ export interface StoredCallOptions {
   scopedWriteDirs?: readonly string[];
   /** The call's timeout override, in milliseconds. */
   timeoutMs?: number;
+  /** The executor's sandbox profile, when not the default. */
+  sandbox?: string;
+  /** Whether sandboxed processes had the network, when not the default. */
+  sandboxNetwork?: boolean;
 }
 
 /** A call as {@link Ledger.record} takes it. */
