@@ -85,8 +85,8 @@ async function answer(ledger: Ledger, id: number, given: 'allow_once' | 'deny', 
     ctx.stderr.write(`toolgate: no question ${id} in ${ledger.file} (toolgate approvals list shows the waiting ones)\n`);
     return EXIT.failed;
   }
-  const counted = ledger.answer(id, given, `cli:${process.pid}`);
-  if (counted !== given) ctx.stderr.write(`toolgate: question ${id} was answered already (${counted} by ${question.answeredBy ?? ledger.approval(id)?.answeredBy ?? '?'}); that answer counts\n`);
+  const counted = ledger.answer(id, given, `cli:${process.pid}`)!;
+  if (!counted.first) ctx.stderr.write(`toolgate: question ${id} was answered already (${counted.answer} by ${ledger.approval(id)?.answeredBy ?? '?'}); that answer counts\n`);
   else ctx.stdout.write(`question ${id} (${question.tool}, call ${question.callId}): ${given === 'deny' ? 'denied' : 'allowed once'}\n`);
   const call = ledger.get(question.callId, question.session)!;
   if (call.state !== 'pending') {

@@ -18,7 +18,7 @@ export interface ProcessIdentity {
  * The start time of process `pid` as `/proc/<pid>/stat` gives it (field 22, clock ticks
  * since boot, as text), or `undefined` when the process is gone or `/proc` cannot be read.
  */
-export function processStartTime(pid: number): string | undefined {
+function processStartTime(pid: number): string | undefined {
   let text: string;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');

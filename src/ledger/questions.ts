@@ -15,6 +15,6 @@ export function ledgerQuestions(ledger: Ledger): DurableQuestions {
     answered: (callId: string, session: string) => ledger.answeredQuestion(callId, session),
     open: (request: ConfirmationRequest, session: string) => ledger.ask(request.callId, session, request),
     current: (id: number) => ledger.answerOf(id),
-    settle: (id: number, answer: ApprovalAnswer, by: string) => ledger.answer(id, answer, by),
+    settle: (id: number, answer: ApprovalAnswer, by: string) => ledger.answer(id, answer, by)?.answer,
   };
 }

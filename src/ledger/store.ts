@@ -404,19 +404,19 @@ export class Ledger {
   /**
    * Answer a question: the first answer wins (a conditional update).
    * @param by - who answers (`handler`, `cli:<pid>`, ...).
-   * @returns the answer that counts: `answer` when it was the first, else the earlier one;
-   *   `undefined` when there is no such question.
+   * @returns the answer that counts (`answer` when it was the first, else the earlier one)
+   *   and whether this one was the first; `undefined` when there is no such question.
    */
-  answer(approvalId: number, answer: string, by: string): string | undefined {
+  answer(approvalId: number, answer: string, by: string): { answer: string; first: boolean } | undefined {
     const now = Date.now();
     return this.immediate(() => {
       const row = this.sql.answerOf.get(approvalId);
       if (row === undefined) return undefined;
       if (this.sql.answerApproval.run(answer, by, now, approvalId).changes === 1) {
         this.sql.event.run(row.call, now, 'answered', JSON.stringify({ approval: approvalId, answer, by }));
-        return answer;
+        return { answer, first: true };
       }
-      return this.sql.answerOf.get(approvalId)!.answer ?? undefined;
+      return { answer: this.sql.answerOf.get(approvalId)!.answer!, first: false };
     });
   }
 

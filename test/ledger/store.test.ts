@@ -93,8 +93,8 @@ describe('ledger store', () => {
     assert.equal(ledger.ask('c2', 's1', {}), id, 'the call keeps its question');
     assert.equal(ledger.pendingApprovals().length, 1);
     assert.equal(ledger.answerOf(id), undefined);
-    assert.equal(ledger.answer(id, 'deny', 'cli:1'), 'deny');
-    assert.equal(ledger.answer(id, 'allow_once', 'handler'), 'deny', 'the second answer does not count');
+    assert.deepEqual(ledger.answer(id, 'deny', 'cli:1'), { answer: 'deny', first: true });
+    assert.deepEqual(ledger.answer(id, 'allow_once', 'handler'), { answer: 'deny', first: false }, 'the second answer does not count');
     assert.equal(ledger.approval(id)?.answeredBy, 'cli:1');
     assert.equal(ledger.answeredQuestion('c2', 's1'), 'deny');
     assert.equal(ledger.pendingApprovals().length, 0);
@@ -108,8 +108,8 @@ describe('ledger store', () => {
     const id = a.ask('c3', 's1', {});
     const first = b.answer(id, 'allow_once', 'b');
     const second = a.answer(id, 'deny', 'a');
-    assert.equal(first, 'allow_once');
-    assert.equal(second, 'allow_once');
+    assert.deepEqual(first, { answer: 'allow_once', first: true });
+    assert.deepEqual(second, { answer: 'allow_once', first: false });
     assert.equal(a.approval(id)?.answeredBy, 'b');
   });
 
