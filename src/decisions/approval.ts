@@ -72,19 +72,28 @@ export interface DurableQuestions {
   /** How often a waiting question checks for an answer given elsewhere, in milliseconds. */
   readonly pollMs: number;
   /** The answer already recorded for the question of this call (a call taken over after a restart), if any. */
-  answered(callId: string, session: string): string | undefined;
+  answered(call: DurableCallKey): string | undefined;
   /** Store the question about a call (or find the call's unanswered one); returns its id. */
-  open(request: ConfirmationRequest, session: string): number;
+  open(request: ConfirmationRequest, call: DurableCallKey): number;
   /** The answer of a question so far; `undefined` while unanswered. */
   current(id: number): string | undefined;
   /** Record an answer; returns the answer that counts (the first one given). */
   settle(id: number, answer: ApprovalAnswer, by: string): string | undefined;
 }
 
-/** A durable store of questions, for one call: the store, the call's session, and what ends the wait. */
+/**
+ * What names a call in a durable store: its call id and session. The executor passes its
+ * ledger entry (which carries more: the store records a call it has not seen with it).
+ */
+export interface DurableCallKey {
+  readonly callId: string;
+  readonly session: string;
+}
+
+/** A durable store of questions, for one call: the store, the call, and what ends the wait. */
 export interface DurableAsk {
   readonly questions: DurableQuestions;
-  readonly session: string;
+  readonly call: DurableCallKey;
   /** Aborting either stops checking for an answer (the call was aborted, or the executor closed). */
   readonly signals: readonly (AbortSignal | undefined)[];
 }
@@ -132,7 +141,7 @@ export async function answerAsk(
   if (confirm === true) return APPROVED_IN_ADVANCE;
   if (durable !== undefined) {
     // A question answered before (elsewhere, while the asking process was gone) counts.
-    const given = durable.questions.answered(request.callId, durable.session);
+    const given = durable.questions.answered(durable.call);
     if (given !== undefined) return decisionOf(given, request, 'an answer recorded in the ledger');
   }
   if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request));
@@ -159,7 +168,7 @@ async function handlerAnswer(request: ConfirmationRequest, handler: Confirmation
  */
 function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, durable: DurableAsk): Promise<Decision> {
   const { questions } = durable;
-  const id = questions.open(request, durable.session);
+  const id = questions.open(request, durable.call);
   return new Promise<Decision>((resolve) => {
     let over = false;
     const end = (answer: string, by: string) => {

@@ -48,7 +48,7 @@ import { clip, isThenable, kindOf } from '../util/values.js';
 import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
-import { Ledger, type CallStatus, type LedgerOptions, type StoredCallOptions } from '../ledger/store.js';
+import { Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
 import { ledgerQuestions } from '../ledger/questions.js';
 import type { DurableQuestions } from '../decisions/approval.js';
 import fs from 'node:fs';
@@ -246,10 +246,13 @@ class CallState implements PreparedCall, RunRequest {
   turnId = '';
   /** Analyses of the shell-command arguments (set once the arguments are checked). */
   commands: readonly ShellAnalysis[] = NO_COMMANDS;
-  /** The ledger session of the call (set when a ledger records it). */
-  session = '';
-  /** A ledger recorded the call: its end is written at close-out. */
-  recorded = false;
+  /**
+   * The call as a ledger records it, once the ledger's check let it go on: it is written with
+   * the next state change (question, claim or end), and its end is written at close-out.
+   */
+  entry: NewCall | undefined = undefined;
+  /** The ledger's claim committed (the decisions were stored with it). */
+  claimed = false;
   readonly signal: AbortSignal | undefined;
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;
@@ -527,7 +530,7 @@ export class ToolExecutor {
     }
     const ask = {
       confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler,
-      questions: this.questions, session: state.session,
+      questions: this.questions, call: state.entry,
     };
     const decided = this.pipeline.decide(state, ask, state.signal);
     if (!isThenable(decided)) return this.admit(state, decided);
@@ -547,7 +550,7 @@ export class ToolExecutor {
     if (options.session !== undefined && (typeof options.session !== 'string' || options.session === '')) {
       return this.fail(state, 'INVALID_OPTIONS', `options.session must be a non-empty string; got ${kindOf(options.session)}`);
     }
-    state.session = options.session ?? this.session;
+    const session = options.session ?? this.session;
     const stored: StoredCallOptions = {};
     if (state.mode !== undefined) stored.mode = state.mode.name;
     if (state.approvalMode !== undefined) stored.approvalMode = state.approvalMode;
@@ -557,25 +560,27 @@ export class ToolExecutor {
       stored.sandbox = state.sandbox.profile;
       stored.sandboxNetwork = state.sandbox.network;
     }
+    const entry: NewCall = {
+      callId: state.callId, session, tool: state.tool.name, version: state.tool.version, arguments: state.args,
+      workspace: state.workspaceRoot, turn: state.turnId, options: stored,
+    };
     let outcome;
     try {
-      outcome = store.record({
-        callId: state.callId, session: state.session, tool: state.tool.name, version: state.tool.version, arguments: state.args,
-        workspace: state.workspaceRoot, turn: state.turnId, options: stored,
-      });
+      // Read only: a new call is written with its next state change (one commit fewer).
+      outcome = store.check(entry);
     } catch (error) {
-      return this.fail(state, 'INTERNAL', `the call was not run: the ledger ${store.file} could not record it (${clip((error as Error)?.message ?? String(error), 500)}).`);
-    }
-    if (outcome.kind === 'recorded' || outcome.kind === 'taken_over') {
-      state.recorded = true;
-      return undefined;
+      return this.fail(state, 'INTERNAL', `the call was not run: the ledger ${store.file} could not be read (${clip((error as Error)?.message ?? String(error), 500)}).`);
     }
     if (outcome.kind === 'ended') return this.finish(state.started, outcome.result, 'ledger');
-    const { record } = outcome;
-    return this.fail(
-      state, 'CALL_IN_PROGRESS',
-      `call ${state.callId} of session ${state.session} is already being handled (${record.state}, process ${record.ownerPid}); it was not started again. Its result is stored when it ends: \`toolgate result ${state.callId}\` prints it.`,
-    );
+    if (outcome.kind === 'in_progress') {
+      const { record } = outcome;
+      return this.fail(
+        state, 'CALL_IN_PROGRESS',
+        `call ${state.callId} of session ${session} is already being handled (${record.state}, process ${record.ownerPid}); it was not started again. Its result is stored when it ends: \`toolgate result ${state.callId}\` prints it.`,
+      );
+    }
+    state.entry = entry;
+    return undefined;
   }
 
   /**
@@ -690,18 +695,20 @@ export class ToolExecutor {
         );
       }
     }
-    if (state.recorded) {
+    if (state.entry !== undefined) {
       // The claim commits before the runner starts: a crash from here on leaves a `running`
       // row that recovery marks `interrupted`; nothing runs it again.
       let claimed: boolean;
       try {
-        claimed = this.store!.claim(state.callId, state.session);
+        claimed = this.store!.claim(state.entry, state.decisions?.map(recordOf));
       } catch (error) {
         return this.fail(state, 'INTERNAL', `the call was not run: the ledger ${this.store!.file} could not claim it (${clip((error as Error)?.message ?? String(error), 500)}).`);
       }
+      state.claimed = claimed;
       if (!claimed) {
-        state.recorded = false; // someone else's now: leave its row alone
-        return this.fail(state, 'CALL_IN_PROGRESS', `call ${state.callId} of session ${state.session} was claimed or ended by another process meanwhile; it was not started again.`);
+        const { session } = state.entry;
+        state.entry = undefined; // someone else's now: leave its row alone
+        return this.fail(state, 'CALL_IN_PROGRESS', `call ${state.callId} of session ${session} was claimed or ended by another process meanwhile; it was not started again.`);
       }
     }
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
@@ -722,7 +729,7 @@ export class ToolExecutor {
     try {
       const result = resultOf(state, byStopPriority(outcome, state.signal?.aborted === true), this.outputs, this.closed);
       const finished = this.finish(state.started, result, undefined, result.success ? state.args : state.rawArguments, state.decisions);
-      return state.recorded ? this.closeOut(state, finished) : finished;
+      return state.entry !== undefined ? this.closeOut(state, finished) : finished;
     } catch (error) {
       if (error instanceof PathTraversalError) throw this.closeOutEscape(state, this.traversal(error, state.tool, state.callId));
       return this.callError(error, state);
@@ -733,12 +740,12 @@ export class ToolExecutor {
   private callError(error: unknown, state: CallState): ToolExecutionResult {
     if (error instanceof PathTraversalError) throw this.closeOutEscape(state, error);
     const result = this.internalError(error, state.tool.name, state.callId, state.started);
-    return state.recorded ? this.closeOut(state, result) : result;
+    return state.entry !== undefined ? this.closeOut(state, result) : result;
   }
 
   /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on. */
   private closeOutEscape(state: CallState, error: PathTraversalError): PathTraversalError {
-    if (state.recorded) this.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'error' }));
+    if (state.entry !== undefined) this.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'error' }));
     return error;
   }
 
@@ -750,7 +757,8 @@ export class ToolExecutor {
    * written is logged; the caller still gets the result.
    */
   private closeOut(state: CallState, result: ToolExecutionResult): ToolExecutionResult {
-    state.recorded = false;
+    const entry = state.entry!;
+    state.entry = undefined;
     if (this.closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
     const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && DENIALS.has(result.errorCode!) ? 'denied' : 'failed';
     let fullOutput: string | undefined;
@@ -762,7 +770,11 @@ export class ToolExecutor {
       }
     }
     try {
-      this.store!.finish(state.callId, state.session, { state: status, decisions: result.decisions, result, fullOutput });
+      // A call that ran ends in a group commit (with the next claim, or on the next turn); a
+      // call that never ran is written at once (nothing else may be coming to carry it).
+      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result, fullOutput };
+      if (state.claimed) this.store!.finishSoon(entry, end);
+      else this.store!.finish(entry, end);
     } catch (error) {
       this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the end of a call');
     }
@@ -778,7 +790,7 @@ export class ToolExecutor {
   ): ToolExecutionResult {
     const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed });
     const finished = this.finish(state.started, result, gate, args ?? state.rawArguments, state.decisions);
-    return state.recorded ? this.closeOut(state, finished) : finished;
+    return state.entry !== undefined ? this.closeOut(state, finished) : finished;
   }
 
   /**
@@ -839,6 +851,7 @@ export class ToolExecutor {
     const [closed] = await Promise.all([Promise.all(runners.map((r) => r.close())), this.rateLimit?.close()]);
     this.outputs?.close();
     if (this.ownsStore) this.store!.close();
+    else this.store?.flush();
     for (const { key, error } of closed.flat()) {
       this.logger.warn({ event: 'tool_close_failed', tool: key, err: error }, 'a tool instance failed to close');
     }

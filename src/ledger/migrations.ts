@@ -14,6 +14,10 @@
  * - `events`: append-only, one row per state change, decision, question and answer;
  * - `results`: the model-visible result (JSON) and the whole output (a blob), with its size in bytes.
  *
+ * Few indexes on purpose: every index is one more page written per commit, and a commit's
+ * cost is its page writes. Lookups by state, session or call of an event scan tables bounded
+ * by retention (10,000 calls by default).
+ *
  * @module
  */
 
@@ -40,8 +44,6 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     error_code TEXT,
     UNIQUE (call_id, session)
   );
-  CREATE INDEX calls_by_state ON calls (state);
-  CREATE INDEX calls_by_session ON calls (session, id);
   CREATE TABLE decisions (
     call INTEGER NOT NULL REFERENCES calls (id) ON DELETE CASCADE,
     seq INTEGER NOT NULL,
@@ -71,7 +73,6 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     kind TEXT NOT NULL,
     detail TEXT
   );
-  CREATE INDEX events_by_call ON events (call, id);
   CREATE TABLE results (
     call INTEGER PRIMARY KEY REFERENCES calls (id) ON DELETE CASCADE,
     success INTEGER NOT NULL,

@@ -73,12 +73,21 @@ export interface StoredCallOptions {
   sandboxNetwork?: boolean;
 }
 
-/** A call as {@link Ledger.record} takes it. */
-export interface NewCall {
+/** What names a call: its call id and session (the idempotency key). */
+export interface CallKey {
   /** The call id (the model's, or generated). */
   callId: string;
   /** The session; with `callId`, the idempotency key. */
   session: string;
+}
+
+/**
+ * A call as {@link Ledger.record} takes it. {@link Ledger.claim}, {@link Ledger.ask} and
+ * {@link Ledger.finish} take one too: a call not yet recorded is then recorded in the same
+ * transaction (one commit instead of two; the executor records that way after
+ * {@link Ledger.check}).
+ */
+export interface NewCall extends CallKey {
   tool: string;
   version: string;
   /** The validated arguments (stored as JSON). */
@@ -161,6 +170,8 @@ export type RecordOutcome =
   | { readonly kind: 'recorded' }
   /** A `pending` call of a process that is gone, now owned by this one (its question, if any, kept). */
   | { readonly kind: 'taken_over' }
+  /** The call is not recorded (only from {@link Ledger.check}). */
+  | { readonly kind: 'unknown' }
   /** The call ended before: its stored result (exactly once: the caller retried). */
   | { readonly kind: 'ended'; readonly result: ToolExecutionResult }
   /** The call is being handled by a live process (this one or another). */
@@ -210,6 +221,9 @@ function statements(db: Database.Database) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
     callByKey: db.prepare<[string, string], CallRow>('SELECT calls.*, results.size FROM calls LEFT JOIN results ON results.call = calls.id WHERE call_id = ? AND session = ?'),
     rowId: db.prepare<[string, string], { id: number }>('SELECT id FROM calls WHERE call_id = ? AND session = ?'),
+    checkRow: db.prepare<[string, string], Pick<CallRow, 'id' | 'state' | 'owner_pid' | 'owner_start'>>('SELECT id, state, owner_pid, owner_start FROM calls WHERE call_id = ? AND session = ?'),
+    insertRunning: db.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner_pid, owner_start, created_at, started_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
     takeOver: db.prepare(`UPDATE calls SET owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending' AND owner_pid = ? AND owner_start IS ?`),
     claim: db.prepare(`UPDATE calls SET state = 'running', started_at = ?, owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending'`),
     end: db.prepare(`UPDATE calls SET state = ?, ended_at = ?, error_code = ? WHERE id = ? AND state IN ('pending', 'running')`),
@@ -261,6 +275,11 @@ export class Ledger {
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
   private endedSincePrune = 0;
   private closed = false;
+  /** Ends {@link finishSoon} queued, committed with the next write. */
+  private readonly queued: Array<{ call: CallKey | NewCall; end: CallEnd; now: number }> = [];
+  /** Their results, by {@link keyOf}: what {@link check} answers for them meanwhile. */
+  private readonly queuedResults = new Map<string, ToolExecutionResult>();
+  private flushScheduled = false;
 
   private constructor(file: string, options: LedgerOptions) {
     this.file = file;
@@ -312,87 +331,185 @@ export class Ledger {
    * `running` one whose owner is gone is recovered as `interrupted` and its result returned.
    */
   record(call: NewCall): RecordOutcome {
-    const me = thisProcess();
     const now = Date.now();
-    return this.immediate(() => {
-      const inserted = this.sql.insertCall.run(
-        call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn,
-        JSON.stringify(call.options ?? {}), me.pid, me.start ?? null, now,
-      );
-      if (inserted.changes === 1) {
-        this.sql.event.run(inserted.lastInsertRowid, now, 'recorded', null);
-        return RECORDED;
-      }
-      const row = this.sql.callByKey.get(call.callId, call.session)!;
-      if (row.state === 'pending' && !isAlive(row.owner_pid, row.owner_start)) {
-        this.sql.takeOver.run(me.pid, me.start ?? null, row.id, row.owner_pid, row.owner_start);
-        this.sql.event.run(row.id, now, 'taken_over', JSON.stringify({ from: row.owner_pid }));
-        return TAKEN_OVER;
-      }
-      if (row.state === 'running' && !isAlive(row.owner_pid, row.owner_start)) this.interrupt(row, now);
-      else if (row.state === 'pending' || row.state === 'running') return { kind: 'in_progress', record: callOf(row) } as const;
-      const stored = this.sql.result.get(row.id);
-      return { kind: 'ended', result: JSON.parse(stored!.result) as ToolExecutionResult } as const;
-    });
+    return this.immediate(() => (this.insertPending(call, now) !== undefined ? RECORDED : this.known(call, now)));
   }
 
   /**
-   * Claim a `pending` call: it becomes `running`, owned by this process. Committed before it
-   * returns, so a crash after this point leaves a `running` row that recovery marks
-   * `interrupted` (the tool may have run) and never runs again.
+   * What the ledger knows of a call, reading only unless there is something to repair: like
+   * {@link record}, but a call not recorded yet is not written (`unknown`): it is recorded by
+   * the next state change ({@link claim}, {@link ask} or {@link finish} given the
+   * {@link NewCall}), in that change's transaction. What the executor does before its deciders.
+   */
+  check(key: CallKey): RecordOutcome {
+    if (this.queuedResults.size !== 0) {
+      const queued = this.queuedResults.get(keyOf(key));
+      if (queued !== undefined) return { kind: 'ended', result: queued };
+    }
+    const row = this.sql.checkRow.get(key.callId, key.session);
+    if (row === undefined) return UNKNOWN;
+    if (row.state !== 'pending' && row.state !== 'running') return this.endedOutcome(row.id);
+    if (isAlive(row.owner_pid, row.owner_start)) return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
+    // A dead owner's call: take it over or recover it, under the write lock.
+    const now = Date.now();
+    return this.immediate(() => this.known(key, now));
+  }
+
+  /** Insert `call` as `pending` (inside a transaction); its row id, or `undefined` when it was recorded before. */
+  private insertPending(call: NewCall, now: number): number | undefined {
+    const me = thisProcess();
+    const inserted = this.sql.insertCall.run(
+      call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn,
+      JSON.stringify(call.options ?? {}), me.pid, me.start ?? null, now,
+    );
+    if (inserted.changes !== 1) return undefined;
+    const id = Number(inserted.lastInsertRowid);
+    this.sql.event.run(id, now, 'recorded', null);
+    return id;
+  }
+
+  /** What became of a recorded call (inside a transaction): taken over or recovered when its owner is gone. */
+  private known(key: CallKey, now: number): RecordOutcome {
+    const row = this.sql.callByKey.get(key.callId, key.session)!;
+    const me = thisProcess();
+    if (row.state === 'pending' && !isAlive(row.owner_pid, row.owner_start)) {
+      this.sql.takeOver.run(me.pid, me.start ?? null, row.id, row.owner_pid, row.owner_start);
+      this.sql.event.run(row.id, now, 'taken_over', JSON.stringify({ from: row.owner_pid }));
+      return TAKEN_OVER;
+    }
+    if (row.state === 'running' && !isAlive(row.owner_pid, row.owner_start)) this.interrupt(row, now);
+    else if (row.state === 'pending' || row.state === 'running') return { kind: 'in_progress', record: callOf(row) } as const;
+    return this.endedOutcome(row.id);
+  }
+
+  private endedOutcome(id: number): RecordOutcome {
+    const stored = this.sql.result.get(id);
+    return { kind: 'ended', result: JSON.parse(stored!.result) as ToolExecutionResult } as const;
+  }
+
+  /** The row id of a call, recording it first (inside a transaction) when `call` is a {@link NewCall} not yet recorded. */
+  private rowOf(call: CallKey | NewCall, now: number): number | undefined {
+    const id = this.idOf(call.callId, call.session);
+    if (id !== undefined || !('tool' in call)) return id;
+    return this.insertPending(call, now);
+  }
+
+  /**
+   * Claim a `pending` call: it becomes `running`, owned by this process, with its decision
+   * path when given. Committed before it returns, so a crash after this point leaves a
+   * `running` row that recovery marks `interrupted` (the tool may have run) and never runs
+   * again. A {@link NewCall} not yet recorded is recorded and claimed in the same commit.
    * @returns false when the call is not `pending` (someone else claimed or ended it).
    */
-  claim(callId: string, session: string): boolean {
+  claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): boolean {
     const me = thisProcess();
     const now = Date.now();
     return this.immediate(() => {
-      const id = this.idOf(callId, session);
-      if (id === undefined || this.sql.claim.run(now, me.pid, me.start ?? null, id).changes !== 1) return false;
+      let id = this.idOf(call.callId, call.session);
+      if (id === undefined && 'tool' in call) {
+        // Recorded and claimed in one commit.
+        const inserted = this.sql.insertRunning.run(
+          call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn,
+          JSON.stringify(call.options ?? {}), me.pid, me.start ?? null, now, now,
+        );
+        if (inserted.changes !== 1) return false;
+        id = Number(inserted.lastInsertRowid);
+        this.sql.event.run(id, now, 'recorded', null);
+      } else if (id === undefined || this.sql.claim.run(now, me.pid, me.start ?? null, id).changes !== 1) {
+        return false;
+      }
+      if (decisions !== undefined) this.writeDecisions(id, decisions, now);
       this.sql.event.run(id, now, 'running', null);
       return true;
     });
   }
 
+  /** Store a call's decision path (inside a transaction), with one `decided` event. */
+  private writeDecisions(id: number, decisions: readonly DecisionRecord[], now: number): void {
+    if (decisions.length === 0) return;
+    for (let i = 0; i < decisions.length; i++) {
+      const d = decisions[i]!;
+      this.sql.insertDecision.run(id, i, d.decider, d.verdict, d.reason, d.rule ?? null, d.file ?? null, d.line ?? null);
+    }
+    this.sql.event.run(id, now, 'decided', JSON.stringify(decisions));
+  }
+
   /**
-   * End a `pending` or `running` call: its state, decisions and result (the whole output as
-   * a blob), and an event per decision and for the end. A question still unanswered is
-   * marked `cancelled`. A call already ended is left as it is.
+   * End a `pending` or `running` call: its state, decisions (when given: leave them out when
+   * {@link claim} stored them) and result (the whole output as a blob), and an event for the
+   * end. A question still unanswered is marked `cancelled`. A call already ended is left as it
+   * is. A {@link NewCall} not yet recorded is recorded in the same commit.
    * @returns false when the call is unknown or had ended already.
    */
-  finish(callId: string, session: string, end: CallEnd): boolean {
+  finish(call: CallKey | NewCall, end: CallEnd): boolean {
     const now = Date.now();
-    const full = end.fullOutput ?? end.result.output;
-    const blob = Buffer.from(full, 'utf8');
-    const done = this.immediate(() => {
-      const id = this.idOf(callId, session);
-      if (id === undefined || this.sql.end.run(end.state, now, end.result.errorCode ?? null, id).changes !== 1) return false;
-      const decisions = end.decisions ?? [];
-      for (let i = 0; i < decisions.length; i++) {
-        const d = decisions[i]!;
-        this.sql.insertDecision.run(id, i, d.decider, d.verdict, d.reason, d.rule ?? null, d.file ?? null, d.line ?? null);
-        this.sql.event.run(id, now, 'decision', JSON.stringify(d));
-      }
-      this.sql.cancelPendingOf.run(now, id);
-      this.sql.insertResult.run(id, end.result.success ? 1 : 0, JSON.stringify(end.result), blob, blob.length, now);
-      this.sql.event.run(id, now, end.state, end.result.errorCode === undefined ? null : JSON.stringify({ errorCode: end.result.errorCode }));
-      return true;
-    });
+    const done = this.immediate(() => this.writeEnd(call, end, now));
     if (done && ++this.endedSincePrune >= PRUNE_EVERY) this.prune();
     return done;
   }
 
   /**
+   * {@link finish}, committed with the next write (at the latest on the next turn of the
+   * event loop, or by {@link flush} or {@link close}): a group commit, so that a call costs
+   * one commit (its claim, carrying the ends before it) rather than two. Until then this
+   * process's reads see the end (they flush first). A crash before the commit leaves the call
+   * `running`, so recovery marks it `interrupted`: the result is lost, never a second run.
+   * A commit that fails is reported as a process warning.
+   */
+  finishSoon(call: CallKey | NewCall, end: CallEnd): void {
+    this.queued.push({ call, end, now: Date.now() });
+    this.queuedResults.set(keyOf(call), end.result);
+    if (this.queued.length >= MAX_QUEUED) {
+      this.flushQuietly();
+    } else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushQuietly);
+    }
+  }
+
+  /** Commit the ends {@link finishSoon} queued (nothing when none are). */
+  flush(): void {
+    if (this.queued.length !== 0 && !this.closed) this.immediate(() => undefined);
+  }
+
+  /** {@link flush} from a timer: a failure is a process warning, not an exception. */
+  private readonly flushQuietly = (): void => {
+    this.flushScheduled = false;
+    try {
+      this.flush();
+    } catch (error) {
+      const lost = this.queued.length;
+      this.queued.length = 0;
+      this.queuedResults.clear();
+      process.emitWarning(`toolgate ledger ${this.file}: ${lost} call ends could not be written (${(error as Error)?.message}); those calls stay running and are recovered as interrupted`);
+    }
+  };
+
+  /** Write one end (inside a transaction). */
+  private writeEnd(call: CallKey | NewCall, end: CallEnd, now: number): boolean {
+    const id = this.rowOf(call, now);
+    if (id === undefined || this.sql.end.run(end.state, now, end.result.errorCode ?? null, id).changes !== 1) return false;
+    if (end.decisions !== undefined) this.writeDecisions(id, end.decisions, now);
+    this.sql.cancelPendingOf.run(now, id);
+    const blob = Buffer.from(end.fullOutput ?? end.result.output, 'utf8');
+    this.sql.insertResult.run(id, end.result.success ? 1 : 0, JSON.stringify(end.result), blob, blob.length, now);
+    this.sql.event.run(id, now, end.state, end.result.errorCode === undefined ? null : JSON.stringify({ errorCode: end.result.errorCode }));
+    return true;
+  }
+
+  /**
    * Store a question about a call (the request shown to the person, as JSON), or return the
    * call's latest question when it has one that is unanswered or answered but not yet acted
-   * on (a call taken over after a restart).
+   * on (a call taken over after a restart). A {@link NewCall} not yet recorded is recorded in
+   * the same commit.
    * @returns the question's id.
    * @throws Error when the call is not recorded.
    */
-  ask(callId: string, session: string, request: unknown): number {
+  ask(call: CallKey | NewCall, request: unknown): number {
     const now = Date.now();
     return this.immediate(() => {
-      const id = this.idOf(callId, session);
-      if (id === undefined) throw new Error(`ledger: call ${callId} of session ${session} is not recorded`);
+      const id = this.rowOf(call, now);
+      if (id === undefined) throw new Error(`ledger: call ${call.callId} of session ${call.session} is not recorded`);
       const last = this.sql.approvalOfCall.get(id);
       if (last !== undefined && this.sql.answerOf.get(last.id)!.answer !== 'cancelled') return last.id;
       const question = Number(this.sql.insertApproval.run(id, JSON.stringify(request), now).lastInsertRowid);
@@ -425,6 +542,7 @@ export class Ledger {
    * (and not cancelled): a call taken over after a restart runs on that answer.
    */
   answeredQuestion(callId: string, session: string): string | undefined {
+    this.flush();
     const id = this.idOf(callId, session);
     if (id === undefined) return undefined;
     const last = this.sql.approvalOfCall.get(id);
@@ -434,17 +552,20 @@ export class Ledger {
 
   /** The answer of a question so far (`undefined` while unanswered or unknown): one indexed read, cheap enough to poll. */
   answerOf(approvalId: number): string | undefined {
+    this.flush();
     return this.sql.answerOf.get(approvalId)?.answer ?? undefined;
   }
 
   /** A question, or `undefined` when unknown. */
   approval(approvalId: number): ApprovalRecord | undefined {
+    this.flush();
     const row = this.sql.approval.get(approvalId);
     return row === undefined ? undefined : approvalOf(row);
   }
 
   /** Unanswered questions, oldest first. */
   pendingApprovals(): ApprovalRecord[] {
+    this.flush();
     return this.sql.pendingApprovals.all().map(approvalOf);
   }
 
@@ -452,6 +573,7 @@ export class Ledger {
    * A call by id: of `session`, or when none is given, the newest call with that id in any session.
    */
   get(callId: string, session?: string): CallRecord | undefined {
+    this.flush();
     if (session !== undefined) {
       const row = this.sql.callByKey.get(callId, session);
       return row === undefined ? undefined : callOf(row);
@@ -461,6 +583,7 @@ export class Ledger {
 
   /** Calls, newest first, filtered. */
   list(filter: ListFilter = {}): CallRecord[] {
+    this.flush();
     const where: string[] = [];
     const values: unknown[] = [];
     if (filter.session !== undefined) {
@@ -483,6 +606,7 @@ export class Ledger {
 
   /** The decision path of a call, in order (empty when none or unknown). */
   decisions(callId: string, session: string): DecisionRecord[] {
+    this.flush();
     const id = this.idOf(callId, session);
     if (id === undefined) return [];
     return this.sql.decisionsOf.all(id).map((d) => {
@@ -496,6 +620,7 @@ export class Ledger {
 
   /** The event log of a call, oldest first (empty when unknown). */
   events(callId: string, session: string): LedgerEvent[] {
+    this.flush();
     const id = this.idOf(callId, session);
     if (id === undefined) return [];
     return this.sql.eventsOf.all(id).map((e) => ({ at: e.at, kind: e.kind, detail: e.detail === null ? undefined : JSON.parse(e.detail) }));
@@ -503,6 +628,7 @@ export class Ledger {
 
   /** The stored result of a call (of `session`, else the newest call with that id), or `undefined` while it has none. */
   result(callId: string, session?: string): StoredResult | undefined {
+    this.flush();
     const call = session === undefined ? this.get(callId) : undefined;
     const id = this.idOf(callId, session ?? call?.session ?? '');
     if (id === undefined) return undefined;
@@ -528,6 +654,7 @@ export class Ledger {
 
   /** Whether someone asked for the call to be cancelled. */
   cancelRequested(callId: string, session: string): boolean {
+    this.flush();
     const id = this.idOf(callId, session);
     return id !== undefined && this.sql.cancelRequested.get(id)?.cancel_requested === 1;
   }
@@ -590,6 +717,7 @@ export class Ledger {
   /** Close the file (idempotent). */
   close(): void {
     if (this.closed) return;
+    this.flushQuietly();
     this.closed = true;
     this.db.close();
   }
@@ -612,11 +740,34 @@ export class Ledger {
 
   /** Run `fn` in a `BEGIN IMMEDIATE` transaction (the write lock taken at once). */
   private immediate<T>(fn: () => T): T {
-    return this.tx.immediate(fn) as T;
+    if (this.queued.length === 0) return this.tx.immediate(fn) as T;
+    const ends = this.queued.splice(0);
+    let result: T;
+    try {
+      result = this.tx.immediate(() => {
+        // Queued ends go first, in the same commit.
+        for (const q of ends) this.writeEnd(q.call, q.end, q.now);
+        return fn();
+      }) as T;
+    } catch (error) {
+      this.queued.unshift(...ends);
+      throw error;
+    }
+    for (const q of ends) this.queuedResults.delete(keyOf(q.call));
+    this.endedSincePrune += ends.length;
+    return result;
   }
 }
 
 const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
+const UNKNOWN: RecordOutcome = Object.freeze({ kind: 'unknown' });
+/** {@link Ledger.finishSoon} commits at once past this many queued ends. */
+const MAX_QUEUED = 64;
+
+/** A map key of a call. */
+function keyOf(call: CallKey): string {
+  return `${call.session}\u0000${call.callId}`;
+}
 const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
 
 /** Run the migrations the file lacks, each in a transaction with its version bump. */
