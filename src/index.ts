@@ -33,7 +33,7 @@ export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type Execu
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
 export {
   Ledger, ENDED_STATES, INTERRUPTED_MESSAGE,
-  type LedgerOptions, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
+  type LedgerOptions, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
 } from './ledger/store.js';
 export { defaultStateDir, workspaceKey, ledgerFile } from './ledger/paths.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
