@@ -76,6 +76,7 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   for (const flag of ['call-id', 'session'] as const) {
     if (values[flag] !== undefined && (values[flag] as string).trim() === '') throw new UsageError(`--${flag} must not be empty`);
   }
+  const session = (values.session as string | undefined) ?? 'cli';
   const system = cliToolSystem(values, ctx, {
     workspace,
     logLevel: level,
@@ -88,7 +89,7 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
       // asked, or in the ledger (the temporary folder then only carries them there).
       outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
       ledger,
-      session: (values.session as string | undefined) ?? 'cli',
+      session,
     },
   });
   const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
@@ -114,9 +115,10 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
         return EXIT.usage;
       }
       if (!values.json) {
-        if (result.fullOutput) {
-          const where = values['output-dir'] === undefined ? `the ledger: toolgate result ${callId}` : result.fullOutput.path;
-          ctx.stderr.write(`toolgate: the whole output (${result.fullOutput.characters} characters) is in ${where}\n`);
+        if (result.fullOutput) ctx.stderr.write(`toolgate: the whole output (${result.fullOutput.characters} characters) is in ${result.fullOutput.path}\n`);
+        else if (ledger !== false) {
+          const stored = system.executor.ledger?.result(callId, session);
+          if (stored !== undefined && stored.fullOutput !== stored.result.output) ctx.stderr.write(`toolgate: the whole output (${stored.fullOutput.length} characters) is kept in the ledger: toolgate result ${callId}\n`);
         }
         if (result.success) {
           // On a terminal, escape sequences in tool output are shown, not obeyed.

@@ -60,7 +60,9 @@ export interface ToolExecutorOptions {
   /**
    * Where the whole output of a call is kept when the model sees only part of it (results
    * then carry `fullOutput`). Default `{}`: a temporary folder, removed by `close()`, holding
-   * at most 100 files and 256 MiB (oldest deleted first). `false` keeps nothing.
+   * at most 100 files and 256 MiB (oldest deleted first). `false` keeps nothing. With a
+   * `ledger` and no `dir`, whole outputs are kept in the ledger instead (`Ledger.result`,
+   * `toolgate result`; results carry no `fullOutput`), the temporary folder only carrying them there.
    */
   outputStore?: OutputStoreOptions | false;
   /** pino logger for call events. Default: silent. */
@@ -321,6 +323,8 @@ export class ToolExecutor {
   private readonly questions: DurableQuestions | undefined;
   /** The session of calls that name none. */
   readonly session: string;
+  /** Whole outputs go to the ledger, the output store's temporary folder only carrying them there. */
+  private readonly outputsInLedger: boolean;
   private readonly maxArgumentBytes: number;
   private callCounter = 0;
   private closed = false;
@@ -389,6 +393,7 @@ export class ToolExecutor {
       this.ownsStore = false;
     }
     this.questions = this.store === undefined ? undefined : ledgerQuestions(this.store);
+    this.outputsInLedger = this.store !== undefined && this.outputs !== undefined && (options.outputStore === undefined || (options.outputStore !== false && options.outputStore.dir === undefined));
     const policyFiles = policyFilesOf(options.policy);
     const saved = options.savedApprovals ?? (policyFiles?.userFile === undefined ? undefined : new PolicyFileApprovals(policyFiles.userFile, this.logger));
     this.remembered = new RememberedApprovals(saved);
@@ -767,6 +772,11 @@ export class ToolExecutor {
         fullOutput = fs.readFileSync(result.fullOutput.path, 'utf8');
       } catch {
         // the output store dropped it (its cap): the ledger keeps what the model saw
+      }
+      if (this.outputsInLedger && fullOutput !== undefined) {
+        // The ledger keeps it now; the temporary file was only the way there.
+        this.outputs!.discard(result.fullOutput.path);
+        delete result.fullOutput;
       }
     }
     try {

@@ -281,6 +281,8 @@ export class Ledger {
   /** Their results, by {@link keyOf}: what {@link check} answers for them meanwhile. */
   private readonly queuedResults = new Map<string, ToolExecutionResult>();
   private flushScheduled = false;
+  /** Calls a caller of this ledger handles ({@link check}), by {@link keyOf}, until they end. */
+  private readonly held = new Set<string>();
 
   private constructor(file: string, options: LedgerOptions) {
     this.file = file;
@@ -345,7 +347,10 @@ export class Ledger {
    * What the ledger knows of a call, reading only unless there is something to repair: like
    * {@link record}, but a call not recorded yet is not written (`unknown`): it is recorded by
    * the next state change ({@link claim}, {@link ask} or {@link finish} given the
-   * {@link NewCall}), in that change's transaction. What the executor does before its deciders.
+   * {@link NewCall}), in that change's transaction. A `pending` call this process recorded
+   * with {@link record} and nobody here has checked yet is `recorded`: the caller handles it
+   * from now on (create a call record first, run it later). What the executor does before its
+   * deciders; the call is held by this ledger (a second check is `in_progress`) until it ends.
    */
   check(key: CallKey): RecordOutcome {
     if (this.queuedResults.size !== 0) {
@@ -353,12 +358,26 @@ export class Ledger {
       if (queued !== undefined) return { kind: 'ended', result: queued };
     }
     const row = this.sql.checkRow.get(key.callId, key.session);
-    if (row === undefined) return UNKNOWN;
+    const k = keyOf(key);
+    if (row === undefined) {
+      this.held.add(k);
+      return UNKNOWN;
+    }
     if (row.state !== 'pending' && row.state !== 'running') return this.endedOutcome(row.id);
-    if (isAlive(row.owner_pid, row.owner_start)) return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
+    if (isAlive(row.owner_pid, row.owner_start)) {
+      // A call this process recorded ({@link record}: an MCP task, say) that nobody here
+      // handles yet is adopted by the caller.
+      if (row.state === 'pending' && row.owner_pid === process.pid && !this.held.has(k)) {
+        this.held.add(k);
+        return RECORDED;
+      }
+      return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
+    }
     // A dead owner's call: take it over or recover it, under the write lock.
     const now = Date.now();
-    return this.immediate(() => this.known(key, now));
+    const outcome = this.immediate(() => this.known(key, now));
+    if (outcome.kind === 'taken_over') this.held.add(k);
+    return outcome;
   }
 
   /** Insert `call` as `pending` (inside a transaction); its row id, or `undefined` when it was recorded before. */
@@ -493,6 +512,7 @@ export class Ledger {
 
   /** Write one end (inside a transaction). */
   private writeEnd(call: CallKey | NewCall, end: CallEnd, now: number): boolean {
+    this.held.delete(keyOf(call));
     const id = this.rowOf(call, now);
     if (id === undefined || this.sql.end.run(end.state, now, end.result.errorCode ?? null, id).changes !== 1) return false;
     if (end.decisions !== undefined) this.writeDecisions(id, end.decisions, now);
@@ -761,6 +781,7 @@ export class Ledger {
     }
     for (const q of ends) this.queuedResults.delete(keyOf(q.call));
     this.endedSincePrune += ends.length;
+    if (this.endedSincePrune >= PRUNE_EVERY) this.prune();
     return result;
   }
 }
@@ -776,17 +797,23 @@ function keyOf(call: CallKey): string {
 }
 const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
 
-/** Run the migrations the file lacks, each in a transaction with its version bump. */
+/**
+ * Run the migrations the file lacks, each in a transaction with its version bump. The version
+ * is read under the write lock: processes opening a new file at once migrate it once.
+ */
 function migrate(db: Database.Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > MIGRATIONS.length) {
-    throw new Error(`ledger schema version ${version} is newer than this toolgate knows (${MIGRATIONS.length}); use a newer toolgate or another --state-dir`);
-  }
-  for (let v = version; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    }).immediate();
+  const step = db.transaction((): boolean => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new Error(`ledger schema version ${version} is newer than this toolgate knows (${MIGRATIONS.length}); use a newer toolgate or another --state-dir`);
+    }
+    if (version === MIGRATIONS.length) return false;
+    db.exec(MIGRATIONS[version]!);
+    db.pragma(`user_version = ${version + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    // one migration per transaction
   }
 }
 

@@ -136,6 +136,15 @@ describe('ledger through the CLI, with kill -9', () => {
     assert.equal(runs(), 'long-run\n', 'ran once, never replayed');
   });
 
+  it('a cut output is kept whole in the ledger, and toolgate result prints all of it', async () => {
+    const cut = await runCli(['call', 'print_long_output', '{"chars":5000}', '--call-id', 'long-out', ...where(), ...fixtures()]);
+    assert.equal(cut.code, 0, cut.stderr);
+    assert.ok(cut.stdout.length < 5000);
+    assert.match(cut.stderr, /the whole output \(5000 characters\) is kept in the ledger: toolgate result long-out/);
+    const whole = await runCli(['result', 'long-out', ...where()]);
+    assert.equal(whole.stdout.trimEnd().length, 5000);
+  });
+
   it('toolgate call with the same --call-id twice runs once and prints the stored result; --no-ledger records nothing', async () => {
     const call = (marker: string, ...extra: string[]) => runCli(['call', 'append_marker', JSON.stringify({ filepath: 'runs.txt', marker }), '--call-id', 'same', ...extra, ...where().slice(0, 2), ...fixtures()]);
     const first = await call('first', '--state-dir', state);

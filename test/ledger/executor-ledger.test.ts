@@ -104,6 +104,7 @@ describe('executor with a ledger', () => {
       const stored = ledger.result('long-1')!;
       assert.equal(stored.fullOutput.length, 5000);
       assert.equal(stored.result.output, cut.output, 'the model-visible result too');
+      assert.equal(cut.fullOutput, undefined, 'the ledger keeps it, not a temporary file');
     } finally {
       await executor.close();
       ledger.close();

@@ -73,6 +73,10 @@ describe('ledger store', () => {
     assert.equal(ledger.get('n1', 's1')?.state, 'running');
     assert.equal(ledger.check(call('n1')).kind, 'in_progress');
     assert.deepEqual(ledger.events('n1', 's1').map((e) => e.kind), ['recorded', 'decided', 'running']);
+    // Recorded first (an MCP task), handled later in the same process: the first check adopts it.
+    ledger.record(call('n3'));
+    assert.equal(ledger.check(call('n3')).kind, 'recorded');
+    assert.equal(ledger.check(call('n3')).kind, 'in_progress', 'held by the first');
     assert.equal(ledger.finish(call('n2'), { state: 'denied', decisions: [], result: result('n2', 'no', false) }), true, 'a denied call is recorded with its end');
     assert.equal(ledger.get('n2', 's1')?.state, 'denied');
   });
