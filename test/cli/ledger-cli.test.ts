@@ -41,7 +41,7 @@ afterEach(async () => {
 const where = () => ['--workspace', ws, '--state-dir', state];
 const fixtures = () => ['--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--no-policy'];
 
-/** Start a process, and resolve once `ready()` holds (checked every 50 ms), or fail after 20 s. */
+/** Start a process, and resolve once `ready()` holds (checked every 50 ms), or fail after 90 s (loading every tool takes long on a busy 2-core machine). */
 async function startUntil(args: string[], ready: (stdout: string) => boolean): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -49,7 +49,7 @@ async function startUntil(args: string[], ready: (stdout: string) => boolean): P
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 90_000;
   while (!ready(stdout)) {
     if (child.exitCode !== null) throw new Error(`the process ended early (${child.exitCode}): ${stdout}\n${stderr}`);
     if (Date.now() > deadline) throw new Error(`the process did not get ready: ${stdout}\n${stderr}`);
