@@ -8,7 +8,8 @@
  *              list of runner kinds (src/runner/kinds.ts: the decorator checks against it)
  *   model      schema, formats, modes, closeout, registry, schema-gen, builtin, and the runner
  *              seam (src/runner/runner.ts: requests and outcomes, which close-out reads)
- *   execution  decisions, runner (the runners themselves), executor
+ *   execution  decisions, ledger (the durable store of calls), runner (the runners themselves),
+ *              executor
  *   system     system (the ToolSystem facade) and the MCP bridge it starts
  *   surfaces   agents, mcp (the server), cli
  * The entries src/index.ts (`toolgate`) and src/tool.ts (`toolgate/tool`) sit outside the
@@ -19,7 +20,7 @@
 
 const BASE = '^src/((errors|types|util|logging|decorators|workspace|sandbox)/|runner/kinds\\.ts$)';
 const MODEL = '^src/((schema|formats|modes|closeout|registry|schema-gen|builtin)/|runner/runner\\.ts$)';
-const EXECUTION = '^src/((decisions|executor)/|runner/(?!kinds\\.ts$|runner\\.ts$))';
+const EXECUTION = '^src/((decisions|ledger|executor)/|runner/(?!kinds\\.ts$|runner\\.ts$))';
 const SYSTEM = '^src/system/';
 const SURFACES = '^src/(agents|mcp|cli)/';
 
@@ -43,6 +44,8 @@ const ALLOWED_IMPORTERS = {
   zod: ['^src/mcp/server\\.ts$'],
   '@modelcontextprotocol/sdk': ['^src/mcp/(bridge|server)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
+  // the durable call ledger (SQLite)
+  'better-sqlite3': ['^src/ledger/store\\.ts$'],
   // policy files: TOML and globs are read and compiled in one place
   picomatch: ['^src/policy/policy-file\\.ts$'],
   // request keys of remembered approvals (RFC 8785)
@@ -174,6 +177,19 @@ module.exports = {
       comment: 'The MCP bridge is a connector the ToolSystem starts: it must not import the system or the surfaces.',
       from: { path: '^src/mcp/(bridge|config|proxy-names)\\.ts$' },
       to: { path: [SYSTEM, '^src/(agents|cli)/', '^src/mcp/server\\.ts$'] },
+    },
+    {
+      name: 'ledger-below-decisions-and-executor',
+      severity: 'error',
+      comment: 'The ledger is used by the executor (and the CLI); it may read the decision types, but decisions, runners and the ledger never import each other the other way.',
+      from: { path: '^src/(decisions|runner)/' },
+      to: { path: '^src/ledger/' },
+    },
+    {
+      name: 'ledger-not-to-executor',
+      severity: 'error',
+      from: { path: '^src/ledger/' },
+      to: { path: '^src/(executor|runner)/' },
     },
     {
       name: 'surfaces-not-to-cli',

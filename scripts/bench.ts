@@ -13,7 +13,8 @@
  * the next completed call (pool), and from a call killed at its memory cap to the next
  * completed call in the same group of child processes (process). Prints medians and the
  * ratios (d)/(c), (f)/(e) and (b)-(a). Last, the cost of one policy-file decision
- * (`bench-policy.ts`: 1,000 mixed calls against 50 rules).
+ * (`bench-policy.ts`: 1,000 mixed calls against 50 rules), and the cost a durable ledger adds
+ * to a call (`bench-ledger.ts`: main-runner calls with and without a store on local disk).
  *
  * Latency (c) is measured on the executor's own worker threads (`executor.ping()`: Piscina
  * runs a no-op export of the worker file, none of toolgate's call path). On a shared VM a
@@ -38,6 +39,7 @@ import { Piscina } from 'piscina';
 import { loadTools, ToolExecutor, type ExecuteOptions } from '../src/index.js';
 import { BenchNoopMainTool } from '../test/fixtures/bench.tool.js';
 import { policyBenchLine } from './bench-policy.js';
+import { ledgerBenchLine } from './bench-ledger.js';
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -264,3 +266,4 @@ process.stdout.write(`process latency (f)/(e):    ${fmt(median(processRatios), 2
 process.stdout.write(`process throughput (f)/(e): ${fmt(median(thrF) / median(thrE), 2)}x   (no target: raw children take calls back to back, the runner one at a time per child)\n`);
 process.stdout.write(`next call after memory kill: ${fmt(median(afterMemory), 2)} ms  (target <= 50 ms, with a spare)\n`);
 process.stdout.write(policyBenchLine());
+process.stdout.write(await ledgerBenchLine());

@@ -31,6 +31,11 @@ export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, ty
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions } from './executor/executor.js';
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
+export {
+  Ledger, ENDED_STATES, INTERRUPTED_MESSAGE,
+  type LedgerOptions, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
+} from './ledger/store.js';
+export { defaultStateDir, workspaceKey, ledgerFile } from './ledger/paths.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
 export type { ConfirmationHandler, ConfirmationRequest, ApprovalAnswer } from './decisions/approval.js';
 export { APPROVAL_MODES, type ApprovalMode } from './decisions/decision.js';

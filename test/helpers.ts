@@ -11,6 +11,17 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolExecutor, ToolRegistry, type ExecuteOptions, type ToolExecutionResult } from 'toolgate';
 
+/**
+ * The ledgers of the CLI runs of a test file (`toolgate call`, `mcp` and `agent` keep one by
+ * default, in `$XDG_STATE_HOME/toolgate`) go to a temporary state folder, removed when the
+ * file's process exits, never to the user's.
+ */
+if (!(process.env.XDG_STATE_HOME ?? '').includes('toolgate-test-state-')) {
+  const stateHome = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-test-state-'));
+  process.env.XDG_STATE_HOME = stateHome;
+  process.on('exit', () => fs.rmSync(stateHome, { recursive: true, force: true }));
+}
+
 /** Repository root (tests run from dist/test). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Compiled fixture tools. */

@@ -203,6 +203,9 @@ export class BaseAgent {
         agent: this.name,
         approvalMode: typeof approvalMode === 'function' ? approvalMode() : approvalMode,
         turnId,
+        // Models reuse call ids across rounds (local ones count from 0 again): the ledger's
+        // idempotency key (call id and session) names a call within one round.
+        session: `${turnId}:${toolRounds}`,
         mode: this.mode,
         scopedWriteDirs: this.scopedWriteDirs,
         confirm: this.autoConfirmTools,

@@ -27,7 +27,7 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { APPROVE_FLAGS, approvalOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, type CliContext, type CliIo } from './context.js';
+import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, type CliContext, type CliIo } from './context.js';
 import { answerOf, confirmationPrompt, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
@@ -35,7 +35,7 @@ import { cliToolSystem } from './tool-system.js';
 const AGENT_USAGE = `Usage:
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
                  [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
-                 [--approve allow-all|deny-all|read-only|always-ask]
+                 [--approve allow-all|deny-all|read-only|always-ask] [--state-dir DIR] [--no-ledger]
                  [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
                  [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
 
@@ -75,6 +75,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
         tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
         ...SANDBOX_FLAGS,
         ...APPROVE_FLAGS,
+        ...LEDGER_FLAGS,
       },
     });
   } catch (error) {
@@ -96,9 +97,11 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
   }
   let sandbox;
   let approvalMode;
+  let ledger;
   try {
     sandbox = sandboxOptions(values, ctx);
     approvalMode = approvalOption(values);
+    ledger = ledgerOption(values, ctx, path.resolve(ctx.cwd, values.workspace ?? '.'));
   } catch (error) {
     return usage((error as Error).message);
   }
@@ -123,8 +126,9 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
   const tools = cliToolSystem(values, ctx, {
     workspace,
     logLevel: level as LevelWithSilent,
-    // Whole outputs would be kept in a temporary folder removed at exit: keep none.
-    executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: false },
+    // Whole outputs would be kept in a temporary folder removed at exit: keep them in the
+    // ledger (the temporary folder only carries them there), else none.
+    executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger },
   });
   const interactive = io.stdin.isTTY === true;
   const tty = interactive ? new TerminalAsker(io) : undefined;

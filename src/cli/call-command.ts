@@ -12,7 +12,7 @@ import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { PathTraversalError } from '../errors/errors.js';
 import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
-import { APPROVE_FLAGS, approvalOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
@@ -22,8 +22,11 @@ export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] 
                 [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
                 [--approve allow-all|deny-all|read-only|always-ask] [--no-policy] [--explain]
                 [--timeout-ms N] [--output-dir DIR] [--json]
+                [--call-id ID] [--session S] [--state-dir DIR] [--no-ledger]
                 [--sandbox workspace-write|read-only] [--sandbox-network]
-                [--dangerously-disable-sandbox]`;
+                [--dangerously-disable-sandbox]
+               (the same --call-id and --session again print the stored result, never
+               run twice; default session cli)`;
 
 /** The `--timeout-ms` option, if given. */
 function timeoutOption(values: Record<string, unknown>): number | undefined {
@@ -48,6 +51,9 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
     'output-dir': { type: 'string' },
     json: { type: 'boolean' },
     explain: { type: 'boolean' },
+    'call-id': { type: 'string' },
+    session: { type: 'string' },
+    ...LEDGER_FLAGS,
     ...SANDBOX_FLAGS,
     ...APPROVE_FLAGS,
   });
@@ -66,6 +72,11 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   const level = logLevel(values);
   const sandbox = sandboxOptions(values, ctx);
   const interactive = ctx.stdin.isTTY === true && !values.yes;
+  const ledger = ledgerOption(values, ctx, workspace);
+  for (const flag of ['call-id', 'session'] as const) {
+    if (values[flag] !== undefined && (values[flag] as string).trim() === '') throw new UsageError(`--${flag} must not be empty`);
+  }
+  const session = (values.session as string | undefined) ?? 'cli';
   const system = cliToolSystem(values, ctx, {
     workspace,
     logLevel: level,
@@ -74,11 +85,14 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
       approvalMode,
       policy: policyOption(values, ctx),
       confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
-      // A temporary folder would be gone when this process exits: keep whole outputs only where asked.
-      outputStore: values['output-dir'] === undefined ? false : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
+      // A temporary folder would be gone when this process exits: keep whole outputs only where
+      // asked, or in the ledger (the temporary folder then only carries them there).
+      outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
+      ledger,
+      session,
     },
   });
-  const callId = `cli_${process.pid}_${Date.now().toString(36)}`;
+  const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
   try {
     await system.start();
     const { registry } = system;
@@ -102,6 +116,10 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
       }
       if (!values.json) {
         if (result.fullOutput) ctx.stderr.write(`toolgate: the whole output (${result.fullOutput.characters} characters) is in ${result.fullOutput.path}\n`);
+        else if (ledger !== false) {
+          const stored = system.executor.ledger?.result(callId, session);
+          if (stored !== undefined && stored.fullOutput !== stored.result.output) ctx.stderr.write(`toolgate: the whole output (${stored.fullOutput.length} characters) is kept in the ledger: toolgate result ${callId}\n`);
+        }
         if (result.success) {
           // On a terminal, escape sequences in tool output are shown, not obeyed.
           const text = (ctx.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output;

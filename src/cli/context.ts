@@ -13,6 +13,8 @@ import type { LevelWithSilent } from '../logging/logger.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import { defaultPolicyPaths } from '../policy/policy-set.js';
+import { defaultStateDir } from '../ledger/paths.js';
+import type { LedgerOptions } from '../ledger/store.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
@@ -175,4 +177,29 @@ export function approvalOption(values: Record<string, unknown>): ApprovalMode | 
   if (named === undefined) return undefined;
   if (!(APPROVAL_MODES as readonly string[]).includes(named)) throw new UsageError(`--approve must be one of ${APPROVAL_MODES.join(', ')}; got ${JSON.stringify(named)}`);
   return named as ApprovalMode;
+}
+
+/** The ledger flags of `call`, `mcp`, `agent` and the ledger commands (`approvals`, `result`, `trace`). */
+export const LEDGER_FLAGS = {
+  'state-dir': { type: 'string' },
+  'no-ledger': { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Usage lines of {@link LEDGER_FLAGS}. */
+export const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace); default
+                     $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
+  --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
+                     questions, no toolgate result / trace for these calls`;
+
+/**
+ * The ledger the flags ask for: the workspace's file in `--state-dir` (default: the state
+ * folder of the context's environment), or `false` with `--no-ledger`.
+ */
+export function ledgerOption(values: Record<string, unknown>, ctx: CliContext, workspace: string): LedgerOptions | false {
+  if (values['no-ledger'] === true) {
+    if (values['state-dir'] !== undefined) throw new UsageError('--state-dir and --no-ledger exclude each other');
+    return false;
+  }
+  const dir = values['state-dir'] === undefined ? defaultStateDir(ctx.env) : path.resolve(ctx.cwd, values['state-dir'] as string);
+  return { dir, workspace };
 }

@@ -13,6 +13,9 @@
  * toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U] ...
  * toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR] [--mode M] [--tool NAME]... [--tag T]... [--yes]
  * toolgate policy check [--workspace DIR] [--explain CALL_JSON]
+ * toolgate approvals [list | allow ID | deny ID]
+ * toolgate result CALL_ID [--session S] [--json]
+ * toolgate trace [--session S] [--call ID] [--json]
  * ```
  * `--config FILE` names MCP servers to bridge in (see `src/cli/tool-system.ts`); a
  * `toolgate.config.json` in the workspace is used only when named so.
@@ -28,7 +31,10 @@
 import fs from 'node:fs';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { CALL_USAGE, callCommand } from './call-command.js';
-import { APPROVE_USAGE, cliContext, EXIT, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
+import { APPROVALS_USAGE, approvalsCommand } from './approvals-command.js';
+import { RESULT_USAGE, resultCommand } from './result-command.js';
+import { TRACE_USAGE, traceCommand } from './trace-command.js';
+import { APPROVE_USAGE, cliContext, EXIT, LEDGER_USAGE, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
 import { LIST_USAGE, listCommand } from './list-command.js';
 import { MCP_USAGE, mcpCommand } from './mcp-command.js';
 import { POLICY_USAGE, policyCommand } from './policy-command.js';
@@ -53,6 +59,9 @@ ${SCHEMAS_USAGE}
 
 ${MCP_USAGE}
 ${POLICY_USAGE}
+${APPROVALS_USAGE}
+${RESULT_USAGE}
+${TRACE_USAGE}
 
 Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
@@ -70,6 +79,9 @@ ${SANDBOX_USAGE}
 Approval options of call, mcp and agent:
 ${APPROVE_USAGE}
 
+Ledger options of call, mcp and agent (approvals, result and trace take --state-dir):
+${LEDGER_USAGE}
+
 ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
 The workspace defaults to the current folder.
 
@@ -84,6 +96,9 @@ const COMMANDS: Record<string, (argv: string[], ctx: CliContext) => Promise<numb
   agent: async (argv, ctx) => (await import('./agent-command.js')).agentCommand(argv, ctx),
   mcp: mcpCommand,
   policy: policyCommand,
+  approvals: approvalsCommand,
+  result: resultCommand,
+  trace: traceCommand,
 };
 
 /**

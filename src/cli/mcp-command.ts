@@ -12,14 +12,14 @@
  */
 import { ToolgateOptionError } from '../errors/errors.js';
 import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
-import { APPROVE_FLAGS, approvalOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';
 
 /** Usage lines of `toolgate mcp`, for the CLI's help. */
 export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR]
                [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
                [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
-               [--sandbox workspace-write|read-only]
+               [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
                [--sandbox-network] [--dangerously-disable-sandbox]
                serve the tools as an MCP server over stdio, or streamable HTTP on
                http://127.0.0.1:N/mcp (loopback unless --host); --yes approves calls
@@ -42,6 +42,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     tool: { type: 'string', multiple: true },
     tag: { type: 'string', multiple: true },
     yes: { type: 'boolean', short: 'y' },
+    ...LEDGER_FLAGS,
     ...SANDBOX_FLAGS,
     ...APPROVE_FLAGS,
   });
@@ -50,6 +51,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   const mode = modeOption(values);
   const sandbox = sandboxOptions(values, ctx);
   const approvalMode = approvalOption(values);
+  const ledger = ledgerOption(values, ctx, workspace);
   let port = 0;
   if (values.port !== undefined) {
     if (!values.http) throw new UsageError('--port needs --http');
@@ -64,7 +66,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   }
   // Logs go to stderr: over stdio, stdout carries the protocol.
   let onToolsChanged: (() => void) | undefined;
-  const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: false }, onToolsChanged: () => onToolsChanged?.() });
+  const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger }, onToolsChanged: () => onToolsChanged?.() });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();

@@ -64,6 +64,41 @@ export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | Ap
 
 
 /**
+ * Questions that outlive the process that asks them (a durable ledger, `src/ledger/`): a
+ * question is stored before the handler is asked, and may be answered there by another process
+ * (`toolgate approvals allow ID`) as well as by the handler; the first answer counts.
+ */
+export interface DurableQuestions {
+  /** How often a waiting question checks for an answer given elsewhere, in milliseconds. */
+  readonly pollMs: number;
+  /** The answer already recorded for the question of this call (a call taken over after a restart), if any. */
+  answered(call: DurableCallKey): string | undefined;
+  /** Store the question about a call (or find the call's unanswered one); returns its id. */
+  open(request: ConfirmationRequest, call: DurableCallKey): number;
+  /** The answer of a question so far; `undefined` while unanswered. */
+  current(id: number): string | undefined;
+  /** Record an answer; returns the answer that counts (the first one given). */
+  settle(id: number, answer: ApprovalAnswer, by: string): string | undefined;
+}
+
+/**
+ * What names a call in a durable store: its call id and session. The executor passes its
+ * ledger entry (which carries more: the store records a call it has not seen with it).
+ */
+export interface DurableCallKey {
+  readonly callId: string;
+  readonly session: string;
+}
+
+/** A durable store of questions, for one call: the store, the call, and what ends the wait. */
+export interface DurableAsk {
+  readonly questions: DurableQuestions;
+  readonly call: DurableCallKey;
+  /** Aborting either stops checking for an answer (the call was aborted, or the executor closed). */
+  readonly signals: readonly (AbortSignal | undefined)[];
+}
+
+/**
  * The step that answers an `ask`: every decision this module makes carries it, and its `deny`
  * is the one that leaves a result `confirmed: false`.
  */
@@ -102,21 +137,80 @@ export async function answerAsk(
   confirm: boolean | undefined,
   handler: ConfirmationHandler | undefined,
   logger: Logger,
+  durable?: DurableAsk,
 ): Promise<Decision> {
   if (confirm === true) return APPROVED_IN_ADVANCE;
+  if (durable !== undefined) {
+    // A question answered before (elsewhere, while the asking process was gone) counts.
+    const given = durable.questions.answered(durable.call);
+    if (given !== undefined) return decisionOf(given, request, 'an answer recorded in the ledger');
+  }
   if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request));
-  let answer: ApprovalAnswer = 'deny';
-  // Only a no the person gave is remembered (rule `deny`); a handler that failed or said
-  // something else refused this call and says nothing of the next.
-  let said: unknown;
+  if (durable !== undefined) return askDurably(request, handler, logger, durable);
+  return decisionOf(await handlerAnswer(request, handler, logger), request, 'the confirmation handler');
+}
+
+/**
+ * The handler's answer, narrowed to what the request offers: `deny` for a no it gave (`false`,
+ * `'deny'`), {@link FAILED} for a throw or anything unexpected (a refusal of this call that is
+ * not a person's no, so nothing remembers it).
+ */
+async function handlerAnswer(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger): Promise<ApprovalAnswer | typeof FAILED> {
   try {
-    said = await handler(request);
-    if (said === true) answer = 'allow_once';
-    else if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) answer = offered(said as ApprovalAnswer, request.offers);
+    const said = await handler(request);
+    if (said === true) return 'allow_once';
+    if (said === false) return 'deny';
+    if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) return offered(said as ApprovalAnswer, request.offers);
   } catch (error) {
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
   }
-  if (answer !== 'deny') return { verdict: 'allow', decider: NAME, reason: `approved by the confirmation handler (${answer})`, rule: answer };
-  const explicit = said === false || said === 'deny';
-  return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`, explicit ? 'deny' : undefined);
+  return FAILED;
+}
+
+/** What {@link handlerAnswer} gives for a handler that failed: a refusal nobody remembers. */
+const FAILED = 'failed';
+
+/**
+ * Store the question, then take whichever answer comes first: the handler's (recorded with a
+ * conditional update, so an earlier answer given elsewhere still wins) or one given elsewhere
+ * (found by checking the store every `pollMs`).
+ */
+function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, durable: DurableAsk): Promise<Decision> {
+  const { questions } = durable;
+  const id = questions.open(request, durable.call);
+  return new Promise<Decision>((resolve) => {
+    let over = false;
+    const end = (answer: string, by: string) => {
+      if (over) return;
+      over = true;
+      clearInterval(timer);
+      for (const signal of durable.signals) signal?.removeEventListener('abort', stop);
+      resolve(decisionOf(answer, request, by));
+    };
+    // The call's wait is ended by the pipeline (ABORTED); the question stays stored.
+    const stop = () => {
+      over = true;
+      clearInterval(timer);
+    };
+    const timer = setInterval(() => {
+      const given = questions.current(id);
+      if (given !== undefined) end(given, 'an answer given elsewhere (toolgate approvals)');
+    }, questions.pollMs);
+    for (const signal of durable.signals) signal?.addEventListener('abort', stop, { once: true });
+    void handlerAnswer(request, handler, logger).then((answer) => {
+      if (over) return;
+      // A handler that failed closes the question as a refusal, but not as a person's no.
+      const recorded = answer === FAILED ? 'deny' : answer;
+      const counted = questions.settle(id, recorded, answer === FAILED ? 'handler (failed)' : 'handler') ?? recorded;
+      if (counted === recorded) end(answer, 'the confirmation handler');
+      else end(counted, 'an earlier answer given elsewhere (toolgate approvals)');
+    }, () => undefined);
+  });
+}
+
+/** The decision an answer makes; `by` says who gave it. Only a no given as one carries the rule `deny` (remembered for the turn). */
+function decisionOf(given: string, request: ConfirmationRequest, by: string): Decision {
+  const answer = (APPROVAL_ANSWERS as readonly string[]).includes(given) ? offered(given as ApprovalAnswer, request.offers) : 'deny';
+  if (answer !== 'deny') return { verdict: 'allow', decider: NAME, reason: `approved by ${by} (${answer})`, rule: answer };
+  return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`, given === 'deny' ? 'deny' : undefined);
 }

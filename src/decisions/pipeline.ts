@@ -35,7 +35,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
-import { ANSWER_STEP, answerAsk, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest } from './approval.js';
+import { ANSWER_STEP, answerAsk, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest, type DurableCallKey, type DurableQuestions } from './approval.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /** What the pipeline decided about one call. */
@@ -59,6 +59,14 @@ export interface AskOptions {
   confirm: boolean | undefined;
   /** Who is asked otherwise; `undefined` when nobody can be. */
   handler: ConfirmationHandler | undefined;
+  /**
+   * Where questions are stored so that they outlive this process (a durable ledger): a
+   * question is stored before the handler is asked, and an answer given there counts as the
+   * handler's. `undefined` without a ledger.
+   */
+  questions?: DurableQuestions | undefined;
+  /** The call as the store knows it (its call id and session); required with `questions`. */
+  call?: DurableCallKey | undefined;
 }
 
 /** The answers offered when the pipeline has no `offers` function, or the question is fresh. */
@@ -140,7 +148,8 @@ export class DecisionPipeline {
     };
     // Whatever ends the wait, the answer is the confirmation step's.
     const askedAt = performance.now();
-    const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger), ANSWER_STEP, signal, 0, undefined))!;
+    const durable = ask.questions === undefined || ask.call === undefined ? undefined : { questions: ask.questions, call: ask.call, signals: [signal, this.closing] };
+    const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger, durable), ANSWER_STEP, signal, 0, undefined))!;
     const answerWaitMs = performance.now() - askedAt;
     trail.push(answer);
     if (answer.verdict === 'allow') {

@@ -31,6 +31,10 @@
  * - `SERVER_UNAVAILABLE`: the MCP server behind a bridged tool did not start or has stopped.
  * - `SANDBOX_UNAVAILABLE`: the tool runs processes in a sandbox and none can be made here
  *   (bubblewrap missing); the user did not choose to run without one.
+ * - `INTERRUPTED`: toolgate stopped (killed, crashed) while the call ran; the tool may have run,
+ *   and the call is never run again by itself (a durable ledger records this on restart).
+ * - `CALL_IN_PROGRESS`: a call with the same call id and session is already being handled (a
+ *   durable ledger's exactly-once check); its result is stored when it ends.
  * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
  * - `INVALID_POLICY_FILE`: a policy file cannot be read or is invalid (`PolicyFileError`, naming file and line).
@@ -56,6 +60,8 @@ export type ToolErrorCode =
   | 'OVERLOADED'
   | 'SERVER_UNAVAILABLE'
   | 'SANDBOX_UNAVAILABLE'
+  | 'INTERRUPTED'
+  | 'CALL_IN_PROGRESS'
   | 'INTERNAL'
   | 'DEFINITION'
   | 'INVALID_POLICY_FILE';

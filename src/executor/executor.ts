@@ -48,6 +48,10 @@ import { clip, isThenable, kindOf } from '../util/values.js';
 import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
+import { Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
+import { ledgerQuestions } from '../ledger/questions.js';
+import type { DurableQuestions } from '../decisions/approval.js';
+import fs from 'node:fs';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
 export interface ToolExecutorOptions {
@@ -56,7 +60,9 @@ export interface ToolExecutorOptions {
   /**
    * Where the whole output of a call is kept when the model sees only part of it (results
    * then carry `fullOutput`). Default `{}`: a temporary folder, removed by `close()`, holding
-   * at most 100 files and 256 MiB (oldest deleted first). `false` keeps nothing.
+   * at most 100 files and 256 MiB (oldest deleted first). `false` keeps nothing. With a
+   * `ledger` and no `dir`, whole outputs are kept in the ledger instead (`Ledger.result`,
+   * `toolgate result`; results carry no `fullOutput`), the temporary folder only carrying them there.
    */
   outputStore?: OutputStoreOptions | false;
   /** pino logger for call events. Default: silent. */
@@ -132,6 +138,20 @@ export interface ToolExecutorOptions {
   sandbox?: SandboxProfile;
   /** Let sandboxed processes use the host's network (loopback included). Default false: no network. */
   sandboxNetwork?: boolean;
+  /**
+   * A durable call ledger (`src/ledger/`, README "Ledger"): every call whose arguments are
+   * valid is recorded before the deciders, a question is stored before it is asked, the call
+   * is claimed `running` before its runner starts, and its decisions, end state and result
+   * (the whole output too) are stored when it closes out; a call id already ended in the same
+   * session returns its stored result without running again. A {@link Ledger} is used as
+   * given (the caller closes it); {@link LedgerOptions} open one (default file: the
+   * `workspaceRoot`'s ledger in the state folder), closed by `close()`. Default `false`: none
+   * (the CLI, `toolgate mcp` and `toolgate agent` use one unless `--no-ledger`).
+   * @throws ToolgateOptionError (from the constructor) when the ledger cannot be opened.
+   */
+  ledger?: Ledger | LedgerOptions | false;
+  /** The session of calls that name none (with the call id, a ledger's idempotency key). Default: a random id per executor. */
+  session?: string;
 }
 
 /** Which policy files an executor reads (its `policy` option). */
@@ -180,6 +200,11 @@ export interface ExecuteOptions {
   workspaceRoot?: string;
   /** Aborts the call: the result is `ABORTED`, and the tool is stopped. */
   signal?: AbortSignal;
+  /**
+   * The session the call belongs to: with the call id, a ledger's idempotency key (a call id
+   * already ended in the session returns its stored result). Default: the executor's `session`.
+   */
+  session?: string;
 }
 
 /** Options of {@link ToolExecutor.executeMany}. */
@@ -223,6 +248,13 @@ class CallState implements PreparedCall, RunRequest {
   turnId = '';
   /** Analyses of the shell-command arguments (set once the arguments are checked). */
   commands: readonly ShellAnalysis[] = NO_COMMANDS;
+  /**
+   * The call as a ledger records it, once the ledger's check let it go on: it is written with
+   * the next state change (question, claim or end), and its end is written at close-out.
+   */
+  entry: NewCall | undefined = undefined;
+  /** The ledger's claim committed (the decisions were stored with it). */
+  claimed = false;
   readonly signal: AbortSignal | undefined;
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;
@@ -257,6 +289,9 @@ const NO_COMMANDS: readonly ShellAnalysis[] = Object.freeze([]);
 
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
+/** Error codes of a gate's refusal: a recorded call refused with one of them ends `denied`. */
+const DENIALS: ReadonlySet<string> = new Set(['MODE_DENIED', 'POLICY_DENIED', 'CONFIRMATION_REQUIRED', 'CONFIRMATION_DENIED', 'RATE_LIMITED', 'INVALID_POLICY_FILE']);
+
 /**
  * Runs tool calls. Never throws for a call except {@link PathTraversalError}: every other
  * failure (unknown tool, bad arguments, a decision, a timeout, a crash) is a result.
@@ -281,6 +316,15 @@ export class ToolExecutor {
   private readonly runners = new Map<RunnerKind, Runner>();
   private rateLimit: RateLimiter | undefined;
   private readonly outputs: OutputStore | undefined;
+  /** The durable ledger, if any, and whether this executor opened it (and closes it). */
+  private readonly store: Ledger | undefined;
+  private readonly ownsStore: boolean;
+  /** The ledger's questions, for the decision pipeline (undefined without a ledger). */
+  private readonly questions: DurableQuestions | undefined;
+  /** The session of calls that name none. */
+  readonly session: string;
+  /** Whole outputs go to the ledger, the output store's temporary folder only carrying them there. */
+  private readonly outputsInLedger: boolean;
   private readonly maxArgumentBytes: number;
   private callCounter = 0;
   private closed = false;
@@ -330,6 +374,26 @@ export class ToolExecutor {
       throw ToolgateOptionError.fromBadOption('approvalMode', `must be one of ${APPROVAL_MODES.join(', ')}; got ${JSON.stringify(options.approvalMode)}`);
     }
     this.scopedWriteTools = options.scopedWriteTools === undefined ? undefined : new Set(options.scopedWriteTools);
+    if (options.session !== undefined && (typeof options.session !== 'string' || options.session === '')) {
+      throw ToolgateOptionError.fromBadOption('session', `must be a non-empty string; got ${kindOf(options.session)}`);
+    }
+    this.session = options.session ?? `s_${crypto.randomBytes(8).toString('hex')}`;
+    if (options.ledger instanceof Ledger) {
+      this.store = options.ledger;
+      this.ownsStore = false;
+    } else if (options.ledger !== undefined && options.ledger !== false) {
+      try {
+        this.store = Ledger.open({ workspace: options.workspaceRoot, ...options.ledger });
+      } catch (error) {
+        throw ToolgateOptionError.fromBadOption('ledger', `the ledger could not be opened: ${(error as Error).message}`);
+      }
+      this.ownsStore = true;
+    } else {
+      this.store = undefined;
+      this.ownsStore = false;
+    }
+    this.questions = this.store === undefined ? undefined : ledgerQuestions(this.store);
+    this.outputsInLedger = this.store !== undefined && this.outputs !== undefined && (options.outputStore === undefined || (options.outputStore !== false && options.outputStore.dir === undefined));
     const policyFiles = policyFilesOf(options.policy);
     const saved = options.savedApprovals ?? (policyFiles?.userFile === undefined ? undefined : new PolicyFileApprovals(policyFiles.userFile, this.logger));
     this.remembered = new RememberedApprovals(saved);
@@ -368,6 +432,11 @@ export class ToolExecutor {
       this.runners.set(kind, runner);
     }
     return runner;
+  }
+
+  /** The durable ledger calls are recorded in, or `undefined` without one. */
+  get ledger(): Ledger | undefined {
+    return this.store;
   }
 
   /** Start the default runner's processes now, so the first call does not wait for them. */
@@ -460,13 +529,63 @@ export class ToolExecutor {
 
   /** Step 3 begins: the decision pipeline, then admission. */
   private decideOn(state: CallState, options: ExecuteOptions): ToolExecutionResult | Promise<ToolExecutionResult> {
-    const { name } = state.tool;
-    const { callId, started } = state;
-    const ask = { confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler };
+    if (this.store !== undefined) {
+      const known = this.recordCall(state, options);
+      if (known !== undefined) return known;
+    }
+    const ask = {
+      confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler,
+      questions: this.questions, call: state.entry,
+    };
     const decided = this.pipeline.decide(state, ask, state.signal);
     if (!isThenable(decided)) return this.admit(state, decided);
     // A bug on the way after a wait is an INTERNAL result; a workspace escape is thrown on.
-    return decided.then((d) => this.admit(state, d)).then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
+    return decided.then((d) => this.admit(state, d)).then(undefined, (error: unknown) => this.callError(error, state));
+  }
+
+  /**
+   * Record a call whose arguments are valid in the ledger (before the deciders).
+   * @returns `undefined` when the call goes on (recorded, or taken over from a process that is
+   *   gone), else its result: the stored one of a call that ended before (exactly once: the
+   *   caller retried), `CALL_IN_PROGRESS` for one a live process handles, or `INTERNAL` when
+   *   the ledger cannot be written (the call does not run unrecorded).
+   */
+  private recordCall(state: CallState, options: ExecuteOptions): ToolExecutionResult | undefined {
+    const store = this.store!;
+    if (options.session !== undefined && (typeof options.session !== 'string' || options.session === '')) {
+      return this.fail(state, 'INVALID_OPTIONS', `options.session must be a non-empty string; got ${kindOf(options.session)}`);
+    }
+    const session = options.session ?? this.session;
+    const stored: StoredCallOptions = {};
+    if (state.mode !== undefined) stored.mode = state.mode.name;
+    if (state.approvalMode !== undefined) stored.approvalMode = state.approvalMode;
+    if (state.scopedWriteDirs.length !== 0) stored.scopedWriteDirs = state.scopedWriteDirs;
+    if (options.timeoutMs !== undefined) stored.timeoutMs = options.timeoutMs;
+    if (state.sandbox !== DEFAULT_SANDBOX) {
+      stored.sandbox = state.sandbox.profile;
+      stored.sandboxNetwork = state.sandbox.network;
+    }
+    const entry: NewCall = {
+      callId: state.callId, session, tool: state.tool.name, version: state.tool.version, arguments: state.args,
+      workspace: state.workspaceRoot, turn: state.turnId, options: stored,
+    };
+    let outcome;
+    try {
+      // Read only: a new call is written with its next state change (one commit fewer).
+      outcome = store.check(entry);
+    } catch (error) {
+      return this.fail(state, 'INTERNAL', `the call was not run: the ledger ${store.file} could not be read (${clip((error as Error)?.message ?? String(error), 500)}).`);
+    }
+    if (outcome.kind === 'ended') return this.finish(state.started, outcome.result, 'ledger');
+    if (outcome.kind === 'in_progress') {
+      const { record } = outcome;
+      return this.fail(
+        state, 'CALL_IN_PROGRESS',
+        `call ${state.callId} of session ${session} is already being handled (${record.state}, process ${record.ownerPid}); it was not started again. Its result is stored when it ends: \`toolgate result ${state.callId}\` prints it.`,
+      );
+    }
+    state.entry = entry;
+    return undefined;
   }
 
   /**
@@ -558,7 +677,7 @@ export class ToolExecutor {
         return this.denied(state, late);
       }
       return this.dispatch(state);
-    }).then(undefined, (error: unknown) => this.internalError(error, state.tool.name, state.callId, state.started));
+    }).then(undefined, (error: unknown) => this.callError(error, state));
   }
 
   /** The result of a call a decision refused. */
@@ -587,12 +706,28 @@ export class ToolExecutor {
         );
       }
     }
+    if (state.entry !== undefined) {
+      // The claim commits before the runner starts: a crash from here on leaves a `running`
+      // row that recovery marks `interrupted`; nothing runs it again.
+      let claimed: boolean;
+      try {
+        claimed = this.store!.claim(state.entry, state.decisions?.map(recordOf));
+      } catch (error) {
+        return this.fail(state, 'INTERNAL', `the call was not run: the ledger ${this.store!.file} could not claim it (${clip((error as Error)?.message ?? String(error), 500)}).`);
+      }
+      state.claimed = claimed;
+      if (!claimed) {
+        const { session } = state.entry;
+        state.entry = undefined; // someone else's now: leave its row alone
+        return this.fail(state, 'CALL_IN_PROGRESS', `call ${state.callId} of session ${session} was claimed or ended by another process meanwhile; it was not started again.`);
+      }
+    }
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     const runner = this.runnerFor(tool.runner);
     if (runner.runThen !== undefined) return runner.runThen(state, state.signal, this.settleRun);
     const running = runner.run(state, state.signal);
     if (isThenable(running)) {
-      return Promise.resolve(running).then((outcome) => this.settle(state, outcome), (error: unknown) => this.internalError(error, tool.name, state.callId, state.started));
+      return Promise.resolve(running).then((outcome) => this.settle(state, outcome), (error: unknown) => this.callError(error, state));
     }
     return this.settle(state, running);
   }
@@ -604,11 +739,62 @@ export class ToolExecutor {
   private settle(state: CallState, outcome: RunOutcome): ToolExecutionResult {
     try {
       const result = resultOf(state, byStopPriority(outcome, state.signal?.aborted === true), this.outputs, this.closed);
-      return this.finish(state.started, result, undefined, result.success ? state.args : state.rawArguments, state.decisions);
+      const finished = this.finish(state.started, result, undefined, result.success ? state.args : state.rawArguments, state.decisions);
+      return state.entry !== undefined ? this.closeOut(state, finished) : finished;
     } catch (error) {
-      if (error instanceof PathTraversalError) throw this.traversal(error, state.tool, state.callId);
-      return this.internalError(error, state.tool.name, state.callId, state.started);
+      if (error instanceof PathTraversalError) throw this.closeOutEscape(state, this.traversal(error, state.tool, state.callId));
+      return this.callError(error, state);
     }
+  }
+
+  /** {@link internalError} of a resolved call (closed out in the ledger when recorded). */
+  private callError(error: unknown, state: CallState): ToolExecutionResult {
+    if (error instanceof PathTraversalError) throw this.closeOutEscape(state, error);
+    const result = this.internalError(error, state.tool.name, state.callId, state.started);
+    return state.entry !== undefined ? this.closeOut(state, result) : result;
+  }
+
+  /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on. */
+  private closeOutEscape(state: CallState, error: PathTraversalError): PathTraversalError {
+    if (state.entry !== undefined) this.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'error' }));
+    return error;
+  }
+
+  /**
+   * Write a recorded call's end to the ledger: its state (`done`, `denied` for a gate's
+   * refusal, else `failed`), its decisions and its result, with the whole output when the
+   * result shows part of it. A call whose wait for an answer was ended by `close()` is left
+   * `pending`: its question survives for `toolgate approvals`. A ledger that cannot be
+   * written is logged; the caller still gets the result.
+   */
+  private closeOut(state: CallState, result: ToolExecutionResult): ToolExecutionResult {
+    const entry = state.entry!;
+    state.entry = undefined;
+    if (this.closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
+    const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && DENIALS.has(result.errorCode!) ? 'denied' : 'failed';
+    let fullOutput: string | undefined;
+    if (result.fullOutput !== undefined) {
+      try {
+        fullOutput = fs.readFileSync(result.fullOutput.path, 'utf8');
+      } catch {
+        // the output store dropped it (its cap): the ledger keeps what the model saw
+      }
+      if (this.outputsInLedger && fullOutput !== undefined) {
+        // The ledger keeps it now; the temporary file was only the way there.
+        this.outputs!.discard(result.fullOutput.path);
+        delete result.fullOutput;
+      }
+    }
+    try {
+      // A call that ran ends in a group commit (with the next claim, or on the next turn); a
+      // call that never ran is written at once (nothing else may be coming to carry it).
+      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result, fullOutput };
+      if (state.claimed) this.store!.finishSoon(entry, end);
+      else this.store!.finish(entry, end);
+    } catch (error) {
+      this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the end of a call');
+    }
+    return result;
   }
 
   /**
@@ -619,7 +805,8 @@ export class ToolExecutor {
     state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown,
   ): ToolExecutionResult {
     const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed });
-    return this.finish(state.started, result, gate, args ?? state.rawArguments, state.decisions);
+    const finished = this.finish(state.started, result, gate, args ?? state.rawArguments, state.decisions);
+    return state.entry !== undefined ? this.closeOut(state, finished) : finished;
   }
 
   /**
@@ -679,6 +866,8 @@ export class ToolExecutor {
     const runners = [...this.runners.values()];
     const [closed] = await Promise.all([Promise.all(runners.map((r) => r.close())), this.rateLimit?.close()]);
     this.outputs?.close();
+    if (this.ownsStore) this.store!.close();
+    else this.store?.flush();
     for (const { key, error } of closed.flat()) {
       this.logger.warn({ event: 'tool_close_failed', tool: key, err: error }, 'a tool instance failed to close');
     }

@@ -109,6 +109,8 @@ export function createMcpServer(options: McpServeOptions): Server {
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in
   // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the
   // specification asks; with the strict schema, the parse failure would surface as -32603.
+  /** This server's connection, for the ledger's sessions when the transport has no session id (stdio). */
+  const connection = crypto.randomUUID();
   server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (raw, extra): Promise<CallToolResult> => {
     const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
@@ -135,6 +137,9 @@ export function createMcpServer(options: McpServeOptions): Server {
           workspaceRoot: options.workspaceRoot,
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session.
           turnId: extra.sessionId ?? '',
+          // Request ids start again on every connection: they name a call within one only
+          // (the ledger's idempotency key is call id and session).
+          session: `mcp_${extra.sessionId ?? connection}`,
         },
       );
     } catch (error) {

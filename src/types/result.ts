@@ -59,6 +59,8 @@ export interface ToolExecutionResult {
   /**
    * Where the whole output is kept when `output` shows only part of it (case T7): a file the
    * caller can read, kept until the executor closes (or in the caller's `outputStore.dir`).
+   * Absent with a ledger and no `outputStore.dir`: the ledger keeps the whole output then
+   * (`Ledger.result(callId)`, `toolgate result CALL_ID`).
    */
   fullOutput?: { path: string; characters: number };
   /**

@@ -83,7 +83,7 @@ describe('toolgate agent without a terminal (in process; the bin and R4 spawned)
       const sandbox = bubblewrapAvailable() ? [] : ['--dangerously-disable-sandbox'];
       const bwrap = process.env[BWRAP_ENV] === undefined ? {} : { [BWRAP_ENV]: process.env[BWRAP_ENV] };
       const r = await spawnCli(['agent', 'print env', '--workspace', t.ws, '--yes', ...sandbox], {
-        env: { PATH: process.env.PATH, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: key, OPENAI_MODEL: 'm', npm_config__authToken: 'npm-5ecret', ...bwrap },
+        env: { PATH: process.env.PATH, XDG_STATE_HOME: process.env.XDG_STATE_HOME, OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: key, OPENAI_MODEL: 'm', npm_config__authToken: 'npm-5ecret', ...bwrap },
       });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(fixture.authorizations[0], `Bearer ${key}`, 'the key reaches the model endpoint');

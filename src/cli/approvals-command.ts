@@ -1,0 +1,136 @@
+/**
+ * `toolgate approvals [list] | allow ID | deny ID`: the questions stored in the workspace's
+ * ledger that nobody has answered, and answering one from here. The first answer counts
+ * (whether given here, by the asking process's own handler, or by another `approvals`).
+ * When the process that asked still runs, it resumes on the answer; when it is gone (killed,
+ * restarted), `allow` and `deny` run the call here, once, through an executor with the same
+ * ledger, tool version, arguments, workspace and modes, and store its result.
+ *
+ * Exit codes: 0 done; 1 no such question, or the call it ran failed; 2 usage.
+ *
+ * @module
+ */
+import { ToolDefinitionError } from '../errors/errors.js';
+import type { ApprovalRecord, Ledger } from '../ledger/store.js';
+import type { SandboxProfile } from '../sandbox/bubblewrap.js';
+import type { ApprovalMode } from '../decisions/decision.js';
+import { EXIT, logLevel, parse, policyOption, UsageError, APPROVE_FLAGS, type CliContext } from './context.js';
+import { age, argumentSummary, LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
+import { terminalSafe } from './terminal.js';
+import { cliToolSystem } from './tool-system.js';
+
+/** Usage lines of `toolgate approvals`. */
+export const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR]
+  toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR] [--no-policy]
+               the questions waiting in the workspace's ledger; allow or deny one (the
+               first answer counts; when the asking process is gone, the call runs here, once)`;
+
+/** Run `toolgate approvals`; `argv` are the arguments after `approvals`. */
+export async function approvalsCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parse(argv, { ...LEDGER_COMMAND_FLAGS, ...APPROVE_FLAGS });
+  const [action = 'list', id, ...rest] = positionals;
+  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  if (action === 'list') {
+    if (id !== undefined) throw new UsageError('approvals list takes no ID');
+    const ledger = openCliLedger(values, ctx);
+    try {
+      return list(ledger, values.json === true, ctx);
+    } finally {
+      ledger.close();
+    }
+  }
+  if (action !== 'allow' && action !== 'deny') throw new UsageError(`approvals: unknown action ${JSON.stringify(action)} (list, allow ID, deny ID)`);
+  if (id === undefined || !/^\d+$/.test(id)) throw new UsageError(`approvals ${action} needs the question's ID (a number: toolgate approvals list shows them)`);
+  const ledger = openCliLedger(values, ctx);
+  try {
+    return await answer(ledger, Number(id), action === 'allow' ? 'allow_once' : 'deny', values, ctx);
+  } finally {
+    ledger.close();
+  }
+}
+
+/** Print the unanswered questions. */
+function list(ledger: Ledger, json: boolean, ctx: CliContext): number {
+  const pending = ledger.pendingApprovals();
+  if (json) {
+    ctx.stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (pending.length === 0) {
+    ctx.stdout.write('no questions are waiting\n');
+    return EXIT.ok;
+  }
+  const now = Date.now();
+  const rows = pending.map((q) => [String(q.id), age(q.askedAt, now), q.tool, q.callId, q.ownerAlive ? 'waiting' : 'gone', why(q), argumentSummary(q.request.arguments)]);
+  const head = ['ID', 'AGE', 'TOOL', 'CALL', 'ASKER', 'WHY', 'ARGUMENTS'];
+  const widths = head.map((h, i) => Math.min(40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i]!))).join('  ');
+  ctx.stdout.write(`${[line(head), ...rows.map(line)].map((l) => terminalSafe(l, false)).join('\n')}\n`);
+  return EXIT.ok;
+}
+
+/** Why a question was asked: its decider and reason. */
+function why(q: ApprovalRecord): string {
+  const ask = q.request.ask as { decider?: string; reason?: string; rule?: string } | undefined;
+  return ask === undefined ? '-' : `${ask.decider ?? '?'}${ask.rule === undefined ? '' : ` [${ask.rule}]`}`;
+}
+
+/**
+ * Answer question `id`; when the process that asked is gone and the call still waits, run it
+ * here (the ledger's claim makes that happen once).
+ */
+async function answer(ledger: Ledger, id: number, given: 'allow_once' | 'deny', values: Record<string, unknown>, ctx: CliContext): Promise<number> {
+  const question = ledger.approval(id);
+  if (question === undefined) {
+    ctx.stderr.write(`toolgate: no question ${id} in ${ledger.file} (toolgate approvals list shows the waiting ones)\n`);
+    return EXIT.failed;
+  }
+  const counted = ledger.answer(id, given, `cli:${process.pid}`)!;
+  if (!counted.first) ctx.stderr.write(`toolgate: question ${id} was answered already (${counted.answer} by ${ledger.approval(id)?.answeredBy ?? '?'}); that answer counts\n`);
+  else ctx.stdout.write(`question ${id} (${question.tool}, call ${question.callId}): ${given === 'deny' ? 'denied' : 'allowed once'}\n`);
+  const call = ledger.get(question.callId, question.session)!;
+  if (call.state !== 'pending') {
+    ctx.stdout.write(`call ${call.callId} is ${call.state}${call.state === 'running' ? '' : ': toolgate result shows its result'}\n`);
+    return EXIT.ok;
+  }
+  if (ledger.ownerAlive(call)) {
+    ctx.stdout.write(`process ${call.ownerPid}, which asked, resumes the call\n`);
+    return EXIT.ok;
+  }
+  // The asking process is gone: run the call here, as it would have run there.
+  ctx.stdout.write(`process ${call.ownerPid}, which asked, is gone: running the call here\n`);
+  const stored = call.options;
+  let system;
+  try {
+    system = cliToolSystem(values, ctx, {
+      workspace: call.workspace,
+      logLevel: logLevel(values),
+      executor: {
+        ledger, session: call.session, outputStore: {},
+        policy: policyOption(values, ctx),
+        approvalMode: stored.approvalMode as ApprovalMode | undefined,
+        sandbox: stored.sandbox as SandboxProfile | undefined,
+        sandboxNetwork: stored.sandboxNetwork,
+      },
+    });
+    await system.start();
+  } catch (error) {
+    if (error instanceof ToolDefinitionError) throw new UsageError(error.message);
+    throw error;
+  }
+  try {
+    if (system.registry.get(call.tool, call.version) === undefined) {
+      ctx.stderr.write(`toolgate: ${call.tool}@${call.version} is not loaded here: give the --tools DIR --schemas FILE the asking process had\n`);
+      return EXIT.usage;
+    }
+    const result = await system.execute({ name: call.tool, arguments: call.arguments, callId: call.callId, version: call.version }, {
+      session: call.session, turnId: call.turn, mode: stored.mode, scopedWriteDirs: stored.scopedWriteDirs, approvalMode: stored.approvalMode as ApprovalMode | undefined,
+      timeoutMs: stored.timeoutMs,
+    });
+    const text = terminalSafe(result.output, false);
+    (result.success ? ctx.stdout : ctx.stderr).write(text.endsWith('\n') ? text : `${text}\n`);
+    return result.success ? EXIT.ok : EXIT.failed;
+  } finally {
+    await system.close();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * What the ledger commands (`approvals`, `result`, `trace`) share: opening the workspace's
+ * ledger from the command line's `--workspace` and `--state-dir`, and short forms of times,
+ * sizes and arguments for their tables.
+ *
+ * @module
+ */
+import { Ledger } from '../ledger/store.js';
+import { ledgerOption, UsageError, workspaceOption, type CliContext } from './context.js';
+
+/** The flags every ledger command takes. */
+export const LEDGER_COMMAND_FLAGS = {
+  workspace: { type: 'string' },
+  'state-dir': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/**
+ * The ledger of the command line's workspace (recovering dead processes' calls as it opens).
+ * @throws UsageError when the workspace is not a folder or the ledger cannot be opened.
+ */
+export function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Ledger {
+  const workspace = workspaceOption(values, ctx);
+  const options = ledgerOption(values, ctx, workspace);
+  if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
+  try {
+    return Ledger.open(options);
+  } catch (error) {
+    throw new UsageError(`the ledger could not be opened: ${(error as Error).message}`);
+  }
+}
+
+/** How long ago `at` (ms since the epoch) was: `12s`, `5m`, `3h`, `2d`. */
+export function age(at: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - at) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  if (s < 172_800) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86_400)}d`;
+}
+
+/** A byte count for people: `512 B`, `3.2 KiB`, `1.5 MiB`. */
+export function bytes(n: number | undefined): string {
+  if (n === undefined) return '-';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** Arguments on one line, clipped: `{"filepath":"a.txt","content":"hel…"}`. */
+export function argumentSummary(args: unknown, max = 60): string {
+  const text = (JSON.stringify(args) ?? '').replace(/\s+/g, ' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,67 @@
+/**
+ * `toolgate trace [--session S] [--call ID] [--json] [--limit N]`: the calls of the
+ * workspace's ledger, newest first, each with its state, decision path (`decider:verdict`),
+ * timings (waiting from recorded to started, running from started to ended), result status
+ * and the size of its whole output.
+ *
+ * @module
+ */
+import type { CallRecord, Ledger } from '../ledger/store.js';
+import { EXIT, parse, UsageError, type CliContext } from './context.js';
+import { bytes, LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
+import { terminalSafe } from './terminal.js';
+
+/** Usage lines of `toolgate trace`. */
+export const TRACE_USAGE = `  toolgate trace [--session S] [--call ID] [--limit N] [--json] [--workspace DIR]
+               [--state-dir DIR]
+               every recorded call: state, decisions, timings, result status and size`;
+
+/** One call as `trace --json` prints it. */
+interface TracedCall extends CallRecord {
+  decisions: string[];
+  /** ms from recorded to started (the gates and any question), when it started. */
+  waitMs: number | undefined;
+  /** ms from started to ended, when it ended. */
+  runMs: number | undefined;
+  /** `ok`, the error code, or `-` without a result. */
+  status: string;
+}
+
+/** Run `toolgate trace`; `argv` are the arguments after `trace`. */
+export async function traceCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parse(argv, { ...LEDGER_COMMAND_FLAGS, session: { type: 'string' }, call: { type: 'string' }, limit: { type: 'string' } });
+  if (positionals.length) throw new UsageError(`trace takes no positional arguments; got ${positionals.join(' ')}`);
+  const limit = values.limit === undefined ? 200 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer; got ${JSON.stringify(values.limit)}`);
+  const ledger = openCliLedger(values, ctx);
+  try {
+    const calls = ledger.list({ session: values.session as string | undefined, callId: values.call as string | undefined, limit }).map((c) => traced(ledger, c));
+    if (values.json) {
+      ctx.stdout.write(`${JSON.stringify(calls, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    if (calls.length === 0) {
+      ctx.stdout.write('no calls recorded\n');
+      return EXIT.ok;
+    }
+    for (const c of calls) {
+      const timing = `wait ${c.waitMs === undefined ? '-' : `${c.waitMs} ms`}, run ${c.runMs === undefined ? '-' : `${c.runMs} ms`}`;
+      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
+        + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`;
+      ctx.stdout.write(`${terminalSafe(line, false)}\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    ledger.close();
+  }
+}
+
+function traced(ledger: Ledger, call: CallRecord): TracedCall {
+  const decisions = ledger.decisions(call.callId, call.session).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
+  return {
+    ...call, decisions,
+    waitMs: call.startedAt === undefined ? undefined : call.startedAt - call.createdAt,
+    runMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
+    status: call.endedAt === undefined ? '-' : call.errorCode ?? 'ok',
+  };
+}

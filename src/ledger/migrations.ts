@@ -1,0 +1,85 @@
+/**
+ * The ledger's schema, as migrations: `MIGRATIONS[i]` takes a file from `PRAGMA user_version`
+ * `i` to `i + 1`, inside one transaction. Never edit a migration that has shipped; add one.
+ *
+ * Tables (times are milliseconds since the epoch):
+ * - `calls`: one row per call id and session (the idempotency key); its tool, version,
+ *   arguments (JSON), workspace, turn and per-call options (JSON: what a later process needs
+ *   to run it the same way), its state (`pending -> running -> done | failed | interrupted |
+ *   denied`), the owner process (pid and start time), and when it was recorded, started and
+ *   ended;
+ * - `decisions`: the decision path of a call, in order;
+ * - `approvals`: questions put to a person, with the request shown (JSON); the first answer
+ *   wins (`answer` is set only while it is NULL);
+ * - `events`: append-only, one row per state change, decision, question and answer;
+ * - `results`: the model-visible result (JSON) and the whole output (a blob), with its size in bytes.
+ *
+ * Few indexes on purpose: every index is one more page written per commit, and a commit's
+ * cost is its page writes. Lookups by state, session or call of an event scan tables bounded
+ * by retention (10,000 calls by default).
+ *
+ * @module
+ */
+
+/** The migrations, in order; the schema version of a file is how many have run. */
+export const MIGRATIONS: readonly string[] = Object.freeze([
+  `
+  CREATE TABLE calls (
+    id INTEGER PRIMARY KEY,
+    call_id TEXT NOT NULL,
+    session TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    workspace TEXT NOT NULL,
+    turn TEXT NOT NULL DEFAULT '',
+    options TEXT NOT NULL DEFAULT '{}',
+    state TEXT NOT NULL CHECK (state IN ('pending', 'running', 'done', 'failed', 'interrupted', 'denied')),
+    owner_pid INTEGER NOT NULL,
+    owner_start TEXT,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    ended_at INTEGER,
+    error_code TEXT,
+    UNIQUE (call_id, session)
+  );
+  CREATE TABLE decisions (
+    call INTEGER NOT NULL REFERENCES calls (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    decider TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    rule TEXT,
+    file TEXT,
+    line INTEGER,
+    PRIMARY KEY (call, seq)
+  ) WITHOUT ROWID;
+  CREATE TABLE approvals (
+    id INTEGER PRIMARY KEY,
+    call INTEGER NOT NULL REFERENCES calls (id) ON DELETE CASCADE,
+    request TEXT NOT NULL,
+    asked_at INTEGER NOT NULL,
+    answer TEXT,
+    answered_by TEXT,
+    answered_at INTEGER
+  );
+  CREATE INDEX approvals_by_call ON approvals (call);
+  CREATE INDEX approvals_pending ON approvals (id) WHERE answer IS NULL;
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    call INTEGER NOT NULL REFERENCES calls (id) ON DELETE CASCADE,
+    at INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT
+  );
+  CREATE TABLE results (
+    call INTEGER PRIMARY KEY REFERENCES calls (id) ON DELETE CASCADE,
+    success INTEGER NOT NULL,
+    result TEXT NOT NULL,
+    full_output BLOB,
+    size INTEGER NOT NULL,
+    stored_at INTEGER NOT NULL
+  );
+  `,
+]);

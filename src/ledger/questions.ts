@@ -1,0 +1,21 @@
+/**
+ * The ledger as the decision pipeline's store of questions ({@link DurableQuestions}): a
+ * question is stored before a handler is asked, `toolgate approvals allow|deny ID` answers it
+ * from another process, and the first answer counts.
+ *
+ * @module
+ */
+import type { ApprovalAnswer, ConfirmationRequest, DurableCallKey, DurableQuestions } from '../decisions/approval.js';
+import type { Ledger, NewCall } from './store.js';
+
+/** The questions of `ledger`, for an executor's decision pipeline. */
+export function ledgerQuestions(ledger: Ledger): DurableQuestions {
+  return {
+    pollMs: ledger.pollMs,
+    answered: (call: DurableCallKey) => ledger.answeredQuestion(call.callId, call.session),
+    // The executor's key is its ledger entry (a NewCall): a call not yet recorded is recorded with its question.
+    open: (request: ConfirmationRequest, call: DurableCallKey) => ledger.ask(call as NewCall, request),
+    current: (id: number) => ledger.answerOf(id),
+    settle: (id: number, answer: ApprovalAnswer, by: string) => ledger.answer(id, answer, by)?.answer,
+  };
+}
