@@ -76,3 +76,4 @@ export {
   loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
 } from './mcp/config.js';
 export { createMcpServer, serveStdio, serveHttp, type McpServeOptions, type McpHttpOptions, type McpServerHandle } from './mcp/server.js';
+export { LedgerTaskStore, TASK_SESSION, type LedgerTaskStoreOptions, type TaskRun } from './mcp/tasks.js';

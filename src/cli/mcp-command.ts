@@ -99,7 +99,10 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     } else {
       const handle = await serveStdio(serve, { stdin: ctx.stdin, stdout: ctx.stdout });
       onToolsChanged = () => handle.notifyToolsChanged();
-      await Promise.race([handle.closed, stopped]);
+      const how = await Promise.race([handle.closed.then(() => 'closed'), stopped.then(() => 'stopped')]);
+      // The client went away: tasks it started still finish (their results stay in the
+      // ledger); a signal stops at once.
+      if (how === 'closed') await Promise.race([handle.tasksIdle(), stopped]);
       await handle.close();
     }
     return EXIT.ok;

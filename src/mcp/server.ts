@@ -12,6 +12,13 @@
  * - Confirmation: with `yes`, calls are approved; otherwise a tool that requires confirmation
  *   is asked about through MCP elicitation when the client supports it, and denied with a
  *   message naming `--yes` (or a policy) when it does not.
+ * - Tasks (2025-11-25, experimental), with a ledger: the `tasks` capability and every tool's
+ *   `execution.taskSupport: 'optional'`; a `tools/call` with a `task` field is answered at once
+ *   with a task, its call runs in the background (ledger session `mcp-tasks`, the task id as
+ *   call id), and the SDK's `Protocol` answers `tasks/get|result|list|cancel` from a
+ *   {@link LedgerTaskStore} (`tasks.ts`). A task's question to the person is put through
+ *   elicitation while the client is there, and otherwise waits in the ledger for
+ *   `toolgate approvals allow|deny` (status `input_required`).
  *
  * @module
  */
@@ -23,7 +30,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
-  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult,
+  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult, type CreateTaskResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
@@ -34,6 +41,7 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isOfferedInMode, isSelected } from '../registry/visibility.js';
 import { resolveMode } from '../modes/modes.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
+import { LedgerTaskStore, TASK_SESSION } from './tasks.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
 
@@ -65,6 +73,23 @@ export interface McpServeOptions {
   logger?: Logger;
   /** Name and version the server reports. Default `{ name: 'toolgate', version: '0.1.0' }`. */
   serverInfo?: { name: string; version: string };
+  /**
+   * Where MCP tasks are kept: a {@link LedgerTaskStore} (share one between the servers of one
+   * process, so that a client reconnecting finds the tasks this process runs), or `false` for
+   * no task support. Default: a new store over the executor's ledger; none without a ledger.
+   */
+  tasks?: LedgerTaskStore | false;
+}
+
+/**
+ * The task store `options` ask for: theirs, else one over the executor's ledger (none without one).
+ */
+function taskStoreFor(options: McpServeOptions): LedgerTaskStore | undefined {
+  if (options.tasks !== undefined) return options.tasks === false ? undefined : options.tasks;
+  const executor = options.system?.executor ?? options.executor;
+  const ledger = executor?.ledger;
+  if (executor === undefined || ledger === undefined) return undefined;
+  return new LedgerTaskStore(ledger, (name) => executor.registry.get(name));
 }
 
 /** The message of a denied confirmation when the client cannot be asked. */
@@ -83,9 +108,11 @@ export function createMcpServer(options: McpServeOptions): Server {
   const executor = system?.executor ?? options.executor;
   if (executor === undefined) throw ToolgateOptionError.fromBadOption('executor', 'createMcpServer needs options.system (a ToolSystem) or options.executor');
   const logger = options.logger ?? createLogger('silent');
+  const tasks = taskStoreFor(options);
   const server = new Server(options.serverInfo ?? { name: 'toolgate', version: '0.1.0' }, {
-    capabilities: { tools: { listChanged: true } },
+    capabilities: tasks === undefined ? { tools: { listChanged: true } } : { tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
     instructions: 'toolgate serves its tool registry; every call passes its gates (mode, policy, confirmation, rate limit) and timeouts.',
+    taskStore: tasks,
   });
   const selection = { names: options.tools, tags: options.tags };
   const registry = executor.registry;
@@ -104,20 +131,53 @@ export function createMcpServer(options: McpServeOptions): Server {
     return registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, executor.scopedWriteTools)).map((t) => toMcpTool(t));
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tasks === undefined ? listed() : listed().map((t) => ({ ...t, execution: { taskSupport: 'optional' as const } })),
+  }));
 
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in
   // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the
   // specification asks; with the strict schema, the parse failure would surface as -32603.
   /** This server's connection, for the ledger's sessions when the transport has no session id (stdio). */
   const connection = crypto.randomUUID();
-  server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (raw, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (raw, extra): Promise<CallToolResult | CreateTaskResult> => {
     const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
     const tool = visible(name);
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = server.getClientCapabilities();
     const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
+    if (request.params.task !== undefined && tasks !== undefined) {
+      const task = await tasks.createTask(request.params.task, extra.requestId, raw as never, extra.sessionId);
+      const args = request.params.arguments ?? {};
+      // Asked while the client is there; else (or once it is gone) the question waits in the
+      // ledger for `toolgate approvals allow|deny` (the task reads input_required meanwhile).
+      const askOrWait = (signal: AbortSignal): ConfirmationHandler => async (req) => {
+        if (canAsk) {
+          try {
+            return await elicitConfirmation(server, req, signal);
+          } catch {
+            // the client went away: wait for an answer given elsewhere
+          }
+        }
+        return new Promise<ApprovalAnswer>(() => undefined);
+      };
+      tasks.start(
+        task.taskId,
+        { tool: tool.name, version: tool.version, arguments: args, workspace: options.workspaceRoot ?? process.cwd(), turn: '' },
+        (signal) => (system ?? executor).execute(
+          { name, arguments: args, callId: task.taskId },
+          {
+            mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, confirmationHandler: askOrWait(signal),
+            signal, workspaceRoot: options.workspaceRoot, session: TASK_SESSION,
+          },
+        ),
+        () => {
+          void tasks.getTask(task.taskId).then((now) => (now === null ? undefined : server.notification({ method: 'notifications/tasks/status', params: now }))).catch(() => undefined);
+        },
+      );
+      return { task };
+    }
     let asked = false;
     const ask: ConfirmationHandler = async (req) => {
       asked = true;
@@ -198,10 +258,15 @@ export interface McpServerHandle {
 
 /**
  * Serve over stdio (this process's stdin and stdout; logs must go to stderr).
- * @returns a handle; the server also stops when stdin closes.
+ * @returns a handle; the server also stops when stdin closes. `tasksIdle` settles once every
+ *   task this server started has ended or waits for an answer kept in the ledger (what
+ *   `toolgate mcp` waits for after its client went away, so that started tasks finish).
  */
-export async function serveStdio(options: McpServeOptions, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<McpServerHandle & { closed: Promise<void> }> {
-  const server = createMcpServer(options);
+export async function serveStdio(
+  options: McpServeOptions, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
+): Promise<McpServerHandle & { closed: Promise<void>; tasksIdle(): Promise<void> }> {
+  const tasks = taskStoreFor(options);
+  const server = createMcpServer({ ...options, tasks: tasks ?? false });
   const transport = new StdioServerTransport(streams?.stdin as never, streams?.stdout as never);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -211,6 +276,7 @@ export async function serveStdio(options: McpServeOptions, streams?: { stdin: No
   await server.connect(transport);
   return {
     closed,
+    tasksIdle: () => tasks?.idle() ?? Promise.resolve(),
     notifyToolsChanged: () => void server.sendToolListChanged().catch(() => undefined),
     close: () => server.close(),
   };
@@ -279,6 +345,8 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const endpoint = options.path ?? '/mcp';
   const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
+  // One task store for every session: a client that reconnects (a new session) finds its tasks.
+  const tasks = taskStoreFor(options) ?? false;
   let allowedHosts: string[] = [];
 
   const httpServer = http.createServer((req, res) => {
@@ -330,7 +398,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
         sessions.set(id, { server, transport });
       },
     });
-    const server = createMcpServer(options);
+    const server = createMcpServer({ ...options, tasks });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
