@@ -195,8 +195,9 @@ export function createMcpServer(options: McpServeOptions): Server {
           confirmationHandler: canAsk ? ask : null,
           signal: extra.signal,
           workspaceRoot: options.workspaceRoot,
-          // MCP has no turns: an answer `for this turn` lasts as long as the client's session.
-          turnId: extra.sessionId ?? '',
+          // MCP has no turns: an answer `for this turn` lasts as long as the client's session
+          // (its connection over stdio).
+          turnId: `mcp_${extra.sessionId ?? connection}`,
           // Request ids start again on every connection: they name a call within one only
           // (the ledger's idempotency key is call id and session).
           session: `mcp_${extra.sessionId ?? connection}`,
