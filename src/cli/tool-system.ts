@@ -83,8 +83,10 @@ async function bridgeConfigured(
     logger.warn({ event: 'mcp_config_cycle', config: file }, 'not bridging the servers of a config file that a toolgate above this one already bridges (a cycle)');
     return undefined;
   }
+  // A toolgate bridged in keeps its call ledger in this one's state folder.
+  const stateHome: Record<string, string> = ctx.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: ctx.env.XDG_STATE_HOME };
   const bridge = await McpBridge.connect(registry, loaded.config.mcpServers, {
-    logger, onToolsChanged: () => onToolsChanged?.(), childEnv: { [BRIDGED_CONFIGS_ENV]: [...above, file].join(path.delimiter) },
+    logger, onToolsChanged: () => onToolsChanged?.(), childEnv: { [BRIDGED_CONFIGS_ENV]: [...above, file].join(path.delimiter), ...stateHome },
   });
   // The log's level is `error` by default; a server that did not start must not vanish silently.
   for (const status of bridge.status()) {

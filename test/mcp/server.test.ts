@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, ToolExecutor, type McpServerHandle } from 'toolgate';
@@ -220,7 +220,10 @@ describe('the toolgate mcp command: its flags, over stdio and over HTTP', () => 
 
   async function connect(args: string[]): Promise<Client> {
     const client = newClient('none');
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, ...args], stderr: 'pipe' }));
+    // The SDK passes the child only a few variables: add the test's state folder, so that the
+    // server's call ledger is not written in the user's.
+    const env = { ...getDefaultEnvironment(), XDG_STATE_HOME: process.env.XDG_STATE_HOME! };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, ...args], stderr: 'pipe', env }));
     clients.push(client);
     return client;
   }
