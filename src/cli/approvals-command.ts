@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { failedResult } from '../closeout/results.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalRecord, Ledger } from '../ledger/store.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
@@ -95,6 +96,14 @@ async function answer(ledger: Ledger, id: number, given: 'allow_once' | 'deny', 
   }
   if (ledger.ownerAlive(call)) {
     ctx.stdout.write(`process ${call.ownerPid}, which asked, resumes the call\n`);
+    return EXIT.ok;
+  }
+  if (counted.answer !== 'allow_once' && counted.answer !== 'allow_for_turn' && counted.answer !== 'always') {
+    // Refused, and nobody waits: the call ends denied here and never runs.
+    const result = failedResult('CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${call.tool} call (toolgate approvals deny). Do not retry it unchanged; ask the user or take another approach.`, { tool: call.tool, version: call.version, callId: call.callId });
+    result.confirmed = false;
+    ledger.finish(call, { state: 'denied', decisions: [{ decider: 'confirmation', verdict: 'deny', reason: result.output, rule: 'deny' }], result });
+    ctx.stdout.write(`process ${call.ownerPid}, which asked, is gone: call ${call.callId} ends denied and does not run\n`);
     return EXIT.ok;
   }
   // The asking process is gone: run the call here, as it would have run there.

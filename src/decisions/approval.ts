@@ -193,7 +193,14 @@ function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, 
       clearInterval(timer);
     };
     const timer = setInterval(() => {
-      const given = questions.current(id);
+      let given: string | undefined;
+      try {
+        given = questions.current(id);
+      } catch (error) {
+        // A busy or failing store must not take the process down: look again next time.
+        logger.warn({ event: 'question_poll_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'could not read a stored question; trying again');
+        return;
+      }
       if (given !== undefined) end(given, 'an answer given elsewhere (toolgate approvals)');
     }, questions.pollMs);
     for (const signal of durable.signals) signal?.addEventListener('abort', stop, { once: true });
@@ -201,7 +208,14 @@ function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, 
       if (over) return;
       // A handler that failed closes the question as a refusal, but not as a person's no.
       const recorded = answer === FAILED ? 'deny' : answer;
-      const counted = questions.settle(id, recorded, answer === FAILED ? 'handler (failed)' : 'handler') ?? recorded;
+      let counted: string = recorded;
+      try {
+        counted = questions.settle(id, recorded, answer === FAILED ? 'handler (failed)' : 'handler') ?? recorded;
+      } catch (error) {
+        // The answer could not be stored: it still decides this call (the question stays open
+        // in the store, for a later look by a person).
+        logger.warn({ event: 'question_settle_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'could not store the answer to a question');
+      }
       if (counted === recorded) end(answer, 'the confirmation handler');
       else end(counted, 'an earlier answer given elsewhere (toolgate approvals)');
     }, () => undefined);

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import crypto from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { OutputStore, type OutputStoreOptions } from '../closeout/output-store.js';
 import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf, toolFailure } from '../closeout/results.js';
@@ -576,7 +577,15 @@ export class ToolExecutor {
     } catch (error) {
       return this.fail(state, 'INTERNAL', `the call was not run: the ledger ${store.file} could not be read (${clip((error as Error)?.message ?? String(error), 500)}).`);
     }
-    if (outcome.kind === 'ended') return this.finish(state.started, outcome.result, 'ledger');
+    if (outcome.kind === 'ended') {
+      // A retry repeats the call; the same id with another tool or other arguments is another
+      // request, which must not be answered with the first one's result.
+      const earlier = store.get(state.callId, session);
+      if (earlier !== undefined && (earlier.tool !== entry.tool || !isDeepStrictEqual(earlier.arguments, entry.arguments))) {
+        return this.fail(state, 'INVALID_ARGUMENTS', `call id ${state.callId} of session ${session} was used before for another request (${earlier.tool} with other arguments); it was not run. A retry repeats the same call; a new call needs a new call id.`);
+      }
+      return this.finish(state.started, outcome.result, 'ledger');
+    }
     if (outcome.kind === 'in_progress') {
       const { record } = outcome;
       return this.fail(

@@ -291,6 +291,17 @@ export class Ledger {
     this.pollMs = positive(options.pollMs, DEFAULTS.pollMs, 'ledger.pollMs');
     const busy = positive(options.busyTimeoutMs, DEFAULTS.busyTimeoutMs, 'ledger.busyTimeoutMs');
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Arguments and whole outputs may hold secrets: the file and its WAL and shared-memory
+    // companions are the owner's alone, whatever the umask (made empty first, so no moment
+    // exists where another user could open them).
+    for (const companion of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        fs.closeSync(fs.openSync(companion, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
+        fs.chmodSync(companion, 0o600);
+      } catch {
+        // Not ours to change (a read-only or shared store): SQLite reports what matters.
+      }
+    }
     this.db = new Database(file, { timeout: busy });
     try {
       this.db.pragma('journal_mode = WAL');

@@ -101,6 +101,21 @@ describe('ledger through the CLI, with kill -9', () => {
     assert.equal(unknown.code, 1);
   });
 
+  it('approvals deny for a call whose asker is gone: the call ends denied and never runs', async () => {
+    const asker = await startUntil([ASKER, state, ws, 'ask-deny', 'denied-run'], (out) => out.includes('asked'));
+    await kill9(asker);
+    const questions = JSON.parse((await runCli(['approvals', '--json', ...where()])).stdout) as Array<{ id: number; callId: string }>;
+    const question = questions.find((q) => q.callId === 'ask-deny');
+    assert.ok(question);
+    // --no-policy: nothing in this process would ask again; the answer alone must refuse the call.
+    const denied = await runCli(['approvals', 'deny', String(question.id), '--no-policy', ...where(), ...fixtures()]);
+    assert.equal(denied.code, 0, denied.stderr);
+    assert.match(denied.stdout, /ends denied and does not run/);
+    assert.ok(!runs().includes('denied-run'), 'the denied call did not run');
+    const result = await runCli(['result', 'ask-deny', ...where()]);
+    assert.match(result.stdout + result.stderr, /Confirmation denied/);
+  });
+
   it('approvals allow while the asking process lives: that process resumes and runs the call', async () => {
     let out = '';
     const asker = await startUntil([ASKER, state, ws, 'ask-live', 'resumed-run'], (stdout) => (out = stdout).includes('asked'));
@@ -149,9 +164,14 @@ describe('ledger through the CLI, with kill -9', () => {
     const call = (marker: string, ...extra: string[]) => runCli(['call', 'append_marker', JSON.stringify({ filepath: 'runs.txt', marker }), '--call-id', 'same', ...extra, ...where().slice(0, 2), ...fixtures()]);
     const first = await call('first', '--state-dir', state);
     assert.equal(first.code, 0, first.stderr);
-    const second = await call('second', '--state-dir', state);
+    const second = await call('first', '--state-dir', state);
     assert.equal(second.code, 0, second.stderr);
     assert.equal(second.stdout, 'appended first\n');
+    assert.equal(runs(), 'first\n');
+    // The same id with other arguments is another request: refused, never the first result.
+    const reused = await call('second', '--state-dir', state);
+    assert.equal(reused.code, 1);
+    assert.match(reused.stderr, /was used before for another request/);
     assert.equal(runs(), 'first\n');
     const unrecorded = await call('third', '--no-ledger');
     assert.equal(unrecorded.code, 0, unrecorded.stderr);

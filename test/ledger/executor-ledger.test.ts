@@ -32,9 +32,14 @@ describe('executor with a ledger', () => {
     try {
       const first = await executor.call('append_marker', { filepath: 'once.txt', marker: 'm1' }, { callId: 'retry-1' });
       assert.equal(first.success, true, first.output);
-      const again = await executor.call('append_marker', { filepath: 'once.txt', marker: 'm2' }, { callId: 'retry-1' });
-      assert.equal(again.output, first.output, 'the stored result');
+      const again = await executor.call('append_marker', { marker: 'm1', filepath: 'once.txt' }, { callId: 'retry-1' });
+      assert.equal(again.output, first.output, 'the stored result (the same arguments, in another order)');
       assert.equal(fs.readFileSync(path.join(dir, 'once.txt'), 'utf8'), 'm1\n', 'the tool ran once');
+      // The same id for another request is refused, never answered with the first result.
+      const reused = await executor.call('append_marker', { filepath: 'once.txt', marker: 'm2' }, { callId: 'retry-1' });
+      assert.equal(reused.errorCode, 'INVALID_ARGUMENTS');
+      assert.match(reused.error!, /was used before for another request/);
+      assert.equal(fs.readFileSync(path.join(dir, 'once.txt'), 'utf8'), 'm1\n');
       const other = await executor.call('append_marker', { filepath: 'once.txt', marker: 'm3' }, { callId: 'retry-1', session: 'another' });
       assert.equal(other.success, true);
       assert.equal(fs.readFileSync(path.join(dir, 'once.txt'), 'utf8'), 'm1\nm3\n', 'another session is another call');
@@ -43,7 +48,7 @@ describe('executor with a ledger', () => {
       assert.ok(record.startedAt !== undefined && record.endedAt !== undefined);
       // A second executor (a restarted process) sees the same.
       const restarted = executorWith(ledger);
-      const third = await restarted.call('append_marker', { filepath: 'once.txt', marker: 'm4' }, { callId: 'retry-1' });
+      const third = await restarted.call('append_marker', { filepath: 'once.txt', marker: 'm1' }, { callId: 'retry-1' });
       assert.equal(third.output, first.output);
       assert.equal(fs.readFileSync(path.join(dir, 'once.txt'), 'utf8'), 'm1\nm3\n');
       await restarted.close();
