@@ -9,10 +9,9 @@
  * @module
  */
 import path from 'node:path';
-import { mostSevere } from '../policy/action-kinds.js';
-import { loadShellAnalyzer, toolArgumentDoubt } from '../policy/shell/analyze.js';
+import { analyzeCommandArguments, loadShellAnalyzer } from '../policy/shell/analyze.js';
 import { workspaceFor } from '../workspace/workspace.js';
-import type { PolicyCallInput, PolicyMatch } from '../policy/policy-rules.js';
+import { policyCallInput, type PolicyCallInput, type PolicyMatch } from '../policy/policy-rules.js';
 import { defaultPolicyPaths, PolicySet, type PolicyFileStatus } from '../policy/policy-set.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import { pathValues } from '../schema/path-arguments.js';
@@ -103,19 +102,13 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
       }
       return path.relative(ws.realRoot, real).split(path.sep).join('/') || '.';
     });
-  const input: PolicyCallInput = { tool: tool.name, kind: tool.kind, args, paths, commandArguments: tool.commandArguments };
-  const texts = tool.commandArguments.map((name) => args[name]).filter((v): v is string => typeof v === 'string');
-  if (texts.length === 0) return { input, notes };
-  const analyze = await loadShellAnalyzer();
-  const analyses = texts.map((text) => {
-    const analysis = analyze(text);
-    const doubt = toolArgumentDoubt(args, analysis);
-    return doubt === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, doubt] };
-  });
-  const shell = { commands: analyses.flatMap((a) => a.commands), uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)) };
+  const analyses = tool.commandArguments.length === 0 ? [] : analyzeCommandArguments(await loadShellAnalyzer(), tool.commandArguments, args);
+  const input = policyCallInput(tool, args, paths, analyses);
+  const { shell } = input;
+  if (shell === undefined) return { input, notes };
   for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}: ${command.kind}`);
   for (const why of shell.uncertain) notes.push(`uncertain: ${why}`);
-  return { input: { ...input, shell }, notes };
+  return { input, notes };
 }
 
 /**

@@ -18,9 +18,7 @@
  */
 import path from 'node:path';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
-import type { PolicyCallInput } from '../policy/policy-rules.js';
-import type { ShellAnalysis } from '../policy/shell/types.js';
-import { mostSevere } from '../policy/action-kinds.js';
+import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'policy';
@@ -69,16 +67,7 @@ export class PolicyFilesDecider implements Decider {
 function policyInput(call: PreparedCall): PolicyCallInput {
   const { workspace } = call;
   const paths = call.paths.map((p) => path.relative(workspace.realRoot, p.real).split(path.sep).join('/') || '.');
-  const input = { tool: call.tool.name, kind: call.tool.kind, args: call.args, paths, commandArguments: call.tool.commandArguments };
-  if (call.commands.length === 0) return input;
-  return { ...input, shell: joined(call.commands) };
-}
-
-/** One analysis of several command arguments (a tool with more than one). */
-function joined(analyses: readonly ShellAnalysis[]): ShellAnalysis {
-  if (analyses.length === 1) return analyses[0]!;
-  const commands = analyses.flatMap((a) => a.commands);
-  return { commands, uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)) };
+  return policyCallInput(call.tool, call.args, paths, call.commands);
 }
 
 /** The pipeline's decision for what the policy files said. */

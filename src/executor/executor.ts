@@ -34,7 +34,7 @@ import { PolicyFileApprovals } from '../policy/saved-approvals.js';
 import { defaultPolicyPaths } from '../policy/policy-set.js';
 import type { PolicyFilesOptions } from '../decisions/policy-files.decider.js';
 import type { ShellAnalysis } from '../policy/shell/types.js';
-import { loadShellAnalyzer, readyShellAnalyzer, toolArgumentDoubt, type ShellAnalyzer } from '../policy/shell/analyze.js';
+import { analyzeCommandArguments, loadShellAnalyzer, readyShellAnalyzer, type ShellAnalyzer } from '../policy/shell/analyze.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
@@ -518,12 +518,12 @@ export class ToolExecutor {
       if (analyze === undefined) {
         return loadShellAnalyzer().then(undefined, unavailableAnalyzer)
           .then((loaded) => {
-            state.commands = analyzeCommands(state, loaded);
+            state.commands = analyzeCommandArguments(loaded, state.tool.commandArguments, state.args);
             return this.decideOn(state, options);
           })
           .then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
       }
-      state.commands = analyzeCommands(state, analyze);
+      state.commands = analyzeCommandArguments(analyze, state.tool.commandArguments, state.args);
     }
     return this.decideOn(state, options);
   }
@@ -977,23 +977,6 @@ function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | 
   if (typeof user !== 'string' && typeof user !== 'boolean') throw ToolgateOptionError.fromBadOption('policy', `policy.user must be a path or a boolean; got ${kindOf(user)}`);
   const userFile = typeof user === 'string' ? user : user ? defaultPolicyPaths().user : undefined;
   return { userFile, workspaceFiles: workspace };
-}
-
-/**
- * The analyses of a call's `@format shell-command` arguments (a missing or non-string value has
- * none). The call's own `env` and `workdir` arguments can change what a command line runs, so
- * their doubt ({@link toolArgumentDoubt}) is added to each analysis.
- */
-function analyzeCommands(state: CallState, analyze: ShellAnalyzer): readonly ShellAnalysis[] {
-  const found: ShellAnalysis[] = [];
-  for (const name of state.tool.commandArguments) {
-    const text = state.args[name];
-    if (typeof text !== 'string') continue;
-    const analysis = analyze(text);
-    const doubt = toolArgumentDoubt(state.args, analysis);
-    found.push(doubt === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, doubt] });
-  }
-  return found;
 }
 
 /**

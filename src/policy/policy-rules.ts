@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ActionKind } from './action-kinds.js';
+import { mostSevere, type ActionKind } from './action-kinds.js';
 import type { PolicyAction, PolicyFile, PolicyRule } from './policy-file.js';
 import type { ShellAnalysis, ShellCommand } from './shell/types.js';
 
@@ -27,6 +27,25 @@ export interface PolicyCallInput {
    * status*"`) would match `git status; rm -rf data`. Rules for shell commands use `command`.
    */
   readonly commandArguments?: readonly string[];
+}
+
+/**
+ * The rules' input for a call: `paths` workspace-relative with `/` separators (`.` for the
+ * root), and the analyses of its command arguments joined into one `shell` (absent when there
+ * are none). What the policy decider and `toolgate policy check --explain` both show the rules.
+ */
+export function policyCallInput(
+  tool: { readonly name: string; readonly kind: ActionKind; readonly commandArguments: readonly string[] },
+  args: Readonly<Record<string, unknown>>,
+  paths: readonly string[],
+  analyses: readonly ShellAnalysis[],
+): PolicyCallInput {
+  const input = { tool: tool.name, kind: tool.kind, args, paths, commandArguments: tool.commandArguments };
+  if (analyses.length === 0) return input;
+  const shell = analyses.length === 1
+    ? analyses[0]!
+    : { commands: analyses.flatMap((a) => a.commands), uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)) };
+  return { ...input, shell };
 }
 
 /** What one file's rules say about one call. */

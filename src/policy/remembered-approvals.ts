@@ -22,6 +22,7 @@
  */
 import crypto from 'node:crypto';
 import canonicalizeExport from 'canonicalize';
+import { clip } from '../util/values.js';
 import type { ApprovalAnswer } from '../decisions/approval.js';
 import type { PreparedCall } from '../decisions/decision.js';
 import type { ShellCommand } from './shell/types.js';
@@ -189,7 +190,7 @@ function requestKey(call: Pick<PreparedCall, 'tool' | 'args' | 'workspace'>): st
 /** The keys of a call (see the module's TSDoc). */
 function callKeys(call: PreparedCall): CallKeys {
   const whole = requestKey(call);
-  const asWhole = (narrow: boolean): CallKeys => ({ keys: [whole], whole, narrow, summaries: [`${call.tool.name} ${clipped(JSON.stringify(call.args))}`] });
+  const asWhole = (narrow: boolean): CallKeys => ({ keys: [whole], whole, narrow, summaries: [`${call.tool.name} ${clip(JSON.stringify(call.args))}`] });
   if (call.commands.length === 0) return asWhole(true);
   const commands = call.commands.flatMap((a) => a.commands);
   if (call.commands.some((a) => a.uncertain.length !== 0) || commands.length === 0) return asWhole(false);
@@ -208,7 +209,7 @@ function callKeys(call: PreparedCall): CallKeys {
   const summaries: string[] = [];
   for (const command of commands) {
     keys.push(keyOf({ tool: call.tool.name, revision: call.tool.revision, command: { argv: command.argv, wrappers: command.wrappers, writes: command.writes }, rest, workspace: call.workspace.realRoot }));
-    summaries.push(`${call.tool.name}: ${clipped(command.argv.join(' '))}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
+    summaries.push(`${call.tool.name}: ${clip(command.argv.join(' '))}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
   }
   return { keys, whole, narrow: !commands.some(isBroad), summaries };
 }
@@ -223,8 +224,4 @@ function isLiteralWord(word: string): boolean {
 
 function isBroad(command: ShellCommand): boolean {
   return BROAD_PROGRAMS.has(command.program) || command.wrappers.some((w) => BROAD_PROGRAMS.has(w));
-}
-
-function clipped(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }

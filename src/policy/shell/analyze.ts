@@ -72,6 +72,24 @@ async function createAnalyzer(): Promise<ShellAnalyzer> {
 }
 
 /**
+ * The analyses of a call's command arguments (`commandArguments`, the names of its
+ * `@format shell-command` arguments; a missing or non-string value has none), each with the
+ * doubt the call's own `env` and `workdir` arguments add ({@link toolArgumentDoubt}). What the
+ * executor gives its deciders and what `toolgate policy check --explain` shows.
+ */
+export function analyzeCommandArguments(analyze: ShellAnalyzer, commandArguments: readonly string[], args: Readonly<Record<string, unknown>>): ShellAnalysis[] {
+  const found: ShellAnalysis[] = [];
+  for (const name of commandArguments) {
+    const text = args[name];
+    if (typeof text !== 'string') continue;
+    const analysis = analyze(text);
+    const doubt = toolArgumentDoubt(args, analysis);
+    found.push(doubt === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, doubt] });
+  }
+  return found;
+}
+
+/**
  * Why a shell tool's own arguments make its command lines unvouchable, or undefined: an `env`
  * object naming a variable outside the safe list (`GIT_CONFIG_*`, `BASH_ENV`, `PS4`... run
  * code as surely as `NAME=value cmd` does), or a `workdir` other than the workspace root when
