@@ -2,7 +2,7 @@
  * The decision pipeline: the deciders of `deciders.ts`, asked in order about one prepared
  * call, their decisions combined, an `ask` answered, and every wait bounded.
  *
- * Combination (documented in README's "Policy" table, and the same for every decider):
+ * Combination (documented in docs/policy.md's table, and the same for every decider):
  * 1. the first `deny` ends the pipeline: later deciders are not asked, and the call is refused
  *    with that decision's code and reason. Deny beats everything: rules, remembered answers,
  *    approval modes;

@@ -82,7 +82,7 @@ export interface ToolExecutorOptions {
    */
   approvalMode?: ApprovalMode;
   /**
-   * Policy files: the user's and each workspace's (README, "Policy"). Re-checked before every
+   * Policy files: the user's and each workspace's (docs/policy.md). Re-checked before every
    * call; an unreadable or invalid file denies every call, naming the file and line. Default:
    * none read (the CLI, `toolgate mcp` and `toolgate agent` read both unless `--no-policy`).
    */
@@ -140,7 +140,7 @@ export interface ToolExecutorOptions {
   /** Let sandboxed processes use the host's network (loopback included). Default false: no network. */
   sandboxNetwork?: boolean;
   /**
-   * A durable call ledger (`src/ledger/`, README "Ledger"): every call whose arguments are
+   * A durable call ledger (`src/ledger/`, docs/ledger.md): every call whose arguments are
    * valid is recorded before the deciders, a question is stored before it is asked, the call
    * is claimed `running` before its runner starts, and its decisions, end state and result
    * (the whole output too) are stored when it closes out; a call id already ended in the same

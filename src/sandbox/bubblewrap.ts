@@ -170,7 +170,7 @@ function gitProtections(roots: readonly string[]): string[] {
     try {
       stat = fs.lstatSync(git);
     } catch {
-      continue; // no repository here (one made during the call is the command's own: see the README)
+      continue; // no repository here (one made during the call is the command's own: see docs/sandbox.md)
     }
     if (stat.isFile() || stat.isDirectory()) args.push('--ro-bind', git, git);
   }
