@@ -1,0 +1,181 @@
+/**
+ * What a user gets (issue 17): the project packed with `npm pack`, the tarball installed into
+ * a fresh ESM project with its own TypeScript, and the README's five-minute path run there
+ * word for word: its tsconfig, its example tool, `toolgate schemas`, `tsc`, the installed
+ * `npx toolgate call` (and its refusal of a path outside the workspace), the `ToolSystem`
+ * snippet, the OpenAI request loop against a loopback stand-in, and the MCP client config.
+ *
+ * The install is offline: the project's lock file is derived from ours (the tarball plus our
+ * runtime dependencies, whose tarballs `npm ci` left in npm's cache), so nothing but loopback
+ * is reached. It compiles better-sqlite3 from source, about two minutes of one core: the test
+ * runs only with TOOLGATE_PACK=1 (`.ci/run` sets it).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { REPO_ROOT } from '../helpers.js';
+import { startOpenAIFixture, turn, type OpenAIFixture } from '../openai-fixture.js';
+
+const run = promisify(execFile);
+const enabled = process.env.TOOLGATE_PACK === '1';
+const skip = enabled ? false : 'installs a packed tarball (about two minutes); set TOOLGATE_PACK=1';
+
+/** The fenced blocks of README.md of one language, in order. */
+function readmeBlocks(lang: string): string[] {
+  const text = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  return [...text.matchAll(/```(\w+)\n([\s\S]*?)```/g)].filter((m) => m[1] === lang).map((m) => m[2]!);
+}
+
+/** A command's result, whatever its exit code. */
+function exec(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('the packed package, installed as a user installs it', { skip }, () => {
+  let tmp = '';
+  let project = '';
+  let tarball = '';
+
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-pack-'));
+    project = path.join(tmp, 'project');
+    fs.mkdirSync(project);
+    // --ignore-scripts: pack the dist/ the suite runs on; the prepare script would rebuild it
+    // under the tests' feet.
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tmp], { cwd: REPO_ROOT });
+    tarball = path.join(tmp, stdout.trim().split('\n').at(-1)!);
+    const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; dependencies?: Record<string, string>; engines?: unknown; version?: string }>;
+    };
+    const ours = lock.packages['']!;
+    const spec = `file:../${path.basename(tarball)}`;
+    const manifest = { name: 'my-agent', version: '1.0.0', type: 'module', private: true, dependencies: { toolgate: spec }, devDependencies: { typescript: '~5.9.3' } };
+    const packages: Record<string, unknown> = {
+      '': { name: manifest.name, version: manifest.version, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies },
+      'node_modules/toolgate': {
+        version: ours.version,
+        resolved: spec,
+        integrity: `sha512-${createHash('sha512').update(fs.readFileSync(tarball)).digest('base64')}`,
+        dependencies: ours.dependencies,
+        engines: ours.engines,
+        bin: { toolgate: 'bin/toolgate.js' },
+      },
+    };
+    for (const [key, entry] of Object.entries(lock.packages)) if (key.startsWith('node_modules/') && !entry.dev) packages[key] = entry;
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify(manifest, null, 2));
+    fs.writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2));
+    const install = await exec('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
+    assert.equal(install.code, 0, `npm ci of the tarball failed:\n${install.stderr}`);
+  });
+
+  after(() => {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('installs the built files only, and builds nothing of ours in the user tree', () => {
+    const installed = path.join(project, 'node_modules/toolgate');
+    assert.ok(fs.existsSync(path.join(installed, 'dist/src/index.js')));
+    assert.ok(fs.existsSync(path.join(installed, 'tools/tool-schemas.json')));
+    for (const absent of ['src', 'test', 'dist/test', 'tsconfig.json', '.ci']) {
+      assert.equal(fs.existsSync(path.join(installed, absent)), false, `${absent} should not be in the package`);
+    }
+    // Nothing to build from: no sources, no tsconfig (so no prepare script can have run a
+    // build in the user's tree); and the package has no install scripts of its own.
+    const pkg = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts?.[hook], undefined, hook);
+  });
+
+  it("runs the README's five-minute path: tool, schemas, tsc, the installed CLI", async () => {
+    const [tsconfig] = readmeBlocks('json');
+    const [toolSource] = readmeBlocks('ts');
+    fs.writeFileSync(path.join(project, 'tsconfig.json'), tsconfig!);
+    fs.mkdirSync(path.join(project, 'src/tools'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'src/tools/count-lines.tool.ts'), toolSource!);
+    fs.writeFileSync(path.join(project, 'README.md'), '# my agent\nline two\nline three\n');
+
+    const schemas = await exec('npx', ['toolgate', 'schemas', 'src/tools/**/*.ts', '--out', 'tool-schemas.json'], project);
+    assert.equal(schemas.code, 0, schemas.stderr);
+    const file = JSON.parse(fs.readFileSync(path.join(project, 'tool-schemas.json'), 'utf8')) as { tools: Record<string, unknown> };
+    assert.ok('count_lines@1.0.0' in file.tools, Object.keys(file.tools).join(', '));
+    const check = await exec('npx', ['toolgate', 'schemas', 'src/tools/**/*.ts', '--out', 'tool-schemas.json', '--check'], project);
+    assert.equal(check.code, 0, check.stderr);
+
+    const tsc = await exec('npx', ['tsc', '-p', '.'], project);
+    assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
+
+    const version = await exec('npx', ['toolgate', '--version'], project);
+    assert.equal(version.code, 0, version.stderr);
+    assert.match(version.stdout, /\d+\.\d+\.\d+/);
+
+    const mine = ['--tools', 'dist/tools', '--schemas', 'tool-schemas.json'];
+    const call = await exec('npx', ['toolgate', 'call', 'count_lines', '{"filepath":"README.md"}', ...mine], project);
+    assert.equal(call.code, 0, call.stderr);
+    assert.deepEqual(JSON.parse(call.stdout), { lines: 3 });
+    const escape = await exec('npx', ['toolgate', 'call', 'count_lines', '{"filepath":"../../etc/passwd"}', ...mine], project);
+    assert.equal(escape.code, 3, escape.stdout + escape.stderr);
+    assert.match(escape.stderr, /outside the workspace/);
+  });
+
+  it("runs the README's ToolSystem snippet and its OpenAI request loop", async () => {
+    const [, system, loop] = readmeBlocks('ts');
+    fs.writeFileSync(path.join(project, 'src/use.ts'), system!);
+    // The loop continues the snippet before it (which closes the system last).
+    const opened = system!.replace(/await tools\.close\(\);\s*$/, '');
+    fs.writeFileSync(path.join(project, 'src/loop.ts'), `${opened}\n${loop}\nawait tools.close();\n`);
+    const tsc = await exec('npx', ['tsc', '-p', '.'], project);
+    assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
+
+    const use = await exec('node', ['dist/use.js'], project);
+    assert.equal(use.code, 0, use.stderr);
+    assert.match(use.stdout, /^true \{\s*"lines": 3\s*\}/);
+
+    let fixture: OpenAIFixture | undefined;
+    try {
+      fixture = await startOpenAIFixture([
+        turn(null, [{ id: 'call_1', name: 'count_lines', arguments: '{"filepath":"README.md"}' }]),
+        turn('README.md has 3 lines.'),
+      ]);
+      const loopRun = await exec('node', ['dist/loop.js'], project, { OPENAI_BASE_URL: fixture.baseUrl, OPENAI_API_KEY: 'sk-test' });
+      assert.equal(loopRun.code, 0, loopRun.stderr);
+      assert.match(loopRun.stdout, /README\.md has 3 lines\./);
+      assert.equal(fixture.requests.length, 2);
+      assert.ok(fixture.requests[0]!.tools?.some((t) => t.function.name === 'count_lines'));
+      const answer = fixture.requests[1]!.messages.find((m) => m.role === 'tool');
+      assert.equal(answer?.tool_call_id, 'call_1');
+      assert.deepEqual(JSON.parse(String(answer?.content)), { lines: 3 });
+    } finally {
+      await fixture?.close();
+    }
+  });
+
+  it("serves the tool to an MCP client started from the README's config", async () => {
+    const [, config] = readmeBlocks('json');
+    const server = (JSON.parse(config!.replaceAll('/path/to/your-project', project)) as { mcpServers: { toolgate: { command: string; args: string[] } } }).mcpServers.toolgate;
+    const client = new Client({ name: 'packed-install-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: server.command, args: server.args, cwd: tmp, stderr: 'pipe' }));
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'count_lines'));
+      const result = await client.callTool({ name: 'count_lines', arguments: { filepath: 'README.md' } });
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.deepEqual(result.structuredContent, { lines: 3 });
+    } finally {
+      await client.close();
+    }
+  });
+});
