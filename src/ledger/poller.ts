@@ -17,11 +17,6 @@ export class SharedPoller {
   /** @param intervalMs - milliseconds between two rounds of checks. */
   constructor(readonly intervalMs: number) {}
 
-  /** How many checks are registered. */
-  get size(): number {
-    return this.checks.size;
-  }
-
   /**
    * Run `check` every interval (first after one interval) until the returned function is
    * called. A check that throws is skipped for that round; the others still run.
