@@ -79,6 +79,11 @@ export interface DurableQuestions {
   current(id: number): string | undefined;
   /** Record an answer; returns the answer that counts (the first one given). */
   settle(id: number, answer: ApprovalAnswer, by: string): string | undefined;
+  /**
+   * Optional: run `check` every `pollMs` on a timer shared by every waiting question, until the
+   * returned function is called. Without it, each waiting question has a timer of its own.
+   */
+  every?(check: () => void): () => void;
 }
 
 /**
@@ -183,16 +188,16 @@ function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, 
     const end = (answer: string, by: string) => {
       if (over) return;
       over = true;
-      clearInterval(timer);
+      stopPolling();
       for (const signal of durable.signals) signal?.removeEventListener('abort', stop);
       resolve(decisionOf(answer, request, by));
     };
     // The call's wait is ended by the pipeline (ABORTED); the question stays stored.
     const stop = () => {
       over = true;
-      clearInterval(timer);
+      stopPolling();
     };
-    const timer = setInterval(() => {
+    const poll = () => {
       let given: string | undefined;
       try {
         given = questions.current(id);
@@ -202,7 +207,8 @@ function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, 
         return;
       }
       if (given !== undefined) end(given, 'an answer given elsewhere (toolgate approvals)');
-    }, questions.pollMs);
+    };
+    const stopPolling = questions.every?.(poll) ?? ((timer) => () => clearInterval(timer))(setInterval(poll, questions.pollMs));
     for (const signal of durable.signals) signal?.addEventListener('abort', stop, { once: true });
     void handlerAnswer(request, handler, logger).then((answer) => {
       if (over) return;

@@ -593,6 +593,15 @@ export class ToolExecutor {
         `call ${state.callId} of session ${session} is already being handled (${record.state}, process ${record.ownerPid}); it was not started again. Its result is stored when it ends: \`toolgate result ${state.callId}\` prints it.`,
       );
     }
+    if (outcome.kind === 'recorded') {
+      // Recorded ahead by its caller (an MCP task, before its id was answered): store what
+      // this call checked, so that a later process runs it the same way.
+      try {
+        store.amend(entry);
+      } catch (error) {
+        return this.fail(state, 'INTERNAL', `the call was not run: the ledger ${store.file} could not be written (${clip((error as Error)?.message ?? String(error), 500)}).`);
+      }
+    }
     state.entry = entry;
     return undefined;
   }

@@ -1,8 +1,11 @@
 /**
  * Which process owns a call, told apart from a later process that got the same pid: the pid
- * and the process's start time (field 22 of `/proc/<pid>/stat`, clock ticks since boot). Where
- * `/proc` cannot be read (not Linux), the start time is `undefined` and a live pid counts as
- * the owner.
+ * and the process's start time (field 22 of `/proc/<pid>/stat`, clock ticks since boot). A
+ * zombie (state `Z` or `X` in field 3: it exited and its parent has not reaped it yet) is dead,
+ * though `kill(pid, 0)` still reaches it. A pid whose start time differs from the recorded one
+ * is another process (the pid was reused, or it is another pid namespace's, a container
+ * sharing the state folder). Where `/proc` cannot be read (not Linux), the start time is
+ * `undefined` and a pid that `kill(pid, 0)` reaches counts as the owner.
  *
  * @module
  */
@@ -14,11 +17,17 @@ export interface ProcessIdentity {
   readonly start: string | undefined;
 }
 
+/** What `/proc/<pid>/stat` says of a process: its state (field 3) and start time (field 22). */
+interface ProcStat {
+  readonly state: string;
+  readonly start: string | undefined;
+}
+
 /**
- * The start time of process `pid` as `/proc/<pid>/stat` gives it (field 22, clock ticks
- * since boot, as text), or `undefined` when the process is gone or `/proc` cannot be read.
+ * The state and start time of process `pid` from `/proc/<pid>/stat`, or `undefined` when the
+ * process is gone or `/proc` cannot be read.
  */
-function processStartTime(pid: number): string | undefined {
+function procStat(pid: number): ProcStat | undefined {
   let text: string;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -29,8 +38,19 @@ function processStartTime(pid: number): string | undefined {
   // are counted from the last ')'.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // rest[0] is field 3 (state), so field 22 is rest[19].
-  return rest[19];
+  return { state: rest[0] ?? '', start: rest[19] };
 }
+
+/**
+ * The start time of process `pid` as `/proc/<pid>/stat` gives it (field 22, clock ticks
+ * since boot, as text), or `undefined` when the process is gone or `/proc` cannot be read.
+ */
+function processStartTime(pid: number): string | undefined {
+  return procStat(pid)?.start;
+}
+
+/** States of `/proc/<pid>/stat` field 3 of a process that has exited: zombie, dead. */
+const EXITED_STATES = new Set(['Z', 'X', 'x']);
 
 let self: ProcessIdentity | undefined;
 
@@ -40,19 +60,24 @@ export function thisProcess(): ProcessIdentity {
 }
 
 /**
- * Whether the process that recorded `pid` and `start` still runs: the pid exists (signal 0
- * reaches it, or it is someone else's: `EPERM`) and, when both start times are known, it
- * started at the same moment (else the pid was reused).
+ * Whether the process that recorded `pid` and `start` still runs: `/proc/<pid>/stat` exists,
+ * its state is not a zombie's (`Z`) or a dead one's (`X`), and when both start times are known
+ * they are equal (else the pid was reused, or names another pid namespace's process). Where
+ * `/proc/<pid>/stat` cannot be read (no `/proc`, or one mounted with `hidepid`), the pid exists
+ * when signal 0 reaches it (or it is someone else's: `EPERM`).
  */
 export function isAlive(pid: number, start: string | undefined | null): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return start == null || start === thisProcess().start;
+  const stat = procStat(pid);
+  if (stat !== undefined) {
+    if (EXITED_STATES.has(stat.state)) return false;
+    return start == null || stat.start === undefined || stat.start === start;
+  }
   try {
     process.kill(pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  if (start == null) return true;
-  const now = processStartTime(pid);
-  return now === undefined ? true : now === start;
+  return true;
 }

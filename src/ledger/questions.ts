@@ -6,6 +6,7 @@
  * @module
  */
 import type { ApprovalAnswer, ConfirmationRequest, DurableCallKey, DurableQuestions } from '../decisions/approval.js';
+import { pollerOf } from './poller.js';
 import type { Ledger, NewCall } from './store.js';
 
 /** The questions of `ledger`, for an executor's decision pipeline. */
@@ -17,5 +18,7 @@ export function ledgerQuestions(ledger: Ledger): DurableQuestions {
     open: (request: ConfirmationRequest, call: DurableCallKey) => ledger.ask(call as NewCall, request),
     current: (id: number) => ledger.answerOf(id),
     settle: (id: number, answer: ApprovalAnswer, by: string) => ledger.answer(id, answer, by)?.answer,
+    // One timer for every question waiting on this ledger (and every MCP task watching its cancel flag).
+    every: (check: () => void) => pollerOf(ledger).add(check),
   };
 }

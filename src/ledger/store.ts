@@ -391,6 +391,21 @@ export class Ledger {
     return outcome;
   }
 
+  /**
+   * Bring a `pending` call this process recorded ahead of its caller ({@link record}: an MCP
+   * task, recorded before its task id is answered) up to date with what the caller checked:
+   * its validated arguments, workspace, turn and per-call options, which a later process needs
+   * to run it the same way. A call in another state or of another owner is left as it is.
+   * @returns whether the call was updated.
+   */
+  amend(call: NewCall): boolean {
+    const me = thisProcess();
+    return this.immediate(() => this.db.prepare(`UPDATE calls SET arguments = ?, workspace = ?, turn = ?, options = ?
+      WHERE call_id = ? AND session = ? AND state = 'pending' AND owner_pid = ? AND owner_start IS ?`).run(
+      JSON.stringify(call.arguments), call.workspace, call.turn, JSON.stringify(call.options ?? {}), call.callId, call.session, me.pid, me.start ?? null,
+    ).changes === 1);
+  }
+
   /** Insert `call` as `pending` (inside a transaction); its row id, or `undefined` when it was recorded before. */
   private insertPending(call: NewCall, now: number): number | undefined {
     const me = thisProcess();

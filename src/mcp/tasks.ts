@@ -20,6 +20,19 @@
  * task that has not ended is never dropped. The ledger's retention (10,000 calls by default)
  * may drop one earlier.
  *
+ * A task is recorded in the ledger (`pending`) before its task id is answered, so that a task
+ * id a client holds is always one the ledger knows; a task whose server died before its call
+ * ran (no question asked) reads `failed` ("it did not run").
+ *
+ * At most `maxLiveTasks` tasks (default 64) run or wait at once in one process (shared by
+ * every session of `toolgate mcp --http`); a `tools/call` asking for a task beyond that is
+ * refused with the JSON-RPC error `-32600` (invalid request) saying so. Waiting tasks share one
+ * poller per ledger (`ledger.pollMs`, 250 ms by default) for their questions and cancel flags.
+ *
+ * `tasks/cancel` for a task another live process runs (another `toolgate mcp` on the same state
+ * folder) sets the ledger's cancel flag; the running process sees it at its next poll and
+ * aborts the call's signal, so the tool stops.
+ *
  * Tasks are not bound to a client's session: a client that reconnects (a new session, or a new
  * `toolgate mcp` on the same state folder) finds its tasks. Everyone who can reach the server
  * can read them, as everyone who can reach it can call its tools.
@@ -28,14 +41,15 @@
  */
 import crypto from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import type { CallToolResult, Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import type { CallRecord, Ledger, NewCall } from '../ledger/store.js';
 import { INTERRUPTED_MESSAGE } from '../ledger/store.js';
+import { pollerOf } from '../ledger/poller.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { toCallToolResult } from '../formats/mcp.js';
 import { failedResult } from '../closeout/results.js';
-import { PathTraversalError } from '../errors/errors.js';
+import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 
 /** The ledger session of calls made as MCP tasks (with the task id as call id, their idempotency key). */
 export const TASK_SESSION = 'mcp-tasks';
@@ -48,6 +62,11 @@ export interface LedgerTaskStoreOptions {
   pollIntervalMs?: number;
   /** Tasks `tasks/list` returns per page. Default 100. */
   pageSize?: number;
+  /**
+   * Tasks this process runs or keeps waiting (for an answer) at once, at most; a task asked
+   * for beyond that is refused with the JSON-RPC error `-32600`. Default 64.
+   */
+  maxLiveTasks?: number;
 }
 
 /** A task this process runs. */
@@ -68,7 +87,10 @@ export type TaskRun = (signal: AbortSignal) => Promise<ToolExecutionResult>;
 
 /** The shape of a tool no longer served: its result is plain text. */
 const NO_SCHEMA = { outputSchema: null };
-const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 500, pageSize: 100 };
+const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 500, pageSize: 100, maxLiveTasks: 64 };
+
+/** The message of a task whose server stopped before its call ran. */
+const NOT_RUN_MESSAGE = 'toolgate stopped before this task\'s call ran; it did not run';
 
 /**
  * The SDK's `TaskStore` over a {@link Ledger}. One per ledger, shared by every MCP server (HTTP
@@ -78,6 +100,8 @@ const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 500, pageSize: 100 };
 export class LedgerTaskStore implements TaskStore {
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
+  /** Tasks that may run or wait at once in this process. */
+  readonly maxLiveTasks: number;
   private readonly pageSize: number;
   private readonly live = new Map<string, LiveTask>();
 
@@ -90,10 +114,30 @@ export class LedgerTaskStore implements TaskStore {
     this.ttlMs = options.ttlMs ?? DEFAULTS.ttlMs;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULTS.pollIntervalMs;
     this.pageSize = options.pageSize ?? DEFAULTS.pageSize;
+    this.maxLiveTasks = options.maxLiveTasks ?? DEFAULTS.maxLiveTasks;
+    if (!Number.isSafeInteger(this.maxLiveTasks) || this.maxLiveTasks < 1) {
+      throw ToolgateOptionError.fromBadOption('tasks.maxLiveTasks', `must be a positive integer; got ${String(options.maxLiveTasks).slice(0, 50)}`);
+    }
   }
 
-  /** A new task, `working`, with a fresh id (nothing runs until {@link start}). */
+  /** Tasks of this process that have not ended (running, or waiting for an answer). */
+  get liveCount(): number {
+    let n = 0;
+    for (const task of this.live.values()) if (task.result === undefined) n++;
+    return n;
+  }
+
+  /**
+   * A new task, `working`, with a fresh id (nothing runs until {@link start}, which records it).
+   * @throws McpError `-32600` (invalid request) when `maxLiveTasks` tasks have not ended yet.
+   */
   async createTask(_params: CreateTaskOptions, _requestId: RequestId, _request: Request, _sessionId?: string): Promise<Task> {
+    if (this.liveCount >= this.maxLiveTasks) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `too many tasks: this server runs or keeps waiting at most ${this.maxLiveTasks} tasks at once, and that many have not ended. Wait for one to end (tasks/get), cancel one (tasks/cancel), or call the tool without a task.`,
+      );
+    }
     const createdAt = Date.now();
     // The creation time is part of the id, so that every process reports the same createdAt
     // (the ledger records the call a little later, when the executor first writes it).
@@ -103,35 +147,58 @@ export class LedgerTaskStore implements TaskStore {
   }
 
   /**
-   * Run a created task's call in the background: `run` is given the task's signal (aborted by
-   * `tasks/cancel`). Its end is in the ledger (the executor writes it; a call the executor never
-   * recorded, such as one with invalid arguments, is recorded here with its result).
-   * @param entry - the call as the ledger would record it, for one the executor did not.
+   * Record a created task's call in the ledger (`pending`, committed before this returns, so
+   * before the task id is answered), then run it in the background: `run` is given the task's
+   * signal, aborted by `tasks/cancel` (in this process, or by another one through the ledger's
+   * cancel flag, checked every `ledger.pollMs`). Its end is in the ledger (the executor writes
+   * it; a call the executor ended before running it, such as one with invalid arguments, is
+   * ended here with its result).
+   * @param entry - the call as the ledger records it until the executor amends it.
    * @param onEnd - told the result once the call ended (a status notification, for instance).
+   * @throws McpError `-32603` (internal error) when the ledger cannot record the call; nothing runs.
    */
   start(taskId: string, entry: Omit<NewCall, 'callId' | 'session'>, run: TaskRun, onEnd?: (result: CallToolResult, success: boolean) => void): void {
     const task = this.live.get(taskId);
     if (task === undefined) throw new Error(`task ${taskId} was not created by this store`);
     this.forgetOld();
+    try {
+      this.ledger.record({ ...entry, callId: taskId, session: TASK_SESSION });
+    } catch (error) {
+      this.live.delete(taskId);
+      throw new McpError(ErrorCode.InternalError, `the task was not started: the ledger ${this.ledger.file} could not record it (${(error as Error)?.message ?? String(error)})`);
+    }
+    // A tasks/cancel received by another process sets the cancel flag: abort the call here.
+    const unwatch = pollerOf(this.ledger).add(() => {
+      if (task.result !== undefined || task.controller.signal.aborted) return;
+      if (this.ledger.cancelRequested(taskId, TASK_SESSION)) {
+        task.cancelled = true;
+        task.controller.abort(new Error('cancelled by tasks/cancel'));
+      }
+    });
     task.done = run(task.controller.signal)
       .catch((error: unknown) => failedResult(
         error instanceof PathTraversalError ? 'PATH_TRAVERSAL' : 'INTERNAL', `the task failed: ${(error as Error)?.message ?? String(error)}`, { tool: entry.tool, callId: taskId },
       ))
       .then((result) => {
+        unwatch();
         task.result = toCallToolResult(this.toolNamed(entry.tool) ?? NO_SCHEMA, result);
         task.success = result.success;
-        // A call the executor never recorded (invalid arguments, say) is recorded with its end, so it outlives this process.
-        if (this.ledger.get(taskId, TASK_SESSION) === undefined) {
+        // A call the executor ended before it checked the ledger (invalid arguments, say) is
+        // still pending there: it ends with its result, so it outlives this process.
+        const state = this.ledger.get(taskId, TASK_SESSION)?.state;
+        if (state === undefined || state === 'pending') {
           this.ledger.finish({ ...entry, callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: result.decisions, result });
         }
         onEnd?.(task.result, result.success);
       })
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .finally(unwatch);
   }
 
   async getTask(taskId: string, _sessionId?: string): Promise<Task | null> {
-    const record = this.ledger.get(taskId, TASK_SESSION);
+    let record = this.ledger.get(taskId, TASK_SESSION);
     const task = this.live.get(taskId);
+    if (record !== undefined && task === undefined && this.endIfNeverRun(record)) record = this.ledger.get(taskId, TASK_SESSION);
     if (record === undefined) {
       if (task === undefined) return null;
       const status = task.cancelled ? 'cancelled' : task.result === undefined ? 'working' : task.success ? 'completed' : 'failed';
@@ -165,8 +232,9 @@ export class LedgerTaskStore implements TaskStore {
 
   /**
    * `cancelled` (from `tasks/cancel`): set the ledger's cancel flag and abort the call's signal
-   * (the executor stops the tool). A call of another process is flagged only; one of a process
-   * that is gone, still waiting for an answer, is ended here. Other statuses are read from the
+   * (the executor stops the tool). A call another live process runs is stopped by that process
+   * when its poller sees the flag (within `ledger.pollMs`); one of a process that is gone,
+   * still waiting for an answer, is ended here. Other statuses are read from the
    * ledger, not set.
    */
   async updateTaskStatus(taskId: string, status: Task['status'], _statusMessage?: string, _sessionId?: string): Promise<void> {
@@ -208,13 +276,31 @@ export class LedgerTaskStore implements TaskStore {
   }
 
   /**
+   * End a task recorded by a process that is gone before its call asked a question or ran
+   * (`pending`, no question): nobody will run it, so it reads `failed` (it did not run).
+   * @returns whether it was ended here.
+   */
+  private endIfNeverRun(record: CallRecord): boolean {
+    if (record.state !== 'pending' || this.ledger.ownerAlive(record)) return false;
+    if (this.ledger.answeredQuestion(record.callId, TASK_SESSION) !== undefined) return false;
+    if (this.ledger.pendingApprovals().some((q) => q.callId === record.callId && q.session === TASK_SESSION)) return false;
+    const result: ToolExecutionResult = {
+      success: false, output: `Error: ${NOT_RUN_MESSAGE}`, error: NOT_RUN_MESSAGE, errorCode: 'INTERRUPTED',
+      durationMs: 0, confirmed: false, tool: record.tool, version: record.version, callId: record.callId, stopReason: 'not_run',
+    };
+    return this.ledger.finish({ callId: record.callId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
+  }
+
+  /**
    * Settles once every task this process runs has ended or waits for an answer (which the
    * ledger keeps: `toolgate approvals allow` runs it later): what `toolgate mcp` waits for when
    * its client goes away, so that started tasks finish.
    */
   async idle(): Promise<void> {
     for (;;) {
-      const waiting = [...this.live.entries()].filter(([id, t]) => t.result === undefined && this.ledger.get(id, TASK_SESSION)?.state !== 'pending');
+      // Parked: waiting for an answer to a question the ledger keeps.
+      const parked = new Set(this.ledger.pendingApprovals().filter((q) => q.session === TASK_SESSION).map((q) => q.callId));
+      const waiting = [...this.live.entries()].filter(([id, t]) => t.result === undefined && !parked.has(id));
       if (waiting.length === 0) return;
       await Promise.race([Promise.all(waiting.map(([, t]) => t.done)), new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs))]);
     }

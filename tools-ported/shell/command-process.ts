@@ -21,6 +21,15 @@ import { stripVTControlCharacters } from 'node:util';
  */
 const SANDBOX_LIFELINE = '( [ -e /proc/$BASHPID/fd/3 ] || exit 0; read -r -u 3 _; kill -KILL -1 ) & exec 3<&-; exec bash -lc "$1"';
 
+/**
+ * The same lifeline for a command run without a sandbox: at end-of-file the watcher kills its
+ * own process group (`kill 0`), which is the command's (it runs in a session of its own), so
+ * that a command does not outlive a host killed with `kill -9` (review finding of issue 16: an
+ * unsandboxed `sleep 60` ran on after its toolgate died). A process that left the group
+ * (`setsid`) is out of its reach; the sandbox's PID namespace has no such hole.
+ */
+const HOST_LIFELINE = '( [ -e /proc/$BASHPID/fd/3 ] || exit 0; read -r -u 3 _; kill -KILL 0 ) & exec 3<&-; exec bash -lc "$1"';
+
 /** Processes one command may have at once (the command itself included). */
 const MAX_PROCESSES = 256;
 /** Milliseconds between TERM and KILL when a command is stopped. */
@@ -226,12 +235,13 @@ export class CommandProcess {
     const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; c=$2; shift 3; exec "$@" "$c"';
     const fallbackLimit = this.cgroup === undefined ? tasksOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
     this.sandboxed = options.sandbox.length > 0;
-    // In the sandbox the user's shell runs under a lifeline: descriptor 3 is a socket whose
-    // other end only this process holds, and a watcher in the sandbox's PID namespace kills
-    // every process there when it reads end-of-file, that is when the host has died. The
-    // parent-death signals alone leave a window: bwrap sets its inner process's only after
-    // forking it, and a host killed in between left the sandbox running.
-    const shell = this.sandboxed ? ['bash', '--norc', '--noprofile', '-c', SANDBOX_LIFELINE, 'toolgate-lifeline'] : ['bash', '-lc'];
+    // The user's shell runs under a lifeline: descriptor 3 is a socket whose other end only
+    // this process holds, and a watcher kills every process of the command when it reads
+    // end-of-file, that is when the host has died: in the sandbox, every process of its PID
+    // namespace; without one, the command's process group. The parent-death signals alone
+    // leave a window: bwrap sets its inner process's only after forking it, and a host killed
+    // in between left the sandbox running; an unsandboxed shell had none at all.
+    const shell = ['bash', '--norc', '--noprofile', '-c', this.sandboxed ? SANDBOX_LIFELINE : HOST_LIFELINE, 'toolgate-lifeline'];
     const launch = [...options.sandbox, ...shell];
     // The wrapper ends with `exec "$@" "$c"`: the launcher, then the shell, then the command.
     const argv = ['bash', '--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit), ...launch];
@@ -239,7 +249,7 @@ export class CommandProcess {
       cwd: options.cwd,
       env: options.env,
       detached: true, // a new session, so a process group of its own
-      stdio: this.sandboxed ? [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'] : [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
     });
     (this.child.stdio[3] as { unref?: () => void } | null | undefined)?.unref?.();
     const decoder = { out: new TextDecoder(), err: new TextDecoder() };
