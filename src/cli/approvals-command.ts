@@ -90,6 +90,11 @@ async function answer(ledger: Ledger, id: number, given: 'allow_once' | 'deny', 
   if (!counted.first) ctx.stderr.write(`toolgate: question ${id} was answered already (${counted.answer} by ${ledger.approval(id)?.answeredBy ?? '?'}); that answer counts\n`);
   else ctx.stdout.write(`question ${id} (${question.tool}, call ${question.callId}): ${given === 'deny' ? 'denied' : 'allowed once'}\n`);
   const call = ledger.get(question.callId, question.session)!;
+  if (call.state === 'running' && ledger.ownerAlive(call)) {
+    // The asker saw the answer first (it checks every pollMs) and has already claimed the call.
+    ctx.stdout.write(`process ${call.ownerPid}, which asked, resumes the call (running now)\n`);
+    return EXIT.ok;
+  }
   if (call.state !== 'pending') {
     ctx.stdout.write(`call ${call.callId} is ${call.state}${call.state === 'running' ? '' : ': toolgate result shows its result'}\n`);
     return EXIT.ok;
