@@ -32,13 +32,12 @@
  *
  * @module
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import canonicalizeExport from 'canonicalize';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
+import { canonicalSha256 } from '../util/canonical-hash.js';
 import { MIGRATIONS } from './migrations.js';
 import { isAlive, thisProcess } from './owner.js';
 import { defaultStateDir, ledgerFile } from './paths.js';
@@ -329,17 +328,11 @@ interface TombstoneRow {
 }
 
 /**
- * RFC 8785 canonical JSON. The package is CommonJS (`module.exports = serialize`) while its
- * typings declare a default export: at run time the default import is the function itself.
- */
-const canonicalize = canonicalizeExport as unknown as (value: unknown) => string | undefined;
-
-/**
  * SHA-256 (hex) of the RFC 8785 canonical JSON of a call's arguments: what a tombstone keeps
  * of them, so that a retry can be told apart from another request under the same call id.
  */
 export function argumentsSha256(args: unknown): string {
-  return crypto.createHash('sha256').update(canonicalize(args) ?? 'null').digest('hex');
+  return canonicalSha256(args);
 }
 
 /**
