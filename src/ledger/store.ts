@@ -1112,7 +1112,8 @@ function tombstoneOf(row: TombstoneRow): TombstoneRecord {
  * call ended (its tombstone's state) and that its output is no longer kept.
  */
 export function prunedResult(t: TombstoneRecord): ToolExecutionResult {
-  const how = t.state === 'done' ? 'it succeeded' : t.state === 'interrupted' ? 'it was interrupted: the tool may have run' : `it ${t.state}${t.errorCode === undefined ? '' : ` (${t.errorCode})`}`;
+  const code = t.errorCode === undefined ? '' : ` (${t.errorCode})`;
+  const how = t.state === 'done' ? 'it succeeded' : t.state === 'interrupted' ? 'it was interrupted: the tool may have run' : t.state === 'denied' ? `it was denied${code}: it never ran` : `it failed${code}`;
   const when = t.endedAt === undefined ? '' : ` at ${new Date(t.endedAt).toISOString()}`;
   const message = `call ${t.callId} of session ${t.session} already ran (${t.state}${when}: ${how}); its output is no longer kept (ledger retention) and it was not run again. A new call needs a new call id.`;
   return {
