@@ -48,8 +48,8 @@ const ALLOWED_IMPORTERS = {
   'better-sqlite3': ['^src/ledger/store\\.ts$'],
   // policy files: TOML and globs are read and compiled in one place
   picomatch: ['^src/policy/policy-file\\.ts$'],
-  // request keys of remembered approvals (RFC 8785)
-  canonicalize: ['^src/policy/remembered-approvals\\.ts$'],
+  // RFC 8785 hashes: request keys of remembered approvals, arguments of ledger tombstones
+  canonicalize: ['^src/util/canonical-hash\\.ts$'],
   // the parser and the bash grammar it loads (analyze.ts resolves the grammar's wasm file with import.meta.resolve)
   'web-tree-sitter': ['^src/policy/shell/analyze\\.ts$'],
   'tree-sitter-bash': ['^src/policy/shell/analyze\\.ts$'],

@@ -32,8 +32,8 @@ export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './sch
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions } from './executor/executor.js';
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
 export {
-  Ledger, ENDED_STATES, INTERRUPTED_MESSAGE,
-  type LedgerOptions, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
+  Ledger, ENDED_STATES, INTERRUPTED_MESSAGE, argumentsSha256, prunedResult,
+  type LedgerOptions, type TombstoneRecord, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
 } from './ledger/store.js';
 export { defaultStateDir, workspaceKey, ledgerFile } from './ledger/paths.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';

@@ -16,15 +16,16 @@ import type { ApprovalRecord, Ledger } from '../ledger/store.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
 import type { ApprovalMode } from '../decisions/decision.js';
 import { EXIT, logLevel, parse, policyOption, UsageError, APPROVE_FLAGS, type CliContext } from './context.js';
-import { age, argumentSummary, LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
+import { age, argumentSummary, LEDGER_COMMAND_FLAGS, openCliLedger, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
 /** Usage lines of `toolgate approvals`. */
 export const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR]
   toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR] [--no-policy]
-               the questions waiting in the workspace's ledger; allow or deny one (the
-               first answer counts; when the asking process is gone, the call runs here, once)`;
+               the questions waiting in the workspace's ledger (also one answered that its
+               asker died before acting on); allow or deny one (the first answer counts; when
+               the asking process is gone, the call runs here, once). list only reads`;
 
 /** Run `toolgate approvals`; `argv` are the arguments after `approvals`. */
 export async function approvalsCommand(argv: string[], ctx: CliContext): Promise<number> {
@@ -33,7 +34,12 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
   if (action === 'list') {
     if (id !== undefined) throw new UsageError('approvals list takes no ID');
-    const ledger = openCliLedger(values, ctx);
+    // Listing only reads: the ledger opens read-only (no recovery, no retention).
+    const ledger = openCliLedgerReadOnly(values, ctx);
+    if (ledger === undefined) {
+      ctx.stdout.write(values.json === true ? '[]\n' : 'no questions are waiting\n');
+      return EXIT.ok;
+    }
     try {
       return list(ledger, values.json === true, ctx);
     } finally {
@@ -50,7 +56,10 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
   }
 }
 
-/** Print the unanswered questions. */
+/**
+ * Print the questions waiting to be settled: unanswered ones, and those answered while their
+ * asker lived that it never acted on before it died (ANSWER shows the answer that counts).
+ */
 function list(ledger: Ledger, json: boolean, ctx: CliContext): number {
   const pending = ledger.pendingApprovals();
   if (json) {
@@ -62,8 +71,8 @@ function list(ledger: Ledger, json: boolean, ctx: CliContext): number {
     return EXIT.ok;
   }
   const now = Date.now();
-  const rows = pending.map((q) => [String(q.id), age(q.askedAt, now), q.tool, q.callId, q.ownerAlive ? 'waiting' : 'gone', why(q), argumentSummary(q.request.arguments)]);
-  const head = ['ID', 'AGE', 'TOOL', 'CALL', 'ASKER', 'WHY', 'ARGUMENTS'];
+  const rows = pending.map((q) => [String(q.id), age(q.askedAt, now), q.tool, q.callId, q.ownerAlive ? 'waiting' : 'gone', q.answer ?? '-', why(q), argumentSummary(q.request.arguments)]);
+  const head = ['ID', 'AGE', 'TOOL', 'CALL', 'ASKER', 'ANSWER', 'WHY', 'ARGUMENTS'];
   const widths = head.map((h, i) => Math.min(40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i]!))).join('  ');
   ctx.stdout.write(`${[line(head), ...rows.map(line)].map((l) => terminalSafe(l, false)).join('\n')}\n`);

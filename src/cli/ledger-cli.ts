@@ -1,10 +1,12 @@
 /**
  * What the ledger commands (`approvals`, `result`, `trace`) share: opening the workspace's
- * ledger from the command line's `--workspace` and `--state-dir`, and short forms of times,
+ * ledger from the command line's `--workspace` and `--state-dir` (read-only for the commands
+ * that only read), and short forms of times,
  * sizes and arguments for their tables.
  *
  * @module
  */
+import fs from 'node:fs';
 import { Ledger } from '../ledger/store.js';
 import { ledgerOption, UsageError, workspaceOption, type CliContext } from './context.js';
 
@@ -16,7 +18,8 @@ export const LEDGER_COMMAND_FLAGS = {
 } as const;
 
 /**
- * The ledger of the command line's workspace (recovering dead processes' calls as it opens).
+ * The ledger of the command line's workspace, to write (`approvals allow|deny`): recovering
+ * dead processes' calls and applying retention as it opens.
  * @throws UsageError when the workspace is not a folder or the ledger cannot be opened.
  */
 export function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Ledger {
@@ -27,6 +30,28 @@ export function openCliLedger(values: Record<string, unknown>, ctx: CliContext):
     return Ledger.open(options);
   } catch (error) {
     throw new UsageError(`the ledger could not be opened: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The ledger of the command line's workspace opened read-only (what `trace`, `result` and
+ * `approvals list` read): nothing is migrated, recovered or pruned, and the file is not
+ * written. `undefined`, with a line on stderr saying so, when the workspace has no ledger yet.
+ * @throws UsageError when the workspace is not a folder or the ledger cannot be read.
+ */
+export function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliContext): Ledger | undefined {
+  const workspace = workspaceOption(values, ctx);
+  const options = ledgerOption(values, ctx, workspace);
+  if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
+  const file = Ledger.fileOf(options);
+  if (!fs.existsSync(file)) {
+    ctx.stderr.write(`toolgate: no ledger at ${file}: nothing has been recorded for workspace ${workspace} with this state folder yet\n`);
+    return undefined;
+  }
+  try {
+    return Ledger.open({ ...options, readonly: true });
+  } catch (error) {
+    throw new UsageError(`the ledger ${file} could not be read: ${(error as Error).message}`);
   }
 }
 

@@ -3,12 +3,17 @@
  * from the workspace's ledger (all of it, also where the model saw only part), or with
  * `--json` the result as the model saw it with the size of the whole output.
  *
- * Exit codes: 0 printed; 1 no such call, or it has no result yet (pending or running); 2 usage.
+ * Reads the ledger read-only. A call retention deleted is reported from its tombstone (how it
+ * ended; its output is no longer kept).
+ *
+ * Exit codes: 0 printed; 1 no such call (or no ledger), its output was pruned, or it has no
+ * result yet (pending or running); 2 usage.
  *
  * @module
  */
+import { prunedResult } from '../ledger/store.js';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
-import { LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
+import { LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
 
 /** Usage lines of `toolgate result`. */
 export const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR]
@@ -21,17 +26,27 @@ export async function resultCommand(argv: string[], ctx: CliContext): Promise<nu
   const [callId, ...rest] = positionals;
   if (callId === undefined) throw new UsageError('result needs a CALL_ID (toolgate trace shows them)');
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-  const ledger = openCliLedger(values, ctx);
+  const ledger = openCliLedgerReadOnly(values, ctx);
+  if (ledger === undefined) return EXIT.failed;
   try {
     const session = values.session as string | undefined;
     const call = ledger.get(callId, session);
+    const pruned = call === undefined ? ledger.tombstone(callId, session) : undefined;
+    if (pruned !== undefined) {
+      if (values.json) ctx.stdout.write(`${JSON.stringify({ state: pruned.state, session: pruned.session, pruned: true, result: prunedResult(pruned) }, null, 2)}\n`);
+      else ctx.stderr.write(`toolgate: ${prunedResult(pruned).error}\n`);
+      return EXIT.failed;
+    }
     if (call === undefined) {
       ctx.stderr.write(`toolgate: no call ${callId}${session === undefined ? '' : ` in session ${session}`} in ${ledger.file}\n`);
       return EXIT.failed;
     }
     const stored = ledger.result(call.callId, call.session);
     if (stored === undefined) {
-      ctx.stderr.write(`toolgate: call ${callId} is ${call.state}: it has no result yet\n`);
+      const gone = ledger.ownerAlive(call) ? '' : call.state === 'running'
+        ? ` (its process ${call.ownerPid} is gone: the next toolgate that opens this ledger to write records it interrupted)`
+        : ` (its process ${call.ownerPid} is gone: toolgate approvals lists its question)`;
+      ctx.stderr.write(`toolgate: call ${callId} is ${call.state}: it has no result yet${gone}\n`);
       return EXIT.failed;
     }
     if (values.json) {

@@ -2,13 +2,15 @@
  * `toolgate trace [--session S] [--call ID] [--json] [--limit N]`: the calls of the
  * workspace's ledger, newest first, each with its state, decision path (`decider:verdict`),
  * timings (waiting from recorded to started, running from started to ended), result status
- * and the size of its whole output.
+ * and the size of its whole output. Reads the ledger read-only: a `pending` or `running` call
+ * whose process is gone is shown as such (`owner gone`), and is recovered (a `running` one
+ * becomes `interrupted`) by the next toolgate process that opens the ledger to write.
  *
  * @module
  */
 import type { CallRecord, Ledger } from '../ledger/store.js';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
-import { bytes, LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
+import { bytes, LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
 
 /** Usage lines of `toolgate trace`. */
@@ -25,6 +27,8 @@ interface TracedCall extends CallRecord {
   runMs: number | undefined;
   /** `ok`, the error code, or `-` without a result. */
   status: string;
+  /** For a `pending` or `running` call: whether the process that handles it still runs. */
+  ownerAlive?: boolean;
 }
 
 /** Run `toolgate trace`; `argv` are the arguments after `trace`. */
@@ -33,7 +37,11 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
   if (positionals.length) throw new UsageError(`trace takes no positional arguments; got ${positionals.join(' ')}`);
   const limit = values.limit === undefined ? 200 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer; got ${JSON.stringify(values.limit)}`);
-  const ledger = openCliLedger(values, ctx);
+  const ledger = openCliLedgerReadOnly(values, ctx);
+  if (ledger === undefined) {
+    ctx.stdout.write(values.json ? '[]\n' : 'no calls recorded\n');
+    return EXIT.ok;
+  }
   try {
     const calls = ledger.list({ session: values.session as string | undefined, callId: values.call as string | undefined, limit }).map((c) => traced(ledger, c));
     if (values.json) {
@@ -46,7 +54,7 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
     }
     for (const c of calls) {
       const timing = `wait ${c.waitMs === undefined ? '-' : `${c.waitMs} ms`}, run ${c.runMs === undefined ? '-' : `${c.runMs} ms`}`;
-      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
+      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
         + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`;
       ctx.stdout.write(`${terminalSafe(line, false)}\n`);
     }
@@ -58,8 +66,10 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
 
 function traced(ledger: Ledger, call: CallRecord): TracedCall {
   const decisions = ledger.decisions(call.callId, call.session).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
+  const open = call.state === 'pending' || call.state === 'running';
   return {
     ...call, decisions,
+    ...(open ? { ownerAlive: ledger.ownerAlive(call) } : {}),
     waitMs: call.startedAt === undefined ? undefined : call.startedAt - call.createdAt,
     runMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
     status: call.endedAt === undefined ? '-' : call.errorCode ?? 'ok',

@@ -35,6 +35,8 @@
  *   and the call is never run again by itself (a durable ledger records this on restart).
  * - `CALL_IN_PROGRESS`: a call with the same call id and session is already being handled (a
  *   durable ledger's exactly-once check); its result is stored when it ends.
+ * - `RESULT_PRUNED`: the call id and session ran before, and a durable ledger's retention has
+ *   since deleted its result; the message says how it ended. It was not run again.
  * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
  * - `INVALID_POLICY_FILE`: a policy file cannot be read or is invalid (`PolicyFileError`, naming file and line).
@@ -62,6 +64,7 @@ export type ToolErrorCode =
   | 'SANDBOX_UNAVAILABLE'
   | 'INTERRUPTED'
   | 'CALL_IN_PROGRESS'
+  | 'RESULT_PRUNED'
   | 'INTERNAL'
   | 'DEFINITION'
   | 'INVALID_POLICY_FILE';

@@ -49,7 +49,7 @@ import { clip, isThenable, kindOf } from '../util/values.js';
 import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
-import { Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
+import { argumentsSha256, Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
 import { ledgerQuestions } from '../ledger/questions.js';
 import type { DurableQuestions } from '../decisions/approval.js';
 import fs from 'node:fs';
@@ -581,8 +581,13 @@ export class ToolExecutor {
       // A retry repeats the call; the same id with another tool or other arguments is another
       // request, which must not be answered with the first one's result.
       const earlier = store.get(state.callId, session);
-      if (earlier !== undefined && (earlier.tool !== entry.tool || !isDeepStrictEqual(earlier.arguments, entry.arguments))) {
-        return this.fail(state, 'INVALID_ARGUMENTS', `call id ${state.callId} of session ${session} was used before for another request (${earlier.tool} with other arguments); it was not run. A retry repeats the same call; a new call needs a new call id.`);
+      // A call retention deleted left a tombstone: its tool and a hash of its arguments.
+      const pruned = earlier === undefined ? store.tombstone(state.callId, session) : undefined;
+      const other = earlier !== undefined
+        ? earlier.tool !== entry.tool || !isDeepStrictEqual(earlier.arguments, entry.arguments)
+        : pruned !== undefined && (pruned.tool !== entry.tool || pruned.argumentsSha256 !== argumentsSha256(entry.arguments));
+      if (other) {
+        return this.fail(state, 'INVALID_ARGUMENTS', `call id ${state.callId} of session ${session} was used before for another request (${earlier?.tool ?? pruned?.tool} with other arguments); it was not run. A retry repeats the same call; a new call needs a new call id.`);
       }
       return this.finish(state.started, outcome.result, 'ledger');
     }

@@ -12,7 +12,11 @@
  * - `approvals`: questions put to a person, with the request shown (JSON); the first answer
  *   wins (`answer` is set only while it is NULL);
  * - `events`: append-only, one row per state change, decision, question and answer;
- * - `results`: the model-visible result (JSON) and the whole output (a blob), with its size in bytes.
+ * - `results`: the model-visible result (JSON) and the whole output (a blob), with its size in bytes;
+ * - `tombstones` (migration 2): what retention leaves of a call it deleted: call id, session,
+ *   tool, a SHA-256 of its arguments (RFC 8785 canonical JSON) and its final state, so that a
+ *   retry of a pruned call id is answered "already ran" and never runs again. Bounded by age
+ *   and count (see `Ledger.prune`).
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by state, session or call of an event scan tables bounded
@@ -80,6 +84,21 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     full_output BLOB,
     size INTEGER NOT NULL,
     stored_at INTEGER NOT NULL
+  );
+  `,
+  `
+  CREATE TABLE tombstones (
+    id INTEGER PRIMARY KEY,
+    call_id TEXT NOT NULL,
+    session TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    arguments_sha256 TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('done', 'failed', 'interrupted', 'denied')),
+    error_code TEXT,
+    ended_at INTEGER,
+    pruned_at INTEGER NOT NULL,
+    UNIQUE (call_id, session)
   );
   `,
 ]);

@@ -8,16 +8,27 @@
  *
  * Durability: WAL with `synchronous = NORMAL`: a commit survives the process being killed
  * (`kill -9`), not necessarily a power loss. The WAL is checkpointed every 10,000 pages and
- * kept under 64 MiB. Every state change is one `BEGIN IMMEDIATE`
- * transaction; other processes wait up to `busyTimeoutMs` for the write lock.
+ * kept under 64 MiB. Every write is one `BEGIN IMMEDIATE` transaction; other processes wait
+ * up to `busyTimeoutMs` for the write lock. Ends given to {@link Ledger.finishSoon} are the
+ * one exception to "committed before it returns": they ride on the next write (a group
+ * commit); see there.
  *
- * Recovery, when a ledger is opened (and on {@link Ledger.recover}): every `running` call whose
- * owner process is gone becomes `interrupted`, with a result the model can read; nothing is
- * run again. `pending` calls and their questions stay as they are.
+ * Recovery, when a ledger is opened for writing (and on {@link Ledger.recover}): every
+ * `running` call whose owner process is gone becomes `interrupted`, with a result the model
+ * can read; nothing is run again. `pending` calls and their questions stay as they are (a
+ * question answered while its asker was alive, but not acted on before it died, stays listed
+ * by {@link Ledger.pendingApprovals} until someone settles it).
  *
  * Retention: at most `maxCalls` ended calls and `maxBytes` bytes of stored outputs; the
  * oldest ended calls go first, with their decisions, questions, events and result. Pending
- * and running calls are never removed.
+ * and running calls are never removed. Each deleted call leaves a tombstone (call id, session,
+ * tool, version, a SHA-256 of its arguments, its final state), so that a retry of its call id
+ * is answered `RESULT_PRUNED` and never runs again; tombstones are kept `tombstoneMaxAgeMs`
+ * (default 90 days) and at most `maxTombstones` (default 1,000,000, about 150 bytes each).
+ *
+ * Read-only (`readonly: true`, what `toolgate trace`, `result` and `approvals list` use): the
+ * file is opened with SQLite's read-only flag, must exist, and is neither migrated, recovered
+ * nor pruned; every write throws.
  *
  * @module
  */
@@ -26,6 +37,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
+import { canonicalSha256 } from '../util/canonical-hash.js';
 import { MIGRATIONS } from './migrations.js';
 import { isAlive, thisProcess } from './owner.js';
 import { defaultStateDir, ledgerFile } from './paths.js';
@@ -50,6 +62,33 @@ export interface LedgerOptions {
   busyTimeoutMs?: number;
   /** How often a call waiting for an answer checks the ledger for one given elsewhere, in milliseconds. Default 250. */
   pollMs?: number;
+  /** How long the tombstone of a call retention deleted is kept, in milliseconds (counted from the deletion). Default 7776000000 (90 days). */
+  tombstoneMaxAgeMs?: number;
+  /** Tombstones kept at most; the oldest go first. Default 1000000. */
+  maxTombstones?: number;
+  /**
+   * Open the file read-only (SQLite's read-only flag): it must exist; no migration, recovery
+   * or retention runs, and every write throws. Default false. Where the folder allows it,
+   * SQLite may create the empty `-wal` and `-shm` companions a WAL reader needs (with the
+   * file's own permissions); the file itself is not written.
+   */
+  readonly?: boolean;
+}
+
+/** What retention leaves of a call it deleted ({@link Ledger.tombstone}). Times are milliseconds since the epoch. */
+export interface TombstoneRecord {
+  callId: string;
+  session: string;
+  tool: string;
+  version: string;
+  /** SHA-256 (hex) of the RFC 8785 canonical JSON of the call's arguments ({@link argumentsSha256}). */
+  argumentsSha256: string;
+  /** How the call ended. */
+  state: Exclude<CallStatus, 'pending' | 'running'>;
+  errorCode: string | undefined;
+  endedAt: number | undefined;
+  /** When retention deleted the call. */
+  prunedAt: number;
 }
 
 /** States of a call: `pending -> running -> done | failed | interrupted`, or `pending -> denied` (also `pending -> failed` for a call that ended before it ran). */
@@ -201,7 +240,7 @@ export interface ListFilter {
 /** The message of an interrupted call's result (what the model reads). */
 export const INTERRUPTED_MESSAGE = 'interrupted: toolgate stopped while this call ran; the tool may have run — check before repeating';
 
-const DEFAULTS = { maxCalls: 10_000, maxBytes: 512 * 1024 * 1024, busyTimeoutMs: 5_000, pollMs: 250 };
+const DEFAULTS = { maxCalls: 10_000, maxBytes: 512 * 1024 * 1024, busyTimeoutMs: 5_000, pollMs: 250, tombstoneMaxAgeMs: 90 * 24 * 3_600_000, maxTombstones: 1_000_000 };
 /** Retention runs once per this many ended calls (and on open). */
 const PRUNE_EVERY = 256;
 
@@ -239,8 +278,15 @@ function statements(db: Database.Database) {
     answerOf: db.prepare<[number], { answer: string | null; call: number }>('SELECT answer, call FROM approvals WHERE id = ?'),
     approval: db.prepare<[number], ApprovalRow>(`SELECT approvals.*, calls.call_id, calls.session, calls.tool, calls.state, calls.owner_pid, calls.owner_start
       FROM approvals JOIN calls ON calls.id = approvals.call WHERE approvals.id = ?`),
+    // Unanswered questions (by the partial index), and answered ones of calls still pending
+    // (the caller keeps those whose asker is gone: answered, never acted on).
     pendingApprovals: db.prepare<[], ApprovalRow>(`SELECT approvals.*, calls.call_id, calls.session, calls.tool, calls.state, calls.owner_pid, calls.owner_start
-      FROM approvals JOIN calls ON calls.id = approvals.call WHERE approvals.answer IS NULL ORDER BY approvals.id`),
+      FROM approvals JOIN calls ON calls.id = approvals.call WHERE approvals.answer IS NULL
+      UNION ALL
+      SELECT approvals.*, calls.call_id, calls.session, calls.tool, calls.state, calls.owner_pid, calls.owner_start
+      FROM calls JOIN approvals ON approvals.call = calls.id WHERE calls.state = 'pending' AND approvals.answer IS NOT NULL AND approvals.answer <> 'cancelled'
+        AND approvals.id = (SELECT max(id) FROM approvals AS latest WHERE latest.call = calls.id)
+      ORDER BY 1`),
     cancelPendingOf: db.prepare(`UPDATE approvals SET answer = 'cancelled', answered_by = 'toolgate', answered_at = ? WHERE call = ? AND answer IS NULL`),
     decisionsOf: db.prepare<[number], { decider: string; verdict: DecisionRecord['verdict']; reason: string; rule: string | null; file: string | null; line: number | null }>(
       'SELECT decider, verdict, reason, rule, file, line FROM decisions WHERE call = ? ORDER BY seq'),
@@ -249,17 +295,59 @@ function statements(db: Database.Database) {
     cancelRequested: db.prepare<[number], { cancel_requested: number }>('SELECT cancel_requested FROM calls WHERE id = ?'),
     endedCount: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM calls WHERE state IN ('done', 'failed', 'interrupted', 'denied')`),
     storedBytes: db.prepare<[], { n: number | null }>('SELECT sum(size + length(result)) AS n FROM results'),
-    oldestEnded: db.prepare<[number], { id: number; bytes: number | null }>(`SELECT calls.id, results.size + length(results.result) AS bytes FROM calls LEFT JOIN results ON results.call = calls.id
+    oldestEnded: db.prepare<[number], EndedRow>(`SELECT calls.id, calls.call_id, calls.session, calls.tool, calls.version, calls.arguments, calls.state, calls.error_code,
+      calls.ended_at, results.size + length(results.result) AS bytes FROM calls LEFT JOIN results ON results.call = calls.id
       WHERE state IN ('done', 'failed', 'interrupted', 'denied') ORDER BY calls.id LIMIT ?`),
     deleteCall: db.prepare('DELETE FROM calls WHERE id = ?'),
   };
 }
 
+/** The statements on tombstones (schema version 2 on; `undefined` for an older file opened read-only). */
+function tombstoneStatements(db: Database.Database) {
+  return {
+    byKey: db.prepare<[string, string], TombstoneRow>('SELECT * FROM tombstones WHERE call_id = ? AND session = ?'),
+    newestById: db.prepare<[string], TombstoneRow>('SELECT * FROM tombstones WHERE call_id = ? ORDER BY id DESC LIMIT 1'),
+    insert: db.prepare(`INSERT OR REPLACE INTO tombstones (call_id, session, tool, version, arguments_sha256, state, error_code, ended_at, pruned_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tombstones'),
+    // Ids grow with the deletion time: the oldest tombstones are the lowest ids.
+    firstKept: db.prepare<[number], { id: number }>('SELECT id FROM tombstones WHERE pruned_at >= ? ORDER BY id LIMIT 1'),
+    idAt: db.prepare<[number], { id: number }>('SELECT id FROM tombstones ORDER BY id LIMIT 1 OFFSET ?'),
+    deleteBelow: db.prepare('DELETE FROM tombstones WHERE id < ?'),
+    deleteAll: db.prepare('DELETE FROM tombstones'),
+  };
+}
+
+interface EndedRow {
+  id: number; call_id: string; session: string; tool: string; version: string; arguments: string; state: Exclude<CallStatus, 'pending' | 'running'>;
+  error_code: string | null; ended_at: number | null; bytes: number | null;
+}
+interface TombstoneRow {
+  id: number; call_id: string; session: string; tool: string; version: string; arguments_sha256: string; state: Exclude<CallStatus, 'pending' | 'running'>;
+  error_code: string | null; ended_at: number | null; pruned_at: number;
+}
+
+/**
+ * SHA-256 (hex) of the RFC 8785 canonical JSON of a call's arguments: what a tombstone keeps
+ * of them, so that a retry can be told apart from another request under the same call id.
+ */
+export function argumentsSha256(args: unknown): string {
+  return canonicalSha256(args);
+}
+
 /**
  * One ledger file. Open with {@link Ledger.open}; {@link Ledger.close} when done. Methods are
- * synchronous (SQLite through better-sqlite3); every state change commits before it returns.
+ * synchronous (SQLite through better-sqlite3). What commits when:
+ * - {@link record}, {@link claim}, {@link ask}, {@link answer}, {@link finish},
+ *   {@link requestCancel}, {@link recover} and {@link prune} commit before they return (one
+ *   `BEGIN IMMEDIATE` transaction each);
+ * - {@link finishSoon} only queues an end: it commits with the next of those writes, on the
+ *   next turn of the event loop, on {@link flush}, or on {@link close}, whichever comes first.
+ *   A queued end that cannot be written stays queued and is retried (see {@link flush});
+ * - {@link check} writes only to repair a dead process's call (take it over, or recover it).
+ * Reads see this process's queued ends (they flush first, or answer from the queue).
  * Methods throw the driver's `SqliteError` when the file cannot be written (a full disk, a
- * lock held past `busyTimeoutMs`).
+ * lock held past `busyTimeoutMs`, a read-only ledger).
  */
 export class Ledger {
   /** The ledger file (absolute). */
@@ -270,8 +358,14 @@ export class Ledger {
   readonly recovered: readonly CallRecord[];
   private readonly db: Database.Database;
   private readonly sql: ReturnType<typeof statements>;
+  /** Opened read-only ({@link LedgerOptions.readonly}). */
+  readonly readonly: boolean;
   private readonly maxCalls: number;
   private readonly maxBytes: number;
+  private readonly tombstoneMaxAgeMs: number;
+  private readonly maxTombstones: number;
+  /** Statements on tombstones; `undefined` for a file of schema version 1 opened read-only. */
+  private readonly graves: ReturnType<typeof tombstoneStatements> | undefined;
   /** One transaction function, run `.immediate(fn)` for every state change (made once: cheaper than one per change). */
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
   private endedSincePrune = 0;
@@ -281,6 +375,12 @@ export class Ledger {
   /** Their results, by {@link keyOf}: what {@link check} answers for them meanwhile. */
   private readonly queuedResults = new Map<string, ToolExecutionResult>();
   private flushScheduled = false;
+  /** A retry of queued ends that could not be written, while one is scheduled. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** The delay of the next retry, in ms (doubles from 50 ms up to 5 s while writes fail). */
+  private retryMs = RETRY_MIN_MS;
+  /** A warning about ends that cannot be written was emitted since the last success. */
+  private warnedFailing = false;
   /** Calls a caller of this ledger handles ({@link check}), by {@link keyOf}, until they end. */
   private readonly held = new Set<string>();
 
@@ -289,7 +389,30 @@ export class Ledger {
     this.maxCalls = positive(options.maxCalls, DEFAULTS.maxCalls, 'ledger.maxCalls');
     this.maxBytes = positive(options.maxBytes, DEFAULTS.maxBytes, 'ledger.maxBytes');
     this.pollMs = positive(options.pollMs, DEFAULTS.pollMs, 'ledger.pollMs');
+    this.tombstoneMaxAgeMs = positive(options.tombstoneMaxAgeMs, DEFAULTS.tombstoneMaxAgeMs, 'ledger.tombstoneMaxAgeMs');
+    this.maxTombstones = positive(options.maxTombstones, DEFAULTS.maxTombstones, 'ledger.maxTombstones');
     const busy = positive(options.busyTimeoutMs, DEFAULTS.busyTimeoutMs, 'ledger.busyTimeoutMs');
+    this.readonly = options.readonly === true;
+    if (this.readonly) {
+      // No folder made, no permission changed, no migration, recovery or retention.
+      this.db = new Database(file, { readonly: true, fileMustExist: true, timeout: busy });
+      try {
+        this.db.pragma(`busy_timeout = ${busy}`);
+        const version = this.db.pragma('user_version', { simple: true }) as number;
+        if (version > MIGRATIONS.length) {
+          throw new Error(`ledger schema version ${version} is newer than this toolgate knows (${MIGRATIONS.length}); use a newer toolgate or another --state-dir`);
+        }
+        if (version < 1) throw new Error(`${file} is not a toolgate ledger (schema version ${version})`);
+        this.tx = this.db.transaction((fn: () => unknown) => fn());
+        this.sql = statements(this.db);
+        this.graves = version >= 2 ? tombstoneStatements(this.db) : undefined;
+        this.recovered = [];
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+      return;
+    }
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     // Arguments and whole outputs may hold secrets: the file and its WAL and shared-memory
     // companions are the owner's alone, whatever the umask (made empty first, so no moment
@@ -316,6 +439,7 @@ export class Ledger {
       migrate(this.db);
       this.tx = this.db.transaction((fn: () => unknown) => fn());
       this.sql = statements(this.db);
+      this.graves = tombstoneStatements(this.db);
       this.recovered = this.recover();
       this.prune();
     } catch (error) {
@@ -326,16 +450,21 @@ export class Ledger {
 
   /**
    * Open (creating it and its folder when missing) the ledger of a workspace, run the
-   * migrations it lacks, recover the calls of dead processes and apply retention.
+   * migrations it lacks, recover the calls of dead processes and apply retention; with
+   * `readonly`, open an existing file to read only and do none of that.
    * @throws ToolgateOptionError for an option out of range; the driver's error when the file
-   *   cannot be opened or is not a ledger.
+   *   cannot be opened (with `readonly`: also when it does not exist) or is not a ledger.
    */
   static open(options: LedgerOptions = {}): Ledger {
     if (options === null || typeof options !== 'object') throw ToolgateOptionError.fromBadOption('ledger', 'must be an object of ledger options');
-    const file = options.file !== undefined
+    return new Ledger(Ledger.fileOf(options), options);
+  }
+
+  /** The file {@link open} would open for `options` (absolute), without opening it. */
+  static fileOf(options: LedgerOptions = {}): string {
+    return options.file !== undefined
       ? path.resolve(options.file)
       : ledgerFile(options.dir ?? defaultStateDir(), options.workspace ?? process.cwd());
-    return new Ledger(file, options);
   }
 
   /** The schema version of the file (`PRAGMA user_version`). */
@@ -348,10 +477,33 @@ export class Ledger {
    * then say what became of it (see {@link RecordOutcome}). A `pending` call whose owner is
    * gone is taken over (its question, if any, is kept and may be answered already); a
    * `running` one whose owner is gone is recovered as `interrupted` and its result returned.
+   * A call retention deleted is `ended` with a `RESULT_PRUNED` result ({@link tombstone}).
    */
   record(call: NewCall): RecordOutcome {
     const now = Date.now();
-    return this.immediate(() => (this.insertPending(call, now) !== undefined ? RECORDED : this.known(call, now)));
+    return this.immediate(() => {
+      if (this.sql.rowId.get(call.callId, call.session) === undefined) {
+        const pruned = this.prunedOutcome(call);
+        if (pruned !== undefined) return pruned;
+      }
+      return this.insertPending(call, now) !== undefined ? RECORDED : this.known(call, now);
+    });
+  }
+
+  /** The outcome of a call retention deleted: `ended` with a `RESULT_PRUNED` result; `undefined` when it has no tombstone. */
+  private prunedOutcome(key: CallKey): RecordOutcome | undefined {
+    const row = this.graves?.byKey.get(key.callId, key.session);
+    return row === undefined ? undefined : { kind: 'ended', result: prunedResult(tombstoneOf(row)) };
+  }
+
+  /**
+   * What retention left of a deleted call: of `session`, or when none is given, the newest
+   * tombstone with that call id. `undefined` when there is none (the call is still stored, was
+   * never recorded, or its tombstone aged out).
+   */
+  tombstone(callId: string, session?: string): TombstoneRecord | undefined {
+    const row = session === undefined ? this.graves?.newestById.get(callId) : this.graves?.byKey.get(callId, session);
+    return row === undefined ? undefined : tombstoneOf(row);
   }
 
   /**
@@ -371,6 +523,9 @@ export class Ledger {
     const row = this.sql.checkRow.get(key.callId, key.session);
     const k = keyOf(key);
     if (row === undefined) {
+      // A call retention deleted ran before: answered from its tombstone, never run again.
+      const pruned = this.prunedOutcome(key);
+      if (pruned !== undefined) return pruned;
       this.held.add(k);
       return UNKNOWN;
     }
@@ -505,36 +660,89 @@ export class Ledger {
    * one commit (its claim, carrying the ends before it) rather than two. Until then this
    * process's reads see the end (they flush first). A crash before the commit leaves the call
    * `running`, so recovery marks it `interrupted`: the result is lost, never a second run.
-   * A commit that fails is reported as a process warning.
+   * A commit that fails keeps the ends queued and retries them (see {@link flush}); while
+   * they cannot be written a process warning says so.
+   * @throws the driver's error when {@link MAX_QUEUED} ends are queued and they cannot be
+   *   written now (the store is broken: the caller learns it); the end stays queued.
    */
   finishSoon(call: CallKey | NewCall, end: CallEnd): void {
     this.queued.push({ call, end, now: Date.now() });
     this.queuedResults.set(keyOf(call), end.result);
-    if (this.queued.length >= MAX_QUEUED) {
-      this.flushQuietly();
-    } else if (!this.flushScheduled) {
+    if (this.queued.length >= MAX_QUEUED && this.retryTimer === undefined) {
+      this.flush();
+    } else if (!this.flushScheduled && this.retryTimer === undefined) {
       this.flushScheduled = true;
       setImmediate(this.flushQuietly);
     }
   }
 
-  /** Commit the ends {@link finishSoon} queued (nothing when none are). */
+  /**
+   * Commit the ends {@link finishSoon} queued (nothing when none are): in one transaction, or
+   * when that fails, one transaction per end. An end that fails alone on an error of the store
+   * (busy, full, read-only, I/O: `SQLITE_BUSY`, `SQLITE_FULL`, ...) stays queued for the next
+   * write or a retry (every 50 ms, doubling up to 5 s); one that fails alone on an error of its
+   * own (its row cannot be stored) is dropped with a process warning naming it: its call stays
+   * `running` until recovery marks it `interrupted`.
+   * @throws the store's error when ends are still queued (a retry is scheduled).
+   */
   flush(): void {
-    if (this.queued.length !== 0 && !this.closed) this.immediate(() => undefined);
+    if (this.queued.length === 0 || this.closed) return;
+    try {
+      this.immediate(() => undefined);
+    } catch (error) {
+      this.scheduleRetry(error);
+      throw error;
+    }
   }
 
-  /** {@link flush} from a timer: a failure is a process warning, not an exception. */
+  /** {@link flush} from a timer: a failure is a process warning (once while it lasts) and a retry, not an exception. */
   private readonly flushQuietly = (): void => {
     this.flushScheduled = false;
+    this.retryTimer = undefined;
     try {
       this.flush();
-    } catch (error) {
-      const lost = this.queued.length;
-      this.queued.length = 0;
-      this.queuedResults.clear();
-      process.emitWarning(`toolgate ledger ${this.file}: ${lost} call ends could not be written (${(error as Error)?.message}); those calls stay running and are recovered as interrupted`);
+    } catch {
+      // flush scheduled a retry and warned
     }
   };
+
+  /** Queued ends could not be written: warn (once until a write succeeds) and retry later. */
+  private scheduleRetry(error: unknown): void {
+    if (this.queued.length === 0 || this.closed) return;
+    if (!this.warnedFailing) {
+      this.warnedFailing = true;
+      process.emitWarning(`toolgate ledger ${this.file}: ${this.queued.length} call ends cannot be written yet (${(error as Error)?.message}); they stay queued and are retried (calls stay running meanwhile)`, { code: 'TOOLGATE_LEDGER_WRITE' });
+    }
+    if (this.retryTimer === undefined) {
+      this.retryTimer = setTimeout(this.flushQuietly, this.retryMs);
+      // A process that exits meanwhile leaves those calls running: recovery marks them interrupted.
+      this.retryTimer.unref();
+      this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
+    }
+  }
+
+  /**
+   * Write the queued ends one transaction each, after a batch failed (outside a transaction).
+   * @throws the store's error when one fails on it (the rest stay queued).
+   */
+  private writeQueuedOneByOne(): void {
+    while (this.queued.length !== 0) {
+      const q = this.queued[0]!;
+      try {
+        this.tx.immediate(() => this.writeEnd(q.call, q.end, q.now));
+      } catch (error) {
+        if (storeError(error)) throw error;
+        // This end alone cannot be stored: writing it again will not help.
+        this.queued.shift();
+        this.queuedResults.delete(keyOf(q.call));
+        process.emitWarning(`toolgate ledger ${this.file}: the end of call ${q.call.callId} (session ${q.call.session}) cannot be stored (${(error as Error)?.message}); it stays running until recovery marks it interrupted`, { code: 'TOOLGATE_LEDGER_WRITE' });
+        continue;
+      }
+      this.queued.shift();
+      this.queuedResults.delete(keyOf(q.call));
+      this.endedSincePrune++;
+    }
+  }
 
   /** Write one end (inside a transaction). */
   private writeEnd(call: CallKey | NewCall, end: CallEnd, now: number): boolean {
@@ -615,10 +823,15 @@ export class Ledger {
     return row === undefined ? undefined : approvalOf(row);
   }
 
-  /** Unanswered questions, oldest first. */
+  /**
+   * The questions waiting to be settled, oldest first: those nobody has answered, and those
+   * answered while the asking process lived that it never acted on before it died (the call
+   * still `pending`, its owner gone: `answer` is set; `toolgate approvals allow|deny ID` runs
+   * or ends the call on the answer that counts).
+   */
   pendingApprovals(): ApprovalRecord[] {
     this.flush();
-    return this.sql.pendingApprovals.all().map(approvalOf);
+    return this.sql.pendingApprovals.all().map(approvalOf).filter((q) => q.answer === undefined || !q.ownerAlive);
   }
 
   /**
@@ -737,17 +950,20 @@ export class Ledger {
 
   /**
    * Apply retention: delete the oldest ended calls past `maxCalls`, then past `maxBytes` of
-   * stored results. Pending and running calls are never deleted.
+   * stored results, each leaving a tombstone ({@link tombstone}); then delete tombstones older
+   * than `tombstoneMaxAgeMs` and the oldest past `maxTombstones`. Pending and running calls are
+   * never deleted.
    * @returns how many calls were deleted.
    */
   prune(): number {
     this.endedSincePrune = 0;
+    const now = Date.now();
     return this.immediate(() => {
       let deleted = 0;
       const over = this.sql.endedCount.get()!.n - this.maxCalls;
       if (over > 0) {
         for (const row of this.sql.oldestEnded.all(over)) {
-          this.sql.deleteCall.run(row.id);
+          this.bury(row, now);
           deleted++;
         }
       }
@@ -757,19 +973,56 @@ export class Ledger {
         if (batch.length === 0) break;
         for (const row of batch) {
           if (bytes <= this.maxBytes) break;
-          this.sql.deleteCall.run(row.id);
+          this.bury(row, now);
           bytes -= row.bytes ?? 0;
           deleted++;
         }
       }
+      this.pruneTombstones(now);
       return deleted;
     });
   }
 
-  /** Close the file (idempotent). */
+  /** Delete an ended call, leaving its tombstone (inside a transaction). */
+  private bury(row: EndedRow, now: number): void {
+    let sha: string;
+    try {
+      sha = argumentsSha256(JSON.parse(row.arguments));
+    } catch {
+      sha = argumentsSha256(row.arguments);
+    }
+    this.graves!.insert.run(row.call_id, row.session, row.tool, row.version, sha, row.state, row.error_code, row.ended_at, now);
+    this.sql.deleteCall.run(row.id);
+  }
+
+  /** Tombstones past their age or count go, oldest first (inside a transaction). */
+  private pruneTombstones(now: number): void {
+    const graves = this.graves!;
+    const kept = graves.firstKept.get(now - this.tombstoneMaxAgeMs);
+    if (kept === undefined) graves.deleteAll.run();
+    else graves.deleteBelow.run(kept.id);
+    const over = graves.count.get()!.n - this.maxTombstones;
+    if (over > 0) {
+      const first = graves.idAt.get(over);
+      if (first !== undefined) graves.deleteBelow.run(first.id);
+    }
+  }
+
+  /**
+   * Close the file (idempotent), writing the queued ends first; ends that still cannot be
+   * written are named in a process warning (their calls stay `running` until recovery marks
+   * them `interrupted`).
+   */
   close(): void {
     if (this.closed) return;
-    this.flushQuietly();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    try {
+      this.flush();
+    } catch (error) {
+      process.emitWarning(`toolgate ledger ${this.file}: closed with ${this.queued.length} call ends not written (${(error as Error)?.message}): calls ${this.queued.map((q) => q.call.callId).join(', ')} stay running until recovery marks them interrupted`, { code: 'TOOLGATE_LEDGER_WRITE' });
+    }
+    clearTimeout(this.retryTimer);
     this.closed = true;
     this.db.close();
   }
@@ -790,8 +1043,14 @@ export class Ledger {
     return this.sql.rowId.get(callId, session)?.id;
   }
 
-  /** Run `fn` in a `BEGIN IMMEDIATE` transaction (the write lock taken at once). */
+  /**
+   * Run `fn` in a `BEGIN IMMEDIATE` transaction (the write lock taken at once), with the
+   * queued ends first in the same commit. When that fails, the ends stay queued: they are
+   * written one by one ({@link writeQueuedOneByOne}), then `fn` alone, so that one end that
+   * cannot be stored never blocks the writes after it.
+   */
   private immediate<T>(fn: () => T): T {
+    if (this.readonly) throw new Error(`ledger ${this.file} is open read-only`);
     if (this.queued.length === 0) return this.tx.immediate(fn) as T;
     const ends = this.queued.splice(0);
     let result: T;
@@ -803,12 +1062,31 @@ export class Ledger {
       }) as T;
     } catch (error) {
       this.queued.unshift(...ends);
-      throw error;
+      if (storeError(error)) {
+        this.scheduleRetry(error);
+        throw error;
+      }
+      // An end or `fn` failed on its own: the ends one by one, then `fn` alone.
+      try {
+        this.writeQueuedOneByOne();
+      } catch (failed) {
+        this.scheduleRetry(failed);
+        throw failed;
+      }
+      this.writtenQueued();
+      return this.tx.immediate(fn) as T;
     }
     for (const q of ends) this.queuedResults.delete(keyOf(q.call));
     this.endedSincePrune += ends.length;
-    if (this.endedSincePrune >= PRUNE_EVERY) this.prune();
+    this.writtenQueued();
     return result;
+  }
+
+  /** Queued ends were written: the retry schedule resets, and retention runs when due. */
+  private writtenQueued(): void {
+    this.warnedFailing = false;
+    this.retryMs = RETRY_MIN_MS;
+    if (this.endedSincePrune >= PRUNE_EVERY) this.prune();
   }
 }
 
@@ -816,12 +1094,48 @@ const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
 const UNKNOWN: RecordOutcome = Object.freeze({ kind: 'unknown' });
 /** {@link Ledger.finishSoon} commits at once past this many queued ends. */
 const MAX_QUEUED = 64;
+/** The first and the longest delay between retries of queued ends that could not be written, in ms. */
+const RETRY_MIN_MS = 50;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * Whether `error` is the store's (the file is busy, full, read-only, unreadable, corrupt):
+ * every write fails alike until that changes; otherwise it is one row's (a constraint, a value
+ * too big, a value JSON cannot hold), and writing that row again fails again.
+ */
+function storeError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string'
+    && /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|NOMEM|PROTOCOL|CORRUPT|NOTADB|PERM|AUTH)/.test(code);
+}
 
 /** A map key of a call. */
 function keyOf(call: CallKey): string {
   return `${call.session}\u0000${call.callId}`;
 }
 const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
+
+function tombstoneOf(row: TombstoneRow): TombstoneRecord {
+  return {
+    callId: row.call_id, session: row.session, tool: row.tool, version: row.version, argumentsSha256: row.arguments_sha256, state: row.state,
+    errorCode: row.error_code ?? undefined, endedAt: row.ended_at ?? undefined, prunedAt: row.pruned_at,
+  };
+}
+
+/**
+ * The result a retry of a pruned call gets: failed, `RESULT_PRUNED`, `not_run`, saying how the
+ * call ended (its tombstone's state) and that its output is no longer kept.
+ */
+export function prunedResult(t: TombstoneRecord): ToolExecutionResult {
+  const code = t.errorCode === undefined ? '' : ` (${t.errorCode})`;
+  const how = t.state === 'done' ? 'it succeeded' : t.state === 'interrupted' ? 'it was interrupted: the tool may have run' : t.state === 'denied' ? `it was denied${code}: it never ran` : `it failed${code}`;
+  const when = t.endedAt === undefined ? '' : ` at ${new Date(t.endedAt).toISOString()}`;
+  const message = `call ${t.callId} of session ${t.session} already ran (${t.state}${when}: ${how}); its output is no longer kept (ledger retention) and it was not run again. A new call needs a new call id.`;
+  return {
+    success: false, output: `Error: ${message}`, error: message, errorCode: 'RESULT_PRUNED', durationMs: 0, confirmed: true,
+    tool: t.tool, version: t.version, callId: t.callId, stopReason: 'not_run',
+  };
+}
 
 /**
  * Run the migrations the file lacks, each in a transaction with its version bump. The version

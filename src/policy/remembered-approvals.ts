@@ -20,8 +20,7 @@
  *
  * @module
  */
-import crypto from 'node:crypto';
-import canonicalizeExport from 'canonicalize';
+import { canonicalSha256 } from '../util/canonical-hash.js';
 import { clip } from '../util/values.js';
 import type { ApprovalAnswer } from '../decisions/approval.js';
 import type { PreparedCall } from '../decisions/decision.js';
@@ -168,17 +167,8 @@ export class RememberedApprovals {
 const TURN_ONLY: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'allow_for_turn', 'deny']);
 const ALL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'allow_for_turn', 'always', 'deny']);
 
-/**
- * RFC 8785 canonical JSON. The package is CommonJS (`module.exports = serialize`) while its
- * typings declare a default export, which TypeScript reads as `exports.default`: at run time
- * the default import is the function itself.
- */
-const canonicalize = canonicalizeExport as unknown as (value: unknown) => string | undefined;
-
 /** SHA-256 (hex) of the canonical JSON of `value`. */
-function keyOf(value: unknown): string {
-  return crypto.createHash('sha256').update(canonicalize(value) ?? 'null').digest('hex');
-}
+const keyOf = canonicalSha256;
 
 /**
  * The key of a request: tool name, registration revision, canonical input, workspace real path.

@@ -8,6 +8,7 @@
  * Each test's processes are killed and awaited; its folders are removed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,8 +75,8 @@ describe('ledger through the CLI, with kill -9', () => {
 
     const listed = await runCli(['approvals', 'list', ...where()]);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /^ID\s+AGE\s+TOOL\s+CALL\s+ASKER\s+WHY\s+ARGUMENTS/m);
-    assert.match(listed.stdout, /append_marker\s+ask-kill\s+gone\s+approval \[always-ask\]/);
+    assert.match(listed.stdout, /^ID\s+AGE\s+TOOL\s+CALL\s+ASKER\s+ANSWER\s+WHY\s+ARGUMENTS/m);
+    assert.match(listed.stdout, /append_marker\s+ask-kill\s+gone\s+-\s+approval \[always-ask\]/);
     assert.match(listed.stdout, /"marker":"approved-run"/);
     const [question] = JSON.parse((await runCli(['approvals', '--json', ...where()])).stdout) as Array<{ id: number; callId: string }>;
     assert.equal(question?.callId, 'ask-kill');
@@ -131,24 +132,92 @@ describe('ledger through the CLI, with kill -9', () => {
     assert.equal(runs(), 'resumed-run\n');
   });
 
-  it('kill -9 during a long call: trace shows it interrupted, and it never runs again', async () => {
+  it('kill -9 during a long call: after a restart trace shows it interrupted, and it never runs again', async () => {
     const args = [BIN, 'call', 'append_marker', '{"filepath":"runs.txt","marker":"long-run","sleep_ms":60000}', '--call-id', 'long-1', ...where(), ...fixtures()];
     const caller = await startUntil(args, () => runs() !== '');
     await kill9(caller);
+
+    // trace only reads: it shows the call as stored, its process gone, and repairs nothing.
+    const before = await runCli(['trace', ...where()]);
+    assert.equal(before.code, 0, before.stderr);
+    assert.match(before.stdout, /long-1\s+append_marker@1\.0\.0\s+running \(owner gone\)/);
+
+    // The restart: the same call again (any toolgate that opens the ledger to write recovers it).
+    const retried = await runCli(['call', 'append_marker', '{"filepath":"runs.txt","marker":"long-run","sleep_ms":60000}', '--call-id', 'long-1', ...where(), ...fixtures()]);
+    assert.equal(retried.code, 1);
+    assert.match(retried.stderr, /interrupted: toolgate stopped while this call ran; the tool may have run/);
 
     const trace = await runCli(['trace', ...where()]);
     assert.equal(trace.code, 0, trace.stderr);
     assert.match(trace.stdout, /long-1\s+append_marker@1\.0\.0\s+interrupted\s+wait \d+ ms, run \d+ ms\s+INTERRUPTED/);
     const json = JSON.parse((await runCli(['trace', '--call', 'long-1', '--json', ...where()])).stdout) as Array<{ state: string; status: string }>;
     assert.deepEqual(json.map((c) => [c.state, c.status]), [['interrupted', 'INTERRUPTED']]);
-
-    const retried = await runCli(['call', 'append_marker', '{"filepath":"runs.txt","marker":"long-run","sleep_ms":60000}', '--call-id', 'long-1', ...where(), ...fixtures()]);
-    assert.equal(retried.code, 1);
-    assert.match(retried.stderr, /interrupted: toolgate stopped while this call ran; the tool may have run/);
     const result = await runCli(['result', 'long-1', ...where()]);
     assert.match(result.stdout, /check before repeating/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(runs(), 'long-run\n', 'ran once, never replayed');
+  });
+
+  it('an answer recorded while the asker lived, which it never acted on before kill -9, stays listed; allow runs the call once', async () => {
+    const asker = await startUntil([ASKER, state, ws, 'ask-stranded', 'stranded-run'], (out) => out.includes('asked'));
+    // Stopped, the asker cannot pick the answer up; then it dies.
+    asker.kill('SIGSTOP');
+    const [question] = JSON.parse((await runCli(['approvals', '--json', ...where()])).stdout) as Array<{ id: number; ownerAlive: boolean }>;
+    assert.equal(question?.ownerAlive, true);
+    const allowed = await runCli(['approvals', 'allow', String(question!.id), ...where(), ...fixtures()]);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.match(allowed.stdout, /which asked, resumes the call/);
+    await kill9(asker);
+    assert.equal(runs(), '', 'the asker never ran it');
+
+    const listed = await runCli(['approvals', 'list', ...where()]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`^${question!.id}\\s+\\S+\\s+append_marker\\s+ask-stranded\\s+gone\\s+allow_once\\s`, 'm'), listed.stdout);
+    const again = await runCli(['approvals', 'allow', String(question!.id), ...where(), ...fixtures()]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /answered already \(allow_once/);
+    assert.match(again.stdout, /is gone: running the call here/);
+    assert.equal(runs(), 'stranded-run\n', 'ran once');
+    assert.equal((await runCli(['approvals', 'list', ...where()])).stdout, 'no questions are waiting\n', 'settled');
+    const result = await runCli(['result', 'ask-stranded', ...where()]);
+    assert.equal(result.stdout, 'appended stranded-run\n');
+    const third = await runCli(['approvals', 'allow', String(question!.id), ...where(), ...fixtures()]);
+    assert.match(third.stdout, /call ask-stranded is done/);
+    assert.equal(runs(), 'stranded-run\n', 'still once');
+  });
+
+  it('trace, result and approvals list open the ledger read-only: they recover, prune and write nothing', async () => {
+    const missing = await runCli(['trace', ...where()]);
+    assert.equal(missing.code, 0, missing.stderr);
+    assert.equal(missing.stdout, 'no calls recorded\n');
+    assert.match(missing.stderr, /no ledger at .*ledger-[0-9a-f]{16}\.sqlite: nothing has been recorded/);
+    assert.equal((await runCli(['approvals', 'list', '--json', ...where()])).stdout, '[]\n');
+    assert.equal((await runCli(['result', 'x', ...where()])).code, 1);
+    assert.equal(fs.existsSync(state), false, 'reading made no state folder');
+
+    // A question waiting and a call left running by killed processes (the question first: a
+    // process that opens the ledger to write recovers running calls, never pending ones).
+    const asker = await startUntil([ASKER, state, ws, 'ro-ask', 'ro-asked'], (out) => out.includes('asked'));
+    await kill9(asker);
+    const caller = await startUntil([BIN, 'call', 'append_marker', '{"filepath":"runs.txt","marker":"ro-run","sleep_ms":60000}', '--call-id', 'ro-1', ...where(), ...fixtures()], () => runs() !== '');
+    await kill9(caller);
+    const [file] = fs.readdirSync(state).filter((f) => f.endsWith('.sqlite')).map((f) => path.join(state, f));
+    // The file and its WAL; not the -shm, the WAL index in shared memory that every SQLite reader updates.
+    const snapshot = () => Object.fromEntries(fs.readdirSync(state).filter((f) => !f.endsWith('-shm')).map((f) => {
+      const where = path.join(state, f);
+      return [f, { sha256: crypto.createHash('sha256').update(fs.readFileSync(where)).digest('hex'), mtime: fs.statSync(where).mtimeMs }];
+    }));
+    const before = snapshot();
+    const trace = await runCli(['trace', '--json', ...where()]);
+    assert.equal(trace.code, 0, trace.stderr);
+    const calls = JSON.parse(trace.stdout) as Array<{ callId: string; state: string; ownerAlive?: boolean }>;
+    assert.deepEqual(calls.map((c) => [c.callId, c.state, c.ownerAlive]), [['ro-1', 'running', false], ['ro-ask', 'pending', false]]);
+    const result = await runCli(['result', 'ro-1', ...where()]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /call ro-1 is running: it has no result yet \(its process \d+ is gone/);
+    const listed = await runCli(['approvals', 'list', ...where()]);
+    assert.match(listed.stdout, /ro-ask\s+gone/);
+    assert.deepEqual(snapshot(), before, `${file} and its companions are unchanged`);
   });
 
   it('a cut output is kept whole in the ledger, and toolgate result prints all of it', async () => {

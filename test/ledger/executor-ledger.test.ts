@@ -58,6 +58,38 @@ describe('executor with a ledger', () => {
     }
   });
 
+  it('a retry of a call retention deleted is answered from its tombstone (RESULT_PRUNED) and never runs again', async () => {
+    const ledger = Ledger.open({ dir: path.join(dir, 'state-prune'), workspace: dir, maxCalls: 1 });
+    const executor = executorWith(ledger);
+    const file = path.join(dir, 'pruned.txt');
+    try {
+      const first = await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'p1' }, { callId: 'pruned-1' });
+      assert.equal(first.success, true, first.output);
+      await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'p2' }, { callId: 'pruned-2' });
+      ledger.flush();
+      assert.equal(ledger.prune(), 1, 'maxCalls 1: the older call goes');
+      assert.equal(ledger.get('pruned-1', 'S'), undefined, 'its row and output are gone');
+      assert.equal(ledger.tombstone('pruned-1', 'S')?.state, 'done');
+      const retried = await executor.call('append_marker', { marker: 'p1', filepath: 'pruned.txt' }, { callId: 'pruned-1' });
+      assert.equal(retried.success, false);
+      assert.equal(retried.errorCode, 'RESULT_PRUNED', retried.output);
+      assert.equal(retried.stopReason, 'not_run');
+      assert.match(retried.output, /already ran \(done.*its output is no longer kept \(ledger retention\) and it was not run again/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'p1\np2\n', 'the pruned call did not run again');
+      // The same id with other arguments is still another request.
+      const reused = await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'other' }, { callId: 'pruned-1' });
+      assert.equal(reused.errorCode, 'INVALID_ARGUMENTS', reused.output);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'p1\np2\n');
+      // Another session is another call.
+      const other = await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'p1' }, { callId: 'pruned-1', session: 'another' });
+      assert.equal(other.success, true, other.output);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'p1\np2\np1\n');
+    } finally {
+      await executor.close();
+      ledger.close();
+    }
+  });
+
   it('the running claim is committed before the runner starts', async () => {
     const ledger = Ledger.open({ dir: path.join(dir, 'state2'), workspace: dir });
     const seen: string[] = [];

@@ -9,7 +9,7 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { INTERRUPTED_MESSAGE, Ledger, ledgerFile, ToolgateOptionError, type NewCall, type ToolExecutionResult } from 'toolgate';
+import { argumentsSha256, INTERRUPTED_MESSAGE, Ledger, ledgerFile, ToolgateOptionError, type NewCall, type ToolExecutionResult } from 'toolgate';
 
 let dir: string;
 const opened: Ledger[] = [];
@@ -45,11 +45,11 @@ describe('ledger store', () => {
     const ledger = open();
     assert.equal(ledger.file, ledgerFile(dir, dir));
     assert.match(path.basename(ledger.file), /^ledger-[0-9a-f]{16}\.sqlite$/);
-    assert.equal(ledger.schemaVersion(), 1);
+    assert.equal(ledger.schemaVersion(), 2);
     ledger.record(call('c1'));
     ledger.close();
     const again = open();
-    assert.equal(again.schemaVersion(), 1);
+    assert.equal(again.schemaVersion(), 2);
     assert.equal(again.get('c1', 's1')?.state, 'pending');
     const raw = new Database(again.file, { readonly: true });
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
@@ -195,6 +195,164 @@ describe('ledger store', () => {
     ledger.finishSoon(call('g2'), { state: 'failed', decisions: undefined, result: result('g2', 'no', false) });
     ledger.flush();
     assert.equal(other.result('g2', 's1')?.result.output, 'no');
+  });
+
+  it('retention leaves a tombstone per deleted call: a retry is ended RESULT_PRUNED with the original state, never recorded again', () => {
+    const ledger = open({ maxCalls: 1 });
+    ledger.claim(call('t1'));
+    ledger.finish(call('t1'), { state: 'failed', decisions: undefined, result: { ...result('t1', 'boom', false), errorCode: 'TOOL_ERROR' } });
+    ledger.claim(call('t2'));
+    ledger.finish(call('t2'), { state: 'done', decisions: undefined, result: result('t2') });
+    assert.equal(ledger.prune(), 1);
+    assert.equal(ledger.get('t1', 's1'), undefined);
+    const grave = ledger.tombstone('t1', 's1')!;
+    assert.equal(grave.state, 'failed');
+    assert.equal(grave.errorCode, 'TOOL_ERROR');
+    assert.equal(grave.tool, 'write_file');
+    assert.equal(grave.argumentsSha256, argumentsSha256({ content: 'x', filepath: 'a.txt' }), 'canonical: key order does not matter');
+    for (const outcome of [ledger.check(call('t1')), ledger.record(call('t1'))]) {
+      assert.equal(outcome.kind, 'ended');
+      const r = outcome.kind === 'ended' ? outcome.result : undefined;
+      assert.equal(r?.errorCode, 'RESULT_PRUNED');
+      assert.equal(r?.stopReason, 'not_run');
+      assert.match(r!.output, /already ran \(failed .*it failed \(TOOL_ERROR\)\); its output is no longer kept/);
+    }
+    assert.equal(ledger.get('t1', 's1'), undefined, 'the retry recorded nothing');
+    assert.equal(ledger.record(call('t1', 's2')).kind, 'recorded', 'another session is another call');
+    ledger.close();
+    // Tombstones survive a reopen, and are bounded by age and count.
+    const again = open({ maxCalls: 1, maxTombstones: 2 });
+    assert.equal(again.check(call('t1')).kind, 'ended');
+    for (const id of ['t3', 't4', 't5']) {
+      again.claim(call(id));
+      again.finish(call(id), { state: 'done', decisions: undefined, result: result(id) });
+      again.prune();
+    }
+    // t1, t2, t3, t4 were buried in that order; the two newest stay.
+    assert.deepEqual(['t1', 't2', 't3', 't4'].map((id) => again.tombstone(id, 's1') !== undefined), [false, false, true, true]);
+    again.close();
+    const raw = new Database(ledgerFile(dir, dir));
+    raw.prepare(`UPDATE tombstones SET pruned_at = 0 WHERE call_id = 't3'`).run();
+    raw.close();
+    const aged = open({ maxCalls: 1, tombstoneMaxAgeMs: 86_400_000 });
+    assert.equal(aged.tombstone('t3', 's1'), undefined, 'older than tombstoneMaxAgeMs: gone on open');
+    assert.equal(aged.tombstone('t4', 's1')?.state, 'done');
+  });
+
+  it('a batched end that cannot be written stays queued and lands once the store can be written again', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const ledger = open({ busyTimeoutMs: 20 });
+    const other = open();
+    const blocker = new Database(ledger.file, { timeout: 20 });
+    try {
+      ledger.claim(call('f1'));
+      blocker.exec('BEGIN IMMEDIATE'); // another process holds the write lock
+      ledger.finishSoon(call('f1'), { state: 'done', decisions: undefined, result: result('f1', 'kept') });
+      assert.throws(() => ledger.flush(), /database is locked/, 'flush reports the store error to its caller');
+      await new Promise((resolve) => setTimeout(resolve, 120)); // the timer flush and a retry fail too
+      const seen = ledger.check(call('f1'));
+      assert.equal(seen.kind === 'ended' && seen.result.output, 'kept', 'still queued, still seen here');
+      assert.equal(other.get('f1', 's1')?.state, 'running', 'not written yet');
+      assert.ok(warnings.some((w) => /1 call ends cannot be written yet .*retried/.test(w)), warnings.join('\n'));
+      blocker.exec('ROLLBACK');
+      // Nothing else writes: the scheduled retry lands it.
+      const deadline = Date.now() + 10_000;
+      while (other.get('f1', 's1')?.state !== 'done' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(other.get('f1', 's1')?.state, 'done');
+      assert.equal(other.result('f1', 's1')?.result.output, 'kept');
+    } finally {
+      if (blocker.inTransaction) blocker.exec('ROLLBACK');
+      blocker.close();
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('a queued end that cannot be stored on its own is dropped with a warning; the ends and writes after it land', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const ledger = open();
+      ledger.claim(call('bad'));
+      ledger.claim(call('good'));
+      // A result JSON cannot hold: its row can never be written.
+      ledger.finishSoon(call('bad'), { state: 'done', decisions: undefined, result: { ...result('bad'), structured: 1n } });
+      ledger.finishSoon(call('good'), { state: 'done', decisions: undefined, result: result('good', 'landed') });
+      assert.equal(ledger.claim(call('next')), true, 'the next claim is not blocked by the bad end');
+      assert.equal(ledger.get('good', 's1')?.state, 'done');
+      assert.equal(ledger.result('good', 's1')?.result.output, 'landed');
+      assert.equal(ledger.get('bad', 's1')?.state, 'running', 'left for recovery, and said so');
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      assert.ok(warnings.some((w) => /the end of call bad \(session s1\) cannot be stored/.test(w)), warnings.join('\n'));
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('a question answered while its asker lived, never acted on before it died, stays listed until settled', () => {
+    const ledger = open();
+    ledger.record(call('q1'));
+    const id = ledger.ask(call('q1'), { tool: 'write_file', arguments: {} });
+    ledger.answer(id, 'allow_once', 'cli:1');
+    assert.deepEqual(ledger.pendingApprovals(), [], 'its asker (this process) lives: it acts on the answer');
+    ledger.close();
+    const raw = new Database(ledgerFile(dir, dir));
+    raw.prepare(`UPDATE calls SET owner_pid = ? WHERE call_id = 'q1'`).run(deadPid());
+    raw.close();
+    const reopened = open();
+    assert.deepEqual(reopened.pendingApprovals().map((q) => [q.id, q.callId, q.answer, q.ownerAlive, q.callState]), [[id, 'q1', 'allow_once', false, 'pending']]);
+    // Settled: taken over and run on the answer that counts, it leaves the list.
+    assert.equal(reopened.check(call('q1')).kind, 'taken_over');
+    assert.equal(reopened.answeredQuestion('q1', 's1'), 'allow_once');
+    reopened.claim(call('q1'));
+    reopened.finish(call('q1'), { state: 'done', decisions: undefined, result: result('q1') });
+    assert.deepEqual(reopened.pendingApprovals(), []);
+  });
+
+  it('read-only: no migration, recovery or retention, the file is not written, writes throw; a missing file throws', () => {
+    const writer = open({ maxCalls: 1 });
+    for (const id of ['r1', 'r2', 'r3']) writer.finish(call(id), { state: 'done', decisions: undefined, result: result(id) });
+    writer.claim(call('r-running'));
+    writer.close();
+    const file = ledgerFile(dir, dir);
+    const raw = new Database(file);
+    raw.prepare(`UPDATE calls SET owner_pid = ? WHERE call_id = 'r-running'`).run(deadPid());
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    raw.close();
+    const before = { bytes: fs.readFileSync(file), mtime: fs.statSync(file).mtimeMs };
+    const reader = Ledger.open({ file, readonly: true, maxCalls: 1 });
+    try {
+      assert.equal(reader.readonly, true);
+      assert.deepEqual(reader.recovered, []);
+      assert.equal(reader.get('r-running', 's1')?.state, 'running', 'not recovered');
+      assert.equal(reader.list().length, 4, 'not pruned (maxCalls 1)');
+      assert.throws(() => reader.record(call('w1')), /read-only/);
+      assert.throws(() => reader.prune(), /read-only/);
+    } finally {
+      reader.close();
+    }
+    assert.deepEqual(fs.readFileSync(file), before.bytes);
+    assert.equal(fs.statSync(file).mtimeMs, before.mtime);
+    assert.throws(() => Ledger.open({ file: path.join(dir, 'missing.sqlite'), readonly: true }), /unable to open/);
+    assert.equal(fs.existsSync(path.join(dir, 'missing.sqlite')), false, 'nothing created');
+  });
+
+  it('read-only works on a ledger whose folder cannot be written', { skip: process.getuid?.() === 0 ? 'root writes any folder' : false }, () => {
+    const writer = open();
+    writer.finish(call('d1'), { state: 'done', decisions: undefined, result: result('d1', 'readable') });
+    const file = writer.file;
+    const readerWhileOpen = Ledger.open({ file, readonly: true });
+    readerWhileOpen.close();
+    fs.chmodSync(dir, 0o500);
+    try {
+      const reader = Ledger.open({ file, readonly: true });
+      assert.equal(reader.result('d1', 's1')?.result.output, 'readable');
+      reader.close();
+    } finally {
+      fs.chmodSync(dir, 0o700);
+    }
   });
 
   it('a cancel request is a flag on a pending or running call only', () => {

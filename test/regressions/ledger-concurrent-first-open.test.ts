@@ -24,7 +24,7 @@ it('six processes opening one new ledger at once all succeed, and the schema is 
       child.stderr.on('data', (d) => (err += d));
       child.on('close', (code) => resolve({ code, out, err }));
     })));
-    for (const r of runs) assert.deepEqual([r.code, r.out], [0, '1'], r.err);
+    for (const r of runs) assert.deepEqual([r.code, r.out], [0, '2'], r.err); // both migrations, each once
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
