@@ -102,14 +102,19 @@ async function killDuringRun(extra: string[]): Promise<void> {
   await waitFor(() => sleepers().length === 0, 'the sleep to end with its killed toolgate', 10_000);
 }
 
-/** After the kill: trace shows it interrupted; the same call id runs nothing again; the marker is there once. */
+/** After the kill: trace shows the owner gone; a restart recovers it; trace shows it interrupted; the same call id runs nothing again; the marker is there once. */
 async function checkInterruptedOnce(): Promise<void> {
-  const trace = await runCli(['trace', ...where()]);
-  assert.equal(trace.code, 0, trace.stderr);
-  assert.match(trace.stdout, /long-run\s+run_command@1\.0\.0\s+interrupted/);
+  // trace only reads (it never recovers): before a restart the call shows its owner gone.
+  const before = await runCli(['trace', ...where()]);
+  assert.equal(before.code, 0, before.stderr);
+  assert.match(before.stdout, /long-run\s+run_command@1\.0\.0\s+running \(owner gone\)/);
+  // The restart: a writing toolgate recovers the call; the same call id answers the stored result.
   const again = await runCli(['call', 'run_command', callArgs(), '--yes', '--call-id', 'long-run', ...where()]);
   assert.notEqual(again.code, 0);
   assert.match(again.stdout + again.stderr, /interrupted: toolgate stopped while this call ran; the tool may have run/);
+  const trace = await runCli(['trace', ...where()]);
+  assert.equal(trace.code, 0, trace.stderr);
+  assert.match(trace.stdout, /long-run\s+run_command@1\.0\.0\s+interrupted/);
   const traced = await runCli(['trace', '--call', 'long-run', '--json', ...where()]);
   assert.equal(traced.code, 0, traced.stderr);
   assert.match(traced.stdout, /"state":\s*"interrupted"/);
