@@ -17,16 +17,6 @@ import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
-/** Usage lines of `toolgate call`. */
-export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
-                [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
-                [--approve allow-all|deny-all|read-only|always-ask] [--no-policy] [--explain]
-                [--timeout-ms N] [--output-dir DIR] [--json]
-                [--call-id ID] [--session S] [--state-dir DIR] [--no-ledger]
-                [--sandbox workspace-write|read-only] [--sandbox-network]
-                [--dangerously-disable-sandbox]
-               (the same --call-id and --session again print the stored result, never
-               run twice; default session cli)`;
 
 /** The `--timeout-ms` option, if given. */
 function timeoutOption(values: Record<string, unknown>): number | undefined {

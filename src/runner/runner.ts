@@ -23,8 +23,10 @@ export interface RunnableTool {
   readonly version: string;
   /** `name@version`: a runner keeps per-tool state (instances, loaded modules) under it. */
   readonly key: string;
-  /** The tool class, for runners that run it in this thread. */
-  readonly target: ToolClass;
+  /** The tool class, for runners that run it in this thread; `undefined` until {@link RunnableTool.load} has loaded it. */
+  readonly target: ToolClass | undefined;
+  /** The tool class, importing its module on first use (a tool registered from a manifest). */
+  load(): Promise<ToolClass>;
   /** URL of the module that defines the class, for runners that load it elsewhere; `undefined` when unknown. */
   readonly moduleUrl: string | undefined;
   /** Export name of the class in that module. */
