@@ -80,12 +80,18 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
       outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
       ledger,
       session,
+      // One call: one child process (or worker) runs it; a spare would only cost the start.
+      poolSize: 1,
     },
   });
   const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
   try {
     await system.start();
     const { registry } = system;
+    // The tool's processes start while the call is checked and decided; its module loads only
+    // when the call is dispatched.
+    const tool = registry.get(name, values.version as string | undefined);
+    if (tool !== undefined) system.executor.warmUp(tool);
     // Like every result's durationMs: the call alone, not loading the registry.
     const started = Date.now();
     try {

@@ -440,9 +440,13 @@ export class ToolExecutor {
     return this.store;
   }
 
-  /** Start the default runner's processes now, so the first call does not wait for them. */
-  warmUp(): void {
-    this.runnerFor(DEFAULT_RUNNER).warmUp?.();
+  /**
+   * Start the default runner's processes now, so the first call does not wait for them; with
+   * a tool, the processes of that tool's runner (and memory cap). No tool module is loaded.
+   */
+  warmUp(tool?: RegisteredTool): void {
+    if (this.closed) return;
+    this.runnerFor(tool?.runner ?? DEFAULT_RUNNER).warmUp?.(tool);
   }
 
   /**

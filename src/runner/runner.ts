@@ -126,8 +126,12 @@ export interface Runner {
    * meet leaves it out. Rejects only with what `then` throws.
    */
   runThen?<T>(request: RunRequest, signal: AbortSignal | undefined, then: (outcome: RunOutcome, request: RunRequest) => T): Promise<T>;
-  /** Optional: start what calls will need (threads, processes) now, so the first call does not wait for it. */
-  warmUp?(): void;
+  /**
+   * Optional: start what calls will need (threads, processes) now, so the first call does not
+   * wait for it; with a tool, what that tool's calls need (its memory cap's group). Loads no
+   * tool module.
+   */
+  warmUp?(tool?: RunnableTool): void;
   /**
    * Stop every call in flight (they end as crashed or aborted, as the runner can tell) and
    * release what the runner holds (threads, processes, tool instances).
