@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import type { LevelWithSilent } from '../logging/logger.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
 import { UsageError, type CliContext } from './context.js';
 import { bridgeConfigured, toolFoldersOption } from './tool-registry.js';
@@ -22,6 +23,12 @@ export interface CliToolSystemOptions {
   executor?: ToolSystemOptions['executor'];
   /** Called when a bridged server's tools change (`toolgate mcp` tells its clients). */
   onToolsChanged?: () => void;
+  /**
+   * A registry with the command's tools already loaded (`loadToolFolders` with
+   * `toolFoldersOption`): the tool system uses it and adds only the bridged servers' tools.
+   * Default: the tool system loads them.
+   */
+  registry?: ToolRegistry;
 }
 
 /**
@@ -30,12 +37,13 @@ export interface CliToolSystemOptions {
  * @throws UsageError when `--tools` comes without `--schemas`.
  */
 export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, options: CliToolSystemOptions): ToolSystem {
-  const toolFolders = toolFoldersOption(values, ctx);
+  const toolFolders = options.registry === undefined ? toolFoldersOption(values, ctx) : [];
   const config = values.config === undefined ? undefined : path.resolve(ctx.cwd, values.config as string);
   return new ToolSystem({
     workspace: options.workspace,
     logLevel: options.logLevel,
     toolFolders,
+    ...(options.registry === undefined ? {} : { registry: options.registry, builtins: false }),
     executor: options.executor,
     connectors: [async (system) => {
       const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged);
