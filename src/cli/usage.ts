@@ -6,13 +6,13 @@
  */
 
 /** Usage lines of `toolgate list`. */
-export const LIST_USAGE = '  toolgate list [--tag T]... [--json]';
+const LIST_USAGE = '  toolgate list [--tag T]... [--json]';
 
 /** Usage lines of `toolgate schema`. */
-export const SCHEMA_USAGE = '  toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]';
+const SCHEMA_USAGE = '  toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]';
 
 /** Usage lines of `toolgate call`. */
-export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
+const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
                 [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
                 [--approve allow-all|deny-all|read-only|always-ask] [--no-policy] [--explain]
                 [--timeout-ms N] [--output-dir DIR] [--json]
@@ -23,10 +23,10 @@ export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] 
                run twice; default session cli)`;
 
 /** Usage lines of `toolgate schemas`. */
-export const SCHEMAS_USAGE = '  toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]';
+const SCHEMAS_USAGE = '  toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]';
 
 /** Usage lines of `toolgate mcp`, for the CLI's help. */
-export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR]
+const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR]
                [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
                [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
                [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
@@ -38,36 +38,36 @@ export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--wo
 `;
 
 /** Usage lines of `toolgate policy`. */
-export const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_JSON]
+const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_JSON]
                 (policy files: $XDG_CONFIG_HOME/toolgate/policy.toml, else
                 ~/.config/toolgate/policy.toml, and DIR/.toolgate/policy.toml;
                 CALL_JSON: '{"name":"write_file","arguments":{...}}')`;
 
 /** Usage lines of `toolgate approvals`. */
-export const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR]
+const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR]
   toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR] [--no-policy]
                the questions waiting in the workspace's ledger; allow or deny one (the
                first answer counts; when the asking process is gone, the call runs here, once)`;
 
 /** Usage lines of `toolgate result`. */
-export const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR]
+const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR]
                print the whole stored output of a call (the newest call with that id
                unless --session names one)`;
 
 /** Usage lines of `toolgate trace`. */
-export const TRACE_USAGE = `  toolgate trace [--session S] [--call ID] [--limit N] [--json] [--workspace DIR]
+const TRACE_USAGE = `  toolgate trace [--session S] [--call ID] [--limit N] [--json] [--workspace DIR]
                [--state-dir DIR]
                every recorded call: state, decisions, timings, result status and size`;
 
 /** Usage lines of {@link SANDBOX_FLAGS}. */
-export const SANDBOX_USAGE = `  --sandbox PROFILE  how run_command, exec_command and execute_python are confined:
+const SANDBOX_USAGE = `  --sandbox PROFILE  how run_command, exec_command and execute_python are confined:
                      workspace-write (default) or read-only; needs bubblewrap on Linux
   --sandbox-network  let sandboxed commands use the network (default: none)
   --dangerously-disable-sandbox
                      run those tools with no sandbox at all (the profile none)`;
 
 /** Usage lines of {@link APPROVE_FLAGS}. */
-export const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided gets: allow-all (run it), deny-all
+const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided gets: allow-all (run it), deny-all
                      (refuse every call), read-only (run tools that only read, ask for the
                      rest) or always-ask (ask about every call); default: tools that declare
                      it ask. Protected paths and policy rules still apply
@@ -76,7 +76,7 @@ export const APPROVE_USAGE = `  --approve MODE     what a call no policy rule de
                      .toolgate/policy.toml; see toolgate policy check)`;
 
 /** Usage lines of {@link LEDGER_FLAGS}. */
-export const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace); default
+const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace); default
                      $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
   --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
                      questions, no toolgate result / trace for these calls`;

@@ -24,7 +24,7 @@ type PolicyLayer = 'user' | 'workspace';
 
 import type { PolicyPaths } from './policy-paths.js';
 
-export { defaultPolicyPaths, type DefaultPolicyPathsOptions, type PolicyPaths } from './policy-paths.js';
+export { defaultPolicyPaths, type PolicyPaths } from './policy-paths.js';
 
 /** What the policy files together say about one call. */
 export interface PolicyDecision {

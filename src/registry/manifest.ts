@@ -20,7 +20,7 @@ import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js'
 import { ToolDefinitionError } from '../errors/errors.js';
 
 /** Identifies the format of a manifest file; bumped when the shape changes. */
-export const MANIFEST_FORMAT = 'toolgate-manifest/1';
+const MANIFEST_FORMAT = 'toolgate-manifest/1';
 
 /** Name of the manifest file inside the folder it describes. */
 export const MANIFEST_FILE = 'tool-manifest.json';
@@ -29,7 +29,7 @@ export const MANIFEST_FILE = 'tool-manifest.json';
 export type ManifestDescriptor = Omit<ToolDescriptor, 'target' | 'moduleUrl' | 'exportName'>;
 
 /** One tool class of a manifest. */
-export interface ManifestTool {
+interface ManifestTool {
   /** Module file, relative to the folder, `/` separators. */
   file: string;
   /** Export name of the class in that module. */
@@ -39,7 +39,7 @@ export interface ManifestTool {
 }
 
 /** A manifest file (`tool-manifest.json`). */
-export interface ToolManifest {
+interface ToolManifest {
   /** Always {@link MANIFEST_FORMAT}. */
   format: string;
   /** Human note: generated, do not edit. */
@@ -97,7 +97,7 @@ export function manifestDescriptor(meta: ToolDescriptor): ManifestDescriptor {
  * `loadTools`) and record the `@tool` classes they export.
  * @throws ToolDefinitionError when a module fails to import.
  */
-export async function buildManifest(directory: string): Promise<ToolManifest> {
+async function buildManifest(directory: string): Promise<ToolManifest> {
   const root = path.resolve(directory);
   const files: Record<string, string> = {};
   const tools: ManifestTool[] = [];
