@@ -31,6 +31,7 @@
  *
  * Options: --rounds N (default 15; latency uses 4x and 20x as many shorter samples),
  * --workers N (default 2), --in-flight N (default 1000), --warm-calls N (default 1000).
+ * `--startup [--runs N]` runs the start-up bench instead (`bench-startup.ts`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -40,6 +41,14 @@ import { loadTools, ToolExecutor, type ExecuteOptions } from '../src/index.js';
 import { BenchNoopMainTool } from '../test/fixtures/bench.tool.js';
 import { policyBenchLine } from './bench-policy.js';
 import { ledgerBenchLine } from './bench-ledger.js';
+import { runStartupBench, startupRequested } from './bench-startup.js';
+
+// `--startup`: the start-up bench (bench-startup.ts) instead of the call path.
+if (startupRequested()) {
+  const code = await runStartupBench();
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
+}
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

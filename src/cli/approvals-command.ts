@@ -20,12 +20,6 @@ import { age, argumentSummary, LEDGER_COMMAND_FLAGS, openCliLedger, openCliLedge
 import { terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 
-/** Usage lines of `toolgate approvals`. */
-export const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR]
-  toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR] [--no-policy]
-               the questions waiting in the workspace's ledger (also one answered that its
-               asker died before acting on); allow or deny one (the first answer counts; when
-               the asking process is gone, the call runs here, once). list only reads`;
 
 /** Run `toolgate approvals`; `argv` are the arguments after `approvals`. */
 export async function approvalsCommand(argv: string[], ctx: CliContext): Promise<number> {

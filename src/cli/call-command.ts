@@ -15,18 +15,12 @@ import { failedResult } from '../closeout/results.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe } from './terminal.js';
-import { cliToolSystem } from './tool-system.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { ToolRegistry } from '../registry/registry.js';
+import type { Runner } from '../runner/runner.js';
+import { loadToolFolders } from '../system/tool-folders.js';
+import { toolFoldersOption } from './tool-registry.js';
 
-/** Usage lines of `toolgate call`. */
-export const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
-                [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
-                [--approve allow-all|deny-all|read-only|always-ask] [--no-policy] [--explain]
-                [--timeout-ms N] [--output-dir DIR] [--json]
-                [--call-id ID] [--session S] [--state-dir DIR] [--no-ledger]
-                [--sandbox workspace-write|read-only] [--sandbox-network]
-                [--dangerously-disable-sandbox]
-               (the same --call-id and --session again print the stored result, never
-               run twice; default session cli)`;
 
 /** The `--timeout-ms` option, if given. */
 function timeoutOption(values: Record<string, unknown>): number | undefined {
@@ -77,25 +71,51 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
     if (values[flag] !== undefined && (values[flag] as string).trim() === '') throw new UsageError(`--${flag} must not be empty`);
   }
   const session = (values.session as string | undefined) ?? 'cli';
-  const system = cliToolSystem(values, ctx, {
-    workspace,
-    logLevel: level,
-    executor: {
-      ...sandbox,
-      approvalMode,
-      policy: policyOption(values, ctx),
-      confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
-      // A temporary folder would be gone when this process exits: keep whole outputs only where
-      // asked, or in the ledger (the temporary folder then only carries them there).
-      outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
-      ledger,
-      session,
-    },
-  });
+  // Start fast: the tools from their manifests first, then the tool's child process, and only
+  // then the executor's modules, which load while that process boots. The tool's module still
+  // loads only when the call is dispatched.
+  const registry = new ToolRegistry();
+  let logger: Logger | undefined;
+  await loadToolFolders(registry, { toolFolders: toolFoldersOption(values, ctx) }, () => (logger ??= createLogger(level)));
+  const early = registry.get(name, values.version as string | undefined);
+  let processes: Runner | undefined;
+  if (early?.runner === 'process') {
+    const { ProcessRunner } = await import('../runner/process/process-runner.js');
+    const runner = new ProcessRunner({ poolSize: 1 });
+    runner.warmUp(early);
+    processes = runner;
+  }
+  const { cliToolSystem } = await import('./tool-system.js');
+  let system;
+  try {
+    system = cliToolSystem(values, ctx, {
+      workspace,
+      logLevel: level,
+      registry,
+      executor: {
+        ...sandbox,
+        approvalMode,
+        policy: policyOption(values, ctx),
+        confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
+        // A temporary folder would be gone when this process exits: keep whole outputs only where
+        // asked, or in the ledger (the temporary folder then only carries them there).
+        outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
+        ledger,
+        session,
+        // One call: one child process (or worker) runs it; a spare would only cost the start.
+        poolSize: 1,
+        runners: processes === undefined ? {} : { process: processes },
+      },
+    });
+  } catch (error) {
+    await processes?.close();
+    throw error;
+  }
   const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
   try {
     await system.start();
-    const { registry } = system;
+    // A tool of another runner starts its threads while the call is checked and decided.
+    if (early !== undefined && processes === undefined) system.executor.warmUp(early);
     // Like every result's durationMs: the call alone, not loading the registry.
     const started = Date.now();
     try {

@@ -12,7 +12,7 @@ import { ToolgateError } from '../errors/errors.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
-import { defaultPolicyPaths } from '../policy/policy-set.js';
+import { defaultPolicyPaths } from '../policy/policy-paths.js';
 import { defaultStateDir } from '../ledger/paths.js';
 import type { LedgerOptions } from '../ledger/store.js';
 
@@ -115,13 +115,6 @@ export const SANDBOX_FLAGS = {
   'dangerously-disable-sandbox': { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** Usage lines of {@link SANDBOX_FLAGS}. */
-export const SANDBOX_USAGE = `  --sandbox PROFILE  how run_command, exec_command and execute_python are confined:
-                     workspace-write (default) or read-only; needs bubblewrap on Linux
-  --sandbox-network  let sandboxed commands use the network (default: none)
-  --dangerously-disable-sandbox
-                     run those tools with no sandbox at all (the profile none)`;
-
 /**
  * The executor options the sandbox flags ask for (none when no flag is given); warns on the
  * context's stderr when the sandbox is disabled.
@@ -150,15 +143,6 @@ export const APPROVE_FLAGS = {
   'no-policy': { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** Usage lines of {@link APPROVE_FLAGS}. */
-export const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided gets: allow-all (run it), deny-all
-                     (refuse every call), read-only (run tools that only read, ask for the
-                     rest) or always-ask (ask about every call); default: tools that declare
-                     it ask. Protected paths and policy rules still apply
-  --no-policy        read no policy file (default: the user's
-                     $XDG_CONFIG_HOME/toolgate/policy.toml and the workspace's
-                     .toolgate/policy.toml; see toolgate policy check)`;
-
 /**
  * The executor's `policy` option: the user's file where the context's environment puts it
  * (`XDG_CONFIG_HOME`, `HOME`) and each workspace's, unless `--no-policy`.
@@ -184,12 +168,6 @@ export const LEDGER_FLAGS = {
   'state-dir': { type: 'string' },
   'no-ledger': { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
-
-/** Usage lines of {@link LEDGER_FLAGS}. */
-export const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace); default
-                     $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
-  --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
-                     questions, no toolgate result / trace for these calls`;
 
 /**
  * The ledger the flags ask for: the workspace's file in `--state-dir` (default: the state

@@ -4,10 +4,8 @@
  * @module
  */
 import { EXIT, logLevel, parse, UsageError, type CliContext } from './context.js';
-import { cliToolSystem } from './tool-system.js';
+import { cliToolRegistry } from './tool-registry.js';
 
-/** Usage lines of `toolgate list`. */
-export const LIST_USAGE = '  toolgate list [--tag T]... [--json]';
 
 function firstSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -19,10 +17,10 @@ function firstSentence(text: string): string {
 export async function listCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values } = parse(argv, { tag: { type: 'string', multiple: true }, json: { type: 'boolean' } });
   const level = logLevel(values);
-  const system = cliToolSystem(values, ctx, { workspace: ctx.cwd, logLevel: level });
+  // The registry alone: listing imports no tool module and no executor.
+  const loaded = await cliToolRegistry(values, ctx, { workspace: ctx.cwd, logLevel: level });
   try {
-    await system.start();
-    const { registry } = system;
+    const { registry } = loaded;
     const tags = values.tag as string[] | undefined;
     const known = new Set(registry.list().flatMap((t) => t.tags));
     const unknown = (tags ?? []).filter((t) => !known.has(t));
@@ -46,6 +44,6 @@ export async function listCommand(argv: string[], ctx: CliContext): Promise<numb
     }
     return EXIT.ok;
   } finally {
-    await system.close();
+    await loaded.close();
   }
 }

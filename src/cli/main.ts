@@ -30,16 +30,8 @@
  */
 import fs from 'node:fs';
 import { ToolDefinitionError } from '../errors/errors.js';
-import { CALL_USAGE, callCommand } from './call-command.js';
-import { APPROVALS_USAGE, approvalsCommand } from './approvals-command.js';
-import { RESULT_USAGE, resultCommand } from './result-command.js';
-import { TRACE_USAGE, traceCommand } from './trace-command.js';
-import { APPROVE_USAGE, cliContext, EXIT, LEDGER_USAGE, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
-import { LIST_USAGE, listCommand } from './list-command.js';
-import { MCP_USAGE, mcpCommand } from './mcp-command.js';
-import { POLICY_USAGE, policyCommand } from './policy-command.js';
-import { SCHEMA_USAGE, schemaCommand } from './schema-command.js';
-import { SCHEMAS_USAGE, schemasCommand } from './schemas-command.js';
+import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
+import { USAGE } from './usage.js';
 
 export type { CliOptions };
 
@@ -48,57 +40,23 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-const USAGE = `Usage:
-${LIST_USAGE}
-${SCHEMA_USAGE}
-${CALL_USAGE}
-${SCHEMAS_USAGE}
-  toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
-                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
-                 (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
+type Command = (argv: string[], ctx: CliContext) => Promise<number>;
 
-${MCP_USAGE}
-${POLICY_USAGE}
-${APPROVALS_USAGE}
-${RESULT_USAGE}
-${TRACE_USAGE}
-
-Common options:
-  --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
-  --schemas FILE     generated schema file of the --tools folders
-  --log-level LEVEL  pino level on stderr (default error)
-  --config FILE      toolgate config file whose mcpServers are bridged in as {server}__{tool};
-                     only a file named here is read (a workspace's own toolgate.config.json
-                     must not start programs by itself)
-  -h, --help         this help (also: toolgate help)
-  --version          print toolgate's version
-
-Sandbox options of call, mcp and agent:
-${SANDBOX_USAGE}
-
-Approval options of call, mcp and agent:
-${APPROVE_USAGE}
-
-Ledger options of call, mcp and agent (approvals, result and trace take --state-dir):
-${LEDGER_USAGE}
-
-ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
-The workspace defaults to the current folder.
-
-Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.`;
-
-/** The commands, by name. `agent` is loaded on use: the model client stays out of the others. */
-const COMMANDS: Record<string, (argv: string[], ctx: CliContext) => Promise<number>> = {
-  list: listCommand,
-  schema: schemaCommand,
-  call: callCommand,
-  schemas: schemasCommand,
-  agent: async (argv, ctx) => (await import('./agent-command.js')).agentCommand(argv, ctx),
-  mcp: mcpCommand,
-  policy: policyCommand,
-  approvals: approvalsCommand,
-  result: resultCommand,
-  trace: traceCommand,
+/**
+ * The commands, by name, each loaded on use: a command imports only its own module graph
+ * (`--version` and `help` none, `list` no executor, `agent` alone the model client).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  list: async () => (await import('./list-command.js')).listCommand,
+  schema: async () => (await import('./schema-command.js')).schemaCommand,
+  call: async () => (await import('./call-command.js')).callCommand,
+  schemas: async () => (await import('./schemas-command.js')).schemasCommand,
+  agent: async () => (await import('./agent-command.js')).agentCommand,
+  mcp: async () => (await import('./mcp-command.js')).mcpCommand,
+  policy: async () => (await import('./policy-command.js')).policyCommand,
+  approvals: async () => (await import('./approvals-command.js')).approvalsCommand,
+  result: async () => (await import('./result-command.js')).resultCommand,
+  trace: async () => (await import('./trace-command.js')).traceCommand,
 };
 
 /**
@@ -119,9 +77,9 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
       ctx.stdout.write(`${USAGE}\n`);
       return command === undefined ? EXIT.usage : EXIT.ok;
     }
-    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-    if (run === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-    return await run(rest, ctx);
+    const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (load === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    return await (await load())(rest, ctx);
   } catch (error) {
     if (error instanceof UsageError) {
       // The message alone: thirty lines of usage after it would bury what to fix.

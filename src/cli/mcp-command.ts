@@ -15,17 +15,6 @@ import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';
 
-/** Usage lines of `toolgate mcp`, for the CLI's help. */
-export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR]
-               [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
-               [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
-               [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
-               [--sandbox-network] [--dangerously-disable-sandbox]
-               serve the tools as an MCP server over stdio, or streamable HTTP on
-               http://127.0.0.1:N/mcp (loopback unless --host); --yes approves calls
-               that need confirmation, else the client is asked (elicitation) or they
-               are denied
-`;
 
 /**
  * Run `toolgate mcp`; `argv` are the arguments after `mcp`. Runs until stdin closes (stdio),

@@ -18,11 +18,6 @@ import { pathValues } from '../schema/path-arguments.js';
 import { EXIT, logLevel, parse, UsageError, workspaceOption, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';
 
-/** Usage lines of `toolgate policy`. */
-export const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_JSON]
-                (policy files: $XDG_CONFIG_HOME/toolgate/policy.toml, else
-                ~/.config/toolgate/policy.toml, and DIR/.toolgate/policy.toml;
-                CALL_JSON: '{"name":"write_file","arguments":{...}}')`;
 
 /** Width of the label column. */
 const LABEL = 11;

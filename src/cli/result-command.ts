@@ -15,10 +15,6 @@ import { prunedResult } from '../ledger/store.js';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
 import { LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
 
-/** Usage lines of `toolgate result`. */
-export const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR]
-               print the whole stored output of a call (the newest call with that id
-               unless --session names one)`;
 
 /** Run `toolgate result`; `argv` are the arguments after `result`. */
 export async function resultCommand(argv: string[], ctx: CliContext): Promise<number> {

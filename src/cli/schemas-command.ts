@@ -7,8 +7,6 @@
 import path from 'node:path';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
 
-/** Usage lines of `toolgate schemas`. */
-export const SCHEMAS_USAGE = '  toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]';
 
 /** Run `toolgate schemas`; `argv` are the arguments after `schemas`. */
 export async function schemasCommand(argv: string[], ctx: CliContext): Promise<number> {

@@ -13,10 +13,6 @@ import { EXIT, parse, UsageError, type CliContext } from './context.js';
 import { bytes, LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
 
-/** Usage lines of `toolgate trace`. */
-export const TRACE_USAGE = `  toolgate trace [--session S] [--call ID] [--limit N] [--json] [--workspace DIR]
-               [--state-dir DIR]
-               every recorded call: state, decisions, timings, result status and size`;
 
 /** One call as `trace --json` prints it. */
 interface TracedCall extends CallRecord {

@@ -11,7 +11,8 @@
  *
  * @module
  */
-import Bottleneck from 'bottleneck';
+import { createRequire } from 'node:module';
+import type Bottleneck from 'bottleneck';
 import { ToolgateOptionError } from '../errors/errors.js';
 import { deny, type Decision } from './decision.js';
 
@@ -33,7 +34,9 @@ export class RateLimiter {
     let entry = this.limiters.get(key);
     if (entry === undefined) {
       const minTime = Math.ceil(60_000 / rpm);
-      entry = { limiter: new Bottleneck({ minTime, maxConcurrent: null }), minTime, nextStart: 0 };
+      // bottleneck (CommonJS) loads with the first rate-limited tool's call.
+      const Limiter = createRequire(import.meta.url)('bottleneck') as typeof Bottleneck;
+      entry = { limiter: new Limiter({ minTime, maxConcurrent: null }), minTime, nextStart: 0 };
       this.limiters.set(key, entry);
     }
     return entry;

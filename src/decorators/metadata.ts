@@ -4,7 +4,8 @@
  *
  * @module
  */
-import 'reflect-metadata';
+/// <reference types="reflect-metadata" />
+import { createRequire } from 'node:module';
 import type { ActionKind } from '../policy/action-kinds.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 
@@ -48,18 +49,32 @@ export interface ToolDescriptor {
   readonly moduleUrl?: string;
   /** Export name of the class in that module (the class name unless a loader corrected it). */
   readonly exportName: string;
-  /** The decorated class. */
-  readonly target: ToolClass;
+  /**
+   * The decorated class; `undefined` in a descriptor read from a tool manifest, whose class
+   * is imported on the tool's first call (`RegisteredTool.load`).
+   */
+  readonly target?: ToolClass;
+}
+
+// The polyfill is required on first use: a registry read from a tool manifest never needs it.
+const require = createRequire(import.meta.url);
+let polyfilled = false;
+function reflect(): typeof Reflect {
+  if (!polyfilled) {
+    require('reflect-metadata');
+    polyfilled = true;
+  }
+  return Reflect;
 }
 
 /** Store a descriptor on a class. */
 export function defineToolMetadata(target: ToolClass, descriptor: ToolDescriptor): void {
-  Reflect.defineMetadata(TOOL_METADATA_KEY, descriptor, target);
+  reflect().defineMetadata(TOOL_METADATA_KEY, descriptor, target);
 }
 
 /** Read the descriptor `@tool` stored on a value, or `undefined` when it is not a tool class. */
 export function getToolMetadata(value: unknown): ToolDescriptor | undefined {
   if (typeof value !== 'function') return undefined;
   // Own metadata only: a subclass of a tool is not the same tool.
-  return Reflect.getOwnMetadata(TOOL_METADATA_KEY, value) as ToolDescriptor | undefined;
+  return reflect().getOwnMetadata(TOOL_METADATA_KEY, value) as ToolDescriptor | undefined;
 }

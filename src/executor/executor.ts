@@ -94,6 +94,12 @@ export interface ToolExecutorOptions {
   savedApprovals?: SavedApprovals;
   /** Child processes per memory cap (process runner) and worker threads per pool (pool runner). Default `max(2, available parallelism)`. */
   poolSize?: number;
+  /**
+   * Runners already made (and perhaps warmed up: `toolgate call` starts its tool's process
+   * before it loads the executor), used for their kinds instead of the factories' runners.
+   * The executor owns them from then on and closes them with itself. Default none.
+   */
+  runners?: Partial<Readonly<Record<RunnerKind, Runner>>>;
   /** Heap cap in MiB for tools that declare none (process and pool runners). Default 1024. */
   defaultMemoryMb?: number;
   /** Calls a pool worker holds at once; see the pool runner's `callsPerWorker`. Default 2. */
@@ -411,6 +417,7 @@ export class ToolExecutor {
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);
     this.runnerOptions = { poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb, callsPerWorker: options.callsPerWorker };
     // Runner options are checked now, by making the runner they are for.
+    for (const [kind, runner] of Object.entries(options.runners ?? {}) as Array<[RunnerKind, Runner]>) this.runners.set(kind, runner);
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined) this.runnerFor(DEFAULT_RUNNER);
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.runnerFor('pool');
     // What hosts killed before left (temporary files, output folders, cgroups): once per
@@ -440,9 +447,13 @@ export class ToolExecutor {
     return this.store;
   }
 
-  /** Start the default runner's processes now, so the first call does not wait for them. */
-  warmUp(): void {
-    this.runnerFor(DEFAULT_RUNNER).warmUp?.();
+  /**
+   * Start the default runner's processes now, so the first call does not wait for them; with
+   * a tool, the processes of that tool's runner (and memory cap). No tool module is loaded.
+   */
+  warmUp(tool?: RegisteredTool): void {
+    if (this.closed) return;
+    this.runnerFor(tool?.runner ?? DEFAULT_RUNNER).warmUp?.(tool);
   }
 
   /**

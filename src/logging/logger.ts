@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { createRequire } from 'node:module';
+import type { Logger, LevelWithSilent } from 'pino';
 import { isSecretKey } from './secrets.js';
 
 /** Replacement for redacted values. */
@@ -46,6 +47,8 @@ function redactAt(value: unknown, depth: number, seen: WeakSet<object>): unknown
  * @param destination - file descriptor to write to; default 2 (stderr).
  */
 export function createLogger(level: LevelWithSilent = 'silent', destination = 2): Logger {
+  // pino (CommonJS) loads with the first logger, not with this module.
+  const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino');
   return pino(
     {
       name: 'toolgate',

@@ -28,7 +28,7 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult, type CreateTaskResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -334,6 +334,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * @returns the endpoint URL and a handle.
  */
 export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandle & { url: string; port: number }> {
+  // The HTTP transport (and its web server) loads only here: stdio serving never needs it.
+  const { StreamableHTTPServerTransport: HttpTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const logger = options.logger ?? createLogger('silent');
   const host = options.host ?? '127.0.0.1';
   const token = options.token;
@@ -391,7 +393,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, ErrorCode.InvalidRequest, 'no session: the first request must be initialize (without an mcp-session-id header)');
     }
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new HttpTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableDnsRebindingProtection: true,
       allowedHosts,

@@ -19,8 +19,14 @@
  *
  * @module
  */
-import picomatch from 'picomatch';
-import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+import { createRequire } from 'node:module';
+import type picomatch from 'picomatch';
+import type * as SmolToml from 'smol-toml';
+
+// picomatch and smol-toml load with the first policy file read (most calls read none).
+const require = createRequire(import.meta.url);
+const toml = (): typeof SmolToml => require('smol-toml') as typeof SmolToml;
+const globs = (): typeof picomatch => require('picomatch') as typeof picomatch;
 import { ToolgateError } from '../errors/errors.js';
 import { ACTION_KINDS, isActionKind, type ActionKind } from './action-kinds.js';
 
@@ -176,9 +182,9 @@ export function parsePolicyFile(text: string, file: string): PolicyFile {
   const json = file.toLowerCase().endsWith('.json');
   let data: unknown;
   try {
-    data = json ? JSON.parse(text) : parseToml(text);
+    data = json ? JSON.parse(text) : toml().parse(text);
   } catch (error) {
-    if (error instanceof TomlError) {
+    if (error instanceof toml().TomlError) {
       const first = error.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
       throw PolicyFileError.fromInvalid(file, error.line, `TOML syntax error: ${first} (column ${error.column})`, error);
     }
@@ -236,7 +242,7 @@ export function withApproved(current: string, file: string, entries: readonly Ap
     data.approved = [...((data.approved as unknown[] | undefined) ?? []), ...added.map((entry) => ({ ...entry, saved }))];
     return `${JSON.stringify(data, null, 2)}\n`;
   }
-  const table = stringifyToml({ approved: added.map((entry) => ({ key: entry.key, tool: entry.tool, summary: entry.summary, saved })) });
+  const table = toml().stringify({ approved: added.map((entry) => ({ key: entry.key, tool: entry.tool, summary: entry.summary, saved })) });
   const header = current.includes('[[approved]]') ? '' : '\n# Requests approved with "always" (toolgate writes these; delete an entry to be asked again).\n';
   return `${current}${current === '' || current.endsWith('\n') ? '' : '\n'}${header}\n${table.trim()}\n`;
 }
@@ -367,7 +373,7 @@ function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
 function compileGlob(glob: string, options: picomatch.PicomatchOptions, bad: () => PolicyFileError): GlobMatcher {
   let re: RegExp;
   try {
-    re = picomatch.makeRe(glob, options);
+    re = globs().makeRe(glob, options);
   } catch {
     throw bad();
   }

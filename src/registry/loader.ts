@@ -5,25 +5,32 @@
  *
  * @module
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { findFiles } from '../util/glob.js';
 import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { readSchemaFile, type SchemaFile } from '../schema/schema-file.js';
+import { moduleFiles, readManifest } from './manifest.js';
 import type { RegisteredTool } from './registered-tool.js';
 import { ToolRegistry } from './registry.js';
 
 /** Options of {@link loadTools}. */
 export interface LoadToolsOptions {
-  /** Folders of compiled tool modules (`.js`/`.mjs`, searched recursively; `node_modules` skipped). */
+  /**
+   * Folders of compiled tool modules (`.js`/`.mjs`, searched recursively; `node_modules` skipped).
+   * A folder holding a fresh tool manifest (`tool-manifest.json`, see `manifest.ts`) is
+   * registered from it without importing its modules; otherwise every module is imported.
+   */
   directories?: string[];
-  /** Module specifiers or file URLs of tool modules. */
+  /** Module specifiers or file URLs of tool modules (always imported). */
   modules?: Array<string | URL>;
   /** The generated schema file (path or `file:` URL) or its parsed content. Required. */
   schemas: string | URL | SchemaFile;
   /** Registry to add to. Default: a new one. */
   registry?: ToolRegistry;
+  /** Read the folders' tool manifests when fresh. Default true; false imports every module. */
+  manifests?: boolean;
 }
 
 /** What {@link loadTools} returns. */
@@ -31,12 +38,20 @@ export interface LoadedTools {
   registry: ToolRegistry;
   /** The tools this call registered. */
   loaded: RegisteredTool[];
+  /**
+   * The manifests found stale (a module file added, removed or changed since the build made
+   * them), with why: their folders' modules were imported instead. Empty when none.
+   */
+  staleManifests: Array<{ file: string; reason: string }>;
 }
 
 /**
- * Import tool modules, and register every `@tool` class they export with its schema. Every
- * `.js`/`.mjs` file under `directories` is imported (its top-level code runs), so point it at
- * folders that hold tool modules only.
+ * Register every `@tool` class of the given folders and modules with its schema. A folder
+ * with a fresh tool manifest is registered from it: its modules load on each tool's first
+ * call (in the worker or child process that runs it, or on the main thread for the main
+ * runner), and its schemas are compiled by ajv on first use. Every other `.js`/`.mjs` file
+ * under `directories` is imported (its top-level code runs), so point it at folders that hold
+ * tool modules only.
  * @throws ToolDefinitionError when a tool has no generated schema (the message names the
  *   command to run), is registered twice, or a module fails to import.
  */
@@ -45,13 +60,29 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
   const given = typeof options.schemas === 'object' && !(options.schemas instanceof URL);
   const schemaFile = given ? (options.schemas as SchemaFile) : readSchemaFile(options.schemas as string | URL);
   const schemaSource = given ? 'the given schemas' : String(options.schemas);
+  const entryOf = (key: string) => {
+    const entry = schemaFile.tools[key];
+    if (entry === undefined) throw ToolDefinitionError.fromMissingSchema(key, schemaSource);
+    return entry;
+  };
+  const loaded: RegisteredTool[] = [];
+  const staleManifests: LoadedTools['staleManifests'] = [];
   const urls: string[] = [];
   for (const dir of options.directories ?? []) {
-    for (const file of await findFiles(['**/*.js', '**/*.mjs'], dir)) urls.push(pathToFileURL(path.resolve(file)).href);
+    const found = options.manifests === false ? { kind: 'none' as const } : readManifest(dir);
+    if (found.kind === 'fresh') {
+      for (const { file, exportName, descriptor } of found.manifest.tools) {
+        const located: ToolDescriptor = { ...descriptor, moduleUrl: pathToFileURL(path.resolve(dir, file)).href, exportName };
+        loaded.push(registry.register(located, entryOf(`${descriptor.name}@${descriptor.version}`), { compile: 'first-use' }));
+      }
+      continue;
+    }
+    if (found.kind === 'stale') staleManifests.push({ file: found.file, reason: found.reason });
+    const root = path.resolve(dir);
+    if (fs.existsSync(root)) for (const file of moduleFiles(root)) urls.push(pathToFileURL(path.join(root, file)).href);
   }
   for (const spec of options.modules ?? []) urls.push(spec instanceof URL ? spec.href : spec);
 
-  const loaded: RegisteredTool[] = [];
   const seen = new Set<unknown>();
   for (const url of urls) {
     let mod: Record<string, unknown>;
@@ -65,14 +96,11 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
       const meta = getToolMetadata(value);
       if (meta === undefined || seen.has(value)) continue;
       seen.add(value);
-      const key = `${meta.name}@${meta.version}`;
-      const entry = schemaFile.tools[key];
-      if (entry === undefined) throw ToolDefinitionError.fromMissingSchema(key, schemaSource);
       const located: ToolDescriptor = { ...meta, moduleUrl: moduleUrlOf(url, meta), exportName };
-      loaded.push(registry.register(located, entry));
+      loaded.push(registry.register(located, entryOf(`${meta.name}@${meta.version}`)));
     }
   }
-  return { registry, loaded };
+  return { registry, loaded, staleManifests };
 }
 
 function moduleUrlOf(url: string, meta: ToolDescriptor): string {

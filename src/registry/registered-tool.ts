@@ -4,7 +4,7 @@
  * @module
  */
 import crypto from 'node:crypto';
-import stringify from 'safe-stable-stringify';
+import { createRequire } from 'node:module';
 import type { ToolDescriptor } from '../decorators/metadata.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import type { ExportableTool } from '../formats/common.js';
@@ -15,6 +15,16 @@ import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
 import { RUNNER_KINDS } from '../runner/kinds.js';
 import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
+import { getToolMetadata } from '../decorators/metadata.js';
+import { manifestDescriptor } from './manifest.js';
+
+// safe-stable-stringify (CommonJS) loads with the first revision or module check, not at start.
+const require = createRequire(import.meta.url);
+let stableStringify: ((value: unknown) => string | undefined) | undefined;
+function stringify(value: unknown): string | undefined {
+  stableStringify ??= (require('safe-stable-stringify') as { stringify: (value: unknown) => string | undefined }).stringify;
+  return stableStringify(value);
+}
 
 /** The safety flags that count in a registration revision. */
 export interface RevisionFlags {
@@ -43,6 +53,13 @@ export interface RegisterOptions {
    * say draft-07, unknown keywords and formats ignored). Default false (strict draft-07).
    */
   foreignSchemas?: boolean;
+  /**
+   * When the schemas are compiled by ajv: `register` (now, so that a schema ajv rejects is a
+   * definition error at once) or `first-use` (on the first validation of each: tools read
+   * from a manifest, whose schemas the build already compiled, so that listing them never
+   * loads ajv). Default `register`.
+   */
+  compile?: 'register' | 'first-use';
 }
 
 /** A registered tool version. Immutable apart from its lazily compiled validators. */
@@ -81,14 +98,10 @@ export class RegisteredTool implements ExportableTool {
   readonly moduleUrl: string | undefined;
   /** Export name of the class in that module. */
   readonly exportName: string;
-  /** The decorated class. */
-  readonly target: ToolClass;
   /** JSON Schema of the arguments (`type: "object"`, closed). */
   readonly inputSchema: JsonSchema;
   /** JSON Schema of the return value, or `null` when the tool returns nothing. */
   readonly outputSchema: JsonSchema | null;
-  /** See {@link registrationRevision}. */
-  readonly revision: string;
   /** Arguments marked `@format workspace-path`. */
   readonly pathArguments: readonly PathArgument[];
   /** Names of the top-level string arguments marked `@format shell-command` (the command a shell runs). */
@@ -101,8 +114,13 @@ export class RegisteredTool implements ExportableTool {
    * so that cutting cannot change the output schema's verdict.
    */
   readonly cutInWorker: boolean;
-  private readonly inputValidator: Validator;
-  private readonly outputValidator: Validator | undefined;
+  private readonly compileSchema: (schema: JsonSchema, subject: 'argument' | 'output') => Validator;
+  private inputValidator: Validator | undefined;
+  private outputValidator: Validator | undefined;
+  private loadedClass: ToolClass | undefined;
+  private loading: Promise<ToolClass> | undefined;
+  private revisionHash: string | undefined;
+  private readonly declared: ToolDescriptor;
 
   /**
    * @throws ToolDefinitionError when the descriptor has no action kind or one that does not
@@ -142,13 +160,13 @@ export class RegisteredTool implements ExportableTool {
     this.runner = descriptor.runner;
     this.moduleUrl = descriptor.moduleUrl;
     this.exportName = descriptor.exportName;
-    this.target = descriptor.target;
+    this.loadedClass = descriptor.target;
+    this.declared = descriptor;
     this.inputSchema = entry.inputSchema;
     this.outputSchema = entry.outputSchema ?? null;
     this.source = entry.source;
     const { description: _d, ...outputShape } = this.outputSchema ?? {};
     this.cutInWorker = this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1);
-    this.revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this);
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
     this.commandArguments = Object.freeze(findCommandArguments(this.inputSchema));
     if (RUNNER_KINDS[this.runner].loadsModule && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
@@ -161,23 +179,77 @@ export class RegisteredTool implements ExportableTool {
       // A default the tool picks itself would escape the scoped-folder check.
       throw ToolDefinitionError.fromBadSchema(key, `it declares scopedWrite, so its path argument ${optionalPath.name} must be required`);
     }
-    // Compile both schemas now: a schema ajv rejects is a definition error at load time,
-    // never a surprise at call time.
-    try {
-      const compile = options.foreignSchemas === true ? compileForeignValidator : compileValidator;
-      this.inputValidator = compile(this.inputSchema, 'argument');
-      if (this.outputSchema !== null) this.outputValidator = compile(this.outputSchema, 'output');
-    } catch (error) {
-      throw ToolDefinitionError.fromBadSchema(key, (error as Error).message);
+    this.compileSchema = options.foreignSchemas === true ? compileForeignValidator : compileValidator;
+    if (options.compile !== 'first-use') {
+      // Compile both schemas now: a schema ajv rejects is a definition error at load time,
+      // never a surprise at call time.
+      try {
+        this.inputValidator = this.compileSchema(this.inputSchema, 'argument');
+        if (this.outputSchema !== null) this.outputValidator = this.compileSchema(this.outputSchema, 'output');
+      } catch (error) {
+        throw ToolDefinitionError.fromBadSchema(key, (error as Error).message);
+      }
     }
   }
 
+  /** See {@link registrationRevision}; computed on first read. */
+  get revision(): string {
+    return (this.revisionHash ??= registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this));
+  }
+
   /**
-   * Validate arguments against the input schema (compiled once, at registration).
-   * @returns `undefined` when valid, else a message naming the first problem. Never throws.
+   * The decorated class, or `undefined` while it is not loaded: a tool registered from a
+   * manifest (see `loadTools`) imports its module only when {@link load} is first called
+   * (the main runner does it on the tool's first call; other runners import the module in
+   * their worker or child process).
+   */
+  get target(): ToolClass | undefined {
+    return this.loadedClass;
+  }
+
+  /**
+   * The decorated class, importing the tool's module on the first call (once, however many
+   * calls wait for it).
+   * @throws ToolDefinitionError when the module cannot be imported, does not export
+   *   {@link exportName}, or exports a class whose `@tool` descriptor is not this tool's (the
+   *   manifest it was registered from is stale: rebuild with `npm run build`).
+   */
+  load(): Promise<ToolClass> {
+    if (this.loadedClass !== undefined) return Promise.resolve(this.loadedClass);
+    return (this.loading ??= this.importClass().then(
+      (loaded) => (this.loadedClass = loaded),
+      (error: unknown) => {
+        this.loading = undefined;
+        throw error;
+      },
+    ));
+  }
+
+  private async importClass(): Promise<ToolClass> {
+    if (this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(this.key);
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(this.moduleUrl)) as Record<string, unknown>;
+    } catch (error) {
+      throw ToolDefinitionError.other(this.name, `Cannot import tool module ${this.moduleUrl} of ${this.key}: ${(error as Error)?.message ?? String(error)}`, error);
+    }
+    const value = mod[this.exportName];
+    const meta = getToolMetadata(value);
+    // Everything the decisions and runners used came from the manifest: the class must be what it said.
+    if (meta === undefined || stringify(manifestDescriptor(meta)) !== stringify(manifestDescriptor(this.declared))) {
+      throw ToolDefinitionError.other(this.name, `${this.moduleUrl} no longer exports ${this.key} as ${this.exportName} with the flags it was registered with; its tool manifest is stale: rebuild (npm run build) or regenerate it.`);
+    }
+    return value as ToolClass;
+  }
+
+  /**
+   * Validate arguments against the input schema (compiled once, at registration or on first
+   * use; see {@link RegisterOptions.compile}).
+   * @returns `undefined` when valid, else a message naming the first problem. Never throws: a
+   *   schema compiled on first use that ajv rejects is reported as the problem.
    */
   validateInput(args: unknown): string | undefined {
-    return this.inputValidator(args);
+    return (this.inputValidator ??= this.lateValidator(this.inputSchema, 'argument'))(args);
   }
 
   /**
@@ -185,6 +257,17 @@ export class RegisteredTool implements ExportableTool {
    * @returns `undefined` when valid, else a message naming the first problem. Never throws.
    */
   validateOutput(value: unknown): string | undefined {
-    return this.outputValidator === undefined ? undefined : this.outputValidator(value);
+    if (this.outputSchema === null) return undefined;
+    return (this.outputValidator ??= this.lateValidator(this.outputSchema, 'output'))(value);
+  }
+
+  /** A validator compiled now; a schema ajv rejects gives one that always answers why. */
+  private lateValidator(schema: JsonSchema, subject: 'argument' | 'output'): Validator {
+    try {
+      return this.compileSchema(schema, subject);
+    } catch (error) {
+      const problem = `the ${subject} schema of ${this.key} does not compile (${(error as Error)?.message ?? String(error)}); regenerate the schema file`;
+      return () => problem;
+    }
   }
 }

@@ -240,6 +240,7 @@ const RANGE_CACHE_SIZE = 512;
 
 /** The default version: the highest release, or the highest prerelease when there is no release. */
 function highest(tools: RegisteredTool[]): RegisteredTool {
+  if (tools.length === 1) return tools[0]!;
   const releases = tools.filter((t) => !isPrerelease(t.version));
   const pool = releases.length ? releases : tools;
   return pool.reduce((best, t) => (isGreater(t.version, best.version) ? t : best));

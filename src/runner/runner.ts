@@ -23,8 +23,10 @@ export interface RunnableTool {
   readonly version: string;
   /** `name@version`: a runner keeps per-tool state (instances, loaded modules) under it. */
   readonly key: string;
-  /** The tool class, for runners that run it in this thread. */
-  readonly target: ToolClass;
+  /** The tool class, for runners that run it in this thread; `undefined` until {@link RunnableTool.load} has loaded it. */
+  readonly target: ToolClass | undefined;
+  /** The tool class, importing its module on first use (a tool registered from a manifest). */
+  load(): Promise<ToolClass>;
   /** URL of the module that defines the class, for runners that load it elsewhere; `undefined` when unknown. */
   readonly moduleUrl: string | undefined;
   /** Export name of the class in that module. */
@@ -124,8 +126,12 @@ export interface Runner {
    * meet leaves it out. Rejects only with what `then` throws.
    */
   runThen?<T>(request: RunRequest, signal: AbortSignal | undefined, then: (outcome: RunOutcome, request: RunRequest) => T): Promise<T>;
-  /** Optional: start what calls will need (threads, processes) now, so the first call does not wait for it. */
-  warmUp?(): void;
+  /**
+   * Optional: start what calls will need (threads, processes) now, so the first call does not
+   * wait for it; with a tool, what that tool's calls need (its memory cap's group). Loads no
+   * tool module.
+   */
+  warmUp?(tool?: RunnableTool): void;
   /**
    * Stop every call in flight (they end as crashed or aborted, as the runner can tell) and
    * release what the runner holds (threads, processes, tool instances).

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../types/tool.js';
 import { clip, kindOf } from '../util/values.js';
 
@@ -19,8 +19,16 @@ export const WORKSPACE_PATH_FORMAT = 'workspace-path';
  */
 export const SHELL_COMMAND_FORMAT = 'shell-command';
 
-// ajv-formats is CommonJS with a default export; under NodeNext the default is the module.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+// ajv and ajv-formats are CommonJS and load on the first compile, not with this module: the
+// commands that only list tools (`toolgate list`, MCP `tools/list`) never pay for them.
+const require = createRequire(import.meta.url);
+const ajvClass = (): typeof Ajv => (require('ajv') as typeof import('ajv')).Ajv;
+const ajv2020Class = (): typeof Ajv2020 => (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020;
+// ajv-formats has a default export; required, the default is a property of the module.
+function addFormats(ajv: Ajv): Ajv {
+  const module = require('ajv-formats') as { default?: (ajv: Ajv) => Ajv };
+  return (module.default ?? (module as unknown as (ajv: Ajv) => Ajv))(ajv);
+}
 
 let shared: Ajv | undefined;
 
@@ -32,7 +40,7 @@ let shared: Ajv | undefined;
  */
 function sharedAjv(): Ajv {
   if (shared === undefined) {
-    shared = new Ajv({
+    shared = new (ajvClass())({
       strict: true,
       strictRequired: false,
       allowUnionTypes: true,
@@ -86,9 +94,9 @@ export function compileForeignValidator(schema: JsonSchema, subject: 'argument' 
   const draft07 = typeof schema.$schema === 'string' && /draft-0[4-7]/.test(schema.$schema);
   let ajv: Ajv | Ajv2020;
   if (draft07) {
-    ajv = foreign07 ??= addLenientFormats(new Ajv(FOREIGN_OPTIONS));
+    ajv = foreign07 ??= addLenientFormats(new (ajvClass())(FOREIGN_OPTIONS));
   } else {
-    ajv = foreign2020 ??= addLenientFormats(new Ajv2020(FOREIGN_OPTIONS));
+    ajv = foreign2020 ??= addLenientFormats(new (ajv2020Class())(FOREIGN_OPTIONS));
   }
   // The meta-schema reference is dropped: a server may name a draft this instance lacks.
   const { $schema: _dialect, ...body } = schema;

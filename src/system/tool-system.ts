@@ -13,7 +13,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import { ToolExecutor, type ToolExecutorOptions } from '../executor/executor.js';
 import { createLogger, type LevelWithSilent, type Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
-import { loadBuiltinTools, loadPortedTools, loadTools } from '../registry/loader.js';
+import { loadToolFolders, type ToolFolder } from './tool-folders.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { ToolRegistry } from '../registry/registry.js';
 import { exportTool, type ExportFormat } from '../formats/export.js';
@@ -24,17 +24,11 @@ import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import { failedResult } from '../closeout/results.js';
 import { isOfferedInMode, isSelected } from '../registry/visibility.js';
-import { McpBridge } from '../mcp/bridge.js';
+import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
 
-/** A folder of compiled tools with its generated schema file. */
-export interface ToolFolder {
-  /** Folder of compiled tool modules (`.js`), searched recursively. */
-  directory: string;
-  /** Its generated schema file (`toolgate schemas ... --out FILE`). */
-  schemas: string;
-}
+export type { ToolFolder } from './tool-folders.js';
 
 /**
  * Something started with the tool system that adds tools to its registry, and may need
@@ -156,14 +150,11 @@ export class ToolSystem implements ToolCallTarget {
   }
 
   private async load(): Promise<void> {
-    const builtins = this.options.builtins ?? true;
-    if (builtins) await loadBuiltinTools(this.registry);
-    if (this.options.ported ?? builtins) await loadPortedTools(this.registry);
-    for (const folder of this.options.toolFolders ?? []) {
-      await loadTools({ directories: [path.resolve(folder.directory)], schemas: path.resolve(folder.schemas), registry: this.registry });
-    }
+    await loadToolFolders(this.registry, this.options, () => this.logger);
     const servers = this.options.mcpServers;
     if (servers !== undefined && Object.keys(servers).length !== 0) {
+      // The MCP client SDK loads only when servers are to be bridged.
+      const { McpBridge } = await import('../mcp/bridge.js');
       const bridge = await McpBridge.connect(this.registry, { ...servers }, { logger: this.logger });
       this.bridge = bridge;
       this.closers.push(() => bridge.close());

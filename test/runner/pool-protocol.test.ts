@@ -113,7 +113,7 @@ for (const [label, toolTableBytes] of [['tools named by index', undefined], ['to
     it('a tool registered again with other output settings is cut by the new ones (review finding)', async () => {
       const first = registry.get('print_long_output');
       assert.ok(first);
-      const again: RunRequest['tool'] = { ...first, maxOutputLength: 100, truncation: 'head-tail' };
+      const again: RunRequest['tool'] = { ...first, target: first.target, load: () => first.load(), maxOutputLength: 100, truncation: 'head-tail' };
       const run = (tool: RunRequest['tool']) => runner.run({ tool, args: { chars: 5000 }, workspaceRoot: t.ws, callId: 'call_cut', timeoutMs: 10_000, writeRoots: undefined }, undefined);
       const before = await run(first);
       const after = await run(again);

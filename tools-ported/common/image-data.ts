@@ -4,9 +4,11 @@
  * or an http(s) URL (through the network guard of safe-fetch.ts), and data URLs for
  * `ctx.attachImage`.
  *
- * sharp is imported here at module level on purpose: tool modules are imported on the main
- * thread when the registry loads, and sharp asks that the main thread load it before worker
- * threads use it (so its shared libraries stay loaded until every thread has ended).
+ * sharp is imported here at module level on purpose: sharp asks that a process's main thread
+ * load it before worker threads use it (so its shared libraries stay loaded until every thread
+ * has ended). The image tools run in child processes (the default runner), whose main thread
+ * imports the tool module; a registry loaded from a tool manifest imports no tool module on
+ * the host's main thread, so these tools must not move to the pool runner.
  *
  * @module
  */

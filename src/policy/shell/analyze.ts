@@ -7,7 +7,7 @@
  * @module
  */
 import { fileURLToPath } from 'node:url';
-import { Language, Parser } from 'web-tree-sitter';
+import type { Language, Parser } from 'web-tree-sitter';
 import { analyseCommandLine, MAX_COMMAND_LINE_LENGTH, type ParseCommandLine } from './command-line.js';
 import { loadOnce } from './load-once.js';
 import { isSafeEnvironmentName } from './programs.js';
@@ -42,10 +42,12 @@ export function readyShellAnalyzer(): ShellAnalyzer | undefined {
 }
 
 async function createAnalyzer(): Promise<ShellAnalyzer> {
-  await Parser.init();
+  // web-tree-sitter loads with the grammar: calls of tools without a shell command never need it.
+  const { Language: Languages, Parser: Parsers } = await import('web-tree-sitter');
+  await Parsers.init();
   const wasm = fileURLToPath(import.meta.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
-  const language = await Language.load(wasm);
-  const parser = new Parser();
+  const language: Language = await Languages.load(wasm);
+  const parser: Parser = new Parsers();
   parser.setLanguage(language);
   const parse: ParseCommandLine = (text) => {
     const deadline = performance.now() + PARSE_TIME_LIMIT_MS;

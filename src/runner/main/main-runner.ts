@@ -46,13 +46,15 @@ export class MainRunner implements Runner {
     return failures;
   }
 
-  private instanceFor(call: RunRequest): Tool {
-    let instance = this.instances.get(call.tool.key);
-    if (instance === undefined) {
-      instance = new call.tool.target();
-      this.instances.set(call.tool.key, instance);
-    }
-    return instance;
+  /** The tool's instance; a promise of it when the tool's class is not loaded yet (its first call). */
+  private instanceFor(call: RunRequest): Tool | Promise<Tool> {
+    const instance = this.instances.get(call.tool.key);
+    if (instance !== undefined) return instance;
+    const target = call.tool.target;
+    if (target === undefined) return call.tool.load().then(() => this.instanceFor(call));
+    const created = new target();
+    this.instances.set(call.tool.key, created);
+    return created;
   }
 
   /**
@@ -66,7 +68,9 @@ export class MainRunner implements Runner {
     if (signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
     try {
-      returned = this.instanceFor(call).run(call.args as never, ctx);
+      const instance = this.instanceFor(call);
+      // The first call of a tool registered from a manifest imports its module first.
+      returned = instance instanceof Promise ? instance.then((loaded) => loaded.run(call.args as never, ctx)) : instance.run(call.args as never, ctx);
     } catch (error) {
       return { kind: 'error', error: serializeError(error), notes: ctx.notes };
     }

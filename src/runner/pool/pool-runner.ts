@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { Piscina } from 'piscina';
+import { createRequire } from 'node:module';
+import type { Piscina } from 'piscina';
 import { StoppableCall } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
@@ -128,7 +129,9 @@ export class PoolRunner implements Runner {
     if (pool === undefined) {
       const preload = { list: createSharedLines(PRELOAD_LIST_BYTES), known: new Set<string>() };
       this.preloads.set(cap, preload);
-      pool = new Piscina({
+      // piscina (CommonJS) loads with the first pool: a process that runs no pool tool never loads it.
+      const { Piscina: Pool } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
+      pool = new Pool({
         filename: WORKER_URL,
         minThreads: this.poolSize,
         maxThreads: this.poolSize,
@@ -151,9 +154,9 @@ export class PoolRunner implements Runner {
     return slot;
   }
 
-  /** Start the default pool's workers now instead of on the first call. */
-  warmUp(): void {
-    this.poolFor(undefined);
+  /** Start the pool's workers now instead of on the first call: `tool`'s memory cap's pool, else the default one. */
+  warmUp(tool?: RunnableTool): void {
+    this.poolFor(tool?.memoryMb);
   }
 
   /**

@@ -97,9 +97,13 @@ export class ProcessRunner implements Runner {
     return group;
   }
 
-  /** Start the default group's children now instead of on the first call. */
-  warmUp(): void {
-    if (!this.closed) this.groupFor(this.defaultMemoryMb).fill();
+  /**
+   * Start a group's children now instead of on the first call: the group of `tool`'s memory
+   * cap, else the default group. Only the children start; the tool's module loads with its
+   * first call.
+   */
+  warmUp(tool?: RunnableTool): void {
+    if (!this.closed) this.groupFor(tool === undefined ? this.defaultMemoryMb : this.capOf(tool)).fill();
   }
 
   /**

@@ -1,0 +1,123 @@
+/**
+ * The usage text of every `toolgate` command, apart from the commands themselves: `toolgate
+ * help` (and an unknown command's hint) prints it without loading a single command module.
+ *
+ * @module
+ */
+
+/** Usage lines of `toolgate list`. */
+const LIST_USAGE = '  toolgate list [--tag T]... [--json]';
+
+/** Usage lines of `toolgate schema`. */
+const SCHEMA_USAGE = '  toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]';
+
+/** Usage lines of `toolgate call`. */
+const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
+                [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
+                [--approve allow-all|deny-all|read-only|always-ask] [--no-policy] [--explain]
+                [--timeout-ms N] [--output-dir DIR] [--json]
+                [--call-id ID] [--session S] [--state-dir DIR] [--no-ledger]
+                [--sandbox workspace-write|read-only] [--sandbox-network]
+                [--dangerously-disable-sandbox]
+               (the same --call-id and --session again print the stored result, never
+               run twice; default session cli)`;
+
+/** Usage lines of `toolgate schemas`. */
+const SCHEMAS_USAGE = '  toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]';
+
+/** Usage lines of `toolgate mcp`, for the CLI's help. */
+const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR]
+               [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
+               [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
+               [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
+               [--sandbox-network] [--dangerously-disable-sandbox]
+               serve the tools as an MCP server over stdio, or streamable HTTP on
+               http://127.0.0.1:N/mcp (loopback unless --host); --yes approves calls
+               that need confirmation, else the client is asked (elicitation) or they
+               are denied
+`;
+
+/** Usage lines of `toolgate policy`. */
+const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_JSON]
+                (policy files: $XDG_CONFIG_HOME/toolgate/policy.toml, else
+                ~/.config/toolgate/policy.toml, and DIR/.toolgate/policy.toml;
+                CALL_JSON: '{"name":"write_file","arguments":{...}}')`;
+
+/** Usage lines of `toolgate approvals`. */
+const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR]
+  toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR] [--no-policy]
+               the questions waiting in the workspace's ledger (also one answered that its
+               asker died before acting on); allow or deny one (the first answer counts; when
+               the asking process is gone, the call runs here, once). list only reads`;
+
+/** Usage lines of `toolgate result`. */
+const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR]
+               print the whole stored output of a call (the newest call with that id
+               unless --session names one)`;
+
+/** Usage lines of `toolgate trace`. */
+const TRACE_USAGE = `  toolgate trace [--session S] [--call ID] [--limit N] [--json] [--workspace DIR]
+               [--state-dir DIR]
+               every recorded call: state, decisions, timings, result status and size`;
+
+/** Usage lines of {@link SANDBOX_FLAGS}. */
+const SANDBOX_USAGE = `  --sandbox PROFILE  how run_command, exec_command and execute_python are confined:
+                     workspace-write (default) or read-only; needs bubblewrap on Linux
+  --sandbox-network  let sandboxed commands use the network (default: none)
+  --dangerously-disable-sandbox
+                     run those tools with no sandbox at all (the profile none)`;
+
+/** Usage lines of {@link APPROVE_FLAGS}. */
+const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided gets: allow-all (run it), deny-all
+                     (refuse every call), read-only (run tools that only read, ask for the
+                     rest) or always-ask (ask about every call); default: tools that declare
+                     it ask. Protected paths and policy rules still apply
+  --no-policy        read no policy file (default: the user's
+                     $XDG_CONFIG_HOME/toolgate/policy.toml and the workspace's
+                     .toolgate/policy.toml; see toolgate policy check)`;
+
+/** Usage lines of {@link LEDGER_FLAGS}. */
+const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace); default
+                     $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
+  --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
+                     questions, no toolgate result / trace for these calls`;
+
+/** The whole help text of `toolgate help`. */
+export const USAGE = `Usage:
+${LIST_USAGE}
+${SCHEMA_USAGE}
+${CALL_USAGE}
+${SCHEMAS_USAGE}
+  toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
+                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
+
+${MCP_USAGE}
+${POLICY_USAGE}
+${APPROVALS_USAGE}
+${RESULT_USAGE}
+${TRACE_USAGE}
+
+Common options:
+  --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
+  --schemas FILE     generated schema file of the --tools folders
+  --log-level LEVEL  pino level on stderr (default error)
+  --config FILE      toolgate config file whose mcpServers are bridged in as {server}__{tool};
+                     only a file named here is read (a workspace's own toolgate.config.json
+                     must not start programs by itself)
+  -h, --help         this help (also: toolgate help)
+  --version          print toolgate's version
+
+Sandbox options of call, mcp and agent:
+${SANDBOX_USAGE}
+
+Approval options of call, mcp and agent:
+${APPROVE_USAGE}
+
+Ledger options of call, mcp and agent (approvals, result and trace take --state-dir):
+${LEDGER_USAGE}
+
+ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
+The workspace defaults to the current folder.
+
+Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.`;
