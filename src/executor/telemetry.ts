@@ -22,9 +22,9 @@ import { PathTraversalError } from '../errors/errors.js';
 import type { ToolExecutionResult } from '../types/result.js';
 
 /** Instrumentation scope of toolgate's spans and metrics. */
-export const INSTRUMENTATION_SCOPE = 'toolgate';
+const INSTRUMENTATION_SCOPE = 'toolgate';
 /** Name of the duration histogram (seconds). */
-export const DURATION_METRIC = 'gen_ai.execute_tool.duration';
+const DURATION_METRIC = 'gen_ai.execute_tool.duration';
 
 // A proxy tracer: it follows a provider registered after this module loaded.
 const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
@@ -49,7 +49,7 @@ function durationHistogram(): Histogram | undefined {
 }
 
 /** The W3C `traceparent` of a span (`00-{trace id}-{span id}-{flags}`), or `undefined` for an invalid one. */
-export function traceparentOf(span: Span): string | undefined {
+function traceparentOf(span: Span): string | undefined {
   const { traceId, spanId, traceFlags } = span.spanContext();
   if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId) || !/^[0-9a-f]{16}$/.test(spanId) || /^0+$/.test(spanId)) return undefined;
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
