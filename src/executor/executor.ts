@@ -868,8 +868,9 @@ export class ToolExecutor {
    * What the decision pipeline would say about a call, without running it: step 1 to 3 with
    * nobody to ask and no ledger. For adapters that must tell their framework before a call
    * runs whether it needs a person's approval (the AI SDK's and Agents JS's `needsApproval`).
-   * Side effects: an async policy hook is called (as it will be again when the call runs);
-   * nothing is recorded, remembered or rate-limited.
+   * Side effects: the policy hook is called (as it will be again when the call runs), and a
+   * call that fails before the gates is logged as failed (as its run will be); nothing is
+   * recorded in a ledger, remembered or rate-limited, and nobody is asked.
    * @returns `ask` when a person would be asked (the call then needs `confirm: true` or a
    *   confirmation handler), `deny` with the refusal's code and reason (a gate's refusal, or
    *   a call that fails before the gates: unknown tool, invalid arguments, a path outside the
