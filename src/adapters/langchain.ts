@@ -28,7 +28,7 @@
  * @module
  */
 import { ToolMessage, type MessageContent } from '@langchain/core/messages';
-import { DynamicStructuredTool, type ToolRunnableConfig } from '@langchain/core/tools';
+import { DynamicStructuredTool, ToolInputParsingException, type ToolRunnableConfig } from '@langchain/core/tools';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { OpenAITool } from '../formats/openai.js';
 import type { ToolSystem } from '../system/tool-system.js';
@@ -55,21 +55,39 @@ export function toLangChainTools(system: ToolSystem, options: LangChainToolsOpti
   return offeredTools(system, options).map((registered) => {
     const { function: spec } = system.spec(registered, 'openai') as OpenAITool;
     const name = registered.name;
-    return new DynamicStructuredTool({
+    const run = async (input: unknown, config: ToolRunnableConfig | undefined): Promise<MessageContent | ToolMessage> => {
+      const callId = config?.toolCall?.id;
+      const callOptions = { ...base, signal: config?.signal };
+      const result = await callForModel(system, { name, arguments: input, callId }, options.confirm === undefined ? callOptions : { ...callOptions, confirmationHandler: options.confirm });
+      const content = contentOf(result);
+      if (callId === undefined) return content;
+      return new ToolMessage({ content, tool_call_id: callId, name, status: result.success ? 'success' : 'error', artifact: result });
+    };
+    const made = new DynamicStructuredTool({
       name,
       description: spec.description,
       schema: spec.parameters as Record<string, unknown>,
-      func: async (input: unknown, _runManager?: unknown, config?: ToolRunnableConfig) => {
-        const toolCall = config?.toolCall;
-        const callId = toolCall?.id;
-        const callOptions = { ...base, signal: config?.signal };
-        const result = await callForModel(system, { name, arguments: input, callId }, options.confirm === undefined ? callOptions : { ...callOptions, confirmationHandler: options.confirm });
-        const content = contentOf(result);
-        if (callId === undefined) return content;
-        return new ToolMessage({ content, tool_call_id: callId, name, status: result.success ? 'success' : 'error', artifact: result });
-      },
+      func: (input: unknown, _runManager?: unknown, config?: ToolRunnableConfig) => run(input, config),
     });
+    // LangChain checks the arguments against the schema first and throws on a mismatch; the
+    // model must read that as a result instead (toolgate validates too, and answers with an
+    // INVALID_ARGUMENTS result naming the problem and the expected signature).
+    const call = made.call.bind(made);
+    made.call = (async (arg: unknown, configArg?: unknown, tags?: unknown) => {
+      try {
+        return await (call as (a: unknown, c?: unknown, t?: unknown) => Promise<unknown>)(arg, configArg, tags);
+      } catch (error) {
+        if (!(error instanceof ToolInputParsingException)) throw error;
+        return run(isToolCall(arg) ? arg.args : arg, configArg as ToolRunnableConfig | undefined);
+      }
+    }) as typeof made.call;
+    return made;
   });
+}
+
+/** Is `value` a LangChain tool call (`{ name, args, id, type: 'tool_call' }`)? */
+function isToolCall(value: unknown): value is { args: unknown; id?: string } {
+  return value !== null && typeof value === 'object' && (value as { type?: unknown }).type === 'tool_call' && 'args' in value;
 }
 
 /** What the model reads of a result: the text, then the images as `image_url` blocks. */

@@ -122,6 +122,15 @@ describe('toolgate/langchain: a two-round tool loop with a scripted chat model',
     assert.equal(fs.existsSync(path.join(tmp.ws, 'unasked.txt')), false);
   });
 
+  it('answers arguments that do not match the schema with a readable result, not a throw', async () => {
+    const [read] = toLangChainTools(system, { only: ['read_file'] });
+    const message = await read!.invoke({ id: 'c6', name: 'read_file', args: { max_lines: 'lots' }, type: 'tool_call' });
+    assert.ok(message instanceof ToolMessage);
+    assert.equal(message.tool_call_id, 'c6');
+    assert.equal(message.status, 'error');
+    assert.match(String(message.content), /^Error: Invalid arguments for read_file/);
+  });
+
   it('answers plain arguments with the text, and passes the abort signal through', async () => {
     const [read] = toLangChainTools(system, { only: ['read_file'] });
     assert.match(String(await read!.invoke({ filepath: 'notes.txt' })), /hello from the notes/);
