@@ -482,10 +482,7 @@ export class ToolExecutor {
   execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
     // OpenTelemetry: without a registered SDK `observeCall` is undefined and the call takes
     // the path below unchanged.
-    const observed = observeCall(
-      call !== null && typeof call === 'object' && typeof call.name === 'string' ? clip(call.name, 200) : '?',
-      call !== null && typeof call === 'object' && typeof call.callId === 'string' && call.callId !== '' ? clip(call.callId, 200) : undefined,
-    );
+    const observed = observeCall(call);
     if (observed !== undefined) return observed.run((traceparent) => this.executeNow(call, options, traceparent));
     return this.executeNow(call, options, undefined);
   }

@@ -9,17 +9,18 @@
  *
  * Only `@opentelemetry/api` is imported: the application registers its SDK (a tracer provider,
  * a meter provider, a context manager) and toolgate's calls appear in its traces. Without
- * one, {@link observeCall} returns `undefined` after a no-op span and the executor takes its
- * usual path: no wrapper, no promise turn, no allocation beyond the span the API hands out.
+ * one, {@link observeCall} returns `undefined` after two lookups of the API's globals (no span
+ * is made) and the executor takes its usual path: no wrapper, no promise turn.
  *
  * The only module that imports `@opentelemetry/api`.
  *
  * @module
  */
-import { context, createNoopMeter, metrics, SpanKind, SpanStatusCode, trace, type Histogram, type MeterProvider, type Span } from '@opentelemetry/api';
+import { context, createNoopMeter, metrics, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Histogram, type MeterProvider, type Span } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { PathTraversalError } from '../errors/errors.js';
-import type { ToolExecutionResult } from '../types/result.js';
+import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import { clip } from '../util/values.js';
 
 /** Instrumentation scope of toolgate's spans and metrics. */
 const INSTRUMENTATION_SCOPE = 'toolgate';
@@ -28,6 +29,14 @@ const DURATION_METRIC = 'gen_ai.execute_tool.duration';
 
 // A proxy tracer: it follows a provider registered after this module loaded.
 const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+/** The API's no-op tracer provider: the delegate of a proxy nobody registered a provider with. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Is a tracer provider registered? (A proxy of another copy of the API counts as yes: its spans then decide.) */
+function tracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+}
 /** The histogram the API hands out when no meter provider is registered (a shared no-op). */
 const NOOP_HISTOGRAM = createNoopMeter().createHistogram(DURATION_METRIC);
 let meterProvider: MeterProvider | undefined;
@@ -151,14 +160,17 @@ const TRUNCATION_NOTE = /\n\[output truncated: \d+ of \d+ characters|\n\[\.\.\. 
  * Start observing one call: a span `execute_tool {name}` child of the active span, and the
  * duration histogram. `undefined` when neither is recorded (no SDK registered, or the call
  * not sampled and no meter provider): the caller then runs the call as if this module did not
- * exist.
- * @param name - the tool name as requested (clipped by the caller).
- * @param callId - the call id as given, if any (a generated one is taken from the result).
+ * exist. Without a registered SDK this costs two lookups of the API's globals, no span.
+ * @param call - the call as given (its name and call id, when they are strings, name the span).
  */
-export function observeCall(name: string, callId: string | undefined): CallObservation | undefined {
+export function observeCall(call: ToolCallRequest): CallObservation | undefined {
+  const metric = durationHistogram();
+  if (metric === undefined && !tracing()) return undefined;
+  const given = call !== null && typeof call === 'object';
+  const name = given && typeof call.name === 'string' ? clip(call.name, 200) : '?';
+  const callId = given && typeof call.callId === 'string' && call.callId !== '' ? clip(call.callId, 200) : undefined;
   const span = tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL });
   const recording = span.isRecording();
-  const metric = durationHistogram();
   if (!recording && metric === undefined) return undefined;
   if (recording) {
     span.setAttribute('gen_ai.operation.name', 'execute_tool');
