@@ -11,7 +11,7 @@
  *   execution  decisions, ledger (the durable store of calls), runner (the runners themselves),
  *              executor
  *   system     system (the ToolSystem facade) and the MCP bridge it starts
- *   surfaces   agents, mcp (the server), cli
+ *   surfaces   agents, mcp (the server), cli, adapters (toolgate/ai-sdk, /openai-agents, /langchain)
  * The entries src/index.ts (`toolgate`) and src/tool.ts (`toolgate/tool`) sit outside the
  * layers: nothing in src/ imports index.ts; tools import only tool.ts.
  *
@@ -22,7 +22,7 @@ const BASE = '^src/((errors|types|util|logging|decorators|workspace|sandbox)/|ru
 const MODEL = '^src/((schema|formats|modes|closeout|registry|schema-gen|builtin)/|runner/runner\\.ts$)';
 const EXECUTION = '^src/((decisions|ledger|executor)/|runner/(?!kinds\\.ts$|runner\\.ts$))';
 const SYSTEM = '^src/system/';
-const SURFACES = '^src/(agents|mcp|cli)/';
+const SURFACES = '^src/(agents|mcp|cli|adapters)/';
 
 /**
  * Who may import each runtime dependency (paths of src/, tools/, tools-ported/, scripts/;
@@ -44,6 +44,12 @@ const ALLOWED_IMPORTERS = {
   zod: ['^src/mcp/server\\.ts$'],
   '@modelcontextprotocol/sdk': ['^src/mcp/(bridge|server|tasks)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
+  // OpenTelemetry: the API only (the application brings the SDK); one module
+  '@opentelemetry/api': ['^src/executor/telemetry\\.ts$'],
+  // the adapters: each framework (an optional peer dependency) in its own file
+  ai: ['^src/adapters/ai-sdk\\.ts$'],
+  '@openai/agents': ['^src/adapters/openai-agents\\.ts$'],
+  '@langchain/core': ['^src/adapters/langchain\\.ts$'],
   // the durable call ledger (SQLite)
   'better-sqlite3': ['^src/ledger/store\\.ts$'],
   // policy files: TOML and globs are read and compiled in one place
@@ -222,9 +228,9 @@ module.exports = {
     {
       name: 'not-to-dev-dependency',
       severity: 'error',
-      comment: 'Shipped code (src/, tools/, tools-ported/) must not import a devDependency.',
+      comment: 'Shipped code (src/, tools/, tools-ported/) must not import a devDependency (an optional peer dependency, also a devDependency for the tests, is the user\'s: the adapters import their framework).',
       from: { path: '^(src|tools|tools-ported)/' },
-      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only', 'npm-peer'] },
     },
     {
       name: 'not-to-unresolvable',

@@ -29,7 +29,7 @@ export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/r
 export { RegisteredTool, type RegisterOptions } from './registry/registered-tool.js';
 export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
-export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions } from './executor/executor.js';
+export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions, type CallPreview } from './executor/executor.js';
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
 export {
   Ledger, ENDED_STATES, INTERRUPTED_MESSAGE, argumentsSha256, prunedResult,

@@ -49,6 +49,7 @@ import { clip, isThenable, kindOf } from '../util/values.js';
 import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
+import { observeCall } from './telemetry.js';
 import { argumentsSha256, Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
 import { ledgerQuestions } from '../ledger/questions.js';
 import type { DurableQuestions } from '../decisions/approval.js';
@@ -214,6 +215,18 @@ export interface ExecuteOptions {
   session?: string;
 }
 
+/** What {@link ToolExecutor.preview} found: what would happen to a call if it ran now. */
+export interface CallPreview {
+  /** `allow`: it would run; `ask`: a person would be asked; `deny`: it would be refused (or fail before the gates). */
+  verdict: 'allow' | 'ask' | 'deny';
+  /** On `deny`: the result code the call would get (`POLICY_DENIED`, `MODE_DENIED`, `INVALID_ARGUMENTS`, `PATH_TRAVERSAL`...). */
+  code?: ToolErrorCode;
+  /** On `ask` and `deny`: why, in words. */
+  reason?: string;
+  /** The deciders' opinions, in order (absent when the call failed before the gates). */
+  decisions?: DecisionRecord[];
+}
+
 /** Options of {@link ToolExecutor.executeMany}. */
 export interface ExecuteManyOptions extends ExecuteOptions {
   /** Read-only calls run at most this many at once. Default: the executor's `concurrency`. */
@@ -262,6 +275,8 @@ class CallState implements PreparedCall, RunRequest {
   entry: NewCall | undefined = undefined;
   /** The ledger's claim committed (the decisions were stored with it). */
   claimed = false;
+  /** W3C trace context of the call's span, when one is recorded (OpenTelemetry). */
+  traceparent: string | undefined = undefined;
   readonly signal: AbortSignal | undefined;
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;
@@ -476,6 +491,15 @@ export class ToolExecutor {
    *   finds one inside a worker).
    */
   execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
+    // OpenTelemetry: without a registered SDK `observeCall` is undefined and the call takes
+    // the path below unchanged.
+    const observed = observeCall(call);
+    if (observed !== undefined) return observed.run((traceparent) => this.executeNow(call, options, traceparent));
+    return this.executeNow(call, options, undefined);
+  }
+
+  /** {@link execute} itself; `traceparent` (the call's span) goes with the call to its runner. */
+  private executeNow(call: ToolCallRequest, options: ExecuteOptions, traceparent: string | undefined): Promise<ToolExecutionResult> {
     // Not an async function: a result that needed no wait reaches the caller one promise turn
     // sooner. Every exit is a promise; called as a method, nothing throws synchronously.
     const started = performance.now();
@@ -488,7 +512,7 @@ export class ToolExecutor {
       if (typeof call.callId === 'string' && call.callId !== '') callId = clip(call.callId, 200);
       name = typeof call.name === 'string' ? clip(call.name, 200) : `(${kindOf(call.name)})`;
       // A promise from run() already turns a bug on the way into an INTERNAL result.
-      const running = this.run(call, name, callId, options, started);
+      const running = this.run(call, name, callId, options, started, traceparent);
       return running instanceof Promise ? running : Promise.resolve(running);
     } catch (error) {
       try {
@@ -514,10 +538,11 @@ export class ToolExecutor {
    * Steps 1 to 3. Returns the result directly when nothing on the way had to wait
    * (validation failures, denials, synchronous main-runner tools), else a promise.
    */
-  private run(call: ToolCallRequest, name: string, callId: string, options: ExecuteOptions, started: number): ToolExecutionResult | Promise<ToolExecutionResult> {
+  private run(call: ToolCallRequest, name: string, callId: string, options: ExecuteOptions, started: number, traceparent: string | undefined): ToolExecutionResult | Promise<ToolExecutionResult> {
     const found = this.registry.resolve(name, typeof call.version === 'string' ? call.version : undefined);
     if (!(found instanceof RegisteredTool)) return this.finish(started, failedResult(found.code, found.message, { tool: name, callId }));
     const state = new CallState(found, call.arguments, options, callId, started);
+    if (traceparent !== undefined) state.traceparent = traceparent;
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor is closed; no more calls run.');
     const badOptions = applyOptions(options, state, this.options.approvalMode);
     if (badOptions !== undefined) return this.fail(state, 'INVALID_OPTIONS', badOptions);
@@ -859,6 +884,45 @@ export class ToolExecutor {
     if (call === null || typeof call !== 'object' || typeof call.name !== 'string') return false;
     const tool = this.registry.get(call.name, typeof call.version === 'string' ? call.version : undefined);
     return tool !== undefined && !tool.readOnly;
+  }
+
+  /**
+   * What the decision pipeline would say about a call, without running it: step 1 to 3 with
+   * nobody to ask and no ledger. For adapters that must tell their framework before a call
+   * runs whether it needs a person's approval (the AI SDK's and Agents JS's `needsApproval`).
+   * Side effects: the policy hook is called (as it will be again when the call runs), and a
+   * call that fails before the gates is logged as failed (as its run will be); nothing is
+   * recorded in a ledger, remembered or rate-limited, and nobody is asked.
+   * @returns `ask` when a person would be asked (the call then needs `confirm: true` or a
+   *   confirmation handler), `deny` with the refusal's code and reason (a gate's refusal, or
+   *   a call that fails before the gates: unknown tool, invalid arguments, a path outside the
+   *   workspace), else `allow`.
+   */
+  async preview(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<CallPreview> {
+    const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? clip(call.name, 200) : '?';
+    const found = this.registry.resolve(name, typeof call?.version === 'string' ? call.version : undefined);
+    if (!(found instanceof RegisteredTool)) return { verdict: 'deny', code: found.code, reason: found.message };
+    const state = new CallState(found, call.arguments, options, typeof call.callId === 'string' && call.callId !== '' ? clip(call.callId, 200) : 'preview', performance.now());
+    const badOptions = applyOptions(options, state, this.options.approvalMode);
+    if (badOptions !== undefined) return { verdict: 'deny', code: 'INVALID_OPTIONS', reason: badOptions };
+    let invalid: ToolExecutionResult | undefined;
+    try {
+      invalid = this.prepare(state, call.arguments);
+    } catch (error) {
+      if (error instanceof PathTraversalError) return { verdict: 'deny', code: 'PATH_TRAVERSAL', reason: error.message };
+      throw error;
+    }
+    if (invalid !== undefined) return { verdict: 'deny', code: invalid.errorCode ?? 'INVALID_ARGUMENTS', reason: invalid.error ?? invalid.output };
+    if (state.tool.commandArguments.length !== 0) {
+      const analyze = await loadShellAnalyzer().then(undefined, unavailableAnalyzer);
+      state.commands = analyzeCommandArguments(analyze, state.tool.commandArguments, state.args);
+    }
+    const decided = await this.pipeline.decide(state, { confirm: options.confirm, handler: undefined }, state.signal);
+    const decisions = decided.trail.map(recordOf);
+    const { final } = decided;
+    if (final.verdict === 'allow') return { verdict: 'allow', decisions };
+    if (final.decider === ANSWER_STEP && final.code === 'CONFIRMATION_REQUIRED') return { verdict: 'ask', reason: decided.trail.find((d) => d.verdict === 'ask')?.reason ?? final.reason, decisions };
+    return { verdict: 'deny', code: final.code ?? 'POLICY_DENIED', reason: final.reason, decisions };
   }
 
   /**

@@ -47,6 +47,9 @@ export class CallContext implements ToolContext {
 
   readonly sandbox: SandboxPolicy;
 
+  /** The call's W3C trace context, when traced (set by the runner after construction). */
+  traceparent: string | undefined = undefined;
+
   constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number, writeRoots?: readonly string[], deadline?: number, sandbox: SandboxPolicy = DEFAULT_SANDBOX) {
     this.deadline = deadline;
     this.sandbox = sandbox;

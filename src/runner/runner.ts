@@ -68,6 +68,8 @@ export interface RunRequest {
   fullOutputDir?: string | undefined;
   /** How processes the tool starts are confined (`ctx.sandbox`); default `DEFAULT_SANDBOX`. */
   sandbox?: SandboxPolicy;
+  /** W3C `traceparent` of the call's span when OpenTelemetry records one (`ctx.traceparent`). */
+  traceparent?: string | undefined;
 }
 
 /** What a tool reported besides its return value. */

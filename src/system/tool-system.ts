@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from './tool-call-handler.js';
 import { ToolgateOptionError } from '../errors/errors.js';
-import { ToolExecutor, type ToolExecutorOptions } from '../executor/executor.js';
+import { ToolExecutor, type CallPreview, type ToolExecutorOptions } from '../executor/executor.js';
 import { createLogger, type LevelWithSilent, type Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
 import { loadToolFolders, type ToolFolder } from './tool-folders.js';
@@ -257,6 +257,25 @@ export class ToolSystem implements ToolCallTarget {
     const deprecated = result.version === undefined ? undefined : this.versions.deprecation(result.tool, result.version);
     if (deprecated !== undefined) result.output += `\n[note: ${result.tool} ${result.version} is deprecated: ${deprecated}]`;
     return result;
+  }
+
+  /**
+   * What the gates would decide about `call` now, without running it (see
+   * `ToolExecutor.preview`), in the system's mode and with the agent's version pin. Adapters
+   * use it for their framework's `needsApproval`. A tool outside the `tags` selection is a
+   * `deny` (`UNKNOWN_TOOL`).
+   */
+  async preview(call: ToolCallRequest, options: AgentCallOptions = {}): Promise<CallPreview> {
+    const { agent, ...rest } = options;
+    const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
+    let request = call;
+    if (name !== undefined) {
+      const tool = this.registry.get(name);
+      if (tool !== undefined && !this.selected(tool)) return { verdict: 'deny', code: 'UNKNOWN_TOOL', reason: this.notSelected(call, name).output };
+      const range = call.version ?? this.versions.rangeFor(agent, name);
+      if (range !== call.version) request = { ...call, version: range };
+    }
+    return this.executor.preview(request, { ...rest, mode: rest.mode ?? this.defaultMode });
   }
 
   /** Does this call write (the version it would run is not read-only)? Unknown tools: false. */

@@ -68,6 +68,15 @@ export interface ToolContext {
    * `error` is `message`. A thrown error, a timeout or an interrupt takes precedence.
    */
   reportError(message: string): void;
+  /**
+   * The W3C trace context (`traceparent` header value, `00-{trace id}-{span id}-{flags}`) of
+   * the call's `execute_tool` span when the application records OpenTelemetry traces;
+   * `undefined` otherwise. Available in every runner (it crosses to worker threads and child
+   * processes with the call): pass it on (an HTTP `traceparent` header, a `TRACEPARENT`
+   * environment variable, an MCP request's `_meta.traceparent`) so that what the tool starts
+   * joins the caller's trace.
+   */
+  readonly traceparent?: string | undefined;
 }
 
 /** Images attached to one call at most. */

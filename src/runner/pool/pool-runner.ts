@@ -188,8 +188,9 @@ export class PoolRunner implements Runner {
     }
     const pool = this.poolFor(tool.memoryMb);
     const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, deadlineOf(call) ?? 0];
-    if (call.writeRoots !== undefined || call.fullOutputDir !== undefined) task.push(call.writeRoots);
-    if (call.fullOutputDir !== undefined) task.push(call.fullOutputDir);
+    if (call.writeRoots !== undefined || call.fullOutputDir !== undefined || call.traceparent !== undefined) task.push(call.writeRoots);
+    if (call.fullOutputDir !== undefined || call.traceparent !== undefined) task.push(call.fullOutputDir);
+    if (call.traceparent !== undefined) task.push(call.traceparent);
     return new Promise<T>((resolve, reject) => {
       const run = new PoolCallRun(this, pool, call, signal, record, slot, task, (outcome) => {
         let value: T;

@@ -16,7 +16,7 @@ import { failureReply, loadTool, successReply, type LoadedTool as Loaded } from 
 import { readLines, type SharedLines } from './shared-lines.js';
 import { serializeError } from '../runner.js';
 import {
-  doneBy, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
+  doneBy, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_TRACEPARENT, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
   type ToolEntry, type WorkerReply, type WorkerTask,
 } from './protocol.js';
 
@@ -138,6 +138,8 @@ function start(loaded: Loaded, task: WorkerTask): WorkerReply | Promise<WorkerRe
   const entry = typeof ref === 'number' ? loaded.entry : ref;
   const deadline = task[TASK_DEADLINE];
   const ctx = new CallContext(task[TASK_CALL_ID], loaded.name, loaded.version, task[TASK_ROOT], false, entry.o, task[TASK_WRITE_ROOTS], deadline > 0 ? deadline : undefined);
+  const traceparent = task[TASK_TRACEPARENT];
+  if (traceparent !== undefined) ctx.traceparent = traceparent;
   let returned: unknown;
   try {
     returned = loaded.instance.run(task[TASK_ARGS] as never, ctx);

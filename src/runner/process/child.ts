@@ -57,8 +57,9 @@ function run(task: ChildTask): void {
 }
 
 function start(tool: LoadedTool, task: ChildTask): void {
-  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir, sandbox] = task;
+  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir, sandbox, traceparent] = task;
   const ctx = new CallContext(callId, tool.name, tool.version, root, false, entry.o, writeRoots, deadline > 0 ? deadline : undefined, sandbox);
+  if (traceparent !== undefined) ctx.traceparent = traceparent;
   const reply = (value: ToolReply) => send([seq, REPLIED, value]);
   let returned: unknown;
   try {

@@ -121,6 +121,7 @@ export class ProcessRunner implements Runner {
     const group = this.groupFor(this.capOf(tool));
     return new Promise<RunOutcome>((resolve) => {
       const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, deadlineOf(call) ?? 0, call.writeRoots, call.fullOutputDir, call.sandbox];
+      if (call.traceparent !== undefined) task.push(call.traceparent);
       const pending = new ProcessCall(group, call, task, signal, resolve);
       if (!pending.watch(call.timeoutMs, call.timeoutFrom)) return;
       group.enqueue(pending);

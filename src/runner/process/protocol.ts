@@ -25,6 +25,8 @@ export type ChildTask = [
   fullOutputDir: string | undefined,
   /** How processes the tool starts are confined (`ctx.sandbox`), when not the default. */
   sandbox: SandboxPolicy | undefined,
+  /** W3C trace context of the call's span (OpenTelemetry), if traced. */
+  traceparent?: string | undefined,
 ];
 
 /** Tool modules a child should import now, so later calls of their tools start at once. */

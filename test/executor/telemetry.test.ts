@@ -1,0 +1,133 @@
+/**
+ * OpenTelemetry: the executor's spans and duration metric, seen through the OTel SDK's
+ * in-memory exporters with an AsyncLocalStorage context manager, as an application that
+ * registered its SDK would see them.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { context, metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { PathTraversalError, ToolExecutor, type ToolRegistry } from 'toolgate';
+import { fixtureRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+
+const spans = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+const meterProvider = new MeterProvider({ readers: [reader] });
+const contextManager = new AsyncLocalStorageContextManager();
+
+let registry: ToolRegistry;
+let tmp: TempWorkspace;
+let executor: ToolExecutor;
+
+/** The `execute_tool` spans exported so far. */
+function toolSpans(): ReadableSpan[] {
+  return spans.getFinishedSpans().filter((s) => s.name.startsWith('execute_tool '));
+}
+
+describe('OpenTelemetry: one span per call', () => {
+  before(async () => {
+    context.setGlobalContextManager(contextManager.enable());
+    trace.setGlobalTracerProvider(tracerProvider);
+    metrics.setGlobalMeterProvider(meterProvider);
+    registry = await fixtureRegistry();
+    tmp = tempWorkspace();
+    executor = new ToolExecutor(registry, {
+      workspaceRoot: tmp.ws,
+      policyHook: (call) => (call.tool === 'fail_always' && call.arguments.message === 'vetoed' ? 'fail_always may not say "vetoed"' : undefined),
+    });
+  });
+
+  after(async () => {
+    await executor.close();
+    tmp.cleanup();
+    await tracerProvider.shutdown();
+    await meterProvider.shutdown();
+    trace.disable();
+    metrics.disable();
+    context.disable();
+  });
+
+  beforeEach(() => spans.reset());
+
+  it('gives each call one execute_tool span with the GenAI attributes, and error.type on failure', async () => {
+    const ok = await executor.execute({ name: 'count_calls', arguments: {}, callId: 'call_ok' });
+    const failed = await executor.execute({ name: 'fail_always', arguments: { message: 'broken' }, callId: 'call_failed' });
+    assert.equal(ok.success, true);
+    assert.equal(failed.errorCode, 'TOOL_ERROR');
+    const [first, second, ...rest] = toolSpans();
+    assert.equal(rest.length, 0, 'exactly one span per call');
+    assert.equal(first!.name, 'execute_tool count_calls');
+    assert.equal(first!.attributes['gen_ai.operation.name'], 'execute_tool');
+    assert.equal(first!.attributes['gen_ai.tool.name'], 'count_calls');
+    assert.equal(first!.attributes['gen_ai.tool.call.id'], 'call_ok');
+    assert.equal(first!.attributes['error.type'], undefined);
+    assert.notEqual(first!.status.code, SpanStatusCode.ERROR);
+    assert.equal(second!.name, 'execute_tool fail_always');
+    assert.equal(second!.attributes['gen_ai.tool.call.id'], 'call_failed');
+    assert.equal(second!.attributes['error.type'], 'TOOL_ERROR');
+    assert.equal(second!.status.code, SpanStatusCode.ERROR);
+  });
+
+  it('records each call in the gen_ai.execute_tool.duration histogram, in seconds', async () => {
+    await executor.execute({ name: 'count_calls', arguments: {} });
+    await reader.forceFlush();
+    const exported = metricExporter.getMetrics().at(-1)!;
+    const metric = exported.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'gen_ai.execute_tool.duration') as HistogramMetricData | undefined;
+    assert.ok(metric, 'the histogram is exported');
+    assert.equal(metric.descriptor.unit, 's');
+    const point = metric.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'count_calls' && p.attributes['error.type'] === undefined)!;
+    assert.ok(point.value.count >= 1);
+    assert.ok(point.value.sum! > 0 && point.value.sum! < 60, `a duration in seconds: ${point.value.sum}`);
+    const failedPoint = metric.dataPoints.find((p) => p.attributes['error.type'] === 'TOOL_ERROR');
+    assert.equal(failedPoint?.attributes['gen_ai.tool.name'], 'fail_always');
+  });
+
+  it('puts a denied call\'s decision on its span as an event', async () => {
+    const result = await executor.execute({ name: 'fail_always', arguments: { message: 'vetoed' }, callId: 'call_denied' });
+    assert.equal(result.errorCode, 'POLICY_DENIED');
+    const [span, ...rest] = toolSpans();
+    assert.equal(rest.length, 0);
+    assert.equal(span!.attributes['error.type'], 'POLICY_DENIED');
+    const decisions = span!.events.filter((e) => e.name === 'toolgate.decision');
+    const veto = decisions.find((e) => e.attributes?.['toolgate.decision.verdict'] === 'deny');
+    assert.ok(veto, `a deny decision event among ${JSON.stringify(span!.events)}`);
+    assert.equal(veto.attributes!['toolgate.decision.decider'], 'policy-hook');
+    assert.match(String(veto.attributes!['toolgate.decision.reason']), /vetoed/);
+  });
+
+  it('marks a cut output with a truncation event', async () => {
+    await executor.execute({ name: 'print_long_output', arguments: { chars: 5000 } });
+    const [span] = toolSpans();
+    const cut = span!.events.find((e) => e.name === 'toolgate.output.truncated');
+    assert.ok(cut, 'the truncation event is there');
+    assert.ok(Number(cut.attributes!['toolgate.output.shown_characters']) < 5000);
+  });
+
+  it('ends the span of a workspace escape with error.type PATH_TRAVERSAL (the error still throws)', async () => {
+    await assert.rejects(executor.execute({ name: 'escape_from_worker', arguments: { raw: '../outside/sentinel.txt' }, callId: 'call_escape' }), PathTraversalError);
+    const [span] = toolSpans();
+    assert.equal(span!.attributes['error.type'], 'PATH_TRAVERSAL');
+    assert.equal(span!.attributes['gen_ai.tool.call.id'], 'call_escape');
+  });
+
+  for (const [tool, where] of [['report_trace_context', 'a pool worker thread'], ['report_trace_context_process', 'a child process']] as const) {
+    it(`parents a call run in ${where} to the caller's span, and hands the worker its trace context`, async () => {
+      const tracer = trace.getTracer('test');
+      const { parentId, traceId, result } = await tracer.startActiveSpan('agent turn', async (parent) => {
+        const answer = await executor.execute({ name: tool, arguments: {} });
+        parent.end();
+        return { parentId: parent.spanContext().spanId, traceId: parent.spanContext().traceId, result: answer };
+      });
+      assert.equal(result.success, true, result.output);
+      const [span] = toolSpans();
+      assert.equal(span!.spanContext().traceId, traceId);
+      assert.equal(span!.parentSpanContext?.spanId, parentId);
+      // What the tool saw where it ran: the call's own span, in the W3C traceparent form.
+      assert.equal(result.output, `00-${traceId}-${span!.spanContext().spanId}-01`);
+    });
+  }
+});
