@@ -12,7 +12,9 @@
  * - `approvals`: questions put to a person, with the request shown (JSON); the first answer
  *   wins (`answer` is set only while it is NULL);
  * - `events`: append-only, one row per state change, decision, question and answer;
- * - `results`: the model-visible result (JSON) and the whole output (a blob), with its size in bytes.
+ * - `results`: the model-visible result (JSON) and the whole output (a blob), with its size in bytes;
+ * - `session_settings` (version 2): settings a person changes for a session while it runs (the
+ *   cockpit's approval mode), one row per session and name, with who set it and when.
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by state, session or call of an event scan tables bounded
@@ -81,5 +83,15 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     size INTEGER NOT NULL,
     stored_at INTEGER NOT NULL
   );
+  `,
+  `
+  CREATE TABLE session_settings (
+    session TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    set_by TEXT NOT NULL,
+    set_at INTEGER NOT NULL,
+    PRIMARY KEY (session, name)
+  ) WITHOUT ROWID;
   `,
 ]);
