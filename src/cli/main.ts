@@ -16,6 +16,7 @@
  * toolgate approvals [list | allow ID | deny ID]
  * toolgate result CALL_ID [--session S] [--json]
  * toolgate trace [--session S] [--call ID] [--json]
+ * toolgate cockpit [--port N] [--host ADDR]
  * ```
  * `--config FILE` names MCP servers to bridge in (see `src/cli/tool-system.ts`); a
  * `toolgate.config.json` in the workspace is used only when named so.
@@ -34,6 +35,7 @@ import { CALL_USAGE, callCommand } from './call-command.js';
 import { APPROVALS_USAGE, approvalsCommand } from './approvals-command.js';
 import { RESULT_USAGE, resultCommand } from './result-command.js';
 import { TRACE_USAGE, traceCommand } from './trace-command.js';
+import { COCKPIT_FLAGS_USAGE, COCKPIT_USAGE, cockpitCommand } from './cockpit-command.js';
 import { APPROVE_USAGE, cliContext, EXIT, LEDGER_USAGE, SANDBOX_USAGE, UsageError, type CliContext, type CliOptions } from './context.js';
 import { LIST_USAGE, listCommand } from './list-command.js';
 import { MCP_USAGE, mcpCommand } from './mcp-command.js';
@@ -62,6 +64,7 @@ ${POLICY_USAGE}
 ${APPROVALS_USAGE}
 ${RESULT_USAGE}
 ${TRACE_USAGE}
+${COCKPIT_USAGE}
 
 Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
@@ -82,6 +85,9 @@ ${APPROVE_USAGE}
 Ledger options of call, mcp and agent (approvals, result and trace take --state-dir):
 ${LEDGER_USAGE}
 
+Cockpit options of mcp and agent:
+${COCKPIT_FLAGS_USAGE}
+
 ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
 The workspace defaults to the current folder.
 
@@ -99,6 +105,7 @@ const COMMANDS: Record<string, (argv: string[], ctx: CliContext) => Promise<numb
   approvals: approvalsCommand,
   result: resultCommand,
   trace: traceCommand,
+  cockpit: cockpitCommand,
 };
 
 /**

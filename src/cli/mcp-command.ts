@@ -14,13 +14,14 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';
+import { COCKPIT_FLAGS, cockpitAlongside } from './cockpit-command.js';
 
 /** Usage lines of `toolgate mcp`, for the CLI's help. */
 export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR]
                [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
                [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
                [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
-               [--sandbox-network] [--dangerously-disable-sandbox]
+               [--sandbox-network] [--dangerously-disable-sandbox] [--cockpit [--cockpit-port N]]
                serve the tools as an MCP server over stdio, or streamable HTTP on
                http://127.0.0.1:N/mcp (loopback unless --host); --yes approves calls
                that need confirmation, else the client is asked (elicitation) or they
@@ -45,6 +46,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     ...LEDGER_FLAGS,
     ...SANDBOX_FLAGS,
     ...APPROVE_FLAGS,
+    ...COCKPIT_FLAGS,
   });
   if (positionals.length) throw new UsageError(`mcp takes no positional arguments; got ${positionals.join(' ')}`);
   const workspace = workspaceOption(values, ctx);
@@ -70,8 +72,10 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
+  let stopCockpit: (() => Promise<void>) | undefined;
   try {
     await system.start();
+    stopCockpit = await cockpitAlongside(values, ctx, ledger, system.logger);
     const { registry } = system;
     for (const name of (values.tool as string[] | undefined) ?? []) {
       if (!registry.has(name)) throw new UsageError(`--tool ${name}: no such tool (toolgate list shows them)`);
@@ -83,6 +87,8 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     const serve: McpServeOptions = {
       system, workspaceRoot: workspace, mode, scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
       tools: values.tool as string[] | undefined, tags: values.tag as string[] | undefined, yes: values.yes === true, logger: system.logger,
+      // With the cockpit, a question the client cannot be asked waits for an answer there.
+      waitForAnswers: stopCockpit !== undefined,
     };
     if (values.http) {
       let handle;
@@ -111,6 +117,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     ctx.signal?.removeEventListener('abort', onSignal);
+    await stopCockpit?.();
     await system.close();
   }
 }
