@@ -21,7 +21,7 @@ import { APPROVE_FLAGS, EXIT, parse, UsageError, type CliContext } from './conte
 import { LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
 
 /** The port `toolgate cockpit` listens on unless `--port` names another. */
-export const DEFAULT_COCKPIT_PORT = 7357;
+const DEFAULT_COCKPIT_PORT = 7357;
 
 /** Usage lines of `toolgate cockpit`. */
 export const COCKPIT_USAGE = `  toolgate cockpit [--port N] [--host ADDR] [--workspace DIR] [--state-dir DIR] [--no-policy]

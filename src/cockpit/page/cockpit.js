@@ -178,7 +178,7 @@ function timelineRow(call) {
     el('td', { class: 'mono', text: call.supervised }),
     el('td', { class: `state-${call.state}`, 'data-testid': 'call-state', text: call.errorCode ? `${call.state} (${call.errorCode})` : call.state }),
     el('td', { text: call.durationMs === undefined || call.durationMs === null ? '' : `${call.durationMs} ms` }),
-    el('td', { class: 'mono', 'data-testid': 'call-decisions', text: call.decisions.length ? call.decisions.join(' → ') : '(no decider had an opinion)' }),
+    el('td', { class: 'mono', 'data-testid': 'call-decisions', text: call.decisions.length ? call.decisions.join(' → ') : call.state === 'pending' ? '(being decided)' : '(no decider had an opinion)' }),
     el('td', null, open),
   );
 }
