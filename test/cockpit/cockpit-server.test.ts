@@ -2,7 +2,8 @@
  * The cockpit's server without a browser: the security headers and checks (Host, token,
  * Origin, CSRF, ids only), the questions and sessions it reads, the output in parts, the
  * event stream's replay from Last-Event-ID, and a session's approval mode read by the
- * executor on every decision.
+ * executor on every decision; an MCP client that cannot be asked waits for the cockpit's answer
+ * (`toolgate mcp --cockpit`).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,9 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Ledger, setSessionApprovalMode, ToolExecutor, type NewCall, type ToolExecutionResult } from 'toolgate';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createMcpServer, Ledger, loadBuiltinTools, setSessionApprovalMode, ToolExecutor, type NewCall, type ToolExecutionResult } from 'toolgate';
 import { COCKPIT_CSP, startCockpit, type CockpitHandle } from '../../src/cockpit/server.js';
-import { fixtureRegistry } from '../helpers.js';
+import { fixtureRegistry, inMemoryTransport } from '../helpers.js';
 
 let root: string;
 let ws: string;
@@ -175,6 +177,33 @@ describe('cockpit server', () => {
       assert.equal(fs.readFileSync(path.join(ws, 'modes.txt'), 'utf8'), 'm1\nm3\nm4\n');
       setSessionApprovalMode(ledger, '*', undefined, 'test');
     } finally {
+      await executor.close();
+    }
+  });
+});
+
+describe('MCP server waiting for the cockpit (toolgate mcp --cockpit)', () => {
+  it('a client without elicitation waits; the answer given in the cockpit runs the call', async () => {
+    const { registry } = await loadBuiltinTools();
+    const executor = new ToolExecutor(registry, { workspaceRoot: ws, ledger: { dir: state }, sweepLeftovers: false });
+    const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: ws, waitForAnswers: true })));
+      cockpit = await startCockpit({ ledger, port: 0 });
+      const called = client.callTool({ name: 'write_file', arguments: { filepath: 'mcp.txt', content: 'via cockpit' } });
+      let question;
+      while ((question = ledger.pendingApprovals()[0]) === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(question.tool, 'write_file');
+      const csrf = await csrfOf(cockpit.url);
+      const answered = await fetch(`${cockpit.url}api/questions/${question.id}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', origin: cockpit.url.replace(/\/$/, ''), 'x-csrf-token': csrf }, body: JSON.stringify({ answer: 'allow_once' }),
+      });
+      assert.equal(answered.status, 200);
+      const result = await called;
+      assert.equal(result.isError, undefined, JSON.stringify(result));
+      assert.equal(fs.readFileSync(path.join(ws, 'mcp.txt'), 'utf8'), 'via cockpit');
+    } finally {
+      await client.close();
       await executor.close();
     }
   });
