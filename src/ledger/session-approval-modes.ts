@@ -28,9 +28,12 @@ export function supervisedSession(session: string, turnId: string): string {
   return turnId !== '' ? turnId : session;
 }
 
-/** The approval mode set for `session` (or `*`), `undefined` when none is. */
-export function sessionApprovalMode(ledger: Ledger, session: string): ApprovalMode | undefined {
-  const value = ledger.sessionSetting(session, APPROVAL_MODE_SETTING)?.value;
+/**
+ * The approval mode set for `session` (or `*`), `undefined` when none is.
+ * @param fallback - a session whose mode counts when `session` has none (`*` for the decider).
+ */
+export function sessionApprovalMode(ledger: Ledger, session: string, fallback?: string): ApprovalMode | undefined {
+  const value = ledger.sessionSetting(session, APPROVAL_MODE_SETTING, fallback)?.value;
   return value !== undefined && (APPROVAL_MODES as readonly string[]).includes(value) ? (value as ApprovalMode) : undefined;
 }
 
@@ -47,14 +50,14 @@ export function setSessionApprovalMode(ledger: Ledger, session: string, mode: Ap
 
 /**
  * The ledger's session approval modes, for the approval-mode decider: one indexed read per
- * decision (two when the session has none: then `*`). A ledger that cannot be read counts as
+ * decision (the session's mode, else the one of `*`). A ledger that cannot be read counts as
  * no mode set (logged), never as a failed call.
  */
 export function ledgerApprovalModes(ledger: Ledger, logger: Logger): SessionApprovalModes {
   return {
     modeOf(session: string, turnId: string): ApprovalMode | undefined {
       try {
-        return sessionApprovalMode(ledger, supervisedSession(session, turnId)) ?? sessionApprovalMode(ledger, EVERY_SESSION);
+        return sessionApprovalMode(ledger, supervisedSession(session, turnId), EVERY_SESSION);
       } catch (error) {
         logger.warn({ event: 'session_mode_unreadable', session, err: (error as Error)?.message }, 'could not read the session\'s approval mode from the ledger; using the call\'s');
         return undefined;

@@ -852,10 +852,13 @@ export class Ledger {
     return { text: bytes.subarray(start, end).toString('utf8'), offset: pageStart, next: next >= size ? undefined : next, size };
   }
 
-  /** A session's setting (`undefined` when not set). */
-  sessionSetting(session: string, name: string): SessionSetting | undefined {
-    const row = this.view.setting.get(session, name);
-    return row === undefined ? undefined : { session, name, value: row.value, setBy: row.set_by, setAt: row.set_at };
+  /**
+   * A session's setting, else (when `fallback` is given) the fallback session's; `undefined`
+   * when neither is set. One indexed read: cheap enough for every decision.
+   */
+  sessionSetting(session: string, name: string, fallback?: string): SessionSetting | undefined {
+    const row = this.view.setting.get(name, session, fallback ?? session, session);
+    return row === undefined ? undefined : { session: row.session, name, value: row.value, setBy: row.set_by, setAt: row.set_at };
   }
 
   /** Every session setting, newest first. */
@@ -917,7 +920,8 @@ function viewStatements(db: Database.Database) {
     lastEvent: db.prepare<[], { id: number }>('SELECT max(id) AS id FROM events'),
     resultSize: db.prepare<[number], { size: number }>('SELECT size FROM results WHERE call = ?'),
     outputSlice: db.prepare<[number, number, number], { part: Buffer | null }>('SELECT substr(full_output, ?, ?) AS part FROM results WHERE call = ?'),
-    setting: db.prepare<[string, string], { value: string; set_by: string; set_at: number }>('SELECT value, set_by, set_at FROM session_settings WHERE session = ? AND name = ?'),
+    setting: db.prepare<[string, string, string, string], { session: string; value: string; set_by: string; set_at: number }>(
+      'SELECT session, value, set_by, set_at FROM session_settings WHERE name = ? AND session IN (?, ?) ORDER BY session = ? DESC LIMIT 1'),
     settings: db.prepare<[], { session: string; name: string; value: string; set_by: string; set_at: number }>('SELECT * FROM session_settings ORDER BY set_at DESC'),
     putSetting: db.prepare('INSERT INTO session_settings (session, name, value, set_by, set_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, set_by = excluded.set_by, set_at = excluded.set_at'),
     clearSetting: db.prepare('DELETE FROM session_settings WHERE session = ? AND name = ?'),
