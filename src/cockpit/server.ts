@@ -152,7 +152,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
     if (token !== undefined && !authorized(req)) {
       // Opening /?token=... once sets the cookie a browser then sends.
       if (req.method === 'GET' && url.pathname === '/' && same(url.searchParams.get('token') ?? '', token)) {
-        res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/` }).end();
+        res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` }).end();
         return;
       }
       res.writeHead(401, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' })
@@ -202,7 +202,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
     if (header.startsWith('Bearer ') && same(header.slice(7), token!)) return true;
     for (const part of (req.headers.cookie ?? '').split(';')) {
       const [name, ...value] = part.trim().split('=');
-      if (name === TOKEN_COOKIE && same(value.join('='), token!)) return true;
+      if (name === TOKEN_COOKIE && same(decodedCookie(value.join('=')), token!)) return true;
     }
     return false;
   }
@@ -343,6 +343,15 @@ function recordOnly(ledger: Ledger): CockpitAnswerer {
     if (counted === undefined) return { found: false, first: false, counted: undefined, next: 'none' };
     return { found: true, first: counted.first, counted: counted.answer, next: 'recorded' };
   };
+}
+
+/** A cookie value as set (URI-encoded: a token may hold `;` or `,`), or `''` when it does not decode. */
+function decodedCookie(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return '';
+  }
 }
 
 /** Constant-time comparison of two strings. */

@@ -72,11 +72,11 @@ describe('cockpit server', () => {
   it('refuses a non-loopback bind without a token, and with one requires it on every request', async () => {
     await assert.rejects(startCockpit({ ledger, host: '0.0.0.0', port: 0 }), { code: 'INVALID_OPTIONS', message: /not a loopback address/ });
     await assert.rejects(startCockpit({ ledger, port: 0, token: 'short' }), { code: 'INVALID_OPTIONS' });
-    const token = 'a-secret-of-enough-length';
+    const token = 'a-secret;of,enough=length';
     cockpit = await startCockpit({ ledger, port: 0, token });
     assert.equal((await fetch(`${cockpit.url}api/questions`)).status, 401);
     assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
-    const login = await fetch(`${cockpit.url}?token=${token}`, { redirect: 'manual' });
+    const login = await fetch(`${cockpit.url}?token=${encodeURIComponent(token)}`, { redirect: 'manual' });
     assert.equal(login.status, 303);
     const cookie = login.headers.get('set-cookie')!;
     assert.match(cookie, /HttpOnly; SameSite=Strict/);
