@@ -11,7 +11,7 @@
  *   execution  decisions, ledger (the durable store of calls), runner (the runners themselves),
  *              executor
  *   system     system (the ToolSystem facade) and the MCP bridge it starts
- *   surfaces   agents, mcp (the server), cli, adapters (toolgate/ai-sdk, /openai-agents, /langchain)
+ *   surfaces   agents, mcp (the server), cockpit (the web page's server), cli, adapters (toolgate/ai-sdk, /openai-agents, /langchain)
  * The entries src/index.ts (`toolgate`) and src/tool.ts (`toolgate/tool`) sit outside the
  * layers: nothing in src/ imports index.ts; tools import only tool.ts.
  *
@@ -22,7 +22,7 @@ const BASE = '^src/((errors|types|util|logging|decorators|workspace|sandbox)/|ru
 const MODEL = '^src/((schema|formats|modes|closeout|registry|schema-gen|builtin)/|runner/runner\\.ts$)';
 const EXECUTION = '^src/((decisions|ledger|executor)/|runner/(?!kinds\\.ts$|runner\\.ts$))';
 const SYSTEM = '^src/system/';
-const SURFACES = '^src/(agents|mcp|cli|adapters)/';
+const SURFACES = '^src/(agents|mcp|cockpit|cli|adapters)/';
 
 /**
  * Who may import each runtime dependency (paths of src/, tools/, tools-ported/, scripts/;
@@ -200,8 +200,8 @@ module.exports = {
     {
       name: 'surfaces-not-to-cli',
       severity: 'error',
-      comment: 'agents and mcp do not import the CLI.',
-      from: { path: '^src/(agents|mcp)/' },
+      comment: 'agents, mcp and the cockpit do not import the CLI (the CLI hands the cockpit its answer path).',
+      from: { path: '^src/(agents|mcp|cockpit)/' },
       to: { path: '^src/cli/' },
     },
     {

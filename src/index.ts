@@ -36,6 +36,10 @@ export {
   type LedgerOptions, type TombstoneRecord, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
 } from './ledger/store.js';
 export { defaultStateDir, workspaceKey, ledgerFile } from './ledger/paths.js';
+export type { LedgerFeedEvent, OutputPage, SessionSetting } from './ledger/store.js';
+export { ledgerApprovalModes, setSessionApprovalMode, sessionApprovalMode, supervisedSession, APPROVAL_MODE_SETTING } from './ledger/session-approval-modes.js';
+export { ledgerQuestionHandler, type LedgerUserQuestion, type LedgerQuestionOptions } from './ledger/user-questions.js';
+export { startCockpit, COCKPIT_CSP, type CockpitOptions, type CockpitHandle, type CockpitAnswer, type CockpitAnswerer } from './cockpit/server.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
 export type { ConfirmationHandler, ConfirmationRequest, ApprovalAnswer } from './decisions/approval.js';
 export { APPROVAL_MODES, type ApprovalMode } from './decisions/decision.js';

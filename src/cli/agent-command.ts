@@ -27,9 +27,12 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, type CliContext, type CliIo } from './context.js';
+import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
 import { answerOf, confirmationPrompt, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
+import { COCKPIT_FLAGS, cockpitAlongside } from './cockpit-command.js';
+import { COCKPIT_FLAGS_USAGE } from './usage.js';
+import { ledgerQuestionHandler } from '../ledger/user-questions.js';
 
 /** Usage of `toolgate agent`. */
 const AGENT_USAGE = `Usage:
@@ -38,6 +41,7 @@ const AGENT_USAGE = `Usage:
                  [--approve allow-all|deny-all|read-only|always-ask] [--state-dir DIR] [--no-ledger]
                  [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
                  [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
+                 [--cockpit [--cockpit-port N] [--cockpit-host ADDR]]
 
 Runs an agent on TASK with the tools, against an OpenAI-compatible chat completions endpoint:
   --base-url or OPENAI_BASE_URL   e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama)
@@ -49,6 +53,9 @@ plan (read-only, may write its plan inside --plan-dir, default plans/).
 the model's questions are asked on the terminal; with no terminal, such calls are refused and
 the model is told so. --approve sets the approval mode (see toolgate help).
 MCP servers named in --config FILE (for example the workspace's toolgate.config.json) are bridged in.
+With --cockpit, confirmations and the model's questions are answered in the cockpit page
+(the terminal is not asked):
+${COCKPIT_FLAGS_USAGE}
 Tool calls are shown on stderr; the final answer is printed on stdout.
 Exit codes: 0 answered, 1 stopped without an answer, 2 usage or no endpoint, 130 interrupted.`;
 
@@ -76,6 +83,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
         ...SANDBOX_FLAGS,
         ...APPROVE_FLAGS,
         ...LEDGER_FLAGS,
+        ...COCKPIT_FLAGS,
       },
     });
   } catch (error) {
@@ -130,8 +138,13 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     // ledger (the temporary folder only carries them there), else none.
     executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger },
   });
-  const interactive = io.stdin.isTTY === true;
+  const withCockpit = values.cockpit === true;
+  if (!withCockpit && (values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined)) return usage('--cockpit-port and --cockpit-host need --cockpit');
+  if (withCockpit && ledger === false) return usage('--cockpit reads the ledger: --no-ledger does not apply');
+  // With the cockpit, people answer there: the terminal is not asked.
+  const interactive = io.stdin.isTTY === true && !withCockpit;
   const tty = interactive ? new TerminalAsker(io) : undefined;
+  let stopCockpit: (() => Promise<void>) | undefined;
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -143,12 +156,25 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
       if (error instanceof ToolDefinitionError) return usage(error.message);
       throw error;
     }
+    let questionHandler: QuestionHandler | undefined = tty ? (question) => tty.ask(question) : undefined;
+    let confirmationHandler: AgentOptions['confirmationHandler'] = tty && !values.yes ? (request) => tty.confirm(request) : undefined;
+    if (withCockpit) {
+      try {
+        stopCockpit = await cockpitAlongside(values, ctx, ledger, tools.logger);
+      } catch (error) {
+        if (error instanceof UsageError) return usage(error.message);
+        throw error;
+      }
+      // The questions are stored in the ledger and answered in the cockpit: this handler only waits.
+      if (!values.yes) confirmationHandler = () => new Promise<ApprovalAnswer>(() => undefined);
+      questionHandler = ledgerQuestionHandler(tools.executor.ledger!, { workspace });
+    }
     const options: AgentOptions = {
       tools,
       model: new OpenAIChatModel(found.endpoint),
       autoConfirmTools: values.yes === true,
-      confirmationHandler: tty && !values.yes ? (request) => tty.confirm(request) : undefined,
-      questionHandler: tty ? ((question) => tty.ask(question)) satisfies QuestionHandler : undefined,
+      confirmationHandler,
+      questionHandler,
       maxToolRounds,
       onEvent: (event) => show(io, event),
     };
@@ -175,6 +201,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     process.removeListener('SIGINT', onSigint);
     ctx.signal?.removeEventListener('abort', onSigint);
     tty?.close();
+    await stopCockpit?.();
     await tools.close();
   }
 }

@@ -16,6 +16,7 @@
  * toolgate approvals [list | allow ID | deny ID]
  * toolgate result CALL_ID [--session S] [--json]
  * toolgate trace [--session S] [--call ID] [--json]
+ * toolgate cockpit [--port N] [--host ADDR]
  * ```
  * `--config FILE` names MCP servers to bridge in (see `src/cli/tool-system.ts`); a
  * `toolgate.config.json` in the workspace is used only when named so.
@@ -57,6 +58,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   approvals: async () => (await import('./approvals-command.js')).approvalsCommand,
   result: async () => (await import('./result-command.js')).resultCommand,
   trace: async () => (await import('./trace-command.js')).traceCommand,
+  cockpit: async () => (await import('./cockpit-command.js')).cockpitCommand,
 };
 
 /**

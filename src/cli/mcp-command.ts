@@ -14,6 +14,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';
+import { COCKPIT_FLAGS, cockpitAlongside } from './cockpit-command.js';
 
 
 /**
@@ -34,6 +35,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     ...LEDGER_FLAGS,
     ...SANDBOX_FLAGS,
     ...APPROVE_FLAGS,
+    ...COCKPIT_FLAGS,
   });
   if (positionals.length) throw new UsageError(`mcp takes no positional arguments; got ${positionals.join(' ')}`);
   const workspace = workspaceOption(values, ctx);
@@ -59,8 +61,10 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
+  let stopCockpit: (() => Promise<void>) | undefined;
   try {
     await system.start();
+    stopCockpit = await cockpitAlongside(values, ctx, ledger, system.logger);
     const { registry } = system;
     for (const name of (values.tool as string[] | undefined) ?? []) {
       if (!registry.has(name)) throw new UsageError(`--tool ${name}: no such tool (toolgate list shows them)`);
@@ -72,6 +76,8 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     const serve: McpServeOptions = {
       system, workspaceRoot: workspace, mode, scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
       tools: values.tool as string[] | undefined, tags: values.tag as string[] | undefined, yes: values.yes === true, logger: system.logger,
+      // With the cockpit, a question the client cannot be asked waits for an answer there.
+      waitForAnswers: stopCockpit !== undefined,
     };
     if (values.http) {
       let handle;
@@ -100,6 +106,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     ctx.signal?.removeEventListener('abort', onSignal);
+    await stopCockpit?.();
     await system.close();
   }
 }

@@ -30,7 +30,7 @@ const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace
                [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
                [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
                [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
-               [--sandbox-network] [--dangerously-disable-sandbox]
+               [--sandbox-network] [--dangerously-disable-sandbox] [--cockpit [--cockpit-port N]]
                serve the tools as an MCP server over stdio, or streamable HTTP on
                http://127.0.0.1:N/mcp (loopback unless --host); --yes approves calls
                that need confirmation, else the client is asked (elicitation) or they
@@ -82,6 +82,21 @@ const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one S
   --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
                      questions, no toolgate result / trace for these calls`;
 
+/** The cockpit's port unless --port / --cockpit-port names another. */
+export const DEFAULT_COCKPIT_PORT = 7357;
+
+/** Usage lines of `toolgate cockpit`. */
+const COCKPIT_USAGE = `  toolgate cockpit [--port N] [--host ADDR] [--workspace DIR] [--state-dir DIR] [--no-policy]
+               a web page on http://127.0.0.1:${DEFAULT_COCKPIT_PORT}/ for the workspace's ledger: answer the
+               questions waiting (any toolgate process of the workspace), set each session's
+               approval mode, watch the calls live, read whole outputs; any --host other
+               than loopback needs TOOLGATE_COCKPIT_TOKEN`;
+
+/** Usage lines of the flags of `toolgate mcp` and `toolgate agent` that start a cockpit alongside. */
+export const COCKPIT_FLAGS_USAGE = `  --cockpit          serve the cockpit page alongside (port ${DEFAULT_COCKPIT_PORT} unless --cockpit-port N,
+                     loopback unless --cockpit-host ADDR with TOOLGATE_COCKPIT_TOKEN); questions
+                     nobody else can answer wait for it there`;
+
 /** The whole help text of `toolgate help`. */
 export const USAGE = `Usage:
 ${LIST_USAGE}
@@ -97,6 +112,7 @@ ${POLICY_USAGE}
 ${APPROVALS_USAGE}
 ${RESULT_USAGE}
 ${TRACE_USAGE}
+${COCKPIT_USAGE}
 
 Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
@@ -116,6 +132,9 @@ ${APPROVE_USAGE}
 
 Ledger options of call, mcp and agent (approvals, result and trace take --state-dir):
 ${LEDGER_USAGE}
+
+Cockpit options of mcp and agent:
+${COCKPIT_FLAGS_USAGE}
 
 ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
 The workspace defaults to the current folder.

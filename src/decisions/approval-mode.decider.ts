@@ -5,6 +5,10 @@
  * caller's `confirm`, a confirmation handler, a remembered answer) is the pipeline's and
  * `approval.ts`'s business.
  *
+ * A session's approval mode set while it runs (the cockpit, through the ledger: see
+ * `src/ledger/session-approval-modes.ts`) is read on every decision and beats the call's and
+ * the executor's; changing it answers no question already asked.
+ *
  * An explicit `allow` before it (a policy rule's, or a remembered answer) lifts the default
  * question of the tool and of the `read-only` mode: a person who wrote "allow write_file in
  * docs/**" does not want to be asked about it. It never lifts `always-ask`.
@@ -12,7 +16,17 @@
  * @module
  */
 import { onlyReads } from '../policy/action-kinds.js';
-import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+import { deny, type ApprovalMode, type Decider, type Decision, type PreparedCall } from './decision.js';
+
+/**
+ * Approval modes set per session while it runs (a ledger's, `src/ledger/session-approval-modes.ts`).
+ * `modeOf` must not throw (a store that cannot be read answers `undefined`) and is called once
+ * per decision.
+ */
+export interface SessionApprovalModes {
+  /** The mode set for the session of a call (its ledger session and turn), `undefined` for none. */
+  modeOf(session: string, turnId: string): ApprovalMode | undefined;
+}
 
 const NAME = 'approval';
 
@@ -24,9 +38,13 @@ const GRANTED_READ: Decision = Object.freeze({ verdict: 'allow', decider: NAME, 
 export class ApprovalModeDecider implements Decider {
   readonly name = NAME;
 
+  /** @param sessions - approval modes set per session, read on every decision (default: none). */
+  constructor(private readonly sessions?: SessionApprovalModes) {}
+
   decide(call: PreparedCall, earlier: readonly Decision[]): Decision | undefined {
     const { tool } = call;
-    switch (call.approvalMode) {
+    const mode = this.sessions?.modeOf(call.session, call.turnId) ?? call.approvalMode;
+    switch (mode) {
       case undefined:
         if (!tool.requiresConfirmation || granted(earlier)) return undefined;
         return { verdict: 'ask', decider: NAME, reason: `${tool.name} declares that it needs the user's approval before it runs.` };

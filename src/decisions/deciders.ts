@@ -15,7 +15,7 @@
  */
 import type { Logger } from '../logging/logger.js';
 import type { RememberedApprovals } from '../policy/remembered-approvals.js';
-import { ApprovalModeDecider } from './approval-mode.decider.js';
+import { ApprovalModeDecider, type SessionApprovalModes } from './approval-mode.decider.js';
 import type { Decider } from './decision.js';
 import { ModeDecider } from './mode.decider.js';
 import { PolicyHookDecider, type PolicyHook } from './policy-hook.decider.js';
@@ -38,6 +38,8 @@ export interface DeciderOptions {
   /** The policy files, or `undefined` to read none. */
   policyFiles: PolicyFilesOptions | undefined;
   logger: Logger;
+  /** Approval modes set per session while it runs (a ledger's), or `undefined` for none. */
+  sessionApprovalModes?: SessionApprovalModes;
 }
 
 /** Build the deciders, in order. */
@@ -46,6 +48,6 @@ export function buildDeciders(options: DeciderOptions): Decider[] {
   if (options.policyFiles !== undefined) deciders.push(new PolicyFilesDecider(options.policyFiles));
   deciders.push(new RememberedDecider(options.remembered));
   if (options.policyHook !== undefined) deciders.push(new PolicyHookDecider(options.policyHook, options.logger, options.policyTimeoutMs));
-  deciders.push(new ApprovalModeDecider());
+  deciders.push(new ApprovalModeDecider(options.sessionApprovalModes));
   return deciders;
 }

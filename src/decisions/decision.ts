@@ -101,6 +101,8 @@ export interface PreparedCall {
   readonly scopedWriteDirs: readonly string[];
   /** The approval mode of this call (the call's option, else the executor's), `undefined` for none. */
   readonly approvalMode: ApprovalMode | undefined;
+  /** The session the call belongs to (the call option `session`, else the executor's): with the call id, a ledger's key. */
+  readonly session: string;
   /** The turn the call belongs to (the call option `turnId`): what `allow_for_turn` and a denial in this turn are scoped to. `''` when the caller names none. */
   readonly turnId: string;
   /**

@@ -52,6 +52,7 @@ import { runBatch } from './batch.js';
 import { observeCall } from './telemetry.js';
 import { argumentsSha256, Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
 import { ledgerQuestions } from '../ledger/questions.js';
+import { ledgerApprovalModes } from '../ledger/session-approval-modes.js';
 import type { DurableQuestions } from '../decisions/approval.js';
 import fs from 'node:fs';
 
@@ -266,6 +267,8 @@ class CallState implements PreparedCall, RunRequest {
   approvalMode: ApprovalMode | undefined = undefined;
   /** The turn of the call (`''` for none). */
   turnId = '';
+  /** The session of the call (the call's option, else the executor's). */
+  session = '';
   /** Analyses of the shell-command arguments (set once the arguments are checked). */
   commands: readonly ShellAnalysis[] = NO_COMMANDS;
   /**
@@ -427,6 +430,7 @@ export class ToolExecutor {
       protectedPaths: options.protectedPaths ?? [],
       remembered: this.remembered,
       logger: this.logger,
+      sessionApprovalModes: this.store === undefined ? undefined : ledgerApprovalModes(this.store, this.logger),
     });
     this.pipeline = new DecisionPipeline(deciders, this.logger, this.closing.signal, (call) => this.remembered.offers(call));
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);
@@ -546,6 +550,7 @@ export class ToolExecutor {
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor is closed; no more calls run.');
     const badOptions = applyOptions(options, state, this.options.approvalMode);
     if (badOptions !== undefined) return this.fail(state, 'INVALID_OPTIONS', badOptions);
+    state.session = typeof options.session === 'string' && options.session !== '' ? options.session : this.session;
     const invalid = this.prepare(state, call.arguments);
     if (invalid !== undefined) return invalid;
     if (state.tool.commandArguments.length !== 0) {

@@ -17,6 +17,8 @@
  *   tool, a SHA-256 of its arguments (RFC 8785 canonical JSON) and its final state, so that a
  *   retry of a pruned call id is answered "already ran" and never runs again. Bounded by age
  *   and count (see `Ledger.prune`).
+ * - `session_settings` (migration 3): settings a person changes for a session while it runs (the
+ *   cockpit's approval mode), one row per session and name, with who set it and when.
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by state, session or call of an event scan tables bounded
@@ -100,5 +102,15 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     pruned_at INTEGER NOT NULL,
     UNIQUE (call_id, session)
   );
+  `,
+  `
+  CREATE TABLE session_settings (
+    session TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    set_by TEXT NOT NULL,
+    set_at INTEGER NOT NULL,
+    PRIMARY KEY (session, name)
+  ) WITHOUT ROWID;
   `,
 ]);

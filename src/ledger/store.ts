@@ -1088,6 +1088,137 @@ export class Ledger {
     this.retryMs = RETRY_MIN_MS;
     if (this.endedSincePrune >= PRUNE_EVERY) this.prune();
   }
+
+  // Reads and settings for a live view of the ledger (the cockpit): added after the rest on
+  // purpose, and prepared on first use, so that they stay out of the call path.
+
+  /** Statements of the methods below, prepared on first use. */
+  private viewSql: ReturnType<typeof viewStatements> | undefined;
+
+  private get view(): ReturnType<typeof viewStatements> {
+    return (this.viewSql ??= viewStatements(this.db));
+  }
+
+  /**
+   * Events of every call after event id `afterId`, oldest first, with their call's id and
+   * session: what a live timeline replays from a `Last-Event-ID`. Ids grow with every event
+   * (pruned calls take their events with them).
+   * @param limit - at most this many (default 500).
+   */
+  eventsAfter(afterId: number, limit = 500): LedgerFeedEvent[] {
+    this.flush();
+    return this.view.eventsAfter.all(afterId, limit).map((e) => ({
+      id: e.id, at: e.at, kind: e.kind, detail: e.detail === null ? undefined : JSON.parse(e.detail), callId: e.call_id, session: e.session,
+    }));
+  }
+
+  /** The id of the newest event (0 when there is none). */
+  lastEventId(): number {
+    this.flush();
+    return this.view.lastEvent.get()?.id ?? 0;
+  }
+
+  /**
+   * A part of a call's whole stored output: at most `maxBytes` bytes from byte `offset`,
+   * both moved back to the start of a UTF-8 character so that no character is cut in two.
+   * @returns the text, where it starts and where the next part starts (`undefined` after the
+   *   last), and the whole output's size in bytes; `undefined` when the call is unknown or
+   *   has no result yet.
+   */
+  outputPage(callId: string, session: string, offset: number, maxBytes: number): OutputPage | undefined {
+    this.flush();
+    const id = this.idOf(callId, session);
+    if (id === undefined) return undefined;
+    const size = this.view.resultSize.get(id)?.size;
+    if (size === undefined) return undefined;
+    const from = Math.max(0, Math.min(Math.floor(offset), size));
+    // 3 bytes before and after the window: enough to find the character starts around it.
+    const lead = Math.min(from, 3);
+    const bytes = this.view.outputSlice.get(from - lead + 1, maxBytes + lead + 4, id)?.part ?? Buffer.alloc(0);
+    let start = lead;
+    while (start > 0 && isContinuation(bytes[start])) start--;
+    let end = Math.min(lead + maxBytes, bytes.length);
+    if (end <= start) end = Math.min(start + 4, bytes.length);
+    while (end < bytes.length && end > start + 1 && isContinuation(bytes[end])) end--;
+    const pageStart = from - lead + start;
+    const next = pageStart + (end - start);
+    return { text: bytes.subarray(start, end).toString('utf8'), offset: pageStart, next: next >= size ? undefined : next, size };
+  }
+
+  /**
+   * A session's setting, else (when `fallback` is given) the fallback session's; `undefined`
+   * when neither is set. One indexed read: cheap enough for every decision.
+   */
+  sessionSetting(session: string, name: string, fallback?: string): SessionSetting | undefined {
+    const row = this.view.setting.get(name, session, fallback ?? session, session);
+    return row === undefined ? undefined : { session: row.session, name, value: row.value, setBy: row.set_by, setAt: row.set_at };
+  }
+
+  /** Every session setting, newest first. */
+  sessionSettings(): SessionSetting[] {
+    return this.view.settings.all().map((row) => ({ session: row.session, name: row.name, value: row.value, setBy: row.set_by, setAt: row.set_at }));
+  }
+
+  /**
+   * Set (or with `value` `undefined`, clear) a session's setting; committed before it returns.
+   * @param by - who sets it (`cockpit:<pid>`, ...).
+   */
+  setSessionSetting(session: string, name: string, value: string | undefined, by: string): void {
+    const now = Date.now();
+    this.immediate(() => {
+      if (value === undefined) this.view.clearSetting.run(session, name);
+      else this.view.putSetting.run(session, name, value, by, now);
+    });
+  }
+}
+
+/** One event of {@link Ledger.eventsAfter}. */
+export interface LedgerFeedEvent extends LedgerEvent {
+  /** The event's id (grows with every event). */
+  id: number;
+  callId: string;
+  session: string;
+}
+
+/** A part of a stored output ({@link Ledger.outputPage}); offsets and size in bytes. */
+export interface OutputPage {
+  text: string;
+  offset: number;
+  /** Where the next part starts, `undefined` after the last. */
+  next: number | undefined;
+  size: number;
+}
+
+/** A session's setting ({@link Ledger.sessionSetting}). */
+export interface SessionSetting {
+  session: string;
+  name: string;
+  value: string;
+  /** Who set it (`cockpit:<pid>`, ...). */
+  setBy: string;
+  /** When, in ms since the epoch. */
+  setAt: number;
+}
+
+/** Whether a byte continues a UTF-8 character (`10xxxxxx`). */
+function isContinuation(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+/** Statements of the live-view methods. */
+function viewStatements(db: Database.Database) {
+  return {
+    eventsAfter: db.prepare<[number, number], { id: number; at: number; kind: string; detail: string | null; call_id: string; session: string }>(
+      'SELECT events.id, events.at, events.kind, events.detail, calls.call_id, calls.session FROM events JOIN calls ON calls.id = events.call WHERE events.id > ? ORDER BY events.id LIMIT ?'),
+    lastEvent: db.prepare<[], { id: number }>('SELECT max(id) AS id FROM events'),
+    resultSize: db.prepare<[number], { size: number }>('SELECT size FROM results WHERE call = ?'),
+    outputSlice: db.prepare<[number, number, number], { part: Buffer | null }>('SELECT substr(full_output, ?, ?) AS part FROM results WHERE call = ?'),
+    setting: db.prepare<[string, string, string, string], { session: string; value: string; set_by: string; set_at: number }>(
+      'SELECT session, value, set_by, set_at FROM session_settings WHERE name = ? AND session IN (?, ?) ORDER BY session = ? DESC LIMIT 1'),
+    settings: db.prepare<[], { session: string; name: string; value: string; set_by: string; set_at: number }>('SELECT * FROM session_settings ORDER BY set_at DESC'),
+    putSetting: db.prepare('INSERT INTO session_settings (session, name, value, set_by, set_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (session, name) DO UPDATE SET value = excluded.value, set_by = excluded.set_by, set_at = excluded.set_at'),
+    clearSetting: db.prepare('DELETE FROM session_settings WHERE session = ? AND name = ?'),
+  };
 }
 
 const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });

@@ -24,8 +24,7 @@
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
-import os from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -42,6 +41,7 @@ import { isOfferedInMode, isSelected } from '../registry/visibility.js';
 import { resolveMode } from '../modes/modes.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
 import { LedgerTaskStore, TASK_SESSION } from './tasks.js';
+import { hostHeadersFor, isLoopbackAddress } from '../util/loopback.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
 
@@ -67,6 +67,12 @@ export interface McpServeOptions {
   tools?: string[];
   /** Serve only tools carrying at least one of these tags. Default: every tool. */
   tags?: string[];
+  /**
+   * A question the client cannot be asked (no elicitation) waits in the ledger for an answer
+   * given elsewhere (the cockpit, `toolgate approvals`) instead of being refused at once.
+   * Default false.
+   */
+  waitForAnswers?: boolean;
   /** Approve every call that requires confirmation (`--yes`). Default false: ask through elicitation, or deny. */
   yes?: boolean;
   /** pino logger. Default: silent. */
@@ -179,6 +185,8 @@ export function createMcpServer(options: McpServeOptions): Server {
       return { task };
     }
     let asked = false;
+    // Never answers: the ledger's question is answered elsewhere, or the request is cancelled.
+    const waitForAnswer: ConfirmationHandler = () => new Promise<ApprovalAnswer>(() => undefined);
     const ask: ConfirmationHandler = async (req) => {
       asked = true;
       return elicitConfirmation(server, req, extra.signal);
@@ -192,7 +200,7 @@ export function createMcpServer(options: McpServeOptions): Server {
           mode: options.mode,
           scopedWriteDirs: options.scopedWriteDirs,
           confirm: options.yes === true,
-          confirmationHandler: canAsk ? ask : null,
+          confirmationHandler: canAsk ? ask : options.waitForAnswers === true ? waitForAnswer : null,
           signal: extra.signal,
           workspaceRoot: options.workspaceRoot,
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session
@@ -302,27 +310,7 @@ export interface McpHttpOptions extends McpServeOptions {
   path?: string;
 }
 
-/** Whether `host` names only this machine (127.0.0.0/8, ::1, localhost). */
-export function isLoopbackAddress(host: string): boolean {
-  const plain = host.replace(/^\[|\]$/g, '');
-  return plain === 'localhost' || plain === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
-}
-
-/**
- * The `Host` header values a request may carry (DNS-rebinding protection, whatever the bind
- * address): the loopback names, the bound address itself, and for a wildcard bind (`0.0.0.0`,
- * `::`) every address of this machine's interfaces and its host name. Checking only when bound
- * to exactly 127.0.0.1, localhost or ::1 left other loopback binds (127.0.0.2, 127.1) open to a
- * web page whose name rebinds to them.
- */
-function hostHeadersFor(host: string, port: number): string[] {
-  const names = new Set(['127.0.0.1', 'localhost', '::1', host]);
-  if (host === '0.0.0.0' || host === '::' || host === '') {
-    for (const list of Object.values(os.networkInterfaces())) for (const i of list ?? []) names.add(i.address);
-    names.add(os.hostname().toLowerCase());
-  }
-  return [...names].map((name) => `${net.isIPv6(name) ? `[${name}]` : name}:${port}`);
-}
+export { isLoopbackAddress };
 
 /** Largest request body accepted, in bytes (4 MiB). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;

@@ -39,7 +39,7 @@ before(() => {
 after(() => tmp.cleanup());
 
 function prepared(fields: Partial<PreparedCall> = {}): PreparedCall {
-  return { tool: fakeTool(), args: { filepath: 'plans/a.md' }, callId: 'call_1', workspace, paths: [], mode: MODES.default, modeName: 'default', scopedWriteDirs: [], approvalMode: undefined, turnId: '', commands: [], ...fields };
+  return { tool: fakeTool(), args: { filepath: 'plans/a.md' }, callId: 'call_1', workspace, paths: [], mode: MODES.default, modeName: 'default', scopedWriteDirs: [], approvalMode: undefined, session: 's1', turnId: '', commands: [], ...fields };
 }
 
 function resolved(given: string) {

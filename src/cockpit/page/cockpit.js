@@ -1,0 +1,237 @@
+// The cockpit page: plain JavaScript, no build step. Every piece of data reaches the page
+// through textContent, never parsed as markup, so a tool output holding <script> shows as text.
+'use strict';
+
+/** @type {string | undefined} the server's CSRF token, sent with every POST */
+let csrf;
+/** Timeline rows by call (session + call id). */
+const rows = new Map();
+const ANSWER_LABELS = { allow_once: 'Allow once', allow_for_turn: 'Allow for this turn', always: 'Always', deny: 'Deny' };
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  if (props) {
+    for (const [key, value] of Object.entries(props)) {
+      if (value === undefined || value === null) continue;
+      if (key === 'text') node.textContent = String(value);
+      else if (key === 'class') node.className = value;
+      else if (key === 'on') for (const [event, fn] of Object.entries(value)) node.addEventListener(event, fn);
+      else if (key.startsWith('data-') || key === 'type' || key === 'title' || key === 'value') node.setAttribute(key, String(value));
+      else node[key] = value;
+    }
+  }
+  for (const child of children) if (child !== undefined && child !== null) node.append(child);
+  return node;
+}
+
+function time(ms) {
+  return ms === undefined || ms === null ? '' : new Date(ms).toLocaleTimeString();
+}
+
+async function getJson(path) {
+  const res = await fetch(path, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+  if (!res.ok) throw new Error(`${path}: ${res.status}`);
+  return res.json();
+}
+
+async function loadCsrf() {
+  csrf = (await getJson('/api/csrf')).token;
+}
+
+/** POST JSON with the CSRF token; a refused token (the server restarted) is fetched again once. */
+async function post(path, body, retried) {
+  if (csrf === undefined) await loadCsrf();
+  const res = await fetch(path, {
+    method: 'POST', credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+    body: JSON.stringify(body),
+  });
+  const answer = await res.json().catch(() => ({}));
+  if (res.status === 403 && answer.error === 'csrf' && !retried) {
+    await loadCsrf();
+    return post(path, body, true);
+  }
+  if (!res.ok) throw new Error(answer.message || `${res.status}`);
+  return answer;
+}
+
+// ---- questions ----
+
+function questionCard(q) {
+  const card = el('article', { class: 'question', 'data-testid': 'question', 'data-question-id': q.id, 'data-tool': q.tool });
+  const status = el('p', { class: 'hint', 'data-testid': 'question-status' });
+  if (q.kind === 'question') {
+    card.append(el('h3', { text: 'The agent asks' }), el('p', { text: q.question.text, 'data-testid': 'question-text' }));
+    const reply = (value) => answer(q, { reply: value }, card, status);
+    const actions = el('div', { class: 'actions' });
+    if (q.question.choices && !q.question.multi) {
+      for (const choice of q.question.choices) actions.append(el('button', { type: 'button', text: choice, on: { click: () => reply(choice) } }));
+    } else if (q.question.choices) {
+      const picked = new Set();
+      for (const choice of q.question.choices) {
+        const box = el('input', { type: 'checkbox', on: { change: () => (box.checked ? picked.add(choice) : picked.delete(choice)) } });
+        actions.append(el('label', null, box, document.createTextNode(` ${choice}`)));
+      }
+      actions.append(el('button', { type: 'button', class: 'allow', text: 'Send', on: { click: () => reply([...picked]) } }));
+    } else {
+      const input = el('input', { type: 'text', 'data-testid': 'reply', placeholder: 'Your answer' });
+      actions.append(input, el('button', { type: 'button', class: 'allow', text: 'Send', on: { click: () => reply(input.value) } }));
+    }
+    card.append(el('dl', null, el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.supervised })), actions, status);
+    return card;
+  }
+  const why = q.ask ? `${q.ask.decider}${q.ask.rule ? ` [${q.ask.rule}]` : ''}: ${q.ask.reason}` : '';
+  card.append(
+    el('h3', null, el('span', { class: 'mono', text: `${q.tool}@${q.version}` }), document.createTextNode(` — question ${q.id}`)),
+    el('p', { text: q.description }),
+    el('dl', null,
+      el('dt', { text: 'Why' }), el('dd', { text: why, 'data-testid': 'question-why' }),
+      el('dt', { text: 'Workspace' }), el('dd', { class: 'mono', text: q.workspace }),
+      el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.supervised }),
+      el('dt', { text: 'Call' }), el('dd', { class: 'mono', text: q.callId }),
+      el('dt', { text: 'Paths' }), el('dd', { class: 'mono', text: q.paths.length ? q.paths.join('\n') : '(none)' }),
+      el('dt', { text: 'Asked' }), el('dd', { text: `${time(q.askedAt)}${q.askerAlive ? '' : ' (the asking process is gone: an allow runs the call here)'}` }),
+    ),
+    el('div', { class: 'hint', text: 'Input' }),
+    el('pre', { class: 'mono', 'data-testid': 'question-input', text: JSON.stringify(q.arguments, null, 2) }),
+  );
+  const actions = el('div', { class: 'actions' });
+  const offers = q.offers.length ? q.offers : ['allow_once', 'deny'];
+  for (const offer of ['allow_once', 'allow_for_turn', 'always', 'deny']) {
+    if (!offers.includes(offer)) continue;
+    actions.append(el('button', {
+      type: 'button', class: offer === 'deny' ? 'deny' : 'allow', text: ANSWER_LABELS[offer], 'data-answer': offer,
+      on: { click: () => answer(q, { answer: offer }, card, status) },
+    }));
+  }
+  card.append(actions, status);
+  return card;
+}
+
+async function answer(q, body, card, status) {
+  for (const button of card.querySelectorAll('button')) button.disabled = true;
+  try {
+    const outcome = await post(`/api/questions/${q.id}`, body);
+    status.textContent = outcome.first ? `Answered: ${outcome.counted}` : `Already answered elsewhere: ${outcome.counted} counts`;
+    setTimeout(refreshQuestions, 300);
+  } catch (error) {
+    status.className = 'error';
+    status.textContent = `Not answered: ${error.message}`;
+    for (const button of card.querySelectorAll('button')) button.disabled = false;
+  }
+}
+
+let refreshing = Promise.resolve();
+function refreshQuestions() {
+  refreshing = refreshing.then(async () => {
+    const questions = await getJson('/api/questions');
+    const box = document.getElementById('questions');
+    box.replaceChildren(...questions.map(questionCard));
+    document.getElementById('no-questions').hidden = questions.length !== 0;
+    document.getElementById('question-count').textContent = questions.length ? `(${questions.length})` : '';
+  }).catch(() => undefined);
+  return refreshing;
+}
+
+// ---- sessions ----
+
+async function refreshSessions() {
+  const { sessions, modes } = await getJson('/api/sessions');
+  const body = document.querySelector('#sessions tbody');
+  body.replaceChildren(...sessions.map((s) => {
+    const select = el('select', { 'data-testid': 'session-mode', 'data-session': s.session });
+    select.append(el('option', { value: '', text: s.session === '*' ? '(none: each call\'s own)' : '(the session\'s own)' }));
+    for (const mode of modes) select.append(el('option', { value: mode, text: mode }));
+    select.value = s.mode ?? '';
+    select.addEventListener('change', async () => {
+      select.disabled = true;
+      try {
+        await post('/api/sessions/mode', { session: s.session, mode: select.value === '' ? null : select.value });
+      } catch (error) {
+        alert(`The mode was not changed: ${error.message}`);
+      }
+      select.disabled = false;
+      refreshSessions().catch(() => undefined);
+    });
+    return el('tr', { 'data-session': s.session }, el('td', { class: 'mono', text: s.session }), el('td', { text: String(s.calls) }), el('td', null, select));
+  }));
+}
+
+// ---- timeline ----
+
+function timelineRow(call) {
+  const key = `${call.session}\u0000${call.callId}`;
+  let row = rows.get(key);
+  if (row === undefined) {
+    row = el('tr', { 'data-testid': 'call', 'data-call-id': call.callId });
+    rows.set(key, row);
+    document.querySelector('#timeline tbody').prepend(row);
+  }
+  const open = call.resultSize !== undefined && call.resultSize !== null
+    ? el('button', { type: 'button', text: 'Open full output', 'data-testid': 'open-output', on: { click: () => openOutput(call.callId, call.session) } })
+    : '';
+  row.dataset.state = call.state;
+  row.replaceChildren(
+    el('td', { text: time(call.createdAt) }),
+    el('td', { class: 'mono', text: `${call.tool}@${call.version}` }),
+    el('td', { class: 'mono', text: call.callId }),
+    el('td', { class: 'mono', text: call.supervised }),
+    el('td', { class: `state-${call.state}`, 'data-testid': 'call-state', text: call.errorCode ? `${call.state} (${call.errorCode})` : call.state }),
+    el('td', { text: call.durationMs === undefined || call.durationMs === null ? '' : `${call.durationMs} ms` }),
+    el('td', { class: 'mono', 'data-testid': 'call-decisions', text: call.decisions.length ? call.decisions.join(' → ') : call.state === 'pending' ? '(being decided)' : '(no decider had an opinion)' }),
+    el('td', null, open),
+  );
+}
+
+// ---- output viewer ----
+
+let viewing;
+async function openOutput(callId, session, offset = 0) {
+  const params = new URLSearchParams({ call: callId, session, offset: String(offset) });
+  const part = await getJson(`/api/output?${params}`);
+  const pre = document.getElementById('output');
+  if (offset === 0) pre.textContent = '';
+  pre.append(document.createTextNode(part.text));
+  viewing = { callId, session, next: part.next };
+  document.getElementById('output-section').hidden = false;
+  document.getElementById('output-title').textContent = `${callId} (${session})`;
+  document.getElementById('output-meta').textContent = `${part.size} bytes, ${part.state}; showing up to byte ${part.next ?? part.size}`;
+  document.getElementById('output-more').hidden = part.next === undefined || part.next === null;
+  if (offset === 0) document.getElementById('output-section').scrollIntoView();
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  document.getElementById('output-more').addEventListener('click', () => {
+    if (viewing && viewing.next !== undefined && viewing.next !== null) openOutput(viewing.callId, viewing.session, viewing.next).catch(() => undefined);
+  });
+  loadCsrf().catch(() => undefined);
+  refreshQuestions();
+  refreshSessions().catch(() => undefined);
+  const status = document.getElementById('status');
+  const feed = new EventSource('/api/events');
+  feed.addEventListener('open', () => {
+    status.textContent = 'live';
+    status.className = 'status live';
+    // After a reconnect (the server restarted), everything is read again.
+    refreshQuestions();
+    refreshSessions().catch(() => undefined);
+  });
+  feed.addEventListener('error', () => {
+    status.textContent = 'reconnecting…';
+    status.className = 'status down';
+  });
+  // The sessions' call counts follow the timeline, read again at most once a second.
+  let sessionsDue;
+  feed.addEventListener('call', (message) => {
+    const { call } = JSON.parse(message.data);
+    timelineRow(call);
+    sessionsDue ??= setTimeout(() => {
+      sessionsDue = undefined;
+      refreshSessions().catch(() => undefined);
+    }, 1000);
+  });
+  feed.addEventListener('questions', () => {
+    refreshQuestions();
+    refreshSessions().catch(() => undefined);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * What the cockpit shows, read from a ledger as plain JSON: the questions waiting for a
+ * person, the calls of the timeline (state, timings, decision path), the sessions with their
+ * approval mode. Nothing here writes.
+ *
+ * @module
+ */
+import type { ApprovalRecord, CallRecord, Ledger } from '../ledger/store.js';
+import { sessionApprovalMode, supervisedSession } from '../ledger/session-approval-modes.js';
+
+/** A waiting question as the page shows it. */
+export interface QuestionView {
+  id: number;
+  /** `approval` (may this call run?) or `question` (an `ask_user` question: a free answer or choices). */
+  kind: 'approval' | 'question';
+  tool: string;
+  version: string;
+  callId: string;
+  session: string;
+  /** The session a person supervises it by (turn, else ledger session). */
+  supervised: string;
+  workspace: string;
+  /** Workspace-relative paths the call names. */
+  paths: string[];
+  /** The complete input. */
+  arguments: unknown;
+  description: string;
+  /** The decider, reason and rule (or mode) that asked. */
+  ask: { decider: string; reason: string; rule?: string } | undefined;
+  /** The answers that may be given. */
+  offers: string[];
+  /** For `question`: the text, the choices and whether several may be picked. */
+  question?: { text: string; choices?: string[]; multi?: boolean };
+  askedAt: number;
+  /** Whether the process that asked still runs (else an allow runs the call in the cockpit's process). */
+  askerAlive: boolean;
+}
+
+/** One call of the timeline. */
+export interface CallView {
+  callId: string;
+  session: string;
+  supervised: string;
+  tool: string;
+  version: string;
+  state: string;
+  createdAt: number;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+  /** ms from started to ended, once ended. */
+  durationMs: number | undefined;
+  errorCode: string | undefined;
+  /** `decider:verdict[:rule]`, in order. */
+  decisions: string[];
+  /** Bytes of the stored whole output, once ended. */
+  resultSize: number | undefined;
+}
+
+/** A session as the page lists it. */
+export interface SessionView {
+  session: string;
+  /** The approval mode set for it in the ledger (`undefined`: the call's or the executor's). */
+  mode: string | undefined;
+  lastCallAt: number | undefined;
+  calls: number;
+}
+
+/**
+ * The waiting questions of the ledger, oldest first: those of calls still pending (an
+ * `ask_user` question only while the agent that asked runs: nobody else could use the answer).
+ */
+export function questionsOf(ledger: Ledger): QuestionView[] {
+  return ledger.pendingApprovals()
+    .filter((q) => q.callState === 'pending' && (q.request.kind !== 'question' || q.ownerAlive))
+    .map((q) => questionView(ledger, q));
+}
+
+function questionView(ledger: Ledger, q: ApprovalRecord): QuestionView {
+  const call = ledger.get(q.callId, q.session);
+  const request = q.request;
+  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+  const view: QuestionView = {
+    id: q.id, kind: request.kind === 'question' ? 'question' : 'approval', tool: q.tool, version: call?.version ?? String(request.version ?? ''),
+    callId: q.callId, session: q.session, supervised: supervisedSession(q.session, call?.turn ?? ''), workspace: call?.workspace ?? '',
+    paths: strings(request.paths), arguments: request.arguments ?? call?.arguments, description: typeof request.description === 'string' ? request.description : '',
+    ask: request.ask as QuestionView['ask'], offers: strings(request.offers), askedAt: q.askedAt, askerAlive: q.ownerAlive,
+  };
+  if (view.kind === 'question') {
+    const args = (request.arguments ?? {}) as { question?: unknown; choices?: unknown; multi?: unknown };
+    view.question = { text: String(args.question ?? '') };
+    if (Array.isArray(args.choices)) view.question.choices = strings(args.choices);
+    if (args.multi === true) view.question.multi = true;
+  }
+  return view;
+}
+
+/** One call of the timeline, with its decision path. */
+export function callView(ledger: Ledger, call: CallRecord): CallView {
+  return {
+    callId: call.callId, session: call.session, supervised: supervisedSession(call.session, call.turn), tool: call.tool, version: call.version, state: call.state,
+    createdAt: call.createdAt, startedAt: call.startedAt, endedAt: call.endedAt,
+    durationMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
+    errorCode: call.errorCode,
+    decisions: ledger.decisions(call.callId, call.session).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`),
+    resultSize: call.resultSize,
+  };
+}
+
+/** The sessions of the latest `limit` calls, newest first, with the sessions that have a mode set; `*` first. */
+export function sessionsOf(ledger: Ledger, limit = 500): SessionView[] {
+  const byName = new Map<string, SessionView>();
+  for (const call of ledger.list({ limit })) {
+    const name = supervisedSession(call.session, call.turn);
+    const view = byName.get(name) ?? { session: name, mode: undefined, lastCallAt: call.createdAt, calls: 0 };
+    view.calls += 1;
+    byName.set(name, view);
+  }
+  for (const setting of ledger.sessionSettings()) {
+    if (!byName.has(setting.session)) byName.set(setting.session, { session: setting.session, mode: undefined, lastCallAt: undefined, calls: 0 });
+  }
+  if (!byName.has('*')) byName.set('*', { session: '*', mode: undefined, lastCallAt: undefined, calls: 0 });
+  const views = [...byName.values()];
+  for (const view of views) view.mode = sessionApprovalMode(ledger, view.session);
+  return views.sort((a, b) => (a.session === '*' ? -1 : b.session === '*' ? 1 : (b.lastCallAt ?? 0) - (a.lastCallAt ?? 0)));
+}

@@ -1,0 +1,67 @@
+/**
+ * The approval mode of a session, set while it runs (from the cockpit) and kept in the
+ * ledger, so that every toolgate process of the workspace reads it: the approval-mode decider
+ * reads it on every decision ({@link ledgerApprovalModes}), and it beats the call's and the
+ * executor's approval mode. Changing it answers no question already asked.
+ *
+ * A session, for a person supervising, is what one agent run or one MCP client does: the
+ * call's turn when it has one (an agent run is one turn, over several ledger sessions, one per
+ * round; an MCP connection's turn is its session), else its ledger session
+ * ({@link supervisedSession}). The session `*` sets the mode of every session that has none of
+ * its own.
+ *
+ * @module
+ */
+import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
+import type { SessionApprovalModes } from '../decisions/approval-mode.decider.js';
+import type { Logger } from '../logging/logger.js';
+import type { Ledger } from './store.js';
+
+/** The name of the setting in the ledger's `session_settings`. */
+export const APPROVAL_MODE_SETTING = 'approval_mode';
+
+/** The session `*`: its mode applies to every session without one of its own. */
+const EVERY_SESSION = '*';
+
+/** The session a person supervises a call by: its turn when it has one, else its ledger session. */
+export function supervisedSession(session: string, turnId: string): string {
+  return turnId !== '' ? turnId : session;
+}
+
+/**
+ * The approval mode set for `session` (or `*`), `undefined` when none is.
+ * @param fallback - a session whose mode counts when `session` has none (`*` for the decider).
+ */
+export function sessionApprovalMode(ledger: Ledger, session: string, fallback?: string): ApprovalMode | undefined {
+  const value = ledger.sessionSetting(session, APPROVAL_MODE_SETTING, fallback)?.value;
+  return value !== undefined && (APPROVAL_MODES as readonly string[]).includes(value) ? (value as ApprovalMode) : undefined;
+}
+
+/**
+ * Set (or with `undefined`, clear) the approval mode of a session (`*` for every session
+ * without its own).
+ * @param by - who sets it (`cockpit:<pid>`).
+ * @throws TypeError for a mode that is not one of `APPROVAL_MODES`; the driver's error when the ledger cannot be written.
+ */
+export function setSessionApprovalMode(ledger: Ledger, session: string, mode: ApprovalMode | undefined, by: string): void {
+  if (mode !== undefined && !(APPROVAL_MODES as readonly string[]).includes(mode)) throw new TypeError(`approval mode must be one of ${APPROVAL_MODES.join(', ')}; got ${JSON.stringify(mode)}`);
+  ledger.setSessionSetting(session, APPROVAL_MODE_SETTING, mode, by);
+}
+
+/**
+ * The ledger's session approval modes, for the approval-mode decider: one indexed read per
+ * decision (the session's mode, else the one of `*`). A ledger that cannot be read counts as
+ * no mode set (logged), never as a failed call.
+ */
+export function ledgerApprovalModes(ledger: Ledger, logger: Logger): SessionApprovalModes {
+  return {
+    modeOf(session: string, turnId: string): ApprovalMode | undefined {
+      try {
+        return sessionApprovalMode(ledger, supervisedSession(session, turnId), EVERY_SESSION);
+      } catch (error) {
+        logger.warn({ event: 'session_mode_unreadable', session, err: (error as Error)?.message }, 'could not read the session\'s approval mode from the ledger; using the call\'s');
+        return undefined;
+      }
+    },
+  };
+}

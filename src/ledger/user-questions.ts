@@ -1,0 +1,99 @@
+/**
+ * `ask_user` questions through the ledger: a question the model puts to the person is stored
+ * as a pending call of the tool `ask_user` with a question of kind `question`, so that the
+ * cockpit (any process with the workspace's ledger) shows it and answers it; the asking
+ * process polls for the answer. The call ends `done` with the answer as its output, or
+ * `failed` when the person refuses (an answer `deny`, given by `toolgate approvals deny`) or
+ * the run is aborted. The reply is stored as JSON `{"reply": text | [choices]}`.
+ *
+ * @module
+ */
+import crypto from 'node:crypto';
+import { completedResult, failedResult } from '../closeout/results.js';
+import type { Ledger, NewCall } from './store.js';
+
+/** An `ask_user` question (the shape of the agents' `UserQuestion`). */
+export interface LedgerUserQuestion {
+  /** Call id of the `ask_user` call. */
+  callId: string;
+  question: string;
+  choices?: string[];
+  multi?: boolean;
+}
+
+/** Options of {@link ledgerQuestionHandler}. */
+export interface LedgerQuestionOptions {
+  /** The workspace the questions are about (absolute). */
+  workspace: string;
+  /** The turn they belong to (an agent run): the cockpit groups them with its calls. Default `''`. */
+  turn?: string;
+}
+
+/** The version recorded for `ask_user` calls (it is a spec, never a registered tool). */
+const ASK_USER_VERSION = '1.0.0';
+
+/**
+ * A question handler that waits for the answer in the ledger.
+ * @returns a handler resolving to the reply (text, or the chosen choices), rejecting when the
+ *   person refused (`deny`) or the signal aborted (the call then ends `failed` in the ledger).
+ */
+export function ledgerQuestionHandler(ledger: Ledger, options: LedgerQuestionOptions): (question: LedgerUserQuestion, signal?: AbortSignal) => Promise<string | string[]> {
+  return (question, signal) => {
+    const args: Record<string, unknown> = { question: question.question };
+    if (question.choices !== undefined) args.choices = question.choices;
+    if (question.multi === true) args.multi = true;
+    // Models reuse call ids across rounds: each question is a session of its own.
+    const call: NewCall = { callId: question.callId, session: `ask_user_${crypto.randomUUID()}`, tool: 'ask_user', version: ASK_USER_VERSION, arguments: args, workspace: options.workspace, turn: options.turn ?? '' };
+    const fields = { tool: 'ask_user', version: ASK_USER_VERSION, callId: question.callId };
+    const id = ledger.ask(call, {
+      kind: 'question', tool: 'ask_user', version: ASK_USER_VERSION, callId: question.callId, arguments: args, description: 'The agent asks you a question.', paths: [],
+      ask: { decider: 'ask_user', reason: 'the agent asks the user' }, offers: [],
+    });
+    return new Promise<string | string[]>((resolve, reject) => {
+      const stop = (error: Error, code: 'ABORTED' | 'CONFIRMATION_DENIED') => {
+        clearInterval(timer);
+        signal?.removeEventListener('abort', aborted);
+        try {
+          ledger.finish(call, { state: 'failed', decisions: undefined, result: failedResult(code, error.message, { ...fields, stopReason: code === 'ABORTED' ? 'interrupted' : 'error' }) });
+        } catch {
+          // the question stays open in the ledger; the run goes on without it
+        }
+        reject(error);
+      };
+      const aborted = () => stop(new Error('the run was aborted before the user answered'), 'ABORTED');
+      const timer = setInterval(() => {
+        let given: string | undefined;
+        try {
+          given = ledger.answerOf(id);
+        } catch {
+          return; // a busy ledger: look again next time
+        }
+        if (given === undefined) return;
+        const reply = replyOf(given);
+        if (reply === undefined) return stop(new Error('the user declined to answer'), 'CONFIRMATION_DENIED');
+        clearInterval(timer);
+        signal?.removeEventListener('abort', aborted);
+        try {
+          ledger.finish(call, { state: 'done', decisions: undefined, result: completedResult(typeof reply === 'string' ? reply : reply.join(', '), fields) });
+        } catch {
+          // the answer counts even when its record cannot be written
+        }
+        resolve(reply);
+      }, ledger.pollMs);
+      if (signal?.aborted) aborted();
+      else signal?.addEventListener('abort', aborted, { once: true });
+    });
+  };
+}
+
+/** The reply of a stored answer, or `undefined` for a refusal (`deny`, `cancelled`, anything else). */
+function replyOf(answer: string): string | string[] | undefined {
+  try {
+    const { reply } = JSON.parse(answer) as { reply?: unknown };
+    if (typeof reply === 'string') return reply;
+    if (Array.isArray(reply) && reply.every((r) => typeof r === 'string')) return reply as string[];
+  } catch {
+    // not a reply
+  }
+  return undefined;
+}
