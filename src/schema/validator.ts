@@ -35,6 +35,9 @@ function sharedAjv(): Ajv {
     shared = new Ajv({
       strict: true,
       strictRequired: false,
+      // Tuples with optional or rest elements ([string, number?], [string, ...number[]]) are
+      // exact draft-07 (items array, minItems, additionalItems); strictTuples would refuse them.
+      strictTuples: false,
       allowUnionTypes: true,
       coerceTypes: false,
       useDefaults: false,
