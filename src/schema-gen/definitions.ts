@@ -23,7 +23,7 @@ import type { JsonSchema } from '../types/tool.js';
 const PREFIX = '#/definitions/';
 
 /** Where the tidied definitions live. */
-export const DEFS_KEYWORD = '$defs';
+const DEFS_KEYWORD = '$defs';
 
 type Node = Record<string, unknown>;
 

@@ -77,6 +77,14 @@ function correctGenerator(gen: GeneratorInternals, checker: TypeChecker): void {
     reorderEnums(definition, literalOrder(type, checker));
     return out;
   };
+  const typeDefinition = gen.getTypeDefinition.bind(gen) as (type: Type, ...rest: unknown[]) => TJS.Definition;
+  (gen as unknown as { getTypeDefinition: (type: Type, ...rest: unknown[]) => TJS.Definition }).getTypeDefinition = (type, ...rest) => {
+    if (type.flags & ts.TypeFlags.BigIntLike) {
+      throw new Error('bigint has no JSON form: declare the field as a string of digits (with @pattern ^-?[0-9]+$) and convert it with BigInt() in run, or as a number when it stays below 2^53');
+    }
+    if (type.flags & ts.TypeFlags.ESSymbolLike) throw new Error('symbol has no JSON form: use a string');
+    return typeDefinition(type, ...rest);
+  };
   const rootType = gen.getDefinitionForRootType.bind(gen);
   gen.getDefinitionForRootType = (type, ...rest) => {
     const target = checker.isTupleType(type) ? (type as TJS.ts.TypeReference).target as TJS.ts.TupleType : undefined;
@@ -440,6 +448,7 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
       const prop = t.getProperty(propName);
       if (prop === undefined) continue;
       restoreItemTags(prop, propSchema, checker);
+      restoreSameLineDoc(prop, propSchema);
       // An inline union (size: 'small' | 'large') has no declaration of its own: order by the property's.
       const declared = prop.valueDeclaration;
       if (declared && (ts.isPropertySignature(declared) || ts.isPropertyDeclaration(declared)) && declared.type) {
@@ -454,6 +463,29 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
     const element = checker.getIndexTypeOfType(t, ts.IndexKind.Number);
     if (element !== undefined) keepMapValueSchemas(element, s.items, checker, gen, depth + 1);
   }
+}
+
+/**
+ * TypeScript attaches no TSDoc to a member written on the same line as the brace before it
+ * (`run(args: { /** Who. *\/ who: string })`), so such a field would have no description. Read
+ * the `/** ... *\/` comment just before the member's name and use its text (tags stay unread:
+ * put a member on its own line for `@minimum` and friends).
+ */
+function restoreSameLineDoc(prop: TJS.ts.Symbol, schema: unknown): void {
+  if (schema === null || typeof schema !== 'object' || (schema as JsonSchema).description !== undefined) return;
+  const declaration = prop.valueDeclaration;
+  if (declaration === undefined || !(ts.isPropertySignature(declaration) || ts.isPropertyDeclaration(declaration))) return;
+  // The trivia between the previous token and the member's name holds the comment.
+  const trivia = declaration.getSourceFile().text.slice(declaration.pos, declaration.getStart());
+  const docs = [...trivia.matchAll(/\/\*\*(?!\/)([\s\S]*?)\*\//g)];
+  const last = docs.pop();
+  if (last === undefined) return;
+  const body = last[1]!
+    .split('\n')
+    .map((line) => line.replace(/^\s*\*?\s?/, ''))
+    .join('\n');
+  const summary = body.split(/\n\s*@|^\s*@/)[0]!.trim();
+  if (summary) (schema as JsonSchema).description = summary;
 }
 
 /**
