@@ -174,3 +174,20 @@ describe('regressions of issue 17 (schema generator fixes)', () => {
     assert.deepEqual(series, { description: 'Series.', type: 'array', minItems: 1, prefixItems: [{ type: 'string' }], items: { type: 'number' } });
   });
 });
+
+describe('run signatures the generator refuses', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-run-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, experimentalDecorators: true, types: [] } }));
+  const header = "declare function tool(o: object): (c: unknown) => void;\n";
+
+  it('an overloaded run, and a run that is a property, are refused with the reason', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'overloaded.ts'),
+      `${header}/** Doc. */\n@tool({ name: 'overloaded', version: '1.0.0' })\nexport class O {\n  run(args: { a: string }): string;\n  run(args: { b: number }): string;\n  run(args: { a?: string; b?: number }): string { return ''; }\n}\n`,
+    );
+    await assert.rejects(generateSchemas({ cwd: dir, patterns: ['overloaded.ts'] }), /overloaded@1\.0\.0.*O\.run \(overloaded\.ts\) must have exactly one signature; got 2/s);
+    fs.writeFileSync(path.join(dir, 'property.ts'), `${header}/** Doc. */\n@tool({ name: 'as_property', version: '1.0.0' })\nexport class P { run = (args: { a: string }) => args.a; }\n`);
+    await assert.rejects(generateSchemas({ cwd: dir, patterns: ['property.ts'] }), /as_property@1\.0\.0.*has no run\(args, ctx\) method \(a method, not a property holding a function\)/s);
+  });
+});
