@@ -16,7 +16,7 @@ export interface ExportableTool {
   readonly name: string;
   /** Description for the model. */
   readonly description: string;
-  /** JSON Schema (draft-07) of the arguments, `type: "object"`. */
+  /** JSON Schema (draft-07) of the arguments, `type: "object"`; recursive types in `$defs`. */
   readonly inputSchema: JsonSchema;
   /** JSON Schema of the result, or `null` when the tool returns nothing. */
   readonly outputSchema: JsonSchema | null;
@@ -54,6 +54,16 @@ const CUSTOM_FORMAT_HINTS: Readonly<Record<string, string>> = Object.freeze({
   [SHELL_COMMAND_FORMAT]: 'A shell command line.',
 });
 
+/**
+ * When a field's own description already says what the hint says, the hint is left out: one
+ * description per field ("Path of the file, relative to the workspace root." needs no second
+ * sentence about the workspace).
+ */
+const HINT_ALREADY_SAID: Readonly<Record<string, RegExp>> = Object.freeze({
+  [WORKSPACE_PATH_FORMAT]: /\bworkspace\b/i,
+  [SHELL_COMMAND_FORMAT]: /\bcommand\b/i,
+});
+
 function withoutCustomFormats(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutCustomFormats);
   if (node === null || typeof node !== 'object') return node;
@@ -61,8 +71,9 @@ function withoutCustomFormats(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) out[key] = withoutCustomFormats(value);
   const hint = typeof out.format === 'string' && Object.hasOwn(CUSTOM_FORMAT_HINTS, out.format) ? CUSTOM_FORMAT_HINTS[out.format] : undefined;
   if (hint !== undefined) {
+    const said = typeof out.description === 'string' && HINT_ALREADY_SAID[out.format as string]!.test(out.description);
     delete out.format;
-    out.description = [out.description, hint].filter(Boolean).join(' ');
+    if (!said) out.description = [out.description, hint].filter(Boolean).join(' ');
   }
   return out;
 }

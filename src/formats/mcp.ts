@@ -33,12 +33,35 @@ export interface McpTool {
 /** Tags that mark a tool as reaching outside the machine (MCP `openWorldHint`). */
 const OPEN_WORLD_TAGS = new Set(['web', 'network', 'http', 'mcp']);
 
-/** MCP `tools/list` entry; annotations derive from our flags and tags. */
+/**
+ * A generated (draft-07) schema in JSON Schema 2020-12, the dialect MCP assumes for a schema
+ * without `$schema` (specification 2025-11-25, "JSON Schema usage"): a tuple's `items` array
+ * becomes `prefixItems` and its `additionalItems` becomes `items`. Definitions are already in
+ * `$defs` (see the schema generator), so nothing else differs for the schemas we generate.
+ */
+function toJsonSchema2020(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toJsonSchema2020);
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) {
+    // literal payloads are values, not schemas
+    out[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : toJsonSchema2020(value);
+  }
+  if (Array.isArray(out.items)) {
+    const { items, additionalItems, ...rest } = out;
+    const converted: JsonSchema = { ...rest, prefixItems: items };
+    if (additionalItems !== undefined) converted.items = additionalItems;
+    return converted;
+  }
+  return out;
+}
+
+/** MCP `tools/list` entry; annotations derive from our flags and tags; schemas in JSON Schema 2020-12. */
 export function toMcpTool(tool: ExportableTool): McpTool {
   const out: McpTool = {
     name: tool.name,
     description: tool.description,
-    inputSchema: clean(tool.inputSchema),
+    inputSchema: toJsonSchema2020(clean(tool.inputSchema)) as JsonSchema,
     annotations: {
       readOnlyHint: tool.readOnly,
       destructiveHint: !tool.readOnly,
@@ -46,7 +69,7 @@ export function toMcpTool(tool: ExportableTool): McpTool {
     },
     _meta: { 'toolgate/kind': tool.kind },
   };
-  if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = clean(tool.outputSchema);
+  if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = toJsonSchema2020(clean(tool.outputSchema)) as JsonSchema;
   return out;
 }
 

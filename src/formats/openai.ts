@@ -87,7 +87,7 @@ export function toOpenAIToolMessages(calls: readonly PendingToolCall[], results:
 
 /** Keywords OpenAI strict mode accepts (Structured Outputs "supported schemas"). */
 const STRICT_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf',
+  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', '$ref',
   'description', 'title', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum',
   'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
 ]);
@@ -104,16 +104,36 @@ const HINT_KEYWORDS: Record<string, string> = {
 /**
  * Convert a schema to OpenAI's strict subset: every object closed and every property
  * required, optional ones nullable, unsupported keywords removed with their hints moved to
- * the description.
+ * the description. Recursive types stay recursive: `$defs` at the root and local `$ref`s
+ * (`#/$defs/Name`, `#`) are in the subset (Structured Outputs, "Supported schemas":
+ * definitions and recursive schemas), each definition converted like the rest.
  * @returns the strict schema, or `undefined` when it cannot be expressed strictly (open maps,
- *   untyped values, tuples, `$ref`, `allOf`, `not`).
+ *   untyped values, tuples, `allOf`, `not`, a `$ref` that is not local).
  */
 export function toStrictSchema(schema: JsonSchema): JsonSchema | undefined {
-  return strictNode(schema);
+  const { $defs, ...root } = schema;
+  const out = strictNode(root);
+  if (out === undefined || $defs === undefined) return out;
+  if ($defs === null || typeof $defs !== 'object') return undefined;
+  const defs: Record<string, JsonSchema> = {};
+  for (const [name, definition] of Object.entries($defs as Record<string, JsonSchema>)) {
+    const s = strictNode(definition);
+    if (s === undefined) return undefined;
+    defs[name] = s;
+  }
+  out.$defs = defs;
+  return out;
 }
 
 function strictNode(schema: JsonSchema): JsonSchema | undefined {
   if (schema === null || typeof schema !== 'object') return undefined;
+  if (typeof schema.$ref === 'string') {
+    // A reference with annotations only (what the generator writes): keep its description.
+    if (schema.$ref !== '#' && !schema.$ref.startsWith('#/$defs/')) return undefined;
+    const ref: JsonSchema = { $ref: schema.$ref };
+    if (typeof schema.description === 'string') ref.description = schema.description;
+    return ref;
+  }
   const out: JsonSchema = {};
   const hints: string[] = [];
   for (const [key, value] of Object.entries(schema)) {
@@ -167,6 +187,10 @@ function strictNode(schema: JsonSchema): JsonSchema | undefined {
 }
 
 function nullable(schema: JsonSchema): JsonSchema {
+  if (schema.$ref !== undefined) {
+    const { description, ...ref } = schema;
+    return description === undefined ? { anyOf: [ref, { type: 'null' }] } : { anyOf: [ref, { type: 'null' }], description };
+  }
   if (Array.isArray(schema.anyOf)) {
     if ((schema.anyOf as JsonSchema[]).some((v) => v.type === 'null')) return schema;
     return { ...schema, anyOf: [...(schema.anyOf as JsonSchema[]), { type: 'null' }] };

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as TJS from 'typescript-json-schema';
 import { findFiles } from '../util/glob.js';
+import { tidyDefinitions } from './definitions.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
 import { checkSchema, SHELL_COMMAND_FORMAT } from '../schema/validator.js';
@@ -58,6 +59,107 @@ interface GeneratorInternals {
   getTypeDefinition(type: Type): TJS.Definition;
   resetSchemaSpecificProperties(includeAllOverrides?: boolean): void;
   ReffedDefinitions: Record<string, TJS.Definition>;
+  getUnionDefinition(type: TJS.ts.UnionType, modifier: string, definition: JsonSchema): JsonSchema;
+  getDefinitionForRootType(type: Type, ...rest: unknown[]): JsonSchema;
+}
+
+/**
+ * Put typescript-json-schema right where it is wrong, on this generator instance only:
+ * - literal unions keep the order they are written in (`'small' | 'medium' | 'large'`), where
+ *   the library sorts them;
+ * - a tuple whose rest element is not last (`[...string[], number]`), which the library would
+ *   turn into a wrong schema, is refused with the way around it.
+ */
+function correctGenerator(gen: GeneratorInternals, checker: TypeChecker): void {
+  const union = gen.getUnionDefinition.bind(gen);
+  gen.getUnionDefinition = (type, modifier, definition) => {
+    const out = union(type, modifier, definition);
+    reorderEnums(definition, literalOrder(type, checker));
+    return out;
+  };
+  const typeDefinition = gen.getTypeDefinition.bind(gen) as (type: Type, ...rest: unknown[]) => TJS.Definition;
+  (gen as unknown as { getTypeDefinition: (type: Type, ...rest: unknown[]) => TJS.Definition }).getTypeDefinition = (type, ...rest) => {
+    if (type.flags & ts.TypeFlags.BigIntLike) {
+      throw new Error('bigint has no JSON form: declare the field as a string of digits (with @pattern ^-?[0-9]+$) and convert it with BigInt() in run, or as a number when it stays below 2^53');
+    }
+    if (type.flags & ts.TypeFlags.ESSymbolLike) throw new Error('symbol has no JSON form: use a string');
+    return typeDefinition(type, ...rest);
+  };
+  const rootType = gen.getDefinitionForRootType.bind(gen);
+  gen.getDefinitionForRootType = (type, ...rest) => {
+    const target = checker.isTupleType(type) ? (type as TJS.ts.TypeReference).target as TJS.ts.TupleType : undefined;
+    if (target !== undefined) {
+      const variable = ts.ElementFlags.Rest | ts.ElementFlags.Variadic;
+      const at = target.elementFlags.findIndex((f) => f & variable);
+      if (at !== -1 && at !== target.elementFlags.length - 1) {
+        throw new Error(`the tuple ${checker.typeToString(type)} has a rest element before its end; JSON Schema can only leave the end of a tuple open: put the rest element last ([A, ...B[]]) or use an object with named fields`);
+      }
+      if (target.elementFlags.some((f) => f & ts.ElementFlags.Variadic)) {
+        throw new Error(`the tuple ${checker.typeToString(type)} spreads a generic tuple; write its elements out ([A, B, ...C[]])`);
+      }
+    }
+    return rootType(type, ...rest);
+  };
+}
+
+/** The literal values of a union in the order they are written, when its declaration is known; else in the checker's order. */
+function literalOrder(type: TJS.ts.UnionType, checker: TypeChecker): unknown[] {
+  const order: unknown[] = [];
+  const alias = type.aliasSymbol?.declarations?.find(ts.isTypeAliasDeclaration);
+  if (alias !== undefined) collectLiterals(alias.type, checker, order, 0);
+  for (const member of type.types) {
+    const value = literalValue(member);
+    if (value !== undefined && !order.includes(value)) order.push(value);
+  }
+  return order;
+}
+
+/** The value of a string, number, boolean or enum literal type. */
+function literalValue(type: Type): unknown {
+  if (type.isStringLiteral()) return type.value;
+  if (type.isNumberLiteral()) return type.value;
+  if (type.flags & ts.TypeFlags.BooleanLiteral) return (type as unknown as { intrinsicName: string }).intrinsicName === 'true';
+  return undefined;
+}
+
+/** Literal values in a type's syntax, in source order: unions, parentheses, aliases, enums. */
+function collectLiterals(node: TJS.ts.TypeNode, checker: TypeChecker, out: unknown[], depth: number): void {
+  if (depth > 16) return;
+  const add = (value: unknown) => {
+    if (value !== undefined && !out.includes(value)) out.push(value);
+  };
+  if (ts.isUnionTypeNode(node)) {
+    for (const member of node.types) collectLiterals(member, checker, out, depth + 1);
+  } else if (ts.isParenthesizedTypeNode(node)) {
+    collectLiterals(node.type, checker, out, depth + 1);
+  } else if (ts.isArrayTypeNode(node)) {
+    collectLiterals(node.elementType, checker, out, depth + 1);
+  } else if (ts.isTypeReferenceNode(node)) {
+    let symbol = checker.getSymbolAtLocation(node.typeName);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const alias = symbol?.declarations?.find(ts.isTypeAliasDeclaration);
+    const declaredEnum = symbol?.declarations?.find(ts.isEnumDeclaration);
+    if (alias !== undefined) collectLiterals(alias.type, checker, out, depth + 1);
+    else if (declaredEnum !== undefined) for (const member of declaredEnum.members) add(checker.getConstantValue(member));
+    else add(literalValue(checker.getTypeFromTypeNode(node)));
+  } else {
+    add(literalValue(checker.getTypeFromTypeNode(node)));
+  }
+}
+
+/** Sort the `enum` arrays of a union's schema (and of its `anyOf` variants) by `order`. */
+function reorderEnums(schema: unknown, order: unknown[]): void {
+  if (schema === null || typeof schema !== 'object' || order.length === 0) return;
+  const s = schema as JsonSchema;
+  if (Array.isArray(s.enum)) {
+    const rank = (v: unknown) => {
+      const i = order.indexOf(v);
+      return i === -1 ? order.length : i;
+    };
+    s.enum = [...(s.enum as unknown[])].sort((a, b) => rank(a) - rank(b));
+  }
+  if (Array.isArray(s.anyOf)) for (const variant of s.anyOf) reorderEnums(variant, order);
+  if (s.items && typeof s.items === 'object' && !Array.isArray(s.items)) reorderEnums(s.items, order);
 }
 
 function compilerOptions(cwd: string, tsconfig?: string): TJS.ts.CompilerOptions {
@@ -100,6 +202,7 @@ export async function generateSchemas(options: GenerateSchemasOptions): Promise<
   if (generator === null) throw ToolDefinitionError.other('?', 'typescript-json-schema could not build a generator for these files');
   const gen = generator as unknown as GeneratorInternals;
   const checker = program.getTypeChecker();
+  correctGenerator(gen, checker);
 
   for (const file of files) {
     const sourceFile = program.getSourceFile(file);
@@ -174,10 +277,14 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   }
   if (!description) throw ToolDefinitionError.fromBadSchema(key, `no description: add a TSDoc summary to class ${className} (${source}) or a description option`);
 
-  const run = node.members.find((m): m is TJS.ts.MethodDeclaration => ts.isMethodDeclaration(m) && m.name.getText() === 'run');
-  if (run === undefined) throw ToolDefinitionError.fromBadSchema(key, `class ${className} (${source}) has no run(args, ctx) method`);
-  const signature = checker.getSignatureFromDeclaration(run);
-  if (signature === undefined) throw ToolDefinitionError.fromBadSchema(key, `cannot read the signature of ${className}.run`);
+  // run may be inherited (class ListFiles extends BaseTool<ListFilesInput>): take the class's
+  // own view of it, with the base class's type parameters filled in.
+  const runSymbol = checker.getTypeAtLocation(node).getProperty('run');
+  const run = runSymbol?.declarations?.find((d): d is TJS.ts.MethodDeclaration => ts.isMethodDeclaration(d));
+  if (runSymbol === undefined || run === undefined) throw ToolDefinitionError.fromBadSchema(key, `class ${className} (${source}) has no run(args, ctx) method (a method, not a property holding a function)`);
+  const signatures = checker.getTypeOfSymbolAtLocation(runSymbol, node).getCallSignatures();
+  if (signatures.length !== 1) throw ToolDefinitionError.fromBadSchema(key, `${className}.run (${source}) must have exactly one signature; got ${signatures.length} (overloads cannot be described by one schema)`);
+  const signature = signatures[0]!;
 
   let inputSchema: JsonSchema;
   const param = signature.parameters[0];
@@ -191,10 +298,11 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   if (param === undefined) {
     inputSchema = { type: 'object', properties: {}, additionalProperties: false };
   } else {
-    inputSchema = generate(checker.getTypeOfSymbolAtLocation(param, run), 'input');
+    inputSchema = generate(checker.getTypeOfSymbolAtLocation(param, node), 'input');
   }
   if (inputSchema.type !== 'object') {
-    throw ToolDefinitionError.fromBadSchema(key, `the first parameter of ${className}.run must be an object type; got ${JSON.stringify(inputSchema.type ?? inputSchema)}`);
+    const got = inputSchema.type !== undefined ? JSON.stringify(inputSchema.type) : inputSchema.anyOf !== undefined ? 'a union (anyOf)' : JSON.stringify(inputSchema);
+    throw ToolDefinitionError.fromBadSchema(key, `the first parameter of ${className}.run must be an object type (an interface, a type literal or a class), because tool arguments are a JSON object; got ${got}. Wrap it in an object: run(args: { value: ... }); for a union of shapes, use one object with a discriminating field and optional fields`);
   }
   inputSchema.properties ??= {};
 
@@ -303,7 +411,7 @@ function schemaOf(type: Type, checker: TypeChecker, gen: GeneratorInternals): Js
   if (JSON.stringify(definition).includes('"$ref"') && Object.keys(reffed).length) {
     definition.definitions = JSON.parse(JSON.stringify(reffed)) as JsonSchema;
   }
-  return JSON.parse(JSON.stringify(definition)) as JsonSchema;
+  return tidyDefinitions(JSON.parse(JSON.stringify(definition)) as JsonSchema);
 }
 
 /**
@@ -340,6 +448,14 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
       const prop = t.getProperty(propName);
       if (prop === undefined) continue;
       restoreItemTags(prop, propSchema, checker);
+      restoreSameLineDoc(prop, propSchema);
+      // An inline union (size: 'small' | 'large') has no declaration of its own: order by the property's.
+      const declared = prop.valueDeclaration;
+      if (declared && (ts.isPropertySignature(declared) || ts.isPropertyDeclaration(declared)) && declared.type) {
+        const order: unknown[] = [];
+        collectLiterals(declared.type, checker, order, 0);
+        reorderEnums(propSchema, order);
+      }
       keepMapValueSchemas(checker.getTypeOfSymbol(prop), propSchema, checker, gen, depth + 1);
     }
   }
@@ -347,6 +463,29 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
     const element = checker.getIndexTypeOfType(t, ts.IndexKind.Number);
     if (element !== undefined) keepMapValueSchemas(element, s.items, checker, gen, depth + 1);
   }
+}
+
+/**
+ * TypeScript attaches no TSDoc to a member written on the same line as the brace before it
+ * (`run(args: { /** Who. *\/ who: string })`), so such a field would have no description. Read
+ * the `/** ... *\/` comment just before the member's name and use its text (tags stay unread:
+ * put a member on its own line for `@minimum` and friends).
+ */
+function restoreSameLineDoc(prop: TJS.ts.Symbol, schema: unknown): void {
+  if (schema === null || typeof schema !== 'object' || (schema as JsonSchema).description !== undefined) return;
+  const declaration = prop.valueDeclaration;
+  if (declaration === undefined || !(ts.isPropertySignature(declaration) || ts.isPropertyDeclaration(declaration))) return;
+  // The trivia between the previous token and the member's name holds the comment.
+  const trivia = declaration.getSourceFile().text.slice(declaration.pos, declaration.getStart());
+  const docs = [...trivia.matchAll(/\/\*\*(?!\/)([\s\S]*?)\*\//g)];
+  const last = docs.pop();
+  if (last === undefined) return;
+  const body = last[1]!
+    .split('\n')
+    .map((line) => line.replace(/^\s*\*?\s?/, ''))
+    .join('\n');
+  const summary = body.split(/\n\s*@|^\s*@/)[0]!.trim();
+  if (summary) (schema as JsonSchema).description = summary;
 }
 
 /**

@@ -36,18 +36,22 @@ let shared: Ajv | undefined;
  * The shared ajv instance (JSON Schema draft-07, the draft typescript-json-schema emits).
  * Options: `strict` (unknown keywords are schema errors), `coerceTypes: false`,
  * `useDefaults: false` (defaults are documentation for the model; tools apply them),
- * `allErrors: false` (stop at the first problem, which is what a model can fix first).
+ * `allErrors: true` (every problem of a call is reported at once, up to
+ * {@link MAX_REPORTED_ERRORS}, so a model fixes them in one round trip).
  */
 function sharedAjv(): Ajv {
   if (shared === undefined) {
     shared = new (ajvClass())({
       strict: true,
       strictRequired: false,
+      // Tuples with optional or rest elements ([string, number?], [string, ...number[]]) are
+      // exact draft-07 (items array, minItems, additionalItems); strictTuples would refuse them.
+      strictTuples: false,
       allowUnionTypes: true,
       coerceTypes: false,
       useDefaults: false,
       removeAdditional: false,
-      allErrors: false,
+      allErrors: true,
       validateFormats: true,
     });
     addFormats(shared);
@@ -59,8 +63,15 @@ function sharedAjv(): Ajv {
   return shared;
 }
 
-/** A compiled validator: returns `undefined` when the value is valid, else a readable message. */
+/**
+ * A compiled validator: returns `undefined` when the value is valid, else a readable message
+ * naming every problem (up to {@link MAX_REPORTED_ERRORS}), each with the path of the value
+ * it is about (`argument 'points[0].y'`).
+ */
 export type Validator = (value: unknown) => string | undefined;
+
+/** How many problems of one value a message names at most; the rest are counted. */
+export const MAX_REPORTED_ERRORS = 10;
 
 /**
  * Compile a schema once.
@@ -70,14 +81,14 @@ export type Validator = (value: unknown) => string | undefined;
  */
 export function compileValidator(schema: JsonSchema, subject: 'argument' | 'output'): Validator {
   const validate: ValidateFunction = sharedAjv().compile(schema);
-  return (value) => (validate(value) ? undefined : describeAjvError(validate.errors?.[0], value, schema, subject));
+  return (value) => (validate(value) ? undefined : describeAjvErrors(validate.errors, value, schema, subject));
 }
 
 let foreign07: Ajv | undefined;
 let foreign2020: Ajv2020 | undefined;
 
 /** Lenient ajv options for schemas written by others: unknown keywords and formats are ignored. */
-const FOREIGN_OPTIONS = { strict: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, validateFormats: true, logger: false } as const;
+const FOREIGN_OPTIONS = { strict: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true, validateFormats: true, logger: false } as const;
 
 /**
  * Compile a schema that toolgate did not generate (an MCP server's `inputSchema` or
@@ -110,7 +121,7 @@ export function compileForeignValidator(schema: JsonSchema, subject: 'argument' 
     // refreshed schemas do not pile up in ajv's cache.
     ajv.removeSchema(body);
   }
-  return (value) => (validate(value) ? undefined : describeAjvError(validate.errors?.[0], value, schema, subject));
+  return (value) => (validate(value) ? undefined : describeAjvErrors(validate.errors, value, schema, subject));
 }
 
 function addLenientFormats<T extends Ajv | Ajv2020>(ajv: T): T {
@@ -154,6 +165,28 @@ function valueAt(root: unknown, pointer: string): unknown {
     current = (current as Record<string, unknown>)[key];
   }
   return current;
+}
+
+/**
+ * Every problem ajv found, one message each, joined: the errors inside the variants of a
+ * failed `anyOf`/`oneOf` are left out (the union's own error says what was expected; the
+ * variants' errors contradict one another), duplicates too, and at most
+ * {@link MAX_REPORTED_ERRORS} are named.
+ */
+function describeAjvErrors(errors: ErrorObject[] | null | undefined, root: unknown, schema: JsonSchema, subject: string): string {
+  const all = errors ?? [];
+  const unions = all.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
+  const messages: string[] = [];
+  for (const error of all) {
+    if (unions.some((u) => error.schemaPath.startsWith(u))) continue;
+    const message = describeAjvError(error, root, schema, subject);
+    if (!messages.includes(message)) messages.push(message);
+  }
+  if (messages.length === 0) return describeAjvError(undefined, root, schema, subject);
+  if (messages.length === 1) return messages[0]!;
+  const shown = messages.slice(0, MAX_REPORTED_ERRORS).map((m, i) => `(${i + 1}) ${m}`);
+  const more = messages.length > MAX_REPORTED_ERRORS ? `; and ${messages.length - MAX_REPORTED_ERRORS} more` : '';
+  return `${messages.length} problems: ${shown.join('; ')}${more}`;
 }
 
 function describeAjvError(error: ErrorObject | undefined, root: unknown, schema: JsonSchema, subject: string): string {

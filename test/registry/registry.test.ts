@@ -177,12 +177,16 @@ describe('exports (T1, T3)', async () => {
     for (const spec of [...all.toOpenAI(), ...all.toOpenAIStrict(), ...all.toAnthropic(), ...all.toMcp()]) {
       assert.ok(!JSON.stringify(spec).includes('shell-command'));
     }
+    // One description per field: the hint is added only where the field's own words do not say it.
     const [run] = all.toAnthropic({ names: ['run_command'] });
-    assert.match(String((run!.input_schema.properties as Record<string, JsonSchema>).command!.description), /work\)\. A shell command line\.$/);
-    assert.equal((all.get('run_command')!.inputSchema.properties as Record<string, JsonSchema>).command!.format, 'shell-command', 'the registry keeps the marker');
+    const command = all.get('run_command')!.inputSchema.properties as Record<string, JsonSchema>;
+    assert.equal((run!.input_schema.properties as Record<string, JsonSchema>).command!.description, command.command!.description, 'its own words say "command line"');
+    assert.equal(command.command!.format, 'shell-command', 'the registry keeps the marker');
     const filepath = (registry.toAnthropic({ names: ['read_file'] })[0]!.input_schema.properties as Record<string, JsonSchema>).filepath!;
-    assert.match(String(filepath.description), /A path inside the workspace, relative to its root\.$/);
+    assert.equal(filepath.description, 'Path of the file, relative to the workspace root (or absolute inside the workspace).');
     assert.equal((registry.get('read_file')!.inputSchema.properties as Record<string, JsonSchema>).filepath!.format, 'workspace-path', 'the registry keeps the marker');
+    const destination = (all.toAnthropic({ names: ['copy_file'] })[0]!.input_schema.properties as Record<string, JsonSchema>).destination!;
+    assert.equal(destination.description, 'The path of the copy (the full new name). Missing parent folders are created. A path inside the workspace, relative to its root.', 'words that do not name the workspace get the hint');
   });
 
   it('MCP annotations and output schemas follow our flags', () => {

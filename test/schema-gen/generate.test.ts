@@ -102,3 +102,92 @@ describe('schema generator errors and staleness', () => {
     assert.equal(fs.readFileSync(out, 'utf8'), before, 'check mode writes nothing');
   });
 });
+
+describe('regressions of issue 17 (schema generator fixes)', () => {
+  const header = "declare function tool(o: object): (c: unknown) => void;\n";
+  const tsconfig = JSON.stringify({ compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, experimentalDecorators: true, skipLibCheck: true, types: [] } });
+  /** An ESM project (TypeScript then prints module paths with a resolution mode) with recursive and generic types exported from another module. */
+  const makeProject = (dir: string) => {
+    fs.mkdirSync(path.join(dir, 'src/lib'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), tsconfig);
+    fs.writeFileSync(path.join(dir, 'src/lib/tree.ts'), 'export interface TreeNode { name: string; children: TreeNode[] }\nexport interface Tree<T> { value: T; children: Tree<T>[] }\n');
+    fs.writeFileSync(
+      path.join(dir, 'src/outline.tool.ts'),
+      `${header}import type { Tree, TreeNode } from './lib/tree.js';\n/** Outline. */\n@tool({ name: 'outline', version: '1.0.0' })\nexport class Outline { run(args: { root: TreeNode; sizes: Tree<number> }) { return ''; } }\n/** Count. */\n@tool({ name: 'count_tree', version: '1.0.0' })\nexport class CountTree { run(args: TreeNode) { return 1; } }\n`,
+    );
+  };
+  const dirs: string[] = [];
+  after(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('definition names hold no file path: toolgate schemas --check passes in another checkout', async () => {
+    const [a, b] = [fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-checkout-a-')), fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-checkout-b-'))];
+    dirs.push(a!, b!);
+    makeProject(a!);
+    makeProject(b!);
+    const { cliInProcess } = await import('../cli/in-process.js');
+    const first = await cliInProcess(['schemas', 'src/**/*.ts', '--out', 'tool-schemas.json'], { cwd: a });
+    assert.equal(first.code, 0, first.stderr);
+    const text = fs.readFileSync(path.join(a!, 'tool-schemas.json'), 'utf8');
+    assert.ok(!text.includes('import(') && !text.includes(a!) && !text.includes(os.tmpdir()), text);
+    fs.copyFileSync(path.join(a!, 'tool-schemas.json'), path.join(b!, 'tool-schemas.json'));
+    const check = await cliInProcess(['schemas', 'src/**/*.ts', '--out', 'tool-schemas.json', '--check'], { cwd: b });
+    assert.equal(check.code, 0, check.stderr);
+    const outline = (JSON.parse(text) as { tools: Record<string, { inputSchema: JsonSchema }> }).tools['outline@1.0.0']!.inputSchema;
+    assert.deepEqual(Object.keys(outline.$defs as object), ['TreeNode', 'Tree_number']);
+  });
+
+  it('a recursive root is inlined with its recursion in $defs, and OpenAI strict keeps it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-root-'));
+    dirs.push(dir);
+    makeProject(dir);
+    const generated = await generateSchemas({ cwd: dir, patterns: ['src/**/*.ts'] });
+    const input = generated.tools['count_tree@1.0.0']!.inputSchema;
+    assert.equal(input.type, 'object');
+    assert.deepEqual(input.properties, { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/TreeNode' } } });
+    assert.deepEqual(Object.keys(input.$defs as object), ['TreeNode']);
+    const { toOpenAIStrictTool } = await import('../../src/formats/openai.js');
+    const strict = toOpenAIStrictTool({ name: 'count_tree', description: 'Count.', inputSchema: input, outputSchema: null, readOnly: true, kind: 'internal', tags: [] }).function;
+    assert.equal(strict.strict, true);
+    assert.deepEqual((strict.parameters.$defs as Record<string, JsonSchema>).TreeNode!.required, ['name', 'children']);
+  });
+
+  it('enum order as written; rest tuples; one description per path field', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-shapes-'));
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), tsconfig);
+    fs.writeFileSync(
+      path.join(dir, 'shapes.ts'),
+      `${header}export type Size = 'small' | 'medium' | 'large';\n/** Shapes. */\n@tool({ name: 'shapes', version: '1.0.0' })\nexport class S { run(args: {\n  /** Size. */\n  size: Size;\n  /** Series. */\n  series: [string, ...number[]];\n  /**\n   * Path of the file, relative to the workspace root.\n   * @format workspace-path\n   */\n  file: string;\n}) { return ''; } }\n`,
+    );
+    const entry = (await generateSchemas({ cwd: dir, patterns: ['shapes.ts'] })).tools['shapes@1.0.0']!;
+    const props = entry.inputSchema.properties as Record<string, JsonSchema>;
+    assert.deepEqual(props.size!.enum, ['small', 'medium', 'large']);
+    assert.deepEqual(props.series, { description: 'Series.', type: 'array', items: [{ type: 'string' }], minItems: 1, additionalItems: { type: 'number' } });
+    const { toAnthropicTool } = await import('../../src/formats/anthropic.js');
+    const { toMcpTool } = await import('../../src/formats/mcp.js');
+    const tool = { ...entry, readOnly: true, kind: 'internal' as const, tags: [] };
+    assert.equal((toAnthropicTool(tool).input_schema.properties as Record<string, JsonSchema>).file!.description, 'Path of the file, relative to the workspace root.');
+    const series = (toMcpTool(tool).inputSchema.properties as Record<string, JsonSchema>).series!;
+    assert.deepEqual(series, { description: 'Series.', type: 'array', minItems: 1, prefixItems: [{ type: 'string' }], items: { type: 'number' } });
+  });
+});
+
+describe('run signatures the generator refuses', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-run-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, experimentalDecorators: true, types: [] } }));
+  const header = "declare function tool(o: object): (c: unknown) => void;\n";
+
+  it('an overloaded run, and a run that is a property, are refused with the reason', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'overloaded.ts'),
+      `${header}/** Doc. */\n@tool({ name: 'overloaded', version: '1.0.0' })\nexport class O {\n  run(args: { a: string }): string;\n  run(args: { b: number }): string;\n  run(args: { a?: string; b?: number }): string { return ''; }\n}\n`,
+    );
+    await assert.rejects(generateSchemas({ cwd: dir, patterns: ['overloaded.ts'] }), /overloaded@1\.0\.0.*O\.run \(overloaded\.ts\) must have exactly one signature; got 2/s);
+    fs.writeFileSync(path.join(dir, 'property.ts'), `${header}/** Doc. */\n@tool({ name: 'as_property', version: '1.0.0' })\nexport class P { run = (args: { a: string }) => args.a; }\n`);
+    await assert.rejects(generateSchemas({ cwd: dir, patterns: ['property.ts'] }), /as_property@1\.0\.0.*has no run\(args, ctx\) method \(a method, not a property holding a function\)/s);
+  });
+});
