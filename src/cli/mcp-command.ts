@@ -3,7 +3,8 @@
  * HTTP.
  *
  * ```
- * toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR] [--mode default|explore|plan]
+ * toolgate mcp [--http [--port N] [--host ADDR] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
+ *              [--workspace DIR] [--mode default|explore|plan]
  *              [--scoped-write DIR]... [--tool NAME]... [--tag T]... [--yes] [--config FILE]
  *              [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
  * ```
@@ -16,7 +17,8 @@ import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption
 import { cliToolSystem } from './tool-system.js';
 
 /** Usage lines of `toolgate mcp`, for the CLI's help. */
-export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR]
+export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--max-sessions N]
+               [--session-idle-ms MS] [--poll-after-ms MS]] [--workspace DIR]
                [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
                [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
                [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
@@ -24,7 +26,8 @@ export const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR]] [--wo
                serve the tools as an MCP server over stdio, or streamable HTTP on
                http://127.0.0.1:N/mcp (loopback unless --host); --yes approves calls
                that need confirmation, else the client is asked (elicitation) or they
-               are denied
+               are denied; HTTP keeps at most --max-sessions sessions (default 100)
+               and closes one idle for --session-idle-ms (default 1800000, 30 min)
 `;
 
 /**
@@ -36,6 +39,9 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     http: { type: 'boolean' },
     port: { type: 'string' },
     host: { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'session-idle-ms': { type: 'string' },
+    'poll-after-ms': { type: 'string' },
     workspace: { type: 'string' },
     mode: { type: 'string' },
     'scoped-write': { type: 'string', multiple: true },
@@ -59,6 +65,14 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a TCP port number (0 picks a free one); got ${JSON.stringify(values.port)}`);
   }
   if (values.host !== undefined && !values.http) throw new UsageError('--host needs --http');
+  const httpLimits: { maxSessions?: number; sessionIdleMs?: number; pollAfterMs?: number } = {};
+  for (const [flag, key, min] of [['max-sessions', 'maxSessions', 1], ['session-idle-ms', 'sessionIdleMs', 1000], ['poll-after-ms', 'pollAfterMs', 0]] as const) {
+    const given = values[flag] as string | undefined;
+    if (given === undefined) continue;
+    if (!values.http) throw new UsageError(`--${flag} needs --http`);
+    if (!/^\d+$/.test(given) || Number(given) < min) throw new UsageError(`--${flag} must be a whole number of at least ${min}; got ${JSON.stringify(given)}`);
+    httpLimits[key] = Number(given);
+  }
   // A token from the environment (never a flag: command lines are visible to other users).
   const token = ctx.env.TOOLGATE_MCP_TOKEN || undefined;
   if (values.http && values.host !== undefined && token === undefined && !isLoopbackAddress(values.host as string)) {
@@ -87,7 +101,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (values.http) {
       let handle;
       try {
-        handle = await serveHttp({ ...serve, port, host: values.host as string | undefined, token });
+        handle = await serveHttp({ ...serve, ...httpLimits, port, host: values.host as string | undefined, token });
       } catch (error) {
         if (error instanceof ToolgateOptionError) throw new UsageError(error.message.replace(/^options\./, ''));
         throw error;

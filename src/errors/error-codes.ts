@@ -38,6 +38,8 @@
  * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
  * - `INVALID_POLICY_FILE`: a policy file cannot be read or is invalid (`PolicyFileError`, naming file and line).
+ * - `CLIENT_UNAVAILABLE`: the tool asked its caller for something the caller cannot give
+ *   (`ctx.elicit` or `ctx.sample` with no MCP client or SDK handler that supports it).
  */
 export type ToolErrorCode =
   | 'UNKNOWN_TOOL'
@@ -64,4 +66,5 @@ export type ToolErrorCode =
   | 'CALL_IN_PROGRESS'
   | 'INTERNAL'
   | 'DEFINITION'
-  | 'INVALID_POLICY_FILE';
+  | 'INVALID_POLICY_FILE'
+  | 'CLIENT_UNAVAILABLE';

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ToolErrorCode } from '../errors/error-codes.js';
+import type { ToolAttachment } from './tool.js';
 
 /**
  * Why a call ended, by priority when several apply (a user interrupt outranks a timeout,
@@ -56,6 +57,8 @@ export interface ToolExecutionResult {
   stopReason: StopReason;
   /** Images the tool attached (base64 data URLs), to show the model after `output`. */
   images?: string[];
+  /** Audio and embedded resources the tool attached (`ctx.attach`), in MCP content-block shape. */
+  attachments?: ToolAttachment[];
   /**
    * Where the whole output is kept when `output` shows only part of it (case T7): a file the
    * caller can read, kept until the executor closes (or in the caller's `outputStore.dir`).

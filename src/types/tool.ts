@@ -62,13 +62,116 @@ export interface ToolContext {
    */
   attachImage(dataUrl: string): void;
   /**
+   * Attach audio or an embedded resource to the result (MCP `audio` and `resource` content
+   * blocks; other callers see a line saying what is attached). Audio is base64 `data` with
+   * its `mimeType`; a resource has a `uri` and either `text` or base64 `blob`. At most
+   * {@link MAX_IMAGES} attachments per call, each at most {@link MAX_IMAGE_DATA_URL_LENGTH}
+   * characters of data.
+   * @throws ToolExecutionError for anything else (the call then fails with that message).
+   */
+  attach(content: ToolAttachment): void;
+  /**
    * Report that what the tool ran failed although the tool itself completed (a command's
    * non-zero exit status, say). The result is a failure (`TOOL_ERROR`, `stopReason`
    * `reported_error`) whose output is still the tool's output, closed out as usual, and whose
    * `error` is `message`. A thrown error, a timeout or an interrupt takes precedence.
    */
   reportError(message: string): void;
+  /**
+   * Report progress to whoever waits for the call: an MCP client that sent a progress token
+   * gets `notifications/progress`, an SDK caller its `client.progress` handler. `done` and
+   * `total` are in the tool's own units (bytes, files, steps); `total` when known. Never
+   * throws; a no-op when nobody listens. Works in every runner (workers pass it on).
+   */
+  progress(done: number, total?: number, message?: string): void;
+  /**
+   * Send a log message to whoever waits for the call: an MCP client gets
+   * `notifications/message` when `level` is at or above what it asked for with
+   * `logging/setLevel`; an SDK caller its `client.log` handler. `data` is any JSON value (cut
+   * at {@link MAX_CLIENT_LOG_LENGTH} characters of JSON). Never throws; a no-op when nobody
+   * listens.
+   */
+  log(level: ToolLogLevel, data: unknown): void;
+  /**
+   * Ask the person behind the caller for input (MCP `elicitation/create`, form mode): `message`
+   * says what is asked, `requestedSchema` is a flat object schema of primitive fields
+   * (string, number, integer, boolean, enums), as the MCP specification allows.
+   * @returns the answer: `accept` with `content`, `decline` or `cancel`.
+   * @throws ToolExecutionError `CLIENT_UNAVAILABLE` when the caller cannot ask anyone (no MCP
+   *   client with the elicitation capability, no SDK handler); the call's result then says so.
+   */
+  elicit(message: string, requestedSchema: JsonSchema): Promise<ElicitAnswer>;
+  /**
+   * Ask the caller's model for a completion (MCP `sampling/createMessage`).
+   * @returns the model's message.
+   * @throws ToolExecutionError `CLIENT_UNAVAILABLE` when the caller has no model to offer (no
+   *   MCP client with the sampling capability, no SDK handler).
+   */
+  sample(request: SampleRequest): Promise<SampleAnswer>;
 }
+
+/** Characters of JSON a `ctx.log` message keeps (longer data is cut, with a marker). */
+export const MAX_CLIENT_LOG_LENGTH = 16_000;
+
+/** Log levels of `ctx.log`, lowest first (RFC 5424 severities, as MCP logging uses them). */
+export const TOOL_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+/** One of {@link TOOL_LOG_LEVELS}. */
+export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
+
+/** The answer to `ctx.elicit` (MCP `ElicitResult`). */
+export interface ElicitAnswer {
+  /** `accept`: the person answered (`content` holds it); `decline`: they said no; `cancel`: they dismissed it. */
+  action: 'accept' | 'decline' | 'cancel';
+  /** The fields the person filled in, when accepted. */
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/** A request of `ctx.sample` (MCP `sampling/createMessage` parameters, text messages). */
+export interface SampleRequest {
+  /** The conversation; each message's content is a text block (or an image block). */
+  messages: Array<{ role: 'user' | 'assistant'; content: { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } }>;
+  /** Most tokens the model may produce. */
+  maxTokens: number;
+  /** A system prompt for the model, if any. */
+  systemPrompt?: string;
+  /** Sampling temperature, if any. */
+  temperature?: number;
+  /** Sequences that end the completion, if any. */
+  stopSequences?: string[];
+}
+
+/** The answer to `ctx.sample` (MCP `CreateMessageResult`). */
+export interface SampleAnswer {
+  role: 'user' | 'assistant';
+  /** The model's content block (text, image or audio). */
+  content: { type: string; text?: string; data?: string; mimeType?: string };
+  /** The model that answered. */
+  model: string;
+  /** Why the model stopped (`endTurn`, `stopSequence`, `maxTokens`, or the client's own). */
+  stopReason?: string;
+}
+
+/**
+ * What the caller of a call offers its tool while it runs: handlers for `ctx.progress`,
+ * `ctx.log`, `ctx.elicit` and `ctx.sample` (the MCP server passes one per `tools/call`; SDK
+ * users pass their own as the `client` execute option). A missing handler makes that method a
+ * no-op (progress, log) or `CLIENT_UNAVAILABLE` (elicit, sample).
+ */
+export interface ToolClient {
+  /** Progress of the call; see {@link ToolContext.progress}. */
+  progress?(done: number, total: number | undefined, message: string | undefined): void;
+  /** A log message of the call; see {@link ToolContext.log}. */
+  log?(level: ToolLogLevel, data: unknown, tool: string): void;
+  /** Answer a `ctx.elicit`; `signal` aborts when the call ends. */
+  elicit?(message: string, requestedSchema: JsonSchema, signal: AbortSignal): Promise<ElicitAnswer>;
+  /** Answer a `ctx.sample`; `signal` aborts when the call ends. */
+  sample?(request: SampleRequest, signal: AbortSignal): Promise<SampleAnswer>;
+}
+
+/** Audio or an embedded resource attached to a result (the MCP content block shapes). */
+export type ToolAttachment =
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } };
 
 /** Images attached to one call at most. */
 export const MAX_IMAGES = 8;

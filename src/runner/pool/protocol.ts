@@ -54,7 +54,9 @@ export type WorkerTask = [
   /** Real paths of the folders writes are confined to (scoped writes), if any. */
   writeRoots?: string[] | undefined,
   /** Folder where the worker keeps the whole output when it cuts it (case T7), if any. */
-  fullOutputDir?: string,
+  fullOutputDir?: string | undefined,
+  /** What the caller's client offers (`clientMethods`), when the call has one; its messages go over the pool's channel. */
+  client?: number,
 ];
 
 /** Positions in a {@link WorkerTask}. */
@@ -66,6 +68,7 @@ export const TASK_ROOT = 4;
 export const TASK_DEADLINE = 5;
 export const TASK_WRITE_ROOTS = 6;
 export const TASK_FULL_OUTPUT_DIR = 7;
+export const TASK_CLIENT = 8;
 
 /** A worker's reply: a tool reply, or word that the call was cancelled before it started. */
 export type WorkerReply = ToolReply | { cancelled: true };
