@@ -34,7 +34,7 @@ export interface SessionLogLevel {
 }
 
 /** Whether a message at `level` passes the session's `logging/setLevel`. */
-export function passesLogLevel(level: ToolLogLevel, session: SessionLogLevel): boolean {
+function passesLogLevel(level: ToolLogLevel, session: SessionLogLevel): boolean {
   if (session.level === undefined) return true;
   return TOOL_LOG_LEVELS.indexOf(level) >= TOOL_LOG_LEVELS.indexOf(session.level);
 }

@@ -12,7 +12,7 @@ import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** Events kept per session at most. */
-export const MAX_SESSION_EVENTS = 1000;
+const MAX_SESSION_EVENTS = 1000;
 
 /** Events of one session, in the order they were sent. */
 export class BoundedEventStore implements EventStore {

@@ -5,7 +5,11 @@
  * @module
  */
 import type { ToolErrorCode } from '../errors/error-codes.js';
-import type { ToolAttachment } from './tool.js';
+
+/** Audio or an embedded resource attached to a result (the MCP content block shapes). */
+export type ToolAttachment =
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } };
 
 /**
  * Why a call ended, by priority when several apply (a user interrupt outranks a timeout,
