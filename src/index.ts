@@ -7,10 +7,13 @@
  */
 
 // Authoring tools (the same as `toolgate/tool`, for code that imports one entry only).
-export { tool, kindFitsReadOnly, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS, type ToolOptions } from './decorators/tool.decorator.js';
+export { tool, kindFitsReadOnly, TOOL_NAME_PATTERN, BRIDGED_TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, MAX_TIMEOUT_MS, type ToolOptions } from './decorators/tool.decorator.js';
 export { ACTION_KINDS, isActionKind, mostSevere, onlyReads, type ActionKind } from './policy/action-kinds.js';
 export type { ToolDescriptor } from './decorators/metadata.js';
-export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, type Tool, type ToolClass, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy } from './types/tool.js';
+export {
+  MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, MAX_CLIENT_LOG_LENGTH, TOOL_LOG_LEVELS, type Tool, type ToolClass, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy,
+  type ToolAttachment, type ToolClient, type ToolLogLevel, type ElicitAnswer, type SampleRequest, type SampleAnswer,
+} from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, CAN_PIN_FOLDERS, type WriteStop, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
@@ -26,7 +29,7 @@ export { SANDBOX_PROFILES, BWRAP_ENV, type SandboxProfile, type SandboxPolicy } 
 export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection, type ToolSystemConnector } from './system/tool-system.js';
 export { ToolVersionManager, type ToolVersionInfo } from './system/version-manager.js';
 export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
-export { RegisteredTool, type RegisterOptions } from './registry/registered-tool.js';
+export { RegisteredTool, type RegisterOptions, type UpstreamToolMetadata } from './registry/registered-tool.js';
 export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions, type CallPreview } from './executor/executor.js';
@@ -58,7 +61,8 @@ export {
   toAnthropicTool, anthropicToolUses, toAnthropicToolResults,
   type AnthropicTool, type AnthropicMessage, type AnthropicContentBlock, type AnthropicTextBlock, type AnthropicImageBlock, type AnthropicToolUseBlock, type AnthropicToolResultBlock,
 } from './formats/anthropic.js';
-export { toMcpTool, toCallToolResult, type McpTool } from './formats/mcp.js';
+export { toMcpTool, toCallToolResult, type McpTool, type CallResultTool } from './formats/mcp.js';
+export { toJsonSchema2020, JSON_SCHEMA_2020_12 } from './formats/json-schema-2020.js';
 
 // Agents: model turns answered, the agent loop, the model client, the plugin harness.
 export {
@@ -80,4 +84,5 @@ export {
   loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
 } from './mcp/config.js';
 export { createMcpServer, serveStdio, serveHttp, type McpServeOptions, type McpHttpOptions, type McpServerHandle } from './mcp/server.js';
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionLimits } from './mcp/http-sessions.js';
 export { LedgerTaskStore, TASK_SESSION, type LedgerTaskStoreOptions, type TaskRun } from './mcp/tasks.js';

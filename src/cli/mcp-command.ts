@@ -3,7 +3,8 @@
  * HTTP.
  *
  * ```
- * toolgate mcp [--http [--port N] [--host ADDR]] [--workspace DIR] [--mode default|explore|plan]
+ * toolgate mcp [--http [--port N] [--host ADDR] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
+ *              [--workspace DIR] [--mode default|explore|plan]
  *              [--scoped-write DIR]... [--tool NAME]... [--tag T]... [--yes] [--config FILE]
  *              [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
  * ```
@@ -26,6 +27,9 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     http: { type: 'boolean' },
     port: { type: 'string' },
     host: { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'session-idle-ms': { type: 'string' },
+    'poll-after-ms': { type: 'string' },
     workspace: { type: 'string' },
     mode: { type: 'string' },
     'scoped-write': { type: 'string', multiple: true },
@@ -50,6 +54,14 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a TCP port number (0 picks a free one); got ${JSON.stringify(values.port)}`);
   }
   if (values.host !== undefined && !values.http) throw new UsageError('--host needs --http');
+  const httpLimits: { maxSessions?: number; sessionIdleMs?: number; pollAfterMs?: number } = {};
+  for (const [flag, key, min] of [['max-sessions', 'maxSessions', 1], ['session-idle-ms', 'sessionIdleMs', 1000], ['poll-after-ms', 'pollAfterMs', 0]] as const) {
+    const given = values[flag] as string | undefined;
+    if (given === undefined) continue;
+    if (!values.http) throw new UsageError(`--${flag} needs --http`);
+    if (!/^\d+$/.test(given) || Number(given) < min) throw new UsageError(`--${flag} must be a whole number of at least ${min}; got ${JSON.stringify(given)}`);
+    httpLimits[key] = Number(given);
+  }
   // A token from the environment (never a flag: command lines are visible to other users).
   const token = ctx.env.TOOLGATE_MCP_TOKEN || undefined;
   if (values.http && values.host !== undefined && token === undefined && !isLoopbackAddress(values.host as string)) {
@@ -82,7 +94,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (values.http) {
       let handle;
       try {
-        handle = await serveHttp({ ...serve, port, host: values.host as string | undefined, token });
+        handle = await serveHttp({ ...serve, ...httpLimits, port, host: values.host as string | undefined, token });
       } catch (error) {
         if (error instanceof ToolgateOptionError) throw new UsageError(error.message.replace(/^options\./, ''));
         throw error;

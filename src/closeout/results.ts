@@ -110,6 +110,10 @@ export function resultOf(call: RanCall, outcome: RunOutcome, outputs: OutputStor
       if (images?.length) {
         output += images.map((image, i) => `\n[image ${i + 1} of ${images.length} attached: ${image.slice(5, image.indexOf(';'))}, ${image.length} characters as a data URL]`).join('');
       }
+      const attachments = outcome.attachments;
+      if (attachments?.length) {
+        output += attachments.map((a, i) => `\n[${a.type === 'audio' ? `audio (${a.mimeType})` : `resource ${a.resource.uri}`} attached (${i + 1} of ${attachments.length})]`).join('');
+      }
       const reported = outcome.reported;
       if (reported !== undefined) output += `\n[${tool.name} reported a failure: ${reported}]`;
       const result: ToolExecutionResult = {
@@ -125,6 +129,7 @@ export function resultOf(call: RanCall, outcome: RunOutcome, outputs: OutputStor
         if (text.length < MAX_STRUCTURED_TEXT || tool.maxOutputLength <= 0) result.structured = outcome.value;
       }
       if (images?.length) result.images = images;
+      if (attachments?.length) result.attachments = attachments;
       if (full !== undefined) result.fullOutput = full;
       if (repairs) result.repairs = repairs;
       return result;

@@ -16,6 +16,12 @@ import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
 /** Tool names as providers accept them (OpenAI, Anthropic and MCP all fit this). */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
+/**
+ * The names a bridged MCP tool may keep: {@link TOOL_NAME_PATTERN} plus `-` (every provider
+ * accepts `^[a-zA-Z0-9_-]{1,64}$`), so a server's kebab-case tool keeps its name.
+ */
+export const BRIDGED_TOOL_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+
 /** Default timeout of a tool call, in milliseconds (120 s). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -119,6 +125,8 @@ export function buildToolDescriptor(
   options: ToolOptions,
   target: ToolClass,
   detectedModuleUrl?: string,
+  /** The name pattern: {@link TOOL_NAME_PATTERN}, or {@link BRIDGED_TOOL_NAME_PATTERN} for bridged MCP tools. */
+  namePattern: RegExp = TOOL_NAME_PATTERN,
 ): ToolDescriptor {
   if (options === null || typeof options !== 'object') {
     throw ToolDefinitionError.fromBadOption('?', 'name', 'is required: @tool({ name, version, kind, ... })');
@@ -128,8 +136,8 @@ export function buildToolDescriptor(
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key as keyof ToolOptions)) throw bad(key, 'is not a known option');
   }
-  if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
-    throw bad('name', `must match ${TOOL_NAME_PATTERN} (snake_case, at most 64 characters); got ${JSON.stringify(options.name)}`);
+  if (typeof options.name !== 'string' || !namePattern.test(options.name)) {
+    throw bad('name', `must match ${namePattern} (snake_case, at most 64 characters); got ${JSON.stringify(options.name)}`);
   }
   if (typeof options.version !== 'string' || !isValidVersion(options.version)) {
     throw bad('version', `must be a valid semver version such as "1.0.0"; got ${JSON.stringify(options.version)}`);

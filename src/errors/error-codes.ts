@@ -40,6 +40,8 @@
  * - `INTERNAL`: an unexpected failure inside toolgate or a caller's hook; the message says what.
  * - `DEFINITION`: a tool definition or schema file is wrong (thrown at load time).
  * - `INVALID_POLICY_FILE`: a policy file cannot be read or is invalid (`PolicyFileError`, naming file and line).
+ * - `CLIENT_UNAVAILABLE`: the tool asked its caller for something the caller cannot give
+ *   (`ctx.elicit` or `ctx.sample` with no MCP client or SDK handler that supports it).
  */
 export type ToolErrorCode =
   | 'UNKNOWN_TOOL'
@@ -67,4 +69,5 @@ export type ToolErrorCode =
   | 'RESULT_PRUNED'
   | 'INTERNAL'
   | 'DEFINITION'
-  | 'INVALID_POLICY_FILE';
+  | 'INVALID_POLICY_FILE'
+  | 'CLIENT_UNAVAILABLE';

@@ -44,6 +44,7 @@ import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import { DEFAULT_SANDBOX, SANDBOX_PROFILES, type SandboxPolicy, type SandboxProfile } from '../sandbox/bubblewrap.js';
 import type { DecisionRecord, StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import type { ToolClient } from '../types/tool.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
 import { checkJsonData, copyJsonData, DEFAULT_MAX_ARGUMENT_BYTES, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
@@ -214,6 +215,13 @@ export interface ExecuteOptions {
    * already ended in the session returns its stored result). Default: the executor's `session`.
    */
   session?: string;
+  /**
+   * Handlers for what the tool sends or asks its caller while it runs: `ctx.progress`,
+   * `ctx.log`, `ctx.elicit`, `ctx.sample` (in every runner; workers and child processes pass
+   * them to the main thread). The MCP server passes one per `tools/call`. Default none:
+   * progress and logs go nowhere, elicit and sample fail with `CLIENT_UNAVAILABLE`.
+   */
+  client?: ToolClient;
 }
 
 /** What {@link ToolExecutor.preview} found: what would happen to a call if it ran now. */
@@ -283,6 +291,11 @@ class CallState implements PreparedCall, RunRequest {
   readonly signal: AbortSignal | undefined;
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;
+
+  /** The caller's handlers for `ctx.progress` and the like (the call's `client` option). */
+  get client(): ToolClient | undefined {
+    return this.options.client;
+  }
 
   constructor(
     readonly tool: RegisteredTool,

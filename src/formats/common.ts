@@ -26,6 +26,8 @@ export interface ExportableTool {
   readonly kind: ActionKind;
   /** Tags; `web`, `network`, `http` and `mcp` mark tools that reach outside the machine. */
   readonly tags: readonly string[];
+  /** A bridged tool's title and annotations from its MCP server, kept as hints in MCP exports. */
+  readonly upstream?: { title?: string; annotations?: Record<string, unknown> } | undefined;
 }
 
 /** One tool call of a model turn, whatever the provider. */

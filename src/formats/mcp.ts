@@ -10,6 +10,7 @@ import type { ActionKind } from '../policy/action-kinds.js';
 import type { JsonSchema } from '../types/tool.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { clean, type ExportableTool } from './common.js';
+import { toJsonSchema2020 } from './json-schema-2020.js';
 
 /** MCP `tools/list` entry (specification 2025-11-25). */
 export interface McpTool {
@@ -17,12 +18,19 @@ export interface McpTool {
   name: string;
   /** Description for the model. */
   description: string;
-  /** JSON Schema of the arguments. */
+  /** JSON Schema 2020-12 of the arguments (`$schema` says so; draft-07 forms converted, {@link toJsonSchema2020}). */
   inputSchema: JsonSchema;
-  /** JSON Schema of `structuredContent`; only for tools returning objects. */
+  /** JSON Schema 2020-12 of `structuredContent`; only for tools returning objects. */
   outputSchema?: JsonSchema;
-  /** Hints from our flags: read-only, destructive (= not read-only), open world (network tags). */
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+  /** Display name: a bridged tool's title from its server. */
+  title?: string;
+  /**
+   * Hints. `readOnlyHint` is ours (whether our gates treat the tool as read-only); for our own
+   * tools `destructiveHint` is "not read-only" and `openWorldHint` comes from network tags; a
+   * bridged tool keeps its server's other hints (`title`, `destructiveHint`, `idempotentHint`,
+   * `openWorldHint`, ...).
+   */
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean; idempotentHint?: boolean; title?: string; [hint: string]: unknown };
   /**
    * toolgate's own metadata: `toolgate/kind`, the tool's action kind (a prefixed key, as the
    * specification's `_meta` naming rules allow; clients that do not know it ignore it).
@@ -34,61 +42,129 @@ export interface McpTool {
 const OPEN_WORLD_TAGS = new Set(['web', 'network', 'http', 'mcp']);
 
 /**
- * A generated (draft-07) schema in JSON Schema 2020-12, the dialect MCP assumes for a schema
- * without `$schema` (specification 2025-11-25, "JSON Schema usage"): a tuple's `items` array
- * becomes `prefixItems` and its `additionalItems` becomes `items`. Definitions are already in
- * `$defs` (see the schema generator), so nothing else differs for the schemas we generate.
+ * MCP `tools/list` entry; annotations derive from our flags and tags, and for a bridged tool
+ * from its server's (only `readOnlyHint` is always ours: it is what our gates believe).
  */
-function toJsonSchema2020(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(toJsonSchema2020);
-  if (node === null || typeof node !== 'object') return node;
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) {
-    // literal payloads are values, not schemas
-    out[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : toJsonSchema2020(value);
-  }
-  if (Array.isArray(out.items)) {
-    const { items, additionalItems, ...rest } = out;
-    const converted: JsonSchema = { ...rest, prefixItems: items };
-    if (additionalItems !== undefined) converted.items = additionalItems;
-    return converted;
-  }
-  return out;
-}
-
-/** MCP `tools/list` entry; annotations derive from our flags and tags; schemas in JSON Schema 2020-12. */
 export function toMcpTool(tool: ExportableTool): McpTool {
+  const upstream = tool.upstream?.annotations ?? {};
+  const annotations: McpTool['annotations'] = {
+    ...upstream,
+    readOnlyHint: tool.readOnly,
+    destructiveHint: tool.readOnly ? false : typeof upstream.destructiveHint === 'boolean' ? upstream.destructiveHint : true,
+    openWorldHint: typeof upstream.openWorldHint === 'boolean' ? upstream.openWorldHint : tool.tags.some((t) => OPEN_WORLD_TAGS.has(t)),
+  };
   const out: McpTool = {
     name: tool.name,
     description: tool.description,
-    inputSchema: toJsonSchema2020(clean(tool.inputSchema)) as JsonSchema,
-    annotations: {
-      readOnlyHint: tool.readOnly,
-      destructiveHint: !tool.readOnly,
-      openWorldHint: tool.tags.some((t) => OPEN_WORLD_TAGS.has(t)),
-    },
+    inputSchema: exported(tool.inputSchema),
+    annotations,
     _meta: { 'toolgate/kind': tool.kind },
   };
-  if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = toJsonSchema2020(clean(tool.outputSchema)) as JsonSchema;
+  const title = tool.upstream?.title;
+  if (title !== undefined) out.title = title;
+  if (tool.outputSchema && tool.outputSchema.type === 'object') out.outputSchema = exported(tool.outputSchema);
   return out;
 }
 
-/** Our result as an MCP `CallToolResult`. */
-export function toCallToolResult(tool: Pick<ExportableTool, 'outputSchema'>, result: ToolExecutionResult): CallToolResult {
+/** A schema as `tools/list` sends it: our formats turned into descriptions, then 2020-12 (a schema's own `$schema` decides what it is read as). */
+function exported(schema: JsonSchema): JsonSchema {
+  const cleaned = clean(schema);
+  return toJsonSchema2020(schema.$schema === undefined ? cleaned : { ...cleaned, $schema: schema.$schema });
+}
+
+/** What {@link toCallToolResult} needs of the tool. */
+export interface CallResultTool {
+  /** The tool's output schema; `structuredContent` is sent only for object schemas. */
+  outputSchema: JsonSchema | null;
+  /** Characters of output the model sees (`<= 0`: no limit); `structuredContent` is held to it too. Default: no limit. */
+  maxOutputLength?: number;
+  /** Checks a value against the output schema (a message when it fails); a bounded `structuredContent` must pass. Default: not checked. */
+  validateOutput?(value: unknown): string | undefined;
+}
+
+/**
+ * Our result as an MCP `CallToolResult`: the output text, attached images as image blocks,
+ * `isError` and `_meta['toolgate/errorCode']` on failures, and `structuredContent` for object
+ * results of tools with an object output schema.
+ *
+ * `structuredContent` is held to the same limit as the text (`maxOutputLength` characters of
+ * JSON): a larger value has its longest strings and arrays halved until it fits, and is sent
+ * only when it still passes the output schema (with a note saying it was shortened); otherwise
+ * it is left out, with a note. The model never gets more through the structured copy than
+ * through the text.
+ */
+export function toCallToolResult(tool: CallResultTool, result: ToolExecutionResult): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: result.output }];
   for (const image of result.images ?? []) {
     const m = /^data:([^;,]+);base64,(.*)$/s.exec(image);
     if (m) content.push({ type: 'image', mimeType: m[1]!, data: m[2]! });
   }
+  for (const attachment of result.attachments ?? []) content.push(attachment);
   const out: CallToolResult = { content };
   if (!result.success) {
     out.isError = true;
-    if (result.errorCode !== undefined) out._meta = { 'toolgate/errorCode': result.errorCode };
+    out._meta = { 'toolgate/errorCode': result.errorCode ?? 'TOOL_ERROR' };
     return out;
   }
   const structured = result.structured;
   if (tool.outputSchema?.type === 'object' && structured !== null && typeof structured === 'object' && !Array.isArray(structured)) {
-    out.structuredContent = structured as Record<string, unknown>;
+    const limit = tool.maxOutputLength ?? 0;
+    const whole = limit > 0 ? JSON.stringify(structured).length : 0;
+    if (limit <= 0 || whole <= limit) {
+      out.structuredContent = structured as Record<string, unknown>;
+    } else {
+      const bounded = boundValue(structured, limit);
+      const invalid = bounded === undefined ? 'it cannot be shortened enough' : tool.validateOutput?.(bounded);
+      if (bounded !== undefined && invalid === undefined) {
+        out.structuredContent = bounded as Record<string, unknown>;
+        content.push({ type: 'text', text: `[structuredContent shortened: the whole value is ${whole} characters of JSON, over this tool's limit of ${limit}; long strings and lists were cut]` });
+      } else {
+        content.push({ type: 'text', text: `[structuredContent left out: the value is ${whole} characters of JSON, over this tool's limit of ${limit}, and a shortened copy would not match the output schema (${invalid}); the text above shows the output]` });
+      }
+    }
   }
   return out;
+}
+
+/** Most halvings {@link boundValue} tries. */
+const MAX_CUTS = 200;
+
+/**
+ * A copy of `value` whose JSON is at most `limit` characters: the longest string or array is
+ * halved (strings get a marker) until it fits. `undefined` when it cannot be made to fit.
+ */
+function boundValue(value: unknown, limit: number): unknown {
+  const copy = JSON.parse(JSON.stringify(value)) as unknown;
+  for (let i = 0; i < MAX_CUTS; i++) {
+    if (JSON.stringify(copy).length <= limit) return copy;
+    const biggest = largestPart(copy);
+    if (biggest === undefined) return undefined;
+    const { holder, key, size } = biggest;
+    const current = holder[key as never] as unknown;
+    if (typeof current === 'string') {
+      const keep = Math.floor(current.length / 2);
+      (holder as Record<string, unknown>)[key] = `${current.slice(0, keep)}...[cut]`;
+    } else if (Array.isArray(current)) {
+      current.length = Math.floor(current.length / 2);
+    }
+    if (size <= 1) return undefined;
+  }
+  return undefined;
+}
+
+/** The longest string (in characters) or array (in JSON characters) inside `root`, with where it sits. */
+function largestPart(root: unknown): { holder: Record<string, unknown> | unknown[]; key: string | number; size: number } | undefined {
+  let best: { holder: Record<string, unknown> | unknown[]; key: string | number; size: number } | undefined;
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, child] of Object.entries(node)) {
+      let size = 0;
+      if (typeof child === 'string' && child.length > 16) size = child.length;
+      else if (Array.isArray(child) && child.length > 0) size = JSON.stringify(child).length;
+      if (size > 0 && (best === undefined || size > best.size)) best = { holder: node as Record<string, unknown>, key: Array.isArray(node) ? Number(key) : key, size };
+      visit(child);
+    }
+  };
+  visit(root);
+  return best;
 }

@@ -13,7 +13,14 @@
  * - Progress (case T13): each progress notification restarts the per-request timeout
  *   (`timeoutMs`); the call stays bounded by `maxTotalTimeoutMs` (the SDK's
  *   `resetTimeoutOnProgress` and `maxTotalTimeout` request options), and by the executor's
- *   own timeout for the proxy, set just above that maximum.
+ *   own timeout for the proxy, set just above that maximum. Progress is passed on to the
+ *   proxy's caller (`ctx.progress`), and so are the server's log messages while its calls run
+ *   (`ctx.log`) and its elicitation and sampling requests (`ctx.elicit`, `ctx.sample`, when
+ *   exactly one of its calls is running: the protocol does not say which call asks).
+ * - Metadata: the server's `title` and annotations are kept as hints for our own `tools/list`
+ *   ({@link RegisterOptions.upstream}); decisions still come from `trusted` and the kind.
+ * - Confirmation: tools that do not count as read-only need confirmation unless the server's
+ *   config says `requiresConfirmation: false` (as our own writing tools do).
  *
  * @module
  */
@@ -21,16 +28,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolSpec } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, type CallToolResult, type Tool as McpToolSpec,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isValidVersion } from '../util/semver.js';
 import { commandEnv } from '../sandbox/child-env.js';
-import { buildToolDescriptor } from '../decorators/tool.decorator.js';
+import { BRIDGED_TOOL_NAME_PATTERN, buildToolDescriptor } from '../decorators/tool.decorator.js';
 import { ToolExecutionError } from '../errors/errors.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { ActionKind } from '../policy/action-kinds.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types/tool.js';
+import { TOOL_LOG_LEVELS, type JsonSchema, type SampleRequest, type Tool, type ToolClass, type ToolContext, type ToolLogLevel } from '../types/tool.js';
 import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
 import { assignProxyNames, serverPrefix } from './proxy-names.js';
 
@@ -98,6 +107,8 @@ class ServerConnection {
   error: string | undefined;
   readonly proxies = new Map<string, ProxyTarget>();
   readonly stderr: string[] = [];
+  /** Contexts of this server's calls running now (where its log messages and requests go). */
+  readonly running = new Set<ToolContext>();
   closing = false;
   version = '0.0.0';
 
@@ -214,7 +225,9 @@ export class McpBridge {
   private async start(conn: ServerConnection): Promise<void> {
     const started = Date.now();
     const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, {
-      capabilities: {},
+      // Elicitation and sampling are passed on to whoever called the bridged tool (ctx.elicit,
+      // ctx.sample); defaults of omitted fields are applied (SEP-1034).
+      capabilities: { elicitation: { form: { applyDefaults: true } }, sampling: {} },
       listChanged: {
         tools: {
           autoRefresh: false,
@@ -228,6 +241,7 @@ export class McpBridge {
       },
     });
     conn.client = client;
+    this.relayToCallers(conn, client);
     try {
       conn.transport = this.transportFor(conn);
       const startTimeout = conn.config.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
@@ -249,6 +263,41 @@ export class McpBridge {
       client.onclose = undefined;
       await client.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * Pass what a server sends besides results to the callers of its running calls: log
+   * messages to each (`ctx.log`); elicitation and sampling requests to the one running call
+   * (refused when none or several run: the protocol does not say which call asks).
+   */
+  private relayToCallers(conn: ServerConnection, client: Client): void {
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const { level, data, logger } = notification.params;
+      const known: ToolLogLevel = (TOOL_LOG_LEVELS as readonly string[]).includes(level) ? level : 'info';
+      if (conn.running.size === 0) {
+        this.logger.debug({ event: 'mcp_server_log', server: conn.name, level, logger, data }, 'MCP server log message');
+        return;
+      }
+      for (const ctx of conn.running) ctx.log(known, logger === undefined ? data : { logger, data });
+    });
+    const only = (what: string): ToolContext => {
+      if (conn.running.size !== 1) {
+        throw new McpError(ErrorCode.InvalidRequest, `toolgate cannot pass this ${what} on: ${conn.running.size === 0 ? 'none of your tools is running' : 'several of your tools are running and the request does not say which one asks'}`);
+      }
+      return conn.running.values().next().value!;
+    };
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { mode?: string; message: string; requestedSchema?: JsonSchema };
+      if (params.mode === 'url' || params.requestedSchema === undefined) throw new McpError(ErrorCode.InvalidParams, 'toolgate passes on form elicitation only');
+      const ctx = only('elicitation');
+      const answer = await ctx.elicit(params.message, params.requestedSchema);
+      return answer.content === undefined ? { action: answer.action } : { action: answer.action, content: answer.content };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const ctx = only('sampling request');
+      const answer = await ctx.sample(request.params as unknown as SampleRequest);
+      return answer as never;
+    });
   }
 
   private lost(conn: ServerConnection, reason: string): void {
@@ -331,22 +380,28 @@ export class McpBridge {
         tags: [MCP_TAG, `mcp:${conn.prefix}`],
         kind,
         readOnly,
-        requiresConfirmation: conn.config.requiresConfirmation === true,
+        // Writing (or unknown) tools ask, as our own writing tools do, unless the config says otherwise.
+        requiresConfirmation: conn.config.requiresConfirmation ?? !readOnly,
         runner: 'main',
         // The SDK ends the call at maxTotalTimeoutMs with its own message; the executor's
         // timeout is the backstop just after it.
         timeoutMs: Math.min(conn.maxTotalTimeoutMs + 1000, 2_147_483_647),
       },
       proxyClass(this, conn.name, spec.name),
+      undefined,
+      BRIDGED_TOOL_NAME_PATTERN,
     );
+    const upstream = upstreamOf(spec);
     const entry = { name: local, version: conn.version, description, className: 'McpProxyTool', source: `mcp:${conn.name}`, inputSchema, outputSchema };
     if (existing !== undefined) {
       const same = existing.remote === spec.name && existing.registered.readOnly === readOnly && existing.registered.description === description
+        && existing.registered.requiresConfirmation === descriptor.requiresConfirmation
+        && JSON.stringify(existing.registered.upstream) === JSON.stringify(upstream)
         && JSON.stringify(existing.registered.inputSchema) === JSON.stringify(inputSchema) && JSON.stringify(existing.registered.outputSchema) === JSON.stringify(outputSchema);
       if (same && this.registry.get(local) === existing.registered) return existing.registered;
       this.registry.unregister(local);
     }
-    return this.registry.register(descriptor, entry, { foreignSchemas: true });
+    return this.registry.register(descriptor, entry, { foreignSchemas: true, upstream });
   }
 
   /**
@@ -365,18 +420,22 @@ export class McpBridge {
     if (ctx.deadline !== undefined) total = Math.max(1, Math.min(total, ctx.deadline - Date.now()));
     let progressCount = 0;
     let result: CallToolResult;
+    conn.running.add(ctx);
     try {
       result = (await conn.client.callTool({ name: remote, arguments: args }, undefined, {
         signal: ctx.signal,
         timeout: Math.min(conn.timeoutMs, total),
         resetTimeoutOnProgress: true,
         maxTotalTimeout: total,
-        onprogress: () => {
+        onprogress: (progress) => {
           progressCount++;
+          ctx.progress(progress.progress, progress.total, progress.message);
         },
       })) as CallToolResult;
     } catch (error) {
       throw this.callError(conn, remote, error, progressCount, total);
+    } finally {
+      conn.running.delete(ctx);
     }
     return this.resultValue(conn, remote, result, ctx);
   }
@@ -451,6 +510,16 @@ export class McpBridge {
  */
 export function bridgedKind(config: Pick<McpServerConfig, 'trusted'>, spec: Pick<McpToolSpec, 'annotations'>): ActionKind {
   return config.trusted === true && spec.annotations?.readOnlyHint === true ? 'mcp_read' : 'mcp_write_or_unknown';
+}
+
+/** A tool's title and annotations as its server listed them (kept as hints), or `undefined` when it gave none. */
+function upstreamOf(spec: McpToolSpec): { title?: string; annotations?: Record<string, unknown> } | undefined {
+  const out: { title?: string; annotations?: Record<string, unknown> } = {};
+  const annotations = spec.annotations as Record<string, unknown> | undefined;
+  const title = typeof spec.title === 'string' && spec.title.trim() !== '' ? spec.title : typeof annotations?.title === 'string' ? annotations.title : undefined;
+  if (title !== undefined) out.title = title.slice(0, 200);
+  if (annotations !== undefined && typeof annotations === 'object' && Object.keys(annotations).length > 0) out.annotations = { ...annotations };
+  return out.title === undefined && out.annotations === undefined ? undefined : out;
 }
 
 /** A proxy class: each instance sends its calls to the bridge, which finds the server's current connection. */

@@ -46,7 +46,12 @@ export interface McpServerCommon {
   maxTotalTimeoutMs?: number;
   /** Milliseconds to wait for the server to start and answer `initialize` and `tools/list`. Default 30000. */
   startTimeoutMs?: number;
-  /** Every call to this server's tools needs confirmation. Default false. */
+  /**
+   * Whether calls to this server's tools need confirmation (`confirm: true`, a confirmation
+   * handler's yes, `--yes`, or a policy rule that allows them). `true`: every tool, read-only
+   * ones too; `false`: none. Default: the tools that do not count as read-only (see `trusted`)
+   * ask, as our own writing tools do; read-only ones run without asking.
+   */
   requiresConfirmation?: boolean;
   /** Leave this server out. Default false. */
   disabled?: boolean;

@@ -1,6 +1,6 @@
 /**
  * Names of bridged MCP tools: `{server}__{tool}`, fitted to the name pattern providers accept
- * (`^[a-z][a-z0-9_]{0,63}$`, {@link TOOL_NAME_PATTERN}), deterministic and collision-free
+ * (`^[a-z][a-z0-9_-]{0,63}$`, {@link BRIDGED_TOOL_NAME_PATTERN}), deterministic and collision-free
  * (case T11).
  *
  * How a name is made:
@@ -8,8 +8,9 @@
  *    other characters turned into one `_`, no `_` at either end, `s` in front when it does not
  *    start with a letter. A prefix therefore never holds `__` nor ends in `_`, so the first
  *    `__` of a proxy name always ends the prefix, and names from different servers cannot meet.
- * 2. When the tool's own name already fits (`[a-z0-9_]+`) and the whole name is at most 64
- *    characters, the name is `{prefix}__{tool}`: distinct tools give distinct names.
+ * 2. When the tool's own name already fits (`[a-z0-9_-]+`: snake_case or kebab-case, which
+ *    every provider accepts) and the whole name is at most 64 characters, the name is
+ *    `{prefix}__{tool}`: distinct tools give distinct names.
  * 3. Otherwise (a name changed by sanitising, or too long) the sanitised name is cut so that
  *    `_` and 8 hex digits of the SHA-256 of the original `server`/`tool` pair fit within 64
  *    characters: `{prefix}__{tool, cut}_{hash}`. The hash keeps two names that sanitise or cut
@@ -21,7 +22,7 @@
  * @module
  */
 import crypto from 'node:crypto';
-import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
+import { BRIDGED_TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 
 /** Longest tool name providers accept, in characters. */
 const MAX_TOOL_NAME_LENGTH = 64;
@@ -52,7 +53,7 @@ function hashOf(server: string, tool: string, digits: number): string {
 
 /** `{prefix}__{tool}` cut so that `_{hash}` fits, then the hash. */
 function hashedName(prefix: string, tool: string, hash: string): string {
-  const cleaned = tool.toLowerCase().replace(/[^a-z0-9_]+/g, '_');
+  const cleaned = tool.toLowerCase().replace(/[^a-z0-9_-]+/g, '_');
   const room = MAX_TOOL_NAME_LENGTH - prefix.length - PROXY_SEPARATOR.length - 1 - hash.length;
   const head = cleaned.slice(0, Math.max(0, room)).replace(/_+$/, '');
   return head === '' ? `${prefix}${PROXY_SEPARATOR}${hash}` : `${prefix}${PROXY_SEPARATOR}${head}_${hash}`;
@@ -71,7 +72,7 @@ function proxyName(prefix: string, server: string, tool: string): string {
 /** `{prefix}__{tool}` when the tool's name needs no change and the whole fits, else `undefined`. */
 function plainName(prefix: string, tool: string): string | undefined {
   const plain = `${prefix}${PROXY_SEPARATOR}${tool}`;
-  return /^[a-z0-9_]+$/.test(tool) && TOOL_NAME_PATTERN.test(plain) ? plain : undefined;
+  return /^[a-z0-9_-]+$/.test(tool) && BRIDGED_TOOL_NAME_PATTERN.test(plain) ? plain : undefined;
 }
 
 /** One tool to name: its server's key and prefix, and its name on that server. */

@@ -29,7 +29,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
-  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult, type CreateTaskResult,
+  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type CreateTaskResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
@@ -42,6 +42,9 @@ import { resolveMode } from '../modes/modes.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
 import { LedgerTaskStore, TASK_SESSION } from './tasks.js';
 import { hostHeadersFor, isLoopbackAddress } from '../util/loopback.js';
+import { callClient, type SessionLogLevel } from './call-client.js';
+import { HttpSessions, type HttpSessionLimits } from './http-sessions.js';
+import { BoundedEventStore } from './event-store.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
 
@@ -85,6 +88,14 @@ export interface McpServeOptions {
    * no task support. Default: a new store over the executor's ledger; none without a ledger.
    */
   tasks?: LedgerTaskStore | false;
+  /**
+   * Streamable HTTP only: a call still running after this many milliseconds has its SSE
+   * stream closed; the client reconnects (after the `retry` hint) with `Last-Event-ID` and
+   * gets the result, and any progress meanwhile, from the session's event store (SSE polling,
+   * SEP-1699; for clients of protocol 2025-11-25 or later, which can resume). Keeps long calls
+   * from holding a connection that a proxy would cut. Default: never (the stream stays open).
+   */
+  pollAfterMs?: number;
 }
 
 /**
@@ -116,7 +127,7 @@ export function createMcpServer(options: McpServeOptions): Server {
   const logger = options.logger ?? createLogger('silent');
   const tasks = taskStoreFor(options);
   const server = new Server(options.serverInfo ?? { name: 'toolgate', version: '0.1.0' }, {
-    capabilities: tasks === undefined ? { tools: { listChanged: true } } : { tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    capabilities: tasks === undefined ? { tools: { listChanged: true }, logging: {} } : { tools: { listChanged: true }, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
     instructions: 'toolgate serves its tool registry; every call passes its gates (mode, policy, confirmation, rate limit) and timeouts.',
     taskStore: tasks,
   });
@@ -137,6 +148,13 @@ export function createMcpServer(options: McpServeOptions): Server {
     return registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, executor.scopedWriteTools)).map((t) => toMcpTool(t));
   };
 
+  // logging/setLevel: the lowest level of the log messages tools send this session (ctx.log).
+  const logLevel: SessionLogLevel = { level: undefined };
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    logLevel.level = request.params.level;
+    return {};
+  });
+
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tasks === undefined ? listed() : listed().map((t) => ({ ...t, execution: { taskSupport: 'optional' as const } })),
   }));
@@ -150,7 +168,7 @@ export function createMcpServer(options: McpServeOptions): Server {
     const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
     const tool = visible(name);
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
+    if (tool === undefined) throw unknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = server.getClientCapabilities();
     const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
     if (request.params.task !== undefined && tasks !== undefined) {
@@ -187,11 +205,20 @@ export function createMcpServer(options: McpServeOptions): Server {
     let asked = false;
     // Never answers: the ledger's question is answered elsewhere, or the request is cancelled.
     const waitForAnswer: ConfirmationHandler = () => new Promise<ApprovalAnswer>(() => undefined);
+    let askFailed: string | undefined;
     const ask: ConfirmationHandler = async (req) => {
       asked = true;
-      return elicitConfirmation(server, req, extra.signal);
+      try {
+        return await elicitConfirmation(server, req, extra.signal);
+      } catch (error) {
+        // The client declared elicitation but could not ask anyone (a bridge with no person
+        // behind it, say): a no, with a message that says how to allow the call instead.
+        askFailed = (error as Error)?.message ?? String(error);
+        return 'deny';
+      }
     };
     let result: ToolExecutionResult;
+    const letGo = options.pollAfterMs !== undefined && extra.closeSSEStream !== undefined ? setTimeout(extra.closeSSEStream, options.pollAfterMs) : undefined;
     try {
       const call = { name, arguments: request.params.arguments ?? {}, callId: `mcp_${String(extra.requestId)}` };
       result = await (system ?? executor).execute(
@@ -206,6 +233,8 @@ export function createMcpServer(options: McpServeOptions): Server {
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session
           // (its connection over stdio).
           turnId: `mcp_${extra.sessionId ?? connection}`,
+          // ctx.progress / ctx.log / ctx.elicit / ctx.sample reach this client.
+          client: callClient(server, extra, request.params._meta?.progressToken, logLevel),
           // Request ids start again on every connection: they name a call within one only
           // (the ledger's idempotency key is call id and session).
           session: `mcp_${extra.sessionId ?? connection}`,
@@ -217,14 +246,30 @@ export function createMcpServer(options: McpServeOptions): Server {
         return { content: [{ type: 'text', text: `Error: ${error.message}` }], isError: true, _meta: { 'toolgate/errorCode': 'PATH_TRAVERSAL' } };
       }
       throw error;
+    } finally {
+      clearTimeout(letGo);
     }
-    if (result.errorCode === 'UNKNOWN_TOOL') throw new McpError(ErrorCode.InvalidParams, result.error ?? `Unknown tool: ${name}`);
+    if (result.errorCode === 'UNKNOWN_TOOL') throw unknownToolError(result.error ?? `Unknown tool: ${name}`);
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
       return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+    }
+    if (result.errorCode === 'CONFIRMATION_DENIED' && askFailed !== undefined) {
+      const text = `Error: ${tool.name} requires confirmation, and asking through this MCP client failed (${askFailed.slice(0, 300)}). `
+        + 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
+      return { content: [{ type: 'text', text }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
     }
     return toCallToolResult(tool, result);
   });
   return server;
+}
+
+/**
+ * The protocol error for an unknown tool (JSON-RPC -32602). A plain error with a code, not the
+ * SDK's `McpError`: that one's message already starts "MCP error -32602: ", and the client's
+ * `McpError` adds the prefix again ("MCP error -32602: MCP error -32602: ...").
+ */
+function unknownToolError(message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 
 /**
@@ -282,17 +327,35 @@ export async function serveStdio(
   server.onclose = () => resolveClosed();
   const input = (streams?.stdin ?? process.stdin) as NodeJS.ReadableStream;
   input.once('end', () => void server.close().catch(() => undefined));
+  // A client that closes its end of our stdout (it exited, or closed the pipe after
+  // initialize) makes the next write fail with EPIPE: the client is gone, so the server ends
+  // as it does when stdin closes, instead of dying of an unhandled 'error' event.
+  const output = (streams?.stdout ?? process.stdout) as NodeJS.WritableStream;
+  const logger = options.logger ?? createLogger('silent');
+  const onOutputError = (error: NodeJS.ErrnoException) => {
+    const gone = error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || error.code === 'ECONNRESET';
+    logger[gone ? 'info' : 'error']({ event: 'mcp_stdout_closed', code: error.code, err: error.message }, gone ? 'the MCP client closed its end of stdout; stopping' : 'writing to stdout failed; stopping');
+    void server.close().catch(() => undefined);
+  };
+  output.on('error', onOutputError);
   await server.connect(transport);
   return {
     closed,
     tasksIdle: () => tasks?.idle() ?? Promise.resolve(),
     notifyToolsChanged: () => void server.sendToolListChanged().catch(() => undefined),
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      // Late write errors of a closed pipe stay handled.
+      if (typeof (output as NodeJS.WriteStream).once === 'function') output.once('error', () => undefined);
+      output.off('error', onOutputError);
+    },
   };
 }
 
 /** Options of {@link serveHttp}. */
-export interface McpHttpOptions extends McpServeOptions {
+export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
+  /** The `retry` hint of SSE streams, in ms: how long a client waits before it reconnects to a stream that ended. Default 1000. */
+  retryMs?: number;
   /** TCP port; 0 picks a free one. Default 0. */
   port?: number;
   /**
@@ -319,7 +382,16 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * Serve over MCP streamable HTTP (stateful sessions, one {@link createMcpServer} each), bound
  * to loopback by default, with the SDK's DNS-rebinding protection on every bind address (the
  * `Host` header must be one of {@link hostHeadersFor}).
+ *
+ * Sessions are bounded ({@link HttpSessions}): at most `maxSessions` (default 100); one idle
+ * for `sessionIdleMs` (default 30 minutes, no request open) is closed; at the cap, the one
+ * idle for longest makes room, and when every session has a request open a new one gets 503.
+ * Every session's SSE streams are resumable: messages are kept in a bounded event store
+ * (1,000 per session), streams start with a priming event carrying `retry: retryMs` (for
+ * clients of protocol 2025-11-25 or later), and a client that reconnects with
+ * `Last-Event-ID` gets what it missed.
  * @returns the endpoint URL and a handle.
+ * @throws ToolgateOptionError for a bad `token`, a non-loopback `host` without one, or limits out of range.
  */
 export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandle & { url: string; port: number }> {
   // The HTTP transport (and its web server) loads only here: stdio serving never needs it.
@@ -335,7 +407,15 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   }
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const endpoint = options.path ?? '/mcp';
-  const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
+  let sessions: HttpSessions<{ server: Server; transport: StreamableHTTPServerTransport; close(): Promise<void> }>;
+  try {
+    sessions = new HttpSessions(options, (id, why) => logger.info({ event: 'mcp_session_evicted', session: id, why }, why === 'idle' ? 'MCP session closed after being idle' : 'MCP session closed to stay within maxSessions'));
+  } catch (error) {
+    const message = (error as Error).message;
+    throw ToolgateOptionError.fromBadOption(message.split(' ')[0]!, message.slice(message.indexOf(' ') + 1));
+  }
+  const retryMs = options.retryMs ?? 1000;
+  if (!Number.isInteger(retryMs) || retryMs < 0) throw ToolgateOptionError.fromBadOption('retryMs', `must be an integer of at least 0; got ${retryMs}`);
   // One task store for every session: a client that reconnects (a new session) finds its tasks.
   const tasks = taskStoreFor(options) ?? false;
   let allowedHosts: string[] = [];
@@ -374,19 +454,32 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
       }
     }
     if (existing !== undefined) {
-      await existing.transport.handleRequest(req, res, body);
+      const done = sessions.begin(sessionId as string);
+      res.once('close', done);
+      try {
+        await existing.transport.handleRequest(req, res, body);
+      } finally {
+        if (res.writableEnded) done();
+      }
       return;
     }
     if (sessionId !== undefined) return jsonRpcError(res, 404, ErrorCode.InvalidRequest, 'unknown or expired session; initialize again');
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, ErrorCode.InvalidRequest, 'no session: the first request must be initialize (without an mcp-session-id header)');
     }
+    if (!sessions.makeRoom()) {
+      res.setHeader('retry-after', '5');
+      return jsonRpcError(res, 503, ErrorCode.InvalidRequest, `too many sessions: all ${sessions.maxSessions} have a request open; retry later`);
+    }
     const transport = new HttpTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableDnsRebindingProtection: true,
       allowedHosts,
+      eventStore: new BoundedEventStore(),
+      retryInterval: retryMs,
       onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport });
+        sessions.makeRoom();
+        sessions.add(id, { server, transport, close: () => server.close() });
       },
     });
     const server = createMcpServer({ ...options, tasks });
@@ -414,8 +507,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
       for (const { server } of sessions.values()) void server.sendToolListChanged().catch(() => undefined);
     },
     close: async () => {
-      await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => undefined)));
-      sessions.clear();
+      await sessions.close();
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },

@@ -60,6 +60,20 @@ export interface RegisterOptions {
    * loads ajv). Default `register`.
    */
   compile?: 'register' | 'first-use';
+  /**
+   * What an MCP server said of a bridged tool besides its schemas: its `title` and
+   * `annotations`, kept as hints for the MCP `tools/list` this tool appears in again (our
+   * decisions never read them). Default none.
+   */
+  upstream?: UpstreamToolMetadata;
+}
+
+/** A bridged tool's title and annotations, as its MCP server listed them. */
+export interface UpstreamToolMetadata {
+  /** Display name (`title`, or `annotations.title`). */
+  title?: string;
+  /** The server's annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`, `title`, and any other). */
+  annotations?: Record<string, unknown>;
 }
 
 /** A registered tool version. Immutable apart from its lazily compiled validators. */
@@ -114,6 +128,8 @@ export class RegisteredTool implements ExportableTool {
    * so that cutting cannot change the output schema's verdict.
    */
   readonly cutInWorker: boolean;
+  /** A bridged tool's title and annotations from its server, if any ({@link RegisterOptions.upstream}). */
+  readonly upstream: UpstreamToolMetadata | undefined;
   private readonly compileSchema: (schema: JsonSchema, subject: 'argument' | 'output') => Validator;
   private inputValidator: Validator | undefined;
   private outputValidator: Validator | undefined;
@@ -165,6 +181,7 @@ export class RegisteredTool implements ExportableTool {
     this.inputSchema = entry.inputSchema;
     this.outputSchema = entry.outputSchema ?? null;
     this.source = entry.source;
+    this.upstream = options.upstream;
     const { description: _d, ...outputShape } = this.outputSchema ?? {};
     this.cutInWorker = this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1);
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));

@@ -5,7 +5,9 @@
  */
 import { ToolExecutionError } from '../errors/errors.js';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../sandbox/bubblewrap.js';
-import { MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, type ToolContext } from '../types/tool.js';
+import {
+  MAX_CLIENT_LOG_LENGTH, MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, TOOL_LOG_LEVELS, type ElicitAnswer, type JsonSchema, type SampleAnswer, type SampleRequest, type ToolClient, type ToolAttachment, type ToolContext, type ToolLogLevel,
+} from '../types/tool.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -30,8 +32,12 @@ export class CallContext implements ToolContext {
   private noteList: string[] | undefined;
   /** Images attached with attachImage(), if any. */
   images: string[] | undefined;
+  /** Audio and resources attached with attach(), if any. */
+  attachments: ToolAttachment[] | undefined;
   /** The failure reported with reportError(), if any. */
   reportedError: string | undefined;
+  /** The caller's handlers for progress, logs, elicitation and sampling, if any (set by the runner). */
+  client: ToolClient | undefined;
   private readonly root: string;
   private controller: AbortController | undefined;
   private abortReason: unknown;
@@ -99,8 +105,85 @@ export class CallContext implements ToolContext {
     images.push(dataUrl);
   }
 
+  attach(content: ToolAttachment): void {
+    const bad = (problem: string) => new ToolExecutionError(`${this.toolName}: attach() ${problem}`);
+    if (content === null || typeof content !== 'object') throw bad('takes { type: "audio", data, mimeType } or { type: "resource", resource: { uri, text | blob } }');
+    let copy: ToolAttachment;
+    if (content.type === 'audio') {
+      if (typeof content.data !== 'string' || !/^[A-Za-z0-9+/=\s]*$/.test(content.data.slice(0, 200)) || typeof content.mimeType !== 'string' || !content.mimeType.startsWith('audio/')) {
+        throw bad('of audio takes base64 data and an audio/* mimeType');
+      }
+      copy = { type: 'audio', data: content.data, mimeType: content.mimeType };
+    } else if (content.type === 'resource') {
+      const r = content.resource as { uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown } | undefined;
+      if (r === undefined || typeof r.uri !== 'string' || r.uri === '' || (typeof r.text === 'string') === (typeof r.blob === 'string')) {
+        throw bad('of a resource takes { uri, mimeType?, and either text or base64 blob }');
+      }
+      const base = { uri: r.uri, ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}) };
+      copy = { type: 'resource', resource: typeof r.text === 'string' ? { ...base, text: r.text } : { ...base, blob: r.blob as string } };
+    } else {
+      throw bad(`takes audio or a resource; got type ${JSON.stringify((content as { type?: unknown }).type)} (images: attachImage)`);
+    }
+    const size = copy.type === 'audio' ? copy.data.length : 'text' in copy.resource ? copy.resource.text.length : copy.resource.blob.length;
+    if (size > MAX_IMAGE_DATA_URL_LENGTH) throw bad(`got ${size} characters of data; the limit is ${MAX_IMAGE_DATA_URL_LENGTH}`);
+    const list = (this.attachments ??= []);
+    if (list.length >= MAX_IMAGES) throw bad(`takes at most ${MAX_IMAGES} attachments per call`);
+    list.push(copy);
+  }
+
   reportError(message: string): void {
     this.reportedError = typeof message === 'string' && message !== '' ? message.slice(0, MAX_NOTE_LENGTH) : 'the tool reported a failure';
+  }
+
+  progress(done: number, total?: number, message?: string): void {
+    if (this.client?.progress === undefined || typeof done !== 'number' || !Number.isFinite(done)) return;
+    const ofTotal = typeof total === 'number' && Number.isFinite(total) ? total : undefined;
+    const text = typeof message === 'string' ? message.slice(0, MAX_NOTE_LENGTH) : undefined;
+    try {
+      this.client.progress(done, ofTotal, text);
+    } catch {
+      // a listener's failure is not the tool's
+    }
+  }
+
+  log(level: ToolLogLevel, data: unknown): void {
+    if (this.client?.log === undefined) return;
+    const known = (TOOL_LOG_LEVELS as readonly string[]).includes(level) ? level : 'info';
+    let sent = data;
+    try {
+      const json = JSON.stringify(data) ?? 'null';
+      if (json.length > MAX_CLIENT_LOG_LENGTH) sent = `${json.slice(0, MAX_CLIENT_LOG_LENGTH)}...[log data cut: ${json.length} characters]`;
+      else sent = JSON.parse(json) as unknown;
+    } catch {
+      sent = String(data);
+    }
+    try {
+      this.client.log(known, sent, this.toolName);
+    } catch {
+      // a listener's failure is not the tool's
+    }
+  }
+
+  elicit(message: string, requestedSchema: JsonSchema): Promise<ElicitAnswer> {
+    const client = this.client;
+    if (client?.elicit === undefined) return Promise.reject(this.unavailable('elicit', 'ask a person for input (an MCP client with the elicitation capability, or an SDK client.elicit handler)'));
+    if (typeof message !== 'string' || requestedSchema === null || typeof requestedSchema !== 'object' || requestedSchema.type !== 'object') {
+      return Promise.reject(new ToolExecutionError(`${this.toolName}: ctx.elicit() takes a message and an object schema of the fields to ask for`));
+    }
+    return client.elicit(message, requestedSchema, this.signal);
+  }
+
+  sample(request: SampleRequest): Promise<SampleAnswer> {
+    const client = this.client;
+    if (client?.sample === undefined) return Promise.reject(this.unavailable('sample', 'ask a model for a completion (an MCP client with the sampling capability, or an SDK client.sample handler)'));
+    if (request === null || typeof request !== 'object' || !Array.isArray(request.messages) || typeof request.maxTokens !== 'number') {
+      return Promise.reject(new ToolExecutionError(`${this.toolName}: ctx.sample() takes { messages, maxTokens }`));
+    }
+    return client.sample(request, this.signal);
+  }
+
+  private unavailable(method: string, what: string): ToolExecutionError {
+    return new ToolExecutionError(`${this.toolName}: ctx.${method}() needs a caller that can ${what}; the caller of this call has none, so the tool cannot ${method === 'elicit' ? 'ask' : 'sample'} here`, 'CLIENT_UNAVAILABLE');
   }
 
   /** Abort the call (timeout or caller abort); a no-op after the first time. */

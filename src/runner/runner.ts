@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import type { SandboxPolicy } from '../sandbox/bubblewrap.js';
-import type { ToolClass, TruncationStrategy } from '../types/tool.js';
+import type { ToolAttachment, ToolClass, ToolClient, TruncationStrategy } from '../types/tool.js';
 
 /** What a runner needs to know of a tool (a `RegisteredTool` has all of it). */
 export interface RunnableTool {
@@ -70,6 +70,8 @@ export interface RunRequest {
   sandbox?: SandboxPolicy;
   /** W3C `traceparent` of the call's span when OpenTelemetry records one (`ctx.traceparent`). */
   traceparent?: string | undefined;
+  /** The caller's handlers behind `ctx.progress`, `ctx.log`, `ctx.elicit` and `ctx.sample`, if any. */
+  readonly client?: ToolClient | undefined;
 }
 
 /** What a tool reported besides its return value. */
@@ -78,6 +80,8 @@ export interface CallExtras {
   notes?: readonly string[];
   /** Images the tool attached, as data URLs. */
   images?: string[];
+  /** Audio and resources the tool attached. */
+  attachments?: ToolAttachment[];
   /** A failure the tool reported with `ctx.reportError()` while still returning a value. */
   reported?: string;
   /** Where the runner kept the whole output when it cut it: a file path and its length in characters. */
@@ -193,7 +197,7 @@ export function rebuildPathTraversal(error: SerializedError): PathTraversalError
  * `MEMORY_LIMIT` and `ABORTED` are for limits a tool enforces itself (a command's own
  * timeout, a sandbox's memory cap).
  */
-const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE', 'SANDBOX_UNAVAILABLE']);
+const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE', 'SANDBOX_UNAVAILABLE', 'CLIENT_UNAVAILABLE']);
 
 /** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
 export function errorCodeOf(error: SerializedError): ToolErrorCode {

@@ -84,10 +84,11 @@ let kept = 0;
 export function successReply(value: unknown, ctx: CallContext, entry: ToolEntry, callId: string, fullOutputDir: string | undefined, tag: string): ToolReply {
   const long = entry.x && typeof value === 'string' && entry.o > 0 && value.length > entry.o;
   // The common case answers with the bare string.
-  if (typeof value === 'string' && !long && ctx.notes.length === 0 && ctx.images === undefined && ctx.reportedError === undefined) return value;
+  if (typeof value === 'string' && !long && ctx.notes.length === 0 && ctx.images === undefined && ctx.attachments === undefined && ctx.reportedError === undefined) return value;
   const reply: Exclude<ToolReply, string> & { ok: true } = { ok: true, value };
   if (ctx.notes.length) reply.notes = ctx.notes;
   if (ctx.images !== undefined) reply.images = ctx.images;
+  if (ctx.attachments !== undefined) reply.attachments = ctx.attachments;
   if (ctx.reportedError !== undefined) reply.reported = ctx.reportedError;
   if (long) {
     if (fullOutputDir !== undefined) {

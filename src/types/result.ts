@@ -6,6 +6,11 @@
  */
 import type { ToolErrorCode } from '../errors/error-codes.js';
 
+/** Audio or an embedded resource attached to a result (the MCP content block shapes). */
+export type ToolAttachment =
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } };
+
 /**
  * Why a call ended, by priority when several apply (a user interrupt outranks a timeout,
  * which outranks an error the tool threw, which outranks an error the tool reported):
@@ -56,6 +61,8 @@ export interface ToolExecutionResult {
   stopReason: StopReason;
   /** Images the tool attached (base64 data URLs), to show the model after `output`. */
   images?: string[];
+  /** Audio and embedded resources the tool attached (`ctx.attach`), in MCP content-block shape. */
+  attachments?: ToolAttachment[];
   /**
    * Where the whole output is kept when `output` shows only part of it (case T7): a file the
    * caller can read, kept until the executor closes (or in the caller's `outputStore.dir`).

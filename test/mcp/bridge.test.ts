@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { McpBridge, TOOL_NAME_PATTERN, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
+import { BRIDGED_TOOL_NAME_PATTERN, McpBridge, ToolExecutor, ToolRegistry, loadBuiltinTools, toMcpTool, type McpServerConfig } from 'toolgate';
 import { bridgedKind, MAX_BRIDGED_DESCRIPTION } from '../../src/mcp/bridge.js';
 import { assignProxyNames, serverPrefix } from '../../src/mcp/proxy-names.js';
 import { createFixtureServer } from '../fixtures/mcp-fixture-server.js';
@@ -54,8 +54,9 @@ describe('proxy names (T11)', () => {
     assert.equal(names.get('a\u0000search_tool'), 'a__search_tool');
     const all = [...names.values()];
     assert.equal(new Set(all).size, requests.length);
-    for (const n of all) assert.match(n, TOOL_NAME_PATTERN);
-    assert.match(names.get('a\u0000search-tool')!, /^a__search_tool_[0-9a-f]{8}$/);
+    for (const n of all) assert.match(n, BRIDGED_TOOL_NAME_PATTERN);
+    // Kebab-case is valid for every provider: kept as it is (issue 18).
+    assert.equal(names.get('a\u0000search-tool'), 'a__search-tool');
     assert.match(names.get('a\u0000Search')!, /^a__search_[0-9a-f]{8}$/);
   });
 
@@ -91,10 +92,12 @@ describe('bridging fixture servers', () => {
     bridge = await McpBridge.connect(
       registry,
       {
-        names_a: fixture('names-a', { trusted: true }),
-        'names-b': fixture('names-b'),
-        basic: fixture('basic', { trusted: true, timeoutMs: 400, maxTotalTimeoutMs: 3000 }),
-        untrusted: fixture('basic'), // a real process: its `die` exits it mid-session
+        // requiresConfirmation: false: these cases are about naming, gates other than
+        // confirmation, progress and availability (the confirmation default has its own test).
+        names_a: fixture('names-a', { trusted: true, requiresConfirmation: false }),
+        'names-b': fixture('names-b', { requiresConfirmation: false }),
+        basic: fixture('basic', { trusted: true, timeoutMs: 400, maxTotalTimeoutMs: 3000, requiresConfirmation: false }),
+        untrusted: fixture('basic', { requiresConfirmation: false }), // a real process: its `die` exits it mid-session
         broken: { command: process.execPath, args: ['-e', 'process.stderr.write("cannot start: no config\\n"); process.exit(3)'] },
         missing: { command: path.join(REPO_ROOT, 'no-such-server-binary') },
       },
@@ -115,7 +118,8 @@ describe('bridging fixture servers', () => {
     assert.equal(b.success, true, b.output);
     assert.equal(a.output, 'search called');
     const names = bridge.proxyNames();
-    for (const n of names) assert.match(n, TOOL_NAME_PATTERN);
+    for (const n of names) assert.match(n, BRIDGED_TOOL_NAME_PATTERN);
+    assert.ok(names.includes('names_a__search-tool'), 'a kebab-case name is kept');
     assert.equal(new Set(names).size, names.length);
     // Every fixture tool of both servers got a proxy, the long and colliding ones included.
     assert.equal(bridge.proxyNames('names_a').length, 7);
@@ -247,6 +251,56 @@ describe('bridging fixture servers', () => {
     assert.equal((await executor.call('basic__ping', {})).output, 'pong');
   });
 
+  test('issue 18: a bridged tool keeps its title and every annotation as hints; our readOnlyHint and decisions still come from trust and kind', () => {
+    const tool = registry.get('basic__annotated')!;
+    assert.equal(tool.kind, 'mcp_write_or_unknown', 'readOnlyHint false: writing, even from a trusted server');
+    assert.equal(tool.readOnly, false);
+    const listed = toMcpTool(tool);
+    assert.equal(listed.title, 'An annotated tool');
+    assert.equal(listed.annotations.title, 'Annotated (annotation title)');
+    assert.equal(listed.annotations.idempotentHint, true);
+    assert.equal(listed.annotations.destructiveHint, false, 'the server said it is not destructive');
+    assert.equal(listed.annotations.openWorldHint, false);
+    assert.equal(listed.annotations.readOnlyHint, false);
+    // A tool whose server gave no hints gets ours.
+    const plain = toMcpTool(registry.get('basic__echo_args')!);
+    assert.equal(plain.title, undefined);
+    assert.deepEqual(plain.annotations, { readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+  });
+
+  test('issue 18: progress and log messages of a bridged call reach the caller\'s client', async () => {
+    const progress: unknown[] = [];
+    const logs: unknown[] = [];
+    const r = await executor.call('basic__chatty', {}, {
+      client: {
+        progress: (done, total, message) => progress.push([done, total, message]),
+        log: (level, data) => logs.push([level, data]),
+      },
+    });
+    assert.equal(r.success, true, r.output);
+    assert.equal(r.output, 'chatted');
+    assert.deepEqual(progress, [[1, 2, 'half way']]);
+    assert.deepEqual(logs, [['info', { logger: 'fixture', data: 'first message' }], ['warning', { second: true }]]);
+  });
+
+  test('issue 18: an elicitation from a bridged server goes to the caller (defaults of omitted fields applied); without a client it fails', async () => {
+    const asked: unknown[] = [];
+    const r = await executor.call('basic__ask_name', {}, {
+      client: {
+        elicit: async (message, schema) => {
+          asked.push([message, schema]);
+          return { action: 'accept', content: {} };
+        },
+      },
+    });
+    assert.equal(r.success, true, r.output);
+    assert.equal(r.output, 'action=accept name=Ada', 'the default of the omitted field was applied (SEP-1034)');
+    assert.equal((asked[0] as unknown[])[0], 'Your name?');
+    const none = await executor.call('basic__ask_name', {});
+    assert.equal(none.success, false);
+    assert.match(none.output, /cannot|unavailable|none/i);
+  });
+
   test('T12: a server that exits mid-session answers "server unavailable"; the rest keeps working', async () => {
     const died = await executor.call('untrusted__die', {});
     assert.equal(died.success, false);
@@ -259,6 +313,38 @@ describe('bridging fixture servers', () => {
     assert.ok(log.lines.some((l) => l.event === 'mcp_server_lost' && l.server === 'untrusted'));
     assert.equal((await executor.call('basic__ping', {})).output, 'pong');
     assert.equal((await executor.call('names_a__search', {})).success, true);
+  });
+
+  test('issue 18: bridged tools that are not read-only ask for confirmation by default; requiresConfirmation sets it per server', async () => {
+    const reg = new ToolRegistry();
+    const transports = new Map([
+      ['plain', await inMemoryTransport(await createFixtureServer('basic'))],
+      ['trusting', await inMemoryTransport(await createFixtureServer('basic'))],
+      ['relaxed', await inMemoryTransport(await createFixtureServer('basic'))],
+    ]);
+    const own = await McpBridge.connect(
+      reg,
+      { plain: fixture('basic'), trusting: fixture('basic', { trusted: true }), relaxed: fixture('basic', { requiresConfirmation: false }) },
+      { transportFor: (name) => transports.get(name) },
+    );
+    const exec = new ToolExecutor(reg, { outputStore: false });
+    try {
+      assert.equal(reg.get('plain__echo_args')!.requiresConfirmation, true);
+      const asked = await exec.call('plain__echo_args', {});
+      assert.equal(asked.errorCode, 'CONFIRMATION_REQUIRED');
+      assert.equal(asked.confirmed, false);
+      assert.equal((await exec.call('plain__echo_args', {}, { confirm: true })).success, true);
+      // An untrusted server's read-only claim is not believed: its tool asks too.
+      assert.equal((await exec.call('plain__ping', {})).errorCode, 'CONFIRMATION_REQUIRED');
+      // A trusted server's read-only tool runs without asking; its writing tools still ask.
+      assert.equal((await exec.call('trusting__ping', {})).output, 'pong');
+      assert.equal((await exec.call('trusting__echo_args', {})).errorCode, 'CONFIRMATION_REQUIRED');
+      // requiresConfirmation: false turns it off for that server.
+      assert.equal((await exec.call('relaxed__echo_args', {})).success, true);
+    } finally {
+      await exec.close();
+      await own.close();
+    }
   });
 
   test('close() removes every proxy from the registry', async () => {

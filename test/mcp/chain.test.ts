@@ -35,7 +35,7 @@ describe('toolgate bridging toolgate', () => {
       registry,
       {
         inner: { command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--tag', 'fs'], trusted: true },
-        inner_yes: { command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--tool', 'write_file', '--yes'] },
+        inner_yes: { command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--tool', 'write_file', '--yes'], requiresConfirmation: false },
       },
       { transportFor: (name) => inProcess.get(name) },
     );
@@ -73,7 +73,11 @@ describe('toolgate bridging toolgate', () => {
   });
 
   test('the inner gates apply too: without --yes the inner server denies the write and says how to allow it', async () => {
-    const r = await executor.call('inner__write_file', { filepath: 'inner-denied.txt', content: 'x' });
+    // The outer toolgate asks first (a bridged writing tool needs confirmation by default);
+    // confirmed there, the call reaches the inner toolgate, which asks again and cannot.
+    const outer = await executor.call('inner__write_file', { filepath: 'inner-denied.txt', content: 'x' });
+    assert.equal(outer.errorCode, 'CONFIRMATION_REQUIRED');
+    const r = await executor.call('inner__write_file', { filepath: 'inner-denied.txt', content: 'x' }, { confirm: true });
     assert.equal(r.errorCode, 'TOOL_ERROR');
     assert.match(r.output, /--yes/);
     assert.equal(fs.existsSync(path.join(tmp.ws, 'inner-denied.txt')), false);

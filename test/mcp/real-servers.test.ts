@@ -24,7 +24,9 @@ describe('bridging the reference servers', () => {
     fs.writeFileSync(path.join(tmp.ws, 'hello.txt'), 'hello from the workspace\n');
     registry = new ToolRegistry();
     bridge = await McpBridge.connect(registry, {
-      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      // Its tools run without asking here (these cases are about running a real server); the
+      // filesystem server keeps the default: its writing tools ask.
+      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], requiresConfirmation: false },
       files: { command: process.execPath, args: [FILESYSTEM, tmp.ws], trusted: true },
     });
     executor = new ToolExecutor(registry, { outputStore: false, workspaceRoot: tmp.ws });
@@ -47,8 +49,8 @@ describe('bridging the reference servers', () => {
     const echo = await executor.call('everything__echo', { message: 'hi there' });
     assert.equal(echo.success, true, echo.output);
     assert.match(echo.output, /hi there/);
-    const sumName = bridge.proxyNames('everything').find((n) => n.startsWith('everything__get_sum_'))!;
-    assert.ok(sumName, 'get-sum is bridged under a sanitised name');
+    const sumName = 'everything__get-sum';
+    assert.ok(registry.has(sumName), 'get-sum keeps its kebab-case name');
     const sum = await executor.call(sumName, { a: 2, b: 40 });
     assert.equal(sum.success, true, sum.output);
     assert.match(sum.output, /42/);
@@ -57,7 +59,7 @@ describe('bridging the reference servers', () => {
   });
 
   test('everything: an image result is attached for the model', async () => {
-    const name = bridge.proxyNames('everything').find((n) => n.startsWith('everything__get_tiny_image_'))!;
+    const name = 'everything__get-tiny-image';
     const r = await executor.call(name, {});
     assert.equal(r.success, true, r.output);
     assert.equal(r.images?.length, 1);
@@ -77,7 +79,11 @@ describe('bridging the reference servers', () => {
     assert.equal(denied.success, false);
     assert.equal(denied.errorCode, 'MODE_DENIED');
     assert.equal(fs.existsSync(target), false);
-    const allowed = await executor.call('files__write_file', { path: target, content: 'written through the bridge' });
+    // A writing tool of a bridged server asks by default (issue 18), as our own write_file does.
+    const asked = await executor.call('files__write_file', { path: target, content: 'written through the bridge' });
+    assert.equal(asked.errorCode, 'CONFIRMATION_REQUIRED');
+    assert.equal(fs.existsSync(target), false);
+    const allowed = await executor.call('files__write_file', { path: target, content: 'written through the bridge' }, { confirm: true });
     assert.equal(allowed.success, true, allowed.output);
     assert.equal(fs.readFileSync(target, 'utf8'), 'written through the bridge');
   });

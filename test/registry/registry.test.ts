@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ACTION_KINDS, kindFitsReadOnly, loadBuiltinTools, loadPortedTools, loadTools, toStrictSchema, ToolDefinitionError, ToolRegistry, type JsonSchema, type SchemaFileEntry } from 'toolgate';
+import { ACTION_KINDS, JSON_SCHEMA_2020_12, kindFitsReadOnly, loadBuiltinTools, loadPortedTools, loadTools, toStrictSchema, ToolDefinitionError, ToolRegistry, type JsonSchema, type SchemaFileEntry } from 'toolgate';
 import { getToolMetadata } from '../../src/decorators/metadata.js';
 import { registrationRevision } from '../../src/registry/registered-tool.js';
 import { readSchemaFile } from '../../src/schema/schema-file.js';
@@ -163,7 +163,13 @@ describe('exports (T1, T3)', async () => {
       assert.equal(o.description, a.description);
       assert.equal(o.description, m.description);
       assert.deepEqual(o.parameters, a.input_schema);
-      assert.deepEqual(o.parameters, m.inputSchema);
+      // MCP gets JSON Schema 2020-12 and says so (issue 18); the same schema otherwise: the
+      // fixtures use no draft-07 form that 2020-12 spells differently, except definitions.
+      const { $schema, $defs, ...mcpRest } = m.inputSchema as Record<string, unknown>;
+      assert.equal($schema, JSON_SCHEMA_2020_12);
+      const { definitions, ...openaiRest } = o.parameters as Record<string, unknown>;
+      assert.deepEqual(JSON.stringify(openaiRest).replaceAll('#/definitions/', '#/$defs/'), JSON.stringify(mcpRest));
+      assert.deepEqual(definitions === undefined ? undefined : JSON.parse(JSON.stringify(definitions).replaceAll('#/definitions/', '#/$defs/')), $defs);
       const strict = registry.toOpenAIStrict({ names: [o.name] })[0]!.function;
       assert.deepEqual(Object.keys((strict.parameters.properties ?? {}) as object).sort(), Object.keys((o.parameters.properties ?? {}) as object).sort());
     }

@@ -26,7 +26,10 @@ describe('ToolSystem mcpServers', () => {
       assert.equal(status.find((s) => s.name === 'broken')?.state, 'failed', 'a server that cannot start is skipped, the rest works (T12)');
       const offered = tools.toolSpecs('openai').map((s) => (s as { function: { name: string } }).function.name);
       assert.ok(offered.includes('fx__ping'), offered.join(', '));
-      const ping = await tools.execute({ name: 'fx__ping', arguments: '{}' });
+      // Untrusted, so it counts as writing: it asks before it runs (issue 18), as write_file does.
+      const asked = await tools.execute({ name: 'fx__ping', arguments: '{}' });
+      assert.equal(asked.errorCode, 'CONFIRMATION_REQUIRED');
+      const ping = await tools.execute({ name: 'fx__ping', arguments: '{}' }, { confirm: true });
       assert.equal(ping.success, true, ping.output);
       assert.equal(ping.output, 'pong');
       // The server is not trusted, so its readOnlyHint is a hint only: explore mode refuses it.

@@ -66,6 +66,7 @@ export class MainRunner implements Runner {
     const deadline = deadlineOf(call);
     const ctx = new CallContext(call.callId, call.tool.name, call.tool.version, call.workspaceRoot, true, call.tool.maxOutputLength, call.writeRoots, deadline, call.sandbox);
     if (call.traceparent !== undefined) ctx.traceparent = call.traceparent;
+    if (call.client !== undefined) ctx.client = call.client;
     if (signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
     try {
@@ -130,6 +131,7 @@ class MainCallWatch extends CallWatch {
 function okOutcome(value: unknown, ctx: CallContext): RunOutcome {
   const outcome: RunOutcome & { kind: 'ok' } = { kind: 'ok', value, notes: ctx.notes };
   if (ctx.images !== undefined) outcome.images = ctx.images;
+  if (ctx.attachments !== undefined) outcome.attachments = ctx.attachments;
   if (ctx.reportedError !== undefined) outcome.reported = ctx.reportedError;
   return outcome;
 }

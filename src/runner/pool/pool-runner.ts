@@ -11,7 +11,9 @@
  *
  * @module
  */
+import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { StoppableCall } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
@@ -19,7 +21,12 @@ import { sweepOwner } from '../../workspace/leftovers.js';
 import { appendLines, createSharedLines, type SharedLines } from './shared-lines.js';
 import { ToolgateOptionError } from '../../errors/errors.js';
 import { sizingOf } from '../sizing.js';
+import { answerClientMessage, clientMethods, isClientMessage } from '../client-relay.js';
+import type { ToolClient } from '../../types/tool.js';
 import { SLOT_LOADING, SLOT_CANCELLED, SLOT_DONE, SLOT_FREE, threadOf, type ToolEntry, type WorkerReply, type WorkerTask } from './protocol.js';
+
+/** Longest wait, in ms, for a finished call's last client messages (its worker's end marker). */
+const CLIENT_END_WAIT_MS = 1000;
 
 /** How many calls may be in flight in the pool runner at once (size of the shared call table). */
 export const MAX_CALLS_IN_FLIGHT = 65_536;
@@ -104,6 +111,12 @@ export class PoolRunner implements Runner {
    */
   private readonly toolIndexes = new Map<string, number>();
   private closed = false;
+  /** Name of this runner's channel for calls' client messages (`ctx.progress` and the like). */
+  private readonly channelName = `toolgate-pool-client-${process.pid}-${crypto.randomUUID()}`;
+  /** The channel, opened by the first call with a client. */
+  private channel: BroadcastChannel | undefined;
+  /** Calls with a client, by their key on the channel. */
+  private readonly listeners = new Map<string, { client: ToolClient; tool: string; done: AbortController; end(): void }>();
   /** Why recently terminated workers were ended, by thread id (for their other calls' results). */
   private readonly killed = new Map<number, string>();
   private readonly callsPerWorker: number;
@@ -138,7 +151,7 @@ export class PoolRunner implements Runner {
         idleTimeout: Infinity,
         concurrentTasksPerWorker: this.callsPerWorker,
         resourceLimits: { maxOldGenerationSizeMb: cap, maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(cap / 8))) },
-        workerData: { slots: this.slotsBuffer, preload: preload.list, tools: this.toolTable },
+        workerData: { slots: this.slotsBuffer, preload: preload.list, tools: this.toolTable, channel: this.channelName },
       });
       // A worker that dies between calls (memory cap hit by a stray timer, say) is replaced by
       // Piscina; keep its 'error' event from becoming an uncaught exception of the host.
@@ -188,11 +201,15 @@ export class PoolRunner implements Runner {
     }
     const pool = this.poolFor(tool.memoryMb);
     const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, deadlineOf(call) ?? 0];
-    if (call.writeRoots !== undefined || call.fullOutputDir !== undefined || call.traceparent !== undefined) task.push(call.writeRoots);
-    if (call.fullOutputDir !== undefined || call.traceparent !== undefined) task.push(call.fullOutputDir);
-    if (call.traceparent !== undefined) task.push(call.traceparent);
+    const methods = clientMethods(call.client);
+    const more = call.traceparent !== undefined || methods !== 0;
+    if (call.writeRoots !== undefined || call.fullOutputDir !== undefined || more) task.push(call.writeRoots);
+    if (call.fullOutputDir !== undefined || more) task.push(call.fullOutputDir);
+    if (more) task.push(call.traceparent);
+    const listening = methods === 0 ? undefined : this.listen(`${slot}:${call.callId}`, call);
+    if (methods !== 0) task.push(methods);
     return new Promise<T>((resolve, reject) => {
-      const run = new PoolCallRun(this, pool, call, signal, record, slot, task, (outcome) => {
+      const finish = (outcome: RunOutcome) => {
         let value: T;
         try {
           value = then(outcome, call);
@@ -201,6 +218,16 @@ export class PoolRunner implements Runner {
           return;
         }
         resolve(value);
+      };
+      // A call with a client: its last progress and log messages travel on the channel, not
+      // with the reply, so the reply waits for the worker's end marker (briefly: a worker that
+      // died sends none).
+      const run = new PoolCallRun(this, pool, call, signal, record, slot, task, listening === undefined ? finish : (outcome) => {
+        const waited = outcome.kind === 'ok' || outcome.kind === 'error' ? listening.ended : Promise.resolve();
+        void waited.then(() => {
+          listening.release();
+          finish(outcome);
+        });
       });
       // Send first: arming the deadline then overlaps with the worker waking up. Nothing can
       // settle the call before this function returns (the signal was checked above). The
@@ -210,6 +237,46 @@ export class PoolRunner implements Runner {
       run.submit();
       run.watch(call.timeoutMs, call.timeoutFrom);
     });
+  }
+
+  /**
+   * Take the `ctx.progress`/`log`/`elicit`/`sample` messages of the call `key` from the pool's
+   * channel and answer them with the call's client, until the returned function is called
+   * (the call ended; an elicitation still open is aborted).
+   */
+  private listen(key: string, call: RunRequest): { ended: Promise<void>; release(): void } {
+    if (this.channel === undefined) {
+      const channel = new BroadcastChannel(this.channelName);
+      channel.unref();
+      channel.onmessage = (event) => {
+        const message = (event as MessageEvent).data as unknown;
+        if (!isClientMessage(message)) return;
+        const listener = this.listeners.get(message[0]);
+        if (listener === undefined) return;
+        if (message[1] === 'end') {
+          listener.end();
+          return;
+        }
+        void answerClientMessage(listener.client, message, listener.tool, listener.done.signal).then((reply) => {
+          if (reply !== undefined && this.listeners.get(message[0]) === listener) this.channel?.postMessage(reply);
+        });
+      };
+      this.channel = channel;
+    }
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
+      setTimeout(resolve, CLIENT_END_WAIT_MS).unref();
+    });
+    const listener = { client: call.client!, tool: call.tool.name, done: new AbortController(), end };
+    this.listeners.set(key, listener);
+    return {
+      ended,
+      release: () => {
+        listener.done.abort(new Error('the call ended'));
+        if (this.listeners.get(key) === listener) this.listeners.delete(key);
+      },
+    };
   }
 
   /** @internal a call ended (or moved off its slot for good): its slot may be reused. */
@@ -359,6 +426,8 @@ export class PoolRunner implements Runner {
   /** End every worker. Calls in flight end as crashed. Tool instances live in the workers, so no `close()` of theirs runs. */
   async close(): Promise<Array<{ key: string; error: unknown }>> {
     this.closed = true;
+    this.channel?.close();
+    this.channel = undefined;
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.destroy()));
@@ -443,6 +512,7 @@ class PoolCallRun extends StoppableCall {
     if (reply.ok) {
       const outcome: RunOutcome = { kind: 'ok', value: reply.value, notes: reply.notes ?? NO_NOTES, cut: reply.cut === true };
       if (reply.images !== undefined) outcome.images = reply.images;
+      if (reply.attachments !== undefined) outcome.attachments = reply.attachments;
       if (reply.reported !== undefined) outcome.reported = reply.reported;
       if (reply.full !== undefined) outcome.full = reply.full;
       this.settle(outcome);

@@ -56,7 +56,9 @@ export type WorkerTask = [
   /** Folder where the worker keeps the whole output when it cuts it (case T7), if any. */
   fullOutputDir?: string | undefined,
   /** W3C trace context of the call's span (OpenTelemetry), if traced. */
-  traceparent?: string,
+  traceparent?: string | undefined,
+  /** What the caller's client offers (`clientMethods`), when the call has one; its messages go over the pool's channel. */
+  client?: number,
 ];
 
 /** Positions in a {@link WorkerTask}. */
@@ -69,6 +71,7 @@ export const TASK_DEADLINE = 5;
 export const TASK_WRITE_ROOTS = 6;
 export const TASK_FULL_OUTPUT_DIR = 7;
 export const TASK_TRACEPARENT = 8;
+export const TASK_CLIENT = 9;
 
 /** A worker's reply: a tool reply, or word that the call was cancelled before it started. */
 export type WorkerReply = ToolReply | { cancelled: true };

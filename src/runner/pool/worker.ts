@@ -9,18 +9,19 @@
  *
  * @module
  */
-import { threadId, workerData } from 'node:worker_threads';
+import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { isThenable } from '../../util/values.js';
 import { CallContext } from '../call-context.js';
 import { failureReply, loadTool, successReply, type LoadedTool as Loaded } from '../tool-host.js';
 import { readLines, type SharedLines } from './shared-lines.js';
 import { serializeError } from '../runner.js';
+import { isClientReply, RelayedClient, type ClientMessage } from '../client-relay.js';
 import {
-  doneBy, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_TRACEPARENT, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
+  doneBy, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_CLIENT, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_TRACEPARENT, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
   type ToolEntry, type WorkerReply, type WorkerTask,
 } from './protocol.js';
 
-const data = workerData as { slots: SharedArrayBuffer; preload: SharedLines; tools: SharedLines };
+const data = workerData as { slots: SharedArrayBuffer; preload: SharedLines; tools: SharedLines; channel: string };
 const slots = new Int32Array(data.slots);
 
 /** Loaded tools by index in the shared tool table... */
@@ -86,16 +87,46 @@ async function load(ref: number | ToolEntry): Promise<Loaded> {
   return loaded;
 }
 
+/**
+ * The pool's channel to the main thread for `ctx.progress`, `ctx.log`, `ctx.elicit` and
+ * `ctx.sample` (see `../client-relay.ts`), opened on first use; and the calls using it now.
+ */
+let channel: BroadcastChannel | undefined;
+const relayed = new Map<string, RelayedClient>();
+
+function clientFor(task: WorkerTask): RelayedClient {
+  if (channel === undefined) {
+    const opened = new BroadcastChannel(data.channel);
+    opened.unref();
+    opened.onmessage = (event) => {
+      const reply = (event as MessageEvent).data as unknown;
+      if (isClientReply(reply)) relayed.get(reply[0])?.receive(reply);
+    };
+    channel = opened;
+  }
+  const open = channel;
+  const client = new RelayedClient(`${task[TASK_SLOT]}:${task[TASK_CALL_ID]}`, task[TASK_CLIENT]!, (message: ClientMessage) => open.postMessage(message));
+  relayed.set(client.key, client);
+  return client;
+}
+
+function endClient(client: RelayedClient): void {
+  relayed.delete(client.key);
+  client.end();
+}
+
 const TAG = `t${threadId}`;
 /** This worker's "done" slot state. */
 const DONE = doneBy(threadId);
 
 function success(value: unknown, ctx: CallContext, entry: ToolEntry, task: WorkerTask): WorkerReply {
+  if (ctx.client !== undefined) endClient(ctx.client as RelayedClient);
   Atomics.store(slots, task[TASK_SLOT], DONE);
   return successReply(value, ctx, entry, task[TASK_CALL_ID], task[TASK_FULL_OUTPUT_DIR], TAG);
 }
 
 function failure(error: unknown, ctx: CallContext, entry: ToolEntry, task: WorkerTask): WorkerReply {
+  if (ctx.client !== undefined) endClient(ctx.client as RelayedClient);
   Atomics.store(slots, task[TASK_SLOT], DONE);
   return failureReply(error, ctx, entry);
 }
@@ -140,6 +171,7 @@ function start(loaded: Loaded, task: WorkerTask): WorkerReply | Promise<WorkerRe
   const ctx = new CallContext(task[TASK_CALL_ID], loaded.name, loaded.version, task[TASK_ROOT], false, entry.o, task[TASK_WRITE_ROOTS], deadline > 0 ? deadline : undefined);
   const traceparent = task[TASK_TRACEPARENT];
   if (traceparent !== undefined) ctx.traceparent = traceparent;
+  if (task[TASK_CLIENT] !== undefined) ctx.client = clientFor(task);
   let returned: unknown;
   try {
     returned = loaded.instance.run(task[TASK_ARGS] as never, ctx);

@@ -11,7 +11,11 @@ import { isThenable } from '../../util/values.js';
 import { CallContext } from '../call-context.js';
 import { serializeError } from '../runner.js';
 import { failureReply, loadTool, successReply, type LoadedTool, type ToolEntry, type ToolReply } from '../tool-host.js';
-import { READY, REPLIED, STARTED, UNSENDABLE, type ChildMessage, type ChildTask, type PreloadMessage } from './protocol.js';
+import { CLIENT, READY, REPLIED, STARTED, UNSENDABLE, type ChildMessage, type ChildTask, type ClientReplyMessage, type PreloadMessage } from './protocol.js';
+import { isClientReply, RelayedClient } from '../client-relay.js';
+
+/** The client of the call running now (one call at a time per child), if it has one. */
+let relayed: RelayedClient | undefined;
 
 const TAG = `p${process.pid}`;
 /** Longest wait for the initial preloads before the child says it is ready, in ms. */
@@ -57,10 +61,18 @@ function run(task: ChildTask): void {
 }
 
 function start(tool: LoadedTool, task: ChildTask): void {
-  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir, sandbox, traceparent] = task;
+  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir, sandbox, traceparent, methods] = task;
   const ctx = new CallContext(callId, tool.name, tool.version, root, false, entry.o, writeRoots, deadline > 0 ? deadline : undefined, sandbox);
   if (traceparent !== undefined) ctx.traceparent = traceparent;
-  const reply = (value: ToolReply) => send([seq, REPLIED, value]);
+  if (methods !== undefined) {
+    // IPC keeps order: the host has every client message of the call before its reply.
+    relayed = new RelayedClient(String(seq), methods, (message) => send([seq, CLIENT, message]));
+    ctx.client = relayed;
+  }
+  const reply = (value: ToolReply) => {
+    if (relayed !== undefined && ctx.client === relayed) relayed = undefined;
+    send([seq, REPLIED, value]);
+  };
   let returned: unknown;
   try {
     returned = tool.instance.run(args as never, ctx);
@@ -79,8 +91,11 @@ function start(tool: LoadedTool, task: ChildTask): void {
 }
 
 process.on('disconnect', () => process.exit(0));
-process.on('message', (message: ChildTask | PreloadMessage) => {
+process.on('message', (message: ChildTask | PreloadMessage | ClientReplyMessage) => {
   if (Array.isArray(message)) run(message);
+  else if (message !== null && typeof message === 'object' && 'clientReply' in message) {
+    if (isClientReply(message.clientReply)) relayed?.receive(message.clientReply);
+  }
   else if (message !== null && typeof message === 'object' && Array.isArray(message.preload)) void preload(message.preload);
 });
 

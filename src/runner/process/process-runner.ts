@@ -33,7 +33,9 @@ import { sweepOwner } from '../../workspace/leftovers.js';
 import { PidsCgroup } from '../../sandbox/pids-cgroup.js';
 import { parentDeathLauncher } from '../../sandbox/executables.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
-import { READY, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
+import { CLIENT, READY, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
+import { answerClientMessage, clientMethods, isClientMessage } from '../client-relay.js';
+import type { ToolClient } from '../../types/tool.js';
 
 /** Resident memory a child may use above its heap cap, in MiB, before it is killed. */
 const RSS_MARGIN_MB = 256;
@@ -121,7 +123,9 @@ export class ProcessRunner implements Runner {
     const group = this.groupFor(this.capOf(tool));
     return new Promise<RunOutcome>((resolve) => {
       const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, deadlineOf(call) ?? 0, call.writeRoots, call.fullOutputDir, call.sandbox];
-      if (call.traceparent !== undefined) task.push(call.traceparent);
+      const methods = clientMethods(call.client);
+      if (call.traceparent !== undefined || methods !== 0) task.push(call.traceparent);
+      if (methods !== 0) task.push(methods);
       const pending = new ProcessCall(group, call, task, signal, resolve);
       if (!pending.watch(call.timeoutMs, call.timeoutFrom)) return;
       group.enqueue(pending);
@@ -406,6 +410,14 @@ class Child {
       call.phase = 'running';
       return;
     }
+    if (message[1] === CLIENT) {
+      const client = call.client;
+      if (client === undefined || !isClientMessage(message[2])) return;
+      void answerClientMessage(client, message[2], call.toolName, call.clientSignal).then((reply) => {
+        if (reply !== undefined && this.call === call) this.send({ clientReply: reply });
+      });
+      return;
+    }
     this.call = undefined;
     this.group.started(true);
     if (message[1] === UNSENDABLE) {
@@ -512,6 +524,11 @@ class ProcessCall extends StoppableCall {
   attempts = 0;
   readonly entryUrl: string;
 
+  /** The caller's client, when the call has one. */
+  readonly client: ToolClient | undefined;
+  readonly toolName: string;
+  private clientDone: AbortController | undefined;
+
   constructor(
     private readonly group: ChildGroup,
     call: RunRequest,
@@ -519,8 +536,18 @@ class ProcessCall extends StoppableCall {
     signal: AbortSignal | undefined,
     resolve: (outcome: RunOutcome) => void,
   ) {
-    super(signal, call.timeoutMs, resolve);
+    super(signal, call.timeoutMs, (outcome) => {
+      this.clientDone?.abort(new Error('the call ended'));
+      resolve(outcome);
+    });
     this.entryUrl = task[1].m;
+    this.client = call.client;
+    this.toolName = call.tool.name;
+  }
+
+  /** Aborted when the call ends: what an elicitation or sampling for it waits on. */
+  get clientSignal(): AbortSignal {
+    return (this.clientDone ??= new AbortController()).signal;
   }
 
   get started(): boolean {
@@ -559,6 +586,7 @@ function outcomeOf(reply: ToolReply): RunOutcome {
   if (!reply.ok) return { kind: 'error', error: reply.error, notes: reply.notes ?? NO_NOTES };
   const outcome: RunOutcome = { kind: 'ok', value: reply.value, notes: reply.notes ?? NO_NOTES, cut: reply.cut === true };
   if (reply.images !== undefined) outcome.images = reply.images;
+  if (reply.attachments !== undefined) outcome.attachments = reply.attachments;
   if (reply.reported !== undefined) outcome.reported = reply.reported;
   if (reply.full !== undefined) outcome.full = reply.full;
   return outcome;

@@ -7,6 +7,7 @@
  */
 import type { SandboxPolicy } from '../../sandbox/bubblewrap.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
+import type { ClientMessage, ClientReply } from '../client-relay.js';
 
 /** A call as sent to a child: an array, copied without field names. */
 export type ChildTask = [
@@ -27,6 +28,8 @@ export type ChildTask = [
   sandbox: SandboxPolicy | undefined,
   /** W3C trace context of the call's span (OpenTelemetry), if traced. */
   traceparent?: string | undefined,
+  /** What the caller's client offers (`clientMethods`), when the call has one. */
+  client?: number,
 ];
 
 /** Tool modules a child should import now, so later calls of their tools start at once. */
@@ -43,9 +46,18 @@ export const REPLIED = 1;
 /** `[seq, UNSENDABLE, message]`: the call ended but its reply cannot be copied to the host. */
 export const UNSENDABLE = 2;
 
+/** `[seq, CLIENT, message]`: the tool called `ctx.progress`, `ctx.log`, `ctx.elicit` or `ctx.sample`. */
+export const CLIENT = 3;
+
 /** A child's message. */
 export type ChildMessage =
   | typeof READY
   | [seq: number, kind: typeof STARTED]
   | [seq: number, kind: typeof REPLIED, reply: ToolReply]
-  | [seq: number, kind: typeof UNSENDABLE, message: string];
+  | [seq: number, kind: typeof UNSENDABLE, message: string]
+  | [seq: number, kind: typeof CLIENT, message: ClientMessage];
+
+/** The host's answer to a child's elicit or sample message. */
+export interface ClientReplyMessage {
+  clientReply: ClientReply;
+}
