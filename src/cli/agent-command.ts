@@ -27,10 +27,9 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
+import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, ledgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
 import { answerOf, confirmationPrompt, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
-import { COCKPIT_FLAGS, cockpitAlongside } from './cockpit-command.js';
 import { COCKPIT_FLAGS_USAGE } from './usage.js';
 import { ledgerQuestionHandler } from '../ledger/user-questions.js';
 
@@ -160,7 +159,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     let confirmationHandler: AgentOptions['confirmationHandler'] = tty && !values.yes ? (request) => tty.confirm(request) : undefined;
     if (withCockpit) {
       try {
-        stopCockpit = await cockpitAlongside(values, ctx, ledger, tools.logger);
+        stopCockpit = await (await import('./cockpit-command.js')).cockpitAlongside(values, ctx, ledger, tools.logger);
       } catch (error) {
         if (error instanceof UsageError) return usage(error.message);
         throw error;

@@ -23,17 +23,6 @@ import { LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
 /** The port `toolgate cockpit` listens on unless `--port` names another. */
 import { DEFAULT_COCKPIT_PORT } from './usage.js';
 
-/** Usage lines of `toolgate cockpit`. */
-
-/** The flags of `toolgate mcp` and `toolgate agent` that start a cockpit alongside. */
-export const COCKPIT_FLAGS = {
-  cockpit: { type: 'boolean' },
-  'cockpit-port': { type: 'string' },
-  'cockpit-host': { type: 'string' },
-} as const;
-
-/** Usage lines of {@link COCKPIT_FLAGS}. */
-
 /** Run `toolgate cockpit`; `argv` are the arguments after `cockpit`. Runs until SIGINT, SIGTERM or the context's signal. */
 export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parse(argv, { ...LEDGER_COMMAND_FLAGS, ...APPROVE_FLAGS, port: { type: 'string' }, host: { type: 'string' } });

@@ -164,6 +164,16 @@ export function approvalOption(values: Record<string, unknown>): ApprovalMode | 
 }
 
 /** The ledger flags of `call`, `mcp`, `agent` and the ledger commands (`approvals`, `result`, `trace`). */
+/**
+ * The flags of `toolgate mcp` and `toolgate agent` that start a cockpit alongside (the cockpit's
+ * module loads only when `--cockpit` is given).
+ */
+export const COCKPIT_FLAGS = {
+  cockpit: { type: 'boolean' },
+  'cockpit-port': { type: 'string' },
+  'cockpit-host': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
 export const LEDGER_FLAGS = {
   'state-dir': { type: 'string' },
   'no-ledger': { type: 'boolean' },

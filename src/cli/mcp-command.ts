@@ -13,9 +13,8 @@
  */
 import { ToolgateOptionError } from '../errors/errors.js';
 import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
-import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { cliToolSystem } from './tool-system.js';
-import { COCKPIT_FLAGS, cockpitAlongside } from './cockpit-command.js';
 
 
 /**
@@ -76,7 +75,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   let stopCockpit: (() => Promise<void>) | undefined;
   try {
     await system.start();
-    stopCockpit = await cockpitAlongside(values, ctx, ledger, system.logger);
+    stopCockpit = values.cockpit === true || values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined ? await (await import('./cockpit-command.js')).cockpitAlongside(values, ctx, ledger, system.logger) : undefined;
     const { registry } = system;
     for (const name of (values.tool as string[] | undefined) ?? []) {
       if (!registry.has(name)) throw new UsageError(`--tool ${name}: no such tool (toolgate list shows them)`);

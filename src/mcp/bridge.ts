@@ -422,7 +422,10 @@ export class McpBridge {
     let result: CallToolResult;
     conn.running.add(ctx);
     try {
-      result = (await conn.client.callTool({ name: remote, arguments: args }, undefined, {
+      // The call's span context travels as `_meta.traceparent` (the W3C header value), so that a
+      // server that traces joins the caller's trace.
+      const params = ctx.traceparent === undefined ? { name: remote, arguments: args } : { name: remote, arguments: args, _meta: { traceparent: ctx.traceparent } };
+      result = (await conn.client.callTool(params, undefined, {
         signal: ctx.signal,
         timeout: Math.min(conn.timeoutMs, total),
         resetTimeoutOnProgress: true,

@@ -211,6 +211,9 @@ export function createMcpServer(options: McpServeOptions): Server {
       try {
         return await elicitConfirmation(server, req, extra.signal);
       } catch (error) {
+        // With a cockpit, the question waits in the ledger for an answer given there (or by
+        // toolgate approvals), as a task's does.
+        if (options.waitForAnswers === true) return waitForAnswer(req);
         // The client declared elicitation but could not ask anyone (a bridge with no person
         // behind it, say): a no, with a message that says how to allow the call instead.
         askFailed = (error as Error)?.message ?? String(error);

@@ -410,47 +410,8 @@ function schemaOf(type: Type, checker: TypeChecker, gen: GeneratorInternals): Js
   const reffed = gen.ReffedDefinitions;
   if (JSON.stringify(definition).includes('"$ref"') && Object.keys(reffed).length) {
     definition.definitions = JSON.parse(JSON.stringify(reffed)) as JsonSchema;
-    plainDefinitionNames(definition);
   }
   return tidyDefinitions(JSON.parse(JSON.stringify(definition)) as JsonSchema);
-}
-
-/**
- * Name definitions by their type's own name. typescript-json-schema names a definition by
- * the type's fully qualified name, which TypeScript 5 writes as
- * `import("/absolute/path/of/module",...).Name` for an exported type: the committed schema
- * file would then hold the machine's paths and change with the checkout's folder. A name whose
- * plain form is taken by another definition keeps its long form.
- */
-function plainDefinitionNames(schema: JsonSchema): void {
-  const definitions = schema.definitions as JsonSchema;
-  const renamed = new Map<string, string>();
-  const taken = new Set(Object.keys(definitions).filter((key) => !key.startsWith('import(')));
-  for (const key of Object.keys(definitions)) {
-    const plain = key.replace(/^import\(.*\)\./s, '');
-    if (plain === key || taken.has(plain)) continue;
-    taken.add(plain);
-    renamed.set(key, plain);
-  }
-  if (renamed.size === 0) return;
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(definitions)) out[renamed.get(key) ?? key] = value;
-  schema.definitions = out;
-  const visit = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
-    }
-    const s = node as JsonSchema;
-    if (typeof s.$ref === 'string' && s.$ref.startsWith('#/definitions/')) {
-      const name = decodeURIComponent(s.$ref.slice('#/definitions/'.length));
-      const plain = renamed.get(name);
-      if (plain !== undefined) s.$ref = `#/definitions/${encodeURIComponent(plain)}`;
-    }
-    for (const value of Object.values(s)) visit(value);
-  };
-  visit(schema);
 }
 
 /**

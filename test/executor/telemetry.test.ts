@@ -9,7 +9,12 @@ import { context, metrics, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { PathTraversalError, ToolExecutor, type ToolRegistry } from 'toolgate';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { McpBridge, PathTraversalError, ToolExecutor, type ToolRegistry } from 'toolgate';
 import { fixtureRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 const spans = new InMemorySpanExporter();
@@ -130,4 +135,34 @@ describe('OpenTelemetry: one span per call', () => {
       assert.equal(result.output, `00-${traceId}-${span!.spanContext().spanId}-01`);
     });
   }
+  it('passes the call span on to a bridged MCP server as _meta.traceparent', async () => {
+    // An MCP server on loopback whose one tool answers with the _meta its request carried.
+    const upstream = new McpServer({ name: 'meta-echo', version: '1.0.0' });
+    upstream.registerTool('echo_meta', { description: 'Return the request _meta.', annotations: { readOnlyHint: true } }, async (extra) => ({
+      content: [{ type: 'text', text: JSON.stringify(extra._meta ?? {}) }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+    await upstream.connect(transport);
+    const server = http.createServer((req, res) => void transport.handleRequest(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const bridge = await McpBridge.connect(registry, { up: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, trusted: true } });
+    try {
+      const tracer = trace.getTracer('test');
+      const result = await tracer.startActiveSpan('agent turn', async (parent) => {
+        const answer = await executor.execute({ name: 'up__echo_meta', arguments: {} });
+        parent.end();
+        return answer;
+      });
+      assert.equal(result.success, true, result.output);
+      const span = toolSpans().find((s) => s.attributes['gen_ai.tool.name'] === 'up__echo_meta');
+      assert.ok(span);
+      const meta = JSON.parse(result.output) as { traceparent?: string };
+      assert.equal(meta.traceparent, `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    } finally {
+      await bridge.close();
+      await upstream.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

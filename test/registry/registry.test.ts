@@ -167,9 +167,9 @@ describe('exports (T1, T3)', async () => {
       // fixtures use no draft-07 form that 2020-12 spells differently, except definitions.
       const { $schema, $defs, ...mcpRest } = m.inputSchema as Record<string, unknown>;
       assert.equal($schema, JSON_SCHEMA_2020_12);
-      const { definitions, ...openaiRest } = o.parameters as Record<string, unknown>;
+      const { definitions, $defs: defs, ...openaiRest } = o.parameters as Record<string, unknown>;
       assert.deepEqual(JSON.stringify(openaiRest).replaceAll('#/definitions/', '#/$defs/'), JSON.stringify(mcpRest));
-      assert.deepEqual(definitions === undefined ? undefined : JSON.parse(JSON.stringify(definitions).replaceAll('#/definitions/', '#/$defs/')), $defs);
+      assert.deepEqual(defs ?? (definitions === undefined ? undefined : JSON.parse(JSON.stringify(definitions).replaceAll('#/definitions/', '#/$defs/'))), $defs);
       const strict = registry.toOpenAIStrict({ names: [o.name] })[0]!.function;
       assert.deepEqual(Object.keys((strict.parameters.properties ?? {}) as object).sort(), Object.keys((o.parameters.properties ?? {}) as object).sort());
     }

@@ -59,7 +59,7 @@ describe('schema programs: what TypeScript users write, through toolgate schemas
 
           const tool = { ...entry, readOnly: true, kind: 'internal' as const, tags: [] };
           for (const format of EXPORT_FORMATS) assert.ok(exportTool(tool, format), format);
-          // MCP: JSON Schema 2020-12, as MCP clients read a schema without $schema.
+          // MCP: JSON Schema 2020-12, which the export declares in $schema.
           const mcp = exportTool(tool, 'mcp') as McpTool;
           const validate2020 = compileForeignValidator(mcp.inputSchema, 'argument');
           for (const value of valid) assert.equal(validate2020(value), undefined, `MCP: ${JSON.stringify(value)} is valid`);
