@@ -318,7 +318,7 @@ if (!HAS_BWRAP) {
       assert.doesNotMatch(result.output, /moved via/, result.output);
     });
 
-    test('R7: a host killed with SIGKILL during an exec_command session and a run_command with background children leaves nothing 2 s later', async () => {
+    test('R7: a host killed with SIGKILL during an exec_command session and a run_command with background children leaves nothing behind once the kernel has torn it down', async () => {
       const tag = `tgkill9${crypto.randomBytes(4).toString('hex')}`;
       const src = new URL('../../src/index.js', import.meta.url).href;
       const script = `import { ToolExecutor, loadBuiltinTools, loadPortedTools } from ${JSON.stringify(src)};
@@ -340,8 +340,10 @@ if (!HAS_BWRAP) {
         const before = pidsWith(tag);
         assert.ok(before.length >= 3, `processes of the commands: ${before.join(', ')}`);
         host.kill('SIGKILL');
-        await new Promise((resolve) => setTimeout(resolve, 2000));
-        assert.deepEqual(pidsWith(tag), [], 'nothing of the session or the run is left 2 s after the host died');
+        // The parent-death signal and bwrap's --die-with-parent act at once; on a loaded 2-core
+        // machine tearing the namespaces down has taken more than 2 s, so poll for up to 15 s.
+        await until(() => pidsWith(tag).length === 0, 15_000);
+        assert.deepEqual(pidsWith(tag), [], 'nothing of the session or the run is left after the host died');
       } finally {
         host.kill('SIGKILL');
         for (const pid of pidsWith(tag)) {
