@@ -155,7 +155,10 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     for (let i = 1; i <= 5; i++) more.push((await createTask(client, 'confirm_action', { value: `w${i}` })).taskId);
     for (const id of more) await pollUntil(client, id, (t) => t.status === 'input_required');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(timers(), before, 'five more waiting tasks, no more timers');
+    // Other timers of the process come and go (a ledger flush, a socket); five more waiting
+    // tasks must not add any: one poller each would add five.
+    const after = timers();
+    assert.ok(after <= before, `five more waiting tasks, no more timers (${before} before, ${after} after)`);
     // And the shared poller still finds an answer given elsewhere.
     const question = ledger.pendingApprovals().find((q) => q.callId === more[4])!;
     ledger.answer(question.id, 'allow_once', 'test');
