@@ -91,9 +91,13 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     const installed = path.join(project, 'node_modules/toolgate');
     assert.ok(fs.existsSync(path.join(installed, 'dist/src/index.js')));
     assert.ok(fs.existsSync(path.join(installed, 'tools/tool-schemas.json')));
-    for (const absent of ['src', 'test', 'dist/test', 'tsconfig.json', '.ci']) {
+    for (const absent of ['test', 'dist/test', 'tsconfig.json', '.ci']) {
       assert.equal(fs.existsSync(path.join(installed, absent)), false, `${absent} should not be in the package`);
     }
+    // Of src/, only the cockpit's page (served as it is, no build step), and no TypeScript source.
+    assert.deepEqual(fs.readdirSync(path.join(installed, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => !f.startsWith('cockpit')), []);
+    const sources = fs.readdirSync(installed, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('node_modules'));
+    assert.deepEqual(sources, [], 'no TypeScript source in the package');
     // Nothing to build from: no sources, no tsconfig (so no prepare script can have run a
     // build in the user's tree); and the package has no install scripts of its own.
     const pkg = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
