@@ -130,7 +130,7 @@ describe('kill -9 during a 60 s run_command (issue 16 acceptance)', () => {
       // Without bubblewrap (TOOLGATE_BWRAP=/nonexistent/bwrap in CI), the sandboxed call is refused, and nothing runs.
       const refused = await runCli(['call', 'run_command', callArgs(), '--yes', '--call-id', 'long-run', ...where()]);
       assert.notEqual(refused.code, 0);
-      assert.match(refused.stdout + refused.stderr, /SANDBOX_UNAVAILABLE/);
+      assert.match(refused.stdout + refused.stderr, /sandbox unavailable/);
       assert.deepEqual(markers(), []);
       return;
     }
