@@ -31,7 +31,7 @@ import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import { setSessionApprovalMode } from '../ledger/session-approval-modes.js';
 import type { Ledger } from '../ledger/store.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { hostHeadersFor, isLoopbackAddress } from '../util/loopback.js';
+import { checkLocalBind, hostHeadersFor } from '../util/loopback.js';
 import { callView, questionsOf, sessionsOf, type CallView } from './views.js';
 
 /** What answering a question did (the shape of `toolgate approvals`' shared answer path). */
@@ -123,12 +123,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   const logger = options.logger ?? createLogger('silent');
   const host = options.host ?? '127.0.0.1';
   const token = options.token;
-  if (token !== undefined && (typeof token !== 'string' || token.length < 16 || /\s/.test(token))) {
-    throw ToolgateOptionError.fromBadOption('token', 'must be at least 16 characters without spaces');
-  }
-  if (token === undefined && !isLoopbackAddress(host)) {
-    throw ToolgateOptionError.fromBadOption('host', `${host} is not a loopback address: the cockpit answers approvals, so serving it to the network needs a token (TOOLGATE_COCKPIT_TOKEN) that every request must carry`);
-  }
+  checkLocalBind(host, token, 'the cockpit answers approvals, so serving it to the network needs a token (TOOLGATE_COCKPIT_TOKEN) that every request must carry');
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw ToolgateOptionError.fromBadOption('port', `must be a TCP port number (0 picks a free one); got ${String(port)}`);
   const pollMs = options.pollMs ?? 250;

@@ -41,7 +41,7 @@ import { isOfferedInMode, isSelected } from '../registry/visibility.js';
 import { resolveMode } from '../modes/modes.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
 import { LedgerTaskStore, TASK_SESSION } from './tasks.js';
-import { hostHeadersFor, isLoopbackAddress } from '../util/loopback.js';
+import { checkLocalBind, hostHeadersFor, isLoopbackAddress } from '../util/loopback.js';
 import { callClient, type SessionLogLevel } from './call-client.js';
 import { HttpSessions, type HttpSessionLimits } from './http-sessions.js';
 import { BoundedEventStore } from './event-store.js';
@@ -402,12 +402,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   const logger = options.logger ?? createLogger('silent');
   const host = options.host ?? '127.0.0.1';
   const token = options.token;
-  if (token !== undefined && (typeof token !== 'string' || token.length < 16 || /\s/.test(token))) {
-    throw ToolgateOptionError.fromBadOption('token', 'must be at least 16 characters without spaces');
-  }
-  if (token === undefined && !isLoopbackAddress(host)) {
-    throw ToolgateOptionError.fromBadOption('host', `${host} is not a loopback address: serving tools to the network needs a token (TOOLGATE_MCP_TOKEN) that every request must carry`);
-  }
+  checkLocalBind(host, token, 'serving tools to the network needs a token (TOOLGATE_MCP_TOKEN) that every request must carry');
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const endpoint = options.path ?? '/mcp';
   let sessions: HttpSessions<{ server: Server; transport: StreamableHTTPServerTransport; close(): Promise<void> }>;

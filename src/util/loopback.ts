@@ -7,6 +7,23 @@
  */
 import net from 'node:net';
 import os from 'node:os';
+import { ToolgateOptionError } from '../errors/errors.js';
+
+/**
+ * Check the bind of a local HTTP server that acts for the user (the MCP server, the cockpit):
+ * a bearer `token`, when given, is at least 16 characters without spaces, and a `host` other
+ * than loopback needs one.
+ * @param why - what serving to the network would expose, and the variable that holds the token.
+ * @throws ToolgateOptionError naming `token` or `host`.
+ */
+export function checkLocalBind(host: string, token: unknown, why: string): void {
+  if (token !== undefined && (typeof token !== 'string' || token.length < 16 || /\s/.test(token))) {
+    throw ToolgateOptionError.fromBadOption('token', 'must be at least 16 characters without spaces');
+  }
+  if (token === undefined && !isLoopbackAddress(host)) {
+    throw ToolgateOptionError.fromBadOption('host', `${host} is not a loopback address: ${why}`);
+  }
+}
 
 /** Whether `host` names only this machine (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackAddress(host: string): boolean {
