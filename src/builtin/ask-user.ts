@@ -66,7 +66,8 @@ export function askUserSpec(format: ExportFormat): OpenAITool | AnthropicTool | 
   return exportTool(ASK_USER_TOOL, format);
 }
 
-const validate = compileValidator(ASK_USER_INPUT_SCHEMA, 'argument');
+// Compiled on the first check: importing this module (every tool system does) loads no ajv.
+let validate: ReturnType<typeof compileValidator> | undefined;
 
 /**
  * Check the arguments of an `ask_user` call the model made (`null` for an optional field
@@ -78,7 +79,7 @@ export function checkAskUserArguments(args: unknown): string | undefined {
   if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
     args = Object.fromEntries(Object.entries(args).filter(([key, value]) => !(value === null && key !== 'question')));
   }
-  const problem = validate(args);
+  const problem = (validate ??= compileValidator(ASK_USER_INPUT_SCHEMA, 'argument'))(args);
   if (problem !== undefined) return problem;
   const { choices, multi } = args as AskUserInput;
   if (multi === true && choices === undefined) return 'multi is only meaningful with choices';

@@ -12,9 +12,10 @@
  * @module
  */
 import { ToolgateOptionError } from '../errors/errors.js';
-import { isLoopbackAddress, serveHttp, serveStdio, type McpServeOptions } from '../mcp/server.js';
+import type { McpServeOptions } from '../mcp/server.js';
+import { isLoopbackAddress } from '../util/loopback.js';
+import { answerInitialize, readFirstMessage, serverIdentity, type FirstMessage } from '../mcp/early-initialize.js';
 import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
-import { cliToolSystem } from './tool-system.js';
 
 
 /**
@@ -67,6 +68,14 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     throw new UsageError(`--host ${values.host} serves the tools to the network: set TOOLGATE_MCP_TOKEN to a secret of 16+ characters, which every request must send as "Authorization: Bearer <token>"`);
   }
   // Logs go to stderr: over stdio, stdout carries the protocol.
+  // stdio: answer `initialize` before the MCP SDK and the executor load (they take several
+  // times Node's own start; clients wait only seconds), then hand the request to the SDK.
+  let first: FirstMessage | undefined;
+  if (!values.http) {
+    first = await readFirstMessage(ctx.stdin);
+    if (first.initialize !== undefined) answerInitialize(ctx.stdout, first.initialize, serverIdentity(ledger !== false));
+  }
+  const [{ cliToolSystem }, { serveHttp, serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/server.js')]);
   let onToolsChanged: (() => void) | undefined;
   const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger }, onToolsChanged: () => onToolsChanged?.() });
   let stop!: () => void;
@@ -103,7 +112,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
       await stopped;
       await handle.close();
     } else {
-      const handle = await serveStdio(serve, { stdin: ctx.stdin, stdout: ctx.stdout });
+      const handle = await serveStdio({ ...serve, answered: first?.initialize }, { stdin: first?.rest ?? ctx.stdin, stdout: ctx.stdout });
       onToolsChanged = () => handle.notifyToolsChanged();
       const how = await Promise.race([handle.closed.then(() => 'closed'), stopped.then(() => 'stopped')]);
       // The client went away: tasks it started still finish (their results stay in the

@@ -45,6 +45,7 @@ import { checkLocalBind, hostHeadersFor, isLoopbackAddress } from '../util/loopb
 import { callClient, type SessionLogLevel } from './call-client.js';
 import { HttpSessions, type HttpSessionLimits } from './http-sessions.js';
 import { BoundedEventStore } from './event-store.js';
+import { replayInitialize, serverIdentity, type InitializeRequest, type answerInitialize } from './early-initialize.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
 
@@ -126,11 +127,8 @@ export function createMcpServer(options: McpServeOptions): Server {
   if (executor === undefined) throw ToolgateOptionError.fromBadOption('executor', 'createMcpServer needs options.system (a ToolSystem) or options.executor');
   const logger = options.logger ?? createLogger('silent');
   const tasks = taskStoreFor(options);
-  const server = new Server(options.serverInfo ?? { name: 'toolgate', version: '0.1.0' }, {
-    capabilities: tasks === undefined ? { tools: { listChanged: true }, logging: {} } : { tools: { listChanged: true }, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
-    instructions: 'toolgate serves its tool registry; every call passes its gates (mode, policy, confirmation, rate limit) and timeouts.',
-    taskStore: tasks,
-  });
+  const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
+  const server = new Server(serverInfo, { capabilities, instructions, taskStore: tasks });
   const selection = { names: options.tools, tags: options.tags };
   const registry = executor.registry;
   const visible = (name: string): RegisteredTool | undefined => {
@@ -318,9 +316,12 @@ export interface McpServerHandle {
  * @returns a handle; the server also stops when stdin closes. `tasksIdle` settles once every
  *   task this server started has ended or waits for an answer kept in the ledger (what
  *   `toolgate mcp` waits for after its client went away, so that started tasks finish).
+ *   With `answered`, the `initialize` request already answered on `stdout`
+ *   ({@link answerInitialize}): the server is handed it first and does not answer it again;
+ *   `streams.stdin` is then what followed it.
  */
 export async function serveStdio(
-  options: McpServeOptions, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
+  options: McpServeOptions & { answered?: InitializeRequest }, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
 ): Promise<McpServerHandle & { closed: Promise<void>; tasksIdle(): Promise<void> }> {
   const tasks = taskStoreFor(options);
   const server = createMcpServer({ ...options, tasks: tasks ?? false });
@@ -341,7 +342,10 @@ export async function serveStdio(
     void server.close().catch(() => undefined);
   };
   output.on('error', onOutputError);
-  await server.connect(transport);
+  const answered = options.answered;
+  await server.connect(answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
+    logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
+  }));
   return {
     closed,
     tasksIdle: () => tasks?.idle() ?? Promise.resolve(),

@@ -1,0 +1,172 @@
+/**
+ * The MCP stdio handshake answered before the MCP SDK loads.
+ *
+ * Loading the SDK (its zod schemas, ajv) and the executor takes several times Node's own
+ * start, and clients give a server only a few seconds to answer `initialize` (OpenAI Agents
+ * JS: 5 s, which a loaded machine exceeded). The answer to `initialize` depends on nothing
+ * that loading provides: it is the server's identity ({@link serverIdentity}) and the protocol
+ * revision negotiated by the SDK's rule. So `toolgate mcp` reads the first line of stdin as soon
+ * as it starts ({@link readFirstMessage}), answers a well-formed `initialize` at once
+ * ({@link answerInitialize}), and then hands the request to the SDK's server
+ * ({@link replayInitialize}): the server learns the client's capabilities from it as if it had
+ * read it, and its own answer, which must be the same, is not sent twice (a difference is
+ * logged as an error; a test holds them equal). Every other first message, and every message
+ * after the first, reaches the SDK untouched.
+ *
+ * This module imports nothing from the SDK (that is its point): the revisions below are the
+ * SDK's (`LATEST_PROTOCOL_VERSION`, `SUPPORTED_PROTOCOL_VERSIONS` of
+ * `@modelcontextprotocol/sdk/types.js`), and a test fails when the SDK's change.
+ *
+ * @module
+ */
+import { PassThrough } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** The newest MCP revision the SDK speaks; answered to a client asking for one it does not know. */
+export const LATEST_PROTOCOL_VERSION = '2025-11-25';
+/** Every MCP revision the SDK speaks, newest first; a client asking for one of them gets it. */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+
+/** What `toolgate mcp` says about itself in its `initialize` answer (MCP 2025-11-25 `InitializeResult`). */
+export interface ServerIdentity {
+  serverInfo: { name: string; version: string };
+  capabilities: Record<string, unknown>;
+  instructions: string;
+}
+
+/**
+ * The server's identity: one source for the early answer and for the SDK server.
+ * @param tasks - whether the server keeps MCP tasks (it does with a ledger).
+ * @param serverInfo - name and version. Default `{ name: 'toolgate', version: '0.1.0' }`.
+ */
+export function serverIdentity(tasks: boolean, serverInfo: { name: string; version: string } = { name: 'toolgate', version: '0.1.0' }): ServerIdentity {
+  const capabilities: Record<string, unknown> = { tools: { listChanged: true }, logging: {} };
+  if (tasks) capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  return {
+    serverInfo,
+    capabilities,
+    instructions: 'toolgate serves its tool registry; every call passes its gates (mode, policy, confirmation, rate limit) and timeouts.',
+  };
+}
+
+/** The first message read from stdin, and the stream of everything after it. */
+export interface FirstMessage {
+  /** The first line, parsed, when it is a well-formed `initialize` request; else `undefined`. */
+  initialize: InitializeRequest | undefined;
+  /** All of stdin as read by the SDK: what follows the `initialize` line, or everything when it was not one. */
+  rest: NodeJS.ReadableStream;
+}
+
+/** A JSON-RPC `initialize` request, as far as the early answer reads it. */
+export interface InitializeRequest {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: 'initialize';
+  params: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: { name: string; version: string } };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Is `value` an `initialize` request the SDK would accept (its required fields, their types)? */
+function asInitialize(value: unknown): InitializeRequest | undefined {
+  if (!isObject(value) || value.jsonrpc !== '2.0' || value.method !== 'initialize') return undefined;
+  if (!(typeof value.id === 'string' || (typeof value.id === 'number' && Number.isInteger(value.id)))) return undefined;
+  const params = value.params;
+  if (!isObject(params) || typeof params.protocolVersion !== 'string' || !isObject(params.capabilities)) return undefined;
+  const client = params.clientInfo;
+  if (!isObject(client) || typeof client.name !== 'string' || typeof client.version !== 'string') return undefined;
+  return value as unknown as InitializeRequest;
+}
+
+/** At most this many bytes are read looking for the first line; a longer one goes to the SDK as it is. */
+const MAX_FIRST_LINE = 1 << 20;
+
+/**
+ * Read stdin up to its first newline. Resolves when the line is complete, stdin ends, or the
+ * line passes 1 MiB; nothing read is lost (it is in `rest`, unless it was the `initialize`).
+ */
+export function readFirstMessage(stdin: NodeJS.ReadableStream): Promise<FirstMessage> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (line: Buffer | undefined, after: Buffer) => {
+      stdin.off('data', onData);
+      stdin.off('end', onEnd);
+      stdin.pause();
+      let initialize: InitializeRequest | undefined;
+      if (line !== undefined) {
+        try {
+          initialize = asInitialize(JSON.parse(line.toString('utf8')));
+        } catch {
+          initialize = undefined;
+        }
+      }
+      const rest = new PassThrough();
+      const unread = initialize === undefined ? Buffer.concat(chunks) : after;
+      if (unread.length) rest.write(unread);
+      stdin.pipe(rest);
+      resolve({ initialize, rest });
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      chunks.push(buffer);
+      size += buffer.length;
+      const newline = buffer.indexOf(10);
+      if (newline !== -1) {
+        const all = Buffer.concat(chunks);
+        const end = size - buffer.length + newline;
+        finish(all.subarray(0, end), all.subarray(end + 1));
+      } else if (size > MAX_FIRST_LINE) finish(undefined, Buffer.alloc(0));
+    };
+    const onEnd = () => finish(undefined, Buffer.alloc(0));
+    stdin.on('data', onData);
+    stdin.once('end', onEnd);
+  });
+}
+
+/** The answer to `request`: the negotiated revision (the SDK's rule) and `identity`. */
+export function initializeResult(request: InitializeRequest, identity: ServerIdentity): Record<string, unknown> {
+  const asked = request.params.protocolVersion;
+  return {
+    protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION,
+    capabilities: identity.capabilities,
+    serverInfo: identity.serverInfo,
+    instructions: identity.instructions,
+  };
+}
+
+/** Write the answer to `request` on `stdout` (one JSON-RPC line, as the SDK's stdio transport writes). */
+export function answerInitialize(stdout: NodeJS.WritableStream, request: InitializeRequest, identity: ServerIdentity): void {
+  stdout.write(`${JSON.stringify({ result: initializeResult(request, identity), jsonrpc: '2.0', id: request.id })}\n`);
+}
+
+/**
+ * A transport that hands the SDK server the `initialize` request answered early, before any
+ * message of `inner`, and keeps the server's own answer to it from being sent again.
+ * @param onMismatch - called when the server's answer differs from the early one.
+ */
+export function replayInitialize(inner: Transport, request: InitializeRequest, identity: ServerIdentity, onMismatch: (detail: string) => void): Transport {
+  const expected = JSON.stringify(initializeResult(request, identity));
+  let answered = false;
+  const outer: Transport = {
+    async start() {
+      inner.onmessage = (message, extra) => outer.onmessage?.(message, extra);
+      inner.onerror = (error) => outer.onerror?.(error);
+      inner.onclose = () => outer.onclose?.();
+      outer.onmessage?.(request as unknown as JSONRPCMessage);
+      await inner.start();
+    },
+    async send(message, options) {
+      if (!answered && 'id' in message && message.id === request.id && !('method' in message)) {
+        answered = true;
+        const got = 'result' in message ? JSON.stringify(message.result) : JSON.stringify(message);
+        if (got !== expected) onMismatch(`the SDK answered ${got.slice(0, 500)}; the early answer was ${expected.slice(0, 500)}`);
+        return;
+      }
+      await inner.send(message, options);
+    },
+    close: () => inner.close(),
+  };
+  return outer;
+}
