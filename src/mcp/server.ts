@@ -380,8 +380,6 @@ export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
   path?: string;
 }
 
-export { isLoopbackAddress };
-
 /** Largest request body accepted, in bytes (4 MiB). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
