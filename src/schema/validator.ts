@@ -2,13 +2,24 @@
  * ajv set-up: one instance, strict, no coercion and no defaults injected, plus the
  * `workspace-path` and `shell-command` formats and readable error messages for models.
  *
+ * The build also compiles the schemas of the built-in tools into standalone validators
+ * (ajv's `standaloneCode`, one CommonJS file per schema in `dist/src/schema/precompiled/`,
+ * named by the SHA-256 of the canonical schema): a call to a built-in tool then validates
+ * without loading ajv's compiler, which costs more than the rest of a `toolgate call`'s own
+ * work. A schema with no such file (a user's tool, a changed schema) is compiled as before;
+ * the file is found by content, so it can never stand for another schema.
+ *
  * @module
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../types/tool.js';
 import { clip, kindOf } from '../util/values.js';
+import { canonicalSha256 } from '../util/canonical-hash.js';
 
 /** The format name that marks a path argument (`@format workspace-path` in field TSDoc). */
 export const WORKSPACE_PATH_FORMAT = 'workspace-path';
@@ -33,34 +44,82 @@ function addFormats(ajv: Ajv): Ajv {
 let shared: Ajv | undefined;
 
 /**
- * The shared ajv instance (JSON Schema draft-07, the draft typescript-json-schema emits).
- * Options: `strict` (unknown keywords are schema errors), `coerceTypes: false`,
- * `useDefaults: false` (defaults are documentation for the model; tools apply them),
- * `allErrors: true` (every problem of a call is reported at once, up to
+ * The options of the shared ajv instance (JSON Schema draft-07, the draft
+ * typescript-json-schema emits): `strict` (unknown keywords are schema errors),
+ * `coerceTypes: false`, `useDefaults: false` (defaults are documentation for the model; tools
+ * apply them), `allErrors: true` (every problem of a call is reported at once, up to
  * {@link MAX_REPORTED_ERRORS}, so a model fixes them in one round trip).
  */
+const AJV_OPTIONS = {
+  strict: true,
+  strictRequired: false,
+  // Tuples with optional or rest elements ([string, number?], [string, ...number[]]) are
+  // exact draft-07 (items array, minItems, additionalItems); strictTuples would refuse them.
+  strictTuples: false,
+  allowUnionTypes: true,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  allErrors: true,
+  validateFormats: true,
+} as const;
+
+/** ajv with {@link AJV_OPTIONS}, ajv-formats' formats and ours. */
+function newStrictAjv(extra: Record<string, unknown> = {}): Ajv {
+  const ajv = new (ajvClass())({ ...AJV_OPTIONS, ...extra });
+  addFormats(ajv);
+  // Path arguments are checked by the workspace resolver, commands by the shell policy: as
+  // formats, any value passes (`true`: known, and no code is generated for it).
+  ajv.addFormat(WORKSPACE_PATH_FORMAT, true);
+  ajv.addFormat(SHELL_COMMAND_FORMAT, true);
+  return ajv;
+}
+
+/** The shared ajv instance, made on first use. */
 function sharedAjv(): Ajv {
-  if (shared === undefined) {
-    shared = new (ajvClass())({
-      strict: true,
-      strictRequired: false,
-      // Tuples with optional or rest elements ([string, number?], [string, ...number[]]) are
-      // exact draft-07 (items array, minItems, additionalItems); strictTuples would refuse them.
-      strictTuples: false,
-      allowUnionTypes: true,
-      coerceTypes: false,
-      useDefaults: false,
-      removeAdditional: false,
-      allErrors: true,
-      validateFormats: true,
-    });
-    addFormats(shared);
-    // Path arguments are checked by the workspace resolver; as a format any string passes.
-    shared.addFormat(WORKSPACE_PATH_FORMAT, { type: 'string', validate: () => true });
-    // Commands are analysed by the shell policy; as a format any string passes.
-    shared.addFormat(SHELL_COMMAND_FORMAT, { type: 'string', validate: () => true });
+  return (shared ??= newStrictAjv());
+}
+
+/** Where the build writes standalone validators (beside this module, in dist/). */
+const PRECOMPILED_DIR = fileURLToPath(new URL('./precompiled/', import.meta.url));
+/** Bumped when the options or the file shape change, so that older files are never used. */
+const PRECOMPILED_FORMAT = 'toolgate-validator-1';
+
+function precompiledKey(schema: JsonSchema): string {
+  return canonicalSha256({ format: PRECOMPILED_FORMAT, schema });
+}
+
+/** The standalone validator the build wrote for `schema`, if any. */
+function precompiledValidator(schema: JsonSchema): ValidateFunction | undefined {
+  const file = path.join(PRECOMPILED_DIR, `${precompiledKey(schema)}.cjs`);
+  if (!fs.existsSync(file)) return undefined;
+  return require(file) as ValidateFunction;
+}
+
+/** Whether a standalone validator was built for `schema` (what {@link compileValidator} then uses). */
+export function isPrecompiled(schema: JsonSchema): boolean {
+  return fs.existsSync(path.join(PRECOMPILED_DIR, `${precompiledKey(schema)}.cjs`));
+}
+
+/**
+ * Build step: write a standalone validator for each schema into `dist/src/schema/precompiled/`
+ * (emptied first). Each is ajv's code for the schema under the shared instance's options.
+ * @returns how many files were written.
+ * @throws Error from ajv when a schema does not compile.
+ */
+export function writePrecompiledValidators(schemas: Iterable<JsonSchema>): number {
+  const standaloneCode = require('ajv/dist/standalone') as (ajv: Ajv, validate: ValidateFunction) => string;
+  const ajv = newStrictAjv({ code: { source: true } });
+  fs.rmSync(PRECOMPILED_DIR, { recursive: true, force: true });
+  fs.mkdirSync(PRECOMPILED_DIR, { recursive: true });
+  const written = new Set<string>();
+  for (const schema of schemas) {
+    const key = precompiledKey(schema);
+    if (written.has(key)) continue;
+    fs.writeFileSync(path.join(PRECOMPILED_DIR, `${key}.cjs`), `${standaloneCode(ajv, ajv.compile(schema))}\n`);
+    written.add(key);
   }
-  return shared;
+  return written.size;
 }
 
 /**
@@ -77,10 +136,12 @@ export const MAX_REPORTED_ERRORS = 10;
  * Compile a schema once.
  * @param schema - a JSON Schema (draft-07).
  * @param subject - what is validated, for messages (`argument`, `output`).
+ * @param precompiled - use the build's standalone validator of the schema when there is one
+ *   (default true; false compiles with ajv, as tests comparing the two do).
  * @throws Error from ajv when the schema itself is invalid.
  */
-export function compileValidator(schema: JsonSchema, subject: 'argument' | 'output'): Validator {
-  const validate: ValidateFunction = sharedAjv().compile(schema);
+export function compileValidator(schema: JsonSchema, subject: 'argument' | 'output', precompiled = true): Validator {
+  const validate: ValidateFunction = (precompiled ? precompiledValidator(schema) : undefined) ?? sharedAjv().compile(schema);
   return (value) => (validate(value) ? undefined : describeAjvErrors(validate.errors, value, schema, subject));
 }
 
