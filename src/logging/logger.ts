@@ -40,24 +40,56 @@ function redactAt(value: unknown, depth: number, seen: WeakSet<object>): unknown
   return out;
 }
 
+/** pino's level numbers (`pino.levels.values`), to answer level questions before pino loads. */
+const LEVEL_VALUES: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const LOG_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const noop = (): void => undefined;
+
 /**
  * A pino logger for toolgate. Libraries get a silent logger unless they pass their own; the
  * CLI writes to stderr at `error` unless `--log-level` says otherwise.
+ *
+ * pino loads (and compiles its redaction) only when a record at or above `level` is written
+ * or another of its members is used: until then the level methods below `level` are no-ops
+ * and `level` / `isLevelEnabled` answer from the level given. A command that logs nothing
+ * (most calls at the default `error`) never loads it.
  * @param level - pino level name; default `silent`.
  * @param destination - file descriptor to write to; default 2 (stderr).
  */
 export function createLogger(level: LevelWithSilent = 'silent', destination = 2): Logger {
-  // pino (CommonJS) loads with the first logger, not with this module.
-  const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino');
-  return pino(
-    {
-      name: 'toolgate',
-      level,
-      // Defence in depth for fields that carry credentials if a caller logs them.
-      redact: { paths: ['headers.authorization', 'headers.cookie', 'env', '*.apiKey', '*.token'], censor: REDACTED },
+  let real: Logger | undefined;
+  const load = (): Logger => {
+    if (real === undefined) {
+      const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino');
+      real = pino(
+        {
+          name: 'toolgate',
+          level,
+          redact: { paths: ['headers.authorization', 'headers.cookie', 'env', '*.apiKey', '*.token'], censor: REDACTED },
+        },
+        pino.destination({ fd: destination, sync: true }),
+      );
+    }
+    return real;
+  };
+  const threshold = LEVEL_VALUES[level] ?? LEVEL_VALUES.info!;
+  return new Proxy({} as Logger, {
+    get(_target, key) {
+      if (real === undefined) {
+        if (typeof key === 'string' && LOG_METHODS.has(key) && LEVEL_VALUES[key]! < threshold) return noop;
+        if (key === 'level') return level;
+        if (key === 'isLevelEnabled') return (name: string) => (LEVEL_VALUES[name] ?? Infinity) >= threshold && threshold !== Infinity;
+      }
+      const value = Reflect.get(load(), key) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(real) : value;
     },
-    pino.destination({ fd: destination, sync: true }),
-  );
+    set(_target, key, value) {
+      return Reflect.set(load(), key, value);
+    },
+    has(_target, key) {
+      return Reflect.has(load(), key);
+    },
+  });
 }
 
 export type { Logger, LevelWithSilent };

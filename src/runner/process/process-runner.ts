@@ -101,11 +101,16 @@ export class ProcessRunner implements Runner {
 
   /**
    * Start a group's children now instead of on the first call: the group of `tool`'s memory
-   * cap, else the default group. Only the children start; the tool's module loads with its
-   * first call.
+   * cap, else the default group. With a tool, its children also begin importing the tool's
+   * module (what `toolgate call` wants: the import overlaps the host's own start). That import
+   * is not counted as proven: a module that kills its child on import still fails as its call
+   * does, and later children do not preload it until it has answered a call.
    */
   warmUp(tool?: RunnableTool): void {
-    if (!this.closed) this.groupFor(tool === undefined ? this.defaultMemoryMb : this.capOf(tool)).fill();
+    if (this.closed) return;
+    const group = this.groupFor(tool === undefined ? this.defaultMemoryMb : this.capOf(tool));
+    group.fill();
+    if (tool?.moduleUrl !== undefined) for (const child of group.children) child.preload(tool.moduleUrl);
   }
 
   /**
@@ -317,7 +322,9 @@ class Child {
     // Its stderr gets a moment to drain (V8's report of a heap breach), then the pipes go.
     this.exited = new Promise((resolve) => this.process.once('exit', (code, signal) => {
       this.signalGroup('SIGKILL', true); // what it started in its group goes with it
-      const drained = new Promise((done) => this.process.stderr!.once('close', done));
+      // Its stderr may have closed already (then no 'close' is coming: do not wait the grace).
+      const stderr = this.process.stderr!;
+      const drained = stderr.closed ? Promise.resolve() : new Promise((done) => stderr.once('close', done));
       const grace = new Promise((done) => setTimeout(done, STDERR_GRACE_MS));
       void Promise.race([drained, grace]).then(() => {
         this.process.stdout?.destroy();
