@@ -18,6 +18,7 @@ import { askOnTty, readStdin, terminalSafe } from './terminal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ToolRegistry } from '../registry/registry.js';
 import type { Runner } from '../runner/runner.js';
+import type { RegisteredTool } from '../registry/registered-tool.js';
 import { loadToolFolders } from '../system/tool-folders.js';
 import { toolFoldersOption } from './tool-registry.js';
 
@@ -33,8 +34,26 @@ function timeoutOption(values: Record<string, unknown>): number | undefined {
   return timeoutMs;
 }
 
-/** Run `toolgate call`; `argv` are the arguments after `call`. */
-export async function callCommand(argv: string[], ctx: CliContext): Promise<number> {
+/** A process runner for the call: made by the command, or started early by `runCli` (with a child of the default memory cap already booting). */
+type ProcessRunnerPromise = Promise<Runner & { warmUp(tool?: RegisteredTool): void }>;
+
+/**
+ * Run `toolgate call`; `argv` are the arguments after `call`.
+ * @param prestarted - a process runner started before this command's modules loaded (what
+ *   `runCli` passes): used when the tool runs in a child process, else closed.
+ */
+export async function callCommand(argv: string[], ctx: CliContext, prestarted?: ProcessRunnerPromise): Promise<number> {
+  const processRunner: ProcessRunnerPromise = prestarted ?? import('../runner/process/process-runner.js').then(({ ProcessRunner }) => new ProcessRunner({ poolSize: 1 }));
+  let handedOver = false;
+  try {
+    return await runCall(argv, ctx, processRunner, () => (handedOver = true));
+  } finally {
+    // Unused (a tool of another runner, a usage error): its child goes now.
+    if (!handedOver) await (await processRunner.catch(() => undefined))?.close();
+  }
+}
+
+async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRunnerPromise, handOver: () => void): Promise<number> {
   const { values, positionals } = parse(argv, {
     version: { type: 'string' },
     workspace: { type: 'string' },
@@ -80,8 +99,8 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   const early = registry.get(name, values.version as string | undefined);
   let processes: Runner | undefined;
   if (early?.runner === 'process') {
-    const { ProcessRunner } = await import('../runner/process/process-runner.js');
-    const runner = new ProcessRunner({ poolSize: 1 });
+    const runner = await processRunner;
+    handOver();
     runner.warmUp(early);
     processes = runner;
   }

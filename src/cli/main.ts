@@ -50,7 +50,18 @@ type Command = (argv: string[], ctx: CliContext) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   list: async () => (await import('./list-command.js')).listCommand,
   schema: async () => (await import('./schema-command.js')).schemaCommand,
-  call: async () => (await import('./call-command.js')).callCommand,
+  call: async () => {
+    // Most tools run in a child process of the default memory cap: its boot starts now and
+    // overlaps the loading of the command's modules (the command closes it if unused).
+    const prestarted = import('../runner/process/process-runner.js').then(({ ProcessRunner }) => {
+      const runner = new ProcessRunner({ poolSize: 1 });
+      runner.warmUp();
+      return runner;
+    });
+    prestarted.catch(() => undefined);
+    const { callCommand } = await import('./call-command.js');
+    return (argv, ctx) => callCommand(argv, ctx, prestarted);
+  },
   schemas: async () => (await import('./schemas-command.js')).schemasCommand,
   agent: async () => (await import('./agent-command.js')).agentCommand,
   mcp: async () => (await import('./mcp-command.js')).mcpCommand,

@@ -72,7 +72,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   // times Node's own start; clients wait only seconds), then hand the request to the SDK.
   let first: FirstMessage | undefined;
   if (!values.http) {
-    first = await readFirstMessage(ctx.stdin);
+    first = await readFirstMessage(ctx.stdin, ctx.signal);
     if (first.initialize !== undefined) answerInitialize(ctx.stdout, first.initialize, serverIdentity(ledger !== false));
   }
   const [{ cliToolSystem }, { serveHttp, serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/server.js')]);

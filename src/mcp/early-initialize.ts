@@ -83,16 +83,21 @@ function asInitialize(value: unknown): InitializeRequest | undefined {
 const MAX_FIRST_LINE = 1 << 20;
 
 /**
- * Read stdin up to its first newline. Resolves when the line is complete, stdin ends, or the
- * line passes 1 MiB; nothing read is lost (it is in `rest`, unless it was the `initialize`).
+ * Read stdin up to its first newline. Resolves when the line is complete, stdin ends, the
+ * line passes 1 MiB, or `signal` aborts; nothing read is lost (it is in `rest`, unless it was
+ * the `initialize`).
  */
-export function readFirstMessage(stdin: NodeJS.ReadableStream): Promise<FirstMessage> {
+export function readFirstMessage(stdin: NodeJS.ReadableStream, signal?: AbortSignal): Promise<FirstMessage> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let done = false;
     const finish = (line: Buffer | undefined, after: Buffer) => {
+      if (done) return;
+      done = true;
       stdin.off('data', onData);
       stdin.off('end', onEnd);
+      signal?.removeEventListener('abort', onEnd);
       stdin.pause();
       let initialize: InitializeRequest | undefined;
       if (line !== undefined) {
@@ -122,6 +127,8 @@ export function readFirstMessage(stdin: NodeJS.ReadableStream): Promise<FirstMes
     const onEnd = () => finish(undefined, Buffer.alloc(0));
     stdin.on('data', onData);
     stdin.once('end', onEnd);
+    if (signal?.aborted) onEnd();
+    else signal?.addEventListener('abort', onEnd, { once: true });
   });
 }
 
