@@ -87,7 +87,11 @@ describe('forModel from the decorator to the registry', () => {
 describe('agents and exports by model class', () => {
   const t = tempWorkspace();
   let tools: ToolSystem;
+  // No vision model configured, before any tool process starts (they copy the environment).
+  const visionEnv = ['TOOLGATE_VISION_BASE_URL', 'TOOLGATE_VISION_API_KEY', 'OPENAI_API_KEY'] as const;
+  const saved = Object.fromEntries(visionEnv.map((name) => [name, process.env[name]]));
   before(async () => {
+    for (const name of visionEnv) delete process.env[name];
     fs.writeFileSync(path.join(t.ws, 'a.txt'), 'alpha\n');
     tools = new ToolSystem({ workspace: t.ws });
     await tools.start();
@@ -95,37 +99,30 @@ describe('agents and exports by model class', () => {
   after(async () => {
     await tools.close();
     t.cleanup();
+    for (const name of visionEnv) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
   });
 
   it('a text-only model through GeneralAgent is offered describe_image and not read_image, and its call to it runs', async () => {
-    const saved = { base: process.env.TOOLGATE_VISION_BASE_URL, key: process.env.TOOLGATE_VISION_API_KEY, openai: process.env.OPENAI_API_KEY };
-    delete process.env.TOOLGATE_VISION_BASE_URL;
-    delete process.env.TOOLGATE_VISION_API_KEY;
-    delete process.env.OPENAI_API_KEY;
-    try {
-      fs.writeFileSync(path.join(t.ws, 'pic.png'), Buffer.from('not really a png'));
-      const model = new ScriptedModel([
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'describe_image', arguments: '{"source":"pic.png"}' } }] },
-        { role: 'assistant', content: 'No vision model here.' },
-      ]);
-      const agent = new GeneralAgent({ tools, model, modelClass: 'text-only' });
-      assert.equal(agent.modelClass, 'text-only');
-      const run = await agent.run('What is in pic.png?');
-      assert.equal(run.stopReason, 'final');
-      const names = offered(model.requests[0]);
-      assert.ok(names.includes('describe_image'), names.join(','));
-      assert.ok(!names.includes('read_image'), names.join(','));
-      assert.ok(names.includes('read_file') && names.includes('image_info'), 'tools without forModel are offered to every model');
-      assert.deepEqual(offered(model.requests[1]), names, 'the same tools every round');
-      assert.equal(run.results.length, 1);
-      assert.equal(run.results[0]!.success, true, run.results[0]!.output);
-      assert.match(run.results[0]!.output, /^describe_image unavailable: no vision model is configured/);
-    } finally {
-      for (const [name, value] of [['TOOLGATE_VISION_BASE_URL', saved.base], ['TOOLGATE_VISION_API_KEY', saved.key], ['OPENAI_API_KEY', saved.openai]] as const) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-    }
+    fs.writeFileSync(path.join(t.ws, 'pic.png'), Buffer.from('not really a png'));
+    const model = new ScriptedModel([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'describe_image', arguments: '{"source":"pic.png"}' } }] },
+      { role: 'assistant', content: 'No vision model here.' },
+    ]);
+    const agent = new GeneralAgent({ tools, model, modelClass: 'text-only' });
+    assert.equal(agent.modelClass, 'text-only');
+    const run = await agent.run('What is in pic.png?');
+    assert.equal(run.stopReason, 'final');
+    const names = offered(model.requests[0]);
+    assert.ok(names.includes('describe_image'), names.join(','));
+    assert.ok(!names.includes('read_image'), names.join(','));
+    assert.ok(names.includes('read_file') && names.includes('image_info'), 'tools without forModel are offered to every model');
+    assert.deepEqual(offered(model.requests[1]), names, 'the same tools every round');
+    assert.equal(run.results.length, 1);
+    assert.equal(run.results[0]!.success, true, run.results[0]!.output);
+    assert.match(run.results[0]!.output, /^describe_image unavailable: no vision model is configured/);
   });
 
   it('a vision model is offered read_image and not describe_image; vision is the default, and the model\'s own class counts', async () => {
