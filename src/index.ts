@@ -48,6 +48,7 @@ export type { ConfirmationHandler, ConfirmationRequest, ApprovalAnswer } from '.
 export { APPROVAL_MODES, type ApprovalMode } from './decisions/decision.js';
 export type { SavedApprovals } from './policy/remembered-approvals.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';
+export { MODEL_CLASSES, isModelClass, type ModelClass } from './types/model-class.js';
 export { createLogger, type Logger, type LevelWithSilent } from './logging/logger.js';
 
 // Provider formats: tool specs and the messages that carry tool calls and results.

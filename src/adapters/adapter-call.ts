@@ -37,7 +37,7 @@ export function callOptionsOf(options: AdapterOptions): AgentCallOptions {
 
 /** The tools an adapter offers: the system's selection, narrowed by `only`. */
 export function offeredTools(system: ToolSystem, options: AdapterOptions): ReturnType<ToolSystem['tools']> {
-  const tools = system.tools({ mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, agent: options.agent });
+  const tools = system.tools({ mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, agent: options.agent, modelClass: options.modelClass });
   if (options.only === undefined) return tools;
   const only = new Set(options.only);
   return tools.filter((t) => only.has(t.name));

@@ -16,6 +16,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
 import type { ChatModel } from './model-client.js';
+import { isModelClass, type ModelClass } from '../types/model-class.js';
 import type { PendingToolCall } from '../formats/common.js';
 import type { QuestionHandler } from '../system/tool-call-handler.js';
 
@@ -62,6 +63,12 @@ export interface AgentOptions {
    * to it anyway is answered "unavailable". Default: none.
    */
   questionHandler?: QuestionHandler;
+  /**
+   * What the model takes in: `vision` or `text-only`. Only tools meant for this class or for
+   * every model are offered (`ToolOptions.forModel`): a vision model gets `read_image`, a
+   * text-only one `describe_image`. Default: the model's own `modelClass`, else `vision`.
+   */
+  modelClass?: ModelClass;
   /** Model turns with tool calls at most; the run then stops with `max_tool_rounds`. Default 25. */
   maxToolRounds?: number;
   /** Version pins of this agent, `{ tool: semverRange }`, applied when the run starts. Default none. */
@@ -126,6 +133,8 @@ export class BaseAgent {
   readonly maxToolRounds: number;
   /** Whether calls run with `confirm: true`. */
   readonly autoConfirmTools: boolean;
+  /** The model class tools are offered for. */
+  readonly modelClass: ModelClass;
   private readonly systemPrompt: string;
   private pinned = false;
 
@@ -138,6 +147,8 @@ export class BaseAgent {
     this.maxToolRounds = options.maxToolRounds ?? 25;
     if (!Number.isInteger(this.maxToolRounds) || this.maxToolRounds < 1) throw ToolgateOptionError.fromBadOption('maxToolRounds', `must be a positive integer; got ${options.maxToolRounds}`);
     this.autoConfirmTools = options.autoConfirmTools ?? false;
+    this.modelClass = options.modelClass ?? options.model?.modelClass ?? 'vision';
+    if (!isModelClass(this.modelClass)) throw ToolgateOptionError.fromBadOption('modelClass', `must be "vision" or "text-only"; got ${JSON.stringify(this.modelClass)}`);
     this.systemPrompt = options.systemPrompt ?? kind.systemPrompt;
   }
 
@@ -150,9 +161,9 @@ export class BaseAgent {
     return parts.join('\n\n');
   }
 
-  /** The tools offered to the model: the mode's selection, plus `ask_user` with a question handler. */
+  /** The tools offered to the model: the mode's and model class's selection, plus `ask_user` with a question handler. */
   toolSpecs(): OpenAITool[] {
-    const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name });
+    const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name, modelClass: this.modelClass });
     if (this.options.questionHandler) specs.push(askUserSpec('openai') as OpenAITool);
     return specs;
   }

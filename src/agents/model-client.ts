@@ -8,6 +8,7 @@
  */
 import type OpenAI from 'openai';
 import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool, OpenAIToolCall } from '../formats/openai.js';
+import type { ModelClass } from '../types/model-class.js';
 
 /** One request to a chat model. */
 export interface ChatRequest {
@@ -27,6 +28,11 @@ export interface ChatModel {
    *   the client's abort error.
    */
   complete(request: ChatRequest): Promise<OpenAIAssistantMessage>;
+  /**
+   * Whether the model can look at images (`vision`) or reads text only (`text-only`); agents
+   * offer tools by it (see `AgentOptions.modelClass`). Optional: unknown when absent.
+   */
+  readonly modelClass?: ModelClass;
 }
 
 /** Where the model is and what it is called. */
@@ -47,6 +53,8 @@ export interface OpenAIChatModelOptions extends ModelEndpoint {
   timeoutMs?: number;
   /** Sampling temperature; omitted (the endpoint's default) when not set. */
   temperature?: number;
+  /** What the model takes in: `vision` (images and text) or `text-only`. Default: unknown (agents then assume `vision`). */
+  modelClass?: ModelClass;
 }
 
 /** The endpoint answered without an assistant message. */
@@ -63,6 +71,8 @@ export class ModelResponseError extends Error {
 export class OpenAIChatModel implements ChatModel {
   /** The model name sent with every request. */
   readonly model: string;
+  /** The model class given in the options, if any. */
+  readonly modelClass: ModelClass | undefined;
   private client: Promise<OpenAI> | undefined;
   private readonly options: OpenAIChatModelOptions;
   private readonly temperature: number | undefined;
@@ -70,6 +80,7 @@ export class OpenAIChatModel implements ChatModel {
   constructor(options: OpenAIChatModelOptions) {
     if (typeof options.model !== 'string' || options.model.trim() === '') throw new RangeError('options.model must name the model (for example gpt-4o-mini, or the name your local server serves)');
     this.model = options.model;
+    this.modelClass = options.modelClass;
     this.temperature = options.temperature;
     this.options = { ...options };
   }

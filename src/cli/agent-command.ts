@@ -5,11 +5,12 @@
  *
  * ```
  * toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
- *                [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+ *                [--model-class vision|text-only] [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
  *                [--tools DIR... --schemas FILE] [--log-level LEVEL]
  * ```
  * The endpoint comes from `--base-url` or `OPENAI_BASE_URL`, the key from `OPENAI_API_KEY`,
- * the model from `--model`, `TOOLGATE_MODEL` or `OPENAI_MODEL`.
+ * the model from `--model`, `TOOLGATE_MODEL` or `OPENAI_MODEL`, its class (which image tool it
+ * is offered) from `--model-class` or `TOOLGATE_MODEL_CLASS` (default `vision`).
  *
  * Exit codes: 0 the agent answered; 1 it stopped without an answer (round limit, model
  * error); 2 usage error or no model endpoint configured; 130 interrupted (Ctrl-C).
@@ -22,6 +23,7 @@ import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { BaseAgent, ExploreAgent, GeneralAgent, PlanAgent, type AgentEvent, type AgentOptions } from '../agents/base-agent.js';
 import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js';
+import { isModelClass } from '../types/model-class.js';
 import type { QuestionHandler, UserQuestion } from '../system/tool-call-handler.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
@@ -36,7 +38,7 @@ import { ledgerQuestionHandler } from '../ledger/user-questions.js';
 /** Usage of `toolgate agent`. */
 const AGENT_USAGE = `Usage:
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
-                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 [--model-class vision|text-only] [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
                  [--approve allow-all|deny-all|read-only|always-ask] [--state-dir DIR] [--no-ledger]
                  [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
                  [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
@@ -46,6 +48,8 @@ Runs an agent on TASK with the tools, against an OpenAI-compatible chat completi
   --base-url or OPENAI_BASE_URL   e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama)
   OPENAI_API_KEY                  the key (local servers usually need none)
   --model, TOOLGATE_MODEL or OPENAI_MODEL   the model name
+  --model-class or TOOLGATE_MODEL_CLASS     vision (default: offered read_image) or text-only
+                                            (offered describe_image, see docs/image-tools.md)
 --agent: general (default mode: every tool, writes ask for confirmation), explore (read-only),
 plan (read-only, may write its plan inside --plan-dir, default plans/).
 --yes approves every tool call that asks for confirmation. Without --yes, confirmations and
@@ -76,7 +80,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
       allowPositionals: true,
       strict: true,
       options: {
-        agent: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, workspace: { type: 'string' },
+        agent: { type: 'string' }, model: { type: 'string' }, 'model-class': { type: 'string' }, 'base-url': { type: 'string' }, workspace: { type: 'string' },
         yes: { type: 'boolean', short: 'y' }, 'max-rounds': { type: 'string' }, 'plan-dir': { type: 'string' },
         tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
         ...SANDBOX_FLAGS,
@@ -97,6 +101,8 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
   if (task === '') return usage('give the TASK, quoted as one argument');
   const kind = values.agent ?? 'general';
   if (!['general', 'explore', 'plan'].includes(kind)) return usage(`--agent must be general, explore or plan; got ${kind}`);
+  const modelClass = values['model-class'] ?? (ctx.env.TOOLGATE_MODEL_CLASS?.trim() || undefined);
+  if (modelClass !== undefined && !isModelClass(modelClass)) return usage(`--model-class (or TOOLGATE_MODEL_CLASS) must be vision or text-only; got ${modelClass}`);
   let maxToolRounds: number | undefined;
   if (values['max-rounds'] !== undefined) {
     maxToolRounds = Number(values['max-rounds']);
@@ -170,7 +176,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     }
     const options: AgentOptions = {
       tools,
-      model: new OpenAIChatModel(found.endpoint),
+      model: new OpenAIChatModel({ ...found.endpoint, modelClass }),
       autoConfirmTools: values.yes === true,
       confirmationHandler,
       questionHandler,

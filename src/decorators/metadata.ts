@@ -7,6 +7,7 @@
 /// <reference types="reflect-metadata" />
 import { createRequire } from 'node:module';
 import type { ActionKind } from '../policy/action-kinds.js';
+import type { ModelClass } from '../types/model-class.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 
 /** Metadata key under which `@tool` stores a {@link ToolDescriptor} on the class. */
@@ -33,6 +34,8 @@ export interface ToolDescriptor {
   readonly requiresConfirmation: boolean;
   /** Writes only to the paths its `workspace-path` arguments name (may run in scoped write folders). */
   readonly scopedWrite: boolean;
+  /** The model class the tool is meant for (see `ToolOptions.forModel`); `undefined`: every model. */
+  readonly forModel?: ModelClass;
   /** Timeout in milliseconds; `<= 0` disables. */
   readonly timeoutMs: number;
   /** Requests per minute allowed, or `undefined` for no limit. */

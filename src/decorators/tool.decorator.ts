@@ -10,6 +10,7 @@ import { isValidVersion } from '../util/semver.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { ACTION_KINDS, isActionKind, onlyReads, type ActionKind } from '../policy/action-kinds.js';
 import { DEFAULT_RUNNER, isRunnerKind, RUNNER_KINDS } from '../runner/kinds.js';
+import { isModelClass, MODEL_CLASSES, type ModelClass } from '../types/model-class.js';
 import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
 
@@ -71,6 +72,14 @@ export interface ToolOptions {
    * at least one path argument; meaningless with `readOnly`. Default `false`.
    */
   scopedWrite?: boolean;
+  /**
+   * The model class the tool is meant for: `vision` (its result carries an image only a vision
+   * model can look at, like `read_image`) or `text-only` (it stands in for looking, like
+   * `describe_image`). Agents and exports given a model class offer only the tools of that
+   * class and the tools without one (`isOfferedToModel` in registry/visibility.ts). Offering,
+   * not authorization: a call is not refused for it. Default: none (offered to every model).
+   */
+  forModel?: ModelClass;
   /** Timeout in milliseconds, at most 2147483647. Default 120000; `<= 0` disables the timeout. */
   timeoutMs?: number;
   /** Allowed calls per minute (positive integer). Default: no limit. */
@@ -103,7 +112,7 @@ export interface ToolOptions {
 
 const KNOWN_OPTIONS = new Set<keyof ToolOptions>([
   'name', 'version', 'kind', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'scopedWrite', 'timeoutMs',
-  'rateLimitRpm', 'memoryMb', 'maxOutputLength', 'truncation', 'runner', 'module',
+  'rateLimitRpm', 'forModel', 'memoryMb', 'maxOutputLength', 'truncation', 'runner', 'module',
 ]);
 
 /**
@@ -160,6 +169,9 @@ export function buildToolDescriptor(
       ? bad('kind', `${JSON.stringify(options.kind)} changes things, which a readOnly tool does not; use "internal", "file_read", "mcp_read" or "network", or drop readOnly`)
       : bad('kind', `${JSON.stringify(options.kind)} says the tool only reads, but it is not readOnly; add readOnly: true, or name what it changes ("file_write", "shell_command", ...)`);
   }
+  if (options.forModel !== undefined && !isModelClass(options.forModel)) {
+    throw bad('forModel', `must be one of ${MODEL_CLASSES.map((c) => JSON.stringify(c)).join(', ')}; got ${JSON.stringify(options.forModel)}`);
+  }
   const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   if (options.timeoutMs !== undefined && (!isFiniteNumber(options.timeoutMs) || options.timeoutMs > MAX_TIMEOUT_MS)) {
     throw bad('timeoutMs', `must be a number of milliseconds up to ${MAX_TIMEOUT_MS} (<= 0 disables the timeout); got ${options.timeoutMs}`);
@@ -194,6 +206,7 @@ export function buildToolDescriptor(
     readOnly: options.readOnly ?? false,
     requiresConfirmation: options.requiresConfirmation ?? false,
     scopedWrite: options.scopedWrite ?? false,
+    ...(options.forModel === undefined ? {} : { forModel: options.forModel }),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     rateLimitRpm: options.rateLimitRpm,
     memoryMb: options.memoryMb,

@@ -15,6 +15,7 @@ import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
 import { RUNNER_KINDS } from '../runner/kinds.js';
 import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
+import { isModelClass, type ModelClass } from '../types/model-class.js';
 import { getToolMetadata } from '../decorators/metadata.js';
 import { manifestDescriptor } from './manifest.js';
 
@@ -96,6 +97,8 @@ export class RegisteredTool implements ExportableTool {
   readonly requiresConfirmation: boolean;
   /** Writes only to the paths its path arguments name; see `ToolOptions.scopedWrite`. */
   readonly scopedWrite: boolean;
+  /** The model class it is meant for (`ToolOptions.forModel`); `undefined`: every model. */
+  readonly forModel: ModelClass | undefined;
   /** Milliseconds; `<= 0` for none. */
   readonly timeoutMs: number;
   /** Calls per minute allowed, or `undefined` for no limit. */
@@ -168,6 +171,8 @@ export class RegisteredTool implements ExportableTool {
     this.readOnly = descriptor.readOnly;
     this.requiresConfirmation = descriptor.requiresConfirmation;
     this.scopedWrite = descriptor.scopedWrite ?? false;
+    if (descriptor.forModel !== undefined && !isModelClass(descriptor.forModel)) throw ToolDefinitionError.fromBadOption(descriptor.name, 'forModel', `must be "vision" or "text-only"; got ${JSON.stringify(descriptor.forModel)}`);
+    this.forModel = descriptor.forModel;
     this.timeoutMs = descriptor.timeoutMs;
     this.rateLimitRpm = descriptor.rateLimitRpm;
     this.memoryMb = descriptor.memoryMb;

@@ -7,10 +7,15 @@
  *   mode offers read-only tools, plus the tools that may write inside scoped folders when it
  *   has some. This only hides what would always be denied; the mode decider still decides
  *   every call (visibility is not authorization).
+ * - **offer to a model class** ({@link isOfferedToModel}): is the tool meant for the model's
+ *   class (`forModel`)? A text-only model is not offered `read_image`, a vision model not
+ *   `describe_image`; tools without `forModel` are offered to every model. Not authorization
+ *   either: a call is not refused for it.
  *
  * @module
  */
 import type { AgentMode } from '../modes/modes.js';
+import type { ModelClass } from '../types/model-class.js';
 import type { RegisteredTool } from './registered-tool.js';
 
 /** The caller's choice of tools. */
@@ -49,4 +54,12 @@ export function isOfferedInMode(
   if (!mode.readOnly || tool.readOnly) return true;
   const scoped = (mode.scopedWriteDirs?.length ?? 0) + scopedWriteDirs.length > 0;
   return scoped && tool.scopedWrite && (scopedWriteTools === undefined || scopedWriteTools.has(tool.name));
+}
+
+/**
+ * Is `tool` offered to a model of class `modelClass`? Yes when the tool names no class
+ * (`forModel` unset) or names this one; when no class is given (`undefined`), every tool is.
+ */
+export function isOfferedToModel(tool: Pick<RegisteredTool, 'forModel'>, modelClass: ModelClass | undefined): boolean {
+  return modelClass === undefined || tool.forModel === undefined || tool.forModel === modelClass;
 }

@@ -23,7 +23,8 @@ import { type OpenAITool } from '../formats/openai.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import { failedResult } from '../closeout/results.js';
-import { isOfferedInMode, isSelected } from '../registry/visibility.js';
+import { isOfferedInMode, isOfferedToModel, isSelected } from '../registry/visibility.js';
+import type { ModelClass } from '../types/model-class.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
@@ -88,6 +89,12 @@ export interface ToolSelection {
   scopedWriteDirs?: readonly string[];
   /** Agent name whose version pins apply. Default none (latest versions). */
   agent?: string;
+  /**
+   * The class of the model offered the tools: only tools whose `forModel` is this class or
+   * unset are kept (`read_image` for `vision`, `describe_image` for `text-only`). Default:
+   * none, every tool whatever its `forModel`.
+   */
+  modelClass?: ModelClass;
 }
 
 /**
@@ -202,6 +209,7 @@ export class ToolSystem implements ToolCallTarget {
     for (const latest of this.registry.list()) {
       const tool = this.versions.resolve(latest.name, selection.agent);
       if (tool === undefined || !this.selected(tool) || !isOfferedInMode(tool, mode, selection.scopedWriteDirs, this.executor.scopedWriteTools)) continue;
+      if (!isOfferedToModel(tool, selection.modelClass)) continue;
       out.push(tool);
     }
     return out;

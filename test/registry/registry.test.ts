@@ -232,6 +232,7 @@ describe('action kinds of every tool (issue 15, item 6)', async () => {
       csv_query: 'file_read',
       current_time: 'internal',
       delete_file: 'file_write',
+      describe_image: 'network',
       detect_file_type: 'file_read',
       diff_files: 'file_read',
       download_url: 'network',

@@ -39,9 +39,10 @@ export const READ_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
  * public http(s) URL and attach it to the result, so that a vision model sees it; the text
  * result gives its format, dimensions and size. The format is read from the content, not the
  * file name. Use image_info for facts about an image without looking at it, and resize_image
- * to shrink an image that is too large.
+ * to shrink an image that is too large. Offered to vision models; text-only models get
+ * describe_image instead.
  */
-@tool({ name: 'read_image', version: '1.0.0', kind: 'network', readOnly: true, tags: ['image', 'ported'], timeoutMs: 45_000 })
+@tool({ name: 'read_image', version: '1.0.0', kind: 'network', readOnly: true, tags: ['image', 'ported'], timeoutMs: 45_000, forModel: 'vision' })
 export class ReadImageTool implements Tool<ReadImageInput, ReadImageOutput> {
   run(args: ReadImageInput, ctx: ToolContext): Promise<ReadImageOutput> {
     return readImage(ctx.workspace, args.source, (dataUrl) => ctx.attachImage(dataUrl), { signal: ctx.signal, deadline: ctx.deadline });
