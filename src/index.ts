@@ -80,7 +80,7 @@ export {
   SubagentSessions, SUBAGENT_DEPTH_MESSAGE,
   type SubagentOptions, type SubagentEvent, type SubagentInfo, type SubagentStatus, type SubagentAgentClass, type SubagentAgent, type SubagentChildOptions, type SubagentRunResult, type SubagentParent, type SubagentParentOptions,
 } from './agents/subagents.js';
-export { RUN_SUBAGENT, INPUT_SUBAGENT, subagentTools, type RunSubagentInput, type InputSubagentInput, type SubagentChoices } from './builtin/subagent.js';
+export { RUN_SUBAGENT, INPUT_SUBAGENT, subagentTools, subagentTurnId, parseSubagentTurnId, type RunSubagentInput, type InputSubagentInput, type SubagentChoices, type SubagentTurn } from './builtin/subagent.js';
 export { type BuiltinCallHandler } from './system/tool-call-handler.js';
 
 // MCP: bridging servers in, serving the registry out, the config file.

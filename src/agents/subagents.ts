@@ -15,9 +15,10 @@
  *   a time with the parent's), and a child never runs in a more permissive mode than its
  *   parent (a read-only parent's child runs in the parent's mode and write folders).
  * - Each child run is a turn of its own whose id names the parent call
- *   (`<parent session>/<parent call id>/<subagent id>`), so with a ledger the child's calls
- *   are stored under their own call ids and sessions, and `ledger.list({ turn })` finds them
- *   from the parent call.
+ *   (`<parent session>/<parent call id>/subagent:<id>`, `subagentTurnId`), so with a ledger the
+ *   child's calls are stored under their own call ids and sessions, and `ledger.list({ turn })`
+ *   finds them from the parent call. A person supervising (the cockpit, a session's approval
+ *   mode in the ledger) sees them as part of the parent's run (`supervisedSession`).
  * - Aborting a parent run aborts every running child; so does {@link SubagentSessions.abortAll}.
  *
  * This module knows agents only by the shapes below (it does not import `base-agent.ts`,
@@ -25,7 +26,7 @@
  *
  * @module
  */
-import { INPUT_SUBAGENT, MAX_SUBAGENT_YIELD_MS, RUN_SUBAGENT, subagentArgumentCheckers, subagentSpecs, withoutNulls, type InputSubagentInput, type RunSubagentInput } from '../builtin/subagent.js';
+import { INPUT_SUBAGENT, MAX_SUBAGENT_YIELD_MS, RUN_SUBAGENT, subagentArgumentCheckers, subagentSpecs, subagentTurnId, withoutNulls, type InputSubagentInput, type RunSubagentInput } from '../builtin/subagent.js';
 import { completedResult, failedResult } from '../closeout/results.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { ApprovalMode } from '../decisions/decision.js';
@@ -137,7 +138,7 @@ export interface SubagentInfo {
   status: SubagentStatus;
   /** Tool calls it made (ended), over all its tasks. */
   toolCalls: number;
-  /** The turn ids of its runs, in order: `<parent session>/<parent call id>/<id>` (a ledger's `turn` of its calls). */
+  /** The turn ids of its runs, in order: `<parent session>/<parent call id>/subagent:<id>` (a ledger's `turn` of its calls). */
   turns: readonly string[];
   /** Its last final answer (empty while it has none). */
   text: string;
@@ -361,7 +362,7 @@ export class SubagentSessions {
   /** Run `prompt` on the child (a follow-up continues its conversation) in a turn naming the parent call. */
   private start(session: Session, prompt: string, call: PendingToolCall, turn: HandleOptions): void {
     this.watch(turn.signal);
-    const turnId = `${turn.session ?? turn.turnId ?? this.parent.name}/${call.id}/${session.id}`;
+    const turnId = subagentTurnId(turn.session ?? turn.turnId ?? this.parent.name, call.id, session.id);
     session.turns.push(turnId);
     session.status = 'running';
     session.error = undefined;

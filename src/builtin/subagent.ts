@@ -125,3 +125,33 @@ export function withoutNulls(args: unknown): unknown {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
   return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
 }
+
+/** The parts of a subagent run's turn id ({@link subagentTurnId}). */
+export interface SubagentTurn {
+  /** The session of the parent's call that started the run (an agent's `<turn id>:<round>`). */
+  parentSession: string;
+  /** The parent's turn id: `parentSession` without its `:<round>`. */
+  parentTurnId: string;
+  /** The call id of the parent's `run_subagent` / `input_subagent` call. */
+  parentCallId: string;
+  /** The child's id (`sa-1`, ...). */
+  subagentId: string;
+}
+
+const SUBAGENT_TURN = /^(.+?)\/(.+)\/subagent:(sa-[1-9][0-9]*)$/;
+
+/**
+ * The turn id of a subagent's run: `<parent session>/<parent call id>/subagent:<id>`, so that
+ * the child's calls (stored with it as their `turn`) name the parent call that started them.
+ */
+export function subagentTurnId(parentSession: string, parentCallId: string, subagentId: string): string {
+  return `${parentSession}/${parentCallId}/subagent:${subagentId}`;
+}
+
+/** The parts of a turn id made by {@link subagentTurnId}, or `undefined` for any other turn id. */
+export function parseSubagentTurnId(turnId: string): SubagentTurn | undefined {
+  const match = SUBAGENT_TURN.exec(turnId);
+  if (match === null) return undefined;
+  const parentSession = match[1]!;
+  return { parentSession, parentTurnId: parentSession.replace(/:[0-9]+$/, ''), parentCallId: match[2]!, subagentId: match[3]! };
+}

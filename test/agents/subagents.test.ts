@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  ExploreAgent, GeneralAgent, INPUT_SUBAGENT, Ledger, RUN_SUBAGENT, SUBAGENT_DEPTH_MESSAGE, ToolSystem,
+  ExploreAgent, GeneralAgent, INPUT_SUBAGENT, Ledger, RUN_SUBAGENT, SUBAGENT_DEPTH_MESSAGE, ToolSystem, parseSubagentTurnId, setSessionApprovalMode, supervisedSession,
   type AgentEvent, type ChatModel, type ChatRequest, type ConfirmationRequest, type OpenAIAssistantMessage, type ToolExecutionResult,
 } from 'toolgate';
 import { tempWorkspace } from '../helpers.js';
@@ -145,7 +145,10 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
 
     // The ledger has the child's two calls under their own ids, in a turn naming the parent call.
     const turn = (polled.structured as { turn: string }).turn;
-    assert.match(turn, /^general:[0-9a-f-]+:1\/p_run\/sa-1$/);
+    assert.match(turn, /^general:[0-9a-f-]+:1\/p_run\/subagent:sa-1$/);
+    assert.deepEqual(parseSubagentTurnId(turn), { parentSession: turn.replace(/\/p_run\/subagent:sa-1$/, ''), parentTurnId: turn.replace(/:1\/p_run\/subagent:sa-1$/, ''), parentCallId: 'p_run', subagentId: 'sa-1' });
+    // Supervised (cockpit, session approval modes) as part of the parent's run.
+    assert.equal(supervisedSession(`${turn}:1`, turn), parseSubagentTurnId(turn)!.parentTurnId);
     const traced = ledger.list({ turn });
     assert.deepEqual(traced.map((c) => [c.callId, c.tool, c.state]).sort(), [['c_read', 'read_file', 'done'], ['c_write', 'write_file', 'done']]);
     assert.ok(traced.every((c) => c.session === `${turn}:1`));
@@ -311,9 +314,35 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     const run = await agent.run('Delegate a write.');
     assert.equal(run.stopReason, 'final');
     assert.match(String(child.requests[0]!.messages[0]!.content), /explore mode/);
-    assert.match(toolMessage(child.requests[1], 'w'), /MODE_DENIED|explore/);
+    assert.equal(toolMessage(child.requests[1], 'w'), 'Error: write_file is not allowed in explore mode: this mode is read-only; use read-only tools.');
     assert.equal(fs.existsSync(path.join(t.ws, 'x.txt')), false);
     assert.deepEqual(asked, []);
+  });
+
+  it('applies the approval mode a person set for the parent\'s run (ledger session mode) to the child\'s calls', async () => {
+    const child = new ScriptedModel([say(null, [['cw', 'write_file', { filepath: 'denied.txt', content: 'no' }]]), say('the write was denied')]);
+    const parent = new ScriptedModel([say(null, [['pr', RUN_SUBAGENT, { prompt: 'Write denied.txt.', model_id: 'c' }]]), say('done')]);
+    const asked: ConfirmationRequest[] = [];
+    const agent = new GeneralAgent({
+      tools, model: parent,
+      confirmationHandler: (request) => {
+        asked.push(request);
+        return true;
+      },
+      subagents: { models: { c: child } },
+    });
+    setSessionApprovalMode(ledger, 'supervised-parent-turn', 'deny-all', 'test');
+    try {
+      const run = await agent.run('Delegate a write.', { turnId: 'supervised-parent-turn' });
+      assert.equal(run.stopReason, 'final');
+      assert.match(toolMessage(child.requests[1], 'cw'), /the approval mode is deny-all/);
+      assert.equal(fs.existsSync(path.join(t.ws, 'denied.txt')), false);
+      assert.deepEqual(asked, []);
+      const [call] = ledger.list({ turn: 'supervised-parent-turn:1/pr/subagent:sa-1' });
+      assert.deepEqual([call?.callId, call?.state], ['cw', 'denied']);
+    } finally {
+      setSessionApprovalMode(ledger, 'supervised-parent-turn', undefined, 'test');
+    }
   });
 
   it('rejects bad options by name', () => {
