@@ -345,6 +345,28 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     }
   });
 
+  it('reports a child whose model fails, and takes no follow-up for it', async () => {
+    const broken: ChatModel = {
+      async complete() {
+        throw new Error('endpoint down');
+      },
+    };
+    const parent = new ScriptedModel([
+      say(null, [['fail', RUN_SUBAGENT, { prompt: 'Try.', model_id: 'broken' }]]),
+      say(null, [['again', INPUT_SUBAGENT, { subagent_id: 'sa-1', prompt: 'Try again.' }]]),
+      say('done'),
+    ]);
+    const agent = new GeneralAgent({ tools, model: parent, subagents: { models: { broken } } });
+    const run = await agent.run('Delegate.');
+    assert.equal(run.stopReason, 'final');
+    const failed = byCall(run.results, 'fail');
+    assert.deepEqual([failed.success, failed.errorCode, failed.output], [false, 'TOOL_ERROR', 'Error: Subagent sa-1 (general) failed: endpoint down']);
+    const again = byCall(run.results, 'again');
+    assert.equal(again.errorCode, 'INVALID_ARGUMENTS');
+    assert.match(again.output, /Subagent sa-1 failed; it takes no follow-up prompt\. Start a new one with run_subagent\./);
+    assert.deepEqual(agent.subagents!.list().map((s) => [s.status, s.error]), [['failed', 'endpoint down']]);
+  });
+
   it('rejects bad options by name', () => {
     const model = new ScriptedModel([]);
     assert.throws(() => new GeneralAgent({ tools, model, subagents: { windowMs: -1 } }), /options\.subagents\.windowMs must be an integer from 0 to 600000/);
