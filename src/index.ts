@@ -77,6 +77,12 @@ export {
 } from './agents/base-agent.js';
 export { OpenAIChatModel, ModelResponseError, modelEndpointFromEnv, type ChatModel, type ChatRequest, type ModelEndpoint, type OpenAIChatModelOptions } from './agents/model-client.js';
 export { Harness, type HarnessPlugin } from './agents/harness.js';
+export {
+  SubagentSessions, SUBAGENT_DEPTH_MESSAGE,
+  type SubagentOptions, type SubagentEvent, type SubagentInfo, type SubagentStatus, type SubagentAgentClass, type SubagentAgent, type SubagentChildOptions, type SubagentRunResult, type SubagentParent, type SubagentParentOptions,
+} from './agents/subagents.js';
+export { RUN_SUBAGENT, INPUT_SUBAGENT, subagentTools, subagentTurnId, parseSubagentTurnId, type RunSubagentInput, type InputSubagentInput, type SubagentChoices, type SubagentTurn } from './builtin/subagent.js';
+export { type BuiltinCallHandler } from './system/tool-call-handler.js';
 
 // MCP: bridging servers in, serving the registry out, the config file.
 export { McpBridge, MCP_TAG, bridgedKind, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';

@@ -17,6 +17,7 @@ import type { ToolExecutionResult } from '../types/result.js';
 import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
 import type { ChatModel } from './model-client.js';
 import { isModelClass, type ModelClass } from '../types/model-class.js';
+import { SubagentSessions, type SubagentEvent, type SubagentOptions } from './subagents.js';
 import type { PendingToolCall } from '../formats/common.js';
 import type { QuestionHandler } from '../system/tool-call-handler.js';
 
@@ -25,7 +26,8 @@ export type AgentEvent =
   | { type: 'model_request'; round: number }
   | { type: 'assistant'; message: OpenAIAssistantMessage }
   | { type: 'tool_call'; call: PendingToolCall }
-  | { type: 'tool_result'; call: PendingToolCall; result: ToolExecutionResult };
+  | { type: 'tool_result'; call: PendingToolCall; result: ToolExecutionResult }
+  | SubagentEvent<AgentEvent>;
 
 /** Options of a {@link BaseAgent}; every option documents its default. */
 export interface AgentOptions {
@@ -75,6 +77,11 @@ export interface AgentOptions {
   pins?: Readonly<Record<string, string>>;
   /** Progress events. Default: none. */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Offer `run_subagent` / `input_subagent` (docs/subagents.md): which agent kinds and models a
+   * child may use, its foreground window, how many children are kept. Default: none (not offered).
+   */
+  subagents?: SubagentOptions;
 }
 
 /** How a run ended. `final`: the model answered without tool calls. */
@@ -98,6 +105,8 @@ export interface AgentRunResult {
 export interface AgentRunOptions {
   /** Stops the loop and the tools running: the run returns with `aborted`. */
   signal?: AbortSignal;
+  /** The run's turn id (a ledger's `turn` of its calls; `allow_for_turn` lasts for it). Default `<name>:<random UUID>`. */
+  turnId?: string;
 }
 
 /** Defaults a concrete agent gives. */
@@ -135,6 +144,8 @@ export class BaseAgent {
   readonly autoConfirmTools: boolean;
   /** The model class tools are offered for. */
   readonly modelClass: ModelClass;
+  /** The children of this agent with the `subagents` option (`undefined` without it). */
+  readonly subagents: SubagentSessions | undefined;
   private readonly systemPrompt: string;
   private pinned = false;
 
@@ -150,6 +161,7 @@ export class BaseAgent {
     this.modelClass = options.modelClass ?? options.model?.modelClass ?? 'vision';
     if (!isModelClass(this.modelClass)) throw ToolgateOptionError.fromBadOption('modelClass', `must be "vision" or "text-only"; got ${JSON.stringify(this.modelClass)}`);
     this.systemPrompt = options.systemPrompt ?? kind.systemPrompt;
+    this.subagents = SubagentSessions.of(this, options);
   }
 
   /** The system message: the system prompt, then the mode's addendum and the write folders. */
@@ -165,6 +177,7 @@ export class BaseAgent {
   toolSpecs(): OpenAITool[] {
     const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name, modelClass: this.modelClass });
     if (this.options.questionHandler) specs.push(askUserSpec('openai') as OpenAITool);
+    if (this.subagents) specs.push(...this.subagents.specs());
     return specs;
   }
 
@@ -191,7 +204,7 @@ export class BaseAgent {
     let text = '';
     const done = (stopReason: AgentStopReason): AgentRunResult => ({ text, stopReason, toolRounds, messages, results });
     // One run is one turn: `allow_for_turn` answers last until it returns.
-    const turnId = `${this.name}:${crypto.randomUUID()}`;
+    const turnId = runOptions.turnId ?? `${this.name}:${crypto.randomUUID()}`;
 
     for (;;) {
       if (signal?.aborted) return done('aborted');
@@ -220,8 +233,9 @@ export class BaseAgent {
         mode: this.mode,
         scopedWriteDirs: this.scopedWriteDirs,
         confirm: this.autoConfirmTools,
-        confirmationHandler: this.options.confirmationHandler,
-        questionHandler: this.options.questionHandler,
+        confirmationHandler: this.subagents?.confirmationHandler ?? this.options.confirmationHandler,
+        questionHandler: this.subagents?.questionHandler ?? this.options.questionHandler,
+        builtins: this.subagents?.builtins,
         signal,
         onCall: (call) => onEvent?.({ type: 'tool_call', call }),
         onResult: (call, result) => onEvent?.({ type: 'tool_result', call, result }),

@@ -7,11 +7,12 @@
  * A session, for a person supervising, is what one agent run or one MCP client does: the
  * call's turn when it has one (an agent run is one turn, over several ledger sessions, one per
  * round; an MCP connection's turn is its session), else its ledger session
- * ({@link supervisedSession}). The session `*` sets the mode of every session that has none of
- * its own.
+ * ({@link supervisedSession}); a subagent's run counts as part of its parent's run. The session
+ * `*` sets the mode of every session that has none of its own.
  *
  * @module
  */
+import { parseSubagentTurnId } from '../builtin/subagent.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import type { SessionApprovalModes } from '../decisions/approval-mode.decider.js';
 import type { Logger } from '../logging/logger.js';
@@ -23,8 +24,13 @@ export const APPROVAL_MODE_SETTING = 'approval_mode';
 /** The session `*`: its mode applies to every session without one of its own. */
 const EVERY_SESSION = '*';
 
-/** The session a person supervises a call by: its turn when it has one, else its ledger session. */
+/**
+ * The session a person supervises a call by: its turn when it has one (for a subagent's call,
+ * the parent's turn: a child is never more permissive than its parent), else its ledger session.
+ */
 export function supervisedSession(session: string, turnId: string): string {
+  const subagent = parseSubagentTurnId(turnId);
+  if (subagent !== undefined) return subagent.parentTurnId;
   return turnId !== '' ? turnId : session;
 }
 

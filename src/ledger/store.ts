@@ -233,6 +233,8 @@ export interface ListFilter {
   session?: string;
   callId?: string;
   state?: CallStatus;
+  /** Calls of one turn (an agent run's `turnId`; a subagent's runs name their parent call, docs/subagents.md). */
+  turn?: string;
   /** At most this many, newest first. Default 1000. */
   limit?: number;
 }
@@ -862,6 +864,10 @@ export class Ledger {
     if (filter.state !== undefined) {
       where.push('state = ?');
       values.push(filter.state);
+    }
+    if (filter.turn !== undefined) {
+      where.push('turn = ?');
+      values.push(filter.turn);
     }
     values.push(filter.limit ?? 1000);
     const rows = this.db.prepare(`SELECT calls.*, results.size FROM calls LEFT JOIN results ON results.call = calls.id

@@ -56,10 +56,23 @@ export interface HandleOptions extends AgentCallOptions {
    * that the tool is unavailable (it is never run as a tool).
    */
   questionHandler?: QuestionHandler;
+  /**
+   * Calls the caller answers itself, by tool name (an agent's `run_subagent`): never run as
+   * tools, never seen by the executor. Default: none.
+   */
+  builtins?: Readonly<Record<string, BuiltinCallHandler>>;
   /** Called when a call starts (before any confirmation question). */
   onCall?: (call: PendingToolCall) => void;
   /** Called with each call's result as it ends. */
   onResult?: (call: PendingToolCall, result: ToolExecutionResult) => void;
+}
+
+/** Answers one call the caller handles itself ({@link HandleOptions.builtins}). */
+export interface BuiltinCallHandler {
+  /** Answer the call; a throw becomes a `TOOL_ERROR` result. `options` are the turn's (signal, session, turn id). */
+  run(call: PendingToolCall, options: HandleOptions): Promise<ToolExecutionResult>;
+  /** Whether the call waits for every earlier call and runs alone, as a write does. Default false: beside reads. */
+  runsAlone?: boolean;
 }
 
 /** Options of a {@link ToolCallHandler}. */
@@ -112,7 +125,8 @@ export class ToolCallHandler {
    * call's id. Never throws for a call.
    */
   async handle(calls: readonly PendingToolCall[], options: HandleOptions = {}): Promise<ToolExecutionResult[]> {
-    const { questionHandler, onCall, onResult, agent: _agent, ...rest } = options;
+    const { questionHandler, onCall, onResult, agent: _agent, builtins, ...rest } = options;
+    const builtinOf = (name: unknown) => (builtins !== undefined && typeof name === 'string' && Object.hasOwn(builtins, name) ? builtins[name] : undefined);
     // One person answers both kinds of question: ask one at a time.
     const ask = oneAtATime();
     const confirmationHandler: ConfirmationHandler | null | undefined = typeof rest.confirmationHandler === 'function'
@@ -127,7 +141,8 @@ export class ToolCallHandler {
       } else {
         onCall?.(call);
         try {
-          result = call.name === ASK_USER_TOOL.name
+          const builtin = builtinOf(call.name);
+          result = builtin !== undefined ? await builtin.run(call, options) : call.name === ASK_USER_TOOL.name
             ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
             : await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
         } catch (error) {
@@ -146,6 +161,8 @@ export class ToolCallHandler {
       concurrency: this.concurrency,
       runsAlone: (i) => {
         const call = calls[i]!;
+        const builtin = builtinOf(call.name);
+        if (builtin !== undefined) return builtin.runsAlone === true;
         return call.name === ASK_USER_TOOL.name || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
       },
       run,

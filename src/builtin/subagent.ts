@@ -1,0 +1,157 @@
+/**
+ * `run_subagent` and `input_subagent`: the tools through which a model delegates a subtask to
+ * a child agent and drives it afterwards. Like `ask_user`, they exist as specs only: they are
+ * never registered in a registry and never run in the executor. An agent given a `subagents`
+ * option (`src/agents/subagents.ts`) offers them and answers their calls itself; the child's
+ * own tool calls go through the executor as every other call does.
+ *
+ * The schemas depend on what the parent allows (the agent kinds and models a child may use),
+ * so they are built per agent by {@link subagentSpecs}.
+ *
+ * @module
+ */
+import type { JsonSchema } from '../types/tool.js';
+import type { ExportableTool } from '../formats/common.js';
+import { exportTool } from '../formats/export.js';
+import type { OpenAITool } from '../formats/openai.js';
+import { compileValidator } from '../schema/validator.js';
+
+/** Name of the tool that starts a subagent. */
+export const RUN_SUBAGENT = 'run_subagent';
+/** Name of the tool that polls a subagent or sends it a follow-up prompt. */
+export const INPUT_SUBAGENT = 'input_subagent';
+
+/** Longest foreground wait a call may ask for, in milliseconds (10 minutes). */
+export const MAX_SUBAGENT_YIELD_MS = 600_000;
+
+/** Arguments of a `run_subagent` call. */
+export interface RunSubagentInput {
+  /** The complete subtask: all the context the child needs and the exact final answer expected. */
+  prompt: string;
+  /** The child's agent kind, one the parent allows. Default: the parent's own kind. */
+  agent_id?: string;
+  /** The child's model, one the parent allows. Default: the parent's model. */
+  model_id?: string;
+  /** Foreground wait in milliseconds, 0 to 600000; past it the child goes on in the background. Default: the parent's window. */
+  yield_time_ms?: number;
+}
+
+/** Arguments of an `input_subagent` call. */
+export interface InputSubagentInput {
+  /** The id `run_subagent` returned (`sa-1`, ...). */
+  subagent_id: string;
+  /** A follow-up task, accepted only while the child is idle; empty or absent: poll only. */
+  prompt?: string;
+  /** Wait in milliseconds, 0 to 600000. Default: the window with a prompt, the poll window without. */
+  yield_time_ms?: number;
+}
+
+/** What a parent allows its children: the names the schemas offer. */
+export interface SubagentChoices {
+  /** Agent kinds a child may be (the `agent_id` enum); the first is the default. */
+  agents: readonly string[];
+  /** Models a child may use besides the parent's (the `model_id` enum); empty: no `model_id` argument. */
+  models: readonly string[];
+}
+
+const YIELD = { type: 'integer', minimum: 0, maximum: MAX_SUBAGENT_YIELD_MS } as const;
+
+/** The JSON Schema of {@link RunSubagentInput} for what `choices` allows. */
+function runSubagentSchema(choices: SubagentChoices): JsonSchema {
+  const properties: Record<string, unknown> = {
+    prompt: { type: 'string', minLength: 1, maxLength: 100_000, description: 'The complete subtask: all the context the child needs (it does not see this conversation) and the exact final answer you expect.' },
+    agent_id: { type: 'string', enum: [...choices.agents], description: `The child's agent kind. Default: ${choices.agents[0]}.` },
+    yield_time_ms: { ...YIELD, description: 'How long to wait for the child in the foreground, in milliseconds (0 to 600000); past it the child goes on in the background and you get its subagent_id.' },
+  };
+  if (choices.models.length) properties.model_id = { type: 'string', enum: [...choices.models], description: "The child's model. Default: the same model as yours." };
+  return { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties, required: ['prompt'], additionalProperties: false };
+}
+
+const INPUT_SUBAGENT_SCHEMA: JsonSchema = Object.freeze({
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: {
+    subagent_id: { type: 'string', minLength: 1, maxLength: 200, description: 'The subagent_id that run_subagent returned.' },
+    prompt: { type: 'string', maxLength: 100_000, description: 'A follow-up task for the child, accepted only once it is idle (finished its last task); leave it out to poll.' },
+    yield_time_ms: { ...YIELD, description: 'How long to wait for the child, in milliseconds (0 to 600000).' },
+  },
+  required: ['subagent_id'],
+  additionalProperties: false,
+});
+
+/** The specs of both tools for what `choices` allows, ready for {@link exportTool}. */
+export function subagentTools(choices: SubagentChoices): [ExportableTool, ExportableTool] {
+  const common = { outputSchema: null, readOnly: false, kind: 'internal', tags: Object.freeze(['builtin', 'agent']) as readonly string[] } as const;
+  return [
+    {
+      ...common,
+      name: RUN_SUBAGENT,
+      description:
+        'Delegate a self-contained subtask to a child agent working in the same workspace, with the same permissions as you or fewer. ' +
+        'Use it for a subtask you can fully specify in one prompt (the child does not see this conversation). ' +
+        'If the child finishes within yield_time_ms you get its final answer; otherwise it goes on in the background and you get a subagent_id to poll with input_subagent. ' +
+        'Subagents cannot start subagents.',
+      inputSchema: runSubagentSchema(choices),
+    },
+    {
+      ...common,
+      name: INPUT_SUBAGENT,
+      description:
+        'Poll a background subagent by its subagent_id (wait for it to finish), or send it a follow-up task once it is idle. ' +
+        'Answers with its status and, once it finished, its final answer.',
+      inputSchema: INPUT_SUBAGENT_SCHEMA,
+    },
+  ];
+}
+
+/** Both specs in the OpenAI function-calling shape (what agents send their model). */
+export function subagentSpecs(choices: SubagentChoices): OpenAITool[] {
+  return subagentTools(choices).map((tool) => exportTool(tool, 'openai') as OpenAITool);
+}
+
+/**
+ * Argument checkers of both tools for what `choices` allows (each schema compiled once).
+ * A checker returns `undefined` when the arguments are valid, else a message naming the
+ * problem (for the model). `null` for an optional field counts as absent, as OpenAI strict
+ * mode sends it.
+ */
+export function subagentArgumentCheckers(choices: SubagentChoices): { run(args: unknown): string | undefined; input(args: unknown): string | undefined } {
+  const [run, input] = subagentTools(choices).map((tool) => compileValidator(tool.inputSchema, 'argument'));
+  return { run: (args) => run!(withoutNulls(args)), input: (args) => input!(withoutNulls(args)) };
+}
+
+/** `args` without its `null` fields (a copy), when it is an object. */
+export function withoutNulls(args: unknown): unknown {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+}
+
+/** The parts of a subagent run's turn id ({@link subagentTurnId}). */
+export interface SubagentTurn {
+  /** The session of the parent's call that started the run (an agent's `<turn id>:<round>`). */
+  parentSession: string;
+  /** The parent's turn id: `parentSession` without its `:<round>`. */
+  parentTurnId: string;
+  /** The call id of the parent's `run_subagent` / `input_subagent` call. */
+  parentCallId: string;
+  /** The child's id (`sa-1`, ...). */
+  subagentId: string;
+}
+
+const SUBAGENT_TURN = /^(.+?)\/(.+)\/subagent:(sa-[1-9][0-9]*)$/;
+
+/**
+ * The turn id of a subagent's run: `<parent session>/<parent call id>/subagent:<id>`, so that
+ * the child's calls (stored with it as their `turn`) name the parent call that started them.
+ */
+export function subagentTurnId(parentSession: string, parentCallId: string, subagentId: string): string {
+  return `${parentSession}/${parentCallId}/subagent:${subagentId}`;
+}
+
+/** The parts of a turn id made by {@link subagentTurnId}, or `undefined` for any other turn id. */
+export function parseSubagentTurnId(turnId: string): SubagentTurn | undefined {
+  const match = SUBAGENT_TURN.exec(turnId);
+  if (match === null) return undefined;
+  const parentSession = match[1]!;
+  return { parentSession, parentTurnId: parentSession.replace(/:[0-9]+$/, ''), parentCallId: match[2]!, subagentId: match[3]! };
+}
