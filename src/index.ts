@@ -30,6 +30,7 @@ export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection
 export { ToolVersionManager, type ToolVersionInfo } from './system/version-manager.js';
 export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
 export { RegisteredTool, type RegisterOptions, type UpstreamToolMetadata } from './registry/registered-tool.js';
+export type { ToolDefinition, DefinitionRegisterOptions } from './registry/programmatic.js';
 export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions, type CallPreview } from './executor/executor.js';
