@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { ToolRegistry } from '../registry/registry.js';
 import type { Runner } from '../runner/runner.js';
 import { loadToolFolders } from '../system/tool-folders.js';
-import { toolFoldersOption } from './tool-registry.js';
+import { configToolset, toolFoldersOption } from './tool-registry.js';
 
 
 /** The `--timeout-ms` option, if given. */
@@ -76,7 +76,7 @@ export async function callCommand(argv: string[], ctx: CliContext): Promise<numb
   // loads only when the call is dispatched.
   const registry = new ToolRegistry();
   let logger: Logger | undefined;
-  await loadToolFolders(registry, { toolFolders: toolFoldersOption(values, ctx) }, () => (logger ??= createLogger(level)));
+  await loadToolFolders(registry, { toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx) }, () => (logger ??= createLogger(level)));
   const early = registry.get(name, values.version as string | undefined);
   let processes: Runner | undefined;
   if (early?.runner === 'process') {
