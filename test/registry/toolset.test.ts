@@ -2,8 +2,8 @@
  * The toolset (`tools.builtin` of `toolgate.config.json`, the `toolset` option of ToolSystem;
  * issue 19 item 5, seed 000_ba529e068cefa394.txt): the list replaces the default set
  * wholesale, each entry may override description, flags, timeout and output length, and a
- * mistake names the entry. Through ToolSystem, `toolgate list`, `toolgate call` and
- * `toolgate mcp` (spawned, driven by the SDK client).
+ * mistake names the entry. Through ToolSystem, `toolgate list`, `toolgate call`, `toolgate
+ * agent` (a scripted model) and `toolgate mcp` (spawned, driven by the SDK client).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +15,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { checkToolset, loadBuiltinTools, ToolgateOptionError, ToolSystem, type ToolsetEntryConfig } from 'toolgate';
 import { cliInProcess } from '../cli/in-process.js';
 import { BIN, REPO_ROOT, tempWorkspace } from '../helpers.js';
+import { startOpenAIFixture, turn } from '../openai-fixture.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'dist/test/fixtures/mcp-fixture-server.js');
 const tmp = tempWorkspace();
@@ -148,6 +149,24 @@ describe('toolgate list, call and mcp with --config naming a toolset', () => {
     assert.equal(JSON.parse(left.stdout).errorCode, 'UNKNOWN_TOOL', left.stdout + left.stderr);
     const timed = await cliInProcess(['call', 'read_file', '{"filepath":"long.txt"}', '--config', config, '--workspace', tmp.ws, '--json', '--yes', '--no-ledger'], { cwd: tmp.ws });
     assert.equal(JSON.parse(timed.stdout).errorCode, 'TIMEOUT', timed.stdout + timed.stderr);
+  });
+
+  test('toolgate agent offers the scripted model the toolset and answers a left-out tool UNKNOWN_TOOL', async () => {
+    const fixture = await startOpenAIFixture([
+      turn('Writing.', [{ id: 'call_w', name: 'write_file', arguments: '{"filepath":"agent.txt","content":"hi"}' }]),
+      turn('Cannot write here.'),
+    ]);
+    try {
+      const run = await cliInProcess(['agent', 'Write hi', '--workspace', tmp.ws, '--config', config, '--base-url', fixture.baseUrl, '--model', 'm', '--yes', '--no-ledger'], { cwd: tmp.ws });
+      assert.equal(run.code, 0, run.stderr);
+      const offered = fixture.requests[0]!.tools!.map((t) => t.function.name);
+      assert.deepEqual(offered.filter((n) => !n.startsWith('basic__')).sort(), ['list_files', 'read_file']);
+      assert.equal(fixture.requests[0]!.tools!.find((t) => t.function.name === 'read_file')!.function.description, 'Read a file, configured.');
+      assert.match(run.stderr, /UNKNOWN_TOOL/);
+      assert.equal(fs.existsSync(path.join(tmp.ws, 'agent.txt')), false);
+    } finally {
+      await fixture.close();
+    }
   });
 
   test('toolgate mcp serves the toolset and the bridged tools (registered through registry.register) to an SDK client', async () => {
