@@ -29,7 +29,9 @@ export { SANDBOX_PROFILES, BWRAP_ENV, type SandboxProfile, type SandboxPolicy } 
 export { ToolSystem, type ToolSystemOptions, type ToolFolder, type ToolSelection, type ToolSystemConnector } from './system/tool-system.js';
 export { ToolVersionManager, type ToolVersionInfo } from './system/version-manager.js';
 export { ToolRegistry, type ToolFilter, type ResolveFailure } from './registry/registry.js';
-export { RegisteredTool, type RegisterOptions, type UpstreamToolMetadata } from './registry/registered-tool.js';
+export { RegisteredTool, type RegisterOptions, type UpstreamToolMetadata, type ToolOverrides } from './registry/registered-tool.js';
+export type { ToolDefinition, DefinitionRegisterOptions } from './registry/programmatic.js';
+export { checkToolset, type ToolsetEntryConfig, type ToolsetEntry } from './registry/toolset.js';
 export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, type LoadedTools } from './registry/loader.js';
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions, type CallPreview } from './executor/executor.js';
@@ -88,7 +90,7 @@ export { type BuiltinCallHandler } from './system/tool-call-handler.js';
 export { McpBridge, MCP_TAG, bridgedKind, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
 export { PROXY_SEPARATOR } from './mcp/proxy-names.js';
 export {
-  loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
+  loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type ToolsConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
 } from './mcp/config.js';
 export { createMcpServer, serveStdio, serveHttp, type McpServeOptions, type McpHttpOptions, type McpServerHandle } from './mcp/server.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionLimits } from './mcp/http-sessions.js';

@@ -20,7 +20,7 @@ import { ToolRegistry } from '../registry/registry.js';
 import type { Runner } from '../runner/runner.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { loadToolFolders } from '../system/tool-folders.js';
-import { toolFoldersOption } from './tool-registry.js';
+import { configToolset, toolFoldersOption } from './tool-registry.js';
 
 
 /** The `--timeout-ms` option, if given. */
@@ -95,7 +95,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   // loads only when the call is dispatched.
   const registry = new ToolRegistry();
   let logger: Logger | undefined;
-  await loadToolFolders(registry, { toolFolders: toolFoldersOption(values, ctx) }, () => (logger ??= createLogger(level)));
+  await loadToolFolders(registry, { toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx) }, () => (logger ??= createLogger(level)));
   const early = registry.get(name, values.version as string | undefined);
   let processes: Runner | undefined;
   if (early?.runner === 'process') {

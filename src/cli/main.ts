@@ -30,7 +30,7 @@
  * @module
  */
 import fs from 'node:fs';
-import { ToolDefinitionError } from '../errors/errors.js';
+import { ToolDefinitionError, ToolgateOptionError } from '../errors/errors.js';
 import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
 import { USAGE } from './usage.js';
 
@@ -101,6 +101,11 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     }
     if (error instanceof ToolDefinitionError) {
       ctx.stderr.write(`toolgate: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof ToolgateOptionError) {
+      // A config file's mistake found while loading tools (a toolset entry naming no tool).
+      ctx.stderr.write(`toolgate: ${error.message.replace(/^options\./, '')}\n`);
       return EXIT.usage;
     }
     throw error;

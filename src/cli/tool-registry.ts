@@ -1,7 +1,8 @@
 /**
  * The CLI's tool registry without a tool system, for the commands that only read it
  * (`toolgate list`, `toolgate schema`): the same tools as {@link cliToolSystem} (builtin and
- * ported tools, the `--tools` folders, the MCP servers of `--config FILE`), without the
+ * ported tools or the toolset of `--config FILE`, the `--tools` folders, the MCP servers of
+ * `--config FILE`), without the
  * executor's module graph. Also the pieces both share: the `--tools` option and the bridge.
  *
  * @module
@@ -12,7 +13,7 @@ import { createLogger, type Logger, type LevelWithSilent } from '../logging/logg
 import type { McpBridge } from '../mcp/bridge.js';
 import { loadConfig } from '../mcp/config.js';
 import { ToolRegistry } from '../registry/registry.js';
-import { loadToolFolders, type ToolFolder } from '../system/tool-folders.js';
+import { loadToolFolders, type ToolFolder, type ToolFoldersOptions } from '../system/tool-folders.js';
 import { UsageError, type CliContext } from './context.js';
 
 /**
@@ -30,6 +31,23 @@ export function toolFoldersOption(values: Record<string, unknown>, ctx: CliConte
   const dirs = (values.tools as string[] | undefined) ?? [];
   if (dirs.length && typeof values.schemas !== 'string') throw new UsageError('--tools needs --schemas FILE (generate it with `toolgate schemas`)');
   return dirs.map((directory) => ({ directory: path.resolve(ctx.cwd, directory), schemas: path.resolve(ctx.cwd, values.schemas as string) }));
+}
+
+/**
+ * The toolset of the config file named with `--config` (its `tools.builtin`), as
+ * `loadToolFolders` options; none without a named file or without the section.
+ * @throws UsageError when the config file is missing or malformed (naming the entry).
+ */
+export function configToolset(values: Record<string, unknown>, ctx: CliContext): Pick<ToolFoldersOptions, 'toolset' | 'toolsetSource'> {
+  if (values.config === undefined) return {};
+  let loaded;
+  try {
+    loaded = loadConfig(path.resolve(ctx.cwd, values.config as string));
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/^options\./, ''));
+  }
+  const builtin = loaded.config.tools?.builtin;
+  return builtin === undefined ? {} : { toolset: builtin, toolsetSource: `${path.basename(loaded.file!)}: tools.builtin` };
 }
 
 /** A loaded registry of {@link cliToolRegistry}; `close()` ends the bridged servers. */
@@ -50,7 +68,7 @@ export async function cliToolRegistry(values: Record<string, unknown>, ctx: CliC
   const registry = new ToolRegistry();
   let logger: Logger | undefined;
   const log = () => (logger ??= createLogger(options.logLevel));
-  await loadToolFolders(registry, { toolFolders }, log);
+  await loadToolFolders(registry, { toolFolders, ...configToolset(values, ctx) }, log);
   const bridge = await bridgeConfigured(registry, config, options.workspace, log, ctx);
   return { registry, close: async () => bridge?.close() };
 }

@@ -1,5 +1,6 @@
 /**
- * The CLI's {@link ToolSystem}: the builtin and ported tools, the `--tools` folders, and the
+ * The CLI's {@link ToolSystem}: the builtin and ported tools (or the config file's toolset,
+ * `tools.builtin`), the `--tools` folders, and the
  * MCP servers of the config file the command line names (`--config FILE`; a workspace's own
  * `toolgate.config.json` is only noted, never read by itself). Every command reaches tools
  * through it.
@@ -11,7 +12,7 @@ import type { LevelWithSilent } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
 import { UsageError, type CliContext } from './context.js';
-import { bridgeConfigured, toolFoldersOption } from './tool-registry.js';
+import { bridgeConfigured, configToolset, toolFoldersOption } from './tool-registry.js';
 
 /** Options of {@link cliToolSystem}. */
 export interface CliToolSystemOptions {
@@ -43,7 +44,7 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     workspace: options.workspace,
     logLevel: options.logLevel,
     toolFolders,
-    ...(options.registry === undefined ? {} : { registry: options.registry, builtins: false }),
+    ...(options.registry === undefined ? configToolset(values, ctx) : { registry: options.registry, builtins: false }),
     executor: options.executor,
     connectors: [async (system) => {
       const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged);

@@ -119,7 +119,8 @@ Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
   --schemas FILE     generated schema file of the --tools folders
   --log-level LEVEL  pino level on stderr (default error)
-  --config FILE      toolgate config file whose mcpServers are bridged in as {server}__{tool};
+  --config FILE      toolgate config file whose mcpServers are bridged in as {server}__{tool}
+                     and whose tools.builtin replaces the default tool set (docs/toolsets.md);
                      only a file named here is read (a workspace's own toolgate.config.json
                      must not start programs by itself)
   -h, --help         this help (also: toolgate help)

@@ -42,6 +42,9 @@
  * - `INVALID_POLICY_FILE`: a policy file cannot be read or is invalid (`PolicyFileError`, naming file and line).
  * - `CLIENT_UNAVAILABLE`: the tool asked its caller for something the caller cannot give
  *   (`ctx.elicit` or `ctx.sample` with no MCP client or SDK handler that supports it).
+ * - `TOOL_REPLACED`: the tool's `name@version` was registered again (`registry.register`) while
+ *   the call waited (for an approval, its rate-limit turn); the call was checked and approved
+ *   for the old definition, so it was not run. Call again to run the new one.
  */
 export type ToolErrorCode =
   | 'UNKNOWN_TOOL'
@@ -70,4 +73,5 @@ export type ToolErrorCode =
   | 'INTERNAL'
   | 'DEFINITION'
   | 'INVALID_POLICY_FILE'
-  | 'CLIENT_UNAVAILABLE';
+  | 'CLIENT_UNAVAILABLE'
+  | 'TOOL_REPLACED';

@@ -774,6 +774,8 @@ export class ToolExecutor {
   private dispatch(state: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
     const { tool } = state;
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor was closed before the call could run.');
+    // An approval is for the definition it was asked about: a replacement runs only on a new call.
+    if (this.registry.isReplaced(tool)) return this.fail(state, 'TOOL_REPLACED', replacedMessage(tool), undefined, undefined, 'registry');
     if (state.timeoutMs > 0) {
       const spentMs = performance.now() - state.timeoutFrom;
       if (spentMs >= state.timeoutMs) {
@@ -1122,4 +1124,9 @@ function typeName(schema: Record<string, unknown>): string {
   if (typeof schema.type === 'string') return schema.type;
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Record<string, unknown>[]).map(typeName).join(' | ');
   return 'any';
+}
+
+/** What a call whose tool was registered again while it waited is answered. */
+function replacedMessage(tool: RegisteredTool): string {
+  return `${tool.key} was registered again (its definition replaced) while this call waited, so it was not run: it was checked and approved for the definition it replaced. Call the tool again to run the new definition.`;
 }

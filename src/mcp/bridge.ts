@@ -33,13 +33,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isValidVersion } from '../util/semver.js';
 import { commandEnv } from '../sandbox/child-env.js';
-import { BRIDGED_TOOL_NAME_PATTERN, buildToolDescriptor } from '../decorators/tool.decorator.js';
 import { ToolExecutionError } from '../errors/errors.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { ActionKind } from '../policy/action-kinds.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import { TOOL_LOG_LEVELS, type JsonSchema, type SampleRequest, type Tool, type ToolClass, type ToolContext, type ToolLogLevel } from '../types/tool.js';
+import { TOOL_LOG_LEVELS, type JsonSchema, type SampleRequest, type ToolContext, type ToolLogLevel } from '../types/tool.js';
 import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
 import { assignProxyNames, serverPrefix } from './proxy-names.js';
 
@@ -372,7 +371,20 @@ export class McpBridge {
       ? `Tool ${spec.name} of the MCP server ${conn.name}.`
       : given.length > MAX_BRIDGED_DESCRIPTION ? `${given.slice(0, MAX_BRIDGED_DESCRIPTION)}... [description cut at ${MAX_BRIDGED_DESCRIPTION} characters]` : given;
     const outputSchema = spec.outputSchema && typeof spec.outputSchema === 'object' ? (spec.outputSchema as JsonSchema) : null;
-    const descriptor = buildToolDescriptor(
+    // Writing (or unknown) tools ask, as our own writing tools do, unless the config says otherwise.
+    const requiresConfirmation = conn.config.requiresConfirmation ?? !readOnly;
+    const upstream = upstreamOf(spec);
+    if (existing !== undefined) {
+      const same = existing.remote === spec.name && existing.registered.readOnly === readOnly && existing.registered.description === description
+        && existing.registered.requiresConfirmation === requiresConfirmation
+        && JSON.stringify(existing.registered.upstream) === JSON.stringify(upstream)
+        && JSON.stringify(existing.registered.inputSchema) === JSON.stringify(inputSchema) && JSON.stringify(existing.registered.outputSchema) === JSON.stringify(outputSchema);
+      if (same && this.registry.get(local) === existing.registered) return existing.registered;
+    }
+    const server = conn.name;
+    const remote = spec.name;
+    // The registry's public path (a replacement answers the calls still waiting TOOL_REPLACED).
+    return this.registry.register(
       {
         name: local,
         version: conn.version,
@@ -380,28 +392,17 @@ export class McpBridge {
         tags: [MCP_TAG, `mcp:${conn.prefix}`],
         kind,
         readOnly,
-        // Writing (or unknown) tools ask, as our own writing tools do, unless the config says otherwise.
-        requiresConfirmation: conn.config.requiresConfirmation ?? !readOnly,
-        runner: 'main',
+        requiresConfirmation,
         // The SDK ends the call at maxTotalTimeoutMs with its own message; the executor's
         // timeout is the backstop just after it.
         timeoutMs: Math.min(conn.maxTotalTimeoutMs + 1000, 2_147_483_647),
+        inputSchema,
+        outputSchema,
+        source: `mcp:${conn.name}`,
+        run: (args: Record<string, unknown>, ctx: ToolContext) => this.callRemote(server, remote, args, ctx),
       },
-      proxyClass(this, conn.name, spec.name),
-      undefined,
-      BRIDGED_TOOL_NAME_PATTERN,
+      { bridged: true, foreignSchemas: true, upstream },
     );
-    const upstream = upstreamOf(spec);
-    const entry = { name: local, version: conn.version, description, className: 'McpProxyTool', source: `mcp:${conn.name}`, inputSchema, outputSchema };
-    if (existing !== undefined) {
-      const same = existing.remote === spec.name && existing.registered.readOnly === readOnly && existing.registered.description === description
-        && existing.registered.requiresConfirmation === descriptor.requiresConfirmation
-        && JSON.stringify(existing.registered.upstream) === JSON.stringify(upstream)
-        && JSON.stringify(existing.registered.inputSchema) === JSON.stringify(inputSchema) && JSON.stringify(existing.registered.outputSchema) === JSON.stringify(outputSchema);
-      if (same && this.registry.get(local) === existing.registered) return existing.registered;
-      this.registry.unregister(local);
-    }
-    return this.registry.register(descriptor, entry, { foreignSchemas: true, upstream });
   }
 
   /**
@@ -523,15 +524,6 @@ function upstreamOf(spec: McpToolSpec): { title?: string; annotations?: Record<s
   if (title !== undefined) out.title = title.slice(0, 200);
   if (annotations !== undefined && typeof annotations === 'object' && Object.keys(annotations).length > 0) out.annotations = { ...annotations };
   return out.title === undefined && out.annotations === undefined ? undefined : out;
-}
-
-/** A proxy class: each instance sends its calls to the bridge, which finds the server's current connection. */
-function proxyClass(bridge: McpBridge, server: string, remote: string): ToolClass {
-  return class McpProxyTool implements Tool<Record<string, unknown>, unknown> {
-    run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
-      return bridge.callRemote(server, remote, args, ctx);
-    }
-  };
 }
 
 /** Every page of `tools/list`. */

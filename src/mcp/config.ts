@@ -1,5 +1,6 @@
 /**
- * The toolgate config file and its `mcpServers` section: which MCP servers to bridge in.
+ * The toolgate config file: its `mcpServers` section (which MCP servers to bridge in) and its
+ * `tools` section (the toolset, `tools.builtin`: docs/toolsets.md).
  *
  * ```json
  * {
@@ -20,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ToolgateOptionError } from '../errors/errors.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
+import { checkToolset, type ToolsetEntryConfig } from '../registry/toolset.js';
 import { serverPrefix } from './proxy-names.js';
 
 /** File name looked up in the workspace when no config file is named. */
@@ -88,6 +90,19 @@ export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 export interface ToolgateConfig {
   /** MCP servers to bridge in, by name; each name becomes the prefix of its tools' names. */
   mcpServers?: Record<string, McpServerConfig>;
+  /** The toolset (docs/toolsets.md). */
+  tools?: ToolsConfig;
+}
+
+/** The `tools` section of the config file. */
+export interface ToolsConfig {
+  /**
+   * When present, REPLACES the default set (the builtin and ported tools) wholesale: only the
+   * tools listed are registered. Each entry is a tool name or `{ name, description?,
+   * readOnly?, requiresConfirmation?, timeoutMs?, maxOutputLength? }` overriding those of the
+   * tool (`src/registry/toolset.ts`). Default: absent, every default tool as declared.
+   */
+  builtin?: ToolsetEntryConfig[];
 }
 
 const COMMON_KEYS = ['trusted', 'timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs', 'requiresConfirmation', 'disabled'];
@@ -157,6 +172,20 @@ export function checkMcpServers(servers: unknown, where = 'mcpServers', baseDir 
   return out;
 }
 
+/**
+ * Check the `tools` section's shape (which tools exist is checked when they load).
+ * @throws ToolgateOptionError naming the key, or the entry of `builtin` (index and name).
+ */
+function checkToolsSection(tools: unknown, where: string): void {
+  if (tools === undefined) return;
+  if (tools === null || typeof tools !== 'object' || Array.isArray(tools)) throw ToolgateOptionError.fromBadOption(where, 'must be an object such as { "builtin": ["read_file", ...] }');
+  for (const key of Object.keys(tools)) {
+    if (key !== 'builtin') throw ToolgateOptionError.fromBadOption(`${where}.${key}`, 'is not a known key; allowed: builtin');
+  }
+  const builtin = (tools as ToolsConfig).builtin;
+  if (builtin !== undefined) checkToolset(builtin, `${where}.builtin`);
+}
+
 function checkStringMap(value: unknown, field: string, bad: (problem: string) => Error): void {
   if (value === undefined) return;
   if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
@@ -201,5 +230,6 @@ export function loadConfig(file?: string, workspace = process.cwd()): LoadedConf
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw ToolgateOptionError.fromBadOption('config', `${chosen} must hold a JSON object`);
   const mcpServers = checkMcpServers((parsed as ToolgateConfig).mcpServers, `${path.basename(chosen)}: mcpServers`, path.dirname(chosen));
+  checkToolsSection((parsed as ToolgateConfig).tools, `${path.basename(chosen)}: tools`);
   return { file: chosen, config: { ...(parsed as ToolgateConfig), mcpServers } };
 }

@@ -12,7 +12,7 @@ import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js'
 import { ToolDefinitionError } from '../errors/errors.js';
 import { readSchemaFile, type SchemaFile } from '../schema/schema-file.js';
 import { moduleFiles, readManifest } from './manifest.js';
-import type { RegisteredTool } from './registered-tool.js';
+import type { RegisteredTool, RegisterOptions } from './registered-tool.js';
 import { ToolRegistry } from './registry.js';
 
 /** Options of {@link loadTools}. */
@@ -31,6 +31,11 @@ export interface LoadToolsOptions {
   registry?: ToolRegistry;
   /** Read the folders' tool manifests when fresh. Default true; false imports every module. */
   manifests?: boolean;
+  /**
+   * Which tools to register, and how: `false` leaves a tool out, else its register options
+   * (a toolset's overrides, see `toolset.ts`). Default: every tool, as declared.
+   */
+  select?: (descriptor: ToolDescriptor) => RegisterOptions | false;
 }
 
 /** What {@link loadTools} returns. */
@@ -73,7 +78,9 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
     if (found.kind === 'fresh') {
       for (const { file, exportName, descriptor } of found.manifest.tools) {
         const located: ToolDescriptor = { ...descriptor, moduleUrl: pathToFileURL(path.resolve(dir, file)).href, exportName };
-        loaded.push(registry.register(located, entryOf(`${descriptor.name}@${descriptor.version}`), { compile: 'first-use' }));
+        const picked = options.select === undefined ? {} : options.select(located);
+        if (picked === false) continue;
+        loaded.push(registry.register(located, entryOf(`${descriptor.name}@${descriptor.version}`), { compile: 'first-use', ...picked }));
       }
       continue;
     }
@@ -97,7 +104,9 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
       if (meta === undefined || seen.has(value)) continue;
       seen.add(value);
       const located: ToolDescriptor = { ...meta, moduleUrl: moduleUrlOf(url, meta), exportName };
-      loaded.push(registry.register(located, entryOf(`${meta.name}@${meta.version}`)));
+      const picked = options.select === undefined ? undefined : options.select(located);
+      if (picked === false) continue;
+      loaded.push(registry.register(located, entryOf(`${meta.name}@${meta.version}`), picked));
     }
   }
   return { registry, loaded, staleManifests };
@@ -116,10 +125,11 @@ const BUILTIN_SCHEMAS = new URL('../../../tools/tool-schemas.json', import.meta.
 /**
  * Load toolgate's builtin tools (`tools/`) into a registry.
  * @param registry - registry to add to; default a new one.
+ * @param select - see {@link LoadToolsOptions.select}; default every tool.
  * @throws ToolDefinitionError when the package is damaged (a builtin without its schema, say).
  */
-export async function loadBuiltinTools(registry?: ToolRegistry): Promise<LoadedTools> {
-  return loadTools({ directories: [fileURLToPath(BUILTIN_DIR)], schemas: BUILTIN_SCHEMAS, registry });
+export async function loadBuiltinTools(registry?: ToolRegistry, select?: LoadToolsOptions['select']): Promise<LoadedTools> {
+  return loadTools({ directories: [fileURLToPath(BUILTIN_DIR)], schemas: BUILTIN_SCHEMAS, registry, select });
 }
 
 /** Folder of the compiled ported tools and their schema file. */
@@ -130,8 +140,9 @@ const PORTED_SCHEMAS = new URL('../../../tools-ported/tool-schemas.json', import
  * Load toolgate's ported tool library (`tools-ported/`: file editing, snapshots, inspection,
  * shell sessions and more) into a registry.
  * @param registry - registry to add to; default a new one.
+ * @param select - see {@link LoadToolsOptions.select}; default every tool.
  * @throws ToolDefinitionError when the package is damaged.
  */
-export async function loadPortedTools(registry?: ToolRegistry): Promise<LoadedTools> {
-  return loadTools({ directories: [fileURLToPath(PORTED_DIR)], schemas: PORTED_SCHEMAS, registry });
+export async function loadPortedTools(registry?: ToolRegistry, select?: LoadToolsOptions['select']): Promise<LoadedTools> {
+  return loadTools({ directories: [fileURLToPath(PORTED_DIR)], schemas: PORTED_SCHEMAS, registry, select });
 }

@@ -67,6 +67,32 @@ export interface RegisterOptions {
    * decisions never read them). Default none.
    */
   upstream?: UpstreamToolMetadata;
+  /**
+   * What the operator's toolset changes of this tool (`tools.builtin` of the config file):
+   * these values replace the descriptor's, and the flags count in the revision. Checked as
+   * the decorator checks its options. Default none.
+   */
+  overrides?: ToolOverrides;
+  /**
+   * Mixed into {@link RegisteredTool.revision}: what else identifies the definition (a
+   * programmatic tool's code), so that remembered approvals of one definition do not carry
+   * over to a replacement with the same schemas and flags. Default none.
+   */
+  revisionSalt?: string;
+}
+
+/** The fields a toolset entry may override ({@link RegisterOptions.overrides}). */
+export interface ToolOverrides {
+  /** Description for the model. */
+  description?: string;
+  /** Counts as read-only; must fit the tool's action kind. */
+  readOnly?: boolean;
+  /** Calls need confirmation. */
+  requiresConfirmation?: boolean;
+  /** Timeout in milliseconds; `<= 0` for none. */
+  timeoutMs?: number;
+  /** Output cap in characters; `<= 0` for none. */
+  maxOutputLength?: number;
 }
 
 /** A bridged tool's title and annotations, as its MCP server listed them. */
@@ -140,6 +166,7 @@ export class RegisteredTool implements ExportableTool {
   private loading: Promise<ToolClass> | undefined;
   private revisionHash: string | undefined;
   private readonly declared: ToolDescriptor;
+  private readonly revisionSalt: string | undefined;
 
   /**
    * @throws ToolDefinitionError when the descriptor has no action kind or one that does not
@@ -147,7 +174,9 @@ export class RegisteredTool implements ExportableTool {
    *   input schema is not an object schema, a schema does not compile, or `scopedWrite` is
    *   declared without required path arguments.
    */
-  constructor(descriptor: ToolDescriptor, entry: SchemaFileEntry, options: RegisterOptions = {}) {
+  constructor(declared: ToolDescriptor, entry: SchemaFileEntry, options: RegisterOptions = {}) {
+    // Overrides change what the registry holds; the declared descriptor stays what the module must export.
+    const descriptor: ToolDescriptor = options.overrides === undefined ? declared : { ...declared, ...options.overrides };
     const key = `${descriptor.name}@${descriptor.version}`;
     if (entry.name !== descriptor.name || entry.version !== descriptor.version) {
       throw ToolDefinitionError.fromBadSchema(key, `the schema entry is for ${entry.name}@${entry.version}`);
@@ -182,7 +211,8 @@ export class RegisteredTool implements ExportableTool {
     this.moduleUrl = descriptor.moduleUrl;
     this.exportName = descriptor.exportName;
     this.loadedClass = descriptor.target;
-    this.declared = descriptor;
+    this.declared = declared;
+    this.revisionSalt = options.revisionSalt;
     this.inputSchema = entry.inputSchema;
     this.outputSchema = entry.outputSchema ?? null;
     this.source = entry.source;
@@ -216,7 +246,9 @@ export class RegisteredTool implements ExportableTool {
 
   /** See {@link registrationRevision}; computed on first read. */
   get revision(): string {
-    return (this.revisionHash ??= registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this));
+    if (this.revisionHash !== undefined) return this.revisionHash;
+    const revision = registrationRevision(this.name, this.version, this.inputSchema, this.outputSchema, this);
+    return (this.revisionHash = this.revisionSalt === undefined ? revision : crypto.createHash('sha256').update(`${revision}\u0000${this.revisionSalt}`).digest('hex'));
   }
 
   /**

@@ -12,6 +12,7 @@ import type { McpTool } from '../formats/mcp.js';
 import type { OpenAITool } from '../formats/openai.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import type { ToolClass } from '../types/tool.js';
+import { checkToolDefinition, isToolDefinition, type DefinitionRegisterOptions, type ToolDefinition } from './programmatic.js';
 import { RegisteredTool, type RegisterOptions } from './registered-tool.js';
 
 /** Filter for {@link ToolRegistry.list}. */
@@ -55,14 +56,47 @@ export class ToolRegistry {
    * @throws ToolDefinitionError when the class is not a tool, `name@version` is already
    *   registered, or the schema entry does not fit.
    */
-  register(target: ToolClass | ToolDescriptor, entry: SchemaFileEntry, options?: RegisterOptions): RegisteredTool {
+  register(target: ToolClass | ToolDescriptor, entry: SchemaFileEntry, options?: RegisterOptions): RegisteredTool;
+  /**
+   * Register a tool given as a plain object (no decorator, no generated schema file): JSON
+   * Schemas given directly, checked against the meta-schema of their draft (draft-07, or
+   * 2020-12 when `$schema` says so); `run` runs on the `main` runner behind the same gates as
+   * every tool. Registering a `name@version` that is registered already replaces its
+   * definition and runner together: a call still waiting (for an approval, its rate-limit
+   * turn) when its tool is replaced is answered `TOOL_REPLACED` and not run, and remembered
+   * approvals of the old definition do not apply to the new one (its revision differs).
+   *
+   * ```ts
+   * registry.register({
+   *   name: 'add_numbers', version: '1.0.0', kind: 'internal', readOnly: true,
+   *   description: 'Add two numbers.',
+   *   inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+   *   run: ({ a, b }) => a + b,
+   * });
+   * ```
+   * @param definition - see {@link ToolDefinition}.
+   * @param options - see {@link DefinitionRegisterOptions}.
+   * @returns the registered tool.
+   * @throws ToolDefinitionError naming the tool and the field at fault (see {@link checkToolDefinition}).
+   */
+  register<I extends Record<string, any> = Record<string, any>, O = unknown>(definition: ToolDefinition<I, O>, options?: DefinitionRegisterOptions): RegisteredTool;
+  register(target: ToolClass | ToolDescriptor | ToolDefinition<any, any>, entry?: SchemaFileEntry | DefinitionRegisterOptions, options?: RegisterOptions): RegisteredTool {
+    if (isToolDefinition(target)) {
+      const checked = checkToolDefinition(target, entry as DefinitionRegisterOptions | undefined);
+      return this.add(checked.descriptor, checked.entry, checked.options, true);
+    }
+    if (entry === undefined) throw ToolDefinitionError.other('?', 'register(target, entry): a class or descriptor needs its schema entry');
+    return this.add(target as ToolClass | ToolDescriptor, entry as SchemaFileEntry, options, false);
+  }
+
+  private add(target: ToolClass | ToolDescriptor, entry: SchemaFileEntry, options: RegisterOptions | undefined, replace: boolean): RegisteredTool {
     const descriptor = typeof target === 'function' ? getToolMetadata(target) : target;
     if (descriptor === undefined) {
       throw ToolDefinitionError.other((target as ToolClass).name ?? '?', `${(target as ToolClass).name} is not decorated with @tool`);
     }
     const key = `${descriptor.name}@${descriptor.version}`;
     let versions = this.byName.get(descriptor.name);
-    if (versions?.has(descriptor.version)) throw ToolDefinitionError.fromDuplicate(key);
+    if (versions?.has(descriptor.version) && !replace) throw ToolDefinitionError.fromDuplicate(key);
     const tool = new RegisteredTool(descriptor, entry, options);
     if (versions === undefined) {
       versions = new Map();
@@ -72,6 +106,17 @@ export class ToolRegistry {
     this.latest.set(descriptor.name, highest([...versions.values()]));
     this.rangeCache.clear();
     return tool;
+  }
+
+  /**
+   * Was `tool` replaced since it was resolved: is another registration of its `name@version`
+   * the current one? (`false` when it is current, and when it was only removed.) The executor
+   * asks this just before a call runs, so that a call never runs a definition other than the
+   * one it was checked and approved for.
+   */
+  isReplaced(tool: RegisteredTool): boolean {
+    const now = this.byName.get(tool.name)?.get(tool.version);
+    return now !== undefined && now !== tool;
   }
 
   /**

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Logger } from '../logging/logger.js';
 import { loadBuiltinTools, loadPortedTools, loadTools, type LoadedTools } from '../registry/loader.js';
 import type { ToolRegistry } from '../registry/registry.js';
+import { toolsetSelector, type ToolsetEntryConfig } from '../registry/toolset.js';
 
 /** A folder of compiled tools with its generated schema file. */
 export interface ToolFolder {
@@ -27,6 +28,15 @@ export interface ToolFoldersOptions {
   ported?: boolean;
   /** More folders of compiled tools, each with its schema file. Default none. */
   toolFolders?: readonly ToolFolder[];
+  /**
+   * The toolset: when given, it REPLACES the default set (the builtin and ported tools)
+   * wholesale, each entry a tool name or `{ name, description?, readOnly?,
+   * requiresConfirmation?, timeoutMs?, maxOutputLength? }` (see `src/registry/toolset.ts`).
+   * Default: every default tool, as declared.
+   */
+  toolset?: readonly ToolsetEntryConfig[];
+  /** What to call the toolset in messages. Default `toolset`. */
+  toolsetSource?: string;
 }
 
 /**
@@ -35,12 +45,15 @@ export interface ToolFoldersOptions {
  * tool manifest are registered without importing their modules; a stale manifest is logged
  * (warn, event `tool_manifest_stale`) and its folder's modules imported instead.
  * @throws ToolDefinitionError when a tool folder or schema file does not load.
+ * @throws ToolgateOptionError when the toolset is wrong (the message names the entry).
  */
 export async function loadToolFolders(registry: ToolRegistry, options: ToolFoldersOptions, logger: () => Logger): Promise<void> {
   const builtins = options.builtins ?? true;
   const loads: LoadedTools[] = [];
-  if (builtins) loads.push(await loadBuiltinTools(registry));
-  if (options.ported ?? builtins) loads.push(await loadPortedTools(registry));
+  const toolset = options.toolset === undefined ? undefined : toolsetSelector(options.toolset, options.toolsetSource ?? 'toolset');
+  if (builtins) loads.push(await loadBuiltinTools(registry, toolset?.select));
+  if (options.ported ?? builtins) loads.push(await loadPortedTools(registry, toolset?.select));
+  toolset?.finish();
   for (const folder of options.toolFolders ?? []) {
     loads.push(await loadTools({ directories: [path.resolve(folder.directory)], schemas: path.resolve(folder.schemas), registry }));
   }

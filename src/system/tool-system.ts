@@ -28,6 +28,7 @@ import type { ModelClass } from '../types/model-class.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
+import type { ToolsetEntryConfig } from '../registry/toolset.js';
 
 export type { ToolFolder } from './tool-folders.js';
 
@@ -49,6 +50,16 @@ export interface ToolSystemOptions {
   ported?: boolean;
   /** More folders of compiled tools, each with its schema file. Default none. */
   toolFolders?: readonly ToolFolder[];
+  /**
+   * The toolset (`tools.builtin` of `toolgate.config.json`): when given, it REPLACES the
+   * default set (builtin and ported tools) wholesale; each entry a tool name or `{ name,
+   * description?, readOnly?, requiresConfirmation?, timeoutMs?, maxOutputLength? }`
+   * (docs/toolsets.md). Default: every default tool, as declared.
+   * @throws ToolgateOptionError from `start()` naming the entry (index and name) at fault.
+   */
+  toolset?: readonly ToolsetEntryConfig[];
+  /** What to call the toolset in messages (`toolgate.config.json: tools.builtin`). Default `toolset`. */
+  toolsetSource?: string;
   /**
    * Offer and run only tools carrying at least one of these tags; calls to other tools are
    * answered `UNKNOWN_TOOL`. Default: every tool.
@@ -151,6 +162,7 @@ export class ToolSystem implements ToolCallTarget {
   /**
    * Load the tools and run the connectors; a second call waits for the first.
    * @throws ToolDefinitionError when a tool folder or schema file does not load.
+   * @throws ToolgateOptionError when the toolset is wrong (naming the entry).
    */
   start(): Promise<void> {
     return (this.starting ??= this.load());

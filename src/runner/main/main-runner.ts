@@ -16,6 +16,10 @@ import { deadlineOf, serializeError, type Runner, type RunOutcome, type RunReque
 export class MainRunner implements Runner {
   readonly kind = 'main';
   private readonly instances = new Map<string, Tool>();
+  /** The class each instance was made of: a `name@version` registered again gets a new instance. */
+  private readonly classes = new Map<string, unknown>();
+  /** Instances of definitions replaced since (calls may still run on them); closed with the runner. */
+  private readonly retired: Array<[string, Tool]> = [];
   /** Calls in flight, so that close() can stop them. */
   private readonly active = new Set<MainCallWatch>();
 
@@ -31,8 +35,10 @@ export class MainRunner implements Runner {
    */
   async close(): Promise<Array<{ key: string; error: unknown }>> {
     this.closeAll();
-    const instances = [...this.instances];
+    const instances = [...this.retired, ...this.instances];
     this.instances.clear();
+    this.classes.clear();
+    this.retired.length = 0;
     const failures: Array<{ key: string; error: unknown }> = [];
     await Promise.all(
       instances.map(async ([key, instance]) => {
@@ -49,11 +55,14 @@ export class MainRunner implements Runner {
   /** The tool's instance; a promise of it when the tool's class is not loaded yet (its first call). */
   private instanceFor(call: RunRequest): Tool | Promise<Tool> {
     const instance = this.instances.get(call.tool.key);
-    if (instance !== undefined) return instance;
     const target = call.tool.target;
+    if (instance !== undefined && this.classes.get(call.tool.key) === target) return instance;
     if (target === undefined) return call.tool.load().then(() => this.instanceFor(call));
+    // The registry replaced the definition (same name@version): its calls get its own instance.
+    if (instance !== undefined) this.retired.push([call.tool.key, instance]);
     const created = new target();
     this.instances.set(call.tool.key, created);
+    this.classes.set(call.tool.key, target);
     return created;
   }
 
