@@ -35,7 +35,7 @@ function probes(schema: JsonSchema): unknown[] {
   return values;
 }
 
-test('every built-in schema (each built-in tool's and ask_user's) has a standalone validator from the build', async () => {
+test('every built-in schema (every built-in tool and ask_user) has a standalone validator from the build', async () => {
   const schemas = await builtinSchemas();
   assert.ok(schemas.length > 58, `only ${schemas.length} schemas`);
   const missing = schemas.filter((s) => !isPrecompiled(s.schema)).map((s) => s.name);
