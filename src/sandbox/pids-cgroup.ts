@@ -81,6 +81,15 @@ export class PidsCgroup {
     }
   }
 
+  /**
+   * {@link join}, written from libuv's thread pool: moving a process between cgroups can take
+   * the kernel tens of milliseconds, which the caller's thread need not wait out.
+   * @returns false when it could not be moved.
+   */
+  joinLater(pid: number): Promise<boolean> {
+    return fs.promises.writeFile(this.procsFile, String(pid)).then(() => true, () => false);
+  }
+
   /** The `cgroup.procs` file: a process writes its own pid there to join. */
   get procsFile(): string {
     return path.join(this.dir, 'cgroup.procs');

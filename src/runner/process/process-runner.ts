@@ -293,6 +293,8 @@ class Child {
   killed = false;
   private everTookCall = false;
   private readonly exited: Promise<void>;
+  /** Settles once it is in its pids cgroup (or that failed, or there is none). */
+  private readonly joined: Promise<void>;
   /** Its pids cgroup, where one can be made: caps its processes and reaches those that left its process group. */
   private readonly cgroup: PidsCgroup | undefined;
 
@@ -305,8 +307,24 @@ class Child {
       detached: true, // a process group of its own, killed whole
     });
     this.cgroup = PidsCgroup.create(MAX_CHILD_TASKS);
-    // Joined before the child has loaded Node, long before any tool code runs.
-    if (this.cgroup !== undefined && (this.process.pid === undefined || !this.cgroup.join(this.process.pid))) this.cgroup.remove();
+    // In its cgroup before any tool code runs. A child that starts by importing modules (the
+    // group's proven ones) joins now, before it has loaded Node; one that starts bare joins
+    // off this thread while it loads Node (the kernel's move can take tens of ms), and is
+    // neither ready nor sent a module to import until the join has settled.
+    const cgroup = this.cgroup;
+    const pid = this.process.pid;
+    if (cgroup === undefined) this.joined = Promise.resolve();
+    else if (pid === undefined) {
+      cgroup.remove();
+      this.joined = Promise.resolve();
+    } else if (group.preloads.length > 0) {
+      if (!cgroup.join(pid)) cgroup.remove();
+      this.joined = Promise.resolve();
+    } else {
+      this.joined = cgroup.joinLater(pid).then((ok) => {
+        if (!ok) cgroup.remove();
+      });
+    }
     liveChildren.add(this);
     if (!exitHook) {
       exitHook = true;
@@ -322,11 +340,16 @@ class Child {
     // Its stderr gets a moment to drain (V8's report of a heap breach), then the pipes go.
     this.exited = new Promise((resolve) => this.process.once('exit', (code, signal) => {
       this.signalGroup('SIGKILL', true); // what it started in its group goes with it
-      // Its stderr may have closed already (then no 'close' is coming: do not wait the grace).
+      // Its stderr may have closed already (then no 'close' is coming: do not wait the grace),
+      // and the grace's timer goes once the pipe closed (it would hold the host open 200 ms).
       const stderr = this.process.stderr!;
-      const drained = stderr.closed ? Promise.resolve() : new Promise((done) => stderr.once('close', done));
-      const grace = new Promise((done) => setTimeout(done, STDERR_GRACE_MS));
-      void Promise.race([drained, grace]).then(() => {
+      let grace: NodeJS.Timeout | undefined;
+      const drained = stderr.closed ? Promise.resolve() : Promise.race([
+        new Promise((done) => stderr.once('close', done)),
+        new Promise((done) => (grace = setTimeout(done, STDERR_GRACE_MS))),
+      ]);
+      void drained.then(() => {
+        clearTimeout(grace);
         this.process.stdout?.destroy();
         this.process.stderr?.destroy();
         this.onExit(code, signal);
@@ -370,8 +393,11 @@ class Child {
   preload(url: string): void {
     if (this.dead || this.loaded.has(url)) return;
     this.loaded.add(url);
-    // Sent even before it is ready: the child reads messages from its first moment.
-    this.send({ preload: [url] });
+    // Sent before it is ready (the child reads messages from its first moment), but not
+    // before it is in its cgroup: a module's top-level code is tool code.
+    void this.joined.then(() => {
+      if (!this.dead) this.send({ preload: [url] });
+    });
   }
 
   /** @returns the error when the message cannot be sent (it cannot be serialized, or the channel closed: then 'exit' follows). */
@@ -405,9 +431,12 @@ class Child {
 
   private onMessage(message: ChildMessage): void {
     if (message === READY) {
-      this.ready = true;
-      this.group.pump();
-      if (this.call === undefined) this.idle();
+      void this.joined.then(() => {
+        if (this.dead || this.killed) return;
+        this.ready = true;
+        this.group.pump();
+        if (this.call === undefined) this.idle();
+      });
       return;
     }
     if (!Array.isArray(message) || this.killed) return;
