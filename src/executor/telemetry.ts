@@ -9,14 +9,16 @@
  *
  * Only `@opentelemetry/api` is imported: the application registers its SDK (a tracer provider,
  * a meter provider, a context manager) and toolgate's calls appear in its traces. Without
- * one, {@link observeCall} returns `undefined` after two lookups of the API's globals (no span
- * is made) and the executor takes its usual path: no wrapper, no promise turn.
+ * one, {@link observeCall} returns `undefined` after one lookup of the API's global (no span
+ * is made, and the API is not even loaded until an SDK registers something) and the executor
+ * takes its usual path: no wrapper, no promise turn.
  *
  * The only module that imports `@opentelemetry/api`.
  *
  * @module
  */
-import { context, createNoopMeter, metrics, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Histogram, type MeterProvider, type Span } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type { Histogram, MeterProvider, Span } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { PathTraversalError } from '../errors/errors.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
@@ -27,24 +29,51 @@ const INSTRUMENTATION_SCOPE = 'toolgate';
 /** Name of the duration histogram (seconds). */
 const DURATION_METRIC = 'gen_ai.execute_tool.duration';
 
-// A proxy tracer: it follows a provider registered after this module loaded.
-const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
-/** The API's no-op tracer provider: the delegate of a proxy nobody registered a provider with. */
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+/**
+ * Where every copy of the API (major version 1) keeps what an SDK registered: absent until a
+ * tracer provider, meter provider, context manager or propagator is registered
+ * (`@opentelemetry/api`, `internal/global-utils`).
+ */
+const API_GLOBALS = Symbol.for('opentelemetry.js.api.1');
+
+type Api = typeof import('@opentelemetry/api');
+/** The API and what this module keeps of it, loaded on the first call after an SDK registered anything. */
+interface Loaded {
+  api: Api;
+  /** A proxy tracer: it follows a provider registered after the API loaded. */
+  tracer: ReturnType<Api['trace']['getTracer']>;
+  /** The API's no-op tracer provider: the delegate of a proxy nobody registered a provider with. */
+  noopTracerProvider: ReturnType<InstanceType<Api['ProxyTracerProvider']>['getDelegate']>;
+  /** The histogram the API hands out when no meter provider is registered (a shared no-op). */
+  noopHistogram: Histogram;
+}
+let loaded: Loaded | undefined;
+
+/** The API, loaded now (a CommonJS package: required, so that a call needs no promise turn). */
+function otel(): Loaded {
+  if (loaded === undefined) {
+    const api = createRequire(import.meta.url)('@opentelemetry/api') as Api;
+    loaded = {
+      api,
+      tracer: api.trace.getTracer(INSTRUMENTATION_SCOPE),
+      noopTracerProvider: new api.ProxyTracerProvider().getDelegate(),
+      noopHistogram: api.createNoopMeter().createHistogram(DURATION_METRIC),
+    };
+  }
+  return loaded;
+}
 
 /** Is a tracer provider registered? (A proxy of another copy of the API counts as yes: its spans then decide.) */
-function tracing(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+function tracing({ api, noopTracerProvider }: Loaded): boolean {
+  const provider = api.trace.getTracerProvider();
+  return !(provider instanceof api.ProxyTracerProvider) || provider.getDelegate() !== noopTracerProvider;
 }
-/** The histogram the API hands out when no meter provider is registered (a shared no-op). */
-const NOOP_HISTOGRAM = createNoopMeter().createHistogram(DURATION_METRIC);
 let meterProvider: MeterProvider | undefined;
 let histogram: Histogram | undefined;
 
 /** The duration histogram of the registered meter provider, or `undefined` when there is none. */
-function durationHistogram(): Histogram | undefined {
-  const provider = metrics.getMeterProvider();
+function durationHistogram({ api, noopHistogram }: Loaded): Histogram | undefined {
+  const provider = api.metrics.getMeterProvider();
   if (provider !== meterProvider) {
     meterProvider = provider;
     const made = provider.getMeter(INSTRUMENTATION_SCOPE).createHistogram(DURATION_METRIC, {
@@ -52,7 +81,7 @@ function durationHistogram(): Histogram | undefined {
       unit: 's',
       advice: { explicitBucketBoundaries: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300] },
     });
-    histogram = made === NOOP_HISTOGRAM ? undefined : made;
+    histogram = made === noopHistogram ? undefined : made;
   }
   return histogram;
 }
@@ -86,6 +115,7 @@ export class CallObservation {
   run(execute: (traceparent: string | undefined) => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
     const span = this.span;
     const traceparent = span === undefined ? undefined : traceparentOf(span);
+    const { context, trace } = otel().api;
     const active = span === undefined ? context.active() : trace.setSpan(context.active(), span);
     let pending: Promise<ToolExecutionResult>;
     try {
@@ -129,7 +159,7 @@ export class CallObservation {
     }
     if (errorType !== undefined) {
       span.setAttribute('error.type', errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (result.error ?? result.output).slice(0, 500) });
+      span.setStatus({ code: otel().api.SpanStatusCode.ERROR, message: (result.error ?? result.output).slice(0, 500) });
     }
     span.end();
   }
@@ -142,7 +172,7 @@ export class CallObservation {
     if (span === undefined) return;
     if (this.callId !== undefined) span.setAttribute('gen_ai.tool.call.id', this.callId);
     span.setAttribute('error.type', errorType);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: String((error as Error)?.message ?? error).slice(0, 500) });
+    span.setStatus({ code: otel().api.SpanStatusCode.ERROR, message: String((error as Error)?.message ?? error).slice(0, 500) });
     span.end();
   }
 
@@ -164,12 +194,15 @@ const TRUNCATION_NOTE = /\n\[output truncated: \d+ of \d+ characters|\n\[\.\.\. 
  * @param call - the call as given (its name and call id, when they are strings, name the span).
  */
 export function observeCall(call: ToolCallRequest): CallObservation | undefined {
-  const metric = durationHistogram();
-  if (metric === undefined && !tracing()) return undefined;
+  // Nothing registered by any SDK: no span, no metric, and the API need not even load.
+  if ((globalThis as Record<symbol, unknown>)[API_GLOBALS] === undefined) return undefined;
+  const api = otel();
+  const metric = durationHistogram(api);
+  if (metric === undefined && !tracing(api)) return undefined;
   const given = call !== null && typeof call === 'object';
   const name = given && typeof call.name === 'string' ? clip(call.name, 200) : '?';
   const callId = given && typeof call.callId === 'string' && call.callId !== '' ? clip(call.callId, 200) : undefined;
-  const span = tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL });
+  const span = api.tracer.startSpan(`execute_tool ${name}`, { kind: api.api.SpanKind.INTERNAL });
   const recording = span.isRecording();
   if (!recording && metric === undefined) return undefined;
   if (recording) {

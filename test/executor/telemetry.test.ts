@@ -166,3 +166,27 @@ describe('OpenTelemetry: one span per call', () => {
     }
   });
 });
+
+describe('OpenTelemetry without an SDK', () => {
+  it('a call neither loads @opentelemetry/api nor makes a span when nothing is registered', async () => {
+    const { execFileSync } = await import('node:child_process');
+    // A fresh process: this file registers an SDK in its own.
+    const script = `
+      import { createRequire } from 'node:module';
+      const { ToolSystem } = await import('toolgate');
+      const system = new ToolSystem({ workspace: process.argv[1], ledger: false });
+      await system.start();
+      const result = await system.execute({ name: 'current_time', arguments: {} });
+      await system.close();
+      const cache = Object.keys(createRequire(import.meta.url).cache);
+      process.stdout.write(JSON.stringify({ success: result.success, otel: cache.filter((f) => f.includes('@opentelemetry')).length }));
+    `;
+    const tmp = tempWorkspace();
+    try {
+      const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, tmp.ws], { encoding: 'utf8' })) as { success: boolean; otel: number };
+      assert.deepEqual(out, { success: true, otel: 0 });
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
