@@ -58,7 +58,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
       runner.warmUp();
       return runner;
     });
-    prestarted.catch(() => undefined);
+    // Spawned first: loading both at once would delay the spawn behind the command's modules.
+    await prestarted.catch(() => undefined);
     const { callCommand } = await import('./call-command.js');
     return (argv, ctx) => callCommand(argv, ctx, prestarted);
   },
