@@ -760,7 +760,7 @@ export class ToolExecutor {
   /** The result of a call a decision refused. */
   private denied(state: CallState, decision: Decision): ToolExecutionResult {
     // `confirmed: false` only when the answer to an ask refused the call.
-    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== ANSWER_STEP, decision.decider, state.args);
+    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== ANSWER_STEP, decision.decider, state.args, decision.retryAfterMs);
   }
 
   /**
@@ -879,9 +879,9 @@ export class ToolExecutor {
    * by default the arguments as given).
    */
   private fail(
-    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown,
+    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown, retryAfterMs?: number,
   ): ToolExecutionResult {
-    const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed });
+    const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed, retryAfterMs });
     const finished = this.finish(state.started, result, gate, args ?? state.rawArguments, state.decisions);
     return state.entry !== undefined ? this.closeOut(state, finished) : finished;
   }
