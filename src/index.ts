@@ -34,6 +34,8 @@ export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, ty
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions, type CallPreview } from './executor/executor.js';
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
+export type { ToolOutcome, ToolErrorClass } from './types/result.js';
+export { ERROR_CLASSES, type ErrorClassEntry } from './closeout/outcomes.js';
 export {
   Ledger, ENDED_STATES, INTERRUPTED_MESSAGE, argumentsSha256, prunedResult,
   type LedgerOptions, type TombstoneRecord, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
@@ -74,6 +76,7 @@ export {
   BaseAgent, GeneralAgent, ExploreAgent, PlanAgent,
   type AgentOptions, type GeneralAgentOptions, type PlanAgentOptions, type AgentEvent, type AgentRunResult, type AgentRunOptions, type AgentStopReason, type AgentKind,
 } from './agents/base-agent.js';
+export { DEFAULT_RETRY_ON, type RetryOptions, type RetryEvent } from './agents/retry.js';
 export { OpenAIChatModel, ModelResponseError, modelEndpointFromEnv, type ChatModel, type ChatRequest, type ModelEndpoint, type OpenAIChatModelOptions } from './agents/model-client.js';
 export { Harness, type HarnessPlugin } from './agents/harness.js';
 

@@ -18,13 +18,15 @@ import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool } from '../f
 import type { ChatModel } from './model-client.js';
 import type { PendingToolCall } from '../formats/common.js';
 import type { QuestionHandler } from '../system/tool-call-handler.js';
+import { RunRetries, retrySettings, type RetryEvent, type RetryOptions } from './retry.js';
 
 /** What an agent reports while it runs (for a terminal or a UI). */
 export type AgentEvent =
   | { type: 'model_request'; round: number }
   | { type: 'assistant'; message: OpenAIAssistantMessage }
   | { type: 'tool_call'; call: PendingToolCall }
-  | { type: 'tool_result'; call: PendingToolCall; result: ToolExecutionResult };
+  | { type: 'tool_result'; call: PendingToolCall; result: ToolExecutionResult }
+  | ({ type: 'tool_retry' } & RetryEvent);
 
 /** Options of a {@link BaseAgent}; every option documents its default. */
 export interface AgentOptions {
@@ -68,6 +70,12 @@ export interface AgentOptions {
   pins?: Readonly<Record<string, string>>;
   /** Progress events. Default: none. */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Retries of recoverable tool failures without side effects, before the model sees them
+   * (see {@link RetryOptions} and docs/outcomes.md), or `false` for none. Default: on, with
+   * the defaults of {@link RetryOptions}.
+   */
+  retry?: RetryOptions | false;
 }
 
 /** How a run ended. `final`: the model answered without tool calls. */
@@ -128,6 +136,7 @@ export class BaseAgent {
   readonly autoConfirmTools: boolean;
   private readonly systemPrompt: string;
   private pinned = false;
+  private readonly retry: ReturnType<typeof retrySettings> | undefined;
 
   constructor(protected readonly options: AgentOptions, kind: AgentKind) {
     this.name = options.name ?? kind.name;
@@ -139,6 +148,7 @@ export class BaseAgent {
     if (!Number.isInteger(this.maxToolRounds) || this.maxToolRounds < 1) throw ToolgateOptionError.fromBadOption('maxToolRounds', `must be a positive integer; got ${options.maxToolRounds}`);
     this.autoConfirmTools = options.autoConfirmTools ?? false;
     this.systemPrompt = options.systemPrompt ?? kind.systemPrompt;
+    this.retry = options.retry === false ? undefined : retrySettings(options.retry);
   }
 
   /** The system message: the system prompt, then the mode's addendum and the write folders. */
@@ -181,6 +191,7 @@ export class BaseAgent {
     const done = (stopReason: AgentStopReason): AgentRunResult => ({ text, stopReason, toolRounds, messages, results });
     // One run is one turn: `allow_for_turn` answers last until it returns.
     const turnId = `${this.name}:${crypto.randomUUID()}`;
+    const retry = this.retry && new RunRetries(this.retry, (event) => onEvent?.({ type: 'tool_retry', ...event }));
 
     for (;;) {
       if (signal?.aborted) return done('aborted');
@@ -214,6 +225,7 @@ export class BaseAgent {
         signal,
         onCall: (call) => onEvent?.({ type: 'tool_call', call }),
         onResult: (call, result) => onEvent?.({ type: 'tool_result', call, result }),
+        retry,
       });
       results.push(...batch);
       if (signal?.aborted) return done('aborted');
