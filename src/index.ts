@@ -36,6 +36,7 @@ export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type Execu
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
 export type { ToolOutcome, ToolErrorClass } from './types/result.js';
 export { ERROR_CLASSES, type ErrorClassEntry } from './closeout/outcomes.js';
+export type { OutputProjection } from './types/tool.js';
 export {
   Ledger, ENDED_STATES, INTERRUPTED_MESSAGE, argumentsSha256, prunedResult,
   type LedgerOptions, type TombstoneRecord, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,

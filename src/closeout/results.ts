@@ -13,8 +13,9 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/runner.js';
 import type { StopReason, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
-import { closeOut, outputText, truncate } from './closeout.js';
+import { outputText, truncate } from './closeout.js';
 import { outcomeOf } from './outcomes.js';
+import { keepsFullOutput, modelView } from './projection.js';
 import type { OutputStore, StoredOutput } from './output-store.js';
 
 /** The fields of a result that say which call it answers. */
@@ -111,11 +112,14 @@ export function resultOf(call: RanCall, outcome: RunOutcome, outputs: OutputStor
         return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`);
       }
       const text = outputText(outcome.value);
-      let output = closeOut(text, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
+      // What the model sees, and whether the whole output is kept: the tool's output projection.
+      const view = modelView(tool, text, outcome.notes, outcome.cut === true);
+      let output = view.output;
       let full: StoredOutput | undefined;
       if (outputs !== undefined) {
-        if (outcome.full !== undefined) full = outputs.account(outcome.full.path, outcome.full.characters);
-        else if (!outcome.cut && tool.maxOutputLength > 0 && text.length > tool.maxOutputLength) full = outputs.write(outputs.reserve(callId), text);
+        if (outcome.full !== undefined && !keepsFullOutput(tool)) outputs.discard(outcome.full.path);
+        else if (outcome.full !== undefined) full = outputs.account(outcome.full.path, outcome.full.characters);
+        else if (view.partial && keepsFullOutput(tool)) full = outputs.write(outputs.reserve(callId), text);
       }
       const images = outcome.images;
       if (images?.length) {

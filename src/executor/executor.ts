@@ -20,6 +20,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { OutputStore, type OutputStoreOptions } from '../closeout/output-store.js';
 import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf, toolFailure } from '../closeout/results.js';
+import { ledgerKeepsText, ledgerView } from '../closeout/projection.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import { buildDeciders } from '../decisions/deciders.js';
@@ -850,7 +851,7 @@ export class ToolExecutor {
     if (this.closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
     const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && DENIALS.has(result.errorCode!) ? 'denied' : 'failed';
     let fullOutput: string | undefined;
-    if (result.fullOutput !== undefined) {
+    if (result.fullOutput !== undefined && ledgerKeepsText(state.tool)) {
       try {
         fullOutput = fs.readFileSync(result.fullOutput.path, 'utf8');
       } catch {
@@ -865,7 +866,7 @@ export class ToolExecutor {
     try {
       // A call that ran ends in a group commit (with the next claim, or on the next turn); a
       // call that never ran is written at once (nothing else may be coming to carry it).
-      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result, fullOutput };
+      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result: ledgerView(state.tool, result), fullOutput };
       if (state.claimed) this.store!.finishSoon(entry, end);
       else this.store!.finish(entry, end);
     } catch (error) {
