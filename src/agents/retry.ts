@@ -88,7 +88,7 @@ export function retrySettings(options: RetryOptions = {}): Settled {
 }
 
 /** The breaker's key of a call: tool name and the SHA-256 of its canonical arguments (the raw text when it is not JSON). */
-export function callKey(call: PendingToolCall): string {
+function callKey(call: PendingToolCall): string {
   const parsed = parseArguments(call.arguments);
   return `${call.name}\u0000${canonicalSha256(parsed.ok ? parsed.value : String(call.arguments))}`;
 }
@@ -100,11 +100,6 @@ export class RunRetries implements CallRetryPolicy {
 
   constructor(private readonly settings: Settled, private readonly onRetry?: (event: RetryEvent) => void) {
     this.retriesLeft = settings.maxRetriesPerRun;
-  }
-
-  /** Retries left in this run. */
-  get remaining(): number {
-    return this.retriesLeft;
   }
 
   async decide(call: PendingToolCall, result: ToolExecutionResult, attempt: number, signal: AbortSignal | undefined): Promise<{ again: true } | { again: false; note?: string }> {
