@@ -11,6 +11,7 @@ import { ToolDefinitionError, ToolExecutor, ToolRegistry, type OutputProjection,
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 import { modelView, type ProjectedTool } from '../../src/closeout/projection.js';
 import { tempWorkspace } from '../helpers.js';
+import { HeadTailInPoolTool, SummarizedInPoolTool, SummarizedInProcessTool } from './projection-tools.js';
 
 const LONG = Array.from({ length: 100 }, (_, i) => `line ${String(i).padStart(3, '0')} ${'x'.repeat(20)}`).join('\n');
 
@@ -127,5 +128,37 @@ describe('projection through the executor and its ledger', () => {
     assert.equal(stored.result.outcome, 'success', 'the outcome is kept');
     assert.equal(executor.ledger!.get('m1', 'projection')!.state, 'done');
     assert.equal(fs.existsSync(path.join(t.root, 'state')), true);
+  });
+});
+
+describe('projection in worker runners (process, pool)', () => {
+  const t = tempWorkspace();
+  let executor: ToolExecutor;
+  before(() => {
+    const registry = new ToolRegistry();
+    for (const [target, name] of [[SummarizedInProcessTool, 'summarized_in_process'], [SummarizedInPoolTool, 'summarized_in_pool'], [HeadTailInPoolTool, 'head_tail_in_pool']] as const) {
+      registry.register(target, { name, version: '1.0.0', description: name, className: target.name, source: 'test/closeout/projection-tools.ts', inputSchema: { type: 'object', properties: {}, additionalProperties: false }, outputSchema: { type: 'string' } }, { foreignSchemas: true });
+    }
+    executor = new ToolExecutor(registry, { workspaceRoot: t.ws, sweepLeftovers: false, outputStore: { dir: path.join(t.root, 'outputs') } });
+  });
+  after(async () => {
+    await executor.close();
+    t.cleanup();
+  });
+
+  for (const name of ['summarized_in_process', 'summarized_in_pool']) {
+    it(`${name}: the worker sends the whole output, the summary is made on the main thread, the whole output is kept`, async () => {
+      const r = await executor.call(name, {});
+      assert.equal(r.success, true, r.output);
+      assert.equal(r.output, `100 lines\n[a summary of ${LONG.length} characters of output]`);
+      assert.ok(r.fullOutput !== undefined);
+      assert.equal(fs.readFileSync(r.fullOutput.path, 'utf8'), LONG);
+    });
+  }
+
+  it('head-tail as output.model is cut in the worker like the truncation option', async () => {
+    const r = await executor.call('head_tail_in_pool', {});
+    assert.ok(r.output.startsWith('line 000') && r.output.endsWith('x'.repeat(20)) && /omitted from the middle/.test(r.output), r.output);
+    assert.equal(fs.readFileSync(r.fullOutput!.path, 'utf8'), LONG);
   });
 });
