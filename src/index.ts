@@ -70,7 +70,7 @@ export { toJsonSchema2020, JSON_SCHEMA_2020_12 } from './formats/json-schema-202
 // Agents: model turns answered, the agent loop, the model client, the plugin harness.
 export {
   ToolCallHandler, executorTarget, MAX_CALLS_PER_TURN,
-  type ToolCallHandlerOptions, type HandleOptions, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion,
+  type ToolCallHandlerOptions, type HandleOptions, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion, type CallRetryPolicy,
 } from './system/tool-call-handler.js';
 export { ASK_USER_TOOL, askUserSpec, type AskUserInput } from './builtin/ask-user.js';
 export {
