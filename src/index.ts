@@ -36,6 +36,9 @@ export { loadTools, loadBuiltinTools, loadPortedTools, type LoadToolsOptions, ty
 export { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from './schema/schema-file.js';
 export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type ExecuteManyOptions, type PolicyOptions, type CallPreview } from './executor/executor.js';
 export type { OutputStoreOptions, StoredOutput } from './closeout/output-store.js';
+export type { ToolOutcome, ToolErrorClass } from './types/result.js';
+export { ERROR_CLASSES, type ErrorClassEntry } from './closeout/outcomes.js';
+export type { OutputProjection } from './types/tool.js';
 export {
   Ledger, ENDED_STATES, INTERRUPTED_MESSAGE, argumentsSha256, prunedResult,
   type LedgerOptions, type TombstoneRecord, type CallKey, type CallStatus, type CallRecord, type NewCall, type StoredCallOptions, type ApprovalRecord, type StoredResult, type LedgerEvent, type RecordOutcome, type CallEnd, type ListFilter,
@@ -70,13 +73,14 @@ export { toJsonSchema2020, JSON_SCHEMA_2020_12 } from './formats/json-schema-202
 // Agents: model turns answered, the agent loop, the model client, the plugin harness.
 export {
   ToolCallHandler, executorTarget, MAX_CALLS_PER_TURN,
-  type ToolCallHandlerOptions, type HandleOptions, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion,
+  type ToolCallHandlerOptions, type HandleOptions, type AgentCallOptions, type ToolCallTarget, type QuestionHandler, type UserQuestion, type CallRetryPolicy,
 } from './system/tool-call-handler.js';
 export { ASK_USER_TOOL, askUserSpec, type AskUserInput } from './builtin/ask-user.js';
 export {
   BaseAgent, GeneralAgent, ExploreAgent, PlanAgent,
   type AgentOptions, type GeneralAgentOptions, type PlanAgentOptions, type AgentEvent, type AgentRunResult, type AgentRunOptions, type AgentStopReason, type AgentKind,
 } from './agents/base-agent.js';
+export { DEFAULT_RETRY_ON, type RetryOptions, type RetryEvent } from './agents/retry.js';
 export { OpenAIChatModel, ModelResponseError, modelEndpointFromEnv, type ChatModel, type ChatRequest, type ModelEndpoint, type OpenAIChatModelOptions } from './agents/model-client.js';
 export { Harness, type HarnessPlugin } from './agents/harness.js';
 export {

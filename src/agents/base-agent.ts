@@ -20,6 +20,7 @@ import { isModelClass, type ModelClass } from '../types/model-class.js';
 import { SubagentSessions, type SubagentEvent, type SubagentOptions } from './subagents.js';
 import type { PendingToolCall } from '../formats/common.js';
 import type { QuestionHandler } from '../system/tool-call-handler.js';
+import { RunRetries, retrySettings, type RetryEvent, type RetryOptions } from './retry.js';
 
 /** What an agent reports while it runs (for a terminal or a UI). */
 export type AgentEvent =
@@ -27,7 +28,8 @@ export type AgentEvent =
   | { type: 'assistant'; message: OpenAIAssistantMessage }
   | { type: 'tool_call'; call: PendingToolCall }
   | { type: 'tool_result'; call: PendingToolCall; result: ToolExecutionResult }
-  | SubagentEvent<AgentEvent>;
+  | SubagentEvent<AgentEvent>
+  | ({ type: 'tool_retry' } & RetryEvent);
 
 /** Options of a {@link BaseAgent}; every option documents its default. */
 export interface AgentOptions {
@@ -82,6 +84,12 @@ export interface AgentOptions {
    * child may use, its foreground window, how many children are kept. Default: none (not offered).
    */
   subagents?: SubagentOptions;
+  /**
+   * Retries of recoverable tool failures without side effects, before the model sees them
+   * (see {@link RetryOptions} and docs/outcomes.md), or `false` for none. Default: on, with
+   * the defaults of {@link RetryOptions}.
+   */
+  retry?: RetryOptions | false;
 }
 
 /** How a run ended. `final`: the model answered without tool calls. */
@@ -148,6 +156,7 @@ export class BaseAgent {
   readonly subagents: SubagentSessions | undefined;
   private readonly systemPrompt: string;
   private pinned = false;
+  private readonly retry: ReturnType<typeof retrySettings> | undefined;
 
   constructor(protected readonly options: AgentOptions, kind: AgentKind) {
     this.name = options.name ?? kind.name;
@@ -162,6 +171,7 @@ export class BaseAgent {
     if (!isModelClass(this.modelClass)) throw ToolgateOptionError.fromBadOption('modelClass', `must be "vision" or "text-only"; got ${JSON.stringify(this.modelClass)}`);
     this.systemPrompt = options.systemPrompt ?? kind.systemPrompt;
     this.subagents = SubagentSessions.of(this, options);
+    this.retry = options.retry === false ? undefined : retrySettings(options.retry);
   }
 
   /** The system message: the system prompt, then the mode's addendum and the write folders. */
@@ -205,6 +215,7 @@ export class BaseAgent {
     const done = (stopReason: AgentStopReason): AgentRunResult => ({ text, stopReason, toolRounds, messages, results });
     // One run is one turn: `allow_for_turn` answers last until it returns.
     const turnId = runOptions.turnId ?? `${this.name}:${crypto.randomUUID()}`;
+    const retry = this.retry && new RunRetries(this.retry, (event) => onEvent?.({ type: 'tool_retry', ...event }));
 
     for (;;) {
       if (signal?.aborted) return done('aborted');
@@ -239,6 +250,7 @@ export class BaseAgent {
         signal,
         onCall: (call) => onEvent?.({ type: 'tool_call', call }),
         onResult: (call, result) => onEvent?.({ type: 'tool_result', call, result }),
+        retry,
       });
       results.push(...batch);
       if (signal?.aborted) return done('aborted');

@@ -13,7 +13,9 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import { errorCodeOf, rebuildPathTraversal, type RunOutcome } from '../runner/runner.js';
 import type { StopReason, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
-import { closeOut, outputText, truncate } from './closeout.js';
+import { outputText, truncate } from './closeout.js';
+import { outcomeOf } from './outcomes.js';
+import { keepsFullOutput, modelView } from './projection.js';
 import type { OutputStore, StoredOutput } from './output-store.js';
 
 /** The fields of a result that say which call it answers. */
@@ -29,6 +31,10 @@ export interface ResultFields {
   confirmed?: boolean;
   /** Default `not_run`. */
   stopReason?: StopReason;
+  /** Whether the tool is read-only (a call of it has no side effects); leave out when unknown. */
+  readOnly?: boolean;
+  /** Milliseconds until the same call may succeed (a rate-limit refusal's estimate). */
+  retryAfterMs?: number | undefined;
 }
 
 /**
@@ -39,24 +45,30 @@ export function failedResult(code: ToolErrorCode, message: string, fields: Resul
   const text = truncate(message, Math.min(cap, DEFAULT_MAX_OUTPUT_LENGTH));
   const result: ToolExecutionResult = {
     success: false, output: `Error: ${text}`, error: text, errorCode: code, durationMs: 0, confirmed: fields.confirmed ?? true, tool: fields.tool, callId: fields.callId,
-    stopReason: fields.stopReason ?? 'not_run',
+    stopReason: fields.stopReason ?? 'not_run', ...outcomeOf(code, fields.stopReason ?? 'not_run', fields.readOnly),
   };
   if (fields.version !== undefined) result.version = fields.version;
   if (fields.repairs !== undefined) result.repairs = fields.repairs;
+  if (fields.retryAfterMs !== undefined) result.retryAfterMs = Math.max(0, Math.ceil(fields.retryAfterMs));
   return result;
 }
 
 /** A successful result with `output` as it is (an answer given outside a tool run, such as a user's answer to `ask_user`). */
 export function completedResult(output: string, fields: Pick<ResultFields, 'tool' | 'callId' | 'version'>): ToolExecutionResult {
-  const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, tool: fields.tool, callId: fields.callId, stopReason: 'completed' };
+  const result: ToolExecutionResult = { success: true, output, durationMs: 0, confirmed: true, tool: fields.tool, callId: fields.callId, stopReason: 'completed', outcome: 'success', sideEffects: 'none' };
   if (fields.version !== undefined) result.version = fields.version;
   return result;
+}
+
+/** `result` with `note` on a line of its own after its output (a note for the model, such as an agent's retry decision). */
+export function withNote(result: ToolExecutionResult, note: string): ToolExecutionResult {
+  return { ...result, output: `${result.output}${result.output.endsWith('\n') ? '' : '\n'}${note}` };
 }
 
 /** A failed result of a resolved tool: the message is cut at the tool's own output cap too. */
 export function toolFailure(tool: RegisteredTool, code: ToolErrorCode, message: string, fields: Omit<ResultFields, 'tool' | 'version'>): ToolExecutionResult {
   const cap = tool.maxOutputLength > 0 ? tool.maxOutputLength : Number.POSITIVE_INFINITY;
-  return failedResult(code, message, { ...fields, tool: tool.name, version: tool.version }, cap);
+  return failedResult(code, message, { ...fields, tool: tool.name, version: tool.version, readOnly: tool.readOnly }, cap);
 }
 
 /** The tool name of a call as given, for results of calls that cannot be resolved (clipped; `?` when not a string). */
@@ -100,11 +112,14 @@ export function resultOf(call: RanCall, outcome: RunOutcome, outputs: OutputStor
         return fail('INVALID_OUTPUT', `${tool.name} returned output that does not match its output schema: ${invalid}. This is a bug in the tool, not in the call.`);
       }
       const text = outputText(outcome.value);
-      let output = closeOut(text, outcome.notes, outcome.cut ? 0 : tool.maxOutputLength, tool.truncation);
+      // What the model sees, and whether the whole output is kept: the tool's output projection.
+      const view = modelView(tool, text, outcome.notes, outcome.cut === true);
+      let output = view.output;
       let full: StoredOutput | undefined;
       if (outputs !== undefined) {
-        if (outcome.full !== undefined) full = outputs.account(outcome.full.path, outcome.full.characters);
-        else if (!outcome.cut && tool.maxOutputLength > 0 && text.length > tool.maxOutputLength) full = outputs.write(outputs.reserve(callId), text);
+        if (outcome.full !== undefined && !keepsFullOutput(tool)) outputs.discard(outcome.full.path);
+        else if (outcome.full !== undefined) full = outputs.account(outcome.full.path, outcome.full.characters);
+        else if (view.partial && keepsFullOutput(tool)) full = outputs.write(outputs.reserve(callId), text);
       }
       const images = outcome.images;
       if (images?.length) {
@@ -119,6 +134,7 @@ export function resultOf(call: RanCall, outcome: RunOutcome, outputs: OutputStor
       const result: ToolExecutionResult = {
         success: reported === undefined, output, durationMs: 0, confirmed: true, tool: tool.name, version: tool.version, callId,
         stopReason: reported === undefined ? 'completed' : 'reported_error',
+        ...outcomeOf(reported === undefined ? undefined : 'TOOL_ERROR', reported === undefined ? 'completed' : 'reported_error', tool.readOnly),
       };
       if (reported !== undefined) {
         result.error = reported;

@@ -70,6 +70,8 @@ export interface Decision {
    * read-only mode). The tool's workspace checks them again at the moment of writing.
    */
   readonly writeRoots?: readonly string[];
+  /** On `deny` by the rate limit: milliseconds until the tool's next free turn (the result's `retryAfterMs`). */
+  readonly retryAfterMs?: number;
 }
 
 /** A path argument of a call, resolved once before any decider runs. */

@@ -53,7 +53,7 @@ export class RateLimiter {
     const now = Date.now();
     const waitMs = Math.max(0, entry.nextStart - now);
     if (waitMs > this.maxWaitMs) {
-      return deny('rate-limit', 'RATE_LIMITED', `Rate limited: ${name} allows ${rpm} calls per minute and its next free turn is in ${Math.ceil(waitMs / 1000)} s; retry in about ${Math.ceil(waitMs / 1000)} s.`);
+      return { ...deny('rate-limit', 'RATE_LIMITED', `Rate limited: ${name} allows ${rpm} calls per minute and its next free turn is in ${Math.ceil(waitMs / 1000)} s; retry in about ${Math.ceil(waitMs / 1000)} s.`), retryAfterMs: waitMs };
     }
     entry.nextStart = Math.max(now, entry.nextStart) + entry.minTime;
     await entry.limiter.schedule(() => Promise.resolve());

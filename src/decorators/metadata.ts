@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { ActionKind } from '../policy/action-kinds.js';
 import type { ModelClass } from '../types/model-class.js';
-import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
+import type { OutputProjection, RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 
 /** Metadata key under which `@tool` stores a {@link ToolDescriptor} on the class. */
 const TOOL_METADATA_KEY = Symbol.for('toolgate:tool');
@@ -46,6 +46,8 @@ export interface ToolDescriptor {
   readonly maxOutputLength: number;
   /** How long output is cut. */
   readonly truncation: TruncationStrategy;
+  /** The output projection as given (`truncation` already holds a string `model`). */
+  readonly output: Readonly<OutputProjection>;
   /** `pool` (worker threads) or `main` (main thread, for stateful tools). */
   readonly runner: RunnerKind;
   /** URL of the module that defines the class, for workers; `undefined` if unknown. */

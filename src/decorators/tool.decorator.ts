@@ -11,7 +11,7 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import { ACTION_KINDS, isActionKind, onlyReads, type ActionKind } from '../policy/action-kinds.js';
 import { DEFAULT_RUNNER, isRunnerKind, RUNNER_KINDS } from '../runner/kinds.js';
 import { isModelClass, MODEL_CLASSES, type ModelClass } from '../types/model-class.js';
-import type { RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
+import type { OutputProjection, RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 import { defineToolMetadata, type ToolDescriptor } from './metadata.js';
 
 /** Tool names as providers accept them (OpenAI, Anthropic and MCP all fit this). */
@@ -98,6 +98,12 @@ export interface ToolOptions {
   /** `head` keeps the start of long output, `head-tail` its start and end. Default `head`. */
   truncation?: TruncationStrategy;
   /**
+   * Output projection: what the model sees (`head`, `head-tail` or a summary function; a
+   * string here overrides `truncation`), what the ledger keeps (`trace`), and whether the whole
+   * output is kept (`storeFull`). Default: as without it (see {@link OutputProjection}).
+   */
+  output?: OutputProjection;
+  /**
    * Where calls run. `process` (default): a child process per call at a time, with hard
    * memory caps and timeouts that kill it, so no tool can abort the host. `pool`: a worker
    * thread, a faster round trip (tens of microseconds instead of about a hundred) for tools
@@ -112,7 +118,7 @@ export interface ToolOptions {
 
 const KNOWN_OPTIONS = new Set<keyof ToolOptions>([
   'name', 'version', 'kind', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'scopedWrite', 'timeoutMs',
-  'rateLimitRpm', 'forModel', 'memoryMb', 'maxOutputLength', 'truncation', 'runner', 'module',
+  'rateLimitRpm', 'forModel', 'memoryMb', 'maxOutputLength', 'truncation', 'output', 'runner', 'module',
 ]);
 
 /**
@@ -188,6 +194,8 @@ export function buildToolDescriptor(
   if (options.truncation !== undefined && options.truncation !== 'head' && options.truncation !== 'head-tail') {
     throw bad('truncation', `must be "head" or "head-tail"; got ${JSON.stringify(options.truncation)}`);
   }
+  const projection = checkProjection(options.output);
+  if (projection !== undefined) throw bad(`output.${projection.option}`, projection.problem);
   if (options.runner !== undefined && !isRunnerKind(options.runner)) {
     throw bad('runner', `must be one of ${Object.keys(RUNNER_KINDS).map((k) => JSON.stringify(k)).join(', ')}; got ${JSON.stringify(options.runner)}`);
   }
@@ -211,7 +219,8 @@ export function buildToolDescriptor(
     rateLimitRpm: options.rateLimitRpm,
     memoryMb: options.memoryMb,
     maxOutputLength: options.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
-    truncation: options.truncation ?? 'head',
+    truncation: typeof options.output?.model === 'string' ? options.output.model : options.truncation ?? 'head',
+    output: Object.freeze({ ...options.output }),
     runner: options.runner ?? DEFAULT_RUNNER,
     moduleUrl: options.module ?? detectedModuleUrl,
     exportName: target.name,
@@ -262,4 +271,19 @@ export function tool(options: ToolOptions): (target: ToolClass) => void {
   return (target: ToolClass) => {
     defineToolMetadata(target, buildToolDescriptor(options, target, moduleUrl));
   };
+}
+
+/** The problem with an `output` option (its field and why), or `undefined` when it is valid. */
+function checkProjection(output: OutputProjection | undefined): { option: string; problem: string } | undefined {
+  if (output === undefined) return undefined;
+  if (output === null || typeof output !== 'object' || Array.isArray(output)) return { option: 'model', problem: 'the output option must be an object { model?, trace?, storeFull? }' };
+  for (const key of Object.keys(output)) {
+    if (key !== 'model' && key !== 'trace' && key !== 'storeFull') return { option: key, problem: 'is not an output option (model, trace, storeFull)' };
+  }
+  if (output.model !== undefined && output.model !== 'head' && output.model !== 'head-tail' && typeof output.model !== 'function') {
+    return { option: 'model', problem: `must be "head", "head-tail" or a function (output: string) => string; got ${JSON.stringify(output.model)}` };
+  }
+  if (output.trace !== undefined && output.trace !== 'output' && output.trace !== 'metadata') return { option: 'trace', problem: `must be "output" or "metadata"; got ${JSON.stringify(output.trace)}` };
+  if (output.storeFull !== undefined && typeof output.storeFull !== 'boolean') return { option: 'storeFull', problem: `must be true or false; got ${JSON.stringify(output.storeFull)}` };
+  return undefined;
 }

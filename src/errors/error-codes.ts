@@ -23,6 +23,8 @@
  * - `WORKER_CRASHED`: the worker running the call exited unexpectedly.
  * - `ABORTED`: the caller's abort signal fired.
  * - `TOOL_ERROR`: the tool itself threw.
+ * - `TRANSIENT`: the tool failed for a reason that may pass (a network blip, a busy resource:
+ *   it threw `new ToolExecutionError(message, 'TRANSIENT')`); the same call may succeed when made again.
  * - `INVALID_OUTPUT`: the tool returned a value that fails its output schema, or one that
  *   cannot leave its worker.
  * - `INVALID_OPTIONS`: the caller's per-call options are wrong (a programming error of the
@@ -62,6 +64,7 @@ export type ToolErrorCode =
   | 'WORKER_CRASHED'
   | 'ABORTED'
   | 'TOOL_ERROR'
+  | 'TRANSIENT'
   | 'INVALID_OUTPUT'
   | 'INVALID_OPTIONS'
   | 'OVERLOADED'

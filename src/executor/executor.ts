@@ -20,6 +20,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { OutputStore, type OutputStoreOptions } from '../closeout/output-store.js';
 import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf, toolFailure } from '../closeout/results.js';
+import { ledgerKeepsText, ledgerView } from '../closeout/projection.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import { buildDeciders } from '../decisions/deciders.js';
@@ -761,7 +762,7 @@ export class ToolExecutor {
   /** The result of a call a decision refused. */
   private denied(state: CallState, decision: Decision): ToolExecutionResult {
     // `confirmed: false` only when the answer to an ask refused the call.
-    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== ANSWER_STEP, decision.decider, state.args);
+    return this.fail(state, decision.code ?? 'POLICY_DENIED', decision.reason, undefined, decision.decider !== ANSWER_STEP, decision.decider, state.args, decision.retryAfterMs);
   }
 
   /**
@@ -853,7 +854,7 @@ export class ToolExecutor {
     if (this.closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
     const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && DENIALS.has(result.errorCode!) ? 'denied' : 'failed';
     let fullOutput: string | undefined;
-    if (result.fullOutput !== undefined) {
+    if (result.fullOutput !== undefined && ledgerKeepsText(state.tool)) {
       try {
         fullOutput = fs.readFileSync(result.fullOutput.path, 'utf8');
       } catch {
@@ -868,7 +869,7 @@ export class ToolExecutor {
     try {
       // A call that ran ends in a group commit (with the next claim, or on the next turn); a
       // call that never ran is written at once (nothing else may be coming to carry it).
-      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result, fullOutput };
+      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result: ledgerView(state.tool, result), fullOutput };
       if (state.claimed) this.store!.finishSoon(entry, end);
       else this.store!.finish(entry, end);
     } catch (error) {
@@ -882,9 +883,9 @@ export class ToolExecutor {
    * by default the arguments as given).
    */
   private fail(
-    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown,
+    state: CallState, code: ToolErrorCode, message: string, stopReason?: StopReason, confirmed?: boolean, gate?: string, args?: unknown, retryAfterMs?: number,
   ): ToolExecutionResult {
-    const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed });
+    const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed, retryAfterMs });
     const finished = this.finish(state.started, result, gate, args ?? state.rawArguments, state.decisions);
     return state.entry !== undefined ? this.closeOut(state, finished) : finished;
   }

@@ -85,7 +85,10 @@ export interface CallResultTool {
 /**
  * Our result as an MCP `CallToolResult`: the output text, attached images as image blocks,
  * `isError` and `_meta['toolgate/errorCode']` on failures, and `structuredContent` for object
- * results of tools with an object output schema.
+ * results of tools with an object output schema. Every result carries its outcome in `_meta`
+ * (`toolgate/outcome`, `toolgate/sideEffects`, and on failures `toolgate/errorClass` and
+ * `toolgate/retryAfterMs` when known): `_meta` is where the MCP specification (2025-11-25)
+ * puts metadata about a result, while `structuredContent` must match the tool's output schema.
  *
  * `structuredContent` is held to the same limit as the text (`maxOutputLength` characters of
  * JSON): a larger value has its longest strings and arrays halved until it fits, and is sent
@@ -100,10 +103,10 @@ export function toCallToolResult(tool: CallResultTool, result: ToolExecutionResu
     if (m) content.push({ type: 'image', mimeType: m[1]!, data: m[2]! });
   }
   for (const attachment of result.attachments ?? []) content.push(attachment);
-  const out: CallToolResult = { content };
+  const out: CallToolResult = { content, _meta: outcomeMeta(result) };
   if (!result.success) {
     out.isError = true;
-    out._meta = { 'toolgate/errorCode': result.errorCode ?? 'TOOL_ERROR' };
+    out._meta = { 'toolgate/errorCode': result.errorCode ?? 'TOOL_ERROR', ...out._meta };
     return out;
   }
   const structured = result.structured;
@@ -124,6 +127,14 @@ export function toCallToolResult(tool: CallResultTool, result: ToolExecutionResu
     }
   }
   return out;
+}
+
+/** The outcome fields of a result as `_meta` entries (see docs/outcomes.md). */
+function outcomeMeta(result: ToolExecutionResult): Record<string, unknown> {
+  const meta: Record<string, unknown> = { 'toolgate/outcome': result.outcome, 'toolgate/sideEffects': result.sideEffects };
+  if (result.errorClass !== undefined) meta['toolgate/errorClass'] = result.errorClass;
+  if (result.retryAfterMs !== undefined) meta['toolgate/retryAfterMs'] = result.retryAfterMs;
+  return meta;
 }
 
 /** Most halvings {@link boundValue} tries. */

@@ -38,6 +38,7 @@ import Database from 'better-sqlite3';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
 import { canonicalSha256 } from '../util/canonical-hash.js';
+import { failedResult } from '../closeout/results.js';
 import { MIGRATIONS } from './migrations.js';
 import { isAlive, thisProcess } from './owner.js';
 import { defaultStateDir, ledgerFile } from './paths.js';
@@ -1036,10 +1037,8 @@ export class Ledger {
   /** Mark a running row interrupted, with its synthetic result (inside a transaction). */
   private interrupt(row: CallRow, now: number): void {
     this.sql.end.run('interrupted', now, 'INTERRUPTED', row.id);
-    const result: ToolExecutionResult = {
-      success: false, output: `Error: ${INTERRUPTED_MESSAGE}`, error: INTERRUPTED_MESSAGE, errorCode: 'INTERRUPTED', durationMs: Math.max(0, now - (row.started_at ?? now)),
-      confirmed: true, tool: row.tool, version: row.version, callId: row.call_id, stopReason: 'interrupted',
-    };
+    const result = failedResult('INTERRUPTED', INTERRUPTED_MESSAGE, { tool: row.tool, version: row.version, callId: row.call_id, stopReason: 'interrupted' });
+    result.durationMs = Math.max(0, now - (row.started_at ?? now));
     const text = Buffer.from(result.output, 'utf8');
     this.sql.insertResult.run(row.id, 0, JSON.stringify(result), text, text.length, now);
     this.sql.event.run(row.id, now, 'interrupted', JSON.stringify({ ownerPid: row.owner_pid }));
@@ -1268,10 +1267,7 @@ export function prunedResult(t: TombstoneRecord): ToolExecutionResult {
   const how = t.state === 'done' ? 'it succeeded' : t.state === 'interrupted' ? 'it was interrupted: the tool may have run' : t.state === 'denied' ? `it was denied${code}: it never ran` : `it failed${code}`;
   const when = t.endedAt === undefined ? '' : ` at ${new Date(t.endedAt).toISOString()}`;
   const message = `call ${t.callId} of session ${t.session} already ran (${t.state}${when}: ${how}); its output is no longer kept (ledger retention) and it was not run again. A new call needs a new call id.`;
-  return {
-    success: false, output: `Error: ${message}`, error: message, errorCode: 'RESULT_PRUNED', durationMs: 0, confirmed: true,
-    tool: t.tool, version: t.version, callId: t.callId, stopReason: 'not_run',
-  };
+  return failedResult('RESULT_PRUNED', message, { tool: t.tool, version: t.version, callId: t.callId, stopReason: 'not_run' });
 }
 
 /**

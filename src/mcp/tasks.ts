@@ -245,10 +245,7 @@ export class LedgerTaskStore implements TaskStore {
     if (record !== undefined) {
       this.ledger.requestCancel(taskId, TASK_SESSION);
       if (task === undefined && record.state === 'pending' && !this.ledger.ownerAlive(record)) {
-        const result: ToolExecutionResult = {
-          success: false, output: 'Error: cancelled by tasks/cancel before it ran', error: 'cancelled by tasks/cancel before it ran', errorCode: 'ABORTED',
-          durationMs: 0, confirmed: false, tool: record.tool, version: record.version, callId: taskId, stopReason: 'not_run',
-        };
+        const result = failedResult('ABORTED', 'cancelled by tasks/cancel before it ran', { tool: record.tool, version: record.version, callId: taskId, stopReason: 'not_run', confirmed: false });
         this.ledger.finish({ callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
       }
     }
@@ -284,10 +281,7 @@ export class LedgerTaskStore implements TaskStore {
     if (record.state !== 'pending' || this.ledger.ownerAlive(record)) return false;
     if (this.ledger.answeredQuestion(record.callId, TASK_SESSION) !== undefined) return false;
     if (this.ledger.pendingApprovals().some((q) => q.callId === record.callId && q.session === TASK_SESSION)) return false;
-    const result: ToolExecutionResult = {
-      success: false, output: `Error: ${NOT_RUN_MESSAGE}`, error: NOT_RUN_MESSAGE, errorCode: 'INTERRUPTED',
-      durationMs: 0, confirmed: false, tool: record.tool, version: record.version, callId: record.callId, stopReason: 'not_run',
-    };
+    const result = failedResult('INTERRUPTED', NOT_RUN_MESSAGE, { tool: record.tool, version: record.version, callId: record.callId, stopReason: 'not_run', confirmed: false });
     return this.ledger.finish({ callId: record.callId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
   }
 

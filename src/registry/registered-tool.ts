@@ -14,7 +14,7 @@ import { findCommandArguments, findPathArguments, type PathArgument } from '../s
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
 import { RUNNER_KINDS } from '../runner/kinds.js';
-import type { JsonSchema, RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
+import type { JsonSchema, OutputProjection, RunnerKind, ToolClass, TruncationStrategy } from '../types/tool.js';
 import { isModelClass, type ModelClass } from '../types/model-class.js';
 import { getToolMetadata } from '../decorators/metadata.js';
 import { manifestDescriptor } from './manifest.js';
@@ -135,6 +135,8 @@ export class RegisteredTool implements ExportableTool {
   readonly maxOutputLength: number;
   /** How output longer than `maxOutputLength` is cut. */
   readonly truncation: TruncationStrategy;
+  /** The output projection (`@tool({ output })`): a summary function, what the ledger keeps, whether the whole output is kept. */
+  readonly output: Readonly<OutputProjection>;
   /** Where calls run: `pool` (worker threads) or `main` (main thread). */
   readonly runner: RunnerKind;
   /** `file:` URL of the module defining the class (workers import it). */
@@ -207,6 +209,7 @@ export class RegisteredTool implements ExportableTool {
     this.memoryMb = descriptor.memoryMb;
     this.maxOutputLength = descriptor.maxOutputLength;
     this.truncation = descriptor.truncation;
+    this.output = descriptor.output ?? {};
     this.runner = descriptor.runner;
     this.moduleUrl = descriptor.moduleUrl;
     this.exportName = descriptor.exportName;
@@ -218,7 +221,8 @@ export class RegisteredTool implements ExportableTool {
     this.source = entry.source;
     this.upstream = options.upstream;
     const { description: _d, ...outputShape } = this.outputSchema ?? {};
-    this.cutInWorker = this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1);
+    // A summary function (output projection) needs the whole output on the main thread.
+    this.cutInWorker = (this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1)) && typeof descriptor.output?.model !== 'function';
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
     this.commandArguments = Object.freeze(findCommandArguments(this.inputSchema));
     if (RUNNER_KINDS[this.runner].loadsModule && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);

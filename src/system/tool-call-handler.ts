@@ -6,12 +6,13 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { ASK_USER_TOOL, checkAskUserArguments, type AskUserInput } from '../builtin/ask-user.js';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
 import { parseArguments } from '../executor/arguments.js';
 import { oneAtATime, runBatch } from '../executor/batch.js';
-import { completedResult, failedResult } from '../closeout/results.js';
+import { completedResult, failedResult, withNote } from '../closeout/results.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { Logger } from '../logging/logger.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
@@ -65,6 +66,22 @@ export interface HandleOptions extends AgentCallOptions {
   onCall?: (call: PendingToolCall) => void;
   /** Called with each call's result as it ends. */
   onResult?: (call: PendingToolCall, result: ToolExecutionResult) => void;
+  /** Makes failed calls again in their place (an agent's retry policy, `src/agents/retry.ts`). Default: none. */
+  retry?: CallRetryPolicy;
+}
+
+/**
+ * Whether a call's result is final or the same call is made again, in its place (a write
+ * still runs alone and in order). Made again under the session `<session>:retry-<attempt>`,
+ * so a durable ledger does not answer it with the stored failure.
+ */
+export interface CallRetryPolicy {
+  /**
+   * Called with each result of a tool call (never `ask_user`), after `attempt` tries (1 for
+   * the first). Resolves, after any wait, `{ again: true }` to make the call again, or
+   * `{ again: false }` to keep the result, with a `note` appended to its output for the model.
+   */
+  decide(call: PendingToolCall, result: ToolExecutionResult, attempt: number, signal: AbortSignal | undefined): Promise<{ again: true } | { again: false; note?: string }>;
 }
 
 /** Answers one call the caller handles itself ({@link HandleOptions.builtins}). */
@@ -145,6 +162,14 @@ export class ToolCallHandler {
           result = builtin !== undefined ? await builtin.run(call, options) : call.name === ASK_USER_TOOL.name
             ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
             : await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+          for (let attempt = 1; options.retry !== undefined && call.name !== ASK_USER_TOOL.name; attempt++) {
+            const verdict = await options.retry.decide(call, result, attempt, options.signal);
+            if (!verdict.again) {
+              if (verdict.note !== undefined) result = withNote(result, verdict.note);
+              break;
+            }
+            result = await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, { ...callOptions, session: `${callOptions.session ?? randomUUID()}:retry-${attempt}` });
+          }
         } catch (error) {
           if (error instanceof PathTraversalError) throw error;
           // A target that breaks its contract (only PathTraversalError throws) must not leave

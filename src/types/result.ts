@@ -24,6 +24,23 @@ export type ToolAttachment =
 export type StopReason = 'completed' | 'reported_error' | 'error' | 'timeout' | 'interrupted' | 'not_run';
 
 /**
+ * What a result means for whoever called (see `src/closeout/outcomes.ts`, docs/outcomes.md):
+ * - `success`: the tool ran and returned;
+ * - `recoverable`: the same call may succeed if made again later (rate limit, overload, a
+ *   transient failure, a server that was down, a timeout);
+ * - `fatal`: making the same call again will not help (a gate said no, bad arguments, the tool
+ *   failed); gate denials are fatal for the turn;
+ * - `partial`: the tool returned output but reported that part of its work failed
+ *   (`ctx.reportError`, such as a command's non-zero exit status).
+ */
+export type ToolOutcome = 'success' | 'recoverable' | 'fatal' | 'partial';
+
+/** Why a call failed, as a small closed set derived from its `errorCode` (never from its message); see `ERROR_CLASSES`. */
+export type ToolErrorClass =
+  | 'invalid_arguments' | 'denied' | 'not_found' | 'rate_limited' | 'overloaded' | 'timeout' | 'transient' | 'unavailable'
+  | 'tool_error' | 'crashed' | 'resource_limit' | 'interrupted' | 'in_progress' | 'internal';
+
+/**
  * Result of one tool call. Every call, whatever happens, produces exactly one (except a
  * workspace escape, which throws {@link PathTraversalError}).
  */
@@ -59,6 +76,17 @@ export interface ToolExecutionResult {
   repairs?: string[];
   /** Why the call ended; see {@link StopReason}. */
   stopReason: StopReason;
+  /** What the result means for a retry; see {@link ToolOutcome}. */
+  outcome: ToolOutcome;
+  /** Why the call failed (from `errorCode`); absent on success. */
+  errorClass?: ToolErrorClass;
+  /** Milliseconds to wait before the same call can succeed (a rate-limit refusal's estimate); absent when unknown. */
+  retryAfterMs?: number;
+  /**
+   * Whether the call may have changed anything: `none` when it never started or the tool is
+   * read-only, `possible` when a tool that is not read-only started (whatever its end).
+   */
+  sideEffects: 'none' | 'possible';
   /** Images the tool attached (base64 data URLs), to show the model after `output`. */
   images?: string[];
   /** Audio and embedded resources the tool attached (`ctx.attach`), in MCP content-block shape. */

@@ -213,5 +213,34 @@ export type ToolClass = new () => Tool<any, any>;
 /** How output longer than `maxOutputLength` is cut. */
 export type TruncationStrategy = 'head' | 'head-tail';
 
+/**
+ * Output projection of a tool (the `output` option of `@tool`; see docs/outcomes.md): what
+ * the model sees, what the ledger (the trace) keeps, and whether the whole output is kept.
+ * Every field defaults to what a tool without the option gets.
+ */
+export interface OutputProjection {
+  /**
+   * What the model sees: `head` (default: the start, cut at `maxOutputLength` with a note),
+   * `head-tail` (the start and the end), or a function of the whole output text (the return
+   * value as JSON when it is not a string) that returns the text to show, such as a summary.
+   * A function's answer is cut at `maxOutputLength` too; when it throws, the model sees the
+   * head and a note. A function runs on the main thread, so the tool's worker sends its whole
+   * output back uncut.
+   */
+  model?: TruncationStrategy | ((output: string) => string);
+  /**
+   * What a durable ledger keeps as the call's output (what `toolgate result` and the cockpit's
+   * timeline show): `output` (default: what the model saw, and the whole output when it was
+   * cut) or `metadata` (no text: a line with the output's length; the call, its decisions and
+   * its outcome are kept as always).
+   */
+  trace?: 'output' | 'metadata';
+  /**
+   * Whether the whole output is kept when the model sees less of it (`fullOutput`: a file of
+   * the output store, or the ledger). Default true.
+   */
+  storeFull?: boolean;
+}
+
 /** Where a tool runs (`pool` or `main`; see `src/runner/kinds.ts`). */
 export type { RunnerKind } from '../runner/kinds.js';

@@ -40,7 +40,7 @@ function call(callId: string, session = 's1', args: Record<string, unknown> = { 
 }
 
 function ended(callId: string, output: string): ToolExecutionResult {
-  return { success: true, output, durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId, stopReason: 'completed' };
+  return { success: true, output, durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId, stopReason: 'completed', outcome: 'success', sideEffects: 'possible' };
 }
 
 async function csrfOf(url: string): Promise<string> {

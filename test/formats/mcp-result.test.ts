@@ -9,7 +9,7 @@ import { toCallToolResult, type ToolExecutionResult } from 'toolgate';
 import { compileValidator } from '../../src/schema/validator.js';
 
 function result(extra: Partial<ToolExecutionResult>): ToolExecutionResult {
-  return { success: true, output: 'text', durationMs: 1, confirmed: true, tool: 't', callId: 'c', stopReason: 'completed', ...extra };
+  return { success: true, output: 'text', durationMs: 1, confirmed: true, tool: 't', callId: 'c', stopReason: 'completed', outcome: 'success', sideEffects: 'none', ...extra } as ToolExecutionResult;
 }
 
 const schema = {
@@ -49,9 +49,9 @@ describe('toCallToolResult', () => {
   test('every error result carries its code in _meta, TOOL_ERROR when the result names none', () => {
     const coded = toCallToolResult({ outputSchema: null }, result({ success: false, error: 'x', errorCode: 'MODE_DENIED', stopReason: 'not_run' }));
     assert.equal(coded.isError, true);
-    assert.deepEqual(coded._meta, { 'toolgate/errorCode': 'MODE_DENIED' });
+    assert.equal(coded._meta?.['toolgate/errorCode'], 'MODE_DENIED');
     const bare = toCallToolResult({ outputSchema: null }, result({ success: false, error: 'x', stopReason: 'error' }));
-    assert.deepEqual(bare._meta, { 'toolgate/errorCode': 'TOOL_ERROR' });
+    assert.equal(bare._meta?.['toolgate/errorCode'], 'TOOL_ERROR');
   });
 
   test('audio and resources attached with ctx.attach become content blocks', () => {

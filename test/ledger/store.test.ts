@@ -32,7 +32,7 @@ function call(callId: string, session = 's1'): NewCall {
 }
 
 function result(callId: string, output = 'ok', success = true): ToolExecutionResult {
-  return { success, output, durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId, stopReason: success ? 'completed' : 'error' };
+  return { success, output, durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId, stopReason: success ? 'completed' : 'error', outcome: success ? 'success' : 'fatal', sideEffects: 'possible' };
 }
 
 /** A pid that is not running (a child that has exited). */

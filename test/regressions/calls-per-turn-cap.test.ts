@@ -12,7 +12,7 @@ describe('ToolCallHandler: calls per turn', () => {
       writes: () => false,
       execute: async (call) => {
         ran++;
-        return { success: true, output: 'ok', durationMs: 0, confirmed: true, tool: call.name, callId: call.callId ?? '', stopReason: 'completed' };
+        return { success: true, output: 'ok', durationMs: 0, confirmed: true, tool: call.name, callId: call.callId ?? '', stopReason: 'completed', outcome: 'success', sideEffects: 'possible' };
       },
     };
     const calls = Array.from({ length: 1000 }, (_, i) => ({ id: `c${i}`, name: 'read_something', arguments: '{}' }));
@@ -27,7 +27,7 @@ describe('ToolCallHandler: calls per turn', () => {
   });
 
   it('the cap is an option, checked', async () => {
-    const target: ToolCallTarget = { writes: () => true, execute: async (call) => ({ success: true, output: 'ok', durationMs: 0, confirmed: true, tool: call.name, callId: call.callId ?? '', stopReason: 'completed' }) };
+    const target: ToolCallTarget = { writes: () => true, execute: async (call) => ({ success: true, output: 'ok', durationMs: 0, confirmed: true, tool: call.name, callId: call.callId ?? '', stopReason: 'completed', outcome: 'success', sideEffects: 'possible' }) };
     const results = await new ToolCallHandler(target, { maxCallsPerTurn: 2 }).handle([1, 2, 3].map((i) => ({ id: `w${i}`, name: 'write_x', arguments: '{}' })));
     assert.deepEqual(results.map((r) => r.errorCode), [undefined, undefined, 'OVERLOADED']);
     assert.throws(() => new ToolCallHandler(target, { maxCallsPerTurn: 0 }), /maxCallsPerTurn must be a positive integer/);

@@ -13,7 +13,7 @@ describe('ToolCallHandler: a target that throws', () => {
       writes: (call) => call.name === 'write_bad',
       execute: async (call) => {
         if (call.name.endsWith('bad')) throw new Error(`bug in ${call.name}`);
-        return { success: true, output: 'ok', durationMs: 0, confirmed: true, tool: call.name, callId: call.callId ?? '', stopReason: 'completed' };
+        return { success: true, output: 'ok', durationMs: 0, confirmed: true, tool: call.name, callId: call.callId ?? '', stopReason: 'completed', outcome: 'success', sideEffects: 'possible' };
       },
     };
     const message: OpenAIAssistantMessage = {

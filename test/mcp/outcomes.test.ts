@@ -1,0 +1,59 @@
+/**
+ * Outcomes through the MCP server (issue 19 item 2), driven by the SDK client over the
+ * in-memory transport: every result carries `toolgate/outcome`, `toolgate/sideEffects`, and
+ * on failures `toolgate/errorClass` and `toolgate/retryAfterMs`, in `_meta`.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createMcpServer, ToolExecutionError, ToolExecutor, ToolRegistry, type ToolOptions } from 'toolgate';
+import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
+import { inMemoryTransport, tempWorkspace } from '../helpers.js';
+
+const INPUT = { type: 'object', properties: {}, additionalProperties: false };
+
+describe('MCP results carry outcomes in _meta', () => {
+  const tmp = tempWorkspace();
+  let executor: ToolExecutor;
+  let client: Client;
+  before(async () => {
+    const registry = new ToolRegistry();
+    const add = (options: Omit<ToolOptions, 'version' | 'runner'>, run: () => string) => {
+      const target = class { run() { return run(); } };
+      registry.register(buildToolDescriptor({ ...options, version: '1.0.0', runner: 'main' }, target), { name: options.name, version: '1.0.0', description: options.name, className: 'T', source: 'test', inputSchema: INPUT, outputSchema: null }, { foreignSchemas: true });
+    };
+    add({ name: 'slow_source', kind: 'internal', readOnly: true, rateLimitRpm: 1 }, () => 'read');
+    add({ name: 'busy_sink', kind: 'mcp_write_or_unknown' }, () => {
+      throw new ToolExecutionError('the sink is busy', 'TRANSIENT');
+    });
+    executor = new ToolExecutor(registry, { outputStore: false, workspaceRoot: tmp.ws, sweepLeftovers: false, rateLimitMaxWaitMs: 0 });
+    const server = createMcpServer({ executor, workspaceRoot: tmp.ws, tasks: false });
+    client = new Client({ name: 'outcomes', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(await inMemoryTransport(server));
+  });
+  after(async () => {
+    await client.close();
+    await executor.close();
+    tmp.cleanup();
+  });
+
+  test('a success, then a rate-limit refusal with retryAfterMs', async () => {
+    const ok = await client.callTool({ name: 'slow_source', arguments: {} });
+    assert.equal(ok.isError, undefined);
+    assert.deepEqual(ok._meta, { 'toolgate/outcome': 'success', 'toolgate/sideEffects': 'none' });
+    const refused = await client.callTool({ name: 'slow_source', arguments: {} });
+    assert.equal(refused.isError, true);
+    const meta = refused._meta as Record<string, unknown>;
+    assert.equal(meta['toolgate/errorCode'], 'RATE_LIMITED');
+    assert.equal(meta['toolgate/outcome'], 'recoverable');
+    assert.equal(meta['toolgate/errorClass'], 'rate_limited');
+    assert.equal(meta['toolgate/sideEffects'], 'none');
+    const after = meta['toolgate/retryAfterMs'] as number;
+    assert.ok(Number.isInteger(after) && after > 50_000 && after <= 60_000, `retryAfterMs ${after}: one call a minute`);
+  });
+
+  test('a transient failure of a tool that writes: recoverable, side effects possible', async () => {
+    const failed = await client.callTool({ name: 'busy_sink', arguments: {} });
+    assert.deepEqual(failed._meta, { 'toolgate/errorCode': 'TRANSIENT', 'toolgate/outcome': 'recoverable', 'toolgate/sideEffects': 'possible', 'toolgate/errorClass': 'transient' });
+  });
+});
