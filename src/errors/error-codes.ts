@@ -42,6 +42,8 @@
  * - `INVALID_POLICY_FILE`: a policy file cannot be read or is invalid (`PolicyFileError`, naming file and line).
  * - `CLIENT_UNAVAILABLE`: the tool asked its caller for something the caller cannot give
  *   (`ctx.elicit` or `ctx.sample` with no MCP client or SDK handler that supports it).
+ * - `TOOL_HIDDEN`: lazy visibility is on and the tool belongs to a domain not made visible yet;
+ *   the message names `request_tools` and the domain to request. The call did not run.
  */
 export type ToolErrorCode =
   | 'UNKNOWN_TOOL'
@@ -70,4 +72,5 @@ export type ToolErrorCode =
   | 'INTERNAL'
   | 'DEFINITION'
   | 'INVALID_POLICY_FILE'
-  | 'CLIENT_UNAVAILABLE';
+  | 'CLIENT_UNAVAILABLE'
+  | 'TOOL_HIDDEN';
