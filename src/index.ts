@@ -76,6 +76,10 @@ export {
 } from './agents/base-agent.js';
 export { OpenAIChatModel, ModelResponseError, modelEndpointFromEnv, type ChatModel, type ChatRequest, type ModelEndpoint, type OpenAIChatModelOptions } from './agents/model-client.js';
 export { Harness, type HarnessPlugin } from './agents/harness.js';
+// Lazy visibility (request_tools) and turn limits (docs/tool-visibility.md).
+export { DomainVisibility, REQUEST_TOOLS_NAME, type DomainTool, type LazyDomainsOptions, type RequestToolsAnswer, type UnavailableDomain } from './registry/lazy-visibility.js';
+export { answerRequestTools, requestToolsSpec, type RequestToolsInput } from './builtin/request-tools.js';
+export { DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, type TurnLimits } from './agents/turn-limits.js';
 
 // MCP: bridging servers in, serving the registry out, the config file.
 export { McpBridge, MCP_TAG, bridgedKind, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';

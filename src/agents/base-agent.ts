@@ -2,7 +2,7 @@
  * Agents: a model loop over a {@link ToolSystem}. Each round sends the conversation and the
  * offered tools to the model, runs the tool calls it answers with through the
  * {@link ToolCallHandler}, appends the results, and goes on until the model answers without
- * tool calls, `maxToolRounds` is reached, or the run is aborted.
+ * tool calls, a turn limit is reached (`maxModelCalls`, `maxToolRounds`), or the run is aborted.
  *
  * @module
  */
@@ -18,6 +18,9 @@ import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool } from '../f
 import type { ChatModel } from './model-client.js';
 import type { PendingToolCall } from '../formats/common.js';
 import type { QuestionHandler } from '../system/tool-call-handler.js';
+import type { LazyDomainsOptions } from '../registry/lazy-visibility.js';
+import { AgentLazyTools, lazyDomainsOption } from './lazy-tools.js';
+import { turnLimitReached, turnLimits, type TurnLimits } from './turn-limits.js';
 
 /** What an agent reports while it runs (for a terminal or a UI). */
 export type AgentEvent =
@@ -62,8 +65,26 @@ export interface AgentOptions {
    * to it anyway is answered "unavailable". Default: none.
    */
   questionHandler?: QuestionHandler;
-  /** Model turns with tool calls at most; the run then stops with `max_tool_rounds`. Default 25. */
+  /**
+   * Model turns with tool calls at most; the run then stops with `max_tool_rounds`. In this loop
+   * it counts the same as `maxModelCalls` (kept for callers that set it; see
+   * `src/agents/turn-limits.ts`). Default: none (`maxModelCalls` bounds the run).
+   */
   maxToolRounds?: number;
+  /** Requests to the model in one run (one turn) at most; the run then stops with `max_model_calls`. Positive integer. Default 32. */
+  maxModelCalls?: number;
+  /**
+   * Tool calls of one model response that run at most, in order; the rest are answered
+   * `OVERLOADED` without running (every call id still gets a result). Positive integer. Default 64.
+   */
+  maxToolCallsPerResponse?: number;
+  /**
+   * Lazy visibility (`true`, or `{ tagDomains }`): tools with a domain are not offered until
+   * the model calls `request_tools` for it (offered while the selection has a domain); a direct
+   * call of a hidden tool is answered `TOOL_HIDDEN`. Domains made visible stay so until the run
+   * returns. Visibility is not authorization. Default: off (every tool offered).
+   */
+  lazyDomains?: boolean | LazyDomainsOptions;
   /** Version pins of this agent, `{ tool: semverRange }`, applied when the run starts. Default none. */
   pins?: Readonly<Record<string, string>>;
   /** Progress events. Default: none. */
@@ -71,7 +92,7 @@ export interface AgentOptions {
 }
 
 /** How a run ended. `final`: the model answered without tool calls. */
-export type AgentStopReason = 'final' | 'max_tool_rounds' | 'aborted';
+export type AgentStopReason = 'final' | 'max_tool_rounds' | 'max_model_calls' | 'aborted';
 
 /** What {@link BaseAgent.run} returns. */
 export interface AgentRunResult {
@@ -126,6 +147,9 @@ export class BaseAgent {
   readonly maxToolRounds: number;
   /** Whether calls run with `confirm: true`. */
   readonly autoConfirmTools: boolean;
+  /** Model calls and tool calls per response at most (see `src/agents/turn-limits.ts`). */
+  readonly limits: TurnLimits;
+  private readonly lazyDomains: LazyDomainsOptions | undefined;
   private readonly systemPrompt: string;
   private pinned = false;
 
@@ -135,8 +159,9 @@ export class BaseAgent {
     if (mode === undefined) throw ToolgateOptionError.fromBadOption('mode', `must be default, explore, plan or an AgentMode; got ${JSON.stringify(options.mode)}`);
     this.mode = mode;
     this.scopedWriteDirs = options.scopedWriteDirs ?? kind.scopedWriteDirs;
-    this.maxToolRounds = options.maxToolRounds ?? 25;
-    if (!Number.isInteger(this.maxToolRounds) || this.maxToolRounds < 1) throw ToolgateOptionError.fromBadOption('maxToolRounds', `must be a positive integer; got ${options.maxToolRounds}`);
+    this.limits = turnLimits(options);
+    this.maxToolRounds = this.limits.maxToolRounds ?? this.limits.maxModelCalls;
+    this.lazyDomains = lazyDomainsOption(options.lazyDomains);
     this.autoConfirmTools = options.autoConfirmTools ?? false;
     this.systemPrompt = options.systemPrompt ?? kind.systemPrompt;
   }
@@ -150,10 +175,15 @@ export class BaseAgent {
     return parts.join('\n\n');
   }
 
-  /** The tools offered to the model: the mode's selection, plus `ask_user` with a question handler. */
-  toolSpecs(): OpenAITool[] {
-    const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name });
+  /**
+   * The tools offered to the model: the mode's selection, plus `ask_user` with a question
+   * handler; with lazy visibility, `lazy`'s visible tools and `request_tools`.
+   */
+  toolSpecs(lazy?: AgentLazyTools): OpenAITool[] {
+    const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name, visibility: lazy?.visibility });
     if (this.options.questionHandler) specs.push(askUserSpec('openai') as OpenAITool);
+    const request = lazy?.requestToolsSpec();
+    if (request !== undefined) specs.push(request);
     return specs;
   }
 
@@ -174,9 +204,12 @@ export class BaseAgent {
     const messages: OpenAIChatMessage[] = [{ role: 'system', content: this.systemMessage() }];
     if (typeof task === 'string') messages.push({ role: 'user', content: task });
     else messages.push(...task.filter((m, i) => !(i === 0 && m.role === 'system')));
-    const specs = this.toolSpecs();
+    const lazy = this.lazyDomains === undefined ? undefined
+      : new AgentLazyTools(tools, { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name }, this.lazyDomains);
+    let specs = this.toolSpecs(lazy);
     const results: ToolExecutionResult[] = [];
     let toolRounds = 0;
+    let modelCalls = 0;
     let text = '';
     const done = (stopReason: AgentStopReason): AgentRunResult => ({ text, stopReason, toolRounds, messages, results });
     // One run is one turn: `allow_for_turn` answers last until it returns.
@@ -186,6 +219,7 @@ export class BaseAgent {
       if (signal?.aborted) return done('aborted');
       onEvent?.({ type: 'model_request', round: toolRounds + 1 });
       let reply: OpenAIAssistantMessage;
+      modelCalls += 1;
       try {
         reply = await model.complete({ messages, tools: specs, signal });
       } catch (error) {
@@ -211,13 +245,19 @@ export class BaseAgent {
         confirm: this.autoConfirmTools,
         confirmationHandler: this.options.confirmationHandler,
         questionHandler: this.options.questionHandler,
+        visibility: lazy?.visibility,
+        requestTools: lazy === undefined ? undefined : (call) => lazy.answer(call),
+        maxCalls: this.limits.maxToolCallsPerResponse,
         signal,
         onCall: (call) => onEvent?.({ type: 'tool_call', call }),
         onResult: (call, result) => onEvent?.({ type: 'tool_result', call, result }),
       });
       results.push(...batch);
       if (signal?.aborted) return done('aborted');
-      if (toolRounds >= this.maxToolRounds) return done('max_tool_rounds');
+      const limit = turnLimitReached(this.limits, modelCalls, toolRounds);
+      if (limit !== undefined) return done(limit);
+      // What request_tools made visible is offered from the next round on.
+      if (lazy !== undefined) specs = this.toolSpecs(lazy);
     }
   }
 }

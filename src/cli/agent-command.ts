@@ -175,6 +175,8 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
       confirmationHandler,
       questionHandler,
       maxToolRounds,
+      // --max-rounds is the run's bound: the model-call cap (default 32) follows it.
+      maxModelCalls: maxToolRounds,
       onEvent: (event) => show(io, event),
     };
     const agent: BaseAgent = kind === 'explore' ? new ExploreAgent(options) : kind === 'plan' ? new PlanAgent({ ...options, planDir: values['plan-dir'] }) : new GeneralAgent(options);
@@ -193,6 +195,10 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     if (text !== '') io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     if (run.stopReason === 'max_tool_rounds') {
       io.stderr.write(`toolgate agent: stopped after ${run.toolRounds} rounds of tool calls without a final answer (raise --max-rounds).\n`);
+      return 1;
+    }
+    if (run.stopReason === 'max_model_calls') {
+      io.stderr.write(`toolgate agent: stopped after ${run.toolRounds} rounds of tool calls (the turn's limit of 32 model calls) without a final answer (set --max-rounds).\n`);
       return 1;
     }
     return 0;
