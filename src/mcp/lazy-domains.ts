@@ -8,11 +8,13 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { answerRequestTools, requestToolsSpec } from '../builtin/request-tools.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
 import { DomainVisibility, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
+
+/** An MCP `CallToolResult` (as `toCallToolResult` makes it; only server.ts imports the SDK). */
+type CallToolResult = ReturnType<typeof toCallToolResult>;
 
 /** The lazy-visibility state and offer of one MCP session. */
 export class McpLazyTools {
