@@ -108,7 +108,7 @@ ${SCHEMA_USAGE}
 ${CALL_USAGE}
 ${SCHEMAS_USAGE}
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
-                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR] [--lazy-domains]
                  (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
 
 ${MCP_USAGE}
