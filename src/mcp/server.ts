@@ -177,7 +177,8 @@ export function createMcpServer(options: McpServeOptions): Server {
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tasks === undefined ? listed() : listed().map((t) => ({ ...t, execution: { taskSupport: 'optional' as const } })),
+    // request_tools is answered at once, never as a task.
+    tools: tasks === undefined ? listed() : listed().map((t) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined ? t : { ...t, execution: { taskSupport: 'optional' as const } })),
   }));
 
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in

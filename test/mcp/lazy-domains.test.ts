@@ -90,6 +90,10 @@ describe('toolgate mcp --lazy-domains over stdio', () => {
     const made = await spawnClient(['--lazy-domains']);
     assert.equal(made.client.getServerCapabilities()?.tools?.listChanged, true);
     await scenario(made);
+    // With the CLI's ledger the server offers tasks, but request_tools is answered at once.
+    const listed = (await made.client.listTools()).tools;
+    assert.equal(listed.find((t) => t.name === 'read_file')!.execution?.taskSupport, 'optional');
+    assert.equal(listed.find((t) => t.name === 'request_tools')!.execution, undefined);
   });
 
   test('--tag-domain puts a tag\'s tools in a domain; without --lazy-domains it is a usage error', async () => {
