@@ -89,6 +89,10 @@ export {
 } from './agents/subagents.js';
 export { RUN_SUBAGENT, INPUT_SUBAGENT, subagentTools, subagentTurnId, parseSubagentTurnId, type RunSubagentInput, type InputSubagentInput, type SubagentChoices, type SubagentTurn } from './builtin/subagent.js';
 export { type BuiltinCallHandler } from './system/tool-call-handler.js';
+// Lazy visibility (request_tools) and turn limits (docs/tool-visibility.md).
+export { DomainVisibility, REQUEST_TOOLS_NAME, type DomainTool, type LazyDomainsOptions, type RequestToolsAnswer, type UnavailableDomain } from './registry/lazy-visibility.js';
+export { answerRequestTools, requestToolsSpec, type RequestToolsInput } from './builtin/request-tools.js';
+export { DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, type TurnLimits } from './agents/turn-limits.js';
 
 // MCP: bridging servers in, serving the registry out, the config file.
 export { McpBridge, MCP_TAG, bridgedKind, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';

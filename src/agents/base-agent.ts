@@ -2,7 +2,7 @@
  * Agents: a model loop over a {@link ToolSystem}. Each round sends the conversation and the
  * offered tools to the model, runs the tool calls it answers with through the
  * {@link ToolCallHandler}, appends the results, and goes on until the model answers without
- * tool calls, `maxToolRounds` is reached, or the run is aborted.
+ * tool calls, a turn limit is reached (`maxModelCalls`, `maxToolRounds`), or the run is aborted.
  *
  * @module
  */
@@ -21,6 +21,9 @@ import { SubagentSessions, type SubagentEvent, type SubagentOptions } from './su
 import type { PendingToolCall } from '../formats/common.js';
 import type { QuestionHandler } from '../system/tool-call-handler.js';
 import { RunRetries, retrySettings, type RetryEvent, type RetryOptions } from './retry.js';
+import type { LazyDomainsOptions } from '../registry/lazy-visibility.js';
+import { AgentLazyTools, lazyDomainsOption } from './lazy-tools.js';
+import { turnLimitReached, turnLimits, type TurnLimits } from './turn-limits.js';
 
 /** What an agent reports while it runs (for a terminal or a UI). */
 export type AgentEvent =
@@ -73,8 +76,26 @@ export interface AgentOptions {
    * text-only one `describe_image`. Default: the model's own `modelClass`, else `vision`.
    */
   modelClass?: ModelClass;
-  /** Model turns with tool calls at most; the run then stops with `max_tool_rounds`. Default 25. */
+  /**
+   * Model turns with tool calls at most; the run then stops with `max_tool_rounds`. In this loop
+   * it counts the same as `maxModelCalls` (kept for callers that set it; see
+   * `src/agents/turn-limits.ts`). Default: none (`maxModelCalls` bounds the run).
+   */
   maxToolRounds?: number;
+  /** Requests to the model in one run (one turn) at most; the run then stops with `max_model_calls`. Positive integer. Default 32. */
+  maxModelCalls?: number;
+  /**
+   * Tool calls of one model response that run at most, in order; the rest are answered
+   * `OVERLOADED` without running (every call id still gets a result). Positive integer. Default 64.
+   */
+  maxToolCallsPerResponse?: number;
+  /**
+   * Lazy visibility (`true`, or `{ tagDomains }`): tools with a domain are not offered until
+   * the model calls `request_tools` for it (offered while the selection has a domain); a direct
+   * call of a hidden tool is answered `TOOL_HIDDEN`. Domains made visible stay so until the run
+   * returns. Visibility is not authorization. Default: off (every tool offered).
+   */
+  lazyDomains?: boolean | LazyDomainsOptions;
   /** Version pins of this agent, `{ tool: semverRange }`, applied when the run starts. Default none. */
   pins?: Readonly<Record<string, string>>;
   /** Progress events. Default: none. */
@@ -93,7 +114,7 @@ export interface AgentOptions {
 }
 
 /** How a run ended. `final`: the model answered without tool calls. */
-export type AgentStopReason = 'final' | 'max_tool_rounds' | 'aborted';
+export type AgentStopReason = 'final' | 'max_tool_rounds' | 'max_model_calls' | 'aborted';
 
 /** What {@link BaseAgent.run} returns. */
 export interface AgentRunResult {
@@ -154,6 +175,9 @@ export class BaseAgent {
   readonly modelClass: ModelClass;
   /** The children of this agent with the `subagents` option (`undefined` without it). */
   readonly subagents: SubagentSessions | undefined;
+  /** Model calls and tool calls per response at most (see `src/agents/turn-limits.ts`). */
+  readonly limits: TurnLimits;
+  private readonly lazyDomains: LazyDomainsOptions | undefined;
   private readonly systemPrompt: string;
   private pinned = false;
   private readonly retry: ReturnType<typeof retrySettings> | undefined;
@@ -164,8 +188,9 @@ export class BaseAgent {
     if (mode === undefined) throw ToolgateOptionError.fromBadOption('mode', `must be default, explore, plan or an AgentMode; got ${JSON.stringify(options.mode)}`);
     this.mode = mode;
     this.scopedWriteDirs = options.scopedWriteDirs ?? kind.scopedWriteDirs;
-    this.maxToolRounds = options.maxToolRounds ?? 25;
-    if (!Number.isInteger(this.maxToolRounds) || this.maxToolRounds < 1) throw ToolgateOptionError.fromBadOption('maxToolRounds', `must be a positive integer; got ${options.maxToolRounds}`);
+    this.limits = turnLimits(options);
+    this.maxToolRounds = this.limits.maxToolRounds ?? this.limits.maxModelCalls;
+    this.lazyDomains = lazyDomainsOption(options.lazyDomains);
     this.autoConfirmTools = options.autoConfirmTools ?? false;
     this.modelClass = options.modelClass ?? options.model?.modelClass ?? 'vision';
     if (!isModelClass(this.modelClass)) throw ToolgateOptionError.fromBadOption('modelClass', `must be "vision" or "text-only"; got ${JSON.stringify(this.modelClass)}`);
@@ -183,11 +208,17 @@ export class BaseAgent {
     return parts.join('\n\n');
   }
 
-  /** The tools offered to the model: the mode's and model class's selection, plus `ask_user` with a question handler. */
-  toolSpecs(): OpenAITool[] {
-    const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name, modelClass: this.modelClass });
+  /**
+   * The tools offered to the model: the mode's and model class's selection, plus `ask_user`
+   * with a question handler and the subagent tools with `subagents`; with lazy visibility,
+   * `lazy`'s visible tools and `request_tools`.
+   */
+  toolSpecs(lazy?: AgentLazyTools): OpenAITool[] {
+    const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name, modelClass: this.modelClass, visibility: lazy?.visibility });
     if (this.options.questionHandler) specs.push(askUserSpec('openai') as OpenAITool);
     if (this.subagents) specs.push(...this.subagents.specs());
+    const request = lazy?.requestToolsSpec();
+    if (request !== undefined) specs.push(request);
     return specs;
   }
 
@@ -208,9 +239,12 @@ export class BaseAgent {
     const messages: OpenAIChatMessage[] = [{ role: 'system', content: this.systemMessage() }];
     if (typeof task === 'string') messages.push({ role: 'user', content: task });
     else messages.push(...task.filter((m, i) => !(i === 0 && m.role === 'system')));
-    const specs = this.toolSpecs();
+    const lazy = this.lazyDomains === undefined ? undefined
+      : new AgentLazyTools(tools, { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name }, this.lazyDomains);
+    let specs = this.toolSpecs(lazy);
     const results: ToolExecutionResult[] = [];
     let toolRounds = 0;
+    let modelCalls = 0;
     let text = '';
     const done = (stopReason: AgentStopReason): AgentRunResult => ({ text, stopReason, toolRounds, messages, results });
     // One run is one turn: `allow_for_turn` answers last until it returns.
@@ -221,6 +255,7 @@ export class BaseAgent {
       if (signal?.aborted) return done('aborted');
       onEvent?.({ type: 'model_request', round: toolRounds + 1 });
       let reply: OpenAIAssistantMessage;
+      modelCalls += 1;
       try {
         reply = await model.complete({ messages, tools: specs, signal });
       } catch (error) {
@@ -247,6 +282,9 @@ export class BaseAgent {
         confirmationHandler: this.subagents?.confirmationHandler ?? this.options.confirmationHandler,
         questionHandler: this.subagents?.questionHandler ?? this.options.questionHandler,
         builtins: this.subagents?.builtins,
+        visibility: lazy?.visibility,
+        requestTools: lazy === undefined ? undefined : (call) => lazy.answer(call),
+        maxCalls: this.limits.maxToolCallsPerResponse,
         signal,
         onCall: (call) => onEvent?.({ type: 'tool_call', call }),
         onResult: (call, result) => onEvent?.({ type: 'tool_result', call, result }),
@@ -254,7 +292,10 @@ export class BaseAgent {
       });
       results.push(...batch);
       if (signal?.aborted) return done('aborted');
-      if (toolRounds >= this.maxToolRounds) return done('max_tool_rounds');
+      const limit = turnLimitReached(this.limits, modelCalls, toolRounds);
+      if (limit !== undefined) return done(limit);
+      // What request_tools made visible is offered from the next round on.
+      if (lazy !== undefined) specs = this.toolSpecs(lazy);
     }
   }
 }

@@ -5,7 +5,7 @@
  *
  * ```
  * toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
- *                [--model-class vision|text-only] [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+ *                [--model-class vision|text-only] [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR] [--lazy-domains]
  *                [--tools DIR... --schemas FILE] [--log-level LEVEL]
  * ```
  * The endpoint comes from `--base-url` or `OPENAI_BASE_URL`, the key from `OPENAI_API_KEY`,
@@ -38,7 +38,7 @@ import { ledgerQuestionHandler } from '../ledger/user-questions.js';
 /** Usage of `toolgate agent`. */
 const AGENT_USAGE = `Usage:
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
-                 [--model-class vision|text-only] [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 [--model-class vision|text-only] [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR] [--lazy-domains]
                  [--approve allow-all|deny-all|read-only|always-ask] [--state-dir DIR] [--no-ledger]
                  [--tools DIR... --schemas FILE] [--config FILE] [--log-level LEVEL]
                  [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
@@ -56,6 +56,8 @@ plan (read-only, may write its plan inside --plan-dir, default plans/).
 the model's questions are asked on the terminal; with no terminal, such calls are refused and
 the model is told so. --approve sets the approval mode (see toolgate help).
 MCP servers named in --config FILE (for example the workspace's toolgate.config.json) are bridged in.
+--max-rounds N stops after N model calls (default 32). --lazy-domains offers the tools of a domain
+(git, archive, data, snapshot) only after the model asks for it with request_tools.
 With --cockpit, confirmations and the model's questions are answered in the cockpit page
 (the terminal is not asked):
 ${COCKPIT_FLAGS_USAGE}
@@ -81,7 +83,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
       strict: true,
       options: {
         agent: { type: 'string' }, model: { type: 'string' }, 'model-class': { type: 'string' }, 'base-url': { type: 'string' }, workspace: { type: 'string' },
-        yes: { type: 'boolean', short: 'y' }, 'max-rounds': { type: 'string' }, 'plan-dir': { type: 'string' },
+        yes: { type: 'boolean', short: 'y' }, 'max-rounds': { type: 'string' }, 'plan-dir': { type: 'string' }, 'lazy-domains': { type: 'boolean' },
         tools: { type: 'string', multiple: true }, schemas: { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' },
         ...SANDBOX_FLAGS,
         ...APPROVE_FLAGS,
@@ -181,6 +183,10 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
       confirmationHandler,
       questionHandler,
       maxToolRounds,
+      // --max-rounds is the run's bound: the model-call cap (default 32) follows it.
+      maxModelCalls: maxToolRounds,
+      // Tools of a domain (git, archive, data, snapshot) are offered once the model asks (request_tools).
+      lazyDomains: values['lazy-domains'] === true,
       onEvent: (event) => show(io, event),
     };
     const agent: BaseAgent = kind === 'explore' ? new ExploreAgent(options) : kind === 'plan' ? new PlanAgent({ ...options, planDir: values['plan-dir'] }) : new GeneralAgent(options);
@@ -199,6 +205,10 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     if (text !== '') io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     if (run.stopReason === 'max_tool_rounds') {
       io.stderr.write(`toolgate agent: stopped after ${run.toolRounds} rounds of tool calls without a final answer (raise --max-rounds).\n`);
+      return 1;
+    }
+    if (run.stopReason === 'max_model_calls') {
+      io.stderr.write(`toolgate agent: stopped after ${run.toolRounds} rounds of tool calls (the turn's limit of 32 model calls) without a final answer (set --max-rounds).\n`);
       return 1;
     }
     return 0;

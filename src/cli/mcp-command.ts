@@ -6,6 +6,7 @@
  * toolgate mcp [--http [--port N] [--host ADDR] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
  *              [--workspace DIR] [--mode default|explore|plan]
  *              [--scoped-write DIR]... [--tool NAME]... [--tag T]... [--yes] [--config FILE]
+ *              [--lazy-domains [--tag-domain TAG=DOMAIN]...]
  *              [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
  * ```
  *
@@ -36,6 +37,8 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     tool: { type: 'string', multiple: true },
     tag: { type: 'string', multiple: true },
     yes: { type: 'boolean', short: 'y' },
+    'lazy-domains': { type: 'boolean' },
+    'tag-domain': { type: 'string', multiple: true },
     ...LEDGER_FLAGS,
     ...SANDBOX_FLAGS,
     ...APPROVE_FLAGS,
@@ -54,6 +57,13 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a TCP port number (0 picks a free one); got ${JSON.stringify(values.port)}`);
   }
   if (values.host !== undefined && !values.http) throw new UsageError('--host needs --http');
+  const tagDomains: Record<string, string> = {};
+  for (const given of (values['tag-domain'] as string[] | undefined) ?? []) {
+    if (values['lazy-domains'] !== true) throw new UsageError('--tag-domain needs --lazy-domains');
+    const m = /^([^=]+)=([a-z][a-z0-9_]{0,63})$/.exec(given);
+    if (m === null) throw new UsageError(`--tag-domain must be TAG=DOMAIN with a snake_case domain (git=git); got ${JSON.stringify(given)}`);
+    tagDomains[m[1]!] = m[2]!;
+  }
   const httpLimits: { maxSessions?: number; sessionIdleMs?: number; pollAfterMs?: number } = {};
   for (const [flag, key, min] of [['max-sessions', 'maxSessions', 1], ['session-idle-ms', 'sessionIdleMs', 1000], ['poll-after-ms', 'pollAfterMs', 0]] as const) {
     const given = values[flag] as string | undefined;
@@ -98,6 +108,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
       tools: values.tool as string[] | undefined, tags: values.tag as string[] | undefined, yes: values.yes === true, logger: system.logger,
       // With the cockpit, a question the client cannot be asked waits for an answer there.
       waitForAnswers: stopCockpit !== undefined,
+      lazyDomains: values['lazy-domains'] === true ? { tagDomains } : undefined,
     };
     if (values.http) {
       let handle;

@@ -32,11 +32,14 @@ const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--max-sessio
                [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
                [--state-dir DIR] [--no-ledger] [--sandbox workspace-write|read-only]
                [--sandbox-network] [--dangerously-disable-sandbox] [--cockpit [--cockpit-port N]]
+               [--lazy-domains [--tag-domain TAG=DOMAIN]...]
                serve the tools as an MCP server over stdio, or streamable HTTP on
                http://127.0.0.1:N/mcp (loopback unless --host); --yes approves calls
                that need confirmation, else the client is asked (elicitation) or they
                are denied; HTTP keeps at most --max-sessions sessions (default 100)
-               and closes one idle for --session-idle-ms (default 1800000, 30 min)
+               and closes one idle for --session-idle-ms (default 1800000, 30 min);
+               --lazy-domains lists tools with a domain only after the client's
+               request_tools asks for it (--tag-domain puts a tag's tools in a domain)
 `;
 /** Usage lines of `toolgate policy`. */
 const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_JSON]
@@ -105,7 +108,7 @@ ${SCHEMA_USAGE}
 ${CALL_USAGE}
 ${SCHEMAS_USAGE}
   toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
-                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR]
+                 [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR] [--lazy-domains]
                  (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
 
 ${MCP_USAGE}

@@ -38,6 +38,8 @@ export const ERROR_CLASSES: Readonly<Record<ToolErrorCode, ErrorClassEntry>> = O
   CONFIRMATION_DENIED: fatal('denied'),
   // The definition was replaced after it was approved: that approval does not hold (ask again).
   TOOL_REPLACED: fatal('denied'),
+  // A domain not made visible yet: the same call runs once `request_tools` has shown it (never retried by itself).
+  TOOL_HIDDEN: recoverable('not_found'),
   INVALID_POLICY_FILE: fatal('denied'),
   RATE_LIMITED: recoverable('rate_limited'),
   OVERLOADED: recoverable('overloaded'),

@@ -28,6 +28,8 @@ export interface ToolDescriptor {
   readonly description?: string;
   /** Free-form tags for filtering (`fs`, `web`). */
   readonly tags: readonly string[];
+  /** Domain of lazy visibility (`git`); absent for a core tool (see `ToolOptions.domain`). */
+  readonly domain?: string;
   /** No side effects; allowed in read-only modes. */
   readonly readOnly: boolean;
   /** Needs `confirm: true` or a confirmation handler's yes. */

@@ -59,6 +59,12 @@ export interface ToolOptions {
   /** Tags for filtering. Default `[]`. */
   tags?: string[];
   /**
+   * The domain the tool belongs to (`git`, `archive`), snake_case like a tool name. With lazy
+   * visibility on, a tool with a domain is hidden until the model asks for its domain with
+   * `request_tools`; a tool without one is core (always offered). Default: none (core).
+   */
+  domain?: string;
+  /**
    * The tool does not change the workspace or anything else (allowed in read-only modes); it
    * must agree with `kind` (see there). Default `false`.
    */
@@ -117,7 +123,7 @@ export interface ToolOptions {
 }
 
 const KNOWN_OPTIONS = new Set<keyof ToolOptions>([
-  'name', 'version', 'kind', 'description', 'tags', 'readOnly', 'requiresConfirmation', 'scopedWrite', 'timeoutMs',
+  'name', 'version', 'kind', 'description', 'tags', 'domain', 'readOnly', 'requiresConfirmation', 'scopedWrite', 'timeoutMs',
   'rateLimitRpm', 'forModel', 'memoryMb', 'maxOutputLength', 'truncation', 'output', 'runner', 'module',
 ]);
 
@@ -166,6 +172,9 @@ export function buildToolDescriptor(
   if (options.tags !== undefined && (!Array.isArray(options.tags) || options.tags.some((t) => typeof t !== 'string' || !t))) {
     throw bad('tags', 'must be an array of non-empty strings');
   }
+  if (options.domain !== undefined && (typeof options.domain !== 'string' || !TOOL_NAME_PATTERN.test(options.domain))) {
+    throw bad('domain', `must match ${TOOL_NAME_PATTERN} (snake_case, like a tool name); got ${JSON.stringify(options.domain)}`);
+  }
   for (const flag of ['readOnly', 'requiresConfirmation', 'scopedWrite'] as const) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw bad(flag, 'must be a boolean');
   }
@@ -211,6 +220,7 @@ export function buildToolDescriptor(
     kind: options.kind,
     description: options.description?.trim(),
     tags: Object.freeze([...(options.tags ?? [])]),
+    ...(options.domain === undefined ? {} : { domain: options.domain }),
     readOnly: options.readOnly ?? false,
     requiresConfirmation: options.requiresConfirmation ?? false,
     scopedWrite: options.scopedWrite ?? false,

@@ -47,6 +47,8 @@
  * - `TOOL_REPLACED`: the tool's `name@version` was registered again (`registry.register`) while
  *   the call waited (for an approval, its rate-limit turn); the call was checked and approved
  *   for the old definition, so it was not run. Call again to run the new one.
+ * - `TOOL_HIDDEN`: lazy visibility is on and the tool belongs to a domain not made visible yet;
+ *   the message names `request_tools` and the domain to request. The call did not run.
  */
 export type ToolErrorCode =
   | 'UNKNOWN_TOOL'
@@ -77,4 +79,5 @@ export type ToolErrorCode =
   | 'DEFINITION'
   | 'INVALID_POLICY_FILE'
   | 'CLIENT_UNAVAILABLE'
-  | 'TOOL_REPLACED';
+  | 'TOOL_REPLACED'
+  | 'TOOL_HIDDEN';

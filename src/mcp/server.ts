@@ -48,6 +48,9 @@ import { BoundedEventStore } from './event-store.js';
 import { replayInitialize, serverIdentity, type InitializeRequest, type answerInitialize } from './early-initialize.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
+import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
+import { McpLazyTools } from './lazy-domains.js';
+import { MODES } from '../modes/modes.js';
 
 /** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
 const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
@@ -97,6 +100,14 @@ export interface McpServeOptions {
    * from holding a connection that a proxy would cut. Default: never (the stream stays open).
    */
   pollAfterMs?: number;
+  /**
+   * Lazy visibility (`--lazy-domains`; `true` or `{ tagDomains }`): tools with a domain are left
+   * out of `tools/list` until this session's client calls `request_tools` for the domain; the
+   * server then sends `notifications/tools/list_changed` and lists them. A call of a hidden tool
+   * is a tool result with `isError` (`TOOL_HIDDEN`) naming `request_tools` and the domain.
+   * Default: off (every tool listed).
+   */
+  lazyDomains?: boolean | LazyDomainsOptions;
 }
 
 /**
@@ -126,6 +137,9 @@ export function createMcpServer(options: McpServeOptions): Server {
   const executor = system?.executor ?? options.executor;
   if (executor === undefined) throw ToolgateOptionError.fromBadOption('executor', 'createMcpServer needs options.system (a ToolSystem) or options.executor');
   const logger = options.logger ?? createLogger('silent');
+  const lazyOptions = options.lazyDomains === true ? {} : options.lazyDomains === false ? undefined : options.lazyDomains;
+  const lazyProblem = lazyOptions === undefined ? undefined : checkLazyDomainsOptions(lazyOptions);
+  if (lazyProblem !== undefined) throw ToolgateOptionError.fromBadOption('lazyDomains', lazyProblem);
   const tasks = taskStoreFor(options);
   const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
   const server = new Server(serverInfo, { capabilities, instructions, taskStore: tasks });
@@ -137,13 +151,20 @@ export function createMcpServer(options: McpServeOptions): Server {
   };
   // Listed: the selected tools the mode would ever let run (a read-only mode hides the
   // writing tools it always denies, as agents do). A call still reaches the mode decider.
-  const listed = (): McpTool[] => {
+  const offered = (anyMode = false): RegisteredTool[] => {
     if (system !== undefined) {
-      const choice = { mode: options.mode, scopedWriteDirs: options.scopedWriteDirs };
-      return system.tools(choice).filter((t) => isSelected(t, selection)).map((t) => system.spec(t, 'mcp'));
+      const choice = { mode: anyMode ? MODES.default : options.mode, scopedWriteDirs: options.scopedWriteDirs };
+      return system.tools(choice).filter((t) => isSelected(t, selection));
     }
-    const mode = resolveMode(options.mode);
-    return registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, executor.scopedWriteTools)).map((t) => toMcpTool(t));
+    const mode = anyMode ? MODES.default : resolveMode(options.mode);
+    return registry.list().filter((t) => isSelected(t, selection) && isOfferedInMode(t, mode, options.scopedWriteDirs, executor.scopedWriteTools));
+  };
+  // Lazy visibility: this session's domains (one server per session).
+  const lazy = lazyOptions === undefined ? undefined : new McpLazyTools(lazyOptions, () => offered(true), () => offered());
+  const listed = (): McpTool[] => {
+    const tools = offered().filter((t) => lazy === undefined || lazy.visibility.shows(t)).map((t) => (system !== undefined ? system.spec(t, 'mcp') : toMcpTool(t)));
+    const request = lazy?.requestTool();
+    return request === undefined ? tools : [...tools, request];
   };
 
   // logging/setLevel: the lowest level of the log messages tools send this session (ctx.log).
@@ -154,7 +175,8 @@ export function createMcpServer(options: McpServeOptions): Server {
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tasks === undefined ? listed() : listed().map((t) => ({ ...t, execution: { taskSupport: 'optional' as const } })),
+    // request_tools is answered at once, never as a task.
+    tools: tasks === undefined ? listed() : listed().map((t) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined ? t : { ...t, execution: { taskSupport: 'optional' as const } })),
   }));
 
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in
@@ -165,7 +187,15 @@ export function createMcpServer(options: McpServeOptions): Server {
   server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (raw, extra): Promise<CallToolResult | CreateTaskResult> => {
     const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
+    if (lazy !== undefined && name === REQUEST_TOOLS_NAME) {
+      const { result, changed } = lazy.answer(request.params.arguments ?? {}, `mcp_${String(extra.requestId)}`);
+      // On the request's own stream (streamable HTTP), so the client gets it without a GET stream.
+      if (changed) await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
+      return result;
+    }
     const tool = visible(name);
+    const hidden = tool === undefined ? undefined : lazy?.hiddenCall(tool, `mcp_${String(extra.requestId)}`);
+    if (hidden !== undefined) return hidden;
     if (tool === undefined) throw unknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = server.getClientCapabilities();
     const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);

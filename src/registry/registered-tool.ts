@@ -115,6 +115,8 @@ export class RegisteredTool implements ExportableTool {
   readonly description: string;
   /** Tags for filtering. */
   readonly tags: readonly string[];
+  /** Domain of lazy visibility, or `undefined` for a core tool; see `ToolOptions.domain`. */
+  readonly domain: string | undefined;
   /** What a call does to the world (see `ToolOptions.kind`); policy rules and approval modes match on it. */
   readonly kind: ActionKind;
   /** No side effects: allowed in read-only modes. */
@@ -198,6 +200,7 @@ export class RegisteredTool implements ExportableTool {
     this.version = descriptor.version;
     this.description = description;
     this.tags = descriptor.tags;
+    this.domain = descriptor.domain;
     this.kind = descriptor.kind;
     this.readOnly = descriptor.readOnly;
     this.requiresConfirmation = descriptor.requiresConfirmation;

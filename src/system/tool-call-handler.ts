@@ -19,12 +19,18 @@ import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/
 import { clip } from '../util/values.js';
 import { anthropicToolUses, toAnthropicToolResults, type AnthropicMessage } from '../formats/anthropic.js';
 import type { PendingToolCall } from '../formats/common.js';
+import { REQUEST_TOOLS_NAME, type DomainVisibility } from '../registry/lazy-visibility.js';
 import { openAIToolCalls, toOpenAIToolMessages, type OpenAIAssistantMessage, type OpenAIChatMessage } from '../formats/openai.js';
 
 /** Per-call options of a {@link ToolCallTarget}: the executor's, plus the agent whose version pins apply. */
 export interface AgentCallOptions extends ExecuteOptions {
   /** Agent name: its version pins (see `ToolVersionManager.pin`) select the versions that run. */
   agent?: string;
+  /**
+   * Lazy visibility of this session: a call of a tool its domain still hides is answered
+   * `TOOL_HIDDEN` without running (see `src/registry/lazy-visibility.ts`). Default: none (every tool visible).
+   */
+  visibility?: DomainVisibility;
 }
 
 /**
@@ -62,6 +68,14 @@ export interface HandleOptions extends AgentCallOptions {
    * tools, never seen by the executor. Default: none.
    */
   builtins?: Readonly<Record<string, BuiltinCallHandler>>;
+  /**
+   * Answers `request_tools` calls (lazy visibility; an agent passes one). It runs alone, after
+   * every earlier call of the turn and before every later one. Without one, such a call goes to
+   * the target like any other name (and is unknown there). Default: none.
+   */
+  requestTools?: (call: PendingToolCall) => ToolExecutionResult;
+  /** Calls of this turn that run at most (overrides the handler's `maxCallsPerTurn`). Default: the handler's. */
+  maxCalls?: number;
   /** Called when a call starts (before any confirmation question). */
   onCall?: (call: PendingToolCall) => void;
   /** Called with each call's result as it ends. */
@@ -142,7 +156,7 @@ export class ToolCallHandler {
    * call's id. Never throws for a call.
    */
   async handle(calls: readonly PendingToolCall[], options: HandleOptions = {}): Promise<ToolExecutionResult[]> {
-    const { questionHandler, onCall, onResult, agent: _agent, builtins, ...rest } = options;
+    const { questionHandler, onCall, onResult, requestTools, maxCalls = this.maxCalls, agent: _agent, builtins, ...rest } = options;
     const builtinOf = (name: unknown) => (builtins !== undefined && typeof name === 'string' && Object.hasOwn(builtins, name) ? builtins[name] : undefined);
     // One person answers both kinds of question: ask one at a time.
     const ask = oneAtATime();
@@ -159,7 +173,7 @@ export class ToolCallHandler {
         onCall?.(call);
         try {
           const builtin = builtinOf(call.name);
-          result = builtin !== undefined ? await builtin.run(call, options) : call.name === ASK_USER_TOOL.name
+          result = builtin !== undefined ? await builtin.run(call, options) : call.name === REQUEST_TOOLS_NAME && requestTools !== undefined ? requestTools(call) : call.name === ASK_USER_TOOL.name
             ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
             : await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
           for (let attempt = 1; options.retry !== undefined && call.name !== ASK_USER_TOOL.name; attempt++) {
@@ -188,12 +202,12 @@ export class ToolCallHandler {
         const call = calls[i]!;
         const builtin = builtinOf(call.name);
         if (builtin !== undefined) return builtin.runsAlone === true;
-        return call.name === ASK_USER_TOOL.name || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+        return call.name === ASK_USER_TOOL.name || (call.name === REQUEST_TOOLS_NAME && requestTools !== undefined) || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
       },
       run,
       describe: (i) => ({ tool: clip(String(calls[i]!.name), 200), callId: calls[i]!.id }),
-      notRun: (i) => i < this.maxCalls ? undefined : notRun(calls[i]!, 'OVERLOADED',
-        `not run: at most ${this.maxCalls} tool calls of one turn run, and this is call ${i + 1} of ${calls.length}. Send the rest in your next turn if they are still needed.`),
+      notRun: (i) => i < maxCalls ? undefined : notRun(calls[i]!, 'OVERLOADED',
+        `not run: at most ${maxCalls} tool calls of one turn run, and this is call ${i + 1} of ${calls.length}. Send the rest in your next turn if they are still needed.`),
       onEscape: (i, error) => {
         this.logger?.warn({ event: 'agent_path_traversal', tool: calls[i]!.name, callId: calls[i]!.id, path: error.path }, 'a tool call tried to leave the workspace');
       },

@@ -25,6 +25,7 @@ import { clip } from '../util/values.js';
 import { failedResult } from '../closeout/results.js';
 import { isOfferedInMode, isOfferedToModel, isSelected } from '../registry/visibility.js';
 import type { ModelClass } from '../types/model-class.js';
+import type { DomainVisibility } from '../registry/lazy-visibility.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
@@ -106,6 +107,8 @@ export interface ToolSelection {
    * none, every tool whatever its `forModel`.
    */
   modelClass?: ModelClass;
+  /** Lazy visibility: leave out the tools whose domain it still hides. Default none (every tool). */
+  visibility?: DomainVisibility;
 }
 
 /**
@@ -264,12 +267,16 @@ export class ToolSystem implements ToolCallTarget {
    * @throws PathTraversalError when a path argument leaves the workspace.
    */
   async execute(call: ToolCallRequest, options: AgentCallOptions = {}): Promise<ToolExecutionResult> {
-    const { agent, ...rest } = options;
+    const { agent, visibility, ...rest } = options;
     const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
     let request = call;
     if (name !== undefined) {
       const tool = this.registry.get(name);
       if (tool !== undefined && !this.selected(tool)) return this.notSelected(call, name);
+      // Hidden by lazy visibility (only where the mode would run it: else the mode decider denies).
+      const hidden = tool === undefined || visibility === undefined || !isOfferedInMode(tool, resolveMode(rest.mode ?? this.defaultMode), rest.scopedWriteDirs, this.executor.scopedWriteTools)
+        ? undefined : visibility.hiddenCall(tool, typeof call.callId === 'string' ? call.callId : '');
+      if (hidden !== undefined) return hidden;
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
     }

@@ -94,6 +94,18 @@ describe('toolgate agent without a terminal (in process; the bin and R4 spawned)
     });
   });
 
+  it('--lazy-domains: the first request offers request_tools and no git tool; after request_tools the next offers git', async () => {
+    const ask = turn(null, [{ id: 'call_r', name: 'request_tools', arguments: '{"domains":["git"],"reason":"see the history"}' }]);
+    await withFixture([ask, turn('Looked.')], async (fixture) => {
+      const r = await cliInProcess(['agent', 'Look at the history', '--workspace', t.ws, '--lazy-domains', '--base-url', fixture.baseUrl, '--model', 'm'], { env: envWith({}) });
+      assert.equal(r.code, 0, r.stderr);
+      const offered = (i: number) => fixture.requests[i]!.tools!.map((s) => s.function.name);
+      assert.ok(offered(0).includes('request_tools'));
+      assert.ok(!offered(0).includes('git_log'));
+      assert.ok(offered(1).includes('git_log'));
+    });
+  });
+
   it('without a model endpoint it says what to set and exits 2', async () => {
     const r = await cliInProcess(['agent', 'anything', '--workspace', t.ws], { env: envWith({}) });
     assert.equal(r.code, 2);

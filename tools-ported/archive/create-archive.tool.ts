@@ -70,7 +70,7 @@ export const MAX_ARCHIVE_CONTENT_BYTES = 256 * 1024 * 1024;
  * written atomically; an existing destination is refused unless overwrite is true. At most
  * 10000 files and 256 MiB of content.
  */
-@tool({ name: 'create_archive', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['archive', 'ported'], timeoutMs: 300_000, memoryMb: 1024 })
+@tool({ name: 'create_archive', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'archive', tags: ['archive', 'ported'], timeoutMs: 300_000, memoryMb: 1024 })
 export class CreateArchiveTool implements Tool<CreateArchiveInput, CreateArchiveOutput> {
   run(args: CreateArchiveInput, ctx: ToolContext): Promise<CreateArchiveOutput> {
     return createArchive(ctx.workspace, args, ctx.signal);

@@ -59,7 +59,7 @@ export interface ExtractArchiveOutput {
  * succeeded, so a failure leaves no partial extraction. Use list_archive first to see what
  * an archive holds.
  */
-@tool({ name: 'extract_archive', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['archive', 'ported'], timeoutMs: 300_000, memoryMb: 1024 })
+@tool({ name: 'extract_archive', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'archive', tags: ['archive', 'ported'], timeoutMs: 300_000, memoryMb: 1024 })
 export class ExtractArchiveTool implements Tool<ExtractArchiveInput, ExtractArchiveOutput> {
   run(args: ExtractArchiveInput, ctx: ToolContext): Promise<ExtractArchiveOutput> {
     return extractArchive(ctx.workspace, args, ctx.signal);

@@ -52,7 +52,7 @@ export interface ListArchiveOutput {
  * "..", links outside) are visible here (extract_archive would refuse them); a zip holding
  * absolute or ".." names cannot be listed at all, as its reader refuses them.
  */
-@tool({ name: 'list_archive', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['archive', 'ported'], timeoutMs: 60_000, memoryMb: 1024 })
+@tool({ name: 'list_archive', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'archive', tags: ['archive', 'ported'], timeoutMs: 60_000, memoryMb: 1024 })
 export class ListArchiveTool implements Tool<ListArchiveInput, ListArchiveOutput> {
   run(args: ListArchiveInput, ctx: ToolContext): Promise<ListArchiveOutput> {
     return listArchive(ctx.workspace, args.filepath, args.max_entries ?? 500, ctx.signal);

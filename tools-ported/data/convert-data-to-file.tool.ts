@@ -39,7 +39,7 @@ export interface ConvertDataToFileInput {
  * convert_data because writing needs the user's confirmation and is not allowed in read-only
  * modes, while converting to text is.
  */
-@tool({ name: 'convert_data_to_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['data', 'ported'], timeoutMs: 60_000, memoryMb: 512 })
+@tool({ name: 'convert_data_to_file', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'data', tags: ['data', 'ported'], timeoutMs: 60_000, memoryMb: 512 })
 export class ConvertDataToFileTool implements Tool<ConvertDataToFileInput, string> {
   run(args: ConvertDataToFileInput, ctx: ToolContext): Promise<string> {
     return convertDataToFile(ctx.workspace, args);

@@ -31,7 +31,7 @@ export const MAX_CONVERTED_CHARS = 100_000;
  * YAML custom tags and alias bombs, XML DOCTYPE and entity declarations. Results longer than
  * 100000 characters are refused here; write them with convert_data_to_file.
  */
-@tool({ name: 'convert_data', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512, maxOutputLength: MAX_CONVERTED_CHARS })
+@tool({ name: 'convert_data', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'data', tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512, maxOutputLength: MAX_CONVERTED_CHARS })
 export class ConvertDataTool implements Tool<ConvertDataInput, string> {
   async run(args: ConvertDataInput, ctx: ToolContext): Promise<string> {
     const { text } = await convertData(ctx.workspace, args);

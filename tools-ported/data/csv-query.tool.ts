@@ -110,7 +110,7 @@ export interface CsvQueryOutput {
  * keyed by column name, a page at a time. Use it to look into tables too large to read whole;
  * use convert_data to turn a CSV into JSON or YAML.
  */
-@tool({ name: 'csv_query', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512 })
+@tool({ name: 'csv_query', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'data', tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512 })
 export class CsvQueryTool implements Tool<CsvQueryInput, CsvQueryOutput> {
   run(args: CsvQueryInput, ctx: ToolContext): Promise<CsvQueryOutput> {
     return csvQuery(ctx.workspace, args);

@@ -32,7 +32,7 @@ export interface JsonQueryInput {
  * document comes from a workspace file (up to 10 MiB) or inline text. Use it instead of
  * reading a large JSON file whole; a query that matches nothing gives `null`.
  */
-@tool({ name: 'json_query', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512, maxOutputLength: 20_000 })
+@tool({ name: 'json_query', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'data', tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512, maxOutputLength: 20_000 })
 export class JsonQueryTool implements Tool<JsonQueryInput, string> {
   async run(args: JsonQueryInput, ctx: ToolContext): Promise<string> {
     return jsonQuery(ctx.workspace, args);

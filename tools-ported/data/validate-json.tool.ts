@@ -66,7 +66,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  * at fault. Formats such as date-time, email and uri are checked. Only references inside the
  * schema itself (`#/$defs/...`) resolve: remote or file `$ref`s are refused, never fetched.
  */
-@tool({ name: 'validate_json', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512 })
+@tool({ name: 'validate_json', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'data', tags: ['data', 'ported'], timeoutMs: 30_000, memoryMb: 512 })
 export class ValidateJsonTool implements Tool<ValidateJsonInput, ValidateJsonOutput> {
   run(args: ValidateJsonInput, ctx: ToolContext): Promise<ValidateJsonOutput> {
     return validateJson(ctx.workspace, args);

@@ -29,7 +29,7 @@ export interface GitAddInput {
  * files under the given paths. Lists what was staged; git_commit then records it. Paths are
  * taken literally (no wildcards). No hook, filter driver or fsmonitor of the repository runs.
  */
-@tool({ name: 'git_add', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_add', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitAddTool implements Tool<GitAddInput, string> {
   run(args: GitAddInput, ctx: ToolContext): Promise<string> {
     return gitAdd(args, ctx);

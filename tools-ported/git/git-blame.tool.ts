@@ -39,7 +39,7 @@ export interface GitBlameInput {
  * part of a long file, ref for the file at an older commit; git_show shows a commit found here.
  * Reads only: no textconv, filter or hook runs.
  */
-@tool({ name: 'git_blame', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_blame', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitBlameTool implements Tool<GitBlameInput, string> {
   run(args: GitBlameInput, ctx: ToolContext): Promise<string> {
     return gitBlame(args, ctx);

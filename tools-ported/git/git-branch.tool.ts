@@ -33,7 +33,7 @@ export interface GitBranchInput {
  * start_point (default HEAD) without switching to it (git_checkout switches). With name and
  * delete=true: deletes it if it is fully merged. No hook of the repository runs.
  */
-@tool({ name: 'git_branch', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_branch', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitBranchTool implements Tool<GitBranchInput, string> {
   run(args: GitBranchInput, ctx: ToolContext): Promise<string> {
     return gitBranch(args, ctx);

@@ -33,7 +33,7 @@ export interface GitCheckoutInput {
  * changes and the error says what to do. Does not restore single files. No hook (post-checkout),
  * filter driver or fsmonitor of the repository runs.
  */
-@tool({ name: 'git_checkout', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_checkout', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitCheckoutTool implements Tool<GitCheckoutInput, string> {
   run(args: GitCheckoutInput, ctx: ToolContext): Promise<string> {
     return gitCheckout(args, ctx);

@@ -35,7 +35,7 @@ export const DEFAULT_IDENTITY = Object.freeze({ name: 'toolgate agent', email: '
  * user.name or user.email, the commit is made as "toolgate agent <toolgate@localhost>" and the
  * output says so.
  */
-@tool({ name: 'git_commit', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_commit', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitCommitTool implements Tool<GitCommitInput, string> {
   run(args: GitCommitInput, ctx: ToolContext): Promise<string> {
     return gitCommit(args, ctx);

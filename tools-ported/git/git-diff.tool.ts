@@ -49,7 +49,7 @@ export interface GitDiffInput {
  * "a..b". Untracked files are not shown (git_status lists them). Narrow it with paths, or use
  * stat=true for an overview first. Reads only: no external diff, textconv, filter or hook runs.
  */
-@tool({ name: 'git_diff', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_diff', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitDiffTool implements Tool<GitDiffInput, string> {
   run(args: GitDiffInput, ctx: ToolContext): Promise<string> {
     return gitDiff(args, ctx);

@@ -51,7 +51,7 @@ export const DEFAULT_LOG_COUNT = 20;
  * paths for the history of some files, skip and max_count to page; git_show shows one commit
  * in full. Reads only: no hook or signature program runs.
  */
-@tool({ name: 'git_log', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_log', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitLogTool implements Tool<GitLogInput, string> {
   run(args: GitLogInput, ctx: ToolContext): Promise<string> {
     return gitLog(args, ctx);

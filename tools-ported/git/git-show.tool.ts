@@ -43,7 +43,7 @@ export interface GitShowInput {
  * of a file as it was at that commit. Use git_log to find commits. Binary content is not
  * shown. Reads only: no external diff, textconv or hook runs.
  */
-@tool({ name: 'git_show', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_show', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitShowTool implements Tool<GitShowInput, string> {
   run(args: GitShowInput, ctx: ToolContext): Promise<string> {
     return gitShow(args, ctx);

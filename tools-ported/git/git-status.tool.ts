@@ -18,7 +18,7 @@ export interface GitStatusInput {
  * before git_add and git_commit, and after changing files; use git_diff to see the changed
  * lines. Reads only: no hook, filter or fsmonitor of the repository runs.
  */
-@tool({ name: 'git_status', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
+@tool({ name: 'git_status', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'git', tags: ['git', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class GitStatusTool implements Tool<GitStatusInput, string> {
   run(args: GitStatusInput, ctx: ToolContext): Promise<string> {
     return gitStatus(args, ctx);

@@ -16,7 +16,7 @@ export interface ListSnapshotsInput {
  * taken (UTC), size and SHA-256 prefix. Use it to find the id to pass to restore_snapshot.
  * Read-only.
  */
-@tool({ name: 'list_snapshots', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['snapshot', 'ported'], timeoutMs: 30_000 })
+@tool({ name: 'list_snapshots', version: '1.0.0', kind: 'file_read', readOnly: true, domain: 'snapshot', tags: ['snapshot', 'ported'], timeoutMs: 30_000 })
 export class ListSnapshotsTool implements Tool<ListSnapshotsInput, string> {
   run(args: ListSnapshotsInput, ctx: ToolContext): Promise<string> {
     return listSnapshots(ctx.workspace, args);

@@ -15,7 +15,7 @@ export interface RestoreSnapshotInput {
  * first, so a restore can itself be undone (the result names that snapshot). A snapshot whose
  * bytes no longer match their recorded SHA-256 is refused.
  */
-@tool({ name: 'restore_snapshot', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, tags: ['snapshot', 'ported'], timeoutMs: 60_000 })
+@tool({ name: 'restore_snapshot', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'snapshot', tags: ['snapshot', 'ported'], timeoutMs: 60_000 })
 export class RestoreSnapshotTool implements Tool<RestoreSnapshotInput, string> {
   run(args: RestoreSnapshotInput, ctx: ToolContext): Promise<string> {
     return restoreSnapshot(ctx.workspace, args);

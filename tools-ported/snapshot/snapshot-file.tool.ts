@@ -18,7 +18,7 @@ export interface SnapshotFileInput {
  * id. Taking a snapshot of an unchanged file returns the existing one. The store keeps the 20
  * most recent snapshots of each file; list_snapshots shows them. It never changes the file.
  */
-@tool({ name: 'snapshot_file', version: '1.0.0', kind: 'file_write', tags: ['snapshot', 'ported'], timeoutMs: 60_000 })
+@tool({ name: 'snapshot_file', version: '1.0.0', kind: 'file_write', domain: 'snapshot', tags: ['snapshot', 'ported'], timeoutMs: 60_000 })
 export class SnapshotFileTool implements Tool<SnapshotFileInput, string> {
   run(args: SnapshotFileInput, ctx: ToolContext): Promise<string> {
     return snapshotFile(ctx.workspace, args);

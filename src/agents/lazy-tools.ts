@@ -1,0 +1,76 @@
+/**
+ * Lazy visibility in an agent's run: the tools offered each model round are the core, the
+ * domains the model asked for, and `request_tools`; its calls are answered here (never by the
+ * executor), and the next round offers what they made visible. One {@link AgentLazyTools} per
+ * run (a run is one turn): what became visible stays so until the run returns.
+ *
+ * @module
+ */
+import { answerRequestTools, requestToolsSpec } from '../builtin/request-tools.js';
+import { checkLazyDomainsOptions, DomainVisibility, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
+import { ToolgateOptionError } from '../errors/errors.js';
+import { parseArguments } from '../executor/arguments.js';
+import { failedResult } from '../closeout/results.js';
+import { exportTool } from '../formats/export.js';
+import type { OpenAITool } from '../formats/openai.js';
+import type { PendingToolCall } from '../formats/common.js';
+import { MODES } from '../modes/modes.js';
+import type { RegisteredTool } from '../registry/registered-tool.js';
+import type { ToolSelection, ToolSystem } from '../system/tool-system.js';
+import type { ToolExecutionResult } from '../types/result.js';
+
+/**
+ * Check the `lazyDomains` agent option.
+ * @returns the options to use, or `undefined` when lazy visibility is off (`undefined` or `false`).
+ * @throws ToolgateOptionError naming `lazyDomains` when it is malformed.
+ */
+export function lazyDomainsOption(value: boolean | LazyDomainsOptions | undefined): LazyDomainsOptions | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return {};
+  const problem = checkLazyDomainsOptions(value);
+  if (problem !== undefined) throw ToolgateOptionError.fromBadOption('lazyDomains', problem);
+  return value;
+}
+
+/** The lazy-visibility state and offer of one agent run. */
+export class AgentLazyTools {
+  /** Which domains the model has made visible in this run. */
+  readonly visibility: DomainVisibility;
+
+  /**
+   * @param tools - the run's tool system.
+   * @param selection - the agent's mode, scoped write folders and name (its pins).
+   */
+  constructor(private readonly tools: ToolSystem, private readonly selection: ToolSelection, options: LazyDomainsOptions) {
+    this.visibility = new DomainVisibility(options);
+  }
+
+  /** Every tool of the system's selection, whatever the mode (`default` offers every tool). */
+  private selected(): RegisteredTool[] {
+    return this.tools.tools({ ...this.selection, mode: MODES.default });
+  }
+
+  /**
+   * The `request_tools` spec (OpenAI shape) while some domain of the selection exists; its
+   * `enum` lists every such domain, and its description names each hidden domain's tools.
+   * `undefined` when the selection has no domain.
+   */
+  requestToolsSpec(): OpenAITool | undefined {
+    const selected = this.selected();
+    const domains = this.visibility.domains(selected);
+    if (domains.length === 0) return undefined;
+    const hidden: Record<string, string[]> = {};
+    for (const tool of this.tools.tools(this.selection)) {
+      const domain = this.visibility.domainOf(tool);
+      if (domain !== undefined && !this.visibility.shows(tool)) (hidden[domain] ??= []).push(tool.name);
+    }
+    return exportTool(requestToolsSpec(domains, hidden), 'openai') as OpenAITool;
+  }
+
+  /** Answer one `request_tools` call (see `answerRequestTools`). Never throws. */
+  answer(call: PendingToolCall): ToolExecutionResult {
+    const parsed = parseArguments(call.arguments);
+    if (!parsed.ok) return failedResult('INVALID_ARGUMENTS', `Invalid arguments for request_tools: ${parsed.message}.`, { tool: 'request_tools', callId: call.id });
+    return answerRequestTools(this.visibility, parsed.value, call.id, this.selected(), this.tools.tools(this.selection));
+  }
+}
