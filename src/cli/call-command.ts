@@ -20,6 +20,7 @@ import { ToolRegistry } from '../registry/registry.js';
 import type { Runner } from '../runner/runner.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { loadToolFolders } from '../system/tool-folders.js';
+import { isShippedModule } from '../registry/loader.js';
 import { configToolset, toolFoldersOption } from './tool-registry.js';
 
 
@@ -35,7 +36,7 @@ function timeoutOption(values: Record<string, unknown>): number | undefined {
 }
 
 /** A process runner for the call: made by the command, or started early by `runCli` (with a child of the default memory cap already booting). */
-type ProcessRunnerPromise = Promise<Runner & { warmUp(tool?: RegisteredTool): void }>;
+type ProcessRunnerPromise = Promise<Runner & { warmUp(tool?: RegisteredTool, options?: { preload?: boolean }): void }>;
 
 /**
  * Run `toolgate call`; `argv` are the arguments after `call`.
@@ -101,7 +102,9 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   if (early?.runner === 'process') {
     const runner = await processRunner;
     handOver();
-    runner.warmUp(early);
+    // A module toolgate ships is imported while the call is checked and decided; a user's
+    // module (its top-level code may do anything) only once the call is allowed.
+    runner.warmUp(early, { preload: isShippedModule(early.moduleUrl) });
     processes = runner;
   }
   const { cliToolSystem } = await import('./tool-system.js');

@@ -482,8 +482,7 @@ export class ToolExecutor {
 
   /**
    * Start the default runner's processes now, so the first call does not wait for them; with
-   * a tool, the processes of that tool's runner (and memory cap), and a process runner's
-   * children begin importing the tool's module. No tool module is loaded in this process.
+   * a tool, the processes of that tool's runner (and memory cap). No tool module is loaded.
    */
   warmUp(tool?: RegisteredTool): void {
     if (this.closed) return;

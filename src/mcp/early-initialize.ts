@@ -54,7 +54,11 @@ export function serverIdentity(tasks: boolean, serverInfo: { name: string; versi
 export interface FirstMessage {
   /** The first line, parsed, when it is a well-formed `initialize` request; else `undefined`. */
   initialize: InitializeRequest | undefined;
-  /** All of stdin as read by the SDK: what follows the `initialize` line, or everything when it was not one. */
+  /**
+   * What the SDK reads: stdin itself, with what followed the `initialize` line (or everything
+   * read, when the first line was not one) given back to it; a stream of what was read when
+   * stdin had already ended.
+   */
   rest: NodeJS.ReadableStream;
 }
 
@@ -92,12 +96,12 @@ export function readFirstMessage(stdin: NodeJS.ReadableStream, signal?: AbortSig
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (line: Buffer | undefined, after: Buffer) => {
+    const finish = (line: Buffer | undefined, after: Buffer, ended: boolean) => {
       if (done) return;
       done = true;
       stdin.off('data', onData);
       stdin.off('end', onEnd);
-      signal?.removeEventListener('abort', onEnd);
+      signal?.removeEventListener('abort', onAbort);
       stdin.pause();
       let initialize: InitializeRequest | undefined;
       if (line !== undefined) {
@@ -107,11 +111,18 @@ export function readFirstMessage(stdin: NodeJS.ReadableStream, signal?: AbortSig
           initialize = undefined;
         }
       }
-      const rest = new PassThrough();
       const unread = initialize === undefined ? Buffer.concat(chunks) : after;
-      if (unread.length) rest.write(unread);
-      stdin.pipe(rest);
-      resolve({ initialize, rest });
+      if (ended) {
+        // Nothing more comes: what was read is all the SDK gets.
+        const rest = new PassThrough();
+        rest.end(unread);
+        resolve({ initialize, rest });
+        return;
+      }
+      // Given back to stdin itself, which the SDK then reads (and pauses when it closes, so
+      // that an idle server still exits on a signal).
+      if (unread.length) (stdin as NodeJS.ReadableStream & { unshift(chunk: Buffer): void }).unshift(unread);
+      resolve({ initialize, rest: stdin });
     };
     const onData = (chunk: Buffer | string) => {
       const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -121,14 +132,15 @@ export function readFirstMessage(stdin: NodeJS.ReadableStream, signal?: AbortSig
       if (newline !== -1) {
         const all = Buffer.concat(chunks);
         const end = size - buffer.length + newline;
-        finish(all.subarray(0, end), all.subarray(end + 1));
-      } else if (size > MAX_FIRST_LINE) finish(undefined, Buffer.alloc(0));
+        finish(all.subarray(0, end), all.subarray(end + 1), false);
+      } else if (size > MAX_FIRST_LINE) finish(undefined, Buffer.alloc(0), false);
     };
-    const onEnd = () => finish(undefined, Buffer.alloc(0));
+    const onEnd = () => finish(undefined, Buffer.alloc(0), true);
+    const onAbort = () => finish(undefined, Buffer.alloc(0), false);
     stdin.on('data', onData);
     stdin.once('end', onEnd);
-    if (signal?.aborted) onEnd();
-    else signal?.addEventListener('abort', onEnd, { once: true });
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

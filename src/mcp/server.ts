@@ -376,6 +376,9 @@ export async function serveStdio(
   await server.connect(answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
   }));
+  // Paused by an early read of the first line (readFirstMessage): flowing again into the
+  // transport's listener, which pauses it again when the server closes.
+  if (input.isPaused()) input.resume();
   return {
     closed,
     tasksIdle: () => tasks?.idle() ?? Promise.resolve(),

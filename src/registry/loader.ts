@@ -137,6 +137,15 @@ const PORTED_DIR = new URL('../../tools-ported/', import.meta.url);
 const PORTED_SCHEMAS = new URL('../../../tools-ported/tool-schemas.json', import.meta.url);
 
 /**
+ * Is `moduleUrl` one of the tool modules toolgate ships (`tools/`, `tools-ported/`)? Their
+ * top-level code only declares (no effects), so importing one before its call is decided is
+ * safe; a user's module may do anything when imported.
+ */
+export function isShippedModule(moduleUrl: string | undefined): boolean {
+  return moduleUrl !== undefined && (moduleUrl.startsWith(BUILTIN_DIR.href) || moduleUrl.startsWith(PORTED_DIR.href));
+}
+
+/**
  * Load toolgate's ported tool library (`tools-ported/`: file editing, snapshots, inspection,
  * shell sessions and more) into a registry.
  * @param registry - registry to add to; default a new one.

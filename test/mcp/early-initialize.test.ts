@@ -154,6 +154,19 @@ describe('the early answer to initialize', () => {
     await new Promise((resolve) => child.once('exit', resolve));
   });
 
+  test('after the early answer, SIGTERM stops an idle server whose client keeps stdin open', async () => {
+    const { child } = start(['--no-ledger']);
+    const lines = linesOf(child, (got) => got.some((l) => l.id === 2));
+    child.stdin.write(`${JSON.stringify(initialize(1, SDK_LATEST))}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
+    await lines;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    // stdin stays open: before the fix the piped stdin kept the server alive until it closed.
+    const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 15 s'), 15_000))]);
+    assert.equal(code, 0);
+  });
+
   test('the SDK client connects and calls a tool through the early answer', async () => {
     fs.writeFileSync(path.join(tmp.ws, 'early.txt'), 'answered early\n');
     const client = new Client({ name: 'early-client', version: '1.0.0' });

@@ -101,16 +101,17 @@ export class ProcessRunner implements Runner {
 
   /**
    * Start a group's children now instead of on the first call: the group of `tool`'s memory
-   * cap, else the default group. With a tool, its children also begin importing the tool's
-   * module (what `toolgate call` wants: the import overlaps the host's own start). That import
-   * is not counted as proven: a module that kills its child on import still fails as its call
-   * does, and later children do not preload it until it has answered a call.
+   * cap, else the default group. With `preload`, its children also begin importing the tool's
+   * module before any call of it is decided (what `toolgate call` does for the modules toolgate
+   * ships, whose top-level code has no effects: the import overlaps the host's own start). That
+   * import is not counted as proven: a module that kills its child on import still fails as
+   * its call does, and later children do not preload it until it has answered a call.
    */
-  warmUp(tool?: RunnableTool): void {
+  warmUp(tool?: RunnableTool, options: { preload?: boolean } = {}): void {
     if (this.closed) return;
     const group = this.groupFor(tool === undefined ? this.defaultMemoryMb : this.capOf(tool));
     group.fill();
-    if (tool?.moduleUrl !== undefined) for (const child of group.children) child.preload(tool.moduleUrl);
+    if (options.preload === true && tool?.moduleUrl !== undefined) for (const child of group.children) child.preload(tool.moduleUrl);
   }
 
   /**
