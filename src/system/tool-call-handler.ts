@@ -173,10 +173,13 @@ export class ToolCallHandler {
         onCall?.(call);
         try {
           const builtin = builtinOf(call.name);
+          const answeredHere = builtin !== undefined || (call.name === REQUEST_TOOLS_NAME && requestTools !== undefined) || call.name === ASK_USER_TOOL.name;
           result = builtin !== undefined ? await builtin.run(call, options) : call.name === REQUEST_TOOLS_NAME && requestTools !== undefined ? requestTools(call) : call.name === ASK_USER_TOOL.name
             ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
             : await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
-          for (let attempt = 1; options.retry !== undefined && call.name !== ASK_USER_TOOL.name; attempt++) {
+          // Retried through the target: only calls the target answered (a builtin's refusal,
+          // say run_subagent's OVERLOADED, would come back from the target as UNKNOWN_TOOL).
+          for (let attempt = 1; options.retry !== undefined && !answeredHere; attempt++) {
             const verdict = await options.retry.decide(call, result, attempt, options.signal);
             if (!verdict.again) {
               if (verdict.note !== undefined) result = withNote(result, verdict.note);

@@ -225,6 +225,7 @@ export class ToolSystem implements ToolCallTarget {
       const tool = this.versions.resolve(latest.name, selection.agent);
       if (tool === undefined || !this.selected(tool) || !isOfferedInMode(tool, mode, selection.scopedWriteDirs, this.executor.scopedWriteTools)) continue;
       if (!isOfferedToModel(tool, selection.modelClass)) continue;
+      if (selection.visibility !== undefined && !selection.visibility.shows(tool)) continue;
       out.push(tool);
     }
     return out;
