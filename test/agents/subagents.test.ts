@@ -345,6 +345,34 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     }
   });
 
+  it('applies the parent\'s session approval mode to the child when the parent\'s turn id holds a "/" (agent team/general)', async () => {
+    const child = new ScriptedModel([say(null, [['cw2', 'write_file', { filepath: 'denied-slash.txt', content: 'no' }]]), say('the write was denied')]);
+    const parent = new ScriptedModel([say(null, [['pr/2', RUN_SUBAGENT, { prompt: 'Write denied-slash.txt.', model_id: 'c' }]]), say('done')]);
+    const asked: ConfirmationRequest[] = [];
+    const agent = new GeneralAgent({
+      tools, model: parent, name: 'team/general',
+      confirmationHandler: (request) => {
+        asked.push(request);
+        return true;
+      },
+      subagents: { models: { c: child } },
+    });
+    const turnId = 'team/general:run-1';
+    setSessionApprovalMode(ledger, turnId, 'deny-all', 'test');
+    try {
+      const run = await agent.run('Delegate a write.', { turnId });
+      assert.equal(run.stopReason, 'final');
+      assert.match(toolMessage(child.requests[1], 'cw2'), /the approval mode is deny-all/);
+      assert.equal(fs.existsSync(path.join(t.ws, 'denied-slash.txt')), false);
+      assert.deepEqual(asked, []);
+      const childTurn = (byCall(run.results, 'pr/2').structured as { turn: string }).turn;
+      assert.deepEqual(parseSubagentTurnId(childTurn), { parentSession: `${turnId}:1`, parentTurnId: turnId, parentCallId: 'pr/2', subagentId: 'sa-1' });
+      assert.equal(supervisedSession(`${childTurn}:1`, childTurn), turnId);
+    } finally {
+      setSessionApprovalMode(ledger, turnId, undefined, 'test');
+    }
+  });
+
   it('reports a child whose model fails, and takes no follow-up for it', async () => {
     const broken: ChatModel = {
       async complete() {
