@@ -383,8 +383,12 @@ export class SubagentSessions {
     });
   }
 
-  /** Abort every running child when `signal` (a parent run's) aborts; once per signal. */
-  private watch(signal: AbortSignal | undefined): void {
+  /**
+   * Abort every running child (background ones started by earlier runs included) when
+   * `signal`, a parent run's, aborts; listens once per signal. `BaseAgent.run` calls it at the
+   * start of every run. `undefined` does nothing.
+   */
+  watch(signal: AbortSignal | undefined): void {
     if (signal === undefined || this.watched.has(signal)) return;
     this.watched.add(signal);
     signal.addEventListener('abort', () => void this.abortAll('the parent run was aborted'), { once: true });

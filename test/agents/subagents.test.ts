@@ -278,6 +278,37 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     assert.equal(agent.subagents!.list()[0]!.status, 'aborted');
   });
 
+  it('aborting a later run aborts a background child an earlier run started', async () => {
+    const childEntered = gate();
+    let childSignal: AbortSignal | undefined;
+    const child: ChatModel = {
+      complete(request) {
+        childSignal = request.signal;
+        childEntered.open();
+        return new Promise((_, reject) => request.signal!.addEventListener('abort', () => reject(new Error('child request aborted')), { once: true }));
+      },
+    };
+    const parent = new ScriptedModel([
+      say(null, [['bg1', RUN_SUBAGENT, { prompt: 'Work long.', model_id: 'c', yield_time_ms: 0 }]]),
+      say('Started it.'),
+      // The second run calls no subagent tool: its model waits until the run is aborted.
+      (request) => new Promise((_, reject) => request.signal!.addEventListener('abort', () => reject(new Error('parent request aborted')), { once: true })),
+    ]);
+    const agent = new GeneralAgent({ tools, model: parent, subagents: { models: { c: child } } });
+    const first = await agent.run('Start a child.');
+    assert.equal(first.stopReason, 'final');
+    await childEntered.promise;
+    assert.equal(agent.subagents!.list()[0]!.status, 'running');
+    const controller = new AbortController();
+    const running = agent.run('Wait.', { signal: controller.signal });
+    while (parent.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    assert.equal((await running).stopReason, 'aborted');
+    assert.equal(childSignal?.aborted, true, 'the child of the first run was aborted');
+    for (let i = 0; i < 1000 && agent.subagents!.list()[0]!.status === 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(agent.subagents!.list()[0]!.status, 'aborted');
+  });
+
   it('answers input_subagent for an unknown id with a clear result, and checks arguments', async () => {
     const parent = new ScriptedModel([
       say(null, [
