@@ -38,6 +38,7 @@ import type { OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
 import type { AgentMode } from '../modes/modes.js';
 import type { BuiltinCallHandler, HandleOptions, QuestionHandler } from '../system/tool-call-handler.js';
 import type { ToolSystem } from '../system/tool-system.js';
+import type { ModelClass } from '../types/model-class.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import type { ChatModel } from './model-client.js';
@@ -78,6 +79,8 @@ export interface SubagentParent {
   readonly scopedWriteDirs: readonly string[];
   readonly maxToolRounds: number;
   readonly autoConfirmTools: boolean;
+  /** What the parent's model reads (`vision` or `text-only`): a child on the same model gets it. */
+  readonly modelClass: ModelClass;
 }
 
 /** The parent's options this module reads (a `BaseAgent`'s `AgentOptions`). */
@@ -103,6 +106,11 @@ export interface SubagentChildOptions {
   approvalMode?: ApprovalMode | (() => ApprovalMode | undefined);
   questionHandler?: QuestionHandler;
   maxToolRounds: number;
+  /**
+   * What the child's model reads: the parent's on the parent's model; on another model
+   * (`model_id`), that model's own `modelClass`, else the parent's.
+   */
+  modelClass: ModelClass;
   onEvent: (event: unknown) => void;
   subagents: SubagentOptions;
 }
@@ -346,6 +354,8 @@ export class SubagentSessions {
       name: parent.name,
       autoConfirmTools: parent.autoConfirmTools,
       maxToolRounds: this.maxToolRounds ?? parent.maxToolRounds,
+      // A text-only parent's child on the same model is text-only too (no image tools offered).
+      modelClass: model === this.parentOptions.model ? parent.modelClass : model.modelClass ?? parent.modelClass,
       onEvent: (event) => {
         if ((event as { type?: unknown }).type === 'tool_result') session.toolCalls += 1;
         this.parentOptions.onEvent?.({ type: 'subagent', subagentId: session.id, event: event as never });
