@@ -191,4 +191,32 @@ describe('a registered definition runs through the same path as a decorated tool
       await executor.close();
     }
   });
+
+  test('each registration gets its own revision (same source, other captured values, bound functions), unless the definition gives a stable revision', () => {
+    const registry = new ToolRegistry();
+    const limitTo = (limit: number): ToolDefinition => ({
+      name: 'capped_echo', version: '1.0.0', kind: 'internal', readOnly: true, description: 'Echo a text, capped.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      run: ({ text }) => String(text).slice(0, limit),
+    });
+    // Same source, different captured values: different behaviour, so different revisions.
+    const small = registry.register(limitTo(3)).revision;
+    const large = registry.register(limitTo(3000)).revision;
+    assert.notEqual(large, small);
+    // The very same definition registered again is a new registration too.
+    const same = limitTo(3);
+    const once = registry.register(same).revision;
+    assert.notEqual(registry.register(same).revision, once);
+    // Bound functions all read "function () { [native code] }": still one revision each.
+    const bound = (n: number): ToolDefinition => ({ ...limitTo(n), run: function (this: number, args: Record<string, unknown>) { return String(args.text).slice(0, this); }.bind(n) });
+    assert.equal(String(bound(1).run), String(bound(2).run));
+    assert.notEqual(registry.register(bound(1)).revision, registry.register(bound(2)).revision);
+    // A stable revision keeps the registration revision; another revision (or description, or schema) changes it.
+    const stable = registry.register({ ...limitTo(3), revision: 'cap-3' }).revision;
+    assert.equal(registry.register({ ...limitTo(3), revision: 'cap-3' }).revision, stable);
+    assert.notEqual(registry.register({ ...limitTo(3000), revision: 'cap-3000' }).revision, stable);
+    assert.notEqual(registry.register({ ...limitTo(3), revision: 'cap-3', description: 'Echo a text, cut.' }).revision, stable);
+    assert.notEqual(registry.register({ ...limitTo(3), revision: 'cap-3', inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 9 } }, required: ['text'] } }).revision, stable);
+    assert.throws(() => registry.register({ ...limitTo(3), revision: '' }), (e: unknown) => e instanceof ToolDefinitionError && /revision/.test(e.message));
+  });
 });
