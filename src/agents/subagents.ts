@@ -235,9 +235,12 @@ export class SubagentSessions {
     this.confirmationHandler = typeof confirm === 'function' ? (request) => ask(() => confirm(request)) : confirm;
     this.questionHandler = typeof question === 'function' ? (q, signal) => ask(() => question(q, signal)) : question;
     this.check = this.depth === 0 ? subagentArgumentCheckers(this.choices()) : undefined;
+    // A child may write (and a follow-up prompt may make it): like a write, each call waits
+    // for the earlier calls of its batch and the later ones wait for it, so writes keep the
+    // order the model gave (a child left running in the background goes on past its window).
     this.builtins = Object.freeze({
-      [RUN_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.runSubagent(call, turn) },
-      [INPUT_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.inputSubagent(call, turn) },
+      [RUN_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.runSubagent(call, turn), runsAlone: true },
+      [INPUT_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.inputSubagent(call, turn), runsAlone: true },
     });
   }
 

@@ -436,3 +436,49 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     assert.ok(!new GeneralAgent({ tools, model }).toolSpecs().some((s) => s.function.name === RUN_SUBAGENT));
   });
 });
+
+describe('run_subagent in a batch', () => {
+  const t = tempWorkspace();
+  let tools: ToolSystem;
+  const log: string[] = [];
+  before(async () => {
+    tools = new ToolSystem({ workspace: t.ws, ported: false });
+    tools.registry.register({
+      name: 'probe_step', version: '1.0.0', kind: 'internal', readOnly: true, description: 'Log a step, wait 50 ms, log its end.',
+      inputSchema: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'], additionalProperties: false },
+      run: async ({ label }) => {
+        log.push(`start ${String(label)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        log.push(`end ${String(label)}`);
+        return String(label);
+      },
+    });
+    await tools.start();
+  });
+  after(async () => {
+    await tools.close();
+    t.cleanup();
+  });
+
+  it('waits for the earlier calls of its batch, and the later calls wait for it (as a write does)', async () => {
+    const child = new ScriptedModel([
+      () => {
+        log.push('child');
+        return say('child done')({} as ChatRequest);
+      },
+    ]);
+    const parent = new ScriptedModel([
+      say(null, [
+        ['a', 'probe_step', { label: 'A' }],
+        ['run', RUN_SUBAGENT, { prompt: 'Work.', model_id: 'c' }],
+        ['b', 'probe_step', { label: 'B' }],
+      ]),
+      say('done'),
+    ]);
+    const agent = new GeneralAgent({ tools, model: parent, subagents: { models: { c: child } } });
+    const run = await agent.run('Probe around a subagent.');
+    assert.equal(run.stopReason, 'final');
+    assert.ok(run.results.every((r) => r.success), run.results.map((r) => r.output).join('\n'));
+    assert.deepEqual(log, ['start A', 'end A', 'child', 'start B', 'end B']);
+  });
+});
