@@ -44,7 +44,12 @@ export interface ToolDefinition<I = Record<string, unknown>, O = unknown> {
   outputSchema?: JsonSchema | null;
   /** Run one call, with arguments already validated. Throw to report a failure the model can read. */
   run(args: I, ctx: ToolContext): O | Promise<O>;
-  /** Release what the definition holds; called once when the executor closes. Default none. */
+  /**
+   * Release what the definition holds. Called once: when the executor closes, or earlier when
+   * the `name@version` was registered again with another `close` and the calls still running
+   * on this definition have ended (registering the same definition again does not call it;
+   * the replacement's instance shares it). Default none.
+   */
   close?(): void | Promise<void>;
   /** What a call does to the world, as `@tool({ kind })` (required, no default: policies match on it). */
   kind: ActionKind;
@@ -185,16 +190,33 @@ function withDialect(schema: unknown): unknown {
   return { ...schema, $schema: draft07 ? 'http://json-schema.org/draft-07/schema#' : 'https://json-schema.org/draft/2020-12/schema' };
 }
 
-/** The class the main runner instantiates: each instance calls the definition's `run` (and `close`). */
+/**
+ * Per `close` function: instances made with it and not closed yet. A `name@version`
+ * registered again (the same definition, or one with the same `close`) makes a new instance
+ * while the old one may still be open; `close` runs when the last of them closes, so once.
+ */
+const openInstances = new WeakMap<NonNullable<ToolDefinition['close']>, number>();
+
+/** The class the main runner instantiates: each instance calls the definition's `run` (and, when the last open one closes, `close`). */
 function definitionClass(name: string, run: ToolDefinition['run'], close: ToolDefinition['close']): ToolClass {
   if (typeof run !== 'function') throw ToolDefinitionError.fromBadOption(name, 'run', 'is required: a function (args, ctx) => result');
   const target = class RegisteredFunctionTool implements Tool<Record<string, unknown>, unknown> {
+    private open = true;
+
+    constructor() {
+      if (close !== undefined) openInstances.set(close, (openInstances.get(close) ?? 0) + 1);
+    }
+
     run(args: Record<string, unknown>, ctx: ToolContext): unknown {
       return run(args, ctx);
     }
 
     close(): void | Promise<void> {
-      return close?.();
+      if (!this.open || close === undefined) return;
+      this.open = false;
+      const left = (openInstances.get(close) ?? 1) - 1;
+      openInstances.set(close, left);
+      return left === 0 ? close() : undefined;
     }
   };
   return target;
