@@ -21,7 +21,7 @@ export interface AdapterOptions extends ToolSelection {
    * `workspaceRoot`, `session`...). The mode, scoped folders and agent come from the
    * selection above. Default none.
    */
-  call?: Omit<AgentCallOptions, 'mode' | 'scopedWriteDirs' | 'agent' | 'signal' | 'confirm' | 'confirmationHandler'>;
+  call?: Omit<AgentCallOptions, 'mode' | 'scopedWriteDirs' | 'agent' | 'signal' | 'confirm' | 'confirmationHandler' | 'approvedRevision'>;
   /** Only these tool names (after the selection). Default: every tool the selection offers. */
   only?: readonly string[];
 }
@@ -33,6 +33,39 @@ export function callOptionsOf(options: AdapterOptions): AgentCallOptions {
   if (options.scopedWriteDirs !== undefined) out.scopedWriteDirs = options.scopedWriteDirs;
   if (options.agent !== undefined) out.agent = options.agent;
   return out;
+}
+
+/** Most asked calls a system remembers the asked revision of (the oldest are forgotten first). */
+const ASKED_LIMIT = 10_000;
+/** Per system: call id → revision of the definition its approval question was asked about. */
+const askedRevisions = new WeakMap<ToolSystem, Map<string, string>>();
+
+/**
+ * Remember that a person is asked about call `callId` for the definition of `revision` (a
+ * `CallPreview`'s), so that {@link approvedRevisionOf} can hand it to the approved run.
+ * Kept per system (a tool set built again still finds it), at most 10,000 calls.
+ */
+export function rememberAsked(system: ToolSystem, callId: string | undefined, revision: string | undefined): void {
+  if (callId === undefined || revision === undefined) return;
+  let asked = askedRevisions.get(system);
+  if (asked === undefined) askedRevisions.set(system, (asked = new Map()));
+  asked.delete(callId);
+  asked.set(callId, revision);
+  if (asked.size > ASKED_LIMIT) asked.delete(asked.keys().next().value!);
+}
+
+/**
+ * The revision the approval of call `callId` was asked for (and forget it), or `undefined`
+ * when this process did not ask (then the approved call is not checked against a revision).
+ * Passed as `approvedRevision`: a definition registered again in between is not run
+ * (`TOOL_REPLACED`).
+ */
+export function approvedRevisionOf(system: ToolSystem, callId: string | undefined): string | undefined {
+  if (callId === undefined) return undefined;
+  const asked = askedRevisions.get(system);
+  const revision = asked?.get(callId);
+  if (revision !== undefined) asked!.delete(callId);
+  return revision;
 }
 
 /** The tools an adapter offers: the system's selection, narrowed by `only`. */

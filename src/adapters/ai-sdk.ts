@@ -27,7 +27,7 @@ import { jsonSchema, tool, type ModelMessage, type Tool, type ToolSet } from 'ai
 import type { OpenAITool } from '../formats/openai.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { callForModel, callOptionsOf, modelText, offeredTools, splitDataUrl, type AdapterOptions } from './adapter-call.js';
+import { approvedRevisionOf, callForModel, callOptionsOf, modelText, offeredTools, rememberAsked, splitDataUrl, type AdapterOptions } from './adapter-call.js';
 
 /** What `toModelOutput` gives the AI SDK (its `ToolResultOutput`, which `ai` does not export by name). */
 export type AiSdkModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
@@ -71,12 +71,19 @@ export function toAiSdkTools(system: ToolSystem, options: AiSdkToolsOptions = {}
     tools[name] = tool<Record<string, unknown>, AiSdkToolOutput>({
       description: spec.description,
       inputSchema: jsonSchema<Record<string, unknown>>(spec.parameters as Parameters<typeof jsonSchema>[0]),
-      needsApproval: async (input, { toolCallId }) => (await system.preview({ name, arguments: input, callId: toolCallId }, base)).verdict === 'ask',
+      needsApproval: async (input, { toolCallId }) => {
+        const preview = await system.preview({ name, arguments: input, callId: toolCallId }, base);
+        if (preview.verdict !== 'ask') return false;
+        rememberAsked(system, toolCallId, preview.revision);
+        return true;
+      },
       execute: async (input, { toolCallId, abortSignal, messages }) => {
         // The SDK runs a call whose needsApproval said yes only after a person approved it
         // in the conversation; that approval is the answer to our question.
+        // The approval holds for the definition it was asked about: a replacement is not run.
         const approved = approvedInConversation(messages, toolCallId);
-        const result = await callForModel(system, { name, arguments: input, callId: toolCallId }, { ...base, signal: abortSignal, confirm: approved || undefined });
+        const approvedRevision = approved ? approvedRevisionOf(system, toolCallId) : undefined;
+        const result = await callForModel(system, { name, arguments: input, callId: toolCallId }, { ...base, signal: abortSignal, confirm: approved || undefined, approvedRevision });
         return outputOf(result);
       },
       toModelOutput: ({ output }) => modelOutputOf(output),

@@ -231,6 +231,8 @@ export class BaseAgent {
   async run(task: string | readonly OpenAIChatMessage[], runOptions: AgentRunOptions = {}): Promise<AgentRunResult> {
     const { tools, model, onEvent } = this.options;
     const signal = runOptions.signal;
+    // Aborting this run stops every background child, those earlier runs started included.
+    this.subagents?.watch(signal);
     await tools.start();
     if (!this.pinned) {
       for (const [name, range] of Object.entries(this.options.pins ?? {})) tools.versions.pin(this.name, name, range);

@@ -38,6 +38,7 @@ import type { OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
 import type { AgentMode } from '../modes/modes.js';
 import type { BuiltinCallHandler, HandleOptions, QuestionHandler } from '../system/tool-call-handler.js';
 import type { ToolSystem } from '../system/tool-system.js';
+import type { ModelClass } from '../types/model-class.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import type { ChatModel } from './model-client.js';
@@ -78,6 +79,8 @@ export interface SubagentParent {
   readonly scopedWriteDirs: readonly string[];
   readonly maxToolRounds: number;
   readonly autoConfirmTools: boolean;
+  /** What the parent's model reads (`vision` or `text-only`): a child on the same model gets it. */
+  readonly modelClass: ModelClass;
 }
 
 /** The parent's options this module reads (a `BaseAgent`'s `AgentOptions`). */
@@ -103,6 +106,11 @@ export interface SubagentChildOptions {
   approvalMode?: ApprovalMode | (() => ApprovalMode | undefined);
   questionHandler?: QuestionHandler;
   maxToolRounds: number;
+  /**
+   * What the child's model reads: the parent's on the parent's model; on another model
+   * (`model_id`), that model's own `modelClass`, else the parent's.
+   */
+  modelClass: ModelClass;
   onEvent: (event: unknown) => void;
   subagents: SubagentOptions;
 }
@@ -227,9 +235,12 @@ export class SubagentSessions {
     this.confirmationHandler = typeof confirm === 'function' ? (request) => ask(() => confirm(request)) : confirm;
     this.questionHandler = typeof question === 'function' ? (q, signal) => ask(() => question(q, signal)) : question;
     this.check = this.depth === 0 ? subagentArgumentCheckers(this.choices()) : undefined;
+    // A child may write (and a follow-up prompt may make it): like a write, each call waits
+    // for the earlier calls of its batch and the later ones wait for it, so writes keep the
+    // order the model gave (a child left running in the background goes on past its window).
     this.builtins = Object.freeze({
-      [RUN_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.runSubagent(call, turn) },
-      [INPUT_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.inputSubagent(call, turn) },
+      [RUN_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.runSubagent(call, turn), runsAlone: true },
+      [INPUT_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.inputSubagent(call, turn), runsAlone: true },
     });
   }
 
@@ -346,6 +357,8 @@ export class SubagentSessions {
       name: parent.name,
       autoConfirmTools: parent.autoConfirmTools,
       maxToolRounds: this.maxToolRounds ?? parent.maxToolRounds,
+      // A text-only parent's child on the same model is text-only too (no image tools offered).
+      modelClass: model === this.parentOptions.model ? parent.modelClass : model.modelClass ?? parent.modelClass,
       onEvent: (event) => {
         if ((event as { type?: unknown }).type === 'tool_result') session.toolCalls += 1;
         this.parentOptions.onEvent?.({ type: 'subagent', subagentId: session.id, event: event as never });
@@ -383,8 +396,12 @@ export class SubagentSessions {
     });
   }
 
-  /** Abort every running child when `signal` (a parent run's) aborts; once per signal. */
-  private watch(signal: AbortSignal | undefined): void {
+  /**
+   * Abort every running child (background ones started by earlier runs included) when
+   * `signal`, a parent run's, aborts; listens once per signal. `BaseAgent.run` calls it at the
+   * start of every run. `undefined` does nothing.
+   */
+  watch(signal: AbortSignal | undefined): void {
     if (signal === undefined || this.watched.has(signal)) return;
     this.watched.add(signal);
     signal.addEventListener('abort', () => void this.abortAll('the parent run was aborted'), { once: true });

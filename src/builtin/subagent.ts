@@ -138,20 +138,33 @@ export interface SubagentTurn {
   subagentId: string;
 }
 
-const SUBAGENT_TURN = /^(.+?)\/(.+)\/subagent:(sa-[1-9][0-9]*)$/;
+const SUBAGENT_TURN = /^([^/]+)\/([^/]+)\/subagent:(sa-[1-9][0-9]*)$/;
+
+/** A turn id component with `%` and `/` escaped (`%25`, `%2F`): `/` only separates components. */
+function escapeComponent(value: string): string {
+  return value.replaceAll('%', '%25').replaceAll('/', '%2F');
+}
+
+/** The component {@link escapeComponent} escaped. */
+function unescapeComponent(value: string): string {
+  return value.replace(/%(?:25|2F)/gi, (escaped) => (escaped === '%25' ? '%' : '/'));
+}
 
 /**
  * The turn id of a subagent's run: `<parent session>/<parent call id>/subagent:<id>`, so that
  * the child's calls (stored with it as their `turn`) name the parent call that started them.
+ * In the parent session and call id, `%` is written `%25` and `/` is written `%2F` (an agent
+ * named `team/general` gives `team%2Fgeneral:<uuid>:1/<call id>/subagent:sa-1`), so the
+ * parts read back exactly ({@link parseSubagentTurnId}).
  */
 export function subagentTurnId(parentSession: string, parentCallId: string, subagentId: string): string {
-  return `${parentSession}/${parentCallId}/subagent:${subagentId}`;
+  return `${escapeComponent(parentSession)}/${escapeComponent(parentCallId)}/subagent:${subagentId}`;
 }
 
-/** The parts of a turn id made by {@link subagentTurnId}, or `undefined` for any other turn id. */
+/** The parts of a turn id made by {@link subagentTurnId} (unescaped), or `undefined` for any other turn id. */
 export function parseSubagentTurnId(turnId: string): SubagentTurn | undefined {
   const match = SUBAGENT_TURN.exec(turnId);
   if (match === null) return undefined;
-  const parentSession = match[1]!;
-  return { parentSession, parentTurnId: parentSession.replace(/:[0-9]+$/, ''), parentCallId: match[2]!, subagentId: match[3]! };
+  const parentSession = unescapeComponent(match[1]!);
+  return { parentSession, parentTurnId: parentSession.replace(/:[0-9]+$/, ''), parentCallId: unescapeComponent(match[2]!), subagentId: match[3]! };
 }

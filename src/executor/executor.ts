@@ -185,6 +185,13 @@ export interface ExecuteOptions {
   scopedWriteDirs?: readonly string[];
   /** The user already approved this call. Default false. */
   confirm?: boolean;
+  /**
+   * The registration revision of the definition a person approved this call for (the
+   * {@link CallPreview.revision} the question was asked with). When the tool the call resolves
+   * to now has another revision (its `name@version` was registered again in between), the
+   * call is answered `TOOL_REPLACED` and not run. Default: not checked.
+   */
+  approvedRevision?: string;
   /** Overrides the executor's confirmation handler for this call; `null` disables it. */
   confirmationHandler?: ConfirmationHandler | null;
   /**
@@ -235,6 +242,12 @@ export interface CallPreview {
   reason?: string;
   /** The deciders' opinions, in order (absent when the call failed before the gates). */
   decisions?: DecisionRecord[];
+  /**
+   * Registration revision (SHA-256 hex) of the definition the call resolved to; absent when
+   * no tool was found. Pass it back as {@link ExecuteOptions.approvedRevision} with the
+   * approved call, so a replaced definition does not run under this approval.
+   */
+  revision?: string;
 }
 
 /** Options of {@link ToolExecutor.executeMany}. */
@@ -776,6 +789,8 @@ export class ToolExecutor {
     if (this.closed) return this.fail(state, 'ABORTED', 'the executor was closed before the call could run.');
     // An approval is for the definition it was asked about: a replacement runs only on a new call.
     if (this.registry.isReplaced(tool)) return this.fail(state, 'TOOL_REPLACED', replacedMessage(tool), undefined, undefined, 'registry');
+    const approvedRevision = state.options.approvedRevision;
+    if (approvedRevision !== undefined && approvedRevision !== tool.revision) return this.fail(state, 'TOOL_REPLACED', replacedMessage(tool), undefined, undefined, 'registry');
     if (state.timeoutMs > 0) {
       const spentMs = performance.now() - state.timeoutFrom;
       if (spentMs >= state.timeoutMs) {
@@ -924,16 +939,17 @@ export class ToolExecutor {
     const found = this.registry.resolve(name, typeof call?.version === 'string' ? call.version : undefined);
     if (!(found instanceof RegisteredTool)) return { verdict: 'deny', code: found.code, reason: found.message };
     const state = new CallState(found, call.arguments, options, typeof call.callId === 'string' && call.callId !== '' ? clip(call.callId, 200) : 'preview', performance.now());
+    const { revision } = found;
     const badOptions = applyOptions(options, state, this.options.approvalMode);
-    if (badOptions !== undefined) return { verdict: 'deny', code: 'INVALID_OPTIONS', reason: badOptions };
+    if (badOptions !== undefined) return { verdict: 'deny', code: 'INVALID_OPTIONS', reason: badOptions, revision };
     let invalid: ToolExecutionResult | undefined;
     try {
       invalid = this.prepare(state, call.arguments);
     } catch (error) {
-      if (error instanceof PathTraversalError) return { verdict: 'deny', code: 'PATH_TRAVERSAL', reason: error.message };
+      if (error instanceof PathTraversalError) return { verdict: 'deny', code: 'PATH_TRAVERSAL', reason: error.message, revision };
       throw error;
     }
-    if (invalid !== undefined) return { verdict: 'deny', code: invalid.errorCode ?? 'INVALID_ARGUMENTS', reason: invalid.error ?? invalid.output };
+    if (invalid !== undefined) return { verdict: 'deny', code: invalid.errorCode ?? 'INVALID_ARGUMENTS', reason: invalid.error ?? invalid.output, revision };
     if (state.tool.commandArguments.length !== 0) {
       const analyze = await loadShellAnalyzer().then(undefined, unavailableAnalyzer);
       state.commands = analyzeCommandArguments(analyze, state.tool.commandArguments, state.args);
@@ -941,9 +957,9 @@ export class ToolExecutor {
     const decided = await this.pipeline.decide(state, { confirm: options.confirm, handler: undefined }, state.signal);
     const decisions = decided.trail.map(recordOf);
     const { final } = decided;
-    if (final.verdict === 'allow') return { verdict: 'allow', decisions };
-    if (final.decider === ANSWER_STEP && final.code === 'CONFIRMATION_REQUIRED') return { verdict: 'ask', reason: decided.trail.find((d) => d.verdict === 'ask')?.reason ?? final.reason, decisions };
-    return { verdict: 'deny', code: final.code ?? 'POLICY_DENIED', reason: final.reason, decisions };
+    if (final.verdict === 'allow') return { verdict: 'allow', decisions, revision };
+    if (final.decider === ANSWER_STEP && final.code === 'CONFIRMATION_REQUIRED') return { verdict: 'ask', reason: decided.trail.find((d) => d.verdict === 'ask')?.reason ?? final.reason, decisions, revision };
+    return { verdict: 'deny', code: final.code ?? 'POLICY_DENIED', reason: final.reason, decisions, revision };
   }
 
   /**

@@ -399,6 +399,10 @@ export class McpBridge {
         inputSchema,
         outputSchema,
         source: `mcp:${conn.name}`,
+        // The same tool listed again (list_changed, a reconnect) keeps its revision and its
+        // remembered approvals; a changed description or annotations change it (the
+        // schemas and safety flags count in every revision).
+        revision: `mcp:${JSON.stringify([server, remote, description, upstream ?? null])}`,
         run: (args: Record<string, unknown>, ctx: ToolContext) => this.callRemote(server, remote, args, ctx),
       },
       { bridged: true, foreignSchemas: true, upstream },

@@ -44,7 +44,12 @@ export interface ToolDefinition<I = Record<string, unknown>, O = unknown> {
   outputSchema?: JsonSchema | null;
   /** Run one call, with arguments already validated. Throw to report a failure the model can read. */
   run(args: I, ctx: ToolContext): O | Promise<O>;
-  /** Release what the definition holds; called once when the executor closes. Default none. */
+  /**
+   * Release what the definition holds. Called once: when the executor closes, or earlier when
+   * the `name@version` was registered again with another `close` and the calls still running
+   * on this definition have ended (registering the same definition again does not call it;
+   * the replacement's instance shares it). Default none.
+   */
   close?(): void | Promise<void>;
   /** What a call does to the world, as `@tool({ kind })` (required, no default: policies match on it). */
   kind: ActionKind;
@@ -66,6 +71,17 @@ export interface ToolDefinition<I = Record<string, unknown>, O = unknown> {
   truncation?: TruncationStrategy;
   /** Where the definition comes from, for listings and messages (`plugin:search`). Default `register()`. */
   source?: string;
+  /**
+   * A stable name of this definition's behaviour, mixed into the registration revision
+   * (`RegisteredTool.revision`, on which remembered approvals are keyed) with its name,
+   * version, schemas and safety flags. Give one that changes whenever what `run` does changes
+   * (a hash of its code and configuration, say): registering again with the same `revision`
+   * keeps the revision, so remembered approvals still apply (in this process and, with a
+   * durable store, in the next). Default: none, and each registration gets a fresh revision
+   * (approvals given for an earlier registration, even of the same code, do not carry over:
+   * two closures of the same source may capture different values). Non-empty when given.
+   */
+  revision?: string;
 }
 
 /** Options of a programmatic registration; every option documents its default. */
@@ -80,8 +96,11 @@ export interface DefinitionRegisterOptions extends Pick<RegisterOptions, 'upstre
 /** The keys a {@link ToolDefinition} may have. */
 const DEFINITION_KEYS = new Set([
   'name', 'version', 'description', 'inputSchema', 'outputSchema', 'run', 'close', 'kind', 'tags', 'readOnly',
-  'requiresConfirmation', 'scopedWrite', 'timeoutMs', 'rateLimitRpm', 'maxOutputLength', 'truncation', 'source',
+  'requiresConfirmation', 'scopedWrite', 'timeoutMs', 'rateLimitRpm', 'maxOutputLength', 'truncation', 'source', 'revision',
 ]);
+
+/** Registrations without a `revision` so far in this process (each gets its own salt). */
+let unnamedRegistrations = 0;
 
 /** Is `value` a programmatic definition (a plain object with `run` and `inputSchema`), not a descriptor or class? */
 export function isToolDefinition(value: unknown): value is ToolDefinition {
@@ -116,7 +135,8 @@ export function checkToolDefinition(definition: ToolDefinition, options: Definit
   if (typeof definition.description !== 'string' || definition.description.trim() === '') throw bad('description', 'is required: a non-empty string saying when to use the tool');
   if (definition.source !== undefined && (typeof definition.source !== 'string' || definition.source === '')) throw bad('source', 'must be a non-empty string when given');
   if (definition.close !== undefined && typeof definition.close !== 'function') throw bad('close', 'must be a function when given');
-  const { run, close, inputSchema, outputSchema, source, ...flags } = definition;
+  if (definition.revision !== undefined && (typeof definition.revision !== 'string' || definition.revision === '')) throw bad('revision', 'must be a non-empty string when given');
+  const { run, close, inputSchema, outputSchema, source, revision, ...flags } = definition;
   const target = definitionClass(label, run, close);
   const toolOptions: ToolOptions = { ...(flags as Omit<ToolOptions, 'runner'>), runner: 'main' };
   const descriptor = buildToolDescriptor(toolOptions, target, undefined, options.bridged === true ? BRIDGED_TOOL_NAME_PATTERN : undefined);
@@ -146,8 +166,12 @@ export function checkToolDefinition(definition: ToolDefinition, options: Definit
     name: descriptor.name, version: descriptor.version, description: descriptor.description!, className: target.name,
     source: source ?? 'register()', inputSchema, outputSchema: outputSchema ?? null,
   };
-  // The code counts in the revision: a replacement with other code needs new approvals.
-  const revisionSalt = crypto.createHash('sha256').update(`${String(run)}\u0000${descriptor.description}`).digest('hex');
+  // What `run` does cannot be read from it (a closure's captured values, a bound or native
+  // function): without the caller's `revision`, every registration is a new revision, so a
+  // replacement never runs under approvals remembered for what it replaced.
+  const revisionSalt = revision !== undefined
+    ? `revision:${revision}\u0000${descriptor.description}`
+    : `registration:${process.pid}:${++unnamedRegistrations}:${crypto.randomUUID()}`;
   const registerOptions: RegisterOptions = { revisionSalt };
   if (foreign) registerOptions.foreignSchemas = true;
   if (options.upstream !== undefined) registerOptions.upstream = options.upstream;
@@ -166,16 +190,33 @@ function withDialect(schema: unknown): unknown {
   return { ...schema, $schema: draft07 ? 'http://json-schema.org/draft-07/schema#' : 'https://json-schema.org/draft/2020-12/schema' };
 }
 
-/** The class the main runner instantiates: each instance calls the definition's `run` (and `close`). */
+/**
+ * Per `close` function: instances made with it and not closed yet. A `name@version`
+ * registered again (the same definition, or one with the same `close`) makes a new instance
+ * while the old one may still be open; `close` runs when the last of them closes, so once.
+ */
+const openInstances = new WeakMap<NonNullable<ToolDefinition['close']>, number>();
+
+/** The class the main runner instantiates: each instance calls the definition's `run` (and, when the last open one closes, `close`). */
 function definitionClass(name: string, run: ToolDefinition['run'], close: ToolDefinition['close']): ToolClass {
   if (typeof run !== 'function') throw ToolDefinitionError.fromBadOption(name, 'run', 'is required: a function (args, ctx) => result');
   const target = class RegisteredFunctionTool implements Tool<Record<string, unknown>, unknown> {
+    private open = true;
+
+    constructor() {
+      if (close !== undefined) openInstances.set(close, (openInstances.get(close) ?? 0) + 1);
+    }
+
     run(args: Record<string, unknown>, ctx: ToolContext): unknown {
       return run(args, ctx);
     }
 
     close(): void | Promise<void> {
-      return close?.();
+      if (!this.open || close === undefined) return;
+      this.open = false;
+      const left = (openInstances.get(close) ?? 1) - 1;
+      openInstances.set(close, left);
+      return left === 0 ? close() : undefined;
     }
   };
   return target;

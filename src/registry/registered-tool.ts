@@ -74,9 +74,10 @@ export interface RegisterOptions {
    */
   overrides?: ToolOverrides;
   /**
-   * Mixed into {@link RegisteredTool.revision}: what else identifies the definition (a
-   * programmatic tool's code), so that remembered approvals of one definition do not carry
-   * over to a replacement with the same schemas and flags. Default none.
+   * Mixed into {@link RegisteredTool.revision}: what else identifies the definition (for a
+   * programmatic tool, its `revision` and description, else a salt of its own registration),
+   * so that remembered approvals of one definition do not carry over to a replacement with
+   * the same schemas and flags. Default none.
    */
   revisionSalt?: string;
 }

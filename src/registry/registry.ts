@@ -64,7 +64,9 @@ export class ToolRegistry {
    * every tool. Registering a `name@version` that is registered already replaces its
    * definition and runner together: a call still waiting (for an approval, its rate-limit
    * turn) when its tool is replaced is answered `TOOL_REPLACED` and not run, and remembered
-   * approvals of the old definition do not apply to the new one (its revision differs).
+   * approvals of the old definition do not apply to the new one: each registration gets a
+   * revision of its own (same code or not), unless the definition gives a stable
+   * `revision` (see {@link ToolDefinition.revision}) and its schemas and flags are unchanged.
    *
    * ```ts
    * registry.register({

@@ -91,7 +91,7 @@ export interface HandleOptions extends AgentCallOptions {
  */
 export interface CallRetryPolicy {
   /**
-   * Called with each result of a tool call (never `ask_user`), after `attempt` tries (1 for
+   * Called with each result of a tool call (never `ask_user`, `request_tools` or a builtin such as `run_subagent`), after `attempt` tries (1 for
    * the first). Resolves, after any wait, `{ again: true }` to make the call again, or
    * `{ again: false }` to keep the result, with a `note` appended to its output for the model.
    */
@@ -173,13 +173,13 @@ export class ToolCallHandler {
         onCall?.(call);
         try {
           const builtin = builtinOf(call.name);
-          const answeredHere = builtin !== undefined || (call.name === REQUEST_TOOLS_NAME && requestTools !== undefined) || call.name === ASK_USER_TOOL.name;
+          // Only the target's tools are retried: a builtin's, request_tools' or ask_user's
+          // answer is for the model (and the target does not know their names).
+          const own = builtin !== undefined || (call.name === REQUEST_TOOLS_NAME && requestTools !== undefined) || call.name === ASK_USER_TOOL.name;
           result = builtin !== undefined ? await builtin.run(call, options) : call.name === REQUEST_TOOLS_NAME && requestTools !== undefined ? requestTools(call) : call.name === ASK_USER_TOOL.name
             ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
             : await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
-          // Retried through the target: only calls the target answered (a builtin's refusal,
-          // say run_subagent's OVERLOADED, would come back from the target as UNKNOWN_TOOL).
-          for (let attempt = 1; options.retry !== undefined && !answeredHere; attempt++) {
+          for (let attempt = 1; options.retry !== undefined && !own; attempt++) {
             const verdict = await options.retry.decide(call, result, attempt, options.signal);
             if (!verdict.again) {
               if (verdict.note !== undefined) result = withNote(result, verdict.note);

@@ -114,6 +114,35 @@ describe('toolgate/ai-sdk: a two-round generateText loop with a scripted model',
     assert.equal(approvedInConversation([], 'c9'), false);
   });
 
+  it('does not run a definition registered again between the approval question and the approved run (TOOL_REPLACED)', async () => {
+    const ran: string[] = [];
+    const define = (which: string) => system.registry.register({
+      name: 'stamp_note', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, description: `Stamp a note (${which}).`,
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      run: ({ text }) => { ran.push(which); return `stamped ${String(text)}`; },
+    });
+    define('old');
+    const tools = toAiSdkTools(system, { only: ['stamp_note'] });
+    const input = { text: 'x' };
+    const needs = tools.stamp_note!.needsApproval as (input: unknown, options: { toolCallId: string; messages: ModelMessage[] }) => Promise<boolean>;
+    assert.equal(await needs(input, { toolCallId: 'r1', messages: [] }), true, 'the call asks');
+    const approvedMessages: ModelMessage[] = [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'r1', toolName: 'stamp_note', input }, { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'r1' }] },
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'a1', approved: true }] },
+    ];
+    // The person approved the old definition; a new one is registered before the call runs.
+    define('new');
+    const output = await tools.stamp_note!.execute!(input, { toolCallId: 'r1', messages: approvedMessages }) as { success: boolean; errorCode?: string };
+    assert.equal(output.errorCode, 'TOOL_REPLACED', JSON.stringify(output));
+    assert.deepEqual(ran, [], 'neither definition ran');
+    // Asked and approved again (for the new definition), it runs.
+    assert.equal(await needs(input, { toolCallId: 'r2', messages: [] }), true);
+    const again = approvedMessages.map((m) => JSON.parse(JSON.stringify(m).replaceAll('r1', 'r2')) as ModelMessage);
+    const second = await tools.stamp_note!.execute!(input, { toolCallId: 'r2', messages: again }) as { success: boolean };
+    assert.equal(second.success, true, JSON.stringify(second));
+    assert.deepEqual(ran, ['new']);
+  });
+
   it('passes the abort signal through: an aborted call is not run', async () => {
     const tools = toAiSdkTools(system, { only: ['read_file'] });
     const controller = new AbortController();

@@ -120,6 +120,28 @@ describe('toolgate/openai-agents: a two-round Agents JS run with a scripted mode
     assert.equal(fs.existsSync(path.join(tmp.ws, 'rejected.txt')), false);
   });
 
+  it('does not run a definition registered again between the interruption and the approved run (TOOL_REPLACED)', async () => {
+    const ran: string[] = [];
+    const define = (which: string) => system.registry.register({
+      name: 'stamp_note', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, description: `Stamp a note (${which}).`,
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      run: ({ text }) => { ran.push(which); return `stamped ${String(text)}`; },
+    });
+    define('old');
+    const model = new ScriptedModel([[call('s1', 'stamp_note', { text: 'x' })], [say('ok')]]);
+    const agent = new Agent({ name: 'stamper', instructions: 'Stamp.', model, tools: toAgentsTools(system, { only: ['stamp_note'] }) });
+    const runner = new Runner({ tracingDisabled: true });
+    let result = await runner.run(agent, 'Stamp it.');
+    assert.equal(result.interruptions.length, 1, 'the call asks');
+    // The person approves the old definition; a new one is registered before the call runs.
+    define('new');
+    result.state.approve(result.interruptions[0]!);
+    result = await runner.run(agent, result.state);
+    assert.equal(result.finalOutput, 'ok');
+    assert.match(results(model.requests[1]!).get('s1')!, /registered again/);
+    assert.deepEqual(ran, [], 'neither definition ran');
+  });
+
   it('offers strict schemas where OpenAI\'s strict subset allows them', () => {
     const [read] = toAgentsTools(system, { only: ['read_file'] });
     assert.equal((read as { strict?: boolean }).strict, true);

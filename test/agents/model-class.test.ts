@@ -147,6 +147,32 @@ describe('agents and exports by model class', () => {
     assert.throws(() => new GeneralAgent({ tools, model: unsaid, modelClass: 'smell' as ModelClass }), /modelClass/);
   });
 
+  it('a subagent keeps its parent\'s model class on the parent\'s model, and takes its own model\'s class (else the parent\'s) on another', async () => {
+    const runSubagent = (id: string, args: Record<string, unknown>): OpenAIAssistantMessage =>
+      ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'run_subagent', arguments: JSON.stringify(args) } }] });
+    // The parent's model (no class of its own: the agent says text-only) also serves the first child.
+    const parentModel = new ScriptedModel([
+      runSubagent('s1', { prompt: 'Same model.' }),
+      { role: 'assistant', content: 'child on the parent model done' },
+      runSubagent('s2', { prompt: 'Vision model.', model_id: 'v' }),
+      runSubagent('s3', { prompt: 'Unsaid model.', model_id: 'u' }),
+      { role: 'assistant', content: 'done' },
+    ]);
+    const visionModel = new ScriptedModel([{ role: 'assistant', content: 'ok' }], 'vision');
+    const unsaidModel = new ScriptedModel([{ role: 'assistant', content: 'ok' }]);
+    const agent = new GeneralAgent({ tools, model: parentModel, modelClass: 'text-only', subagents: { models: { v: visionModel, u: unsaidModel } } });
+    const run = await agent.run('Delegate.');
+    assert.equal(run.stopReason, 'final');
+    assert.ok(run.results.every((r) => r.success), run.results.map((r) => r.output).join('\n'));
+    const childRequest = parentModel.requests.find((r) => r.messages.some((m) => m.role === 'user' && m.content === 'Same model.'));
+    const same = offered(childRequest);
+    assert.ok(same.includes('describe_image') && !same.includes('read_image'), `the child on the text-only parent's model: ${same.join(',')}`);
+    const vision = offered(visionModel.requests[0]);
+    assert.ok(vision.includes('read_image') && !vision.includes('describe_image'), `the child on a vision model: ${vision.join(',')}`);
+    const unsaid = offered(unsaidModel.requests[0]);
+    assert.ok(unsaid.includes('describe_image') && !unsaid.includes('read_image'), `the child on a model without a class: ${unsaid.join(',')}`);
+  });
+
   it('exports for OpenAI, Anthropic and MCP take the model class; without one every tool is exported', () => {
     const names = (specs: unknown[]): string[] => specs.map((s) => (s as { name?: string; function?: { name: string } }).function?.name ?? (s as { name: string }).name);
     for (const format of ['openai', 'openai-strict', 'anthropic', 'mcp'] as const) {

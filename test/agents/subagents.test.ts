@@ -278,6 +278,37 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     assert.equal(agent.subagents!.list()[0]!.status, 'aborted');
   });
 
+  it('aborting a later run aborts a background child an earlier run started', async () => {
+    const childEntered = gate();
+    let childSignal: AbortSignal | undefined;
+    const child: ChatModel = {
+      complete(request) {
+        childSignal = request.signal;
+        childEntered.open();
+        return new Promise((_, reject) => request.signal!.addEventListener('abort', () => reject(new Error('child request aborted')), { once: true }));
+      },
+    };
+    const parent = new ScriptedModel([
+      say(null, [['bg1', RUN_SUBAGENT, { prompt: 'Work long.', model_id: 'c', yield_time_ms: 0 }]]),
+      say('Started it.'),
+      // The second run calls no subagent tool: its model waits until the run is aborted.
+      (request) => new Promise((_, reject) => request.signal!.addEventListener('abort', () => reject(new Error('parent request aborted')), { once: true })),
+    ]);
+    const agent = new GeneralAgent({ tools, model: parent, subagents: { models: { c: child } } });
+    const first = await agent.run('Start a child.');
+    assert.equal(first.stopReason, 'final');
+    await childEntered.promise;
+    assert.equal(agent.subagents!.list()[0]!.status, 'running');
+    const controller = new AbortController();
+    const running = agent.run('Wait.', { signal: controller.signal });
+    while (parent.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    assert.equal((await running).stopReason, 'aborted');
+    assert.equal(childSignal?.aborted, true, 'the child of the first run was aborted');
+    for (let i = 0; i < 1000 && agent.subagents!.list()[0]!.status === 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(agent.subagents!.list()[0]!.status, 'aborted');
+  });
+
   it('answers input_subagent for an unknown id with a clear result, and checks arguments', async () => {
     const parent = new ScriptedModel([
       say(null, [
@@ -345,6 +376,34 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     }
   });
 
+  it('applies the parent\'s session approval mode to the child when the parent\'s turn id holds a "/" (agent team/general)', async () => {
+    const child = new ScriptedModel([say(null, [['cw2', 'write_file', { filepath: 'denied-slash.txt', content: 'no' }]]), say('the write was denied')]);
+    const parent = new ScriptedModel([say(null, [['pr/2', RUN_SUBAGENT, { prompt: 'Write denied-slash.txt.', model_id: 'c' }]]), say('done')]);
+    const asked: ConfirmationRequest[] = [];
+    const agent = new GeneralAgent({
+      tools, model: parent, name: 'team/general',
+      confirmationHandler: (request) => {
+        asked.push(request);
+        return true;
+      },
+      subagents: { models: { c: child } },
+    });
+    const turnId = 'team/general:run-1';
+    setSessionApprovalMode(ledger, turnId, 'deny-all', 'test');
+    try {
+      const run = await agent.run('Delegate a write.', { turnId });
+      assert.equal(run.stopReason, 'final');
+      assert.match(toolMessage(child.requests[1], 'cw2'), /the approval mode is deny-all/);
+      assert.equal(fs.existsSync(path.join(t.ws, 'denied-slash.txt')), false);
+      assert.deepEqual(asked, []);
+      const childTurn = (byCall(run.results, 'pr/2').structured as { turn: string }).turn;
+      assert.deepEqual(parseSubagentTurnId(childTurn), { parentSession: `${turnId}:1`, parentTurnId: turnId, parentCallId: 'pr/2', subagentId: 'sa-1' });
+      assert.equal(supervisedSession(`${childTurn}:1`, childTurn), turnId);
+    } finally {
+      setSessionApprovalMode(ledger, turnId, undefined, 'test');
+    }
+  });
+
   it('reports a child whose model fails, and takes no follow-up for it', async () => {
     const broken: ChatModel = {
       async complete() {
@@ -375,5 +434,51 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     assert.throws(() => new GeneralAgent({ tools, model, subagents: { models: { x: {} as ChatModel } } }), /options\.subagents\.models\.x must be a ChatModel/);
     assert.equal(new GeneralAgent({ tools, model }).subagents, undefined);
     assert.ok(!new GeneralAgent({ tools, model }).toolSpecs().some((s) => s.function.name === RUN_SUBAGENT));
+  });
+});
+
+describe('run_subagent in a batch', () => {
+  const t = tempWorkspace();
+  let tools: ToolSystem;
+  const log: string[] = [];
+  before(async () => {
+    tools = new ToolSystem({ workspace: t.ws, ported: false });
+    tools.registry.register({
+      name: 'probe_step', version: '1.0.0', kind: 'internal', readOnly: true, description: 'Log a step, wait 50 ms, log its end.',
+      inputSchema: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'], additionalProperties: false },
+      run: async ({ label }) => {
+        log.push(`start ${String(label)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        log.push(`end ${String(label)}`);
+        return String(label);
+      },
+    });
+    await tools.start();
+  });
+  after(async () => {
+    await tools.close();
+    t.cleanup();
+  });
+
+  it('waits for the earlier calls of its batch, and the later calls wait for it (as a write does)', async () => {
+    const child = new ScriptedModel([
+      () => {
+        log.push('child');
+        return say('child done')({} as ChatRequest);
+      },
+    ]);
+    const parent = new ScriptedModel([
+      say(null, [
+        ['a', 'probe_step', { label: 'A' }],
+        ['run', RUN_SUBAGENT, { prompt: 'Work.', model_id: 'c' }],
+        ['b', 'probe_step', { label: 'B' }],
+      ]),
+      say('done'),
+    ]);
+    const agent = new GeneralAgent({ tools, model: parent, subagents: { models: { c: child } } });
+    const run = await agent.run('Probe around a subagent.');
+    assert.equal(run.stopReason, 'final');
+    assert.ok(run.results.every((r) => r.success), run.results.map((r) => r.output).join('\n'));
+    assert.deepEqual(log, ['start A', 'end A', 'child', 'start B', 'end B']);
   });
 });

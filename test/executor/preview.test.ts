@@ -4,16 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ToolExecutor } from 'toolgate';
+import { ToolExecutor, type ToolRegistry } from 'toolgate';
 import { fixtureRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 describe('ToolExecutor.preview', () => {
   let tmp: TempWorkspace;
   let executor: ToolExecutor;
+  let registry: ToolRegistry;
 
   before(async () => {
     tmp = tempWorkspace();
-    executor = new ToolExecutor(await fixtureRegistry(), {
+    registry = await fixtureRegistry();
+    executor = new ToolExecutor(registry, {
       workspaceRoot: tmp.ws, sweepLeftovers: false,
       policyHook: (call) => (call.tool === 'fail_always' ? 'fail_always is vetoed' : undefined),
     });
@@ -26,7 +28,7 @@ describe('ToolExecutor.preview', () => {
 
   it('says allow for a call nothing objects to, without running it', async () => {
     const before = await executor.execute({ name: 'count_calls', arguments: {} });
-    assert.deepEqual(await executor.preview({ name: 'count_calls', arguments: {} }), { verdict: 'allow', decisions: [] });
+    assert.deepEqual(await executor.preview({ name: 'count_calls', arguments: {} }), { verdict: 'allow', decisions: [], revision: registry.get('count_calls')!.revision });
     const next = await executor.execute({ name: 'count_calls', arguments: {} });
     assert.equal(Number(next.output), Number(before.output) + 1, 'the preview did not run the tool');
   });
@@ -49,5 +51,25 @@ describe('ToolExecutor.preview', () => {
     const escape = await executor.preview({ name: 'read_file', arguments: { filepath: '../outside/sentinel.txt' } });
     assert.deepEqual([escape.verdict, escape.code], ['deny', 'PATH_TRAVERSAL']);
     assert.equal((await executor.preview({ name: 'confirm_action', arguments: {} }, { mode: 'explore' })).code, 'MODE_DENIED');
+  });
+
+  it('gives the revision it was asked about; an approved call for another revision is answered TOOL_REPLACED and not run', async () => {
+    const ran: string[] = [];
+    const define = (which: string) => registry.register({
+      name: 'tag_release', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, description: `Tag a release (${which}).`,
+      inputSchema: { type: 'object', properties: {} },
+      run: () => (ran.push(which), which),
+    });
+    const old = define('old');
+    const asked = await executor.preview({ name: 'tag_release', arguments: {} });
+    assert.deepEqual([asked.verdict, asked.revision], ['ask', old.revision]);
+    define('new');
+    const replaced = await executor.execute({ name: 'tag_release', arguments: {} }, { confirm: true, approvedRevision: asked.revision });
+    assert.equal(replaced.errorCode, 'TOOL_REPLACED', replaced.output);
+    assert.deepEqual(ran, []);
+    const current = await executor.preview({ name: 'tag_release', arguments: {} });
+    const ok = await executor.execute({ name: 'tag_release', arguments: {} }, { confirm: true, approvedRevision: current.revision });
+    assert.equal(ok.success, true, ok.output);
+    assert.deepEqual(ran, ['new']);
   });
 });

@@ -82,6 +82,10 @@ describe('the MCP bridge registers through registry.register(definition)', () =>
       await until(() => registry.get('site__deploy') !== first, 'the bridge to register the changed tool');
       assert.equal(definitions.length, 2, 'the change was registered through register(definition)');
       assert.equal(registry.get('site__deploy')!.description, 'Deploy the site to the new cluster.');
+      const changed = registry.get('site__deploy')!;
+      assert.notEqual(changed.revision, first.revision, 'a changed tool has a new revision');
+      // The same tool listed again (as after a reconnect) keeps its revision, so its remembered approvals.
+      assert.equal(register(definitions[1], { bridged: true, foreignSchemas: true }).revision, changed.revision);
       answer(true);
       const result = await pending;
       assert.equal(result.errorCode, 'TOOL_REPLACED', result.output);

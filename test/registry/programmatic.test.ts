@@ -191,4 +191,84 @@ describe('a registered definition runs through the same path as a decorated tool
       await executor.close();
     }
   });
+
+  test('each registration gets its own revision (same source, other captured values, bound functions), unless the definition gives a stable revision', () => {
+    const registry = new ToolRegistry();
+    const limitTo = (limit: number): ToolDefinition => ({
+      name: 'capped_echo', version: '1.0.0', kind: 'internal', readOnly: true, description: 'Echo a text, capped.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      run: ({ text }) => String(text).slice(0, limit),
+    });
+    // Same source, different captured values: different behaviour, so different revisions.
+    const small = registry.register(limitTo(3)).revision;
+    const large = registry.register(limitTo(3000)).revision;
+    assert.notEqual(large, small);
+    // The very same definition registered again is a new registration too.
+    const same = limitTo(3);
+    const once = registry.register(same).revision;
+    assert.notEqual(registry.register(same).revision, once);
+    // Bound functions all read "function () { [native code] }": still one revision each.
+    const bound = (n: number): ToolDefinition => ({ ...limitTo(n), run: function (this: number, args: Record<string, unknown>) { return String(args.text).slice(0, this); }.bind(n) });
+    assert.equal(String(bound(1).run), String(bound(2).run));
+    assert.notEqual(registry.register(bound(1)).revision, registry.register(bound(2)).revision);
+    // A stable revision keeps the registration revision; another revision (or description, or schema) changes it.
+    const stable = registry.register({ ...limitTo(3), revision: 'cap-3' }).revision;
+    assert.equal(registry.register({ ...limitTo(3), revision: 'cap-3' }).revision, stable);
+    assert.notEqual(registry.register({ ...limitTo(3000), revision: 'cap-3000' }).revision, stable);
+    assert.notEqual(registry.register({ ...limitTo(3), revision: 'cap-3', description: 'Echo a text, cut.' }).revision, stable);
+    assert.notEqual(registry.register({ ...limitTo(3), revision: 'cap-3', inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 9 } }, required: ['text'] } }).revision, stable);
+    assert.throws(() => registry.register({ ...limitTo(3), revision: '' }), (e: unknown) => e instanceof ToolDefinitionError && /revision/.test(e.message));
+  });
+
+  test('a replaced definition\'s instance is closed once its calls in flight end; the same definition registered twice is closed once', async () => {
+    const registry = new ToolRegistry();
+    const closed: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const slow: ToolDefinition = {
+      name: 'slow_echo', version: '1.0.0', kind: 'internal', readOnly: true, description: 'Echo after a while.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      run: async ({ text }) => {
+        started();
+        await held;
+        return String(text);
+      },
+      close: () => void closed.push('slow'),
+    };
+    const quick = (label: string): ToolDefinition => ({ ...slow, description: `Echo at once (${label}).`, run: ({ text }) => String(text), close: () => void closed.push(label) });
+    registry.register(slow);
+    const executor = new ToolExecutor(registry, { workspaceRoot: tmp.ws, outputStore: false });
+    let closedExecutor = false;
+    try {
+      const inFlight = executor.call('slow_echo', { text: 'first' });
+      await running;
+      registry.register(quick('second'));
+      assert.equal((await executor.call('slow_echo', { text: 'x' })).output, 'x');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(closed, [], 'the replaced instance still runs a call: not closed yet');
+      release();
+      assert.equal((await inFlight).output, 'first');
+      for (let i = 0; i < 100 && closed.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(closed, ['slow'], 'closed once its last call ended, before the executor closes');
+      // A replaced instance with no call running is closed at once.
+      registry.register(quick('third'));
+      assert.equal((await executor.call('slow_echo', { text: 'y' })).output, 'y');
+      for (let i = 0; i < 100 && closed.length === 1; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(closed, ['slow', 'second']);
+      // The same definition object registered twice (each call made an instance): its close runs once.
+      const same = quick('same');
+      registry.register(same);
+      assert.equal((await executor.call('slow_echo', { text: 'z' })).output, 'z');
+      registry.register(same);
+      assert.equal((await executor.call('slow_echo', { text: 'w' })).output, 'w');
+      await executor.close();
+      closedExecutor = true;
+      assert.deepEqual(closed, ['slow', 'second', 'third', 'same']);
+    } finally {
+      release();
+      if (!closedExecutor) await executor.close();
+    }
+  });
 });

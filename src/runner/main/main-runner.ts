@@ -18,8 +18,14 @@ export class MainRunner implements Runner {
   private readonly instances = new Map<string, Tool>();
   /** The class each instance was made of: a `name@version` registered again gets a new instance. */
   private readonly classes = new Map<string, unknown>();
-  /** Instances of definitions replaced since (calls may still run on them); closed with the runner. */
-  private readonly retired: Array<[string, Tool]> = [];
+  /** Instances of definitions replaced since whose calls still run, by instance: `name@version`. Each is closed once its last call ends. */
+  private readonly retired = new Map<Tool, string>();
+  /** Calls running on each instance (instances with none are absent). */
+  private readonly running = new Map<Tool, number>();
+  /** `close()` of retired instances, under way. */
+  private readonly closing = new Set<Promise<void>>();
+  /** What retired instances' `close()` threw, reported by {@link close}. */
+  private readonly closeFailures: Array<{ key: string; error: unknown }> = [];
   /** Calls in flight, so that close() can stop them. */
   private readonly active = new Set<MainCallWatch>();
 
@@ -29,27 +35,53 @@ export class MainRunner implements Runner {
   }
 
   /**
-   * Abort every call in flight, then call each tool instance's `close()` and forget the
-   * instances.
-   * @returns the errors the instances' `close()` threw or rejected with, by `name@version`.
+   * Abort every call in flight, then call each tool instance's `close()` (once per instance:
+   * an instance retired earlier, when its definition was replaced, was closed when its last
+   * call ended) and forget the instances.
+   * @returns the errors the instances' `close()` threw or rejected with, by `name@version`
+   *   (retired instances' included).
    */
   async close(): Promise<Array<{ key: string; error: unknown }>> {
     this.closeAll();
-    const instances = [...this.retired, ...this.instances];
+    const instances = [...this.retired].map(([instance, key]): [string, Tool] => [key, instance]).concat([...this.instances]);
     this.instances.clear();
     this.classes.clear();
-    this.retired.length = 0;
-    const failures: Array<{ key: string; error: unknown }> = [];
-    await Promise.all(
-      instances.map(async ([key, instance]) => {
-        try {
-          await instance.close?.();
-        } catch (error) {
-          failures.push({ key, error });
-        }
-      }),
-    );
-    return failures;
+    this.retired.clear();
+    this.running.clear();
+    for (const [key, instance] of instances) this.closeInstance(key, instance);
+    while (this.closing.size !== 0) await Promise.all([...this.closing]);
+    return this.closeFailures.splice(0);
+  }
+
+  /** Call `instance.close()` (its failure kept for {@link close}). */
+  private closeInstance(key: string, instance: Tool): void {
+    const closing: Promise<void> = (async () => {
+      try {
+        await instance.close?.();
+      } catch (error) {
+        this.closeFailures.push({ key, error });
+      }
+    })().finally(() => this.closing.delete(closing));
+    this.closing.add(closing);
+  }
+
+  /** A call starts on `instance`. */
+  private enter(instance: Tool): void {
+    this.running.set(instance, (this.running.get(instance) ?? 0) + 1);
+  }
+
+  /** A call on `instance` ended: a retired instance with no call left is closed. */
+  private leave(instance: Tool): void {
+    const left = (this.running.get(instance) ?? 1) - 1;
+    if (left > 0) {
+      this.running.set(instance, left);
+      return;
+    }
+    this.running.delete(instance);
+    const key = this.retired.get(instance);
+    if (key === undefined) return;
+    this.retired.delete(instance);
+    this.closeInstance(key, instance);
   }
 
   /** The tool's instance; a promise of it when the tool's class is not loaded yet (its first call). */
@@ -58,11 +90,16 @@ export class MainRunner implements Runner {
     const target = call.tool.target;
     if (instance !== undefined && this.classes.get(call.tool.key) === target) return instance;
     if (target === undefined) return call.tool.load().then(() => this.instanceFor(call));
-    // The registry replaced the definition (same name@version): its calls get its own instance.
-    if (instance !== undefined) this.retired.push([call.tool.key, instance]);
     const created = new target();
     this.instances.set(call.tool.key, created);
     this.classes.set(call.tool.key, target);
+    // The registry replaced the definition (same name@version): its calls get their own
+    // instance (made first: a definition registered again shares its `close` with it); the
+    // old one is closed once the calls still running on it have ended.
+    if (instance !== undefined) {
+      if (this.running.has(instance)) this.retired.set(instance, call.tool.key);
+      else this.closeInstance(call.tool.key, instance);
+    }
     return created;
   }
 
@@ -78,20 +115,35 @@ export class MainRunner implements Runner {
     if (call.client !== undefined) ctx.client = call.client;
     if (signal?.aborted) return { kind: 'aborted' };
     let returned: unknown;
+    // The instance the call runs on, counted as running until the call's outcome is known.
+    let entered: Tool | undefined;
+    const enter = (instance: Tool): Tool => {
+      this.enter(instance);
+      return (entered = instance);
+    };
+    const leave = (): void => {
+      if (entered !== undefined) this.leave(entered);
+      entered = undefined;
+    };
     try {
       const instance = this.instanceFor(call);
       // The first call of a tool registered from a manifest imports its module first.
-      returned = instance instanceof Promise ? instance.then((loaded) => loaded.run(call.args as never, ctx)) : instance.run(call.args as never, ctx);
+      returned = instance instanceof Promise ? instance.then((loaded) => enter(loaded).run(call.args as never, ctx)) : enter(instance).run(call.args as never, ctx);
     } catch (error) {
+      leave();
       return { kind: 'error', error: serializeError(error), notes: ctx.notes };
     }
     if (!isThenable(returned)) {
       // Returned synchronously: done before any timer or abort could fire.
+      leave();
       return okOutcome(returned, ctx);
     }
     const pending = returned as PromiseLike<unknown>;
     return new Promise<RunOutcome>((resolve) => {
-      const watch = new MainCallWatch(call, signal, ctx, this.active, resolve);
+      const watch = new MainCallWatch(call, signal, ctx, this.active, (outcome) => {
+        leave();
+        resolve(outcome);
+      });
       this.active.add(watch);
       // Watch the tool's promise even when the signal had already aborted (settled at once),
       // so that a later rejection is not left unhandled.
