@@ -1,14 +1,17 @@
 /**
  * Outcomes through the MCP server (issue 19 item 2), driven by the SDK client over the
- * in-memory transport: every result carries `toolgate/outcome`, `toolgate/sideEffects`, and
+ * in-memory transport and through a spawned `toolgate mcp` over stdio: every result carries `toolgate/outcome`, `toolgate/sideEffects`, and
  * on failures `toolgate/errorClass` and `toolgate/retryAfterMs`, in `_meta`.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createMcpServer, ToolExecutionError, ToolExecutor, ToolRegistry, type ToolOptions } from 'toolgate';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
-import { inMemoryTransport, tempWorkspace } from '../helpers.js';
+import { BIN, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 const INPUT = { type: 'object', properties: {}, additionalProperties: false };
 
@@ -55,5 +58,36 @@ describe('MCP results carry outcomes in _meta', () => {
   test('a transient failure of a tool that writes: recoverable, side effects possible', async () => {
     const failed = await client.callTool({ name: 'busy_sink', arguments: {} });
     assert.deepEqual(failed._meta, { 'toolgate/errorCode': 'TRANSIENT', 'toolgate/outcome': 'recoverable', 'toolgate/sideEffects': 'possible', 'toolgate/errorClass': 'transient' });
+  });
+});
+
+describe('toolgate mcp over stdio: outcomes in _meta', () => {
+  test('a read, a missing file, invalid arguments and a denied write each carry their outcome', async () => {
+    const tmp = tempWorkspace();
+    fs.writeFileSync(path.join(tmp.ws, 'here.txt'), 'present\n');
+    const client = new Client({ name: 'outcomes-stdio', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--no-ledger', '--mode', 'explore'], stderr: 'pipe', env: process.env as Record<string, string> }));
+    try {
+      const meta = async (name: string, args: Record<string, unknown>) => ((await client.callTool({ name, arguments: args })) as { _meta?: Record<string, unknown> })._meta ?? {};
+      const read = await meta('read_file', { filepath: 'here.txt' });
+      assert.equal(read['toolgate/outcome'], 'success');
+      assert.equal(read['toolgate/sideEffects'], 'none');
+      const missing = await meta('read_file', { filepath: 'absent.txt' });
+      assert.equal(missing['toolgate/outcome'], 'fatal');
+      assert.equal(typeof missing['toolgate/errorClass'], 'string');
+      const invalid = await meta('read_file', { filepath: 42 });
+      assert.equal(invalid['toolgate/outcome'], 'fatal');
+      assert.equal(invalid['toolgate/errorClass'], 'invalid_arguments');
+      // Explore mode: a write is denied by the mode, fatal for the turn, nothing happened.
+      const denied = await meta('write_file', { filepath: 'new.txt', content: 'x' });
+      assert.equal(denied['toolgate/errorCode'], 'MODE_DENIED');
+      assert.equal(denied['toolgate/outcome'], 'fatal');
+      assert.equal(denied['toolgate/errorClass'], 'denied');
+      assert.equal(denied['toolgate/sideEffects'], 'none');
+      assert.equal(fs.existsSync(path.join(tmp.ws, 'new.txt')), false);
+    } finally {
+      await client.close();
+      tmp.cleanup();
+    }
   });
 });
