@@ -1,8 +1,8 @@
 /**
  * Helpers for tools that call a hosted API with a key from the environment (web_search's
  * Tavily, generate_image's OpenAI-compatible images endpoint): checking the configured base
- * URL so the key only travels over https (or stays on the machine), reading an answer with a
- * size bound, and quoting the service's text without the key or control characters.
+ * URL so the key only travels over https (or stays on the machine), posting JSON with a deadline
+ * and a size bound on the answer ({@link postJson}), and quoting the service's text without the key or control characters.
  *
  * @module
  */
@@ -75,4 +75,68 @@ export function cleanText(text: string, apiKey: string | undefined, max: number)
   const last = out.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return `${out.slice(0, end).trimEnd()}…`;
+}
+
+/** Why a POST to a keyed API got no answer to read: see {@link KeyedRequestError}. */
+export type KeyedRequestFailure = 'timeout' | 'aborted' | 'unreachable' | 'too_large';
+
+/**
+ * A POST to a keyed API that got no answer: `timeout` (none within the time given), `aborted`
+ * (the caller's signal), `unreachable` (a network error; `detail` is its code, such as
+ * `ECONNREFUSED`), or `too_large` (the answer passed the byte bound). Each tool words it in
+ * its own error.
+ */
+export class KeyedRequestError extends Error {
+  /** @param status - the HTTP status, when an answer came (`too_large`). */
+  constructor(readonly failure: KeyedRequestFailure, readonly detail: string, cause?: unknown, readonly status?: number) {
+    super(`${failure}: ${detail}`, { cause });
+    this.name = 'KeyedRequestError';
+  }
+}
+
+/** What a keyed API answered: the HTTP status, its `Retry-After` header, and the body parsed as JSON (`undefined` when it is not JSON). */
+export interface KeyedAnswer {
+  status: number;
+  retryAfter: string | null;
+  data: unknown;
+}
+
+/**
+ * POST `body` as JSON to `url` (from {@link apiEndpoint}) with the key as a bearer token (none
+ * without one), never following a redirect (the key stays with the host it was meant for),
+ * within `timeoutMs` milliseconds and the caller's `signal`, reading at most `maxBytes` bytes of
+ * the answer. Any HTTP status is an answer; the caller judges it.
+ * @throws KeyedRequestError when there is no answer to read (see {@link KeyedRequestFailure}).
+ */
+export async function postJson(request: { url: URL; apiKey: string | undefined; body: unknown; timeoutMs: number; signal: AbortSignal | undefined; maxBytes: number }): Promise<KeyedAnswer> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, request.timeoutMs);
+  const onAbort = (): void => controller.abort();
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (request.apiKey !== undefined) headers.Authorization = `Bearer ${request.apiKey}`;
+  try {
+    const response = await fetch(request.url, { method: 'POST', headers, body: JSON.stringify(request.body), redirect: 'manual', signal: controller.signal });
+    const text = await readResponseText(response, request.maxBytes);
+    if (text === undefined) throw new KeyedRequestError('too_large', `the answer is larger than ${request.maxBytes} bytes`, undefined, response.status);
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), data };
+  } catch (error) {
+    if (error instanceof KeyedRequestError) throw error;
+    if (timedOut) throw new KeyedRequestError('timeout', `no answer within ${request.timeoutMs} ms`, error);
+    if (controller.signal.aborted) throw new KeyedRequestError('aborted', 'the call was aborted', error);
+    throw new KeyedRequestError('unreachable', (error as { cause?: { code?: string } }).cause?.code ?? 'network error', error);
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+  }
 }

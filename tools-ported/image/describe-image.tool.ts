@@ -22,7 +22,7 @@
  * @module
  */
 import { tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
-import { apiEndpoint, cleanText, readResponseText } from '../common/keyed-api.js';
+import { apiEndpoint, cleanText, KeyedRequestError, postJson, type KeyedAnswer } from '../common/keyed-api.js';
 import { dataUrlOf, imageFacts, loadImageBytes, sniffFormat, VISION_FORMATS } from '../common/image-data.js';
 import type { SafeFetchOptions } from '../common/safe-fetch.js';
 import { READ_IMAGE_MAX_BYTES } from './read-image.tool.js';
@@ -207,51 +207,26 @@ export async function describeImage(workspace: Workspace, args: DescribeImageInp
   if (options.signal?.aborted) throw new DescribeImageError('aborted', 'describe_image was cancelled before it asked the vision model.');
   if (timeoutMs <= 0) throw new DescribeImageError('timeout', "describe_image: no time is left before the call's deadline; the vision model was not asked.");
 
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  const onAbort = (): void => controller.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
-  if (apiKey !== undefined) headers.Authorization = `Bearer ${apiKey}`;
-  let status = 0;
-  let text: string;
-  let retryAfter: string | null = null;
+  let reply: KeyedAnswer;
   try {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        model,
-        messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, { type: 'image_url', image_url: { url: dataUrlOf(bytes, facts.mime) } }] }],
-      }),
-      redirect: 'manual', // never follow a redirect with the key attached
-      signal: controller.signal,
+    reply = await postJson({
+      url: endpoint,
+      apiKey,
+      body: { model, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, { type: 'image_url', image_url: { url: dataUrlOf(bytes, facts.mime) } }] }] },
+      timeoutMs,
+      signal: options.signal,
+      maxBytes: DESCRIBE_IMAGE_MAX_RESPONSE_BYTES,
     });
-    status = response.status;
-    retryAfter = response.headers.get('retry-after');
-    const answer = await readResponseText(response, DESCRIBE_IMAGE_MAX_RESPONSE_BYTES);
-    if (answer === undefined) throw new DescribeImageError('malformed_response', `describe_image: the vision endpoint's answer is larger than ${DESCRIBE_IMAGE_MAX_RESPONSE_BYTES} bytes.`, status);
-    text = answer;
   } catch (error) {
-    if (error instanceof DescribeImageError) throw error;
-    if (timedOut) throw new DescribeImageError('timeout', `describe_image timed out: the vision model did not answer within ${timeoutMs} ms. Try again later, or continue without the image.`, undefined, error);
-    if (controller.signal.aborted) throw new DescribeImageError('aborted', 'describe_image was cancelled (the call was aborted) before the vision model answered.', undefined, error);
-    const detail = (error as { cause?: { code?: string } }).cause?.code ?? 'network error';
-    throw new DescribeImageError('unreachable', `describe_image could not reach the vision endpoint at ${endpoint.origin} (${detail}). Try again later.`, undefined, error);
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
+    if (!(error instanceof KeyedRequestError)) throw error;
+    switch (error.failure) {
+      case 'too_large': throw new DescribeImageError('malformed_response', `describe_image: the vision endpoint's answer is larger than ${DESCRIBE_IMAGE_MAX_RESPONSE_BYTES} bytes.`, error.status);
+      case 'timeout': throw new DescribeImageError('timeout', `describe_image timed out: the vision model did not answer within ${timeoutMs} ms. Try again later, or continue without the image.`, undefined, error);
+      case 'aborted': throw new DescribeImageError('aborted', 'describe_image was cancelled (the call was aborted) before the vision model answered.', undefined, error);
+      case 'unreachable': throw new DescribeImageError('unreachable', `describe_image could not reach the vision endpoint at ${endpoint.origin} (${error.detail}). Try again later.`, undefined, error);
+    }
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    data = undefined;
-  }
+  const { status, retryAfter, data } = reply;
   if (status < 200 || status > 299) {
     const error = (data as { error?: { message?: unknown } } | undefined)?.error;
     const detail = typeof error?.message === 'string' ? cleanText(error.message, apiKey, 300) : undefined;

@@ -18,7 +18,7 @@
  * @module
  */
 import { MAX_IMAGE_DATA_URL_LENGTH, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
-import { apiEndpoint, cleanText, readResponseText } from '../common/keyed-api.js';
+import { apiEndpoint, cleanText, KeyedRequestError, postJson, type KeyedAnswer } from '../common/keyed-api.js';
 import { dataUrlOf, imageFacts, sniffFormat } from '../common/image-data.js';
 import { readBounded, safeFetch, type SafeFetchOptions } from '../common/safe-fetch.js';
 import { checkWritableTarget } from '../common/stream-inside.js';
@@ -206,46 +206,19 @@ export async function generateImage(workspace: Workspace, args: GenerateImageInp
   if (options.signal?.aborted) throw new GenerateImageError('aborted', 'generate_image was cancelled before it started.');
   if (timeoutMs <= 0) throw new GenerateImageError('timeout', "generate_image: no time is left before the call's deadline; nothing was requested.");
 
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  const onAbort = (): void => controller.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  let status = 0;
-  let text: string;
-  let retryAfter: string | null = null;
+  let reply: KeyedAnswer;
   try {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${apiKey}` },
-      body: JSON.stringify({ model, prompt, n: 1, size }),
-      redirect: 'manual', // never follow a redirect with the key attached
-      signal: controller.signal,
-    });
-    status = response.status;
-    retryAfter = response.headers.get('retry-after');
-    const answer = await readResponseText(response, GENERATE_IMAGE_MAX_RESPONSE_BYTES);
-    if (answer === undefined) throw new GenerateImageError('malformed_response', `generate_image: the service's answer is larger than ${GENERATE_IMAGE_MAX_RESPONSE_BYTES} bytes.`);
-    text = answer;
+    reply = await postJson({ url: endpoint, apiKey, body: { model, prompt, n: 1, size }, timeoutMs, signal: options.signal, maxBytes: GENERATE_IMAGE_MAX_RESPONSE_BYTES });
   } catch (error) {
-    if (error instanceof GenerateImageError) throw error;
-    if (timedOut) throw new GenerateImageError('timeout', `generate_image timed out: the service did not answer within ${timeoutMs} ms. Try again later.`, undefined, error);
-    if (controller.signal.aborted) throw new GenerateImageError('aborted', 'generate_image was cancelled (the call was aborted) before the service answered.', undefined, error);
-    const detail = (error as { cause?: { code?: string } }).cause?.code ?? 'network error';
-    throw new GenerateImageError('unreachable', `generate_image could not reach the images service at ${endpoint.origin} (${detail}). Try again later.`, undefined, error);
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
+    if (!(error instanceof KeyedRequestError)) throw error;
+    switch (error.failure) {
+      case 'too_large': throw new GenerateImageError('malformed_response', `generate_image: the service's answer is larger than ${GENERATE_IMAGE_MAX_RESPONSE_BYTES} bytes.`);
+      case 'timeout': throw new GenerateImageError('timeout', `generate_image timed out: the service did not answer within ${timeoutMs} ms. Try again later.`, undefined, error);
+      case 'aborted': throw new GenerateImageError('aborted', 'generate_image was cancelled (the call was aborted) before the service answered.', undefined, error);
+      case 'unreachable': throw new GenerateImageError('unreachable', `generate_image could not reach the images service at ${endpoint.origin} (${error.detail}). Try again later.`, undefined, error);
+    }
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    data = undefined;
-  }
+  const { status, retryAfter, data } = reply;
   if (status < 200 || status > 299) {
     const error = (data as { error?: { message?: unknown; code?: unknown } } | undefined)?.error;
     const detail = typeof error?.message === 'string' ? clean(error.message, apiKey) : undefined;
