@@ -8,26 +8,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { GeneralAgent, isModelClass, MODEL_CLASSES, OpenAIChatModel, ToolDefinitionError, ToolSystem, type ChatModel, type ChatRequest, type ModelClass } from 'toolgate';
+import { GeneralAgent, isModelClass, MODEL_CLASSES, OpenAIChatModel, ToolDefinitionError, ToolSystem, type ModelClass } from 'toolgate';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 import { MANIFEST_FILE, readManifest } from '../../src/registry/manifest.js';
 import { isOfferedToModel } from '../../src/registry/visibility.js';
 import type { OpenAIAssistantMessage } from '../../src/formats/openai.js';
 import { REPO_ROOT, tempWorkspace } from '../helpers.js';
+import { offeredTools as offered, ScriptedModel } from './scripted-model.js';
 
 /** A chat model that answers from a script and keeps every request it was sent. */
-class ScriptedModel implements ChatModel {
-  readonly requests: ChatRequest[] = [];
-  constructor(private readonly replies: OpenAIAssistantMessage[], readonly modelClass?: ModelClass) {}
-  complete(request: ChatRequest): Promise<OpenAIAssistantMessage> {
-    this.requests.push({ ...request, messages: [...request.messages] });
-    const reply = this.replies.shift();
-    if (reply === undefined) throw new Error('the script has no more replies');
-    return Promise.resolve(reply);
-  }
-}
-
-const offered = (request: ChatRequest | undefined): string[] => (request?.tools ?? []).map((t) => t.function.name);
 
 describe('forModel from the decorator to the registry', () => {
   it('the decorator checks forModel and keeps it only when given', () => {

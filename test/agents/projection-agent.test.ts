@@ -5,25 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GeneralAgent, ToolRegistry, ToolSystem, type ChatModel, type ChatRequest, type ToolOptions } from 'toolgate';
+import { GeneralAgent, ToolRegistry, ToolSystem, type ToolOptions } from 'toolgate';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../../src/formats/openai.js';
 import { tempWorkspace } from '../helpers.js';
+import { finalAnswer, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
-class ScriptedModel implements ChatModel {
-  readonly requests: OpenAIChatMessage[][] = [];
-  constructor(private readonly replies: OpenAIAssistantMessage[]) {}
-  async complete(request: ChatRequest): Promise<OpenAIAssistantMessage> {
-    this.requests.push(structuredClone([...request.messages]));
-    const reply = this.replies.shift();
-    assert.ok(reply !== undefined, 'the model was asked more often than scripted');
-    return reply;
-  }
-}
-
-const calls = (...list: Array<[string, string]>): OpenAIAssistantMessage => ({
-  role: 'assistant', content: null, tool_calls: list.map(([id, name]) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } })),
-});
 const INPUT = { type: 'object', properties: {}, additionalProperties: false };
 /** 200 numbered lines, about 2,400 characters. */
 const LONG = Array.from({ length: 200 }, (_, i) => `line ${String(i).padStart(3, '0')} of the log`).join('\n');
@@ -53,13 +39,12 @@ describe('output projection through an agent', () => {
 
   it('the model sees each tool\'s projection; the ledger keeps the whole output unless told not to', async () => {
     const model = new ScriptedModel([
-      calls(['h', 'log_head'], ['ht', 'log_head_tail'], ['s', 'log_summary'], ['p', 'log_private']),
-      { role: 'assistant', content: 'done' },
+      toolCalls(['h', 'log_head', {}], ['ht', 'log_head_tail', {}], ['s', 'log_summary', {}], ['p', 'log_private', {}]),
+      finalAnswer('done'),
     ]);
     const result = await new GeneralAgent({ tools, model }).run('read the logs');
     assert.equal(result.stopReason, 'final');
-    const seen = new Map<string, string>();
-    for (const m of model.requests[1]!) if (m.role === 'tool') seen.set(m.tool_call_id, String(m.content));
+    const seen = toolMessages(model.requests[1]!);
 
     const head = seen.get('h')!;
     assert.ok(head.startsWith('line 000'));

@@ -7,34 +7,10 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { GeneralAgent, ToolExecutionError, ToolRegistry, ToolSystem, type AgentEvent, type ChatModel, type ChatRequest, type ToolOptions } from 'toolgate';
+import { GeneralAgent, ToolExecutionError, ToolRegistry, ToolSystem, type AgentEvent, type ToolOptions } from 'toolgate';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../../src/formats/openai.js';
 import { tempWorkspace } from '../helpers.js';
-
-/** A model that answers from a script and keeps a copy of every conversation it was sent. */
-class ScriptedModel implements ChatModel {
-  readonly requests: OpenAIChatMessage[][] = [];
-  constructor(private readonly replies: OpenAIAssistantMessage[]) {}
-  async complete(request: ChatRequest): Promise<OpenAIAssistantMessage> {
-    this.requests.push(structuredClone([...request.messages]));
-    const reply = this.replies.shift();
-    assert.ok(reply !== undefined, 'the model was asked more often than scripted');
-    return reply;
-  }
-}
-
-function calls(...list: Array<[id: string, name: string, args: Record<string, unknown>]>): OpenAIAssistantMessage {
-  return { role: 'assistant', content: null, tool_calls: list.map(([id, name, args]) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } })) };
-}
-const final = (text: string): OpenAIAssistantMessage => ({ role: 'assistant', content: text });
-
-/** The tool messages of a conversation, by call id. */
-function toolMessages(messages: readonly OpenAIChatMessage[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const m of messages) if (m.role === 'tool') out.set(m.tool_call_id, String(m.content));
-  return out;
-}
+import { finalAnswer as final, ScriptedModel, toolCalls as calls, toolMessages } from './scripted-model.js';
 
 const INPUT = { type: 'object', properties: { key: { type: 'string' } }, required: ['key'], additionalProperties: false };
 

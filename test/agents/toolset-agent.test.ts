@@ -8,24 +8,12 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GeneralAgent, ToolSystem, type ChatModel, type ChatRequest, type OpenAIAssistantMessage } from 'toolgate';
+import { GeneralAgent, ToolSystem } from 'toolgate';
 import { tempWorkspace } from '../helpers.js';
+import { ScriptedModel } from './scripted-model.js';
 
 const tmp = tempWorkspace();
 after(() => tmp.cleanup());
-
-/** A model that answers from a script and keeps every request it was sent. */
-class ScriptedModel implements ChatModel {
-  readonly requests: ChatRequest[] = [];
-  constructor(private readonly script: OpenAIAssistantMessage[]) {}
-
-  async complete(request: ChatRequest): Promise<OpenAIAssistantMessage> {
-    this.requests.push(request);
-    const next = this.script.shift();
-    assert.ok(next, 'the model was asked more often than scripted');
-    return next;
-  }
-}
 
 function call(id: string, name: string, args: Record<string, unknown>) {
   return { id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } };
