@@ -89,16 +89,20 @@ function precompiledKey(schema: JsonSchema): string {
   return canonicalSha256({ format: PRECOMPILED_FORMAT, schema });
 }
 
+/** The file of `schema`'s standalone validator (which may not exist). */
+function precompiledFile(schema: JsonSchema): string {
+  return path.join(PRECOMPILED_DIR, `${precompiledKey(schema)}.cjs`);
+}
+
 /** The standalone validator the build wrote for `schema`, if any. */
 function precompiledValidator(schema: JsonSchema): ValidateFunction | undefined {
-  const file = path.join(PRECOMPILED_DIR, `${precompiledKey(schema)}.cjs`);
-  if (!fs.existsSync(file)) return undefined;
-  return require(file) as ValidateFunction;
+  const file = precompiledFile(schema);
+  return fs.existsSync(file) ? (require(file) as ValidateFunction) : undefined;
 }
 
 /** Whether a standalone validator was built for `schema` (what {@link compileValidator} then uses). */
 export function isPrecompiled(schema: JsonSchema): boolean {
-  return fs.existsSync(path.join(PRECOMPILED_DIR, `${precompiledKey(schema)}.cjs`));
+  return fs.existsSync(precompiledFile(schema));
 }
 
 /**
@@ -114,10 +118,10 @@ export function writePrecompiledValidators(schemas: Iterable<JsonSchema>): numbe
   fs.mkdirSync(PRECOMPILED_DIR, { recursive: true });
   const written = new Set<string>();
   for (const schema of schemas) {
-    const key = precompiledKey(schema);
-    if (written.has(key)) continue;
-    fs.writeFileSync(path.join(PRECOMPILED_DIR, `${key}.cjs`), `${standaloneCode(ajv, ajv.compile(schema))}\n`);
-    written.add(key);
+    const file = precompiledFile(schema);
+    if (written.has(file)) continue;
+    fs.writeFileSync(file, `${standaloneCode(ajv, ajv.compile(schema))}\n`);
+    written.add(file);
   }
   return written.size;
 }
