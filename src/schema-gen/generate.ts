@@ -448,6 +448,7 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
       const prop = t.getProperty(propName);
       if (prop === undefined) continue;
       restoreItemTags(prop, propSchema, checker);
+      restoreAliasTags(prop, propSchema, checker);
       restoreSameLineDoc(prop, propSchema);
       // An inline union (size: 'small' | 'large') has no declaration of its own: order by the property's.
       const declared = prop.valueDeclaration;
@@ -514,6 +515,45 @@ function restoreItemTags(prop: TJS.ts.Symbol, schema: unknown, checker: TypeChec
       // plain text, as typescript-json-schema keeps it
     }
     (items as JsonSchema)[keyword] = value;
+  }
+}
+
+/** Validation keywords a type alias's tags give the fields declared with it (`@format workspace-path` on `type WorkspacePath = string`). */
+const ALIAS_KEYWORDS = new Set(['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+
+/**
+ * Put back the validation tags of a type alias on a field declared as that alias or null
+ * (`target: WorkspacePath | null`, `count?: Percent | undefined`): typescript-json-schema
+ * merges such a union into `type: ["null", "string"]` and drops the alias's keywords, so a
+ * `@format workspace-path` alias would stop marking the field as a path argument, and the
+ * gates would not see its path. Only keywords the field's schema lacks are set; a value that
+ * is not JSON is kept as the tag's text.
+ */
+function restoreAliasTags(prop: TJS.ts.Symbol, schema: unknown, checker: TypeChecker): void {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return;
+  const declared = prop.valueDeclaration;
+  if (declared === undefined || !(ts.isPropertySignature(declared) || ts.isPropertyDeclaration(declared)) || declared.type === undefined) return;
+  let node: TJS.ts.TypeNode = declared.type;
+  while (ts.isParenthesizedTypeNode(node)) node = node.type;
+  if (!ts.isUnionTypeNode(node)) return;
+  const members = node.types.filter((m) => !(ts.isLiteralTypeNode(m) && m.literal.kind === ts.SyntaxKind.NullKeyword) && m.kind !== ts.SyntaxKind.UndefinedKeyword);
+  const only = members.length === 1 ? members[0] : undefined;
+  if (only === undefined || !ts.isTypeReferenceNode(only)) return;
+  let symbol = checker.getSymbolAtLocation(only.typeName);
+  if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  const alias = symbol?.declarations?.find((d): d is TJS.ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(d));
+  if (alias === undefined) return;
+  for (const tag of ts.getJSDocTags(alias)) {
+    const keyword = tag.tagName.text;
+    if (!ALIAS_KEYWORDS.has(keyword) || Object.prototype.hasOwnProperty.call(schema, keyword)) continue;
+    const text = (ts.getTextOfJSDocComment(tag.comment) ?? '').trim();
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // plain text, as typescript-json-schema keeps it
+    }
+    (schema as JsonSchema)[keyword] = value;
   }
 }
 
