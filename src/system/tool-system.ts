@@ -274,9 +274,7 @@ export class ToolSystem implements ToolCallTarget {
     if (name !== undefined) {
       const tool = this.registry.get(name);
       if (tool !== undefined && !this.selected(tool)) return this.notSelected(call, name);
-      // Hidden by lazy visibility (only where the mode would run it: else the mode decider denies).
-      const hidden = tool === undefined || visibility === undefined || !isOfferedInMode(tool, resolveMode(rest.mode ?? this.defaultMode), rest.scopedWriteDirs, this.executor.scopedWriteTools)
-        ? undefined : visibility.hiddenCall(tool, typeof call.callId === 'string' ? call.callId : '');
+      const hidden = this.hiddenCall(tool, call, rest, visibility);
       if (hidden !== undefined) return hidden;
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
@@ -288,18 +286,30 @@ export class ToolSystem implements ToolCallTarget {
   }
 
   /**
+   * The answer to a call of a tool that lazy visibility hides (`TOOL_HIDDEN`), else
+   * `undefined`. Only where the mode would run the tool: else the mode decider denies it.
+   */
+  private hiddenCall(tool: RegisteredTool | undefined, call: ToolCallRequest, options: Omit<AgentCallOptions, 'agent' | 'visibility'>, visibility: AgentCallOptions['visibility']): ToolExecutionResult | undefined {
+    if (tool === undefined || visibility === undefined) return undefined;
+    if (!isOfferedInMode(tool, resolveMode(options.mode ?? this.defaultMode), options.scopedWriteDirs, this.executor.scopedWriteTools)) return undefined;
+    return visibility.hiddenCall(tool, typeof call.callId === 'string' ? call.callId : '');
+  }
+
+  /**
    * What the gates would decide about `call` now, without running it (see
    * `ToolExecutor.preview`), in the system's mode and with the agent's version pin. Adapters
    * use it for their framework's `needsApproval`. A tool outside the `tags` selection is a
-   * `deny` (`UNKNOWN_TOOL`).
+   * `deny` (`UNKNOWN_TOOL`); one that the given lazy `visibility` hides, a `deny` (`TOOL_HIDDEN`).
    */
   async preview(call: ToolCallRequest, options: AgentCallOptions = {}): Promise<CallPreview> {
-    const { agent, ...rest } = options;
+    const { agent, visibility, ...rest } = options;
     const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
     let request = call;
     if (name !== undefined) {
       const tool = this.registry.get(name);
       if (tool !== undefined && !this.selected(tool)) return { verdict: 'deny', code: 'UNKNOWN_TOOL', reason: this.notSelected(call, name).output };
+      const hidden = this.hiddenCall(tool, call, rest, visibility);
+      if (hidden !== undefined) return { verdict: 'deny', code: 'TOOL_HIDDEN', reason: hidden.output };
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
     }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  ExploreAgent, GeneralAgent, REQUEST_TOOLS_NAME, ToolgateOptionError, ToolSystem,
+  DomainVisibility, ExploreAgent, GeneralAgent, REQUEST_TOOLS_NAME, ToolgateOptionError, ToolSystem,
   type ChatModel, type ChatRequest, type OpenAIAssistantMessage, type OpenAIChatMessage, type RequestToolsAnswer,
 } from 'toolgate';
 import { tempWorkspace } from '../helpers.js';
@@ -159,6 +159,19 @@ describe('lazy visibility in an agent run', () => {
     assert.ok(offered.includes('git_status'));
     assert.ok(!offered.includes(REQUEST_TOOLS_NAME));
     assert.notEqual(run.results[0]!.errorCode, 'TOOL_HIDDEN');
+  });
+
+  it('preview answers a hidden tool as execute does (deny, TOOL_HIDDEN), and decides it once its domain is visible', async () => {
+    const visibility = new DomainVisibility();
+    const call = { name: 'git_status', arguments: {}, callId: 'p1' };
+    const hidden = await tools.preview(call, { visibility });
+    assert.deepEqual([hidden.verdict, hidden.code], ['deny', 'TOOL_HIDDEN']);
+    assert.match(hidden.reason!, /request_tools/);
+    assert.equal((await tools.execute(call, { visibility })).errorCode, 'TOOL_HIDDEN');
+    const all = tools.tools();
+    visibility.request(['git'], all, all);
+    assert.notEqual((await tools.preview(call, { visibility })).code, 'TOOL_HIDDEN');
+    assert.notEqual((await tools.preview(call)).code, 'TOOL_HIDDEN', 'without visibility nothing is hidden');
   });
 
   it('rejects a malformed lazyDomains option, naming it', () => {
