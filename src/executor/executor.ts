@@ -151,7 +151,8 @@ export interface ToolExecutorOptions {
   sandboxNetwork?: boolean;
   /**
    * A durable call ledger (`src/ledger/`, docs/ledger.md): every call whose arguments are
-   * valid is recorded before the deciders, a question is stored before it is asked, the call
+   * valid is recorded before the deciders (one whose path argument leaves the workspace is
+   * stored `denied`, `PATH_TRAVERSAL`, before the error is thrown), a question is stored before it is asked, the call
    * is claimed `running` before its runner starts, and its decisions, end state and result
    * (the whole output too) are stored when it closes out; a call id already ended in the same
    * session returns its stored result without running again. A {@link Ledger} is used as
@@ -342,7 +343,7 @@ const NO_COMMANDS: readonly ShellAnalysis[] = Object.freeze([]);
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
 /** Error codes of a gate's refusal: a recorded call refused with one of them ends `denied`. */
-const DENIALS: ReadonlySet<string> = new Set(['MODE_DENIED', 'POLICY_DENIED', 'CONFIRMATION_REQUIRED', 'CONFIRMATION_DENIED', 'RATE_LIMITED', 'INVALID_POLICY_FILE']);
+const DENIALS: ReadonlySet<string> = new Set(['MODE_DENIED', 'POLICY_DENIED', 'CONFIRMATION_REQUIRED', 'CONFIRMATION_DENIED', 'RATE_LIMITED', 'INVALID_POLICY_FILE', 'PATH_TRAVERSAL']);
 
 /**
  * Runs tool calls. Never throws for a call except {@link PathTraversalError}: every other
@@ -681,10 +682,11 @@ export class ToolExecutor {
 
   /**
    * Step 2: parse (or copy) the arguments, validate them, and resolve the path arguments.
+   * @param record - record a workspace escape in the ledger ({@link refusedEscape}); a preview does not.
    * @returns a failed result, or `undefined` when `state` is prepared.
    * @throws PathTraversalError when a path argument leaves the workspace.
    */
-  private prepare(state: CallState, given: unknown): ToolExecutionResult | undefined {
+  private prepare(state: CallState, given: unknown, record = true): ToolExecutionResult | undefined {
     const { tool } = state;
     // Parse text, or copy an object once, so that what is checked is what runs; neither
     // past the argument bound.
@@ -728,7 +730,7 @@ export class ToolExecutor {
         try {
           resolved.push({ given: p, real: workspace.resolve(p) });
         } catch (error) {
-          if (error instanceof PathTraversalError) throw this.traversal(error, tool, state.callId);
+          if (error instanceof PathTraversalError) throw record ? this.refusedEscape(state, this.traversal(error, tool, state.callId)) : error;
           return this.fail(state, 'INVALID_PATH', (error as Error).message);
         }
       }
@@ -849,6 +851,18 @@ export class ToolExecutor {
     return state.entry !== undefined ? this.closeOut(state, result) : result;
   }
 
+  /**
+   * A call refused because a path argument leaves the workspace (its arguments are valid
+   * otherwise): with a ledger, it is recorded and stored `denied` (`PATH_TRAVERSAL`, not run),
+   * so that `toolgate trace` and the cockpit show the attempt, before the error is thrown on.
+   * A call id that ended before is left as it is (the error is thrown all the same).
+   */
+  private refusedEscape(state: CallState, error: PathTraversalError): PathTraversalError {
+    if (this.store === undefined || this.recordCall(state, state.options) !== undefined) return error;
+    this.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'not_run' }));
+    return error;
+  }
+
   /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on. */
   private closeOutEscape(state: CallState, error: PathTraversalError): PathTraversalError {
     if (state.entry !== undefined) this.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'error' }));
@@ -944,7 +958,7 @@ export class ToolExecutor {
     if (badOptions !== undefined) return { verdict: 'deny', code: 'INVALID_OPTIONS', reason: badOptions, revision };
     let invalid: ToolExecutionResult | undefined;
     try {
-      invalid = this.prepare(state, call.arguments);
+      invalid = this.prepare(state, call.arguments, false);
     } catch (error) {
       if (error instanceof PathTraversalError) return { verdict: 'deny', code: 'PATH_TRAVERSAL', reason: error.message, revision };
       throw error;

@@ -3,14 +3,15 @@
  * runner; a retried call id returns its stored result without running again; a question is
  * stored before it is asked, an answer given in the ledger wins over a handler that never
  * answers, and closing the executor leaves the question pending; denied calls are recorded
- * `denied`; the whole output of a cut call is stored.
+ * `denied`, a path outside the workspace too (and still thrown); the whole output of a cut
+ * call is stored.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Ledger, ToolExecutor, type ToolRegistry } from 'toolgate';
+import { Ledger, PathTraversalError, ToolExecutor, type ToolRegistry } from 'toolgate';
 import { fixtureRegistry } from '../helpers.js';
 
 let registry: ToolRegistry;
@@ -125,6 +126,28 @@ describe('executor with a ledger', () => {
       const invalid = await executor.call('confirm_action', { value: 42 }, { callId: 'bad-1' });
       assert.equal(invalid.errorCode, 'INVALID_ARGUMENTS');
       assert.equal(ledger.get('bad-1', 'S'), undefined, 'recorded only once the arguments are valid');
+    } finally {
+      await executor.close();
+      ledger.close();
+    }
+  });
+
+  it('a path outside the workspace is recorded denied (PATH_TRAVERSAL, not run) and still thrown; a retry throws again; a preview records nothing', async () => {
+    const ledger = Ledger.open({ dir: path.join(dir, 'state-escape'), workspace: dir });
+    const executor = executorWith(ledger);
+    try {
+      const call = { name: 'read_file', arguments: { filepath: '../../etc/passwd' }, callId: 'escape-1' };
+      await assert.rejects(executor.execute(call), PathTraversalError);
+      const record = ledger.get('escape-1', 'S');
+      assert.equal(record?.state, 'denied');
+      assert.equal(record.tool, 'read_file');
+      const stored = ledger.result('escape-1', 'S')!.result;
+      assert.deepEqual([stored.errorCode, stored.stopReason], ['PATH_TRAVERSAL', 'not_run']);
+      await assert.rejects(executor.execute(call), PathTraversalError, 'the retry is refused the same way');
+      assert.equal(ledger.list().filter((c) => c.callId === 'escape-1').length, 1);
+      const preview = await executor.preview({ ...call, callId: 'escape-2' });
+      assert.equal(preview.code, 'PATH_TRAVERSAL');
+      assert.equal(ledger.get('escape-2', 'S'), undefined, 'a preview records nothing');
     } finally {
       await executor.close();
       ledger.close();
