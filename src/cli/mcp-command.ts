@@ -85,6 +85,34 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     first = await readFirstMessage(ctx.stdin, ctx.signal);
     if (first.initialize !== undefined) answerInitialize(ctx.stdout, first.initialize, serverIdentity(ledger !== false));
   }
+  try {
+    return await serve(values, ctx, { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first });
+  } catch (error) {
+    // A server that failed to start (a tool folder that does not load, say) after answering
+    // `initialize` must not wait on stdin: the client would wait for it for ever. Closing
+    // stdin lets the process exit with the error.
+    if (first !== undefined) (first.rest as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    throw error;
+  }
+}
+
+/** The checked options {@link mcpCommand} serves with. */
+interface ServeSetup {
+  workspace: string;
+  mode: ReturnType<typeof modeOption>;
+  ledger: ReturnType<typeof ledgerOption>;
+  sandbox: ReturnType<typeof sandboxOptions>;
+  approvalMode: ReturnType<typeof approvalOption>;
+  tagDomains: Record<string, string>;
+  httpLimits: Record<string, number>;
+  port: number | undefined;
+  token: string | undefined;
+  first: FirstMessage | undefined;
+}
+
+/** Start the tool system and serve it until the client goes or a signal comes. */
+async function serve(values: Record<string, unknown>, ctx: CliContext, setup: ServeSetup): Promise<number> {
+  const { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first } = setup;
   const [{ cliToolSystem }, { serveHttp, serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/server.js')]);
   let onToolsChanged: (() => void) | undefined;
   const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger }, onToolsChanged: () => onToolsChanged?.() });

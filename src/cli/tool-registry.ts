@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createLogger, type Logger, type LevelWithSilent } from '../logging/logger.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import { loadConfig } from '../mcp/config.js';
+import { moduleFiles } from '../registry/manifest.js';
 import { ToolRegistry } from '../registry/registry.js';
 import { loadToolFolders, type ToolFolder, type ToolFoldersOptions } from '../system/tool-folders.js';
 import { UsageError, type CliContext } from './context.js';
@@ -25,12 +26,22 @@ const BRIDGED_CONFIGS_ENV = 'TOOLGATE_BRIDGED_CONFIGS';
 
 /**
  * The `--tools DIR... --schemas FILE` options as tool folders (absolute).
- * @throws UsageError when `--tools` comes without `--schemas`.
+ * @throws UsageError when `--tools` comes without `--schemas` or the other way round, or a
+ *   `--tools` folder is missing or holds no compiled module (a mistyped or uncompiled folder
+ *   would otherwise load no tool, silently).
  */
 export function toolFoldersOption(values: Record<string, unknown>, ctx: CliContext): ToolFolder[] {
   const dirs = (values.tools as string[] | undefined) ?? [];
   if (dirs.length && typeof values.schemas !== 'string') throw new UsageError('--tools needs --schemas FILE (generate it with `toolgate schemas`)');
-  return dirs.map((directory) => ({ directory: path.resolve(ctx.cwd, directory), schemas: path.resolve(ctx.cwd, values.schemas as string) }));
+  if (!dirs.length && values.schemas !== undefined) throw new UsageError('--schemas names the schema file of --tools folders: give --tools DIR too');
+  return dirs.map((given) => {
+    const directory = path.resolve(ctx.cwd, given);
+    if (!fs.statSync(directory, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--tools ${given}: no such folder`);
+    if (moduleFiles(directory).length === 0) {
+      throw new UsageError(`--tools ${given}: no compiled tool modules (.js or .mjs files) in it; compile your tools first (npx tsc) and give the folder of the compiled files`);
+    }
+    return { directory, schemas: path.resolve(ctx.cwd, values.schemas as string) };
+  });
 }
 
 /**

@@ -449,6 +449,20 @@ export class GreetUserTool implements Tool<GreetInput, string> {
     const noSchemas = await cliInProcess(['list', '--tools', path.join(dir, 'dist/tools')]);
     assert.equal(noSchemas.code, 2, shown(noSchemas));
     assert.match(noSchemas.stderr, /--tools needs --schemas FILE/);
+
+    // A mistyped, missing or uncompiled folder is named, not loaded as no tools at all.
+    const schemaArgs = ['--schemas', path.join(dir, 'tool-schemas.json')];
+    const missing = await cliInProcess(['call', 'greet_user', '{}', '--tools', path.join(dir, 'dist/toolz'), ...schemaArgs]);
+    assert.equal(missing.code, 2, shown(missing));
+    assert.match(missing.stderr, /--tools .*dist\/toolz: no such folder/);
+    fs.mkdirSync(path.join(dir, 'uncompiled'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'uncompiled', 'greet.tool.ts'), 'export {};\n');
+    const uncompiled = await cliInProcess(['list', '--tools', path.join(dir, 'uncompiled'), ...schemaArgs]);
+    assert.equal(uncompiled.code, 2, shown(uncompiled));
+    assert.match(uncompiled.stderr, /no compiled tool modules .* compile your tools first/);
+    const schemasAlone = await cliInProcess(['list', ...schemaArgs]);
+    assert.equal(schemasAlone.code, 2, shown(schemasAlone));
+    assert.match(schemasAlone.stderr, /--schemas names the schema file of --tools folders/);
   });
 });
 

@@ -16,7 +16,7 @@ import { LATEST_PROTOCOL_VERSION as SDK_LATEST, SUPPORTED_PROTOCOL_VERSIONS as S
 import {
   LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, initializeResult, readFirstMessage, replayInitialize, serverIdentity, type InitializeRequest,
 } from '../../src/mcp/early-initialize.js';
-import { BIN, tempWorkspace } from '../helpers.js';
+import { BIN, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
 
 const initialize = (id: number | string, protocolVersion: string): InitializeRequest => ({
   jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'early-test', version: '1.0.0' } },
@@ -165,6 +165,18 @@ describe('the early answer to initialize', () => {
     // stdin stays open: before the fix the piped stdin kept the server alive until it closed.
     const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 15 s'), 15_000))]);
     assert.equal(code, 0);
+  });
+
+  test('a server that fails to start after the early answer exits with code 2 while its client keeps stdin open', async () => {
+    const { child, stderr } = start(['--tools', FIXTURES_DIR, '--schemas', path.join(tmp.root, 'no-such-schemas.json')]);
+    const lines = linesOf(child, (got) => got.length >= 1);
+    child.stdin.write(`${JSON.stringify(initialize(1, SDK_LATEST))}\n`);
+    assert.equal((await lines)[0]!.id, 1, 'initialize was answered early');
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Before the fix it stayed alive on the open stdin, and the client waited for ever.
+    const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 15 s'), 15_000))]);
+    assert.equal(code, 2, stderr());
+    assert.match(stderr(), /no-such-schemas\.json/);
   });
 
   test('the SDK client connects and calls a tool through the early answer', async () => {
