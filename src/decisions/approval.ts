@@ -115,7 +115,7 @@ function confirmationRequiredReason(request: ConfirmationRequest): string {
   // Said to the model: `confirm` is the caller's option, not a tool argument, so the way on is
   // the user's approval, never a retry. When a decider other than the tool's own need asked,
   // its reason says why (a protected path, say).
-  const why = request.ask.decider === NAME ? '' : ` It asks because ${request.ask.reason}`;
+  const why = request.ask.decider === NAME ? '' : ` It asks because ${request.ask.reason.replace(/[\s.]*$/, '')}.`;
   return `Confirmation required: ${request.tool} needs the user's approval before it runs, and none was given.${why} Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;
 }
 

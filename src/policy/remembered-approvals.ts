@@ -42,6 +42,7 @@ const BROAD_PROGRAMS: ReadonlySet<string> = new Set([
   'env', 'sudo', 'doas', 'su', 'eval', 'exec', 'source', '.', 'xargs', 'nohup', 'timeout', 'nice', 'setsid', 'command', 'builtin', 'find', 'make', 'npx', 'npm', 'yarn', 'pnpm',
   // they run the project's own code, which the model may write
   'cargo', 'go', 'pytest', 'tox', 'nox', 'jest', 'vitest', 'mocha', 'tsx', 'ts-node', 'bundle', 'rake', 'gradle', 'gradlew', 'mvn', 'ant', 'dotnet', 'java', 'php', 'composer', 'pip', 'pip3', 'uv', 'poetry', 'pipenv', 'just', 'task', 'cmake', 'ninja', 'meson', 'swift', 'ruby', 'gem', 'deno', 'docker', 'podman', 'kubectl', 'terraform', 'ansible',
+  'bazel', 'bazelisk', 'buck', 'buck2', 'pants', 'sbt', 'lein', 'clojure', 'stack', 'cabal', 'ghc', 'runghc', 'mix', 'elixir', 'erl', 'rebar3', 'zig', 'ctest', 'rspec', 'phpunit', 'pest', 'bats', 'pre-commit', 'lefthook', 'husky', 'nx', 'turbo', 'lerna', 'rush', 'bunx', 'pnpx', 'dune', 'opam', 'nim', 'nimble', 'crystal', 'dart', 'flutter', 'julia', 'scala', 'kotlin', 'kotlinc', 'groovy', 'jshell',
 ]);
 
 /** Saved `always` answers: the user's policy file, re-read by its owner when it changes. */

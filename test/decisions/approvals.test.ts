@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type SavedApprovals, type ToolRegistry } from 'toolgate';
-import { fixtureRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { fixtureRegistry, portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 /** Saved approvals kept in memory, as the user's policy file keeps them. */
 class MemorySaved implements SavedApprovals {
@@ -205,6 +205,31 @@ describe('remembered approvals', () => {
       assert.equal(events[0]!.verdict, 'allow');
       assert.equal(events[0]!.rule, 'allow-all');
       assert.equal(events[0]!.tool, 'write_file');
+    } finally {
+      await executor.close();
+    }
+  });
+});
+
+describe('always is not offered for programs that run code the model can change', () => {
+  let t: TempWorkspace;
+  before(() => (t = tempWorkspace()));
+  after(() => t.cleanup());
+
+  test('build tools and test runners of every ecosystem get no always (attack s11: bazel, sbt, rspec...)', async () => {
+    const asker = answering('deny');
+    const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: t.ws, confirmationHandler: asker.handler, savedApprovals: new MemorySaved() });
+    try {
+      for (const command of ['bazel test //...', 'sbt test', 'rspec', 'phpunit', 'mix test', 'pre-commit run', 'bats t', 'ctest', 'zig build test', 'cabal test']) {
+        const before = asker.asked.length;
+        const result = await executor.execute({ name: 'run_command', arguments: { command } });
+        assert.equal(result.stopReason, 'not_run', command);
+        assert.equal(asker.asked.length, before + 1, `${command}: asked`);
+        assert.ok(!asker.asked.at(-1)!.offers!.includes('always'), `${command}: offers ${asker.asked.at(-1)!.offers}`);
+      }
+      // A narrow command still gets it.
+      await executor.execute({ name: 'run_command', arguments: { command: 'ls -la' } });
+      assert.ok(asker.asked.at(-1)!.offers!.includes('always'));
     } finally {
       await executor.close();
     }

@@ -246,8 +246,8 @@ describe('shell-command analysis', () => {
       uncertain('su -c "$x"');
     });
 
-    test('a bare `sh script.sh` is a command whose program is sh', () => {
-      assert.deepEqual(argvs(certain('sh script.sh')), [['sh', 'script.sh']]);
+    test('a bare `sh script.sh` is a command whose program is sh, uncertain: the script is a file the analysis does not read', () => {
+      assert.deepEqual(argvs(uncertain('sh script.sh')), [['sh', 'script.sh']]);
       assert.deepEqual(argvs(certain('source ./env.sh')), [['source', './env.sh']]);
     });
 
@@ -613,6 +613,36 @@ describe('shell-command analysis', () => {
       assert.deepEqual(argvs(certain('taskset -p 3 1234; chrt -m; flock 9')), [['taskset', '-p', '3', '1234'], ['chrt', '-m'], ['flock', '9']]);
     });
     test('flock -c with text that is not static is uncertain', () => void uncertain('flock f -c "$cmd"'));
+  });
+
+  describe('shell-hardening 8: input, file names and program text that become commands (attack s11)', () => {
+    const cases = [
+      'echo "hi; rm -rf v" | xargs -I{} sh -c "echo {}"',
+      'echo rm -rf v | xargs -I{} sh -c {}',
+      'echo x | xargs --replace=X sh -c "echo X"',
+      'echo "rm -rf v" | xargs sh -c',
+      "echo x | xargs -I{} python3 -c 'print(\"{}\")'",
+      'find notes -type f -exec sh -c "echo {}" \\;',
+      'find . -exec bash -c {} \\;',
+      '/lib64/ld-linux-x86-64.so.2 /usr/bin/rm -rf d',
+      'coreutils --coreutils-prog=rm x',
+      "awk 'BEGIN{system(\"rm -rf d\")}'",
+      "awk '{ print | \"sh\" }' f",
+      'awk -f prog.awk in.txt',
+      'sed -n "1e rm -rf d" f',
+      "sed 's/x/date/e' f",
+      'sed -f script.sed f',
+      'bash s.sh',
+      'tar -cf a.tar --checkpoint=1 --checkpoint-action=exec="rm -rf v" f',
+      'tar --to-command="sh -c rm" -xf a.tar',
+      'rsync -e "sh -c rm" a b:',
+      'ssh -o ProxyCommand="rm x" host',
+      'vim -c "!rm x" f',
+    ];
+    for (const text of cases) test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
+    test('their everyday forms stay certain', () => {
+      for (const text of ['ls | xargs wc -l', 'ls | xargs -I {} cp {} {}.bak', "ls | xargs sh -c 'wc -l \"$@\"' _", "find . -exec sh -c 'wc -l \"$0\"' {} \\;", 'find . -exec rm {} \\;', "awk '{print $1}' f", "awk -F: '{print $1}' /etc/passwd", "sed 's/e/E/g' f", "sed -i -e 's/a/b/' f", 'tar xzf a.tgz', 'tar -czf a.tgz src', 'rsync -av a/ b/', 'ssh host ls', 'vim f']) certain(text);
+    });
   });
 
   describe('shell-hardening 7: coproc', () => {

@@ -43,7 +43,7 @@ import { mostSevere, type ActionKind } from '../action-kinds.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
 import {
-  hasDynamicSubcommand, isInheritedEnvironmentName, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS,
+  hasDynamicSubcommand, isInheritedEnvironmentName, isProgramLoader, runsCommandsFromText, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS,
   SHELL_VALUE_OPTIONS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
 } from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
@@ -115,6 +115,12 @@ type AssignmentUse =
 
 /** `find` actions that run a command given in find's own arguments, up to `;` or `{} +`. */
 const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+/** Programs that run code given in their arguments: a shell's `-c` script, an interpreter's `-c`/`-e` code, an awk or sed program. */
+const CODE_TAKERS: ReadonlySet<string> = new Set([
+  ...SHELLS, 'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'nodejs', 'deno', 'bun', 'php', 'lua', 'tclsh', 'Rscript', 'osascript', 'pwsh',
+  'awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed',
+]);
 
 /** Where in the command line the walk is. */
 interface Context {
@@ -506,6 +512,7 @@ class CommandLineWalk {
         // option values (`unshare --mount=/x`) are not assignments; env's and sudo's NAME=VALUE words are
         for (const word of consumed) if (!word.text.startsWith('-')) this.checkAssignment(word.text, text, takesAssignments(program) ? 'environment' : 'statement');
         let inner = argv.slice(unwrapped.start);
+        if (program === 'xargs') this.xargsPastes(consumed, inner, text);
         if (unwrapped.prefix !== undefined) {
           const split = argv[unwrapped.prefix.index]?.isStatic === true ? this.splitWords(unwrapped.prefix.value) : undefined;
           // env reads the split words as its own: options and NAME=VALUE words there are not commands
@@ -524,10 +531,12 @@ class CommandLineWalk {
         if (wrappers.length > 32) return this.doubt(`too many wrappers in ${quote(text)}`);
         continue;
       }
-      if (UNANALYSED_RUNNERS.has(program)) {
+      if (UNANALYSED_RUNNERS.has(program) || isProgramLoader(program) || (program === 'coreutils' && argv.length > 1)) {
         this.doubt(`${program} runs another command that is not analysed: ${quote(text)}`);
         return this.record(argv, wrappers, context.writes, text);
       }
+      const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
+      if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
       if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers }, text);
       if (program === 'eval') return this.evaluate(argv, { ...context, wrappers }, text);
       if (program === 'trap') return this.trap(argv, { ...context, wrappers }, text);
@@ -580,6 +589,9 @@ class CommandLineWalk {
     if (readsStdin || operand === undefined) this.doubt(`${program} reads commands from standard input: ${quote(text)}`);
     else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
       this.doubt(`${program} runs a script the analysis cannot see: ${quote(text)}`);
+    } else {
+      // `bash script.sh`: the commands are in a file, which may have been written a moment ago.
+      this.doubt(`${program} runs the commands of a script file the analysis does not read: ${quote(text)}`);
     }
     this.record(argv, context.wrappers, context.writes, text);
   }
@@ -672,6 +684,20 @@ class CommandLineWalk {
     this.record(argv, context.wrappers, context.writes, text);
   }
 
+  /**
+   * `xargs` turns its input into arguments of the command it runs: with a replace string
+   * (`-I {}`, `-i`, `-J`) pasted into any word, a shell's script (`sh -c {}`) included; and a
+   * shell it runs takes the input as its script or its script's name (`xargs sh -c`). Either
+   * way what runs depends on data the analysis cannot see.
+   */
+  private xargsPastes(options: readonly Word[], inner: readonly Word[], text: string): void {
+    const replaces = options.some((word) => /^(-I|-i|-J|--replace)/.test(word.text));
+    const head = inner[0];
+    if (replaces && head !== undefined && head.isStatic && CODE_TAKERS.has(basename(head.text))) {
+      this.doubt(`xargs -I pastes its input into the code ${basename(head.text)} runs, so what runs depends on that input: ${quote(text)}`);
+    }
+  }
+
   /** The commands of `find -exec CMD ... ;` (and `-execdir`, `-ok`, `-okdir`). */
   private findExec(argv: readonly Word[], context: Context, text: string): void {
     let i = 1;
@@ -680,7 +706,14 @@ class CommandLineWalk {
       if (argv[i]!.text === '-execdir' || argv[i]!.text === '-okdir') this.changedFolder = true;
       let end = i + 1;
       while (end < argv.length && !(argv[end]!.text === ';' || (argv[end]!.text === '+' && argv[end - 1]!.text === '{}'))) end += 1;
-      this.run(argv.slice(i + 1, end), context, text);
+      const command = argv.slice(i + 1, end);
+      // find puts each file name where {} is, inside a word too: in a script it is code.
+      const head = command[0];
+      const pasted = command.slice(1).some((word, at, words) => (word.text !== '{}' && word.text.includes('{}')) || (word.text === '{}' && /^-\w*[ce]$/.test(words[at - 1]?.text ?? '')));
+      if (head !== undefined && head.isStatic && CODE_TAKERS.has(basename(head.text)) && pasted) {
+        this.doubt(`find -exec pastes file names into the code ${basename(head.text)} runs, where a file name runs as code: ${quote(text)}`);
+      }
+      this.run(command, context, text);
       i = end + 1;
     }
   }
