@@ -21,7 +21,7 @@ import { findFiles } from '../util/glob.js';
 import { tidyDefinitions } from './definitions.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
-import { checkSchema, SHELL_COMMAND_FORMAT } from '../schema/validator.js';
+import { checkSchema, SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
 import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types/tool.js';
@@ -290,7 +290,7 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   const param = signature.parameters[0];
   const generate = (type: Type, which: string): JsonSchema => {
     try {
-      return schemaOf(type, checker, gen);
+      return schemaOf(type, checker, gen, which === 'input');
     } catch (error) {
       throw ToolDefinitionError.fromBadSchema(key, `cannot generate the ${which} schema of ${className}.run (${source}): ${(error as Error).message}`);
     }
@@ -403,10 +403,10 @@ function reflowDescriptions(schema: unknown): void {
   for (const value of Object.values(s)) if (value && typeof value === 'object') reflowDescriptions(value);
 }
 
-function schemaOf(type: Type, checker: TypeChecker, gen: GeneratorInternals): JsonSchema {
+function schemaOf(type: Type, checker: TypeChecker, gen: GeneratorInternals, input: boolean): JsonSchema {
   gen.resetSchemaSpecificProperties(false);
   const definition = gen.getTypeDefinition(type) as JsonSchema;
-  keepMapValueSchemas(type, definition, checker, gen, 0);
+  keepMapValueSchemas(type, definition, checker, gen, 0, input);
   const reffed = gen.ReffedDefinitions;
   if (JSON.stringify(definition).includes('"$ref"') && Object.keys(reffed).length) {
     definition.definitions = JSON.parse(JSON.stringify(reffed)) as JsonSchema;
@@ -419,7 +419,7 @@ function schemaOf(type: Type, checker: TypeChecker, gen: GeneratorInternals): Js
  * object (with `noExtraProps`, one that accepts nothing). Walk the type beside its schema and
  * put the value schema back as `additionalProperties` wherever the type has a string index.
  */
-function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, gen: GeneratorInternals, depth: number): void {
+function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, gen: GeneratorInternals, depth: number, input: boolean): void {
   if (depth > 32 || schema === null || typeof schema !== 'object') return;
   const s = schema as JsonSchema;
   const t = checker.getNonNullableType(type);
@@ -429,7 +429,7 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
     const objectMembers = t.types.filter((m) => m.flags & ts.TypeFlags.Object);
     const objectVariants = (s.anyOf as JsonSchema[]).filter((v) => v.type === 'object' || v.type === 'array');
     if (objectMembers.length === objectVariants.length) {
-      objectVariants.forEach((v, i) => keepMapValueSchemas(objectMembers[i]!, v, checker, gen, depth + 1));
+      objectVariants.forEach((v, i) => keepMapValueSchemas(objectMembers[i]!, v, checker, gen, depth + 1, input));
     }
     return;
   }
@@ -442,13 +442,13 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
       if (s.properties && Object.keys(s.properties as object).length === 0) delete s.properties;
     }
     if (index !== undefined && s.additionalProperties && typeof s.additionalProperties === 'object') {
-      keepMapValueSchemas(index.type, s.additionalProperties, checker, gen, depth + 1);
+      keepMapValueSchemas(index.type, s.additionalProperties, checker, gen, depth + 1, input);
     }
     for (const [propName, propSchema] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
       const prop = t.getProperty(propName);
       if (prop === undefined) continue;
       restoreItemTags(prop, propSchema, checker);
-      restoreAliasTags(prop, propSchema, checker);
+      restoreAliasTags(prop, propName, propSchema, checker, input);
       restoreSameLineDoc(prop, propSchema);
       // An inline union (size: 'small' | 'large') has no declaration of its own: order by the property's.
       const declared = prop.valueDeclaration;
@@ -457,12 +457,12 @@ function keepMapValueSchemas(type: Type, schema: unknown, checker: TypeChecker, 
         collectLiterals(declared.type, checker, order, 0);
         reorderEnums(propSchema, order);
       }
-      keepMapValueSchemas(checker.getTypeOfSymbol(prop), propSchema, checker, gen, depth + 1);
+      keepMapValueSchemas(checker.getTypeOfSymbol(prop), propSchema, checker, gen, depth + 1, input);
     }
   }
   if (types.includes('array') && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
     const element = checker.getIndexTypeOfType(t, ts.IndexKind.Number);
-    if (element !== undefined) keepMapValueSchemas(element, s.items, checker, gen, depth + 1);
+    if (element !== undefined) keepMapValueSchemas(element, s.items, checker, gen, depth + 1, input);
   }
 }
 
@@ -521,28 +521,32 @@ function restoreItemTags(prop: TJS.ts.Symbol, schema: unknown, checker: TypeChec
 /** Validation keywords a type alias's tags give the fields declared with it (`@format workspace-path` on `type WorkspacePath = string`). */
 const ALIAS_KEYWORDS = new Set(['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
 
-/**
- * Put back the validation tags of a type alias on a field declared as that alias or null
- * (`target: WorkspacePath | null`, `count?: Percent | undefined`): typescript-json-schema
- * merges such a union into `type: ["null", "string"]` and drops the alias's keywords, so a
- * `@format workspace-path` alias would stop marking the field as a path argument, and the
- * gates would not see its path. Only keywords the field's schema lacks are set; a value that
- * is not JSON is kept as the tag's text.
- */
-function restoreAliasTags(prop: TJS.ts.Symbol, schema: unknown, checker: TypeChecker): void {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return;
-  const declared = prop.valueDeclaration;
-  if (declared === undefined || !(ts.isPropertySignature(declared) || ts.isPropertyDeclaration(declared)) || declared.type === undefined) return;
-  let node: TJS.ts.TypeNode = declared.type;
-  while (ts.isParenthesizedTypeNode(node)) node = node.type;
-  if (!ts.isUnionTypeNode(node)) return;
-  const members = node.types.filter((m) => !(ts.isLiteralTypeNode(m) && m.literal.kind === ts.SyntaxKind.NullKeyword) && m.kind !== ts.SyntaxKind.UndefinedKeyword);
-  const only = members.length === 1 ? members[0] : undefined;
-  if (only === undefined || !ts.isTypeReferenceNode(only)) return;
-  let symbol = checker.getSymbolAtLocation(only.typeName);
+/** The type alias a type reference names (through an import), if it is one. */
+function aliasOf(node: TJS.ts.TypeNode, checker: TypeChecker): TJS.ts.TypeAliasDeclaration | undefined {
+  if (!ts.isTypeReferenceNode(node)) return undefined;
+  let symbol = checker.getSymbolAtLocation(node.typeName);
   if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-  const alias = symbol?.declarations?.find((d): d is TJS.ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(d));
-  if (alias === undefined) return;
+  return symbol?.declarations?.find((d): d is TJS.ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(d));
+}
+
+/** The element type node of `X[]`, `readonly X[]`, `Array<X>` and `ReadonlyArray<X>`, else undefined. */
+function elementOf(node: TJS.ts.TypeNode): TJS.ts.TypeNode | undefined {
+  if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) return elementOf(node.type);
+  if (ts.isArrayTypeNode(node)) return node.elementType;
+  if (ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) && (node.typeName.text === 'Array' || node.typeName.text === 'ReadonlyArray') && node.typeArguments?.length === 1) return node.typeArguments[0];
+  return undefined;
+}
+
+/** A type node without parentheses and without `null` and `undefined` members of a union (undefined when other members remain). */
+function withoutNullish(node: TJS.ts.TypeNode): TJS.ts.TypeNode | undefined {
+  while (ts.isParenthesizedTypeNode(node)) node = node.type;
+  if (!ts.isUnionTypeNode(node)) return node;
+  const members = node.types.filter((m) => !(ts.isLiteralTypeNode(m) && m.literal.kind === ts.SyntaxKind.NullKeyword) && m.kind !== ts.SyntaxKind.UndefinedKeyword);
+  return members.length === 1 ? withoutNullish(members[0]!) : undefined;
+}
+
+/** Copy an alias's validation tags onto `schema` (only keywords it lacks). */
+function applyAliasTags(alias: TJS.ts.TypeAliasDeclaration, schema: JsonSchema): void {
   for (const tag of ts.getJSDocTags(alias)) {
     const keyword = tag.tagName.text;
     if (!ALIAS_KEYWORDS.has(keyword) || Object.prototype.hasOwnProperty.call(schema, keyword)) continue;
@@ -553,7 +557,52 @@ function restoreAliasTags(prop: TJS.ts.Symbol, schema: unknown, checker: TypeChe
     } catch {
       // plain text, as typescript-json-schema keeps it
     }
-    (schema as JsonSchema)[keyword] = value;
+    schema[keyword] = value;
+  }
+}
+
+/** The name of a `@format workspace-path` alias the type node uses anywhere (through other aliases too), if any. */
+function pathAliasIn(node: TJS.ts.Node, checker: TypeChecker, seen: Set<TJS.ts.Node> = new Set()): string | undefined {
+  if (seen.has(node) || seen.size > 256) return undefined;
+  seen.add(node);
+  if (ts.isTypeNode(node)) {
+    const alias = aliasOf(node, checker);
+    if (alias !== undefined) {
+      if (ts.getJSDocTags(alias).some((t) => t.tagName.text === 'format' && (ts.getTextOfJSDocComment(t.comment) ?? '').trim() === WORKSPACE_PATH_FORMAT)) return alias.name.text;
+      const inner = pathAliasIn(alias.type, checker, seen);
+      if (inner !== undefined) return inner;
+    }
+  }
+  return ts.forEachChild(node, (child) => pathAliasIn(child, checker, seen));
+}
+
+/**
+ * Put back the validation tags of a type alias on a field declared with it where
+ * typescript-json-schema drops them: `target: WorkspacePath | null` (it merges the union into
+ * `type: ["null", "string"]`) and `paths: WorkspacePath[]` (the array's `items`), optional or
+ * readonly too. A `@format workspace-path` alias that still does not mark the field as a path
+ * argument (`WorkspacePath | number`, a tuple, a record, a template literal, an alias of a
+ * union) is refused: the gates would not see that path. Only keywords the schema lacks are
+ * set; a value that is not JSON is kept as the tag's text.
+ * @throws Error naming the field, the alias and the forms a path field may take (input only).
+ */
+function restoreAliasTags(prop: TJS.ts.Symbol, name: string, schema: unknown, checker: TypeChecker, input: boolean): void {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return;
+  const s = schema as JsonSchema;
+  const declared = prop.valueDeclaration;
+  if (declared === undefined || !(ts.isPropertySignature(declared) || ts.isPropertyDeclaration(declared)) || declared.type === undefined) return;
+  const node = withoutNullish(declared.type);
+  const alias = node === undefined ? undefined : aliasOf(node, checker);
+  if (alias !== undefined) applyAliasTags(alias, s);
+  const element = node === undefined ? undefined : elementOf(node);
+  const elementAlias = element === undefined ? undefined : aliasOf(element, checker);
+  const items = s.items;
+  if (elementAlias !== undefined && items !== null && typeof items === 'object' && !Array.isArray(items)) applyAliasTags(elementAlias, items as JsonSchema);
+  if (!input) return;
+  const marked = s.format === WORKSPACE_PATH_FORMAT || (items !== null && typeof items === 'object' && !Array.isArray(items) && (items as JsonSchema).format === WORKSPACE_PATH_FORMAT);
+  const used = marked ? undefined : pathAliasIn(declared.type, checker);
+  if (used !== undefined) {
+    throw new Error(`the field ${name} uses the path type ${used} in a form that gates cannot check; declare a path field as ${used}, ${used} | null or ${used}[] (optional or readonly too), at the top level of the arguments`);
   }
 }
 

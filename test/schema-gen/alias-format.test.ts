@@ -11,7 +11,7 @@ import { findPathArguments } from '../../src/schema/path-arguments.js';
 import { assertTraversal, tempWorkspace, type TempWorkspace } from '../helpers.js';
 import { generatePrograms } from './schema-programs.js';
 
-describe('a path field through a named type, nullable or optional, is a path argument the gates check', () => {
+describe('a path field through a named type, nullable, optional or an array, is a path argument the gates check', () => {
   let t: TempWorkspace;
   let executor: ToolExecutor;
 
@@ -34,19 +34,20 @@ describe('a path field through a named type, nullable or optional, is a path arg
 
   it('finds every path field, the named nullable one included', () => {
     const tool = executor.registry.get('back_up_file')!;
-    assert.deepEqual(findPathArguments(tool.inputSchema).map((a) => a.name).sort(), ['extra', 'named', 'namedOrNull', 'source', 'target']);
+    assert.deepEqual(findPathArguments(tool.inputSchema).map((a) => a.name).sort(), ['batch', 'extra', 'more', 'named', 'namedOrNull', 'source', 'target']);
   });
 
   it('refuses a path outside the workspace in the named nullable field before the tool runs, and takes null', async () => {
-    const base = { source: 'a.txt', target: null, named: 'n.txt' };
+    const base = { source: 'a.txt', target: null, named: 'n.txt', batch: [] as string[] };
     await assertTraversal(executor.execute({ name: 'back_up_file', arguments: { ...base, namedOrNull: '../outside/sentinel.txt' } }), 'namedOrNull');
+    await assertTraversal(executor.execute({ name: 'back_up_file', arguments: { ...base, namedOrNull: null, batch: ['ok.txt', '../outside/sentinel.txt'] } }), 'batch');
     const ok = await executor.execute({ name: 'back_up_file', arguments: { ...base, namedOrNull: null } });
     assert.equal(ok.success, true, ok.output);
     assert.equal(ok.output, 'a.txt');
   });
 
   it('keeps the named type\'s bounds on a nullable number field', async () => {
-    const refused = await executor.execute({ name: 'back_up_file', arguments: { source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, keep: 101 } });
+    const refused = await executor.execute({ name: 'back_up_file', arguments: { source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [], keep: 101 } });
     assert.equal(refused.errorCode, 'INVALID_ARGUMENTS');
     assert.match(refused.output, /keep/);
   });

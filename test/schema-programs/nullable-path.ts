@@ -1,7 +1,8 @@
 /*
- * Path fields written every way a field can be nullable or optional, directly and through a
- * named type: each keeps its `@format workspace-path`, so the gates find every path argument
- * (a named type or null once lost its format, and the gates did not see that path).
+ * Path fields written every way a field can be nullable, optional or an array, directly and
+ * through a named type: each keeps its `@format workspace-path`, so the gates find every path
+ * argument (a named type or null, or an array of it, once lost its format, and the gates did
+ * not see that path).
  */
 import { tool } from './tool.js';
 
@@ -38,6 +39,10 @@ export interface BackupInput {
   named: WorkspacePath;
   /** A nullable path through a named type. */
   namedOrNull: WorkspacePath | null;
+  /** More files through the named type, as an array. */
+  batch: WorkspacePath[];
+  /** Even more, optional and read-only. */
+  more?: readonly WorkspacePath[];
   /** How much of the file to keep, optional and nullable through a named type. */
   keep?: Percent | null;
 }
@@ -50,5 +55,5 @@ export class BackUpFileTool {
   }
 }
 
-export const valid: BackupInput[] = [{ source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null }, { source: 'a.txt', target: 'b.txt', extra: 'c.txt', named: 'n.txt', namedOrNull: 'm.txt' }];
-export const invalid: unknown[] = [{ source: 'a.txt' }, { source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, keep: 101 }];
+export const valid: BackupInput[] = [{ source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [] }, { source: 'a.txt', target: 'b.txt', extra: 'c.txt', named: 'n.txt', namedOrNull: 'm.txt', batch: ['d.txt'], more: ['e.txt'] }];
+export const invalid: unknown[] = [{ source: 'a.txt' }, { source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [], keep: 101 }];
