@@ -65,7 +65,9 @@ export interface PolicyMatch {
  * A call without `shell`: the last matching rule among those without a `command` key (a
  * `command` rule never matches a call that is not a shell call).
  *
- * A call with `shell` (a shell tool): each command of `shell.commands` is judged on its own;
+ * A call with `shell` (a shell tool): an allow rule with `paths` and no `command` is left out
+ * (it names where the commands start, not what they touch). Each command of
+ * `shell.commands` is judged on its own;
  * a rule matches a command when its `tool`, `paths` and `args` keys match the call, its
  * `kind` (if any) lists the command's kind, and its `command` (if any) matches the command's
  * argv (see {@link PolicyRule.command}). A command's verdict is its last matching rule's
@@ -119,6 +121,7 @@ function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | und
     for (let i = rules.length - 1; i >= 0; i--) {
       const rule = rules[i]!;
       if (rule.matchers.command !== undefined || !callMatches(rule, input) || (rule.kind !== undefined && !rule.kind.includes(kind))) continue;
+      if (shell !== undefined && pathsOnlyAllow(rule)) continue;
       if (rule.action === 'allow' && shell !== undefined && shell.uncertain.length > 0) return uncertain(shell, rule, undefined);
       return { verdict: rule.action, reason: says(rule), rule };
     }
@@ -134,7 +137,7 @@ function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | und
     let rule: PolicyRule | undefined;
     for (let i = rules.length - 1; i >= 0; i--) {
       const r = rules[i]!;
-      if (callOk[i] && (r.kind === undefined || r.kind.includes(command.kind)) && (r.matchers.command === undefined || commandMatches(r.matchers.command, command, r.action))) {
+      if (callOk[i] && !pathsOnlyAllow(r) && (r.kind === undefined || r.kind.includes(command.kind)) && (r.matchers.command === undefined || commandMatches(r.matchers.command, command, r.action))) {
         rule = r;
         break;
       }
@@ -173,6 +176,16 @@ function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | und
 function uncertain(shell: ShellAnalysis, rule: PolicyRule, command: string | undefined): PolicyMatch {
   const reason = `the command line cannot be vouched for (${shell.uncertain[0]}), so ${rule.id} does not allow it without asking`;
   return command === undefined ? { verdict: 'ask', reason, rule } : { verdict: 'ask', reason, rule, command };
+}
+
+/**
+ * An allow rule with `paths` and no `command`: it speaks of the call's path arguments, and a
+ * shell tool's only path argument is where its commands start (`workdir`), not what they
+ * touch (`printf x > ../src/a.ts` from `docs/`). Such a rule never allows a shell call; it
+ * still denies or asks.
+ */
+function pathsOnlyAllow(rule: PolicyRule): boolean {
+  return rule.action === 'allow' && rule.matchers.path !== undefined && rule.matchers.command === undefined;
 }
 
 /** Whether the rule's `tool`, `paths` and `args` keys match the call. */

@@ -322,6 +322,18 @@ describe('policy files: matching one file', () => {
       assert.equal(matchPolicyRules(piped, runCommand(shell([cmd('cat f'), cmd('sh')], ['text piped into sh'])))?.verdict, 'ask');
     });
 
+    test('an allow rule with paths and no command does not allow a shell call whose workdir matches (attack s11); its deny still denies', () => {
+      const policy = toml('[[rules]]\ntool = "*"\npaths = ["docs/**"]\naction = "allow"\n');
+      const escape = shell([cmd('printf PWN > ../src/x.ts', { argv: ['printf', 'PWN'], writes: ['../src/x.ts'] }), cmd('id')]);
+      const fromDocs = { ...runCommand(escape), paths: ['docs'] };
+      assert.equal(matchPolicyRules(policy, fromDocs), undefined, 'no rule allows it: it goes to the approval mode');
+      assert.equal(matchPolicyRules(policy, { ...fromDocs, shell: shell([]) }), undefined, 'a line with no commands neither');
+      const deny = toml('[[rules]]\ntool = "*"\npaths = ["docs/**"]\naction = "deny"\n');
+      assert.equal(matchPolicyRules(deny, fromDocs)?.verdict, 'deny');
+      // A file tool with that path is still allowed.
+      assert.equal(matchPolicyRules(policy, call('write_file', { paths: ['docs/a.md'] }))?.verdict, 'allow');
+    });
+
     test('C1: `ls > ~/.bashrc` asks even under allow `ls`; a redirect is not what the rule allowed', () => {
       const policy = toml('[[rules]]\ncommand = "echo *"\naction = "allow"\n\n[[rules]]\ncommand = "ls"\naction = "allow"\n');
       const m = matchPolicyRules(policy, runCommand(shell([cmd('ls > ~/.bashrc', { argv: ['ls'], writes: ['~/.bashrc'] })])))!;
