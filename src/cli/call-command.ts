@@ -192,6 +192,9 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   }
 }
 
+/** Result codes of calls that end before the deciders are asked (what `--explain` must not call allowed). */
+const STOPPED_BEFORE_DECISIONS: ReadonlySet<string> = new Set(['INVALID_ARGUMENTS', 'UNKNOWN_TOOL', 'VERSION_NOT_FOUND', 'INVALID_PATH', 'INVALID_OPTIONS', 'TOOL_HIDDEN', 'CALL_IN_PROGRESS']);
+
 /**
  * The decision path of a call, as `--explain` prints it: each decider that had an opinion, in
  * order, with its rule (and the policy file and line) and reason, then what came of it.
@@ -199,7 +202,9 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
 function explanation(result: ToolExecutionResult): string {
   const lines = ['decision path:'];
   const steps = result.decisions ?? [];
-  if (steps.length === 0) lines.push('  no decider had an opinion: allowed');
+  const before = steps.length === 0 && result.errorCode !== undefined && STOPPED_BEFORE_DECISIONS.has(result.errorCode);
+  if (before) lines.push(`  no decider was asked: the call stopped before the decisions (${result.errorCode})`);
+  else if (steps.length === 0) lines.push('  no decider had an opinion: allowed');
   steps.forEach((d, i) => {
     // A policy rule is named by its file and line already; other rules say where they are.
     const where = d.file === undefined || d.rule === `${d.file}:${d.line}` ? '' : ` (${d.file}:${d.line})`;

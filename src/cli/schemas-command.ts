@@ -14,13 +14,18 @@ export async function schemasCommand(argv: string[], ctx: CliContext): Promise<n
   if (positionals.length === 0) throw new UsageError('schemas needs at least one PATTERN of TypeScript files');
   if (typeof values.out !== 'string') throw new UsageError('schemas needs --out FILE');
   // Loaded only here: the TypeScript compiler stays out of every other command.
-  const { generateSchemas, writeOrCheckSchemaFile } = await import('../schema-gen/generate.js');
+  const [{ generateSchemas, writeOrCheckSchemaFile }, { findFiles }] = await Promise.all([import('../schema-gen/generate.js'), import('../util/glob.js')]);
+  // A pattern that matches nothing is a typo or a wrong folder, not a project without tools.
+  for (const pattern of positionals) {
+    const found = (await findFiles([pattern], ctx.cwd, ['**/*.d.ts'])).filter((f) => /\.(ts|mts|tsx)$/.test(f));
+    if (found.length === 0) throw new UsageError(`schemas: ${pattern} matches no TypeScript file (.ts, .mts, .tsx) under ${ctx.cwd}`);
+  }
   const file = await generateSchemas({ patterns: positionals, tsconfig: values.tsconfig as string | undefined, cwd: ctx.cwd });
   const status = writeOrCheckSchemaFile(path.resolve(ctx.cwd, values.out), file, values.check === true);
   const count = Object.keys(file.tools).length;
   if (values.check) {
     if (status.stale) {
-      ctx.stderr.write(`toolgate: ${values.out} is stale (${status.changed.join(', ') || 'formatting'}); run toolgate schemas without --check (npm run schemas) and commit it.\n`);
+      ctx.stderr.write(`toolgate: ${values.out} is stale (${status.changed.join(', ') || 'formatting'}); run the same toolgate schemas command without --check and commit the file.\n`);
       return EXIT.failed;
     }
     ctx.stdout.write(`${values.out}: up to date (${count} ${count === 1 ? 'tool' : 'tools'})\n`);

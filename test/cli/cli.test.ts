@@ -384,6 +384,11 @@ export class GreetUserTool implements Tool<GreetInput, string> {
     fs.writeFileSync(source, greetSource(false));
     const schemas = (extra: string[] = []) => cliInProcess(['schemas', 'src/tools/**/*.ts', '--out', 'tool-schemas.json', ...extra], { cwd: dir });
 
+    const typo = await cliInProcess(['schemas', 'src/toolz/**/*.ts', '--out', 'tool-schemas.json'], { cwd: dir });
+    assert.equal(typo.code, 2, shown(typo));
+    assert.match(typo.stderr, /src\/toolz\/\*\*\/\*\.ts matches no TypeScript file/);
+    assert.ok(!fs.existsSync(out), 'no empty schema file written');
+
     const generated = await schemas();
     assert.equal(generated.code, 0, shown(generated));
     assert.equal(generated.stdout, 'tool-schemas.json: written (1 tool)\n');

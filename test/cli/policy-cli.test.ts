@@ -48,6 +48,11 @@ describe('toolgate and policy', () => {
       assert.equal(allowed.code, 1);
       assert.match(allowed.stderr, /1\. policy: allow/);
       assert.match(allowed.stderr, /2\. approval: ask \[always-ask\]/);
+      // Arguments that fail validation never reach the deciders: --explain does not call that allowed.
+      const invalid = await cli(['call', 'write_file', '{"filepath":"b.md"}', '--yes', '--explain']);
+      assert.equal(invalid.code, 1);
+      assert.match(invalid.stderr, /no decider was asked: the call stopped before the decisions \(INVALID_ARGUMENTS\)/);
+      assert.doesNotMatch(invalid.stderr, /no decider had an opinion/);
       const ignored = await cli(['call', 'write_file', '{"filepath":"b.md","content":"x"}', '--yes', '--no-policy']);
       assert.equal(ignored.code, 0, ignored.stderr);
     } finally {
