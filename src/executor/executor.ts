@@ -35,7 +35,7 @@ import { PolicyFileApprovals } from '../policy/saved-approvals.js';
 import { defaultPolicyPaths } from '../policy/policy-set.js';
 import type { PolicyFilesOptions } from '../decisions/policy-files.decider.js';
 import type { ShellAnalysis } from '../policy/shell/types.js';
-import { analyzeCommandArguments, loadShellAnalyzer, readyShellAnalyzer, type ShellAnalyzer } from '../policy/shell/analyze.js';
+import type { ShellAnalyzer } from '../policy/shell/analyze.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
@@ -583,16 +583,16 @@ export class ToolExecutor {
     if (invalid !== undefined) return invalid;
     if (state.tool.commandArguments.length !== 0) {
       // Shell commands are analysed once, before any decider: the parser loads on first use.
-      const analyze = readyShellAnalyzer();
+      const analyze = readyCommandAnalysis;
       if (analyze === undefined) {
-        return loadShellAnalyzer().then(undefined, unavailableAnalyzer)
+        return commandAnalysis()
           .then((loaded) => {
-            state.commands = analyzeCommandArguments(loaded, state.tool.commandArguments, state.args);
+            state.commands = loaded(state.tool.commandArguments, state.args);
             return this.decideOn(state, options);
           })
           .then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
       }
-      state.commands = analyzeCommandArguments(analyze, state.tool.commandArguments, state.args);
+      state.commands = analyze(state.tool.commandArguments, state.args);
     }
     return this.decideOn(state, options);
   }
@@ -965,8 +965,7 @@ export class ToolExecutor {
     }
     if (invalid !== undefined) return { verdict: 'deny', code: invalid.errorCode ?? 'INVALID_ARGUMENTS', reason: invalid.error ?? invalid.output, revision };
     if (state.tool.commandArguments.length !== 0) {
-      const analyze = await loadShellAnalyzer().then(undefined, unavailableAnalyzer);
-      state.commands = analyzeCommandArguments(analyze, state.tool.commandArguments, state.args);
+      state.commands = (await commandAnalysis())(state.tool.commandArguments, state.args);
     }
     const decided = await this.pipeline.decide(state, { confirm: options.confirm, handler: undefined }, state.signal);
     const decisions = decided.trail.map(recordOf);
@@ -1117,6 +1116,30 @@ function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | 
   if (typeof user !== 'string' && typeof user !== 'boolean') throw ToolgateOptionError.fromBadOption('policy', `policy.user must be a path or a boolean; got ${kindOf(user)}`);
   const userFile = typeof user === 'string' ? user : user ? defaultPolicyPaths().user : undefined;
   return { userFile, workspaceFiles: workspace };
+}
+
+/** The analyses of a call's command arguments (`analyzeCommandArguments` with the parser bound). */
+type CommandAnalysis = (commandArguments: readonly string[], args: Readonly<Record<string, unknown>>) => ShellAnalysis[];
+
+/** {@link commandAnalysis} once the parser has loaded: the synchronous path of later calls. */
+let readyCommandAnalysis: CommandAnalysis | undefined;
+
+/**
+ * The command-argument analysis, importing the shell analysis modules and loading the parser on
+ * first use (calls of tools without a command argument load neither). When the parser cannot
+ * load, every command line is uncertain, and a later call tries again.
+ */
+async function commandAnalysis(): Promise<CommandAnalysis> {
+  if (readyCommandAnalysis !== undefined) return readyCommandAnalysis;
+  const { analyzeCommandArguments, loadShellAnalyzer } = await import('../policy/shell/analyze.js');
+  let loaded = true;
+  const analyze = await loadShellAnalyzer().then(undefined, (error: unknown) => {
+    loaded = false;
+    return unavailableAnalyzer(error);
+  });
+  const analysis: CommandAnalysis = (names, args) => analyzeCommandArguments(analyze, names, args);
+  if (loaded) readyCommandAnalysis = analysis;
+  return analysis;
 }
 
 /**
