@@ -4,8 +4,10 @@
  * in a read-only mode it is denied. Protected: every `.git` (a repository's folder, or a
  * worktree's `.git` file, at any depth: git runs programs its `config` and `hooks/` name, so a
  * `plans/.git/config` written in plan mode would run a command at the next `git status`
- * there), every `.toolgate` (toolgate's own settings), and the names or workspace-relative
- * paths of the executor's `protectedPaths` option.
+ * there), every `.toolgate` (toolgate's own settings), the other names of `PROTECTED_NAMES`
+ * (`.hg`, `.jj`, `.envrc`, `.husky`, `.vscode`), a folder the write would give two of a git
+ * repository folder's entries (a bare repository planted file by file), and the names or
+ * workspace-relative paths of the executor's `protectedPaths` option.
  *
  * Names match case-insensitively on every file system (on a case-sensitive one that protects
  * a little more than needed; on a case-insensitive one `.GIT` is `.git`).
@@ -13,7 +15,8 @@
  * @module
  */
 import path from 'node:path';
-import { PROTECTED_NAMES } from '../workspace/protected-names.js';
+import fs from 'node:fs';
+import { GIT_DIR_ENTRIES, PROTECTED_NAMES } from '../workspace/protected-names.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'protected-paths';
@@ -52,9 +55,10 @@ export class ProtectedPathsDecider implements Decider {
     }
     if (call.paths.length === 0) return undefined;
     for (const { given, real } of call.paths) {
-      const hit = this.protectedPart(path.relative(call.workspace.realRoot, real));
+      const relative = path.relative(call.workspace.realRoot, real);
+      const hit = this.protectedPart(relative) ?? gitDirShape(call.workspace.realRoot, relative);
       if (hit === undefined) continue;
-      const why = `${JSON.stringify(given)} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to .git, .toolgate and the executor's protectedPaths)`;
+      const why = `${JSON.stringify(given)} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to .git, .toolgate, .hg, .envrc, .husky, .vscode, a folder shaped like a git repository and the executor's protectedPaths)`;
       if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
       return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
     }
@@ -89,4 +93,28 @@ export class ProtectedPathsDecider implements Decider {
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
   }
+}
+
+/**
+ * The folder (workspace-relative) a write to `relative` would give two of the entries of a git
+ * repository folder ({@link GIT_DIR_ENTRIES}: `HEAD`, `config`, `objects`, `refs`), counting
+ * what it holds already: git would read that folder's `config` as a bare repository's. Only
+ * folders on the path whose next part is one of those entries are read.
+ */
+function gitDirShape(root: string, relative: string): string | undefined {
+  const parts = relative.split(path.sep);
+  for (let i = 0; i < parts.length; i++) {
+    if (!GIT_DIR_ENTRIES.includes(parts[i]!)) continue;
+    const folder = parts.slice(0, i);
+    let held: string[];
+    try {
+      held = fs.readdirSync(path.join(root, ...folder));
+    } catch {
+      held = [];
+    }
+    const found = new Set(held.filter((name) => GIT_DIR_ENTRIES.includes(name)));
+    found.add(parts[i]!);
+    if (found.size >= 2) return folder.length === 0 ? '.' : folder.join('/');
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * Protected paths (issue 15, item 5): a writing tool asks before it writes into `.git` (at any
+ * Protected paths (issue 15, item 5; G1 family, attack s11): a writing tool asks before it writes into `.git` (at any
  * depth), `.toolgate` or the executor's `protectedPaths`, in every mode; a read-only mode with
  * scoped write folders denies it (`plans/.git/config` in plan mode would have git run a command
  * at the next `git status` there; `--scoped-write .git` would have let plan mode write hooks).
@@ -35,6 +35,31 @@ describe('protected paths', () => {
       assert.equal(r.errorCode, 'CONFIRMATION_REQUIRED', `${target}: ${r.error}`);
       assert.match(r.error!, /It asks because .* a protected path/);
     }
+  });
+
+  test('G1, the rest of the family (attack s11): .hg, .jj, .envrc, .husky and .vscode ask too, and a folder given two of a git repository folder\'s entries asks', async () => {
+    for (const target of ['out/.hg/hgrc', 'out/.jj/repo/config.toml', 'out/.envrc', 'out/.husky/pre-commit', 'out/.vscode/tasks.json', 'out/.VSCode/settings.json']) {
+      const r = await unvetted(target);
+      assert.equal(r.errorCode, 'CONFIRMATION_REQUIRED', `${target}: ${r.error}`);
+      assert.equal(fs.existsSync(path.join(t.ws, target)), false);
+    }
+    // A bare repository planted file by file: HEAD alone is a plain file; config beside it is not.
+    const head = await unvetted('out/evil/HEAD');
+    assert.equal(head.success, true, head.error);
+    fs.mkdirSync(path.join(t.ws, 'out/evil'), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, 'out/evil/HEAD'), 'ref: refs/heads/main\n');
+    const config = await unvetted('out/evil/config');
+    assert.equal(config.errorCode, 'CONFIRMATION_REQUIRED', config.error);
+    assert.match(config.error!, /"out\/evil"/);
+    assert.equal((await unvetted('out/other/objects/x')).success, true, 'objects alone is a plain folder');
+    fs.mkdirSync(path.join(t.ws, 'out/other/objects'), { recursive: true });
+    assert.equal((await unvetted('out/other/refs/heads/main')).errorCode, 'CONFIRMATION_REQUIRED', 'objects and refs together ask');
+    // In plan mode with the folder scoped, it is refused outright.
+    fs.mkdirSync(path.join(t.ws, 'plans/bare'), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, 'plans/bare/HEAD'), 'ref: refs/heads/main\n');
+    const scoped = await write('plans/bare/config', { mode: 'plan', scopedWriteDirs: ['plans'], approvalMode: 'allow-all' });
+    assert.equal(scoped.errorCode, 'MODE_DENIED', scoped.error);
+    assert.equal(fs.existsSync(path.join(t.ws, 'plans/bare/config')), false);
   });
 
   test('the same write with the user\'s approval runs; writes elsewhere never ask', async () => {
