@@ -246,9 +246,10 @@ describe('shell-command analysis', () => {
       uncertain('su -c "$x"');
     });
 
-    test('a bare `sh script.sh` is a command whose program is sh, uncertain: the script is a file the analysis does not read', () => {
+    test('`sh script.sh`, `source ./env.sh` and `. ./env.sh` are commands of their own, uncertain: the script is a file the analysis does not read', () => {
       assert.deepEqual(argvs(uncertain('sh script.sh')), [['sh', 'script.sh']]);
-      assert.deepEqual(argvs(certain('source ./env.sh')), [['source', './env.sh']]);
+      assert.deepEqual(argvs(uncertain('source ./env.sh')), [['source', './env.sh']]);
+      assert.deepEqual(argvs(uncertain('. ./env.sh')), [['.', './env.sh']]);
     });
 
     test('shells nested past 8 levels are uncertain; 8 levels are not', () => {
@@ -638,10 +639,27 @@ describe('shell-command analysis', () => {
       'rsync -e "sh -c rm" a b:',
       'ssh -o ProxyCommand="rm x" host',
       'vim -c "!rm x" f',
+      // from the review: variants of each
+      "sed --expression='1e touch p' f", "sed -e'1e touch p' f", "sed '/x/Ie touch p' f", "sed '\\%x%e touch p' f",
+      "awk 'BEGIN{c=\"touch p\"} {print $0 | c}' f", 'gawk -l /tmp/evil f', 'gawk -i lib.awk f', "gawk '@include \"x.awk\"'", "gawk 'BEGIN{f=\"sys\" \"tem\"; @f(\"touch p\")}'",
+      "echo 'BEGIN{system(1)}' | xargs -0 awk", 'ls | xargs -0 sed -n', "ls | xargs -0I{} sh -c 'echo {}'",
+      'find . -exec perl -E {} \\;', 'find . -exec node --eval {} \\;',
+      "tar --to-com='sh -c id' -xf a.tar", 'tar --checkpoint=1 --checkpoint-act=exec=id -cf a.tar x', "tar xIf 'sh -c id' a.tar",
+      "ssh -voProxyCommand='touch p' host", 'ssh -F/tmp/evil host', 'ssh -o PKCS11Provider=/tmp/evil.so host', 'scp -S /tmp/evil a host:b',
+      'vim -u evil.vim f', 'nvim -l x.lua',
+      // a variable inside the script is code too: NEW='x/;e touch p;s/a/' would add an e command
+      'sed -i "s/foo/$NEW/" f',
     ];
     for (const text of cases) test(`${JSON.stringify(text)} is uncertain`, () => void uncertain(text));
     test('their everyday forms stay certain', () => {
-      for (const text of ['ls | xargs wc -l', 'ls | xargs -I {} cp {} {}.bak', "ls | xargs sh -c 'wc -l \"$@\"' _", "find . -exec sh -c 'wc -l \"$0\"' {} \\;", 'find . -exec rm {} \\;', "awk '{print $1}' f", "awk -F: '{print $1}' /etc/passwd", "sed 's/e/E/g' f", "sed -i -e 's/a/b/' f", 'tar xzf a.tgz', 'tar -czf a.tgz src', 'rsync -av a/ b/', 'ssh host ls', 'vim f']) certain(text);
+      for (const text of [
+        // from the review: variables, globs and substitutions as file operands, awk's ||, FS="|", split on "|", sed -i.conf
+        "sed -i 's/a/b/' *.txt", 'for f in *.txt; do sed -i \'s/a/b/\' "$f"; done', "awk '{print $1}' \"$f\"", "awk -v n=\"$N\" 'NR<=n' f",
+        'tar -czf backup-$(date +%F).tgz src', 'ssh "$HOST" ls', 'rsync -a "$SRC" dest/', 'vim "$f"',
+        "awk '$1 == \"a\" || $2 == \"b\"' f", "awk 'BEGIN{FS=\"|\"}{print $1}' f", "awk '{split($0,a,\"|\"); print a[1]}' f", "awk '/foo|bar/ {print}' f",
+        'awk -vfile=1 \'{print file}\' f', "sed -i.conf 's/a/b/' f", "sed 's/ e / x /' f", "sed -n '$p' f", "sed '1~3d' f", "sed '/foo/,+2d' f",
+        "ls | xargs -I{} sh -c 'echo \"$1\"' _ {}", 'ls | xargs sed -i \'s/a/b/\'', 'find . -name x -exec grep -l foo {} +',
+        'ls | xargs wc -l', 'ls | xargs -I {} cp {} {}.bak', "ls | xargs sh -c 'wc -l \"$@\"' _", "find . -exec sh -c 'wc -l \"$0\"' {} \\;", 'find . -exec rm {} \\;', "awk '{print $1}' f", "awk -F: '{print $1}' /etc/passwd", "sed 's/e/E/g' f", "sed -i -e 's/a/b/' f", 'tar xzf a.tgz', 'tar -czf a.tgz src', 'rsync -av a/ b/', 'ssh host ls', 'vim f']) certain(text);
     });
   });
 

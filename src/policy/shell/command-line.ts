@@ -40,10 +40,11 @@
  * @module
  */
 import { mostSevere, type ActionKind } from '../action-kinds.js';
+import { codeWordIndex, runsCommandsFromText } from './code-arguments.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
 import {
-  hasDynamicSubcommand, isInheritedEnvironmentName, isProgramLoader, runsCommandsFromText, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS,
+  hasDynamicSubcommand, isInheritedEnvironmentName, isProgramLoader, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS,
   SHELL_VALUE_OPTIONS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
 } from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
@@ -546,6 +547,9 @@ class CommandLineWalk {
         const script = argv[1];
         if (script !== undefined && (script.node?.type === 'process_substitution' || (script.isStatic && isStdinPath(script.text)))) {
           this.doubt(`${program} reads commands the analysis cannot see: ${quote(text)}`);
+        } else if (script !== undefined) {
+          // Like `bash FILE`: the commands are in a file, which may have been written a moment ago.
+          this.doubt(`${program} runs the commands of a script file the analysis does not read: ${quote(text)}`);
         }
         return this.record(argv, wrappers, context.writes, text);
       }
@@ -691,10 +695,18 @@ class CommandLineWalk {
    * way what runs depends on data the analysis cannot see.
    */
   private xargsPastes(options: readonly Word[], inner: readonly Word[], text: string): void {
-    const replaces = options.some((word) => /^(-I|-i|-J|--replace)/.test(word.text));
     const head = inner[0];
-    if (replaces && head !== undefined && head.isStatic && CODE_TAKERS.has(basename(head.text))) {
-      this.doubt(`xargs -I pastes its input into the code ${basename(head.text)} runs, so what runs depends on that input: ${quote(text)}`);
+    if (head === undefined || !head.isStatic || !CODE_TAKERS.has(basename(head.text))) return;
+    const program = basename(head.text);
+    const args = inner.slice(1).map((word) => (word.isStatic ? word.text : undefined));
+    const at = codeWordIndex(program, args);
+    // Without its code, the program takes it from the input: `xargs awk`, `xargs sh -c`.
+    if (at === -1) return this.doubt(`xargs gives its input to ${program} as code: ${quote(text)}`);
+    const replace = replaceString(options);
+    if (replace === undefined || at === undefined) return;
+    const code = args[at];
+    if (code === undefined || code.includes(replace)) {
+      this.doubt(`xargs -I pastes its input into the code ${program} runs, so what runs depends on that input: ${quote(text)}`);
     }
   }
 
@@ -709,9 +721,13 @@ class CommandLineWalk {
       const command = argv.slice(i + 1, end);
       // find puts each file name where {} is, inside a word too: in a script it is code.
       const head = command[0];
-      const pasted = command.slice(1).some((word, at, words) => (word.text !== '{}' && word.text.includes('{}')) || (word.text === '{}' && /^-\w*[ce]$/.test(words[at - 1]?.text ?? '')));
-      if (head !== undefined && head.isStatic && CODE_TAKERS.has(basename(head.text)) && pasted) {
-        this.doubt(`find -exec pastes file names into the code ${basename(head.text)} runs, where a file name runs as code: ${quote(text)}`);
+      if (head !== undefined && head.isStatic && CODE_TAKERS.has(basename(head.text))) {
+        const args = command.slice(1).map((word) => (word.isStatic ? word.text : undefined));
+        const at = codeWordIndex(basename(head.text), args);
+        const code = at === undefined || at === -1 ? undefined : args[at];
+        if ((at !== undefined && at !== -1 && (code === undefined || code.includes('{}'))) || at === -1) {
+          this.doubt(`find -exec pastes file names into the code ${basename(head.text)} runs, where a file name runs as code: ${quote(text)}`);
+        }
       }
       this.run(command, context, text);
       i = end + 1;
@@ -764,4 +780,18 @@ class CommandLineWalk {
     if (head.isStatic && isPath(head.text)) words[0] = head.text;
     this.commands.push({ argv: words, program, wrappers: [...wrappers], kind, writes: [...writes], text });
   }
+}
+
+/** The replace string of `xargs` options (`-I R`, `-IR`, `-i[R]`, `--replace[=R]`, `-J R`), if any (`{}` by default for `-i` and `--replace`). */
+function replaceString(options: readonly Word[]): string | undefined {
+  for (let i = 0; i < options.length; i++) {
+    const word = options[i]!.text;
+    if (word.startsWith('--replace')) return word.includes('=') ? word.slice(word.indexOf('=') + 1) : '{}';
+    const m = /^-[0rtxpo]*([IiJ])(.*)$/.exec(word);
+    if (m === null) continue;
+    if (m[2] !== '') return m[2];
+    if (m[1] === 'i') return '{}';
+    return options[i + 1]?.text ?? '{}';
+  }
+  return undefined;
 }

@@ -117,42 +117,6 @@ export function isProgramLoader(program: string): boolean {
   return /^ld(-linux[\w.-]*|-musl[\w.-]*)?\.so(\.\d+)*$/.test(program);
 }
 
-/** awk implementations: their program text may start commands (`system()`, pipes, `getline` from a command). */
-const AWKS: ReadonlySet<string> = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
-
-/**
- * Why a program's own arguments may start commands the analysis does not see, or undefined:
- * an awk program calling `system()` or opening a pipe, or one read from a file (`-f`); a sed
- * script with the `e` command or the `e` flag of `s`, or read from a file (`-f`). Words that
- * are not static are `undefined` (their text is unknown: treated as possibly running).
- */
-export function runsCommandsFromText(program: string, args: ReadonlyArray<string | undefined>): string | undefined {
-  if (AWKS.has(program)) {
-    if (args.some((a) => a === undefined || a === '-f' || a.startsWith('--file') || /^-[^-]*f/.test(a) && !a.startsWith('-F'))) return `${program} runs a program the analysis cannot read, which may start commands`;
-    if (args.some((a) => a !== undefined && (/\bsystem\s*\(/.test(a) || /\|\s*(&\s*)?("|getline)|"\s*\|/.test(a)))) return `${program} runs a program that starts commands (system() or a pipe)`;
-    return undefined;
-  }
-  if (program === 'tar' || program === 'gtar' || program === 'bsdtar') {
-    if (args.some((a) => a === undefined || /^--(checkpoint-action|to-command|use-compress-program|info-script|new-volume-script|rsh-command)/.test(a) || /^-[A-Za-z]*[IF]/.test(a))) {
-      return `${program} has an option that runs a command (--to-command, --checkpoint-action=exec, -I, -F...)`;
-    }
-    return undefined;
-  }
-  if (program === 'rsync' && args.some((a) => a === undefined || /^(-e|--rsh|--rsync-path)/.test(a) || /^-[A-Za-z]*e/.test(a))) return 'rsync runs the remote shell command it is given (-e, --rsync-path)';
-  if ((program === 'ssh' || program === 'scp' || program === 'sftp') && args.some((a, i) => a === undefined || /^-o\s*(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)/i.test(a) || (a === '-o' && /^(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)/i.test(args[i + 1] ?? 'ProxyCommand')) || a === '-F')) {
-    return `${program} is given an option that runs a local command (ProxyCommand, LocalCommand, -F config)`;
-  }
-  if (['vim', 'vi', 'nvim', 'ex', 'view', 'vimdiff'].includes(program) && args.some((a) => a === undefined || /^(-c|--cmd|-S|\+)/.test(a))) return `${program} runs editor commands, which may start programs`;
-  if (program === 'sed' || program === 'gsed') {
-    if (args.some((a) => a === undefined || a === '-f' || a.startsWith('--file') || /^-[^-]*f/.test(a))) return `${program} runs a script the analysis cannot read, which may start commands`;
-    // GNU sed's `e` command (`1e CMD`, `e`) and the `e` flag of `s///e` run commands.
-    if (args.some((a) => a !== undefined && !a.startsWith('-') && (/(^|[;{}\n!]|[0-9$/,~])\s*e(\s|;|}|$)/.test(a) || /s(.)(?:(?!\1).|\\.)*\1(?:(?!\1).|\\.)*\1[gpiImM0-9w]*e/.test(a)))) {
-      return `${program} runs a script with the e command, which starts commands`;
-    }
-  }
-  return undefined;
-}
-
 /**
  * Programs whose first word that is not an option is a subcommand saying what they do (and
  * whether it reaches the network): a subcommand that is not static (`git "$(printf push)"`),

@@ -1,0 +1,271 @@
+/**
+ * Programs whose own arguments may start commands the analysis does not see: an awk program
+ * that calls `system()` or opens a pipe, a sed script with the `e` command, tar, rsync, ssh
+ * and vim options that name a program to run. {@link runsCommandsFromText} says why a call of
+ * one is uncertain; {@link codeWordIndex} finds where a program takes code (for `xargs -I` and
+ * `find -exec`, which paste data there). Words that are not static are `undefined`: they count
+ * only where the program reads its code (the text is unknown), not as file operands.
+ *
+ * @module
+ */
+
+/** awk implementations. */
+const AWKS: ReadonlySet<string> = new Set(['awk', 'gawk', 'mawk', 'nawk']);
+/** sed implementations. */
+const SEDS: ReadonlySet<string> = new Set(['sed', 'gsed']);
+
+/** An awk call's program texts, and whether it reads code the analysis cannot see (`-f`, `-i`, `-l`, `-E`, an unknown word). */
+function awkProgram(args: ReadonlyArray<string | undefined>): { texts: string[]; hidden: boolean; at: number | undefined } {
+  const texts: string[] = [];
+  let hidden = false;
+  let given = false;
+  let at: number | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined) {
+      if (!given) {
+        hidden = true;
+        at ??= i;
+        given = true;
+      }
+      continue;
+    }
+    if (a === '--') {
+      if (!given && i + 1 < args.length) {
+        at ??= i + 1;
+        const text = args[i + 1];
+        if (text === undefined) hidden = true;
+        else texts.push(text);
+      }
+      break;
+    }
+    if (/^--(file|include|load|exec)(=|$)/.test(a) || /^-[filE]/.test(a)) {
+      // gawk: -f/-E program files, -i includes, -l loads a library; all code the analysis does not read
+      hidden = true;
+      given = true;
+      if (!a.includes('=') && a.length === 2) i++;
+      continue;
+    }
+    if (/^--source(=|$)/.test(a) || a === '-e') {
+      const text = a.startsWith('--source=') ? a.slice('--source='.length) : args[++i];
+      at ??= i;
+      if (text === undefined) hidden = true;
+      else texts.push(text);
+      given = true;
+      continue;
+    }
+    if (/^-[Fv]$/.test(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-') && a !== '-') continue;
+    if (!given) {
+      texts.push(a);
+      at ??= i;
+      given = true;
+    }
+  }
+  return { texts, hidden: hidden || !given, at };
+}
+
+/** Whether awk code may start a command: `system()`, a pipe to or from a command, `@include`/`@load`, an indirect call. */
+function awkRuns(code: string): boolean {
+  if (/\bsystem\s*\(/.test(code)) return true;
+  // Strings and regular expressions hold `|` as data: `FS="|"`, `/a|b/`.
+  const bare = code.replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/(^|[\s(,;~!&|{}])\/(?:[^/\\\n]|\\.)+\//g, '$1//');
+  return /(^|[^|])\|(?!\|)/.test(bare) || /@(include|load)\b/.test(bare) || /@[A-Za-z_]\w*\s*\(/.test(bare);
+}
+
+/** A sed call's scripts, and whether one is hidden (`-f`, an unknown word); `--sandbox` turns `e` off. */
+function sedScripts(args: ReadonlyArray<string | undefined>): { scripts: string[]; hidden: boolean; sandbox: boolean; at: number | undefined } {
+  const scripts: string[] = [];
+  let hidden = false;
+  let sandbox = false;
+  let fromOptions = false;
+  let operand: { text: string | undefined; at: number } | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined) {
+      operand ??= { text: undefined, at: i };
+      continue;
+    }
+    if (a === '--sandbox') sandbox = true;
+    else if (a.startsWith('--expression')) {
+      const text = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
+      fromOptions = true;
+      if (text === undefined) hidden = true;
+      else scripts.push(text);
+    } else if (a.startsWith('--file')) {
+      hidden = true;
+      fromOptions = true;
+      if (!a.includes('=')) i++;
+    } else if (a.startsWith('--')) {
+      if (a === '--line-length') i++;
+    } else if (a.startsWith('-') && a !== '-') {
+      // a cluster: -n, -E, -i[SUFFIX] (the rest is the suffix), -e SCRIPT, -f FILE, -l N
+      for (let k = 1; k < a.length; k++) {
+        const c = a[k]!;
+        if (c === 'i') break;
+        if (c === 'e' || c === 'f' || c === 'l') {
+          const rest = a.slice(k + 1);
+          const value = rest !== '' ? rest : args[++i];
+          if (c === 'e') {
+            fromOptions = true;
+            if (value === undefined) hidden = true;
+            else scripts.push(value);
+          } else if (c === 'f') {
+            fromOptions = true;
+            hidden = true;
+          }
+          break;
+        }
+      }
+    } else operand ??= { text: a, at: i };
+  }
+  if (!fromOptions) {
+    if (operand === undefined || operand.text === undefined) hidden = true;
+    else scripts.push(operand.text);
+  }
+  return { scripts, hidden, sandbox, at: fromOptions ? undefined : operand?.at };
+}
+
+/** Skip a sed address (`12`, `$`, `/re/I`, `\%re%`, `first~step`, ranges, `!`) from `i`; returns the index after it. */
+function skipAddress(s: string, i: number): number {
+  const one = (j: number): number => {
+    if (/[0-9$]/.test(s[j] ?? '')) {
+      while (/[0-9$~+]/.test(s[j] ?? '')) j++;
+      return j;
+    }
+    let delimiter: string | undefined;
+    if (s[j] === '/') delimiter = '/';
+    else if (s[j] === '\\' && j + 1 < s.length) {
+      delimiter = s[j + 1];
+      j++;
+    }
+    if (delimiter === undefined) return j;
+    j++;
+    while (j < s.length && s[j] !== delimiter) j += s[j] === '\\' ? 2 : 1;
+    j++;
+    while (/[IM]/.test(s[j] ?? '')) j++;
+    return j;
+  };
+  let j = one(i);
+  while (/\s/.test(s[j] ?? '')) j++;
+  if (s[j] === ',') {
+    j++;
+    while (/\s/.test(s[j] ?? '')) j++;
+    j = one(j);
+  }
+  while (/[\s!]/.test(s[j] ?? '')) j++;
+  return j;
+}
+
+/** Whether a sed script runs a command: the `e` command, or the `e` flag of `s`. */
+function sedRuns(script: string): boolean {
+  let i = 0;
+  const s = script;
+  while (i < s.length) {
+    while (i < s.length && /[\s;{}]/.test(s[i]!)) i++;
+    if (i >= s.length) break;
+    i = skipAddress(s, i);
+    const command = s[i];
+    i++;
+    if (command === 'e') return true;
+    if (command === 's' || command === 'y') {
+      const delimiter = s[i];
+      if (delimiter === undefined) break;
+      i++;
+      for (let part = 0; part < 2; part++) {
+        while (i < s.length && s[i] !== delimiter) i += s[i] === '\\' ? 2 : 1;
+        i++;
+      }
+      if (command === 's') {
+        const flags = /^[^;\n}]*/.exec(s.slice(i))![0];
+        // `w FILE` ends the flags: the rest is a file name
+        if (/^[^w]*e/.test(flags)) return true;
+        i += flags.length;
+      }
+      continue;
+    }
+    // text or a file name or a label up to the end of the line (a label also up to `;`)
+    if (command !== undefined && 'aicrRwWbtT:'.includes(command)) {
+      const end = 'btT:'.includes(command) ? s.slice(i).search(/[;\n]/) : s.slice(i).indexOf('\n');
+      i = end === -1 ? s.length : i + end;
+    }
+  }
+  return false;
+}
+
+/** GNU tar's long options that run a command (abbreviations count: GNU tar takes any unambiguous prefix). */
+const TAR_RUNNERS = ['to-command', 'checkpoint-action', 'use-compress-program', 'info-script', 'new-volume-script', 'rsh-command'];
+/** ssh settings that run a local command or load a library. */
+const SSH_RUNNERS = /^\s*(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match|PKCS11Provider|SecurityKeyProvider)\b/i;
+
+/**
+ * Why a program's own arguments may start commands the analysis does not see, or undefined
+ * (see the module's summary).
+ */
+export function runsCommandsFromText(program: string, args: ReadonlyArray<string | undefined>): string | undefined {
+  if (AWKS.has(program)) {
+    const { texts, hidden } = awkProgram(args);
+    if (hidden) return `${program} runs a program the analysis cannot read, which may start commands`;
+    if (texts.some(awkRuns)) return `${program} runs a program that starts commands (system(), a pipe, @include)`;
+    return undefined;
+  }
+  if (SEDS.has(program)) {
+    const { scripts, hidden, sandbox } = sedScripts(args);
+    if (sandbox) return undefined;
+    if (hidden) return `${program} runs a script the analysis cannot read, which may start commands`;
+    if (scripts.some(sedRuns)) return `${program} runs a script with the e command, which starts commands`;
+    return undefined;
+  }
+  if (program === 'tar' || program === 'gtar' || program === 'bsdtar') {
+    const first = args[0];
+    const runs = args.some((a) => {
+      if (a === undefined) return false;
+      if (a.startsWith('--')) {
+        const name = a.slice(2).split('=')[0]!;
+        return name.length >= 4 && TAR_RUNNERS.some((r) => r.startsWith(name));
+      }
+      return /^-[A-Za-z]*[IF]/.test(a);
+    }) || (first !== undefined && /^[A-Za-z]*[IF][A-Za-z]*$/.test(first) && !first.startsWith('-'));
+    return runs ? `${program} has an option that runs a command (--to-command, --checkpoint-action=exec, -I, -F...)` : undefined;
+  }
+  if (program === 'rsync' && args.some((a) => a !== undefined && (/^--(rsh|rsync-path)(=|$)/.test(a) || /^-[A-Za-z]*e/.test(a)))) return 'rsync runs the remote shell command it is given (-e, --rsync-path)';
+  if (program === 'ssh' || program === 'scp' || program === 'sftp') {
+    const runs = args.some((a, i) => a !== undefined && (
+      (/^-[A-Za-z]*o/.test(a) && SSH_RUNNERS.test(a.slice(a.indexOf('o') + 1) || (args[i + 1] ?? 'ProxyCommand')))
+      || /^-[A-Za-z]*[FIS]/.test(a)));
+    return runs ? `${program} is given an option that runs a local command or loads a library (ProxyCommand, -F config, -I, -S)` : undefined;
+  }
+  if (['vim', 'vi', 'nvim', 'ex', 'view', 'vimdiff'].includes(program) && args.some((a) => a !== undefined && /^(-[cSusl]|--cmd|\+)/.test(a))) {
+    return `${program} runs editor commands or scripts, which may start programs`;
+  }
+  return undefined;
+}
+
+/** Options after which an interpreter or shell takes code as the next word. */
+const CODE_OPTION = /^(-\w*[ceEpr]|--eval|--exec|--command|--expression|--source)$/;
+
+/**
+ * Where a program that takes code reads it in `args` (its arguments after the program name):
+ * the word after a code option (`sh -c CODE`, `python3 -c`, `node -e`, `perl -E`), or an awk
+ * program or sed script operand; `undefined` when it takes no code there, and `-1` when the
+ * code it needs is missing (what runs it would come from elsewhere: `xargs awk`).
+ */
+export function codeWordIndex(program: string, args: ReadonlyArray<string | undefined>): number | undefined {
+  if (AWKS.has(program)) {
+    const { hidden, at } = awkProgram(args);
+    return at ?? (hidden ? -1 : undefined);
+  }
+  if (SEDS.has(program)) {
+    const { at, scripts } = sedScripts(args);
+    if (at !== undefined) return at;
+    return scripts.length === 0 ? -1 : undefined;
+  }
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a !== undefined && CODE_OPTION.test(a)) return i + 1 < args.length ? i + 1 : -1;
+  }
+  return undefined;
+}
