@@ -5,7 +5,7 @@
  * worktree's `.git` file, at any depth: git runs programs its `config` and `hooks/` name, so a
  * `plans/.git/config` written in plan mode would run a command at the next `git status`
  * there), every `.toolgate` (toolgate's own settings), the other names of `PROTECTED_NAMES`
- * (`.hg`, `.jj`, `.envrc`, `.husky`, `.vscode`), a folder the write would give two of a git
+ * (`.hg`, `.jj`, `.envrc`, `.husky`), a folder the write would give two of a git
  * repository folder's entries (a bare repository planted file by file), and the names or
  * workspace-relative paths of the executor's `protectedPaths` option.
  *
@@ -20,6 +20,8 @@ import { GIT_DIR_ENTRIES, PROTECTED_NAMES } from '../workspace/protected-names.j
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'protected-paths';
+/** The protected names, as messages list them. */
+const PROTECTED_LIST = PROTECTED_NAMES.join(', ');
 
 /** The protected-paths step of the pipeline. */
 export class ProtectedPathsDecider implements Decider {
@@ -56,9 +58,13 @@ export class ProtectedPathsDecider implements Decider {
     if (call.paths.length === 0) return undefined;
     for (const { given, real } of call.paths) {
       const relative = path.relative(call.workspace.realRoot, real);
-      const hit = this.protectedPart(relative) ?? gitDirShape(call.workspace.realRoot, relative);
+      const named = this.protectedPart(relative);
+      const shaped = named === undefined ? gitDirShape(call.workspace.realRoot, relative) : undefined;
+      const hit = named ?? shaped;
       if (hit === undefined) continue;
-      const why = `${JSON.stringify(given)} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to .git, .toolgate, .hg, .envrc, .husky, .vscode, a folder shaped like a git repository and the executor's protectedPaths)`;
+      const why = shaped !== undefined
+        ? `${JSON.stringify(given)} would make ${JSON.stringify(shaped)} look like a git repository folder (HEAD, config, objects, refs), whose config git runs programs from (toolgate asks before such writes)`
+        : `${JSON.stringify(given)} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
       if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
       return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
     }
@@ -77,7 +83,7 @@ export class ProtectedPathsDecider implements Decider {
         for (const word of [...command.argv.slice(1), ...command.writes]) {
           const hit = this.protectedPart(word.replace(/^(\.\/)+/, '').split('/').join(path.sep));
           if (hit === undefined) continue;
-          const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to .git, .toolgate and the executor's protectedPaths)`;
+          const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
           if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
           return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
         }
@@ -104,17 +110,24 @@ export class ProtectedPathsDecider implements Decider {
 function gitDirShape(root: string, relative: string): string | undefined {
   const parts = relative.split(path.sep);
   for (let i = 0; i < parts.length; i++) {
-    if (!GIT_DIR_ENTRIES.includes(parts[i]!)) continue;
+    const entry = parts[i]!;
+    // HEAD and config are files of such a folder, objects and refs folders of it.
+    const last = i === parts.length - 1;
+    if (!(last ? FILE_ENTRIES.has(entry) : FOLDER_ENTRIES.has(entry))) continue;
     const folder = parts.slice(0, i);
-    let held: string[];
+    const found = new Set([entry]);
     try {
-      held = fs.readdirSync(path.join(root, ...folder));
+      for (const held of fs.readdirSync(path.join(root, ...folder), { withFileTypes: true })) {
+        if ((held.isFile() && FILE_ENTRIES.has(held.name)) || (held.isDirectory() && FOLDER_ENTRIES.has(held.name))) found.add(held.name);
+      }
     } catch {
-      held = [];
+      // a folder the write makes: nothing there yet
     }
-    const found = new Set(held.filter((name) => GIT_DIR_ENTRIES.includes(name)));
-    found.add(parts[i]!);
     if (found.size >= 2) return folder.length === 0 ? '.' : folder.join('/');
   }
   return undefined;
 }
+
+/** The files and folders of {@link GIT_DIR_ENTRIES}. */
+const FILE_ENTRIES: ReadonlySet<string> = new Set(GIT_DIR_ENTRIES.filter((e) => e === 'HEAD' || e === 'config'));
+const FOLDER_ENTRIES: ReadonlySet<string> = new Set(GIT_DIR_ENTRIES.filter((e) => e === 'objects' || e === 'refs'));

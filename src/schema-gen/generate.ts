@@ -551,13 +551,9 @@ function applyAliasTags(alias: TJS.ts.TypeAliasDeclaration, schema: JsonSchema):
     const keyword = tag.tagName.text;
     if (!ALIAS_KEYWORDS.has(keyword) || Object.prototype.hasOwnProperty.call(schema, keyword)) continue;
     const text = (ts.getTextOfJSDocComment(tag.comment) ?? '').trim();
-    let value: unknown = text;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      // plain text, as typescript-json-schema keeps it
-    }
-    schema[keyword] = value;
+    // format and pattern are text (`@pattern 123` is the pattern "123"); the bounds are numbers
+    const number = Number(text);
+    schema[keyword] = keyword === 'format' || keyword === 'pattern' || text === '' || !Number.isFinite(number) ? text : number;
   }
 }
 
@@ -583,7 +579,7 @@ function pathAliasIn(node: TJS.ts.Node, checker: TypeChecker, seen: Set<TJS.ts.N
  * readonly too. A `@format workspace-path` alias that still does not mark the field as a path
  * argument (`WorkspacePath | number`, a tuple, a record, a template literal, an alias of a
  * union) is refused: the gates would not see that path. Only keywords the schema lacks are
- * set; a value that is not JSON is kept as the tag's text.
+ * set; `format` and `pattern` as text, the bounds as numbers.
  * @throws Error naming the field, the alias and the forms a path field may take (input only).
  */
 function restoreAliasTags(prop: TJS.ts.Symbol, name: string, schema: unknown, checker: TypeChecker, input: boolean): void {

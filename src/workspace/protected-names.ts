@@ -1,6 +1,6 @@
 /**
  * The names toolgate protects wherever they appear in a path (`.git`, `.toolgate`, `.hg`,
- * `.envrc`...): git, toolgate and other programs run what such folders hold or take rules
+ * `.jj`, `.envrc`, `.husky`): git, toolgate and other programs run what such folders hold or take rules
  * from it. The protected-paths decider
  * asks before writes there; tools that write names the model chose (archives) refuse them.
  * No imports: the authoring entry (`toolgate/tool`) exports it.
@@ -12,10 +12,10 @@
  * (compared in lower case): folders and files whose content a program runs or trusts when a
  * person later works there: `.git` (hooks, `core.fsmonitor`, a pager), `.toolgate` (rules),
  * `.hg` and `.jj` (Mercurial's and Jujutsu's repository config), `.envrc` (direnv runs it on
- * `cd`), `.husky` (git hooks) and `.vscode` (tasks that run when the folder opens). The CLI
+ * `cd`) and `.husky` (git hooks). The CLI
  * refuses a `--scoped-write` folder with one of them at start.
  */
-export const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolgate', '.hg', '.jj', '.envrc', '.husky', '.vscode']);
+export const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolgate', '.hg', '.jj', '.envrc', '.husky']);
 
 /**
  * What a git repository folder holds (a bare repository, or a `.git` under another name):

@@ -37,8 +37,8 @@ describe('protected paths', () => {
     }
   });
 
-  test('G1, the rest of the family (attack s11): .hg, .jj, .envrc, .husky and .vscode ask too, and a folder given two of a git repository folder\'s entries asks', async () => {
-    for (const target of ['out/.hg/hgrc', 'out/.jj/repo/config.toml', 'out/.envrc', 'out/.husky/pre-commit', 'out/.vscode/tasks.json', 'out/.VSCode/settings.json']) {
+  test('G1, the rest of the family (attack s11): .hg, .jj, .envrc and .husky ask too, and a folder given two of a git repository folder\'s entries asks', async () => {
+    for (const target of ['out/.hg/hgrc', 'out/.jj/repo/config.toml', 'out/.envrc', 'out/.husky/pre-commit', 'out/.HUSKY/pre-push']) {
       const r = await unvetted(target);
       assert.equal(r.errorCode, 'CONFIRMATION_REQUIRED', `${target}: ${r.error}`);
       assert.equal(fs.existsSync(path.join(t.ws, target)), false);
@@ -54,6 +54,11 @@ describe('protected paths', () => {
     assert.equal((await unvetted('out/other/objects/x')).success, true, 'objects alone is a plain folder');
     fs.mkdirSync(path.join(t.ws, 'out/other/objects'), { recursive: true });
     assert.equal((await unvetted('out/other/refs/heads/main')).errorCode, 'CONFIRMATION_REQUIRED', 'objects and refs together ask');
+    // Folders named config or objects in a project are not that shape (review: src/config beside src/objects).
+    fs.mkdirSync(path.join(t.ws, 'src/objects'), { recursive: true });
+    fs.mkdirSync(path.join(t.ws, 'src/config'), { recursive: true });
+    assert.equal((await unvetted('src/config/db.ts')).success, true);
+    assert.equal((await unvetted('src/objects/user.ts')).success, true);
     // In plan mode with the folder scoped, it is refused outright.
     fs.mkdirSync(path.join(t.ws, 'plans/bare'), { recursive: true });
     fs.writeFileSync(path.join(t.ws, 'plans/bare/HEAD'), 'ref: refs/heads/main\n');

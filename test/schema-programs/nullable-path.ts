@@ -19,6 +19,12 @@ export type WorkspacePath = string;
  */
 export type Percent = number;
 
+/**
+ * A code holding the digits 123 (a pattern that reads as a number stays a pattern).
+ * @pattern 123
+ */
+export type Code = string;
+
 export interface BackupInput {
   /**
    * The file to back up.
@@ -45,6 +51,8 @@ export interface BackupInput {
   more?: readonly WorkspacePath[];
   /** How much of the file to keep, optional and nullable through a named type. */
   keep?: Percent | null;
+  /** A code, optional and nullable through a named type. */
+  code?: Code | null;
 }
 
 /** Back a file up inside the workspace. */
@@ -55,5 +63,5 @@ export class BackUpFileTool {
   }
 }
 
-export const valid: BackupInput[] = [{ source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [] }, { source: 'a.txt', target: 'b.txt', extra: 'c.txt', named: 'n.txt', namedOrNull: 'm.txt', batch: ['d.txt'], more: ['e.txt'] }];
-export const invalid: unknown[] = [{ source: 'a.txt' }, { source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [], keep: 101 }];
+export const valid: BackupInput[] = [{ source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [] }, { source: 'a.txt', target: 'b.txt', extra: 'c.txt', named: 'n.txt', namedOrNull: 'm.txt', batch: ['d.txt'], more: ['e.txt'], code: 'x123' }];
+export const invalid: unknown[] = [{ source: 'a.txt' }, { source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [], keep: 101 }, { source: 'a.txt', target: null, named: 'n.txt', namedOrNull: null, batch: [], code: 'abc' }];
