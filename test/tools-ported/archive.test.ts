@@ -326,6 +326,10 @@ describe('extract_archive: existing files, atomicity and bounds', () => {
     assert.throws(() => checkEntries([file('a'), file('a/b')]), /below "a", which is a file/);
     assert.throws(() => checkEntries([file('A'), { name: 'A', kind: 'symlink', size: 0, mode: 0, linkTarget: 'x' }]), /twice/);
     assert.doesNotThrow(() => checkEntries([{ name: 'd', kind: 'directory', size: 0, mode: 0 }, { name: 'd/', kind: 'directory', size: 0, mode: 0 }]));
+    // G1 family: a bare repository (HEAD, config, objects, refs) under any name is refused; a project's config/ and objects/ folders are not.
+    assert.throws(() => checkEntries([file('evil/HEAD'), file('evil/config'), file('evil/objects/.keep'), file('evil/refs/.keep')]), /would make "evil" look like a git repository folder/);
+    assert.throws(() => checkEntries([file('HEAD'), file('refs/heads/main')]), /would make "\." look like a git repository folder/);
+    assert.doesNotThrow(() => checkEntries([file('src/config/db.ts'), file('src/objects/user.ts'), file('src/HEAD.md')]));
     // Names that merely contain dots are fine (case P4's rule).
     assert.deepEqual(nameComponents('./a/..b/c..d/./e'), ['a', '..b', 'c..d', 'e']);
   });

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { protectedNameIn, ToolExecutionError } from '../../src/tool.js';
+import { GIT_DIR_ENTRIES, protectedNameIn, ToolExecutionError } from '../../src/tool.js';
 import type { ArchiveEntry } from './archive-io.js';
 
 /** Most entries an archive may have to be extracted. */
@@ -104,6 +104,8 @@ export function checkEntries(entries: readonly ArchiveEntry[]): CheckedEntry[] {
     if (earlier === undefined) kinds.set(key, entry.kind);
     checked.push(result);
   }
+  const shaped = gitDirShapeIn(checked);
+  if (shaped !== undefined) throw refuse(`the archive would make ${shown(shaped || '.')} look like a git repository folder (HEAD, config, objects, refs), whose config git runs programs from, so archives never unpack one (unpack it yourself if you trust it)`);
   // Second pass, with every link known: nothing may go through a link, or below a file.
   for (const entry of checked) {
     const parts = entry.path.split('/');
@@ -136,4 +138,32 @@ function checkLinkTarget(entry: CheckedEntry, parts: readonly string[], symlinks
     at.push(step);
     if (i < steps.length - 1 && symlinks.has(foldKey(at))) throw refuse(`the link ${shown(entry.name)} points through the link ${shown(at.join('/'))}`);
   }
+}
+
+/**
+ * A folder the entries give two of a git repository folder's entries (a file `HEAD` or
+ * `config`, a folder `objects` or `refs`, written or implied by a deeper entry), as a
+ * `/`-separated path (`''` for the target folder itself), if any: a bare repository.
+ */
+function gitDirShapeIn(entries: readonly CheckedEntry[]): string | undefined {
+  const found = new Map<string, Set<string>>();
+  const note = (folder: string, name: string) => {
+    let names = found.get(folder);
+    if (names === undefined) found.set(folder, (names = new Set()));
+    names.add(name);
+    return names.size >= 2;
+  };
+  for (const entry of entries) {
+    const parts = entry.path.split('/');
+    for (let i = 0; i < parts.length; i++) {
+      const name = parts[i]!;
+      if (!GIT_DIR_ENTRIES.includes(name)) continue;
+      const last = i === parts.length - 1;
+      const isFile = last && entry.kind !== 'directory';
+      if ((name === 'HEAD' || name === 'config') !== isFile) continue;
+      const folder = parts.slice(0, i).join('/');
+      if (note(folder, name)) return folder;
+    }
+  }
+  return undefined;
 }
