@@ -166,11 +166,14 @@ describe('pool runner call bookkeeping', () => {
     try {
       const first = await executor.call('module_age', { ms: 0 });
       assert.equal(first.success, true, first.output);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Time for the spare to import it off any call's path (on a loaded 2-core CI machine that
+      // has taken more than a second); a worker that loads it only for its call reports an age
+      // of about 0 ms, since the tool reads it before it sleeps.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
       const both = await Promise.all([executor.call('module_age', { ms: 300 }), executor.call('module_age', { ms: 300 })]);
       const seen = both.map((r) => JSON.parse(r.output) as { thread: number; loadedMsAgo: number });
       assert.notEqual(seen[0]!.thread, seen[1]!.thread, 'both workers answered');
-      for (const s of seen) assert.ok(s.loadedMsAgo >= 500, `worker ${s.thread} loaded the module ${s.loadedMsAgo} ms before its call`);
+      for (const s of seen) assert.ok(s.loadedMsAgo >= 200, `worker ${s.thread} loaded the module ${s.loadedMsAgo} ms before its call`);
     } finally {
       await executor.close();
     }
