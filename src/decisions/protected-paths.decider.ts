@@ -16,7 +16,7 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
-import { GIT_DIR_ENTRIES, PROTECTED_NAMES } from '../workspace/protected-names.js';
+import { gitDirShapeOf, PROTECTED_NAMES } from '../workspace/protected-names.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'protected-paths';
@@ -102,32 +102,16 @@ export class ProtectedPathsDecider implements Decider {
 }
 
 /**
- * The folder (workspace-relative) a write to `relative` would give two of the entries of a git
- * repository folder ({@link GIT_DIR_ENTRIES}: `HEAD`, `config`, `objects`, `refs`), counting
- * what it holds already: git would read that folder's `config` as a bare repository's. Only
- * folders on the path whose next part is one of those entries are read.
+ * The folder (workspace-relative) a file write to `relative` would make look like a git
+ * repository folder ({@link gitDirShapeOf}), counting what it holds on disk.
  */
 function gitDirShape(root: string, relative: string): string | undefined {
-  const parts = relative.split(path.sep);
-  for (let i = 0; i < parts.length; i++) {
-    const entry = parts[i]!;
-    // HEAD and config are files of such a folder, objects and refs folders of it.
-    const last = i === parts.length - 1;
-    if (!(last ? FILE_ENTRIES.has(entry) : FOLDER_ENTRIES.has(entry))) continue;
-    const folder = parts.slice(0, i);
-    const found = new Set([entry]);
+  const folder = gitDirShapeOf(relative.split(path.sep), true, (parts) => {
     try {
-      for (const held of fs.readdirSync(path.join(root, ...folder), { withFileTypes: true })) {
-        if ((held.isFile() && FILE_ENTRIES.has(held.name)) || (held.isDirectory() && FOLDER_ENTRIES.has(held.name))) found.add(held.name);
-      }
+      return fs.readdirSync(path.join(root, ...parts), { withFileTypes: true }).map((d) => ({ name: d.name, isFile: d.isFile() }));
     } catch {
-      // a folder the write makes: nothing there yet
+      return []; // a folder the write makes: nothing there yet
     }
-    if (found.size >= 2) return folder.length === 0 ? '.' : folder.join('/');
-  }
-  return undefined;
+  });
+  return folder === undefined ? undefined : folder.length === 0 ? '.' : folder.join('/');
 }
-
-/** The files and folders of {@link GIT_DIR_ENTRIES}. */
-const FILE_ENTRIES: ReadonlySet<string> = new Set(GIT_DIR_ENTRIES.filter((e) => e === 'HEAD' || e === 'config'));
-const FOLDER_ENTRIES: ReadonlySet<string> = new Set(GIT_DIR_ENTRIES.filter((e) => e === 'objects' || e === 'refs'));

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { GIT_DIR_ENTRIES, protectedNameIn, ToolExecutionError } from '../../src/tool.js';
+import { gitDirShapeOf, protectedNameIn, ToolExecutionError, type PathEntry } from '../../src/tool.js';
 import type { ArchiveEntry } from './archive-io.js';
 
 /** Most entries an archive may have to be extracted. */
@@ -141,29 +141,23 @@ function checkLinkTarget(entry: CheckedEntry, parts: readonly string[], symlinks
 }
 
 /**
- * A folder the entries give two of a git repository folder's entries (a file `HEAD` or
- * `config`, a folder `objects` or `refs`, written or implied by a deeper entry), as a
+ * A folder the entries would make look like a git repository folder ({@link gitDirShapeOf}),
+ * counting the entries before each one (folders implied by deeper entries too), as a
  * `/`-separated path (`''` for the target folder itself), if any: a bare repository.
  */
 function gitDirShapeIn(entries: readonly CheckedEntry[]): string | undefined {
-  const found = new Map<string, Set<string>>();
-  const note = (folder: string, name: string) => {
-    let names = found.get(folder);
-    if (names === undefined) found.set(folder, (names = new Set()));
-    names.add(name);
-    return names.size >= 2;
-  };
+  const held = new Map<string, PathEntry[]>();
   for (const entry of entries) {
     const parts = entry.path.split('/');
-    for (let i = 0; i < parts.length; i++) {
-      const name = parts[i]!;
-      if (!GIT_DIR_ENTRIES.includes(name)) continue;
-      const last = i === parts.length - 1;
-      const isFile = last && entry.kind !== 'directory';
-      if ((name === 'HEAD' || name === 'config') !== isFile) continue;
-      const folder = parts.slice(0, i).join('/');
-      if (note(folder, name)) return folder;
-    }
+    const isFile = entry.kind !== 'directory';
+    const folder = gitDirShapeOf(parts, isFile, (at) => held.get(at.join('/')) ?? []);
+    if (folder !== undefined) return folder.join('/');
+    parts.forEach((name, i) => {
+      const key = parts.slice(0, i).join('/');
+      const list = held.get(key) ?? [];
+      list.push({ name, isFile: isFile && i === parts.length - 1 });
+      held.set(key, list);
+    });
   }
   return undefined;
 }
