@@ -9,6 +9,11 @@
  * @module
  */
 
+import { SHELLS } from './programs.js';
+
+/** Interpreters that run code given with an option (`python3 -c`, `node -e`, `perl -E`). */
+const INTERPRETERS: ReadonlySet<string> = new Set(['python', 'python2', 'python3', 'perl', 'ruby', 'node', 'nodejs', 'deno', 'bun', 'php', 'lua', 'tclsh', 'Rscript', 'osascript', 'pwsh']);
+
 /** awk implementations. */
 const AWKS: ReadonlySet<string> = new Set(['awk', 'gawk', 'mawk', 'nawk']);
 /** sed implementations. */
@@ -268,4 +273,9 @@ export function codeWordIndex(program: string, args: ReadonlyArray<string | unde
     if (a !== undefined && CODE_OPTION.test(a)) return i + 1 < args.length ? i + 1 : -1;
   }
   return undefined;
+}
+
+/** Whether `program` runs code given in its arguments: a shell's `-c` script, an interpreter's code, an awk or sed program (what `xargs -I` and `find -exec` must not paste data into). */
+export function takesCode(program: string): boolean {
+  return SHELLS.has(program) || INTERPRETERS.has(program) || AWKS.has(program) || SEDS.has(program);
 }

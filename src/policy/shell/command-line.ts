@@ -40,7 +40,7 @@
  * @module
  */
 import { mostSevere, type ActionKind } from '../action-kinds.js';
-import { codeWordIndex, runsCommandsFromText } from './code-arguments.js';
+import { codeWordIndex, runsCommandsFromText, takesCode } from './code-arguments.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
 import {
@@ -116,12 +116,6 @@ type AssignmentUse =
 
 /** `find` actions that run a command given in find's own arguments, up to `;` or `{} +`. */
 const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
-
-/** Programs that run code given in their arguments: a shell's `-c` script, an interpreter's `-c`/`-e` code, an awk or sed program. */
-const CODE_TAKERS: ReadonlySet<string> = new Set([
-  ...SHELLS, 'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'nodejs', 'deno', 'bun', 'php', 'lua', 'tclsh', 'Rscript', 'osascript', 'pwsh',
-  'awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed',
-]);
 
 /** Where in the command line the walk is. */
 interface Context {
@@ -696,7 +690,7 @@ class CommandLineWalk {
    */
   private xargsPastes(options: readonly Word[], inner: readonly Word[], text: string): void {
     const head = inner[0];
-    if (head === undefined || !head.isStatic || !CODE_TAKERS.has(basename(head.text))) return;
+    if (head === undefined || !head.isStatic || !takesCode(basename(head.text))) return;
     const program = basename(head.text);
     const args = inner.slice(1).map((word) => (word.isStatic ? word.text : undefined));
     const at = codeWordIndex(program, args);
@@ -721,7 +715,7 @@ class CommandLineWalk {
       const command = argv.slice(i + 1, end);
       // find puts each file name where {} is, inside a word too: in a script it is code.
       const head = command[0];
-      if (head !== undefined && head.isStatic && CODE_TAKERS.has(basename(head.text))) {
+      if (head !== undefined && head.isStatic && takesCode(basename(head.text))) {
         const args = command.slice(1).map((word) => (word.isStatic ? word.text : undefined));
         const at = codeWordIndex(basename(head.text), args);
         const code = at === undefined || at === -1 ? undefined : args[at];
