@@ -62,16 +62,29 @@ function emptyReport(): SweepReport {
 
 /**
  * Whether the process `pid` that made something last changed at `mtimeMs` is gone: no such
- * process, or this process's own pid on something older than this process.
+ * process, a zombie (dead, waiting for a parent to reap it: an orphan under an init that
+ * does not reap, as in many containers, stays one for good), or this process's own pid on
+ * something older than this process.
  */
 export function processGone(pid: number, mtimeMs: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return mtimeMs < PROCESS_START_MS;
   try {
     process.kill(pid, 0);
-    return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  return isZombie(pid);
+}
+
+/** Whether `pid` is a zombie (Linux: the state after the command name in /proc/PID/stat is Z or X). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }
 

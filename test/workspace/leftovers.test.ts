@@ -3,7 +3,7 @@
 // src/workspace/leftovers.ts remove what a gone owner left, and nothing else. The writers
 // themselves remove their temporary file when the call's signal aborts or its deadline passes.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -166,6 +166,23 @@ describe('leftovers', () => {
     assert.equal(processGone(process.pid, Date.now() - process.uptime() * 1000 - 60_000), true);
     assert.equal(processGone(process.ppid, 0), false);
     assert.equal(processGone(0, 0), false);
+  });
+
+  it('counts a zombie as gone: an orphan nobody reaps (an init that does not, in many containers) writes nothing', async (t) => {
+    // `sleep 0` exits and stays a zombie: its parent became `sleep 30`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    t.after(() => parent.kill('SIGKILL'));
+    const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+    const state = (): string => {
+      const stat = fs.readFileSync(`/proc/${zombie}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    };
+    for (let waited = 0; state() !== 'Z'; waited += 20) {
+      assert.ok(waited < 10_000, 'the background sleep became a zombie');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(processGone(zombie, Date.now()), true);
+    assert.equal(processGone(parent.pid!, Date.now()), false, 'its live parent is not gone');
   });
 
   it('sweepStale removes an empty pids cgroup of a gone process, and keeps others', async (t) => {
