@@ -15,21 +15,31 @@
  *
  * @module
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { threadId } from 'node:worker_threads';
 
-/** The owner tag of this thread's temporaries: `tg-<pid>-<threadId>`. */
-const OWNER_TAG = `tg-${process.pid}-${threadId}`;
+// node:crypto and node:worker_threads are required on first write: this module is loaded by
+// every tool's process (through toolgate/tool), and loading those two costs a child process
+// about 10 ms of its start (measured) whether it writes or not.
+const require = createRequire(import.meta.url);
+let ownerTag: string | undefined;
+let randomBytes: typeof import('node:crypto').randomBytes | undefined;
+
+/** This thread's id (0 on a process's main thread). */
+function ownThreadId(): number {
+  return (require('node:worker_threads') as typeof import('node:worker_threads')).threadId;
+}
 
 /**
  * A new temporary name for a file to be renamed to `name`, owned by this thread:
  * `.NAME.tg-<pid>-<threadId>.<12 hex>.tmp` (NAME cut at 100 characters).
  */
 export function temporaryName(name: string): string {
-  return `.${name.slice(0, 100)}.${OWNER_TAG}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  ownerTag ??= `tg-${process.pid}-${ownThreadId()}`;
+  randomBytes ??= (require('node:crypto') as typeof import('node:crypto')).randomBytes;
+  return `.${name.slice(0, 100)}.${ownerTag}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 /** What matches the temporaries of owner `pid`/`threadId` (and nothing a user or another owner names). */
@@ -71,7 +81,7 @@ async function openJournal(): Promise<string | null> {
   try {
     await fs.mkdir(folder, { recursive: true, mode: 0o700 });
     if (!(await journalFolderIsPrivate())) return null;
-    return path.join(folder, journalName(process.pid, threadId));
+    return path.join(folder, journalName(process.pid, ownThreadId()));
   } catch {
     return null;
   }
