@@ -63,6 +63,8 @@ const ALLOWED_IMPORTERS = {
   'fast-glob': ['^src/util/glob\\.ts$', '^tools-ported/common/glob\\.ts$'],
   ajv: ['^src/schema/validator\\.ts$', '^tools-ported/data/validate-json\\.tool\\.ts$'],
   'ajv-formats': ['^src/schema/validator\\.ts$', '^tools-ported/data/validate-json\\.tool\\.ts$'],
+  // the build: the bundler that makes dist/bundle/ (the CLI, the child, the authoring core)
+  esbuild: ['^scripts/bundle\\.ts$'],
   // the tools
   '@jmespath-community/jmespath': ['^tools-ported/data/json-query\\.tool\\.ts$'],
   '@mozilla/readability': ['^tools-ported/common/web-text\\.ts$'],

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Entry point of the `toolgate` command: a thin wrapper around runCli in dist/src/cli/main.js
-// (built by `npm run build`, which `npm ci` runs through the prepare script).
+// Entry point of the `toolgate` command: a thin wrapper around runCli of src/cli/main.ts, as
+// bundled into dist/bundle/ by `npm run build` (which `npm ci` runs through the prepare
+// script; see scripts/bundle.ts for why the command is bundled).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/src/cli/main.js', import.meta.url);
+const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('toolgate: not built yet; run `npm run build` (npm ci does it through the prepare script)\n');
   process.exit(2);
@@ -16,5 +17,8 @@ for (const stream of [process.stdout, process.stderr]) {
     throw error;
   });
 }
+// `toolgate call` starts the child process its tool will likely run in before anything else
+// loads (dist/bundle/early.js, from src/cli/early.ts).
+if (process.argv[2] === 'call') (await import(new URL('../dist/bundle/early.js', import.meta.url).href)).startEarly(process.argv.slice(2));
 const { runCli } = await import(entry.href);
 process.exitCode = await runCli(process.argv.slice(2));

@@ -51,8 +51,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   list: async () => (await import('./list-command.js')).listCommand,
   schema: async () => (await import('./schema-command.js')).schemaCommand,
   call: async () => {
-    // Most tools run in a child process of the default memory cap: its boot starts now and
-    // overlaps the loading of the command's modules (the command closes it if unused).
+    // Most tools run in a child process of the default memory cap: runCli started it before
+    // anything else; the runner adopts it (the command closes the runner if unused).
     const prestarted = import('../runner/process/process-runner.js').then(({ ProcessRunner }) => {
       const runner = new ProcessRunner({ poolSize: 1 });
       runner.warmUp();
@@ -80,8 +80,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
  * @returns the exit code (the caller sets `process.exitCode`; nothing here exits the process).
  */
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
-  const ctx = cliContext(options);
   const [command, ...rest] = argv;
+  // Before anything else: the child process most calls run in boots while the rest loads.
+  if (command === 'call') (await import('./early.js')).startEarly(argv);
+  const ctx = cliContext(options);
   try {
     if (command === '--version' || command === '-v') {
       ctx.stdout.write(`${packageVersion()}\n`);

@@ -6,6 +6,9 @@
 import os from 'node:os';
 import { ToolgateOptionError } from '../errors/errors.js';
 
+/** Heap cap in MiB for tools that declare none, without `defaultMemoryMb`. */
+export const DEFAULT_MEMORY_MB = 1024;
+
 /** How many workers (threads or processes) a group keeps, and the default heap cap. */
 export interface Sizing {
   /** Workers per group: `poolSize`, default `max(2, os.availableParallelism())`. */
@@ -21,7 +24,7 @@ export interface Sizing {
 export function sizingOf(options: { poolSize?: number; defaultMemoryMb?: number }): Sizing {
   const size = options.poolSize ?? Math.max(2, os.availableParallelism());
   if (!Number.isInteger(size) || size < 1 || size > 256) throw ToolgateOptionError.fromBadOption('poolSize', `must be an integer from 1 to 256; got ${size}`);
-  const memoryMb = options.defaultMemoryMb ?? 1024;
+  const memoryMb = options.defaultMemoryMb ?? DEFAULT_MEMORY_MB;
   if (!Number.isInteger(memoryMb) || memoryMb < 16) throw ToolgateOptionError.fromBadOption('defaultMemoryMb', `must be an integer >= 16; got ${memoryMb}`);
   return { size, memoryMb };
 }

@@ -81,7 +81,7 @@ describe('fast start: commands that only read tools import none of them', () => 
     it(`toolgate ${args.join(' ')} imports no tool module and no ajv`, async () => {
       const run = await recorded([...args, ...(args[0]!.startsWith('-') || args[0] === 'help' ? [] : toolsFlags())]);
       assert.equal(run.code, 0, run.stderr);
-      assert.ok(run.loaded.some((u) => u.includes('/dist/src/cli/main.js')), 'the recorder saw the CLI load');
+      assert.ok(run.loaded.some((u) => u.includes('/dist/bundle/main.js')), 'the recorder saw the CLI load');
       assert.deepEqual(toolModules(run), []);
       assert.deepEqual(ajv(run), []);
       assert.equal(fs.readFileSync(folder.marker, 'utf8'), '', "the marker tool's top-level code did not run");

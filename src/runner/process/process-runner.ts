@@ -23,15 +23,14 @@
  *
  * @module
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { sizingOf } from '../sizing.js';
 import { StoppableCall } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
 import { PidsCgroup } from '../../sandbox/pids-cgroup.js';
-import { parentDeathLauncher } from '../../sandbox/executables.js';
+import { adoptPrestarted, childArgv, spawnChild } from './spawn-child.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
 import { CLIENT, READY, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
 import { answerClientMessage, clientMethods, isClientMessage } from '../client-relay.js';
@@ -55,8 +54,6 @@ const STDERR_GRACE_MS = 200;
 const HEAP_DEATH = /heap limit|heap out of memory|CALL_AND_RETRY_LAST|invalid size error|Allocation failed|invalid table size/i;
 /** Where V8's report of a fatal error starts: not forwarded to the host's standard error. */
 const FATAL_REPORT = /<--- Last few GCs --->|FATAL ERROR:|Fatal JavaScript|Fatal process out of memory/;
-
-const CHILD_PATH = fileURLToPath(new URL('./child.js', import.meta.url));
 
 /** Options of {@link ProcessRunner}. */
 export interface ProcessRunnerOptions {
@@ -300,13 +297,11 @@ class Child {
   private readonly cgroup: PidsCgroup | undefined;
 
   constructor(private readonly group: ChildGroup) {
-    const argv = [...parentDeathLauncher(), process.execPath, `--max-old-space-size=${group.cap}`, CHILD_PATH, JSON.stringify(group.preloads)];
+    const argv = childArgv(group.cap, group.preloads);
     for (const url of group.preloads) this.loaded.add(url);
-    this.process = spawn(argv[0]!, argv.slice(1), {
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'advanced',
-      detached: true, // a process group of its own, killed whole
-    });
+    // The child `toolgate call` started before its modules loaded, when it is one of these.
+    const adopted = adoptPrestarted(argv);
+    this.process = adopted?.child ?? spawnChild(argv);
     this.cgroup = PidsCgroup.create(MAX_CHILD_TASKS);
     // In its cgroup before any tool code runs. A child that starts by importing modules (the
     // group's proven ones) joins now, before it has loaded Node; one that starts bare joins
@@ -358,6 +353,8 @@ class Child {
       });
     }));
     // Referenced until ready: a call may be waiting for it. Idle children are unreferenced.
+    // What an adopted child said before it was adopted (its `ready`), now that it is heard.
+    for (const message of adopted?.messages ?? []) this.onMessage(message as ChildMessage);
   }
 
   /** Let an idle child not keep the host alive; a busy one does. */

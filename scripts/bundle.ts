@@ -1,0 +1,133 @@
+/**
+ * The last step of `npm run build`: fewer, larger modules on the paths where start-up time
+ * counts. Three outputs under `dist/bundle/`:
+ * - `core.js`: every module the authoring entry `toolgate/tool` (`src/tool.ts`) reaches (the
+ *   decorator, errors, the workspace, the sandbox helpers) as one file. Each of those modules'
+ *   own file in `dist/src/` is then rewritten to re-export its names from `core.js`, so that
+ *   a class such as `PathTraversalError`, or the decorator's metadata, exists once in a
+ *   process however it is imported (through `toolgate`, `toolgate/tool`, a tool module, the
+ *   files themselves).
+ * - `main.js` and its chunks: the CLI (`src/cli/main.ts`), which `bin/toolgate.js` loads; each
+ *   command, and each module loaded on first use, a chunk of its own. `early.js` (what the
+ *   CLI starts before its modules load, `src/cli/early.ts`) shares its chunks.
+ * - `child.js`: the process runner's child, which the runner starts from here when it exists.
+ *
+ * Why: Node 20 loads an ES module in about 0.7–2 ms (resolution, file operations on the
+ * thread pool, linking), and `toolgate call` reached about 100 of them in its own process and
+ * 30 in the child's before its tool ran. Bundled, the same code loads in a fraction of that
+ * (see docs/performance.md).
+ *
+ * In every bundled module, `import.meta.url` is the URL of the file it came from (computed
+ * from the bundle's own URL, so the package can move), so paths built from it (the child's
+ * entry, the worker file, precompiled validators, the tool folders, package.json) point where
+ * they did. Packages in node_modules stay imports.
+ *
+ * Run after tsc, on its fresh output: `npm run build` does both.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = path.join(DIST, 'src');
+const OUT = path.join(DIST, 'bundle');
+const CORE = path.join(OUT, 'core.js');
+/** The first line of a module rewritten to re-export from `core.js`. */
+const SHIM_MARK = '// Bundled into dist/bundle/core.js by scripts/bundle.ts: this module re-exports its names from there.';
+
+/** `file` as an import specifier relative to the folder `from` (`./x.js`, `../src/x.js`; forward slashes). */
+function specifier(from: string, file: string): string {
+  const relative = path.relative(from, file).split(path.sep).join('/');
+  return relative.startsWith('.') ? relative : `./${relative}`;
+}
+
+const inSrc = (file: string): boolean => file.startsWith(SRC + path.sep);
+
+/** Gives each bundled module's `import.meta.url` the URL of the file it came from. */
+const ownModuleUrls: Plugin = {
+  name: 'toolgate-module-urls',
+  setup(plugins) {
+    plugins.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!inSrc(args.path)) return undefined;
+      const text = fs.readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const own = `new URL(${JSON.stringify(specifier(OUT, args.path))}, import.meta.url).href`;
+      return { contents: text.replaceAll('import.meta.url', own), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+const COMMON = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+} satisfies BuildOptions;
+
+/** The compiled modules of `dist/src/` that `dist/src/tool.js` reaches, itself included. */
+async function authoringModules(): Promise<string[]> {
+  const { metafile } = await build({ ...COMMON, entryPoints: [path.join(SRC, 'tool.js')], write: false, metafile: true, logLevel: 'silent' });
+  return Object.keys(metafile.inputs).map((input) => path.resolve(input)).filter(inSrc).sort();
+}
+
+/** The names a module exports (run-time names: types are gone from compiled JS). */
+async function exportsOf(file: string): Promise<string[]> {
+  const { metafile } = await build({ ...COMMON, entryPoints: [file], write: false, metafile: true, logLevel: 'silent', external: ['*'] });
+  return Object.values(metafile.outputs).flatMap((output) => output.exports);
+}
+
+if (fs.readFileSync(path.join(SRC, 'tool.js'), 'utf8').startsWith(SHIM_MARK)) {
+  process.stderr.write('scripts/bundle.ts: dist/src was bundled already; run `npm run build` (tsc first, then this)\n');
+  process.exit(1);
+}
+const shared = await authoringModules();
+const names = new Map<string, string[]>();
+const owner = new Map<string, string>();
+for (const file of shared) {
+  const own = await exportsOf(file);
+  names.set(file, own);
+  if (file === path.join(SRC, 'tool.js')) continue; // its names are the others', re-exported
+  for (const name of own) {
+    if (name === 'default') throw new Error(`${file}: a default export cannot be re-exported from core.js; name it`);
+    const other = owner.get(name);
+    if (other !== undefined) throw new Error(`${name} is exported by both ${other} and ${file}; core.js needs one name per export`);
+    owner.set(name, file);
+  }
+}
+
+fs.rmSync(OUT, { recursive: true, force: true });
+// The core, from the modules as tsc wrote them.
+const coreEntry = shared.filter((file) => file !== path.join(SRC, 'tool.js')).map((file) => `export * from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
+await build({ ...COMMON, stdin: { contents: coreEntry, resolveDir: SRC, sourcefile: 'core-entry.js' }, outfile: CORE, sourcemap: 'linked', plugins: [ownModuleUrls] });
+
+/** Imports of the authoring modules become imports of `core.js` (beside the bundles). */
+const toCore: Plugin = {
+  name: 'toolgate-core',
+  setup(plugins) {
+    const sharedSet = new Set(shared);
+    plugins.onResolve({ filter: /^\.\.?\// }, (args) => (sharedSet.has(path.resolve(args.resolveDir, args.path)) ? { path: './core.js', external: true } : undefined));
+  },
+};
+const outputs = { ...COMMON, outdir: OUT, sourcemap: 'linked', metafile: true, plugins: [toCore, ownModuleUrls] } satisfies BuildOptions;
+const cli = await build({ ...outputs, entryPoints: { main: path.join(SRC, 'cli', 'main.js'), early: path.join(SRC, 'cli', 'early.js') }, splitting: true, chunkNames: 'chunk-[hash]' });
+const child = await build({ ...outputs, entryPoints: { child: path.join(SRC, 'runner', 'process', 'child.js') } });
+
+// Last: the authoring modules' own files re-export from the core.
+for (const file of shared) {
+  const list = names.get(file)!;
+  const body = list.length === 0 ? 'export {};' : `export { ${list.join(', ')} } from ${JSON.stringify(specifier(path.dirname(file), CORE))};`;
+  fs.writeFileSync(file, `${SHIM_MARK}\n${body}\n`);
+  fs.rmSync(`${file}.map`, { force: true });
+}
+
+if (process.argv.includes('--verbose')) {
+  for (const [name, { metafile }] of [['main', cli], ['child', child]] as const) {
+    const bundled = Object.keys(metafile.inputs).filter((input) => inSrc(path.resolve(input))).length;
+    const files = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length;
+    process.stdout.write(`dist/bundle/${name}.js: ${bundled} modules in ${files} files\n`);
+  }
+  process.stdout.write(`dist/bundle/core.js: ${shared.length} modules (those of toolgate/tool)\n`);
+}

@@ -1,0 +1,115 @@
+/**
+ * How the process runner starts a child process, and the one child `toolgate call` starts
+ * before its modules load (see {@link prestartChild}), which the process runner then adopts.
+ *
+ * Why a child before the modules: the child's own start (Node, then its runtime's modules)
+ * is the longest step of a one-call command, and it does not depend on anything the host
+ * loads. Started first, it boots while the host loads the executor, reads the tools and
+ * decides the call.
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parentDeathLauncher } from '../../sandbox/executables.js';
+import { DEFAULT_MEMORY_MB } from '../sizing.js';
+
+/**
+ * The child's entry: child.js as `npm run build` bundles it (dist/bundle/child.js, see
+ * scripts/bundle.ts: fewer modules to load before the child is ready), else child.js beside
+ * this module.
+ */
+const CHILD_PATH = ((bundled) => fileURLToPath(fs.existsSync(bundled) ? bundled : new URL('./child.js', import.meta.url)))(new URL('../../../bundle/child.js', import.meta.url));
+
+/**
+ * The command line of a child: its heap cap in MiB, and the modules it imports before it
+ * says it is ready (a JSON list of module URLs).
+ */
+export function childArgv(capMb: number, preloads: readonly string[]): string[] {
+  return [...parentDeathLauncher(), process.execPath, `--max-old-space-size=${capMb}`, CHILD_PATH, JSON.stringify(preloads)];
+}
+
+/** Start a child: an IPC channel with structured-clone messages, piped output, its own process group. */
+export function spawnChild(argv: readonly string[]): ChildProcess {
+  return spawn(argv[0]!, argv.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    serialization: 'advanced',
+    detached: true, // a process group of its own, killed whole
+  });
+}
+
+/** A child started ahead, with the messages it sent before a runner took it. */
+export interface Prestarted {
+  child: ChildProcess;
+  /** Its messages so far, in order (a child says `ready` once: that must not be lost). */
+  messages: unknown[];
+}
+
+let ahead: (Prestarted & { argv: string; keep: (message: unknown) => void; ignore: () => void }) | undefined;
+
+/** SIGKILL a child's process group (and the child, should the group be gone). */
+function killChild(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+/**
+ * Start a child of the default heap cap with no preloads now, for the first process runner of
+ * that cap to adopt (see {@link adoptPrestarted}). Until then it holds nothing open: a command
+ * that ends without running a call exits as it would have, and the child is killed with it.
+ * One at a time: while one waits, this starts none. Never throws (a failed start is the
+ * runner's to meet again).
+ * @returns the process id of the child waiting to be adopted, `undefined` when none could start.
+ */
+export function prestartChild(): number | undefined {
+  if (ahead !== undefined) return ahead.child.pid;
+  const argv = childArgv(DEFAULT_MEMORY_MB, []);
+  let child: ChildProcess;
+  try {
+    child = spawnChild(argv);
+  } catch {
+    return undefined;
+  }
+  const messages: unknown[] = [];
+  const keep = (message: unknown): void => void messages.push(message);
+  const ignore = (): void => undefined; // a failed start ends in 'exit', which adoption checks
+  child.on('message', keep);
+  child.on('error', ignore);
+  child.unref();
+  child.channel?.unref();
+  (child.stdout as unknown as { unref?: () => void }).unref?.();
+  (child.stderr as unknown as { unref?: () => void }).unref?.();
+  ahead = { child, messages, argv: argv.join('\0'), keep, ignore };
+  process.once('exit', () => {
+    if (ahead?.child === child) killChild(child);
+  });
+  return child.pid;
+}
+
+/**
+ * The child started by {@link prestartChild}, when it was started with exactly `argv` and is
+ * still alive: it is then the caller's (referenced again, no listener of ours left) with the
+ * messages it sent meanwhile, which the caller handles after attaching its own listeners.
+ * Otherwise it is killed and the caller starts its own.
+ */
+export function adoptPrestarted(argv: readonly string[]): Prestarted | undefined {
+  const taken = ahead;
+  if (taken === undefined) return undefined;
+  ahead = undefined;
+  const { child } = taken;
+  child.off('message', taken.keep);
+  child.off('error', taken.ignore);
+  if (taken.argv !== argv.join('\0') || child.pid === undefined || child.exitCode !== null || child.signalCode !== null || !child.connected) {
+    killChild(child);
+    return undefined;
+  }
+  child.ref();
+  child.channel?.ref();
+  (child.stdout as unknown as { ref?: () => void }).ref?.();
+  (child.stderr as unknown as { ref?: () => void }).ref?.();
+  return { child, messages: taken.messages };
+}

@@ -1,0 +1,74 @@
+/**
+ * The child `toolgate call` starts before its modules load: the process runner adopts it
+ * (with the `ready` it said before anyone listened), a runner it does not fit starts its own
+ * and the early one is killed, and one nobody adopts neither holds its host open nor outlives
+ * it.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { ToolExecutor } from 'toolgate';
+import { processGone } from '../../src/workspace/leftovers.js';
+import { fixtureRegistry, REPO_ROOT } from '../helpers.js';
+
+const SPAWN_CHILD = pathToFileURL(path.join(REPO_ROOT, 'dist/src/runner/process/spawn-child.js')).href;
+const { prestartChild } = (await import(SPAWN_CHILD)) as typeof import('../../src/runner/process/spawn-child.js');
+
+/** Wait (up to 10 s) for a process to be gone (a zombie is: an orphan's init may not reap it soon); false if it is still there. */
+async function gone(pid: number): Promise<boolean> {
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    if (processGone(pid, Date.now())) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+/** The process id an `answer_at_once` call ran in. */
+function ranIn(output: unknown): number {
+  return Number(/from (\d+)$/.exec(String(output))?.[1]);
+}
+
+describe('the prestarted child', () => {
+  test('a process runner of the default memory cap adopts it, with the ready it said before it was adopted', async () => {
+    const pid = prestartChild();
+    assert.ok(pid !== undefined && pid > 0);
+    // Time to boot and say `ready` while no runner listens: lost, the call below would hang.
+    await sleep(1500);
+    const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1 });
+    try {
+      const result = await executor.execute({ name: 'answer_at_once', arguments: { text: 'adopted' } });
+      assert.equal(result.success, true, result.error);
+      assert.equal(ranIn(result.output), pid, String(result.output));
+    } finally {
+      await executor.close();
+    }
+    assert.ok(await gone(pid), 'the adopted child ends with its runner');
+  });
+
+  test('a runner of another memory cap starts its own child, and the early one is killed', async () => {
+    const pid = prestartChild()!;
+    const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1, defaultMemoryMb: 512 });
+    try {
+      const result = await executor.execute({ name: 'answer_at_once', arguments: { text: 'not adopted' } });
+      assert.equal(result.success, true, result.error);
+      assert.notEqual(ranIn(result.output), pid);
+      assert.ok(await gone(pid), 'the unused early child is killed');
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('one nobody adopts does not keep its host running, and ends with it', async () => {
+    const host = spawn(process.execPath, ['--input-type=module', '-e', `const { prestartChild } = await import(${JSON.stringify(SPAWN_CHILD)}); console.log(prestartChild());`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    host.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    const code = await new Promise((resolve) => host.on('exit', resolve));
+    assert.equal(code, 0);
+    const pid = Number(out.trim());
+    assert.ok(pid > 0, out);
+    assert.ok(await gone(pid), `the early child ${pid} outlived its host`);
+  });
+});

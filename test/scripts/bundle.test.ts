@@ -1,0 +1,62 @@
+/**
+ * What `npm run build` bundles (scripts/bundle.ts) is the same program as the files it was
+ * made of: the authoring modules exist once (however they are imported), the CLI's and the
+ * child's bundles hold no copy of them, and a second run on already bundled output refuses.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../helpers.js';
+
+const dist = (file: string): string => path.join(REPO_ROOT, 'dist', file);
+const load = async (file: string): Promise<Record<string, unknown>> => (await import(pathToFileURL(dist(file)).href)) as Record<string, unknown>;
+
+/** How esbuild writes a few of the authoring modules' definitions. */
+const DEFINITIONS = [/\bPathTraversalError = class\b|\bclass PathTraversalError\b/, /\bWorkspace = class\b|\bclass Workspace\b/, /\bfunction tool\(/, /\bfunction pinFolder\(/];
+
+describe('dist/bundle', () => {
+  test('an authoring class is one class through toolgate, toolgate/tool and its own module', async () => {
+    const [root, authoring, own, core] = await Promise.all([import('toolgate'), import('toolgate/tool'), load('src/errors/errors.js'), load('bundle/core.js')]);
+    assert.equal(typeof own.PathTraversalError, 'function');
+    assert.equal(root.PathTraversalError, own.PathTraversalError);
+    assert.equal(authoring.PathTraversalError, own.PathTraversalError);
+    assert.equal(core.PathTraversalError, own.PathTraversalError);
+    const workspace = await load('src/workspace/workspace.js');
+    assert.equal(authoring.Workspace, workspace.Workspace);
+  });
+
+  test('the CLI and the child import the authoring modules from core.js and copy none of them', () => {
+    const files = fs.readdirSync(dist('bundle')).filter((file) => file.endsWith('.js') && file !== 'core.js');
+    assert.ok(files.includes('main.js') && files.includes('child.js'), files.join(' '));
+    for (const file of files) {
+      const text = fs.readFileSync(dist(`bundle/${file}`), 'utf8');
+      for (const definition of DEFINITIONS) assert.doesNotMatch(text, definition, `${file} defines it itself`);
+      assert.doesNotMatch(text, /from "\.\.\/src\//, `${file} imports a module of dist/src`);
+    }
+    const core = fs.readFileSync(dist('bundle/core.js'), 'utf8');
+    for (const definition of DEFINITIONS) assert.match(core, definition);
+  });
+
+  test('a module that came from elsewhere keeps its import.meta.url: the CLI prints the package version', async () => {
+    const { runCli } = (await import(pathToFileURL(dist('bundle/main.js')).href)) as { runCli: (argv: string[], options: object) => Promise<number> };
+    let out = '';
+    const code = await runCli(['--version'], { stdout: { write: (text: string) => (out += text) } });
+    const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(code, 0);
+    assert.equal(out.trim(), version);
+  });
+
+  test('bundling output that is bundled already is refused, and changes nothing', async () => {
+    const before = fs.readFileSync(dist('src/tool.js'), 'utf8');
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [dist('scripts/bundle.js')], { cwd: REPO_ROOT }, (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }));
+    });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /bundled already; run `npm run build`/);
+    assert.equal(fs.readFileSync(dist('src/tool.js'), 'utf8'), before);
+    assert.ok(fs.existsSync(dist('bundle/main.js')));
+  });
+});
