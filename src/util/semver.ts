@@ -16,8 +16,17 @@ let semverCompare: typeof import('semver/functions/compare.js') | undefined;
 let semverGt: typeof import('semver/functions/gt.js') | undefined;
 let semverPrerelease: typeof import('semver/functions/prerelease.js') | undefined;
 
-/** Is `version` a valid semver version (`1.0.0`)? */
+/** `MAJOR.MINOR.PATCH` with no prerelease or build part: what almost every tool declares. */
+const PLAIN_VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+
+/**
+ * Is `version` a valid semver version (`1.0.0`)? A plain `MAJOR.MINOR.PATCH` of safe integers
+ * is answered without loading semver (every `@tool` asks, in every worker and child process,
+ * and semver's first load costs one of them about 7 ms); anything else is semver's to judge.
+ */
 export function isValidVersion(version: string): boolean {
+  const plain = PLAIN_VERSION.exec(version);
+  if (plain !== null && plain.slice(1).every((part) => Number(part) <= Number.MAX_SAFE_INTEGER)) return true;
   return (semverValid ??= require('semver/functions/valid.js') as typeof import('semver/functions/valid.js'))(version) !== null;
 }
 
