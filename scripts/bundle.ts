@@ -27,12 +27,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, transform, type BuildOptions, type Plugin } from 'esbuild';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = path.join(DIST, 'src');
 const OUT = path.join(DIST, 'bundle');
 const CORE = path.join(OUT, 'core.js');
+/** The authoring entry, `toolgate/tool`. */
+const TOOL_ENTRY = path.join(SRC, 'tool.js');
 /** The first line of a module rewritten to re-export from `core.js`. */
 const SHIM_MARK = '// Bundled into dist/bundle/core.js by scripts/bundle.ts: this module re-exports its names from there.';
 
@@ -44,16 +46,25 @@ function specifier(from: string, file: string): string {
 
 const inSrc = (file: string): boolean => file.startsWith(SRC + path.sep);
 
-/** Gives each bundled module's `import.meta.url` the URL of the file it came from. */
+/** What `import.meta.url` becomes first (an identifier no module uses), before its final text. */
+const OWN_URL_MARK = '__toolgate_own_module_url__';
+
+/**
+ * Gives each bundled module's `import.meta.url` the URL of the file it came from. The
+ * expression is replaced in the syntax tree (esbuild's `define`), not in strings or comments
+ * that mention it.
+ */
 const ownModuleUrls: Plugin = {
   name: 'toolgate-module-urls',
   setup(plugins) {
-    plugins.onLoad({ filter: /\.js$/ }, (args) => {
+    plugins.onLoad({ filter: /\.js$/ }, async (args) => {
       if (!inSrc(args.path)) return undefined;
       const text = fs.readFileSync(args.path, 'utf8');
       if (!text.includes('import.meta.url')) return undefined;
+      if (text.includes(OWN_URL_MARK)) throw new Error(`${args.path} uses ${OWN_URL_MARK}, which scripts/bundle.ts reserves`);
+      const marked = await transform(text, { loader: 'js', format: 'esm', define: { 'import.meta.url': OWN_URL_MARK }, sourcemap: 'inline', sourcefile: args.path });
       const own = `new URL(${JSON.stringify(specifier(OUT, args.path))}, import.meta.url).href`;
-      return { contents: text.replaceAll('import.meta.url', own), loader: 'js', resolveDir: path.dirname(args.path) };
+      return { contents: marked.code.replaceAll(OWN_URL_MARK, own), loader: 'js', resolveDir: path.dirname(args.path) };
     });
   },
 };
@@ -69,7 +80,7 @@ const COMMON = {
 
 /** The compiled modules of `dist/src/` that `dist/src/tool.js` reaches, itself included. */
 async function authoringModules(): Promise<string[]> {
-  const { metafile } = await build({ ...COMMON, entryPoints: [path.join(SRC, 'tool.js')], write: false, metafile: true, logLevel: 'silent' });
+  const { metafile } = await build({ ...COMMON, entryPoints: [TOOL_ENTRY], write: false, metafile: true, logLevel: 'silent' });
   return Object.keys(metafile.inputs).map((input) => path.resolve(input)).filter(inSrc).sort();
 }
 
@@ -79,7 +90,7 @@ async function exportsOf(file: string): Promise<string[]> {
   return Object.values(metafile.outputs).flatMap((output) => output.exports);
 }
 
-if (fs.readFileSync(path.join(SRC, 'tool.js'), 'utf8').startsWith(SHIM_MARK)) {
+if (fs.readFileSync(TOOL_ENTRY, 'utf8').startsWith(SHIM_MARK)) {
   process.stderr.write('scripts/bundle.ts: dist/src was bundled already; run `npm run build` (tsc first, then this)\n');
   process.exit(1);
 }
@@ -87,9 +98,11 @@ const shared = await authoringModules();
 const names = new Map<string, string[]>();
 const owner = new Map<string, string>();
 for (const file of shared) {
+  // Names an `export *` passes on are not listed for a module alone: its shim would lose them.
+  if (/^\s*export\s*\*/m.test(fs.readFileSync(file, 'utf8'))) throw new Error(`${file}: \`export *\` in a module of toolgate/tool; name what it exports (scripts/bundle.ts lists each module's names)`);
   const own = await exportsOf(file);
   names.set(file, own);
-  if (file === path.join(SRC, 'tool.js')) continue; // its names are the others', re-exported
+  if (file === TOOL_ENTRY) continue; // its names are the others', re-exported
   for (const name of own) {
     if (name === 'default') throw new Error(`${file}: a default export cannot be re-exported from core.js; name it`);
     const other = owner.get(name);
@@ -97,10 +110,13 @@ for (const file of shared) {
     owner.set(name, file);
   }
 }
+// The authoring entry re-exports under the modules' own names (its shim takes them from core.js).
+const renamed = names.get(TOOL_ENTRY)!.filter((name) => !owner.has(name));
+if (renamed.length !== 0) throw new Error(`src/tool.ts exports ${renamed.join(', ')} under a name its module does not: re-export it under its own name`);
 
 fs.rmSync(OUT, { recursive: true, force: true });
 // The core, from the modules as tsc wrote them.
-const coreEntry = shared.filter((file) => file !== path.join(SRC, 'tool.js')).map((file) => `export * from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
+const coreEntry = shared.filter((file) => file !== TOOL_ENTRY).map((file) => `export * from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
 await build({ ...COMMON, stdin: { contents: coreEntry, resolveDir: SRC, sourcefile: 'core-entry.js' }, outfile: CORE, sourcemap: 'linked', plugins: [ownModuleUrls] });
 
 /** Imports of the authoring modules become imports of `core.js` (beside the bundles). */

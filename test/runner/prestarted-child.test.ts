@@ -31,6 +31,8 @@ function ranIn(output: unknown): number {
   return Number(/from (\d+)$/.exec(String(output))?.[1]);
 }
 
+const exitListeners = process.listenerCount('exit');
+
 describe('the prestarted child', () => {
   test('a process runner of the default memory cap adopts it, with the ready it said before it was adopted', async () => {
     const pid = prestartChild();
@@ -56,6 +58,38 @@ describe('the prestarted child', () => {
       assert.equal(result.success, true, result.error);
       assert.notEqual(ranIn(result.output), pid);
       assert.ok(await gone(pid), 'the unused early child is killed');
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('starting and adopting one per call adds one exit listener per process, not one per child', async () => {
+    const registry = await fixtureRegistry();
+    for (let i = 0; i < 12; i++) {
+      const pid = prestartChild();
+      const executor = new ToolExecutor(registry, { poolSize: 1 });
+      try {
+        const result = await executor.execute({ name: 'answer_at_once', arguments: { text: 'x' } });
+        assert.equal(ranIn(result.output), pid, String(result.output));
+      } finally {
+        await executor.close();
+      }
+    }
+    assert.ok(process.listenerCount('exit') <= exitListeners + 2, `${process.listenerCount('exit')} exit listeners, ${exitListeners} before`);
+  });
+
+  test('one that died before it was adopted is replaced by the next start', async () => {
+    const first = prestartChild()!;
+    process.kill(first, 'SIGKILL');
+    assert.ok(await gone(first));
+    await sleep(100); // Node's own 'exit' event for it
+    const second = prestartChild()!;
+    assert.notEqual(second, first);
+    const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1 });
+    try {
+      const result = await executor.execute({ name: 'answer_at_once', arguments: { text: 'after a death' } });
+      assert.equal(result.success, true, result.error);
+      assert.equal(ranIn(result.output), second);
     } finally {
       await executor.close();
     }

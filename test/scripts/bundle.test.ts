@@ -6,6 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -47,6 +48,31 @@ describe('dist/bundle', () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.equal(code, 0);
     assert.equal(out.trim(), version);
+  });
+
+  test("import.meta.url is rewritten as an expression, not where a message mentions it", () => {
+    const core = fs.readFileSync(dist('bundle/core.js'), 'utf8');
+    assert.match(core, /pass \\?`module: import\.meta\.url\\?` to @tool/);
+    assert.match(core, /such as import\.meta\.url"/);
+    assert.match(core, /createRequire\d*\(new URL\("\.\.\/src\/decorators\/metadata\.js", import\.meta\.url\)\.href\)/);
+  });
+
+  test('the bin refuses a bundle older than dist/src (tsc ran after the build)', async (t) => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-stale-'));
+    t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(root, 'bin'));
+    fs.cpSync(path.join(REPO_ROOT, 'bin/toolgate.js'), path.join(root, 'bin/toolgate.js'));
+    fs.mkdirSync(path.join(root, 'dist/bundle'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'dist/src/cli'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'dist/bundle/main.js'), 'export async function runCli() { return 0; }\n');
+    fs.writeFileSync(path.join(root, 'dist/src/cli/main.js'), '');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(path.join(root, 'dist/bundle/main.js'), hourAgo, hourAgo);
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [path.join(root, 'bin/toolgate.js'), 'list'], (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }));
+    });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /dist\/bundle is older than dist\/src \(tsc ran after the build\); run `npm run build`/);
   });
 
   test('bundling output that is bundled already is refused, and changes nothing', async () => {

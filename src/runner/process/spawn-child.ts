@@ -17,10 +17,14 @@ import { DEFAULT_MEMORY_MB } from '../sizing.js';
 
 /**
  * The child's entry: child.js as `npm run build` bundles it (dist/bundle/child.js, see
- * scripts/bundle.ts: fewer modules to load before the child is ready), else child.js beside
- * this module.
+ * scripts/bundle.ts: fewer modules to load before the child is ready), else (no bundle, or
+ * one older than the compiled child.js: `tsc` ran after the build) child.js beside this module.
  */
-const CHILD_PATH = ((bundled) => fileURLToPath(fs.existsSync(bundled) ? bundled : new URL('./child.js', import.meta.url)))(new URL('../../../bundle/child.js', import.meta.url));
+const CHILD_PATH = ((bundled, compiled) => {
+  const bundledAt = fs.statSync(bundled, { throwIfNoEntry: false })?.mtimeMs;
+  const compiledAt = fs.statSync(compiled, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  return fileURLToPath(bundledAt !== undefined && bundledAt >= compiledAt ? bundled : compiled);
+})(new URL('../../../bundle/child.js', import.meta.url), new URL('./child.js', import.meta.url));
 
 /**
  * The command line of a child: its heap cap in MiB, and the modules it imports before it
@@ -47,9 +51,19 @@ export interface Prestarted {
 }
 
 let ahead: (Prestarted & { argv: string; keep: (message: unknown) => void; ignore: () => void }) | undefined;
+let exitHook = false;
 
-/** SIGKILL a child's process group (and the child, should the group be gone). */
+/** Whether Node has seen the child exit (then its pid may be another process's by now). */
+function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/**
+ * SIGKILL an unadopted child's process group (it ran no tool: nothing else is in it). Not once
+ * it has exited: its pid and group id may be reused.
+ */
 function killChild(child: ChildProcess): void {
+  if (exited(child)) return;
   try {
     if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
   } catch {
@@ -58,15 +72,25 @@ function killChild(child: ChildProcess): void {
 }
 
 /**
- * Start a child of the default heap cap with no preloads now, for the first process runner of
- * that cap to adopt (see {@link adoptPrestarted}). Until then it holds nothing open: a command
- * that ends without running a call exits as it would have, and the child is killed with it.
- * One at a time: while one waits, this starts none. Never throws (a failed start is the
- * runner's to meet again).
+ * Start a child of the default heap cap with no preloads now, for a process runner to adopt:
+ * the first child a process runner starts takes its place when their command lines match, and
+ * kills it when they do not (see {@link adoptPrestarted}). Until then it holds nothing open: a
+ * command that ends without running a call exits as it would have, and the child is killed
+ * with it. One at a time: while a live one waits, this starts none. Never throws (a failed
+ * start is the runner's to meet again).
  * @returns the process id of the child waiting to be adopted, `undefined` when none could start.
  */
 export function prestartChild(): number | undefined {
-  if (ahead !== undefined) return ahead.child.pid;
+  if (ahead !== undefined) {
+    if (!exited(ahead.child)) return ahead.child.pid;
+    drop(ahead);
+  }
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      if (ahead !== undefined) killChild(ahead.child);
+    });
+  }
   const argv = childArgv(DEFAULT_MEMORY_MB, []);
   let child: ChildProcess;
   try {
@@ -84,26 +108,29 @@ export function prestartChild(): number | undefined {
   (child.stdout as unknown as { unref?: () => void }).unref?.();
   (child.stderr as unknown as { unref?: () => void }).unref?.();
   ahead = { child, messages, argv: argv.join('\0'), keep, ignore };
-  process.once('exit', () => {
-    if (ahead?.child === child) killChild(child);
-  });
   return child.pid;
+}
+
+/** Let go of the waiting child: our listeners off, and it is no longer waiting. */
+function drop(taken: NonNullable<typeof ahead>): void {
+  if (ahead === taken) ahead = undefined;
+  taken.child.off('message', taken.keep);
+  taken.child.off('error', taken.ignore);
 }
 
 /**
  * The child started by {@link prestartChild}, when it was started with exactly `argv` and is
  * still alive: it is then the caller's (referenced again, no listener of ours left) with the
  * messages it sent meanwhile, which the caller handles after attaching its own listeners.
- * Otherwise it is killed and the caller starts its own.
+ * Otherwise it is killed and the caller starts its own. Called by every child a process
+ * runner starts: the first one settles the waiting child's fate.
  */
 export function adoptPrestarted(argv: readonly string[]): Prestarted | undefined {
   const taken = ahead;
   if (taken === undefined) return undefined;
-  ahead = undefined;
+  drop(taken);
   const { child } = taken;
-  child.off('message', taken.keep);
-  child.off('error', taken.ignore);
-  if (taken.argv !== argv.join('\0') || child.pid === undefined || child.exitCode !== null || child.signalCode !== null || !child.connected) {
+  if (taken.argv !== argv.join('\0') || child.pid === undefined || exited(child) || !child.connected) {
     killChild(child);
     return undefined;
   }
