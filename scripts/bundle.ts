@@ -2,8 +2,9 @@
  * The last step of `npm run build`: fewer, larger modules on the paths where start-up time
  * counts. Three outputs under `dist/bundle/`:
  * - `core.js`: every module the authoring entry `toolgate/tool` (`src/tool.ts`) reaches (the
- *   decorator, errors, the workspace, the sandbox helpers) as one file. Each of those modules'
- *   own file in `dist/src/` is then rewritten to re-export its names from `core.js`, so that
+ *   decorator, the workspace, the sandbox helpers) as one file, but the errors (`errors.js`,
+ *   which every command loads). Each of those modules' own file in `dist/src/` is then
+ *   rewritten to re-export its names from there, so that
  *   a class such as `PathTraversalError`, or the decorator's metadata, exists once in a
  *   process however it is imported (through `toolgate`, `toolgate/tool`, a tool module, the
  *   files themselves).
@@ -35,8 +36,13 @@ const OUT = path.join(DIST, 'bundle');
 const CORE = path.join(OUT, 'core.js');
 /** The authoring entry, `toolgate/tool`. */
 const TOOL_ENTRY = path.join(SRC, 'tool.js');
+/**
+ * Authoring modules with a file of their own in `dist/bundle/` instead of a place in core.js:
+ * the errors, which every command loads (`toolgate --version` then loads nothing else of it).
+ */
+const OWN_FILES = new Map([[path.join(SRC, 'errors', 'errors.js'), path.join(OUT, 'errors.js')]]);
 /** The first line of a module rewritten to re-export from `core.js`. */
-const SHIM_MARK = '// Bundled into dist/bundle/core.js by scripts/bundle.ts: this module re-exports its names from there.';
+const SHIM_MARK = '// Bundled into dist/bundle/ by scripts/bundle.ts: this module re-exports its names from there.';
 
 /** `file` as an import specifier relative to the folder `from` (`./x.js`, `../src/x.js`; forward slashes). */
 function specifier(from: string, file: string): string {
@@ -114,28 +120,46 @@ for (const file of shared) {
 const renamed = names.get(TOOL_ENTRY)!.filter((name) => !owner.has(name));
 if (renamed.length !== 0) throw new Error(`src/tool.ts exports ${renamed.join(', ')} under a name its module does not: re-export it under its own name`);
 
-fs.rmSync(OUT, { recursive: true, force: true });
-// The core, from the modules as tsc wrote them.
-const coreEntry = shared.filter((file) => file !== TOOL_ENTRY).map((file) => `export * from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
-await build({ ...COMMON, stdin: { contents: coreEntry, resolveDir: SRC, sourcefile: 'core-entry.js' }, outfile: CORE, sourcemap: 'linked', plugins: [ownModuleUrls] });
+/** The file of `dist/bundle/` an authoring module is in: its own for {@link OWN_FILES}, else core.js. */
+const homeOf = (file: string): string => OWN_FILES.get(file) ?? CORE;
 
-/** Imports of the authoring modules become imports of `core.js` (beside the bundles). */
-const toCore: Plugin = {
-  name: 'toolgate-core',
+/** Imports of the authoring modules become imports of their file in `dist/bundle/` (beside the bundles). */
+const toHomes = (except?: string): Plugin => ({
+  name: 'toolgate-homes',
   setup(plugins) {
     const sharedSet = new Set(shared);
-    plugins.onResolve({ filter: /^\.\.?\// }, (args) => (sharedSet.has(path.resolve(args.resolveDir, args.path)) ? { path: './core.js', external: true } : undefined));
+    plugins.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const file = path.resolve(args.resolveDir, args.path);
+      if (!sharedSet.has(file) || homeOf(file) === except) return undefined;
+      return { path: specifier(OUT, homeOf(file)), external: true };
+    });
   },
-};
-const outputs = { ...COMMON, outdir: OUT, sourcemap: 'linked', metafile: true, plugins: [toCore, ownModuleUrls] } satisfies BuildOptions;
+});
+
+fs.rmSync(OUT, { recursive: true, force: true });
+// The files of their own, each from its module alone (it may import no other authoring module).
+for (const [file, home] of OWN_FILES) {
+  const { metafile } = await build({ ...COMMON, entryPoints: [file], outfile: home, sourcemap: 'linked', metafile: true, plugins: [ownModuleUrls] });
+  const inputs = Object.keys(metafile.inputs).map((input) => path.resolve(input)).filter(inSrc);
+  if (inputs.length !== 1) throw new Error(`${file} has a file of its own in dist/bundle but imports ${inputs.filter((input) => input !== file).join(', ')}`);
+}
+// The core, from the modules as tsc wrote them.
+const coreEntry = shared.filter((file) => file !== TOOL_ENTRY && !OWN_FILES.has(file)).map((file) => `export * from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
+await build({ ...COMMON, stdin: { contents: coreEntry, resolveDir: SRC, sourcefile: 'core-entry.js' }, outfile: CORE, sourcemap: 'linked', plugins: [toHomes(CORE), ownModuleUrls] });
+
+const outputs = { ...COMMON, outdir: OUT, sourcemap: 'linked', metafile: true, plugins: [toHomes(), ownModuleUrls] } satisfies BuildOptions;
 const cli = await build({ ...outputs, entryPoints: { main: path.join(SRC, 'cli', 'main.js'), early: path.join(SRC, 'cli', 'early.js') }, splitting: true, chunkNames: 'chunk-[hash]' });
 const child = await build({ ...outputs, entryPoints: { child: path.join(SRC, 'runner', 'process', 'child.js') } });
 
-// Last: the authoring modules' own files re-export from the core.
+// Last: the authoring modules' own files re-export from their homes.
 for (const file of shared) {
-  const list = names.get(file)!;
-  const body = list.length === 0 ? 'export {};' : `export { ${list.join(', ')} } from ${JSON.stringify(specifier(path.dirname(file), CORE))};`;
-  fs.writeFileSync(file, `${SHIM_MARK}\n${body}\n`);
+  const byHome = new Map<string, string[]>();
+  for (const name of names.get(file)!) {
+    const home = homeOf(file === TOOL_ENTRY ? owner.get(name)! : file);
+    byHome.set(home, [...(byHome.get(home) ?? []), name]);
+  }
+  const lines = [...byHome].map(([home, list]) => `export { ${list.join(', ')} } from ${JSON.stringify(specifier(path.dirname(file), home))};`);
+  fs.writeFileSync(file, `${SHIM_MARK}\n${lines.length === 0 ? 'export {};' : lines.join('\n')}\n`);
   fs.rmSync(`${file}.map`, { force: true });
 }
 
@@ -145,5 +169,5 @@ if (process.argv.includes('--verbose')) {
     const files = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length;
     process.stdout.write(`dist/bundle/${name}.js: ${bundled} modules in ${files} files\n`);
   }
-  process.stdout.write(`dist/bundle/core.js: ${shared.length} modules (those of toolgate/tool)\n`);
+  process.stdout.write(`dist/bundle/core.js and ${[...OWN_FILES.values()].map((home) => path.basename(home)).join(', ')}: ${shared.length} modules (those of toolgate/tool)\n`);
 }

@@ -14,8 +14,8 @@
  *
  * @module
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { SandboxUnavailableError } from '../errors/errors.js';
 import { findExecutable, parentDeathLauncher } from './executables.js';
@@ -93,6 +93,9 @@ export function probeBubblewrap(): BubblewrapProbe {
     found = { binary: wanted, works: false, problem: `${wanted} was not found${wanted.includes('/') ? '' : ' on PATH'}` };
   } else {
     const flags = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-cgroup-try', '--cap-drop', 'ALL', '--die-with-parent', '--', 'true'];
+    // node:child_process is required here, on the first probe: every command loads this
+    // module (through toolgate/tool), and `toolgate --version` has no process to start.
+    const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
     const run = spawnSync(binary, flags, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
     const why = run.error?.message ?? (run.status === 0 ? undefined : (run.stderr.trim().split('\n').at(-1) || `exit status ${run.status ?? run.signal}`));
     found = why === undefined ? { binary, works: true } : { binary, works: false, problem: `${binary} is installed but cannot make a sandbox here (${why})` };

@@ -20,25 +20,35 @@ const DEFINITIONS = [/\bPathTraversalError = class\b|\bclass PathTraversalError\
 
 describe('dist/bundle', () => {
   test('an authoring class is one class through toolgate, toolgate/tool and its own module', async () => {
-    const [root, authoring, own, core] = await Promise.all([import('toolgate'), import('toolgate/tool'), load('src/errors/errors.js'), load('bundle/core.js')]);
+    const [root, authoring, own, home] = await Promise.all([import('toolgate'), import('toolgate/tool'), load('src/errors/errors.js'), load('bundle/errors.js')]);
     assert.equal(typeof own.PathTraversalError, 'function');
     assert.equal(root.PathTraversalError, own.PathTraversalError);
     assert.equal(authoring.PathTraversalError, own.PathTraversalError);
-    assert.equal(core.PathTraversalError, own.PathTraversalError);
-    const workspace = await load('src/workspace/workspace.js');
+    assert.equal(home.PathTraversalError, own.PathTraversalError);
+    const [workspace, core] = await Promise.all([load('src/workspace/workspace.js'), load('bundle/core.js')]);
     assert.equal(authoring.Workspace, workspace.Workspace);
+    assert.equal(core.Workspace, workspace.Workspace);
   });
 
-  test('the CLI and the child import the authoring modules from core.js and copy none of them', () => {
-    const files = fs.readdirSync(dist('bundle')).filter((file) => file.endsWith('.js') && file !== 'core.js');
+  test('each authoring definition is in one file of dist/bundle (core.js, errors.js), which the others import', () => {
+    const files = fs.readdirSync(dist('bundle')).filter((file) => file.endsWith('.js'));
     assert.ok(files.includes('main.js') && files.includes('child.js'), files.join(' '));
-    for (const file of files) {
-      const text = fs.readFileSync(dist(`bundle/${file}`), 'utf8');
-      for (const definition of DEFINITIONS) assert.doesNotMatch(text, definition, `${file} defines it itself`);
-      assert.doesNotMatch(text, /from "\.\.\/src\//, `${file} imports a module of dist/src`);
+    for (const definition of DEFINITIONS) {
+      const defining = files.filter((file) => definition.test(fs.readFileSync(dist(`bundle/${file}`), 'utf8')));
+      assert.equal(defining.length, 1, `${definition}: ${defining.join(', ')}`);
+      assert.ok(defining[0] === 'core.js' || defining[0] === 'errors.js', defining[0]);
     }
-    const core = fs.readFileSync(dist('bundle/core.js'), 'utf8');
-    for (const definition of DEFINITIONS) assert.match(core, definition);
+    for (const file of files) assert.doesNotMatch(fs.readFileSync(dist(`bundle/${file}`), 'utf8'), /from "\.\.\/src\//, `${file} imports a module of dist/src`);
+  });
+
+  test('toolgate --version loads errors.js and not core.js', async () => {
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const hooks = `data:text/javascript,${encodeURIComponent('export async function load(url, context, next) { if (url.endsWith("/dist/bundle/core.js")) process._rawDebug("LOADED core.js"); return next(url, context); }')}`;
+      const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
+      execFile(process.execPath, ['--import', register, path.join(REPO_ROOT, 'bin/toolgate.js'), '--version'], (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }));
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /LOADED core\.js/);
   });
 
   test('a module that came from elsewhere keeps its import.meta.url: the CLI prints the package version', async () => {
@@ -51,7 +61,7 @@ describe('dist/bundle', () => {
   });
 
   test("import.meta.url is rewritten as an expression, not where a message mentions it", () => {
-    const core = fs.readFileSync(dist('bundle/core.js'), 'utf8');
+    const core = fs.readFileSync(dist('bundle/core.js'), 'utf8') + fs.readFileSync(dist('bundle/errors.js'), 'utf8');
     assert.match(core, /pass \\?`module: import\.meta\.url\\?` to @tool/);
     assert.match(core, /such as import\.meta\.url"/);
     assert.match(core, /createRequire\d*\(new URL\("\.\.\/src\/decorators\/metadata\.js", import\.meta\.url\)\.href\)/);
