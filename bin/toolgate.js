@@ -2,15 +2,18 @@
 // Entry point of the `toolgate` command: a thin wrapper around runCli of src/cli/main.ts, as
 // bundled into dist/bundle/ by `npm run build` (which `npm ci` runs through the prepare
 // script; see scripts/bundle.ts for why the command is bundled).
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('toolgate: not built yet; run `npm run build` (npm ci does it through the prepare script)\n');
   process.exit(2);
 }
-// `tsc` alone after a build rewrites dist/src but not the bundle: refuse to run old code.
-if (statSync(new URL('../dist/src/cli/main.js', import.meta.url), { throwIfNoEntry: false })?.mtimeMs > statSync(entry).mtimeMs) {
+// The build's last step (scripts/bundle.ts) turns the modules of toolgate/tool in dist/src
+// into re-exports of dist/bundle; `tsc` alone afterwards compiles them back and leaves the
+// bundle as it was: refuse to run that old code. (File times cannot tell: npm stamps an
+// installed package's files in the order it unpacks them.)
+if (!readFileSync(new URL('../dist/src/tool.js', import.meta.url), 'utf8').startsWith('// Bundled into dist/bundle/')) {
   process.stderr.write('toolgate: dist/bundle is older than dist/src (tsc ran after the build); run `npm run build`\n');
   process.exit(2);
 }

@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { makeFolders } from '../util/folders.js';
 
 /** Options of an {@link OutputStore}. */
 export interface OutputStoreOptions {
@@ -147,7 +148,7 @@ export class OutputStore {
 
 /** Create a store folder (and its parents) readable by this user only. */
 export function ensureFolder(folder: string): void {
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  makeFolders(folder, 0o700);
 }
 
 /** A call id as a file name part. */

@@ -438,7 +438,7 @@ export class ToolExecutor {
       try {
         this.store = Ledger.open({ workspace: options.workspaceRoot, ...options.ledger });
       } catch (error) {
-        throw ToolgateOptionError.fromBadOption('ledger', `the ledger could not be opened: ${(error as Error).message}`);
+        throw ToolgateOptionError.fromBadOption('ledger', `could not be opened: ${(error as Error).message}`);
       }
       this.ownsStore = true;
     } else {

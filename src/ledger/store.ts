@@ -42,6 +42,7 @@ import { failedResult } from '../closeout/results.js';
 import { MIGRATIONS } from './migrations.js';
 import { isAlive, thisProcess } from './owner.js';
 import { defaultStateDir, ledgerFile } from './paths.js';
+import { makeFolders } from '../util/folders.js';
 
 /** Options of {@link Ledger.open}; every option documents its default. */
 export interface LedgerOptions {
@@ -416,7 +417,7 @@ export class Ledger {
       }
       return;
     }
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    makeFolders(path.dirname(file), 0o700);
     // Arguments and whole outputs may hold secrets: the file and its WAL and shared-memory
     // companions are the owner's alone, whatever the umask (made empty first, so no moment
     // exists where another user could open them).

@@ -23,6 +23,7 @@ import { temporaryName } from '../workspace/temp-names.js';
 import { withApproved, type ApprovedEntry } from './policy-file.js';
 import { userPolicyFile, type UserPolicyFile } from './policy-set.js';
 import type { SavedApprovals } from './remembered-approvals.js';
+import { makeFolders } from '../util/folders.js';
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -67,7 +68,7 @@ export class PolicyFileApprovals implements SavedApprovals {
     const missing = entries.filter((e) => !keys.has(e.key));
     if (missing.length === 0) return;
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      makeFolders(path.dirname(this.file), 0o700);
       const target = realTarget(this.file);
       withLock(target, () => {
         let current = '';

@@ -25,6 +25,7 @@ import { checkSchema, SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from '../sch
 import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types/tool.js';
+import { makeFolders } from '../util/folders.js';
 
 const ts = TJS.ts;
 type Type = TJS.ts.Type;
@@ -643,7 +644,7 @@ export function writeOrCheckSchemaFile(out: string, file: SchemaFile, check: boo
     }
   }
   if (stale && !check) {
-    fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+    makeFolders(path.dirname(path.resolve(out)));
     const tmp = `${out}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, next);
     fs.renameSync(tmp, out);

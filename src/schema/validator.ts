@@ -20,6 +20,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../types/tool.js';
 import { clip, kindOf } from '../util/values.js';
 import { canonicalSha256 } from '../util/canonical-hash.js';
+import { makeFolders } from '../util/folders.js';
 
 /** The format name that marks a path argument (`@format workspace-path` in field TSDoc). */
 export const WORKSPACE_PATH_FORMAT = 'workspace-path';
@@ -115,7 +116,7 @@ export function writePrecompiledValidators(schemas: Iterable<JsonSchema>): numbe
   const standaloneCode = require('ajv/dist/standalone') as (ajv: Ajv, validate: ValidateFunction) => string;
   const ajv = newStrictAjv({ code: { source: true } });
   fs.rmSync(PRECOMPILED_DIR, { recursive: true, force: true });
-  fs.mkdirSync(PRECOMPILED_DIR, { recursive: true });
+  makeFolders(PRECOMPILED_DIR);
   const written = new Set<string>();
   for (const schema of schemas) {
     const file = precompiledFile(schema);

@@ -19,6 +19,7 @@ import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { makeFolders } from '../util/folders.js';
 
 // node:crypto and node:worker_threads are required on first write: this module is loaded by
 // every tool's process (through toolgate/tool), and loading those two costs a child process
@@ -79,7 +80,7 @@ let journal: Promise<string | null> | undefined;
 async function openJournal(): Promise<string | null> {
   const folder = journalFolder();
   try {
-    await fs.mkdir(folder, { recursive: true, mode: 0o700 });
+    makeFolders(folder, 0o700);
     if (!(await journalFolderIsPrivate())) return null;
     return path.join(folder, journalName(process.pid, ownThreadId()));
   } catch {

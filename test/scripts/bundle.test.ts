@@ -67,22 +67,31 @@ describe('dist/bundle', () => {
     assert.match(core, /createRequire\d*\(new URL\("\.\.\/src\/decorators\/metadata\.js", import\.meta\.url\)\.href\)/);
   });
 
-  test('the bin refuses a bundle older than dist/src (tsc ran after the build)', async (t) => {
+  /** Run a copy of bin/toolgate.js in a tree of `files` (path: text) with `list`. */
+  async function binIn(t: { after: (fn: () => void) => void }, files: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-stale-'));
     t.after(() => fs.rmSync(root, { recursive: true, force: true }));
     fs.mkdirSync(path.join(root, 'bin'));
     fs.cpSync(path.join(REPO_ROOT, 'bin/toolgate.js'), path.join(root, 'bin/toolgate.js'));
-    fs.mkdirSync(path.join(root, 'dist/bundle'), { recursive: true });
-    fs.mkdirSync(path.join(root, 'dist/src/cli'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'dist/bundle/main.js'), 'export async function runCli() { return 0; }\n');
-    fs.writeFileSync(path.join(root, 'dist/src/cli/main.js'), '');
-    const hourAgo = new Date(Date.now() - 3_600_000);
-    fs.utimesSync(path.join(root, 'dist/bundle/main.js'), hourAgo, hourAgo);
-    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      fs.writeFileSync(path.join(root, file), text);
+    }
+    return new Promise((resolve) => {
       execFile(process.execPath, [path.join(root, 'bin/toolgate.js'), 'list'], (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }));
     });
+  }
+  const FAKE_CLI = 'export async function runCli() { return 0; }\n';
+
+  test('the bin refuses a bundle that tsc ran after (dist/src/tool.js compiled again)', async (t) => {
+    const run = await binIn(t, { 'dist/bundle/main.js': FAKE_CLI, 'dist/src/tool.js': "export { tool } from './decorators/tool.decorator.js';\n" });
     assert.equal(run.code, 2);
     assert.match(run.stderr, /dist\/bundle is older than dist\/src \(tsc ran after the build\); run `npm run build`/);
+  });
+
+  test('the bin runs a bundle whatever the file times (npm stamps installed files as it unpacks them)', async (t) => {
+    const run = await binIn(t, { 'dist/bundle/main.js': FAKE_CLI, 'dist/src/tool.js': fs.readFileSync(dist('src/tool.js'), 'utf8') });
+    assert.equal(run.code, 0, run.stderr);
   });
 
   test('bundling output that is bundled already is refused, and changes nothing', async () => {

@@ -17,14 +17,20 @@ import { DEFAULT_MEMORY_MB } from '../sizing.js';
 
 /**
  * The child's entry: child.js as `npm run build` bundles it (dist/bundle/child.js, see
- * scripts/bundle.ts: fewer modules to load before the child is ready), else (no bundle, or
- * one older than the compiled child.js: `tsc` ran after the build) child.js beside this module.
+ * scripts/bundle.ts: fewer modules to load before the child is ready), else child.js beside
+ * this module: when there is no bundle, or when `tsc` ran after the build (it compiled the
+ * modules of toolgate/tool back from the re-exports of dist/bundle the build had made them,
+ * and left the bundle as it was).
  */
-const CHILD_PATH = ((bundled, compiled) => {
-  const bundledAt = fs.statSync(bundled, { throwIfNoEntry: false })?.mtimeMs;
-  const compiledAt = fs.statSync(compiled, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  return fileURLToPath(bundledAt !== undefined && bundledAt >= compiledAt ? bundled : compiled);
-})(new URL('../../../bundle/child.js', import.meta.url), new URL('./child.js', import.meta.url));
+const CHILD_PATH = fileURLToPath(bundleIsCurrent() ? new URL('../../../bundle/child.js', import.meta.url) : new URL('./child.js', import.meta.url));
+
+function bundleIsCurrent(): boolean {
+  try {
+    return fs.existsSync(new URL('../../../bundle/child.js', import.meta.url)) && fs.readFileSync(new URL('../../tool.js', import.meta.url), 'utf8').startsWith('// Bundled into dist/bundle/');
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The command line of a child: its heap cap in MiB, and the modules it imports before it
