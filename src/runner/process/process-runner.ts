@@ -30,7 +30,7 @@ import { StoppableCall } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
 import { PidsCgroup } from '../../sandbox/pids-cgroup.js';
-import { adoptPrestarted, childArgv, spawnChild } from './spawn-child.js';
+import { adoptPrestarted, childArgv, holdOpen, spawnChild } from './spawn-child.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
 import { CLIENT, READY, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
 import { answerClientMessage, clientMethods, isClientMessage } from '../client-relay.js';
@@ -359,18 +359,11 @@ class Child {
 
   /** Let an idle child not keep the host alive; a busy one does. */
   private idle(): void {
-    this.process.unref();
-    this.process.channel?.unref();
-    (this.process.stdout as unknown as { unref?: () => void }).unref?.();
-    (this.process.stderr as unknown as { unref?: () => void }).unref?.();
+    holdOpen(this.process, false);
   }
 
   private busy(): void {
-    this.process.ref();
-    this.process.channel?.ref();
-    // The pipes too: 'close' (which a call's end and close() wait for) comes after their end.
-    (this.process.stdout as unknown as { ref?: () => void }).ref?.();
-    (this.process.stderr as unknown as { ref?: () => void }).ref?.();
+    holdOpen(this.process, true);
   }
 
   /** Pass the child's output on to the host's standard error, but not V8's report of a fatal error. */

@@ -22,11 +22,12 @@ import { DEFAULT_MEMORY_MB } from '../sizing.js';
  * modules of toolgate/tool back from the re-exports of dist/bundle the build had made them,
  * and left the bundle as it was).
  */
-const CHILD_PATH = fileURLToPath(bundleIsCurrent() ? new URL('../../../bundle/child.js', import.meta.url) : new URL('./child.js', import.meta.url));
+const CHILD_PATH = ((bundled: URL) => fileURLToPath(bundleIsCurrent(bundled) ? bundled : new URL('./child.js', import.meta.url)))(new URL('../../../bundle/child.js', import.meta.url));
 
-function bundleIsCurrent(): boolean {
+/** Whether the bundled child exists and dist/src/tool.js is still the build's re-export (SHIM_MARK of scripts/bundle.ts, as bin/toolgate.js checks). */
+function bundleIsCurrent(bundled: URL): boolean {
   try {
-    return fs.existsSync(new URL('../../../bundle/child.js', import.meta.url)) && fs.readFileSync(new URL('../../tool.js', import.meta.url), 'utf8').startsWith('// Bundled into dist/bundle/');
+    return fs.existsSync(bundled) && fs.readFileSync(new URL('../../tool.js', import.meta.url), 'utf8').startsWith('// Bundled into dist/bundle/');
   } catch {
     return false;
   }
@@ -47,6 +48,17 @@ export function spawnChild(argv: readonly string[]): ChildProcess {
     serialization: 'advanced',
     detached: true, // a process group of its own, killed whole
   });
+}
+
+/**
+ * Let a child keep this process alive (`true`: a call waits for it) or not (`false`: idle):
+ * the process, its IPC channel and its pipes, whose 'close' comes after their end.
+ */
+export function holdOpen(child: ChildProcess, hold: boolean): void {
+  for (const handle of [child, child.channel, child.stdout, child.stderr] as Array<{ ref?: () => void; unref?: () => void } | null | undefined>) {
+    if (hold) handle?.ref?.();
+    else handle?.unref?.();
+  }
 }
 
 /** A child started ahead, with the messages it sent before a runner took it. */
@@ -109,10 +121,7 @@ export function prestartChild(): number | undefined {
   const ignore = (): void => undefined; // a failed start ends in 'exit', which adoption checks
   child.on('message', keep);
   child.on('error', ignore);
-  child.unref();
-  child.channel?.unref();
-  (child.stdout as unknown as { unref?: () => void }).unref?.();
-  (child.stderr as unknown as { unref?: () => void }).unref?.();
+  holdOpen(child, false);
   ahead = { child, messages, argv: argv.join('\0'), keep, ignore };
   return child.pid;
 }
@@ -140,9 +149,6 @@ export function adoptPrestarted(argv: readonly string[]): Prestarted | undefined
     killChild(child);
     return undefined;
   }
-  child.ref();
-  child.channel?.ref();
-  (child.stdout as unknown as { ref?: () => void }).ref?.();
-  (child.stderr as unknown as { ref?: () => void }).ref?.();
+  holdOpen(child, true);
   return { child, messages: taken.messages };
 }
