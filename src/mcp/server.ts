@@ -29,7 +29,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
-  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type CreateTaskResult,
+  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type CreateTaskResult, type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
@@ -42,6 +42,7 @@ import { resolveMode } from '../modes/modes.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
 import { LedgerTaskStore, TASK_SESSION } from './tasks.js';
 import { checkLocalBind, hostHeadersFor, isLoopbackAddress } from '../util/loopback.js';
+import { clip } from '../util/values.js';
 import { callClient, type SessionLogLevel } from './call-client.js';
 import { HttpSessions, type HttpSessionLimits } from './http-sessions.js';
 import { BoundedEventStore } from './event-store.js';
@@ -376,6 +377,7 @@ export async function serveStdio(
   await server.connect(answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
   }));
+  answerMalformedLines(transport, logger);
   // Paused by an early read of the first line (readFirstMessage): flowing again into the
   // transport's listener, which pauses it again when the server closes.
   if (input.isPaused()) input.resume();
@@ -389,6 +391,27 @@ export async function serveStdio(
       if (typeof (output as NodeJS.WriteStream).once === 'function') output.once('error', () => undefined);
       output.off('error', onOutputError);
     },
+  };
+}
+
+/**
+ * Answer a line of stdin that is not JSON (`-32700`, Parse error) or not a JSON-RPC message
+ * (`-32600`, Invalid Request), as JSON-RPC 2.0 asks, instead of dropping it in silence: the
+ * MCP SDK's stdio transport reports such a line to `onerror` and reads on. The answer has no
+ * `id` (none could be read; MCP 2025-11-25's `JSONRPCErrorResponse` makes it optional), and
+ * the server goes on serving. Call after `connect`, which sets the handler this wraps.
+ */
+function answerMalformedLines(transport: StdioServerTransport, logger: Logger): void {
+  const reported = transport.onerror;
+  transport.onerror = (error) => {
+    reported?.(error);
+    const code = error instanceof SyntaxError ? ErrorCode.ParseError : error?.name === 'ZodError' ? ErrorCode.InvalidRequest : undefined;
+    if (code === undefined) return;
+    const message = code === ErrorCode.ParseError
+      ? `Parse error: a line of input is not JSON (${clip(error.message, 200)}); it was ignored`
+      : 'Invalid Request: a line of input is JSON but not a JSON-RPC 2.0 request, notification or response; it was ignored';
+    logger.warn({ event: 'mcp_malformed_line', code }, message);
+    transport.send({ jsonrpc: '2.0', error: { code, message } } as JSONRPCMessage).catch(() => undefined);
   };
 }
 
@@ -411,6 +434,15 @@ export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
   token?: string;
   /** Path of the MCP endpoint. Default `/mcp`. */
   path?: string;
+  /**
+   * Web origins (`scheme://host[:port]`, as browsers send them in `Origin`) whose pages may
+   * call the server, besides the server's own address. A request that carries any other
+   * `Origin` gets 403: a web page the user visits must not drive the tools of a local server
+   * (MCP 2025-11-25, Streamable HTTP, security warning: servers must validate `Origin`).
+   * Requests without `Origin` (every non-browser client) are not affected. Default none.
+   * @throws (from serveHttp) ToolgateOptionError for an entry that is not an origin.
+   */
+  allowedOrigins?: readonly string[];
 }
 
 /** Largest request body accepted, in bytes (4 MiB). */
@@ -452,6 +484,8 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   // One task store for every session: a client that reconnects (a new session) finds its tasks.
   const tasks = taskStoreFor(options) ?? false;
   let allowedHosts: string[] = [];
+  const extraOrigins = originsOf(options.allowedOrigins);
+  let allowedOrigins = new Set<string>();
 
   const httpServer = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -462,6 +496,11 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
+      logger.warn({ event: 'mcp_origin_refused', origin: clip(origin, 200) }, 'refused a request from a web page of another origin');
+      return jsonRpcError(res, 403, ErrorCode.InvalidRequest, `Origin ${clip(origin, 200)} may not call this server; a page of another site must not drive local tools (allow it with allowedOrigins / --allow-origin)`);
+    }
     if (expected !== undefined) {
       const given = Buffer.from(req.headers.authorization ?? '');
       if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
@@ -532,6 +571,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   });
   const port = (httpServer.address() as AddressInfo).port;
   allowedHosts = hostHeadersFor(host, port);
+  allowedOrigins = new Set([...allowedHosts.map((h) => `http://${h.toLowerCase()}`), ...extraOrigins]);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}${endpoint}`,
@@ -564,4 +604,26 @@ function readBody(req: http.IncomingMessage): Promise<string | undefined> {
 
 function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/**
+ * The `allowedOrigins` option, checked and written as browsers send `Origin` (lower case, no
+ * path, no default port).
+ * @throws ToolgateOptionError for a value that is not a list of http(s) origins.
+ */
+function originsOf(given: readonly string[] | undefined): string[] {
+  if (given === undefined) return [];
+  if (!Array.isArray(given)) throw ToolgateOptionError.fromBadOption('allowedOrigins', `must be an array of origins such as "https://example.com"; got ${typeof given}`);
+  return given.map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = typeof entry === 'string' ? new URL(entry) : undefined;
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== entry.replace(/\/$/, '').toLowerCase()) {
+      throw ToolgateOptionError.fromBadOption('allowedOrigins', `each entry must be an origin, scheme://host[:port] with no path, such as "https://example.com"; got ${clip(JSON.stringify(entry) ?? String(entry), 100)}`);
+    }
+    return url.origin;
+  });
 }

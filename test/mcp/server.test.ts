@@ -12,11 +12,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, ToolExecutor, type McpServerHandle } from 'toolgate';
+import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, serveStdio, ToolExecutor, type McpServerHandle } from 'toolgate';
 import { BIN, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 type Consent = 'none' | 'accept' | 'decline';
@@ -172,6 +173,28 @@ for (const kind of ['in-memory', 'http'] as const) {
         });
         assert.equal(status, 403);
       });
+
+      test('a request from a web page of another origin is refused before it reaches the server (DNS rebinding, simple requests)', async () => {
+        const url = new URL(httpServer!.url);
+        const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+        const post = (headers: Record<string, string>) => rawPost(url, headers, init);
+        const browser = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        // A page elsewhere, with the server's own Host (what a rebinding or a plain cross-site form sends).
+        const evil = await post({ ...browser, origin: 'http://evil.example' });
+        assert.equal(evil.status, 403);
+        assert.match(evil.body, /Origin http:\/\/evil\.example may not call this server/);
+        assert.equal(evil.session, undefined, 'no session was made');
+        // A text/plain POST needs no preflight in a browser: refused all the same.
+        assert.equal((await post({ 'content-type': 'text/plain', accept: 'application/json, text/event-stream', origin: 'https://evil.example' })).status, 403);
+        // "null" is what sandboxed frames and local files send.
+        assert.equal((await post({ ...browser, origin: 'null' })).status, 403);
+        // The server's own address is its own origin; no Origin at all is a client that is not a browser.
+        const own = await post({ ...browser, origin: `http://${url.host}` });
+        assert.equal(own.status, 200, own.body);
+        assert.ok(own.session, 'initialize from the own origin made a session');
+        const noOrigin = await post(browser);
+        assert.equal(noOrigin.status, 200, noOrigin.body);
+      });
     }
 
     test('a malformed request (arguments not an object) is a protocol error', async () => {
@@ -184,6 +207,83 @@ for (const kind of ['in-memory', 'http'] as const) {
     });
   });
 }
+
+/** POST `body` to `url` with exactly these headers; the status, the body and the session id given. */
+function rawPost(url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; body: string; session: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, session: res.headers['mcp-session-id'] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('serveHttp allowedOrigins', () => {
+  test('lets pages of the listed origins in, and refuses entries that are not origins', async () => {
+    const served = await serveHttp({ executor, allowedOrigins: ['https://app.example', 'http://localhost:5173'] });
+    try {
+      const url = new URL(served.url);
+      const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      assert.equal((await rawPost(url, { ...headers, origin: 'https://app.example' }, init)).status, 200);
+      assert.equal((await rawPost(url, { ...headers, origin: 'http://localhost:5173' }, init)).status, 200);
+      assert.equal((await rawPost(url, { ...headers, origin: 'https://app.example.evil.example' }, init)).status, 403);
+      assert.equal((await rawPost(url, { ...headers, origin: 'http://app.example' }, init)).status, 403, 'the scheme is part of the origin');
+    } finally {
+      await served.close();
+    }
+    for (const bad of ['https://app.example/path', 'ftp://app.example', 'app.example', 'https://app.example:99999', 42]) {
+      await assert.rejects(serveHttp({ executor, allowedOrigins: [bad as string] }).then((started) => started.close()), /allowedOrigins/, String(bad));
+    }
+  });
+});
+
+describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
+  for (const early of [false, true]) {
+    test(`are answered -32700 / -32600 without an id, and the server reads on${early ? ' (initialize answered early)' : ''}`, async () => {
+      const tmp = tempWorkspace();
+      const stdin = new PassThrough();
+      const stdout = new PassThrough();
+      const lines: Array<Record<string, unknown>> = [];
+      let buffered = '';
+      stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          lines.push(JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>);
+          buffered = buffered.slice(nl + 1);
+        }
+      });
+      const init = { jsonrpc: '2.0' as const, id: 1, method: 'initialize' as const, params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-test', version: '1' } } };
+      const handle = await serveStdio({ executor, workspaceRoot: tmp.ws, ...(early ? { answered: init } : {}) }, { stdin, stdout });
+      try {
+        if (!early) stdin.write(`${JSON.stringify(init)}\n`);
+        stdin.write('{not json\n');
+        stdin.write('{"jsonrpc":"2.0","id":2}\n');
+        stdin.write('[1,2]\n');
+        stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+        const deadline = Date.now() + 10_000;
+        while (!lines.some((l) => l.id === 3) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        const errors = lines.filter((l) => l.error !== undefined);
+        assert.deepEqual(errors.map((l) => (l.error as { code: number }).code), [-32700, -32600, -32600], JSON.stringify(lines));
+        for (const l of errors) {
+          assert.equal('id' in l, false, 'no id could be read');
+          assert.equal(l.jsonrpc, '2.0');
+        }
+        assert.match((errors[0]!.error as { message: string }).message, /^Parse error: a line of input is not JSON/);
+        assert.deepEqual(lines.find((l) => l.id === 3), { jsonrpc: '2.0', id: 3, result: {} }, 'the server read on');
+        if (!early) assert.ok(lines.some((l) => l.id === 1 && l.result !== undefined), 'initialize was answered');
+      } finally {
+        await handle.close();
+        tmp.cleanup();
+      }
+    });
+  }
+});
 
 /** Start `toolgate mcp --http` and read its URL from stderr. */
 async function startHttpCommand(args: string[]): Promise<{ child: ChildProcess; url: string }> {
