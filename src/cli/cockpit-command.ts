@@ -33,7 +33,7 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
   const stop = stopSignal(ctx);
   try {
     handle = await serve(ledger, values, ctx, values.host as string | undefined, port, '--host');
-    ctx.stderr.write(`toolgate cockpit: ${handle.url} (ledger ${ledger.file})\n`);
+    ctx.stderr.write(`toolgate cockpit: ${address(handle, ctx)} (ledger ${ledger.file})\n`);
     await stop.stopped;
     return EXIT.ok;
   } finally {
@@ -41,6 +41,15 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
     await handle?.close();
     ledger.close();
   }
+}
+
+/**
+ * The address to show: with its token when the cockpit made one (opening it once lets the
+ * browser in), without when the user set `TOOLGATE_COCKPIT_TOKEN` (they know it; it is not
+ * echoed to the terminal).
+ */
+function address(handle: CockpitHandle, ctx: CliContext): string {
+  return ctx.env.TOOLGATE_COCKPIT_TOKEN ? `${handle.url} (open ${handle.url}?token=<TOOLGATE_COCKPIT_TOKEN> once)` : handle.openUrl;
 }
 
 /**
@@ -59,7 +68,7 @@ export async function cockpitAlongside(values: Record<string, unknown>, ctx: Cli
   const ledger = Ledger.open(ledgerOptions);
   try {
     const handle = await serve(ledger, values, { ...ctx, stdout: ctx.stderr }, values['cockpit-host'] as string | undefined, port, '--cockpit-host', logger);
-    ctx.stderr.write(`toolgate cockpit: ${handle.url}\n`);
+    ctx.stderr.write(`toolgate cockpit: ${address(handle, ctx)}\n`);
     return async () => {
       await handle.close();
       ledger.close();

@@ -94,8 +94,9 @@ export const DEFAULT_COCKPIT_PORT = 7357;
 const COCKPIT_USAGE = `  toolgate cockpit [--port N] [--host ADDR] [--workspace DIR] [--state-dir DIR] [--no-policy]
                a web page on http://127.0.0.1:${DEFAULT_COCKPIT_PORT}/ for the workspace's ledger: answer the
                questions waiting (any toolgate process of the workspace), set each session's
-               approval mode, watch the calls live, read whole outputs; any --host other
-               than loopback needs TOOLGATE_COCKPIT_TOKEN`;
+               approval mode, watch the calls live, read whole outputs; open the address
+               it prints (it carries a token made at start, unless TOOLGATE_COCKPIT_TOKEN
+               is set, which any --host other than loopback needs)`;
 
 /** Usage lines of the flags of `toolgate mcp` and `toolgate agent` that start a cockpit alongside. */
 export const COCKPIT_FLAGS_USAGE = `  --cockpit          serve the cockpit page alongside (port ${DEFAULT_COCKPIT_PORT} unless --cockpit-port N,

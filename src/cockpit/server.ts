@@ -7,9 +7,11 @@
  * `Last-Event-ID` replay), and the whole output of a call by id, in parts.
  *
  * Security:
- * - loopback (`127.0.0.1`) by default; any other bind needs a token, and with a token every
- *   request must carry it (`Authorization: Bearer <token>`, or the cookie set by opening
- *   `/?token=<token>` once);
+ * - loopback (`127.0.0.1`) by default; every request must carry a token (`Authorization:
+ *   Bearer <token>`, or the cookie set by opening `/?token=<token>` once): the caller's, or
+ *   one made at each start and shown only in the address to open. Loopback alone is not
+ *   enough: a command in a sandbox allowed the network shares the host's loopback, and must
+ *   not answer its own call's question. Any other bind needs the caller's token;
  * - the `Host` header must name this server (DNS-rebinding protection);
  * - every state-changing request (POST) must come from the page's own origin (`Origin`
  *   header), as JSON, with the server's CSRF token (`X-CSRF-Token`, from `GET /api/csrf`);
@@ -61,7 +63,10 @@ export interface CockpitOptions {
   host?: string;
   /** TCP port; 0 picks a free one. Default 0. */
   port?: number;
-  /** Secret every request must carry (16+ characters, no spaces). Default none (loopback only). */
+  /**
+   * Secret every request must carry (16+ characters, no spaces). Default: a random one made at
+   * each start ({@link CockpitHandle.token}); a non-loopback `host` needs one given here.
+   */
   token?: string;
   /** How approvals are answered. Default: recorded in the ledger only (the asking process resumes; a call whose asker is gone stays as it is). */
   answer?: CockpitAnswerer;
@@ -73,8 +78,12 @@ export interface CockpitOptions {
 
 /** A running cockpit. */
 export interface CockpitHandle {
-  /** The page's address (`http://127.0.0.1:PORT/`). */
+  /** The server's address (`http://127.0.0.1:PORT/`); every request must carry {@link token}. */
   readonly url: string;
+  /** The address a person opens: {@link url} with `?token=`, which sets the page's cookie. */
+  readonly openUrl: string;
+  /** The token every request must carry (`Authorization: Bearer <token>`, or the cookie). */
+  readonly token: string;
   readonly port: number;
   /** Stop serving: ends the event streams and closes the server (idempotent). */
   close(): Promise<void>;
@@ -114,7 +123,7 @@ const TOKEN_COOKIE = 'toolgate_cockpit';
 
 /**
  * Start the cockpit.
- * @returns the address and a handle to stop it.
+ * @returns the address (`openUrl` for a person: it carries the token), the token, and a handle to stop it.
  * @throws ToolgateOptionError for a non-loopback `host` without `token`, a bad token or port;
  *   the server's error when the port cannot be bound.
  */
@@ -122,8 +131,8 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   const { ledger } = options;
   const logger = options.logger ?? createLogger('silent');
   const host = options.host ?? '127.0.0.1';
-  const token = options.token;
-  checkLocalBind(host, token, 'the cockpit answers approvals, so serving it to the network needs a token (TOOLGATE_COCKPIT_TOKEN) that every request must carry');
+  checkLocalBind(host, options.token, 'the cockpit answers approvals, so serving it to the network needs a token (TOOLGATE_COCKPIT_TOKEN) that every request must carry');
+  const token = options.token ?? crypto.randomBytes(24).toString('base64url');
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw ToolgateOptionError.fromBadOption('port', `must be a TCP port number (0 picks a free one); got ${String(port)}`);
   const pollMs = options.pollMs ?? 250;
@@ -144,7 +153,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   async function route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return json(res, 421, { error: 'host', message: 'this Host is not the cockpit\'s address' });
     const url = new URL(req.url ?? '/', 'http://cockpit.invalid');
-    if (token !== undefined && !authorized(req)) {
+    if (!authorized(req)) {
       // Opening /?token=... once sets the cookie a browser then sends.
       if (req.method === 'GET' && url.pathname === '/' && same(url.searchParams.get('token') ?? '', token)) {
         res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` }).end();
@@ -194,10 +203,10 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   /** Whether the request carries the token (header or cookie). */
   function authorized(req: http.IncomingMessage): boolean {
     const header = req.headers.authorization ?? '';
-    if (header.startsWith('Bearer ') && same(header.slice(7), token!)) return true;
+    if (header.startsWith('Bearer ') && same(header.slice(7), token)) return true;
     for (const part of (req.headers.cookie ?? '').split(';')) {
       const [name, ...value] = part.trim().split('=');
-      if (name === TOKEN_COOKIE && same(decodedCookie(value.join('=')), token!)) return true;
+      if (name === TOKEN_COOKIE && same(decodedCookie(value.join('=')), token)) return true;
     }
     return false;
   }
@@ -316,8 +325,11 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   allowedHosts = new Set(hostHeadersFor(host, bound).map((h) => h.toLowerCase()));
   const shown = host.includes(':') ? `[${host}]` : host;
   let closed: Promise<void> | undefined;
+  const base = `http://${shown}:${bound}/`;
   return {
-    url: `http://${shown}:${bound}/`,
+    url: base,
+    openUrl: `${base}?token=${encodeURIComponent(token)}`,
+    token,
     port: bound,
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -24,7 +24,15 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-/** Run the CLI in process; resolves the cockpit's address once it is printed on stderr. */
+/** The token of the cockpit the running test started (read from the address it printed). */
+let token = '';
+
+/** `fetch` with that token: the cockpit refuses every request without it. */
+function authed(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string> | undefined) } });
+}
+
+/** Run the CLI in process; resolves the cockpit's address (without its token) once it is printed on stderr. */
 function start(args: string[], signal?: AbortSignal) {
   const stdin = new PassThrough();
   stdin.end('');
@@ -37,8 +45,12 @@ function start(args: string[], signal?: AbortSignal) {
   const url = new Promise<string>((resolve) => (found = resolve));
   stderr.on('data', (d) => {
     err += d;
-    const match = /toolgate cockpit: (http:\/\/\S+\/)/.exec(err);
-    if (match) found(match[1]!);
+    // The cockpit made its token: the address shown carries it.
+    const match = /toolgate cockpit: (http:\/\/\S+\/)\?token=([\w-]+)/.exec(err);
+    if (match) {
+      token = match[2]!;
+      found(match[1]!);
+    }
   });
   const code = runCli(args, { stdin, stdout, stderr, cwd: ws, env: { ...process.env, OPENAI_API_KEY: 'sk-fixture' }, signal });
   return { url, code, output: () => ({ out, err }) };
@@ -47,7 +59,7 @@ function start(args: string[], signal?: AbortSignal) {
 /** The cockpit's waiting questions, once there is one. */
 async function waitForQuestion(url: string): Promise<{ id: number; tool: string; kind: string }> {
   for (;;) {
-    const questions = (await (await fetch(`${url}api/questions`)).json()) as Array<{ id: number; tool: string; kind: string }>;
+    const questions = (await (await authed(`${url}api/questions`)).json()) as Array<{ id: number; tool: string; kind: string }>;
     if (questions.length) return questions[0]!;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -55,8 +67,8 @@ async function waitForQuestion(url: string): Promise<{ id: number; tool: string;
 
 /** POST as the page does. */
 async function post(url: string, route: string, body: unknown): Promise<Response> {
-  const csrf = ((await (await fetch(`${url}api/csrf`)).json()) as { token: string }).token;
-  return fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url.replace(/\/$/, ''), 'x-csrf-token': csrf }, body: JSON.stringify(body) });
+  const csrf = ((await (await authed(`${url}api/csrf`)).json()) as { token: string }).token;
+  return authed(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url.replace(/\/$/, ''), 'x-csrf-token': csrf }, body: JSON.stringify(body) });
 }
 
 describe('toolgate agent --cockpit', () => {
@@ -93,7 +105,8 @@ describe('toolgate cockpit', () => {
     const run = start(['cockpit', '--port', '0', '--workspace', ws, '--state-dir', state], controller.signal);
     const url = await run.url;
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-    assert.deepEqual(await (await fetch(`${url}api/questions`)).json(), []);
+    assert.equal((await fetch(`${url}api/questions`)).status, 401, 'not without the token it printed');
+    assert.deepEqual(await (await authed(`${url}api/questions`)).json(), []);
     controller.abort();
     assert.equal(await run.code, 0);
   });

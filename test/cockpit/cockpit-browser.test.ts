@@ -46,7 +46,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     cockpit = await startCockpit({ ledger, port: 0, pollMs: 100 });
     browser = await launchChromium();
     page = await browser.context.newPage();
-    await page.goto(cockpit.url);
+    await page.goto(cockpit.openUrl);
     await page.locator('[data-testid=status]', { hasText: 'live' }).waitFor();
   });
 
@@ -161,7 +161,8 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       const { port } = cockpit;
       await cockpit.close();
       await page.locator('[data-testid=status]', { hasText: 'reconnecting' }).waitFor();
-      cockpit = await startCockpit({ ledger: Ledger.open({ dir: state, workspace: ws }), port, pollMs: 100 });
+      // The same token (as TOOLGATE_COCKPIT_TOKEN keeps it): the page's cookie still lets it in.
+      cockpit = await startCockpit({ ledger: Ledger.open({ dir: state, workspace: ws }), port, pollMs: 100, token: cockpit.token });
       // The page reconnects by itself and reads the questions again from the new server.
       await page.locator('[data-testid=status]', { hasText: 'live' }).waitFor();
       const after = page.locator('[data-testid=question]:not([data-before-restart])', { hasText: 'call_restart' });
@@ -180,7 +181,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     }
   });
 
-  it('a cross-origin POST is refused with 403, and so is one without the CSRF token; the question stays unanswered', async () => {
+  it('a cross-origin POST is refused (401: its request carries no cookie), and so is one without the Origin or the CSRF token; the question stays unanswered', async () => {
     const registry = await fixtureRegistry();
     const executor = new ToolExecutor(registry, { workspaceRoot: ws, ledger: { dir: state }, approvalMode: 'always-ask', sweepLeftovers: false, confirmationHandler: never });
     const evil = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>'));
@@ -195,19 +196,21 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
 
       // A page of another origin posts to the cockpit (a simple request: no preflight, the browser sends it).
       await evilPage.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
-      // The cockpit's answer is a 403 the browser may not even hand to that page
-      // (Cross-Origin-Resource-Policy: same-origin): either way, it was refused.
+      // The cockpit's answer is a 401 (a cross-site request carries no SameSite=Strict cookie)
+      // the browser may not even hand to that page (Cross-Origin-Resource-Policy:
+      // same-origin): either way, it was refused.
       const seen = new Promise<string>((resolve) => {
         evilPage.on('response', (r) => r.url() === target && resolve(`status ${r.status()}`));
         evilPage.on('requestfailed', (r) => r.url() === target && resolve(`failed ${r.failure()?.errorText ?? ''}`));
       });
       await evilPage.evaluate((url: string) => fetch(url, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"answer":"allow_once"}' }).catch(() => undefined), target);
-      assert.match(await seen, /^(status 403|failed net::ERR_BLOCKED_BY_RESPONSE)/);
+      assert.match(await seen, /^(status 40[13]|failed net::ERR_BLOCKED_BY_RESPONSE)/);
 
-      // Outside a browser: a foreign Origin with the right token, and the right Origin without it.
-      const csrf = ((await (await fetch(`${cockpit.url}api/csrf`)).json()) as { token: string }).token;
+      // Outside a browser, with the cockpit's token: a foreign Origin with the right CSRF token, and the right Origin without it.
+      const authorization = `Bearer ${cockpit.token}`;
+      const csrf = ((await (await fetch(`${cockpit.url}api/csrf`, { headers: { authorization } })).json()) as { token: string }).token;
       const origin = cockpit.url.replace(/\/$/, '');
-      const post = (headers: Record<string, string>) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"answer":"allow_once"}' });
+      const post = (headers: Record<string, string>) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', authorization, ...headers }, body: '{"answer":"allow_once"}' });
       const foreign = await post({ origin: 'http://evil.example', 'x-csrf-token': csrf });
       assert.equal(foreign.status, 403);
       assert.equal(((await foreign.json()) as { error: string }).error, 'origin');
@@ -247,11 +250,11 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     children.push(server);
     let err = '';
     server.stderr!.on('data', (d) => (err += d));
-    while (!/http:\/\/\S+\//.test(err)) {
+    while (!/http:\/\/\S+\/\?token=\S+/.test(err)) {
       if (server.exitCode !== null) throw new Error(`toolgate cockpit ended early: ${err}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const url = /(http:\/\/\S+\/)/.exec(err)![1]!;
+    const url = /(http:\/\/\S+\/\?token=\S+)/.exec(err)![1]!;
     const other = await browser.context.newPage();
     try {
       await other.goto(url);

@@ -43,22 +43,27 @@ function ended(callId: string, output: string): ToolExecutionResult {
   return { success: true, output, durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId, stopReason: 'completed', outcome: 'success', sideEffects: 'possible' };
 }
 
+/** `fetch` with the running cockpit's token: every request needs it. */
+function authed(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, headers: { authorization: `Bearer ${cockpit!.token}`, ...(init.headers as Record<string, string> | undefined) } });
+}
+
 async function csrfOf(url: string): Promise<string> {
-  return ((await (await fetch(`${url}api/csrf`)).json()) as { token: string }).token;
+  return ((await (await authed(`${url}api/csrf`)).json()) as { token: string }).token;
 }
 
 describe('cockpit server', () => {
   it('serves the page with a strict CSP and checks the Host header', async () => {
     cockpit = await startCockpit({ ledger, port: 0 });
-    const page = await fetch(cockpit.url);
+    const page = await authed(cockpit.url);
     assert.equal(page.status, 200);
     assert.equal(page.headers.get('content-security-policy'), COCKPIT_CSP);
     assert.match(COCKPIT_CSP, /default-src 'none'/);
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
     assert.match(await page.text(), /<script src="\/cockpit.js" defer><\/script>/);
-    assert.equal((await fetch(`${cockpit.url}cockpit.js`)).headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal((await authed(`${cockpit.url}cockpit.js`)).headers.get('content-type'), 'text/javascript; charset=utf-8');
     // No inline data sink in the page's script.
-    assert.doesNotMatch(await (await fetch(`${cockpit.url}cockpit.js`)).text(), /innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+    assert.doesNotMatch(await (await authed(`${cockpit.url}cockpit.js`)).text(), /innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     // A name that rebinds to 127.0.0.1 is not this server.
     const rebound = await new Promise<number>((resolve, reject) => {
       const req = http.request(cockpit!.url, { headers: { host: 'evil.example' } }, (res) => resolve(res.statusCode ?? 0));
@@ -66,7 +71,7 @@ describe('cockpit server', () => {
       req.end();
     });
     assert.equal(rebound, 421);
-    assert.equal((await fetch(`${cockpit.url}../../package.json`)).status, 404);
+    assert.equal((await authed(`${cockpit.url}../../package.json`)).status, 404);
   });
 
   it('refuses a non-loopback bind without a token, and with one requires it on every request', async () => {
@@ -84,15 +89,43 @@ describe('cockpit server', () => {
     assert.equal((await fetch(`${cockpit.url}?token=wrong-token-of-some-length`, { redirect: 'manual' })).status, 401);
   });
 
+  it('without a token given, makes one at each start: nothing on loopback gets in without it', async () => {
+    const id = ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
+    cockpit = await startCockpit({ ledger, port: 0 });
+    const { token } = cockpit;
+    assert.match(token, /^[\w-]{32}$/);
+    assert.equal(cockpit.openUrl, `${cockpit.url}?token=${token}`);
+    // What a local process that only knows the port sees (a command in a sandbox allowed the
+    // network shares the host's loopback): neither the page, nor the CSRF token, nor an answer.
+    for (const route of ['', 'cockpit.js', 'api/csrf', 'api/questions', 'api/sessions', 'api/events', 'api/output?call=c1&session=s1']) {
+      assert.equal((await fetch(`${cockpit.url}${route}`)).status, 401, route);
+    }
+    const forged = await fetch(`${cockpit.url}api/questions/${id}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', origin: cockpit.url.replace(/\/$/, ''), 'x-csrf-token': 'guess' }, body: JSON.stringify({ answer: 'allow_once' }),
+    });
+    assert.equal(forged.status, 401);
+    assert.equal(ledger.approval(id)?.answer, undefined, 'the question is still open');
+    // The address a person opens sets the cookie the page then sends.
+    const login = await fetch(cockpit.openUrl, { redirect: 'manual' });
+    assert.equal(login.status, 303);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { cookie } })).status, 200);
+    // Another start, another token.
+    await cockpit.close();
+    cockpit = await startCockpit({ ledger, port: 0 });
+    assert.notEqual(cockpit.token, token);
+    assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+  });
+
   it('answers a question once: the first answer counts, a later one is reported as late, an answer not offered is refused', async () => {
     const id = ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
     cockpit = await startCockpit({ ledger, port: 0 });
-    const [question] = (await (await fetch(`${cockpit.url}api/questions`)).json()) as Array<{ id: number; paths: string[]; offers: string[]; workspace: string }>;
+    const [question] = (await (await authed(`${cockpit.url}api/questions`)).json()) as Array<{ id: number; paths: string[]; offers: string[]; workspace: string }>;
     assert.equal(question?.id, id);
     assert.deepEqual(question?.paths, ['a.txt']);
     assert.equal(question?.workspace, ws);
     const csrf = await csrfOf(cockpit.url);
-    const answer = (body: unknown) => fetch(`${cockpit!.url}api/questions/${id}`, {
+    const answer = (body: unknown) => authed(`${cockpit!.url}api/questions/${id}`, {
       method: 'POST', headers: { 'content-type': 'application/json', origin: cockpit!.url.replace(/\/$/, ''), 'x-csrf-token': csrf }, body: JSON.stringify(body),
     });
     assert.equal((await answer({ answer: 'always' })).status, 400);
@@ -109,7 +142,7 @@ describe('cockpit server', () => {
     let offset = 0;
     let whole = '';
     for (let parts = 0; parts < 5; parts++) {
-      const part = (await (await fetch(`${cockpit.url}api/output?call=big&session=s1&offset=${offset}`)).json()) as { text: string; next?: number; size: number };
+      const part = (await (await authed(`${cockpit.url}api/output?call=big&session=s1&offset=${offset}`)).json()) as { text: string; next?: number; size: number };
       assert.equal(part.size, Buffer.byteLength(text));
       assert.doesNotMatch(part.text, /\uFFFD/);
       whole += part.text;
@@ -117,8 +150,8 @@ describe('cockpit server', () => {
       offset = part.next;
     }
     assert.equal(whole, text);
-    assert.equal((await fetch(`${cockpit.url}api/output?call=../../etc/passwd&session=s1`)).status, 404);
-    assert.equal((await fetch(`${cockpit.url}api/output?path=/etc/passwd`)).status, 400);
+    assert.equal((await authed(`${cockpit.url}api/output?call=../../etc/passwd&session=s1`)).status, 404);
+    assert.equal((await authed(`${cockpit.url}api/output?path=/etc/passwd`)).status, 400);
   });
 
   it('streams the timeline as server-sent events and replays from Last-Event-ID', async () => {
@@ -146,7 +179,7 @@ describe('cockpit server', () => {
     } });
     cockpit = await startCockpit({ ledger, port: 0 });
     const csrf = await csrfOf(cockpit.url);
-    const setMode = (session: string, mode: string | null) => fetch(`${cockpit!.url}api/sessions/mode`, {
+    const setMode = (session: string, mode: string | null) => authed(`${cockpit!.url}api/sessions/mode`, {
       method: 'POST', headers: { 'content-type': 'application/json', origin: cockpit!.url.replace(/\/$/, ''), 'x-csrf-token': csrf }, body: JSON.stringify({ session, mode }),
     });
     const append = (callId: string, session: string) => executor.call('append_marker', { filepath: 'modes.txt', marker: callId }, { callId, session });
@@ -171,7 +204,7 @@ describe('cockpit server', () => {
       assert.equal((await waiting).success, true);
       assert.equal((await setMode('a', null)).status, 200);
       assert.equal((await setMode('a', 'sometimes')).status, 400);
-      const sessions = (await (await fetch(`${cockpit.url}api/sessions`)).json()) as { sessions: Array<{ session: string; mode?: string }> };
+      const sessions = (await (await authed(`${cockpit.url}api/sessions`)).json()) as { sessions: Array<{ session: string; mode?: string }> };
       assert.deepEqual(sessions.sessions.find((s) => s.session === '*')?.mode, 'allow-all');
       assert.equal(sessions.sessions.find((s) => s.session === 'a')?.mode, undefined);
       assert.equal(fs.readFileSync(path.join(ws, 'modes.txt'), 'utf8'), 'm1\nm3\nm4\n');
@@ -195,7 +228,7 @@ describe('MCP server waiting for the cockpit (toolgate mcp --cockpit)', () => {
       while ((question = ledger.pendingApprovals()[0]) === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(question.tool, 'write_file');
       const csrf = await csrfOf(cockpit.url);
-      const answered = await fetch(`${cockpit.url}api/questions/${question.id}`, {
+      const answered = await authed(`${cockpit.url}api/questions/${question.id}`, {
         method: 'POST', headers: { 'content-type': 'application/json', origin: cockpit.url.replace(/\/$/, ''), 'x-csrf-token': csrf }, body: JSON.stringify({ answer: 'allow_once' }),
       });
       assert.equal(answered.status, 200);
@@ -212,7 +245,7 @@ describe('MCP server waiting for the cockpit (toolgate mcp --cockpit)', () => {
 /** Read the event stream until `done(events)` holds; `last` is sent as Last-Event-ID. */
 async function readEvents(url: string, last: string | undefined, done: (events: Array<{ id?: string; event?: string; data: string }>) => boolean) {
   const controller = new AbortController();
-  const res = await fetch(`${url}api/events`, { headers: last === undefined ? {} : { 'last-event-id': last }, signal: controller.signal });
+  const res = await authed(`${url}api/events`, { headers: last === undefined ? {} : { 'last-event-id': last }, signal: controller.signal });
   assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
   const events: Array<{ id?: string; event?: string; data: string }> = [];
   const decoder = new TextDecoder();
