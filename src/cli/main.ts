@@ -32,7 +32,7 @@
 import fs from 'node:fs';
 import { ToolDefinitionError, ToolgateOptionError } from '../errors/errors.js';
 import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
-import { USAGE } from './usage.js';
+import { commandUsage, USAGE } from './usage.js';
 
 export type { CliOptions };
 
@@ -90,7 +90,9 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
       return EXIT.ok;
     }
     if (command === undefined || command === 'help' || command === '-h' || command === '--help' || rest.includes('--help') || rest.includes('-h')) {
-      ctx.stdout.write(`${USAGE}\n`);
+      // `toolgate call --help` and `toolgate help call`: that command's help; else all of it.
+      const named = command === 'help' ? rest[0] : command;
+      ctx.stdout.write(`${(named === undefined ? undefined : commandUsage(named)) ?? USAGE}\n`);
       return command === undefined ? EXIT.usage : EXIT.ok;
     }
     const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;

@@ -103,24 +103,13 @@ export const COCKPIT_FLAGS_USAGE = `  --cockpit          serve the cockpit page 
                      loopback unless --cockpit-host ADDR with TOOLGATE_COCKPIT_TOKEN); questions
                      nobody else can answer wait for it there`;
 
-/** The whole help text of `toolgate help`. */
-export const USAGE = `Usage:
-${LIST_USAGE}
-${SCHEMA_USAGE}
-${CALL_USAGE}
-${SCHEMAS_USAGE}
-  toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
+/** Usage lines of `toolgate agent`. */
+const AGENT_USAGE = `  toolgate agent "TASK" [--agent general|explore|plan] [--model M] [--base-url U]
                  [--workspace DIR] [--yes] [--max-rounds N] [--plan-dir DIR] [--lazy-domains]
-                 (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)
+                 (model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL)`;
 
-${MCP_USAGE}
-${POLICY_USAGE}
-${APPROVALS_USAGE}
-${RESULT_USAGE}
-${TRACE_USAGE}
-${COCKPIT_USAGE}
-
-Common options:
+/** Options every command takes. */
+const COMMON_USAGE = `Common options:
   --tools DIR        load compiled tools from DIR too (repeatable; needs --schemas)
   --schemas FILE     generated schema file of the --tools folders
   --log-level LEVEL  pino level on stderr (default error)
@@ -129,7 +118,63 @@ Common options:
                      only a file named here is read (a workspace's own toolgate.config.json
                      must not start programs by itself)
   -h, --help         this help (also: toolgate help)
-  --version          print toolgate's version
+  --version          print toolgate's version`;
+
+const ARGS_JSON_NOTE = `ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
+The workspace defaults to the current folder.`;
+
+const EXIT_CODES = 'Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.';
+
+/** The option sections of call, mcp and agent (sandbox, approval, ledger), with their headings. */
+const RUN_SECTIONS = `Sandbox options:
+${SANDBOX_USAGE}
+
+Approval options:
+${APPROVE_USAGE}
+
+Ledger options:
+${LEDGER_USAGE}`;
+
+/** Each command's own lines and the option sections that apply to it: `toolgate COMMAND --help`. */
+const COMMAND_USAGE: Readonly<Record<string, string>> = Object.freeze({
+  list: LIST_USAGE,
+  schema: SCHEMA_USAGE,
+  call: `${CALL_USAGE}\n\n${RUN_SECTIONS}\n\n${ARGS_JSON_NOTE}`,
+  schemas: SCHEMAS_USAGE,
+  agent: `${AGENT_USAGE}\n\n${RUN_SECTIONS}\n\nCockpit options:\n${COCKPIT_FLAGS_USAGE}`,
+  mcp: `${MCP_USAGE}\n${RUN_SECTIONS}\n\nCockpit options:\n${COCKPIT_FLAGS_USAGE}`,
+  policy: POLICY_USAGE,
+  approvals: APPROVALS_USAGE,
+  result: RESULT_USAGE,
+  trace: TRACE_USAGE,
+  cockpit: COCKPIT_USAGE,
+});
+
+/**
+ * The help of one command (`toolgate call --help`): its usage, the options that apply, the
+ * common options and the exit codes; `undefined` for a name that is not a command.
+ */
+export function commandUsage(command: string): string | undefined {
+  if (!Object.hasOwn(COMMAND_USAGE, command)) return undefined;
+  return `Usage:\n${COMMAND_USAGE[command]!.replace(/\n+$/, '')}\n\n${COMMON_USAGE}\n\n${EXIT_CODES}\nEvery command: toolgate help.`;
+}
+
+/** The whole help text of `toolgate help`. */
+export const USAGE = `Usage:
+${LIST_USAGE}
+${SCHEMA_USAGE}
+${CALL_USAGE}
+${SCHEMAS_USAGE}
+${AGENT_USAGE}
+
+${MCP_USAGE}
+${POLICY_USAGE}
+${APPROVALS_USAGE}
+${RESULT_USAGE}
+${TRACE_USAGE}
+${COCKPIT_USAGE}
+
+${COMMON_USAGE}
 
 Sandbox options of call, mcp and agent:
 ${SANDBOX_USAGE}
@@ -143,7 +188,6 @@ ${LEDGER_USAGE}
 Cockpit options of mcp and agent:
 ${COCKPIT_FLAGS_USAGE}
 
-ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
-The workspace defaults to the current folder.
+${ARGS_JSON_NOTE}
 
-Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.`;
+${EXIT_CODES}`;

@@ -33,6 +33,26 @@ describe('runCli options', () => {
     assert.match(run.stderr, /set TOOLGATE_MCP_TOKEN/);
   });
 
+  test('COMMAND --help and help COMMAND show that command\'s help; help alone shows every command', async () => {
+    const all = await cliInProcess(['help']);
+    assert.equal(all.code, 0);
+    for (const command of ['list', 'call', 'agent', 'mcp', 'cockpit', 'approvals', 'trace']) assert.match(all.stdout, new RegExp(`toolgate ${command}\\b`), command);
+    for (const args of [['call', '--help'], ['call', 'read_file', '-h'], ['help', 'call']]) {
+      const one = await cliInProcess(args);
+      assert.equal(one.code, 0, args.join(' '));
+      assert.match(one.stdout, /^Usage:\n {2}toolgate call NAME/, args.join(' '));
+      assert.match(one.stdout, /--sandbox PROFILE/, 'the options call takes');
+      assert.match(one.stdout, /ARGS_JSON is one JSON object/);
+      assert.doesNotMatch(one.stdout, /toolgate mcp|toolgate cockpit \[/, 'not the other commands');
+    }
+    const mcp = await cliInProcess(['mcp', '--help']);
+    assert.match(mcp.stdout, /^Usage:\n {2}toolgate mcp/);
+    assert.match(mcp.stdout, /--cockpit /);
+    assert.doesNotMatch(mcp.stdout, /ARGS_JSON/);
+    // A name that is not a command: the whole help.
+    assert.equal((await cliInProcess(['help', 'frobnicate'])).stdout, all.stdout);
+  });
+
   test('--allow-origin needs --http and an origin', async () => {
     const without = await cliInProcess(['mcp', '--allow-origin', 'https://app.example', '--workspace', tmp.ws]);
     assert.equal(without.code, 2, without.stderr);
