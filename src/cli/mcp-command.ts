@@ -3,7 +3,7 @@
  * HTTP.
  *
  * ```
- * toolgate mcp [--http [--port N] [--host ADDR] [--allow-origin ORIGIN]... [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
+ * toolgate mcp [--http [--port N] [--host ADDR] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
  *              [--workspace DIR] [--mode default|explore|plan]
  *              [--scoped-write DIR]... [--tool NAME]... [--tag T]... [--yes] [--config FILE]
  *              [--lazy-domains [--tag-domain TAG=DOMAIN]...]
@@ -28,7 +28,6 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     http: { type: 'boolean' },
     port: { type: 'string' },
     host: { type: 'string' },
-    'allow-origin': { type: 'string', multiple: true },
     'max-sessions': { type: 'string' },
     'session-idle-ms': { type: 'string' },
     'poll-after-ms': { type: 'string' },
@@ -58,7 +57,6 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be a TCP port number (0 picks a free one); got ${JSON.stringify(values.port)}`);
   }
   if (values.host !== undefined && !values.http) throw new UsageError('--host needs --http');
-  if (values['allow-origin'] !== undefined && !values.http) throw new UsageError('--allow-origin needs --http');
   const tagDomains: Record<string, string> = {};
   for (const given of (values['tag-domain'] as string[] | undefined) ?? []) {
     if (values['lazy-domains'] !== true) throw new UsageError('--tag-domain needs --lazy-domains');
@@ -143,9 +141,9 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
     if (values.http) {
       let handle;
       try {
-        handle = await serveHttp({ ...serve, ...httpLimits, port, host: values.host as string | undefined, token, allowedOrigins: values['allow-origin'] as string[] | undefined });
+        handle = await serveHttp({ ...serve, ...httpLimits, port, host: values.host as string | undefined, token });
       } catch (error) {
-        if (error instanceof ToolgateOptionError) throw new UsageError(error.message.replace(/^options\.allowedOrigins/, '--allow-origin').replace(/^options\./, ''));
+        if (error instanceof ToolgateOptionError) throw new UsageError(error.message.replace(/^options\./, ''));
         throw error;
       }
       onToolsChanged = () => handle.notifyToolsChanged();

@@ -25,11 +25,13 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
-  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type CreateTaskResult, type JSONRPCMessage,
+  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, SetLevelRequestSchema, JSONRPCMessageSchema, type CallToolResult, type CreateTaskResult, type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
@@ -356,10 +358,16 @@ export async function serveStdio(
 ): Promise<McpServerHandle & { closed: Promise<void>; tasksIdle(): Promise<void> }> {
   const tasks = taskStoreFor(options);
   const server = createMcpServer({ ...options, tasks: tasks ?? false });
-  const transport = new StdioServerTransport(streams?.stdin as never, streams?.stdout as never);
+  // The SDK's transport reads what the line check lets through (pipeCheckedLines).
+  const lines = new PassThrough();
+  const transport = new StdioServerTransport(lines, streams?.stdout as never);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  server.onclose = () => resolveClosed();
+  let stopReading = () => {};
+  server.onclose = () => {
+    stopReading();
+    resolveClosed();
+  };
   const input = (streams?.stdin ?? process.stdin) as NodeJS.ReadableStream;
   input.once('end', () => void server.close().catch(() => undefined));
   // A client that closes its end of our stdout (it exited, or closed the pipe after
@@ -377,9 +385,9 @@ export async function serveStdio(
   await server.connect(answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
   }));
-  answerMalformedLines(transport, logger);
+  stopReading = pipeCheckedLines(input, lines, transport, logger);
   // Paused by an early read of the first line (readFirstMessage): flowing again into the
-  // transport's listener, which pauses it again when the server closes.
+  // line check's listener, which pauses it again when the server closes.
   if (input.isPaused()) input.resume();
   return {
     closed,
@@ -395,23 +403,68 @@ export async function serveStdio(
 }
 
 /**
- * Answer a line of stdin that is not JSON (`-32700`, Parse error) or not a JSON-RPC message
- * (`-32600`, Invalid Request), as JSON-RPC 2.0 asks, instead of dropping it in silence: the
- * MCP SDK's stdio transport reports such a line to `onerror` and reads on. The answer has no
- * `id` (none could be read; MCP 2025-11-25's `JSONRPCErrorResponse` makes it optional), and
- * the server goes on serving. Call after `connect`, which sets the handler this wraps.
+ * Pass stdin's lines on to the SDK's transport, answering those that are not JSON-RPC as
+ * JSON-RPC 2.0 asks instead of dropping them in silence (the SDK's transport only reports
+ * them to `onerror`, and a client waited for an answer that never came):
+ * - a line that is not JSON: `-32700` (Parse error), without an `id` (none could be read;
+ *   MCP 2025-11-25's `JSONRPCErrorResponse` lets it be left out);
+ * - JSON that is not a JSON-RPC message (the SDK's own schema): `-32600` (Invalid Request),
+ *   with the line's `id` when it has a string or number one, so the client waiting on it
+ *   gets its answer; a malformed response (no `method`) is dropped, never answered;
+ * - a blank line is skipped.
+ * The server reads on after each. Every line is parsed twice (here and in the SDK): a few
+ * microseconds per message.
+ * @returns a function that stops reading `input` (the server closed): its listener goes, and
+ *   it is paused unless something else reads it, so that an open stdin keeps no process alive.
  */
-function answerMalformedLines(transport: StdioServerTransport, logger: Logger): void {
-  const reported = transport.onerror;
-  transport.onerror = (error) => {
-    reported?.(error);
-    const code = error instanceof SyntaxError ? ErrorCode.ParseError : error?.name === 'ZodError' ? ErrorCode.InvalidRequest : undefined;
-    if (code === undefined) return;
-    const message = code === ErrorCode.ParseError
-      ? `Parse error: a line of input is not JSON (${clip(error.message, 200)}); it was ignored`
-      : 'Invalid Request: a line of input is JSON but not a JSON-RPC 2.0 request, notification or response; it was ignored';
+function pipeCheckedLines(input: NodeJS.ReadableStream, lines: PassThrough, transport: StdioServerTransport, logger: Logger): () => void {
+  let rest = '';
+  const decoder = new StringDecoder('utf8');
+  const answer = (code: number, message: string, id: unknown) => {
     logger.warn({ event: 'mcp_malformed_line', code }, message);
-    transport.send({ jsonrpc: '2.0', error: { code, message } } as JSONRPCMessage).catch(() => undefined);
+    const reply = { jsonrpc: '2.0', ...(typeof id === 'string' || typeof id === 'number' ? { id } : {}), error: { code, message } };
+    transport.send(reply as JSONRPCMessage).catch(() => undefined);
+  };
+  const check = (line: string) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      answer(ErrorCode.ParseError, `Parse error: a line of input is not JSON (${clip((error as Error).message, 200)}); it was ignored`, undefined);
+      return;
+    }
+    if (JSONRPCMessageSchema.safeParse(value).success) {
+      lines.write(`${line}\n`);
+      return;
+    }
+    const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    if (object !== undefined && !('method' in object) && ('result' in object || 'error' in object)) {
+      logger.warn({ event: 'mcp_malformed_line', code: ErrorCode.InvalidRequest }, 'a malformed response from the client was ignored');
+      return;
+    }
+    answer(ErrorCode.InvalidRequest, 'Invalid Request: a line of input is JSON but not a JSON-RPC 2.0 request or notification of MCP; it was ignored', object?.id);
+  };
+  const onData = (chunk: Buffer | string) => {
+    // A character split between chunks is joined by the decoder.
+    rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    let nl: number;
+    while ((nl = rest.indexOf('\n')) >= 0) {
+      check(rest.slice(0, nl).replace(/\r$/, ''));
+      rest = rest.slice(nl + 1);
+    }
+  };
+  const onEnd = () => {
+    rest += decoder.end();
+    if (rest !== '') check(rest.replace(/\r$/, ''));
+    lines.end();
+  };
+  input.on('data', onData);
+  input.once('end', onEnd);
+  return () => {
+    input.off('data', onData);
+    input.off('end', onEnd);
+    if (input.listenerCount('data') === 0) input.pause();
   };
 }
 
@@ -434,15 +487,6 @@ export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
   token?: string;
   /** Path of the MCP endpoint. Default `/mcp`. */
   path?: string;
-  /**
-   * Web origins (`scheme://host[:port]`, as browsers send them in `Origin`) whose pages may
-   * call the server, besides the server's own address. A request that carries any other
-   * `Origin` gets 403: a web page the user visits must not drive the tools of a local server
-   * (MCP 2025-11-25, Streamable HTTP, security warning: servers must validate `Origin`).
-   * Requests without `Origin` (every non-browser client) are not affected. Default none.
-   * @throws (from serveHttp) ToolgateOptionError for an entry that is not an origin.
-   */
-  allowedOrigins?: readonly string[];
 }
 
 /** Largest request body accepted, in bytes (4 MiB). */
@@ -484,7 +528,6 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   // One task store for every session: a client that reconnects (a new session) finds its tasks.
   const tasks = taskStoreFor(options) ?? false;
   let allowedHosts: string[] = [];
-  const extraOrigins = originsOf(options.allowedOrigins);
   let allowedOrigins = new Set<string>();
 
   const httpServer = http.createServer((req, res) => {
@@ -499,7 +542,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
       logger.warn({ event: 'mcp_origin_refused', origin: clip(origin, 200) }, 'refused a request from a web page of another origin');
-      return jsonRpcError(res, 403, ErrorCode.InvalidRequest, `Origin ${clip(origin, 200)} may not call this server; a page of another site must not drive local tools (allow it with allowedOrigins / --allow-origin)`);
+      return jsonRpcError(res, 403, ErrorCode.InvalidRequest, `Origin ${clip(origin, 200)} may not call this server: a web page of another site must not drive local tools`);
     }
     if (expected !== undefined) {
       const given = Buffer.from(req.headers.authorization ?? '');
@@ -571,7 +614,9 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   });
   const port = (httpServer.address() as AddressInfo).port;
   allowedHosts = hostHeadersFor(host, port);
-  allowedOrigins = new Set([...allowedHosts.map((h) => `http://${h.toLowerCase()}`), ...extraOrigins]);
+  // A browser page of this server's own address (nothing is served to browsers, so in effect
+  // none); every other page is refused. Clients that are not browsers send no Origin.
+  allowedOrigins = new Set(allowedHosts.map((h) => `http://${h.toLowerCase()}`));
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}${endpoint}`,
@@ -603,27 +648,6 @@ function readBody(req: http.IncomingMessage): Promise<string | undefined> {
 }
 
 function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-/**
- * The `allowedOrigins` option, checked and written as browsers send `Origin` (lower case, no
- * path, no default port).
- * @throws ToolgateOptionError for a value that is not a list of http(s) origins.
- */
-function originsOf(given: readonly string[] | undefined): string[] {
-  if (given === undefined) return [];
-  if (!Array.isArray(given)) throw ToolgateOptionError.fromBadOption('allowedOrigins', `must be an array of origins such as "https://example.com"; got ${typeof given}`);
-  return given.map((entry) => {
-    let url: URL | undefined;
-    try {
-      url = typeof entry === 'string' ? new URL(entry) : undefined;
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== entry.replace(/\/$/, '').toLowerCase()) {
-      throw ToolgateOptionError.fromBadOption('allowedOrigins', `each entry must be an origin, scheme://host[:port] with no path, such as "https://example.com"; got ${clip(JSON.stringify(entry) ?? String(entry), 100)}`);
-    }
-    return url.origin;
-  });
+  // No id: none could be read (MCP 2025-11-25 lets an error response leave it out; null is not a RequestId).
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message } }));
 }

@@ -53,15 +53,6 @@ describe('runCli options', () => {
     assert.equal((await cliInProcess(['help', 'frobnicate'])).stdout, all.stdout);
   });
 
-  test('--allow-origin needs --http and an origin', async () => {
-    const without = await cliInProcess(['mcp', '--allow-origin', 'https://app.example', '--workspace', tmp.ws]);
-    assert.equal(without.code, 2, without.stderr);
-    assert.match(without.stderr, /--allow-origin needs --http/);
-    const notOrigin = await cliInProcess(['mcp', '--http', '--allow-origin', 'https://app.example/page', '--workspace', tmp.ws]);
-    assert.equal(notOrigin.code, 2, notOrigin.stderr);
-    assert.match(notOrigin.stderr, /--allow-origin each entry must be an origin, scheme:\/\/host\[:port\] with no path/);
-  });
-
   test('signal: aborting it stops `toolgate mcp` over stdio, which resolves 0', async () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
