@@ -44,12 +44,11 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
 }
 
 /**
- * The address to show: with its token when the cockpit made one (opening it once lets the
- * browser in), without when the user set `TOOLGATE_COCKPIT_TOKEN` (they know it; it is not
- * echoed to the terminal).
+ * The address to show: with the login code the cockpit made (good for one login), or, when
+ * the user set `TOOLGATE_COCKPIT_TOKEN`, saying to open it with that (never echoed).
  */
 function address(handle: CockpitHandle, ctx: CliContext): string {
-  return ctx.env.TOOLGATE_COCKPIT_TOKEN ? `${handle.url} (open ${handle.url}?token=<TOOLGATE_COCKPIT_TOKEN> once)` : handle.openUrl;
+  return ctx.env.TOOLGATE_COCKPIT_TOKEN ? `${handle.url} (open ${handle.url}#code=<TOOLGATE_COCKPIT_TOKEN>)` : handle.openUrl;
 }
 
 /**
@@ -91,7 +90,7 @@ async function serve(ledger: Ledger, values: Record<string, unknown>, ctx: CliCo
     return await startCockpit({ ledger, host, port, token: ctx.env.TOOLGATE_COCKPIT_TOKEN || undefined, answer, pollMs: Math.min(ledger.pollMs, 250), logger });
   } catch (error) {
     if (error instanceof ToolgateOptionError) {
-      if (/options\.host/.test(error.message)) throw new UsageError(`${hostFlag} ${host}: not a loopback address; set TOOLGATE_COCKPIT_TOKEN to a secret of 16+ characters, which every request must carry (open /?token=<token> once in the browser)`);
+      if (/options\.host/.test(error.message)) throw new UsageError(`${hostFlag} ${host}: not a loopback address; set TOOLGATE_COCKPIT_TOKEN to a secret of 16+ characters, which every API request must carry (open /#code=<token> in the browser)`);
       throw new UsageError(error.message.replace(/^options\./, ''));
     }
     if ((error as NodeJS.ErrnoException)?.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use: give another with ${hostFlag === '--host' ? '--port' : '--cockpit-port'} N (0 picks a free one)`);

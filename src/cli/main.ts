@@ -91,7 +91,9 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     }
     if (command === undefined || command === 'help' || command === '-h' || command === '--help' || rest.includes('--help') || rest.includes('-h')) {
       // `toolgate call --help` and `toolgate help call`: that command's help; else all of it.
+      // `agent` writes its own (its model endpoint, its exit codes).
       const named = command === 'help' ? rest[0] : command;
+      if (named === 'agent') return await (await COMMANDS.agent!())(['--help'], ctx);
       ctx.stdout.write(`${(named === undefined ? undefined : commandUsage(named)) ?? USAGE}\n`);
       return command === undefined ? EXIT.usage : EXIT.ok;
     }

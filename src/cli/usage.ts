@@ -95,12 +95,13 @@ const COCKPIT_USAGE = `  toolgate cockpit [--port N] [--host ADDR] [--workspace 
                a web page on http://127.0.0.1:${DEFAULT_COCKPIT_PORT}/ for the workspace's ledger: answer the
                questions waiting (any toolgate process of the workspace), set each session's
                approval mode, watch the calls live, read whole outputs; open the address
-               it prints (it carries a token made at start, unless TOOLGATE_COCKPIT_TOKEN
-               is set, which any --host other than loopback needs)`;
+               it prints (its #code= logs the page in, once; with TOOLGATE_COCKPIT_TOKEN,
+               which any --host other than loopback needs, open it with #code=<token>)`;
 
 /** Usage lines of the flags of `toolgate mcp` and `toolgate agent` that start a cockpit alongside. */
 export const COCKPIT_FLAGS_USAGE = `  --cockpit          serve the cockpit page alongside (port ${DEFAULT_COCKPIT_PORT} unless --cockpit-port N,
-                     loopback unless --cockpit-host ADDR with TOOLGATE_COCKPIT_TOKEN); questions
+                     loopback unless --cockpit-host ADDR with TOOLGATE_COCKPIT_TOKEN); open the
+                     address it prints on stderr (its #code= logs the page in); questions
                      nobody else can answer wait for it there`;
 
 /** Usage lines of `toolgate agent`. */
@@ -135,13 +136,15 @@ ${APPROVE_USAGE}
 Ledger options:
 ${LEDGER_USAGE}`;
 
-/** Each command's own lines and the option sections that apply to it: `toolgate COMMAND --help`. */
+/**
+ * Each command's own lines and the option sections that apply to it: `toolgate COMMAND --help`
+ * (`agent` writes its own: `agent-command.ts`).
+ */
 const COMMAND_USAGE: Readonly<Record<string, string>> = Object.freeze({
   list: LIST_USAGE,
   schema: SCHEMA_USAGE,
   call: `${CALL_USAGE}\n\n${RUN_SECTIONS}\n\n${ARGS_JSON_NOTE}`,
   schemas: SCHEMAS_USAGE,
-  agent: `${AGENT_USAGE}\n\n${RUN_SECTIONS}\n\nCockpit options:\n${COCKPIT_FLAGS_USAGE}`,
   mcp: `${MCP_USAGE}\n${RUN_SECTIONS}\n\nCockpit options:\n${COCKPIT_FLAGS_USAGE}`,
   policy: POLICY_USAGE,
   approvals: APPROVALS_USAGE,

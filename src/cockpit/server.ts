@@ -7,11 +7,17 @@
  * `Last-Event-ID` replay), and the whole output of a call by id, in parts.
  *
  * Security:
- * - loopback (`127.0.0.1`) by default; every request must carry a token (`Authorization:
- *   Bearer <token>`, or the cookie set by opening `/?token=<token>` once): the caller's, or
- *   one made at each start and shown only in the address to open. Loopback alone is not
- *   enough: a command in a sandbox allowed the network shares the host's loopback, and must
- *   not answer its own call's question. Any other bind needs the caller's token;
+ * - loopback (`127.0.0.1`) by default, and every `/api/` request must carry a key
+ *   (`Authorization: Bearer <key>`): the token (the caller's, or one made at each start), or
+ *   a key the page got from `POST /api/login` for a login code. The address a person opens
+ *   carries a code in its fragment (`/#code=...`), never sent in a request line or a Referer:
+ *   one made at start and good once (browser history then holds a spent code), or the
+ *   caller's token. The page keeps its key in `sessionStorage` (its own origin: port and all)
+ *   and sends it as a header; no cookie, since a browser sends a host's cookies to every port
+ *   of it, to a server a sandboxed command started among them. Loopback alone is not enough:
+ *   a command in a sandbox allowed the network shares the host's loopback, and must not
+ *   answer its own call's question. The page's own files hold no data and need no key. Any
+ *   bind other than loopback needs the caller's token;
  * - the `Host` header must name this server (DNS-rebinding protection);
  * - every state-changing request (POST) must come from the page's own origin (`Origin`
  *   header), as JSON, with the server's CSRF token (`X-CSRF-Token`, from `GET /api/csrf`);
@@ -80,9 +86,13 @@ export interface CockpitOptions {
 export interface CockpitHandle {
   /** The server's address (`http://127.0.0.1:PORT/`); every request must carry {@link token}. */
   readonly url: string;
-  /** The address a person opens: {@link url} with `?token=`, which sets the page's cookie. */
+  /**
+   * The address a person opens: {@link url} with a login code in its fragment (`#code=`),
+   * which the page exchanges for its key. The code is the caller's token, or one made at
+   * start that is good for one login.
+   */
   readonly openUrl: string;
-  /** The token every request must carry (`Authorization: Bearer <token>`, or the cookie). */
+  /** The token `/api/` requests may carry (`Authorization: Bearer <token>`): the caller's, or one made at start. */
   readonly token: string;
   readonly port: number;
   /** Stop serving: ends the event streams and closes the server (idempotent). */
@@ -118,8 +128,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 const OUTPUT_PAGE_BYTES = 64 * 1024;
 /** Events a fresh timeline (no `Last-Event-ID`) starts with at most. */
 const FRESH_REPLAY_EVENTS = 2000;
-/** The cookie that carries the token in a browser. */
-const TOKEN_COOKIE = 'toolgate_cockpit';
+/** Page keys kept at once (one per page that logged in); the oldest goes first. */
+const MAX_PAGE_KEYS = 64;
 
 /**
  * Start the cockpit.
@@ -133,6 +143,10 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   const host = options.host ?? '127.0.0.1';
   checkLocalBind(host, options.token, 'the cockpit answers approvals, so serving it to the network needs a token (TOOLGATE_COCKPIT_TOKEN) that every request must carry');
   const token = options.token ?? crypto.randomBytes(24).toString('base64url');
+  // The login code of the address shown: the caller's token, or one made now and good once.
+  let oneTimeCode: string | undefined = options.token === undefined ? crypto.randomBytes(24).toString('base64url') : undefined;
+  /** Keys given to pages that logged in, oldest first. */
+  const pageKeys = new Set<string>();
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw ToolgateOptionError.fromBadOption('port', `must be a TCP port number (0 picks a free one); got ${String(port)}`);
   const pollMs = options.pollMs ?? 250;
@@ -153,14 +167,10 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   async function route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return json(res, 421, { error: 'host', message: 'this Host is not the cockpit\'s address' });
     const url = new URL(req.url ?? '/', 'http://cockpit.invalid');
-    if (!authorized(req)) {
-      // Opening /?token=... once sets the cookie a browser then sends.
-      if (req.method === 'GET' && url.pathname === '/' && same(url.searchParams.get('token') ?? '', token)) {
-        res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` }).end();
-        return;
-      }
-      res.writeHead(401, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' })
-        .end('unauthorized: send Authorization: Bearer <token>, or open /?token=<token> once in the browser\n');
+    if (url.pathname === '/api/login' && req.method === 'POST') return login(req, res);
+    if (url.pathname.startsWith('/api/') && !authorized(req, url)) {
+      res.writeHead(401, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Bearer' })
+        .end(JSON.stringify({ error: 'unauthorized', message: 'send Authorization: Bearer <key>: open the address toolgate printed (its #code= logs the page in), or use the token' }));
       return;
     }
     if (req.method === 'POST') {
@@ -200,15 +210,38 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
     }
   }
 
-  /** Whether the request carries the token (header or cookie). */
-  function authorized(req: http.IncomingMessage): boolean {
+  /**
+   * Whether the request carries the token or a page key: as `Authorization: Bearer`, or, for
+   * the event stream alone (an `EventSource` sends no header), as `?key=`.
+   */
+  function authorized(req: http.IncomingMessage, url: URL): boolean {
     const header = req.headers.authorization ?? '';
-    if (header.startsWith('Bearer ') && same(header.slice(7), token)) return true;
-    for (const part of (req.headers.cookie ?? '').split(';')) {
-      const [name, ...value] = part.trim().split('=');
-      if (name === TOKEN_COOKIE && same(decodedCookie(value.join('=')), token)) return true;
-    }
+    const given = header.startsWith('Bearer ') ? header.slice(7) : url.pathname === '/api/events' ? url.searchParams.get('key') ?? '' : '';
+    if (given === '') return false;
+    if (same(given, token)) return true;
+    for (const key of pageKeys) if (same(given, key)) return true;
     return false;
+  }
+
+  /**
+   * `POST /api/login {"code"}` from the page's own origin: a key for the page, for the login
+   * code of the address shown (the one made at start, once; or the caller's token).
+   */
+  async function login(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin === undefined || origin !== `http://${req.headers.host}`) return json(res, 403, { error: 'origin', message: 'refused: the request does not come from the cockpit page (Origin)' });
+    const body = await readJson(req);
+    const code = typeof body?.code === 'string' ? body.code : '';
+    const fresh = oneTimeCode !== undefined && code !== '' && same(code, oneTimeCode);
+    if (!fresh && !(options.token !== undefined && code !== '' && same(code, options.token))) {
+      logger.warn({ event: 'cockpit_login_refused' }, 'a login with a wrong or spent code was refused');
+      return json(res, 401, { error: 'code', message: 'this login code is wrong or was used already: open the address toolgate printed last' });
+    }
+    if (fresh) oneTimeCode = undefined;
+    const key = crypto.randomBytes(24).toString('base64url');
+    if (pageKeys.size >= MAX_PAGE_KEYS) pageKeys.delete(pageKeys.values().next().value!);
+    pageKeys.add(key);
+    return json(res, 200, { key });
   }
 
   /** Why a state-changing request is refused (`origin`, `csrf`), or `undefined` when it comes from the page. */
@@ -328,7 +361,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   const base = `http://${shown}:${bound}/`;
   return {
     url: base,
-    openUrl: `${base}?token=${encodeURIComponent(token)}`,
+    openUrl: `${base}#code=${encodeURIComponent(oneTimeCode ?? token)}`,
     token,
     port: bound,
     close() {
@@ -350,15 +383,6 @@ function recordOnly(ledger: Ledger): CockpitAnswerer {
     if (counted === undefined) return { found: false, first: false, counted: undefined, next: 'none' };
     return { found: true, first: counted.first, counted: counted.answer, next: 'recorded' };
   };
-}
-
-/** A cookie value as set (URI-encoded: a token may hold `;` or `,`), or `''` when it does not decode. */
-function decodedCookie(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return '';
-  }
 }
 
 /** Constant-time comparison of two strings. */

@@ -24,10 +24,10 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-/** The token of the cockpit the running test started (read from the address it printed). */
+/** The key of the cockpit the running test started (logged in with the code of the address it printed). */
 let token = '';
 
-/** `fetch` with that token: the cockpit refuses every request without it. */
+/** `fetch` with that key: the cockpit refuses every API request without it. */
 function authed(url: string, init: RequestInit = {}): Promise<Response> {
   return fetch(url, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string> | undefined) } });
 }
@@ -42,17 +42,26 @@ function start(args: string[], signal?: AbortSignal) {
   let err = '';
   stdout.on('data', (d) => (out += d));
   let found: (url: string) => void;
+  let done = false;
   const url = new Promise<string>((resolve) => (found = resolve));
   stderr.on('data', (d) => {
     err += d;
-    // The cockpit made its token: the address shown carries it.
-    const match = /toolgate cockpit: (http:\/\/\S+\/)\?token=([\w-]+)/.exec(err);
-    if (match) {
-      token = match[2]!;
-      found(match[1]!);
+    // The cockpit made its token: the address shown carries a login code, good once.
+    const match = /toolgate cockpit: (http:\/\/\S+\/)#code=([\w-]+)/.exec(err);
+    if (match && !done) {
+      done = true;
+      const base = match[1]!;
+      void fetch(`${base}api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, '') }, body: JSON.stringify({ code: match[2] }) })
+        .then(async (res) => {
+          token = ((await res.json()) as { key: string }).key;
+          found(base);
+        });
     }
   });
-  const code = runCli(args, { stdin, stdout, stderr, cwd: ws, env: { ...process.env, OPENAI_API_KEY: 'sk-fixture' }, signal });
+  // No TOOLGATE_COCKPIT_TOKEN from the shell: the cockpit then makes its own and prints its code.
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-fixture' };
+  delete env.TOOLGATE_COCKPIT_TOKEN;
+  const code = runCli(args, { stdin, stdout, stderr, cwd: ws, env, signal });
   return { url, code, output: () => ({ out, err }) };
 }
 
@@ -105,7 +114,7 @@ describe('toolgate cockpit', () => {
     const run = start(['cockpit', '--port', '0', '--workspace', ws, '--state-dir', state], controller.signal);
     const url = await run.url;
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-    assert.equal((await fetch(`${url}api/questions`)).status, 401, 'not without the token it printed');
+    assert.equal((await fetch(`${url}api/questions`)).status, 401, 'not without a key');
     assert.deepEqual(await (await authed(`${url}api/questions`)).json(), []);
     controller.abort();
     assert.equal(await run.code, 0);

@@ -45,6 +45,13 @@ describe('runCli options', () => {
       assert.match(one.stdout, /ARGS_JSON is one JSON object/);
       assert.doesNotMatch(one.stdout, /toolgate mcp|toolgate cockpit \[/, 'not the other commands');
     }
+    // The agent's own help: its model endpoint and its exit codes.
+    for (const args of [['agent', '--help'], ['help', 'agent']]) {
+      const agent = await cliInProcess(args);
+      assert.equal(agent.code, 0, args.join(' '));
+      assert.match(agent.stdout, /--model-class/);
+      assert.match(agent.stdout, /Exit codes: 0 answered, 1 stopped without an answer/);
+    }
     const mcp = await cliInProcess(['mcp', '--help']);
     assert.match(mcp.stdout, /^Usage:\n {2}toolgate mcp/);
     assert.match(mcp.stdout, /--cockpit /);

@@ -161,10 +161,14 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       const { port } = cockpit;
       await cockpit.close();
       await page.locator('[data-testid=status]', { hasText: 'reconnecting' }).waitFor();
-      // The same token (as TOOLGATE_COCKPIT_TOKEN keeps it): the page's cookie still lets it in.
-      cockpit = await startCockpit({ ledger: Ledger.open({ dir: state, workspace: ws }), port, pollMs: 100, token: cockpit.token });
-      // The page reconnects by itself and reads the questions again from the new server.
+      cockpit = await startCockpit({ ledger: Ledger.open({ dir: state, workspace: ws }), port, pollMs: 100 });
+      // The new server knows no key of this page: it says so, and asks for the address printed last.
+      await page.locator('[data-testid=status]', { hasText: 'signed out' }).waitFor();
+      assert.match(await page.locator('[data-testid=signed-out]').textContent() ?? '', /Open the address toolgate printed last/);
+      // Opened in the same tab (only the fragment differs), the new address logs the page in.
+      await page.goto(cockpit.openUrl);
       await page.locator('[data-testid=status]', { hasText: 'live' }).waitFor();
+      assert.equal(new URL(page.url()).hash, '', 'the code left the address bar');
       const after = page.locator('[data-testid=question]:not([data-before-restart])', { hasText: 'call_restart' });
       await after.waitFor();
       // A new server has a new CSRF token: the page fetches it again and the answer counts.
@@ -184,6 +188,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
   it('a cross-origin POST is refused (401: its request carries no cookie), and so is one without the Origin or the CSRF token; the question stays unanswered', async () => {
     const registry = await fixtureRegistry();
     const executor = new ToolExecutor(registry, { workspaceRoot: ws, ledger: { dir: state }, approvalMode: 'always-ask', sweepLeftovers: false, confirmationHandler: never });
+    // On 127.0.0.1 as well, another port: the host a browser would send the cockpit's cookies to, had it any.
     const evil = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>'));
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     const evilPage = await browser.context.newPage();
@@ -195,10 +200,10 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       const target = `${cockpit.url}api/questions/${question.id}`;
 
       // A page of another origin posts to the cockpit (a simple request: no preflight, the browser sends it).
-      await evilPage.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
-      // The cockpit's answer is a 401 (a cross-site request carries no SameSite=Strict cookie)
-      // the browser may not even hand to that page (Cross-Origin-Resource-Policy:
-      // same-origin): either way, it was refused.
+      await evilPage.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      // The cockpit's answer is a 401 (the page has no key: the cockpit's lives in its own
+      // origin's sessionStorage) the browser may not even hand to that page
+      // (Cross-Origin-Resource-Policy: same-origin): either way, it was refused.
       const seen = new Promise<string>((resolve) => {
         evilPage.on('response', (r) => r.url() === target && resolve(`status ${r.status()}`));
         evilPage.on('requestfailed', (r) => r.url() === target && resolve(`failed ${r.failure()?.errorText ?? ''}`));
@@ -250,11 +255,11 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     children.push(server);
     let err = '';
     server.stderr!.on('data', (d) => (err += d));
-    while (!/http:\/\/\S+\/\?token=\S+/.test(err)) {
+    while (!/http:\/\/\S+\/#code=\S+/.test(err)) {
       if (server.exitCode !== null) throw new Error(`toolgate cockpit ended early: ${err}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const url = /(http:\/\/\S+\/\?token=\S+)/.exec(err)![1]!;
+    const url = /(http:\/\/\S+\/#code=\S+)/.exec(err)![1]!;
     const other = await browser.context.newPage();
     try {
       await other.goto(url);

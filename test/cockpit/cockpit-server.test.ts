@@ -48,6 +48,11 @@ function authed(url: string, init: RequestInit = {}): Promise<Response> {
   return fetch(url, { ...init, headers: { authorization: `Bearer ${cockpit!.token}`, ...(init.headers as Record<string, string> | undefined) } });
 }
 
+/** `POST /api/login` as the page does (from its own origin unless `origin` says otherwise). */
+function login(code: string, origin = cockpit!.url.replace(/\/$/, '')): Promise<Response> {
+  return fetch(`${cockpit!.url}api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ code }) });
+}
+
 async function csrfOf(url: string): Promise<string> {
   return ((await (await authed(`${url}api/csrf`)).json()) as { token: string }).token;
 }
@@ -74,30 +79,49 @@ describe('cockpit server', () => {
     assert.equal((await authed(`${cockpit.url}../../package.json`)).status, 404);
   });
 
-  it('refuses a non-loopback bind without a token, and with one requires it on every request', async () => {
+  it('refuses a non-loopback bind without a token; the given token is a key and a login code that stays good; no cookie', async () => {
     await assert.rejects(startCockpit({ ledger, host: '0.0.0.0', port: 0 }), { code: 'INVALID_OPTIONS', message: /not a loopback address/ });
     await assert.rejects(startCockpit({ ledger, port: 0, token: 'short' }), { code: 'INVALID_OPTIONS' });
     const token = 'a-secret;of,enough=length';
     cockpit = await startCockpit({ ledger, port: 0, token });
+    assert.equal(cockpit.token, token);
+    assert.equal(cockpit.openUrl, `${cockpit.url}#code=${encodeURIComponent(token)}`);
     assert.equal((await fetch(`${cockpit.url}api/questions`)).status, 401);
     assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
-    const login = await fetch(`${cockpit.url}?token=${encodeURIComponent(token)}`, { redirect: 'manual' });
-    assert.equal(login.status, 303);
-    const cookie = login.headers.get('set-cookie')!;
-    assert.match(cookie, /HttpOnly; SameSite=Strict/);
-    assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { cookie: cookie.split(';')[0]! } })).status, 200);
-    assert.equal((await fetch(`${cockpit.url}?token=wrong-token-of-some-length`, { redirect: 'manual' })).status, 401);
+    const first = await login(token);
+    assert.equal(first.status, 200);
+    const { key } = (await first.json()) as { key: string };
+    assert.notEqual(key, token);
+    assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+    assert.equal((await login(token)).status, 200, 'the caller\'s token logs in again');
+    assert.equal((await login('wrong-token-of-some-length')).status, 401);
+    assert.equal((await login(token, 'http://evil.example')).status, 403, 'not from another origin');
+    // No cookie is set anywhere (a browser would send it to every port of 127.0.0.1), and a
+    // token or key in the query opens nothing but the event stream.
+    const page = await fetch(`${cockpit.url}?token=${encodeURIComponent(token)}`, { redirect: 'manual' });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('set-cookie'), null);
+    assert.equal((await fetch(`${cockpit.url}api/questions?key=${key}`)).status, 401);
+    const controller = new AbortController();
+    const stream = await fetch(`${cockpit.url}api/events?key=${key}`, { signal: controller.signal });
+    assert.equal(stream.status, 200);
+    controller.abort();
+    assert.equal((await fetch(`${cockpit.url}api/events?key=wrong`)).status, 401);
   });
 
-  it('without a token given, makes one at each start: nothing on loopback gets in without it', async () => {
+  it('without a token given, makes one at each start, and a login code good once: nothing on loopback gets in without them', async () => {
     const id = ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
     cockpit = await startCockpit({ ledger, port: 0 });
     const { token } = cockpit;
     assert.match(token, /^[\w-]{32}$/);
-    assert.equal(cockpit.openUrl, `${cockpit.url}?token=${token}`);
-    // What a local process that only knows the port sees (a command in a sandbox allowed the
-    // network shares the host's loopback): neither the page, nor the CSRF token, nor an answer.
-    for (const route of ['', 'cockpit.js', 'api/csrf', 'api/questions', 'api/sessions', 'api/events', 'api/output?call=c1&session=s1']) {
+    const code = /#code=([\w-]{32})$/.exec(cockpit.openUrl)?.[1];
+    assert.ok(code !== undefined && code !== token, cockpit.openUrl);
+    assert.ok(cockpit.openUrl.startsWith(cockpit.url));
+    // What a local process that only knows the port gets (a command in a sandbox allowed the
+    // network shares the host's loopback): the page's files, which hold no data, and nothing else.
+    assert.equal((await fetch(cockpit.url)).status, 200);
+    assert.equal((await fetch(`${cockpit.url}cockpit.js`)).status, 200);
+    for (const route of ['api/csrf', 'api/questions', 'api/sessions', 'api/events', 'api/output?call=c1&session=s1']) {
       assert.equal((await fetch(`${cockpit.url}${route}`)).status, 401, route);
     }
     const forged = await fetch(`${cockpit.url}api/questions/${id}`, {
@@ -105,16 +129,18 @@ describe('cockpit server', () => {
     });
     assert.equal(forged.status, 401);
     assert.equal(ledger.approval(id)?.answer, undefined, 'the question is still open');
-    // The address a person opens sets the cookie the page then sends.
-    const login = await fetch(cockpit.openUrl, { redirect: 'manual' });
-    assert.equal(login.status, 303);
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { cookie } })).status, 200);
-    // Another start, another token.
+    assert.equal((await login(token)).status, 401, 'a made token is no login code: it is never shown');
+    // The code of the address shown logs a page in once; history then holds a spent code.
+    const first = await login(code);
+    assert.equal(first.status, 200);
+    const { key } = (await first.json()) as { key: string };
+    assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+    assert.equal((await login(code)).status, 401, 'spent');
+    // Another start, another token and code; the old key is gone.
     await cockpit.close();
     cockpit = await startCockpit({ ledger, port: 0 });
     assert.notEqual(cockpit.token, token);
-    assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+    for (const old of [token, key]) assert.equal((await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${old}` } })).status, 401);
   });
 
   it('answers a question once: the first answer counts, a later one is reported as late, an answer not offered is refused', async () => {

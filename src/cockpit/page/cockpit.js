@@ -4,6 +4,14 @@
 
 /** @type {string | undefined} the server's CSRF token, sent with every POST */
 let csrf;
+/**
+ * @type {string | null} this page's key, sent as `Authorization: Bearer` with every API request.
+ * Kept in sessionStorage (this origin alone, port and all), never in a cookie: a browser sends
+ * a host's cookies to every port of it, a server a sandboxed command started among them.
+ */
+let key = sessionStorage.getItem('toolgate-cockpit-key');
+/** Set once the server refused the key (it restarted, or the code was wrong): nothing more is asked. */
+let signedOut = false;
 /** Timeline rows by call (session + call id). */
 const rows = new Map();
 const ANSWER_LABELS = { allow_once: 'Allow once', allow_for_turn: 'Allow for this turn', always: 'Always', deny: 'Deny' };
@@ -28,8 +36,42 @@ function time(ms) {
   return ms === undefined || ms === null ? '' : new Date(ms).toLocaleTimeString();
 }
 
+/** Stop asking the server: its answer said this page has no valid key. */
+function signOut(message) {
+  signedOut = true;
+  key = null;
+  sessionStorage.removeItem('toolgate-cockpit-key');
+  const status = document.getElementById('status');
+  status.textContent = 'signed out';
+  status.className = 'status down';
+  const note = document.getElementById('signed-out');
+  note.textContent = message;
+  note.hidden = false;
+}
+
+const RESTARTED = 'This page is not signed in to the cockpit: it was opened without a login code, the code was used already, or the cockpit restarted. Open the address toolgate printed last (it ends in #code=...).';
+
+/**
+ * Log in with the code of the address opened (`#code=`), then drop it from the address bar.
+ * @returns whether the page has a key.
+ */
+async function logIn() {
+  const code = new URLSearchParams(location.hash.slice(1)).get('code');
+  if (code !== null) {
+    history.replaceState(null, '', location.pathname);
+    const res = await fetch('/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    if (res.ok) {
+      key = (await res.json()).key;
+      sessionStorage.setItem('toolgate-cockpit-key', key);
+    }
+  }
+  if (key === null) signOut(RESTARTED);
+  return key !== null;
+}
+
 async function getJson(path) {
-  const res = await fetch(path, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+  const res = await fetch(path, { headers: { accept: 'application/json', authorization: `Bearer ${key}` } });
+  if (res.status === 401) signOut(RESTARTED);
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
   return res.json();
 }
@@ -42,11 +84,12 @@ async function loadCsrf() {
 async function post(path, body, retried) {
   if (csrf === undefined) await loadCsrf();
   const res = await fetch(path, {
-    method: 'POST', credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, authorization: `Bearer ${key}` },
     body: JSON.stringify(body),
   });
   const answer = await res.json().catch(() => ({}));
+  if (res.status === 401) signOut(RESTARTED);
   if (res.status === 403 && answer.error === 'csrf' && !retried) {
     await loadCsrf();
     return post(path, body, true);
@@ -200,15 +243,23 @@ async function openOutput(callId, session, offset = 0) {
   if (offset === 0) document.getElementById('output-section').scrollIntoView();
 }
 
-document.addEventListener('DOMContentLoaded', () => {
+// The address opened again in this tab with a new code (the cockpit restarted): only the
+// fragment changed, so the browser did not load the page; load it, to log in with the code.
+window.addEventListener('hashchange', () => {
+  if (new URLSearchParams(location.hash.slice(1)).has('code')) location.reload();
+});
+
+document.addEventListener('DOMContentLoaded', async () => {
   document.getElementById('output-more').addEventListener('click', () => {
     if (viewing && viewing.next !== undefined && viewing.next !== null) openOutput(viewing.callId, viewing.session, viewing.next).catch(() => undefined);
   });
+  if (!(await logIn().catch(() => false))) return;
   loadCsrf().catch(() => undefined);
   refreshQuestions();
   refreshSessions().catch(() => undefined);
   const status = document.getElementById('status');
-  const feed = new EventSource('/api/events');
+  // An EventSource sends no header: the key goes in the query (this origin only; no Referer).
+  const feed = new EventSource(`/api/events?key=${encodeURIComponent(key)}`);
   feed.addEventListener('open', () => {
     status.textContent = 'live';
     status.className = 'status live';
@@ -217,8 +268,15 @@ document.addEventListener('DOMContentLoaded', () => {
     refreshSessions().catch(() => undefined);
   });
   feed.addEventListener('error', () => {
+    if (signedOut) return;
     status.textContent = 'reconnecting…';
     status.className = 'status down';
+    // A server that restarted knows no key of this page: ask once, and stop if it says so.
+    fetch('/api/csrf', { headers: { authorization: `Bearer ${key}` } }).then((res) => {
+      if (res.status !== 401) return;
+      feed.close();
+      signOut(RESTARTED);
+    }, () => undefined);
   });
   // The sessions' call counts follow the timeline, read again at most once a second.
   let sessionsDue;
