@@ -385,7 +385,7 @@ export async function serveStdio(
   await server.connect(answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
   }));
-  stopReading = pipeCheckedLines(input, lines, transport, logger);
+  stopReading = pipeCheckedLines(input, lines, transport, logger, () => void server.close().catch(() => undefined));
   // Paused by an early read of the first line (readFirstMessage): flowing again into the
   // line check's listener, which pauses it again when the server closes.
   if (input.isPaused()) input.resume();
@@ -414,11 +414,11 @@ export async function serveStdio(
  * - a blank line is skipped.
  * The server reads on after each. Every line is parsed twice (here and in the SDK): a few
  * microseconds per message.
+ * A read error of `input` ends the server (`onFailed`) as its end does.
  * @returns a function that stops reading `input` (the server closed): its listener goes, and
  *   it is paused unless something else reads it, so that an open stdin keeps no process alive.
  */
-function pipeCheckedLines(input: NodeJS.ReadableStream, lines: PassThrough, transport: StdioServerTransport, logger: Logger): () => void {
-  let rest = '';
+function pipeCheckedLines(input: NodeJS.ReadableStream, lines: PassThrough, transport: StdioServerTransport, logger: Logger, onFailed: () => void): () => void {
   const decoder = new StringDecoder('utf8');
   const answer = (code: number, message: string, id: unknown) => {
     logger.warn({ event: 'mcp_malformed_line', code }, message);
@@ -445,25 +445,55 @@ function pipeCheckedLines(input: NodeJS.ReadableStream, lines: PassThrough, tran
     }
     answer(ErrorCode.InvalidRequest, 'Invalid Request: a line of input is JSON but not a JSON-RPC 2.0 request or notification of MCP; it was ignored', object?.id);
   };
-  const onData = (chunk: Buffer | string) => {
-    // A character split between chunks is joined by the decoder.
-    rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+  // The line being read, in parts: each chunk is searched once for a newline (no quadratic
+  // rescans of a long line), and a line longer than the SDK's own limit is skipped to its end.
+  let parts: string[] = [];
+  let partsLength = 0;
+  let skipping = false;
+  const take = (text: string) => {
+    let from = 0;
     let nl: number;
-    while ((nl = rest.indexOf('\n')) >= 0) {
-      check(rest.slice(0, nl).replace(/\r$/, ''));
-      rest = rest.slice(nl + 1);
+    while ((nl = text.indexOf('\n', from)) >= 0) {
+      const piece = text.slice(from, nl);
+      if (!skipping) check((parts.length === 0 ? piece : parts.join('') + piece).replace(/\r$/, ''));
+      parts = [];
+      partsLength = 0;
+      skipping = false;
+      from = nl + 1;
+    }
+    if (from >= text.length || skipping) return;
+    parts.push(from === 0 ? text : text.slice(from));
+    partsLength += text.length - from;
+    if (partsLength > MAX_LINE_CHARACTERS) {
+      parts = [];
+      partsLength = 0;
+      skipping = true;
+      answer(ErrorCode.InvalidRequest, `Invalid Request: a line of input is longer than ${MAX_LINE_CHARACTERS} characters; it was ignored`, undefined);
     }
   };
+  // A character split between chunks is joined by the decoder.
+  const onData = (chunk: Buffer | string) => take(typeof chunk === 'string' ? chunk : decoder.write(chunk));
   const onEnd = () => {
-    rest += decoder.end();
-    if (rest !== '') check(rest.replace(/\r$/, ''));
+    const last = decoder.end();
+    if (last !== '') take(last);
+    if (!skipping && parts.length !== 0) check(parts.join('').replace(/\r$/, ''));
     lines.end();
+  };
+  // A read error of stdin (EIO: the terminal went away) ends the server as the end of stdin does.
+  const onError = (error: Error) => {
+    logger.error({ event: 'mcp_stdin_error', err: error.message }, 'reading stdin failed; stopping');
+    lines.end();
+    onFailed();
   };
   input.on('data', onData);
   input.once('end', onEnd);
+  input.on('error', onError);
   return () => {
     input.off('data', onData);
     input.off('end', onEnd);
+    // Late errors of a stdin nobody reads any more stay handled.
+    input.off('error', onError);
+    input.on('error', () => undefined);
     if (input.listenerCount('data') === 0) input.pause();
   };
 }
@@ -488,6 +518,9 @@ export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
   /** Path of the MCP endpoint. Default `/mcp`. */
   path?: string;
 }
+
+/** Longest line read from stdin, in characters: the MCP SDK's own stdio limit (10 MiB). */
+const MAX_LINE_CHARACTERS = 10 * 1024 * 1024;
 
 /** Largest request body accepted, in bytes (4 MiB). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;

@@ -236,8 +236,23 @@ function rawPost(url: URL, headers: Record<string, string>, body: string): Promi
 }
 
 describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
+  test('a read error of stdin ends the server as its end does; the process survives it', async () => {
+    const tmp = tempWorkspace();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    stdout.resume();
+    const handle = await serveStdio({ executor, workspaceRoot: tmp.ws }, { stdin, stdout });
+    try {
+      stdin.emit('error', Object.assign(new Error('read EIO'), { code: 'EIO' }));
+      await handle.closed;
+    } finally {
+      await handle.close();
+      tmp.cleanup();
+    }
+  });
+
   for (const early of [false, true]) {
-    test(`are answered -32700 / -32600 without an id, and the server reads on${early ? ' (initialize answered early)' : ''}`, async () => {
+    test(`are answered -32700 / -32600 (with the id when one can be read), and the server reads on${early ? ' (initialize answered early)' : ''}`, async () => {
       const tmp = tempWorkspace();
       const stdin = new PassThrough();
       const stdout = new PassThrough();
@@ -261,20 +276,26 @@ describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
         stdin.write('[1,2]\n');
         stdin.write('{"jsonrpc":"2.0","id":6,"method":"ping","extra":1}\n'); // what the SDK's schema refuses
         stdin.write('{"jsonrpc":"2.0","id":"r1","result":"not an object"}\n'); // a malformed response: never answered
-        // A character split between two chunks arrives whole.
-        const split = Buffer.from('{"jsonrpc":"2.0","id":8,"method":"ping","params":{"_meta":{"note":"é"}}}\n');
+        // A character split between two chunks arrives whole (the answer echoes the id it is in).
+        const split = Buffer.from('{"jsonrpc":"2.0","id":"né","method":7}\n');
         const at = split.indexOf(Buffer.from('é')) + 1;
         stdin.write(split.subarray(0, at));
         stdin.write(split.subarray(at));
+        stdin.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
+        // A line over the SDK's 10 MiB limit is skipped to its end, answered once.
+        const mib = 'x'.repeat(1024 * 1024);
+        for (let i = 0; i < 11; i++) stdin.write(mib);
+        stdin.write('\n');
         stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
         const deadline = Date.now() + 10_000;
         while (!lines.some((l) => l.id === 3) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         const errors = lines.filter((l) => l.error !== undefined);
-        assert.deepEqual(errors.map((l) => [(l.error as { code: number }).code, l.id]), [[-32700, undefined], [-32600, 2], [-32600, undefined], [-32600, 6]], JSON.stringify(lines));
+        assert.deepEqual(errors.map((l) => [(l.error as { code: number }).code, l.id]), [[-32700, undefined], [-32600, 2], [-32600, undefined], [-32600, 6], [-32600, 'né'], [-32600, undefined]], JSON.stringify(lines).slice(0, 2000));
+        assert.match((errors[5]!.error as { message: string }).message, /longer than 10485760 characters/);
         for (const l of errors) assert.equal(l.jsonrpc, '2.0');
         assert.equal('id' in errors[0]!, false, 'no id could be read: none is sent (not null)');
         assert.match((errors[0]!.error as { message: string }).message, /^Parse error: a line of input is not JSON/);
-        assert.deepEqual(lines.find((l) => l.id === 8), { jsonrpc: '2.0', id: 8, result: {} }, 'the split message was read whole');
+        assert.deepEqual(lines.find((l) => l.id === 8), { jsonrpc: '2.0', id: 8, result: {} });
         assert.deepEqual(lines.find((l) => l.id === 3), { jsonrpc: '2.0', id: 3, result: {} }, 'the server read on');
         assert.equal(lines.some((l) => l.id === 'r1'), false, 'a response is never answered');
         if (!early) assert.ok(lines.some((l) => l.id === 1 && l.result !== undefined), 'initialize was answered');
