@@ -33,7 +33,7 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
   const stop = stopSignal(ctx);
   try {
     handle = await serve(ledger, values, ctx, values.host as string | undefined, port, '--host');
-    ctx.stderr.write(`toolgate cockpit: ${address(handle, ctx)} (ledger ${ledger.file})\n`);
+    ctx.stderr.write(`toolgate cockpit: ${handle.openUrl} (ledger ${ledger.file})\n`);
     await stop.stopped;
     return EXIT.ok;
   } finally {
@@ -41,14 +41,6 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
     await handle?.close();
     ledger.close();
   }
-}
-
-/**
- * The address to show: with the login code the cockpit made (good for one login), or, when
- * the user set `TOOLGATE_COCKPIT_TOKEN`, saying to open it with that (never echoed).
- */
-function address(handle: CockpitHandle, ctx: CliContext): string {
-  return ctx.env.TOOLGATE_COCKPIT_TOKEN ? `${handle.url} (open ${handle.url}#code=<TOOLGATE_COCKPIT_TOKEN>)` : handle.openUrl;
 }
 
 /**
@@ -67,7 +59,7 @@ export async function cockpitAlongside(values: Record<string, unknown>, ctx: Cli
   const ledger = Ledger.open(ledgerOptions);
   try {
     const handle = await serve(ledger, values, { ...ctx, stdout: ctx.stderr }, values['cockpit-host'] as string | undefined, port, '--cockpit-host', logger);
-    ctx.stderr.write(`toolgate cockpit: ${address(handle, ctx)}\n`);
+    ctx.stderr.write(`toolgate cockpit: ${handle.openUrl}\n`);
     return async () => {
       await handle.close();
       ledger.close();

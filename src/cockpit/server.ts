@@ -10,9 +10,9 @@
  * - loopback (`127.0.0.1`) by default, and every `/api/` request must carry a key
  *   (`Authorization: Bearer <key>`): the token (the caller's, or one made at each start), or
  *   a key the page got from `POST /api/login` for a login code. The address a person opens
- *   carries a code in its fragment (`/#code=...`), never sent in a request line or a Referer:
- *   one made at start and good once (browser history then holds a spent code), or the
- *   caller's token. The page keeps its key in `sessionStorage` (its own origin: port and all)
+ *   carries a code in its fragment (`/#code=...`), never sent in a request line or a Referer,
+ *   made at start and good once (browser history then holds a spent code; a signed-in page
+ *   can ask for another, for another tab). The token is never a login code. The page keeps its key in `sessionStorage` (its own origin: port and all)
  *   and sends it as a header; no cookie, since a browser sends a host's cookies to every port
  *   of it, to a server a sandboxed command started among them. Loopback alone is not enough:
  *   a command in a sandbox allowed the network shares the host's loopback, and must not
@@ -84,12 +84,11 @@ export interface CockpitOptions {
 
 /** A running cockpit. */
 export interface CockpitHandle {
-  /** The server's address (`http://127.0.0.1:PORT/`); every request must carry {@link token}. */
+  /** The server's address (`http://127.0.0.1:PORT/`); its `/api/` requests need a key ({@link token}, or a page's). */
   readonly url: string;
   /**
    * The address a person opens: {@link url} with a login code in its fragment (`#code=`),
-   * which the page exchanges for its key. The code is the caller's token, or one made at
-   * start that is good for one login.
+   * made at start and good for one login, which the page exchanges for its key.
    */
   readonly openUrl: string;
   /** The token `/api/` requests may carry (`Authorization: Bearer <token>`): the caller's, or one made at start. */
@@ -130,6 +129,8 @@ const OUTPUT_PAGE_BYTES = 64 * 1024;
 const FRESH_REPLAY_EVENTS = 2000;
 /** Page keys kept at once (one per page that logged in); the oldest goes first. */
 const MAX_PAGE_KEYS = 64;
+/** Unused login codes kept at once; the oldest goes first. */
+const MAX_LOGIN_CODES = 8;
 
 /**
  * Start the cockpit.
@@ -143,8 +144,19 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   const host = options.host ?? '127.0.0.1';
   checkLocalBind(host, options.token, 'the cockpit answers approvals, so serving it to the network needs a token (TOOLGATE_COCKPIT_TOKEN) that every request must carry');
   const token = options.token ?? crypto.randomBytes(24).toString('base64url');
-  // The login code of the address shown: the caller's token, or one made now and good once.
-  let oneTimeCode: string | undefined = options.token === undefined ? crypto.randomBytes(24).toString('base64url') : undefined;
+  /**
+   * Login codes not used yet, each good for one login: the one of the address shown, and those
+   * a signed-in page asked for (an address for another tab). Never the token: an address
+   * opened in a browser stays in its history.
+   */
+  const loginCodes = new Set<string>();
+  const newCode = () => {
+    const code = crypto.randomBytes(24).toString('base64url');
+    if (loginCodes.size >= MAX_LOGIN_CODES) loginCodes.delete(loginCodes.values().next().value!);
+    loginCodes.add(code);
+    return code;
+  };
+  const firstCode = newCode();
   /** Keys given to pages that logged in, oldest first. */
   const pageKeys = new Set<string>();
   const port = options.port ?? 0;
@@ -182,6 +194,8 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
       const question = /^\/api\/questions\/(\d{1,15})$/.exec(url.pathname);
       if (question !== null) return answerQuestion(res, Number(question[1]), body);
       if (url.pathname === '/api/sessions/mode') return setMode(res, body);
+      // A signed-in page asks for an address for another tab: a new code, good once.
+      if (url.pathname === '/api/login-code') return json(res, 200, { url: `/#code=${newCode()}` });
       return json(res, 404, { error: 'not_found', message: 'no such action' });
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -224,20 +238,21 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   }
 
   /**
-   * `POST /api/login {"code"}` from the page's own origin: a key for the page, for the login
-   * code of the address shown (the one made at start, once; or the caller's token).
+   * `POST /api/login {"code"}` from the page's own origin: a key for the page, for a login
+   * code not used yet (each logs in once).
    */
   async function login(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const origin = req.headers.origin;
     if (origin === undefined || origin !== `http://${req.headers.host}`) return json(res, 403, { error: 'origin', message: 'refused: the request does not come from the cockpit page (Origin)' });
     const body = await readJson(req);
     const code = typeof body?.code === 'string' ? body.code : '';
-    const fresh = oneTimeCode !== undefined && code !== '' && same(code, oneTimeCode);
-    if (!fresh && !(options.token !== undefined && code !== '' && same(code, options.token))) {
+    let fresh: string | undefined;
+    for (const known of loginCodes) if (code !== '' && same(code, known)) fresh = known;
+    if (fresh === undefined) {
       logger.warn({ event: 'cockpit_login_refused' }, 'a login with a wrong or spent code was refused');
       return json(res, 401, { error: 'code', message: 'this login code is wrong or was used already: open the address toolgate printed last' });
     }
-    if (fresh) oneTimeCode = undefined;
+    loginCodes.delete(fresh);
     const key = crypto.randomBytes(24).toString('base64url');
     if (pageKeys.size >= MAX_PAGE_KEYS) pageKeys.delete(pageKeys.values().next().value!);
     pageKeys.add(key);
@@ -361,7 +376,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   const base = `http://${shown}:${bound}/`;
   return {
     url: base,
-    openUrl: `${base}#code=${encodeURIComponent(oneTimeCode ?? token)}`,
+    openUrl: `${base}#code=${firstCode}`,
     token,
     port: bound,
     close() {

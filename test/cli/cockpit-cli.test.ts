@@ -43,7 +43,11 @@ function start(args: string[], signal?: AbortSignal) {
   stdout.on('data', (d) => (out += d));
   let found: (url: string) => void;
   let done = false;
-  const url = new Promise<string>((resolve) => (found = resolve));
+  let failed: (error: unknown) => void;
+  const url = new Promise<string>((resolve, reject) => {
+    found = resolve;
+    failed = reject;
+  });
   stderr.on('data', (d) => {
     err += d;
     // The cockpit made its token: the address shown carries a login code, good once.
@@ -53,9 +57,11 @@ function start(args: string[], signal?: AbortSignal) {
       const base = match[1]!;
       void fetch(`${base}api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, '') }, body: JSON.stringify({ code: match[2] }) })
         .then(async (res) => {
+          if (!res.ok) throw new Error(`login with the printed code: ${res.status}`);
           token = ((await res.json()) as { key: string }).key;
           found(base);
-        });
+        })
+        .catch((error: unknown) => failed(error));
     }
   });
   // No TOOLGATE_COCKPIT_TOKEN from the shell: the cockpit then makes its own and prints its code.

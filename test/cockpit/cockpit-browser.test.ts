@@ -164,7 +164,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       cockpit = await startCockpit({ ledger: Ledger.open({ dir: state, workspace: ws }), port, pollMs: 100 });
       // The new server knows no key of this page: it says so, and asks for the address printed last.
       await page.locator('[data-testid=status]', { hasText: 'signed out' }).waitFor();
-      assert.match(await page.locator('[data-testid=signed-out]').textContent() ?? '', /Open the address toolgate printed last/);
+      assert.match(await page.locator('[data-testid=signed-out]').textContent() ?? '', /Open the address toolgate printed/);
       // Opened in the same tab (only the fragment differs), the new address logs the page in.
       await page.goto(cockpit.openUrl);
       await page.locator('[data-testid=status]', { hasText: 'live' }).waitFor();
@@ -188,8 +188,13 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
   it('a cross-origin POST is refused (401: its request carries no cookie), and so is one without the Origin or the CSRF token; the question stays unanswered', async () => {
     const registry = await fixtureRegistry();
     const executor = new ToolExecutor(registry, { workspaceRoot: ws, ledger: { dir: state }, approvalMode: 'always-ask', sweepLeftovers: false, confirmationHandler: never });
-    // On 127.0.0.1 as well, another port: the host a browser would send the cockpit's cookies to, had it any.
-    const evil = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>'));
+    // On 127.0.0.1 as well, another port: the host a browser would send the cockpit's cookies
+    // to, had it any. It keeps what the browser sent it.
+    const received: string[] = [];
+    const evil = http.createServer((req, res) => {
+      received.push(JSON.stringify(req.headers));
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title>');
+    });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     const evilPage = await browser.context.newPage();
     const controller = new AbortController();
@@ -210,6 +215,14 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       });
       await evilPage.evaluate((url: string) => fetch(url, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"answer":"allow_once"}' }).catch(() => undefined), target);
       assert.match(await seen, /^(status 40[13]|failed net::ERR_BLOCKED_BY_RESPONSE)/);
+      // The browser, signed in to the cockpit on 127.0.0.1, sent the other port nothing of it.
+      const key = await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(name: string): string | null } }).sessionStorage.getItem('toolgate-cockpit-key'));
+      assert.ok(key, 'the cockpit page holds its key');
+      assert.ok(received.length > 0);
+      for (const headers of received) {
+        assert.doesNotMatch(headers, /"cookie"/);
+        assert.ok(!headers.includes(key) && !headers.includes(cockpit.token), headers);
+      }
 
       // Outside a browser, with the cockpit's token: a foreign Origin with the right CSRF token, and the right Origin without it.
       const authorization = `Bearer ${cockpit.token}`;
@@ -233,6 +246,27 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       evil.closeAllConnections();
       await new Promise((resolve) => evil.close(resolve));
       await executor.close();
+    }
+  });
+
+  it('a signed-in page gives an address for another tab, which logs in once; a tab without a code is told what to do', async () => {
+    await page.locator('[data-testid=another-tab]').click();
+    const link = page.locator('[data-testid=another-tab-url] a');
+    await link.waitFor();
+    const href = (await link.getAttribute('href'))!;
+    assert.match(href, /^\/#code=[\w-]{32}$/);
+    const second = await browser.context.newPage();
+    const third = await browser.context.newPage();
+    try {
+      await second.goto(new URL(href, cockpit.url).href);
+      await second.locator('[data-testid=status]', { hasText: 'live' }).waitFor();
+      // The same address again: spent.
+      await third.goto(new URL(href, cockpit.url).href);
+      await third.locator('[data-testid=status]', { hasText: 'signed out' }).waitFor();
+      assert.match(await third.locator('[data-testid=signed-out]').textContent() ?? '', /Address for another tab/);
+    } finally {
+      await second.close();
+      await third.close();
     }
   });
 

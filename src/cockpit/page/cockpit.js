@@ -49,7 +49,7 @@ function signOut(message) {
   note.hidden = false;
 }
 
-const RESTARTED = 'This page is not signed in to the cockpit: it was opened without a login code, the code was used already, or the cockpit restarted. Open the address toolgate printed last (it ends in #code=...).';
+const RESTARTED = 'This page is not signed in to the cockpit: it was opened without a login code, its code was used already (each logs in once), or the cockpit restarted. Open the address toolgate printed (it ends in #code=...) if it has not been used; for another tab, use "Address for another tab" on a page that is signed in; or start the cockpit again.';
 
 /**
  * Log in with the code of the address opened (`#code=`), then drop it from the address bar.
@@ -254,6 +254,15 @@ document.addEventListener('DOMContentLoaded', async () => {
     if (viewing && viewing.next !== undefined && viewing.next !== null) openOutput(viewing.callId, viewing.session, viewing.next).catch(() => undefined);
   });
   if (!(await logIn().catch(() => false))) return;
+  document.getElementById('another-tab').addEventListener('click', async () => {
+    const shown = document.getElementById('another-tab-url');
+    try {
+      const { url } = await post('/api/login-code', {});
+      shown.replaceChildren(el('a', { href: url, target: '_blank', rel: 'noopener', text: new URL(url, location.href).href }), ' (logs in once)');
+    } catch (error) {
+      shown.textContent = `No address: ${error.message}`;
+    }
+  });
   loadCsrf().catch(() => undefined);
   refreshQuestions();
   refreshSessions().catch(() => undefined);
