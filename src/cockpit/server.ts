@@ -242,8 +242,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
    * code not used yet (each logs in once).
    */
   async function login(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const origin = req.headers.origin;
-    if (origin === undefined || origin !== `http://${req.headers.host}`) return json(res, 403, { error: 'origin', message: 'refused: the request does not come from the cockpit page (Origin)' });
+    if (!fromThePage(req)) return json(res, 403, { error: 'origin', message: 'refused: the request does not come from the cockpit page (Origin)' });
     const body = await readJson(req);
     const code = typeof body?.code === 'string' ? body.code : '';
     let fresh: string | undefined;
@@ -259,12 +258,17 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
     return json(res, 200, { key });
   }
 
+  /** Whether a request comes from the cockpit's own page: its `Origin`, and a same-origin fetch where the browser says. */
+  function fromThePage(req: http.IncomingMessage): boolean {
+    const origin = req.headers.origin;
+    if (origin === undefined || origin !== `http://${req.headers.host}`) return false;
+    const site = req.headers['sec-fetch-site'];
+    return site === undefined || site === 'same-origin';
+  }
+
   /** Why a state-changing request is refused (`origin`, `csrf`), or `undefined` when it comes from the page. */
   function crossSite(req: http.IncomingMessage): 'origin' | 'csrf' | undefined {
-    const origin = req.headers.origin;
-    if (origin === undefined || origin !== `http://${req.headers.host}`) return 'origin';
-    const site = req.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin') return 'origin';
+    if (!fromThePage(req)) return 'origin';
     const given = req.headers['x-csrf-token'];
     if (typeof given !== 'string' || !same(given, csrf)) return 'csrf';
     return undefined;

@@ -358,9 +358,9 @@ export async function serveStdio(
 ): Promise<McpServerHandle & { closed: Promise<void>; tasksIdle(): Promise<void> }> {
   const tasks = taskStoreFor(options);
   const server = createMcpServer({ ...options, tasks: tasks ?? false });
-  // The SDK's transport reads what the line check lets through (pipeCheckedLines).
-  const lines = new PassThrough();
-  const transport = new StdioServerTransport(lines, streams?.stdout as never);
+  // The SDK's transport writes the answers; stdin is read by pipeCheckedLines, which hands it
+  // each message parsed and checked once (the transport's own input stays empty).
+  const transport = new StdioServerTransport(new PassThrough(), streams?.stdout as never);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stopReading = () => {};
@@ -385,7 +385,7 @@ export async function serveStdio(
   await server.connect(answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
   }));
-  stopReading = pipeCheckedLines(input, lines, transport, logger, () => void server.close().catch(() => undefined));
+  stopReading = pipeCheckedLines(input, transport, logger, () => void server.close().catch(() => undefined));
   // Paused by an early read of the first line (readFirstMessage): flowing again into the
   // line check's listener, which pauses it again when the server closes.
   if (input.isPaused()) input.resume();
@@ -403,22 +403,22 @@ export async function serveStdio(
 }
 
 /**
- * Pass stdin's lines on to the SDK's transport, answering those that are not JSON-RPC as
- * JSON-RPC 2.0 asks instead of dropping them in silence (the SDK's transport only reports
- * them to `onerror`, and a client waited for an answer that never came):
+ * Read stdin's lines and hand each JSON-RPC message to the SDK's transport (`onmessage`, as
+ * its own reader would), answering the lines that are not JSON-RPC as JSON-RPC 2.0 asks
+ * instead of dropping them in silence (the SDK's reader only reports them to `onerror`, and a
+ * client waited for an answer that never came):
  * - a line that is not JSON: `-32700` (Parse error), without an `id` (none could be read;
  *   MCP 2025-11-25's `JSONRPCErrorResponse` lets it be left out);
  * - JSON that is not a JSON-RPC message (the SDK's own schema): `-32600` (Invalid Request),
  *   with the line's `id` when it has a string or number one, so the client waiting on it
  *   gets its answer; a malformed response (no `method`) is dropped, never answered;
  * - a blank line is skipped.
- * The server reads on after each. Every line is parsed twice (here and in the SDK): a few
- * microseconds per message.
+ * The server reads on after each. Each line is parsed and checked once, with the SDK's schema.
  * A read error of `input` ends the server (`onFailed`) as its end does.
  * @returns a function that stops reading `input` (the server closed): its listener goes, and
  *   it is paused unless something else reads it, so that an open stdin keeps no process alive.
  */
-function pipeCheckedLines(input: NodeJS.ReadableStream, lines: PassThrough, transport: StdioServerTransport, logger: Logger, onFailed: () => void): () => void {
+function pipeCheckedLines(input: NodeJS.ReadableStream, transport: StdioServerTransport, logger: Logger, onFailed: () => void): () => void {
   const decoder = new StringDecoder('utf8');
   const answer = (code: number, message: string, id: unknown) => {
     logger.warn({ event: 'mcp_malformed_line', code }, message);
@@ -434,8 +434,9 @@ function pipeCheckedLines(input: NodeJS.ReadableStream, lines: PassThrough, tran
       answer(ErrorCode.ParseError, `Parse error: a line of input is not JSON (${clip((error as Error).message, 200)}); it was ignored`, undefined);
       return;
     }
-    if (JSONRPCMessageSchema.safeParse(value).success) {
-      lines.write(`${line}\n`);
+    const message = JSONRPCMessageSchema.safeParse(value);
+    if (message.success) {
+      transport.onmessage?.(message.data);
       return;
     }
     const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -477,12 +478,10 @@ function pipeCheckedLines(input: NodeJS.ReadableStream, lines: PassThrough, tran
     const last = decoder.end();
     if (last !== '') take(last);
     if (!skipping && parts.length !== 0) check(parts.join('').replace(/\r$/, ''));
-    lines.end();
   };
   // A read error of stdin (EIO: the terminal went away) ends the server as the end of stdin does.
   const onError = (error: Error) => {
     logger.error({ event: 'mcp_stdin_error', err: error.message }, 'reading stdin failed; stopping');
-    lines.end();
     onFailed();
   };
   input.on('data', onData);
