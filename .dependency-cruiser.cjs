@@ -34,8 +34,9 @@ const ALLOWED_IMPORTERS = {
   piscina: ['^src/runner/pool/pool-runner\\.ts$', '^scripts/bench\\.ts$' /* the raw-Piscina baseline of the bench */],
   bottleneck: ['^src/decisions/rate-limit\\.ts$'],
   'typescript-json-schema': ['^src/schema-gen/generate\\.ts$'],
-  // the compiler itself is reached only through typescript-json-schema
-  typescript: [],
+  // the compiler itself is reached through typescript-json-schema, and read directly only by
+  // the API report (a dev script over the built declaration files)
+  typescript: ['^scripts/api-report\\.ts$'],
   'reflect-metadata': ['^src/decorators/metadata\\.ts$'],
   semver: ['^src/util/semver\\.ts$'],
   pino: ['^src/logging/logger\\.ts$'],

@@ -1,6 +1,7 @@
 /**
- * The generated files are not stale: the committed schema files (`npm run schemas`) and the
- * wiki's tool table (`npm run wiki`) are what the scripts make now. The scripts run as the
+ * The generated files are not stale: the committed schema files (`npm run schemas`), the API
+ * reports (`npm run api-report`) and the wiki's tool table (`npm run wiki`) are what the
+ * scripts make now. The scripts run as the
  * commands they are (`--check` writes nothing), as a test file so that `npm test` runs them
  * alongside the other files instead of before all of them.
  */
@@ -26,6 +27,14 @@ describe('generated files are up to date', { concurrency: true }, () => {
     assert.match(run.stdout, /tools\/tool-schemas\.json: up to date/);
     assert.match(run.stdout, /tools-ported\/tool-schemas\.json: up to date/);
     assert.match(run.stdout, /test\/fixtures\/tool-schemas\.json: up to date/);
+  });
+
+  test('the API reports of every package entry, api/*.api.md (npm run api-report)', async () => {
+    const run = await check('api-report.js');
+    assert.equal(run.code, 0, `${run.stderr}${run.stdout}`);
+    for (const entry of ['toolgate', 'toolgate-tool', 'toolgate-ai-sdk', 'toolgate-openai-agents', 'toolgate-langchain']) {
+      assert.match(run.stdout, new RegExp(`api/${entry}\\.api\\.md: up to date`));
+    }
   });
 
   test('the tool table of wiki/Tools.md (npm run wiki)', async () => {
