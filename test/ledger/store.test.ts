@@ -9,6 +9,7 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import { argumentsSha256, INTERRUPTED_MESSAGE, Ledger, ledgerFile, ToolgateOptionError, type NewCall, type ToolExecutionResult } from 'toolgate';
 
 let dir: string;
@@ -45,11 +46,11 @@ describe('ledger store', () => {
     const ledger = open();
     assert.equal(ledger.file, ledgerFile(dir, dir));
     assert.match(path.basename(ledger.file), /^ledger-[0-9a-f]{16}\.sqlite$/);
-    assert.equal(ledger.schemaVersion(), 3);
+    assert.equal(ledger.schemaVersion(), MIGRATIONS.length);
     ledger.record(call('c1'));
     ledger.close();
     const again = open();
-    assert.equal(again.schemaVersion(), 3);
+    assert.equal(again.schemaVersion(), MIGRATIONS.length);
     assert.equal(again.get('c1', 's1')?.state, 'pending');
     const raw = new Database(again.file, { readonly: true });
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
@@ -312,7 +313,7 @@ describe('ledger store', () => {
   });
 
   it('read-only: no migration, recovery or retention, the file is not written, writes throw; a missing file throws', () => {
-    const writer = open({ maxCalls: 1 });
+    const writer = open();
     for (const id of ['r1', 'r2', 'r3']) writer.finish(call(id), { state: 'done', decisions: undefined, result: result(id) });
     writer.claim(call('r-running'));
     writer.close();
