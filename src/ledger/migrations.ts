@@ -22,7 +22,7 @@
  * - migration 4, for retention off the call path: `calls.output_bytes` (bytes of the stored
  *   output) and `calls.stored_bytes` (those plus the result JSON), so that sizes are read from
  *   the small `calls` rows and never from the results' blobs (reading a column after a blob
- *   walks its whole overflow chain); a partial index of the ended calls with their bytes, so
+ *   walks its whole overflow chain); a partial index of the ended calls with their bytes (and state, so that it covers), so
  *   that counting and summing them reads only that index; and an index of events by call, so
  *   that deleting a call (its events by cascade) is a lookup, not a scan of every event.
  *
@@ -125,7 +125,7 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
   UPDATE calls SET output_bytes = (SELECT size FROM results WHERE results.call = calls.id),
     stored_bytes = (SELECT size + length(CAST(result AS BLOB)) FROM results WHERE results.call = calls.id)
     WHERE state IN ('done', 'failed', 'interrupted', 'denied');
-  CREATE INDEX calls_ended ON calls (id, stored_bytes) WHERE state IN ('done', 'failed', 'interrupted', 'denied');
+  CREATE INDEX calls_ended ON calls (id, stored_bytes, state) WHERE state IN ('done', 'failed', 'interrupted', 'denied');
   CREATE INDEX events_by_call ON events (call);
   `,
 ]);

@@ -35,7 +35,7 @@ interface EndedRow {
 
 function statements(db: Connection) {
   return {
-    // Both read only the partial index calls_ended (id, stored_bytes).
+    // Both read only the partial index calls_ended (id, stored_bytes, state).
     totals: db.prepare<[], { n: number; bytes: number | null }>(`SELECT count(*) AS n, sum(stored_bytes) AS bytes FROM calls WHERE state IN ${ENDED_SQL}`),
     oldestEnded: db.prepare<[number], EndedRow>(`SELECT id, call_id, session, tool, version, arguments, state, error_code, ended_at, stored_bytes
       FROM calls WHERE state IN ${ENDED_SQL} ORDER BY id LIMIT ?`),
