@@ -23,7 +23,7 @@ const BIN = fileURLToPath(new URL('../../bin/toolgate.js', import.meta.url));
 /** The ledger's default call limit (LedgerOptions.maxCalls). */
 const FULL = 10_000;
 const IN_FLIGHT = 4;
-const ROUNDS = 6;
+const ROUNDS = 20;
 /** The target: the full ledger's p99 at most this many times the empty one's. */
 export const FULL_LEDGER_TARGET = 2;
 
@@ -46,7 +46,8 @@ interface McpAnswer {
 /** A `toolgate mcp` server over stdio, and a client that matches answers to requests by id. */
 class McpServer {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly waiting = new Map<number, (message: McpAnswer) => void>();
+  private readonly waiting = new Map<number, { resolve: (message: McpAnswer) => void; reject: (error: Error) => void }>();
+  private exited = false;
   private nextId = 1;
   private buffered = '';
   private stderr = '';
@@ -54,6 +55,11 @@ class McpServer {
   constructor(workspace: string, stateDir: string, env: NodeJS.ProcessEnv) {
     this.child = spawn(process.execPath, [BIN, 'mcp', '--workspace', workspace, '--state-dir', stateDir], { stdio: ['pipe', 'pipe', 'pipe'], env });
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-2000)));
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      for (const w of this.waiting.values()) w.reject(new Error(`toolgate mcp exited (${code ?? signal}) with requests unanswered: ${this.stderr}`));
+      this.waiting.clear();
+    });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffered += chunk.toString();
       for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {
@@ -61,7 +67,7 @@ class McpServer {
         this.buffered = this.buffered.slice(nl + 1);
         const message = JSON.parse(line) as McpAnswer & { id?: number };
         if (typeof message.id === 'number') {
-          this.waiting.get(message.id)?.(message);
+          this.waiting.get(message.id)?.resolve(message);
           this.waiting.delete(message.id);
         }
       }
@@ -71,7 +77,8 @@ class McpServer {
   request(method: string, params: unknown): Promise<McpAnswer> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, resolve);
+      if (this.exited) return reject(new Error(`toolgate mcp has exited: ${this.stderr}`));
+      this.waiting.set(id, { resolve, reject });
       this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`, (error) => error && reject(error));
     });
   }
@@ -107,6 +114,7 @@ class McpServer {
 
   close(): Promise<void> {
     return new Promise((resolve) => {
+      if (this.exited) return resolve();
       this.child.once('exit', () => resolve());
       this.child.stdin.end();
       setTimeout(() => this.child.kill('SIGKILL'), 10_000).unref();
