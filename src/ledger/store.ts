@@ -52,7 +52,7 @@ import { WriteQueue } from './sqlite/write-queue.js';
 
 export { ENDED_STATES, INTERRUPTED_MESSAGE } from './call-store.js';
 export type {
-  ApprovalRecord, CallEnd, CallKey, CallRecord, CallStatus, CallStore, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage, RecordOutcome,
+  ApprovalRecord, CallEnd, CallKey, CallRecord, CallStatus, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage, RecordOutcome,
   SessionSetting, StoredCallOptions, StoredResult, TombstoneRecord,
 } from './call-store.js';
 export { argumentsSha256, prunedResult } from './tombstones.js';

@@ -6,7 +6,7 @@
  */
 import type { DecisionRecord, ToolExecutionResult } from '../../types/result.js';
 import { failedResult } from '../../closeout/results.js';
-import { INTERRUPTED_MESSAGE, type CallEnd, type CallKey, type CallRecord, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
+import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
 import { isAlive, thisProcess } from '../owner.js';
 import type { Connection } from './database.js';
 import { callColumns, callOf, keyOf, type CallRow } from './rows.js';
@@ -51,7 +51,7 @@ function statements(db: Connection, version: number) {
 }
 
 /** The calls of one ledger connection. */
-export class SqliteCalls {
+export class SqliteCalls implements Omit<CallJournal, 'file' | 'readonly' | 'recovered' | 'finishSoon' | 'flush' | 'ownerAlive' | 'close'> {
   private readonly sql: ReturnType<typeof statements>;
   /** Calls a caller of this ledger handles ({@link check}), by {@link keyOf}, until they end. */
   private readonly held = new Set<string>();
@@ -318,7 +318,7 @@ export class SqliteCalls {
  * `text` as UTF-8, at most `max` bytes: cut at a character's start, ending with a note that
  * says how much was kept of how much (the note counts in `max`).
  */
-export function boundedOutput(text: string, max: number): Buffer {
+function boundedOutput(text: string, max: number): Buffer {
   const whole = Buffer.from(text, 'utf8');
   if (whole.length <= max) return whole;
   const note = Buffer.from(`\n[toolgate: the ledger keeps the first bytes of this output only (maxOutputBytes ${max}); it was ${whole.length} bytes]\n`, 'utf8');

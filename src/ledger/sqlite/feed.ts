@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LedgerFeedEvent, OutputPage, SessionSetting } from '../call-store.js';
+import type { CallFeed, LedgerFeedEvent, OutputPage, SessionSetting, SessionSettings } from '../call-store.js';
 import type { SqliteCalls } from './calls.js';
 import type { Connection } from './database.js';
 import type { WriteQueue } from './write-queue.js';
@@ -26,7 +26,7 @@ function statements(db: Connection) {
 }
 
 /** The feed and settings of one ledger connection. */
-export class SqliteFeed {
+export class SqliteFeed implements CallFeed, SessionSettings {
   private prepared: ReturnType<typeof statements> | undefined;
 
   constructor(private readonly db: Connection, private readonly calls: SqliteCalls, private readonly writes: WriteQueue) {}

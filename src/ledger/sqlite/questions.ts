@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ApprovalRecord, CallKey, CountedAnswer, NewCall } from '../call-store.js';
+import type { ApprovalRecord, CallKey, CountedAnswer, NewCall, QuestionBook } from '../call-store.js';
 import type { SqliteCalls } from './calls.js';
 import type { Connection } from './database.js';
 import { approvalOf, type ApprovalRow } from './rows.js';
@@ -29,7 +29,7 @@ function statements(db: Connection) {
 }
 
 /** The questions of one ledger connection. */
-export class SqliteQuestions {
+export class SqliteQuestions implements Omit<QuestionBook, 'pollMs'> {
   private readonly sql: ReturnType<typeof statements>;
 
   constructor(db: Connection, private readonly calls: SqliteCalls, private readonly writes: WriteQueue) {

@@ -20,7 +20,7 @@ export interface QueuedEnd {
 }
 
 /** `finishSoon` commits at once past this many queued ends. */
-export const MAX_QUEUED = 64;
+const MAX_QUEUED = 64;
 /** The first and the longest delay between retries of queued ends that could not be written, in ms. */
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 5_000;
