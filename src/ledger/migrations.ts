@@ -22,7 +22,8 @@
  * - migration 4, for retention off the call path: `calls.output_bytes` (bytes of the stored
  *   output) and `calls.stored_bytes` (those plus the result JSON), so that sizes are read from
  *   the small `calls` rows and never from the results' blobs (reading a column after a blob
- *   walks its whole overflow chain); a partial index of the ended calls with their bytes (and state, so that it covers), so
+ *   walks its whole overflow chain; so the backfill reads `length(full_output)`, which
+ *   SQLite answers from the record's header); a partial index of the ended calls with their bytes (and state, so that it covers), so
  *   that counting and summing them reads only that index; and an index of events by call, so
  *   that deleting a call (its events by cascade) is a lookup, not a scan of every event.
  *
@@ -122,8 +123,8 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
   `
   ALTER TABLE calls ADD COLUMN output_bytes INTEGER;
   ALTER TABLE calls ADD COLUMN stored_bytes INTEGER;
-  UPDATE calls SET output_bytes = (SELECT size FROM results WHERE results.call = calls.id),
-    stored_bytes = (SELECT size + length(CAST(result AS BLOB)) FROM results WHERE results.call = calls.id)
+  UPDATE calls SET output_bytes = (SELECT length(full_output) FROM results WHERE results.call = calls.id),
+    stored_bytes = (SELECT length(full_output) + length(CAST(result AS BLOB)) FROM results WHERE results.call = calls.id)
     WHERE state IN ('done', 'failed', 'interrupted', 'denied');
   CREATE INDEX calls_ended ON calls (id, stored_bytes, state) WHERE state IN ('done', 'failed', 'interrupted', 'denied');
   CREATE INDEX events_by_call ON events (call);

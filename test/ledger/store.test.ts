@@ -367,3 +367,41 @@ describe('ledger store', () => {
     assert.equal(ledger.requestCancel('nope', 's1'), false);
   });
 });
+
+describe('ledger schema 4 (retention off the call path)', () => {
+  it('a file of schema 3 gains each ended call\'s sizes on open, and retention by bytes counts them', () => {
+    const file = path.join(dir, 'v3.sqlite');
+    const raw = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, 3)) raw.exec(migration);
+    raw.pragma('user_version = 3');
+    const insert = raw.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, state, owner_pid, created_at, ended_at) VALUES (?, 's1', 'write_file', '1.0.0', '{}', ?, 'done', 1, ?, ?)`);
+    for (const [i, id] of ['old1', 'old2'].entries()) {
+      const row = Number(insert.run(id, dir, i, i).lastInsertRowid);
+      const json = JSON.stringify(result(id, 'seen'));
+      raw.prepare('INSERT INTO results (call, success, result, full_output, size, stored_at) VALUES (?, 1, ?, ?, ?, ?)').run(row, json, Buffer.from('é'.repeat(3000)), 6000, i);
+    }
+    raw.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, state, owner_pid, created_at) VALUES ('waits', 's1', 'write_file', '1.0.0', '{}', ?, 'pending', ?, 0)`).run(dir, process.pid);
+    raw.close();
+    const ledger = open({ file, maxBytes: 9000 });
+    assert.equal(ledger.schemaVersion(), 4);
+    const reader = new Database(file, { readonly: true });
+    const sizes = reader.prepare('SELECT call_id, output_bytes, stored_bytes FROM calls ORDER BY id').all() as Array<{ call_id: string; output_bytes: number | null; stored_bytes: number | null }>;
+    reader.close();
+    const json = Buffer.byteLength(JSON.stringify(result('old1', 'seen')));
+    // Opening took a retention step: 2 x 6188 bytes is over 9000, so the older call went; the pending one stays.
+    assert.deepEqual(sizes, [{ call_id: 'old2', output_bytes: 6000, stored_bytes: 6000 + json }, { call_id: 'waits', output_bytes: null, stored_bytes: null }]);
+    assert.deepEqual(ledger.list().map((c) => [c.callId, c.resultSize]), [['waits', undefined], ['old2', 6000]]);
+    assert.equal(ledger.tombstone('old1', 's1')?.state, 'done');
+  });
+
+  it('finish returns before retention runs; the step comes on a timer and deletes at most its size', async () => {
+    const ledger = open({ maxCalls: 2, retentionStepCalls: 3, retentionDelayMs: 30 });
+    for (let i = 0; i < 10; i++) ledger.finish(call(`t${i}`), { state: 'done', decisions: undefined, result: result(`t${i}`) });
+    assert.equal(ledger.list().length, 10, 'nothing pruned inside finish');
+    await new Promise((resolve) => setTimeout(resolve, 45));
+    const afterOne = ledger.list().length;
+    assert.ok(afterOne === 7 || afterOne <= 4, `one step of 3 first (then more a tenth of the delay apart): ${afterOne} left`);
+    await ledger.retentionSettled();
+    assert.deepEqual(ledger.list().map((c) => c.callId), ['t9', 't8']);
+  });
+});
