@@ -14,7 +14,9 @@
  * completed call in the same group of child processes (process). Prints medians and the
  * ratios (d)/(c), (f)/(e) and (b)-(a). Last, the cost of one policy-file decision
  * (`bench-policy.ts`: 1,000 mixed calls against 50 rules), and the cost a durable ledger adds
- * to a call (`bench-ledger.ts`: main-runner calls with and without a store on local disk).
+ * to a call (`bench-ledger.ts`: main-runner calls with and without a store on local disk), and
+ * whether a ledger at its call limit slows small calls (`bench-ledger-full.ts`: the p99 of
+ * `read_file` through `toolgate mcp` with a full and an empty ledger, target <= 2x).
  *
  * Latency (c) is measured on the executor's own worker threads (`executor.ping()`: Piscina
  * runs a no-op export of the worker file, none of toolgate's call path). On a shared VM a
@@ -31,7 +33,8 @@
  *
  * Options: --rounds N (default 15; latency uses 4x and 20x as many shorter samples),
  * --workers N (default 2), --in-flight N (default 1000), --warm-calls N (default 1000).
- * `--startup [--runs N]` runs the start-up bench instead (`bench-startup.ts`).
+ * `--startup [--runs N]` runs the start-up bench instead (`bench-startup.ts`);
+ * `--ledger-full [--calls N]` runs only the full-ledger entry (`bench-ledger-full.ts`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -42,12 +45,20 @@ import { BenchNoopMainTool } from '../test/fixtures/bench.tool.js';
 import { policyBenchLine } from './bench-policy.js';
 import { ledgerBenchLine } from './bench-ledger.js';
 import { runStartupBench, startupRequested } from './bench-startup.js';
+import { fullLedgerBenchLine, fullLedgerRequested } from './bench-ledger-full.js';
 
 // `--startup`: the start-up bench (bench-startup.ts) instead of the call path.
 if (startupRequested()) {
   const code = await runStartupBench();
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);
+}
+
+// `--ledger-full`: only the full-ledger entry (bench-ledger-full.ts); exit 1 when it misses its target.
+if (fullLedgerRequested()) {
+  const { line, pass } = await fullLedgerBenchLine();
+  await new Promise<void>((resolve) => process.stdout.write(line, () => resolve()));
+  process.exit(pass ? 0 : 1);
 }
 
 function option(name: string, fallback: number): number {
@@ -276,3 +287,4 @@ process.stdout.write(`process throughput (f)/(e): ${fmt(median(thrF) / median(th
 process.stdout.write(`next call after memory kill: ${fmt(median(afterMemory), 2)} ms  (target <= 50 ms, with a spare)\n`);
 process.stdout.write(policyBenchLine());
 process.stdout.write(await ledgerBenchLine());
+process.stdout.write((await fullLedgerBenchLine()).line);

@@ -3,17 +3,18 @@
  * ledger that nobody has answered, and answering one from here. The first answer counts
  * (whether given here, by the asking process's own handler, or by another `approvals`).
  * When the process that asked still runs, it resumes on the answer; when it is gone (killed,
- * restarted), `allow` and `deny` run the call here, once, through an executor with the same
- * ledger, tool version, arguments, workspace and modes, and store its result.
+ * restarted), `allow` runs the call here, once, through an executor with the same ledger,
+ * tool version, arguments, workspace and modes ({@link runStoredCall}), and `deny` ends it
+ * denied. The workflow is the ledger's (`settleQuestion` in `src/ledger/resume.ts`); this
+ * command supplies how a call runs from the command line.
  *
  * Exit codes: 0 done; 1 no such question, or the call it ran failed; 2 usage.
  *
  * @module
  */
-import { failedResult } from '../closeout/results.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalRecord, CallRecord, Ledger } from '../ledger/store.js';
-import type { ApprovalAnswer } from '../decisions/approval.js';
+import { settleQuestion, type RunHere, type SettleReport } from '../ledger/resume.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
 import type { ApprovalMode } from '../decisions/decision.js';
 import { EXIT, logLevel, parse, policyOption, UsageError, APPROVE_FLAGS, type CliContext } from './context.js';
@@ -45,7 +46,8 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
   if (id === undefined || !/^\d+$/.test(id)) throw new UsageError(`approvals ${action} needs the question's ID (a number: toolgate approvals list shows them)`);
   const ledger = openCliLedger(values, ctx);
   try {
-    const outcome = await answerQuestion(ledger, Number(id), action === 'allow' ? 'allow_once' : 'deny', `cli:${process.pid}`, values, ctx);
+    const given = action === 'allow' ? 'allow_once' : 'deny';
+    const outcome = await settleQuestion(ledger, Number(id), given, `cli:${process.pid}`, cliReport(ctx), (call) => runStoredCall(ledger, call, values, ctx));
     if (!outcome.found || outcome.counted === undefined) return EXIT.failed;
     return outcome.run === undefined ? EXIT.ok : await outcome.run;
   } finally {
@@ -82,74 +84,25 @@ function why(q: ApprovalRecord): string {
   return ask === undefined ? '-' : `${ask.decider ?? '?'}${ask.rule === undefined ? '' : ` [${ask.rule}]`}`;
 }
 
-/** What {@link answerQuestion} did. */
-export interface AnswerOutcome {
-  /** Whether the question exists. */
-  found: boolean;
-  /** Whether this answer was the first (and counts). */
-  first: boolean;
-  /** The answer that counts. */
-  counted: string | undefined;
-  /** The call's state after the answer (before any run here). */
-  callState: string | undefined;
-  /** `resumes`: the asking process resumes the call; `denied_here`: it is gone and the call ended denied; `ran_here`: it is gone and the call runs in this process; `none`: the call is not waiting. */
-  next: 'resumes' | 'denied_here' | 'ran_here' | 'none';
-  /** With `ran_here`: the run, resolving to the exit code (0 success, 1 failed, 2 tool not loaded here). */
-  run?: Promise<number>;
+/**
+ * Where the CLI reports what {@link settleQuestion} did: `info` lines on stdout, `warn` lines
+ * on stderr (prefixed `toolgate: `).
+ */
+export function cliReport(ctx: CliContext): SettleReport {
+  return {
+    info: (line) => ctx.stdout.write(`${line}\n`),
+    warn: (line) => ctx.stderr.write(`toolgate: ${line}\n`),
+  };
 }
 
 /**
- * Answer question `id` with `given`, as `toolgate approvals allow|deny` and the cockpit do;
- * the first answer counts. When the process that asked is gone and the call still waits, an
- * allow runs it here (the ledger's claim makes that happen once) and a deny ends it denied.
- * Messages go to the context's streams.
- * @param by - who answers (`cli:<pid>`, `cockpit:<pid>`).
+ * Run a call whose asker is gone in this process, as it would have run there: a tool system
+ * from the command line's flags on `ledger`, with the call's stored tool version, arguments,
+ * workspace, session, turn and modes (the {@link RunHere} of `approvals` and the cockpit).
+ * The output goes to the context's streams.
+ * @returns 0 success, 1 failed, 2 the tool is not loaded here.
  */
-export async function answerQuestion(
-  ledger: Ledger, id: number, given: ApprovalAnswer, by: string, values: Record<string, unknown>, ctx: CliContext,
-): Promise<AnswerOutcome> {
-  const question = ledger.approval(id);
-  if (question === undefined) {
-    ctx.stderr.write(`toolgate: no question ${id} in ${ledger.file} (toolgate approvals list shows the waiting ones)\n`);
-    return { found: false, first: false, counted: undefined, callState: undefined, next: 'none' };
-  }
-  if (question.request.kind === 'question' && given !== 'deny') {
-    ctx.stderr.write(`toolgate: question ${id} is the agent's question to you (ask_user): answer it in the cockpit (toolgate cockpit), or refuse it with deny\n`);
-    return { found: true, first: false, counted: undefined, callState: undefined, next: 'none' };
-  }
-  const counted = ledger.answer(id, given, by)!;
-  if (!counted.first) ctx.stderr.write(`toolgate: question ${id} was answered already (${counted.answer} by ${ledger.approval(id)?.answeredBy ?? '?'}); that answer counts\n`);
-  else ctx.stdout.write(`question ${id} (${question.tool}, call ${question.callId}): ${given === 'deny' ? 'denied' : given === 'allow_once' ? 'allowed once' : `allowed (${given})`}\n`);
-  const call = ledger.get(question.callId, question.session)!;
-  const outcome: AnswerOutcome = { found: true, first: counted.first, counted: counted.answer, callState: call.state, next: 'none' };
-  if (call.state === 'running' && ledger.ownerAlive(call)) {
-    // The asker saw the answer first (it checks every pollMs) and has already claimed the call.
-    ctx.stdout.write(`process ${call.ownerPid}, which asked, resumes the call (running now)\n`);
-    return { ...outcome, next: 'resumes' };
-  }
-  if (call.state !== 'pending') {
-    ctx.stdout.write(`call ${call.callId} is ${call.state}${call.state === 'running' ? '' : ': toolgate result shows its result'}\n`);
-    return outcome;
-  }
-  if (ledger.ownerAlive(call)) {
-    ctx.stdout.write(`process ${call.ownerPid}, which asked, resumes the call\n`);
-    return { ...outcome, next: 'resumes' };
-  }
-  if (counted.answer !== 'allow_once' && counted.answer !== 'allow_for_turn' && counted.answer !== 'always') {
-    // Refused, and nobody waits: the call ends denied here and never runs.
-    const result = failedResult('CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${call.tool} call (toolgate approvals deny). Do not retry it unchanged; ask the user or take another approach.`, { tool: call.tool, version: call.version, callId: call.callId });
-    result.confirmed = false;
-    ledger.finish(call, { state: 'denied', decisions: [{ decider: 'confirmation', verdict: 'deny', reason: result.output, rule: 'deny' }], result });
-    ctx.stdout.write(`process ${call.ownerPid}, which asked, is gone: call ${call.callId} ends denied and does not run\n`);
-    return { ...outcome, next: 'denied_here' };
-  }
-  return { ...outcome, next: 'ran_here', run: runHere(ledger, call, values, ctx) };
-}
-
-/** Run a call whose asker is gone in this process, as it would have run there. */
-async function runHere(ledger: Ledger, call: CallRecord, values: Record<string, unknown>, ctx: CliContext): Promise<number> {
-  // The asking process is gone: run the call here, as it would have run there.
-  ctx.stdout.write(`process ${call.ownerPid}, which asked, is gone: running the call here\n`);
+export async function runStoredCall(ledger: Ledger, call: CallRecord, values: Record<string, unknown>, ctx: CliContext): Promise<number> {
   const stored = call.options;
   let system;
   try {

@@ -1,8 +1,9 @@
 /**
  * `toolgate cockpit`: serve the cockpit page for the workspace's ledger (see
  * `src/cockpit/server.ts`), and the `--cockpit` option of `toolgate mcp` and `toolgate agent`
- * that starts it alongside. Questions are answered through `toolgate approvals`' own path
- * ({@link answerQuestion}): the first answer counts, and a call whose asker is gone runs here.
+ * that starts it alongside. Questions are answered through the ledger's workflow
+ * ({@link settleQuestion}), as `toolgate approvals` does: the first answer counts, and a call
+ * whose asker is gone runs here.
  *
  * ```
  * toolgate cockpit [--port N] [--host ADDR] [--workspace DIR] [--state-dir DIR] [--no-policy]
@@ -15,8 +16,9 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import { startCockpit, type CockpitAnswerer, type CockpitHandle } from '../cockpit/server.js';
 import { Ledger, type LedgerOptions } from '../ledger/store.js';
 import type { ApprovalAnswer } from '../decisions/approval.js';
+import { settleQuestion } from '../ledger/resume.js';
 import type { Logger } from '../logging/logger.js';
-import { answerQuestion } from './approvals-command.js';
+import { cliReport, runStoredCall } from './approvals-command.js';
 import { APPROVE_FLAGS, EXIT, parse, UsageError, type CliContext } from './context.js';
 import { LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
 
@@ -70,10 +72,10 @@ export async function cockpitAlongside(values: Record<string, unknown>, ctx: Cli
   }
 }
 
-/** Start the server on `ledger`, answering through `toolgate approvals`' path. */
+/** Start the server on `ledger`, answering through the ledger's workflow with `toolgate approvals`' way of running a call. */
 async function serve(ledger: Ledger, values: Record<string, unknown>, ctx: CliContext, host: string | undefined, port: number, hostFlag: string, logger?: Logger): Promise<CockpitHandle> {
   const answer: CockpitAnswerer = async (id, given, by) => {
-    const outcome = await answerQuestion(ledger, id, given as ApprovalAnswer, by, values, ctx);
+    const outcome = await settleQuestion(ledger, id, given as ApprovalAnswer, by, cliReport(ctx), (call) => runStoredCall(ledger, call, values, ctx));
     // A call whose asker is gone runs here, after the page has its answer.
     outcome.run?.catch((error: unknown) => ctx.stderr.write(`toolgate cockpit: the call of question ${id} could not run here: ${(error as Error)?.message ?? String(error)}\n`));
     return { found: outcome.found, first: outcome.first, counted: outcome.counted, next: outcome.next };

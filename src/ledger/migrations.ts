@@ -19,10 +19,17 @@
  *   and count (see `Ledger.prune`).
  * - `session_settings` (migration 3): settings a person changes for a session while it runs (the
  *   cockpit's approval mode), one row per session and name, with who set it and when.
+ * - migration 4, for retention off the call path: `calls.output_bytes` (bytes of the stored
+ *   output) and `calls.stored_bytes` (those plus the result JSON), so that sizes are read from
+ *   the small `calls` rows and never from the results' blobs (reading a column after a blob
+ *   walks its whole overflow chain; so the backfill reads `length(full_output)`, which
+ *   SQLite answers from the record's header); a partial index of the ended calls with their bytes (and state, so that it covers), so
+ *   that counting and summing them reads only that index; and an index of events by call, so
+ *   that deleting a call (its events by cascade) is a lookup, not a scan of every event.
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
- * cost is its page writes. Lookups by state, session or call of an event scan tables bounded
- * by retention (10,000 calls by default).
+ * cost is its page writes. Lookups by session scan a table bounded by retention (10,000 calls
+ * by default); the two indexes of migration 4 are what retention needs to run in small steps.
  *
  * @module
  */
@@ -112,5 +119,14 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     set_at INTEGER NOT NULL,
     PRIMARY KEY (session, name)
   ) WITHOUT ROWID;
+  `,
+  `
+  ALTER TABLE calls ADD COLUMN output_bytes INTEGER;
+  ALTER TABLE calls ADD COLUMN stored_bytes INTEGER;
+  UPDATE calls SET output_bytes = (SELECT length(full_output) FROM results WHERE results.call = calls.id),
+    stored_bytes = (SELECT length(full_output) + length(CAST(result AS BLOB)) FROM results WHERE results.call = calls.id)
+    WHERE state IN ('done', 'failed', 'interrupted', 'denied');
+  CREATE INDEX calls_ended ON calls (id, stored_bytes, state) WHERE state IN ('done', 'failed', 'interrupted', 'denied');
+  CREATE INDEX events_by_call ON events (call);
   `,
 ]);

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Ledger } from './store.js';
+import type { CallStore } from './call-store.js';
 
 /** Runs checks on one shared interval. */
 export class SharedPoller {
@@ -47,10 +47,10 @@ export class SharedPoller {
   };
 }
 
-const pollers = new WeakMap<Ledger, SharedPoller>();
+const pollers = new WeakMap<Pick<CallStore, 'pollMs'>, SharedPoller>();
 
 /** The shared poller of `ledger` (made on first use), running every `ledger.pollMs`. */
-export function pollerOf(ledger: Ledger): SharedPoller {
+export function pollerOf(ledger: Pick<CallStore, 'pollMs'>): SharedPoller {
   let poller = pollers.get(ledger);
   if (poller === undefined) {
     poller = new SharedPoller(ledger.pollMs);

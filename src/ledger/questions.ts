@@ -7,10 +7,10 @@
  */
 import type { ApprovalAnswer, ConfirmationRequest, DurableCallKey, DurableQuestions } from '../decisions/approval.js';
 import { pollerOf } from './poller.js';
-import type { Ledger, NewCall } from './store.js';
+import type { CallStore, NewCall } from './call-store.js';
 
-/** The questions of `ledger`, for an executor's decision pipeline. */
-export function ledgerQuestions(ledger: Ledger): DurableQuestions {
+/** The questions of `ledger` (any call store), for an executor's decision pipeline. */
+export function ledgerQuestions(ledger: CallStore): DurableQuestions {
   return {
     pollMs: ledger.pollMs,
     answered: (call: DurableCallKey) => ledger.answeredQuestion(call.callId, call.session),

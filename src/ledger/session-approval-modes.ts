@@ -16,7 +16,7 @@ import { parseSubagentTurnId } from '../builtin/subagent.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import type { SessionApprovalModes } from '../decisions/approval-mode.decider.js';
 import type { Logger } from '../logging/logger.js';
-import type { Ledger } from './store.js';
+import type { SessionSettings } from './call-store.js';
 
 /** The name of the setting in the ledger's `session_settings`. */
 export const APPROVAL_MODE_SETTING = 'approval_mode';
@@ -38,7 +38,7 @@ export function supervisedSession(session: string, turnId: string): string {
  * The approval mode set for `session` (or `*`), `undefined` when none is.
  * @param fallback - a session whose mode counts when `session` has none (`*` for the decider).
  */
-export function sessionApprovalMode(ledger: Ledger, session: string, fallback?: string): ApprovalMode | undefined {
+export function sessionApprovalMode(ledger: SessionSettings, session: string, fallback?: string): ApprovalMode | undefined {
   const value = ledger.sessionSetting(session, APPROVAL_MODE_SETTING, fallback)?.value;
   return value !== undefined && (APPROVAL_MODES as readonly string[]).includes(value) ? (value as ApprovalMode) : undefined;
 }
@@ -49,7 +49,7 @@ export function sessionApprovalMode(ledger: Ledger, session: string, fallback?: 
  * @param by - who sets it (`cockpit:<pid>`).
  * @throws TypeError for a mode that is not one of `APPROVAL_MODES`; the driver's error when the ledger cannot be written.
  */
-export function setSessionApprovalMode(ledger: Ledger, session: string, mode: ApprovalMode | undefined, by: string): void {
+export function setSessionApprovalMode(ledger: SessionSettings, session: string, mode: ApprovalMode | undefined, by: string): void {
   if (mode !== undefined && !(APPROVAL_MODES as readonly string[]).includes(mode)) throw new TypeError(`approval mode must be one of ${APPROVAL_MODES.join(', ')}; got ${JSON.stringify(mode)}`);
   ledger.setSessionSetting(session, APPROVAL_MODE_SETTING, mode, by);
 }
@@ -59,7 +59,7 @@ export function setSessionApprovalMode(ledger: Ledger, session: string, mode: Ap
  * decision (the session's mode, else the one of `*`). A ledger that cannot be read counts as
  * no mode set (logged), never as a failed call.
  */
-export function ledgerApprovalModes(ledger: Ledger, logger: Logger): SessionApprovalModes {
+export function ledgerApprovalModes(ledger: SessionSettings, logger: Logger): SessionApprovalModes {
   return {
     modeOf(session: string, turnId: string): ApprovalMode | undefined {
       try {

@@ -10,7 +10,7 @@
  */
 import crypto from 'node:crypto';
 import { completedResult, failedResult } from '../closeout/results.js';
-import type { Ledger, NewCall } from './store.js';
+import type { CallStore, NewCall } from './call-store.js';
 
 /** An `ask_user` question (the shape of the agents' `UserQuestion`). */
 export interface LedgerUserQuestion {
@@ -37,7 +37,7 @@ const ASK_USER_VERSION = '1.0.0';
  * @returns a handler resolving to the reply (text, or the chosen choices), rejecting when the
  *   person refused (`deny`) or the signal aborted (the call then ends `failed` in the ledger).
  */
-export function ledgerQuestionHandler(ledger: Ledger, options: LedgerQuestionOptions): (question: LedgerUserQuestion, signal?: AbortSignal) => Promise<string | string[]> {
+export function ledgerQuestionHandler(ledger: CallStore, options: LedgerQuestionOptions): (question: LedgerUserQuestion, signal?: AbortSignal) => Promise<string | string[]> {
   return (question, signal) => {
     const args: Record<string, unknown> = { question: question.question };
     if (question.choices !== undefined) args.choices = question.choices;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import { argumentsSha256, INTERRUPTED_MESSAGE, Ledger, ledgerFile, ToolgateOptionError, type NewCall, type ToolExecutionResult } from 'toolgate';
 
 let dir: string;
@@ -45,11 +46,11 @@ describe('ledger store', () => {
     const ledger = open();
     assert.equal(ledger.file, ledgerFile(dir, dir));
     assert.match(path.basename(ledger.file), /^ledger-[0-9a-f]{16}\.sqlite$/);
-    assert.equal(ledger.schemaVersion(), 3);
+    assert.equal(ledger.schemaVersion(), MIGRATIONS.length);
     ledger.record(call('c1'));
     ledger.close();
     const again = open();
-    assert.equal(again.schemaVersion(), 3);
+    assert.equal(again.schemaVersion(), MIGRATIONS.length);
     assert.equal(again.get('c1', 's1')?.state, 'pending');
     const raw = new Database(again.file, { readonly: true });
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
@@ -312,7 +313,7 @@ describe('ledger store', () => {
   });
 
   it('read-only: no migration, recovery or retention, the file is not written, writes throw; a missing file throws', () => {
-    const writer = open({ maxCalls: 1 });
+    const writer = open();
     for (const id of ['r1', 'r2', 'r3']) writer.finish(call(id), { state: 'done', decisions: undefined, result: result(id) });
     writer.claim(call('r-running'));
     writer.close();
@@ -364,5 +365,46 @@ describe('ledger store', () => {
     ledger.finish({ callId: 'c4', session: 's1' }, { state: 'failed', decisions: [], result: result('c4', 'no', false) });
     assert.equal(ledger.requestCancel('c4', 's1'), false);
     assert.equal(ledger.requestCancel('nope', 's1'), false);
+  });
+});
+
+describe('ledger schema 4 (retention off the call path)', () => {
+  it('a file of schema 3 gains each ended call\'s sizes on open, and retention by bytes counts them', () => {
+    const file = path.join(dir, 'v3.sqlite');
+    const raw = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, 3)) raw.exec(migration);
+    raw.pragma('user_version = 3');
+    const insert = raw.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, state, owner_pid, created_at, ended_at) VALUES (?, 's1', 'write_file', '1.0.0', '{}', ?, 'done', 1, ?, ?)`);
+    for (const [i, id] of ['old1', 'old2'].entries()) {
+      const row = Number(insert.run(id, dir, i, i).lastInsertRowid);
+      const json = JSON.stringify(result(id, 'seen'));
+      raw.prepare('INSERT INTO results (call, success, result, full_output, size, stored_at) VALUES (?, 1, ?, ?, ?, ?)').run(row, json, Buffer.from('é'.repeat(3000)), 6000, i);
+    }
+    raw.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, state, owner_pid, created_at) VALUES ('waits', 's1', 'write_file', '1.0.0', '{}', ?, 'pending', ?, 0)`).run(dir, process.pid);
+    raw.close();
+    const ledger = open({ file, maxBytes: 9000 });
+    assert.equal(ledger.schemaVersion(), 4);
+    const reader = new Database(file, { readonly: true });
+    const sizes = reader.prepare('SELECT call_id, output_bytes, stored_bytes FROM calls ORDER BY id').all() as Array<{ call_id: string; output_bytes: number | null; stored_bytes: number | null }>;
+    reader.close();
+    const json = Buffer.byteLength(JSON.stringify(result('old1', 'seen')));
+    // Opening took a retention step: 2 x 6188 bytes is over 9000, so the older call went; the pending one stays.
+    assert.deepEqual(sizes, [{ call_id: 'old2', output_bytes: 6000, stored_bytes: 6000 + json }, { call_id: 'waits', output_bytes: null, stored_bytes: null }]);
+    assert.deepEqual(ledger.list().map((c) => [c.callId, c.resultSize]), [['waits', undefined], ['old2', 6000]]);
+    assert.equal(ledger.tombstone('old1', 's1')?.state, 'done');
+  });
+
+  it('finish returns before retention runs; the step comes on a timer and deletes at most its size', async () => {
+    const ledger = open({ maxCalls: 2, retentionStepCalls: 3, retentionDelayMs: 30 });
+    for (let i = 0; i < 10; i++) ledger.finish(call(`t${i}`), { state: 'done', decisions: undefined, result: result(`t${i}`) });
+    assert.equal(ledger.list().length, 10, 'nothing pruned inside finish');
+    let seen = 10;
+    for (const deadline = Date.now() + 10_000; seen === 10 && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      seen = ledger.list().length;
+    }
+    assert.ok([7, 4, 2].includes(seen), `steps of at most 3 calls, on the timer: ${seen} left when first seen`);
+    await ledger.retentionSettled();
+    assert.deepEqual(ledger.list().map((c) => c.callId), ['t9', 't8']);
   });
 });

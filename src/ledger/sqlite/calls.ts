@@ -1,0 +1,328 @@
+/**
+ * Calls in the SQLite ledger: record, check, claim, end, recover, and read them back.
+ * Writes run through the ledger's {@link WriteQueue}; see `Ledger` for what commits when.
+ *
+ * @module
+ */
+import type { DecisionRecord, ToolExecutionResult } from '../../types/result.js';
+import { failedResult } from '../../closeout/results.js';
+import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
+import { isAlive, thisProcess } from '../owner.js';
+import type { Connection } from './database.js';
+import { callColumns, callOf, keyOf, type CallRow } from './rows.js';
+import type { QueuedEnd, WriteQueue } from './write-queue.js';
+
+const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
+const UNKNOWN: RecordOutcome = Object.freeze({ kind: 'unknown' });
+const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
+
+/** Prepared statements on calls, made once per ledger. */
+function statements(db: Connection, version: number) {
+  const columns = callColumns(version);
+  return {
+    insertCall: db.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner_pid, owner_start, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
+    callByKey: db.prepare<[string, string], CallRow>(`SELECT ${columns} FROM calls WHERE call_id = ? AND session = ?`),
+    rowId: db.prepare<[string, string], { id: number }>('SELECT id FROM calls WHERE call_id = ? AND session = ?'),
+    checkRow: db.prepare<[string, string], Pick<CallRow, 'id' | 'state' | 'owner_pid' | 'owner_start'>>('SELECT id, state, owner_pid, owner_start FROM calls WHERE call_id = ? AND session = ?'),
+    insertRunning: db.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner_pid, owner_start, created_at, started_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
+    takeOver: db.prepare(`UPDATE calls SET owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending' AND owner_pid = ? AND owner_start IS ?`),
+    claim: db.prepare(`UPDATE calls SET state = 'running', started_at = ?, owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending'`),
+    // Before schema 4 (a file read only, never written) the sizes have no columns.
+    end: version >= 4
+      ? db.prepare<[string, number, string | null, number, number, number]>(`UPDATE calls SET state = ?, ended_at = ?, error_code = ?, output_bytes = ?, stored_bytes = ? WHERE id = ? AND state IN ('pending', 'running')`)
+      : db.prepare<[string, number, string | null, number, number, number]>(`UPDATE calls SET state = ?, ended_at = ?, error_code = ? WHERE ?4 = ?4 AND ?5 = ?5 AND id = ?6 AND state IN ('pending', 'running')`),
+    insertDecision: db.prepare('INSERT OR REPLACE INTO decisions (call, seq, decider, verdict, reason, rule, file, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertResult: db.prepare('INSERT OR REPLACE INTO results (call, success, result, full_output, size, stored_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    event: db.prepare('INSERT INTO events (call, at, kind, detail) VALUES (?, ?, ?, ?)'),
+    result: db.prepare<[number], { result: string; full_output: Buffer | null; size: number }>('SELECT result, full_output, size FROM results WHERE call = ?'),
+    resultOnly: db.prepare<[number], { result: string }>('SELECT result FROM results WHERE call = ?'),
+    running: db.prepare<[], CallRow>(`SELECT * FROM calls WHERE state = 'running'`),
+    cancelPendingOf: db.prepare(`UPDATE approvals SET answer = 'cancelled', answered_by = 'toolgate', answered_at = ? WHERE call = ? AND answer IS NULL`),
+    decisionsOf: db.prepare<[number], { decider: string; verdict: DecisionRecord['verdict']; reason: string; rule: string | null; file: string | null; line: number | null }>(
+      'SELECT decider, verdict, reason, rule, file, line FROM decisions WHERE call = ? ORDER BY seq'),
+    eventsOf: db.prepare<[number], { at: number; kind: string; detail: string | null }>('SELECT at, kind, detail FROM events WHERE call = ? ORDER BY id'),
+    requestCancel: db.prepare(`UPDATE calls SET cancel_requested = 1 WHERE id = ? AND state IN ('pending', 'running')`),
+    cancelRequested: db.prepare<[number], { cancel_requested: number }>('SELECT cancel_requested FROM calls WHERE id = ?'),
+    amend: db.prepare(`UPDATE calls SET arguments = ?, workspace = ?, turn = ?, options = ?
+      WHERE call_id = ? AND session = ? AND state = 'pending' AND owner_pid = ? AND owner_start IS ?`),
+  };
+}
+
+/** The calls of one ledger connection. */
+export class SqliteCalls implements Omit<CallJournal, 'file' | 'readonly' | 'recovered' | 'finishSoon' | 'flush' | 'ownerAlive' | 'close'> {
+  private readonly sql: ReturnType<typeof statements>;
+  /** Calls a caller of this ledger handles ({@link check}), by {@link keyOf}, until they end. */
+  private readonly held = new Set<string>();
+  /** The ledger's write queue (set once by the ledger, which makes it with {@link writeEnd}). */
+  writes!: WriteQueue;
+
+  /**
+   * @param pruned - the outcome of a call retention deleted (from its tombstone), or `undefined`.
+   * @param maxOutputBytes - bytes of one call's output stored at most (cut past it, with a note).
+   */
+  constructor(
+    private readonly db: Connection,
+    private readonly version: number,
+    private readonly pruned: (key: CallKey) => RecordOutcome | undefined,
+    private readonly maxOutputBytes: number,
+  ) {
+    this.sql = statements(db, version);
+  }
+
+  record(call: NewCall): RecordOutcome {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      if (this.sql.rowId.get(call.callId, call.session) === undefined) {
+        const pruned = this.pruned(call);
+        if (pruned !== undefined) return pruned;
+      }
+      return this.insertPending(call, now) !== undefined ? RECORDED : this.known(call, now);
+    });
+  }
+
+  check(key: CallKey): RecordOutcome {
+    const queued = this.writes.queuedResult(key);
+    if (queued !== undefined) return { kind: 'ended', result: queued };
+    const row = this.sql.checkRow.get(key.callId, key.session);
+    const k = keyOf(key);
+    if (row === undefined) {
+      // A call retention deleted ran before: answered from its tombstone, never run again.
+      const pruned = this.pruned(key);
+      if (pruned !== undefined) return pruned;
+      this.held.add(k);
+      return UNKNOWN;
+    }
+    if (row.state !== 'pending' && row.state !== 'running') return this.endedOutcome(row.id);
+    if (isAlive(row.owner_pid, row.owner_start)) {
+      // A call this process recorded (an MCP task, say) that nobody here handles yet is adopted by the caller.
+      if (row.state === 'pending' && row.owner_pid === process.pid && !this.held.has(k)) {
+        this.held.add(k);
+        return RECORDED;
+      }
+      return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
+    }
+    // A dead owner's call: take it over or recover it, under the write lock.
+    const now = Date.now();
+    const outcome = this.writes.immediate(() => this.known(key, now));
+    if (outcome.kind === 'taken_over') this.held.add(k);
+    return outcome;
+  }
+
+  amend(call: NewCall): boolean {
+    const me = thisProcess();
+    return this.writes.immediate(() => this.sql.amend.run(
+      JSON.stringify(call.arguments), call.workspace, call.turn, JSON.stringify(call.options ?? {}), call.callId, call.session, me.pid, me.start ?? null,
+    ).changes === 1);
+  }
+
+  claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): boolean {
+    const me = thisProcess();
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      let id = this.idOf(call.callId, call.session);
+      if (id === undefined && 'tool' in call) {
+        // Recorded and claimed in one commit.
+        const inserted = this.sql.insertRunning.run(
+          call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn,
+          JSON.stringify(call.options ?? {}), me.pid, me.start ?? null, now, now,
+        );
+        if (inserted.changes !== 1) return false;
+        id = Number(inserted.lastInsertRowid);
+        this.sql.event.run(id, now, 'recorded', null);
+      } else if (id === undefined || this.sql.claim.run(now, me.pid, me.start ?? null, id).changes !== 1) {
+        return false;
+      }
+      if (decisions !== undefined) this.writeDecisions(id, decisions, now);
+      this.sql.event.run(id, now, 'running', null);
+      return true;
+    });
+  }
+
+  finish(call: CallKey | NewCall, end: CallEnd): boolean {
+    return this.writes.immediate(() => this.writeEnd({ call, end, now: Date.now() }));
+  }
+
+  /** Write one end (inside a transaction). @returns whether the call ended here. */
+  writeEnd(q: QueuedEnd): boolean {
+    const { call, end, now } = q;
+    this.held.delete(keyOf(call));
+    const id = this.rowOf(call, now);
+    if (id === undefined) return false;
+    const blob = boundedOutput(end.fullOutput ?? end.result.output, this.maxOutputBytes);
+    const json = JSON.stringify(end.result);
+    if (this.sql.end.run(end.state, now, end.result.errorCode ?? null, blob.length, blob.length + Buffer.byteLength(json), id).changes !== 1) return false;
+    if (end.decisions !== undefined) this.writeDecisions(id, end.decisions, now);
+    this.sql.cancelPendingOf.run(now, id);
+    this.sql.insertResult.run(id, end.result.success ? 1 : 0, json, blob, blob.length, now);
+    this.sql.event.run(id, now, end.state, end.result.errorCode === undefined ? null : JSON.stringify({ errorCode: end.result.errorCode }));
+    return true;
+  }
+
+  /** @returns the calls marked `interrupted`. */
+  recover(): CallRecord[] {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const marked: CallRecord[] = [];
+      for (const row of this.sql.running.all()) {
+        if (isAlive(row.owner_pid, row.owner_start)) continue;
+        this.interrupt(row, now);
+        marked.push({ ...callOf(row), state: 'interrupted', endedAt: now, errorCode: 'INTERRUPTED' });
+      }
+      return marked;
+    });
+  }
+
+  get(callId: string, session?: string): CallRecord | undefined {
+    this.writes.flush();
+    if (session !== undefined) {
+      const row = this.sql.callByKey.get(callId, session);
+      return row === undefined ? undefined : callOf(row);
+    }
+    return this.list({ callId, limit: 1 })[0];
+  }
+
+  list(filter: ListFilter = {}): CallRecord[] {
+    this.writes.flush();
+    const where: string[] = [];
+    const values: unknown[] = [];
+    for (const [column, value] of [['session', filter.session], ['call_id', filter.callId], ['state', filter.state], ['turn', filter.turn]] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      values.push(value);
+    }
+    values.push(filter.limit ?? 1000);
+    const rows = this.db.prepare(`SELECT ${callColumns(this.version)} FROM calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY calls.id DESC LIMIT ?`).all(...values) as CallRow[];
+    return rows.map(callOf);
+  }
+
+  decisions(callId: string, session: string): DecisionRecord[] {
+    this.writes.flush();
+    const id = this.idOf(callId, session);
+    if (id === undefined) return [];
+    return this.sql.decisionsOf.all(id).map((d) => {
+      const record: DecisionRecord = { decider: d.decider, verdict: d.verdict, reason: d.reason };
+      if (d.rule !== null) record.rule = d.rule;
+      if (d.file !== null) record.file = d.file;
+      if (d.line !== null) record.line = d.line;
+      return record;
+    });
+  }
+
+  events(callId: string, session: string): LedgerEvent[] {
+    this.writes.flush();
+    const id = this.idOf(callId, session);
+    if (id === undefined) return [];
+    return this.sql.eventsOf.all(id).map((e) => ({ at: e.at, kind: e.kind, detail: e.detail === null ? undefined : JSON.parse(e.detail) }));
+  }
+
+  result(callId: string, session?: string): StoredResult | undefined {
+    this.writes.flush();
+    const call = session === undefined ? this.get(callId) : undefined;
+    const id = this.idOf(callId, session ?? call?.session ?? '');
+    if (id === undefined) return undefined;
+    const row = this.sql.result.get(id);
+    if (row === undefined) return undefined;
+    return { result: JSON.parse(row.result) as ToolExecutionResult, fullOutput: row.full_output === null ? '' : row.full_output.toString('utf8'), size: row.size };
+  }
+
+  requestCancel(callId: string, session: string): boolean {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const id = this.idOf(callId, session);
+      if (id === undefined || this.sql.requestCancel.run(id).changes !== 1) return false;
+      this.sql.event.run(id, now, 'cancel_requested', null);
+      return true;
+    });
+  }
+
+  cancelRequested(callId: string, session: string): boolean {
+    this.writes.flush();
+    const id = this.idOf(callId, session);
+    return id !== undefined && this.sql.cancelRequested.get(id)?.cancel_requested === 1;
+  }
+
+  /** The row id of a call. */
+  idOf(callId: string, session: string): number | undefined {
+    return this.sql.rowId.get(callId, session)?.id;
+  }
+
+  /** The row id of a call, recording it first (inside a transaction) when `call` is a {@link NewCall} not yet recorded. */
+  rowOf(call: CallKey | NewCall, now: number): number | undefined {
+    const id = this.idOf(call.callId, call.session);
+    if (id !== undefined || !('tool' in call)) return id;
+    return this.insertPending(call, now);
+  }
+
+  /** Append an event to a call's log (inside a transaction). */
+  event(id: number, now: number, kind: string, detail: unknown): void {
+    this.sql.event.run(id, now, kind, detail === undefined ? null : JSON.stringify(detail));
+  }
+
+  /** Insert `call` as `pending` (inside a transaction); its row id, or `undefined` when it was recorded before. */
+  private insertPending(call: NewCall, now: number): number | undefined {
+    const me = thisProcess();
+    const inserted = this.sql.insertCall.run(
+      call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn,
+      JSON.stringify(call.options ?? {}), me.pid, me.start ?? null, now,
+    );
+    if (inserted.changes !== 1) return undefined;
+    const id = Number(inserted.lastInsertRowid);
+    this.sql.event.run(id, now, 'recorded', null);
+    return id;
+  }
+
+  /** What became of a recorded call (inside a transaction): taken over or recovered when its owner is gone. */
+  private known(key: CallKey, now: number): RecordOutcome {
+    const row = this.sql.callByKey.get(key.callId, key.session)!;
+    const me = thisProcess();
+    if (row.state === 'pending' && !isAlive(row.owner_pid, row.owner_start)) {
+      this.sql.takeOver.run(me.pid, me.start ?? null, row.id, row.owner_pid, row.owner_start);
+      this.sql.event.run(row.id, now, 'taken_over', JSON.stringify({ from: row.owner_pid }));
+      return TAKEN_OVER;
+    }
+    if (row.state === 'running' && !isAlive(row.owner_pid, row.owner_start)) this.interrupt(row, now);
+    else if (row.state === 'pending' || row.state === 'running') return { kind: 'in_progress', record: callOf(row) } as const;
+    return this.endedOutcome(row.id);
+  }
+
+  private endedOutcome(id: number): RecordOutcome {
+    const stored = this.sql.resultOnly.get(id);
+    return { kind: 'ended', result: JSON.parse(stored!.result) as ToolExecutionResult } as const;
+  }
+
+  /** Store a call's decision path (inside a transaction), with one `decided` event. */
+  private writeDecisions(id: number, decisions: readonly DecisionRecord[], now: number): void {
+    if (decisions.length === 0) return;
+    for (let i = 0; i < decisions.length; i++) {
+      const d = decisions[i]!;
+      this.sql.insertDecision.run(id, i, d.decider, d.verdict, d.reason, d.rule ?? null, d.file ?? null, d.line ?? null);
+    }
+    this.sql.event.run(id, now, 'decided', JSON.stringify(decisions));
+  }
+
+  /** Mark a running row interrupted, with its synthetic result (inside a transaction). */
+  private interrupt(row: CallRow, now: number): void {
+    const result = failedResult('INTERRUPTED', INTERRUPTED_MESSAGE, { tool: row.tool, version: row.version, callId: row.call_id, stopReason: 'interrupted' });
+    result.durationMs = Math.max(0, now - (row.started_at ?? now));
+    const text = Buffer.from(result.output, 'utf8');
+    const json = JSON.stringify(result);
+    this.sql.end.run('interrupted', now, 'INTERRUPTED', text.length, text.length + Buffer.byteLength(json), row.id);
+    this.sql.insertResult.run(row.id, 0, json, text, text.length, now);
+    this.sql.event.run(row.id, now, 'interrupted', JSON.stringify({ ownerPid: row.owner_pid }));
+  }
+}
+
+/**
+ * `text` as UTF-8, at most `max` bytes: cut at a character's start, ending with a note that
+ * says how much was kept of how much (the note counts in `max`).
+ */
+function boundedOutput(text: string, max: number): Buffer {
+  const whole = Buffer.from(text, 'utf8');
+  if (whole.length <= max) return whole;
+  const note = Buffer.from(`\n[toolgate: the ledger keeps the first bytes of this output only (maxOutputBytes ${max}); it was ${whole.length} bytes]\n`, 'utf8');
+  let end = Math.max(0, max - note.length);
+  while (end > 0 && (whole[end]! & 0xc0) === 0x80) end--;
+  return Buffer.concat([whole.subarray(0, end), note]);
+}

@@ -1,0 +1,203 @@
+/**
+ * Retention of the SQLite ledger, off the call path: at most `maxCalls` ended calls and
+ * `maxBytes` bytes of stored results, the oldest ended calls going first, each leaving a
+ * tombstone; tombstones bounded by age and count. It runs in small steps (at most
+ * `stepCalls` calls or `stepBytes` bytes each, one transaction), on an unref'd timer a while
+ * after calls end, never inside the write that ended them. Counting reads only the partial
+ * index of ended calls (`calls_ended`, schema 4), never the results' blobs.
+ *
+ * @module
+ */
+import type { CallKey, RecordOutcome, Retention, TombstoneRecord } from '../call-store.js';
+import { argumentsSha256, prunedResult } from '../tombstones.js';
+import type { Connection } from './database.js';
+import { ENDED_SQL, tombstoneOf, type EndState, type TombstoneRow } from './rows.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** The limits of {@link SqliteRetention}: counts, bytes and milliseconds. */
+export interface RetentionLimits {
+  maxCalls: number;
+  maxBytes: number;
+  tombstoneMaxAgeMs: number;
+  maxTombstones: number;
+  /** Calls deleted at most per step. */
+  stepCalls: number;
+  /** Bytes of stored results freed at most per step (at least one call goes per step). */
+  stepBytes: number;
+  /** How long after calls end a step runs, in ms; the next step of a backlog runs a tenth of that later. */
+  delayMs: number;
+}
+
+interface EndedRow {
+  id: number; call_id: string; session: string; tool: string; version: string; arguments: string; state: EndState;
+  error_code: string | null; ended_at: number | null; stored_bytes: number | null;
+}
+
+function statements(db: Connection) {
+  return {
+    // Both read only the partial index calls_ended (id, stored_bytes, state).
+    totals: db.prepare<[], { n: number; bytes: number | null }>(`SELECT count(*) AS n, sum(stored_bytes) AS bytes FROM calls WHERE state IN ${ENDED_SQL}`),
+    oldestEnded: db.prepare<[number], EndedRow>(`SELECT id, call_id, session, tool, version, arguments, state, error_code, ended_at, stored_bytes
+      FROM calls WHERE state IN ${ENDED_SQL} ORDER BY id LIMIT ?`),
+    deleteCall: db.prepare('DELETE FROM calls WHERE id = ?'),
+  };
+}
+
+function tombstoneStatements(db: Connection) {
+  return {
+    byKey: db.prepare<[string, string], TombstoneRow>('SELECT * FROM tombstones WHERE call_id = ? AND session = ?'),
+    newestById: db.prepare<[string], TombstoneRow>('SELECT * FROM tombstones WHERE call_id = ? ORDER BY id DESC LIMIT 1'),
+    insert: db.prepare(`INSERT OR REPLACE INTO tombstones (call_id, session, tool, version, arguments_sha256, state, error_code, ended_at, pruned_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // Ids grow with the deletion time: the oldest tombstones are the lowest ids.
+    firstKept: db.prepare<[number], { id: number }>('SELECT id FROM tombstones WHERE pruned_at >= ? ORDER BY id LIMIT 1'),
+    newestId: db.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM tombstones'),
+    deleteBelow: db.prepare('DELETE FROM tombstones WHERE id < ?'),
+    deleteAll: db.prepare('DELETE FROM tombstones'),
+  };
+}
+
+/** Retention of one ledger connection. */
+export class SqliteRetention implements Retention {
+  /** Statements on calls, prepared on first use (a read-only file of an old schema never uses them). */
+  private prepared: ReturnType<typeof statements> | undefined;
+  /** Statements on tombstones; `undefined` for a file of schema version 1 (read only). */
+  private readonly graves: ReturnType<typeof tombstoneStatements> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** Calls ended (here) since the last step. */
+  private endedSinceStep = 0;
+  private waiters: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly db: Connection, version: number, private readonly writes: WriteQueue, private readonly limits: RetentionLimits) {
+    this.graves = version >= 2 ? tombstoneStatements(db) : undefined;
+  }
+
+  private get sql(): ReturnType<typeof statements> {
+    return (this.prepared ??= statements(this.db));
+  }
+
+  /** The outcome of a call retention deleted: `ended` with a `RESULT_PRUNED` result; `undefined` when it has no tombstone. */
+  prunedOutcome(key: CallKey): RecordOutcome | undefined {
+    const row = this.graves?.byKey.get(key.callId, key.session);
+    return row === undefined ? undefined : { kind: 'ended', result: prunedResult(tombstoneOf(row)) };
+  }
+
+  tombstone(callId: string, session?: string): TombstoneRecord | undefined {
+    const row = session === undefined ? this.graves?.newestById.get(callId) : this.graves?.byKey.get(callId, session);
+    return row === undefined ? undefined : tombstoneOf(row);
+  }
+
+  /** Calls ended: a step runs `delayMs` later (one timer, unref'd: it never keeps a process alive). */
+  ended(count: number): void {
+    this.endedSinceStep += count;
+    this.schedule(this.limits.delayMs);
+  }
+
+  prune(): number {
+    let deleted = 0;
+    for (;;) {
+      const n = this.pruneStep(this.limits.stepCalls);
+      deleted += n;
+      if (n === 0) return deleted;
+    }
+  }
+
+  pruneStep(maxCalls = this.limits.stepCalls): number {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      this.endedSinceStep = 0;
+      const totals = this.sql.totals.get()!;
+      let overCalls = totals.n - this.limits.maxCalls;
+      let overBytes = (totals.bytes ?? 0) - this.limits.maxBytes;
+      let deleted = 0;
+      if (overCalls > 0 || overBytes > 0) {
+        let freed = 0;
+        for (const row of this.sql.oldestEnded.all(maxCalls)) {
+          if (overCalls <= 0 && overBytes <= 0) break;
+          if (deleted > 0 && freed + (row.stored_bytes ?? 0) > this.limits.stepBytes) break;
+          this.bury(row, now);
+          deleted++;
+          overCalls--;
+          overBytes -= row.stored_bytes ?? 0;
+          freed += row.stored_bytes ?? 0;
+        }
+      }
+      this.pruneTombstones(now);
+      return deleted;
+    });
+  }
+
+  /** Resolves once no step is scheduled (the pending one keeps the process alive meanwhile). */
+  retentionSettled(): Promise<void> {
+    if (this.timer === undefined) return Promise.resolve();
+    this.timer.ref();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Stop the timer; one last step when calls ended here since the last one (a short-lived process keeps the ledger bounded too). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.endedSinceStep > 0) {
+      try {
+        this.pruneStep();
+      } catch {
+        // the next writer's retention catches up
+      }
+    }
+    this.settle();
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer !== undefined || this.closed) return;
+    this.timer = setTimeout(this.run, ms);
+    if (this.waiters.length === 0) this.timer.unref();
+  }
+
+  private readonly run = (): void => {
+    this.timer = undefined;
+    let deleted = 0;
+    try {
+      deleted = this.pruneStep();
+    } catch {
+      // Busy (another process writes) or broken: the next ends schedule another step.
+    }
+    // A full step leaves more to do: the next one soon, not at once (calls run between).
+    if (deleted >= this.limits.stepCalls) this.schedule(Math.max(1, Math.floor(this.limits.delayMs / 10)));
+    else this.settle();
+  };
+
+  private settle(): void {
+    if (this.timer !== undefined) return;
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  /** Delete an ended call, leaving its tombstone (inside a transaction). */
+  private bury(row: EndedRow, now: number): void {
+    let sha: string;
+    try {
+      sha = argumentsSha256(JSON.parse(row.arguments));
+    } catch {
+      sha = argumentsSha256(row.arguments);
+    }
+    this.graves!.insert.run(row.call_id, row.session, row.tool, row.version, sha, row.state, row.error_code, row.ended_at, now);
+    this.sql.deleteCall.run(row.id);
+  }
+
+  /**
+   * Tombstones past their age or count go, oldest first (inside a transaction). Ids only grow,
+   * so keeping the ids above `newest - maxTombstones` keeps at most `maxTombstones`, without
+   * counting them.
+   */
+  private pruneTombstones(now: number): void {
+    const graves = this.graves!;
+    const kept = graves.firstKept.get(now - this.limits.tombstoneMaxAgeMs);
+    if (kept === undefined) graves.deleteAll.run();
+    else graves.deleteBelow.run(kept.id);
+    const newest = graves.newestId.get()?.id ?? null;
+    if (newest !== null && newest - this.limits.maxTombstones + 1 > 0) graves.deleteBelow.run(newest - this.limits.maxTombstones + 1);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The rows of the ledger's tables as the driver returns them, and what they become for
+ * callers ({@link callOf}, {@link approvalOf}, {@link tombstoneOf}).
+ *
+ * @module
+ */
+import type { ApprovalRecord, CallRecord, CallStatus, StoredCallOptions, TombstoneRecord } from '../call-store.js';
+import { isAlive } from '../owner.js';
+
+export type EndState = Exclude<CallStatus, 'pending' | 'running'>;
+
+export interface CallRow {
+  id: number; call_id: string; session: string; tool: string; version: string; arguments: string; workspace: string; turn: string; options: string;
+  state: CallStatus; owner_pid: number; owner_start: string | null; cancel_requested: number; created_at: number; started_at: number | null;
+  ended_at: number | null; error_code: string | null; size?: number | null;
+}
+
+export interface ApprovalRow {
+  id: number; call_id: string; session: string; tool: string; request: string; asked_at: number; answer: string | null; answered_by: string | null;
+  answered_at: number | null; state: CallStatus; owner_pid: number; owner_start: string | null;
+}
+
+export interface TombstoneRow {
+  id: number; call_id: string; session: string; tool: string; version: string; arguments_sha256: string; state: EndState;
+  error_code: string | null; ended_at: number | null; pruned_at: number;
+}
+
+/**
+ * The columns of a call row with its output's size: from `calls.output_bytes` (schema 4 on),
+ * so that a list never reads the results' blobs; from `results` for an older file read-only.
+ */
+export function callColumns(version: number): string {
+  return version >= 4
+    ? 'calls.*, calls.output_bytes AS size'
+    : 'calls.*, (SELECT size FROM results WHERE results.call = calls.id) AS size';
+}
+
+/** The SQL list of the states a call ends in (matches the partial index `calls_ended`). */
+export const ENDED_SQL = `('done', 'failed', 'interrupted', 'denied')`;
+
+export function callOf(row: CallRow): CallRecord {
+  return {
+    callId: row.call_id, session: row.session, tool: row.tool, version: row.version, arguments: JSON.parse(row.arguments) as Record<string, unknown>,
+    workspace: row.workspace, turn: row.turn, options: JSON.parse(row.options) as StoredCallOptions, state: row.state, ownerPid: row.owner_pid,
+    ownerStart: row.owner_start ?? undefined, cancelRequested: row.cancel_requested === 1, createdAt: row.created_at, startedAt: row.started_at ?? undefined,
+    endedAt: row.ended_at ?? undefined, errorCode: row.error_code ?? undefined, resultSize: row.size ?? undefined,
+  };
+}
+
+export function approvalOf(row: ApprovalRow): ApprovalRecord {
+  return {
+    id: row.id, callId: row.call_id, session: row.session, tool: row.tool, request: JSON.parse(row.request) as Record<string, unknown>, askedAt: row.asked_at,
+    answer: row.answer ?? undefined, answeredBy: row.answered_by ?? undefined, answeredAt: row.answered_at ?? undefined, callState: row.state,
+    ownerAlive: isAlive(row.owner_pid, row.owner_start),
+  };
+}
+
+export function tombstoneOf(row: TombstoneRow): TombstoneRecord {
+  return {
+    callId: row.call_id, session: row.session, tool: row.tool, version: row.version, argumentsSha256: row.arguments_sha256, state: row.state,
+    errorCode: row.error_code ?? undefined, endedAt: row.ended_at ?? undefined, prunedAt: row.pruned_at,
+  };
+}
+
+/** A map key of a call. */
+export function keyOf(call: { callId: string; session: string }): string {
+  return `${call.session}\u0000${call.callId}`;
+}
