@@ -18,6 +18,7 @@ import crypto from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
+import { codesWhere } from '../errors/error-codes.js';
 import { OutputStore, type OutputStoreOptions } from '../closeout/output-store.js';
 import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf, toolFailure } from '../closeout/results.js';
 import { ledgerKeepsText, ledgerView } from '../closeout/projection.js';
@@ -342,8 +343,10 @@ const NO_COMMANDS: readonly ShellAnalysis[] = Object.freeze([]);
 
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
-/** Error codes of a gate's refusal: a recorded call refused with one of them ends `denied`. */
-const DENIALS: ReadonlySet<string> = new Set(['MODE_DENIED', 'POLICY_DENIED', 'CONFIRMATION_REQUIRED', 'CONFIRMATION_DENIED', 'RATE_LIMITED', 'INVALID_POLICY_FILE', 'PATH_TRAVERSAL']);
+/** Error codes of a gate's refusal (`stage: 'gate'` in `ERROR_CODES`): a recorded call refused with one of them ends `denied`. */
+const DENIALS = codesWhere((e) => e.stage === 'gate');
+/** Error codes of a call that was wrong or named nothing callable: logged with the gate `validation`. */
+const INVALID_REQUESTS = codesWhere((e) => e.stage === 'request');
 
 /**
  * Runs tool calls. Never throws for a call except {@link PathTraversalError}: every other
@@ -1042,7 +1045,7 @@ export class ToolExecutor {
     }
     if (this.logInfo) {
       const event: Record<string, unknown> = {
-        event: 'tool_call', tool: result.tool, version: result.version, callId: result.callId, gate: gate ?? (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND' || result.errorCode === 'INVALID_ARGUMENTS' || result.errorCode === 'INVALID_PATH' ? 'validation' : 'passed'),
+        event: 'tool_call', tool: result.tool, version: result.version, callId: result.callId, gate: gate ?? (result.errorCode !== undefined && INVALID_REQUESTS.has(result.errorCode) ? 'validation' : 'passed'),
         durationMs: Math.round(result.durationMs * 1000) / 1000, success: result.success, errorCode: result.errorCode,
       };
       if (decisions !== undefined) event.decisions = decisions.map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);

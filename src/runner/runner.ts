@@ -12,6 +12,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
+import { codesWhere } from '../errors/error-codes.js';
 import type { SandboxPolicy } from '../sandbox/bubblewrap.js';
 import type { ToolAttachment, ToolClass, ToolClient, TruncationStrategy } from '../types/tool.js';
 
@@ -197,7 +198,7 @@ export function rebuildPathTraversal(error: SerializedError): PathTraversalError
  * `MEMORY_LIMIT` and `ABORTED` are for limits a tool enforces itself (a command's own
  * timeout, a sandbox's memory cap).
  */
-const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'TRANSIENT', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE', 'SANDBOX_UNAVAILABLE', 'CLIENT_UNAVAILABLE']);
+const REPORTABLE_CODES = codesWhere((e) => e.reportable);
 
 /** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
 export function errorCodeOf(error: SerializedError): ToolErrorCode {
