@@ -60,7 +60,7 @@ export type ToolErrorClass =
  *   user (it would likely take as long again, or something else has to happen first);
  * - `never`: made again unchanged, it fails again (for the rest of the turn at least).
  */
-export type Retryability = 'auto' | 'manual' | 'never';
+type Retryability = 'auto' | 'manual' | 'never';
 
 /**
  * Where in a call a code arises:
@@ -71,14 +71,14 @@ export type Retryability = 'auto' | 'manual' | 'never';
  * - `run`: the call was dispatched (or was about to be) and its run ended this way;
  * - `load`: a tool definition is wrong (thrown at load time, never a call's result).
  */
-export type ErrorStage = 'request' | 'ledger' | 'gate' | 'run' | 'load';
+type ErrorStage = 'request' | 'ledger' | 'gate' | 'run' | 'load';
 
 /**
  * How `toolgate mcp` answers a `tools/call` that ends with the code: `result`, a tool result
  * with `isError` and `_meta['toolgate/errorCode']` (the model reads it); `invalid_params`, a
  * JSON-RPC protocol error -32602 (the MCP specification's answer to an unknown tool).
  */
-export type McpMapping = 'result' | 'invalid_params';
+type McpMapping = 'result' | 'invalid_params';
 
 /** One row of {@link ERROR_CODES}. */
 export interface ErrorCodeEntry {
