@@ -66,6 +66,8 @@ export class CallState implements PreparedCall, RunRequest {
   claimed = false;
   /** W3C trace context of the call's span, when one is recorded (OpenTelemetry). */
   traceparent: string | undefined = undefined;
+  /** What stops the call while a runner runs it (see {@link RunRequest.running}). */
+  running: RunRequest['running'] = undefined;
   readonly signal: AbortSignal | undefined;
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;

@@ -6,7 +6,7 @@
  *    workspace (`prepare-call.ts`, giving a {@link CallState});
  * 3. decide: the decision pipeline (`src/decisions/`), then rate-limit admission;
  * 4. claim and dispatch: the journal (`call-journal.ts`) claims a recorded call, then the
- *    runner of the tool's kind (`src/runner/runners.ts`) runs it;
+ *    dispatcher (`dispatcher.ts`; locally `local-dispatcher.ts`, this process's runners) runs it;
  * 5. close out: the result is built by `src/closeout/results.ts`, logged (`call-log.ts`) and
  *    written to the journal.
  * Options live in `executor-options.ts`.
@@ -30,9 +30,8 @@ import { RememberedApprovals } from '../policy/remembered-approvals.js';
 import { PolicyFileApprovals } from '../policy/saved-approvals.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import { DEFAULT_RUNNER, type RunnerKind } from '../runner/kinds.js';
-import type { Runner, RunOutcome, RunRequest } from '../runner/runner.js';
-import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
+import { DEFAULT_RUNNER } from '../runner/kinds.js';
+import type { RunOutcome } from '../runner/runner.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { clip, isThenable, kindOf } from '../util/values.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
@@ -41,7 +40,9 @@ import { CallJournal } from './call-journal.js';
 import { CallLog, recordOf } from './call-log.js';
 import { CallState } from './call-state.js';
 import { commandAnalysis, loadedCommandAnalysis } from './command-analysis.js';
+import type { CallEnd, DispatchRequest } from './dispatcher.js';
 import { applyOptions, badSession, policyFilesOf, settingsOf, type CallPreview, type ExecuteManyOptions, type ExecuteOptions, type ExecutorSettings, type ToolExecutorOptions } from './executor-options.js';
+import { LocalDispatcher } from './local-dispatcher.js';
 import { prepareCall } from './prepare-call.js';
 import { observeCall } from './telemetry.js';
 
@@ -84,9 +85,8 @@ export class ToolExecutor {
   private readonly pipeline: DecisionPipeline;
   /** The answers people gave, per turn and saved. */
   private readonly remembered: RememberedApprovals;
-  private readonly runnerOptions: RunnerOptions;
-  /** Runners by kind, each made on the first call of its kind. */
-  private readonly runners = new Map<RunnerKind, Runner>();
+  /** Where claimed calls run: this process's runners. */
+  private readonly dispatcher: LocalDispatcher;
   private rateLimit: RateLimiter | undefined;
   private readonly outputs: OutputStore | undefined;
   /** The durable ledger's journal, if any. */
@@ -133,24 +133,13 @@ export class ToolExecutor {
     });
     this.pipeline = new DecisionPipeline(deciders, this.log.logger, this.closing.signal, (call) => this.remembered.offers(call));
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);
-    this.runnerOptions = { poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb, callsPerWorker: options.callsPerWorker };
+    this.dispatcher = new LocalDispatcher({ poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb, callsPerWorker: options.callsPerWorker }, options.runners);
     // Runner options are checked now, by making the runner they are for.
-    for (const [kind, runner] of Object.entries(options.runners ?? {}) as Array<[RunnerKind, Runner]>) this.runners.set(kind, runner);
-    if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined) this.runnerFor(DEFAULT_RUNNER);
-    if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.runnerFor('pool');
+    if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined) this.dispatcher.runnerFor(DEFAULT_RUNNER);
+    if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined || options.callsPerWorker !== undefined) this.dispatcher.runnerFor('pool');
     // What hosts killed before left (temporary files, output folders, cgroups): once per
     // process, on a later turn, off every call's path.
     if (options.sweepLeftovers !== false) void sweepStaleOnce().then((swept) => this.log.swept(swept));
-  }
-
-  /** The runner of a kind, made on first use. */
-  private runnerFor(kind: RunnerKind): Runner {
-    let runner = this.runners.get(kind);
-    if (runner === undefined) {
-      runner = RUNNERS[kind](this.runnerOptions);
-      this.runners.set(kind, runner);
-    }
-    return runner;
   }
 
   /** The durable ledger calls are recorded in, or `undefined` without one. */
@@ -163,7 +152,7 @@ export class ToolExecutor {
    * a tool, the processes of that tool's runner (and memory cap). No tool module is loaded.
    */
   warmUp(tool?: RegisteredTool): void {
-    if (!this.closed) this.runnerFor(tool?.runner ?? DEFAULT_RUNNER).warmUp?.(tool);
+    if (!this.closed) this.dispatcher.warmUp(tool);
   }
 
   /**
@@ -175,7 +164,7 @@ export class ToolExecutor {
    */
   ping(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the executor is closed'));
-    return (this.runnerFor('pool') as Runner & { ping(): Promise<void> }).ping();
+    return this.dispatcher.ping();
   }
 
   /**
@@ -338,10 +327,10 @@ export class ToolExecutor {
   }
 
   /**
-   * Step 4: the last checks, the journal's claim, and the runner. Everything before this
+   * Step 4: the last checks, the journal's claim, and the dispatcher. Everything before this
    * point only decided; from here the tool may act. Never rejects but with a workspace escape:
-   * the runner's promise is settled through {@link settle} and its own guard (a promise turn
-   * saved on every pool call).
+   * the dispatcher settles the run through {@link end} (no closure per call, and no `.then`
+   * of ours: a promise turn saved on every pool call).
    */
   private dispatch(state: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
     const { tool } = state;
@@ -358,17 +347,14 @@ export class ToolExecutor {
       if (refused !== undefined) return this.fail(state, refused);
     }
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
-    const runner = this.runnerFor(tool.runner);
-    if (runner.runThen !== undefined) return runner.runThen(state, state.signal, this.settleRun);
-    const running = runner.run(state, state.signal);
-    if (isThenable(running)) {
-      return Promise.resolve(running).then((outcome) => this.settle(state, outcome), (error: unknown) => this.callError(error, state));
-    }
-    return this.settle(state, running);
+    return this.dispatcher.dispatch(state, this.end);
   }
 
-  /** {@link settle} as the one function runners with `runThen` hand every outcome to (no closure per call). */
-  private readonly settleRun = (outcome: RunOutcome, request: RunRequest): ToolExecutionResult => this.settle(request as CallState, outcome);
+  /** How the dispatcher tells a call's end (step 5): one object for every call. */
+  private readonly end: CallEnd<ToolExecutionResult> = {
+    ended: (outcome: RunOutcome, call: DispatchRequest) => this.settle(call as CallState, outcome),
+    failed: (error: unknown, call: DispatchRequest) => this.callError(error, call as CallState),
+  };
 
   /** Step 5: the result of a run (a bug on the way becomes `INTERNAL`; a workspace escape is thrown on). */
   private settle(state: CallState, outcome: RunOutcome): ToolExecutionResult {
@@ -496,8 +482,7 @@ export class ToolExecutor {
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
-    const [closed] = await Promise.all([Promise.all([...this.runners.values()].map((r) => r.close())), this.rateLimit?.close()]);
-    const failures = closed.flat();
+    const [failures] = await Promise.all([this.dispatcher.close(), this.rateLimit?.close()]);
     this.outputs?.close();
     this.journal?.close();
     this.log.closeFailures(failures);

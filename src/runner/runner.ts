@@ -73,6 +73,13 @@ export interface RunRequest {
   traceparent?: string | undefined;
   /** The caller's handlers behind `ctx.progress`, `ctx.log`, `ctx.elicit` and `ctx.sample`, if any. */
   readonly client?: ToolClient | undefined;
+  /**
+   * Set by the runner while it runs the call asynchronously, cleared when the call settles:
+   * `handleEvent()` stops the call as an abort of its signal would (it ends `aborted`). What a
+   * dispatcher's `cancel` uses, so that a call can be stopped by its id without an abort signal
+   * made for every call. A call that ran synchronously, or has ended, has none.
+   */
+  running?: { handleEvent(): void } | undefined;
 }
 
 /** What a tool reported besides its return value. */
