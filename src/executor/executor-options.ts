@@ -26,7 +26,6 @@ import type { DecisionRecord } from '../types/result.js';
 import type { ToolClient } from '../types/tool.js';
 import { clip, kindOf } from '../util/values.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from './arguments.js';
-import type { CallState } from './call-state.js';
 
 /** Options of a {@link ToolExecutor}; every option documents its default. */
 export interface ToolExecutorOptions {
@@ -278,12 +277,21 @@ export function settingsOf(options: ToolExecutorOptions): ExecutorSettings {
   return { policyTimeoutMs, maxArgumentBytes, sandbox, session, scopedWriteTools };
 }
 
+/** The fields of a call (its `CallState`) that its per-call options set. */
+interface OptionTarget {
+  approvalMode: ApprovalMode | undefined;
+  turnId: string;
+  timeoutMs: number;
+  mode: AgentMode | undefined;
+  modeName: string;
+}
+
 /**
  * Check per-call options that come from the caller's code (not the model) and put them in
  * `state`: a bad value is an `INVALID_OPTIONS` result (the message is returned), or for modes
  * a denial (fail closed: `state.mode` stays undefined).
  */
-export function applyOptions(options: ExecuteOptions, state: CallState, approvalMode: ApprovalMode | undefined): string | undefined {
+export function applyOptions(options: ExecuteOptions, state: OptionTarget, approvalMode: ApprovalMode | undefined): string | undefined {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     return `options.signal must be an AbortSignal; got ${kindOf(options.signal)}`;
   }
