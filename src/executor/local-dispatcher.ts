@@ -42,6 +42,7 @@ export class LocalDispatcher implements Dispatcher {
     return runner;
   }
 
+  /** {@inheritDoc Dispatcher.dispatch} */
   dispatch<T>(call: DispatchRequest, end: CallEnd<T>): T | Promise<T> {
     const runner = this.runnerFor(call.tool.runner);
     if (runner.runThen !== undefined) {
@@ -69,6 +70,7 @@ export class LocalDispatcher implements Dispatcher {
     );
   }
 
+  /** {@inheritDoc Dispatcher.cancel} */
   cancel(callId: string, session: string): boolean {
     const running = this.inFlight.get(keyOf(callId, session))?.running;
     if (running === undefined) return false;
@@ -76,6 +78,7 @@ export class LocalDispatcher implements Dispatcher {
     return true;
   }
 
+  /** {@inheritDoc Dispatcher.warmUp} */
   warmUp(tool?: DispatchedTool): void {
     this.runnerFor(tool?.runner ?? DEFAULT_RUNNER).warmUp?.(tool);
   }
@@ -90,6 +93,7 @@ export class LocalDispatcher implements Dispatcher {
     return (this.runnerFor('pool') as Runner & { ping(): Promise<void> }).ping();
   }
 
+  /** {@inheritDoc Dispatcher.close} */
   async close(): Promise<Array<{ key: string; error: unknown }>> {
     const closed = await Promise.all([...this.runners.values()].map((r) => r.close()));
     return closed.flat();
