@@ -24,6 +24,7 @@
  * @module
  */
 import { jsonSchema, tool, type ModelMessage, type Tool, type ToolSet } from 'ai';
+import { codesWhere } from '../errors/error-codes.js';
 import type { OpenAITool } from '../formats/openai.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
@@ -53,8 +54,12 @@ export interface AiSdkToolOutput {
   images?: string[];
 }
 
-/** Result codes a gate gives when it refuses a call: the SDK reads them as a denied execution. */
-const DENIED = new Set(['MODE_DENIED', 'POLICY_DENIED', 'CONFIRMATION_REQUIRED', 'CONFIRMATION_DENIED']);
+/**
+ * Result codes of the class `denied` (`ERROR_CODES`): the SDK reads them as a denied execution.
+ * A workspace escape is the exception: it is answered as error text, the model's mistake
+ * rather than a person's or a policy's refusal.
+ */
+const DENIED: ReadonlySet<string> = codesWhere((e, code) => e.errorClass === 'denied' && code !== 'PATH_TRAVERSAL');
 
 /**
  * The tools `system` offers (its mode, tags and pins; see {@link AdapterOptions}), keyed by

@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { PathTraversalError } from '../errors/errors.js';
+import { codesWhere } from '../errors/error-codes.js';
 import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
@@ -193,7 +194,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
 }
 
 /** Result codes of calls that end before the deciders are asked (what `--explain` must not call allowed). */
-const STOPPED_BEFORE_DECISIONS: ReadonlySet<string> = new Set(['INVALID_ARGUMENTS', 'UNKNOWN_TOOL', 'VERSION_NOT_FOUND', 'INVALID_PATH', 'INVALID_OPTIONS', 'TOOL_HIDDEN', 'CALL_IN_PROGRESS']);
+const STOPPED_BEFORE_DECISIONS: ReadonlySet<string> = codesWhere((e) => e.stage === 'request' || e.stage === 'ledger');
 
 /**
  * The decision path of a call, as `--explain` prints it: each decider that had an opinion, in

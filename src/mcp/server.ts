@@ -35,6 +35,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
+import { ERROR_CODES } from '../errors/error-codes.js';
 import type { ToolExecutor } from '../executor/executor.js';
 import type { ApprovalAnswer, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -283,7 +284,7 @@ export function createMcpServer(options: McpServeOptions): Server {
     } finally {
       clearTimeout(letGo);
     }
-    if (result.errorCode === 'UNKNOWN_TOOL') throw unknownToolError(result.error ?? `Unknown tool: ${name}`);
+    if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw unknownToolError(result.error ?? `Unknown tool: ${name}`);
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
       return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
     }

@@ -9,7 +9,7 @@
  * @module
  */
 import { DeadlineEntry, DeadlineTimers } from './deadlines.js';
-import type { RunOutcome } from './runner.js';
+import type { RunOutcome, RunRequest } from './runner.js';
 
 /** Shared by every runner of the process: one timer per distinct timeout. */
 const DEADLINES = new DeadlineTimers();
@@ -18,6 +18,8 @@ const DEADLINES = new DeadlineTimers();
 export abstract class CallWatch extends DeadlineEntry {
   private settledFlag = false;
   private listening = false;
+  /** The request whose `running` names this watch until it settles. */
+  private request: RunRequest | undefined = undefined;
 
   constructor(protected readonly signal: AbortSignal | undefined) {
     super();
@@ -41,12 +43,18 @@ export abstract class CallWatch extends DeadlineEntry {
    * @param from - `performance.now()` the timeout counts from (a request's `timeoutFrom`:
    *   when the call arrived); default now. When that time has passed, the timeout fires on
    *   the next timer turn.
+   * @param request - the call's request: its `running` names this watch until it settles, so
+   *   a dispatcher can stop the call by its id.
    * @returns false when the signal had already aborted (`onAbort` has run).
    */
-  watch(timeoutMs: number, from?: number): boolean {
+  watch(timeoutMs: number, from?: number, request?: RunRequest): boolean {
     if (this.signal?.aborted) {
       this.onAbort();
       return false;
+    }
+    if (request !== undefined && !this.settledFlag) {
+      this.request = request;
+      request.running = this;
     }
     if (timeoutMs > 0) DEADLINES.schedule(this, timeoutMs, from);
     if (this.signal !== undefined) {
@@ -60,8 +68,9 @@ export abstract class CallWatch extends DeadlineEntry {
     this.onTimeout();
   }
 
-  /** @internal the abort listener (`EventListener` object form). */
+  /** @internal the abort listener (`EventListener` object form), and what stops the call by its id (`RunRequest.running`). */
   handleEvent(): void {
+    if (this.settledFlag) return;
     this.onAbort();
   }
 
@@ -71,6 +80,7 @@ export abstract class CallWatch extends DeadlineEntry {
     this.settledFlag = true;
     this.cancel();
     if (this.listening) this.signal!.removeEventListener('abort', this);
+    if (this.request !== undefined && this.request.running === this) this.request.running = undefined;
     this.deliver(outcome);
   }
 }

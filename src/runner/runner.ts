@@ -12,6 +12,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
+import { codesWhere } from '../errors/error-codes.js';
 import type { SandboxPolicy } from '../sandbox/bubblewrap.js';
 import type { ToolAttachment, ToolClass, ToolClient, TruncationStrategy } from '../types/tool.js';
 
@@ -72,6 +73,13 @@ export interface RunRequest {
   traceparent?: string | undefined;
   /** The caller's handlers behind `ctx.progress`, `ctx.log`, `ctx.elicit` and `ctx.sample`, if any. */
   readonly client?: ToolClient | undefined;
+  /**
+   * Set by the runner while it runs the call asynchronously, cleared when the call settles:
+   * `handleEvent()` stops the call as an abort of its signal would (it ends `aborted`). What a
+   * dispatcher's `cancel` uses, so that a call can be stopped by its id without an abort signal
+   * made for every call. A call that ran synchronously, or has ended, has none.
+   */
+  running?: { handleEvent(): void } | undefined;
 }
 
 /** What a tool reported besides its return value. */
@@ -197,7 +205,7 @@ export function rebuildPathTraversal(error: SerializedError): PathTraversalError
  * `MEMORY_LIMIT` and `ABORTED` are for limits a tool enforces itself (a command's own
  * timeout, a sandbox's memory cap).
  */
-const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'TRANSIENT', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE', 'SANDBOX_UNAVAILABLE', 'CLIENT_UNAVAILABLE']);
+const REPORTABLE_CODES = codesWhere((e) => e.reportable);
 
 /** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
 export function errorCodeOf(error: SerializedError): ToolErrorCode {

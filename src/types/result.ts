@@ -4,7 +4,9 @@
  *
  * @module
  */
-import type { ToolErrorCode } from '../errors/error-codes.js';
+import type { ToolErrorClass, ToolErrorCode } from '../errors/error-codes.js';
+
+export type { ToolErrorClass };
 
 /** Audio or an embedded resource attached to a result (the MCP content block shapes). */
 export type ToolAttachment =
@@ -35,10 +37,6 @@ export type StopReason = 'completed' | 'reported_error' | 'error' | 'timeout' | 
  */
 export type ToolOutcome = 'success' | 'recoverable' | 'fatal' | 'partial';
 
-/** Why a call failed, as a small closed set derived from its `errorCode` (never from its message); see `ERROR_CLASSES`. */
-export type ToolErrorClass =
-  | 'invalid_arguments' | 'denied' | 'not_found' | 'rate_limited' | 'overloaded' | 'timeout' | 'transient' | 'unavailable'
-  | 'tool_error' | 'crashed' | 'resource_limit' | 'interrupted' | 'in_progress' | 'internal';
 
 /**
  * Result of one tool call. Every call, whatever happens, produces exactly one (except a

@@ -10,10 +10,9 @@ describe('a bug past the rate limit is an INTERNAL result, not a rejection', () 
   const t = tempWorkspace();
   let executor: ToolExecutor;
   before(async () => {
-    executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: t.ws });
     // A runner that breaks its contract by throwing, standing in for any bug at dispatch.
     const broken: Runner = { kind: 'main', run: () => { throw new TypeError('runner bug'); }, close: async () => [] };
-    (executor as unknown as { runners: Map<string, Runner> }).runners.set('main', broken);
+    executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: t.ws, runners: { main: broken } });
   });
   after(async () => {
     await executor.close();

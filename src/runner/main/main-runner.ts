@@ -147,7 +147,7 @@ export class MainRunner implements Runner {
       this.active.add(watch);
       // Watch the tool's promise even when the signal had already aborted (settled at once),
       // so that a later rejection is not left unhandled.
-      watch.watch(call.timeoutMs, call.timeoutFrom);
+      watch.watch(call.timeoutMs, call.timeoutFrom, call);
       pending.then(
         (value) => watch.settle(okOutcome(value, ctx)),
         (error: unknown) => watch.settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),

@@ -235,7 +235,7 @@ export class PoolRunner implements Runner {
       // failing at start-up) holds nothing else that would.
       this.calls[slot] = run;
       run.submit();
-      run.watch(call.timeoutMs, call.timeoutFrom);
+      run.watch(call.timeoutMs, call.timeoutFrom, call);
     });
   }
 

@@ -130,7 +130,7 @@ export class ProcessRunner implements Runner {
       if (call.traceparent !== undefined || methods !== 0) task.push(call.traceparent);
       if (methods !== 0) task.push(methods);
       const pending = new ProcessCall(group, call, task, signal, resolve);
-      if (!pending.watch(call.timeoutMs, call.timeoutFrom)) return;
+      if (!pending.watch(call.timeoutMs, call.timeoutFrom, call)) return;
       group.enqueue(pending);
     });
   }

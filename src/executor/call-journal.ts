@@ -1,0 +1,216 @@
+/**
+ * The call journal: the one place the executor talks to the durable ledger. Every touch point
+ * of a call's life is a method here, in the order a call meets them:
+ * {@link CallJournal.record} (before the deciders: the exactly-once check),
+ * {@link CallJournal.claim} (before the dispatcher runs the call) and
+ * {@link CallJournal.closeOut} (its end, decisions and result); the questions and the session
+ * approval modes the deciders read come from here too. A store behind another interface (the
+ * `CallStore` of issue 31) changes this module only.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import type { OutputStore } from '../closeout/output-store.js';
+import { ledgerKeepsText, ledgerView } from '../closeout/projection.js';
+import type { DurableQuestions } from '../decisions/approval.js';
+import type { SessionApprovalModes } from '../decisions/approval-mode.decider.js';
+import { codesWhere } from '../errors/error-codes.js';
+import { ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
+import { ledgerQuestions } from '../ledger/questions.js';
+import { ledgerApprovalModes } from '../ledger/session-approval-modes.js';
+import { argumentsSha256, Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
+import type { Logger } from '../logging/logger.js';
+import { DEFAULT_SANDBOX } from '../sandbox/bubblewrap.js';
+import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
+import { clip } from '../util/values.js';
+import type { CallState } from './call-state.js';
+
+/** Why the journal stopped a call: the result code and message it fails with. */
+export interface JournalRefusal {
+  readonly code: ToolErrorCode;
+  readonly message: string;
+}
+
+/** Error codes of a gate's refusal (`stage: 'gate'` in `ERROR_CODES`): a recorded call refused with one of them, unrun, ends `denied`. */
+const DENIALS = codesWhere((e) => e.stage === 'gate');
+
+/** Records calls in a durable ledger (docs/ledger.md). */
+export class CallJournal {
+  /** The ledger's questions, for the decision pipeline. */
+  readonly questions: DurableQuestions;
+
+  private constructor(
+    /** The ledger calls are recorded in. */
+    readonly ledger: Ledger,
+    /** Whether the journal opened it (and closes it). */
+    private readonly owns: boolean,
+    private readonly outputs: OutputStore | undefined,
+    /** Whole outputs go to the ledger, the output store's temporary folder only carrying them there. */
+    private readonly outputsInLedger: boolean,
+    private readonly logger: Logger,
+  ) {
+    this.questions = ledgerQuestions(ledger);
+  }
+
+  /**
+   * The journal of the executor's `ledger` option, or `undefined` without one.
+   * @param option - a {@link Ledger} used as given (the caller closes it), options to open one
+   *   (closed by {@link close}), or `false`/`undefined` for none.
+   * @param workspaceRoot - the executor's `workspaceRoot`, whose ledger is opened by default.
+   * @param outputs - the output store; with `outputsInLedger`, whole outputs move to the ledger.
+   * @throws ToolgateOptionError when the ledger cannot be opened.
+   */
+  static open(option: Ledger | LedgerOptions | false | undefined, workspaceRoot: string | undefined, outputs: OutputStore | undefined, outputsInLedger: boolean, logger: Logger): CallJournal | undefined {
+    if (option === undefined || option === false) return undefined;
+    if (option instanceof Ledger) return new CallJournal(option, false, outputs, outputsInLedger, logger);
+    let ledger: Ledger;
+    try {
+      ledger = Ledger.open({ workspace: workspaceRoot, ...option });
+    } catch (error) {
+      throw ToolgateOptionError.fromBadOption('ledger', `could not be opened: ${(error as Error).message}`);
+    }
+    return new CallJournal(ledger, true, outputs, outputsInLedger, logger);
+  }
+
+  /** The approval modes sessions chose (`toolgate approvals mode`), for the approval-mode decider. */
+  sessionApprovalModes(): SessionApprovalModes {
+    return ledgerApprovalModes(this.ledger, this.logger);
+  }
+
+  /**
+   * Record a call whose arguments are valid (before the deciders): read only, the call is
+   * written with its next state change (one commit fewer).
+   * @returns `undefined` when the call goes on (`state.entry` is set: recorded, or taken over
+   *   from a process that is gone); `{ result }`, the stored result of a call that ended before
+   *   (exactly once: the caller retried); else a refusal: `CALL_IN_PROGRESS` for a call a live
+   *   process handles, `INVALID_ARGUMENTS` for a call id used before for another request,
+   *   `INTERNAL` when the ledger cannot be read or written (the call does not run unrecorded).
+   */
+  record(state: CallState): { result: ToolExecutionResult } | JournalRefusal | undefined {
+    const { ledger } = this;
+    const { session } = state;
+    const stored: StoredCallOptions = {};
+    if (state.mode !== undefined) stored.mode = state.mode.name;
+    if (state.approvalMode !== undefined) stored.approvalMode = state.approvalMode;
+    if (state.scopedWriteDirs.length !== 0) stored.scopedWriteDirs = state.scopedWriteDirs;
+    if (state.options.timeoutMs !== undefined) stored.timeoutMs = state.options.timeoutMs;
+    if (state.sandbox !== DEFAULT_SANDBOX) {
+      stored.sandbox = state.sandbox.profile;
+      stored.sandboxNetwork = state.sandbox.network;
+    }
+    const entry: NewCall = {
+      callId: state.callId, session, tool: state.tool.name, version: state.tool.version, arguments: state.args,
+      workspace: state.workspaceRoot, turn: state.turnId, options: stored,
+    };
+    let outcome;
+    try {
+      outcome = ledger.check(entry);
+    } catch (error) {
+      return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be read (${messageOf(error)}).` };
+    }
+    if (outcome.kind === 'ended') {
+      // A retry repeats the call; the same id with another tool or other arguments is another
+      // request, which must not be answered with the first one's result.
+      const earlier = ledger.get(state.callId, session);
+      // A call retention deleted left a tombstone: its tool and a hash of its arguments.
+      const pruned = earlier === undefined ? ledger.tombstone(state.callId, session) : undefined;
+      const other = earlier !== undefined
+        ? earlier.tool !== entry.tool || !isDeepStrictEqual(earlier.arguments, entry.arguments)
+        : pruned !== undefined && (pruned.tool !== entry.tool || pruned.argumentsSha256 !== argumentsSha256(entry.arguments));
+      if (other) {
+        return { code: 'INVALID_ARGUMENTS', message: `call id ${state.callId} of session ${session} was used before for another request (${earlier?.tool ?? pruned?.tool} with other arguments); it was not run. A retry repeats the same call; a new call needs a new call id.` };
+      }
+      return { result: outcome.result };
+    }
+    if (outcome.kind === 'in_progress') {
+      const { record } = outcome;
+      return {
+        code: 'CALL_IN_PROGRESS',
+        message: `call ${state.callId} of session ${session} is already being handled (${record.state}, process ${record.ownerPid}); it was not started again. Its result is stored when it ends: \`toolgate result ${state.callId}\` prints it.`,
+      };
+    }
+    if (outcome.kind === 'recorded') {
+      // Recorded ahead by its caller (an MCP task, before its id was answered): store what
+      // this call checked, so that a later process runs it the same way.
+      try {
+        ledger.amend(entry);
+      } catch (error) {
+        return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be written (${messageOf(error)}).` };
+      }
+    }
+    state.entry = entry;
+    return undefined;
+  }
+
+  /**
+   * Claim a recorded call before it is dispatched, with its decisions: the claim commits
+   * before the runner starts, so a crash from here on leaves a `running` row that recovery
+   * marks `interrupted`; nothing runs it again.
+   * @returns `undefined` when claimed (`state.claimed`), else a refusal: `CALL_IN_PROGRESS`
+   *   when another process claimed or ended it meanwhile (its row is left alone), `INTERNAL`
+   *   when the ledger cannot be written.
+   */
+  claim(state: CallState, decisions: DecisionRecord[] | undefined): JournalRefusal | undefined {
+    let claimed: boolean;
+    try {
+      claimed = this.ledger.claim(state.entry!, decisions);
+    } catch (error) {
+      return { code: 'INTERNAL', message: `the call was not run: the ledger ${this.ledger.file} could not claim it (${messageOf(error)}).` };
+    }
+    state.claimed = claimed;
+    if (claimed) return undefined;
+    const { session } = state.entry!;
+    state.entry = undefined; // someone else's now: leave its row alone
+    return { code: 'CALL_IN_PROGRESS', message: `call ${state.callId} of session ${session} was claimed or ended by another process meanwhile; it was not started again.` };
+  }
+
+  /**
+   * Write a recorded call's end: its state (`done`, `denied` for a gate's refusal of a call
+   * that did not run, else `failed`), its decisions and its result, with the whole output when
+   * the result shows part of it. A call whose wait for an answer was ended by the executor
+   * closing is left `pending`: its question survives for `toolgate approvals`. A ledger that
+   * cannot be written is logged; the caller still gets the result.
+   * @param closed - whether the executor is closing.
+   * @returns `result` (without `fullOutput` when the ledger took the whole output over).
+   */
+  closeOut(state: CallState, result: ToolExecutionResult, closed: boolean): ToolExecutionResult {
+    const entry = state.entry!;
+    state.entry = undefined;
+    if (closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
+    const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && DENIALS.has(result.errorCode!) ? 'denied' : 'failed';
+    let fullOutput: string | undefined;
+    if (result.fullOutput !== undefined && ledgerKeepsText(state.tool)) {
+      try {
+        fullOutput = fs.readFileSync(result.fullOutput.path, 'utf8');
+      } catch {
+        // the output store dropped it (its cap): the ledger keeps what the model saw
+      }
+      if (this.outputsInLedger && fullOutput !== undefined) {
+        // The ledger keeps it now; the temporary file was only the way there.
+        this.outputs!.discard(result.fullOutput.path);
+        delete result.fullOutput;
+      }
+    }
+    try {
+      // A call that ran ends in a group commit (with the next claim, or on the next turn); a
+      // call that never ran is written at once (nothing else may be coming to carry it).
+      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result: ledgerView(state.tool, result), fullOutput };
+      if (state.claimed) this.ledger.finishSoon(entry, end);
+      else this.ledger.finish(entry, end);
+    } catch (error) {
+      this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the end of a call');
+    }
+    return result;
+  }
+
+  /** Close the ledger when the journal opened it, else write what is queued (the caller closes it). */
+  close(): void {
+    if (this.owns) this.ledger.close();
+    else this.ledger.flush();
+  }
+}
+
+function messageOf(error: unknown): string {
+  return clip((error as Error)?.message ?? String(error), 500);
+}

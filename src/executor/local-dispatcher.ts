@@ -1,0 +1,111 @@
+/**
+ * The local {@link Dispatcher}: claimed calls run on this process's runners (`src/runner/`),
+ * one runner per kind, each made on the first call of its kind from the factories in
+ * `runners.ts` (or given ready-made). Calls that run asynchronously are known by their id
+ * while they run, so {@link LocalDispatcher.cancel} can stop them without an abort signal
+ * made for every call (signals cost several microseconds each; the bench counts them).
+ *
+ * @module
+ */
+import { DEFAULT_RUNNER, type RunnerKind } from '../runner/kinds.js';
+import type { Runner } from '../runner/runner.js';
+import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
+import { isThenable } from '../util/values.js';
+import type { CallEnd, DispatchedTool, Dispatcher, DispatchRequest } from './dispatcher.js';
+
+/** Hands calls to this process's runners. */
+export class LocalDispatcher implements Dispatcher {
+  /** Runners by kind, each made on the first call of its kind. */
+  private readonly runners = new Map<RunnerKind, Runner>();
+  /** Calls running asynchronously, by session and call id (the latest one of a reused id). */
+  private readonly inFlight = new Map<string, DispatchRequest>();
+
+  /**
+   * @param options - what every runner factory reads (pool size, memory cap, calls per worker).
+   * @param given - runners already made, used for their kinds instead of the factories'; the
+   *   dispatcher owns them from then on and closes them with itself.
+   */
+  constructor(private readonly options: RunnerOptions, given: Partial<Readonly<Record<RunnerKind, Runner>>> = {}) {
+    for (const [kind, runner] of Object.entries(given) as Array<[RunnerKind, Runner]>) this.runners.set(kind, runner);
+  }
+
+  /**
+   * The runner of a kind, made on first use.
+   * @throws ToolgateOptionError when the runner's options are out of range (from its factory).
+   */
+  runnerFor(kind: RunnerKind): Runner {
+    let runner = this.runners.get(kind);
+    if (runner === undefined) {
+      runner = RUNNERS[kind](this.options);
+      this.runners.set(kind, runner);
+    }
+    return runner;
+  }
+
+  /** {@inheritDoc Dispatcher.dispatch} */
+  dispatch<T>(call: DispatchRequest, end: CallEnd<T>): T | Promise<T> {
+    const runner = this.runnerFor(call.tool.runner);
+    if (runner.runThen !== undefined) {
+      const key = keyOf(call.callId, call.session);
+      // The runner applies `end.ended` in its own promise turn (a turn saved on every pool call).
+      this.inFlight.set(key, call);
+      return runner.runThen(call, call.signal, (outcome, request) => {
+        this.forget(key, call);
+        return end.ended(outcome, request as DispatchRequest);
+      });
+    }
+    const running = runner.run(call, call.signal);
+    if (!isThenable(running)) return end.ended(running, call);
+    const key = keyOf(call.callId, call.session);
+    this.inFlight.set(key, call);
+    return Promise.resolve(running).then(
+      (outcome) => {
+        this.forget(key, call);
+        return end.ended(outcome, call);
+      },
+      (error: unknown) => {
+        this.forget(key, call);
+        return end.failed(error, call);
+      },
+    );
+  }
+
+  /** {@inheritDoc Dispatcher.cancel} */
+  cancel(callId: string, session: string): boolean {
+    const running = this.inFlight.get(keyOf(callId, session))?.running;
+    if (running === undefined) return false;
+    running.handleEvent();
+    return true;
+  }
+
+  /** {@inheritDoc Dispatcher.warmUp} */
+  warmUp(tool?: DispatchedTool): void {
+    this.runnerFor(tool?.runner ?? DEFAULT_RUNNER).warmUp?.(tool);
+  }
+
+  /**
+   * Send a no-op task to a pool worker and wait for its answer, through Piscina alone (no
+   * decisions, no tool): a readiness check, and the bare worker round trip the bench compares
+   * pool calls with. Starts the default pool if it is not running.
+   * @throws (rejects) with Piscina's error when no worker can run it.
+   */
+  ping(): Promise<void> {
+    return (this.runnerFor('pool') as Runner & { ping(): Promise<void> }).ping();
+  }
+
+  /** {@inheritDoc Dispatcher.close} */
+  async close(): Promise<Array<{ key: string; error: unknown }>> {
+    const closed = await Promise.all([...this.runners.values()].map((r) => r.close()));
+    return closed.flat();
+  }
+
+  /** Drop a call that ended from the calls in flight (unless its id was reused meanwhile). */
+  private forget(key: string, call: DispatchRequest): void {
+    if (this.inFlight.get(key) === call) this.inFlight.delete(key);
+  }
+}
+
+/** The key of a call among the calls in flight. */
+function keyOf(callId: string, session: string): string {
+  return `${session}\u0000${callId}`;
+}
