@@ -195,9 +195,10 @@ export function rebuildPathTraversal(error: SerializedError): PathTraversalError
 /**
  * Error codes a tool may report by throwing a `ToolgateError` with that code. `TIMEOUT`,
  * `MEMORY_LIMIT` and `ABORTED` are for limits a tool enforces itself (a command's own
- * timeout, a sandbox's memory cap).
+ * timeout, a sandbox's memory cap); `OVERLOADED` for a capacity of its own that is full
+ * (`run_subagent` with every kept child running).
  */
-const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'TRANSIENT', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE', 'SANDBOX_UNAVAILABLE', 'CLIENT_UNAVAILABLE']);
+const REPORTABLE_CODES = new Set<ToolErrorCode>(['INVALID_ARGUMENTS', 'INVALID_PATH', 'TOOL_ERROR', 'TRANSIENT', 'MODE_DENIED', 'TIMEOUT', 'MEMORY_LIMIT', 'ABORTED', 'SERVER_UNAVAILABLE', 'SANDBOX_UNAVAILABLE', 'CLIENT_UNAVAILABLE', 'OVERLOADED']);
 
 /** The result code for an error a tool threw: its own code when it is a reportable toolgate code. */
 export function errorCodeOf(error: SerializedError): ToolErrorCode {
