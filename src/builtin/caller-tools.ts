@@ -16,8 +16,8 @@
  *   with its own spec (`askUserSpec`, `requestToolsSpec`, `subagentSpecs`), whose enums are
  *   the caller's; the registered schemas are the same without those enums.
  * - `readOnly` and of kind `internal`: the call itself changes nothing (a subagent's own calls
- *   are decided one by one), so read-only modes run them; {@link CALLER_TOOLS_RUN_ALONE} says
- *   which wait for the earlier calls of a turn and run alone.
+ *   are decided one by one), so read-only modes run them; each runs alone in a model turn
+ *   ({@link CALLER_TOOL_NAMES}).
  *
  * @module
  */
@@ -39,15 +39,13 @@ import {
 /** The version every caller tool is registered with. */
 const VERSION = '1.0.0';
 
-/** Names of the caller tools. */
+/**
+ * Names of the caller tools. Each waits for every earlier call of a model turn and runs alone,
+ * as a write does: `ask_user` (it reaches one person), `request_tools` (it changes what the
+ * next calls may see), the subagent tools (a child may write).
+ */
 export const CALLER_TOOL_NAMES: ReadonlySet<string> = new Set([ASK_USER_TOOL.name, REQUEST_TOOLS_NAME, RUN_SUBAGENT, INPUT_SUBAGENT]);
 
-/**
- * Caller tools that wait for every earlier call of a model turn and run alone, as a write
- * does: `ask_user` (it reaches one person), `request_tools` (it changes what the next calls
- * may see), and the subagent tools (a child may write). Every caller tool does.
- */
-export const CALLER_TOOLS_RUN_ALONE: ReadonlySet<string> = CALLER_TOOL_NAMES;
 
 /** Message of `request_tools` when the session has no lazy domains. */
 const REQUEST_TOOLS_UNAVAILABLE = `${REQUEST_TOOLS_NAME} is unavailable: tools are not grouped in domains here, so every tool you may use is offered already.`;

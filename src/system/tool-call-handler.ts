@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { QuestionHandler } from '../builtin/ask-user.js';
 import { CallerServices, servicesOf, withServices, type LazyDomainsScope } from '../builtin/caller-services.js';
-import { CALLER_TOOL_NAMES, CALLER_TOOLS_RUN_ALONE, registerCallerTools } from '../builtin/caller-tools.js';
+import { CALLER_TOOL_NAMES, registerCallerTools } from '../builtin/caller-tools.js';
 import type { SubagentDriver } from '../builtin/subagent.js';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
@@ -196,7 +196,7 @@ export class ToolCallHandler {
       concurrency: this.concurrency,
       runsAlone: (i) => {
         const call = calls[i]!;
-        return CALLER_TOOLS_RUN_ALONE.has(call.name) || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+        return CALLER_TOOL_NAMES.has(call.name) || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
       },
       run,
       describe: (i) => ({ tool: clip(String(calls[i]!.name), 200), callId: calls[i]!.id }),
