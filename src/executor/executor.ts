@@ -342,8 +342,12 @@ const NO_COMMANDS: readonly ShellAnalysis[] = Object.freeze([]);
 
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
-/** Error codes of a gate's refusal: a recorded call refused with one of them ends `denied`. */
-const DENIALS: ReadonlySet<string> = new Set(['MODE_DENIED', 'POLICY_DENIED', 'CONFIRMATION_REQUIRED', 'CONFIRMATION_DENIED', 'RATE_LIMITED', 'INVALID_POLICY_FILE', 'PATH_TRAVERSAL']);
+/**
+ * Error codes of a gate's refusal: a recorded call refused with one of them ends `denied`.
+ * `TOOL_HIDDEN` and `UNKNOWN_TOOL` reach the ledger only as the visibility decider's refusals
+ * (an unregistered name is never recorded).
+ */
+const DENIALS: ReadonlySet<string> = new Set(['MODE_DENIED', 'POLICY_DENIED', 'CONFIRMATION_REQUIRED', 'CONFIRMATION_DENIED', 'RATE_LIMITED', 'INVALID_POLICY_FILE', 'PATH_TRAVERSAL', 'TOOL_HIDDEN', 'UNKNOWN_TOOL']);
 
 /**
  * Runs tool calls. Never throws for a call except {@link PathTraversalError}: every other
