@@ -118,7 +118,7 @@ describe('the caller tools without a policy: decided, recorded and bounded like 
     assert.equal(byCall(run.results, 'p1').success, true, byCall(run.results, 'p1').output);
     const deep = ledger.list({ callId: 'deep' })[0];
     assert.equal(deep?.tool, RUN_SUBAGENT);
-    assert.equal(deep?.errorCode, 'UNKNOWN_TOOL');
+    assert.deepEqual([deep?.state, deep?.errorCode], ['denied', 'UNKNOWN_TOOL']);
     assert.deepEqual(ledger.decisions('deep', deep!.session).map((d) => [d.decider, d.verdict]), [['visibility', 'deny']]);
   });
 });

@@ -51,7 +51,7 @@ describe('request_tools and TOOL_HIDDEN over MCP are ledger calls', () => {
     assert.equal(hidden._meta?.['toolgate/errorCode'], 'TOOL_HIDDEN');
     assert.match(text(hidden), /Call request_tools with \{"domains": \["git"\]/);
     const hiddenRow = ledger.list().find((c) => c.tool === 'git_log')!;
-    assert.equal(hiddenRow.errorCode, 'TOOL_HIDDEN');
+    assert.deepEqual([hiddenRow.state, hiddenRow.errorCode], ['denied', 'TOOL_HIDDEN']);
     assert.deepEqual(stored(hiddenRow.callId).decisions, ['visibility:deny']);
 
     const answered = (await client.callTool({ name: 'request_tools', arguments: { domains: ['git'], reason: 'history' } })) as CallToolResult;
