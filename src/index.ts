@@ -87,8 +87,12 @@ export {
   SubagentSessions, SUBAGENT_DEPTH_MESSAGE,
   type SubagentOptions, type SubagentEvent, type SubagentInfo, type SubagentStatus, type SubagentAgentClass, type SubagentAgent, type SubagentChildOptions, type SubagentRunResult, type SubagentParent, type SubagentParentOptions,
 } from './agents/subagents.js';
-export { RUN_SUBAGENT, INPUT_SUBAGENT, subagentTools, subagentTurnId, parseSubagentTurnId, type RunSubagentInput, type InputSubagentInput, type SubagentChoices, type SubagentTurn } from './builtin/subagent.js';
-export { type BuiltinCallHandler } from './system/tool-call-handler.js';
+export {
+  RUN_SUBAGENT, INPUT_SUBAGENT, subagentTools, subagentTurnId, parseSubagentTurnId,
+  type RunSubagentInput, type InputSubagentInput, type SubagentChoices, type SubagentTurn, type SubagentDriver, type SubagentCall, type SubagentReport,
+} from './builtin/subagent.js';
+// What a caller lends the caller tools with its calls (HandleOptions.lazyDomains; docs/tool-visibility.md).
+export { type LazyDomainsScope } from './builtin/caller-services.js';
 // Lazy visibility (request_tools) and turn limits (docs/tool-visibility.md).
 export { DomainVisibility, REQUEST_TOOLS_NAME, type DomainTool, type LazyDomainsOptions, type RequestToolsAnswer, type UnavailableDomain } from './registry/lazy-visibility.js';
 export { answerRequestTools, requestToolsSpec, type RequestToolsInput } from './builtin/request-tools.js';

@@ -19,7 +19,7 @@ import type { ChatModel } from './model-client.js';
 import { isModelClass, type ModelClass } from '../types/model-class.js';
 import { SubagentSessions, type SubagentEvent, type SubagentOptions } from './subagents.js';
 import type { PendingToolCall } from '../formats/common.js';
-import type { QuestionHandler } from '../system/tool-call-handler.js';
+import type { QuestionHandler } from '../builtin/ask-user.js';
 import { RunRetries, retrySettings, type RetryEvent, type RetryOptions } from './retry.js';
 import type { LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import { AgentLazyTools, lazyDomainsOption } from './lazy-tools.js';
@@ -65,9 +65,10 @@ export interface AgentOptions {
    */
   approvalMode?: ApprovalMode | (() => ApprovalMode | undefined);
   /**
-   * Answers the model's `ask_user` questions. With one, the `ask_user` spec is offered and
-   * its calls go to this handler (never to a tool); without one it is not offered, and a call
-   * to it anyway is answered "unavailable". Default: none.
+   * Answers the model's `ask_user` questions. With one, the `ask_user` spec is offered and its
+   * calls run through the executor (decided, recorded, audited; a policy may deny them) and are
+   * answered by this handler; without one it is not offered, and a call to it anyway is denied
+   * as unavailable. Default: none.
    */
   questionHandler?: QuestionHandler;
   /**
@@ -283,9 +284,11 @@ export class BaseAgent {
         confirm: this.autoConfirmTools,
         confirmationHandler: this.subagents?.confirmationHandler ?? this.options.confirmationHandler,
         questionHandler: this.subagents?.questionHandler ?? this.options.questionHandler,
-        builtins: this.subagents?.builtins,
+        // What the caller tools answer with (ask_user: the question handler above), lent to
+        // every call of the batch (src/builtin/caller-services.ts).
+        subagents: this.subagents,
         visibility: lazy?.visibility,
-        requestTools: lazy === undefined ? undefined : (call) => lazy.answer(call),
+        lazyDomains: lazy?.scope,
         maxCalls: this.limits.maxToolCallsPerResponse,
         signal,
         onCall: (call) => onEvent?.({ type: 'tool_call', call }),

@@ -1,23 +1,22 @@
 /**
  * Lazy visibility in an agent's run: the tools offered each model round are the core, the
- * domains the model asked for, and `request_tools`; its calls are answered here (never by the
- * executor), and the next round offers what they made visible. One {@link AgentLazyTools} per
- * run (a run is one turn): what became visible stays so until the run returns.
+ * domains the model asked for, and `request_tools`. Its calls run through the executor like
+ * every call (the caller tool of `src/builtin/caller-tools.ts`), answered with the
+ * {@link AgentLazyTools.visibility} and {@link AgentLazyTools.scope} the agent lends with every
+ * call of the run; the next round offers what they made visible. One {@link AgentLazyTools}
+ * per run (a run is one turn): what became visible stays so until the run returns.
  *
  * @module
  */
-import { answerRequestTools, requestToolsSpec } from '../builtin/request-tools.js';
+import type { LazyDomainsScope } from '../builtin/caller-services.js';
+import { requestToolsSpec } from '../builtin/request-tools.js';
 import { checkLazyDomainsOptions, DomainVisibility, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import { ToolgateOptionError } from '../errors/errors.js';
-import { parseArguments } from '../executor/arguments.js';
-import { failedResult } from '../closeout/results.js';
 import { exportTool } from '../formats/export.js';
 import type { OpenAITool } from '../formats/openai.js';
-import type { PendingToolCall } from '../formats/common.js';
 import { MODES } from '../modes/modes.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolSelection, ToolSystem } from '../system/tool-system.js';
-import type { ToolExecutionResult } from '../types/result.js';
 
 /**
  * Check the `lazyDomains` agent option.
@@ -36,6 +35,8 @@ export function lazyDomainsOption(value: boolean | LazyDomainsOptions | undefine
 export class AgentLazyTools {
   /** Which domains the model has made visible in this run. */
   readonly visibility: DomainVisibility;
+  /** What `request_tools` chooses from: the agent's selection in any mode, and what its mode runs. */
+  readonly scope: LazyDomainsScope;
 
   /**
    * @param tools - the run's tool system.
@@ -43,6 +44,7 @@ export class AgentLazyTools {
    */
   constructor(private readonly tools: ToolSystem, private readonly selection: ToolSelection, options: LazyDomainsOptions) {
     this.visibility = new DomainVisibility(options);
+    this.scope = { selected: () => this.selected(), offered: () => this.tools.tools(this.selection) };
   }
 
   /** Every tool of the system's selection, whatever the mode (`default` offers every tool). */
@@ -65,12 +67,5 @@ export class AgentLazyTools {
       if (domain !== undefined && !this.visibility.shows(tool)) (hidden[domain] ??= []).push(tool.name);
     }
     return exportTool(requestToolsSpec(domains, hidden), 'openai') as OpenAITool;
-  }
-
-  /** Answer one `request_tools` call (see `answerRequestTools`). Never throws. */
-  answer(call: PendingToolCall): ToolExecutionResult {
-    const parsed = parseArguments(call.arguments);
-    if (!parsed.ok) return failedResult('INVALID_ARGUMENTS', `Invalid arguments for request_tools: ${parsed.message}.`, { tool: 'request_tools', callId: call.id });
-    return answerRequestTools(this.visibility, parsed.value, call.id, this.selected(), this.tools.tools(this.selection));
   }
 }

@@ -1,6 +1,8 @@
 /**
  * Subagents: `run_subagent` / `input_subagent` for a {@link BaseAgent} given a `subagents`
- * option. The parent agent answers these calls itself (as it answers `ask_user`): it builds a
+ * option. Their calls run through the executor like every call (decided, recorded, audited;
+ * the caller tools of `src/builtin/caller-tools.ts`), answered by the parent's
+ * {@link SubagentSessions}, which the agent lends with its calls as their `SubagentDriver`: it builds a
  * child agent of an allowed kind on the same tool system, runs it on the prompt, waits for it
  * during a foreground window and, past the window, lets it go on in the background under an id
  * (`sa-1`, ...) the model polls or sends follow-up prompts to with `input_subagent`.
@@ -26,17 +28,17 @@
  *
  * @module
  */
-import { INPUT_SUBAGENT, MAX_SUBAGENT_YIELD_MS, RUN_SUBAGENT, subagentArgumentCheckers, subagentSpecs, subagentTurnId, withoutNulls, type InputSubagentInput, type RunSubagentInput } from '../builtin/subagent.js';
-import { completedResult, failedResult } from '../closeout/results.js';
+import type { QuestionHandler } from '../builtin/ask-user.js';
+import {
+  INPUT_SUBAGENT, MAX_SUBAGENT_YIELD_MS, RUN_SUBAGENT, SUBAGENT_DEPTH_MESSAGE, subagentArgumentCheckers, subagentSpecs, subagentTurnId, withoutNulls,
+  type InputSubagentInput, type RunSubagentInput, type SubagentCall, type SubagentDriver, type SubagentReport,
+} from '../builtin/subagent.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { ApprovalMode } from '../decisions/decision.js';
-import { ToolgateOptionError } from '../errors/errors.js';
-import { parseArguments } from '../executor/arguments.js';
+import { ToolExecutionError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { oneAtATime } from '../executor/batch.js';
-import type { PendingToolCall } from '../formats/common.js';
 import type { OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
 import type { AgentMode } from '../modes/modes.js';
-import type { BuiltinCallHandler, HandleOptions, QuestionHandler } from '../system/tool-call-handler.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ModelClass } from '../types/model-class.js';
 import type { ToolExecutionResult } from '../types/result.js';
@@ -154,8 +156,7 @@ export interface SubagentInfo {
   error: string | undefined;
 }
 
-/** Message of a subagent's call to `run_subagent` or `input_subagent`. */
-export const SUBAGENT_DEPTH_MESSAGE = 'not available to a subagent: subagents cannot start or drive subagents (depth is capped at 1). Do the work yourself with your other tools.';
+export { SUBAGENT_DEPTH_MESSAGE } from '../builtin/subagent.js';
 
 const DEFAULTS = { windowMs: 300_000, pollWindowMs: 10_000, maxSessions: 8 } as const;
 
@@ -177,18 +178,16 @@ interface Session {
 }
 
 /**
- * The children of one parent agent (`agent.subagents`), and the handlers of its
+ * The children of one parent agent (`agent.subagents`), and the driver that answers its
  * `run_subagent` / `input_subagent` calls. Built by the agent from its `subagents` option.
  */
-export class SubagentSessions {
-  /** 0 for a parent, 1 for a child (which offers the tools to nobody and answers their calls with {@link SUBAGENT_DEPTH_MESSAGE}). */
+export class SubagentSessions implements SubagentDriver {
+  /** 0 for a parent, 1 for a child (which offers the tools to nobody; the visibility decider denies its calls of them with `SUBAGENT_DEPTH_MESSAGE`). */
   readonly depth: 0 | 1;
   /** The parent's confirmation handler, asked one question at a time with its children's. */
   readonly confirmationHandler: ConfirmationHandler | undefined;
   /** The parent's question handler, asked one question at a time with its children's. */
   readonly questionHandler: QuestionHandler | undefined;
-  /** The handlers of `run_subagent` and `input_subagent` (what the agent passes as `builtins`). */
-  readonly builtins: Readonly<Record<string, BuiltinCallHandler>>;
   private readonly sessions = new Map<string, Session>();
   private readonly agents: ReadonlyMap<string, SubagentAgentClass>;
   private readonly models: ReadonlyMap<string, ChatModel>;
@@ -235,13 +234,6 @@ export class SubagentSessions {
     this.confirmationHandler = typeof confirm === 'function' ? (request) => ask(() => confirm(request)) : confirm;
     this.questionHandler = typeof question === 'function' ? (q, signal) => ask(() => question(q, signal)) : question;
     this.check = this.depth === 0 ? subagentArgumentCheckers(this.choices()) : undefined;
-    // A child may write (and a follow-up prompt may make it): like a write, each call waits
-    // for the earlier calls of its batch and the later ones wait for it, so writes keep the
-    // order the model gave (a child left running in the background goes on past its window).
-    this.builtins = Object.freeze({
-      [RUN_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.runSubagent(call, turn), runsAlone: true },
-      [INPUT_SUBAGENT]: { run: (call: PendingToolCall, turn: HandleOptions) => this.inputSubagent(call, turn), runsAlone: true },
-    });
   }
 
   /** The specs the agent offers its model: both tools for a parent, none for a child. */
@@ -272,21 +264,22 @@ export class SubagentSessions {
     return { agents: [...this.agents.keys()], models: [...this.models.keys()] };
   }
 
-  private async runSubagent(call: PendingToolCall, turn: HandleOptions): Promise<ToolExecutionResult> {
-    const fields = { tool: RUN_SUBAGENT, callId: call.id };
-    if (this.depth === 1) return failedResult('UNKNOWN_TOOL', `${RUN_SUBAGENT} is ${SUBAGENT_DEPTH_MESSAGE}`, fields);
-    const parsed = this.parse(call, this.check!.run, fields);
-    if ('result' in parsed) return parsed.result;
-    const input = parsed.value as RunSubagentInput;
+  /**
+   * Answer a `run_subagent` call (its arguments already checked against the registered schema):
+   * start a child and wait for it up to its window. See {@link SubagentDriver.run}.
+   */
+  async run(args: RunSubagentInput, call: SubagentCall): Promise<SubagentReport> {
+    if (this.depth === 1) throw new ToolExecutionError(`${RUN_SUBAGENT} is ${SUBAGENT_DEPTH_MESSAGE}`, 'CLIENT_UNAVAILABLE');
+    const input = this.checked(RUN_SUBAGENT, args, this.check!.run) as RunSubagentInput;
     const agentId = input.agent_id ?? this.agents.keys().next().value!;
     const Agent = this.agents.get(agentId);
-    if (Agent === undefined) return failedResult('INVALID_ARGUMENTS', `Invalid arguments for ${RUN_SUBAGENT}: agent_id must be one of ${[...this.agents.keys()].join(', ')}.`, fields);
+    if (Agent === undefined) throw refusal('INVALID_ARGUMENTS', `Invalid arguments for ${RUN_SUBAGENT}: agent_id must be one of ${[...this.agents.keys()].join(', ')}.`);
     const model = input.model_id === undefined ? this.parentOptions.model : this.models.get(input.model_id);
-    if (model === undefined) return failedResult('INVALID_ARGUMENTS', `Invalid arguments for ${RUN_SUBAGENT}: model_id must be one of ${[...this.models.keys()].join(', ') || '(none: leave it out)'}.`, fields);
-    if (turn.signal?.aborted) return failedResult('ABORTED', `not run: the run was aborted.`, { ...fields, stopReason: 'interrupted' });
+    if (model === undefined) throw refusal('INVALID_ARGUMENTS', `Invalid arguments for ${RUN_SUBAGENT}: model_id must be one of ${[...this.models.keys()].join(', ') || '(none: leave it out)'}.`);
+    if (call.signal.aborted) throw refusal('ABORTED', 'not run: the run was aborted.');
     if (!this.makeRoom()) {
-      return failedResult('OVERLOADED', `${RUN_SUBAGENT} refused: ${this.maxSessions} subagents are running, the most this agent keeps (running subagents are never evicted). ` +
-        `Wait for one to finish with ${INPUT_SUBAGENT} (${[...this.sessions.keys()].join(', ')}), then try again.`, fields);
+      throw refusal('OVERLOADED', `${RUN_SUBAGENT} refused: ${this.maxSessions} subagents are running, the most this agent keeps (running subagents are never evicted). ` +
+        `Wait for one to finish with ${INPUT_SUBAGENT} (${[...this.sessions.keys()].join(', ')}), then try again.`);
     }
     const session: Session = {
       id: `sa-${this.next++}`, agentId, modelId: input.model_id, agent: undefined, controller: new AbortController(),
@@ -294,46 +287,46 @@ export class SubagentSessions {
     };
     session.agent = this.spawn(Agent, model, session);
     this.sessions.set(session.id, session);
-    this.start(session, input.prompt, call, turn);
-    return this.await(session, input.yield_time_ms ?? this.windowMs, turn.signal, fields);
+    this.start(session, input.prompt, call);
+    return this.await(session, input.yield_time_ms ?? this.windowMs, call.signal, RUN_SUBAGENT);
   }
 
-  private async inputSubagent(call: PendingToolCall, turn: HandleOptions): Promise<ToolExecutionResult> {
-    const fields = { tool: INPUT_SUBAGENT, callId: call.id };
-    if (this.depth === 1) return failedResult('UNKNOWN_TOOL', `${INPUT_SUBAGENT} is ${SUBAGENT_DEPTH_MESSAGE}`, fields);
-    const parsed = this.parse(call, this.check!.input, fields);
-    if ('result' in parsed) return parsed.result;
-    const input = parsed.value as InputSubagentInput;
+  /**
+   * Answer an `input_subagent` call (its arguments already checked against the registered
+   * schema): poll a child, or send it a follow-up prompt. See {@link SubagentDriver.input}.
+   */
+  async input(args: InputSubagentInput, call: SubagentCall): Promise<SubagentReport> {
+    if (this.depth === 1) throw new ToolExecutionError(`${INPUT_SUBAGENT} is ${SUBAGENT_DEPTH_MESSAGE}`, 'CLIENT_UNAVAILABLE');
+    const input = this.checked(INPUT_SUBAGENT, args, this.check!.input) as InputSubagentInput;
     const session = this.sessions.get(input.subagent_id);
     if (session === undefined) {
       const known = [...this.sessions.values()].map((s) => `${s.id} (${s.status})`);
-      return failedResult('INVALID_ARGUMENTS', `No subagent ${JSON.stringify(clip(input.subagent_id, 200))}: ` +
+      throw refusal('INVALID_ARGUMENTS', `No subagent ${JSON.stringify(clip(input.subagent_id, 200))}: ` +
         `${known.length ? `the subagents are ${known.join(', ')}` : 'no subagent was started'}` +
-        `${this.evicted ? `; finished subagents are evicted once ${this.maxSessions} are kept` : ''}. Use an id that ${RUN_SUBAGENT} returned.`, fields);
+        `${this.evicted ? `; finished subagents are evicted once ${this.maxSessions} are kept` : ''}. Use an id that ${RUN_SUBAGENT} returned.`);
     }
     const prompt = typeof input.prompt === 'string' && input.prompt.trim() !== '' ? input.prompt : undefined;
     if (prompt === undefined) {
-      this.watch(turn.signal);
-      return this.await(session, input.yield_time_ms ?? this.pollWindowMs, turn.signal, fields);
+      this.watch(call.signal);
+      return this.await(session, input.yield_time_ms ?? this.pollWindowMs, call.signal, INPUT_SUBAGENT);
     }
     if (session.status === 'running') {
-      return failedResult('INVALID_ARGUMENTS', `Subagent ${session.id} is still running; it takes a follow-up prompt only once it is idle. Poll it without a prompt until it finishes.`, fields);
+      throw refusal('INVALID_ARGUMENTS', `Subagent ${session.id} is still running; it takes a follow-up prompt only once it is idle. Poll it without a prompt until it finishes.`);
     }
     if (session.status !== 'idle') {
-      return failedResult('INVALID_ARGUMENTS', `Subagent ${session.id} ${session.status === 'failed' ? 'failed' : 'was aborted'}; it takes no follow-up prompt. Start a new one with ${RUN_SUBAGENT}.`, fields);
+      throw refusal('INVALID_ARGUMENTS', `Subagent ${session.id} ${session.status === 'failed' ? 'failed' : 'was aborted'}; it takes no follow-up prompt. Start a new one with ${RUN_SUBAGENT}.`);
     }
-    if (turn.signal?.aborted) return failedResult('ABORTED', `not run: the run was aborted.`, { ...fields, stopReason: 'interrupted' });
-    this.start(session, prompt, call, turn);
-    return this.await(session, input.yield_time_ms ?? this.windowMs, turn.signal, fields);
+    if (call.signal.aborted) throw refusal('ABORTED', 'not run: the run was aborted.');
+    this.start(session, prompt, call);
+    return this.await(session, input.yield_time_ms ?? this.windowMs, call.signal, INPUT_SUBAGENT);
   }
 
-  /** The call's arguments, checked; or the failed result to answer. */
-  private parse(call: PendingToolCall, check: (args: unknown) => string | undefined, fields: { tool: string; callId: string }): { value: unknown } | { result: ToolExecutionResult } {
-    const parsed = parseArguments(call.arguments);
-    if (!parsed.ok) return { result: failedResult('INVALID_ARGUMENTS', `Invalid arguments for ${fields.tool}: ${parsed.message}.`, fields) };
-    const problem = check(parsed.value);
-    if (problem !== undefined) return { result: failedResult('INVALID_ARGUMENTS', `Invalid arguments for ${fields.tool}: ${problem}.`, fields) };
-    return { value: withoutNulls(parsed.value) };
+  /** The arguments (`null` fields dropped) checked against this agent's own choices (its `agent_id` and `model_id` enums). */
+  private checked(tool: string, args: unknown, check: (args: unknown) => string | undefined): unknown {
+    const value = withoutNulls(args);
+    const problem = check(value);
+    if (problem !== undefined) throw refusal('INVALID_ARGUMENTS', `Invalid arguments for ${tool}: ${problem}.`);
+    return value;
   }
 
   /** Room for one more child: true when there is (evicting the oldest finished child when full). */
@@ -373,9 +366,9 @@ export class SubagentSessions {
   }
 
   /** Run `prompt` on the child (a follow-up continues its conversation) in a turn naming the parent call. */
-  private start(session: Session, prompt: string, call: PendingToolCall, turn: HandleOptions): void {
-    this.watch(turn.signal);
-    const turnId = subagentTurnId(turn.session ?? turn.turnId ?? this.parent.name, call.id, session.id);
+  private start(session: Session, prompt: string, call: SubagentCall): void {
+    this.watch(call.signal);
+    const turnId = subagentTurnId(call.session ?? call.turnId ?? this.parent.name, call.callId, session.id);
     session.turns.push(turnId);
     session.status = 'running';
     session.error = undefined;
@@ -408,42 +401,42 @@ export class SubagentSessions {
   }
 
   /** Wait up to `ms` for the child's task, then say where it is. */
-  private async await(session: Session, ms: number, signal: AbortSignal | undefined, fields: { tool: string; callId: string }): Promise<ToolExecutionResult> {
-    const started = Date.now();
+  private async await(session: Session, ms: number, signal: AbortSignal | undefined, tool: string): Promise<SubagentReport> {
     const running = session.running;
     const outcome = await waitFor(running, ms, signal);
     if (outcome === 'aborted') {
       await running;
-      return { ...failedResult('ABORTED', `${fields.tool} was aborted with the run; subagent ${session.id} was stopped.`, { ...fields, stopReason: 'interrupted' }), durationMs: Date.now() - started };
+      throw refusal('ABORTED', `${tool} was aborted with the run; subagent ${session.id} was stopped.`);
     }
-    const result = this.report(session, fields, outcome === 'window' ? ms : undefined);
-    result.durationMs = Date.now() - started;
-    return result;
+    return this.report(session, outcome === 'window' ? ms : undefined);
   }
 
-  /** The result that tells the model where `session` is. */
-  private report(session: Session, fields: { tool: string; callId: string }, waitedMs: number | undefined): ToolExecutionResult {
+  /** The report that tells the model where `session` is; a failed or aborted child is a thrown `TOOL_ERROR` / `ABORTED`. */
+  private report(session: Session, waitedMs: number | undefined): SubagentReport {
     const { id, agentId } = session;
     const structured = { subagent_id: id, agent_id: agentId, status: session.status, tool_calls: session.toolCalls, turn: session.turns[session.turns.length - 1] };
-    let result: ToolExecutionResult;
+    if (session.status === 'failed') throw refusal('TOOL_ERROR', `Subagent ${id} (${agentId}) failed: ${session.error}`);
+    if (session.status === 'aborted') throw refusal('ABORTED', `Subagent ${id} (${agentId}) was aborted before it finished.`);
     if (session.status === 'running') {
-      result = completedResult(
-        `Subagent ${id} (${agentId}) is still running in the background${waitedMs === undefined ? '' : ` after ${waitedMs} ms`} (${session.toolCalls} tool calls so far). ` +
-        `Poll it with ${INPUT_SUBAGENT} {"subagent_id":"${id}"}, or go on with other work and poll it later.`, fields);
-    } else if (session.status === 'failed') {
-      result = failedResult('TOOL_ERROR', `Subagent ${id} (${agentId}) failed: ${session.error}`, { ...fields, stopReason: 'error' });
-    } else if (session.status === 'aborted') {
-      result = failedResult('ABORTED', `Subagent ${id} (${agentId}) was aborted before it finished.`, { ...fields, stopReason: 'interrupted' });
-    } else {
-      const last = session.last!;
-      const ending = last.stopReason === 'max_tool_rounds' ? `stopped after its limit of ${last.toolRounds} tool rounds` : 'finished';
-      result = completedResult(
-        `Subagent ${id} (${agentId}) ${ending} (${last.results.length} tool calls in ${last.toolRounds} rounds); it is idle and takes a follow-up prompt through ${INPUT_SUBAGENT}. Its answer:\n\n` +
-        `${last.text.trim() === '' ? '(no answer text)' : last.text}`, fields);
+      return {
+        structured,
+        text: `Subagent ${id} (${agentId}) is still running in the background${waitedMs === undefined ? '' : ` after ${waitedMs} ms`} (${session.toolCalls} tool calls so far). ` +
+          `Poll it with ${INPUT_SUBAGENT} {"subagent_id":"${id}"}, or go on with other work and poll it later.`,
+      };
     }
-    result.structured = structured;
-    return result;
+    const last = session.last!;
+    const ending = last.stopReason === 'max_tool_rounds' ? `stopped after its limit of ${last.toolRounds} tool rounds` : 'finished';
+    return {
+      structured,
+      text: `Subagent ${id} (${agentId}) ${ending} (${last.results.length} tool calls in ${last.toolRounds} rounds); it is idle and takes a follow-up prompt through ${INPUT_SUBAGENT}. Its answer:\n\n` +
+        `${last.text.trim() === '' ? '(no answer text)' : last.text}`,
+    };
   }
+}
+
+/** A refusal or failure of a subagent call: the tool's result carries `code` and `message`. */
+function refusal(code: ToolErrorCode, message: string): ToolExecutionError {
+  return new ToolExecutionError(message, code);
 }
 
 /** A fresh `subagents` option value that marks an agent as a child (depth 1). */

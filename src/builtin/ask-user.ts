@@ -1,9 +1,10 @@
 /**
- * `ask_user`: the tool through which a model asks the person it works for a question. It
- * exists as a spec only: it is never registered in a registry and never runs in the executor.
- * An agent that has a way to reach the user (a question handler) adds this spec to the tools
- * it sends the model, intercepts calls to it, and answers them itself; without a handler it
- * leaves the spec out, so the model cannot ask.
+ * `ask_user`: the tool through which a model asks the person it works for a question. It is a
+ * caller-side builtin (`caller-tools.ts`): registered on the `main` runner and run by the
+ * executor like every tool (decided, recorded, audited), but answered with what the caller
+ * lends it, the question handler of an agent (`CallerServices.askUser`). An agent that has a
+ * handler offers this spec to its model; without one it leaves the spec out, and a call to it
+ * anyway is denied by the visibility decider ({@link ASK_USER_UNAVAILABLE}).
  *
  * @module
  */
@@ -25,8 +26,8 @@ export interface AskUserInput {
   multi?: boolean;
 }
 
-/** The JSON Schema (draft-07) of {@link AskUserInput}. */
-const ASK_USER_INPUT_SCHEMA: JsonSchema = Object.freeze({
+/** The JSON Schema (draft-07) of {@link AskUserInput} (what the model is offered and the executor checks). */
+export const ASK_USER_INPUT_SCHEMA: JsonSchema = Object.freeze({
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
   properties: {
@@ -85,3 +86,19 @@ export function checkAskUserArguments(args: unknown): string | undefined {
   if (multi === true && choices === undefined) return 'multi is only meaningful with choices';
   return undefined;
 }
+
+/** A question the model put through `ask_user`, with the id of its call. */
+export interface UserQuestion extends AskUserInput {
+  /** Call id of the `ask_user` call. */
+  callId: string;
+}
+
+/**
+ * Answers an `ask_user` question: the user's answer as text, or the chosen choices (an array
+ * for `multi`). A handler that throws makes the call a `TOOL_ERROR` result.
+ */
+export type QuestionHandler = (question: UserQuestion, signal: AbortSignal | undefined) => string | string[] | Promise<string | string[]>;
+
+/** Message of an `ask_user` call when nobody can be asked. */
+export const ASK_USER_UNAVAILABLE =
+  'ask_user is unavailable: nobody can be asked during this run. Decide with what you have, and say in your final answer what you would need from the user.';

@@ -1,9 +1,11 @@
 /**
  * `request_tools`: the builtin through which a model asks for a domain of tools that lazy
- * visibility hides (`src/registry/lazy-visibility.ts`). Like `ask_user` it exists as a spec
- * only: it is never registered and never runs in the executor. An agent (or `toolgate mcp`)
- * with lazy visibility on offers it, answers its calls itself with
- * {@link answerRequestTools}, and offers the domain's tools from the next model round on.
+ * visibility hides (`src/registry/lazy-visibility.ts`). It is a caller-side builtin
+ * (`caller-tools.ts`): registered on the `main` runner and run by the executor like every
+ * tool, answered with the session's lazy visibility the caller lends it
+ * (`CallerServices.lazy`, an agent's run or an MCP session), whose tools are offered from the
+ * next model round on. The spec the model is offered names the selection's domains in an
+ * `enum` ({@link requestToolsSpec}); the registered schema leaves it out ({@link REQUEST_TOOLS_INPUT_SCHEMA}).
  *
  * @module
  */
@@ -64,9 +66,16 @@ export function requestToolsSpec(domains: readonly string[], tools: Readonly<Rec
   };
 }
 
-// Unknown domains are answered as unavailable rather than refused: the enum is for the model,
-// the lenient check lets one call name a known and an unknown domain and still get the known.
-const validate = compileValidator(inputSchema(undefined), 'argument');
+/**
+ * The schema `request_tools` is registered with (the executor checks calls against it):
+ * without the `enum`, so unknown domains are answered as unavailable rather than refused. The
+ * enum is for the model; the lenient check lets one call name a known and an unknown domain
+ * and still get the known.
+ */
+export const REQUEST_TOOLS_INPUT_SCHEMA: JsonSchema = Object.freeze(inputSchema(undefined));
+
+// Compiled on the first check: importing this module (every executor does) loads no ajv.
+let validate: ReturnType<typeof compileValidator> | undefined;
 
 /**
  * Answer a `request_tools` call: check the arguments, make the domains visible in
@@ -81,7 +90,7 @@ export function answerRequestTools(
   visibility: DomainVisibility, args: unknown, callId: string, selected: readonly DomainTool[], offered: readonly DomainTool[],
 ): ToolExecutionResult {
   const fields = { tool: REQUEST_TOOLS_NAME, callId };
-  const problem = validate(args);
+  const problem = (validate ??= compileValidator(REQUEST_TOOLS_INPUT_SCHEMA, 'argument'))(args);
   if (problem !== undefined) return failedResult('INVALID_ARGUMENTS', `Invalid arguments for ${REQUEST_TOOLS_NAME}: ${problem}.`, fields);
   const input = args as RequestToolsInput;
   const answer = visibility.request(input.domains, selected, offered);

@@ -1,12 +1,15 @@
 /**
  * `run_subagent` and `input_subagent`: the tools through which a model delegates a subtask to
- * a child agent and drives it afterwards. Like `ask_user`, they exist as specs only: they are
- * never registered in a registry and never run in the executor. An agent given a `subagents`
- * option (`src/agents/subagents.ts`) offers them and answers their calls itself; the child's
- * own tool calls go through the executor as every other call does.
+ * a child agent and drives it afterwards. They are caller-side builtins (`caller-tools.ts`):
+ * registered on the `main` runner and run by the executor like every tool (decided, recorded,
+ * audited), and answered by the {@link SubagentDriver} the calling agent lends them
+ * (`CallerServices.subagents`: an agent given a `subagents` option, `src/agents/subagents.ts`).
+ * The child's own tool calls go through the executor as every other call does.
  *
- * The schemas depend on what the parent allows (the agent kinds and models a child may use),
- * so they are built per agent by {@link subagentSpecs}.
+ * The schemas the model is offered depend on what the parent allows (the agent kinds and
+ * models a child may use), so they are built per agent by {@link subagentSpecs}; the
+ * registered schemas ({@link subagentTools} with no choices) leave the enums out, and the
+ * driver checks the call against its own choices.
  *
  * @module
  */
@@ -20,6 +23,9 @@ import { compileValidator } from '../schema/validator.js';
 export const RUN_SUBAGENT = 'run_subagent';
 /** Name of the tool that polls a subagent or sends it a follow-up prompt. */
 export const INPUT_SUBAGENT = 'input_subagent';
+
+/** Message of a subagent's call to `run_subagent` or `input_subagent` (after the tool's name and "is"). */
+export const SUBAGENT_DEPTH_MESSAGE = 'not available to a subagent: subagents cannot start or drive subagents (depth is capped at 1). Do the work yourself with your other tools.';
 
 /** Longest foreground wait a call may ask for, in milliseconds (10 minutes). */
 export const MAX_SUBAGENT_YIELD_MS = 600_000;
@@ -58,9 +64,10 @@ const YIELD = { type: 'integer', minimum: 0, maximum: MAX_SUBAGENT_YIELD_MS } as
 
 /** The JSON Schema of {@link RunSubagentInput} for what `choices` allows. */
 function runSubagentSchema(choices: SubagentChoices): JsonSchema {
+  const agentIds = choices.agents.length ? { enum: [...choices.agents] } : { minLength: 1, maxLength: 200 };
   const properties: Record<string, unknown> = {
     prompt: { type: 'string', minLength: 1, maxLength: 100_000, description: 'The complete subtask: all the context the child needs (it does not see this conversation) and the exact final answer you expect.' },
-    agent_id: { type: 'string', enum: [...choices.agents], description: `The child's agent kind. Default: ${choices.agents[0]}.` },
+    agent_id: { type: 'string', ...agentIds, description: `The child's agent kind. Default: ${choices.agents[0] ?? "the parent's own"}.` },
     yield_time_ms: { ...YIELD, description: 'How long to wait for the child in the foreground, in milliseconds (0 to 600000); past it the child goes on in the background and you get its subagent_id.' },
   };
   if (choices.models.length) properties.model_id = { type: 'string', enum: [...choices.models], description: "The child's model. Default: the same model as yours." };
@@ -102,6 +109,55 @@ export function subagentTools(choices: SubagentChoices): [ExportableTool, Export
       inputSchema: INPUT_SUBAGENT_SCHEMA,
     },
   ];
+}
+
+/**
+ * The schemas both tools are registered with (what the executor checks every call against):
+ * those of {@link subagentTools} without the enums of one agent's choices (`agent_id` any
+ * name, `model_id` accepted), which the {@link SubagentDriver} checks.
+ */
+export function registeredSubagentSchemas(): [JsonSchema, JsonSchema] {
+  const [run, input] = subagentTools({ agents: [], models: [] });
+  const runSchema = run.inputSchema as { properties: Record<string, unknown> };
+  const properties = { ...runSchema.properties, model_id: { type: 'string', minLength: 1, maxLength: 200, description: "The child's model. Default: the same model as yours." } };
+  return [{ ...run.inputSchema, properties }, input.inputSchema];
+}
+
+/** The parent's call of `run_subagent` / `input_subagent`, as its driver sees it. */
+export interface SubagentCall {
+  /** The call id (it names the child's turn: `subagentTurnId`). */
+  callId: string;
+  /** The session of the parent's call (an agent's `<turn id>:<round>`), if the caller named one. */
+  session: string | undefined;
+  /** The parent's turn id, if the caller named one. */
+  turnId: string | undefined;
+  /** Aborts with the call (the parent's run aborted, the executor closing). */
+  signal: AbortSignal;
+}
+
+/** What a driver answers a call with: the text the model reads and the status as data (`result.structured`). */
+export interface SubagentReport {
+  text: string;
+  structured: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The children of one agent, as the subagent tools reach them through the call
+ * (`CallerServices.subagents`; `SubagentSessions` in `src/agents/subagents.ts` is the one
+ * implementation). Arguments reach it checked against the registered schemas, `null` fields
+ * dropped; it checks them against its own choices.
+ */
+export interface SubagentDriver {
+  /** 0 for a parent; 1 for a child, which cannot start or drive subagents (the visibility decider then denies both tools). */
+  readonly depth: 0 | 1;
+  /**
+   * Start a child on `input.prompt` and wait for it up to its window.
+   * @throws ToolExecutionError `INVALID_ARGUMENTS` (an agent or model it does not allow),
+   *   `OVERLOADED` (every kept child running), `ABORTED`, or `TOOL_ERROR` (the child failed).
+   */
+  run(input: RunSubagentInput, call: SubagentCall): Promise<SubagentReport>;
+  /** Poll a child or send it a follow-up prompt; throws as {@link SubagentDriver.run} does. */
+  input(input: InputSubagentInput, call: SubagentCall): Promise<SubagentReport>;
 }
 
 /** Both specs in the OpenAI function-calling shape (what agents send their model). */

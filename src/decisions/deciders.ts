@@ -2,7 +2,9 @@
  * The list of deciders, in the order the pipeline asks them. The one place the list is built:
  * adding a decider is one file implementing `Decider` and one line here.
  *
- * Order: the mode first (it fails closed and costs nothing), then protected paths (`.git`,
+ * Order: visibility first (a tool its caller cannot see, a lazy domain still hidden or a
+ * caller tool whose caller lent nothing, is refused before any rule is read about it), then
+ * the mode (it fails closed and costs nothing), then protected paths (`.git`,
  * `.toolgate` and the caller's list ask, or are denied in read-only modes), then the policy
  * files (their `deny` comes before any remembered answer: a deny beats a saved approval),
  * then remembered approvals (a request answered before), then the caller's policy hook, then the approval mode
@@ -22,6 +24,7 @@ import { PolicyHookDecider, type PolicyHook } from './policy-hook.decider.js';
 import { PolicyFilesDecider, type PolicyFilesOptions } from './policy-files.decider.js';
 import { ProtectedPathsDecider } from './protected-paths.decider.js';
 import { RememberedDecider } from './remembered.decider.js';
+import { VisibilityDecider } from './visibility.decider.js';
 
 /** What the deciders are configured with (the executor's options). */
 export interface DeciderOptions {
@@ -44,7 +47,7 @@ export interface DeciderOptions {
 
 /** Build the deciders, in order. */
 export function buildDeciders(options: DeciderOptions): Decider[] {
-  const deciders: Decider[] = [new ModeDecider(options.scopedWriteTools), new ProtectedPathsDecider(options.protectedPaths)];
+  const deciders: Decider[] = [new VisibilityDecider(options.scopedWriteTools), new ModeDecider(options.scopedWriteTools), new ProtectedPathsDecider(options.protectedPaths)];
   if (options.policyFiles !== undefined) deciders.push(new PolicyFilesDecider(options.policyFiles));
   deciders.push(new RememberedDecider(options.remembered));
   if (options.policyHook !== undefined) deciders.push(new PolicyHookDecider(options.policyHook, options.logger, options.policyTimeoutMs));

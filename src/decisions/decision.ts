@@ -10,6 +10,7 @@ import type { ToolErrorCode } from '../errors/errors.js';
 import type { AgentMode } from '../modes/modes.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ShellAnalysis } from '../policy/shell/types.js';
+import type { ToolClient } from '../types/tool.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 /**
@@ -113,6 +114,12 @@ export interface PreparedCall {
    * the same commands.
    */
   readonly commands: readonly ShellAnalysis[];
+  /**
+   * The caller's side of the call (the `client` execute option), if any: the visibility
+   * decider reads the session state a caller lends through its `services`
+   * (`src/builtin/caller-services.ts`). Deciders must not call its handlers.
+   */
+  readonly client?: ToolClient | undefined;
 }
 
 /**

@@ -35,6 +35,15 @@ export interface JournalRefusal {
 /** Error codes of a gate's refusal (`stage: 'gate'` in `ERROR_CODES`): a recorded call refused with one of them, unrun, ends `denied`. */
 const DENIALS = codesWhere((e) => e.stage === 'gate');
 
+/**
+ * Whether a decider's `deny` ended the call, whatever its code: the visibility decider refuses
+ * a caller tool its caller lent nothing with `UNKNOWN_TOOL`, a request-stage code, and that
+ * refusal is a denial too.
+ */
+function refusedByDecider(result: ToolExecutionResult): boolean {
+  return result.decisions?.some((decision) => decision.verdict === 'deny') ?? false;
+}
+
 /** Records calls in a durable ledger (docs/ledger.md). */
 export class CallJournal {
   /** The ledger's questions, for the decision pipeline. */
@@ -178,7 +187,7 @@ export class CallJournal {
     const entry = state.entry!;
     state.entry = undefined;
     if (closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
-    const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && DENIALS.has(result.errorCode!) ? 'denied' : 'failed';
+    const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && (DENIALS.has(result.errorCode!) || refusedByDecider(result)) ? 'denied' : 'failed';
     let fullOutput: string | undefined;
     if (result.fullOutput !== undefined && ledgerKeepsText(state.tool)) {
       try {

@@ -29,7 +29,7 @@ export interface LedgerQuestionOptions {
   turn?: string;
 }
 
-/** The version recorded for `ask_user` calls (it is a spec, never a registered tool). */
+/** The version recorded for `ask_user` questions (the version the caller tool `ask_user` is registered with). */
 const ASK_USER_VERSION = '1.0.0';
 
 /**

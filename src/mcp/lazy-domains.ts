@@ -1,25 +1,42 @@
 /**
  * Lazy visibility in `toolgate mcp` (`--lazy-domains`): one {@link McpLazyTools} per MCP
  * session. `tools/list` shows the core tools, the domains the client's model asked for, and
- * `request_tools`; a `request_tools` call is answered here (never by the executor) and, when it
- * made something visible, followed by `notifications/tools/list_changed` to that session; a
- * call of a hidden tool is a tool result (`isError`, `toolgate/errorCode: TOOL_HIDDEN`) naming
- * `request_tools` and the domain, never a protocol error.
+ * `request_tools`. Every call of the session carries the session's lazy visibility as its
+ * client's caller services ({@link McpLazyTools.client}), so the executor's visibility decider
+ * denies a call of a hidden tool `TOOL_HIDDEN` (a tool result with `isError` naming
+ * `request_tools` and the domain, never a protocol error). A `request_tools` call runs through
+ * the executor too (the caller tool of `src/builtin/caller-tools.ts`: decided, recorded,
+ * audited), answered at once, never as a task; when it made something visible, the server
+ * follows it with `notifications/tools/list_changed` to that session.
  *
  * @module
  */
-import { answerRequestTools, requestToolsSpec } from '../builtin/request-tools.js';
+import { CallerServices, withServices } from '../builtin/caller-services.js';
+import { registerCallerTools } from '../builtin/caller-tools.js';
+import { requestToolsSpec } from '../builtin/request-tools.js';
+import type { ExecuteOptions } from '../executor/executor.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
-import { DomainVisibility, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
+import { DomainVisibility, REQUEST_TOOLS_NAME, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import type { ToolClient } from '../types/tool.js';
 
 /** An MCP `CallToolResult` (as `toCallToolResult` makes it; only server.ts imports the SDK). */
 type CallToolResult = ReturnType<typeof toCallToolResult>;
+
+/** What the server runs calls on (a `ToolSystem` or a `ToolExecutor`). */
+interface CallTarget {
+  readonly registry: ToolRegistry;
+  execute(call: ToolCallRequest, options: ExecuteOptions): Promise<ToolExecutionResult>;
+}
 
 /** The lazy-visibility state and offer of one MCP session. */
 export class McpLazyTools {
   /** Which domains this session's model has made visible. */
   readonly visibility: DomainVisibility;
+  /** What the session lends its calls: the visibility, and what `request_tools` chooses from. */
+  private readonly services: CallerServices;
 
   /**
    * @param selected - every tool of the server's selection (`--tool`, `--tag`), whatever the mode.
@@ -27,6 +44,7 @@ export class McpLazyTools {
    */
   constructor(options: LazyDomainsOptions, private readonly selected: () => RegisteredTool[], private readonly offered: () => RegisteredTool[]) {
     this.visibility = new DomainVisibility(options);
+    this.services = new CallerServices({ visibility: this.visibility, domains: { selected, offered } });
   }
 
   /** The `request_tools` tool in the MCP shape, or `undefined` when the selection has no domain. */
@@ -41,20 +59,21 @@ export class McpLazyTools {
     return toMcpTool(requestToolsSpec(domains, hidden));
   }
 
-  /**
-   * Answer a `request_tools` call.
-   * @returns the tool result, and whether a domain became visible (then send `list_changed`).
-   */
-  answer(args: Record<string, unknown>, callId: string): { result: CallToolResult; changed: boolean } {
-    const before = this.visibility.visibleDomains.length;
-    const result = answerRequestTools(this.visibility, args, callId, this.selected(), this.offered());
-    return { result: toCallToolResult({ outputSchema: null }, result), changed: this.visibility.visibleDomains.length > before };
+  /** `client` carrying this session's lazy visibility: pass it as the `client` of every call of the session. */
+  client(client: ToolClient | undefined): ToolClient | undefined {
+    return withServices(client, this.services);
   }
 
-  /** The result of a direct call of `tool` while its domain is hidden (and the mode would run it), else `undefined`. */
-  hiddenCall(tool: RegisteredTool, callId: string): CallToolResult | undefined {
-    if (!this.offered().some((t) => t.name === tool.name)) return undefined;
-    const hidden = this.visibility.hiddenCall(tool, callId);
-    return hidden === undefined ? undefined : toCallToolResult(tool, hidden);
+  /**
+   * Run a `request_tools` call through `target` (registering the caller tools there first).
+   * @param options - the session's call options (mode, session, signal...); its `client` gets this session's services.
+   * @returns the tool result, and whether a domain became visible (then send `list_changed`).
+   * @throws PathTraversalError as `execute` does (never for this tool's arguments).
+   */
+  async answer(target: CallTarget, args: Record<string, unknown>, callId: string, options: ExecuteOptions): Promise<{ result: CallToolResult; changed: boolean }> {
+    registerCallerTools(target.registry);
+    const before = this.visibility.visibleDomains.length;
+    const result = await target.execute({ name: REQUEST_TOOLS_NAME, arguments: args, callId }, { ...options, client: this.client(options.client) });
+    return { result: toCallToolResult({ outputSchema: null }, result), changed: this.visibility.visibleDomains.length > before };
   }
 }

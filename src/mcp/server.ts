@@ -192,14 +192,15 @@ export function createMcpServer(options: McpServeOptions): Server {
     const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
     if (lazy !== undefined && name === REQUEST_TOOLS_NAME) {
-      const { result, changed } = lazy.answer(request.params.arguments ?? {}, `mcp_${String(extra.requestId)}`);
+      const session = `mcp_${extra.sessionId ?? connection}`;
+      const { result, changed } = await lazy.answer(system ?? executor, request.params.arguments ?? {}, `mcp_${String(extra.requestId)}`, {
+        mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, signal: extra.signal, workspaceRoot: options.workspaceRoot, turnId: session, session,
+      });
       // On the request's own stream (streamable HTTP), so the client gets it without a GET stream.
       if (changed) await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
       return result;
     }
     const tool = visible(name);
-    const hidden = tool === undefined ? undefined : lazy?.hiddenCall(tool, `mcp_${String(extra.requestId)}`);
-    if (hidden !== undefined) return hidden;
     if (tool === undefined) throw unknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = server.getClientCapabilities();
     const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
@@ -225,7 +226,7 @@ export function createMcpServer(options: McpServeOptions): Server {
           { name, arguments: args, callId: task.taskId },
           {
             mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, confirmationHandler: askOrWait(signal),
-            signal, workspaceRoot: options.workspaceRoot, session: TASK_SESSION,
+            signal, workspaceRoot: options.workspaceRoot, session: TASK_SESSION, client: lazy?.client(undefined),
           },
         ),
         () => {
@@ -269,7 +270,7 @@ export function createMcpServer(options: McpServeOptions): Server {
           // (its connection over stdio).
           turnId: `mcp_${extra.sessionId ?? connection}`,
           // ctx.progress / ctx.log / ctx.elicit / ctx.sample reach this client.
-          client: callClient(server, extra, request.params._meta?.progressToken, logLevel),
+          client: lazy === undefined ? callClient(server, extra, request.params._meta?.progressToken, logLevel) : lazy.client(callClient(server, extra, request.params._meta?.progressToken, logLevel)),
           // Request ids start again on every connection: they name a call within one only
           // (the ledger's idempotency key is call id and session).
           session: `mcp_${extra.sessionId ?? connection}`,

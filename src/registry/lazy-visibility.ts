@@ -145,10 +145,18 @@ export class DomainVisibility {
    * runs is left to the mode decider's denial).
    */
   hiddenCall(tool: DomainTool, callId: string): ToolExecutionResult | undefined {
+    const message = this.hiddenMessage(tool);
+    return message === undefined ? undefined : failedResult('TOOL_HIDDEN', message, { tool: tool.name, callId, stopReason: 'not_run' });
+  }
+
+  /**
+   * Why a call of `tool` is refused while it is hidden, naming `request_tools` and the domain
+   * (what the visibility decider's `TOOL_HIDDEN` says); `undefined` when the tool is shown.
+   */
+  hiddenMessage(tool: DomainTool): string | undefined {
     const domain = this.domainOf(tool);
     if (domain === undefined || this.shown.has(domain)) return undefined;
-    const message = `${tool.name} is not visible yet: it belongs to the domain ${JSON.stringify(domain)}. `
+    return `${tool.name} is not visible yet: it belongs to the domain ${JSON.stringify(domain)}. `
       + `Call ${REQUEST_TOOLS_NAME} with {"domains": [${JSON.stringify(domain)}], "reason": "..."} first; the tool was not run.`;
-    return failedResult('TOOL_HIDDEN', message, { tool: tool.name, callId, stopReason: 'not_run' });
   }
 }

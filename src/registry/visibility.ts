@@ -11,6 +11,14 @@
  *   class (`forModel`)? A text-only model is not offered `read_image`, a vision model not
  *   `describe_image`; tools without `forModel` are offered to every model. Not authorization
  *   either: a call is not refused for it.
+ * - **caller tools** ({@link isCallerTool}): toolgate's caller-side builtins (`ask_user`,
+ *   `request_tools`, `run_subagent`, `input_subagent`) are registered like every tool, but no
+ *   selection holds them: the caller (an agent, the MCP server) offers each with a spec of its
+ *   own when it lends what the tool needs, and the visibility decider denies a call to one it
+ *   did not lend (`src/decisions/visibility.decider.ts`).
+ *
+ * Which calls are refused for visibility (lazy domains: `TOOL_HIDDEN`; caller tools not lent:
+ * `UNKNOWN_TOOL`) is the visibility decider's; this module only says what is offered.
  *
  * @module
  */
@@ -34,8 +42,17 @@ function isEmpty(list: ReadonlySet<string> | readonly string[] | undefined): boo
   return list === undefined || (Array.isArray(list) ? list.length === 0 : (list as ReadonlySet<string>).size === 0);
 }
 
-/** Is `tool` inside the selection (an empty or absent list selects everything)? */
-export function isSelected(tool: Pick<RegisteredTool, 'name' | 'tags'>, filter: ToolSelectionFilter): boolean {
+/** The `source` of the caller tools' registrations (`src/builtin/caller-tools.ts`). */
+export const CALLER_TOOL_SOURCE = 'toolgate:caller-tool';
+
+/** Is `tool` one of toolgate's caller-side builtins (offered by its caller, never by a selection)? */
+export function isCallerTool(tool: { readonly source?: string }): boolean {
+  return tool.source === CALLER_TOOL_SOURCE;
+}
+
+/** Is `tool` inside the selection (an empty or absent list selects everything)? A caller tool never is. */
+export function isSelected(tool: Pick<RegisteredTool, 'name' | 'tags'> & { readonly source?: string }, filter: ToolSelectionFilter): boolean {
+  if (isCallerTool(tool)) return false;
   if (!isEmpty(filter.names) && !has(filter.names!, tool.name)) return false;
   if (!isEmpty(filter.tags) && !tool.tags.some((t) => has(filter.tags!, t))) return false;
   return true;

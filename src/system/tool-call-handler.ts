@@ -7,28 +7,36 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { ASK_USER_TOOL, checkAskUserArguments, type AskUserInput } from '../builtin/ask-user.js';
+import type { QuestionHandler } from '../builtin/ask-user.js';
+import { CallerServices, servicesOf, withServices, type LazyDomainsScope } from '../builtin/caller-services.js';
+import { CALLER_TOOL_NAMES, registerCallerTools } from '../builtin/caller-tools.js';
+import type { SubagentDriver } from '../builtin/subagent.js';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import type { ExecuteOptions, ToolExecutor } from '../executor/executor.js';
-import { parseArguments } from '../executor/arguments.js';
 import { oneAtATime, runBatch } from '../executor/batch.js';
-import { completedResult, failedResult, withNote } from '../closeout/results.js';
+import { failedResult, withNote } from '../closeout/results.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { Logger } from '../logging/logger.js';
 import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import { anthropicToolUses, toAnthropicToolResults, type AnthropicMessage } from '../formats/anthropic.js';
 import type { PendingToolCall } from '../formats/common.js';
-import { REQUEST_TOOLS_NAME, type DomainVisibility } from '../registry/lazy-visibility.js';
+import type { DomainVisibility } from '../registry/lazy-visibility.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import { openAIToolCalls, toOpenAIToolMessages, type OpenAIAssistantMessage, type OpenAIChatMessage } from '../formats/openai.js';
+
+export type { QuestionHandler, UserQuestion } from '../builtin/ask-user.js';
+export { ASK_USER_UNAVAILABLE } from '../builtin/ask-user.js';
 
 /** Per-call options of a {@link ToolCallTarget}: the executor's, plus the agent whose version pins apply. */
 export interface AgentCallOptions extends ExecuteOptions {
   /** Agent name: its version pins (see `ToolVersionManager.pin`) select the versions that run. */
   agent?: string;
   /**
-   * Lazy visibility of this session: a call of a tool its domain still hides is answered
-   * `TOOL_HIDDEN` without running (see `src/registry/lazy-visibility.ts`). Default: none (every tool visible).
+   * Lazy visibility of this session: the visibility decider denies a call of a tool its domain
+   * still hides `TOOL_HIDDEN` without running it (see `src/registry/lazy-visibility.ts`). It
+   * travels with the call as the client's `services` (`src/builtin/caller-services.ts`).
+   * Default: none (every tool visible).
    */
   visibility?: DomainVisibility;
 }
@@ -42,38 +50,35 @@ export interface ToolCallTarget {
   execute(call: ToolCallRequest, options: AgentCallOptions): Promise<ToolExecutionResult>;
   /** Does this call change anything (so it must run alone and in order)? Unknown tools: false. */
   writes(call: ToolCallRequest, options: AgentCallOptions): boolean;
-}
-
-/** A question the model put through `ask_user`, with the id of its call. */
-export interface UserQuestion extends AskUserInput {
-  /** Call id of the `ask_user` call. */
-  callId: string;
+  /**
+   * The registry the target's calls resolve in: the handler registers the caller tools there
+   * (`ask_user`, `request_tools`, `run_subagent`, `input_subagent`; `src/builtin/caller-tools.ts`)
+   * before a turn runs. Without one, calls of them are unknown unless the caller registered them.
+   */
+  readonly registry?: ToolRegistry;
 }
 
 /**
- * Answers an `ask_user` question: the user's answer as text, or the chosen choices (an array
- * for `multi`). A handler that throws makes the call a `TOOL_ERROR` result.
+ * Options of {@link ToolCallHandler.handle}. What the caller lends the caller tools
+ * (`questionHandler`, `visibility` with `lazyDomains`, `subagents`) goes with every call of the
+ * turn as the client's `services` (`src/builtin/caller-services.ts`): the calls of those tools
+ * run through the target's executor like every call (decided, recorded, audited), and the
+ * visibility decider denies the ones whose service was not lent.
  */
-export type QuestionHandler = (question: UserQuestion, signal: AbortSignal | undefined) => string | string[] | Promise<string | string[]>;
-
-/** Options of {@link ToolCallHandler.handle}. */
 export interface HandleOptions extends AgentCallOptions {
   /**
-   * Answers `ask_user` calls. Without one, an `ask_user` call is answered with an error saying
-   * that the tool is unavailable (it is never run as a tool).
+   * Answers `ask_user` calls (asked one at a time, with the confirmation handler's questions).
+   * Without one, an `ask_user` call is denied `UNKNOWN_TOOL`, saying that the tool is
+   * unavailable. Default: none.
    */
   questionHandler?: QuestionHandler;
   /**
-   * Calls the caller answers itself, by tool name (an agent's `run_subagent`): never run as
-   * tools, never seen by the executor. Default: none.
+   * With `visibility`: what `request_tools` chooses from (the caller's selection, and what its
+   * mode runs). Without it, a `request_tools` call is denied as unavailable. Default: none.
    */
-  builtins?: Readonly<Record<string, BuiltinCallHandler>>;
-  /**
-   * Answers `request_tools` calls (lazy visibility; an agent passes one). It runs alone, after
-   * every earlier call of the turn and before every later one. Without one, such a call goes to
-   * the target like any other name (and is unknown there). Default: none.
-   */
-  requestTools?: (call: PendingToolCall) => ToolExecutionResult;
+  lazyDomains?: LazyDomainsScope;
+  /** The caller's children, answering `run_subagent` / `input_subagent`. Without them, those calls are denied as unavailable. Default: none. */
+  subagents?: SubagentDriver;
   /** Calls of this turn that run at most (overrides the handler's `maxCallsPerTurn`). Default: the handler's. */
   maxCalls?: number;
   /** Called when a call starts (before any confirmation question). */
@@ -91,19 +96,11 @@ export interface HandleOptions extends AgentCallOptions {
  */
 export interface CallRetryPolicy {
   /**
-   * Called with each result of a tool call (never `ask_user`, `request_tools` or a builtin such as `run_subagent`), after `attempt` tries (1 for
+   * Called with each result of a tool call (never of a caller tool: `ask_user`, `request_tools`, `run_subagent`, `input_subagent`), after `attempt` tries (1 for
    * the first). Resolves, after any wait, `{ again: true }` to make the call again, or
    * `{ again: false }` to keep the result, with a `note` appended to its output for the model.
    */
   decide(call: PendingToolCall, result: ToolExecutionResult, attempt: number, signal: AbortSignal | undefined): Promise<{ again: true } | { again: false; note?: string }>;
-}
-
-/** Answers one call the caller handles itself ({@link HandleOptions.builtins}). */
-export interface BuiltinCallHandler {
-  /** Answer the call; a throw becomes a `TOOL_ERROR` result. `options` are the turn's (signal, session, turn id). */
-  run(call: PendingToolCall, options: HandleOptions): Promise<ToolExecutionResult>;
-  /** Whether the call waits for every earlier call and runs alone, as a write does. Default false: beside reads. */
-  runsAlone?: boolean;
 }
 
 /** Options of a {@link ToolCallHandler}. */
@@ -123,16 +120,13 @@ export interface ToolCallHandlerOptions {
 /** Default of {@link ToolCallHandlerOptions.maxCallsPerTurn}: calls of one model turn that run. */
 export const MAX_CALLS_PER_TURN = 64;
 
-/** Message of an `ask_user` call when nobody can be asked. */
-export const ASK_USER_UNAVAILABLE =
-  'ask_user is unavailable: nobody can be asked during this run. Decide with what you have, and say in your final answer what you would need from the user.';
-
 /**
  * Runs the tool calls of one model turn and turns the results into conversation messages.
  *
  * Read-only calls run concurrently (at most `concurrency` at once); a call
- * that writes, and an `ask_user` question, waits for every earlier call and runs alone, so
- * writes happen in the order the model gave. Results come back in the order of the calls.
+ * that writes, and a call of a caller tool (an `ask_user` question, `request_tools`, a
+ * subagent), waits for every earlier call and runs alone, so writes happen in the order the
+ * model gave. Results come back in the order of the calls.
  * Confirmation and question handlers are asked one at a time (they reach one person).
  *
  * A call that tries to leave the workspace is answered with a `PATH_TRAVERSAL` error, logged,
@@ -156,14 +150,17 @@ export class ToolCallHandler {
    * call's id. Never throws for a call.
    */
   async handle(calls: readonly PendingToolCall[], options: HandleOptions = {}): Promise<ToolExecutionResult[]> {
-    const { questionHandler, onCall, onResult, requestTools, maxCalls = this.maxCalls, agent: _agent, builtins, ...rest } = options;
-    const builtinOf = (name: unknown) => (builtins !== undefined && typeof name === 'string' && Object.hasOwn(builtins, name) ? builtins[name] : undefined);
+    const { questionHandler, onCall, onResult, maxCalls = this.maxCalls, agent: _agent, visibility, lazyDomains, subagents, retry: _retry, ...rest } = options;
+    if (this.target.registry !== undefined) registerCallerTools(this.target.registry);
     // One person answers both kinds of question: ask one at a time.
     const ask = oneAtATime();
     const confirmationHandler: ConfirmationHandler | null | undefined = typeof rest.confirmationHandler === 'function'
       ? ((handler) => (request) => ask(() => handler(request)))(rest.confirmationHandler)
       : rest.confirmationHandler;
-    const callOptions: AgentCallOptions = { ...rest, confirmationHandler, agent: options.agent };
+    const askUser: QuestionHandler | undefined = questionHandler === undefined ? undefined : (question, signal) => ask(() => questionHandler(question, signal));
+    const lent = askUser === undefined && visibility === undefined && subagents === undefined ? undefined
+      : (servicesOf(rest.client) ?? new CallerServices({})).with({ askUser, visibility, domains: lazyDomains, subagents, session: rest.session, turnId: rest.turnId });
+    const callOptions: AgentCallOptions = { ...rest, confirmationHandler, agent: options.agent, client: withServices(rest.client, lent) };
     const run = async (i: number): Promise<ToolExecutionResult> => {
       const call = calls[i]!;
       let result: ToolExecutionResult;
@@ -172,13 +169,9 @@ export class ToolCallHandler {
       } else {
         onCall?.(call);
         try {
-          const builtin = builtinOf(call.name);
-          // Only the target's tools are retried: a builtin's, request_tools' or ask_user's
-          // answer is for the model (and the target does not know their names).
-          const own = builtin !== undefined || (call.name === REQUEST_TOOLS_NAME && requestTools !== undefined) || call.name === ASK_USER_TOOL.name;
-          result = builtin !== undefined ? await builtin.run(call, options) : call.name === REQUEST_TOOLS_NAME && requestTools !== undefined ? requestTools(call) : call.name === ASK_USER_TOOL.name
-            ? await this.askUser(call, questionHandler === undefined ? undefined : (q, s) => ask(() => questionHandler(q, s)), options.signal)
-            : await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+          result = await this.target.execute({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+          // A caller tool's answer is for the model (a question, a child's report): never retried.
+          const own = CALLER_TOOL_NAMES.has(call.name);
           for (let attempt = 1; options.retry !== undefined && !own; attempt++) {
             const verdict = await options.retry.decide(call, result, attempt, options.signal);
             if (!verdict.again) {
@@ -203,9 +196,7 @@ export class ToolCallHandler {
       concurrency: this.concurrency,
       runsAlone: (i) => {
         const call = calls[i]!;
-        const builtin = builtinOf(call.name);
-        if (builtin !== undefined) return builtin.runsAlone === true;
-        return call.name === ASK_USER_TOOL.name || (call.name === REQUEST_TOOLS_NAME && requestTools !== undefined) || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
+        return CALLER_TOOL_NAMES.has(call.name) || this.target.writes({ name: call.name, arguments: call.arguments, callId: call.id }, callOptions);
       },
       run,
       describe: (i) => ({ tool: clip(String(calls[i]!.name), 200), callId: calls[i]!.id }),
@@ -217,30 +208,6 @@ export class ToolCallHandler {
       onResult: (i, result) => onResult?.(calls[i]!, result),
     });
     return results;
-  }
-
-  /** Answer an `ask_user` call through the question handler, or say it is unavailable. */
-  private async askUser(call: PendingToolCall, handler: QuestionHandler | undefined, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
-    if (handler === undefined) return notRun(call, 'UNKNOWN_TOOL', ASK_USER_UNAVAILABLE);
-    const parsed = parseArguments(call.arguments);
-    if (!parsed.ok) return notRun(call, 'INVALID_ARGUMENTS', `Invalid arguments for ask_user: ${parsed.message}.`);
-    const problem = checkAskUserArguments(parsed.value);
-    if (problem !== undefined) return notRun(call, 'INVALID_ARGUMENTS', `Invalid arguments for ask_user: ${problem}.`);
-    const input = parsed.value as unknown as AskUserInput;
-    const question: UserQuestion = { callId: call.id, question: input.question };
-    if (Array.isArray(input.choices)) question.choices = input.choices;
-    if (input.multi === true) question.multi = true;
-    const started = Date.now();
-    try {
-      const answer = await untilAborted(Promise.resolve(handler(question, signal)), signal);
-      if (answer === ABORTED) return notRun(call, 'ABORTED', 'ask_user was aborted before the user answered.', 'interrupted');
-      const text = Array.isArray(answer) ? answer.map(String).join('\n') : String(answer ?? '');
-      const result = completedResult(text.trim() === '' ? '(the user gave an empty answer)' : text, { tool: ASK_USER_TOOL.name, callId: call.id });
-      result.durationMs = Date.now() - started;
-      return result;
-    } catch (error) {
-      return notRun(call, 'TOOL_ERROR', `ask_user failed: the question could not be put to the user (${clip((error as Error)?.message ?? String(error), 500)}).`, 'error');
-    }
   }
 
   /**
@@ -280,32 +247,11 @@ export function executorTarget(executor: ToolExecutor): ToolCallTarget {
   return {
     execute: (call, options) => executor.execute(call, options),
     writes: (call) => executor.writes(call),
+    registry: executor.registry,
   };
 }
 
-/** A result for a call that did not run (or an `ask_user` failure). */
+/** A result for a call that did not run. */
 function notRun(call: PendingToolCall, code: ToolErrorCode, message: string, stopReason: StopReason = 'not_run'): ToolExecutionResult {
   return failedResult(code, message, { tool: clip(String(call.name), 200), callId: call.id, stopReason });
-}
-
-const ABORTED = Symbol('aborted');
-
-/** `promise`, or {@link ABORTED} as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -23,9 +23,10 @@ import { type OpenAITool } from '../formats/openai.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import { failedResult } from '../closeout/results.js';
-import { isOfferedInMode, isOfferedToModel, isSelected } from '../registry/visibility.js';
+import { isCallerTool, isOfferedInMode, isOfferedToModel, isSelected } from '../registry/visibility.js';
 import type { ModelClass } from '../types/model-class.js';
 import type { DomainVisibility } from '../registry/lazy-visibility.js';
+import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
@@ -264,18 +265,19 @@ export class ToolSystem implements ToolCallTarget {
   /**
    * Run one call in the system's workspace and mode (unless the options say otherwise), with
    * the agent's version pin. A call to a tool outside the `tags` selection is answered
-   * `UNKNOWN_TOOL`; a deprecated version's output ends with a note naming the deprecation.
+   * `UNKNOWN_TOOL` before its arguments are read (the tool does not exist for the caller); a
+   * call the lazy `visibility` hides is denied `TOOL_HIDDEN` by the visibility decider; a
+   * deprecated version's output ends with a note naming the deprecation.
    * @throws PathTraversalError when a path argument leaves the workspace.
    */
   async execute(call: ToolCallRequest, options: AgentCallOptions = {}): Promise<ToolExecutionResult> {
     const { agent, visibility, ...rest } = options;
     const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
     let request = call;
+    if (visibility !== undefined) rest.client = withVisibility(rest.client, visibility);
     if (name !== undefined) {
       const tool = this.registry.get(name);
-      if (tool !== undefined && !this.selected(tool)) return this.notSelected(call, name);
-      const hidden = this.hiddenCall(tool, call, rest, visibility);
-      if (hidden !== undefined) return hidden;
+      if (tool !== undefined && !isCallerTool(tool) && !this.selected(tool)) return this.notSelected(call, name);
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
     }
@@ -283,16 +285,6 @@ export class ToolSystem implements ToolCallTarget {
     const deprecated = result.version === undefined ? undefined : this.versions.deprecation(result.tool, result.version);
     if (deprecated !== undefined) result.output += `\n[note: ${result.tool} ${result.version} is deprecated: ${deprecated}]`;
     return result;
-  }
-
-  /**
-   * The answer to a call of a tool that lazy visibility hides (`TOOL_HIDDEN`), else
-   * `undefined`. Only where the mode would run the tool: else the mode decider denies it.
-   */
-  private hiddenCall(tool: RegisteredTool | undefined, call: ToolCallRequest, options: Omit<AgentCallOptions, 'agent' | 'visibility'>, visibility: AgentCallOptions['visibility']): ToolExecutionResult | undefined {
-    if (tool === undefined || visibility === undefined) return undefined;
-    if (!isOfferedInMode(tool, resolveMode(options.mode ?? this.defaultMode), options.scopedWriteDirs, this.executor.scopedWriteTools)) return undefined;
-    return visibility.hiddenCall(tool, typeof call.callId === 'string' ? call.callId : '');
   }
 
   /**
@@ -305,11 +297,10 @@ export class ToolSystem implements ToolCallTarget {
     const { agent, visibility, ...rest } = options;
     const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
     let request = call;
+    if (visibility !== undefined) rest.client = withVisibility(rest.client, visibility);
     if (name !== undefined) {
       const tool = this.registry.get(name);
-      if (tool !== undefined && !this.selected(tool)) return { verdict: 'deny', code: 'UNKNOWN_TOOL', reason: this.notSelected(call, name).output };
-      const hidden = this.hiddenCall(tool, call, rest, visibility);
-      if (hidden !== undefined) return { verdict: 'deny', code: 'TOOL_HIDDEN', reason: hidden.output };
+      if (tool !== undefined && !isCallerTool(tool) && !this.selected(tool)) return { verdict: 'deny', code: 'UNKNOWN_TOOL', reason: this.notSelected(call, name).output };
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
     }
@@ -327,4 +318,9 @@ export class ToolSystem implements ToolCallTarget {
     const message = `Unknown tool ${JSON.stringify(clip(name, 100))}. Available tools: ${names.join(', ') || '(none)'}.`;
     return failedResult('UNKNOWN_TOOL', message, { tool: clip(name, 200), callId: typeof call.callId === 'string' ? call.callId : '' });
   }
+}
+
+/** `client` carrying `visibility` in its caller services (what the visibility decider reads). */
+function withVisibility(client: AgentCallOptions['client'], visibility: DomainVisibility): AgentCallOptions['client'] {
+  return withServices(client, (servicesOf(client) ?? new CallerServices({})).with({ visibility }));
 }

@@ -120,6 +120,13 @@ export interface ToolContext {
    *   MCP client with the sampling capability, no SDK handler).
    */
   sample(request: SampleRequest): Promise<SampleAnswer>;
+  /**
+   * The caller's side of the call as given (the `client` execute option): on the `main`
+   * runner the caller's own object, in worker threads and child processes a relay of its
+   * handlers only. Tools use `progress`, `log`, `elicit` and `sample` above; toolgate's
+   * caller-side builtins read its `services`. `undefined` when the caller gave none.
+   */
+  readonly client?: ToolClient | undefined;
 }
 
 /** Characters of JSON a `ctx.log` message keeps (longer data is cut, with a marker). */
@@ -178,6 +185,14 @@ export interface ToolClient {
   elicit?(message: string, requestedSchema: JsonSchema, signal: AbortSignal): Promise<ElicitAnswer>;
   /** Answer a `ctx.sample`; `signal` aborts when the call ends. */
   sample?(request: SampleRequest, signal: AbortSignal): Promise<SampleAnswer>;
+  /**
+   * Session state the caller lends toolgate's caller-side builtins (`ask_user`,
+   * `request_tools`, `run_subagent`, `input_subagent`) and the visibility decider for this call:
+   * an agent's question handler, its lazy visibility, its subagents. Made and read only by
+   * `src/builtin/caller-services.ts` (a `CallerServices`; anything else is ignored); opaque to
+   * every other tool, and not relayed to worker threads or child processes. Default none.
+   */
+  readonly services?: object;
 }
 
 /** Images attached to one call at most. */

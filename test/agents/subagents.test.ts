@@ -323,7 +323,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     const unknown = byCall(run.results, 'unknown');
     assert.equal(unknown.success, false);
     assert.equal(unknown.errorCode, 'INVALID_ARGUMENTS');
-    assert.equal(unknown.output, 'Error: No subagent "sa-42": no subagent was started. Use an id that run_subagent returned.');
+    assert.equal(unknown.output, 'Error: input_subagent failed: No subagent "sa-42": no subagent was started. Use an id that run_subagent returned.');
     assert.equal(byCall(run.results, 'bad_agent').errorCode, 'INVALID_ARGUMENTS');
     assert.match(byCall(run.results, 'bad_agent').output, /agent_id/);
     assert.match(byCall(run.results, 'no_prompt').output, /prompt/);
@@ -351,7 +351,12 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
   });
 
   it('applies the approval mode a person set for the parent\'s run (ledger session mode) to the child\'s calls', async () => {
-    const child = new ScriptedModel([say(null, [['cw', 'write_file', { filepath: 'denied.txt', content: 'no' }]]), say('the write was denied')]);
+    // The person switches the parent's run to deny-all while the child runs (set before,
+    // it would deny the parent's run_subagent call itself: see the next test).
+    const child = new ScriptedModel([(request) => {
+      setSessionApprovalMode(ledger, 'supervised-parent-turn', 'deny-all', 'test');
+      return say(null, [['cw', 'write_file', { filepath: 'denied.txt', content: 'no' }]])(request);
+    }, say('the write was denied')]);
     const parent = new ScriptedModel([say(null, [['pr', RUN_SUBAGENT, { prompt: 'Write denied.txt.', model_id: 'c' }]]), say('done')]);
     const asked: ConfirmationRequest[] = [];
     const agent = new GeneralAgent({
@@ -362,7 +367,6 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
       },
       subagents: { models: { c: child } },
     });
-    setSessionApprovalMode(ledger, 'supervised-parent-turn', 'deny-all', 'test');
     try {
       const run = await agent.run('Delegate a write.', { turnId: 'supervised-parent-turn' });
       assert.equal(run.stopReason, 'final');
@@ -376,8 +380,32 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     }
   });
 
+  it('denies the parent\'s run_subagent call itself when the run is set to deny-all before it: decided and recorded like every call, no child starts', async () => {
+    const child = new ScriptedModel([]);
+    const parent = new ScriptedModel([say(null, [['stopped', RUN_SUBAGENT, { prompt: 'Write anything.', model_id: 'c' }]]), say('I was stopped')]);
+    const agent = new GeneralAgent({ tools, model: parent, subagents: { models: { c: child } } });
+    setSessionApprovalMode(ledger, 'stopped-parent-turn', 'deny-all', 'test');
+    try {
+      const run = await agent.run('Delegate.', { turnId: 'stopped-parent-turn' });
+      assert.equal(run.stopReason, 'final');
+      const denied = byCall(run.results, 'stopped');
+      assert.deepEqual([denied.success, denied.errorCode], [false, 'CONFIRMATION_DENIED'], denied.output);
+      assert.match(denied.output, /deny-all/);
+      assert.equal(child.requests.length, 0, 'no child ran');
+      assert.deepEqual(agent.subagents!.list(), []);
+      const [call] = ledger.list({ turn: 'stopped-parent-turn' });
+      assert.deepEqual([call?.callId, call?.tool, call?.state], ['stopped', RUN_SUBAGENT, 'denied']);
+    } finally {
+      setSessionApprovalMode(ledger, 'stopped-parent-turn', undefined, 'test');
+    }
+  });
+
   it('applies the parent\'s session approval mode to the child when the parent\'s turn id holds a "/" (agent team/general)', async () => {
-    const child = new ScriptedModel([say(null, [['cw2', 'write_file', { filepath: 'denied-slash.txt', content: 'no' }]]), say('the write was denied')]);
+    const turnId = 'team/general:run-1';
+    const child = new ScriptedModel([(request) => {
+      setSessionApprovalMode(ledger, turnId, 'deny-all', 'test');
+      return say(null, [['cw2', 'write_file', { filepath: 'denied-slash.txt', content: 'no' }]])(request);
+    }, say('the write was denied')]);
     const parent = new ScriptedModel([say(null, [['pr/2', RUN_SUBAGENT, { prompt: 'Write denied-slash.txt.', model_id: 'c' }]]), say('done')]);
     const asked: ConfirmationRequest[] = [];
     const agent = new GeneralAgent({
@@ -388,8 +416,6 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
       },
       subagents: { models: { c: child } },
     });
-    const turnId = 'team/general:run-1';
-    setSessionApprovalMode(ledger, turnId, 'deny-all', 'test');
     try {
       const run = await agent.run('Delegate a write.', { turnId });
       assert.equal(run.stopReason, 'final');
@@ -419,7 +445,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     const run = await agent.run('Delegate.');
     assert.equal(run.stopReason, 'final');
     const failed = byCall(run.results, 'fail');
-    assert.deepEqual([failed.success, failed.errorCode, failed.output], [false, 'TOOL_ERROR', 'Error: Subagent sa-1 (general) failed: endpoint down']);
+    assert.deepEqual([failed.success, failed.errorCode, failed.output], [false, 'TOOL_ERROR', 'Error: run_subagent failed: Subagent sa-1 (general) failed: endpoint down']);
     const again = byCall(run.results, 'again');
     assert.equal(again.errorCode, 'INVALID_ARGUMENTS');
     assert.match(again.output, /Subagent sa-1 failed; it takes no follow-up prompt\. Start a new one with run_subagent\./);

@@ -1,6 +1,7 @@
 /**
- * ask_user: a spec only. Valid JSON Schema, exported in every format with the same
- * arguments, never in a registry, and its arguments checked for agents that answer it.
+ * ask_user: valid JSON Schema, exported in every format with the same arguments, not a tool of
+ * the builtin folder (a caller registers it: test/builtin/caller-tools.test.ts), and its
+ * arguments checked.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,7 +40,7 @@ describe('ask_user', () => {
     assert.match(checkAskUserArguments({ question: 'Which?', extra: 1 }) ?? '', /extra/);
   });
 
-  test('it is never registered, so the executor cannot run it', async () => {
+  test('it is not a tool of the builtin folder: an executor nobody registered it in does not know it', async () => {
     const { registry } = await loadBuiltinTools();
     assert.equal(registry.get('ask_user'), undefined);
     const executor = new ToolExecutor(registry);

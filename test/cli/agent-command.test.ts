@@ -161,4 +161,48 @@ describe('toolgate agent on a terminal', () => {
       assert.deepEqual(fixture.requests[2]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_q', content: 'blue' });
     });
   });
+
+  it('an ask_user call runs through the executor: toolgate trace lists it with its decision, and a policy deny reaches the model', async () => {
+    const ask = (id: string) => turn(null, [{ id, name: 'ask_user', arguments: '{"question":"Which color?","choices":["red","blue"]}' }]);
+    const terminal = () => {
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let err = '';
+      stderr.on('data', (d) => {
+        err += d;
+        if (String(d).includes('Answer (a number, or text)')) stdin.write('1\n');
+      });
+      return { io: { stdin, stdout, stderr }, err: () => err };
+    };
+    await withFixture([ask('call_ask'), turn('You chose red.')], async (fixture) => {
+      const { io, err } = terminal();
+      const code = await runCli(['agent', 'Ask me', '--workspace', t.ws, '--approve', 'read-only', '--base-url', fixture.baseUrl, '--model', 'm'], io);
+      assert.equal(code, 0, err());
+      assert.deepEqual(fixture.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_ask', content: 'red' });
+    });
+    const traced = await cliInProcess(['trace', '--workspace', t.ws]);
+    assert.equal(traced.code, 0, traced.stderr);
+    assert.match(traced.stdout, /call_ask {2}ask_user@1\.0\.0 {2}done {2}wait \d+ ms, run \d+ ms {2}ok .*approval:allow:read-only/);
+
+    // A workspace policy that denies ask_user: the person is never asked, the model is told why.
+    fs.mkdirSync(path.join(t.ws, '.toolgate'), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, '.toolgate', 'policy.toml'), '[[rules]]\ntool = "ask_user"\naction = "deny"\nreason = "decide without asking"\n');
+    try {
+      await withFixture([ask('call_ask_denied'), turn('I decided myself.')], async (fixture) => {
+        const { io, err } = terminal();
+        const code = await runCli(['agent', 'Ask me again', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], io);
+        assert.equal(code, 0, err());
+        assert.doesNotMatch(err(), /The agent asks/);
+        const answer = fixture.requests[1]!.messages.at(-1) as { tool_call_id: string; content: string };
+        assert.equal(answer.tool_call_id, 'call_ask_denied');
+        assert.match(answer.content, /^Error: .*decide without asking/);
+      });
+      const json = JSON.parse((await cliInProcess(['trace', '--workspace', t.ws, '--call', 'call_ask_denied', '--json'])).stdout) as Array<{ tool: string; state: string; status: string; decisions: string[] }>;
+      assert.deepEqual(json.map((c) => [c.tool, c.state, c.status]), [['ask_user', 'denied', 'POLICY_DENIED']]);
+      assert.match(json[0]!.decisions.join(' '), /^policy:deny:/);
+    } finally {
+      fs.rmSync(path.join(t.ws, '.toolgate', 'policy.toml'), { force: true });
+    }
+  });
 });

@@ -241,10 +241,10 @@ describe('decision pipeline', () => {
     assert.match(decided.final.reason, /one and two confine them, have nothing in common/);
   });
 
-  test('the deciders are built in order: mode, protected paths, remembered approvals, policy hook (only when given), approval mode', () => {
+  test('the deciders are built in order: visibility, mode, protected paths, remembered approvals, policy hook (only when given), approval mode', () => {
     const remembered = new RememberedApprovals(undefined);
-    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: undefined, policyTimeoutMs: 1, protectedPaths: [], remembered, policyFiles: undefined, logger }).map((d) => d.name), ['mode', 'protected-paths', 'remembered', 'approval']);
-    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1, protectedPaths: [], remembered, policyFiles: undefined, logger }).map((d) => d.name), ['mode', 'protected-paths', 'remembered', 'policy-hook', 'approval']);
+    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: undefined, policyTimeoutMs: 1, protectedPaths: [], remembered, policyFiles: undefined, logger }).map((d) => d.name), ['visibility', 'mode', 'protected-paths', 'remembered', 'approval']);
+    assert.deepEqual(buildDeciders({ scopedWriteTools: undefined, policyHook: () => undefined, policyTimeoutMs: 1, protectedPaths: [], remembered, policyFiles: undefined, logger }).map((d) => d.name), ['visibility', 'mode', 'protected-paths', 'remembered', 'policy-hook', 'approval']);
   });
 });
 

@@ -70,7 +70,7 @@ describe('ERROR_CODES', () => {
   it('decides the codes the parallel tables disagreed on: RATE_LIMITED and TOOL_REPLACED are gate refusals', () => {
     assert.deepEqual({ ...ERROR_CODES.RATE_LIMITED, summary: '' }, { errorClass: 'rate_limited', retry: 'auto', stage: 'gate', reportable: false, mcp: 'result', summary: '' });
     assert.deepEqual({ ...ERROR_CODES.TOOL_REPLACED, summary: '' }, { errorClass: 'denied', retry: 'never', stage: 'gate', reportable: false, mcp: 'result', summary: '' });
-    assert.deepEqual([...codesWhere((e) => e.stage === 'gate')].sort(), ['CONFIRMATION_DENIED', 'CONFIRMATION_REQUIRED', 'INVALID_POLICY_FILE', 'MODE_DENIED', 'PATH_TRAVERSAL', 'POLICY_DENIED', 'RATE_LIMITED', 'TOOL_REPLACED']);
+    assert.deepEqual([...codesWhere((e) => e.stage === 'gate')].sort(), ['CONFIRMATION_DENIED', 'CONFIRMATION_REQUIRED', 'INVALID_POLICY_FILE', 'MODE_DENIED', 'PATH_TRAVERSAL', 'POLICY_DENIED', 'RATE_LIMITED', 'TOOL_HIDDEN', 'TOOL_REPLACED']);
   });
 
   it('derives ERROR_CLASSES: fatal exactly for the codes a retry does not help', () => {

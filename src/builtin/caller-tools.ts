@@ -1,0 +1,189 @@
+/**
+ * The caller tools: toolgate's four caller-side builtins (`ask_user`, `request_tools`,
+ * `run_subagent`, `input_subagent`) as tools of the registry, run by the executor on the
+ * `main` runner like every other tool, so that each call is decided (a policy can deny
+ * `run_subagent`), recorded in the ledger, audited and bounded by its schema.
+ *
+ * What they answer with belongs to their caller (an agent's question handler, a session's
+ * lazy visibility, an agent's children): it reaches them through the call as
+ * {@link CallerServices} (`caller-services.ts`), and a call whose caller lent no such service
+ * is denied by the visibility decider with {@link callerToolUnavailable}'s message.
+ *
+ * - Registered by {@link registerCallerTools} (idempotent) into the registry the caller's calls
+ *   resolve in: the `ToolCallHandler` does it for every turn, the MCP server for a session with
+ *   lazy domains. A registry that already has a tool of one of these names keeps it.
+ * - Never in a selection (`isCallerTool` in `src/registry/visibility.ts`): the caller offers each
+ *   with its own spec (`askUserSpec`, `requestToolsSpec`, `subagentSpecs`), whose enums are
+ *   the caller's; the registered schemas are the same without those enums.
+ * - `readOnly` and of kind `internal`: the call itself changes nothing (a subagent's own calls
+ *   are decided one by one), so read-only modes run them; each runs alone in a model turn
+ *   ({@link CALLER_TOOL_NAMES}).
+ *
+ * @module
+ */
+import type { ToolDescriptor } from '../decorators/metadata.js';
+import { buildToolDescriptor, type ToolOptions } from '../decorators/tool.decorator.js';
+import { ToolExecutionError } from '../errors/errors.js';
+import { REQUEST_TOOLS_NAME } from '../registry/lazy-visibility.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import { CALLER_TOOL_SOURCE } from '../registry/visibility.js';
+import type { SchemaFileEntry } from '../schema/schema-file.js';
+import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types/tool.js';
+import { ASK_USER_INPUT_SCHEMA, ASK_USER_TOOL, ASK_USER_UNAVAILABLE, checkAskUserArguments, type AskUserInput, type UserQuestion } from './ask-user.js';
+import { servicesOf, type CallerServices } from './caller-services.js';
+import { REQUEST_TOOLS_INPUT_SCHEMA, type RequestToolsInput } from './request-tools.js';
+import {
+  INPUT_SUBAGENT, RUN_SUBAGENT, SUBAGENT_DEPTH_MESSAGE, registeredSubagentSchemas, subagentTools, type InputSubagentInput, type RunSubagentInput, type SubagentDriver, type SubagentReport,
+} from './subagent.js';
+
+/** The version every caller tool is registered with. */
+const VERSION = '1.0.0';
+
+/**
+ * Names of the caller tools. Each waits for every earlier call of a model turn and runs alone,
+ * as a write does: `ask_user` (it reaches one person), `request_tools` (it changes what the
+ * next calls may see), the subagent tools (a child may write).
+ */
+export const CALLER_TOOL_NAMES: ReadonlySet<string> = new Set([ASK_USER_TOOL.name, REQUEST_TOOLS_NAME, RUN_SUBAGENT, INPUT_SUBAGENT]);
+
+
+/** Message of `request_tools` when the session has no lazy domains. */
+const REQUEST_TOOLS_UNAVAILABLE = `${REQUEST_TOOLS_NAME} is unavailable: tools are not grouped in domains here, so every tool you may use is offered already.`;
+
+/**
+ * Why a call of the caller tool `name` cannot be answered with what the caller lent
+ * (`services`), or `undefined` when it can. What the visibility decider denies with
+ * (`UNKNOWN_TOOL`); `undefined` too for a name that is no caller tool.
+ */
+export function callerToolUnavailable(name: string, services: CallerServices | undefined): string | undefined {
+  switch (name) {
+    case ASK_USER_TOOL.name:
+      return services?.askUser === undefined ? ASK_USER_UNAVAILABLE : undefined;
+    case REQUEST_TOOLS_NAME:
+      return services?.visibility === undefined || services.domains === undefined ? REQUEST_TOOLS_UNAVAILABLE : undefined;
+    case RUN_SUBAGENT:
+    case INPUT_SUBAGENT: {
+      const driver = services?.subagents;
+      if (driver === undefined) return `${name} is unavailable: this agent was given no subagents, so it cannot start or drive any. Do the work yourself with your other tools.`;
+      return driver.depth === 0 ? undefined : `${name} is ${SUBAGENT_DEPTH_MESSAGE}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The services a caller tool needs, or the `CLIENT_UNAVAILABLE` error (the visibility decider denies such calls first). */
+function lent(name: string, ctx: ToolContext): CallerServices {
+  const services = servicesOf(ctx.client);
+  const missing = callerToolUnavailable(name, services);
+  if (missing !== undefined) throw new ToolExecutionError(missing, 'CLIENT_UNAVAILABLE');
+  return services!;
+}
+
+/** `ask_user`: the question goes to the caller's question handler; the answer is the output. */
+class AskUserTool implements Tool<AskUserInput, string> {
+  async run(args: AskUserInput, ctx: ToolContext): Promise<string> {
+    const ask = lent(ASK_USER_TOOL.name, ctx).askUser!;
+    const problem = checkAskUserArguments(args);
+    if (problem !== undefined) throw new ToolExecutionError(`Invalid arguments for ask_user: ${problem}.`, 'INVALID_ARGUMENTS');
+    const question: UserQuestion = { callId: ctx.callId, question: args.question };
+    if (Array.isArray(args.choices)) question.choices = args.choices;
+    if (args.multi === true) question.multi = true;
+    let answer: string | string[];
+    try {
+      answer = await ask(question, ctx.signal);
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      throw new ToolExecutionError(`the question could not be put to the user (${String((error as Error)?.message ?? error).slice(0, 500)}).`);
+    }
+    const text = Array.isArray(answer) ? answer.map(String).join('\n') : String(answer ?? '');
+    return text.trim() === '' ? '(the user gave an empty answer)' : text;
+  }
+}
+
+/** `request_tools`: the session's lazy visibility grows; the answer says what became visible (JSON). */
+class RequestToolsTool implements Tool<RequestToolsInput, string> {
+  run(args: RequestToolsInput, ctx: ToolContext): string {
+    const { visibility, domains } = lent(REQUEST_TOOLS_NAME, ctx);
+    return JSON.stringify(visibility!.request(args.domains, domains!.selected(), domains!.offered()));
+  }
+}
+
+/** What a subagent tool returns: the status as data, with the text the model reads (`message`). */
+type SubagentOutput = Readonly<Record<string, unknown>> & { message: string };
+
+function subagentTool(name: string, drive: (driver: SubagentDriver, args: never, call: Parameters<SubagentDriver['run']>[1]) => Promise<SubagentReport>): ToolClass {
+  return class SubagentTool implements Tool<Record<string, unknown>, SubagentOutput> {
+    async run(args: Record<string, unknown>, ctx: ToolContext): Promise<SubagentOutput> {
+      const services = lent(name, ctx);
+      const report = await drive(services.subagents!, args as never, { callId: ctx.callId, session: services.session, turnId: services.turnId, signal: ctx.signal });
+      return { ...report.structured, message: report.text };
+    }
+  };
+}
+
+/** The model reads a subagent tool's `message`; `result.structured` keeps the whole status. */
+function subagentMessage(output: string): string {
+  try {
+    const message = (JSON.parse(output) as { message?: unknown }).message;
+    return typeof message === 'string' ? message : output;
+  } catch {
+    return output;
+  }
+}
+
+interface CallerToolSpec {
+  options: ToolOptions;
+  target: ToolClass;
+  inputSchema: JsonSchema;
+}
+
+let registrations: Array<{ descriptor: ToolDescriptor; entry: SchemaFileEntry }> | undefined;
+
+/** The four registrations, built once. */
+function callerToolRegistrations(): Array<{ descriptor: ToolDescriptor; entry: SchemaFileEntry }> {
+  if (registrations !== undefined) return registrations;
+  const [run, input] = subagentTools({ agents: ['parent'], models: [] });
+  const [runSchema, inputSchema] = registeredSubagentSchemas();
+  const common: Pick<ToolOptions, 'version' | 'kind' | 'readOnly' | 'runner' | 'tags'> = { version: VERSION, kind: 'internal', readOnly: true, runner: 'main', tags: ['builtin', 'agent'] };
+  const specs: CallerToolSpec[] = [
+    // A person may take long to answer: the caller's signal bounds the wait, not a timeout.
+    { options: { ...common, name: ASK_USER_TOOL.name, description: ASK_USER_TOOL.description, timeoutMs: 0 }, target: AskUserTool, inputSchema: ASK_USER_INPUT_SCHEMA },
+    {
+      options: { ...common, name: REQUEST_TOOLS_NAME, description: 'Make more tools available: call this with the tool domains you need, and their tools are offered from your next step on.', timeoutMs: 10_000 },
+      target: RequestToolsTool, inputSchema: REQUEST_TOOLS_INPUT_SCHEMA,
+    },
+    // The driver bounds each wait by yield_time_ms (at most 10 minutes); the child's answer is
+    // the model's to read whole, and its status is kept as data.
+    {
+      options: { ...common, name: RUN_SUBAGENT, description: run.description, timeoutMs: 0, maxOutputLength: 0, output: { model: subagentMessage } },
+      target: subagentTool(RUN_SUBAGENT, (driver, args: RunSubagentInput, call) => driver.run(args, call)), inputSchema: runSchema,
+    },
+    {
+      options: { ...common, name: INPUT_SUBAGENT, description: input.description, timeoutMs: 0, maxOutputLength: 0, output: { model: subagentMessage } },
+      target: subagentTool(INPUT_SUBAGENT, (driver, args: InputSubagentInput, call) => driver.input(args, call)), inputSchema,
+    },
+  ];
+  registrations = specs.map(({ options, target, inputSchema: schema }) => {
+    const descriptor = buildToolDescriptor(options, target);
+    const entry: SchemaFileEntry = {
+      name: descriptor.name, version: descriptor.version, description: options.description!, className: target.name,
+      source: CALLER_TOOL_SOURCE, inputSchema: schema, outputSchema: null,
+    };
+    return { descriptor, entry };
+  });
+  return registrations;
+}
+
+/**
+ * Register the caller tools in `registry`, each unless a tool of its name is there already
+ * (so calling it again, or with a registry where the caller defined its own `ask_user`,
+ * changes nothing). Their revisions are stable across processes, so remembered approvals of
+ * them carry over.
+ */
+export function registerCallerTools(registry: ToolRegistry): void {
+  for (const { descriptor, entry } of callerToolRegistrations()) {
+    if (registry.has(descriptor.name)) continue;
+    registry.register(descriptor, entry, { revisionSalt: `${CALLER_TOOL_SOURCE}:${descriptor.name}@${VERSION}` });
+  }
+}
