@@ -459,6 +459,7 @@ export class ToolExecutor {
       remembered: this.remembered,
       logger: this.logger,
       sessionApprovalModes: this.store === undefined ? undefined : ledgerApprovalModes(this.store, this.logger),
+      ownState: [this.store?.file, this.outputs?.directory()],
     });
     this.pipeline = new DecisionPipeline(deciders, this.logger, this.closing.signal, (call) => this.remembered.offers(call));
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);
