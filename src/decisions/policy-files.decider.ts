@@ -3,6 +3,12 @@
  * about every call, re-checked before each decision and again after a person's yes (a rule
  * added while they were answering applies).
  *
+ * Path rules see every path the call reaches, judged one by one (`matchPolicyRules`): each
+ * path argument's real path (links resolved) and its spelling, other names of the same file
+ * (hard links), and for a writing tool what a folder argument holds and where it lands. A
+ * deny of any one denies; when that list was cut short (a huge folder), a deny or ask rule
+ * on paths makes the call ask.
+ *
  * - a `deny` rule, or a file that cannot be read or is invalid: `deny` (`POLICY_DENIED`),
  *   naming the rule's file and line, or the file and the line of the problem;
  * - an `ask` rule: `ask`, settled by a person or a remembered answer to this exact request;
@@ -16,9 +22,10 @@
  *
  * @module
  */
-import path from 'node:path';
+import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
+import { judgedPaths } from '../workspace/judged-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'policy';
@@ -58,16 +65,37 @@ export class PolicyFilesDecider implements Decider {
   }
 
   decide(call: PreparedCall): Decision | undefined {
-    const said = this.setFor(call.workspace.realRoot).decide(policyInput(call));
-    return decisionOf(said, call);
+    const set = this.setFor(call.workspace.realRoot);
+    const { input, incomplete } = policyInput(call);
+    const said = set.decide(input);
+    const decided = decisionOf(said, call);
+    if (incomplete === undefined || decided?.verdict === 'deny' || (decided?.verdict === 'ask' && decided.fresh === true)) return decided;
+    // Paths the call reaches went unseen: a deny or ask rule on paths could be about one of them.
+    const rule = pathRuleThatCouldMatch(set);
+    if (rule === undefined) return decided;
+    return { verdict: 'ask', decider: NAME, reason: `${incomplete}; the policy rule ${rule.id} could be about one of them`, rule: rule.id, source: { file: rule.file, line: rule.line } };
   }
 }
 
-/** What the policy files are shown of a call. */
-function policyInput(call: PreparedCall): PolicyCallInput {
-  const { workspace } = call;
-  const paths = call.paths.map((p) => path.relative(workspace.realRoot, p.real).split(path.sep).join('/') || '.');
-  return policyCallInput(call.tool, call.args, paths, call.commands);
+/**
+ * What the policy files are shown of a call: every path it reaches (`judged-paths.ts`: each
+ * path argument's real path and spelling, other names of the same file, and for a tool that
+ * writes, what a folder argument holds and where that lands), and why that list may be short.
+ */
+function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: string | undefined } {
+  if (call.paths.length === 0) return { input: policyCallInput(call.tool, call.args, [], call.commands), incomplete: undefined };
+  const judged = judgedPaths(call.paths, { workspace: call.workspace, contents: !call.tool.readOnly && call.commands.length === 0 });
+  const paths = [...new Set(judged.paths.map((p) => p.relative))];
+  return { input: policyCallInput(call.tool, call.args, paths, call.commands), incomplete: judged.incomplete };
+}
+
+/** A deny or ask rule with `paths` in either file, if any (the user's first). */
+function pathRuleThatCouldMatch(set: PolicySet): PolicyRule | undefined {
+  for (const status of set.check()) {
+    const rule = status.policy?.rules.find((r) => r.action !== 'allow' && r.matchers.path !== undefined);
+    if (rule !== undefined) return rule;
+  }
+  return undefined;
 }
 
 /** The pipeline's decision for what the policy files said. */

@@ -77,8 +77,9 @@ export interface PolicyRule {
   readonly kind?: readonly ActionKind[];
   /**
    * Globs (picomatch, `dot: true`) on the call's path arguments, workspace-relative with `/`
-   * separators (`"docs/**"`, `"*.md"` for top-level Markdown files only). The rule matches
-   * when EVERY path argument matches one of them; a call with no path argument, or with a
+   * separators (`"docs/**"`, `"*.md"` for top-level Markdown files only). A call that reaches
+   * several paths is judged path by path (`matchPolicyRules`: a deny of any path denies, an
+   * allow needs every path allowed); a call with no path argument, or with a
    * path that is absolute or holds a `..` segment, does not match. The workspace root itself
    * is the path `.`, matched by `"."` and `"**"`. Absent: any paths, or none.
    */
