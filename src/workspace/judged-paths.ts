@@ -202,7 +202,9 @@ function walkTree(folder: string, budget: { left: number; cut: string | undefine
       else held.push({ name: d.name, isFile });
       const sub = [...parts, d.name];
       entries.push({ parts: sub, isFile });
-      if (d.isDirectory()) pending.push(sub);
+      // A repository's own folder is judged by its name (`.git`, a protected path); what it
+      // holds (thousands of objects) is git's, not a path a rule names.
+      if (d.isDirectory() && d.name.toLowerCase() !== '.git') pending.push(sub);
     }
     folders.set(parts.join('/'), held);
   }
