@@ -67,6 +67,10 @@ describe('every path argument is judged (P9)', () => {
     denied(await call('diff_files', { old_filepath: 'ok.txt', new_filepath: 'secrets/key.txt' }), 'diff_files new side');
     denied(await call('move_file', { source: 'secrets', destination: 'public' }), 'move_file of the folder');
     assert.equal(fs.existsSync(path.join(t.ws, 'public')), false);
+    // An archive of the whole workspace would carry secrets/key.txt out.
+    denied(await call('create_archive', { paths: ['.'], destination: 'all.tar.gz' }), 'create_archive of a folder holding secrets');
+    assert.equal(fs.existsSync(path.join(t.ws, 'all.tar.gz')), false);
+    denied(await call('extract_archive', { filepath: 'ok.txt', destination: 'secrets/unpacked' }), 'extract_archive into secrets');
   });
 
   test('P9: a deny on .env read through env-link -> .env is denied for every tool that takes a path', async () => {
