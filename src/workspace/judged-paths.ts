@@ -72,25 +72,11 @@ export interface JudgedPathsOptions {
   readonly aliases?: boolean;
 }
 
-/** Answers already given, by the call's resolved list (one per call) and the options. */
-const answered = new WeakMap<readonly Resolved[], Map<string, JudgedPaths>>();
-
 /**
- * The paths a call's path arguments reach (see the module's TSDoc). The answer for the same
- * `resolved` array and options is computed once (the deciders of one call share it).
+ * The paths a call's path arguments reach (see the module's TSDoc), as the file system holds
+ * them at this moment (computed afresh each time it is asked).
  */
 export function judgedPaths(resolved: readonly Resolved[], options: JudgedPathsOptions): JudgedPaths {
-  const key = `${options.workspace.realRoot}\u0000${options.contents === true}\u0000${options.aliases !== false}`;
-  let byOptions = answered.get(resolved);
-  const known = byOptions?.get(key);
-  if (known !== undefined) return known;
-  const computed = compute(resolved, options);
-  if (byOptions === undefined) answered.set(resolved, (byOptions = new Map()));
-  byOptions.set(key, computed);
-  return computed;
-}
-
-function compute(resolved: readonly Resolved[], options: JudgedPathsOptions): JudgedPaths {
   const { workspace } = options;
   const realRoot = workspace.realRoot;
   const out: JudgedPath[] = [];
