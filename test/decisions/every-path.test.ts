@@ -107,6 +107,13 @@ describe('every path argument is judged (P9)', () => {
     policy('[[rules]]\naction = "deny"\npaths = "env-link"');
     denied(await call('read_file', { filepath: 'env-link' }), 'a rule on the link');
     denied(await call('read_file', { filepath: `${t.ws}/./env-link` }), 'the link spelled absolute');
+    // Case variants: the same file on a case-insensitive file system; denied on every one.
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**", ".env"]');
+    fs.writeFileSync(path.join(t.ws, '.ENV'), 'TOKEN=SECRET\n');
+    fs.mkdirSync(path.join(t.ws, 'SECRETS'));
+    fs.writeFileSync(path.join(t.ws, 'SECRETS/key.txt'), 'SECRET\n');
+    denied(await call('read_file', { filepath: '.ENV' }), 'a case variant of .env');
+    denied(await call('read_file', { filepath: 'SECRETS/key.txt' }), 'a case variant of secrets/');
   });
 
   test('a moved folder is judged by what it holds and by where that lands', async () => {
