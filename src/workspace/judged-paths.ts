@@ -26,10 +26,10 @@ import { isGitDirShape, type PathEntry } from './protected-names.js';
 export const MAX_WALKED_ENTRIES = 5000;
 
 /** How a judged path was reached (see the module's TSDoc). */
-export type JudgedVia = 'target' | 'spelled' | 'alias' | 'inside' | 'landing';
+type JudgedVia = 'target' | 'spelled' | 'alias' | 'inside' | 'landing';
 
 /** One path to judge. */
-export interface JudgedPath {
+interface JudgedPath {
   /** The argument it comes from, as the model gave it. */
   readonly given: string;
   /** Workspace-relative, `/`-separated; `.` for the root. */
