@@ -153,13 +153,16 @@ function gitDirShapeIn(entries: readonly CheckedEntry[], existing: (folder: read
   const held = new Map<string, PathEntry[]>();
   for (const entry of entries) {
     const parts = entry.path.split('/');
-    const isFile = entry.kind !== 'directory';
+    // A link counts as either kind: git follows a linked HEAD or objects.
+    const isFile = entry.kind === 'directory' ? false : entry.kind === 'symlink' ? undefined : true;
     const folder = gitDirShapeOf(parts, isFile, (at) => [...(held.get(at.join('/')) ?? []), ...existing(at)]);
     if (folder !== undefined) return folder.join('/');
     parts.forEach((name, i) => {
       const key = parts.slice(0, i).join('/');
       const list = held.get(key) ?? [];
-      list.push({ name, isFile: isFile && i === parts.length - 1 });
+      if (i < parts.length - 1) list.push({ name, isFile: false });
+      else if (isFile === undefined) list.push({ name, isFile: true }, { name, isFile: false });
+      else list.push({ name, isFile });
       held.set(key, list);
     });
   }
