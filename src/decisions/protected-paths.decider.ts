@@ -11,7 +11,7 @@
  * `protectedPaths` option.
  *
  * What a call reaches is `judged-paths.ts`'s answer: each path argument's real path and its
- * spelling, and for a tool that moves, copies or deletes what it is given (`scopedWrite`
+ * spelling, the other names of a hard-linked file, and for a tool that moves, copies or deletes what it is given (`scopedWrite`
  * tools) what a folder argument holds and where that lands (a move of a folder holding `.git`
  * asks; so does one whose result is a folder git would trust).
  *
@@ -75,13 +75,16 @@ export class ProtectedPathsDecider implements Decider {
     }
     if (call.paths.length === 0) return undefined;
     const root = call.workspace.realRoot;
-    const judged = judgedPaths(call.paths, { workspace: call.workspace, contents: call.tool.scopedWrite, aliases: false });
+    const judged = judgedPaths(call.paths, { workspace: call.workspace, contents: call.tool.scopedWrite });
     for (const p of judged.paths) {
       const named = this.protectedPart(p.relative);
       const shaped = named === undefined && (p.via === 'target' || p.via === 'spelled') ? gitDirShape(root, p.relative, p.isFile) : undefined;
       const hit = named ?? shaped;
       if (hit === undefined) continue;
-      const what = p.via === 'inside' ? `${JSON.stringify(p.given)} holds ${JSON.stringify(p.relative)}, which` : p.via === 'landing' ? `${JSON.stringify(p.given)} would receive ${JSON.stringify(p.relative)}, which` : JSON.stringify(p.given);
+      const what = p.via === 'inside' ? `${JSON.stringify(p.given)} holds ${JSON.stringify(p.relative)}, which`
+        : p.via === 'landing' ? `${JSON.stringify(p.given)} would receive ${JSON.stringify(p.relative)}, which`
+        : p.via === 'alias' ? `${JSON.stringify(p.given)} is the same file (a hard link) as ${JSON.stringify(p.relative)}, which`
+        : JSON.stringify(p.given);
       const why = shaped !== undefined
         ? `${JSON.stringify(p.given)} would make ${JSON.stringify(shaped)} look like a git repository folder (HEAD, config, objects, refs, commondir), whose config git runs programs from (toolgate asks before such writes)`
         : `${what} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;

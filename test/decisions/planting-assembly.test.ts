@@ -102,6 +102,13 @@ describe('planting by assembly (G2)', () => {
     }
     assert.equal(fs.existsSync(at('proj2/.git/config')), true);
     assert.equal(fs.existsSync(at('proj3')), false);
+    // A hard link to .git/config is the same file: writing it asks; the file is unchanged.
+    fs.linkSync(at('proj2/.git/config'), at('innocent.txt'));
+    const linked = await call('write_file', { filepath: 'innocent.txt', content: 'x' }, loose);
+    assert.equal(linked.errorCode, 'CONFIRMATION_REQUIRED', linked.error);
+    assert.match(linked.error!, /hard link/);
+    assert.equal(fs.readFileSync(at('proj2/.git/config'), 'utf8'), PAGER_CONFIG);
+    fs.rmSync(at('innocent.txt'));
     // A folder without one moves unasked.
     fs.mkdirSync(at('plain/sub'), { recursive: true });
     ok(await call('move_file', { source: 'plain', destination: 'plain2' }, loose), 'a plain folder');
