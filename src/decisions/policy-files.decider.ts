@@ -7,7 +7,8 @@
  * path argument's real path (links resolved) and its spelling, other names of the same file
  * (hard links), and for a writing tool what a folder argument holds and where it lands. A
  * deny of any one denies; when that list was cut short (a huge folder), a deny or ask rule
- * on paths makes the call ask.
+ * on paths makes the call ask. A shell command's words that name workspace files are judged
+ * by the deny and ask rules with `paths` too (`cat env-link` under a deny on `.env`).
  *
  * - a `deny` rule, or a file that cannot be read or is invalid: `deny` (`POLICY_DENIED`),
  *   naming the rule's file and line, or the file and the line of the problem;
@@ -22,6 +23,7 @@
  *
  * @module
  */
+import path from 'node:path';
 import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
@@ -69,7 +71,12 @@ export class PolicyFilesDecider implements Decider {
     const { input, incomplete } = policyInput(call);
     const said = set.decide(input);
     const decided = decisionOf(said, call);
-    if (incomplete === undefined || decided?.verdict === 'deny' || (decided?.verdict === 'ask' && decided.fresh === true)) return decided;
+    if (decided?.verdict === 'deny' || (decided?.verdict === 'ask' && decided.fresh === true)) return decided;
+    if (call.commands.length !== 0) {
+      const named = namedByCommands(set, call);
+      if (named !== undefined && (named.verdict === 'deny' || decided?.verdict !== 'ask')) return named;
+    }
+    if (incomplete === undefined) return decided;
     // Paths the call reaches went unseen: a deny or ask rule on paths could be about one of them.
     const rule = pathRuleThatCouldMatch(set);
     if (rule === undefined) return decided;
@@ -87,6 +94,48 @@ function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: 
   const judged = judgedPaths(call.paths, { workspace: call.workspace, contents: !call.tool.readOnly && call.commands.length === 0 });
   const paths = [...new Set(judged.paths.map((p) => p.relative))];
   return { input: policyCallInput(call.tool, call.args, paths, call.commands), incomplete: judged.incomplete };
+}
+
+/**
+ * A shell command's words and redirect targets that name a file or folder of the workspace
+ * (resolved from the command's folder, links followed; options' `=` values too) are judged by
+ * the `deny` and `ask` rules with `paths`, as a file tool's path would be: `cat env-link` under
+ * a deny on `.env` is denied. Only a verdict whose rule has `paths` counts here (the command
+ * rules judged the line already). Words the shell expands (globs, variables) are not resolved.
+ */
+function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefined {
+  if (pathRuleThatCouldMatch(set) === undefined) return undefined;
+  const { workspace } = call;
+  const from = call.paths[0]?.real ?? workspace.realRoot;
+  let asked: Decision | undefined;
+  const seen = new Set<string>();
+  for (const analysis of call.commands) {
+    for (const command of analysis.commands) {
+      for (const word of [...command.argv.slice(1), ...command.writes]) {
+        const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
+        if (form === '' || /[*?[\]{}$`~\u0000]/.test(form)) continue;
+        let real: string;
+        try {
+          real = workspace.resolve(path.resolve(from, form));
+        } catch {
+          continue;
+        }
+        const relative = path.relative(workspace.realRoot, real).split(path.sep).join('/') || '.';
+        const spelled = path.relative(workspace.realRoot, path.resolve(from, form)).split(path.sep).join('/') || '.';
+        for (const p of relative === spelled ? [relative] : [relative, spelled]) {
+          if (seen.has(p) || p === '.' || p.startsWith('../')) continue;
+          seen.add(p);
+          const said = set.decide(policyCallInput(call.tool, call.args, [p], []));
+          if (said.rule?.matchers.path === undefined || said.verdict === undefined || said.verdict === 'allow') continue;
+          const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
+          const source = { file: said.rule.file, line: said.rule.line };
+          if (said.verdict === 'deny') return { ...deny(NAME, 'POLICY_DENIED', `Denied by policy: the command \`${shown}\` names ${JSON.stringify(word)}, which is ${JSON.stringify(p)}: ${said.reason}.`, said.rule.id), source };
+          asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names ${JSON.stringify(word)}, which is ${JSON.stringify(p)}: ${said.reason}`, rule: said.rule.id, source };
+        }
+      }
+    }
+  }
+  return asked;
 }
 
 /** A deny or ask rule with `paths` in either file, if any (the user's first). */

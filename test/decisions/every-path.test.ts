@@ -116,6 +116,18 @@ describe('every path argument is judged (P9)', () => {
     denied(await call('read_file', { filepath: 'SECRETS/key.txt' }), 'a case variant of secrets/');
   });
 
+  test('P9 family: a shell command naming a denied file, through a link or by another spelling, is denied by the path rule', async () => {
+    policy('[[rules]]\naction = "deny"\npaths = [".env", "secrets/**"]\n[[rules]]\ncommand = "cat"\naction = "allow"');
+    for (const command of ['cat env-link', 'cat ./sub/../.env', 'cat secrets/key.txt', 'cat ok.txt > secrets/planted.txt', 'sort --output=secrets/out ok.txt']) {
+      fs.mkdirSync(path.join(t.ws, 'sub'), { recursive: true });
+      denied(await call('run_command', { command }), command);
+    }
+    assert.equal(fs.existsSync(path.join(t.ws, 'secrets/planted.txt')), false);
+    // A word naming nothing denied is not held against the line.
+    const plain = await call('run_command', { command: 'cat ok.txt' });
+    assert.notEqual(plain.errorCode, 'POLICY_DENIED', plain.error);
+  });
+
   test('a moved folder is judged by what it holds and by where that lands', async () => {
     fs.mkdirSync(path.join(t.ws, 'keys'));
     fs.writeFileSync(path.join(t.ws, 'keys/a.key'), 'K');
