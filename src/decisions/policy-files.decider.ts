@@ -23,6 +23,7 @@
  *
  * @module
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
@@ -101,7 +102,8 @@ function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: 
  * (resolved from the command's folder, links followed; options' `=` values too) are judged by
  * the `deny` and `ask` rules with `paths`, as a file tool's path would be: `cat env-link` under
  * a deny on `.env` is denied. Only a verdict whose rule has `paths` counts here (the command
- * rules judged the line already). Words the shell expands (globs, variables) are not resolved.
+ * rules judged the line already). A glob word is expanded against the folder's entries (dot
+ * files included); words with variables, braces or `~` are not resolved.
  */
 function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefined {
   if (pathRuleThatCouldMatch(set) === undefined) return undefined;
@@ -113,16 +115,18 @@ function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefin
     for (const command of analysis.commands) {
       for (const word of [...command.argv.slice(1), ...command.writes]) {
         const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
-        if (form === '' || /[*?[\]{}$`~\u0000]/.test(form)) continue;
-        let real: string;
-        try {
-          real = workspace.resolve(path.resolve(from, form));
-        } catch {
-          continue;
+        if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
+        const judged: string[] = [];
+        for (const named of /[*?[]/.test(form) ? globMatches(from, form) : [path.resolve(from, form)]) {
+          let real: string;
+          try {
+            real = workspace.resolve(named);
+          } catch {
+            continue;
+          }
+          judged.push(path.relative(workspace.realRoot, real).split(path.sep).join('/') || '.', path.relative(workspace.realRoot, named).split(path.sep).join('/') || '.');
         }
-        const relative = path.relative(workspace.realRoot, real).split(path.sep).join('/') || '.';
-        const spelled = path.relative(workspace.realRoot, path.resolve(from, form)).split(path.sep).join('/') || '.';
-        for (const p of relative === spelled ? [relative] : [relative, spelled]) {
+        for (const p of judged) {
           if (seen.has(p) || p === '.' || p.startsWith('../')) continue;
           seen.add(p);
           const said = set.decide(policyCallInput(call.tool, call.args, [p], []));
@@ -136,6 +140,62 @@ function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefin
     }
   }
   return asked;
+}
+
+/** Most paths one glob word of a command is expanded to for judging. */
+const MAX_GLOB_MATCHES = 500;
+
+/**
+ * The existing paths (absolute) a shell glob word (`*`, `?`, `[...]` in its components) names
+ * from the folder `from`, as bash would expand it, except that a leading dot is matched too
+ * (fail closed); at most {@link MAX_GLOB_MATCHES}. Links are not followed on the way down.
+ */
+function globMatches(from: string, word: string): string[] {
+  let current = [path.isAbsolute(word) ? path.parse(word).root : from];
+  for (const part of word.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (!/[*?[]/.test(part)) {
+      current = current.map((c) => path.join(c, part));
+      continue;
+    }
+    const pattern = globPattern(part);
+    const next: string[] = [];
+    for (const folder of current) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(folder);
+      } catch {
+        continue;
+      }
+      for (const name of names) if (pattern.test(name) && next.push(path.join(folder, name)) >= MAX_GLOB_MATCHES) break;
+    }
+    current = next.slice(0, MAX_GLOB_MATCHES);
+  }
+  return current;
+}
+
+/** One path component's glob as a regular expression (`*`, `?`, bracket classes; the rest literal). */
+function globPattern(part: string): RegExp {
+  let source = '';
+  for (let i = 0; i < part.length; i++) {
+    const c = part[i]!;
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '[') {
+      const end = part.indexOf(']', i + 2);
+      if (end < 0) source += '\\[';
+      else {
+        const body = part.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        source += `[${body}]`;
+        i = end;
+      }
+    } else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 's');
+  } catch {
+    return /^/; // a class the engine cannot read: every name (fail closed)
+  }
 }
 
 /** A deny or ask rule with `paths` in either file, if any (the user's first). */
