@@ -25,6 +25,7 @@ import { PolicyFilesDecider, type PolicyFilesOptions } from './policy-files.deci
 import { ProtectedPathsDecider } from './protected-paths.decider.js';
 import { RememberedDecider } from './remembered.decider.js';
 import { VisibilityDecider } from './visibility.decider.js';
+import { ownStatePaths } from '../workspace/own-state-paths.js';
 
 /** What the deciders are configured with (the executor's options). */
 export interface DeciderOptions {
@@ -43,14 +44,32 @@ export interface DeciderOptions {
   logger: Logger;
   /** Approval modes set per session while it runs (a ledger's), or `undefined` for none. */
   sessionApprovalModes?: SessionApprovalModes;
+  /**
+   * toolgate's own files beyond the defaults (a ledger file, an output store's folder),
+   * absolute: with the default config and state folders and the user's policy file
+   * (`ownStatePaths`), no call may write there. Default none beyond those.
+   */
+  ownState?: readonly (string | undefined)[];
 }
 
 /** Build the deciders, in order. */
 export function buildDeciders(options: DeciderOptions): Decider[] {
-  const deciders: Decider[] = [new VisibilityDecider(options.scopedWriteTools), new ModeDecider(options.scopedWriteTools), new ProtectedPathsDecider(options.protectedPaths)];
+  const deciders: Decider[] = [new VisibilityDecider(options.scopedWriteTools), new ModeDecider(options.scopedWriteTools), new ProtectedPathsDecider(options.protectedPaths, ownStateOf(options))];
   if (options.policyFiles !== undefined) deciders.push(new PolicyFilesDecider(options.policyFiles));
   deciders.push(new RememberedDecider(options.remembered));
   if (options.policyHook !== undefined) deciders.push(new PolicyHookDecider(options.policyHook, options.logger, options.policyTimeoutMs));
   deciders.push(new ApprovalModeDecider(options.sessionApprovalModes));
   return deciders;
+}
+
+/** toolgate's own files for the deciders' configuration (see {@link DeciderOptions.ownState}). */
+function ownStateOf(options: DeciderOptions): string[] {
+  const extra: string[] = [];
+  for (const entry of options.ownState ?? []) {
+    if (entry === undefined) continue;
+    extra.push(entry);
+    // SQLite's companions of a ledger file.
+    if (entry.endsWith('.sqlite')) extra.push(`${entry}-wal`, `${entry}-shm`, `${entry}-journal`);
+  }
+  return ownStatePaths({ policyFile: options.policyFiles?.userFile, extra });
 }

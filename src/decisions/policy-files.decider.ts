@@ -3,6 +3,13 @@
  * about every call, re-checked before each decision and again after a person's yes (a rule
  * added while they were answering applies).
  *
+ * Path rules see every path the call reaches, judged one by one (`matchPolicyRules`): each
+ * path argument's real path (links resolved) and its spelling, other names of the same file
+ * (hard links), and for a writing tool what a folder argument holds and where it lands. A
+ * deny of any one denies; when that list was cut short (a huge folder), a deny or ask rule
+ * on paths makes the call ask. A shell command's words that name workspace files are judged
+ * by the deny and ask rules with `paths` too (`cat env-link` under a deny on `.env`).
+ *
  * - a `deny` rule, or a file that cannot be read or is invalid: `deny` (`POLICY_DENIED`),
  *   naming the rule's file and line, or the file and the line of the problem;
  * - an `ask` rule: `ask`, settled by a person or a remembered answer to this exact request;
@@ -16,9 +23,12 @@
  *
  * @module
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
+import { judgedPaths } from '../workspace/judged-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'policy';
@@ -58,16 +68,143 @@ export class PolicyFilesDecider implements Decider {
   }
 
   decide(call: PreparedCall): Decision | undefined {
-    const said = this.setFor(call.workspace.realRoot).decide(policyInput(call));
-    return decisionOf(said, call);
+    const set = this.setFor(call.workspace.realRoot);
+    const { input, incomplete } = policyInput(call);
+    const said = set.decide(input);
+    const decided = decisionOf(said, call);
+    if (decided?.verdict === 'deny' || (decided?.verdict === 'ask' && decided.fresh === true)) return decided;
+    if (call.commands.length !== 0) {
+      const named = namedByCommands(set, call);
+      if (named !== undefined && (named.verdict === 'deny' || decided?.verdict !== 'ask')) return named;
+    }
+    if (incomplete === undefined) return decided;
+    // Paths the call reaches went unseen: a deny or ask rule on paths could be about one of them.
+    const rule = pathRuleThatCouldMatch(set);
+    if (rule === undefined) return decided;
+    return { verdict: 'ask', decider: NAME, reason: `${incomplete}; the policy rule ${rule.id} could be about one of them`, rule: rule.id, source: { file: rule.file, line: rule.line } };
   }
 }
 
-/** What the policy files are shown of a call. */
-function policyInput(call: PreparedCall): PolicyCallInput {
+/**
+ * What the policy files are shown of a call: every path it reaches (`judged-paths.ts`: each
+ * path argument's real path and spelling, other names of the same file, and for a tool that
+ * writes, what a folder argument holds and where that lands), and why that list may be short.
+ */
+function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: string | undefined } {
+  if (call.paths.length === 0) return { input: policyCallInput(call.tool, call.args, [], call.commands), incomplete: undefined };
+  const judged = judgedPaths(call.paths, { workspace: call.workspace, contents: !call.tool.readOnly && call.commands.length === 0 });
+  const paths = [...new Set(judged.paths.map((p) => p.relative))];
+  return { input: policyCallInput(call.tool, call.args, paths, call.commands), incomplete: judged.incomplete };
+}
+
+/**
+ * A shell command's words and redirect targets that name a file or folder of the workspace
+ * (resolved from the command's folder, links followed; options' `=` values too) are judged by
+ * the `deny` and `ask` rules with `paths`, as a file tool's path would be: `cat env-link` under
+ * a deny on `.env` is denied. Only a verdict whose rule has `paths` counts here (the command
+ * rules judged the line already). A glob word is expanded against the folder's entries (dot
+ * files included); words with variables, braces or `~` are not resolved.
+ */
+function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefined {
+  if (pathRuleThatCouldMatch(set) === undefined) return undefined;
   const { workspace } = call;
-  const paths = call.paths.map((p) => path.relative(workspace.realRoot, p.real).split(path.sep).join('/') || '.');
-  return policyCallInput(call.tool, call.args, paths, call.commands);
+  const from = call.paths[0]?.real ?? workspace.realRoot;
+  let asked: Decision | undefined;
+  const seen = new Set<string>();
+  for (const analysis of call.commands) {
+    for (const command of analysis.commands) {
+      for (const word of [...command.argv.slice(1), ...command.writes]) {
+        const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
+        if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
+        const judged: string[] = [];
+        for (const named of /[*?[]/.test(form) ? globMatches(from, form) : [path.resolve(from, form)]) {
+          let real: string;
+          try {
+            real = workspace.resolve(named);
+          } catch {
+            continue;
+          }
+          judged.push(path.relative(workspace.realRoot, real).split(path.sep).join('/') || '.', path.relative(workspace.realRoot, named).split(path.sep).join('/') || '.');
+        }
+        for (const p of judged) {
+          if (seen.has(p) || p === '.' || p.startsWith('../')) continue;
+          seen.add(p);
+          const said = set.decide(policyCallInput(call.tool, call.args, [p], []));
+          if (said.rule?.matchers.path === undefined || said.verdict === undefined || said.verdict === 'allow') continue;
+          const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
+          const source = { file: said.rule.file, line: said.rule.line };
+          if (said.verdict === 'deny') return { ...deny(NAME, 'POLICY_DENIED', `Denied by policy: the command \`${shown}\` names ${JSON.stringify(word)}, which is ${JSON.stringify(p)}: ${said.reason}.`, said.rule.id), source };
+          asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names ${JSON.stringify(word)}, which is ${JSON.stringify(p)}: ${said.reason}`, rule: said.rule.id, source };
+        }
+      }
+    }
+  }
+  return asked;
+}
+
+/** Most paths one glob word of a command is expanded to for judging. */
+const MAX_GLOB_MATCHES = 500;
+
+/**
+ * The existing paths (absolute) a shell glob word (`*`, `?`, `[...]` in its components) names
+ * from the folder `from`, as bash would expand it, except that a leading dot is matched too
+ * (fail closed); at most {@link MAX_GLOB_MATCHES}. Links are not followed on the way down.
+ */
+function globMatches(from: string, word: string): string[] {
+  let current = [path.isAbsolute(word) ? path.parse(word).root : from];
+  for (const part of word.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (!/[*?[]/.test(part)) {
+      current = current.map((c) => path.join(c, part));
+      continue;
+    }
+    const pattern = globPattern(part);
+    const next: string[] = [];
+    for (const folder of current) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(folder);
+      } catch {
+        continue;
+      }
+      for (const name of names) if (pattern.test(name) && next.push(path.join(folder, name)) >= MAX_GLOB_MATCHES) break;
+    }
+    current = next.slice(0, MAX_GLOB_MATCHES);
+  }
+  return current;
+}
+
+/** One path component's glob as a regular expression (`*`, `?`, bracket classes; the rest literal). */
+function globPattern(part: string): RegExp {
+  let source = '';
+  for (let i = 0; i < part.length; i++) {
+    const c = part[i]!;
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '[') {
+      const end = part.indexOf(']', i + 2);
+      if (end < 0) source += '\\[';
+      else {
+        const body = part.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        source += `[${body}]`;
+        i = end;
+      }
+    } else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 's');
+  } catch {
+    return /^/; // a class the engine cannot read: every name (fail closed)
+  }
+}
+
+/** A deny or ask rule with `paths` in either file, if any (the user's first). */
+function pathRuleThatCouldMatch(set: PolicySet): PolicyRule | undefined {
+  for (const status of set.check()) {
+    const rule = status.policy?.rules.find((r) => r.action !== 'allow' && r.matchers.path !== undefined);
+    if (rule !== undefined) return rule;
+  }
+  return undefined;
 }
 
 /** The pipeline's decision for what the policy files said. */

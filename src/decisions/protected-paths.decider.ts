@@ -1,13 +1,23 @@
 /**
- * Protected-paths decider: a call of a writing tool whose path arguments reach into a
- * protected folder or file asks first, in every mode and whatever the scoped write folders;
- * in a read-only mode it is denied. Protected: every `.git` (a repository's folder, or a
- * worktree's `.git` file, at any depth: git runs programs its `config` and `hooks/` name, so a
- * `plans/.git/config` written in plan mode would run a command at the next `git status`
- * there), every `.toolgate` (toolgate's own settings), the other names of `PROTECTED_NAMES`
- * (`.hg`, `.jj`, `.envrc`, `.husky`), a folder the write would give two of a git
- * repository folder's entries (a bare repository planted file by file), and the names or
- * workspace-relative paths of the executor's `protectedPaths` option.
+ * Protected-paths decider: a call of a writing tool whose paths reach into a protected folder
+ * or file asks first, in every mode and whatever the scoped write folders; in a read-only mode
+ * it is denied. Protected: every `.git` (a repository's folder, or a worktree's `.git` file, at
+ * any depth: git runs programs its `config` and `hooks/` name, so a `plans/.git/config`
+ * written in plan mode would run a command at the next `git status` there), every
+ * `.toolgate` (toolgate's own settings), the other names of `PROTECTED_NAMES` (`.hg`, `.jj`,
+ * `.envrc`, `.husky`), a folder the write would give two of a git repository folder's entries
+ * (`HEAD`, `config`, `objects`, `refs`, `commondir`, `gitdir`: a bare repository planted piece
+ * by piece, or moved in whole), and the names or workspace-relative paths of the executor's
+ * `protectedPaths` option.
+ *
+ * What a call reaches is `judged-paths.ts`'s answer: each path argument's real path and its
+ * spelling, the other names of a hard-linked file, and for a tool that moves, copies or deletes what it is given (`scopedWrite`
+ * tools) what a folder argument holds and where that lands (a move of a folder holding `.git`
+ * asks; so does one whose result is a folder git would trust).
+ *
+ * toolgate's own files (`own-state-paths.ts`: the user's policy and config folder, the state
+ * folder with the ledgers, an output store's folder) are out of reach of every tool call:
+ * a writing tool or a command naming one is denied (`POLICY_DENIED`), a reading tool asks.
  *
  * Names match case-insensitively on every file system (on a case-sensitive one that protects
  * a little more than needed; on a case-insensitive one `.GIT` is `.git`).
@@ -16,7 +26,9 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
+import { judgedPaths } from '../workspace/judged-paths.js';
 import { gitDirShapeOf, PROTECTED_NAMES } from '../workspace/protected-names.js';
+import { isInside } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'protected-paths';
@@ -35,8 +47,10 @@ export class ProtectedPathsDecider implements Decider {
    * @param extra - further protected entries: a plain name (`.env`) is protected wherever it
    *   appears; an entry with a `/` (`config/secrets`) is a path relative to the workspace root,
    *   protected with everything below it.
+   * @param ownState - absolute paths of toolgate's own files and folders
+   *   (`ownStatePaths()`), each with everything below it: no call writes there.
    */
-  constructor(extra: readonly string[] = []) {
+  constructor(extra: readonly string[] = [], private readonly ownState: readonly string[] = []) {
     const names = new Set(PROTECTED_NAMES);
     const prefixes: string[] = [];
     for (const entry of extra) {
@@ -50,25 +64,81 @@ export class ProtectedPathsDecider implements Decider {
   }
 
   decide(call: PreparedCall): Decision | undefined {
+    if (this.ownState.length !== 0) {
+      const own = this.ownStateReached(call);
+      if (own !== undefined) return own;
+    }
     if (call.tool.readOnly) return undefined;
     if (call.commands.length !== 0) {
       const named = this.namedByCommands(call);
       if (named !== undefined) return named;
     }
     if (call.paths.length === 0) return undefined;
-    for (const { given, real } of call.paths) {
-      const relative = path.relative(call.workspace.realRoot, real);
-      const named = this.protectedPart(relative);
-      const shaped = named === undefined ? gitDirShape(call.workspace.realRoot, relative) : undefined;
+    const root = call.workspace.realRoot;
+    const judged = judgedPaths(call.paths, { workspace: call.workspace, contents: call.tool.scopedWrite });
+    for (const p of judged.paths) {
+      const named = this.protectedPart(p.relative);
+      const shaped = named === undefined && (p.via === 'target' || p.via === 'spelled') ? gitDirShape(root, p.relative, p.isFile) : undefined;
       const hit = named ?? shaped;
       if (hit === undefined) continue;
+      const what = p.via === 'inside' ? `${JSON.stringify(p.given)} holds ${JSON.stringify(p.relative)}, which`
+        : p.via === 'landing' ? `${JSON.stringify(p.given)} would receive ${JSON.stringify(p.relative)}, which`
+        : p.via === 'alias' ? `${JSON.stringify(p.given)} is the same file (a hard link) as ${JSON.stringify(p.relative)}, which`
+        : JSON.stringify(p.given);
       const why = shaped !== undefined
-        ? `${JSON.stringify(given)} would make ${JSON.stringify(shaped)} look like a git repository folder (HEAD, config, objects, refs), whose config git runs programs from (toolgate asks before such writes)`
-        : `${JSON.stringify(given)} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
-      if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
-      return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
+        ? `${JSON.stringify(p.given)} would make ${JSON.stringify(shaped)} look like a git repository folder (HEAD, config, objects, refs, commondir), whose config git runs programs from (toolgate asks before such writes)`
+        : `${what} is inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
+      return this.refusal(call, why, hit);
+    }
+    const landing = judged.landingShapes[0];
+    if (landing !== undefined) {
+      return this.refusal(call, `the call would make ${JSON.stringify(landing)} look like a git repository folder (HEAD, config, objects, refs, commondir), whose config git runs programs from (toolgate asks before such moves and copies)`, landing);
+    }
+    if (judged.incomplete !== undefined) return this.refusal(call, `${judged.incomplete}, so it is put to the user`, 'too-large');
+    return undefined;
+  }
+
+  /** Ask, or in a read-only mode deny, naming `why`. */
+  private refusal(call: PreparedCall, why: string, rule: string): Decision {
+    if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, rule);
+    return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule };
+  }
+
+  /**
+   * A path argument (its real path or its spelling) or a command word inside toolgate's own
+   * files: a writing tool or a command is denied, a reading tool asks.
+   */
+  private ownStateReached(call: PreparedCall): Decision | undefined {
+    const { workspace } = call;
+    for (const { given, real } of call.paths) {
+      const spelled = path.resolve(workspace.root, given);
+      // A tool that moves, copies or deletes what it is given reaches what a folder holds.
+      const own = this.ownStateOf(real) ?? this.ownStateOf(spelled) ?? (call.tool.scopedWrite && !call.tool.readOnly ? this.ownState.find((o) => isInside(real, o) || isInside(spelled, o)) : undefined);
+      if (own === undefined) continue;
+      const why = `${JSON.stringify(given)} is toolgate's own file or folder ${JSON.stringify(own)} (its policy, approvals, ledger or outputs), which no tool call may change`;
+      if (call.tool.readOnly) return { verdict: 'ask', decider: NAME, reason: `${why}; reading it is put to the user.`, rule: 'own-state' };
+      return deny(NAME, 'POLICY_DENIED', `${why}. Change toolgate's settings with toolgate's own commands.`, 'own-state');
+    }
+    if (call.commands.length === 0) return undefined;
+    const home = process.env.HOME;
+    const from = call.paths[0]?.real ?? workspace.realRoot;
+    for (const analysis of call.commands) {
+      for (const command of analysis.commands) {
+        for (const word of [...command.argv.slice(1), ...command.writes]) {
+          for (const candidate of wordPaths(word, from, home)) {
+            const own = this.ownStateOf(candidate);
+            if (own === undefined) continue;
+            return deny(NAME, 'POLICY_DENIED', `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, toolgate's own file or folder ${JSON.stringify(own)} (its policy, approvals, ledger or outputs), which no tool call may change. Change toolgate's settings with toolgate's own commands.`, 'own-state');
+          }
+        }
+      }
     }
     return undefined;
+  }
+
+  /** The own-state path `absolute` is (or is inside), if any. */
+  private ownStateOf(absolute: string): string | undefined {
+    return this.ownState.find((own) => isInside(own, absolute));
   }
 
   /**
@@ -81,7 +151,7 @@ export class ProtectedPathsDecider implements Decider {
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
         for (const word of [...command.argv.slice(1), ...command.writes]) {
-          const hit = this.protectedPart(word.replace(/^(\.\/)+/, '').split('/').join(path.sep));
+          const hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
           if (hit === undefined) continue;
           const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
           if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
@@ -92,9 +162,9 @@ export class ProtectedPathsDecider implements Decider {
     return undefined;
   }
 
-  /** The protected component or prefix a workspace-relative path reaches, if any. */
+  /** The protected component or prefix a workspace-relative path (`/`- or platform-separated) reaches, if any. */
   private protectedPart(relative: string): string | undefined {
-    const parts = relative.split(path.sep);
+    const parts = relative.split(/[\\/]/);
     for (const part of parts) if (this.names.has(part.toLowerCase())) return part;
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
@@ -102,16 +172,38 @@ export class ProtectedPathsDecider implements Decider {
 }
 
 /**
- * The folder (workspace-relative) a file write to `relative` would make look like a git
- * repository folder ({@link gitDirShapeOf}), counting what it holds on disk.
+ * The folder (workspace-relative, `/`-separated) a write to `relative` (a file, a folder, or
+ * either when `isFile` is undefined) would make look like a git repository folder
+ * ({@link gitDirShapeOf}), counting what it holds on disk.
  */
-function gitDirShape(root: string, relative: string): string | undefined {
-  const folder = gitDirShapeOf(relative.split(path.sep), true, (parts) => {
+function gitDirShape(root: string, relative: string, isFile: boolean | undefined): string | undefined {
+  if (relative === '.') return undefined;
+  const folder = gitDirShapeOf(relative.split('/'), isFile, (parts) => {
     try {
-      return fs.readdirSync(path.join(root, ...parts), { withFileTypes: true }).map((d) => ({ name: d.name, isFile: d.isFile() }));
+      // A link counts as either kind: git follows a linked HEAD or objects.
+      return fs.readdirSync(path.join(root, ...parts), { withFileTypes: true }).flatMap((d) => (d.isSymbolicLink() ? [{ name: d.name, isFile: true }, { name: d.name, isFile: false }] : [{ name: d.name, isFile: d.isFile() }]));
     } catch {
       return []; // a folder the write makes: nothing there yet
     }
   });
   return folder === undefined ? undefined : folder.length === 0 ? '.' : folder.join('/');
+}
+
+/**
+ * The absolute paths a command word may name: as written when absolute, below `HOME` for
+ * `~/...`, else against the command's folder; an option's value after `=` too
+ * (`--output=~/.config/toolgate/policy.toml`).
+ */
+function wordPaths(word: string, from: string, home: string | undefined): string[] {
+  const out: string[] = [];
+  const forms = word.includes('=') ? [word, word.slice(word.indexOf('=') + 1)] : [word];
+  for (const form of forms) {
+    if (form === '' || form.includes('\0')) continue;
+    if (form === '~' || form.startsWith('~/')) {
+      if (home !== undefined && path.isAbsolute(home)) out.push(path.join(home, form.slice(1)));
+    } else {
+      out.push(path.resolve(from, form));
+    }
+  }
+  return out;
 }

@@ -1,7 +1,8 @@
 /**
  * Remembered-approvals decider: a request a person already answered is not asked again.
- * - an `allow_for_turn` or `always` answer to this exact request (same tool registration,
- *   canonical input and workspace; for shell, every command of it) is an `allow` with
+ * - an `allow_for_turn` or `always` answer to this exact request (same tool registration and
+ *   code, canonical input, workspace, resolved targets, and the same questions asked by the
+ *   deciders before this one; for shell, every command of it) is an `allow` with
  *   `answersAsk`: it settles the call's questions, unless one must be answered afresh
  *   (`always_ask`, the `always-ask` approval mode). It sits after the policy rules, whose
  *   `deny` ends the pipeline first: a deny beats a saved approval;
@@ -24,7 +25,10 @@ export class RememberedDecider implements Decider {
 
   constructor(private readonly memory: RememberedApprovals) {}
 
-  decide(call: PreparedCall): Decision | undefined {
+  decide(call: PreparedCall, earlier: readonly Decision[]): Decision | undefined {
+    // The questions asked so far (protected paths, policy rules, judged against the paths as
+    // they resolve now) are part of what an answer is remembered by: it settles only those.
+    this.memory.noteQuestions(call, questionsOf(earlier));
     // The common case costs a lookup: nothing remembered for this turn.
     if (this.memory.nothingFor(call.turnId)) return undefined;
     const recalled = this.memory.recall(call);
@@ -47,4 +51,17 @@ export class RememberedDecider implements Decider {
     }
     this.memory.remember(call, (answer.rule as ApprovalAnswer | undefined) ?? 'allow_once');
   }
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/** The `decider:rule` of each `ask` among `earlier` (each once). */
+function questionsOf(earlier: readonly Decision[]): readonly string[] {
+  let found: string[] | undefined;
+  for (const d of earlier) {
+    if (d.verdict !== 'ask') continue;
+    const question = `${d.decider}:${d.rule ?? ''}`;
+    if (!(found ??= []).includes(question)) found.push(question);
+  }
+  return found ?? NONE;
 }

@@ -129,7 +129,7 @@ export class ToolExecutor {
       protectedPaths: options.protectedPaths ?? [],
       remembered: this.remembered,
       logger: this.log.logger,
-      sessionApprovalModes: this.journal?.sessionApprovalModes(),
+      sessionApprovalModes: this.journal?.sessionApprovalModes(), ownState: [this.journal?.ledger.file, this.outputs?.directory()],
     });
     this.pipeline = new DecisionPipeline(deciders, this.log.logger, this.closing.signal, (call) => this.remembered.offers(call));
     if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);

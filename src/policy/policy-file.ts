@@ -77,10 +77,13 @@ export interface PolicyRule {
   readonly kind?: readonly ActionKind[];
   /**
    * Globs (picomatch, `dot: true`) on the call's path arguments, workspace-relative with `/`
-   * separators (`"docs/**"`, `"*.md"` for top-level Markdown files only). The rule matches
-   * when EVERY path argument matches one of them; a call with no path argument, or with a
+   * separators (`"docs/**"`, `"*.md"` for top-level Markdown files only). A call that reaches
+   * several paths is judged path by path (`matchPolicyRules`: a deny of any path denies, an
+   * allow needs every path allowed); a call with no path argument, or with a
    * path that is absolute or holds a `..` segment, does not match. The workspace root itself
-   * is the path `.`, matched by `"."` and `"**"`. Absent: any paths, or none.
+   * is the path `.`, matched by `"."` and `"**"`. A `deny` or `ask` rule's globs match in any
+   * case (`".env"` catches `.ENV`, the same file on a case-insensitive file system); an
+   * `allow` rule's only as written. Absent: any paths, or none.
    */
   readonly paths?: readonly string[];
   /**
@@ -307,7 +310,8 @@ function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
       if (glob.split('/').includes('..')) throw bad('must not hold a .. segment');
       if (glob.startsWith('./')) throw bad('must be written without a leading ./');
       if (glob.includes('\\')) throw bad('must use / as the separator');
-      const matcher = compileGlob(glob, { dot: true }, () => bad('is not a valid glob'));
+      // Deny and ask rules match any case (on a case-insensitive file system `.ENV` is `.env`); an allow only as written.
+      const matcher = compileGlob(glob, { dot: true, nocase: action !== 'allow' }, () => bad('is not a valid glob'));
       return glob === '**' || glob === '.' ? (p: string) => p === '.' || matcher(p) : matcher;
     });
     pathMatcher = matchers.length === 1 ? matchers[0] : (p) => matchers.some((m) => m(p));

@@ -17,7 +17,11 @@ export interface PolicyCallInput {
   readonly kind: ActionKind;
   /** The validated arguments. */
   readonly args: Readonly<Record<string, unknown>>;
-  /** Every path argument, workspace-relative with `/` separators (`.` for the root). */
+  /**
+   * Every path the call reaches, workspace-relative with `/` separators (`.` for the root):
+   * each path argument's real path, and (from the policy decider) its spelling, other names
+   * of the same file, and what a moved or copied folder holds and where it lands.
+   */
   readonly paths: readonly string[];
   /** The analysis of the shell tool's command argument; present exactly for shell tools. */
   readonly shell?: ShellAnalysis;
@@ -84,12 +88,17 @@ export interface PolicyMatch {
  * A shell call with no commands at all is judged as a whole by the rules without `command`,
  * with `shell.kind`; `uncertain` turns an allow into ask there too.
  *
+ * A call with more than one path (see {@link PolicyCallInput.paths}) is judged path by path:
+ * any path denied denies, any asked about asks, and only a call whose every path is allowed
+ * is allowed.
+ *
  * Finally, when `shell.uncertain` is non-empty (a parse error, a program name computed at run
  * time), `commands` may miss what bash runs: if the file has a `deny` or `ask` rule with a
  * `command` key (one that could match the hidden command) for this tool, the verdict is at
  * least `ask`, naming that rule, unless a rule already denies.
  */
 export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
+  if (input.paths.length > 1) return matchEachPath(file, input);
   const match = matchRules(file, input);
   const shell = input.shell;
   if (shell === undefined || shell.uncertain.length === 0 || match?.verdict === 'deny') return match;
@@ -100,6 +109,28 @@ export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput): Poli
   if (hidden === undefined) return match;
   const reason = `the command line cannot be checked against the rule at ${hidden.id}: ${shell.uncertain[0]}`;
   return match?.command === undefined ? { verdict: 'ask', reason, rule: hidden } : { verdict: 'ask', reason, rule: hidden, command: match.command };
+}
+
+/**
+ * A call with several paths (a copy's source and destination, a link and its target, what a
+ * moved folder holds): each path is judged as if it were the call's only one, and a deny of
+ * any one denies the call (the first, naming the path), an ask of any one asks; the call is
+ * allowed only when every path is (a rule written for one of its paths grants nothing for
+ * the others); else no rule decides.
+ */
+function matchEachPath(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
+  let firstAsk: PolicyMatch | undefined;
+  let firstAllow: PolicyMatch | undefined;
+  let unmatched = false;
+  for (const p of input.paths) {
+    const match = matchPolicyRules(file, { ...input, paths: [p] });
+    if (match === undefined) unmatched = true;
+    else if (match.verdict === 'deny') return { ...match, reason: `${JSON.stringify(clip(p, 200))}: ${match.reason}` };
+    else if (match.verdict === 'ask') firstAsk ??= { ...match, reason: `${JSON.stringify(clip(p, 200))}: ${match.reason}` };
+    else firstAllow ??= match;
+  }
+  if (firstAsk !== undefined) return firstAsk;
+  return unmatched ? undefined : firstAllow;
 }
 
 /** The last rule with a `command` key that denies or asks and could apply to this tool's call, if any. */

@@ -3,8 +3,13 @@
  * again (seeds `003_d2cf330b7b74164f.txt`, `004_1a9ea3106da7ef2e.txt`).
  *
  * A request is keyed by a SHA-256 (hex) of the RFC 8785 canonical JSON (`canonicalize`) of the
- * tool's name, its registration revision (version and schemas: a changed tool asks again), the
- * validated input and the workspace's real path. A shell call (a tool with a
+ * tool's name, its registration revision (version and schemas) and the hash of its built code
+ * (`module-hash.ts`: a changed tool asks again), the validated input, the workspace's real
+ * path, what its path arguments resolve to now (their real paths, workspace-relative), and
+ * the questions the deciders before this one asked (a protected path's, a policy rule's). So
+ * an answer settles only the question it was given for: after an `always` for `write_file
+ * a.txt`, an `a.txt` replaced by a link to `.git/config` is another target and another
+ * question (the protected path's), and is asked anew (case M1). A shell call (a tool with a
  * `@format shell-command` argument whose analysis is certain) has one key per command: the
  * command's words, wrappers and redirect targets, with the call's other arguments, so an
  * approval of `git status` covers `git status` and never the `rm x` beside it.
@@ -20,11 +25,13 @@
  *
  * @module
  */
+import path from 'node:path';
 import { canonicalSha256 } from '../util/canonical-hash.js';
 import { clip } from '../util/values.js';
 import type { ApprovalAnswer } from '../decisions/approval.js';
 import type { PreparedCall } from '../decisions/decision.js';
 import type { ShellCommand } from './shell/types.js';
+import { moduleHash } from './module-hash.js';
 
 /** Turns remembered at once; the oldest is forgotten first. */
 const MAX_TURNS = 256;
@@ -92,6 +99,8 @@ export class RememberedApprovals {
   private readonly turns = new Map<string, TurnMemory>();
   /** Keys computed for a call, so one call hashes once. */
   private readonly computed = new WeakMap<PreparedCall, CallKeys>();
+  /** The questions asked about a call before the remembered answers were consulted ({@link noteQuestions}). */
+  private readonly questions = new WeakMap<PreparedCall, readonly string[]>();
 
   /** @param saved - where `always` answers go; `undefined`: `always` is not offered. */
   constructor(private readonly saved: SavedApprovals | undefined) {}
@@ -102,6 +111,16 @@ export class RememberedApprovals {
    */
   nothingFor(turnId: string): boolean {
     return !this.turns.has(turnId) && (this.saved === undefined || this.saved.size === 0);
+  }
+
+  /**
+   * Note the questions (`decider:rule` of each `ask`) the deciders before the remembered one
+   * asked about `call`: they are part of its keys, so a remembered answer settles only the
+   * questions it was given for. Call before {@link recall}, {@link offers} and
+   * {@link remember} (the remembered decider does, on every call).
+   */
+  noteQuestions(call: PreparedCall, questions: readonly string[]): void {
+    if (!this.computed.has(call)) this.questions.set(call, questions);
   }
 
   /** What was answered before about `call`: a denial in its turn wins over any grant. */
@@ -158,7 +177,7 @@ export class RememberedApprovals {
   private keysOf(call: PreparedCall): CallKeys {
     let found = this.computed.get(call);
     if (found === undefined) {
-      found = callKeys(call);
+      found = callKeys(call, this.questions.get(call) ?? NO_QUESTIONS);
       this.computed.set(call, found);
     }
     return found;
@@ -171,16 +190,33 @@ const ALL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'all
 /** SHA-256 (hex) of the canonical JSON of `value`. */
 const keyOf = canonicalSha256;
 
+const NO_QUESTIONS: readonly string[] = Object.freeze([]);
+
 /**
- * The key of a request: tool name, registration revision, canonical input, workspace real path.
+ * What every key of a call holds besides its input: the tool's registration revision and code
+ * hash, the workspace, the real paths its path arguments resolve to now (workspace-relative),
+ * and the questions asked before (sorted).
  */
-function requestKey(call: Pick<PreparedCall, 'tool' | 'args' | 'workspace'>): string {
-  return keyOf({ tool: call.tool.name, revision: call.tool.revision, input: call.args, workspace: call.workspace.realRoot });
+function context(call: PreparedCall, questions: readonly string[]): Record<string, unknown> {
+  const root = call.workspace.realRoot;
+  return {
+    revision: call.tool.revision,
+    code: moduleHash(call.tool.moduleUrl),
+    workspace: root,
+    targets: call.paths.map((p) => path.relative(root, p.real).split(path.sep).join('/')),
+    questions: [...questions].sort(),
+  };
+}
+
+/** The key of a request: tool name, its context ({@link context}), canonical input. */
+function requestKey(call: PreparedCall, shared: Record<string, unknown>): string {
+  return keyOf({ tool: call.tool.name, ...shared, input: call.args });
 }
 
 /** The keys of a call (see the module's TSDoc). */
-function callKeys(call: PreparedCall): CallKeys {
-  const whole = requestKey(call);
+function callKeys(call: PreparedCall, questions: readonly string[]): CallKeys {
+  const shared = context(call, questions);
+  const whole = requestKey(call, shared);
   const asWhole = (narrow: boolean): CallKeys => ({ keys: [whole], whole, narrow, summaries: [`${call.tool.name} ${clip(JSON.stringify(call.args))}`] });
   if (call.commands.length === 0) return asWhole(true);
   const commands = call.commands.flatMap((a) => a.commands);
@@ -199,7 +235,7 @@ function callKeys(call: PreparedCall): CallKeys {
   const keys: string[] = [];
   const summaries: string[] = [];
   for (const command of commands) {
-    keys.push(keyOf({ tool: call.tool.name, revision: call.tool.revision, command: { argv: command.argv, wrappers: command.wrappers, writes: command.writes }, rest, workspace: call.workspace.realRoot }));
+    keys.push(keyOf({ tool: call.tool.name, ...shared, command: { argv: command.argv, wrappers: command.wrappers, writes: command.writes }, rest }));
     summaries.push(`${call.tool.name}: ${clip(command.argv.join(' '))}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
   }
   return { keys, whole, narrow: !commands.some(isBroad), summaries };

@@ -24,32 +24,56 @@ export interface PathEntry {
 }
 
 /**
- * Whether `entry` is one of what a git repository folder holds (a bare repository, or a
- * `.git` under another name): a file `HEAD` or `config`, a folder `objects` or `refs`. git
- * reads `config` (and runs what it names) in a folder that has them.
+ * Whether `entry` is one of what a git repository folder holds (a bare repository, a `.git`
+ * under another name, or a worktree's admin folder): a file `HEAD`, `config`, `commondir`
+ * (it points git at another folder's `objects` and `refs`, standing in for both) or `gitdir`,
+ * a folder `objects` or `refs`. git reads `config` (and runs what it names) in a folder that
+ * has them. Names compare case-insensitively (a case-insensitive file system finds `head`
+ * for `HEAD`); an entry whose kind is not known yet (`isFile` undefined: a path a write will
+ * make, as a file or a folder) counts with either kind.
  */
-export function isGitDirEntry(entry: PathEntry): boolean {
-  return entry.isFile ? entry.name === 'HEAD' || entry.name === 'config' : entry.name === 'objects' || entry.name === 'refs';
+export function isGitDirEntry(entry: PathEntry | { readonly name: string; readonly isFile: boolean | undefined }): boolean {
+  const name = entry.name.toLowerCase();
+  const asFile = name === 'head' || name === 'config' || name === 'commondir' || name === 'gitdir';
+  const asFolder = name === 'objects' || name === 'refs';
+  return entry.isFile === undefined ? asFile || asFolder : entry.isFile ? asFile : asFolder;
+}
+
+/** The name {@link isGitDirEntry} counts `name` as (one entry per name whatever its case). */
+function entryKey(name: string): string {
+  return name.toLowerCase();
 }
 
 /**
- * The folder that writing the path `parts` (a file when `isFile`, else a folder) would give
- * two of a git repository folder's entries ({@link isGitDirEntry}), counting what `held`
- * lists in that folder already: planting a repository whose config git would obey. The one
- * rule file writes (the protected-paths decider) and archives both apply.
+ * The folder that writing the path `parts` (a file when `isFile`, a folder when false, either
+ * when undefined) would give two of a git repository folder's entries ({@link isGitDirEntry}),
+ * counting what `held` lists in that folder already: planting a repository whose config git
+ * would obey. The one rule file writes (the protected-paths decider), moves and copies (the
+ * tree they land) and archives all apply.
  * @param held - what a folder (its parts) holds now; called only for folders on the path whose next part is such an entry.
  * @returns the folder's parts (`[]` for the root the path is relative to), or `undefined`.
  */
-export function gitDirShapeOf(parts: readonly string[], isFile: boolean, held: (folder: readonly string[]) => Iterable<PathEntry>): readonly string[] | undefined {
+export function gitDirShapeOf(parts: readonly string[], isFile: boolean | undefined, held: (folder: readonly string[]) => Iterable<PathEntry>): readonly string[] | undefined {
   for (let i = 0; i < parts.length; i++) {
-    const entry: PathEntry = { name: parts[i]!, isFile: isFile && i === parts.length - 1 };
+    const last = i === parts.length - 1;
+    const entry = { name: parts[i]!, isFile: last ? isFile : false };
     if (!isGitDirEntry(entry)) continue;
     const folder = parts.slice(0, i);
-    const found = new Set([entry.name]);
-    for (const other of held(folder)) if (isGitDirEntry(other)) found.add(other.name);
+    const found = new Set([entryKey(entry.name)]);
+    for (const other of held(folder)) if (isGitDirEntry(other)) found.add(entryKey(other.name));
     if (found.size >= 2) return folder;
   }
   return undefined;
+}
+
+/**
+ * Whether the entries of one folder make it look like a git repository folder: two or more
+ * of {@link isGitDirEntry}'s names among them.
+ */
+export function isGitDirShape(entries: Iterable<PathEntry>): boolean {
+  const found = new Set<string>();
+  for (const entry of entries) if (isGitDirEntry(entry)) found.add(entryKey(entry.name));
+  return found.size >= 2;
 }
 
 /** The protected name a path (relative, `/`- or platform-separated) passes through, if any. */

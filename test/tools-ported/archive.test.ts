@@ -330,6 +330,12 @@ describe('extract_archive: existing files, atomicity and bounds', () => {
     assert.throws(() => checkEntries([file('evil/HEAD'), file('evil/config'), file('evil/objects/.keep'), file('evil/refs/.keep')]), /would make "evil" look like a git repository folder/);
     assert.throws(() => checkEntries([file('HEAD'), file('refs/heads/main')]), /would make "\." look like a git repository folder/);
     assert.doesNotThrow(() => checkEntries([file('src/config/db.ts'), file('src/objects/user.ts'), file('src/HEAD.md')]));
+    // G2 family: commondir and gitdir count; a link named objects counts (git follows it); what the destination holds counts.
+    assert.throws(() => checkEntries([file('w/HEAD'), file('w/commondir')]), /would make "w" look like a git repository folder/);
+    assert.throws(() => checkEntries([file('g/gitdir'), file('g/config')]), /would make "g" look like a git repository folder/);
+    assert.throws(() => checkEntries([file('l/HEAD'), { name: 'l/objects', kind: 'symlink', size: 0, mode: 0, linkTarget: '../o' }, file('o/x')]), /would make "l" look like a git repository folder/);
+    assert.throws(() => checkEntries([file('HEAD')], (at) => (at.length === 0 ? [{ name: 'refs', isFile: false }] : [])), /would make "\." look like a git repository folder/);
+    assert.doesNotThrow(() => checkEntries([file('HEAD')], (at) => (at.length === 0 ? [{ name: 'README.md', isFile: true }] : [])));
     // Names that merely contain dots are fine (case P4's rule).
     assert.deepEqual(nameComponents('./a/..b/c..d/./e'), ['a', '..b', 'c..d', 'e']);
   });

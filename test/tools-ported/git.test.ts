@@ -246,6 +246,25 @@ describe('git_status', () => {
     assert.equal(result.errorCode, 'TOOL_ERROR');
     assert.match(result.output, /bare repository|not in a git repository/);
   });
+
+  test('G2: a repository folder assembled in steps (HEAD, a commondir to a planted config with a pager and an fsmonitor) runs nothing under git_branch, git_log or git_status', async () => {
+    const ws = workspace('assembled');
+    const marker = path.join(ws, 'pwn');
+    fs.mkdirSync(path.join(ws, 'stage/objects'), { recursive: true });
+    fs.mkdirSync(path.join(ws, 'stage/refs/heads'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'stage/config'), `[core]\n\tbare = true\n\tpager = touch ${marker}\n\tfsmonitor = touch ${marker}\n[alias]\n\tbranch = !touch ${marker}\n`);
+    fs.mkdirSync(path.join(ws, 'assembled'));
+    fs.writeFileSync(path.join(ws, 'assembled/HEAD'), 'ref: refs/heads/main\n');
+    fs.writeFileSync(path.join(ws, 'assembled/commondir'), '../stage\n');
+    for (const repository of ['assembled', 'stage']) {
+      for (const name of ['git_branch', 'git_log', 'git_status']) {
+        const result = await call(ws, name, { repository });
+        assert.equal(result.success, false, `${name} in ${repository}: ${result.output}`);
+        assert.match(result.output, /bare repository|not in a git repository|not a git repository/, `${name} in ${repository}`);
+      }
+    }
+    assert.equal(fs.existsSync(marker), false);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

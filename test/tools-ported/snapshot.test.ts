@@ -92,6 +92,18 @@ describe('snapshot_file, restore_snapshot, list_snapshots', () => {
     assert.equal(fs.readFileSync(path.join(ws, 's/deleted.txt'), 'utf8'), 'come back\n');
   });
 
+  test('M1 family: a file replaced by a link to .git/config after its snapshot is not restored through the link', async () => {
+    put('s/planted.txt', '[core]\n\tfsmonitor = touch pwn\n');
+    const id = idIn((await call('snapshot_file', { filepath: 's/planted.txt' })).output);
+    put('.git/config', '[core]\n\tbare = false\n');
+    fs.rmSync(path.join(ws, 's/planted.txt'));
+    fs.symlinkSync('../.git/config', path.join(ws, 's/planted.txt'));
+    failed(await call('restore_snapshot', { snapshot_id: id }), /protected path/);
+    assert.equal(fs.readFileSync(path.join(ws, '.git/config'), 'utf8'), '[core]\n\tbare = false\n');
+    fs.rmSync(path.join(ws, 's/planted.txt'));
+    fs.rmSync(path.join(ws, '.git'), { recursive: true });
+  });
+
   test(`at most ${MAX_SNAPSHOTS_PER_FILE} snapshots are kept per file, the oldest removed first`, async () => {
     const ids: string[] = [];
     for (let i = 1; i <= MAX_SNAPSHOTS_PER_FILE + 2; i++) {

@@ -68,10 +68,12 @@ function foldKey(parts: readonly string[]): string {
 
 /**
  * Check a whole entry list (see the module rules).
+ * @param existing - what a folder of the destination (its parts below it) holds on disk now;
+ *   default nothing.
  * @returns the entries with their normalised paths, in archive order.
  * @throws ToolExecutionError naming the first entry that breaks a rule.
  */
-export function checkEntries(entries: readonly ArchiveEntry[]): CheckedEntry[] {
+export function checkEntries(entries: readonly ArchiveEntry[], existing: (folder: readonly string[]) => Iterable<PathEntry> = () => []): CheckedEntry[] {
   if (entries.length > MAX_ENTRIES) throw refuse(`the archive has ${entries.length} entries, more than the ${MAX_ENTRIES} allowed`);
   let total = 0;
   const checked: CheckedEntry[] = [];
@@ -104,7 +106,7 @@ export function checkEntries(entries: readonly ArchiveEntry[]): CheckedEntry[] {
     if (earlier === undefined) kinds.set(key, entry.kind);
     checked.push(result);
   }
-  const shaped = gitDirShapeIn(checked);
+  const shaped = gitDirShapeIn(checked, existing);
   if (shaped !== undefined) throw refuse(`the archive would make ${shown(shaped || '.')} look like a git repository folder (HEAD, config, objects, refs), whose config git runs programs from, so archives never unpack one (unpack it yourself if you trust it)`);
   // Second pass, with every link known: nothing may go through a link, or below a file.
   for (const entry of checked) {
@@ -142,20 +144,25 @@ function checkLinkTarget(entry: CheckedEntry, parts: readonly string[], symlinks
 
 /**
  * A folder the entries would make look like a git repository folder ({@link gitDirShapeOf}),
- * counting the entries before each one (folders implied by deeper entries too), as a
+ * counting the entries before each one (folders implied by deeper entries too) and what the
+ * destination holds already (`existing`: an archive holding only `HEAD`, unpacked where
+ * `objects` and `refs` are, completes the shape as well), as a
  * `/`-separated path (`''` for the target folder itself), if any: a bare repository.
  */
-function gitDirShapeIn(entries: readonly CheckedEntry[]): string | undefined {
+function gitDirShapeIn(entries: readonly CheckedEntry[], existing: (folder: readonly string[]) => Iterable<PathEntry>): string | undefined {
   const held = new Map<string, PathEntry[]>();
   for (const entry of entries) {
     const parts = entry.path.split('/');
-    const isFile = entry.kind !== 'directory';
-    const folder = gitDirShapeOf(parts, isFile, (at) => held.get(at.join('/')) ?? []);
+    // A link counts as either kind: git follows a linked HEAD or objects.
+    const isFile = entry.kind === 'directory' ? false : entry.kind === 'symlink' ? undefined : true;
+    const folder = gitDirShapeOf(parts, isFile, (at) => [...(held.get(at.join('/')) ?? []), ...existing(at)]);
     if (folder !== undefined) return folder.join('/');
     parts.forEach((name, i) => {
       const key = parts.slice(0, i).join('/');
       const list = held.get(key) ?? [];
-      list.push({ name, isFile: isFile && i === parts.length - 1 });
+      if (i < parts.length - 1) list.push({ name, isFile: false });
+      else if (isFile === undefined) list.push({ name, isFile: true }, { name, isFile: false });
+      else list.push({ name, isFile });
       held.set(key, list);
     });
   }

@@ -1,9 +1,9 @@
-import { constants as C, createWriteStream } from 'node:fs';
+import { constants as C, createWriteStream, readdirSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { pinFolder, tool, ToolExecutionError, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { pinFolder, tool, ToolExecutionError, type PathEntry, type PinnedFolder, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { makeDirectoryInside, statInside } from '../common/fs-inside.js';
 import { loadArchive, readArchive, type ArchiveEntry, type ArchiveFormat } from './archive-io.js';
 import { checkEntries, MAX_ENTRIES, MAX_TOTAL_BYTES, type CheckedEntry } from './archive-policy.js';
@@ -92,7 +92,7 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
     if (listed.length > MAX_ENTRIES) throw new ToolExecutionError(`${args.filepath} has more than ${MAX_ENTRIES} entries; the archive is refused and nothing was extracted.`);
     if (declared > MAX_TOTAL_BYTES) throw new ToolExecutionError(`${args.filepath} unpacks to more than ${MAX_TOTAL_BYTES} bytes (a zip bomb?); the archive is refused and nothing was extracted.`);
   }, args.filepath);
-  const entries = checkEntries(listed);
+  const entries = checkEntries(listed, (parts) => heldOnDisk(dest, parts));
   const doing = { doing: 'extracted' };
   // Every step below goes through pinned folders (src/workspace/pinned-folder.ts), so a folder
   // swapped for a link while the archive is unpacked cannot carry a byte outside.
@@ -290,4 +290,18 @@ async function merge(stage: string, dest: PinnedFolder, workspace: Workspace): P
     }
   }
   return replaced;
+}
+
+/**
+ * What `dest/<parts>` holds now, for the git-folder shape check (a link counts as either
+ * kind); nothing for a folder that is not there. A read for a check only: the writes go
+ * through pinned folders.
+ */
+function heldOnDisk(dest: string, parts: readonly string[]): PathEntry[] {
+  try {
+    return readdirSync(path.join(dest, ...parts), { withFileTypes: true })
+      .flatMap((d) => (d.isSymbolicLink() ? [{ name: d.name, isFile: true }, { name: d.name, isFile: false }] : [{ name: d.name, isFile: d.isFile() }]));
+  } catch {
+    return [];
+  }
 }

@@ -1,4 +1,4 @@
-import { readFileInside, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { protectedNameIn, readFileInside, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { resolveWritable, statInside } from '../common/fs-inside.js';
 import { MAX_SNAPSHOT_BYTES, parseSnapshotId, readMeta, readSnapshotBytes, sha256, snapshotPathOf, storeSnapshot } from '../common/snapshot-store.js';
 import { plural } from '../common/text-file.js';
@@ -32,6 +32,11 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
   const meta = await readMeta(workspace, key, seq);
   const bytes = await readSnapshotBytes(workspace, meta);
   const { real, relative } = snapshotPathOf(workspace, meta.path);
+  // The decisions saw no path (the target is in the snapshot's metadata): what the recorded
+  // path resolves to now is checked here, so a link swapped in since (to `.git/config`) is
+  // not written through.
+  const planted = protectedNameIn(relative) ?? protectedNameIn(meta.path);
+  if (planted !== undefined) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, inside ${planted}, a protected path; restore_snapshot never writes there (write it with write_file, which asks). Nothing was restored.`);
   resolveWritable(workspace, meta.path);
   const current = await statInside(workspace, real, meta.path);
   if (current !== undefined && current.kind !== 'file') throw new ToolExecutionError(`${relative} is now a folder or special file; it was not replaced.`);
