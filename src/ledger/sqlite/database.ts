@@ -25,7 +25,7 @@ export interface OpenedFile {
 }
 
 /** Parts of the schema that later migrations added. */
-export interface SchemaFeatures {
+interface SchemaFeatures {
   /** The `tombstones` table. */
   tombstones: boolean;
   /** `calls.output_bytes` and `calls.stored_bytes`. */
