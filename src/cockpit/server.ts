@@ -42,7 +42,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { checkLocalBind, hostHeadersFor } from '../util/loopback.js';
 import { callView, questionsOf, sessionsOf, type CallView } from './views.js';
 
-/** What answering a question did (the shape of `toolgate approvals`' shared answer path). */
+/** What answering a question did (the shape of the ledger's `SettleOutcome`, without the run). */
 export interface CockpitAnswer {
   /** Whether the question exists. */
   found: boolean;
@@ -56,8 +56,8 @@ export interface CockpitAnswer {
 
 /**
  * Answers a question about a call: `answer` is `allow_once`, `allow_for_turn`, `always` or
- * `deny`; `by` is `cockpit:<pid>`. The CLI passes `toolgate approvals`' own path (which also
- * runs a call whose asker is gone).
+ * `deny`; `by` is `cockpit:<pid>`. The CLI passes the ledger's workflow (`settleQuestion` in
+ * `src/ledger/resume.ts`, as `toolgate approvals` does), which also runs a call whose asker is gone.
  */
 export type CockpitAnswerer = (questionId: number, answer: string, by: string) => Promise<CockpitAnswer>;
 

@@ -148,15 +148,15 @@ export class Ledger implements CallStore {
     this.pollMs = limit('pollMs');
     const busy = limit('busyTimeoutMs');
     this.readonly = options.readonly === true;
-    const { db, version } = this.readonly ? openForReading(file, busy) : openForWriting(file, busy);
+    const { db, has } = this.readonly ? openForReading(file, busy) : openForWriting(file, busy);
     this.db = db;
     try {
       // The parts need each other: the queue writes ends through the calls, retention prunes through the queue.
       let retention: SqliteRetention | undefined;
-      const calls = new SqliteCalls(db, version, (key) => retention!.prunedOutcome(key), maxOutputBytes);
+      const calls = new SqliteCalls(db, has.sizes, (key) => retention!.prunedOutcome(key), maxOutputBytes);
       this.writes = new WriteQueue(db, file, this.readonly, (q) => calls.writeEnd(q), (n) => retention!.ended(n));
       calls.writes = this.writes;
-      retention = new SqliteRetention(db, version, this.writes, limits);
+      retention = new SqliteRetention(db, has.tombstones, this.writes, limits);
       this.calls = calls;
       this.retention = retention;
       this.questions = new SqliteQuestions(db, calls, this.writes);

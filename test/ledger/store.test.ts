@@ -382,11 +382,15 @@ describe('ledger schema 4 (retention off the call path)', () => {
     }
     raw.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, state, owner_pid, created_at) VALUES ('waits', 's1', 'write_file', '1.0.0', '{}', ?, 'pending', ?, 0)`).run(dir, process.pid);
     raw.close();
-    const ledger = open({ file, maxBytes: 9000 });
-    assert.equal(ledger.schemaVersion(), 4);
-    const reader = new Database(file, { readonly: true });
-    const sizes = reader.prepare('SELECT call_id, output_bytes, stored_bytes FROM calls ORDER BY id').all() as Array<{ call_id: string; output_bytes: number | null; stored_bytes: number | null }>;
+    const reader = Ledger.open({ file, readonly: true });
+    assert.deepEqual(reader.list().map((c) => [c.callId, c.resultSize]), [['waits', undefined], ['old2', 6000], ['old1', 6000]], 'read-only: sizes from the results, file not migrated');
+    assert.equal(reader.schemaVersion(), 3);
     reader.close();
+    const ledger = open({ file, maxBytes: 9000 });
+    assert.equal(ledger.schemaVersion(), MIGRATIONS.length);
+    const raw4 = new Database(file, { readonly: true });
+    const sizes = raw4.prepare('SELECT call_id, output_bytes, stored_bytes FROM calls ORDER BY id').all() as Array<{ call_id: string; output_bytes: number | null; stored_bytes: number | null }>;
+    raw4.close();
     const json = Buffer.byteLength(JSON.stringify(result('old1', 'seen')));
     // Opening took a retention step: 2 x 6188 bytes is over 9000, so the older call went; the pending one stays.
     assert.deepEqual(sizes, [{ call_id: 'old2', output_bytes: 6000, stored_bytes: 6000 + json }, { call_id: 'waits', output_bytes: null, stored_bytes: null }]);

@@ -17,8 +17,8 @@ const UNKNOWN: RecordOutcome = Object.freeze({ kind: 'unknown' });
 const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
 
 /** Prepared statements on calls, made once per ledger. */
-function statements(db: Connection, version: number) {
-  const columns = callColumns(version);
+function statements(db: Connection, sizes: boolean) {
+  const columns = callColumns(sizes);
   return {
     insertCall: db.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner_pid, owner_start, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
@@ -29,8 +29,8 @@ function statements(db: Connection, version: number) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
     takeOver: db.prepare(`UPDATE calls SET owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending' AND owner_pid = ? AND owner_start IS ?`),
     claim: db.prepare(`UPDATE calls SET state = 'running', started_at = ?, owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending'`),
-    // Before schema 4 (a file read only, never written) the sizes have no columns.
-    end: version >= 4
+    // Before migration 4 (a file read only, never written) the sizes have no columns.
+    end: sizes
       ? db.prepare<[string, number, string | null, number, number, number]>(`UPDATE calls SET state = ?, ended_at = ?, error_code = ?, output_bytes = ?, stored_bytes = ? WHERE id = ? AND state IN ('pending', 'running')`)
       : db.prepare<[string, number, string | null, number, number, number]>(`UPDATE calls SET state = ?, ended_at = ?, error_code = ? WHERE ?4 = ?4 AND ?5 = ?5 AND id = ?6 AND state IN ('pending', 'running')`),
     insertDecision: db.prepare('INSERT OR REPLACE INTO decisions (call, seq, decider, verdict, reason, rule, file, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
@@ -64,11 +64,11 @@ export class SqliteCalls implements Omit<CallJournal, 'file' | 'readonly' | 'rec
    */
   constructor(
     private readonly db: Connection,
-    private readonly version: number,
+    private readonly sizes: boolean,
     private readonly pruned: (key: CallKey) => RecordOutcome | undefined,
     private readonly maxOutputBytes: number,
   ) {
-    this.sql = statements(db, version);
+    this.sql = statements(db, sizes);
   }
 
   record(call: NewCall): RecordOutcome {
@@ -193,7 +193,7 @@ export class SqliteCalls implements Omit<CallJournal, 'file' | 'readonly' | 'rec
       values.push(value);
     }
     values.push(filter.limit ?? 1000);
-    const rows = this.db.prepare(`SELECT ${callColumns(this.version)} FROM calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY calls.id DESC LIMIT ?`).all(...values) as CallRow[];
+    const rows = this.db.prepare(`SELECT ${callColumns(this.sizes)} FROM calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY calls.id DESC LIMIT ?`).all(...values) as CallRow[];
     return rows.map(callOf);
   }
 

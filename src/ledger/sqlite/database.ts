@@ -20,6 +20,23 @@ export interface OpenedFile {
   db: Connection;
   /** The schema version (`PRAGMA user_version`) after migrating. */
   version: number;
+  /** What the schema has (a file opened read-only may be older than this toolgate), found by name, not by version number. */
+  has: SchemaFeatures;
+}
+
+/** Parts of the schema that later migrations added. */
+interface SchemaFeatures {
+  /** The `tombstones` table. */
+  tombstones: boolean;
+  /** `calls.output_bytes` and `calls.stored_bytes`. */
+  sizes: boolean;
+}
+
+/** What the file's schema has. */
+function featuresOf(db: Connection): SchemaFeatures {
+  const tables = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((t) => t.name));
+  const columns = new Set((db.prepare(`SELECT name FROM pragma_table_info('calls')`).all() as Array<{ name: string }>).map((c) => c.name));
+  return { tombstones: tables.has('tombstones'), sizes: columns.has('output_bytes') && columns.has('stored_bytes') };
 }
 
 /**
@@ -53,7 +70,7 @@ export function openForWriting(file: string, busyMs: number): OpenedFile {
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${busyMs}`);
     migrate(db);
-    return { db, version: MIGRATIONS.length };
+    return { db, version: MIGRATIONS.length, has: featuresOf(db) };
   } catch (error) {
     db.close();
     throw error;
@@ -71,7 +88,7 @@ export function openForReading(file: string, busyMs: number): OpenedFile {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > MIGRATIONS.length) throw newerSchema(version);
     if (version < 1) throw new Error(`${file} is not a toolgate ledger (schema version ${version})`);
-    return { db, version };
+    return { db, version, has: featuresOf(db) };
   } catch (error) {
     db.close();
     throw error;

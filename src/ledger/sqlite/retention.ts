@@ -69,8 +69,9 @@ export class SqliteRetention implements Retention {
   private waiters: Array<() => void> = [];
   private closed = false;
 
-  constructor(private readonly db: Connection, version: number, private readonly writes: WriteQueue, private readonly limits: RetentionLimits) {
-    this.graves = version >= 2 ? tombstoneStatements(db) : undefined;
+  /** @param tombstones - whether the file has the tombstones table (an old file read-only may not). */
+  constructor(private readonly db: Connection, tombstones: boolean, private readonly writes: WriteQueue, private readonly limits: RetentionLimits) {
+    this.graves = tombstones ? tombstoneStatements(db) : undefined;
   }
 
   private get sql(): ReturnType<typeof statements> {

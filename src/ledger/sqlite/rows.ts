@@ -26,11 +26,11 @@ export interface TombstoneRow {
 }
 
 /**
- * The columns of a call row with its output's size: from `calls.output_bytes` (schema 4 on),
- * so that a list never reads the results' blobs; from `results` for an older file read-only.
+ * The columns of a call row with its output's size: from `calls.output_bytes` (migration 4 on:
+ * `sizes`), so that a list never reads the results' blobs; from `results` for an older file read-only.
  */
-export function callColumns(version: number): string {
-  return version >= 4
+export function callColumns(sizes: boolean): string {
+  return sizes
     ? 'calls.*, calls.output_bytes AS size'
     : 'calls.*, (SELECT size FROM results WHERE results.call = calls.id) AS size';
 }
