@@ -46,8 +46,10 @@ interface RuleMatchers {
   readonly path: GlobMatcher | undefined;
   /** `[argument name, value glob]` for each `args` entry. */
   readonly args: ReadonlyArray<readonly [string, GlobMatcher]> | undefined;
-  /** One matcher per word of `command`, a trailing `"*"` word dropped (it means "anything after"). */
+  /** One matcher per word of `command`, a trailing `"*"` word dropped (it adds nothing: see {@link PolicyRule.command}). */
   readonly command: readonly GlobMatcher[] | undefined;
+  /** Whether an option (or, for a program no table knows, a word) is in `allow_options`. */
+  readonly allowOption?: GlobMatcher;
 }
 
 /**
@@ -101,8 +103,23 @@ export interface PolicyRule {
    * wrappers: `"sudo"` (or `"sudo rm"`, the rest matched from the unwrapped program) catches
    * `sudo rm x`, which the shell analysis gives as `rm x` wrapped in `sudo`. A rule with a
    * `command` key never matches a call that is not a shell call.
+   *
+   * An `allow` rule covers only what the per-program tables know to be safe after its words
+   * (`src/policy/shell/program-tables/`, docs/policy.md): `"git"` covers `git log --oneline`
+   * but not `git log --output=f` or `git commit`; `"git commit"` covers `git commit -m x`. For
+   * a program no table knows, it covers exactly its words (`"make test"` covers `make test`,
+   * not `make test X=1`). A trailing `"*"` adds nothing. A rule naming a wrapper
+   * (`"timeout"`) covers no command the wrapper runs: that is judged on its own. Deny and ask
+   * rules match the words as a prefix, whatever follows.
    */
   readonly command?: readonly string[];
+  /**
+   * Allow rules with `command` only: options the rule covers beyond the tables (`["--output",
+   * "-o"]`; globs on the option's name, `--output` also matches `--output=f`), or, for a
+   * program no table knows, words allowed after the rule's own (`["--verbose", "test:*"]`).
+   * `["*"]` covers every option and word: the person says so explicitly.
+   */
+  readonly allowOptions?: readonly string[];
   /** Shown in messages about the calls the rule decides. */
   readonly reason?: string;
   /** The compiled globs. */
@@ -166,7 +183,7 @@ export class PolicyFileError extends ToolgateError {
 }
 
 /** The keys a rule may have. */
-const RULE_KEYS = ['tool', 'kind', 'paths', 'args', 'command', 'action', 'reason'] as const;
+const RULE_KEYS = ['tool', 'kind', 'paths', 'args', 'command', 'allow_options', 'action', 'reason'] as const;
 /** The keys at the top of a file. */
 const FILE_KEYS = ['always_ask', 'rules', 'approved'] as const;
 /** The keys of an `[[approved]]` entry. */
@@ -351,6 +368,16 @@ function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
     });
   }
 
+  let allowOptions: string[] | undefined;
+  let allowOption: GlobMatcher | undefined;
+  if (raw.allow_options !== undefined) {
+    allowOptions = stringOrList(raw.allow_options, 'allow_options', where, keyLine, at);
+    if (command === undefined) throw at.fail(keyLine('allow_options'), `allow_options in ${where} needs a command key: it widens what an allow rule for a command covers`);
+    if (action !== 'allow') throw at.fail(keyLine('allow_options'), `allow_options in ${where} applies to allow rules only (a ${String(action)} rule matches whatever follows its command words)`);
+    const matchers = allowOptions.map((glob) => compileGlob(glob, { dot: true, bash: true, nonegate: true }, () => at.fail(keyLine('allow_options'), `allow_options in ${where}: ${JSON.stringify(glob)} is not a valid glob`)));
+    allowOption = matchers.length === 1 ? matchers[0] : (value) => matchers.some((m) => m(value));
+  }
+
   let reason: string | undefined;
   if (raw.reason !== undefined) {
     if (typeof raw.reason !== 'string') throw at.fail(keyLine('reason'), `reason in ${where} must be a string; got ${describe(raw.reason)}`);
@@ -363,8 +390,12 @@ function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
     ...(paths && { paths: Object.freeze(paths) }),
     ...(args && { args: Object.freeze(args) }),
     ...(command && { command: Object.freeze(command) }),
+    ...(allowOptions && { allowOptions: Object.freeze(allowOptions) }),
     ...(reason !== undefined && { reason }),
-    matchers: Object.freeze({ tool: toolMatcher, path: pathMatcher, args: argMatchers && Object.freeze(argMatchers), command: commandMatchers && Object.freeze(commandMatchers) }),
+    matchers: Object.freeze({
+      tool: toolMatcher, path: pathMatcher, args: argMatchers && Object.freeze(argMatchers), command: commandMatchers && Object.freeze(commandMatchers),
+      ...(allowOption && { allowOption }),
+    }),
   };
   return Object.freeze(rule);
 }

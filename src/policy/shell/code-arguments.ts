@@ -135,7 +135,7 @@ function sedScripts(args: ReadonlyArray<string | undefined>): { scripts: string[
 }
 
 /** Skip a sed address (`12`, `$`, `/re/I`, `\%re%`, `first~step`, ranges, `!`) from `i`; returns the index after it. */
-function skipAddress(s: string, i: number): number {
+export function skipAddress(s: string, i: number): number {
   const one = (j: number): number => {
     if (/[0-9$]/.test(s[j] ?? '')) {
       while (/[0-9$~+]/.test(s[j] ?? '')) j++;
