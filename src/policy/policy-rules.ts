@@ -61,7 +61,7 @@ export interface PolicyMatch {
   readonly rule: PolicyRule;
   /** For a shell call: the text of the command the verdict is about. */
   readonly command?: string;
-  /** For a shell call with commands: what the file's rules said of each command, in order (what `policy check --explain` shows). */
+  /** For a shell call with commands, when asked for detail: what the file's rules said of each command, in order (what `policy check --explain` shows). */
   readonly commands?: readonly CommandVerdict[];
 }
 
@@ -80,7 +80,8 @@ export interface CommandVerdict {
 }
 
 /**
- * What `file`'s rules say about `input`, or `undefined` when no rule matches.
+ * What `file`'s rules say about `input`, or `undefined` when no rule matches. With `detail`,
+ * a shell call's match carries every command's verdict (`commands`), for explanations.
  *
  * A call without `shell`: the last matching rule among those without a `command` key (a
  * `command` rule never matches a call that is not a shell call).
@@ -109,8 +110,8 @@ export interface CommandVerdict {
  * `command` key (one that could match the hidden command) for this tool, the verdict is at
  * least `ask`, naming that rule, unless a rule already denies.
  */
-export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
-  const match = matchRules(file, input);
+export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput, detail = false): PolicyMatch | undefined {
+  const match = matchRules(file, input, detail);
   const shell = input.shell;
   if (shell === undefined || shell.uncertain.length === 0 || match?.verdict === 'deny') return match;
   if (shell.beyondLimits === true) return beyondLimits(file, input, shell, match);
@@ -155,7 +156,7 @@ function hiddenFrom(file: PolicyFile, input: PolicyCallInput): PolicyRule | unde
 }
 
 /** {@link matchPolicyRules} before the uncertainty check. */
-function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
+function matchRules(file: PolicyFile, input: PolicyCallInput, detail: boolean): PolicyMatch | undefined {
   const rules = file.rules;
   const shell = input.shell;
   if (shell === undefined || shell.commands.length === 0) {
@@ -176,8 +177,10 @@ function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | und
   let firstAsk: PolicyMatch | undefined;
   let firstAllow: { rule: PolicyRule; command: ShellCommand } | undefined;
   let firstUnmatched: ShellCommand | undefined;
-  const verdicts: CommandVerdict[] = [];
+  const verdicts: CommandVerdict[] | undefined = detail ? [] : undefined;
   for (const command of shell.commands) {
+    // without detail, the first deny decides (with it, every command gets its line)
+    if (firstDeny !== undefined && !detail) break;
     let rule: PolicyRule | undefined;
     let covered: Coverage | undefined;
     let uncovered: { rule: PolicyRule; coverage: Coverage } | undefined;
@@ -208,26 +211,26 @@ function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | und
       const { rule: r, coverage } = uncovered;
       const why = coverage.why ?? 'not covered';
       firstAsk ??= { verdict: 'ask', rule: r, command: text, reason: `\`${clip(text)}\` is not covered by ${says(r)}: ${why} (table entry: ${coverage.entry}; allow_options in the rule can widen it)` };
-      verdicts.push({ text, verdict: 'ask', rule: r.id, entry: coverage.entry, why });
+      verdicts?.push({ text, verdict: 'ask', rule: r.id, entry: coverage.entry, why });
     } else if (rule === undefined) {
       firstUnmatched ??= command;
-      verdicts.push({ text, verdict: undefined });
+      verdicts?.push({ text, verdict: undefined });
     } else if (rule.action === 'deny') {
       firstDeny ??= { verdict: 'deny', reason: `\`${clip(text)}\` is denied by ${says(rule)}`, rule, command: text };
-      verdicts.push({ text, verdict: 'deny', rule: rule.id });
+      verdicts?.push({ text, verdict: 'deny', rule: rule.id });
     } else if (rule.action === 'ask') {
       firstAsk ??= { verdict: 'ask', reason: `\`${clip(text)}\` asks first: ${says(rule)}`, rule, command: text };
-      verdicts.push({ text, verdict: 'ask', rule: rule.id });
+      verdicts?.push({ text, verdict: 'ask', rule: rule.id });
     } else if (rule.matchers.command !== undefined && command.writes.length > 0) {
       const why = `writes to ${command.writes.map((w) => clip(w, 80)).join(', ')}`;
       firstAsk ??= { verdict: 'ask', rule, command: text, reason: `\`${clip(text)}\` ${why}; ${says(rule)} allows the command, not writing files` };
-      verdicts.push({ text, verdict: 'ask', rule: rule.id, ...entry, why });
+      verdicts?.push({ text, verdict: 'ask', rule: rule.id, ...entry, why });
     } else {
       firstAllow ??= { rule, command };
-      verdicts.push({ text, verdict: 'allow', rule: rule.id, ...entry });
+      verdicts?.push({ text, verdict: 'allow', rule: rule.id, ...entry });
     }
   }
-  const withVerdicts = (match: PolicyMatch): PolicyMatch => ({ ...match, commands: verdicts });
+  const withVerdicts = (match: PolicyMatch): PolicyMatch => (verdicts === undefined ? match : { ...match, commands: verdicts });
   if (firstDeny !== undefined) return withVerdicts(firstDeny);
   if (firstAsk !== undefined) return withVerdicts(firstAsk);
   if (firstAllow === undefined) return undefined;
