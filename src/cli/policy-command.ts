@@ -116,12 +116,21 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
  */
 const COMMAND_ARGUMENT_NAMES: ReadonlySet<string> = new Set(['command', 'cmd', 'script', 'commandLine', 'command_line']);
 
-/** Rules that look written for a shell tool's command line with `args`: they never match it. */
+/**
+ * Rules that look written for a shell tool's command line with `args` (they never match it),
+ * and allow rules whose `command` ends in `"*"` (it adds nothing: an allow rule covers what the
+ * program's table knows safe, or exactly its words).
+ */
 function warnings(status: PolicyFileStatus): string[] {
   if (status.state !== 'ok') return [];
-  return status.policy!.rules
+  const rules = status.policy!.rules;
+  const args = rules
     .filter((rule) => rule.args !== undefined && Object.keys(rule.args).some((name) => COMMAND_ARGUMENT_NAMES.has(name)))
     .map((rule) => `${rule.id}: args.${Object.keys(rule.args!).find((name) => COMMAND_ARGUMENT_NAMES.has(name))} never matches a shell tool's command line (a glob would match \`git status; rm -rf data\`); use command = "..." for shell commands`);
+  const stars = rules
+    .filter((rule) => rule.action === 'allow' && rule.command !== undefined && rule.command.length > 1 && rule.command[rule.command.length - 1] === '*' && rule.allowOptions === undefined)
+    .map((rule) => `${rule.id}: the trailing "*" of command = "${rule.command!.join(' ')}" adds nothing: an allow rule covers only what the program's table knows safe (or, for a program no table knows, exactly its words); say more with allow_options`);
+  return [...args, ...stars];
 }
 
 function describeStatus(status: PolicyFileStatus): string {

@@ -5,6 +5,7 @@
  * parser; a test fails if a table has none.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parsePolicyFile } from '../../src/policy/policy-file.js';
 import { matchPolicyRules, type PolicyMatch } from '../../src/policy/policy-rules.js';
@@ -60,6 +61,8 @@ const CASES: ReadonlyArray<readonly [string, string, 'allow' | 'ask']> = [
   ['git commit', 'git commit -S -m x', 'ask'],
   ['git commit', 'git commit -m x --template=t', 'allow'],
   ['git push', 'git push origin main', 'allow'],
+  ['git merge', 'git merge --no-ff topic', 'allow'],
+  ['git merge', 'git merge -s evil topic', 'ask'],
   ['git push', 'git push --receive-pack=x origin', 'ask'],
   ['git log', 'git log --graph', 'allow'],
   ['git log', 'git log --output=f', 'ask'],
@@ -130,6 +133,7 @@ const CASES: ReadonlyArray<readonly [string, string, 'allow' | 'ask']> = [
   ['tar', 'tar --use-compress-program=sh -tf a.tar', 'ask'],
   ['tar', 'tar -tf a.tar --checkpoint=1 --checkpoint-action=exec=sh', 'ask'],
   ['tar', 'tar -tf host:a.tar', 'ask'],
+  ['tar', 'tar -tvf a.tar --index-file=out.txt', 'ask'],
   // writing coreutils: covered when the rule names them; `*` does not
   ['tee', 'tee -a notes.txt', 'allow'],
   ['*', 'tee notes.txt', 'ask'],
@@ -220,7 +224,8 @@ const CASES: ReadonlyArray<readonly [string, string, 'allow' | 'ask']> = [
 const WRAPPED: ReadonlyArray<readonly [string, string, 'allow' | 'ask']> = [
   ['ls', 'timeout -s KILL 5 ls -l', 'allow'],
   ['ls', 'nice -n 5 ls', 'allow'],
-  ['ls', 'nohup ls', 'allow'],
+  ['ls', 'nohup ls', 'ask'],
+  ['nohup ls', 'nohup ls', 'allow'],
   ['ls', 'env LANG=C ls', 'allow'],
   ['ls', "env -S 'ls -l'", 'allow'],
   ['ls', 'stdbuf -oL ls', 'allow'],
@@ -236,6 +241,8 @@ const WRAPPED: ReadonlyArray<readonly [string, string, 'allow' | 'ask']> = [
   ['grep', 'find . -name "*.ts" | xargs grep -n foo', 'ask'],
   ['grep', 'find . -name "*.ts" -print0 | xargs -0 grep -n foo --', 'allow'],
   ['grep', 'printf -- "--pre=./evil" | xargs rg foo', 'ask'],
+  ['grep', 'printf x | xargs -I{} grep {} -- notes.txt', 'ask'],
+  ['grep', 'printf x | xargs -I{} grep -n -- {} notes.txt', 'allow'],
   ['ls', "bash -c 'ls -l'", 'allow'],
   ['ls', "bash -c 'ls -l; rm -rf data'", 'ask'],
 ];
@@ -271,6 +278,14 @@ describe('per-program tables: what an allow rule covers', () => {
       if (table.wrapper !== true) assert.ok(all.has('allow'), `no covered case for ${table.programs[0]}`);
       const flagOnly = table.form?.noOptions === true || table.programs.some((p) => ['tac', 'mv', 'ln', 'mkdir', 'touch', 'rmdir', 'truncate', 'chmod', 'cmp', 'comm', 'cut', 'paste', 'join', 'tr', 'nl', 'fold', 'expand', 'rev', 'basename', 'dirname', 'realpath', 'readlink', 'stat', 'du', 'df', 'sleep', 'seq', 'which', 'whoami', 'md5sum', 'base64', 'od', 'column', 'tee', 'command'].includes(p));
       if (!flagOnly) assert.ok(all.has('ask'), `no case that asks for ${table.programs[0]}`);
+    }
+  });
+
+  test('docs/policy.md\'s table names every table (its first program) and every family', () => {
+    const docs = fs.readFileSync(new URL('../../../docs/policy.md', import.meta.url), 'utf8');
+    for (const table of [...PROGRAM_TABLES, ...WRAPPER_TABLES.filter((t) => t.family === 'wrappers')]) {
+      assert.ok(docs.includes(`\`${table.programs[0]}\``), `docs/policy.md does not name ${table.programs[0]}`);
+      assert.ok(docs.includes(`| ${table.family} |`), `docs/policy.md has no row for the family ${table.family}`);
     }
   });
 

@@ -115,6 +115,19 @@ function checkOperands(form: FormEntry, operands: readonly string[], at: readonl
   return operands.length <= rule.max ? undefined : `more than ${rule.max} operand${rule.max === 1 ? '' : 's'}: ${form.note ?? 'the others are written'}`;
 }
 
+/** xargs's replace string (`-I R`, `-IR`, `-i[R]`, `--replace[=R]`, `-J R`), if its own words give one. */
+function replaceString(words: readonly string[]): string | undefined {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word.startsWith('--replace')) return word.includes('=') ? word.slice(word.indexOf('=') + 1) : '{}';
+    const m = /^-[0rtxp]*([IiJ])(.*)$/.exec(word);
+    if (m === null) continue;
+    if (m[2] !== '') return m[2];
+    return m[1] === 'i' ? '{}' : words[i + 1] ?? '{}';
+  }
+  return undefined;
+}
+
 /** The entry name of a table for messages: its first program name. */
 function entryOf(table: ProgramTable, sub?: string): string {
   return sub === undefined ? table.programs[0]! : `${table.programs[0]} ${sub}`;
@@ -134,7 +147,7 @@ export function commandCoverage(command: ShellCommand, query: CoverageQuery): Co
     if (table === undefined) {
       if (i === namedWrapper && words.length <= 1) continue;
       if (i === namedWrapper && words.slice(1).every((word) => allowOption(word))) continue;
-      return { covered: false, entry: name, why: i === namedWrapper ? `${name}'s own options (${words.slice(1).join(' ')}) are not covered` : `${name} runs the command with other powers; a rule must name it (command = "${name} ...")` };
+      return { covered: false, entry: name, why: i === namedWrapper ? `${name}'s own options (${words.slice(1).join(' ')}) are not covered` : `no wrapper table covers ${name} (other powers, or files it writes); a rule must name it (command = "${name} ...")` };
     }
     const why = readForm(words.slice(1), table.form!, (word) => allowOption(word));
     if (why !== undefined) return { covered: false, entry: name, why };
@@ -145,8 +158,14 @@ export function commandCoverage(command: ShellCommand, query: CoverageQuery): Co
   const argv = command.argv;
   const head = argv[0] ?? '';
   const table = head.includes('/') ? undefined : programTable(head);
-  if (wrappers.includes('xargs') && table?.form?.noOptions !== true && !argv.slice(1).includes('--')) {
-    return { covered: false, entry: 'xargs', why: `xargs appends its input to \`${head}\`'s words, where it may be an option; end its options with --` };
+  const xargs = wrappers.indexOf('xargs');
+  if (xargs >= 0 && table?.form?.noOptions !== true) {
+    const end = argv.indexOf('--', 1);
+    const replace = replaceString(command.wrapperWords?.[xargs] ?? []);
+    const before = end < 0 ? argv : argv.slice(0, end);
+    if (end < 0 || (replace !== undefined && before.some((word) => word.includes(replace)))) {
+      return { covered: false, entry: 'xargs', why: `xargs puts its input among \`${head}\`'s words, where it may be an option; end the options with -- before it` };
+    }
   }
   if (table === undefined) {
     const extra = argv.slice(Math.max(named, 1));

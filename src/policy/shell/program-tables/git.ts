@@ -155,8 +155,9 @@ const SUBCOMMANDS: Readonly<Record<string, FormEntry>> = {
     '-m= --message=', '--index', '--pathspec-from-file=', '--pathspec-file-nul')),
   init: form('write', opts('-q --quiet', '--bare', '--object-format=', '--ref-format=', '-b= --initial-branch=', '--shared[=]'),
     { note: 'not --template or --separate-git-dir' }),
+  // not -s/--strategy: a strategy NAME runs the program git-merge-NAME
   merge: form('write', opts('--commit', '--no-commit', '--edit', '--no-edit', '--ff', '--no-ff', '--ff-only', '--log[=]', '--no-log', '--signoff',
-    '--no-signoff', '--stat', '-n', '--no-stat', '--squash', '--no-squash', '--verify', '--no-verify', '-s= --strategy=', '-X= --strategy-option=',
+    '--no-signoff', '--stat', '-n', '--no-stat', '--squash', '--no-squash', '--verify', '--no-verify', '-X= --strategy-option=',
     '--summary', '--no-summary', '-q --quiet', '-v --verbose', '--progress', '--no-progress', '--autostash', '--no-autostash',
     '--allow-unrelated-histories', '-m=', '-F= --file=', '--into-name=', '--abort', '--quit', '--continue', '--no-gpg-sign')),
   fetch: form('network', opts('--all', '-a --append', '--atomic', '--depth=', '--deepen=', '--shallow-since=', '--shallow-exclude=', '--unshallow',

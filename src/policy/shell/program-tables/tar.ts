@@ -22,10 +22,10 @@ const TAR_OPTIONS: readonly OptionEntry[] = [
     '-B --read-full-records', '-i --ignore-zeros', '--occurrence[=]', '-w --interactive', '--totals[=]', '--utc', '--full-time', '-R --block-number',
     '--show-transformed-names', '--show-stored-names', '--transform= --xform=', '--strip-components=', '--one-file-system', '-h --dereference',
     '--hard-dereference', '-l --check-links', '-P --absolute-names', '--quoting-style=', '--no-quote-chars=', '--quote-chars=', '--warning=',
-    '--index-file=', '--checkpoint[=]', '--record-size=', '--label= -V=', '--posix', '--pax-option=', '--acls', '--no-acls', '--xattrs', '--no-xattrs',
+    '--checkpoint[=]', '--record-size=', '--label= -V=', '--posix', '--pax-option=', '--acls', '--no-acls', '--xattrs', '--no-xattrs',
     '--selinux', '--no-selinux', '--help', '--usage', '--version',
   ),
-  ...writes('-r --append', '-u --update', '-A --catenate --concatenate', '--delete', '-k --keep-old-files', '--overwrite', '--remove-files', '-g= --listed-incremental='),
+  ...writes('--index-file=', '--volno-file=', '-r --append', '-u --update', '-A --catenate --concatenate', '--delete', '-k --keep-old-files', '--overwrite', '--remove-files', '-g= --listed-incremental='),
   ...runs('--to-command=', '-I= --use-compress-program=', '-F= --info-script= --new-volume-script=', '--checkpoint-action=', '--rsh-command=', '--rmt-command='),
 ];
 

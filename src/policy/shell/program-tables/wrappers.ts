@@ -5,12 +5,14 @@
  * (`command = "ls"`) covers `timeout 5 ls` and `nice -n 5 ls`, not `env -P DIR ls` or
  * `time -o FILE ls`. A rule naming only the wrapper (`command = "timeout"`) covers no command
  * it runs: `timeout 5 rm -rf data` is judged as `rm -rf data`. A wrapper without a table
- * (`sudo`, `doas`, `chroot`, `unshare`, `nsenter`, `flock`, `su`) is covered only where the
- * rule names it (`command = "sudo ls"`) and then only with no options of its own.
+ * (`sudo`, `doas`, `chroot`, `unshare`, `nsenter`, `flock`, `su`, `exec`, and `nohup`, which
+ * writes `nohup.out` when its output is a terminal, as under `exec_command`) is covered only
+ * where the rule names it (`command = "sudo ls"`) and then only with no options of its own.
  *
  * For `xargs`, the command gets the input as more arguments, which may be options: a command
  * under xargs is covered only when its words end its options with `--` (`xargs grep -n x
- * --`), since otherwise a line of input such as `--pre=./evil` becomes an option.
+ * --`), and no word before that holds the replace string (`-I {}`), since otherwise a line of
+ * input such as `--pre=./evil` becomes an option.
  *
  * @module
  */
@@ -21,7 +23,7 @@ import type { ProgramTable } from './types.js';
 export const WRAPPERS: readonly ProgramTable[] = [
   { family: 'wrappers', programs: ['timeout'], wrapper: true, form: { effect: 'read', options: opts('-s= --signal=', '-k= --kill-after=', '--preserve-status', '--foreground', '-v --verbose'), note: 'the command it runs is judged' } },
   { family: 'wrappers', programs: ['nice'], wrapper: true, form: { effect: 'read', options: opts('-n= --adjustment='), numberOption: true, note: 'the command it runs is judged' } },
-  { family: 'wrappers', programs: ['nohup', 'setsid', 'builtin', 'command'], wrapper: true, form: { effect: 'read', options: opts('-c --ctty', '-f --fork', '-w --wait', '-p', '-v', '-V'), note: 'the command it runs is judged' } },
+  { family: 'wrappers', programs: ['setsid', 'builtin', 'command'], wrapper: true, form: { effect: 'read', options: opts('-c --ctty', '-f --fork', '-w --wait', '-p', '-v', '-V'), note: 'the command it runs is judged' } },
   {
     family: 'wrappers', programs: ['env'], wrapper: true,
     form: {
