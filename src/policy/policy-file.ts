@@ -94,8 +94,9 @@ export interface PolicyRule {
   /**
    * Shell tools only: the words that must start a command's argv (`"git status"`; written as
    * one string split on whitespace, or as a list of words when a word holds a space). A
-   * prefix match: `"git status"` matches `git status -s`. A trailing `"*"` word is sugar for
-   * "anything after" (`"echo *"` is `"echo"`); every other word is a glob on one word
+   * prefix match: `"git status"` matches `git status -s` (for an allow rule, only as far as the
+   * tables cover what follows: see below). A trailing `"*"` word is dropped (`"echo *"` is
+   * `"echo"`); every other word is a glob on one word
    * (picomatch, bash-style: `*` spans `/`; a leading `./` is kept). The first word is matched
    * against the program name, except that a program run by path (`./git`, `/bin/rm`) is matched
    * by an allow rule only as written (`"./build.sh"`; `"git"` does not allow `./git`), by deny

@@ -42,7 +42,7 @@ const REVISION_OPTIONS: readonly OptionEntry[] = opts(
   '--boundary', '--simplify-by-decoration', '--show-pulls', '--full-history', '--dense', '--sparse', '--simplify-merges',
   '--ancestry-path[=]', '--date-order', '--author-date-order', '--topo-order', '--reverse', '--no-walk[=]', '--do-walk',
   '--pretty[=]', '--format=', '--abbrev-commit', '--no-abbrev-commit', '--oneline', '--encoding=', '--expand-tabs[=]', '--no-expand-tabs',
-  '--notes[=]', '--no-notes', '--show-notes[=]', '--show-signature', '--relative-date', '--date=', '--parents', '--children',
+  '--notes[=]', '--no-notes', '--show-notes[=]', '--relative-date', '--date=', '--parents', '--children',
   '--left-right', '--graph', '--show-linear-break[=]', '--decorate[=]', '--no-decorate', '--decorate-refs=', '--decorate-refs-exclude=',
   '--source', '--mailmap', '--no-mailmap', '--use-mailmap', '--no-use-mailmap', '--full-diff', '--log-size', '-L=', '--follow',
   '--no-follow', '--count', '--timestamp', '--objects', '--objects-edge', '--no-object-names', '--header', '-v --verbose', '-q --quiet',
