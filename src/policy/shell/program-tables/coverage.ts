@@ -52,7 +52,7 @@ function lookup(options: readonly OptionEntry[]): ReadonlyMap<string, OptionEntr
  * undefined when they are. `allowed(word, index)` is true for a word the rule names or an
  * option its `allow_options` lists.
  */
-export function readForm(args: readonly string[], form: FormEntry, allowed: (word: string, index: number) => boolean): string | undefined {
+function readForm(args: readonly string[], form: FormEntry, allowed: (word: string, index: number) => boolean): string | undefined {
   if (form.check !== undefined) return form.check(args, allowed);
   const operands: string[] = [];
   if (form.noOptions === true) return checkOperands(form, args, args.map((_, i) => i), allowed);

@@ -21,7 +21,7 @@ import type { ProgramTable } from './types.js';
 import { WRAPPERS } from './wrappers.js';
 import { WRITING } from './writing.js';
 
-export type { ArgumentEffect, FormEntry, OperandRule, OptionEntry, ProgramTable } from './types.js';
+export type { ProgramTable } from './types.js';
 
 /** The tables of programs (not wrappers), family by family. */
 export const PROGRAM_TABLES: readonly ProgramTable[] = Object.freeze([...GIT, ...SED, ...AWK, ...FIND, ...SEARCH, ...SORT, ...TAR, ...WRITING, ...COREUTILS]);

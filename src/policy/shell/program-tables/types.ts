@@ -54,7 +54,7 @@ export interface OptionEntry {
  * writes OUT, so `uniq` takes one). A function: a check that returns why an operand is not
  * covered (an sed script with a `w` command), or undefined; it sees all operands at once.
  */
-export type OperandRule = 'any' | 'none' | { readonly max: number } | ((operands: readonly string[]) => string | undefined);
+type OperandRule = 'any' | 'none' | { readonly max: number } | ((operands: readonly string[]) => string | undefined);
 
 /** One form of a program: the program itself, or one of its subcommands. */
 export interface FormEntry {
