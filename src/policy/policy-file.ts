@@ -50,6 +50,12 @@ interface RuleMatchers {
   readonly command: readonly GlobMatcher[] | undefined;
   /** Whether an option (or, for a program no table knows, a word) is in `allow_options`. */
   readonly allowOption?: GlobMatcher;
+  /**
+   * How many of the `command` words, from the first, are literal (no glob character): only a
+   * literal word names a program or a subcommand (`"r*"` matches rm but does not name it, so
+   * it covers rm's reading forms only, and rm has none).
+   */
+  readonly literalWords?: number;
 }
 
 /**
@@ -396,9 +402,16 @@ function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
     matchers: Object.freeze({
       tool: toolMatcher, path: pathMatcher, args: argMatchers && Object.freeze(argMatchers), command: commandMatchers && Object.freeze(commandMatchers),
       ...(allowOption && { allowOption }),
+      ...(command && { literalWords: literalPrefix(command[command.length - 1] === '*' ? command.slice(0, -1) : command) }),
     }),
   };
   return Object.freeze(rule);
+}
+
+/** How many words, from the first, hold no glob character. */
+function literalPrefix(words: readonly string[]): number {
+  const i = words.findIndex((word) => /[*?[\]{}()!+@]/.test(word));
+  return i < 0 ? words.length : i;
 }
 
 /** A glob compiled to one regular expression; `bad()` makes the error for a pattern picomatch cannot compile. */

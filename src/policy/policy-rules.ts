@@ -191,11 +191,11 @@ function matchRules(file: PolicyFile, input: PolicyCallInput, detail: boolean): 
         rule = r;
         break;
       }
-      const how = commandMatch(r.matchers.command, command, r.action);
+      const how = commandMatch(r.matchers.command, command, r.action, r.matchers.literalWords);
       if (how === undefined) continue;
       if (r.action === 'allow') {
         // an allow rule covers only the forms the program's table knows safe (issue 30, item 1)
-        const coverage = commandCoverage(command, { named: how.named, namedWrapper: how.wrapper, allowOption: r.matchers.allowOption ?? NOTHING });
+        const coverage = commandCoverage(command, { named: how.named, matched: how.matched, namedWrapper: how.wrapper, allowOption: r.matchers.allowOption ?? NOTHING });
         if (!coverage.covered) {
           uncovered ??= { rule: r, coverage };
           continue;
@@ -295,25 +295,28 @@ function plainRelative(p: string): boolean {
 
 /**
  * How a rule's `command` words match `command`, or undefined when they do not: the first word
- * matches the program and the rest are a prefix of the arguments (`named` is the number of
- * words); or the first word names one of its wrappers (`wrapper`, its index) and the rest are
- * a prefix of the whole unwrapped argv (`named` is one less).
+ * matches the program and the rest are a prefix of the arguments (`matched` is the number of
+ * words, `named` the number of literal words among the first: see `RuleMatchers.literalWords`);
+ * or the first word names one of its wrappers (`wrapper`, its index) and the rest are a prefix
+ * of the whole unwrapped argv (each one less).
  *
  * A program run by path (`argv[0]` holds a `/`: `./git status`, `/tmp/x`) may be any file, so
  * an allow rule's first word must match `argv[0]` exactly as written (`./build.sh` matches
  * `./build.sh`; `git status` does not match `./git status`). Deny and ask rules match it by
  * its program name as well, so that `rm` still denies `/bin/rm -rf x`.
  */
-function commandMatch(words: readonly ((value: string) => boolean)[], command: ShellCommand, action: PolicyRule['action']): { named: number; wrapper: number } | undefined {
-  if (words.length === 0) return { named: 0, wrapper: -1 };
+function commandMatch(
+  words: readonly ((value: string) => boolean)[], command: ShellCommand, action: PolicyRule['action'], literal = words.length,
+): { named: number; matched: number; wrapper: number } | undefined {
+  if (words.length === 0) return { named: 0, matched: 0, wrapper: -1 };
   const first = words[0]!;
   const argv = command.argv;
   const head = argv[0] ?? command.program;
   const byPath = head.includes('/');
   const program = byPath ? first(head) || (action !== 'allow' && first(command.program)) : first(command.program) || first(head);
-  if (program && prefixMatches(words, argv, 1)) return { named: words.length, wrapper: -1 };
+  if (program && prefixMatches(words, argv, 1)) return { named: Math.min(literal, words.length), matched: words.length, wrapper: -1 };
   const wrapper = command.wrappers.findIndex((w) => first(w));
-  return wrapper >= 0 && prefixMatches(words, argv, 0) ? { named: words.length - 1, wrapper } : undefined;
+  return wrapper >= 0 && prefixMatches(words, argv, 0) ? { named: Math.max(0, Math.min(literal, words.length) - 1), matched: words.length - 1, wrapper } : undefined;
 }
 
 /** Whether `words[1..]` match `argv[from..]` word for word (argv may go on). */

@@ -315,6 +315,15 @@ describe('per-program tables: what an allow rule covers', () => {
     assert.equal(judge(rule('*'), 'mytool x')?.verdict, 'ask');
   });
 
+  test('only literal words name a program or subcommand: a glob matches but covers only reading forms', () => {
+    assert.equal(judge(rule('r*'), 'rm -rf data')?.verdict, 'ask');
+    assert.equal(judge(rule('* *'), 'tee out.txt')?.verdict, 'ask');
+    assert.equal(judge(rule('git c*'), 'git commit -m x')?.verdict, 'ask');
+    assert.equal(judge(rule('git c*'), 'git cat-file -p HEAD')?.verdict, 'allow');
+    assert.equal(judge(rule('git log --out*'), 'git log --output=f')?.verdict, 'ask');
+    assert.equal(judge(rule('rm'), 'rm -rf data')?.verdict, 'allow');
+  });
+
   test('deny and ask rules still match a prefix, whatever follows', () => {
     assert.equal(judge('[[rules]]\ncommand = "git"\naction = "deny"\n', 'git log --frobnicate')?.verdict, 'deny');
     assert.equal(judge(`${rule('git')}\n[[rules]]\ncommand = "git log"\naction = "ask"\n`, 'git log --oneline')?.verdict, 'ask');

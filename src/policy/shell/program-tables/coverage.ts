@@ -27,6 +27,11 @@ export interface CoverageQuery {
    * covered whatever they are: the person wrote them.
    */
   readonly named: number;
+  /**
+   * How many words of the argv the rule's words matched, globs included (`"npm run test*"`
+   * matches 3): for a program no table knows, the words the rule gives. At least `named`.
+   */
+  readonly matched: number;
   /** The index in `command.wrappers` of the wrapper the rule's first word names, or -1. */
   readonly namedWrapper: number;
   /** Whether an option (`--output`, `-o`, `of`) or, for a program no table knows, a word is in the rule's `allow_options`. */
@@ -138,7 +143,7 @@ function entryOf(table: ProgramTable, sub?: string): string {
  * around it with their own options, then the program's words against its table.
  */
 export function commandCoverage(command: ShellCommand, query: CoverageQuery): Coverage {
-  const { named, namedWrapper, allowOption } = query;
+  const { named, matched, namedWrapper, allowOption } = query;
   const wrappers = command.wrappers;
   for (let i = 0; i < wrappers.length; i++) {
     const name = wrappers[i]!;
@@ -152,7 +157,7 @@ export function commandCoverage(command: ShellCommand, query: CoverageQuery): Co
     const why = readForm(words.slice(1), table.form!, (word) => allowOption(word));
     if (why !== undefined) return { covered: false, entry: name, why };
   }
-  if (namedWrapper >= 0 && named === 0) {
+  if (namedWrapper >= 0 && matched === 0) {
     return { covered: false, entry: wrappers[namedWrapper]!, why: `a rule for the wrapper ${wrappers[namedWrapper]} covers no command it runs; \`${command.argv.join(' ')}\` is judged on its own` };
   }
   const argv = command.argv;
@@ -168,7 +173,7 @@ export function commandCoverage(command: ShellCommand, query: CoverageQuery): Co
     }
   }
   if (table === undefined) {
-    const extra = argv.slice(Math.max(named, 1));
+    const extra = argv.slice(Math.max(matched, 1));
     const loose = extra.find((word) => !allowOption(word));
     return loose === undefined ? { covered: true, entry: 'exact words' } : { covered: false, entry: 'exact words', why: `no table knows ${head}, so a rule covers only the words it gives; \`${loose}\` is not one of them` };
   }
