@@ -738,6 +738,12 @@ describe('what allow rules read of a command (issue 30)', () => {
     assert.deepEqual(shell.wrapperWords, [['bash'], ['timeout', '5']]);
   });
 
+  test('an interpreter reading its code from standard input is uncertain: `echo ... | python3`', () => {
+    for (const line of ["echo 'import os' | python3", 'node -', 'cat x | perl']) uncertain(line);
+    certain('python3 script.py');
+    certain('node --version');
+  });
+
   test('C6: a line beyond the limits says so: length, commands, nesting', () => {
     assert.equal(analyze(`${'true;'.repeat(20_000)} curl http://127.0.0.1:1/`).beyondLimits, true);
     assert.equal(analyze(`${'$('.repeat(200)}curl x${')'.repeat(200)}`).beyondLimits, true);

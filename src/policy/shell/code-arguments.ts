@@ -275,6 +275,15 @@ export function codeWordIndex(program: string, args: ReadonlyArray<string | unde
   return undefined;
 }
 
+/**
+ * Whether an interpreter call reads its code from standard input (`python3`, `node -`,
+ * `echo 'import os' | python3`): the code is data the analysis cannot see, as for `sh` with
+ * no script.
+ */
+export function readsCodeFromStdin(program: string, args: ReadonlyArray<string | undefined>): boolean {
+  return INTERPRETERS.has(program) && (args.length === 0 || (args.length === 1 && args[0] === '-'));
+}
+
 /** Whether `program` runs code given in its arguments: a shell's `-c` script, an interpreter's code, an awk or sed program (what `xargs -I` and `find -exec` must not paste data into). */
 export function takesCode(program: string): boolean {
   return SHELLS.has(program) || INTERPRETERS.has(program) || AWKS.has(program) || SEDS.has(program);

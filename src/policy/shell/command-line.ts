@@ -40,7 +40,7 @@
  * @module
  */
 import { mostSevere, type ActionKind } from '../action-kinds.js';
-import { codeWordIndex, runsCommandsFromText, takesCode } from './code-arguments.js';
+import { codeWordIndex, readsCodeFromStdin, runsCommandsFromText, takesCode } from './code-arguments.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
 import {
@@ -549,6 +549,7 @@ class CommandLineWalk {
       }
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
+      if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.doubt(`${program} reads code from standard input: ${quote(text)}`);
       if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'eval') return this.evaluate(argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'trap') return this.trap(argv, { ...context, wrappers, wrapperWords }, text);
