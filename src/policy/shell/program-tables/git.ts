@@ -16,13 +16,13 @@ import type { FormEntry, OptionEntry, ProgramTable } from './types.js';
 
 /** Options of git's diff machinery, shared by diff, log, show and the diff plumbing (read only: no --output, --ext-diff, --textconv). */
 const DIFF_OPTIONS: readonly OptionEntry[] = opts(
-  '-p -u --patch', '-s --no-patch', '-U= --unified=', '--raw', '--patch-with-raw', '--patch-with-stat', '-t', '-z',
+  '-p -u --patch', '-s --no-patch', '-U[=] --unified=', '--raw', '--patch-with-raw', '--patch-with-stat', '-t', '-z',
   '--minimal', '--patience', '--histogram', '--diff-algorithm=', '--anchored=', '--stat[=]', '--compact-summary', '--numstat',
   '--shortstat', '--dirstat[=]', '-X[=]', '--cumulative', '--dirstat-by-file[=]', '--summary', '--name-only', '--name-status',
   '--submodule[=]', '--color[=]', '--no-color', '--color-moved[=]', '--no-color-moved', '--color-moved-ws=', '--no-color-moved-ws',
   '--word-diff[=]', '--word-diff-regex=', '--color-words[=]', '--no-renames', '--rename-empty', '--no-rename-empty', '--check',
   '--ws-error-highlight=', '--full-index', '--binary', '--abbrev[=]', '-B[=] --break-rewrites[=]', '-M[=] --find-renames[=]',
-  '-C[=] --find-copies[=]', '--find-copies-harder', '-D --irreversible-delete', '-l=', '--diff-filter=', '-S=', '-G=',
+  '-C[=] --find-copies[=]', '--find-copies-harder', '-D --irreversible-delete', '-l[=]', '--diff-filter=', '-S=', '-G=',
   '--find-object=', '--pickaxe-all', '--pickaxe-regex', '-O=', '--skip-to=', '--rotate-to=', '-R', '--relative[=]', '--no-relative',
   '-a --text', '--ignore-cr-at-eol', '--ignore-space-at-eol', '-b --ignore-space-change', '-w --ignore-all-space',
   '--ignore-blank-lines', '-I= --ignore-matching-lines=', '--inter-hunk-context=', '-W --function-context', '--exit-code', '--quiet',
