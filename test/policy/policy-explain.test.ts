@@ -34,4 +34,13 @@ describe('toolgate policy check --explain, per command', () => {
     assert.ok(out.includes(`\`timeout 5 rm -rf data\`: deny by ${userFile}:13`), out);
     assert.match(out, /^verdict {4}deny: `timeout 5 rm -rf data` is denied/m);
   });
+
+  test('an allow rule whose command ends in * gets a warning: it no longer widens the rule', async () => {
+    const userFile = path.join(root, 'config', 'toolgate', 'policy.toml');
+    fs.writeFileSync(userFile, '[[rules]]\ncommand = "npm run *"\naction = "allow"\n\n[[rules]]\ncommand = "rm *"\naction = "deny"\n');
+    const run = await runCli(['policy', 'check', '--workspace', path.join(root, 'ws')], { env, cwd: root });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(run.stdout.includes(`warning: ${userFile}:1: the trailing "*" of command = "npm run *" adds nothing`), run.stdout);
+    assert.equal(run.stdout.includes(`${userFile}:5`), false, 'a deny rule is not warned about');
+  });
 });
