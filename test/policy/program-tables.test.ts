@@ -102,7 +102,7 @@ const CASES: ReadonlyArray<readonly [string, string, 'allow' | 'ask']> = [
   ['find', 'find . -fprint out.txt', 'ask'],
   ['find', 'find . -frobnicate', 'ask'],
   // grep / rg
-  ['grep', 'grep -rn --include=*.ts foo src', 'allow'],
+  ['grep', "grep -rn --include='*.ts' foo src", 'allow'],
   ['grep', 'grep -3 -E "a|b" notes.txt', 'allow'],
   ['grep', 'grep --frobnicate x notes.txt', 'ask'],
   ['rg', 'rg -n -g "*.ts" foo', 'allow'],
@@ -325,6 +325,19 @@ describe('per-program tables: what an allow rule covers', () => {
     assert.equal(judge(rule('git c*'), 'git cat-file -p HEAD')?.verdict, 'allow');
     assert.equal(judge(rule('git log --out*'), 'git log --output=f')?.verdict, 'ask');
     assert.equal(judge(rule('rm'), 'rm -rf data')?.verdict, 'allow');
+  });
+
+  test('a word that is not static may be an option at run time: covered only after -- or for echo', () => {
+    assert.equal(judge(rule('rg'), 'F=--pre=./evil; rg "$F" x')?.verdict, 'ask');
+    assert.equal(judge(rule('rg'), 'rg -n -- "$F" x')?.verdict, 'allow');
+    assert.equal(judge(rule('find'), 'find . "$X"')?.verdict, 'ask');
+    assert.equal(judge(rule('cat'), 'cat $(ls)')?.verdict, 'ask');
+    assert.equal(judge(rule('git'), 'git log "$R"')?.verdict, 'ask');
+    assert.equal(judge(rule('git'), 'git log -- "$P"')?.verdict, 'allow');
+    assert.equal(judge(rule('echo'), 'echo "$HOME" $(date)')?.verdict, 'ask', 'the date inside needs its own rule');
+    assert.equal(judge(`${rule('echo')}\n${rule('date')}`, 'echo "$HOME" $(date)')?.verdict, 'allow');
+    assert.equal(judge(rule('find'), "find . -name '*.ts'")?.verdict, 'allow', 'a quoted glob is static');
+    assert.equal(judge(rule('mytool'), 'mytool "$X"')?.verdict, 'ask');
   });
 
   test('deny and ask rules still match a prefix, whatever follows', () => {

@@ -794,10 +794,15 @@ class CommandLineWalk {
     if (head.isStatic && isPath(head.text)) words[0] = head.text;
     if (this.commands.length >= MAX_COMMANDS) return this.limit(`more than ${MAX_COMMANDS} commands in one command line`);
     const own = wrappers.map((name, i) => wrapperWords?.get(i) ?? [name]);
+    // argv indices of the words that are not static (after git's global options are dropped)
+    const dropped = globalWords?.length ?? 0;
+    const dynamicWords: number[] = [];
+    for (let i = 1; i < argv.length; i++) if (!argv[i]!.isStatic && i > dropped) dynamicWords.push(i - dropped);
     this.commands.push({
       argv: words, program, wrappers: [...wrappers], kind, writes: [...writes], text,
       ...(wrappers.length > 0 && { wrapperWords: own }),
       ...(globalWords !== undefined && globalWords.length > 0 && { globalWords }),
+      ...(dynamicWords.length > 0 && { dynamicWords }),
     });
   }
 }

@@ -42,6 +42,13 @@ export interface ShellCommand {
    * "--no-pager"]`); absent when there were none. Allow rules read them against git's table.
    */
   readonly globalWords?: readonly string[];
+  /**
+   * The indices in `argv` (never 0) of the words that are not static (`"$F"`, `$(...)`, a
+   * glob): at run time each may be anything, an option included, and an unquoted one several
+   * words. Absent when every argument is static. Allow rules do not cover such a word where it
+   * could be an option (`program-tables/coverage.ts`).
+   */
+  readonly dynamicWords?: readonly number[];
 }
 
 /** The analysis of one command line. */

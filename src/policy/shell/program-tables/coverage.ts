@@ -120,6 +120,24 @@ function checkOperands(form: FormEntry, operands: readonly string[], at: readonl
   return operands.length <= rule.max ? undefined : `more than ${rule.max} operand${rule.max === 1 ? '' : 's'}: ${form.note ?? 'the others are written'}`;
 }
 
+/**
+ * Why a word that is not static keeps the command from being covered, or undefined: such a
+ * word may be anything at run time (`F=--pre=./evil; rg "$F" x`), so it is covered only where
+ * it cannot be an option or code: for a program that takes no options (`echo "$x"`), or after
+ * a `--` of a form whose operands are plain data (no check, no limit on them).
+ */
+function dynamicWhy(command: ShellCommand, table: ProgramTable | undefined): string | undefined {
+  const at = command.dynamicWords;
+  if (at === undefined || at.length === 0) return undefined;
+  const argv = command.argv;
+  const form = table?.subcommands !== undefined ? table.subcommands[argv[1] ?? ''] : table?.form;
+  if (form?.noOptions === true) return undefined;
+  const end = argv.indexOf('--', table?.subcommands !== undefined ? 2 : 1);
+  const plain = form !== undefined && form.check === undefined && (form.operands ?? 'any') === 'any';
+  const loose = at.find((i) => !(plain && end > 0 && i > end));
+  return loose === undefined ? undefined : `the word \`${argv[loose]}\` is not static: when the line runs it may be an option, or several words (put it after --, or make it literal)`;
+}
+
 /** xargs's replace string (`-I R`, `-IR`, `-i[R]`, `--replace[=R]`, `-J R`), if its own words give one. */
 function replaceString(words: readonly string[]): string | undefined {
   for (let i = 1; i < words.length; i++) {
@@ -172,6 +190,8 @@ export function commandCoverage(command: ShellCommand, query: CoverageQuery): Co
       return { covered: false, entry: 'xargs', why: `xargs puts its input among \`${head}\`'s words, where it may be an option; end the options with -- before it` };
     }
   }
+  const dynamic = dynamicWhy(command, table);
+  if (dynamic !== undefined) return { covered: false, entry: table === undefined ? 'exact words' : entryOf(table), why: dynamic };
   if (table === undefined) {
     const extra = argv.slice(Math.max(matched, 1));
     const loose = extra.find((word) => !allowOption(word));
