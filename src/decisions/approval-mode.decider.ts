@@ -13,6 +13,10 @@
  * question of the tool and of the `read-only` mode: a person who wrote "allow write_file in
  * docs/**" does not want to be asked about it. It never lifts `always-ask`.
  *
+ * `allow-all` answers only the calls no rule decided: its `allow` is a grant, not an answer,
+ * so a `deny` before it still refuses and an `ask` (a rule's, a protected path's, a line
+ * beyond the analyser's limits, `always_ask`) still goes to a person (`pipeline.ts`).
+ *
  * @module
  */
 import { onlyReads } from '../policy/action-kinds.js';

@@ -40,9 +40,10 @@ export async function commandAnalysis(): Promise<CommandAnalysis> {
 
 /**
  * The analyzer when the parser cannot be loaded: every command line is uncertain, so no rule
- * allows it and no approval is remembered for its commands (fail closed).
+ * allows it and no approval is remembered for its commands, and a deny rule on any command
+ * denies it, as for a line beyond the analysis's limits (fail closed).
  */
 function unavailableAnalyzer(error: unknown): ShellAnalyzer {
   const why = `the shell parser could not be loaded (${clip((error as Error)?.message ?? String(error), 200)})`;
-  return () => ({ commands: [], uncertain: [why], kind: 'shell_command' });
+  return () => ({ commands: [], uncertain: [why], kind: 'shell_command', beyondLimits: true });
 }
