@@ -581,18 +581,20 @@ export class ToolExecutor {
     state.session = typeof options.session === 'string' && options.session !== '' ? options.session : this.session;
     const invalid = this.prepare(state, call.arguments);
     if (invalid !== undefined) return invalid;
-    if (state.tool.commandArguments.length !== 0) {
-      // Shell commands are analysed once, before any decider: the parser loads on first use.
+    const { tool } = state;
+    if (tool.commandArguments.length !== 0 || tool.inputArguments.length !== 0) {
+      // Shell commands (and shell input) are analysed once, before any decider: the parser
+      // loads on first use, and a tool with shell input is asked what reads it (its class loaded).
       const analyze = readyCommandAnalysis;
-      if (analyze === undefined) {
-        return commandAnalysis()
+      if (analyze === undefined || (tool.inputArguments.length !== 0 && tool.target === undefined)) {
+        return commandAnalysis(tool)
           .then((loaded) => {
-            state.commands = loaded(state.tool.commandArguments, state.args);
+            state.commands = loaded(tool, state.args, state.workspace.realRoot);
             return this.decideOn(state, options);
           })
           .then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
       }
-      state.commands = analyze(state.tool.commandArguments, state.args);
+      state.commands = analyze(tool, state.args, state.workspace.realRoot);
     }
     return this.decideOn(state, options);
   }
@@ -964,8 +966,8 @@ export class ToolExecutor {
       throw error;
     }
     if (invalid !== undefined) return { verdict: 'deny', code: invalid.errorCode ?? 'INVALID_ARGUMENTS', reason: invalid.error ?? invalid.output, revision };
-    if (state.tool.commandArguments.length !== 0) {
-      state.commands = (await commandAnalysis())(state.tool.commandArguments, state.args);
+    if (state.tool.commandArguments.length !== 0 || state.tool.inputArguments.length !== 0) {
+      state.commands = (await commandAnalysis(state.tool))(state.tool, state.args, state.workspace.realRoot);
     }
     const decided = await this.pipeline.decide(state, { confirm: options.confirm, handler: undefined }, state.signal);
     const decisions = decided.trail.map(recordOf);
@@ -1118,26 +1120,29 @@ function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | 
   return { userFile, workspaceFiles: workspace };
 }
 
-/** The analyses of a call's command arguments (`analyzeCommandArguments` with the parser bound). */
-type CommandAnalysis = (commandArguments: readonly string[], args: Readonly<Record<string, unknown>>) => ShellAnalysis[];
+/** The analyses of a call's command and shell-input arguments (`callAnalyses` with the parser bound). */
+type CommandAnalysis = (tool: RegisteredTool, args: Readonly<Record<string, unknown>>, workspaceRoot: string) => ShellAnalysis[];
 
 /** {@link commandAnalysis} once the parser has loaded: the synchronous path of later calls. */
 let readyCommandAnalysis: CommandAnalysis | undefined;
 
 /**
  * The command-argument analysis, importing the shell analysis modules and loading the parser on
- * first use (calls of tools without a command argument load neither). When the parser cannot
+ * first use (calls of tools without a command or shell-input argument load neither), and the
+ * class of a tool with shell input (`tool.load()`: it says what reads the input). When the parser cannot
  * load, every command line is uncertain, and a later call tries again.
  */
-async function commandAnalysis(): Promise<CommandAnalysis> {
+async function commandAnalysis(tool: RegisteredTool): Promise<CommandAnalysis> {
+  // A tool with shell input says what reads it from its class: load it (once) first.
+  if (tool.inputArguments.length !== 0) await tool.load();
   if (readyCommandAnalysis !== undefined) return readyCommandAnalysis;
-  const { analyzeCommandArguments, loadShellAnalyzer } = await import('../policy/shell/analyze.js');
+  const [{ loadShellAnalyzer }, { callAnalyses }] = await Promise.all([import('../policy/shell/analyze.js'), import('../policy/shell-input.js')]);
   let loaded = true;
   const analyze = await loadShellAnalyzer().then(undefined, (error: unknown) => {
     loaded = false;
     return unavailableAnalyzer(error);
   });
-  const analysis: CommandAnalysis = (names, args) => analyzeCommandArguments(analyze, names, args);
+  const analysis: CommandAnalysis = (t, args, workspaceRoot) => callAnalyses(analyze, t, args, workspaceRoot);
   if (loaded) readyCommandAnalysis = analysis;
   return analysis;
 }

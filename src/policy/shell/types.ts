@@ -30,6 +30,13 @@ export interface ShellCommand {
   readonly writes: readonly string[];
   /** Its source text, for messages. */
   readonly text: string;
+  /**
+   * Set on the command a `@format shell-input` argument becomes when what reads it is not a
+   * shell (an interpreter, a program the analysis does not know): text typed into `argv`'s
+   * program, which the analysis cannot read (`src/policy/shell-input.ts`). Only an allow rule
+   * that names the tool allows it.
+   */
+  readonly opaqueInput?: true;
 }
 
 /** The analysis of one command line. */
