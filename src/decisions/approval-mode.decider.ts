@@ -51,7 +51,7 @@ export class ApprovalModeDecider implements Decider {
         if (granted(earlier)) return undefined;
         if (tool.requiresConfirmation) return { verdict: 'ask', decider: NAME, reason: `${tool.name} declares that it needs the user's approval before it runs.` };
         // Typing into a session is running a command there (a poll or a lone Ctrl-C is not).
-        if (tool.inputArguments.length !== 0 && carriesInput(tool.inputArguments, call.args)) {
+        if (tool.inputArguments?.length && carriesInput(tool.inputArguments, call.args)) {
           return { verdict: 'ask', decider: NAME, reason: `${tool.name} types into a running program, which may run it as commands: it needs the user's approval as a command would.` };
         }
         return undefined;
