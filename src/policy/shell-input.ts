@@ -105,8 +105,10 @@ export function analyseShellInput(analyze: ShellAnalyzer, text: string, target: 
   const { done, pending } = splitWritten(analyze, target);
   if (done !== '') {
     // A program the session's shell started earlier may be the one reading now.
-    const started = analyze(done).commands.find((c) => STDIN_RUNNERS.has(c.program) || (SHELLS.has(c.program) && shellReads(c.argv.slice(1)) === 'script'));
-    if (started !== undefined) return opaque(text, `${target.command}, then ${started.text}`, started.argv, started.program);
+    for (const c of analyze(done).commands) {
+      const runner = c.wrappers.find((w) => STDIN_RUNNERS.has(w)) ?? (STDIN_RUNNERS.has(c.program) || (SHELLS.has(c.program) && shellReads(c.argv.slice(1)) === 'script') ? c.program : undefined);
+      if (runner !== undefined) return opaque(text, `${target.command}, then ${c.text}`, runner === c.program ? c.argv : [runner, ...c.argv], runner);
+    }
   }
   const analysis = analyze(pending + text);
   return target.truncated === true && pending !== ''
