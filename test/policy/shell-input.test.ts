@@ -12,6 +12,9 @@ import { carriesInput, typesInput } from '../../src/policy/typed-input.js';
 import { parsePolicyFile } from '../../src/policy/policy-file.js';
 import { matchPolicyRules, policyCallInput } from '../../src/policy/policy-rules.js';
 import type { ShellInputTarget } from '../../src/tool.js';
+import { ToolDefinitionError } from '../../src/errors/errors.js';
+import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
+import { RegisteredTool } from '../../src/registry/registered-tool.js';
 
 let analyze: ShellAnalyzer;
 before(async () => {
@@ -124,5 +127,27 @@ describe('policy rules and opaque input', () => {
 
   test('an args pattern never matches the typed text (a glob on a command line would match `ls; rm -rf data`)', () => {
     assert.equal(verdict('[[rules]]\ntool = "input_command"\nargs = { chars = "ls*" }\naction = "allow"\n', 'ls; rm -rf data\n', into('bash')), undefined);
+  });
+});
+
+describe('registering a tool with a @format shell-input argument', () => {
+  const entry = (name: string) => ({
+    name, version: '1.0.0', description: 'Type into a session.', className: 'T', source: 't.ts', outputSchema: null,
+    inputSchema: { type: 'object', properties: { id: { type: 'string' }, chars: { type: 'string', format: 'shell-input' } }, required: ['id'], additionalProperties: false },
+  });
+  class T {
+    run(): string {
+      return '';
+    }
+  }
+
+  test('names the argument in inputArguments on the main runner; refuses any other runner', () => {
+    const main = new RegisteredTool(buildToolDescriptor({ name: 'type_in', version: '1.0.0', kind: 'shell_command', runner: 'main' }, T, 'file:///t.js'), entry('type_in'));
+    assert.deepEqual(main.inputArguments, ['chars']);
+    assert.deepEqual(main.commandArguments, []);
+    assert.throws(
+      () => new RegisteredTool(buildToolDescriptor({ name: 'type_pool', version: '1.0.0', kind: 'shell_command', runner: 'pool' }, T, 'file:///t.js'), entry('type_pool')),
+      (error: unknown) => error instanceof ToolDefinitionError && /shell-input, which needs runner: 'main'/.test(error.message),
+    );
   });
 });
