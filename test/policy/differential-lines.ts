@@ -198,28 +198,41 @@ const MUTATIONS: Readonly<Record<string, Mutation>> = Object.freeze({
 
 const MUTATION_NAMES = Object.keys(MUTATIONS);
 
+/** A generated line and the form or case it was made from. */
+export interface GeneratedLine {
+  readonly line: string;
+  /** The per-program form or security case it mutates (itself when unmutated). */
+  readonly base: string;
+}
+
 /**
- * `count` distinct command lines: first every form and case as written, then mutations of
+ * `count` distinct command lines: first every case and form as written, then mutations of
  * them (one to three mutations each), drawn from `seed`.
  */
-export function generateLines(count: number, seed = 30_9): string[] {
+export function generateCases(count: number, seed = 30_9): GeneratedLine[] {
   const random = seeded(seed);
-  const lines = new Set<string>();
-  for (const line of [...CASES, ...FORMS]) {
-    if (lines.size >= count) break;
-    lines.add(line);
-  }
+  const lines = new Map<string, string>();
   const bases = [...CASES, ...FORMS];
+  for (const line of bases) {
+    if (lines.size >= count) break;
+    if (!lines.has(line)) lines.set(line, line);
+  }
   let attempts = 0;
   while (lines.size < count && attempts < count * 50) {
     attempts++;
-    let line = pick(random, bases);
+    const base = pick(random, bases);
+    let line = base;
     const steps = 1 + Math.floor(random() * 3);
     for (let s = 0; s < steps; s++) {
       const changed = MUTATIONS[pick(random, MUTATION_NAMES)]!(line, random);
       if (changed !== undefined) line = changed;
     }
-    lines.add(line);
+    if (!lines.has(line)) lines.set(line, base);
   }
-  return [...lines];
+  return [...lines].map(([line, base]) => ({ line, base }));
+}
+
+/** The lines of {@link generateCases}. */
+export function generateLines(count: number, seed = 30_9): string[] {
+  return generateCases(count, seed).map((c) => c.line);
 }
