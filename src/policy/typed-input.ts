@@ -7,7 +7,7 @@
  */
 
 /** Ctrl-C as a terminal sends it: a lone one interrupts, it types nothing. */
-export const CTRL_C = '\u0003';
+const CTRL_C = '\u0003';
 
 /** Whether a shell-input value types something: a string that is neither empty (a poll) nor a lone Ctrl-C. */
 export function typesInput(value: unknown): value is string {

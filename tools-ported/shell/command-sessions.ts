@@ -14,7 +14,7 @@ import { CommandProcess, type CommandStartOptions } from './command-process.js';
 /** Sessions kept at once. */
 const MAX_SESSIONS = 64;
 /** Characters of a session's input kept for the decisions on later input ({@link CommandSession.written}). */
-export const MAX_WRITTEN = 64 * 1024;
+const MAX_WRITTEN = 64 * 1024;
 
 /** A command session. */
 export interface CommandSession {
