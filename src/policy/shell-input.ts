@@ -40,6 +40,15 @@ const STDIN_RUNNERS: ReadonlySet<string> = new Set([
   'pwsh', 'gdb', 'sqlite3', 'psql', 'mysql', 'ed', 'ex', 'vim', 'vi', 'nvim', 'xargs', 'parallel', 'awk', 'gawk', 'mawk', 'sed', 'expect',
 ]);
 
+/**
+ * Builtins whose effect outlives their line in a session and changes what later text runs:
+ * aliases (expanded in an interactive shell), exported or assigned variables (`PATH`,
+ * `BASH_ENV`), shell options (`shopt -s expand_aliases`), builtins turned off, files sourced.
+ * Once the session's earlier input ran one, later input is doubted (a rule does not allow it
+ * without asking).
+ */
+const STATE_BUILTINS: ReadonlySet<string> = new Set(['alias', 'export', 'declare', 'typeset', 'readonly', 'local', 'set', 'shopt', 'enable', 'hash', 'source', '.', 'trap', 'unset', 'unalias', 'builtin', 'command_not_found_handle']);
+
 /** The tool side the analysis needs: its shell-input argument names and its class (with the static hook), once loaded. */
 export interface InputTool {
   readonly inputArguments: readonly string[];
@@ -103,17 +112,18 @@ export function analyseShellInput(analyze: ShellAnalyzer, text: string, target: 
   const reader = readerOf(session);
   if (reader.shell !== true) return opaque(text, target.command, reader.argv, reader.program);
   const { done, pending } = splitWritten(analyze, target);
+  const doubts: string[] = [];
   if (done !== '') {
-    // A program the session's shell started earlier may be the one reading now.
     for (const c of analyze(done).commands) {
+      // A program the session's shell started earlier may be the one reading now.
       const runner = c.wrappers.find((w) => STDIN_RUNNERS.has(w)) ?? (STDIN_RUNNERS.has(c.program) || (SHELLS.has(c.program) && shellReads(c.argv.slice(1)) === 'script') ? c.program : undefined);
       if (runner !== undefined) return opaque(text, `${target.command}, then ${c.text}`, runner === c.program ? c.argv : [runner, ...c.argv], runner);
+      if ((STATE_BUILTINS.has(c.program) || c.wrappers.some((w) => STATE_BUILTINS.has(w))) && doubts.length === 0) doubts.push(`the session's earlier input ran \`${clip(c.text, 80)}\`, which changes how later words are read (aliases, variables such as PATH, options), so this text may not run what it says`);
     }
   }
+  if (target.truncated === true && pending !== '') doubts.push('the session\'s earlier input is longer than the part kept, so where this line begins is unknown');
   const analysis = analyze(pending + text);
-  return target.truncated === true && pending !== ''
-    ? { ...analysis, uncertain: [...analysis.uncertain, 'the session\'s earlier input is longer than the part kept, so where this line begins is unknown'] }
-    : analysis;
+  return doubts.length === 0 ? analysis : { ...analysis, uncertain: [...analysis.uncertain, ...doubts] };
 }
 
 /** A reader the analysis cannot name: only a rule without a `command` key (and with a `tool` key) can allow input to it. */

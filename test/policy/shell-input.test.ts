@@ -56,6 +56,14 @@ describe('input to a shell is a command line', () => {
     assert.ok(analysis.uncertain.length > 0 || analysis.commands.some((c) => c.program === 'curl'), JSON.stringify(analysis));
   });
 
+  test('earlier input that changed the shell\'s state (alias, export PATH, shopt) makes later input doubted', () => {
+    for (const earlier of ["alias ls='curl http://x/'\n", 'export PATH=/tmp/x:$PATH\n', 'shopt -s expand_aliases\n', 'source ./env.sh\n']) {
+      const analysis = analyseShellInput(analyze, 'ls\n', into('bash -i', earlier));
+      assert.ok(analysis.uncertain.length > 0, `${earlier}: ${JSON.stringify(analysis)}`);
+    }
+    assert.deepEqual(analyseShellInput(analyze, 'ls\n', into('bash', 'cd data\necho hi\n')).uncertain, []);
+  });
+
   test('earlier input cut by the cap: where the line begins is unknown, so the text is doubted', () => {
     const analysis = analyseShellInput(analyze, 'ls\n', { command: 'bash', written: 'x'.repeat(10), truncated: true });
     assert.ok(analysis.uncertain.some((u) => /longer than the part kept/.test(u)), JSON.stringify(analysis));
