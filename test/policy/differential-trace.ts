@@ -91,13 +91,23 @@ export function makeTemplate(root: string): string {
   return ws;
 }
 
+/** Snapshots of scratch copies that their last line left as they were, by work folder. */
+const clean = new Map<string, Map<string, string>>();
+
 /** Run `line` on a fresh copy of `template` inside the sandbox under strace; `work` is a folder of its own for this run. */
 export async function traceLine(line: string, template: string, work: string): Promise<Traced> {
   const ws = path.join(work, 'ws');
-  fs.rmSync(work, { recursive: true, force: true });
-  fs.mkdirSync(work, { recursive: true });
-  fs.cpSync(template, ws, { recursive: true, preserveTimestamps: true });
-  const before = snapshot(ws);
+  // A scratch copy the last line left unchanged is still the template's copy: kept.
+  let before = clean.get(work);
+  if (before === undefined) {
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.mkdirSync(work, { recursive: true });
+    fs.cpSync(template, ws, { recursive: true, preserveTimestamps: true });
+    before = snapshot(ws);
+  } else {
+    for (const name of fs.readdirSync(work)) if (name.startsWith('trace.')) fs.rmSync(path.join(work, name));
+  }
+  clean.delete(work);
   const prefix = path.join(work, 'trace');
   // From bubblewrap on: the parent-death guard before it checks that its parent is this
   // process, and strace sits in between (the line's processes die with the tracer's group).
@@ -122,6 +132,7 @@ export async function traceLine(line: string, template: string, work: string): P
   });
   const { executed, writes, ran } = readTraces(work, launcher);
   const changed = diff(before, snapshot(ws));
+  if (changed.length === 0 && status !== null) clean.set(work, before);
   return { executed, changed, writes, status, ran };
 }
 
