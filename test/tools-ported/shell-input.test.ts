@@ -178,6 +178,19 @@ describe('C7: input_command into a session is decided like run_command of the sa
     await input(executor, id, '\u0003');
   });
 
+  test('the control: typed input that a rule allows does reach the listener and write (so "nothing happened" above means something)', async () => {
+    const executor = await executorWith('allow-curl', '[[rules]]\ncommand = "curl"\naction = "allow"\n[[rules]]\ncommand = "touch"\naction = "allow"\n');
+    const id = await start(executor, 'bash');
+    const before = requests;
+    const result = await input(executor, id, `touch control; curl -s http://127.0.0.1:${port}/\n`);
+    assert.equal(result.success, true, result.output);
+    assert.match(result.output.includes('reached') ? result.output : await readUntil(executor, id, /reached/), /reached/);
+    assert.equal(requests, before + 1);
+    assert.equal(fs.existsSync(path.join(tmp.ws, 'control')), true);
+    requests = before;
+    await input(executor, id, '\u0003');
+  });
+
   test('input to a process_id that does not exist: it asks like any input, and confirmed it fails without writing', async () => {
     const executor = await executorWith('none', DENY_CURL);
     const asked = await input(executor, 'cmd_000000000000', `curl -s http://127.0.0.1:${port}/\n`);
