@@ -11,7 +11,7 @@ export { tool, kindFitsReadOnly, TOOL_NAME_PATTERN, BRIDGED_TOOL_NAME_PATTERN, D
 export { ACTION_KINDS, isActionKind, mostSevere, onlyReads, type ActionKind } from './policy/action-kinds.js';
 export type { ToolDescriptor } from './decorators/metadata.js';
 export {
-  MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, MAX_CLIENT_LOG_LENGTH, TOOL_LOG_LEVELS, type Tool, type ToolClass, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy,
+  MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, MAX_CLIENT_LOG_LENGTH, TOOL_LOG_LEVELS, type Tool, type ToolClass, type ShellInputTool, type ShellInputTarget, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy,
   type ToolAttachment, type ToolClient, type ToolLogLevel, type ElicitAnswer, type SampleRequest, type SampleAnswer,
 } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';

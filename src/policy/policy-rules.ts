@@ -27,7 +27,8 @@ export interface PolicyCallInput {
   /** The analysis of the shell tool's command argument; present exactly for shell tools. */
   readonly shell?: ShellAnalysis;
   /**
-   * The names of the tool's `@format shell-command` arguments (`RegisteredTool.commandArguments`).
+   * The names of the tool's `@format shell-command` and `@format shell-input` arguments
+   * (`RegisteredTool.commandArguments`, `inputArguments`).
    * A rule whose `args` names one of them never matches: a glob on a command line (`"git
    * status*"`) would match `git status; rm -rf data`. Rules for shell commands use `command`.
    */
@@ -40,12 +41,14 @@ export interface PolicyCallInput {
  * are none). What the policy decider and `toolgate policy check --explain` both show the rules.
  */
 export function policyCallInput(
-  tool: { readonly name: string; readonly kind: ActionKind; readonly commandArguments: readonly string[] },
+  tool: { readonly name: string; readonly kind: ActionKind; readonly commandArguments: readonly string[]; readonly inputArguments?: readonly string[] },
   args: Readonly<Record<string, unknown>>,
   paths: readonly string[],
   analyses: readonly ShellAnalysis[],
 ): PolicyCallInput {
-  const input = { tool: tool.name, kind: tool.kind, args, paths, commandArguments: tool.commandArguments };
+  // Shell-input arguments (text typed into a session) are command text too: no `args` glob matches them.
+  const commandArguments = tool.inputArguments === undefined || tool.inputArguments.length === 0 ? tool.commandArguments : [...tool.commandArguments, ...tool.inputArguments];
+  const input = { tool: tool.name, kind: tool.kind, args, paths, commandArguments };
   if (analyses.length === 0) return input;
   const shell = analyses.length === 1
     ? analyses[0]!
@@ -98,7 +101,8 @@ export interface CommandVerdict {
  * argv (see {@link PolicyRule.command}). A command's verdict is its last matching rule's
  * action, except that a command that writes through a redirection (`> out.txt`) is only
  * asked about, never allowed, by a rule with a `command` key: a rule for `echo` is not a rule
- * for writing files. Then, in this order:
+ * for writing files; and text typed into a program that is not a shell (`opaqueInput`) is
+ * allowed only by a rule with a `tool` key. Then, in this order:
  * - any command denied: deny (the first in source order, named with its rule);
  * - any command asked about: ask;
  * - every command allowed: allow, unless `shell.uncertain` is non-empty (then ask, naming
@@ -217,7 +221,7 @@ function matchRules(file: PolicyFile, input: PolicyCallInput, detail: boolean): 
     let uncovered: { rule: PolicyRule; coverage: Coverage } | undefined;
     for (let i = rules.length - 1; i >= 0; i--) {
       const r = rules[i]!;
-      if (!callOk[i] || pathsOnlyAllow(r) || (r.kind !== undefined && !r.kind.includes(command.kind))) continue;
+      if (!callOk[i] || pathsOnlyAllow(r) || unnamedInputAllow(r, command) || (r.kind !== undefined && !r.kind.includes(command.kind))) continue;
       if (r.matchers.command === undefined) {
         rule = r;
         break;
@@ -226,7 +230,7 @@ function matchRules(file: PolicyFile, input: PolicyCallInput, detail: boolean): 
       if (how === undefined) continue;
       if (r.action === 'allow') {
         // an allow rule covers only the forms the program's table knows safe (issue 30, item 1)
-        const coverage = commandCoverage(command, { named: how.named, matched: how.matched, namedWrapper: how.wrapper, allowOption: r.matchers.allowOption ?? NOTHING });
+        const coverage = command.opaqueInput === true ? typedInputCoverage(how.named) : commandCoverage(command, { named: how.named, matched: how.matched, namedWrapper: how.wrapper, allowOption: r.matchers.allowOption ?? NOTHING });
         if (!coverage.covered) {
           uncovered ??= { rule: r, coverage };
           continue;
@@ -285,6 +289,27 @@ const NOTHING = (): boolean => false;
 function uncertain(shell: ShellAnalysis, rule: PolicyRule, command: string | undefined): PolicyMatch {
   const reason = `the command line cannot be vouched for (${shell.uncertain[0]}), so ${rule.id} does not allow it without asking`;
   return command === undefined ? { verdict: 'ask', reason, rule } : { verdict: 'ask', reason, rule, command };
+}
+
+/**
+ * What an allow rule that names the tool covers of text typed into a program that is not a
+ * shell (`opaqueInput`): the program was started (and judged) by an earlier call, so its own
+ * options are not this call's; the rule covers the typed text when it names the program by a
+ * literal word (`command = "python3"`), never by a glob alone.
+ */
+function typedInputCoverage(named: number): Coverage {
+  return named >= 1 ? { covered: true, entry: 'typed input' } : { covered: false, entry: 'typed input', why: 'a rule allows typed input only when it names the program by name' };
+}
+
+/**
+ * An allow rule without a `tool` key, for text typed into a program that is not a shell
+ * (`ShellCommand.opaqueInput`): a rule for running `python3` is not a rule for typing code
+ * into a python3 session. Such input is allowed only by a rule that names the tool
+ * (`tool = "input_command"`, with `command = "python3"` to name the program); it still denies
+ * or asks.
+ */
+function unnamedInputAllow(rule: PolicyRule, command: ShellCommand): boolean {
+  return command.opaqueInput === true && rule.action === 'allow' && rule.matchers.tool === undefined;
 }
 
 /**

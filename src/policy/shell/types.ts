@@ -49,6 +49,13 @@ export interface ShellCommand {
    * could be an option (`program-tables/coverage.ts`).
    */
   readonly dynamicWords?: readonly number[];
+  /**
+   * Set on the command a `@format shell-input` argument becomes when what reads it is not a
+   * shell (an interpreter, a program the analysis does not know): text typed into `argv`'s
+   * program, which the analysis cannot read (`src/policy/shell-input.ts`). Only an allow rule
+   * that names the tool allows it.
+   */
+  readonly opaqueInput?: true;
 }
 
 /** The analysis of one command line. */

@@ -181,6 +181,8 @@ export function commandCoverage(command: ShellCommand, query: CoverageQuery): Co
   const argv = command.argv;
   const head = argv[0] ?? '';
   const table = head.includes('/') ? undefined : programTable(head);
+  // xargs with no command of its own runs echo on its input: a rule for xargs names no echo
+  if (head === 'xargs') return { covered: false, entry: 'xargs', why: 'xargs without a command runs echo with its input as words; name the command (xargs ... -- echo)' };
   const xargs = wrappers.indexOf('xargs');
   if (xargs >= 0 && table?.form?.noOptions !== true) {
     const end = argv.indexOf('--', 1);
