@@ -113,7 +113,7 @@ interface ServeSetup {
 /** Start the tool system and serve it until the client goes or a signal comes. */
 async function serve(values: Record<string, unknown>, ctx: CliContext, setup: ServeSetup): Promise<number> {
   const { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first } = setup;
-  const [{ cliToolSystem }, { serveHttp, serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/server.js')]);
+  const [{ cliToolSystem }, { serveHttp }, { serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/http-server.js'), import('../mcp/stdio-server.js')]);
   let onToolsChanged: (() => void) | undefined;
   const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger }, onToolsChanged: () => onToolsChanged?.() });
   let stop!: () => void;

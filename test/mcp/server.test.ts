@@ -17,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, serveStdio, ToolExecutor, type McpServerHandle } from 'toolgate';
+import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, serveStdio, ToolSystem, type McpServerHandle } from 'toolgate';
 import { BIN, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 type Consent = 'none' | 'accept' | 'decline';
@@ -38,17 +38,17 @@ function text(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
 }
 
-/** The executor `toolgate mcp` serves with: builtin and ported tools, no output store (one for the file). */
-let executor: ToolExecutor;
+/** The tool system `toolgate mcp` serves: builtin and ported tools, no output store (one for the file). */
+let system: ToolSystem;
 
 before(async () => {
   const { registry } = await loadBuiltinTools();
   await loadPortedTools(registry);
-  executor = new ToolExecutor(registry, { outputStore: false });
+  system = new ToolSystem({ registry, executor: { outputStore: false } });
 });
 
 after(async () => {
-  await executor?.close();
+  await system?.close();
 });
 
 for (const kind of ['in-memory', 'http'] as const) {
@@ -61,7 +61,7 @@ for (const kind of ['in-memory', 'http'] as const) {
       const client = newClient(consent, asked);
       if (kind === 'in-memory') {
         // One server per client, as `toolgate mcp` over stdio has.
-        await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: tmp.ws })));
+        await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: tmp.ws })));
       } else {
         await client.connect(new StreamableHTTPClientTransport(new URL(httpServer!.url)));
       }
@@ -72,7 +72,7 @@ for (const kind of ['in-memory', 'http'] as const) {
     before(async () => {
       tmp = tempWorkspace();
       fs.writeFileSync(path.join(tmp.ws, 'notes.txt'), 'served over MCP\n');
-      if (kind === 'http') httpServer = await serveHttp({ executor, workspaceRoot: tmp.ws });
+      if (kind === 'http') httpServer = await serveHttp({ system, workspaceRoot: tmp.ws });
     });
 
     after(async () => {
@@ -241,7 +241,7 @@ describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     stdout.resume();
-    const handle = await serveStdio({ executor, workspaceRoot: tmp.ws }, { stdin, stdout });
+    const handle = await serveStdio({ system, workspaceRoot: tmp.ws }, { stdin, stdout });
     try {
       stdin.emit('error', Object.assign(new Error('read EIO'), { code: 'EIO' }));
       await handle.closed;
@@ -267,7 +267,7 @@ describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
         }
       });
       const init = { jsonrpc: '2.0' as const, id: 1, method: 'initialize' as const, params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-test', version: '1' } } };
-      const handle = await serveStdio({ executor, workspaceRoot: tmp.ws, ...(early ? { answered: init } : {}) }, { stdin, stdout });
+      const handle = await serveStdio({ system, workspaceRoot: tmp.ws, ...(early ? { answered: init } : {}) }, { stdin, stdout });
       try {
         if (!early) stdin.write(`${JSON.stringify(init)}\n`);
         stdin.write('{not json\n');
