@@ -96,7 +96,7 @@ describe('toolgate mcp --http: the Host header is checked on every bind address'
 
   test('bound to another loopback address (127.0.0.2), a request naming a foreign host (DNS rebinding) is refused; its own address is served', async () => {
     const system = new ToolSystem({ registry: await portedRegistry(), workspace: tmp.ws, executor: { poolSize: 1 } });
-    const server = await serveHttp({ system, host: '127.0.0.2', port: 0 });
+    const server = await serveHttp({ system, host: '127.0.0.2', port: 0, token: false });
     try {
       const url = new URL(server.url);
       assert.equal(url.hostname, '127.0.0.2');

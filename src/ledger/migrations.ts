@@ -19,6 +19,10 @@
  *   and count (see `Ledger.prune`).
  * - `session_settings` (migration 3): settings a person changes for a session while it runs (the
  *   cockpit's approval mode), one row per session and name, with who set it and when.
+ * - `task_requestors` (migration 4): who asked for each MCP task (`src/ledger/task-requestors.ts`):
+ *   the call's id and session and an opaque requestor key (`local` for stdio, a hash of the
+ *   HTTP session and token otherwise); only that requestor finds the task. A trigger drops the
+ *   row when retention deletes its call.
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by state, session or call of an event scan tables bounded
@@ -112,5 +116,16 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     set_at INTEGER NOT NULL,
     PRIMARY KEY (session, name)
   ) WITHOUT ROWID;
+  `,
+  `
+  CREATE TABLE task_requestors (
+    call_id TEXT NOT NULL,
+    session TEXT NOT NULL,
+    requestor TEXT NOT NULL,
+    PRIMARY KEY (call_id, session)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER task_requestors_of_deleted_calls AFTER DELETE ON calls BEGIN
+    DELETE FROM task_requestors WHERE call_id = old.call_id AND session = old.session;
+  END;
   `,
 ]);

@@ -471,6 +471,14 @@ export class Ledger {
       : ledgerFile(options.dir ?? defaultStateDir(), options.workspace ?? process.cwd());
   }
 
+  /**
+   * The SQLite connection, for a module of `src/ledger/` that keeps one concern in tables of
+   * its own (`task-requestors.ts`). @internal Not for use outside `src/ledger/`.
+   */
+  connection(): Database.Database {
+    return this.db;
+  }
+
   /** The schema version of the file (`PRAGMA user_version`). */
   schemaVersion(): number {
     return this.db.pragma('user_version', { simple: true }) as number;

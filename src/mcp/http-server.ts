@@ -18,6 +18,7 @@ import { clip } from '../util/values.js';
 import { HttpSessions, type HttpSessionLimits } from './http-sessions.js';
 import { BoundedEventStore } from './event-store.js';
 import { createMcpServer, taskStoreFor, type McpServeOptions, type McpServerHandle } from './server.js';
+import { httpRequestor } from './tasks.js';
 
 /** Options of {@link serveHttp}. */
 export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
@@ -26,16 +27,20 @@ export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
   /** TCP port; 0 picks a free one. Default 0. */
   port?: number;
   /**
-   * Address to bind. Default `127.0.0.1` (loopback only). Any other address needs `token`:
-   * without it, everyone on the network could call every served tool.
+   * Address to bind. Default `127.0.0.1` (loopback only). Any other address needs a token
+   * given in `token`: without one, everyone on the network could call every served tool.
    * @throws (from serveHttp) ToolgateOptionError when a non-loopback host is given without a token.
    */
   host?: string;
   /**
    * Bearer token every request must carry (`Authorization: Bearer <token>`, RFC 6750); a
-   * request without it gets 401. At least 16 characters. Default none (loopback binds only).
+   * request without it gets 401. At least 16 characters, no spaces. Default: a new random
+   * one on every bind (the handle's `token`): a loopback port is reachable by every local
+   * process, sandboxed commands with the network included. `false`: no token, for loopback
+   * binds only (every local process may then call the tools and read this server's
+   * sessions' answers).
    */
-  token?: string;
+  token?: string | false;
   /** Path of the MCP endpoint. Default `/mcp`. */
   path?: string;
 }
@@ -54,17 +59,20 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * Every session's SSE streams are resumable: messages are kept in a bounded event store
  * (1,000 per session), streams start with a priming event carrying `retry: retryMs` (for
  * clients of protocol 2025-11-25 or later), and a client that reconnects with
- * `Last-Event-ID` gets what it missed.
- * @returns the endpoint URL and a handle.
+ * `Last-Event-ID` gets what it missed. Every request must carry the token (one is made
+ * unless given or turned off), and MCP tasks are bound to the session (and token) that
+ * created them.
+ * @returns the endpoint URL, the token requests must carry (`undefined` with `token: false`), and a handle.
  * @throws ToolgateOptionError for a bad `token`, a non-loopback `host` without one, or limits out of range.
  */
-export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandle & { url: string; port: number }> {
+export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandle & { url: string; port: number; token: string | undefined }> {
   // The HTTP transport (and its web server) loads only here: stdio serving never needs it.
   const { StreamableHTTPServerTransport: HttpTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const logger = options.logger ?? createLogger('silent');
   const host = options.host ?? '127.0.0.1';
-  const token = options.token;
-  checkLocalBind(host, token, 'serving tools to the network needs a token (TOOLGATE_MCP_TOKEN) that every request must carry');
+  // A token given here is checked, and is what lets a bind leave loopback; one made here is not.
+  checkLocalBind(host, options.token === false ? undefined : options.token, 'serving tools to the network needs a token (TOOLGATE_MCP_TOKEN) that every request must carry');
+  const token = options.token === false ? undefined : options.token ?? crypto.randomBytes(24).toString('base64url');
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const endpoint = options.path ?? '/mcp';
   let sessions: HttpSessions<{ server: Server; transport: StreamableHTTPServerTransport; close(): Promise<void> }>;
@@ -137,18 +145,20 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
       res.setHeader('retry-after', '5');
       return jsonRpcError(res, 503, ErrorCode.InvalidRequest, `too many sessions: all ${sessions.maxSessions} have a request open; retry later`);
     }
+    // The session id is made here, so that the session's server knows its task requestor.
+    const id = crypto.randomUUID();
     const transport = new HttpTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: () => id,
       enableDnsRebindingProtection: true,
       allowedHosts,
       eventStore: new BoundedEventStore(),
       retryInterval: retryMs,
-      onsessioninitialized: (id) => {
+      onsessioninitialized: () => {
         sessions.makeRoom();
         sessions.add(id, { server, transport, close: () => server.close() });
       },
     });
-    const server = createMcpServer({ ...options, tasks });
+    const server = createMcpServer({ ...options, tasks, taskRequestor: httpRequestor(id, token) });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
@@ -172,6 +182,7 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   return {
     url: `http://${shownHost}:${port}${endpoint}`,
     port,
+    token,
     notifyToolsChanged: () => {
       for (const { server } of sessions.values()) void server.sendToolListChanged().catch(() => undefined);
     },

@@ -33,7 +33,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isSelected } from '../registry/visibility.js';
 import { toCallToolResult, type McpTool } from '../formats/mcp.js';
-import { LedgerTaskStore, TASK_SESSION } from './tasks.js';
+import { LedgerTaskStore, LOCAL_REQUESTOR, TASK_SESSION } from './tasks.js';
 import { callClient, type SessionLogLevel } from './call-client.js';
 import { serverIdentity } from './early-initialize.js';
 import type { ToolSystem } from '../system/tool-system.js';
@@ -82,6 +82,13 @@ export interface McpServeOptions {
    */
   tasks?: LedgerTaskStore | false;
   /**
+   * Who this server's client is, for MCP tasks: the tasks it creates are bound to this key, and
+   * only a server with the same key finds them (`tasks/get`, `tasks/result`, `tasks/cancel`,
+   * `tasks/list`). `serveHttp` gives each session its own (`httpRequestor`: its session id and the server's token).
+   * Default {@link LOCAL_REQUESTOR} (stdio: the local user, across restarts).
+   */
+  taskRequestor?: string;
+  /**
    * Streamable HTTP only: a call still running after this many milliseconds has its SSE
    * stream closed; the client reconnects (after the `retry` hint) with `Last-Event-ID` and
    * gets the result, and any progress meanwhile, from the session's event store (SSE polling,
@@ -125,8 +132,10 @@ export function createMcpServer(options: McpServeOptions): Server {
   const lazyProblem = lazyOptions === undefined ? undefined : checkLazyDomainsOptions(lazyOptions);
   if (lazyProblem !== undefined) throw ToolgateOptionError.fromBadOption('lazyDomains', lazyProblem);
   const tasks = taskStoreFor(options);
+  // The SDK answers tasks/* from a view bound to this server's client, never from the session id it passes.
+  const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
   const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
-  const server = new Server(serverInfo, { capabilities, instructions, taskStore: tasks });
+  const server = new Server(serverInfo, { capabilities, instructions, taskStore: mine });
   const selection = { names: options.tools, tags: options.tags };
   const registry = system.registry;
   const visible = (name: string): RegisteredTool | undefined => {
@@ -179,8 +188,8 @@ export function createMcpServer(options: McpServeOptions): Server {
     if (tool === undefined) throw unknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = server.getClientCapabilities();
     const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
-    if (request.params.task !== undefined && tasks !== undefined) {
-      const task = await tasks.createTask(request.params.task, extra.requestId, raw as never, extra.sessionId);
+    if (request.params.task !== undefined && tasks !== undefined && mine !== undefined) {
+      const task = await mine.createTask(request.params.task, extra.requestId, raw as never);
       const args = request.params.arguments ?? {};
       // Asked while the client is there; else (or once it is gone) the question waits in the
       // ledger for `toolgate approvals allow|deny` (the task reads input_required meanwhile).
@@ -205,7 +214,7 @@ export function createMcpServer(options: McpServeOptions): Server {
           },
         ),
         () => {
-          void tasks.getTask(task.taskId).then((now) => (now === null ? undefined : server.notification({ method: 'notifications/tasks/status', params: now }))).catch(() => undefined);
+          void mine.getTask(task.taskId).then((now) => (now === null ? undefined : server.notification({ method: 'notifications/tasks/status', params: now }))).catch(() => undefined);
         },
       );
       return { task };

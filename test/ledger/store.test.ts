@@ -45,11 +45,11 @@ describe('ledger store', () => {
     const ledger = open();
     assert.equal(ledger.file, ledgerFile(dir, dir));
     assert.match(path.basename(ledger.file), /^ledger-[0-9a-f]{16}\.sqlite$/);
-    assert.equal(ledger.schemaVersion(), 3);
+    assert.equal(ledger.schemaVersion(), 4);
     ledger.record(call('c1'));
     ledger.close();
     const again = open();
-    assert.equal(again.schemaVersion(), 3);
+    assert.equal(again.schemaVersion(), 4);
     assert.equal(again.get('c1', 's1')?.state, 'pending');
     const raw = new Database(again.file, { readonly: true });
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');

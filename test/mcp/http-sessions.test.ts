@@ -59,7 +59,7 @@ describe('HTTP sessions are bounded', () => {
   test('1,000 abandoned sessions: at most maxSessions are kept, the oldest idle ones are evicted first', async () => {
     let handle: McpServerHandle & { url: string } | undefined;
     try {
-      handle = await serveHttp({ system, tasks: false });
+      handle = await serveHttp({ system, tasks: false, token: false });
       const ids: string[] = [];
       for (let i = 0; i < 1000; i++) {
         ids.push(await abandon(handle.url));
@@ -92,7 +92,7 @@ describe('HTTP sessions are bounded', () => {
     }));
     let handle: McpServerHandle & { url: string } | undefined;
     try {
-      handle = await serveHttp({ system, tasks: false, sessionIdleMs: 1000, logger });
+      handle = await serveHttp({ system, tasks: false, token: false, sessionIdleMs: 1000, logger });
       const idle = await abandon(handle.url);
       const used = await abandon(handle.url);
       // Keep `used` busy while `idle` ages; give up after 30 s (the sweep runs every 250 ms here).
