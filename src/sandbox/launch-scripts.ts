@@ -9,7 +9,8 @@
  *   still toolgate ({@link parentDeathLauncher} of `executables.ts`);
  * - `command-wrapper.sh` (`bash`): a shell command's first process: join its pids cgroup (or
  *   lower the process limit), then become the launcher;
- * - `lifeline.sh` (`bash`): a shell command's lifeline: kill what it started when toolgate dies.
+ * - `lifeline.sh` (`bash`): a shell command's lifeline: kill what it started when toolgate dies;
+ * - `close-inherited-fds.sh` (`bash`): close the descriptors an interpreter would inherit.
  *
  * Dependency-free (Node's own modules), as the rest of `src/sandbox/`.
  *
@@ -20,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The scripts there are. */
-export type LaunchScriptName = 'parent-death' | 'command-wrapper' | 'lifeline';
+export type LaunchScriptName = 'parent-death' | 'command-wrapper' | 'lifeline' | 'close-inherited-fds';
 
 /** Where the scripts are, relative to the package's root. */
 const SCRIPTS = path.join('src', 'sandbox', 'scripts');

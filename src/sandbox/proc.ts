@@ -3,7 +3,8 @@
  * state and start time, `/proc/<pid>/stat`; signal 0 where `/proc` cannot be read), how much
  * memory it holds (`/proc/<pid>/status`), and this process's own surroundings (its cgroups,
  * `/proc/self/cgroup`). Used by the ledger (which process owns a call), the leftovers sweep
- * (which owner is gone), the process runner (a child's memory) and the pids cgroup.
+ * (which owner is gone), the process runner and the Python interpreters (a child's memory,
+ * its process tree) and the pids cgroup.
  *
  * Linux only in effect: elsewhere every read answers "unknown" (`undefined`, `0`, `[]`), and
  * liveness falls back to signal 0. No function throws.
@@ -71,6 +72,28 @@ export function residentBytes(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * A process and all its descendants, `pid` first (from `/proc/<pid>/task/<tid>/children`;
+ * just `[pid]` where that cannot be read).
+ */
+export function processTree(pid: number): number[] {
+  const found: number[] = [];
+  const stack = [pid];
+  while (stack.length) {
+    const current = stack.pop()!;
+    if (found.includes(current)) continue;
+    found.push(current);
+    try {
+      for (const task of fs.readdirSync(`/proc/${current}/task`)) {
+        for (const child of fs.readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) stack.push(Number(child));
+      }
+    } catch {
+      // gone, or not Linux
+    }
+  }
+  return found;
 }
 
 /**

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { launchScript, type LaunchScriptName } from 'toolgate/tool';
 import { REPO_ROOT } from '../helpers.js';
 
-const SHELLS: Record<LaunchScriptName, string> = { 'parent-death': 'sh', 'command-wrapper': 'bash', lifeline: 'bash' };
+const SHELLS: Record<LaunchScriptName, string> = { 'parent-death': 'sh', 'command-wrapper': 'bash', lifeline: 'bash', 'close-inherited-fds': 'bash' };
 
 describe('launch scripts', () => {
   test('each is the file of src/sandbox/scripts, parses in its shell, and ships with the package', () => {
@@ -39,6 +39,15 @@ describe('launch scripts', () => {
     assert.equal(run.status, 0, run.stderr);
     // root's limit may stay unlimited where ulimit -u does not bind it; the command line comes last.
     assert.match(run.stdout, /^(77|unlimited|\d+) \[the command\]\n$/);
+  });
+
+  test('close-inherited-fds: the program started after it does not have an inherited descriptor 3', () => {
+    const show = ['bash', '-c', 'if [ -e /proc/$$/fd/3 ]; then echo open; else echo closed; fi'];
+    const without = spawnSync(show[0]!, show.slice(1), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    assert.equal(without.stdout, 'open\n', 'the descriptor is inherited without the script');
+    const closed = spawnSync('bash', ['--norc', '--noprofile', '-c', launchScript('close-inherited-fds'), 'toolgate-python', ...show], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    assert.equal(closed.status, 0, closed.stderr);
+    assert.equal(closed.stdout, 'closed\n');
   });
 
   test('lifeline: runs the command line in a login shell; at end-of-file of descriptor 3 it kills its target (here its process group)', async () => {

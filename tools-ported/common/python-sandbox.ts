@@ -39,7 +39,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUBBLEWRAP_PACKAGE, findExecutable, parentDeathLauncher, probeBubblewrap, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
+import { BUBBLEWRAP_PACKAGE, findExecutable, launchScript, parentDeathLauncher, processTree, probeBubblewrap, residentBytes, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
 
 /** How a sandboxed run ended. */
 export type PythonRunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'aborted' | 'crashed';
@@ -123,12 +123,6 @@ function pyodideFolder(): string {
 /** How an interpreter is confined: `bubblewrap`, or `none` when the user chose no sandbox. */
 export type PythonIsolation = 'bubblewrap' | 'none';
 
-/**
- * Close every descriptor above 2 that the host inherited without close-on-exec, then exec
- * the rest of the command: sandboxed code must not find an open file of the host's.
- */
-const CLOSE_INHERITED_FDS = 'fds=(/proc/$$/fd/*); for f in "${fds[@]}"; do n=${f##*/}; if (( n > 2 && n != 255 )); then { exec {n}>&-; } 2>/dev/null; fi; done; exec "$@"';
-
 /** Paths the interpreter's file system holds (read-only) under bubblewrap. */
 function bubblewrapArgs(bwrap: string, pyodide: string): string[] {
   const args = [bwrap, '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534', '--clearenv'];
@@ -143,8 +137,9 @@ function bubblewrapArgs(bwrap: string, pyodide: string): string[] {
 
 /** The launcher prefix for an isolation kind (before the node command line). */
 function launcher(kind: PythonIsolation, tools: { bwrap?: string; bash?: string }, pyodide: string): string[] {
-  // bash, not sh: dash keeps a descriptor of its own open that the loop would close.
-  const closeFds = tools.bash ? [tools.bash, '--norc', '--noprofile', '-c', CLOSE_INHERITED_FDS, 'toolgate-python'] : [];
+  // Every descriptor above 2 the host inherited without close-on-exec is closed first
+  // (src/sandbox/scripts/close-inherited-fds.sh): sandboxed code must not find an open file of the host's.
+  const closeFds = tools.bash ? [tools.bash, '--norc', '--noprofile', '-c', launchScript('close-inherited-fds'), 'toolgate-python'] : [];
   // The parent-death launcher first (setpriv, then a check that the host still is the parent).
   if (kind === 'bubblewrap') return [...parentDeathLauncher(), ...closeFds, ...bubblewrapArgs(tools.bwrap!, pyodide)];
   return [...parentDeathLauncher(), ...closeFds];
@@ -187,35 +182,10 @@ function probeIsolation(profile: SandboxProfile, pyodide: string): Promise<Isola
   return probe;
 }
 
-/** A process and all its descendants (Linux; just the process elsewhere). */
-function processTree(pid: number): number[] {
-  const found: number[] = [];
-  const stack = [pid];
-  while (stack.length) {
-    const current = stack.pop()!;
-    if (found.includes(current)) continue;
-    found.push(current);
-    try {
-      for (const task of fs.readdirSync(`/proc/${current}/task`)) {
-        for (const child of fs.readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) stack.push(Number(child));
-      }
-    } catch {
-      // gone, or not Linux
-    }
-  }
-  return found;
-}
-
 /** Resident memory of a process and all its descendants, in bytes (Linux; 0 elsewhere). */
 function treeRss(pid: number): number {
   let total = 0;
-  for (const member of processTree(pid)) {
-    try {
-      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${member}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const member of processTree(pid)) total += residentBytes(member);
   return total;
 }
 
