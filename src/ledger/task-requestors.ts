@@ -23,12 +23,15 @@ interface Statement {
   all(...params: unknown[]): unknown[];
 }
 
-/** The schema version that has `task_requestors`. */
-const SINCE_VERSION = 4;
+/** Whether the ledger has `task_requestors` (found by name, not by schema number: migrations of other concerns come and go around it). */
+function hasTable(ledger: Ledger): boolean {
+  const row = (ledger.connection().prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'task_requestors'") as unknown as Statement).get();
+  return row !== undefined;
+}
 
 function prepared(ledger: Ledger, sql: string): Statement | undefined {
   // A read-only ledger of an older schema has no table: no task is anyone's there.
-  if (ledger.schemaVersion() < SINCE_VERSION) return undefined;
+  if (!hasTable(ledger)) return undefined;
   return ledger.connection().prepare(sql) as unknown as Statement;
 }
 
@@ -39,7 +42,7 @@ function prepared(ledger: Ledger, sql: string): Statement | undefined {
  */
 export function bindTask(ledger: Ledger, callId: string, session: string, requestor: string): void {
   const statement = prepared(ledger, 'INSERT INTO task_requestors (call_id, session, requestor) VALUES (?, ?, ?)');
-  if (statement === undefined) throw new Error(`the ledger ${ledger.file} has schema version ${ledger.schemaVersion()}, older than ${SINCE_VERSION}: it cannot bind MCP tasks`);
+  if (statement === undefined) throw new Error(`the ledger ${ledger.file} has no task_requestors table (schema version ${ledger.schemaVersion()}, opened read-only?): it cannot bind MCP tasks`);
   statement.run(callId, session, requestor);
 }
 
