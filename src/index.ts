@@ -104,6 +104,8 @@ export { PROXY_SEPARATOR } from './mcp/proxy-names.js';
 export {
   loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type ToolsConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
 } from './mcp/config.js';
-export { createMcpServer, serveStdio, serveHttp, type McpServeOptions, type McpHttpOptions, type McpServerHandle } from './mcp/server.js';
+export { createMcpServer, type McpServeOptions, type McpServerHandle } from './mcp/server.js';
+export { serveStdio } from './mcp/stdio-server.js';
+export { serveHttp, type McpHttpOptions } from './mcp/http-server.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionLimits } from './mcp/http-sessions.js';
 export { LedgerTaskStore, TASK_SESSION, type LedgerTaskStoreOptions, type TaskRun } from './mcp/tasks.js';

@@ -19,4 +19,7 @@ export { isSecretKey } from './logging/secrets.js';
 export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';
 export { PidsCgroup } from './sandbox/pids-cgroup.js';
 export { findExecutable, parentDeathLauncher } from './sandbox/executables.js';
+export { launchScript, type LaunchScriptName } from './sandbox/launch-scripts.js';
+export { launchPrefix, LAUNCH_PROFILES, type LaunchProfileName, type InterpreterLaunch } from './sandbox/launch-profiles.js';
+export { processTree, residentBytes } from './sandbox/proc.js';
 export { sandboxLauncher, bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, SANDBOX_PROFILES, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type SandboxPolicy, type SandboxProfile, type SandboxMounts, type BubblewrapProbe } from './sandbox/bubblewrap.js';

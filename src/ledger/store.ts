@@ -191,6 +191,14 @@ export class Ledger implements CallStore {
       : ledgerFile(options.dir ?? defaultStateDir(), options.workspace ?? process.cwd());
   }
 
+  /**
+   * The SQLite connection, for a module of `src/ledger/` that keeps one concern in tables of
+   * its own (`task-requestors.ts`). @internal Not for use outside `src/ledger/`.
+   */
+  connection(): Connection {
+    return this.db;
+  }
+
   /** The schema version of the file (`PRAGMA user_version`). */
   schemaVersion(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
