@@ -1,0 +1,63 @@
+/**
+ * The policy files as a call's {@link PathFilter} (`src/workspace/path-filter.ts`): a path is
+ * withheld when the policy files, asked about the call with that path as its only path, say
+ * `deny`, or `ask` by a rule the person did not answer for this call. The same `PolicySet` and
+ * the same matching as the policy decider (`policy-files.decider.ts`), so a folder-walking tool
+ * withholds exactly what a call naming the entry would be denied or asked about.
+ *
+ * @module
+ */
+import type { ActionKind } from '../policy/action-kinds.js';
+import { defaultPolicyPaths, PolicySet } from '../policy/policy-set.js';
+import { policyCallInput } from '../policy/policy-rules.js';
+import type { PathFilter, PathFilterSpec } from '../workspace/path-filter.js';
+import type { Decision, PreparedCall } from './decision.js';
+import type { PolicyFilesOptions } from './policy-files.decider.js';
+
+/** Policy sets by their files, kept across calls of one process (each re-checks its files). */
+const sets = new Map<string, PolicySet>();
+const MAX_SETS = 64;
+
+/** The filter a {@link PathFilterSpec} describes. Answers are remembered for the call's life. */
+export function policyPathFilter(spec: PathFilterSpec): PathFilter {
+  const key = `${spec.user ?? ''}\u0000${spec.workspace ?? ''}`;
+  let set = sets.get(key);
+  if (set === undefined) {
+    if (sets.size >= MAX_SETS) sets.delete(sets.keys().next().value!);
+    set = new PolicySet({ user: spec.user, workspace: spec.workspace });
+    sets.set(key, set);
+  }
+  const tool = { name: spec.tool.name, kind: spec.tool.kind as ActionKind, commandArguments: spec.tool.commandArguments };
+  const answered = new Set(spec.answered);
+  const known = new Map<string, boolean>();
+  const policy = set;
+  return (relative) => {
+    let withheld = known.get(relative);
+    if (withheld === undefined) {
+      const said = policy.decide(policyCallInput(tool, spec.args, [relative], []));
+      withheld = said.verdict === 'deny' || (said.verdict === 'ask' && (said.rule === undefined || !answered.has(said.rule.id)));
+      if (known.size < 10_000) known.set(relative, withheld);
+    }
+    return withheld;
+  };
+}
+
+/**
+ * The {@link PathFilterSpec} of a decided call, when policy files count (`undefined` without
+ * them): its tool, arguments and policy files, and the `ask` rules of the policy decider that
+ * the call's trail settled (answered by a person, or by a remembered answer) before it was
+ * allowed.
+ */
+export function pathFilterSpecOf(policyFiles: PolicyFilesOptions | undefined, call: PreparedCall, trail: readonly Decision[]): PathFilterSpec | undefined {
+  if (policyFiles === undefined) return undefined;
+  const { tool } = call;
+  const answered = trail.filter((d) => d.decider === 'policy' && d.verdict === 'ask' && d.rule !== undefined).map((d) => d.rule!);
+  const workspace = policyFiles.workspaceFiles ? defaultPolicyPaths({ workspaceRoot: call.workspace.realRoot }).workspace : undefined;
+  return {
+    ...(policyFiles.userFile === undefined ? {} : { user: policyFiles.userFile }),
+    ...(workspace === undefined ? {} : { workspace }),
+    tool: { name: tool.name, kind: tool.kind, commandArguments: [...tool.commandArguments] },
+    args: call.args,
+    answered,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Folder-walking tools under the policy's path rules (issue 30, item 2; case P9's family): a
+ * tool given a whole folder (`grep_files directory="."`) finds what the folder holds by
+ * itself, so the deciders never see those paths; the call's path rules reach the tool through
+ * `ctx.workspace.withholds()`, and each walking tool leaves out what a deny rule (or an ask
+ * rule nobody answered) covers, by its real path and its spelling, and says how many entries
+ * it withheld.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+
+describe('folder-walking tools leave out what the path rules withhold (P9)', () => {
+  let registry: ToolRegistry;
+  let t: TempWorkspace;
+  let userFile: string;
+  let executor: ToolExecutor;
+  let asked: number;
+
+  before(async () => {
+    registry = await portedRegistry();
+    t = tempWorkspace();
+    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
+    fs.mkdirSync(path.dirname(userFile), { recursive: true });
+    executor = new ToolExecutor(registry, {
+      workspaceRoot: t.ws,
+      policy: { user: userFile, workspace: false },
+      approvalMode: 'allow-all',
+      confirmationHandler: () => {
+        asked++;
+        return 'allow_once';
+      },
+    });
+  });
+  after(async () => {
+    await executor.close();
+    t.cleanup();
+  });
+  beforeEach(() => {
+    asked = 0;
+    for (const entry of fs.readdirSync(t.ws)) fs.rmSync(path.join(t.ws, entry), { recursive: true, force: true });
+    fs.mkdirSync(path.join(t.ws, 'secrets'));
+    fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'SECRET KEY needle\n');
+    fs.mkdirSync(path.join(t.ws, 'src'));
+    fs.writeFileSync(path.join(t.ws, 'src/app.ts'), 'const needle = 1;\n');
+    fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok needle\n');
+    fs.writeFileSync(path.join(t.ws, '.env'), 'TOKEN=SECRET ENV needle\n');
+    fs.symlinkSync('.env', path.join(t.ws, 'env-link'));
+    fs.symlinkSync('secrets', path.join(t.ws, 'secret-dir-link'));
+  });
+
+  let size = 0;
+  /** Write the user's policy file (a new size each time, so the re-check sees the change). */
+  const policy = (text: string) => fs.writeFileSync(userFile, `${text}\n${'#'.repeat(++size)}\n`);
+  const call = (name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> => executor.execute({ name, arguments: args });
+  const DENY = '[[rules]]\naction = "deny"\npaths = ".env"\n\n[[rules]]\naction = "deny"\npaths = "secrets/**"';
+
+  /** Each folder-walking tool over the whole workspace, and what it must still show. */
+  const walks: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['grep_files', { pattern: 'needle', directory: '.' }, /ok\.txt/],
+    ['grep_files', { pattern: 'needle', directory: '.', include: ['**/*', '.*'] }, /src\/app\.ts/],
+    ['find_files', { pattern: '*', directory: '.' }, /ok\.txt/],
+    ['find_files', { pattern: '*', directory: '.', type: 'any' }, /src/],
+    ['tree', { directory: '.' }, /ok\.txt/],
+    ['list_files', { directory: '.' }, /ok\.txt/],
+    ['list_files', { directory: '.', recursive: true }, /src\/app\.ts/],
+  ];
+
+  for (const [name, args, shows] of walks) {
+    test(`P9: ${name} ${JSON.stringify(args)} under a deny on .env and secrets/** shows nothing of .env, env-link or secrets/, and the rest`, async () => {
+      policy(DENY);
+      const r = await call(name, args);
+      assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+      const out = String(r.output);
+      assert.match(out, shows);
+      assert.doesNotMatch(out, /SECRET/);
+      assert.doesNotMatch(out, /\.env|env-link/);
+      assert.doesNotMatch(out, /secrets|secret-dir-link/);
+      assert.match(out, /entr(y was|ies were) withheld by the policy's path rules/);
+      assert.equal(asked, 0);
+    });
+  }
+
+  test('P9: without path rules the same walks show .env and secrets/ (the filter is what hides them)', async () => {
+    policy('[[rules]]\naction = "deny"\npaths = "nothing-here"');
+    const r = await call('grep_files', { pattern: 'needle', directory: '.' });
+    assert.match(String(r.output), /secrets\/key\.txt/);
+    assert.doesNotMatch(String(r.output), /withheld/);
+    const tree = await call('tree', { directory: '.' });
+    assert.match(String(tree.output), /\.env/);
+  });
+
+  test('P9: an ask rule on secrets/** that nobody was asked about withholds secrets/ from a walk of "."', async () => {
+    policy('[[rules]]\naction = "ask"\npaths = "secrets/**"');
+    const r = await call('grep_files', { pattern: 'needle', directory: '.' });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked, 0);
+    assert.doesNotMatch(String(r.output), /SECRET KEY/);
+    assert.match(String(r.output), /ok\.txt/);
+  });
+
+  test('P9: an ask rule the person answered yes for this call withholds nothing it asked about', async () => {
+    policy('[[rules]]\naction = "ask"\npaths = "secrets/**"');
+    const r = await call('grep_files', { pattern: 'needle', directory: 'secrets' });
+    assert.equal(asked, 1);
+    assert.match(String(r.output), /SECRET KEY/);
+  });
+});
