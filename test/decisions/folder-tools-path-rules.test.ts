@@ -108,4 +108,27 @@ describe('folder-walking tools leave out what the path rules withhold (P9)', () 
     assert.equal(asked, 1);
     assert.match(String(r.output), /SECRET KEY/);
   });
+
+  test('P9: extract_archive of an archive whose member would land on .env or in secrets/ is refused before anything is written', async () => {
+    policy('[[rules]]\naction = "deny"\npaths = "nothing-here"');
+    fs.rmSync(path.join(t.ws, 'env-link'));
+    fs.rmSync(path.join(t.ws, 'secret-dir-link'));
+    const made = await call('create_archive', { paths: ['.'], destination: 'all.tar.gz' });
+    assert.equal(made.success, true, `${made.errorCode} ${made.error}`);
+    fs.rmSync(path.join(t.ws, '.env'));
+    fs.rmSync(path.join(t.ws, 'secrets'), { recursive: true });
+    fs.rmSync(path.join(t.ws, 'ok.txt'));
+    fs.rmSync(path.join(t.ws, 'src'), { recursive: true });
+    for (const rule of ['.env', 'secrets/**']) {
+      policy(`[[rules]]\naction = "deny"\npaths = "${rule}"`);
+      const r = await call('extract_archive', { filepath: 'all.tar.gz', destination: '.' });
+      assert.equal(r.success, false, rule);
+      assert.match(String(r.error), /the policy's rules deny/, rule);
+      assert.deepEqual(fs.readdirSync(t.ws).sort(), ['all.tar.gz'], `${rule}: nothing was written`);
+    }
+    // The same archive into another folder lands nowhere a rule denies.
+    const elsewhere = await call('extract_archive', { filepath: 'all.tar.gz', destination: 'out' });
+    assert.equal(elsewhere.success, true, `${elsewhere.errorCode} ${elsewhere.error}`);
+    assert.equal(fs.readFileSync(path.join(t.ws, 'out/ok.txt'), 'utf8'), 'ok needle\n');
+  });
 });
