@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { cliInProcess } from '../cli/in-process.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 describe('folder-walking tools leave out what the path rules withhold (P9)', () => {
@@ -132,3 +133,30 @@ describe('folder-walking tools leave out what the path rules withhold (P9)', () 
     assert.equal(fs.readFileSync(path.join(t.ws, 'out/ok.txt'), 'utf8'), 'ok needle\n');
   });
 });
+
+describe('toolgate policy check --explain judges the paths the decider judges (P9)', () => {
+  const t = tempWorkspace();
+  after(t.cleanup);
+  const config = path.join(t.root, 'config');
+  const env = { ...process.env, XDG_CONFIG_HOME: config };
+  const userFile = path.join(config, 'toolgate', 'policy.toml');
+  const explain = (call: Record<string, unknown>) => cliInProcess(['policy', 'check', '--explain', JSON.stringify(call), '--workspace', t.ws], { env });
+
+  test('P9: a link read by its own name, and a hard link of .env, are denied in --explain as the decider denies them', async () => {
+    fs.mkdirSync(path.dirname(userFile), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, '.env'), 'TOKEN=x\n');
+    fs.symlinkSync('.env', path.join(t.ws, 'env-link'));
+    fs.linkSync(path.join(t.ws, '.env'), path.join(t.ws, 'notes.txt'));
+    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = "env-link"\n');
+    const byName = await explain({ name: 'read_file', arguments: { filepath: 'env-link' } });
+    assert.equal(byName.code, 0, byName.stderr);
+    assert.match(byName.stdout, /paths \.env, env-link/);
+    assert.match(byName.stdout, /verdict {4}deny/);
+    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = ".env"\n');
+    const alias = await explain({ name: 'read_file', arguments: { filepath: 'notes.txt' } });
+    assert.match(alias.stdout, /verdict {4}deny/, alias.stdout);
+    const plain = await explain({ name: 'read_file', arguments: { filepath: 'other.txt' } });
+    assert.doesNotMatch(plain.stdout, /verdict {4}deny/, plain.stdout);
+  });
+});
+
