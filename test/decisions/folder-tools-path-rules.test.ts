@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { findPathArguments, pathValues } from '../../src/schema/path-arguments.js';
 import { cliInProcess } from '../cli/in-process.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
@@ -157,6 +158,40 @@ describe('toolgate policy check --explain judges the paths the decider judges (P
     assert.match(alias.stdout, /verdict {4}deny/, alias.stdout);
     const plain = await explain({ name: 'read_file', arguments: { filepath: 'other.txt' } });
     assert.doesNotMatch(plain.stdout, /verdict {4}deny/, plain.stdout);
+  });
+});
+
+describe('read_image and describe_image: a source that is not an http(s) URL is a path argument (P9)', () => {
+  test('P9: the source schema is workspace-path-or-url; a URL is no path, anything else is', async () => {
+    const registry = await portedRegistry();
+    for (const name of ['read_image', 'describe_image']) {
+      const tool = registry.get(name)!;
+      assert.deepEqual(findPathArguments(tool.inputSchema), [{ name: 'source', isArray: false, orUrl: true }], name);
+      assert.deepEqual(pathValues({ source: 'env-link' }, tool.pathArguments), ['env-link']);
+      assert.deepEqual(pathValues({ source: ' HTTPS://example.com/a.png' }, tool.pathArguments), []);
+      assert.deepEqual(pathValues({ source: 'ftp://example.com/a.png' }, tool.pathArguments), ['ftp://example.com/a.png']);
+    }
+  });
+
+  test('P9: read_image and describe_image of env-link -> .env under a deny on .env are denied', async () => {
+    const registry = await portedRegistry();
+    const t = tempWorkspace();
+    const userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
+    fs.mkdirSync(path.dirname(userFile), { recursive: true });
+    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = ".env"\n');
+    fs.writeFileSync(path.join(t.ws, '.env'), 'TOKEN=SECRET\n');
+    fs.symlinkSync('.env', path.join(t.ws, 'env-link'));
+    const executor = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all' });
+    try {
+      for (const name of ['read_image', 'describe_image']) {
+        const r = await executor.execute({ name, arguments: { source: 'env-link' } });
+        assert.equal(r.errorCode, 'POLICY_DENIED', `${name}: ${r.errorCode} ${r.error}`);
+        assert.match(String(r.error), /"\.env"/);
+      }
+    } finally {
+      await executor.close();
+      t.cleanup();
+    }
   });
 });
 
