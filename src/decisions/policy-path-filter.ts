@@ -20,21 +20,16 @@ const MAX_SETS = 64;
 
 /** The filter a {@link PathFilterSpec} describes. Answers are remembered for the call's life. */
 export function policyPathFilter(spec: PathFilterSpec): PathFilter {
-  const key = `${spec.user ?? ''}\u0000${spec.workspace ?? ''}`;
-  let set = sets.get(key);
-  if (set === undefined) {
-    if (sets.size >= MAX_SETS) sets.delete(sets.keys().next().value!);
-    set = new PolicySet({ user: spec.user, workspace: spec.workspace });
-    sets.set(key, set);
-  }
+  const set = setOf(spec.user, spec.workspace);
   const tool = { name: spec.tool.name, kind: spec.tool.kind as ActionKind, commandArguments: spec.tool.commandArguments };
+  const args = spec.args ?? {};
   const answered = new Set(spec.answered);
   const known = new Map<string, boolean>();
   const policy = set;
   return (relative) => {
     let withheld = known.get(relative);
     if (withheld === undefined) {
-      const said = policy.decide(policyCallInput(tool, spec.args, [relative], []));
+      const said = policy.decide(policyCallInput(tool, args, [relative], []));
       withheld = said.verdict === 'deny' || (said.verdict === 'ask' && (said.rule === undefined || !answered.has(said.rule.id)));
       if (known.size < 10_000) known.set(relative, withheld);
     }
@@ -42,22 +37,47 @@ export function policyPathFilter(spec: PathFilterSpec): PathFilter {
   };
 }
 
+/** The policy set of these files (one per pair, kept across calls; each re-checks its files). */
+function setOf(user: string | undefined, workspace: string | undefined): PolicySet {
+  const key = `${user ?? ''}\u0000${workspace ?? ''}`;
+  let set = sets.get(key);
+  if (set === undefined) {
+    if (sets.size >= MAX_SETS) sets.delete(sets.keys().next().value!);
+    set = new PolicySet({ user, workspace });
+    sets.set(key, set);
+  }
+  return set;
+}
+
+/** The workspace policy file of each workspace (real root), as the policy decider found it. */
+const workspaceFiles = new Map<string, string | undefined>();
+
 /**
- * The {@link PathFilterSpec} of a decided call, when policy files count (`undefined` without
- * them): its tool, arguments and policy files, and the `ask` rules of the policy decider that
- * the call's trail settled (answered by a person, or by a remembered answer) before it was
- * allowed.
+ * The {@link PathFilterSpec} of a decided call: its tool, its policy files, its arguments (only
+ * when a rule with `paths` also has `args`), and the `ask` rules of the policy decider that the
+ * call's trail settled (answered by a person, or by a remembered answer) before it was allowed.
+ * `undefined` when no policy file counts or none has a `deny` or `ask` rule with `paths` (then
+ * nothing can be withheld, and the call carries nothing).
  */
 export function pathFilterSpecOf(policyFiles: PolicyFilesOptions | undefined, call: PreparedCall, trail: readonly Decision[]): PathFilterSpec | undefined {
   if (policyFiles === undefined) return undefined;
+  const root = call.workspace.realRoot;
+  let workspace = workspaceFiles.get(root);
+  if (workspace === undefined && policyFiles.workspaceFiles && !workspaceFiles.has(root)) {
+    if (workspaceFiles.size >= MAX_SETS) workspaceFiles.delete(workspaceFiles.keys().next().value!);
+    workspace = defaultPolicyPaths({ workspaceRoot: root }).workspace;
+    workspaceFiles.set(root, workspace);
+  }
+  if (!policyFiles.workspaceFiles) workspace = undefined;
+  const rules = setOf(policyFiles.userFile, workspace).check().flatMap((s) => s.policy?.rules ?? []).filter((r) => r.action !== 'allow' && r.matchers.path !== undefined);
+  if (rules.length === 0) return undefined;
   const { tool } = call;
   const answered = trail.filter((d) => d.decider === 'policy' && d.verdict === 'ask' && d.rule !== undefined).map((d) => d.rule!);
-  const workspace = policyFiles.workspaceFiles ? defaultPolicyPaths({ workspaceRoot: call.workspace.realRoot }).workspace : undefined;
   return {
     ...(policyFiles.userFile === undefined ? {} : { user: policyFiles.userFile }),
     ...(workspace === undefined ? {} : { workspace }),
     tool: { name: tool.name, kind: tool.kind, commandArguments: [...tool.commandArguments] },
-    args: call.args,
+    ...(rules.some((r) => r.matchers.args !== undefined) ? { args: call.args } : {}),
     answered,
   };
 }

@@ -28,8 +28,8 @@ export interface PathFilterSpec {
   readonly workspace?: string;
   /** The tool as the rules see it. */
   readonly tool: { readonly name: string; readonly kind: string; readonly commandArguments: readonly string[] };
-  /** The call's validated arguments (for rules with `args`). */
-  readonly args: Readonly<Record<string, unknown>>;
+  /** The call's validated arguments, when a rule with `paths` has `args` too (absent: none). */
+  readonly args?: Readonly<Record<string, unknown>>;
   /** Ids (`file:line`) of `ask` rules a person answered yes to for this call: they withhold nothing. */
   readonly answered: readonly string[];
 }
