@@ -1,15 +1,15 @@
 /**
  * The policy files as a call's {@link PathFilter} (`src/workspace/path-filter.ts`): a path is
- * withheld when the policy files, asked about the call with that path as its only path, say
- * `deny`, or `ask` by a rule the person did not answer for this call. The same `PolicySet` and
- * the same matching as the policy decider (`policy-files.decider.ts`), so a folder-walking tool
+ * withheld when a policy file, asked about the call with that path as its only path, says
+ * `deny`, or `ask` by a rule the person did not answer for this call. The same files and the
+ * same matching (`matchPolicyRules`) as the policy decider (`policy-files.decider.ts`), so a folder-walking tool
  * withholds exactly what a call naming the entry would be denied or asked about.
  *
  * @module
  */
 import type { ActionKind } from '../policy/action-kinds.js';
 import { defaultPolicyPaths, PolicySet } from '../policy/policy-set.js';
-import { policyCallInput } from '../policy/policy-rules.js';
+import { matchPolicyRules, policyCallInput } from '../policy/policy-rules.js';
 import type { PathFilter, PathFilterSpec } from '../workspace/path-filter.js';
 import type { Decision, PreparedCall } from './decision.js';
 import type { PolicyFilesOptions } from './policy-files.decider.js';
@@ -18,19 +18,35 @@ import type { PolicyFilesOptions } from './policy-files.decider.js';
 const sets = new Map<string, PolicySet>();
 const MAX_SETS = 64;
 
-/** The filter a {@link PathFilterSpec} describes. Answers are remembered for the call's life. */
+/**
+ * The filter a {@link PathFilterSpec} describes. The policy files are read (re-checked) once,
+ * when the filter is made (the tool's first question), and each file's rules judge each path
+ * as `PolicySet.decide` would (the stricter verdict of the two files wins; an invalid file
+ * withholds everything). Answers are remembered for the call's life.
+ */
 export function policyPathFilter(spec: PathFilterSpec): PathFilter {
-  const set = setOf(spec.user, spec.workspace);
+  const files = setOf(spec.user, spec.workspace).check();
+  const invalid = files.some((f) => f.state === 'invalid');
+  const policies = files.flatMap((f) => (f.state === 'ok' && f.policy !== undefined ? [f.policy] : []));
   const tool = { name: spec.tool.name, kind: spec.tool.kind as ActionKind, commandArguments: spec.tool.commandArguments };
   const args = spec.args ?? {};
   const answered = new Set(spec.answered);
   const known = new Map<string, boolean>();
-  const policy = set;
+  const judge = (relative: string): boolean => {
+    const input = policyCallInput(tool, args, [relative], []);
+    let asked = false;
+    for (const policy of policies) {
+      const match = matchPolicyRules(policy, input);
+      if (match?.verdict === 'deny') return true;
+      if (match?.verdict === 'ask' && !answered.has(match.rule.id)) asked = true;
+    }
+    return asked;
+  };
   return (relative) => {
+    if (invalid) return true;
     let withheld = known.get(relative);
     if (withheld === undefined) {
-      const said = policy.decide(policyCallInput(tool, args, [relative], []));
-      withheld = said.verdict === 'deny' || (said.verdict === 'ask' && (said.rule === undefined || !answered.has(said.rule.id)));
+      withheld = judge(relative);
       if (known.size < 10_000) known.set(relative, withheld);
     }
     return withheld;
