@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
 import { findPathArguments, pathValues } from '../../src/schema/path-arguments.js';
+import { CallContext } from '../../src/runner/call-context.js';
 import { cliInProcess } from '../cli/in-process.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
@@ -190,6 +191,40 @@ describe('read_image and describe_image: a source that is not an http(s) URL is 
       }
     } finally {
       await executor.close();
+      t.cleanup();
+    }
+  });
+});
+
+describe('ctx.workspace.withholds (the path filter a call carries)', () => {
+  test('P9: judged by real path and spelling, ask rules answered for the call withhold nothing, a note counts what was withheld', () => {
+    const t = tempWorkspace();
+    try {
+      const userFile = path.join(t.root, 'policy.toml');
+      fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = ".env"\n\n[[rules]]\naction = "ask"\npaths = "drafts/**"\n\n[[rules]]\naction = "deny"\npaths = "named-link"\n');
+      fs.writeFileSync(path.join(t.ws, '.env'), 'x');
+      fs.symlinkSync('.env', path.join(t.ws, 'env-link'));
+      fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'x');
+      fs.symlinkSync('ok.txt', path.join(t.ws, 'named-link'));
+      const spec = { user: userFile, tool: { name: 'tree', kind: 'file_read', commandArguments: [] }, answered: [] as string[] };
+      const ctx = new CallContext('c1', 'tree', '1.0.0', t.ws, false, 1000);
+      ctx.pathFilter = spec;
+      const ws = ctx.workspace;
+      assert.equal(ws.withholds('.env'), true);
+      assert.equal(ws.withholds(path.join(t.ws, 'env-link')), true, 'a link is judged by its target');
+      assert.equal(ws.withholds('named-link'), true, 'and by its own name');
+      assert.equal(ws.withholds('ok.txt'), false);
+      assert.equal(ws.withholds('drafts/a.md'), true, 'an ask rule nobody answered');
+      assert.equal(ws.withholds('.'), false);
+      assert.equal(ws.withheld, 4);
+      assert.match(ctx.notes.at(-1)!, /^4 entries were withheld by the policy's path rules/);
+      const answered = new CallContext('c2', 'tree', '1.0.0', t.ws, false, 1000);
+      answered.pathFilter = { ...spec, answered: [`${userFile}:5`] };
+      assert.equal(answered.workspace.withholds('drafts/a.md'), false, 'the ask rule was answered for this call');
+      assert.deepEqual(answered.notes, []);
+      const unfiltered = new CallContext('c3', 'tree', '1.0.0', t.ws, false, 1000);
+      assert.equal(unfiltered.workspace.withholds('.env'), false, 'no path rules, nothing withheld');
+    } finally {
       t.cleanup();
     }
   });
