@@ -35,7 +35,7 @@ function pathFormatOf(schema: unknown): string | undefined {
  * Whether a `workspace-path-or-url` value is a URL (its text, trimmed, starts with `http://`
  * or `https://`, any case), and so not a path argument.
  */
-export function isHttpUrl(value: string): boolean {
+function isHttpUrl(value: string): boolean {
   return /^https?:\/\//i.test(value.trim());
 }
 
