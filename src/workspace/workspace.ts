@@ -105,6 +105,14 @@ export class Workspace {
     return true;
   }
 
+  /**
+   * Whether the call has path rules that {@link withholds} answers from (false: it always
+   * answers false). A tool may skip the work of listing what it would ask about otherwise.
+   */
+  get hasPathFilter(): boolean {
+    return this.pathFilter !== undefined;
+  }
+
   /** How many times {@link withholds} said yes in this call (what a tool left out). */
   get withheld(): number {
     return this.withheldCount;

@@ -7,7 +7,9 @@
  * it withheld.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
@@ -225,6 +227,56 @@ describe('ctx.workspace.withholds (the path filter a call carries)', () => {
       const unfiltered = new CallContext('c3', 'tree', '1.0.0', t.ws, false, 1000);
       assert.equal(unfiltered.workspace.withholds('.env'), false, 'no path rules, nothing withheld');
     } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('git_diff and git_show leave out what the path rules withhold (P9)', () => {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, HOME: os.tmpdir(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C',
+    GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test',
+  };
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+  test('P9: a diff of the whole repository, a commit, and "HEAD:.env" show nothing of .env or secrets/ under a deny on them', async () => {
+    const registry = await portedRegistry();
+    const t = tempWorkspace();
+    const userFile = path.join(t.root, 'policy.toml');
+    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = ".env"\n\n[[rules]]\naction = "deny"\npaths = "secrets/**"\n');
+    git(t.ws, 'init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(t.ws, '.env'), 'TOKEN=old\n');
+    fs.mkdirSync(path.join(t.ws, 'secrets'));
+    fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'KEY old\n');
+    fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok old\n');
+    git(t.ws, 'add', '-A');
+    git(t.ws, 'commit', '-q', '-m', 'first');
+    fs.writeFileSync(path.join(t.ws, '.env'), 'TOKEN=SECRET\n');
+    fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'KEY SECRET\n');
+    fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok new\n');
+    const executor = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all' });
+    try {
+      const diff = await executor.execute({ name: 'git_diff', arguments: {} });
+      assert.equal(diff.success, true, `${diff.errorCode} ${diff.error}`);
+      assert.match(diff.output, /ok new/);
+      assert.doesNotMatch(diff.output, /SECRET|TOKEN|KEY|\.env|secrets/);
+      assert.match(diff.output, /2 entries were withheld/);
+      git(t.ws, 'commit', '-q', '-a', '-m', 'second');
+      const show = await executor.execute({ name: 'git_show', arguments: {} });
+      assert.equal(show.success, true, `${show.errorCode} ${show.error}`);
+      assert.match(show.output, /ok new/);
+      assert.doesNotMatch(show.output, /SECRET|TOKEN|KEY|\.env|secrets/);
+      const onlySecrets = await executor.execute({ name: 'git_diff', arguments: { ref: 'HEAD~1', paths: ['secrets', '.env'] } });
+      assert.doesNotMatch(String(onlySecrets.output), /SECRET|TOKEN|KEY/);
+      for (const ref of ['HEAD:.env', 'HEAD:secrets/key.txt', 'HEAD~1:./.env']) {
+        const file = await executor.execute({ name: 'git_show', arguments: { ref } });
+        assert.equal(file.success, false, ref);
+        assert.doesNotMatch(`${file.output}${file.error}`, /SECRET|TOKEN=|KEY old/, ref);
+      }
+      const okFile = await executor.execute({ name: 'git_show', arguments: { ref: 'HEAD:ok.txt' } });
+      assert.match(okFile.output, /ok new/);
+    } finally {
+      await executor.close();
       t.cleanup();
     }
   });
