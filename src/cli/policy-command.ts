@@ -107,7 +107,7 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
   const input = policyCallInput(tool, args, paths, analyses);
   const { shell } = input;
   if (shell === undefined) return { input, notes };
-  for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}: ${command.kind}`);
+  for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}${command.reads?.length ? ` reads ${command.reads.join(', ')}` : ''}: ${command.kind}`);
   for (const why of shell.uncertain) notes.push(`uncertain: ${why}`);
   return { input, notes };
 }

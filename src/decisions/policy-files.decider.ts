@@ -113,7 +113,7 @@ function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefin
   const seen = new Set<string>();
   for (const analysis of call.commands) {
     for (const command of analysis.commands) {
-      for (const word of [...command.argv.slice(1), ...command.writes]) {
+      for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
         const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
         if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
         const judged: string[] = [];

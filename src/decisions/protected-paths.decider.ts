@@ -124,7 +124,7 @@ export class ProtectedPathsDecider implements Decider {
     const from = call.paths[0]?.real ?? workspace.realRoot;
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
-        for (const word of [...command.argv.slice(1), ...command.writes]) {
+        for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
           for (const candidate of wordPaths(word, from, home)) {
             const own = this.ownStateOf(candidate);
             if (own === undefined) continue;
@@ -150,7 +150,7 @@ export class ProtectedPathsDecider implements Decider {
   private namedByCommands(call: PreparedCall): Decision | undefined {
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
-        for (const word of [...command.argv.slice(1), ...command.writes]) {
+        for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
           const hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
           if (hit === undefined) continue;
           const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;

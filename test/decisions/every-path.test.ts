@@ -128,6 +128,27 @@ describe('every path argument is judged (P9)', () => {
     assert.notEqual(plain.errorCode, 'POLICY_DENIED', plain.error);
   });
 
+  test('P9: input redirections (`<`, `0<`, `<>`, on a command, a compound command or a shell) are judged by deny path rules, through links', async () => {
+    fs.symlinkSync('secrets', path.join(t.ws, 'sdir'));
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]');
+    const lines = [
+      'head < secrets/key.txt', 'read l < .env; echo $l', 'cat 0<sdir/key.txt', 'cat <> .env', 'cat < env-link',
+      'while read l; do echo "$l"; done < .env', '{ cat; } < secrets/key.txt', 'bash -c cat < .env', 'echo ok; (cat) <sdir/key.txt',
+    ];
+    for (const command of lines) denied(await call('run_command', { command }), command);
+    // Under an allow rule for the program too: the path rule is judged before it.
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]\n[[rules]]\ncommand = "cat"\naction = "allow"');
+    denied(await call('run_command', { command: 'cat < .env' }), 'cat < .env under an allow rule for cat');
+    // Here-documents, here-strings and fd duplications name no file; a plain input file runs.
+    for (const command of ['cat <<EOF\n.env\nEOF', 'cat <<< .env', 'cat 3<ok.txt <&3', 'cat < ok.txt']) {
+      const r = await call('run_command', { command });
+      assert.notEqual(r.errorCode, 'POLICY_DENIED', `${command}: ${r.error}`);
+    }
+    const read = await call('run_command', { command: 'cat < ok.txt' });
+    assert.match(String(read.output), /ok/);
+    assert.deepEqual(asked, []);
+  });
+
   test('a moved folder is judged by what it holds and by where that lands', async () => {
     fs.mkdirSync(path.join(t.ws, 'keys'));
     fs.writeFileSync(path.join(t.ws, 'keys/a.key'), 'K');
