@@ -149,6 +149,25 @@ describe('every path argument is judged (P9)', () => {
     assert.deepEqual(asked, []);
   });
 
+  test('P9: a shell command word naming a folder that holds a denied path is denied (grep -r SECRET . under an allow rule for grep)', async () => {
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]\n[[rules]]\ncommand = "grep"\naction = "allow"');
+    fs.mkdirSync(path.join(t.ws, 'pub/inner'), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, 'pub/inner/notes.txt'), 'SECRET-FREE notes\n');
+    fs.mkdirSync(path.join(t.ws, 'linked'));
+    fs.symlinkSync('../secrets', path.join(t.ws, 'linked/to-secrets'));
+    // (the pattern is KEY: `denied` checks that no output holds SECRET)
+    for (const command of ['grep -r KEY .', 'grep -R KEY linked', 'cat $(grep -rl KEY ./)', `grep -r KEY ../${path.basename(t.ws)}`, 'grep -r KEY secrets']) {
+      const r = await call('run_command', { command });
+      denied(r, command);
+      assert.match(r.error!, /holds|which is/, command);
+    }
+    // A folder that holds nothing denied is searched.
+    const r = await call('run_command', { command: 'grep -r SECRET pub' });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.match(String(r.output), /SECRET-FREE/);
+    assert.deepEqual(asked, []);
+  });
+
   test('a moved folder is judged by what it holds and by where that lands', async () => {
     fs.mkdirSync(path.join(t.ws, 'keys'));
     fs.writeFileSync(path.join(t.ws, 'keys/a.key'), 'K');
