@@ -104,11 +104,12 @@ function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: 
  * a deny on `.env` is denied. A word naming a folder (`.` included) is judged by what the
  * folder holds as well (links inside judged by where they lead): `grep -r SECRET .` under a
  * deny on `secrets/**` is denied, since a command's output cannot be filtered the way
- * `grep_files` leaves out withheld files; a folder too large to walk makes the call ask. Only a verdict whose rule has `paths` counts here (the command
+ * `grep_files` leaves out withheld files; a folder too large to walk makes the call ask.
+ * `policy check --explain` shows the same verdict (`src/cli/policy-command.ts`). Only a verdict whose rule has `paths` counts here (the command
  * rules judged the line already). A glob word is expanded against the folder's entries (dot
  * files included); words with variables, braces or `~` are not resolved.
  */
-function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefined {
+export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' | 'args' | 'workspace' | 'paths' | 'commands'>): Decision | undefined {
   if (pathRuleThatCouldMatch(set) === undefined) return undefined;
   const { workspace } = call;
   const from = call.paths[0]?.real ?? workspace.realRoot;
