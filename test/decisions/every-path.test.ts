@@ -168,6 +168,19 @@ describe('every path argument is judged (P9)', () => {
     assert.deepEqual(asked, []);
   });
 
+  test('P9: in the sandbox, what deny path rules cover is hidden from a shell command that names no path (grep -r with no folder, cd then a relative name)', async () => {
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]');
+    fs.mkdirSync(path.join(t.ws, 'pub'));
+    for (const command of ['cd pub && cat ../.env ../secrets/key.txt; cat ../ok.txt', 'grep -r KEY; cat ok.txt', 'cd pub; cat ../sdir/key.txt; cat ../ok.txt', 'cat "$(printf .en)v"; cat ok.txt']) {
+      fs.rmSync(path.join(t.ws, 'sdir'), { force: true });
+      fs.symlinkSync('secrets', path.join(t.ws, 'sdir'));
+      const r = await call('run_command', { command });
+      assert.doesNotMatch(String(r.output ?? ''), /SECRET/, `${command}: ${r.output}`);
+      assert.match(String(r.output ?? ''), /^ok$/m, `${command}: the rest of the workspace is readable: ${r.errorCode} ${r.error} ${r.output}`);
+    }
+    assert.equal(fs.readFileSync(path.join(t.ws, 'secrets/key.txt'), 'utf8'), 'SECRET KEY\n');
+  });
+
   test('a moved folder is judged by what it holds and by where that lands', async () => {
     fs.mkdirSync(path.join(t.ws, 'keys'));
     fs.writeFileSync(path.join(t.ws, 'keys/a.key'), 'K');
