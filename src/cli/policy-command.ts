@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { namedByCommands } from '../decisions/policy-files.decider.js';
 import { analyzeCommandArguments, loadShellAnalyzer } from '../policy/shell/analyze.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { workspaceFor } from '../workspace/workspace.js';
@@ -57,7 +58,11 @@ export async function policyCommand(argv: string[], ctx: CliContext): Promise<nu
       // per command: the rule, and the table entry or the option that decided
       for (const command of file.match?.commands ?? []) out('', `  ${describeCommand(command)}`);
     }
-    out('verdict', decision.verdict === undefined ? 'no rule matched (the approval mode decides)' : `${decision.verdict}: ${decision.reason}`);
+    // the words and redirect targets of a shell command, judged as the policy decider judges them
+    const words = decision.verdict === 'deny' || input.shell === undefined ? undefined : namedByCommands(policies, { tool: found, args: call.arguments, workspace: workspaceFor(workspace), paths: [], commands: [input.shell] });
+    if (words !== undefined) out('paths', `${words.verdict}: ${words.reason}`);
+    const verdict = words !== undefined && (words.verdict === 'deny' || decision.verdict !== 'ask') ? words : decision;
+    out('verdict', verdict.verdict === undefined ? 'no rule matched (the approval mode decides)' : `${verdict.verdict}: ${verdict.reason}`);
     if (decision.fresh && decision.verdict !== 'deny') out('', 'always_ask is set: a person is asked afresh, whatever was allowed or remembered');
   } finally {
     await system.close();
@@ -107,7 +112,7 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
   const input = policyCallInput(tool, args, paths, analyses);
   const { shell } = input;
   if (shell === undefined) return { input, notes };
-  for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}: ${command.kind}`);
+  for (const command of shell.commands) notes.push(`command ${command.argv.join(' ')}${command.wrappers.length ? ` (wrapped in ${command.wrappers.join(', ')})` : ''}${command.writes.length ? ` writes ${command.writes.join(', ')}` : ''}${command.reads?.length ? ` reads ${command.reads.join(', ')}` : ''}: ${command.kind}`);
   for (const why of shell.uncertain) notes.push(`uncertain: ${why}`);
   return { input, notes };
 }

@@ -10,6 +10,7 @@ import type { ToolErrorCode } from '../errors/errors.js';
 import type { AgentMode } from '../modes/modes.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ShellAnalysis } from '../policy/shell/types.js';
+import type { SandboxPolicy } from '../sandbox/bubblewrap.js';
 import type { ToolClient } from '../types/tool.js';
 import type { Workspace } from '../workspace/workspace.js';
 
@@ -120,6 +121,12 @@ export interface PreparedCall {
    * (`src/builtin/caller-services.ts`). Deciders must not call its handlers.
    */
   readonly client?: ToolClient | undefined;
+  /**
+   * The sandbox the call's commands run in (`none` when the user chose none): with a sandbox,
+   * the shell tools' commands find the paths a deny rule covers hidden, so a folder a command
+   * names need not be judged by all it holds. Absent: judged as `none` (fail closed).
+   */
+  readonly sandbox?: SandboxPolicy | undefined;
 }
 
 /**

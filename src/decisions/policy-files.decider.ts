@@ -101,22 +101,28 @@ function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: 
  * A shell command's words and redirect targets that name a file or folder of the workspace
  * (resolved from the command's folder, links followed; options' `=` values too) are judged by
  * the `deny` and `ask` rules with `paths`, as a file tool's path would be: `cat env-link` under
- * a deny on `.env` is denied. Only a verdict whose rule has `paths` counts here (the command
+ * a deny on `.env` is denied. A word naming a folder (`.` included) is judged by what the
+ * folder holds as well (links inside judged by where they lead): `grep -r SECRET .` under a
+ * deny on `secrets/**` is denied, since a command's output cannot be filtered the way
+ * `grep_files` leaves out withheld files; a folder too large to walk makes the call ask.
+ * `policy check --explain` shows the same verdict (`src/cli/policy-command.ts`). Only a verdict whose rule has `paths` counts here (the command
  * rules judged the line already). A glob word is expanded against the folder's entries (dot
  * files included); words with variables, braces or `~` are not resolved.
  */
-function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefined {
+export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' | 'args' | 'workspace' | 'paths' | 'commands' | 'sandbox'>): Decision | undefined {
   if (pathRuleThatCouldMatch(set) === undefined) return undefined;
   const { workspace } = call;
   const from = call.paths[0]?.real ?? workspace.realRoot;
   let asked: Decision | undefined;
   const seen = new Set<string>();
+  const walked = new Set<string>();
   for (const analysis of call.commands) {
     for (const command of analysis.commands) {
-      for (const word of [...command.argv.slice(1), ...command.writes]) {
+      for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
         const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
         if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
-        const judged: string[] = [];
+        const judged: { relative: string; held: boolean }[] = [];
+        const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
         for (const named of /[*?[]/.test(form) ? globMatches(from, form) : [path.resolve(from, form)]) {
           let real: string;
           try {
@@ -124,23 +130,67 @@ function namedByCommands(set: PolicySet, call: PreparedCall): Decision | undefin
           } catch {
             continue;
           }
-          judged.push(path.relative(workspace.realRoot, real).split(path.sep).join('/') || '.', path.relative(workspace.realRoot, named).split(path.sep).join('/') || '.');
+          judged.push({ relative: relativeTo(workspace.realRoot, real), held: false }, { relative: relativeTo(workspace.realRoot, named), held: false });
+          // A folder word: the program may read everything below it (`grep -r x .`), which no
+          // filter can trim from a command's output, so what the folder holds is judged too,
+          // and what the links in it lead to (`grep -R` follows them).
+          // With a sandbox, the command finds those paths hidden (src/sandbox: SandboxMounts.hidden).
+          const folders = call.sandbox === undefined || call.sandbox.profile === 'none' ? [real] : [];
+          while (folders.length > 0) {
+            const folder = folders.pop()!;
+            // path rules name workspace paths: a folder outside it holds nothing they judge
+            if (walked.has(folder) || relativeTo(workspace.realRoot, folder).startsWith('../') || !isFolder(folder)) continue;
+            walked.add(folder);
+            const inside = walked.size > MAX_WALKED_FOLDERS ? { paths: [], incomplete: `it leads through more than ${MAX_WALKED_FOLDERS} linked folders` } : judgedPaths([{ given: word, real: folder }], { workspace, contents: true, aliases: false });
+            for (const p of inside.paths) {
+              if (p.via !== 'inside') continue;
+              judged.push({ relative: p.relative, held: true });
+              if (p.isFile !== undefined) continue;
+              try {
+                const target = workspace.resolve(path.join(workspace.realRoot, p.relative)); // a link: where it leads
+                judged.push({ relative: relativeTo(workspace.realRoot, target), held: true });
+                folders.push(target);
+              } catch {
+                // a link that leads nowhere, or out of the workspace: nothing of it to judge
+              }
+            }
+            if (inside.incomplete !== undefined) {
+              asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names the folder ${JSON.stringify(word)}: ${inside.incomplete}, and a path rule may deny what it holds`, rule: 'too-large' };
+            }
+          }
         }
-        for (const p of judged) {
+        for (const { relative: p, held } of judged) {
           if (seen.has(p) || p === '.' || p.startsWith('../')) continue;
           seen.add(p);
           const said = set.decide(policyCallInput(call.tool, call.args, [p], []));
           if (said.rule?.matchers.path === undefined || said.verdict === undefined || said.verdict === 'allow') continue;
-          const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
           const source = { file: said.rule.file, line: said.rule.line };
-          if (said.verdict === 'deny') return { ...deny(NAME, 'POLICY_DENIED', `Denied by policy: the command \`${shown}\` names ${JSON.stringify(word)}, which is ${JSON.stringify(p)}: ${said.reason}.`, said.rule.id), source };
-          asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names ${JSON.stringify(word)}, which is ${JSON.stringify(p)}: ${said.reason}`, rule: said.rule.id, source };
+          const what = held ? `the folder ${JSON.stringify(word)}, which holds ${JSON.stringify(p)} (a command may read all a folder holds)` : `${JSON.stringify(word)}, which is ${JSON.stringify(p)}`;
+          if (said.verdict === 'deny') return { ...deny(NAME, 'POLICY_DENIED', `Denied by policy: the command \`${shown}\` names ${what}: ${said.reason}.`, said.rule.id), source };
+          asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names ${what}: ${said.reason}`, rule: said.rule.id, source };
         }
       }
     }
   }
   return asked;
 }
+
+/** `real` relative to the workspace's real root, `/`-separated (`.` for the root). */
+function relativeTo(realRoot: string, real: string): string {
+  return path.relative(realRoot, real).split(path.sep).join('/') || '.';
+}
+
+/** Whether `real` is a folder (links followed). */
+function isFolder(real: string): boolean {
+  try {
+    return fs.statSync(real).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Most folders (a folder word's and those its links lead to) one call's command words walk for judging; past it the call asks. */
+const MAX_WALKED_FOLDERS = 64;
 
 /** Most paths one glob word of a command is expanded to for judging. */
 const MAX_GLOB_MATCHES = 500;

@@ -27,7 +27,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { judgedPaths } from '../workspace/judged-paths.js';
-import { gitDirShapeOf, PROTECTED_NAMES } from '../workspace/protected-names.js';
+import { gitDirShapeOf, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
@@ -76,9 +76,12 @@ export class ProtectedPathsDecider implements Decider {
     if (call.paths.length === 0) return undefined;
     const root = call.workspace.realRoot;
     const judged = judgedPaths(call.paths, { workspace: call.workspace, contents: call.tool.scopedWrite });
+    // Every path the call names counts toward the shape together with what is on disk: one
+    // apply_diff creating HEAD, config, objects/x and refs/x plants a repository folder at once.
+    const together = judged.paths.filter((p) => p.via === 'target' || p.via === 'spelled');
     for (const p of judged.paths) {
       const named = this.protectedPart(p.relative);
-      const shaped = named === undefined && (p.via === 'target' || p.via === 'spelled') ? gitDirShape(root, p.relative, p.isFile) : undefined;
+      const shaped = named === undefined && (p.via === 'target' || p.via === 'spelled') ? gitDirShape(root, p.relative, p.isFile, together) : undefined;
       const hit = named ?? shaped;
       if (hit === undefined) continue;
       const what = p.via === 'inside' ? `${JSON.stringify(p.given)} holds ${JSON.stringify(p.relative)}, which`
@@ -124,7 +127,7 @@ export class ProtectedPathsDecider implements Decider {
     const from = call.paths[0]?.real ?? workspace.realRoot;
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
-        for (const word of [...command.argv.slice(1), ...command.writes]) {
+        for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
           for (const candidate of wordPaths(word, from, home)) {
             const own = this.ownStateOf(candidate);
             if (own === undefined) continue;
@@ -150,7 +153,7 @@ export class ProtectedPathsDecider implements Decider {
   private namedByCommands(call: PreparedCall): Decision | undefined {
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
-        for (const word of [...command.argv.slice(1), ...command.writes]) {
+        for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
           const hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
           if (hit === undefined) continue;
           const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
@@ -174,16 +177,28 @@ export class ProtectedPathsDecider implements Decider {
 /**
  * The folder (workspace-relative, `/`-separated) a write to `relative` (a file, a folder, or
  * either when `isFile` is undefined) would make look like a git repository folder
- * ({@link gitDirShapeOf}), counting what it holds on disk.
+ * ({@link gitDirShapeOf}), counting what it holds on disk and what the call's other paths
+ * (`together`, workspace-relative) put there: the paths of one call land together.
  */
-function gitDirShape(root: string, relative: string, isFile: boolean | undefined): string | undefined {
+function gitDirShape(root: string, relative: string, isFile: boolean | undefined, together: readonly { readonly relative: string; readonly isFile: boolean | undefined }[]): string | undefined {
   if (relative === '.') return undefined;
   const folder = gitDirShapeOf(relative.split('/'), isFile, (parts) => {
+    const entries: PathEntry[] = [];
+    for (const other of together) {
+      const otherParts = other.relative.split('/');
+      // compared without case: a case-insensitive file system makes `Out/p` and `out/p` one folder
+      if (otherParts.length <= parts.length || parts.some((part, i) => otherParts[i]!.toLowerCase() !== part.toLowerCase())) continue;
+      const name = otherParts[parts.length]!;
+      // the last part may be made as a file or a folder when its kind is not known yet
+      if (otherParts.length > parts.length + 1 || other.isFile === false) entries.push({ name, isFile: false });
+      else if (other.isFile === true) entries.push({ name, isFile: true });
+      else entries.push({ name, isFile: true }, { name, isFile: false });
+    }
     try {
       // A link counts as either kind: git follows a linked HEAD or objects.
-      return fs.readdirSync(path.join(root, ...parts), { withFileTypes: true }).flatMap((d) => (d.isSymbolicLink() ? [{ name: d.name, isFile: true }, { name: d.name, isFile: false }] : [{ name: d.name, isFile: d.isFile() }]));
+      return [...entries, ...fs.readdirSync(path.join(root, ...parts), { withFileTypes: true }).flatMap((d) => (d.isSymbolicLink() ? [{ name: d.name, isFile: true }, { name: d.name, isFile: false }] : [{ name: d.name, isFile: d.isFile() }]))];
     } catch {
-      return []; // a folder the write makes: nothing there yet
+      return entries; // a folder the write makes: only what the call puts there
     }
   });
   return folder === undefined ? undefined : folder.length === 0 ? '.' : folder.join('/');

@@ -121,7 +121,16 @@ export interface SandboxMounts {
   writable?: readonly string[];
   /** The program's working folder (absolute; inside the workspace). */
   cwd: string;
+  /**
+   * Real paths inside the workspace the program must not read (what the call's deny path
+   * rules withhold): a folder is covered by an empty read-only tmpfs, a file by `/dev/null`
+   * (read-only). Default: none.
+   */
+  hidden?: readonly string[];
 }
+
+/** Bytes the empty tmpfs over a hidden folder may hold (it is read-only: nothing is written there). */
+const HIDDEN_PATH_TMPFS_BYTES = 4096;
 
 /** The `__SO_ACCEPTCON` flag of `/proc/net/unix`: the socket is listening. */
 const LISTENING = 0x10000;
@@ -190,7 +199,8 @@ function gitProtections(roots: readonly string[]): string[] {
  * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
  * `read-only`; `.git` protections in each writable root; toolgate's own files inside a
  * writable root read-only (`own-state-paths.ts`); `/dev/null` over every Unix
- * socket listening elsewhere (see {@link listeningSockets}). Namespaces: PID, IPC, UTS, cgroup
+ * socket listening elsewhere (see {@link listeningSockets}); `mounts.hidden` covered (an
+ * empty read-only tmpfs over a folder, `/dev/null` over a file). Namespaces: PID, IPC, UTS, cgroup
  * (where the kernel has one), network unless `network`. All capabilities dropped.
  */
 function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mounts: SandboxMounts, network: boolean): string[] {
@@ -232,6 +242,15 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
     args.push(...ownStateProtections(writable));
   }
   for (const socket of listeningSockets(mounts.workspace)) args.push('--ro-bind', '/dev/null', socket);
+  for (const hidden of mounts.hidden ?? []) {
+    try {
+      const stat = fs.lstatSync(hidden);
+      if (stat.isDirectory()) args.push('--size', String(HIDDEN_PATH_TMPFS_BYTES), '--tmpfs', hidden, '--remount-ro', hidden);
+      else if (stat.isFile()) args.push('--ro-bind', '/dev/null', hidden);
+    } catch {
+      // gone since it was listed: nothing to cover
+    }
+  }
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!network) args.push('--unshare-net');
   args.push('--cap-drop', 'ALL', '--die-with-parent', '--setenv', 'TMPDIR', '/tmp', '--chdir', mounts.cwd, '--');

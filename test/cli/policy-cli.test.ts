@@ -74,4 +74,24 @@ describe('toolgate and policy', () => {
       fs.rmSync(userFile, { force: true });
     }
   });
+  it('P9: policy check --explain shows input redirections and judges command words as the decider does (a redirect target, a folder holding a denied path)', async () => {
+    fs.mkdirSync(path.dirname(userFile), { recursive: true });
+    fs.writeFileSync(userFile, '[[rules]]\npaths = ["secrets/**"]\naction = "deny"\n[[rules]]\ncommand = "cat"\naction = "allow"\n[[rules]]\ncommand = "grep"\naction = "allow"\n');
+    fs.mkdirSync(path.join(t.ws, 'secrets'), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'K\n');
+    try {
+      const explain = (command: string) => cli(['policy', 'check', '--explain', JSON.stringify({ name: 'run_command', arguments: { command } })]);
+      const read = await explain('cat < secrets/key.txt');
+      assert.equal(read.code, 0, read.stderr);
+      assert.match(read.stdout, /command cat reads secrets\/key\.txt: shell_command/);
+      assert.match(read.stdout, /verdict {4}deny: .*names "secrets\/key\.txt"/);
+      const folder = await explain('grep -r K .');
+      assert.match(folder.stdout, /verdict {4}deny: .*the folder "\.", which holds/);
+      const plain = await explain('cat README.none');
+      assert.match(plain.stdout, /verdict {4}allow/);
+    } finally {
+      fs.rmSync(userFile, { force: true });
+      fs.rmSync(path.join(t.ws, 'secrets'), { recursive: true, force: true });
+    }
+  });
 });

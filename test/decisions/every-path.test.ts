@@ -9,7 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ConfirmationRequest, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { bubblewrapAvailable } from '../../src/tool.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+
+/** Shell commands run only in the sandbox unless a test chooses none (the CI also runs the suite without bubblewrap). */
+const HAS_BWRAP = bubblewrapAvailable();
 
 describe('every path argument is judged (P9)', () => {
   let registry: ToolRegistry;
@@ -126,6 +130,71 @@ describe('every path argument is judged (P9)', () => {
     // A word naming nothing denied is not held against the line.
     const plain = await call('run_command', { command: 'cat ok.txt' });
     assert.notEqual(plain.errorCode, 'POLICY_DENIED', plain.error);
+  });
+
+  test('P9: input redirections (`<`, `0<`, `<>`, on a command, a compound command or a shell) are judged by deny path rules, through links', async () => {
+    fs.symlinkSync('secrets', path.join(t.ws, 'sdir'));
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]');
+    const lines = [
+      'head < secrets/key.txt', 'read l < .env; echo $l', 'cat 0<sdir/key.txt', 'cat <> .env', 'cat < env-link',
+      'while read l; do echo "$l"; done < .env', '{ cat; } < secrets/key.txt', 'bash -c cat < .env', 'echo ok; (cat) <sdir/key.txt',
+    ];
+    for (const command of lines) denied(await call('run_command', { command }), command);
+    // Under an allow rule for the program too: the path rule is judged before it.
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]\n[[rules]]\ncommand = "cat"\naction = "allow"');
+    denied(await call('run_command', { command: 'cat < .env' }), 'cat < .env under an allow rule for cat');
+    // Here-documents, here-strings and fd duplications name no file; a plain input file runs.
+    for (const command of ['cat <<EOF\n.env\nEOF', 'cat <<< .env', 'cat 3<ok.txt <&3', 'cat < ok.txt']) {
+      const r = await call('run_command', { command });
+      assert.notEqual(r.errorCode, 'POLICY_DENIED', `${command}: ${r.error}`);
+    }
+    if (HAS_BWRAP) {
+      const read = await call('run_command', { command: 'cat < ok.txt' });
+      assert.match(String(read.output), /ok/);
+    }
+    assert.deepEqual(asked, []);
+  });
+
+  test('P9: without a sandbox, a shell command word naming a folder that holds a denied path is denied (grep -r SECRET . under an allow rule for grep); in the sandbox, the command runs and finds those paths hidden', async () => {
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]\n[[rules]]\ncommand = "grep"\naction = "allow"');
+    fs.mkdirSync(path.join(t.ws, 'pub/inner'), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, 'pub/inner/notes.txt'), 'SECRET-FREE notes\n');
+    fs.mkdirSync(path.join(t.ws, 'linked'));
+    fs.symlinkSync('../secrets', path.join(t.ws, 'linked/to-secrets'));
+    // (the pattern is KEY: `denied` checks that no output holds SECRET)
+    const unsandboxed = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', sandbox: 'none' });
+    try {
+      for (const command of ['grep -r KEY .', 'grep -R KEY linked', 'cat $(grep -rl KEY ./)', `grep -r KEY ../${path.basename(t.ws)}`, 'grep -r KEY secrets']) {
+        const r = await unsandboxed.execute({ name: 'run_command', arguments: { command } });
+        denied(r, command);
+        assert.match(r.error!, /holds|which is/, command);
+        // In the sandbox (or refused where there is none), nothing of them is printed either.
+        const boxed = await call('run_command', { command });
+        assert.doesNotMatch(`${boxed.output ?? ''}${boxed.error ?? ''}`, /SECRET/, command);
+        if (command === 'grep -r KEY secrets') assert.equal(boxed.errorCode, 'POLICY_DENIED', 'a word naming a denied path is denied in any case');
+      }
+    } finally {
+      await unsandboxed.close();
+    }
+    // A folder that holds nothing denied is searched.
+    const searcher = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', sandbox: 'none' });
+    const r = await searcher.execute({ name: 'run_command', arguments: { command: 'grep -r SECRET pub' } });
+    await searcher.close();
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.match(String(r.output), /SECRET-FREE/);
+  });
+
+  test('P9: in the sandbox, what deny path rules cover is hidden from a shell command that names no path (grep -r with no folder, cd then a relative name)', { skip: HAS_BWRAP ? false : 'bubblewrap is not available: the shell tools refuse to run' }, async () => {
+    policy('[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\naction = "deny"\npaths = [".env"]');
+    fs.mkdirSync(path.join(t.ws, 'pub'));
+    for (const command of ['cd pub && cat ../.env ../secrets/key.txt; cat ../ok.txt', 'grep -r KEY; cat ok.txt', 'cd pub; cat ../sdir/key.txt; cat ../ok.txt', 'cat "$(printf .en)v"; cat ok.txt']) {
+      fs.rmSync(path.join(t.ws, 'sdir'), { force: true });
+      fs.symlinkSync('secrets', path.join(t.ws, 'sdir'));
+      const r = await call('run_command', { command });
+      assert.doesNotMatch(String(r.output ?? ''), /SECRET/, `${command}: ${r.output}`);
+      assert.match(String(r.output ?? ''), /^ok$/m, `${command}: the rest of the workspace is readable: ${r.errorCode} ${r.error} ${r.output}`);
+    }
+    assert.equal(fs.readFileSync(path.join(t.ws, 'secrets/key.txt'), 'utf8'), 'SECRET KEY\n');
   });
 
   test('a moved folder is judged by what it holds and by where that lands', async () => {

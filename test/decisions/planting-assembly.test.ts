@@ -114,6 +114,32 @@ describe('planting by assembly (G2)', () => {
     ok(await call('move_file', { source: 'plain', destination: 'plain2' }, loose), 'a plain folder');
   });
 
+  test('G2: one apply_diff creating HEAD, config, objects/x and refs/x is refused whole: the paths of one call count together', async () => {
+    const created = (file: string, line: string) => `--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+${line}\n`;
+    const files = ['plans/p/HEAD', 'plans/p/config', 'plans/p/objects/x', 'plans/p/refs/x'];
+    const lines = ['ref: refs/heads/main', '[core]\n+\tpager = touch PWN8', 'x', 'x'];
+    const diff = files.map((file, i) => created(file, lines[i]!)).join('');
+    refused(await call('apply_diff', { diff, filepaths: files }), 'a whole repository folder in one diff');
+    refused(await call('apply_diff', { diff: created(files[0]!, lines[0]!) + created(files[2]!, 'x'), filepaths: [files[0]!, files[2]!] }), 'HEAD and objects/x in one diff');
+    refused(await call('apply_diff', { diff: created('plans/q/HEAD', 'x') + created('plans/Q/config', 'x'), filepaths: ['plans/q/HEAD', 'plans/Q/config'] }), 'case variants of one folder');
+    for (const file of files) assert.equal(fs.existsSync(at(file)), false, file);
+    // Outside plan mode the same call asks (and is not answered here).
+    const asked = await call('apply_diff', { diff, filepaths: files }, { confirm: false });
+    assert.equal(asked.success, false, asked.output);
+    assert.equal(fs.existsSync(at('plans/p')), false);
+    // git finds no repository there: `git branch` runs no pager.
+    fs.mkdirSync(at('plans/p'), { recursive: true });
+    let git = '';
+    try {
+      git = execFileSync('git', ['branch'], { cwd: at('plans/p'), env: { ...process.env, GIT_CEILING_DIRECTORIES: t.ws, GIT_PAGER: '', PAGER: '' }, stdio: 'pipe' }).toString();
+    } catch (error) {
+      git = String(error);
+    }
+    assert.equal(fs.existsSync(at('plans/p/PWN8')), false, git);
+    // Files of one diff in different folders, none of them a shape, still apply.
+    ok(await call('apply_diff', { diff: created('plans/s/HEAD', 'x') + created('plans/u/config', 'x'), filepaths: ['plans/s/HEAD', 'plans/u/config'] }), 'HEAD and config in separate folders');
+  });
+
   test('G2: a later git_branch in a repository folder planted by other means runs nothing (safe.bareRepository=explicit)', async () => {
     const planted = at('plans/planted');
     fs.mkdirSync(path.join(planted, 'objects'), { recursive: true });

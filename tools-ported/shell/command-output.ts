@@ -5,6 +5,7 @@
  * @module
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { sandboxLauncher, ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
 import { exitNote, exitSignal, type CommandProcess } from './command-process.js';
 import { commandSessions, type CommandSession } from './command-sessions.js';
@@ -32,7 +33,43 @@ export function workingFolder(workspace: Workspace, workdir: string | undefined)
  */
 export function commandSandbox(ctx: ToolContext, cwd: string): string[] {
   const { workspace } = ctx;
-  return sandboxLauncher(ctx.sandbox, { workspace: workspace.realRoot, writable: workspace.writeRoots, cwd }, ctx.toolName);
+  const hidden = ctx.sandbox.profile === 'none' ? [] : withheldPaths(workspace);
+  return sandboxLauncher(ctx.sandbox, { workspace: workspace.realRoot, writable: workspace.writeRoots, cwd, ...(hidden.length > 0 && { hidden }) }, ctx.toolName);
+}
+
+/** Most workspace entries {@link withheldPaths} looks at. */
+const MAX_HIDDEN_WALK = 5000;
+
+/**
+ * The real paths in the workspace that the call's path rules withhold (`workspace.withholds`),
+ * for the sandbox to cover: a command cannot be filtered the way a folder tool is, so what a
+ * deny rule covers is out of its sight (`grep -r KEY` with no folder named, `cd secrets; cat
+ * *`). A withheld folder is not opened; links are not followed (their targets are entries of
+ * their own). At most {@link MAX_HIDDEN_WALK} entries are looked at (the deciders judged the
+ * command's words already).
+ */
+function withheldPaths(workspace: Workspace): string[] {
+  if (!workspace.hasPathFilter) return [];
+  const hidden: string[] = [];
+  const folders = [workspace.realRoot];
+  let left = MAX_HIDDEN_WALK;
+  while (folders.length > 0 && left > 0) {
+    const folder = folders.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (--left < 0) break;
+      const full = path.join(folder, entry.name);
+      if (entry.isSymbolicLink()) continue;
+      if (workspace.withholds(full)) hidden.push(full);
+      else if (entry.isDirectory()) folders.push(full);
+    }
+  }
+  return hidden;
 }
 
 /**

@@ -21,6 +21,8 @@
  * - A redirection that writes, on a compound command (`{ a; b; } > f`, `(x) > f`,
  *   `while ...; done > f`) or on a shell running `-c TEXT`, is recorded in `writes` of every
  *   command inside it, except commands inside `$( )` or `<( )` (their output goes elsewhere).
+ *   A redirection that reads (`< f`, `0< f`, `<> f`) is recorded likewise in `reads`
+ *   (here-documents, here-strings and fd duplications such as `<&3` name no file).
  * - `argv[0]` becomes the program's basename, like `program`, unless it holds a `/`: then it
  *   stays as written (`./git`), so that a rule for `git` does not allow it.
  * - Text bash would run that the grammar gives no substitution node for (a backtick inside
@@ -89,6 +91,8 @@ interface Context {
   readonly depth: number;
   /** Files written by redirections of enclosing compound commands. */
   readonly writes: readonly string[];
+  /** Files read by input redirections (`< f`, `0< f`) of enclosing commands; absent when none. */
+  readonly reads?: readonly string[];
   /** Wrappers enclosing this text (the shell of a `bash -c`), outermost first. */
   readonly wrappers: readonly string[];
   /** The own words of the wrappers of `wrappers.ts` among them (name, options, operands before the command), by index in `wrappers`. */
@@ -348,7 +352,7 @@ class CommandLineWalk {
     const children = childrenOf(node);
     // the keyword and bare names are static words; resolveWord reads only the grammar's word nodes
     const words = children.map((child): Word => (child.type === 'variable_name' || !child.isNamed ? { text: child.text, isStatic: true, node: child } : resolveWord(child)));
-    this.record(words, context.wrappers, context.writes, node.text, context.wrapperWords);
+    this.record(words, context.wrappers, context, node.text, context.wrapperWords);
     if (node.type !== 'declaration_command') return;
     const keyword = children[0]?.text ?? '';
     const flags = words.slice(1).filter((word) => word.isStatic && /^[-+]/.test(word.text)).map((word) => word.text);
@@ -369,6 +373,7 @@ class CommandLineWalk {
   /** A redirected statement: its writes go to the commands of its body. */
   private redirected(node: SyntaxNode, context: Context, level: number): void {
     const writes = [...context.writes];
+    const reads = [...(context.reads ?? [])];
     const extraWords: SyntaxNode[] = [];
     const redirects: SyntaxNode[] = [];
     let body: SyntaxNode | undefined;
@@ -379,10 +384,10 @@ class CommandLineWalk {
       if (field === 'body') body = child;
       else if (field === 'redirect') {
         redirects.push(child);
-        this.redirect(child, writes, extraWords);
+        this.redirect(child, writes, reads, extraWords);
       } else this.visit(child, context, level + 1);
     }
-    const inner = { ...context, writes };
+    const inner = { ...context, writes, reads };
     if (body?.type === 'command') this.command(body, inner, extraWords, level + 1);
     else {
       if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
@@ -396,9 +401,9 @@ class CommandLineWalk {
    * Records what a redirection writes into `writes`; words the grammar hangs on it after its
    * target (`echo a > f b`: `b` is echo's) go to `extraWords`.
    */
-  private redirect(node: SyntaxNode, writes: string[], extraWords: SyntaxNode[]): void {
+  private redirect(node: SyntaxNode, writes: string[], reads: string[], extraWords: SyntaxNode[]): void {
     if (node.type === 'heredoc_redirect') {
-      for (const child of childrenOf(node)) if (child.type === 'file_redirect') this.redirect(child, writes, extraWords);
+      for (const child of childrenOf(node)) if (child.type === 'file_redirect') this.redirect(child, writes, reads, extraWords);
       return;
     }
     if (node.type !== 'file_redirect') return;
@@ -417,6 +422,8 @@ class CommandLineWalk {
     if (target.isStatic && /^\/dev\/(tcp|udp)\//.test(target.text)) this.doubt(`a redirect to ${quote(target.text)} (bash connects to another machine)`);
     else if (!target.isStatic && !WRITING_REDIRECTS.has(operator)) this.doubt(`a redirect from ${quote(target.text)}, a path computed when the line runs (it may be /dev/tcp/...)`);
     // (a computed target of a writing redirect is a write, which no command rule allows either)
+    // `< f`, `0< f`, `<> f` open f for reading: it is judged by path rules like a word
+    if ((operator === '<' || operator === '<>') && !reads.includes(target.text)) reads.push(target.text);
     if (!WRITING_REDIRECTS.has(operator)) return;
     if (operator === '>&' && /^(\d+|-)$/.test(target.text)) return;
     if (target.isStatic && target.text === '/dev/null') return;
@@ -426,6 +433,7 @@ class CommandLineWalk {
   /** A simple command: its words resolved, wrappers unwrapped, substitutions in it walked. */
   private command(node: SyntaxNode, context: Context, extraWords: readonly SyntaxNode[], level: number): void {
     const writes = [...context.writes];
+    const reads = [...(context.reads ?? [])];
     const wordNodes: SyntaxNode[] = [];
     for (let i = 0; i < node.childCount; i += 1) {
       const child = node.child(i);
@@ -435,11 +443,11 @@ class CommandLineWalk {
         const name = child.childCount === 1 ? child.child(0) : child;
         if (name !== null && !name.isMissing) wordNodes.unshift(name);
       } else if (field === 'argument') wordNodes.push(child);
-      else if (field === 'redirect') this.redirect(child, writes, wordNodes);
+      else if (field === 'redirect') this.redirect(child, writes, reads, wordNodes);
       else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
     }
     const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
-    this.run(words, { ...context, writes }, node.text);
+    this.run(words, { ...context, writes, reads }, node.text);
     // prefix assignments were checked above as environment; their values may hold substitutions
     for (const child of childrenOf(node)) {
       if (child.type === 'variable_assignment') this.visitChildren(child, context, level + 1);
@@ -458,14 +466,14 @@ class CommandLineWalk {
       if (head === undefined) return;
       if (!head.isStatic) {
         this.doubt(`dynamic program name ${quote(head.text)}`);
-        return this.record(argv, wrappers, context.writes, text, wrapperWords);
+        return this.record(argv, wrappers, context, text, wrapperWords);
       }
       const program = basename(head.text);
       // reserved words the grammar reads as a program: before a compound command (`coproc NAME { ...; }`,
       // `time { ...; }`) it splits that command at its first `;`
       if ((program === 'coproc' || program === 'time') && argv.slice(1, 3).some((word) => COMPOUND_STARTS.has(word.text) || /^[({]/.test(word.text))) {
         this.doubt(`${program} with a compound command the analysis does not parse: ${quote(text)}`);
-        return this.record(argv, wrappers, context.writes, text, wrapperWords);
+        return this.record(argv, wrappers, context, text, wrapperWords);
       }
       if (isWrapper(program)) {
         const unwrapped = unwrapOnce([program, ...argv.slice(1).map((word) => word.text)]);
@@ -473,13 +481,13 @@ class CommandLineWalk {
           const command = argv[unwrapped.index];
           if (command === undefined || !command.isStatic || argv.slice(1, unwrapped.index).some((word) => !word.isStatic)) {
             this.doubt(`${program} runs a command string that is not static: ${quote(text)}`);
-            return this.record(argv, wrappers, context.writes, text, wrapperWords);
+            return this.record(argv, wrappers, context, text, wrapperWords);
           }
-          return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...wrappers, program], wrapperWords });
+          return this.line(command.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...wrappers, program], wrapperWords });
         }
         if (unwrapped.kind !== 'inner') {
           if (unwrapped.kind === 'stdin-shell') this.doubt(`${program} starts a shell reading commands from standard input`);
-          return this.record(argv, wrappers, context.writes, text, wrapperWords);
+          return this.record(argv, wrappers, context, text, wrapperWords);
         }
         const consumed = argv.slice(1, unwrapped.start);
         if (program === 'chroot' || (FOLDER_WRAPPERS.has(program) && consumed.some((word) => CHANGE_FOLDER_OPTIONS.test(word.text)))) this.changedFolder = true;
@@ -497,11 +505,11 @@ class CommandLineWalk {
           // env reads the split words as its own: options and NAME=VALUE words there are not commands
           if (split?.some((word, index) => index === 0 && (/^-/.test(word.text) || word.text.includes('='))) === true) {
             this.doubt(`${program} splits a command string that starts with options or assignments: ${quote(text)}`);
-            return this.record(argv, wrappers, context.writes, text, wrapperWords);
+            return this.record(argv, wrappers, context, text, wrapperWords);
           }
           if (split === undefined) {
             this.doubt(`${program} splits a command string the analysis cannot read: ${quote(text)}`);
-            return this.record(argv, wrappers, context.writes, text, wrapperWords);
+            return this.record(argv, wrappers, context, text, wrapperWords);
           }
           inner = [...split, ...inner];
         }
@@ -513,7 +521,7 @@ class CommandLineWalk {
       }
       if (UNANALYSED_RUNNERS.has(program) || isProgramLoader(program) || (program === 'coreutils' && argv.length > 1)) {
         this.doubt(`${program} runs another command that is not analysed: ${quote(text)}`);
-        return this.record(argv, wrappers, context.writes, text, wrapperWords);
+        return this.record(argv, wrappers, context, text, wrapperWords);
       }
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
@@ -531,9 +539,9 @@ class CommandLineWalk {
           // Like `bash FILE`: the commands are in a file, which may have been written a moment ago.
           this.doubt(`${program} runs the commands of a script file the analysis does not read: ${quote(text)}`);
         }
-        return this.record(argv, wrappers, context.writes, text, wrapperWords);
+        return this.record(argv, wrappers, context, text, wrapperWords);
       }
-      this.record(argv, wrappers, context.writes, text, wrapperWords);
+      this.record(argv, wrappers, context, text, wrapperWords);
       if (program === 'find') this.findExec(argv, { ...context, writes: [], wrappers: [...wrappers, 'find'], wrapperWords }, text);
       return;
     }
@@ -549,7 +557,7 @@ class CommandLineWalk {
       if (!word.isStatic) {
         // it may be an option (`-c`, `-s`) as well as the script
         this.doubt(`${program} has a word that is not static where its options are: ${quote(text)}`);
-        return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+        return this.record(argv, context.wrappers, context, text, context.wrapperWords);
       }
       if (word.text === '--' || word.text === '-') { i += 1; break; }
       if (!/^[-+]/.test(word.text) || word.text.length < 2) break;
@@ -566,9 +574,9 @@ class CommandLineWalk {
     if (runsText) {
       if (operand === undefined || !operand.isStatic) {
         this.doubt(`${program} -c runs a command string that is not static: ${quote(text)}`);
-        return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+        return this.record(argv, context.wrappers, context, text, context.wrapperWords);
       }
-      return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
+      return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
     }
     if (readsStdin || operand === undefined) this.doubt(`${program} reads commands from standard input: ${quote(text)}`);
     else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
@@ -577,7 +585,7 @@ class CommandLineWalk {
       // `bash script.sh`: the commands are in a file, which may have been written a moment ago.
       this.doubt(`${program} runs the commands of a script file the analysis does not read: ${quote(text)}`);
     }
-    this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+    this.record(argv, context.wrappers, context, text, context.wrapperWords);
   }
 
   /** `eval WORDS`: static words are joined and analysed as a command line. */
@@ -585,9 +593,9 @@ class CommandLineWalk {
     const args = argv.slice(1);
     if (args.length === 0 || args.some((word) => !word.isStatic)) {
       if (args.length > 0) this.doubt(`eval of text that is not static: ${quote(text)}`);
-      return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+      return this.record(argv, context.wrappers, context, text, context.wrapperWords);
     }
-    this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'eval'], wrapperWords: context.wrapperWords });
+    this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'eval'], wrapperWords: context.wrapperWords });
   }
 
   /**
@@ -596,10 +604,10 @@ class CommandLineWalk {
    */
   private alias(argv: readonly Word[], context: Context, text: string): void {
     const definitions = argv.slice(1).filter((word) => !word.isStatic || /^[^-=][^=]*=/.test(word.text));
-    if (definitions.length === 0) return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+    if (definitions.length === 0) return this.record(argv, context.wrappers, context, text, context.wrapperWords);
     for (const definition of definitions) {
       if (!definition.isStatic) this.doubt(`alias with a definition that is not static: ${quote(text)}`);
-      else this.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'alias'], wrapperWords: context.wrapperWords });
+      else this.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'alias'], wrapperWords: context.wrapperWords });
     }
   }
 
@@ -642,13 +650,13 @@ class CommandLineWalk {
     const action = argv[i];
     // no signal after it: `trap` lists, `trap -p INT` prints; `-` or a number resets
     if (action === undefined || i + 1 >= argv.length || (action.isStatic && /^(-|\d+)$/.test(action.text))) {
-      return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+      return this.record(argv, context.wrappers, context, text, context.wrapperWords);
     }
     if (!action.isStatic) {
       this.doubt(`trap with an action that is not static: ${quote(text)}`);
-      return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+      return this.record(argv, context.wrappers, context, text, context.wrapperWords);
     }
-    this.line(action.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'trap'], wrapperWords: context.wrapperWords });
+    this.line(action.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'trap'], wrapperWords: context.wrapperWords });
   }
 
   /** `su [options] [-] [user] [-c TEXT]`: TEXT runs in the user's shell; without it, the shell reads standard input. */
@@ -664,8 +672,8 @@ class CommandLineWalk {
     }
     if (command === undefined) this.doubt(`su starts a shell reading commands from standard input: ${quote(text)}`);
     else if (!command.isStatic) this.doubt(`su -c runs a command string that is not static: ${quote(text)}`);
-    else return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'su'], wrapperWords: context.wrapperWords });
-    this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
+    else return this.line(command.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'su'], wrapperWords: context.wrapperWords });
+    this.record(argv, context.wrappers, context, text, context.wrapperWords);
   }
 
   /**
@@ -737,7 +745,7 @@ class CommandLineWalk {
     }
   }
 
-  private record(argv: readonly Word[], wrappers: readonly string[], writes: readonly string[], text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
+  private record(argv: readonly Word[], wrappers: readonly string[], { writes, reads }: Pick<Context, 'writes' | 'reads'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
     const head = argv[0]!;
     const program = head.isStatic ? basename(head.text) : head.text;
     if (head.isStatic && RESERVED_WORDS.has(head.text)) this.limit(`the parser read the reserved word ${quote(head.text)} as a program in ${quote(text)}: what bash runs there is unknown`);
@@ -769,6 +777,7 @@ class CommandLineWalk {
     for (let i = 1; i < argv.length; i++) if (!argv[i]!.isStatic && i > dropped) dynamicWords.push(i - dropped);
     this.commands.push({
       argv: words, program, wrappers: [...wrappers], kind, writes: [...writes], text,
+      ...(reads !== undefined && reads.length > 0 && { reads: [...reads] }),
       ...(wrappers.length > 0 && { wrapperWords: own }),
       ...(globalWords !== undefined && globalWords.length > 0 && { globalWords }),
       ...(dynamicWords.length > 0 && { dynamicWords }),

@@ -28,6 +28,14 @@ export interface ShellCommand {
   readonly kind: ActionKind;
   /** Files its redirections write to (`> out.txt`, `>> log`, `&> f`), as written; `/dev/null` and fd duplications excluded. */
   readonly writes: readonly string[];
+  /**
+   * Files its input redirections open for reading (`< key.txt`, `0< f`, `<> f`, also those of an
+   * enclosing compound command or shell), as written; absent when none. Here-documents,
+   * here-strings and fd duplications (`<&3`) name no file. Path rules and protected paths judge
+   * them like the command's words (`policy-files.decider.ts`): `head < secrets/key.txt` reads
+   * the file as surely as `head secrets/key.txt`.
+   */
+  readonly reads?: readonly string[];
   /** Its source text, for messages. */
   readonly text: string;
   /**
