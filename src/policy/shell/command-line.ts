@@ -94,6 +94,12 @@ interface Context {
   /** The own words of the wrappers of `wrappers.ts` among them (name, options, operands before the command), by index in `wrappers`. */
   readonly wrapperWords?: ReadonlyMap<number, readonly string[]>;
   /**
+   * Whether the command's standard input is fed within the line (a heredoc, a here-string, a
+   * `<` file, a pipe from an earlier command), not the call's own: a shell reading it runs
+   * text the line supplies (case C6), not what a person or an `input_command` types.
+   */
+  readonly fedInput?: boolean;
+  /**
    * Whether the walk is inside double quotes or an unquoted heredoc body (and not in a
    * substitution inside them): there single quotes and `$'` are plain characters, so
    * `"${x:-'$(rm x)'}"` runs rm although the grammar reads a single-quoted string.
@@ -122,8 +128,15 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
     walk.doubt('git runs in a command line that changes folder (cd, pushd, find -execdir, env -C...): it may read a repository the analysis cannot vouch for');
   }
   const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
-  const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds) };
+  const callerInput = [...walk.callerInput].filter((reason) => walk.uncertain.has(reason));
+  const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds), ...(callerInput.length > 0 && { callerInput }) };
   return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
+}
+
+/** Whether a redirection feeds the command's standard input: a heredoc, a here-string, `< file`. */
+function feedsInput(redirect: SyntaxNode): boolean {
+  if (redirect.type === 'heredoc_redirect' || redirect.type === 'herestring_redirect') return true;
+  return redirect.type === 'file_redirect' && childrenOf(redirect).some((child) => !child.isNamed && child.type.startsWith('<'));
 }
 
 /** A program's name: the word without its folder (`/bin/rm` gives `rm`). */
@@ -168,6 +181,17 @@ class CommandLineWalk {
     this.uncertain.add(reason);
   }
 
+  /** The doubts that a shell or interpreter reads the call's own standard input (`ShellAnalysis.callerInput`). */
+  readonly callerInput = new Set<string>();
+
+  /** A program reads commands or code from standard input: the call's own (`callerInput`), or text the line feeds it (a plain doubt). */
+  private readsInput(what: string, context: Context, text: string): void {
+    if (context.fedInput === true) return this.doubt(`${what} fed to it by the command line (a heredoc, a here-string, a pipe or a file), which the analysis does not read: ${quote(text)}`);
+    const reason = `${what} from standard input: ${quote(text)}`;
+    this.doubt(reason);
+    this.callerInput.add(reason);
+  }
+
   /** A limit reached: {@link beyondLimits}, and the reason in `uncertain`. */
   limit(reason: string): void {
     this.beyondLimits = true;
@@ -207,6 +231,15 @@ class CommandLineWalk {
         return this.command(node, context, [], level);
       case 'redirected_statement':
         return this.redirected(node, context, level);
+      case 'pipeline': {
+        // every command after the first reads what the one before it writes
+        let first = true;
+        for (const child of childrenOf(node)) {
+          this.visit(child, first ? context : { ...context, fedInput: true }, level + 1);
+          if (child.isNamed) first = false;
+        }
+        return;
+      }
       case 'declaration_command':
       case 'unset_command':
         this.builtin(node, context);
@@ -382,7 +415,7 @@ class CommandLineWalk {
         this.redirect(child, writes, extraWords);
       } else this.visit(child, context, level + 1);
     }
-    const inner = { ...context, writes };
+    const inner = { ...context, writes, ...(redirects.some(feedsInput) && { fedInput: true }) };
     if (body?.type === 'command') this.command(body, inner, extraWords, level + 1);
     else {
       if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
@@ -439,7 +472,8 @@ class CommandLineWalk {
       else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
     }
     const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
-    this.run(words, { ...context, writes }, node.text);
+    const fed = childrenOf(node).some(feedsInput);
+    this.run(words, { ...context, writes, ...(fed && { fedInput: true }) }, node.text);
     // prefix assignments were checked above as environment; their values may hold substitutions
     for (const child of childrenOf(node)) {
       if (child.type === 'variable_assignment') this.visitChildren(child, context, level + 1);
@@ -517,7 +551,7 @@ class CommandLineWalk {
       }
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
-      if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.doubt(`${program} reads code from standard input: ${quote(text)}`);
+      if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.readsInput(`${program} reads code`, context, text);
       if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'eval') return this.evaluate(argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'trap') return this.trap(argv, { ...context, wrappers, wrapperWords }, text);
@@ -570,7 +604,7 @@ class CommandLineWalk {
       }
       return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
     }
-    if (readsStdin || operand === undefined) this.doubt(`${program} reads commands from standard input: ${quote(text)}`);
+    if (readsStdin || operand === undefined) this.readsInput(`${program} reads commands`, context, text);
     else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
       this.doubt(`${program} runs a script the analysis cannot see: ${quote(text)}`);
     } else {
