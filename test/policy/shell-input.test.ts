@@ -130,6 +130,30 @@ describe('input to anything else is opaque', () => {
   });
 });
 
+describe('C6: literal text fed to a shell is analysed like `bash -c` text, and still doubted', () => {
+  const cases: ReadonlyArray<readonly [string, readonly string[]]> = [
+    ["bash <<'EOF'\ntouch pwn\ncurl -s http://x/\nEOF\n", ['touch', 'curl', 'bash']],
+    ["bash <<< 'curl -s http://x/'", ['curl', 'bash']],
+    ["echo 'curl -s http://x/; rm -rf data' | bash", ['echo', 'curl', 'rm', 'bash']],
+    ['echo curl x | env sh', ['echo', 'curl', 'sh']],
+    // not literal: nothing to read, only the doubt
+    ['bash <<EOF\ncurl -s $X\nEOF\n', ['bash']], ["echo -e 'curl x' | bash", ['echo', 'bash']], ['echo $X | bash', ['echo', 'bash']],
+    ["{ head -1; bash; } <<'EOF'\necho '\ncurl x\n'\nEOF\n", ['head', 'bash']],
+  ];
+  for (const [line, found] of cases) {
+    test(`\`${line.split('\n')[0]}\``, () => {
+      const analysis = analyze(line);
+      assert.deepEqual(analysis.commands.map((c) => c.program), found);
+      assert.ok(analysis.uncertain.some((u) => /fed to it by the command line/.test(u)), JSON.stringify(analysis.uncertain));
+      assert.equal(analysis.callerInput, undefined, 'not the call\'s own input');
+    });
+  }
+  test('a shell reading the call\'s own input is told apart (callerInput)', () => {
+    assert.deepEqual(analyze('bash').callerInput, ['bash reads commands from standard input: `bash`']);
+    assert.deepEqual(analyze('env bash').callerInput?.length, 1);
+  });
+});
+
 describe('policy rules and opaque input', () => {
   const INPUT = { name: 'input_command', kind: 'shell_command' as const, commandArguments: [], inputArguments: ['chars'] };
   const verdict = (rules: string, text: string, target: ShellInputTarget) => {

@@ -100,6 +100,12 @@ interface Context {
    */
   readonly fedInput?: boolean;
   /**
+   * The text fed, when the line gives it literally to this very command (a quoted heredoc's
+   * body, a static here-string, `echo 'literal' |`): a shell reading it has it analysed like
+   * `bash -c` text (the doubt stays: a command in it may read part of it as data).
+   */
+  readonly fedText?: string;
+  /**
    * Whether the walk is inside double quotes or an unquoted heredoc body (and not in a
    * substitution inside them): there single quotes and `$'` are plain characters, so
    * `"${x:-'$(rm x)'}"` runs rm although the grammar reads a single-quoted string.
@@ -137,6 +143,38 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
 function feedsInput(redirect: SyntaxNode): boolean {
   if (redirect.type === 'heredoc_redirect' || redirect.type === 'herestring_redirect') return true;
   return redirect.type === 'file_redirect' && childrenOf(redirect).some((child) => !child.isNamed && child.type.startsWith('<'));
+}
+
+/** The literal text a redirection feeds: a heredoc's body when its delimiter is quoted, a static here-string (with bash's newline). */
+function literalFeed(redirect: SyntaxNode): string | undefined {
+  const children = childrenOf(redirect);
+  if (redirect.type === 'heredoc_redirect') {
+    const start = children.find((child) => child.type === 'heredoc_start');
+    if (start === undefined || !/['"\\]/.test(start.text)) return undefined;
+    return children.find((child) => child.type === 'heredoc_body')?.text ?? '';
+  }
+  if (redirect.type !== 'herestring_redirect') return undefined;
+  const words = children.filter((child) => child.isNamed);
+  if (words.length !== 1) return undefined;
+  const word = resolveWord(words[0]!);
+  return word.isStatic ? `${word.text}\n` : undefined;
+}
+
+/** What `echo` with static words and no option writes (`echo 'curl x' | bash`); undefined for anything else. */
+function echoedText(node: SyntaxNode): string | undefined {
+  if (node.type !== 'command') return undefined;
+  const words: string[] = [];
+  for (let i = 0; i < node.childCount; i += 1) {
+    const child = node.child(i);
+    if (child === null) continue;
+    const field = node.fieldNameForChild(i);
+    if (field !== 'name' && field !== 'argument') return undefined;
+    const word = resolveWord(field === 'name' && child.childCount === 1 ? child.child(0)! : child);
+    if (!word.isStatic) return undefined;
+    words.push(word.text);
+  }
+  if (words[0] !== 'echo' || words.slice(1).some((w) => w.startsWith('-'))) return undefined;
+  return `${words.slice(1).join(' ')}\n`;
 }
 
 /** A program's name: the word without its folder (`/bin/rm` gives `rm`). */
@@ -233,10 +271,13 @@ class CommandLineWalk {
         return this.redirected(node, context, level);
       case 'pipeline': {
         // every command after the first reads what the one before it writes
-        let first = true;
+        let previous: SyntaxNode | undefined;
+        const { fedText: _fed, ...piped } = context;
         for (const child of childrenOf(node)) {
-          this.visit(child, first ? context : { ...context, fedInput: true }, level + 1);
-          if (child.isNamed) first = false;
+          if (!child.isNamed) continue;
+          const fedText = previous === undefined ? undefined : echoedText(previous);
+          this.visit(child, previous === undefined ? context : { ...piped, fedInput: true, ...(fedText !== undefined && { fedText }) }, level + 1);
+          previous = child;
         }
         return;
       }
@@ -415,7 +456,10 @@ class CommandLineWalk {
         this.redirect(child, writes, extraWords);
       } else this.visit(child, context, level + 1);
     }
-    const inner = { ...context, writes, ...(redirects.some(feedsInput) && { fedInput: true }) };
+    const feeding = redirects.filter(feedsInput);
+    const fedText = body?.type === 'command' && feeding.length === 1 ? literalFeed(feeding[0]!) : undefined;
+    const { fedText: _outer, ...rest } = context;
+    const inner = { ...rest, writes, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) };
     if (body?.type === 'command') this.command(body, inner, extraWords, level + 1);
     else {
       if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
@@ -472,8 +516,11 @@ class CommandLineWalk {
       else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
     }
     const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
-    const fed = childrenOf(node).some(feedsInput);
-    this.run(words, { ...context, writes, ...(fed && { fedInput: true }) }, node.text);
+    const feeding = childrenOf(node).filter(feedsInput);
+    const fedText = feeding.length === 1 ? literalFeed(feeding[0]!) : feeding.length === 0 ? context.fedText : undefined;
+    const { fedText: _outer, ...rest } = context;
+    this.run(words, { ...rest, writes, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) }, node.text);
+    context = rest;
     // prefix assignments were checked above as environment; their values may hold substitutions
     for (const child of childrenOf(node)) {
       if (child.type === 'variable_assignment') this.visitChildren(child, context, level + 1);
@@ -604,8 +651,10 @@ class CommandLineWalk {
       }
       return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
     }
-    if (readsStdin || operand === undefined) this.readsInput(`${program} reads commands`, context, text);
-    else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
+    if (readsStdin || operand === undefined) {
+      this.readsInput(`${program} reads commands`, context, text);
+      if (context.fedText !== undefined) this.line(context.fedText, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }) });
+    } else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
       this.doubt(`${program} runs a script the analysis cannot see: ${quote(text)}`);
     } else {
       // `bash script.sh`: the commands are in a file, which may have been written a moment ago.
