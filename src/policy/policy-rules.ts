@@ -55,6 +55,7 @@ export function policyCallInput(
     : {
       commands: analyses.flatMap((a) => a.commands), uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)),
       ...(analyses.some((a) => a.beyondLimits === true) && { beyondLimits: true }),
+      ...(analyses.some((a) => a.callerInput !== undefined) && { callerInput: analyses.flatMap((a) => a.callerInput ?? []) }),
     };
   return { ...input, shell };
 }
@@ -70,6 +71,12 @@ export interface PolicyMatch {
   readonly command?: string;
   /** For a shell call with commands, when asked for detail: what the file's rules said of each command, in order (what `policy check --explain` shows). */
   readonly commands?: readonly CommandVerdict[];
+  /**
+   * On an `ask`: only a person may answer it (a deny rule may match a command the analysis
+   * cannot see), never an advance approval (`--yes`, `confirm`, `allow-all`) or a remembered
+   * answer.
+   */
+  readonly person?: true;
 }
 
 /** What one file's rules said of one command of a shell call. */
@@ -102,7 +109,8 @@ export interface CommandVerdict {
  * action, except that a command that writes through a redirection (`> out.txt`) is only
  * asked about, never allowed, by a rule with a `command` key: a rule for `echo` is not a rule
  * for writing files; and text typed into a program that is not a shell (`opaqueInput`) is
- * allowed only by a rule with a `tool` key. Then, in this order:
+ * allowed only by a rule with a `tool` key; a command of such text read as shell text
+ * (`readAsShell`) is judged by deny and ask rules only, and needs no rule. Then, in this order:
  * - any command denied: deny (the first in source order, named with its rule);
  * - any command asked about: ask;
  * - every command allowed: allow, unless `shell.uncertain` is non-empty (then ask, naming
@@ -120,7 +128,9 @@ export interface CommandVerdict {
  * Finally, when `shell.uncertain` is non-empty (a parse error, a program name computed at run
  * time), `commands` may miss what bash runs: if the file has a `deny` or `ask` rule with a
  * `command` key (one that could match the hidden command) for this tool, the verdict is at
- * least `ask`, naming that rule, unless a rule already denies.
+ * least `ask`, naming that rule, unless a rule already denies; when that rule is a `deny`,
+ * the ask is one only a person may answer (`person`), whatever else the rules said, unless
+ * every doubt is only that a program reads the call's own standard input (`callerInput`).
  */
 export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput, detail = false): PolicyMatch | undefined {
   if (input.paths.length > 1) return matchEachPath(file, input, detail);
@@ -129,10 +139,14 @@ export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput, detai
   if (shell === undefined || shell.uncertain.length === 0 || match?.verdict === 'deny') return match;
   if (shell.beyondLimits === true) return beyondLimits(file, input, shell, match);
   // What bash runs may hold commands the analysis missed: a deny or ask rule on a command
-  // could be one of them, so the line is at least asked about.
-  if (match?.verdict === 'ask') return match;
+  // could be one of them, so the line is at least asked about; and when a deny rule could be
+  // one of them, only a person answers (issue 30, item 6; case C6).
   const hidden = hiddenFrom(file, input);
-  if (hidden === undefined) return match;
+  if (hidden?.action === 'deny' && shell.uncertain.some((u) => !(shell.callerInput ?? []).includes(u))) {
+    const reason = `the command line cannot be checked against the deny rule at ${hidden.id} (${shell.uncertain[0]}), so only a person can allow it`;
+    return match?.command === undefined ? { verdict: 'ask', reason, rule: hidden, person: true } : { verdict: 'ask', reason, rule: hidden, command: match.command, person: true };
+  }
+  if (match?.verdict === 'ask' || hidden === undefined) return match;
   const reason = `the command line cannot be checked against the rule at ${hidden.id}: ${shell.uncertain[0]}`;
   return match?.command === undefined ? { verdict: 'ask', reason, rule: hidden } : { verdict: 'ask', reason, rule: hidden, command: match.command };
 }
@@ -180,14 +194,17 @@ function beyondLimits(file: PolicyFile, input: PolicyCallInput, shell: ShellAnal
   return { verdict: 'ask', rule: match?.rule ?? any, reason: `the command line is beyond what the analysis reads (${shell.uncertain[0]}), so no rule can vouch for it` };
 }
 
-/** The last rule with a `command` key that denies or asks and could apply to this tool's call, if any. */
+/** The last rule with a `command` key that denies (else asks) and could apply to this tool's call, if any. */
 function hiddenFrom(file: PolicyFile, input: PolicyCallInput): PolicyRule | undefined {
   const rules = file.rules;
+  let ask: PolicyRule | undefined;
   for (let i = rules.length - 1; i >= 0; i--) {
     const rule = rules[i]!;
-    if (rule.matchers.command !== undefined && rule.action !== 'allow' && callMatches(rule, input)) return rule;
+    if (rule.matchers.command === undefined || rule.action === 'allow' || !callMatches(rule, input)) continue;
+    if (rule.action === 'deny') return rule;
+    ask ??= rule;
   }
-  return undefined;
+  return ask;
 }
 
 /** {@link matchPolicyRules} before the uncertainty check. */
@@ -221,7 +238,7 @@ function matchRules(file: PolicyFile, input: PolicyCallInput, detail: boolean): 
     let uncovered: { rule: PolicyRule; coverage: Coverage } | undefined;
     for (let i = rules.length - 1; i >= 0; i--) {
       const r = rules[i]!;
-      if (!callOk[i] || pathsOnlyAllow(r) || unnamedInputAllow(r, command) || (r.kind !== undefined && !r.kind.includes(command.kind))) continue;
+      if (!callOk[i] || pathsOnlyAllow(r) || unnamedInputAllow(r, command) || (command.readAsShell === true && r.action === 'allow') || (r.kind !== undefined && !r.kind.includes(command.kind))) continue;
       if (r.matchers.command === undefined) {
         rule = r;
         break;
@@ -248,7 +265,8 @@ function matchRules(file: PolicyFile, input: PolicyCallInput, detail: boolean): 
       firstAsk ??= { verdict: 'ask', rule: r, command: text, reason: `\`${clip(text)}\` is not covered by ${says(r)}: ${why} (table entry: ${coverage.entry}; allow_options in the rule can widen it)` };
       verdicts?.push({ text, verdict: 'ask', rule: r.id, entry: coverage.entry, why });
     } else if (rule === undefined) {
-      firstUnmatched ??= command;
+      // a command of typed text read as shell text only in case may be denied or asked about; no rule for it is needed
+      if (command.readAsShell !== true) firstUnmatched ??= command;
       verdicts?.push({ text, verdict: undefined });
     } else if (rule.action === 'deny') {
       firstDeny ??= { verdict: 'deny', reason: `\`${clip(text)}\` is denied by ${says(rule)}`, rule, command: text };

@@ -45,8 +45,9 @@ export interface PolicyDecision {
   readonly error?: PolicyFileError;
   /**
    * `always_ask = true` in either file: the caller must ask a person afresh even when the
-   * verdict is `allow` or `undefined`, and even over a remembered approval. (Irrelevant to a
-   * `deny`.)
+   * verdict is `allow` or `undefined`, and even over a remembered approval. Also set on an
+   * `ask` that only a person may answer (`PolicyMatch.person`: a deny rule may match what the
+   * analysis cannot see). (Irrelevant to a `deny`.)
    */
   readonly fresh: boolean;
 }
@@ -300,6 +301,7 @@ export class PolicySet {
   private evaluate(input: PolicyCallInput, detail: boolean): PolicyExplanation {
     const files: Array<PolicyFileStatus & { match?: PolicyMatch }> = [];
     let fresh = false;
+    let person = false;
     let invalid: PolicyFileStatus | undefined;
     let best: { match: PolicyMatch; layer: PolicyLayer } | undefined;
     for (const watched of this.watched) {
@@ -317,6 +319,7 @@ export class PolicySet {
       if (policy.alwaysAsk) fresh = true;
       const match = matchPolicyRules(policy, input, detail);
       files.push(match === undefined ? status : { ...status, match });
+      if (match?.verdict === 'ask' && match.person === true) person = true;
       if (match !== undefined && (best === undefined || STRICTNESS[match.verdict] > STRICTNESS[best.match.verdict])) best = { match, layer: status.layer };
     }
     let decision: PolicyDecision;
@@ -328,6 +331,7 @@ export class PolicySet {
       decision = { verdict: undefined, reason: 'no policy rule matched', fresh };
     } else {
       const { match, layer } = best;
+      if (match.verdict === 'ask' && person) fresh = true;
       decision = match.command === undefined
         ? { verdict: match.verdict, reason: match.reason, rule: match.rule, layer, fresh }
         : { verdict: match.verdict, reason: match.reason, rule: match.rule, command: match.command, layer, fresh };

@@ -8,7 +8,8 @@
  * - nothing (no analysis, no question) for an empty text (a poll) and a lone Ctrl-C
  *   (`"\u0003"`), and when nothing reads it (no such session: the call fails without writing);
  * - typed into a shell that reads its commands from standard input (`bash`, `sh -i`, `dash`,
- *   `zsh`...): the analysis of the text as a command line, as `run_command` of it gets, so
+ *   `zsh`..., alone or under wrappers that pass their input on: `env bash`, `exec -a x bash`,
+ *   `timeout 60 sh`): the analysis of the text as a command line, as `run_command` of it gets, so
  *   rules (a deny for `curl`), the shell analysis and protected paths apply. A line begun in
  *   an earlier call (`cu`, then `rl ...`) is judged whole: the text is analysed after what
  *   is still pending of the session's earlier input (everything after its last complete
@@ -17,7 +18,12 @@
  *   not know, a shell that already started an interpreter or `xargs` in an earlier input):
  *   one command marked `opaqueInput`, whose argv is the reading program's. Only a rule that
  *   names the tool allows it (`tool = "input_command"`, `command = "python3"`), since a rule
- *   for running a program is not one for typing code into it; without one it asks.
+ *   for running a program is not one for typing code into it; without one it asks. Unless the
+ *   reader is a known interpreter in a session that starts no shell, the text is also read as
+ *   a shell would read it (`cat | bash`, `script -qc bash /dev/null`, `while read l; do eval
+ *   "$l"; done` and a program the analysis does not know may run it so; case C7): those
+ *   commands, marked `readAsShell`, are judged by deny and ask rules, never allowed by a rule,
+ *   and their doubts are the call's.
  *
  * A tool with a shell-input argument asks by default when it types something (as a tool that
  * declares `requiresConfirmation` does; see `approval-mode.decider.ts`).
@@ -25,6 +31,7 @@
  * @module
  */
 import type { ShellInputTarget, ShellInputTool } from '../types/tool.js';
+import { mostSevere } from './action-kinds.js';
 import { analyzeCommandArguments, type ShellAnalyzer } from './shell/analyze.js';
 import { SHELLS, SHELL_VALUE_OPTIONS } from './shell/programs.js';
 import type { ShellAnalysis, ShellCommand } from './shell/types.js';
@@ -107,24 +114,58 @@ function targetOf(toolClass: unknown, args: Readonly<Record<string, unknown>>, w
  * module summary. Never throws.
  */
 export function analyseShellInput(analyze: ShellAnalyzer, text: string, target: ShellInputTarget | null): ShellAnalysis {
-  if (target === null) return opaque(text, '(a program the tool does not name)', UNKNOWN_READER.argv, UNKNOWN_READER.program);
+  if (target === null) return opaque(text, '(a program the tool does not name)', UNKNOWN_READER.argv, UNKNOWN_READER.program, analyze(text));
   const session = analyze(target.command);
   const reader = readerOf(session);
-  if (reader.shell !== true) return opaque(text, target.command, reader.argv, reader.program);
-  const { done, pending } = splitWritten(analyze, target);
-  const doubts: string[] = [];
+  if (reader.shell !== true) return opaque(text, target.command, reader.argv, reader.program, mayBeShell(session, reader.program) ? asShell(analyze, text, target).analysis : undefined);
+  const { analysis, done } = asShell(analyze, text, target);
+  let doubt: string | undefined;
   if (done !== '') {
     for (const c of analyze(done).commands) {
-      // A program the session's shell started earlier may be the one reading now.
+      // A program the session's shell started earlier may be the one reading now; or the
+      // shell itself, once that program is done: the text is read as shell text as well.
       const runner = c.wrappers.find((w) => STDIN_RUNNERS.has(w)) ?? (STDIN_RUNNERS.has(c.program) || (SHELLS.has(c.program) && shellReads(c.argv.slice(1)) === 'script') ? c.program : undefined);
-      if (runner !== undefined) return opaque(text, `${target.command}, then ${c.text}`, runner === c.program ? c.argv : [runner, ...c.argv], runner);
-      if ((STATE_BUILTINS.has(c.program) || c.wrappers.some((w) => STATE_BUILTINS.has(w))) && doubts.length === 0) doubts.push(`the session's earlier input ran \`${clip(c.text, 80)}\`, which changes how later words are read (aliases, variables such as PATH, options), so this text may not run what it says`);
+      if (runner !== undefined) return opaque(text, `${target.command}, then ${c.text}`, runner === c.program ? c.argv : [runner, ...c.argv], runner, analysis);
+      if (STATE_BUILTINS.has(c.program) || c.wrappers.some((w) => STATE_BUILTINS.has(w))) doubt ??= `the session's earlier input ran \`${clip(c.text, 80)}\`, which changes how later words are read (aliases, variables such as PATH, options), so this text may not run what it says`;
     }
   }
-  if (target.truncated === true && pending !== '') doubts.push('the session\'s earlier input is longer than the part kept, so where this line begins is unknown');
-  const analysis = analyze(pending + text);
-  return doubts.length === 0 ? analysis : { ...analysis, uncertain: [...analysis.uncertain, ...doubts] };
+  return doubt === undefined ? analysis : { ...analysis, uncertain: [...analysis.uncertain, doubt] };
 }
+
+/**
+ * `text` typed into `target` read as a shell reads it: analysed after what is still pending of
+ * the session's earlier input (`done` is what came before that), with a doubt when the earlier
+ * input was cut.
+ */
+function asShell(analyze: ShellAnalyzer, text: string, target: ShellInputTarget): { analysis: ShellAnalysis; done: string } {
+  const { done, pending } = splitWritten(analyze, target);
+  const analysis = analyze(pending + text);
+  if (target.truncated !== true || pending === '') return { analysis, done };
+  return { analysis: { ...analysis, uncertain: [...analysis.uncertain, 'the session\'s earlier input is longer than the part kept, so where this line begins is unknown'] }, done };
+}
+
+/**
+ * Interpreters that read code, not command lines, from standard input: text typed into a
+ * session that is one of them (and holds no shell) is not read as shell text as well.
+ */
+const INTERPRETERS: ReadonlySet<string> = new Set([...STDIN_RUNNERS].filter((p) => p !== 'xargs' && p !== 'parallel'));
+
+/**
+ * Whether what reads text typed into `session` may be a shell, or run it as one: anything but
+ * a known interpreter (`python3`) in a session that starts no shell and no `eval` (`cat |
+ * bash`, `script -qc bash /dev/null`, `while read l; do eval "$l"; done`, a program the
+ * analysis does not know).
+ */
+function mayBeShell(session: ShellAnalysis, program: string): boolean {
+  if (!INTERPRETERS.has(program)) return true;
+  return session.commands.some((c) => c.program === 'eval' || c.program === 'script' || SHELLS.has(c.program) || c.wrappers.some((w) => w === 'eval' || SHELLS.has(w)));
+}
+
+/**
+ * Wrappers that hand their standard input to the shell they start (`env bash`, `exec -a x
+ * bash`, `timeout 60 sh`): a session started so reads its input as a shell started alone does.
+ */
+const INPUT_PASSING_WRAPPERS: ReadonlySet<string> = new Set(['env', 'exec', 'nice', 'ionice', 'timeout', 'stdbuf', 'setsid', 'nohup', 'chrt', 'taskset', 'time', 'command', 'builtin']);
 
 /** A reader the analysis cannot name: only a rule without a `command` key (and with a `tool` key) can allow input to it. */
 const UNKNOWN_READER = Object.freeze({ shell: false as const, argv: Object.freeze(['(unknown)']), program: '(unknown)' });
@@ -141,7 +182,12 @@ function readerOf(session: ShellAnalysis): { shell: true } | { shell: false; arg
   // A doubt about the session's own line (the analysis doubts a bare `bash`: it reads commands
   // it cannot see, which is what this module judges) leaves a shell a shell only when it is
   // the line's one command.
-  if (SHELLS.has(last.program) && last.wrappers.length === 0 && shellReads(last.argv.slice(1)) === 'input' && (commands.length === 1 || session.uncertain.length === 0)) return { shell: true };
+  // A shell under wrappers that pass their input on (`env bash`) is one too, when the only
+  // doubt is the shell's own reading of its input (`env PATH=x bash` is doubted twice).
+  if (SHELLS.has(last.program) && shellReads(last.argv.slice(1)) === 'input') {
+    if (last.wrappers.length === 0 && (commands.length === 1 || session.uncertain.length === 0)) return { shell: true };
+    if (commands.length === 1 && last.wrappers.every((w) => INPUT_PASSING_WRAPPERS.has(w)) && session.uncertain.length <= 1) return { shell: true };
+  }
   // Likewise the analysis doubts an interpreter that reads its code from standard input
   // (`python3` alone): what it reads is this input, judged here as opaque.
   const interpreterAlone = commands.length === 1 && STDIN_RUNNERS.has(last.program) && last.wrappers.length === 0;
@@ -194,13 +240,23 @@ function splitWritten(analyze: ShellAnalyzer, target: ShellInputTarget): { done:
   return { done: '', pending: written };
 }
 
-/** The one command that text typed into a program that is not a shell becomes. */
-function opaque(text: string, into: string, argv: readonly string[], program: string): ShellAnalysis {
+/**
+ * What text typed into a program that is not known to be a shell becomes: one command marked
+ * `opaqueInput`, and, when the reader may be a shell (`asShell`), the text's commands read as
+ * shell text, each marked `readAsShell` (deny and ask rules apply to them, allow rules never),
+ * with that reading's doubts.
+ */
+function opaque(text: string, into: string, argv: readonly string[], program: string, asShell?: ShellAnalysis): ShellAnalysis {
   const command: ShellCommand = {
     argv, program, wrappers: [], kind: 'shell_command', writes: [], opaqueInput: true,
     text: `${JSON.stringify(clip(text, 200))} typed into \`${clip(into, 120)}\``,
   };
-  return { commands: [command], uncertain: [], kind: 'shell_command' };
+  if (asShell === undefined) return { commands: [command], uncertain: [], kind: 'shell_command' };
+  return {
+    commands: [command, ...asShell.commands.map((c): ShellCommand => ({ ...c, readAsShell: true }))],
+    uncertain: asShell.uncertain, kind: mostSevere(['shell_command', asShell.kind]),
+    ...(asShell.beyondLimits === true && { beyondLimits: true }),
+  };
 }
 
 function clip(text: string, max: number): string {

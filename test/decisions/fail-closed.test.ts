@@ -178,6 +178,27 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
     untouched();
   });
 
+  test('C6: text fed to a shell that the analysis cannot read, under a deny rule for curl: confirm: true and allow-all do not answer; only a person does', async () => {
+    policy('[[rules]]\ncommand = "curl"\naction = "deny"\n');
+    const url = `http://127.0.0.1:${port}/`;
+    const lines = [`bash <<'EOF'\ncurl -s ${url}\nEOF`, `bash <<< 'curl -s ${url}'`, `echo 'curl -s ${url}' | bash`, `cat script.sh | sh`, `sh < script.sh`];
+    fs.writeFileSync(path.join(t.ws, 'script.sh'), `curl -s ${url}\n`);
+    for (const line of lines) {
+      for (const options of [{ confirm: true }, { confirm: true, approvalMode: 'allow-all' as const }]) {
+        asked = [];
+        const r = await run(line, options);
+        assert.ok(r.errorCode === 'POLICY_DENIED' || r.errorCode === 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+        if (r.errorCode === 'CONFIRMATION_DENIED') {
+          assert.equal(asked.length, 1, 'the person was asked');
+          assert.deepEqual(asked[0]!.offers, ['allow_once', 'deny'], 'nothing to remember');
+        }
+      }
+    }
+    fs.rmSync(path.join(t.ws, 'script.sh'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(requests, 0, 'the listener received a request');
+  });
+
   test('always_ask: confirm: true (--yes) does not answer a question a policy marks as needing a person', async () => {
     policy('always_ask = true\n\n[[rules]]\ncommand = "touch"\naction = "allow"\n');
     const r = await run('touch pwn', { confirm: true });

@@ -91,7 +91,7 @@ describe('policy files', () => {
       const r = await run(command, { approvalMode: 'allow-all' });
       assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${JSON.stringify(command)}: ${r.errorCode} ${r.error}`);
       assert.equal(asked.length, 1);
-      assert.match(asked[0]!.ask.reason, /cannot be checked against the rule at .*policy\.toml:1/);
+      assert.match(asked[0]!.ask.reason, /cannot be checked against the deny rule at .*policy\.toml:1 .*only a person/);
       asked = [];
     }
     assert.ok(fs.existsSync(path.join(t.ws, 'data')), 'nothing ran');

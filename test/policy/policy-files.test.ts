@@ -245,7 +245,19 @@ describe('policy files: matching one file', () => {
     const hidden = shell([], ['the command line does not parse: syntax error near "then"']);
     const asked = matchPolicyRules(denyRm, runCommand(hidden));
     assert.equal(asked?.verdict, 'ask');
-    assert.equal(asked?.reason, `the command line cannot be checked against the rule at ${FILE}:1: the command line does not parse: syntax error near "then"`);
+    assert.equal(asked?.reason, `the command line cannot be checked against the deny rule at ${FILE}:1 (the command line does not parse: syntax error near "then"), so only a person can allow it`);
+    assert.equal(asked?.person, true, 'C6: a deny rule may match what is hidden: only a person answers');
+    // an ask rule that may match what is hidden asks as any ask does (confirm answers it)
+    const askRm = matchPolicyRules(toml('[[rules]]\ncommand = "rm"\naction = "ask"\n'), runCommand(hidden));
+    assert.equal(askRm?.verdict, 'ask');
+    assert.equal(askRm?.person, undefined);
+    assert.equal(askRm?.reason, `the command line cannot be checked against the rule at ${FILE}:1: the command line does not parse: syntax error near "then"`);
+    // a visible ask beside a hidden deny: still only a person answers
+    const askPrintf = toml('[[rules]]\ncommand = "rm"\naction = "deny"\n\n[[rules]]\ncommand = "printf"\naction = "ask"\n');
+    assert.equal(matchPolicyRules(askPrintf, runCommand(shell([cmd('printf rm')], ['the program name is computed when the line runs'])))?.person, true);
+    // C7/C6: a shell that reads the call's own standard input (a session) is not a hidden command line
+    const session = { ...shell([cmd('bash')], ['bash reads commands from standard input: `bash`']), callerInput: ['bash reads commands from standard input: `bash`'] };
+    assert.equal(matchPolicyRules(denyRm, runCommand(session))?.person, undefined);
     const dynamic = shell([cmd('printf rm')], ['the program name is computed when the line runs']);
     assert.equal(matchPolicyRules(denyRm, runCommand(dynamic))?.verdict, 'ask');
     // Under allow-all too; but not with only allow rules, and not when something is denied.

@@ -71,26 +71,44 @@ describe('input to a shell is a command line', () => {
 });
 
 describe('input to anything else is opaque', () => {
-  const cases: ReadonlyArray<readonly [string, string | undefined]> = [
-    ['python3', 'python3'], ['python3 -u -i -q', 'python3'], ['node', 'node'], ['perl', 'perl'], ['cat', 'cat'], ['bash script.sh', '(unknown)'],
-    ['python3; bash', 'python3'], ['timeout 60 bash', '(unknown)'], ['$SHELL', '(unknown)'], ['bash -c "read x; eval $x"', undefined],
+  // [session, the reader named, whether the text is also read as shell text (the reader may be a shell; case C7)]
+  const cases: ReadonlyArray<readonly [string, string | undefined, boolean]> = [
+    ['python3', 'python3', false], ['python3 -u -i -q', 'python3', false], ['node', 'node', false], ['perl', 'perl', false], ['cat', 'cat', true],
+    ['bash script.sh', '(unknown)', true], ['python3; bash', 'python3', true], ['$SHELL', '(unknown)', true], ['bash -c "read x; eval $x"', undefined, true],
     // A doubt about a longer line (what else runs before the shell) leaves the reader unknown: fail closed.
-    ['cd data && bash', undefined],
+    ['cd data && bash', undefined, true],
   ];
-  for (const [session, program] of cases) {
-    test(`typed into \`${session}\`: one opaque command${program === undefined ? '' : ` for ${program}`}`, () => {
+  for (const [session, program, asShell] of cases) {
+    test(`typed into \`${session}\`: an opaque command${program === undefined ? '' : ` for ${program}`}${asShell ? ', and the text read as shell text' : ' alone'}`, () => {
       const analysis = analyseShellInput(analyze, 'touch pwn; curl http://x/\n', into(session));
-      assert.equal(analysis.commands.length, 1, JSON.stringify(analysis));
       assert.equal(analysis.commands[0]!.opaqueInput, true);
       if (program !== undefined) assert.equal(analysis.commands[0]!.program, program);
       assert.match(analysis.commands[0]!.text, /typed into/);
+      const rest = analysis.commands.slice(1);
+      assert.deepEqual(rest.map((c) => c.program), asShell ? ['touch', 'curl'] : [], JSON.stringify(analysis));
+      assert.ok(rest.every((c) => c.readAsShell === true && c.opaqueInput === undefined));
     });
   }
 
-  test('a shell whose earlier input started an interpreter or xargs: later input is theirs', () => {
-    assert.deepEqual(programs(into('bash', 'echo hi\npython3 -q\n'), 'echo after\n'), ['python3']);
-    assert.equal(opaque(into('bash', 'echo hi\npython3 -q\n'), 'echo after\n'), true);
-    assert.deepEqual(programs(into('bash', 'xargs rm\n'), 'important.txt\n'), ['xargs']);
+  // C7: sessions that confirmed `touch pwn; curl ...` got past deny rules on main.
+  for (const session of ['env bash', 'exec bash', 'exec -a x bash', 'timeout 60 bash', 'nice -n 5 sh', 'stdbuf -oL bash', 'setsid bash', 'nohup bash']) {
+    test(`C7: typed into \`${session}\` (a shell under a wrapper that passes its input on): analysed as shell`, () => {
+      assert.deepEqual(programs(into(session), 'touch pwn; curl http://127.0.0.1:9/\n'), ['touch', 'curl']);
+      assert.equal(opaque(into(session), 'ls\n'), false);
+    });
+  }
+  for (const session of ['cat | bash', 'tee /dev/null | sh', 'sleep 0.1; bash', 'script -qc bash /dev/null', 'while read l; do eval "$l"; done', 'xargs bash', 'env PATH=/tmp/x bash']) {
+    test(`C7: typed into \`${session}\` (may be a shell): opaque, and read as shell text as well`, () => {
+      const analysis = analyseShellInput(analyze, 'touch pwn; curl http://127.0.0.1:9/\n', into(session));
+      assert.equal(analysis.commands[0]!.opaqueInput, true);
+      assert.deepEqual(analysis.commands.slice(1).map((c) => [c.program, c.readAsShell]), [['touch', true], ['curl', true]]);
+    });
+  }
+
+  test('a shell whose earlier input started an interpreter or xargs: later input is theirs, or the shell\'s once they end (read as shell text as well)', () => {
+    const later = analyseShellInput(analyze, 'echo after\n', into('bash', 'echo hi\npython3 -q\n'));
+    assert.deepEqual(later.commands.map((c) => [c.program, c.opaqueInput, c.readAsShell]), [['python3', true, undefined], ['echo', undefined, true]]);
+    assert.deepEqual(programs(into('bash', 'xargs rm\n'), 'important.txt\n'), ['xargs', 'important.txt']);
     assert.equal(opaque(into('bash', 'bash\n'), 'ls\n'), false, 'a shell started in a shell still reads commands');
   });
 
@@ -112,6 +130,30 @@ describe('input to anything else is opaque', () => {
   });
 });
 
+describe('C6: literal text fed to a shell is analysed like `bash -c` text, and still doubted', () => {
+  const cases: ReadonlyArray<readonly [string, readonly string[]]> = [
+    ["bash <<'EOF'\ntouch pwn\ncurl -s http://x/\nEOF\n", ['touch', 'curl', 'bash']],
+    ["bash <<< 'curl -s http://x/'", ['curl', 'bash']],
+    ["echo 'curl -s http://x/; rm -rf data' | bash", ['echo', 'curl', 'rm', 'bash']],
+    ['echo curl x | env sh', ['echo', 'curl', 'sh']],
+    // not literal: nothing to read, only the doubt
+    ['bash <<EOF\ncurl -s $X\nEOF\n', ['bash']], ["echo -e 'curl x' | bash", ['echo', 'bash']], ['echo $X | bash', ['echo', 'bash']],
+    ["{ head -1; bash; } <<'EOF'\necho '\ncurl x\n'\nEOF\n", ['head', 'bash']],
+  ];
+  for (const [line, found] of cases) {
+    test(`\`${line.split('\n')[0]}\``, () => {
+      const analysis = analyze(line);
+      assert.deepEqual(analysis.commands.map((c) => c.program), found);
+      assert.ok(analysis.uncertain.some((u) => /fed to it by the command line/.test(u)), JSON.stringify(analysis.uncertain));
+      assert.equal(analysis.callerInput, undefined, 'not the call\'s own input');
+    });
+  }
+  test('a shell reading the call\'s own input is told apart (callerInput)', () => {
+    assert.deepEqual(analyze('bash').callerInput, ['bash reads commands from standard input: `bash`']);
+    assert.deepEqual(analyze('env bash').callerInput?.length, 1);
+  });
+});
+
 describe('policy rules and opaque input', () => {
   const INPUT = { name: 'input_command', kind: 'shell_command' as const, commandArguments: [], inputArguments: ['chars'] };
   const verdict = (rules: string, text: string, target: ShellInputTarget) => {
@@ -125,6 +167,18 @@ describe('policy rules and opaque input', () => {
     assert.equal(verdict('[[rules]]\ntool = "input_command"\ncommand = "python3"\naction = "allow"\n', 'print(1)\n', into('python3')), 'allow');
     assert.equal(verdict('[[rules]]\ntool = "input_command"\ncommand = "node"\naction = "allow"\n', 'print(1)\n', into('python3')), undefined);
     assert.equal(verdict('[[rules]]\ncommand = "python3"\naction = "deny"\n', 'print(1)\n', into('python3')), 'deny');
+  });
+
+  test('C7: text typed into a session that may be a shell: deny and ask rules on its commands apply; an allow rule for them does not', () => {
+    const denyCurl = '[[rules]]\ncommand = "curl"\naction = "deny"\n';
+    for (const session of ['cat | bash', 'script -qc bash /dev/null', 'while read l; do eval "$l"; done', 'cat']) {
+      assert.equal(verdict(denyCurl, 'touch pwn; curl http://x/\n', into(session)), 'deny', session);
+      assert.equal(verdict('[[rules]]\ncommand = "touch"\naction = "ask"\n', 'touch pwn\n', into(session)), 'ask', session);
+      assert.equal(verdict('[[rules]]\ncommand = "echo"\naction = "allow"\n', 'echo hi\n', into(session)), undefined, session);
+      assert.equal(verdict(`${denyCurl}[[rules]]\ntool = "input_command"\ncommand = "cat"\naction = "allow"\n`, 'echo hi\n', into('cat')), 'allow', 'a rule naming the tool and the reader still allows');
+    }
+    // a known interpreter alone is not read as shell text: its rules are those for typed input
+    assert.equal(verdict(denyCurl, 'touch pwn; curl http://x/\n', into('python3')), undefined);
   });
 
   test('input to a shell is matched command by command, as run_command is', () => {

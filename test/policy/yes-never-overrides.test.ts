@@ -57,6 +57,23 @@ describe('toolgate call --yes never overrides a deny rule', () => {
     assert.equal(requests, 0, 'the listener received a request');
   });
 
+  test('C6: text fed to a shell (a quoted heredoc, a here-string, `echo ... | bash`) under deny curl and --yes: not run; the listener receives nothing', async () => {
+    fs.writeFileSync(userFile, '[[rules]]\ncommand = "curl"\naction = "deny"\n');
+    // literal text fed to a shell is analysed like `bash -c` text: the deny rule matches it
+    for (const line of [`bash <<'EOF'\ncurl -s ${url}heredoc\nEOF`, `bash <<< 'curl -s ${url}herestring'`, `echo 'curl -s ${url}pipe' | bash`]) {
+      const r = await call(line);
+      assert.notEqual(r.code, 0, line);
+      assert.match(r.stdout + r.stderr, /POLICY_DENIED/, line);
+    }
+    // text the analysis cannot read: a question only a person answers; --yes does not, and with no terminal it is refused
+    const printed = await call(`printf '%s\\n' "curl -s ${url}printf" | sh`);
+    assert.notEqual(printed.code, 0);
+    assert.match(printed.stdout + printed.stderr, /CONFIRMATION_REQUIRED/);
+    assert.match(printed.stdout + printed.stderr, /only a person/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(requests, 0, 'the listener received a request');
+  });
+
   test('control: with no policy, the same curl under --yes reaches the listener', async () => {
     fs.rmSync(userFile, { force: true });
     const ran = await call(`curl -s ${url}`);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ToolExecutionResult } from 'toolgate';
 import { bubblewrapAvailable } from '../../src/tool.js';
 import { portedRegistry, tempWorkspace } from '../helpers.js';
 
@@ -23,11 +23,21 @@ const executors: ToolExecutor[] = [];
 const SANDBOX = bubblewrapAvailable() ? { sandboxNetwork: true } : { sandbox: 'none' as const };
 const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-/** An executor over the workspace whose user policy file holds `rules` (TOML). */
-async function executorWith(name: string, rules: string): Promise<ToolExecutor> {
+/**
+ * An executor over the workspace whose user policy file holds `rules` (TOML). With `person`,
+ * a confirmation handler stands for a person who approves starting sessions (`exec_command`)
+ * and refuses everything else, recording what was put to them.
+ */
+async function executorWith(name: string, rules: string, person?: string[]): Promise<ToolExecutor> {
   const file = path.join(tmp.root, `${name}.toml`);
   fs.writeFileSync(file, rules);
-  const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, policy: { user: file, workspace: false }, ...SANDBOX });
+  const handler = person === undefined ? {} : {
+    confirmationHandler: (request: ConfirmationRequest): ApprovalAnswer => {
+      person.push(request.tool);
+      return request.tool === 'exec_command' ? 'allow_once' : 'deny';
+    },
+  };
+  const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, policy: { user: file, workspace: false }, ...SANDBOX, ...handler });
   executors.push(executor);
   return executor;
 }
@@ -176,6 +186,37 @@ describe('C7: input_command into a session is decided like run_command of the sa
     assert.equal(later.errorCode, 'CONFIRMATION_REQUIRED', later.output);
     assert.match(later.output, /typed into|types into/);
     await input(executor, id, '\u0003');
+  });
+
+  test('C7: sessions started as a wrapped shell, a shell at the end of a pipeline or an eval loop: `touch pwn; curl ...` typed and confirmed is denied; nothing runs', async () => {
+    // A shell reading what the line feeds it (`cat | bash`) under a deny rule that could match
+    // what it reads: only a person may start it (case C6), so a person approves the sessions.
+    const asked: string[] = [];
+    const executor = await executorWith('deny-curl-touch', `${DENY_CURL}[[rules]]\ncommand = "touch"\naction = "deny"\n`, asked);
+    const sessions = ['env bash', 'exec bash', 'cat | bash', 'tee /dev/null | sh', 'sleep 0.1; bash', 'exec -a x bash', 'script -qc bash /dev/null', 'while read l; do eval "$l"; done'];
+    for (const session of sessions) {
+      const id = await start(executor, session);
+      const result = await input(executor, id, `touch pwn7; curl -s http://127.0.0.1:${port}/x\n`, true);
+      assert.equal(result.errorCode, 'POLICY_DENIED', `${session}: ${result.output}`);
+      await input(executor, id, '\u0003');
+    }
+    assert.ok(asked.every((tool) => tool === 'exec_command'), asked.join(', '));
+    await assertNothingHappened('pwn7');
+  });
+
+  test('C7: a wrapped shell is a shell (an allow rule for the command lets it run); a shell at the end of a pipeline may not be (it asks)', async () => {
+    const asked: string[] = [];
+    const executor = await executorWith('allow-echo-wrapped', `${DENY_CURL}[[rules]]\ncommand = "echo"\naction = "allow"\n`, asked);
+    const wrapped = await start(executor, 'env bash --norc');
+    const allowed = await input(executor, wrapped, 'echo wrapped-ok\n');
+    assert.equal(allowed.success, true, allowed.output);
+    assert.match(allowed.output.includes('wrapped-ok') ? allowed.output : await readUntil(executor, wrapped, /wrapped-ok/), /wrapped-ok/);
+    const piped = await start(executor, 'cat | bash');
+    const refused = await input(executor, piped, 'echo piped\n');
+    assert.equal(refused.errorCode, 'CONFIRMATION_DENIED', refused.output);
+    assert.equal(asked[asked.length - 1], 'input_command');
+    await input(executor, wrapped, '\u0003');
+    await input(executor, piped, '\u0003');
   });
 
   test('the control: typed input that a rule allows does reach the listener and write (so "nothing happened" above means something)', async () => {

@@ -54,17 +54,9 @@ import {
   ARITHMETIC_TESTS, ARITHMETIC_VALUES, COMPOUND_STARTS, FIND_EXEC_ACTIONS, LITERAL, LOOKUP_VARIABLES, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
 } from './syntax-tables.js';
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
-
-/** A parsed command line, to be released when the walk is done with it. */
-interface ParsedCommandLine {
-  /** The root node (type `program`). */
-  readonly root: SyntaxNode & { readonly hasError: boolean };
-  /** Frees the tree (tree-sitter trees live in wasm memory). */
-  release(): void;
-}
-
-/** Parses a command line; a string return says why it could not (too slow, no tree). */
-export type ParseCommandLine = (text: string) => ParsedCommandLine | string;
+import { echoedText, feedsInput, literalFeed } from './fed-input.js';
+import type { AssignmentUse, Context, ParseCommandLine } from './walk-context.js';
+export type { ParseCommandLine } from './walk-context.js';
 
 /** How deep shells, `eval` and `env -S` may nest (`bash -c "bash -c '...'"`) before the analysis gives up: 8 levels. */
 const MAX_NESTED_SHELLS = 8;
@@ -77,33 +69,6 @@ const MAX_COMMANDS = 4096;
 
 /** How deep the syntax tree may nest (subshells in substitutions in loops...) before the analysis gives up. */
 const MAX_TREE_DEPTH = 256;
-
-/** How an assignment is made, which decides which names are vouched for. */
-type AssignmentUse =
-  /** `NAME=v cmd`, `env NAME=v cmd`, `export NAME=v`: NAME goes into a program's environment. */
-  | 'environment'
-  /** `NAME=v` alone, `local NAME=v`: NAME changes the environment only if it was exported already. */
-  | 'statement';
-
-/** Where in the command line the walk is. */
-interface Context {
-  /** How many shells, `eval`s or `env -S` strings enclose this text. */
-  readonly depth: number;
-  /** Files written by redirections of enclosing compound commands. */
-  readonly writes: readonly string[];
-  /** Files read by input redirections (`< f`, `0< f`) of enclosing commands; absent when none. */
-  readonly reads?: readonly string[];
-  /** Wrappers enclosing this text (the shell of a `bash -c`), outermost first. */
-  readonly wrappers: readonly string[];
-  /** The own words of the wrappers of `wrappers.ts` among them (name, options, operands before the command), by index in `wrappers`. */
-  readonly wrapperWords?: ReadonlyMap<number, readonly string[]>;
-  /**
-   * Whether the walk is inside double quotes or an unquoted heredoc body (and not in a
-   * substitution inside them): there single quotes and `$'` are plain characters, so
-   * `"${x:-'$(rm x)'}"` runs rm although the grammar reads a single-quoted string.
-   */
-  readonly doubleQuoted?: boolean;
-}
 
 /** Whether `word`, as a program name, is a path (`./git`, `/bin/rm`): then `argv[0]` keeps it as written. */
 function isPath(word: string): boolean {
@@ -126,7 +91,8 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
     walk.doubt('git runs in a command line that changes folder (cd, pushd, find -execdir, env -C...): it may read a repository the analysis cannot vouch for');
   }
   const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
-  const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds) };
+  const callerInput = [...walk.callerInput].filter((reason) => walk.uncertain.has(reason));
+  const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds), ...(callerInput.length > 0 && { callerInput }) };
   return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
 }
 
@@ -172,6 +138,17 @@ class CommandLineWalk {
     this.uncertain.add(reason);
   }
 
+  /** The doubts that a shell or interpreter reads the call's own standard input (`ShellAnalysis.callerInput`). */
+  readonly callerInput = new Set<string>();
+
+  /** A program reads commands or code from standard input: the call's own (`callerInput`), or text the line feeds it (a plain doubt). */
+  private readsInput(what: string, context: Context, text: string): void {
+    if (context.fedInput === true) return this.doubt(`${what} fed to it by the command line (a heredoc, a here-string, a pipe or a file), which the analysis does not read: ${quote(text)}`);
+    const reason = `${what} from standard input: ${quote(text)}`;
+    this.doubt(reason);
+    this.callerInput.add(reason);
+  }
+
   /** A limit reached: {@link beyondLimits}, and the reason in `uncertain`. */
   limit(reason: string): void {
     this.beyondLimits = true;
@@ -211,6 +188,18 @@ class CommandLineWalk {
         return this.command(node, context, [], level);
       case 'redirected_statement':
         return this.redirected(node, context, level);
+      case 'pipeline': {
+        // every command after the first reads what the one before it writes
+        let previous: SyntaxNode | undefined;
+        const { fedText: _fed, ...piped } = context;
+        for (const child of childrenOf(node)) {
+          if (!child.isNamed) continue;
+          const fedText = previous === undefined ? undefined : echoedText(previous);
+          this.visit(child, previous === undefined ? context : { ...piped, fedInput: true, ...(fedText !== undefined && { fedText }) }, level + 1);
+          previous = child;
+        }
+        return;
+      }
       case 'declaration_command':
       case 'unset_command':
         this.builtin(node, context);
@@ -387,7 +376,10 @@ class CommandLineWalk {
         this.redirect(child, writes, reads, extraWords);
       } else this.visit(child, context, level + 1);
     }
-    const inner = { ...context, writes, reads };
+    const feeding = redirects.filter(feedsInput);
+    const fedText = body?.type === 'command' && feeding.length === 1 ? literalFeed(feeding[0]!) : undefined;
+    const { fedText: _outer, ...rest } = context;
+    const inner = { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) };
     if (body?.type === 'command') this.command(body, inner, extraWords, level + 1);
     else {
       if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
@@ -447,7 +439,11 @@ class CommandLineWalk {
       else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
     }
     const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
-    this.run(words, { ...context, writes, reads }, node.text);
+    const feeding = childrenOf(node).filter(feedsInput);
+    const fedText = feeding.length === 1 ? literalFeed(feeding[0]!) : feeding.length === 0 ? context.fedText : undefined;
+    const { fedText: _outer, ...rest } = context;
+    this.run(words, { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) }, node.text);
+    context = rest;
     // prefix assignments were checked above as environment; their values may hold substitutions
     for (const child of childrenOf(node)) {
       if (child.type === 'variable_assignment') this.visitChildren(child, context, level + 1);
@@ -525,7 +521,7 @@ class CommandLineWalk {
       }
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
-      if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.doubt(`${program} reads code from standard input: ${quote(text)}`);
+      if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.readsInput(`${program} reads code`, context, text);
       if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'eval') return this.evaluate(argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'trap') return this.trap(argv, { ...context, wrappers, wrapperWords }, text);
@@ -578,8 +574,10 @@ class CommandLineWalk {
       }
       return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
     }
-    if (readsStdin || operand === undefined) this.doubt(`${program} reads commands from standard input: ${quote(text)}`);
-    else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
+    if (readsStdin || operand === undefined) {
+      this.readsInput(`${program} reads commands`, context, text);
+      if (context.fedText !== undefined) this.line(context.fedText, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }) });
+    } else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
       this.doubt(`${program} runs a script the analysis cannot see: ${quote(text)}`);
     } else {
       // `bash script.sh`: the commands are in a file, which may have been written a moment ago.

@@ -64,6 +64,13 @@ export interface ShellCommand {
    * that names the tool allows it.
    */
   readonly opaqueInput?: true;
+  /**
+   * Set on the commands of text typed into a program that may be a shell but is not known to
+   * be one (`cat | bash`, `script -qc bash /dev/null`, a program the analysis does not know),
+   * read as a shell would read it (`src/policy/shell-input.ts`): deny and ask rules apply to
+   * them, an allow rule never does (the call's `opaqueInput` command needs its own).
+   */
+  readonly readAsShell?: true;
 }
 
 /** The analysis of one command line. */
@@ -90,4 +97,12 @@ export interface ShellAnalysis {
    * naming a command denies such a line; otherwise it asks (`policy-rules.ts`).
    */
   readonly beyondLimits?: boolean;
+  /**
+   * Those of {@link uncertain} that say only that a shell or an interpreter reads commands or
+   * code from the call's own standard input (`bash`, `python3` started as a session), not from
+   * text the line feeds it: what it reads is not in the line, and for a session it is judged
+   * when typed (`input_command`). Absent when there are none. Every other doubt under a deny
+   * rule that could match a hidden command needs a person (`policy-rules.ts`).
+   */
+  readonly callerInput?: readonly string[];
 }
