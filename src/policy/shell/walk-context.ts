@@ -7,7 +7,7 @@
 import type { SyntaxNode } from './words.js';
 
 /** A parsed command line, to be released when the walk is done with it. */
-export interface ParsedCommandLine {
+interface ParsedCommandLine {
   /** The root node (type `program`). */
   readonly root: SyntaxNode & { readonly hasError: boolean };
   /** Frees the tree (tree-sitter trees live in wasm memory). */
