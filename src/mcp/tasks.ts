@@ -42,8 +42,7 @@
 import crypto from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
-import type { CallRecord, Ledger, NewCall } from '../ledger/store.js';
-import { INTERRUPTED_MESSAGE } from '../ledger/store.js';
+import { INTERRUPTED_MESSAGE, type CallRecord, type CallStore, type NewCall } from '../ledger/call-store.js';
 import { pollerOf } from '../ledger/poller.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolExecutionResult } from '../types/result.js';
@@ -106,7 +105,7 @@ export class LedgerTaskStore implements TaskStore {
   private readonly live = new Map<string, LiveTask>();
 
   constructor(
-    readonly ledger: Ledger,
+    readonly ledger: CallStore,
     /** Finds a tool by name (its output schema shapes the result); `undefined` for one no longer served. */
     private readonly toolNamed: (name: string) => RegisteredTool | undefined,
     options: LedgerTaskStoreOptions = {},
@@ -147,7 +146,7 @@ export class LedgerTaskStore implements TaskStore {
   }
 
   /**
-   * Record a created task's call in the ledger (`pending`, committed before this returns, so
+   * Record a created task's call in the ledger (`pending`, committed before this resolves, so
    * before the task id is answered), then run it in the background: `run` is given the task's
    * signal, aborted by `tasks/cancel` (in this process, or by another one through the ledger's
    * cancel flag, checked every `ledger.pollMs`). Its end is in the ledger (the executor writes
@@ -155,39 +154,42 @@ export class LedgerTaskStore implements TaskStore {
    * ended here with its result).
    * @param entry - the call as the ledger records it until the executor amends it.
    * @param onEnd - told the result once the call ended (a status notification, for instance).
-   * @throws McpError `-32603` (internal error) when the ledger cannot record the call; nothing runs.
+   * Rejects with McpError `-32603` (internal error) when the ledger cannot record the call; nothing runs.
    */
-  start(taskId: string, entry: Omit<NewCall, 'callId' | 'session'>, run: TaskRun, onEnd?: (result: CallToolResult, success: boolean) => void): void {
+  async start(taskId: string, entry: Omit<NewCall, 'callId' | 'session'>, run: TaskRun, onEnd?: (result: CallToolResult, success: boolean) => void): Promise<void> {
     const task = this.live.get(taskId);
     if (task === undefined) throw new Error(`task ${taskId} was not created by this store`);
     this.forgetOld();
     try {
-      this.ledger.record({ ...entry, callId: taskId, session: TASK_SESSION });
+      await this.ledger.record({ ...entry, callId: taskId, session: TASK_SESSION });
     } catch (error) {
       this.live.delete(taskId);
       throw new McpError(ErrorCode.InternalError, `the task was not started: the ledger ${this.ledger.file} could not record it (${(error as Error)?.message ?? String(error)})`);
     }
     // A tasks/cancel received by another process sets the cancel flag: abort the call here.
+    let looking = false; // one look at a time: a slow store is awaited, not asked again meanwhile
     const unwatch = pollerOf(this.ledger).add(() => {
-      if (task.result !== undefined || task.controller.signal.aborted) return;
-      if (this.ledger.cancelRequested(taskId, TASK_SESSION)) {
+      if (looking || task.result !== undefined || task.controller.signal.aborted) return;
+      looking = true;
+      this.ledger.cancelRequested(taskId, TASK_SESSION).then((cancel) => {
+        if (!cancel || task.result !== undefined) return;
         task.cancelled = true;
         task.controller.abort(new Error('cancelled by tasks/cancel'));
-      }
+      }, () => undefined).finally(() => { looking = false; });
     });
     task.done = run(task.controller.signal)
       .catch((error: unknown) => failedResult(
         error instanceof PathTraversalError ? 'PATH_TRAVERSAL' : 'INTERNAL', `the task failed: ${(error as Error)?.message ?? String(error)}`, { tool: entry.tool, callId: taskId },
       ))
-      .then((result) => {
+      .then(async (result) => {
         unwatch();
         task.result = toCallToolResult(this.toolNamed(entry.tool) ?? NO_SCHEMA, result);
         task.success = result.success;
         // A call the executor ended before it checked the ledger (invalid arguments, say) is
         // still pending there: it ends with its result, so it outlives this process.
-        const state = this.ledger.get(taskId, TASK_SESSION)?.state;
+        const state = (await this.ledger.get(taskId, TASK_SESSION))?.state;
         if (state === undefined || state === 'pending') {
-          this.ledger.finish({ ...entry, callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: result.decisions, result });
+          await this.ledger.finish({ ...entry, callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: result.decisions, result });
         }
         onEnd?.(task.result, result.success);
       })
@@ -196,15 +198,15 @@ export class LedgerTaskStore implements TaskStore {
   }
 
   async getTask(taskId: string, _sessionId?: string): Promise<Task | null> {
-    let record = this.ledger.get(taskId, TASK_SESSION);
+    let record = await this.ledger.get(taskId, TASK_SESSION);
     const task = this.live.get(taskId);
-    if (record !== undefined && task === undefined && this.endIfNeverRun(record)) record = this.ledger.get(taskId, TASK_SESSION);
+    if (record !== undefined && task === undefined && (await this.endIfNeverRun(record))) record = await this.ledger.get(taskId, TASK_SESSION);
     if (record === undefined) {
       if (task === undefined) return null;
       const status = task.cancelled ? 'cancelled' : task.result === undefined ? 'working' : task.success ? 'completed' : 'failed';
       return this.expired(task.createdAt, status) ? null : this.taskOf(taskId, status, task.createdAt, task.createdAt);
     }
-    const { status, message } = this.statusOf(record, task);
+    const { status, message } = await this.statusOf(record, task);
     const createdAt = createdAtOf(taskId) ?? record.createdAt;
     if (this.expired(createdAt, status)) return null;
     return this.taskOf(taskId, status, createdAt, record.endedAt ?? record.startedAt ?? record.createdAt, message);
@@ -218,13 +220,13 @@ export class LedgerTaskStore implements TaskStore {
 
   async getTaskResult(taskId: string, _sessionId?: string): Promise<Result> {
     const task = this.live.get(taskId);
-    const stored = this.ledger.result(taskId, TASK_SESSION);
+    const stored = await this.ledger.result(taskId, TASK_SESSION);
     if (stored !== undefined) {
-      const record = this.ledger.get(taskId, TASK_SESSION)!;
+      const record = (await this.ledger.get(taskId, TASK_SESSION))!;
       return toCallToolResult(this.toolNamed(record.tool) ?? NO_SCHEMA, stored.result);
     }
     if (task?.result !== undefined) return task.result;
-    if (task?.cancelled === true || this.ledger.get(taskId, TASK_SESSION)?.cancelRequested === true) {
+    if (task?.cancelled === true || (await this.ledger.get(taskId, TASK_SESSION))?.cancelRequested === true) {
       return { content: [{ type: 'text', text: 'Error: the task was cancelled before its tool ran.' }], isError: true };
     }
     throw new Error(`task ${taskId} has no result yet`);
@@ -241,19 +243,19 @@ export class LedgerTaskStore implements TaskStore {
     if (status !== 'cancelled') return;
     const task = this.live.get(taskId);
     if (task !== undefined) task.cancelled = true;
-    const record = this.ledger.get(taskId, TASK_SESSION);
+    const record = await this.ledger.get(taskId, TASK_SESSION);
     if (record !== undefined) {
-      this.ledger.requestCancel(taskId, TASK_SESSION);
+      await this.ledger.requestCancel(taskId, TASK_SESSION);
       if (task === undefined && record.state === 'pending' && !this.ledger.ownerAlive(record)) {
         const result = failedResult('ABORTED', 'cancelled by tasks/cancel before it ran', { tool: record.tool, version: record.version, callId: taskId, stopReason: 'not_run', confirmed: false });
-        this.ledger.finish({ callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
+        await this.ledger.finish({ callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
       }
     }
     task?.controller.abort(new Error('cancelled by tasks/cancel'));
   }
 
   async listTasks(cursor?: string, _sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    const ids = this.ledger.list({ session: TASK_SESSION, limit: 10_000 }).map((r) => r.callId);
+    const ids = (await this.ledger.list({ session: TASK_SESSION, limit: 10_000 })).map((r) => r.callId);
     const known = new Set(ids);
     // Tasks still in their deciders (not recorded yet) come first: they are the newest.
     const all = [...[...this.live.keys()].filter((id) => !known.has(id)).reverse(), ...ids];
@@ -277,10 +279,10 @@ export class LedgerTaskStore implements TaskStore {
    * (`pending`, no question): nobody will run it, so it reads `failed` (it did not run).
    * @returns whether it was ended here.
    */
-  private endIfNeverRun(record: CallRecord): boolean {
+  private async endIfNeverRun(record: CallRecord): Promise<boolean> {
     if (record.state !== 'pending' || this.ledger.ownerAlive(record)) return false;
-    if (this.ledger.answeredQuestion(record.callId, TASK_SESSION) !== undefined) return false;
-    if (this.ledger.pendingApprovals().some((q) => q.callId === record.callId && q.session === TASK_SESSION)) return false;
+    if ((await this.ledger.answeredQuestion(record.callId, TASK_SESSION)) !== undefined) return false;
+    if ((await this.ledger.pendingApprovals()).some((q) => q.callId === record.callId && q.session === TASK_SESSION)) return false;
     const result = failedResult('INTERRUPTED', NOT_RUN_MESSAGE, { tool: record.tool, version: record.version, callId: record.callId, stopReason: 'not_run', confirmed: false });
     return this.ledger.finish({ callId: record.callId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
   }
@@ -293,20 +295,20 @@ export class LedgerTaskStore implements TaskStore {
   async idle(): Promise<void> {
     for (;;) {
       // Parked: waiting for an answer to a question the ledger keeps.
-      const parked = new Set(this.ledger.pendingApprovals().filter((q) => q.session === TASK_SESSION).map((q) => q.callId));
+      const parked = new Set((await this.ledger.pendingApprovals()).filter((q) => q.session === TASK_SESSION).map((q) => q.callId));
       const waiting = [...this.live.entries()].filter(([id, t]) => t.result === undefined && !parked.has(id));
       if (waiting.length === 0) return;
       await Promise.race([Promise.all(waiting.map(([, t]) => t.done)), new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs))]);
     }
   }
 
-  private statusOf(record: CallRecord, task: LiveTask | undefined): { status: Task['status']; message?: string } {
+  private async statusOf(record: CallRecord, task: LiveTask | undefined): Promise<{ status: Task['status']; message?: string }> {
     if (record.cancelRequested || task?.cancelled === true) return { status: 'cancelled', message: 'cancelled by tasks/cancel' };
     switch (record.state) {
       case 'running':
         return { status: 'working' };
       case 'pending': {
-        const question = this.ledger.pendingApprovals().find((q) => q.callId === record.callId && q.session === TASK_SESSION);
+        const question = (await this.ledger.pendingApprovals()).find((q) => q.callId === record.callId && q.session === TASK_SESSION);
         if (question === undefined) return { status: 'working' };
         return { status: 'input_required', message: `${record.tool} waits for confirmation (question ${question.id}): answer the client's prompt, or run \`toolgate approvals allow ${question.id}\` (or deny).` };
       }
@@ -315,7 +317,7 @@ export class LedgerTaskStore implements TaskStore {
       case 'denied':
         return { status: 'failed', message: `denied${record.errorCode ? ` (${record.errorCode})` : ''}` };
       default: {
-        const stored = this.ledger.result(record.callId, TASK_SESSION);
+        const stored = await this.ledger.result(record.callId, TASK_SESSION);
         if (stored?.result.success === true) return { status: 'completed' };
         return { status: 'failed', message: stored?.result.errorCode ?? record.errorCode ?? 'failed' };
       }
