@@ -135,7 +135,7 @@ async function fillLedger(stateDir: string, workspace: string): Promise<void> {
       ));
     }
   } finally {
-    (await ledger.close());
+    await ledger.close();
   }
 }
 
@@ -176,7 +176,7 @@ export async function benchFullLedger(calls = 3000): Promise<{ emptyP99: number;
       heldAfter = (await reader.list({ state: 'done', limit: 1_000_000 })).length;
       prunedAfter = (await reader.tombstone('fill-0', 'fill')) !== undefined;
     } finally {
-      (await reader.close());
+      await reader.close();
     }
     const emptyP99 = percentile(samples.empty, 99);
     const fullP99 = percentile(samples.full, 99);

@@ -34,7 +34,7 @@ describe('a policy file denies the caller tools', () => {
   });
   after(async () => {
     await tools.close();
-    (await ledger.close());
+    await ledger.close();
     t.cleanup();
   });
 
@@ -51,9 +51,9 @@ describe('a policy file denies the caller tools', () => {
     assert.match(toolMessages(parent.requests[1]!).get('p_sub')!, /^Error: .*no subagents in this project/);
     assert.equal(child.requests.length, 0, 'no child was started');
     assert.deepEqual(agent.subagents!.list(), []);
-    const [call] = (await ledger.list({ turn: 'policy-turn' }));
+    const [call] = await ledger.list({ turn: 'policy-turn' });
     assert.deepEqual([call?.callId, call?.tool, call?.state, call?.errorCode], ['p_sub', RUN_SUBAGENT, 'denied', 'POLICY_DENIED']);
-    const decisions = (await ledger.decisions(call!.callId, call!.session));
+    const decisions = await ledger.decisions(call!.callId, call!.session);
     assert.deepEqual(decisions.map((d) => [d.decider, d.verdict]), [['policy', 'deny']]);
   });
 
@@ -70,7 +70,7 @@ describe('a policy file denies the caller tools', () => {
     assert.deepEqual([denied.success, denied.errorCode], [false, 'POLICY_DENIED']);
     assert.match(denied.output, /work without asking/);
     assert.deepEqual(asked, []);
-    const [call] = (await ledger.list({ turn: 'ask-turn' }));
+    const [call] = await ledger.list({ turn: 'ask-turn' });
     assert.deepEqual([call?.callId, call?.tool, call?.state], ['q1', 'ask_user', 'denied']);
   });
 });
@@ -86,7 +86,7 @@ describe('the caller tools without a policy: decided, recorded and bounded like 
   });
   after(async () => {
     await tools.close();
-    (await ledger.close());
+    await ledger.close();
     t.cleanup();
   });
 

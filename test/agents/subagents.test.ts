@@ -75,7 +75,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
   });
   after(async () => {
     await tools.close();
-    (await ledger.close());
+    await ledger.close();
     t.cleanup();
   });
 
@@ -149,7 +149,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     assert.deepEqual(parseSubagentTurnId(turn), { parentSession: turn.replace(/\/p_run\/subagent:sa-1$/, ''), parentTurnId: turn.replace(/:1\/p_run\/subagent:sa-1$/, ''), parentCallId: 'p_run', subagentId: 'sa-1' });
     // Supervised (cockpit, session approval modes) as part of the parent's run.
     assert.equal(supervisedSession(`${turn}:1`, turn), parseSubagentTurnId(turn)!.parentTurnId);
-    const traced = (await ledger.list({ turn }));
+    const traced = await ledger.list({ turn });
     assert.deepEqual(traced.map((c) => [c.callId, c.tool, c.state]).sort(), [['c_read', 'read_file', 'done'], ['c_write', 'write_file', 'done']]);
     assert.ok(traced.every((c) => c.session === `${turn}:1`));
     assert.deepEqual(agent.subagents?.list().map((s) => [s.id, s.status, s.toolCalls, s.modelId]), [['sa-1', 'idle', 2, 'worker']]);
@@ -373,7 +373,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
       assert.match(toolMessage(child.requests[1], 'cw'), /the approval mode is deny-all/);
       assert.equal(fs.existsSync(path.join(t.ws, 'denied.txt')), false);
       assert.deepEqual(asked, []);
-      const [call] = (await ledger.list({ turn: 'supervised-parent-turn:1/pr/subagent:sa-1' }));
+      const [call] = await ledger.list({ turn: 'supervised-parent-turn:1/pr/subagent:sa-1' });
       assert.deepEqual([call?.callId, call?.state], ['cw', 'denied']);
     } finally {
       await setSessionApprovalMode(ledger, 'supervised-parent-turn', undefined, 'test');
@@ -393,7 +393,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
       assert.match(denied.output, /deny-all/);
       assert.equal(child.requests.length, 0, 'no child ran');
       assert.deepEqual(agent.subagents!.list(), []);
-      const [call] = (await ledger.list({ turn: 'stopped-parent-turn' }));
+      const [call] = await ledger.list({ turn: 'stopped-parent-turn' });
       assert.deepEqual([call?.callId, call?.tool, call?.state], ['stopped', RUN_SUBAGENT, 'denied']);
     } finally {
       await setSessionApprovalMode(ledger, 'stopped-parent-turn', undefined, 'test');

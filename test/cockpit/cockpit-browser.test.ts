@@ -59,7 +59,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     }
     await browser?.close();
     await cockpit?.close();
-    (await ledger?.close());
+    await ledger?.close();
     fs.rmSync(root, { recursive: true, force: true });
   });
 

@@ -31,7 +31,7 @@ beforeEach(() => {
 afterEach(async () => {
   await cockpit?.close();
   cockpit = undefined;
-  (await ledger.close());
+  await ledger.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -121,7 +121,7 @@ describe('cockpit server', () => {
   });
 
   it('without a token given, makes one at each start, and a login code good once: nothing on loopback gets in without them', async () => {
-    const id = (await ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] }));
+    const id = await ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
     cockpit = await startCockpit({ ledger, port: 0 });
     const { token } = cockpit;
     assert.match(token, /^[\w-]{32}$/);
@@ -158,7 +158,7 @@ describe('cockpit server', () => {
   });
 
   it('answers a question once: the first answer counts, a later one is reported as late, an answer not offered is refused', async () => {
-    const id = (await ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] }));
+    const id = await ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
     cockpit = await startCockpit({ ledger, port: 0 });
     const [question] = (await (await authed(`${cockpit.url}api/questions`)).json()) as Array<{ id: number; paths: string[]; offers: string[]; workspace: string }>;
     assert.equal(question?.id, id);
@@ -176,8 +176,8 @@ describe('cockpit server', () => {
 
   it('shows a whole output in parts by call id, never cutting a character; no path is accepted', async () => {
     const text = `${'é'.repeat(40_000)}<script>x</script>`;
-    (await ledger.record(call('big')));
-    (await ledger.finish(call('big'), { state: 'done', decisions: [], result: ended('big', 'cut'), fullOutput: text }));
+    await ledger.record(call('big'));
+    await ledger.finish(call('big'), { state: 'done', decisions: [], result: ended('big', 'cut'), fullOutput: text });
     cockpit = await startCockpit({ ledger, port: 0 });
     let offset = 0;
     let whole = '';
@@ -195,8 +195,8 @@ describe('cockpit server', () => {
   });
 
   it('streams the timeline as server-sent events and replays from Last-Event-ID', async () => {
-    (await ledger.record(call('t1')));
-    (await ledger.finish(call('t1'), { state: 'done', decisions: [{ decider: 'mode', verdict: 'allow', reason: 'ok' }], result: ended('t1', 'one') }));
+    await ledger.record(call('t1'));
+    await ledger.finish(call('t1'), { state: 'done', decisions: [{ decider: 'mode', verdict: 'allow', reason: 'ok' }], result: ended('t1', 'one') });
     cockpit = await startCockpit({ ledger, port: 0, pollMs: 50 });
     const first = await readEvents(cockpit.url, undefined, (events) => events.some((e) => e.data.includes('"kind":"done"')));
     const done = first.find((e) => e.event === 'call' && JSON.parse(e.data).event.kind === 'done')!;
@@ -204,7 +204,7 @@ describe('cockpit server', () => {
     assert.equal(view.callId, 't1');
     assert.equal(view.state, 'done');
     assert.deepEqual(view.decisions, ['mode:allow']);
-    (await ledger.record(call('t2')));
+    await ledger.record(call('t2'));
     const replay = await readEvents(cockpit.url, done.id, (events) => events.some((e) => e.data.includes('"callId":"t2"')));
     assert.ok(replay.filter((e) => e.event === 'call').every((e) => Number(e.id) > Number(done.id)));
     assert.ok(!replay.some((e) => e.data.includes('"callId":"t1"')));
@@ -240,7 +240,7 @@ describe('cockpit server', () => {
       await new Promise((resolve) => setTimeout(resolve, ledger.pollMs * 3));
       assert.equal((await ledger.approval(question.id))?.answer, undefined);
       assert.equal((await ledger.get('m4', 'b'))?.state, 'pending');
-      (await ledger.answer(question.id, 'allow_once', 'test'));
+      await ledger.answer(question.id, 'allow_once', 'test');
       assert.equal((await waiting).success, true);
       assert.equal((await setMode('a', null)).status, 200);
       assert.equal((await setMode('a', 'sometimes')).status, 400);

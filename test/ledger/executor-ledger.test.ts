@@ -55,7 +55,7 @@ describe('executor with a ledger', () => {
       await restarted.close();
     } finally {
       await executor.close();
-      (await ledger.close());
+      await ledger.close();
     }
   });
 
@@ -67,7 +67,7 @@ describe('executor with a ledger', () => {
       const first = await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'p1' }, { callId: 'pruned-1' });
       assert.equal(first.success, true, first.output);
       await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'p2' }, { callId: 'pruned-2' });
-      (await ledger.flush());
+      await ledger.flush();
       assert.equal((await ledger.prune()), 1, 'maxCalls 1: the older call goes');
       assert.equal((await ledger.get('pruned-1', 'S')), undefined, 'its row and output are gone');
       assert.equal((await ledger.tombstone('pruned-1', 'S'))?.state, 'done');
@@ -87,7 +87,7 @@ describe('executor with a ledger', () => {
       assert.equal(fs.readFileSync(file, 'utf8'), 'p1\np2\np1\n');
     } finally {
       await executor.close();
-      (await ledger.close());
+      await ledger.close();
     }
   });
 
@@ -101,7 +101,7 @@ describe('executor with a ledger', () => {
       const other = Ledger.open({ file: ledger.file });
       await new Promise((resolve) => setTimeout(resolve, 150));
       seen.push((await other.get('claim-1', 'S'))!.state);
-      (await other.close());
+      await other.close();
       assert.equal((await running).success, true);
       seen.push((await ledger.get('claim-1', 'S'))!.state);
       assert.deepEqual(seen, ['running', 'done']);
@@ -111,7 +111,7 @@ describe('executor with a ledger', () => {
       assert.equal((await duplicate).success, true);
     } finally {
       await executor.close();
-      (await ledger.close());
+      await ledger.close();
     }
   });
 
@@ -128,7 +128,7 @@ describe('executor with a ledger', () => {
       assert.equal((await ledger.get('bad-1', 'S')), undefined, 'recorded only once the arguments are valid');
     } finally {
       await executor.close();
-      (await ledger.close());
+      await ledger.close();
     }
   });
 
@@ -138,7 +138,7 @@ describe('executor with a ledger', () => {
     try {
       const call = { name: 'read_file', arguments: { filepath: '../../etc/passwd' }, callId: 'escape-1' };
       await assert.rejects(executor.execute(call), PathTraversalError);
-      const record = (await ledger.get('escape-1', 'S'));
+      const record = await ledger.get('escape-1', 'S');
       assert.equal(record?.state, 'denied');
       assert.equal(record.tool, 'read_file');
       const stored = (await ledger.result('escape-1', 'S'))!.result;
@@ -150,7 +150,7 @@ describe('executor with a ledger', () => {
       assert.equal((await ledger.get('escape-2', 'S')), undefined, 'a preview records nothing');
     } finally {
       await executor.close();
-      (await ledger.close());
+      await ledger.close();
     }
   });
 
@@ -167,7 +167,7 @@ describe('executor with a ledger', () => {
       assert.equal(cut.fullOutput, undefined, 'the ledger keeps it, not a temporary file');
     } finally {
       await executor.close();
-      (await ledger.close());
+      await ledger.close();
     }
   });
 
@@ -184,13 +184,13 @@ describe('executor with a ledger', () => {
       const pending = executor.call('append_marker', { filepath: 'asked.txt', marker: 'a1' }, { callId: 'ask-1', approvalMode: 'always-ask' });
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(asked, 1);
-      const [question] = (await ledger.pendingApprovals());
+      const [question] = await ledger.pendingApprovals();
       assert.equal(question?.callId, 'ask-1');
       assert.equal(question?.ownerAlive, true);
       assert.equal((question?.request.arguments as { marker: string }).marker, 'a1', 'the request the person sees');
       const other = Ledger.open({ file: ledger.file });
       assert.deepEqual((await other.answer(question!.id, 'allow_once', 'cli:test')), { answer: 'allow_once', first: true });
-      (await other.close());
+      await other.close();
       const result = await pending;
       assert.equal(result.success, true, result.output);
       assert.match(result.decisions!.at(-1)!.reason, /given elsewhere/);
@@ -198,7 +198,7 @@ describe('executor with a ledger', () => {
       assert.equal((await ledger.get('ask-1', 'S'))?.state, 'done');
     } finally {
       await executor.close();
-      (await ledger.close());
+      await ledger.close();
     }
   });
 
@@ -217,7 +217,7 @@ describe('executor with a ledger', () => {
     assert.equal((await pending).errorCode, 'ABORTED');
     assert.equal((await ledger.get('h-2', 'S'))?.state, 'pending');
     assert.deepEqual((await ledger.pendingApprovals()).map((q) => q.callId), ['h-2']);
-    (await ledger.close());
+    await ledger.close();
   });
 
   it('without a ledger nothing is recorded, and ledger options open one the executor closes', async () => {

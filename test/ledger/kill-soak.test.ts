@@ -200,7 +200,7 @@ describe('ledger kill soak (TOOLGATE_SOAK=1)', { skip: SOAK ? false : 'set TOOLG
       assert.deepEqual(calls.filter((c) => c.state === 'running' || c.state === 'pending').map((c) => `${c.callId}: ${c.state}`), [], 'every started call ended');
       assert.deepEqual((await ledger.pendingApprovals()), [], 'no question left waiting');
       for (const id of ids) {
-        const record = (await ledger.get(id, 'soak'));
+        const record = await ledger.get(id, 'soak');
         assert.ok(record !== undefined, `call ${id} was run again until recorded`);
         if (record.state === 'done') assert.equal(counts.get(cliCalls.get(id)!), 1, `call ${id} ended done: its marker once`);
         assert.ok(record.state === 'done' || record.state === 'interrupted', `call ${id}: ${record.state} (${record.errorCode})`);
@@ -214,7 +214,7 @@ describe('ledger kill soak (TOOLGATE_SOAK=1)', { skip: SOAK ? false : 'set TOOLG
         assert.equal(counts.get(marker), 1, `task ${task.callId} ran once`);
       }
     } finally {
-      (await ledger.close());
+      await ledger.close();
     }
   });
 });

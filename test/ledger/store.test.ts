@@ -47,8 +47,8 @@ describe('ledger store', () => {
     assert.equal(ledger.file, ledgerFile(dir, dir));
     assert.match(path.basename(ledger.file), /^ledger-[0-9a-f]{16}\.sqlite$/);
     assert.equal(ledger.schemaVersion(), MIGRATIONS.length);
-    (await ledger.record(call('c1')));
-    (await ledger.close());
+    await ledger.record(call('c1'));
+    await ledger.close();
     const again = open();
     assert.equal(again.schemaVersion(), MIGRATIONS.length);
     assert.equal((await again.get('c1', 's1'))?.state, 'pending');
@@ -75,7 +75,7 @@ describe('ledger store', () => {
     assert.equal((await ledger.check(call('n1'))).kind, 'in_progress');
     assert.deepEqual((await ledger.events('n1', 's1')).map((e) => e.kind), ['recorded', 'decided', 'running']);
     // Recorded first (an MCP task), handled later in the same process: the first check adopts it.
-    (await ledger.record(call('n3')));
+    await ledger.record(call('n3'));
     assert.equal((await ledger.check(call('n3'))).kind, 'recorded');
     assert.equal((await ledger.check(call('n3'))).kind, 'in_progress', 'held by the first');
     assert.equal((await ledger.finish(call('n2'), { state: 'denied', decisions: [], result: result('n2', 'no', false) })), true, 'a denied call is recorded with its end');
@@ -85,15 +85,15 @@ describe('ledger store', () => {
   it('walks pending -> running -> done once; a retried call id returns the stored result', async () => {
     const ledger = open();
     assert.deepEqual((await ledger.record(call('c1'))), { kind: 'recorded' });
-    const again = (await ledger.record(call('c1')));
+    const again = await ledger.record(call('c1'));
     assert.equal(again.kind, 'in_progress', 'this live process owns it');
     assert.equal((await ledger.claim({ callId: 'c1', session: 's1' })), true);
     assert.equal((await ledger.claim({ callId: 'c1', session: 's1' })), false, 'claimed once');
     assert.equal((await ledger.get('c1', 's1'))?.state, 'running');
-    const done = (await ledger.finish({ callId: 'c1', session: 's1' }, { state: 'done', decisions: [{ decider: 'mode', verdict: 'allow', reason: 'r' }], result: result('c1', 'short'), fullOutput: 'the whole output' }));
+    const done = await ledger.finish({ callId: 'c1', session: 's1' }, { state: 'done', decisions: [{ decider: 'mode', verdict: 'allow', reason: 'r' }], result: result('c1', 'short'), fullOutput: 'the whole output' });
     assert.equal(done, true);
     assert.equal((await ledger.finish({ callId: 'c1', session: 's1' }, { state: 'failed', decisions: [], result: result('c1', 'x', false) })), false, 'an ended call stays ended');
-    const retried = (await ledger.record(call('c1')));
+    const retried = await ledger.record(call('c1'));
     assert.equal(retried.kind, 'ended');
     assert.equal(retried.kind === 'ended' && retried.result.output, 'short');
     assert.equal((await ledger.result('c1'))?.fullOutput, 'the whole output');
@@ -105,8 +105,8 @@ describe('ledger store', () => {
 
   it('the first answer to a question wins (conditional update), and an answer outlives the asker', async () => {
     const ledger = open();
-    (await ledger.record(call('c2')));
-    const id = (await ledger.ask({ callId: 'c2', session: 's1' }, { tool: 'write_file', arguments: { filepath: 'a.txt' }, ask: { decider: 'approval', reason: 'why' } }));
+    await ledger.record(call('c2'));
+    const id = await ledger.ask({ callId: 'c2', session: 's1' }, { tool: 'write_file', arguments: { filepath: 'a.txt' }, ask: { decider: 'approval', reason: 'why' } });
     assert.equal((await ledger.ask({ callId: 'c2', session: 's1' }, {})), id, 'the call keeps its question');
     assert.equal((await ledger.pendingApprovals()).length, 1);
     assert.equal((await ledger.answerOf(id)), undefined);
@@ -121,10 +121,10 @@ describe('ledger store', () => {
   it('two connections race for one answer: exactly one wins', async () => {
     const a = open();
     const b = open();
-    (await a.record(call('c3')));
-    const id = (await a.ask({ callId: 'c3', session: 's1' }, {}));
-    const first = (await b.answer(id, 'allow_once', 'b'));
-    const second = (await a.answer(id, 'deny', 'a'));
+    await a.record(call('c3'));
+    const id = await a.ask({ callId: 'c3', session: 's1' }, {});
+    const first = await b.answer(id, 'allow_once', 'b');
+    const second = await a.answer(id, 'deny', 'a');
     assert.deepEqual(first, { answer: 'allow_once', first: true });
     assert.deepEqual(second, { answer: 'allow_once', first: false });
     assert.equal((await a.approval(id))?.answeredBy, 'b');
@@ -132,13 +132,13 @@ describe('ledger store', () => {
 
   it('recovery: a running call of a dead process becomes interrupted with a readable result; pending questions stay', async () => {
     const ledger = open();
-    (await ledger.record(call('run1')));
-    (await ledger.claim({ callId: 'run1', session: 's1' }));
-    (await ledger.record(call('run2')));
-    (await ledger.claim({ callId: 'run2', session: 's1' }));
-    (await ledger.record(call('wait1')));
-    const question = (await ledger.ask({ callId: 'wait1', session: 's1' }, {}));
-    (await ledger.close());
+    await ledger.record(call('run1'));
+    await ledger.claim({ callId: 'run1', session: 's1' });
+    await ledger.record(call('run2'));
+    await ledger.claim({ callId: 'run2', session: 's1' });
+    await ledger.record(call('wait1'));
+    const question = await ledger.ask({ callId: 'wait1', session: 's1' }, {});
+    await ledger.close();
     const raw = new Database(ledgerFile(dir, dir));
     raw.prepare(`UPDATE calls SET owner_pid = ? WHERE call_id IN ('run1', 'wait1')`).run(deadPid());
     // alive pid, another start time: the pid was reused
@@ -152,7 +152,7 @@ describe('ledger store', () => {
       assert.equal(stored.errorCode, 'INTERRUPTED');
       assert.equal(stored.stopReason, 'interrupted');
       assert.equal(stored.error, INTERRUPTED_MESSAGE);
-      const retried = (await reopened.record(call(id)));
+      const retried = await reopened.record(call(id));
       assert.equal(retried.kind, 'ended', 'never replayed');
     }
     assert.equal((await reopened.get('wait1', 's1'))?.state, 'pending');
@@ -162,22 +162,22 @@ describe('ledger store', () => {
 
   it('retention keeps at most maxCalls ended calls and maxBytes of results, oldest first, never pending or running ones', async () => {
     const ledger = open({ maxCalls: 3 });
-    (await ledger.record(call('keep-pending')));
-    (await ledger.record(call('keep-running')));
-    (await ledger.claim({ callId: 'keep-running', session: 's1' }));
+    await ledger.record(call('keep-pending'));
+    await ledger.record(call('keep-running'));
+    await ledger.claim({ callId: 'keep-running', session: 's1' });
     for (let i = 0; i < 6; i++) {
-      (await ledger.record(call(`e${i}`)));
-      (await ledger.finish({ callId: `e${i}`, session: 's1' }, { state: 'done', decisions: [], result: result(`e${i}`) }));
+      await ledger.record(call(`e${i}`));
+      await ledger.finish({ callId: `e${i}`, session: 's1' }, { state: 'done', decisions: [], result: result(`e${i}`) });
     }
     assert.equal((await ledger.prune()), 3);
     assert.deepEqual((await ledger.list()).map((c) => c.callId), ['e5', 'e4', 'e3', 'keep-running', 'keep-pending']);
-    (await ledger.close());
+    await ledger.close();
     const small = open({ maxBytes: 5000 });
     for (let i = 6; i < 9; i++) {
-      (await small.record(call(`e${i}`)));
-      (await small.finish({ callId: `e${i}`, session: 's1' }, { state: 'done', decisions: [], result: result(`e${i}`), fullOutput: 'x'.repeat(2000) }));
+      await small.record(call(`e${i}`));
+      await small.finish({ callId: `e${i}`, session: 's1' }, { state: 'done', decisions: [], result: result(`e${i}`), fullOutput: 'x'.repeat(2000) });
     }
-    (await small.prune());
+    await small.prune();
     const left = (await small.list()).map((c) => c.callId);
     assert.ok(left.includes('e8') && left.includes('e7') && !left.includes('e6'), left.join(' '));
     assert.ok(left.includes('keep-running') && left.includes('keep-pending'));
@@ -186,24 +186,24 @@ describe('ledger store', () => {
   it('finishSoon: the end is seen at once in this process and committed with the next write (a group commit)', async () => {
     const ledger = open();
     const other = open();
-    (await ledger.claim(call('g1')));
+    await ledger.claim(call('g1'));
     ledger.finishSoon(call('g1'), { state: 'done', decisions: undefined, result: result('g1', 'grouped') });
-    const seen = (await ledger.check(call('g1')));
+    const seen = await ledger.check(call('g1'));
     assert.equal(seen.kind === 'ended' && seen.result.output, 'grouped', 'this process sees the end before the commit');
     assert.equal((await other.get('g1', 's1'))?.state, 'running', 'not committed yet');
     assert.equal((await ledger.claim(call('g2'))), true, 'the next claim carries it');
     assert.equal((await other.get('g1', 's1'))?.state, 'done');
     ledger.finishSoon(call('g2'), { state: 'failed', decisions: undefined, result: result('g2', 'no', false) });
-    (await ledger.flush());
+    await ledger.flush();
     assert.equal((await other.result('g2', 's1'))?.result.output, 'no');
   });
 
   it('retention leaves a tombstone per deleted call: a retry is ended RESULT_PRUNED with the original state, never recorded again', async () => {
     const ledger = open({ maxCalls: 1 });
-    (await ledger.claim(call('t1')));
-    (await ledger.finish(call('t1'), { state: 'failed', decisions: undefined, result: { ...result('t1', 'boom', false), errorCode: 'TOOL_ERROR' } }));
-    (await ledger.claim(call('t2')));
-    (await ledger.finish(call('t2'), { state: 'done', decisions: undefined, result: result('t2') }));
+    await ledger.claim(call('t1'));
+    await ledger.finish(call('t1'), { state: 'failed', decisions: undefined, result: { ...result('t1', 'boom', false), errorCode: 'TOOL_ERROR' } });
+    await ledger.claim(call('t2'));
+    await ledger.finish(call('t2'), { state: 'done', decisions: undefined, result: result('t2') });
     assert.equal((await ledger.prune()), 1);
     assert.equal((await ledger.get('t1', 's1')), undefined);
     const grave = (await ledger.tombstone('t1', 's1'))!;
@@ -220,18 +220,18 @@ describe('ledger store', () => {
     }
     assert.equal((await ledger.get('t1', 's1')), undefined, 'the retry recorded nothing');
     assert.equal((await ledger.record(call('t1', 's2'))).kind, 'recorded', 'another session is another call');
-    (await ledger.close());
+    await ledger.close();
     // Tombstones survive a reopen, and are bounded by age and count.
     const again = open({ maxCalls: 1, maxTombstones: 2 });
     assert.equal((await again.check(call('t1'))).kind, 'ended');
     for (const id of ['t3', 't4', 't5']) {
-      (await again.claim(call(id)));
-      (await again.finish(call(id), { state: 'done', decisions: undefined, result: result(id) }));
-      (await again.prune());
+      await again.claim(call(id));
+      await again.finish(call(id), { state: 'done', decisions: undefined, result: result(id) });
+      await again.prune();
     }
     // t1, t2, t3, t4 were buried in that order; the two newest stay.
     assert.deepEqual(await Promise.all(['t1', 't2', 't3', 't4'].map(async (id) => (await again.tombstone(id, 's1')) !== undefined)), [false, false, true, true]);
-    (await again.close());
+    await again.close();
     const raw = new Database(ledgerFile(dir, dir));
     raw.prepare(`UPDATE tombstones SET pruned_at = 0 WHERE call_id = 't3'`).run();
     raw.close();
@@ -248,12 +248,12 @@ describe('ledger store', () => {
     const other = open();
     const blocker = new Database(ledger.file, { timeout: 20 });
     try {
-      (await ledger.claim(call('f1')));
+      await ledger.claim(call('f1'));
       blocker.exec('BEGIN IMMEDIATE'); // another process holds the write lock
       ledger.finishSoon(call('f1'), { state: 'done', decisions: undefined, result: result('f1', 'kept') });
       await assert.rejects(async () => (await ledger.flush()), /database is locked/, 'flush reports the store error to its caller');
       await new Promise((resolve) => setTimeout(resolve, 120)); // the timer flush and a retry fail too
-      const seen = (await ledger.check(call('f1')));
+      const seen = await ledger.check(call('f1'));
       assert.equal(seen.kind === 'ended' && seen.result.output, 'kept', 'still queued, still seen here');
       assert.equal((await other.get('f1', 's1'))?.state, 'running', 'not written yet');
       assert.ok(warnings.some((w) => /1 call ends cannot be written yet .*retried/.test(w)), warnings.join('\n'));
@@ -276,8 +276,8 @@ describe('ledger store', () => {
     process.on('warning', onWarning);
     try {
       const ledger = open();
-      (await ledger.claim(call('bad')));
-      (await ledger.claim(call('good')));
+      await ledger.claim(call('bad'));
+      await ledger.claim(call('good'));
       // A result JSON cannot hold: its row can never be written.
       ledger.finishSoon(call('bad'), { state: 'done', decisions: undefined, result: { ...result('bad'), structured: 1n } });
       ledger.finishSoon(call('good'), { state: 'done', decisions: undefined, result: result('good', 'landed') });
@@ -294,11 +294,11 @@ describe('ledger store', () => {
 
   it('a question answered while its asker lived, never acted on before it died, stays listed until settled', async () => {
     const ledger = open();
-    (await ledger.record(call('q1')));
-    const id = (await ledger.ask(call('q1'), { tool: 'write_file', arguments: {} }));
-    (await ledger.answer(id, 'allow_once', 'cli:1'));
+    await ledger.record(call('q1'));
+    const id = await ledger.ask(call('q1'), { tool: 'write_file', arguments: {} });
+    await ledger.answer(id, 'allow_once', 'cli:1');
     assert.deepEqual((await ledger.pendingApprovals()), [], 'its asker (this process) lives: it acts on the answer');
-    (await ledger.close());
+    await ledger.close();
     const raw = new Database(ledgerFile(dir, dir));
     raw.prepare(`UPDATE calls SET owner_pid = ? WHERE call_id = 'q1'`).run(deadPid());
     raw.close();
@@ -307,16 +307,16 @@ describe('ledger store', () => {
     // Settled: taken over and run on the answer that counts, it leaves the list.
     assert.equal((await reopened.check(call('q1'))).kind, 'taken_over');
     assert.equal((await reopened.answeredQuestion('q1', 's1')), 'allow_once');
-    (await reopened.claim(call('q1')));
-    (await reopened.finish(call('q1'), { state: 'done', decisions: undefined, result: result('q1') }));
+    await reopened.claim(call('q1'));
+    await reopened.finish(call('q1'), { state: 'done', decisions: undefined, result: result('q1') });
     assert.deepEqual((await reopened.pendingApprovals()), []);
   });
 
   it('read-only: no migration, recovery or retention, the file is not written, writes throw; a missing file throws', async () => {
     const writer = open();
     for (const id of ['r1', 'r2', 'r3']) (await writer.finish(call(id), { state: 'done', decisions: undefined, result: result(id) }));
-    (await writer.claim(call('r-running')));
-    (await writer.close());
+    await writer.claim(call('r-running'));
+    await writer.close();
     const file = ledgerFile(dir, dir);
     const raw = new Database(file);
     raw.prepare(`UPDATE calls SET owner_pid = ? WHERE call_id = 'r-running'`).run(deadPid());
@@ -332,7 +332,7 @@ describe('ledger store', () => {
       await assert.rejects(async () => (await reader.record(call('w1'))), /read-only/);
       await assert.rejects(async () => (await reader.prune()), /read-only/);
     } finally {
-      (await reader.close());
+      await reader.close();
     }
     assert.deepEqual(fs.readFileSync(file), before.bytes);
     assert.equal(fs.statSync(file).mtimeMs, before.mtime);
@@ -342,15 +342,15 @@ describe('ledger store', () => {
 
   it('read-only works on a ledger whose folder cannot be written', { skip: process.getuid?.() === 0 ? 'root writes any folder' : false }, async () => {
     const writer = open();
-    (await writer.finish(call('d1'), { state: 'done', decisions: undefined, result: result('d1', 'readable') }));
+    await writer.finish(call('d1'), { state: 'done', decisions: undefined, result: result('d1', 'readable') });
     const file = writer.file;
     const readerWhileOpen = Ledger.open({ file, readonly: true });
-    (await readerWhileOpen.close());
+    await readerWhileOpen.close();
     fs.chmodSync(dir, 0o500);
     try {
       const reader = Ledger.open({ file, readonly: true });
       assert.equal((await reader.result('d1', 's1'))?.result.output, 'readable');
-      (await reader.close());
+      await reader.close();
     } finally {
       fs.chmodSync(dir, 0o700);
     }
@@ -358,11 +358,11 @@ describe('ledger store', () => {
 
   it('a cancel request is a flag on a pending or running call only', async () => {
     const ledger = open();
-    (await ledger.record(call('c4')));
+    await ledger.record(call('c4'));
     assert.equal((await ledger.cancelRequested('c4', 's1')), false);
     assert.equal((await ledger.requestCancel('c4', 's1')), true);
     assert.equal((await ledger.cancelRequested('c4', 's1')), true);
-    (await ledger.finish({ callId: 'c4', session: 's1' }, { state: 'failed', decisions: [], result: result('c4', 'no', false) }));
+    await ledger.finish({ callId: 'c4', session: 's1' }, { state: 'failed', decisions: [], result: result('c4', 'no', false) });
     assert.equal((await ledger.requestCancel('c4', 's1')), false);
     assert.equal((await ledger.requestCancel('nope', 's1')), false);
   });
@@ -385,7 +385,7 @@ describe('ledger schema 4 (retention off the call path)', () => {
     const reader = Ledger.open({ file, readonly: true });
     assert.deepEqual((await reader.list()).map((c) => [c.callId, c.resultSize]), [['waits', undefined], ['old2', 6000], ['old1', 6000]], 'read-only: sizes from the results, file not migrated');
     assert.equal(reader.schemaVersion(), 3);
-    (await reader.close());
+    await reader.close();
     const ledger = open({ file, maxBytes: 9000 });
     assert.equal(ledger.schemaVersion(), MIGRATIONS.length);
     const raw4 = new Database(file, { readonly: true });

@@ -17,14 +17,14 @@ beforeEach(() => {
   ledger = Ledger.open({ dir, workspace: dir, pollMs: 20 });
 });
 afterEach(async () => {
-  (await ledger.close());
+  await ledger.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** The question of the latest pending approval, once one is stored. */
 async function pending() {
   for (;;) {
-    const [question] = (await ledger.pendingApprovals());
+    const [question] = await ledger.pendingApprovals();
     if (question !== undefined) return question;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -49,7 +49,7 @@ describe('ask_user through the ledger', () => {
     const ask = ledgerQuestionHandler(ledger, { workspace: dir });
     const refused = ask({ callId: 'q2', question: 'Go on?' });
     const first = await pending();
-    (await ledger.answer(first.id, 'deny', 'cli:1'));
+    await ledger.answer(first.id, 'deny', 'cli:1');
     await assert.rejects(refused, /declined/);
     assert.equal((await ledger.get('q2', first.session))?.state, 'failed');
 
@@ -66,10 +66,10 @@ describe('ask_user through the ledger', () => {
 describe('the ledger\'s live view', () => {
   it('lists events after an id, in order, with their call', async () => {
     const call = { callId: 'c1', session: 's', tool: 'write_file', version: '1.0.0', arguments: {}, workspace: dir, turn: '' };
-    (await ledger.record(call));
-    const mark = (await ledger.lastEventId());
-    (await ledger.claim(call));
-    const after = (await ledger.eventsAfter(mark));
+    await ledger.record(call);
+    const mark = await ledger.lastEventId();
+    await ledger.claim(call);
+    const after = await ledger.eventsAfter(mark);
     assert.deepEqual(after.map((e) => [e.kind, e.callId, e.session]), [['running', 'c1', 's']]);
     assert.ok(after[0]!.id > mark);
     assert.deepEqual((await ledger.eventsAfter(after[0]!.id)), []);

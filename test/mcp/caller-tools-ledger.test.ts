@@ -30,7 +30,7 @@ describe('request_tools and TOOL_HIDDEN over MCP are ledger calls', () => {
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
     await system.close();
-    (await ledger.close());
+    await ledger.close();
     tmp.cleanup();
   });
   const connect = async () => {
@@ -40,7 +40,7 @@ describe('request_tools and TOOL_HIDDEN over MCP are ledger calls', () => {
     return client;
   };
   const stored = async (callId: string) => {
-    const [call] = (await ledger.list({ callId }));
+    const [call] = await ledger.list({ callId });
     assert.ok(call, `no ledger row for ${callId}`);
     return { call, decisions: (await ledger.decisions(call.callId, call.session)).map((d) => `${d.decider}:${d.verdict}`) };
   };

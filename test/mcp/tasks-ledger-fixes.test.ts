@@ -94,7 +94,7 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     const { client, ledger } = await inProcess({ mode: 'default' });
     // Its question waits (the client cannot be asked): the call stays pending.
     const task = await createTask(client, 'confirm_action', { value: 'recorded-first' });
-    const record = (await ledger.get(task.taskId, TASK_SESSION));
+    const record = await ledger.get(task.taskId, TASK_SESSION);
     assert.ok(record, 'the ledger knows the task id the client holds');
     assert.equal(record.tool, 'confirm_action');
     assert.deepEqual(record.arguments, { value: 'recorded-first' });
@@ -113,7 +113,7 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     closers.push(() => release());
     await tasks.start(task.taskId, { tool: 'sleep_then_answer', version: '1.0.0', arguments: { ms: 1 }, workspace: ws, turn: '' }, () => never);
     assert.equal((await ledger.get(task.taskId, TASK_SESSION))?.state, 'pending', 'recorded before start() returned');
-    (await ledger.close());
+    await ledger.close();
     // The recording process "dies": its rows get a pid that is gone.
     const db = new Database(ledger.file);
     db.prepare('UPDATE calls SET owner_pid = ?, owner_start = NULL').run(2 ** 22 + 1);
@@ -139,7 +139,7 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     });
     // End one (deny its question, as `toolgate approvals deny` would): a new task is accepted.
     const question = (await ledger.pendingApprovals()).find((q) => q.callId === first.taskId)!;
-    (await ledger.answer(question.id, 'deny', 'test'));
+    await ledger.answer(question.id, 'deny', 'test');
     await pollUntil(client, first.taskId, (t) => t.status === 'failed');
     const again = await createTask(client, 'sleep_then_answer', { ms: 1 });
     assert.equal(again.status, 'working');
@@ -161,7 +161,7 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     assert.ok(after <= before, `five more waiting tasks, no more timers (${before} before, ${after} after)`);
     // And the shared poller still finds an answer given elsewhere.
     const question = (await ledger.pendingApprovals()).find((q) => q.callId === more[4])!;
-    (await ledger.answer(question.id, 'allow_once', 'test'));
+    await ledger.answer(question.id, 'allow_once', 'test');
     const done = await pollUntil(client, more[4]!, (t) => t.status === 'completed' || t.status === 'failed');
     assert.equal(done.status, 'completed', done.statusMessage);
   });
