@@ -191,7 +191,8 @@ export class CallJournal {
    * Write a recorded call's end: its state (`done`, `denied` for a gate's refusal of a call
    * that did not run, else `failed`), its decisions and its result, with the whole output when
    * the result shows part of it. A call whose wait for an answer was ended by the executor
-   * closing is left `pending`: its question survives for `toolgate approvals`. A ledger that
+   * closing is left `pending`: its question survives for `toolgate approvals` (a claimed one
+   * that never ran, the executor having closed while its claim was on the way, ends `failed`). A ledger that
    * cannot be written is logged; the caller still gets the result.
    * @param closed - whether the executor is closing.
    * @returns `result` (without `fullOutput` when the ledger took the whole output over): at
@@ -201,7 +202,7 @@ export class CallJournal {
   closeOut(state: CallState, result: ToolExecutionResult, closed: boolean): CallResult {
     const entry = state.entry!;
     state.entry = undefined;
-    if (closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
+    if (closed && !state.claimed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
     const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && (DENIALS.has(result.errorCode!) || refusedByDecider(result)) ? 'denied' : 'failed';
     let fullOutput: string | undefined;
     if (result.fullOutput !== undefined && ledgerKeepsText(state.tool)) {

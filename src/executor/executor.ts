@@ -268,14 +268,9 @@ export class ToolExecutor {
     return failure === undefined ? undefined : this.fail(state, { code: failure.code, message: failure.message, loggedArguments: failure.loggedArguments });
   }
 
-  /** Step 3 begins: the journal's record, the decision pipeline, then admission. */
-  private decideOn(state: CallState, options: ExecuteOptions): CallResult {
-    if (this.journal !== undefined) return this.recordCall(state).then((known) => known ?? this.decideNow(state, options));
-    return this.decideNow(state, options);
-  }
-
-  /** The decision pipeline, then admission. */
-  private decideNow(state: CallState, options: ExecuteOptions): CallResult {
+  /** Step 3 begins: the journal's record (unless `recorded`), the decision pipeline, then admission. */
+  private decideOn(state: CallState, options: ExecuteOptions, recorded = this.journal === undefined): CallResult {
+    if (!recorded) return this.recordCall(state).then((known) => known ?? this.decideOn(state, options, true));
     const ask = {
       confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler,
       questions: this.journal?.questions, call: state.entry,
@@ -335,7 +330,7 @@ export class ToolExecutor {
    */
   private dispatch(state: CallState): CallResult {
     const { tool } = state;
-    if (this.closed) return this.fail(state, { code: 'ABORTED', message: 'the executor was closed before the call could run.' });
+    if (this.closed) return this.fail(state, CLOSED_BEFORE_RUN);
     // An approval is for the definition it was asked about: a replacement runs only on a new call.
     const { approvedRevision } = state.options;
     if (this.registry.isReplaced(tool) || (approvedRevision !== undefined && approvedRevision !== tool.revision)) {
@@ -345,8 +340,8 @@ export class ToolExecutor {
     if (state.timeoutMs > 0 && spentMs >= state.timeoutMs) return this.fail(state, { code: 'TIMEOUT', stopReason: 'timeout', message: lateMessage(tool, state.timeoutMs, spentMs) });
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     if (state.entry === undefined) return this.dispatcher.dispatch(state, this.end) as CallResult;
-    // A recorded call runs only once its claim is committed.
-    return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused === undefined ? this.dispatcher.dispatch(state, this.end) : this.fail(state, refused)) as Promise<ToolExecutionResult>;
+    // A recorded call runs only once its claim is committed (and not when the executor closed meanwhile: it ends not run).
+    return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused !== undefined ? this.fail(state, refused) : this.closed ? this.fail(state, CLOSED_BEFORE_RUN) : this.dispatcher.dispatch(state, this.end)) as Promise<ToolExecutionResult>;
   }
 
   /** How the dispatcher tells a call's end (step 5): one object for every call. */
@@ -488,6 +483,9 @@ export class ToolExecutor {
     this.log.closeFailures(failures);
   }
 }
+
+/** What a call is answered that reaches its run after the executor closed. */
+const CLOSED_BEFORE_RUN: Failure = { code: 'ABORTED', message: 'the executor was closed before the call could run.' };
 
 /** What a call whose tool was registered again while it waited is answered. */
 function replacedMessage(tool: RegisteredTool): string {

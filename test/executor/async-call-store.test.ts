@@ -73,6 +73,27 @@ describe('an executor on a call store that answers later', () => {
     }
   });
 
+  it('does not run a claimed call when the executor closed while the claim was on its way: it ends failed, not run', async () => {
+    const inner = Ledger.open({ dir, workspace: dir });
+    let executor: ToolExecutor | undefined;
+    let closing: Promise<void> | undefined;
+    const store = laterStore(inner, [], (method) => {
+      if (method === 'claim') closing = executor!.close();
+    });
+    executor = new ToolExecutor(registry, { workspaceRoot: dir, session: 'closing', sweepLeftovers: false, outputStore: false, ledger: store });
+    try {
+      const result = await executor.call('append_marker', { filepath: 'closed.txt', marker: 'ran' }, { callId: 'k1' });
+      assert.deepEqual([result.errorCode, result.stopReason], ['ABORTED', 'not_run'], result.output);
+      await closing;
+      assert.equal(fs.existsSync(path.join(dir, 'closed.txt')), false, 'the tool did not run');
+      const row = await inner.get('k1', 'closing');
+      assert.deepEqual([row?.state, row?.errorCode], ['failed', 'ABORTED'], 'ended, not left running');
+    } finally {
+      await executor.close();
+      await inner.close();
+    }
+  });
+
   it('does not run a call whose claim another process won while the claim was on its way', async () => {
     const inner = Ledger.open({ dir, workspace: dir });
     const other = Ledger.open({ dir, workspace: dir });
