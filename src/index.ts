@@ -11,7 +11,7 @@ export { tool, kindFitsReadOnly, TOOL_NAME_PATTERN, BRIDGED_TOOL_NAME_PATTERN, D
 export { ACTION_KINDS, isActionKind, mostSevere, onlyReads, type ActionKind } from './policy/action-kinds.js';
 export type { ToolDescriptor } from './decorators/metadata.js';
 export {
-  MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, MAX_CLIENT_LOG_LENGTH, TOOL_LOG_LEVELS, type Tool, type ToolClass, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy,
+  MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, MAX_CLIENT_LOG_LENGTH, TOOL_LOG_LEVELS, type Tool, type ToolClass, type ShellInputTool, type ShellInputTarget, type ToolContext, type JsonSchema, type RunnerKind, type TruncationStrategy,
   type ToolAttachment, type ToolClient, type ToolLogLevel, type ElicitAnswer, type SampleRequest, type SampleAnswer,
 } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
@@ -46,7 +46,7 @@ export {
 export { defaultStateDir, workspaceKey, ledgerFile } from './ledger/paths.js';
 export type { LedgerFeedEvent, OutputPage, SessionSetting } from './ledger/store.js';
 // The call store interface, for another store than the SQLite `Ledger` (its contract suite: test/ledger/call-store-contract.ts).
-export type { CallStore, CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, CountedAnswer } from './ledger/call-store.js';
+export type { CallStore, CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings, CountedAnswer } from './ledger/call-store.js';
 export { ledgerApprovalModes, setSessionApprovalMode, sessionApprovalMode, supervisedSession, APPROVAL_MODE_SETTING } from './ledger/session-approval-modes.js';
 export { ledgerQuestionHandler, type LedgerUserQuestion, type LedgerQuestionOptions } from './ledger/user-questions.js';
 export { startCockpit, COCKPIT_CSP, type CockpitOptions, type CockpitHandle, type CockpitAnswer, type CockpitAnswerer } from './cockpit/server.js';
@@ -106,6 +106,8 @@ export { PROXY_SEPARATOR } from './mcp/proxy-names.js';
 export {
   loadConfig, CONFIG_FILE_NAME, type ToolgateConfig, type ToolsConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpServerCommon,
 } from './mcp/config.js';
-export { createMcpServer, serveStdio, serveHttp, type McpServeOptions, type McpHttpOptions, type McpServerHandle } from './mcp/server.js';
+export { createMcpServer, type McpServeOptions, type McpServerHandle } from './mcp/server.js';
+export { serveStdio } from './mcp/stdio-server.js';
+export { serveHttp, type McpHttpOptions } from './mcp/http-server.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionLimits } from './mcp/http-sessions.js';
 export { LedgerTaskStore, TASK_SESSION, type LedgerTaskStoreOptions, type TaskRun } from './mcp/tasks.js';

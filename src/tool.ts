@@ -10,7 +10,7 @@ export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH,
 export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode } from './errors/errors.js';
 export { ACTION_KINDS, type ActionKind } from './policy/action-kinds.js';
 export { gitDirShapeOf, isGitDirEntry, protectedNameIn, type PathEntry } from './workspace/protected-names.js';
-export type { Tool, ToolClass, ToolContext, JsonSchema, RunnerKind, TruncationStrategy, OutputProjection, ToolAttachment, ToolLogLevel, ElicitAnswer, SampleRequest, SampleAnswer } from './types/tool.js';
+export type { Tool, ToolClass, ShellInputTool, ShellInputTarget, ToolContext, JsonSchema, RunnerKind, TruncationStrategy, OutputProjection, ToolAttachment, ToolLogLevel, ElicitAnswer, SampleRequest, SampleAnswer } from './types/tool.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, TOOL_LOG_LEVELS } from './types/tool.js';
 export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
@@ -19,4 +19,7 @@ export { isSecretKey } from './logging/secrets.js';
 export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';
 export { PidsCgroup } from './sandbox/pids-cgroup.js';
 export { findExecutable, parentDeathLauncher } from './sandbox/executables.js';
+export { launchScript, type LaunchScriptName } from './sandbox/launch-scripts.js';
+export { launchPrefix, LAUNCH_PROFILES, type LaunchProfileName, type InterpreterLaunch } from './sandbox/launch-profiles.js';
+export { processTree, residentBytes } from './sandbox/proc.js';
 export { sandboxLauncher, bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, SANDBOX_PROFILES, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type SandboxPolicy, type SandboxProfile, type SandboxMounts, type BubblewrapProbe } from './sandbox/bubblewrap.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import sharp from 'sharp';
-import { serveHttp, ToolExecutor } from 'toolgate';
+import { serveHttp, ToolExecutor, ToolSystem } from 'toolgate';
 import { EMPTY_ALLOWLIST, blockedRange } from '../tools-ported/common/net-policy.js';
 import { SafeFetchError } from '../tools-ported/common/safe-fetch.js';
 import { webFetch } from '../tools-ported/web/web-fetch.tool.js';
@@ -95,8 +95,8 @@ describe('toolgate mcp --http: the Host header is checked on every bind address'
     });
 
   test('bound to another loopback address (127.0.0.2), a request naming a foreign host (DNS rebinding) is refused; its own address is served', async () => {
-    const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, poolSize: 1 });
-    const server = await serveHttp({ executor, host: '127.0.0.2', port: 0 });
+    const system = new ToolSystem({ registry: await portedRegistry(), workspace: tmp.ws, executor: { poolSize: 1 } });
+    const server = await serveHttp({ system, host: '127.0.0.2', port: 0, token: false });
     try {
       const url = new URL(server.url);
       assert.equal(url.hostname, '127.0.0.2');
@@ -104,17 +104,17 @@ describe('toolgate mcp --http: the Host header is checked on every bind address'
       assert.equal(await post(url, `127.0.0.2:${url.port}`), 200);
     } finally {
       await server.close();
-      await executor.close();
+      await system.close();
     }
   });
 
   test('a non-loopback bind needs a token, and then every request must carry it (401 otherwise)', async () => {
-    const executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: tmp.ws, poolSize: 1 });
+    const system = new ToolSystem({ registry: await portedRegistry(), workspace: tmp.ws, executor: { poolSize: 1 } });
     try {
-      await assert.rejects(serveHttp({ executor, host: '0.0.0.0', port: 0 }), { code: 'INVALID_OPTIONS', message: /not a loopback address: serving tools to the network needs a token/ });
-      await assert.rejects(serveHttp({ executor, host: '127.0.0.1', port: 0, token: 'short' }), { code: 'INVALID_OPTIONS', message: /at least 16 characters/ });
+      await assert.rejects(serveHttp({ system, host: '0.0.0.0', port: 0 }), { code: 'INVALID_OPTIONS', message: /not a loopback address: serving tools to the network needs a token/ });
+      await assert.rejects(serveHttp({ system, host: '127.0.0.1', port: 0, token: 'short' }), { code: 'INVALID_OPTIONS', message: /at least 16 characters/ });
       const token = 'a-test-token-0123456789';
-      const server = await serveHttp({ executor, host: '0.0.0.0', port: 0, token });
+      const server = await serveHttp({ system, host: '0.0.0.0', port: 0, token });
       try {
         const url = new URL(server.url.replace('0.0.0.0', '127.0.0.1'));
         assert.equal(await post(url, `127.0.0.1:${url.port}`), 401, 'no token');
@@ -125,7 +125,7 @@ describe('toolgate mcp --http: the Host header is checked on every bind address'
         await server.close();
       }
     } finally {
-      await executor.close();
+      await system.close();
     }
   });
 

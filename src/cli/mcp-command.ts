@@ -3,12 +3,16 @@
  * HTTP.
  *
  * ```
- * toolgate mcp [--http [--port N] [--host ADDR] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
+ * toolgate mcp [--http [--port N] [--host ADDR] [--no-token] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
  *              [--workspace DIR] [--mode default|explore|plan]
  *              [--scoped-write DIR]... [--tool NAME]... [--tag T]... [--yes] [--config FILE]
  *              [--lazy-domains [--tag-domain TAG=DOMAIN]...]
  *              [--sandbox workspace-write|read-only] [--sandbox-network] [--dangerously-disable-sandbox]
  * ```
+ *
+ * Over HTTP every request must carry a bearer token: `TOOLGATE_MCP_TOKEN` when set, else one
+ * made at every start and printed on stderr (never a flag: command lines are visible to other
+ * users). `--no-token` serves without one, on loopback only.
  *
  * @module
  */
@@ -31,6 +35,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     'max-sessions': { type: 'string' },
     'session-idle-ms': { type: 'string' },
     'poll-after-ms': { type: 'string' },
+    'no-token': { type: 'boolean' },
     workspace: { type: 'string' },
     mode: { type: 'string' },
     'scoped-write': { type: 'string', multiple: true },
@@ -72,11 +77,15 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (!/^\d+$/.test(given) || Number(given) < min) throw new UsageError(`--${flag} must be a whole number of at least ${min}; got ${JSON.stringify(given)}`);
     httpLimits[key] = Number(given);
   }
-  // A token from the environment (never a flag: command lines are visible to other users).
-  const token = ctx.env.TOOLGATE_MCP_TOKEN || undefined;
-  if (values.http && values.host !== undefined && token === undefined && !isLoopbackAddress(values.host as string)) {
+  // A token from the environment (never a flag: command lines are visible to other users);
+  // without one, serveHttp makes one at every start; --no-token: none (loopback only).
+  const given = ctx.env.TOOLGATE_MCP_TOKEN || undefined;
+  if (values['no-token'] === true && !values.http) throw new UsageError('--no-token needs --http');
+  if (values['no-token'] === true && given !== undefined) throw new UsageError('--no-token and TOOLGATE_MCP_TOKEN contradict each other: unset one');
+  if (values.http && values.host !== undefined && given === undefined && !isLoopbackAddress(values.host as string)) {
     throw new UsageError(`--host ${values.host} serves the tools to the network: set TOOLGATE_MCP_TOKEN to a secret of 16+ characters, which every request must send as "Authorization: Bearer <token>"`);
   }
+  const token = values['no-token'] === true ? false : given;
   // Logs go to stderr: over stdio, stdout carries the protocol.
   // stdio: answer `initialize` before the MCP SDK and the executor load (they take several
   // times Node's own start; clients wait only seconds), then hand the request to the SDK.
@@ -106,14 +115,15 @@ interface ServeSetup {
   tagDomains: Record<string, string>;
   httpLimits: Record<string, number>;
   port: number | undefined;
-  token: string | undefined;
+  /** The token of TOOLGATE_MCP_TOKEN; `false` for --no-token; `undefined`: one made at start. */
+  token: string | false | undefined;
   first: FirstMessage | undefined;
 }
 
 /** Start the tool system and serve it until the client goes or a signal comes. */
 async function serve(values: Record<string, unknown>, ctx: CliContext, setup: ServeSetup): Promise<number> {
   const { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first } = setup;
-  const [{ cliToolSystem }, { serveHttp, serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/server.js')]);
+  const [{ cliToolSystem }, { serveHttp }, { serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/http-server.js'), import('../mcp/stdio-server.js')]);
   let onToolsChanged: (() => void) | undefined;
   const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger }, onToolsChanged: () => onToolsChanged?.() });
   let stop!: () => void;
@@ -148,6 +158,7 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
       }
       onToolsChanged = () => handle.notifyToolsChanged();
       ctx.stderr.write(`toolgate mcp: serving ${registry.list({ names: serve.tools, tags: serve.tags }).length} tools on ${handle.url}\n`);
+      ctx.stderr.write(tokenNotice(token, handle.token));
       await stopped;
       await handle.close();
     } else {
@@ -168,4 +179,14 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
     await stopCockpit?.();
     await system.close();
   }
+}
+
+/**
+ * What MCP users are told about the token (on stderr, which a sandboxed command cannot read):
+ * the header to send, with the token itself when it was made here.
+ */
+function tokenNotice(given: string | false | undefined, used: string | undefined): string {
+  if (used === undefined) return 'toolgate mcp: no token (--no-token): every local process can call these tools\n';
+  if (given === used) return 'toolgate mcp: every request must send "Authorization: Bearer <the token of TOOLGATE_MCP_TOKEN>"\n';
+  return `toolgate mcp: every request must send "Authorization: Bearer ${used}" (a new token at every start; set TOOLGATE_MCP_TOKEN for a fixed one)\n`;
 }

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { analyzeCommandArguments, loadShellAnalyzer } from '../policy/shell/analyze.js';
 import { workspaceFor } from '../workspace/workspace.js';
-import { policyCallInput, type PolicyCallInput, type PolicyMatch } from '../policy/policy-rules.js';
+import { policyCallInput, type CommandVerdict, type PolicyCallInput, type PolicyMatch } from '../policy/policy-rules.js';
 import { defaultPolicyPaths, PolicySet, type PolicyFileStatus } from '../policy/policy-set.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import { pathValues } from '../schema/path-arguments.js';
@@ -52,7 +52,11 @@ export async function policyCommand(argv: string[], ctx: CliContext): Promise<nu
     out('', `kind ${input.kind}; paths ${input.paths.length ? input.paths.join(', ') : '(none)'}`);
     for (const note of notes) out('', note);
     const { files, decision } = policies.explain(input);
-    for (const file of files) out(file.layer, describeMatch(file, file.match));
+    for (const file of files) {
+      out(file.layer, describeMatch(file, file.match));
+      // per command: the rule, and the table entry or the option that decided
+      for (const command of file.match?.commands ?? []) out('', `  ${describeCommand(command)}`);
+    }
     out('verdict', decision.verdict === undefined ? 'no rule matched (the approval mode decides)' : `${decision.verdict}: ${decision.reason}`);
     if (decision.fresh && decision.verdict !== 'deny') out('', 'always_ask is set: a person is asked afresh, whatever was allowed or remembered');
   } finally {
@@ -112,12 +116,21 @@ async function explainInput(tool: RegisteredTool, args: Record<string, unknown>,
  */
 const COMMAND_ARGUMENT_NAMES: ReadonlySet<string> = new Set(['command', 'cmd', 'script', 'commandLine', 'command_line']);
 
-/** Rules that look written for a shell tool's command line with `args`: they never match it. */
+/**
+ * Rules that look written for a shell tool's command line with `args` (they never match it),
+ * and allow rules whose `command` ends in `"*"` (it adds nothing: an allow rule covers what the
+ * program's table knows safe, or exactly its words).
+ */
 function warnings(status: PolicyFileStatus): string[] {
   if (status.state !== 'ok') return [];
-  return status.policy!.rules
+  const rules = status.policy!.rules;
+  const args = rules
     .filter((rule) => rule.args !== undefined && Object.keys(rule.args).some((name) => COMMAND_ARGUMENT_NAMES.has(name)))
     .map((rule) => `${rule.id}: args.${Object.keys(rule.args!).find((name) => COMMAND_ARGUMENT_NAMES.has(name))} never matches a shell tool's command line (a glob would match \`git status; rm -rf data\`); use command = "..." for shell commands`);
+  const stars = rules
+    .filter((rule) => rule.action === 'allow' && rule.command !== undefined && rule.command.length > 1 && rule.command[rule.command.length - 1] === '*' && rule.allowOptions === undefined)
+    .map((rule) => `${rule.id}: the trailing "*" of command = "${rule.command!.join(' ')}" adds nothing: an allow rule covers only what the program's table knows safe (or, for a program no table knows, exactly its words); say more with allow_options`);
+  return [...args, ...stars];
 }
 
 function describeStatus(status: PolicyFileStatus): string {
@@ -125,6 +138,14 @@ function describeStatus(status: PolicyFileStatus): string {
   if (status.state === 'invalid') return `invalid: ${status.error!.message}`;
   const { rules, alwaysAsk } = status.policy!;
   return `ok, ${rules.length} rule${rules.length === 1 ? '' : 's'}${alwaysAsk ? ', always_ask' : ''}`;
+}
+
+/** One command's line under a file's verdict: `` `git log --output=f`: ask by FILE:3 [git log]: --output writes files ``. */
+function describeCommand(command: CommandVerdict): string {
+  const text = command.text.length > 80 ? `${command.text.slice(0, 77)}...` : command.text;
+  if (command.verdict === undefined) return `\`${text}\`: no rule matched`;
+  const entry = command.entry === undefined ? '' : ` [table: ${command.entry}]`;
+  return `\`${text}\`: ${command.verdict} by ${command.rule}${entry}${command.why === undefined ? '' : `: ${command.why}`}`;
 }
 
 function describeMatch(status: PolicyFileStatus, match: PolicyMatch | undefined): string {

@@ -26,7 +26,7 @@ const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--work
 const SCHEMAS_USAGE = '  toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]';
 
 /** Usage lines of `toolgate mcp`, for the CLI's help. */
-const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--max-sessions N]
+const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--no-token] [--max-sessions N]
                [--session-idle-ms MS] [--poll-after-ms MS]] [--workspace DIR]
                [--mode default|explore|plan] [--scoped-write DIR]... [--tool NAME]...
                [--tag T]... [--yes] [--approve allow-all|deny-all|read-only|always-ask]
@@ -35,7 +35,9 @@ const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--max-sessio
                [--lazy-domains [--tag-domain TAG=DOMAIN]...]
                serve the tools as an MCP server over stdio, or streamable HTTP on
                http://127.0.0.1:N/mcp (loopback unless --host; requests from web pages
-               of other sites are refused); --yes approves calls
+               of other sites are refused; every request sends "Authorization:
+               Bearer TOKEN", TOKEN from TOOLGATE_MCP_TOKEN or made at each start and
+               printed on stderr; --no-token: none, loopback only); --yes approves calls
                that need confirmation, else the client is asked (elicitation) or they
                are denied; HTTP keeps at most --max-sessions sessions (default 100)
                and closes one idle for --session-idle-ms (default 1800000, 30 min);

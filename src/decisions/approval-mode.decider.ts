@@ -1,7 +1,8 @@
 /**
  * Approval-mode decider: the question a call gets when no rule settled it. With no approval
- * mode, a tool that declares `requiresConfirmation` asks; `allow-all`, `deny-all`, `read-only`
- * and `always-ask` are described at `APPROVAL_MODES` in `decision.ts`. How an `ask` is answered (the
+ * mode, a tool that declares `requiresConfirmation` asks, and so does a call that types into a
+ * running program through a `@format shell-input` argument (not a poll or a lone Ctrl-C);
+ * `allow-all`, `deny-all`, `read-only` and `always-ask` are described at `APPROVAL_MODES` in `decision.ts`. How an `ask` is answered (the
  * caller's `confirm`, a confirmation handler, a remembered answer) is the pipeline's and
  * `approval.ts`'s business.
  *
@@ -13,9 +14,14 @@
  * question of the tool and of the `read-only` mode: a person who wrote "allow write_file in
  * docs/**" does not want to be asked about it. It never lifts `always-ask`.
  *
+ * `allow-all` answers only the calls no rule decided: its `allow` is a grant, not an answer,
+ * so a `deny` before it still refuses and an `ask` (a rule's, a protected path's, a line
+ * beyond the analyser's limits, `always_ask`) still goes to a person (`pipeline.ts`).
+ *
  * @module
  */
 import { onlyReads } from '../policy/action-kinds.js';
+import { carriesInput } from '../policy/typed-input.js';
 import { isThenable } from '../util/values.js';
 import { deny, type ApprovalMode, type Decider, type Decision, type PreparedCall } from './decision.js';
 
@@ -57,8 +63,13 @@ function decideIn(mode: ApprovalMode | undefined, call: PreparedCall, earlier: r
   const { tool } = call;
   switch (mode) {
     case undefined:
-      if (!tool.requiresConfirmation || granted(earlier)) return undefined;
-      return { verdict: 'ask', decider: NAME, reason: `${tool.name} declares that it needs the user's approval before it runs.` };
+      if (granted(earlier)) return undefined;
+      if (tool.requiresConfirmation) return { verdict: 'ask', decider: NAME, reason: `${tool.name} declares that it needs the user's approval before it runs.` };
+      // Typing into a session is running a command there (a poll or a lone Ctrl-C is not).
+      if (tool.inputArguments?.length && carriesInput(tool.inputArguments, call.args)) {
+        return { verdict: 'ask', decider: NAME, reason: `${tool.name} types into a running program, which may run it as commands: it needs the user's approval as a command would.` };
+      }
+      return undefined;
     case 'allow-all':
       return GRANTED_ALL;
     case 'deny-all':

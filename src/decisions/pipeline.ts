@@ -7,7 +7,8 @@
  *    with that decision's code and reason. Deny beats everything: rules, remembered answers,
  *    approval modes;
  * 2. otherwise, an `ask` that is `fresh` (a policy file's `always_ask`, the `always-ask`
- *    approval mode) goes to a person: nothing remembered and no `allow` settles it;
+ *    approval mode) goes to a person: nothing remembered, no `allow` and no advance approval
+ *    (the caller's `confirm`, the CLI's `--yes`) settles it;
  * 3. otherwise, an `ask` is settled by a remembered answer to this exact request (an `allow`
  *    with `answersAsk`), or else goes to a person: ask beats allow. An `allow` rule lifts only
  *    the default question (a tool's `requiresConfirmation`, the `read-only` approval mode's),
@@ -149,7 +150,8 @@ export class DecisionPipeline {
     // Whatever ends the wait, the answer is the confirmation step's.
     const askedAt = performance.now();
     const durable = ask.questions === undefined || ask.call === undefined ? undefined : { questions: ask.questions, call: ask.call, signals: [signal, this.closing] };
-    const answer = (await this.bounded(answerAsk(request, ask.confirm, ask.handler, this.logger, durable), ANSWER_STEP, signal, 0, undefined))!;
+    // An advance approval (`--yes`) answers no question that must go to a person (issue 30, item 6).
+    const answer = (await this.bounded(answerAsk(request, fresh ? undefined : ask.confirm, ask.handler, this.logger, durable), ANSWER_STEP, signal, 0, undefined))!;
     const answerWaitMs = performance.now() - askedAt;
     trail.push(answer);
     if (answer.verdict === 'allow') {

@@ -233,18 +233,18 @@ export class ToolExecutor {
     state.session = typeof options.session === 'string' && options.session !== '' ? options.session : this.session;
     const invalid = this.prepare(state, call.arguments);
     if (invalid !== undefined) return invalid;
-    if (state.tool.commandArguments.length !== 0) {
-      // Shell commands are analysed once, before any decider: the parser loads on first use.
+    const tool = state.tool; // its shell commands and input are analysed once, before any decider
+    if (tool.commandArguments.length !== 0 || tool.inputArguments.length !== 0) {
       const analyze = loadedCommandAnalysis();
-      if (analyze === undefined) {
-        return commandAnalysis()
+      if (analyze === undefined || (tool.inputArguments.length !== 0 && tool.target === undefined)) {
+        return commandAnalysis(tool)
           .then((loaded) => {
-            state.commands = loaded(state.tool.commandArguments, state.args);
+            state.commands = loaded(tool, state.args, state.workspace.realRoot);
             return this.decideOn(state, options);
           })
           .then(undefined, (error: unknown) => this.internalError(error, name, callId, started));
       }
-      state.commands = analyze(state.tool.commandArguments, state.args);
+      state.commands = analyze(tool, state.args, state.workspace.realRoot);
     }
     return this.decideOn(state, options);
   }
@@ -430,8 +430,8 @@ export class ToolExecutor {
       throw error;
     }
     if (invalid !== undefined) return { verdict: 'deny', code: invalid.errorCode ?? 'INVALID_ARGUMENTS', reason: invalid.error ?? invalid.output, revision };
-    if (state.tool.commandArguments.length !== 0) {
-      state.commands = (await commandAnalysis())(state.tool.commandArguments, state.args);
+    if (state.tool.commandArguments.length !== 0 || state.tool.inputArguments.length !== 0) {
+      state.commands = (await commandAnalysis(state.tool))(state.tool, state.args, state.workspace.realRoot);
     }
     const decided = await this.pipeline.decide(state, { confirm: options.confirm, handler: undefined }, state.signal);
     const decisions = decided.trail.map(recordOf);

@@ -6,7 +6,7 @@
  * implementation passes the contract suite in `test/ledger/call-store-contract.ts`.
  *
  * The interface is split by concern ({@link CallJournal}, {@link QuestionBook},
- * {@link CallFeed}, {@link Retention}, {@link SessionSettings}); {@link CallStore} is all of
+ * {@link CallFeed}, {@link Retention}, {@link SessionSettings}, {@link TaskBindings}); {@link CallStore} is all of
  * them. Every method that touches storage returns a promise: a store on another machine
  * (PostgreSQL through `pg`) can only answer asynchronously, and a synchronous interface would
  * force it to block the event loop. A store that is synchronous inside (SQLite through
@@ -389,5 +389,21 @@ export interface Retention {
   retentionSettled(): Promise<void>;
 }
 
+/**
+ * Who asked for each MCP task (an opaque requestor key), kept beside the task's call so that
+ * the binding outlives the process as the task does: only that requestor finds the task. A
+ * task bound to nobody is nobody's (fail closed). A binding goes when retention deletes its call.
+ */
+export interface TaskBindings {
+  /** Bind a call (a task) to its requestor, before the call is recorded. Rejects with the store's error when it cannot be written (nothing is bound then), also when the key is bound already. */
+  bindTask(callId: string, session: string, requestor: string): Promise<void>;
+  /** Undo {@link bindTask} (the call could not be recorded). Never rejects. */
+  unbindTask(callId: string, session: string): Promise<void>;
+  /** The requestor a call is bound to; `undefined` when none. */
+  taskRequestor(callId: string, session: string): Promise<string | undefined>;
+  /** The call ids of `session` bound to `requestor`. */
+  tasksOf(session: string, requestor: string): Promise<Set<string>>;
+}
+
 /** The whole call store. */
-export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention {}
+export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings {}

@@ -26,6 +26,12 @@
  *   SQLite answers from the record's header); a partial index of the ended calls with their bytes (and state, so that it covers), so
  *   that counting and summing them reads only that index; and an index of events by call, so
  *   that deleting a call (its events by cascade) is a lookup, not a scan of every event.
+  `,
+  `
+ * - `task_requestors` (migration 4): who asked for each MCP task (`src/ledger/task-requestors.ts`):
+ *   the call's id and session and an opaque requestor key (`local` for stdio, a hash of the
+ *   HTTP session and token otherwise); only that requestor finds the task. A trigger drops the
+ *   row when retention deletes its call.
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by session scan a table bounded by retention (10,000 calls
@@ -128,5 +134,16 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     WHERE state IN ('done', 'failed', 'interrupted', 'denied');
   CREATE INDEX calls_ended ON calls (id, stored_bytes, state) WHERE state IN ('done', 'failed', 'interrupted', 'denied');
   CREATE INDEX events_by_call ON events (call);
+  `,
+  `
+  CREATE TABLE task_requestors (
+    call_id TEXT NOT NULL,
+    session TEXT NOT NULL,
+    requestor TEXT NOT NULL,
+    PRIMARY KEY (call_id, session)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER task_requestors_of_deleted_calls AFTER DELETE ON calls BEGIN
+    DELETE FROM task_requestors WHERE call_id = old.call_id AND session = old.session;
+  END;
   `,
 ]);

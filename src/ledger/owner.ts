@@ -5,40 +5,17 @@
  * though `kill(pid, 0)` still reaches it. A pid whose start time differs from the recorded one
  * is another process (the pid was reused, or it is another pid namespace's, a container
  * sharing the state folder). Where `/proc` cannot be read (not Linux), the start time is
- * `undefined` and a pid that `kill(pid, 0)` reaches counts as the owner.
+ * `undefined` and a pid that `kill(pid, 0)` reaches counts as the owner. `/proc` is read by
+ * `src/sandbox/proc.ts`, which the leftovers sweep shares.
  *
  * @module
  */
-import fs from 'node:fs';
+import { hasExited, procStat, signalReaches } from '../sandbox/proc.js';
 
 /** A process: its pid and start time (`undefined` where it cannot be read). */
 export interface ProcessIdentity {
   readonly pid: number;
   readonly start: string | undefined;
-}
-
-/** What `/proc/<pid>/stat` says of a process: its state (field 3) and start time (field 22). */
-interface ProcStat {
-  readonly state: string;
-  readonly start: string | undefined;
-}
-
-/**
- * The state and start time of process `pid` from `/proc/<pid>/stat`, or `undefined` when the
- * process is gone or `/proc` cannot be read.
- */
-function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  // Field 2 (the command name) is in parentheses and may hold spaces or ')': fields after it
-  // are counted from the last ')'.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  // rest[0] is field 3 (state), so field 22 is rest[19].
-  return { state: rest[0] ?? '', start: rest[19] };
 }
 
 /**
@@ -48,9 +25,6 @@ function procStat(pid: number): ProcStat | undefined {
 function processStartTime(pid: number): string | undefined {
   return procStat(pid)?.start;
 }
-
-/** States of `/proc/<pid>/stat` field 3 of a process that has exited: zombie, dead. */
-const EXITED_STATES = new Set(['Z', 'X', 'x']);
 
 let self: ProcessIdentity | undefined;
 
@@ -71,13 +45,8 @@ export function isAlive(pid: number, start: string | undefined | null): boolean 
   if (pid === process.pid) return start == null || start === thisProcess().start;
   const stat = procStat(pid);
   if (stat !== undefined) {
-    if (EXITED_STATES.has(stat.state)) return false;
+    if (hasExited(stat)) return false;
     return start == null || stat.start === undefined || stat.start === start;
   }
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return true;
+  return signalReaches(pid);
 }

@@ -9,7 +9,8 @@
  *
  * Split by concern: `sqlite/database.ts` (opening, pragmas, migrations), `sqlite/calls.ts`,
  * `sqlite/questions.ts`, `sqlite/feed.ts` (the live view and session settings),
- * `sqlite/retention.ts`, and `sqlite/write-queue.ts` (transactions and the group commit).
+ * `sqlite/retention.ts`, `sqlite/write-queue.ts` (transactions and the group commit), and
+ * `task-requestors.ts` (MCP task bindings).
  * {@link Ledger} puts them together behind the interface.
  *
  * Durability: WAL with `synchronous = NORMAL`: a commit survives the process being killed
@@ -49,6 +50,7 @@ import { SqliteFeed } from './sqlite/feed.js';
 import { SqliteQuestions } from './sqlite/questions.js';
 import { SqliteRetention } from './sqlite/retention.js';
 import { WriteQueue } from './sqlite/write-queue.js';
+import * as taskBindings from './task-requestors.js';
 
 export { ENDED_STATES, INTERRUPTED_MESSAGE } from './call-store.js';
 export type {
@@ -193,6 +195,14 @@ export class Ledger implements CallStore {
       : ledgerFile(options.dir ?? defaultStateDir(), options.workspace ?? process.cwd());
   }
 
+  /**
+   * The SQLite connection, for a module of `src/ledger/` that keeps one concern in tables of
+   * its own (`task-requestors.ts`). @internal Not for use outside `src/ledger/`.
+   */
+  connection(): Connection {
+    return this.db;
+  }
+
   /** The schema version of the file (`PRAGMA user_version`). */
   schemaVersion(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
@@ -299,6 +309,20 @@ export class Ledger implements CallStore {
   }
   async setSessionSetting(session: string, name: string, value: string | undefined, by: string): Promise<void> {
     this.feed.setSessionSetting(session, name, value, by);
+  }
+
+  // MCP task bindings (task-requestors.ts).
+  async bindTask(callId: string, session: string, requestor: string): Promise<void> {
+    taskBindings.bindTask(this, callId, session, requestor);
+  }
+  async unbindTask(callId: string, session: string): Promise<void> {
+    taskBindings.unbindTask(this, callId, session);
+  }
+  async taskRequestor(callId: string, session: string): Promise<string | undefined> {
+    return taskBindings.taskRequestor(this, callId, session);
+  }
+  async tasksOf(session: string, requestor: string): Promise<Set<string>> {
+    return taskBindings.tasksOf(this, session, requestor);
   }
 
   // Retention (sqlite/retention.ts).

@@ -33,9 +33,16 @@
  * folder) sets the ledger's cancel flag; the running process sees it at its next poll and
  * aborts the call's signal, so the tool stops.
  *
- * Tasks are not bound to a client's session: a client that reconnects (a new session, or a new
- * `toolgate mcp` on the same state folder) finds its tasks. Everyone who can reach the server
- * can read them, as everyone who can reach it can call its tools.
+ * Tasks are bound to their requestor (MCP 2025-11-25, "Security considerations" of tasks): the
+ * key the server gives when a task is created ({@link LOCAL_REQUESTOR} over stdio; for
+ * streamable HTTP, a hash of the session id and the server's token, {@link httpRequestor}).
+ * `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list` of another requestor find
+ * nothing: the same "not found" as for an id that never existed. The binding is kept in the
+ * ledger (`src/ledger/task-requestors.ts`), so it outlives the process as the task does: a
+ * restarted `toolgate mcp` over stdio finds the tasks of the stdio clients before it (the
+ * local user, who can read the ledger anyway), and nobody finds the tasks of an HTTP session
+ * that is gone. A server hands the SDK a view of the store bound to its client
+ * ({@link LedgerTaskStore.boundTo}); the SDK's session id is never trusted for this.
  *
  * @module
  */
@@ -52,6 +59,22 @@ import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 
 /** The ledger session of calls made as MCP tasks (with the task id as call id, their idempotency key). */
 export const TASK_SESSION = 'mcp-tasks';
+
+/** The requestor of tasks created over stdio (or any transport without sessions): the local user. */
+export const LOCAL_REQUESTOR = 'local';
+
+/**
+ * The requestor of tasks created by one streamable HTTP session: a SHA-256 of the session id
+ * and the server's token (none: the empty string), so that the ledger keeps no secret.
+ */
+export function httpRequestor(sessionId: string, token: string | undefined): string {
+  return `http:${crypto.createHash('sha256').update(JSON.stringify([sessionId, token ?? ''])).digest('hex')}`;
+}
+
+/** What another requestor gets for a task that is not theirs, as for one that does not exist. */
+function notFound(taskId: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 200)}`);
+}
 
 /** Options of {@link LedgerTaskStore}; every option documents its default. */
 export interface LedgerTaskStoreOptions {
@@ -71,6 +94,8 @@ export interface LedgerTaskStoreOptions {
 /** A task this process runs. */
 interface LiveTask {
   readonly createdAt: number;
+  /** Who created it: only they find it. */
+  readonly requestor: string;
   readonly controller: AbortController;
   /** Settles when the call has ended (never rejects). */
   done: Promise<void>;
@@ -92,7 +117,7 @@ const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 500, pageSize: 100, maxLive
 const NOT_RUN_MESSAGE = 'toolgate stopped before this task\'s call ran; it did not run';
 
 /**
- * The SDK's `TaskStore` over a {@link Ledger}. One per ledger, shared by every MCP server (HTTP
+ * The SDK's `TaskStore` over a call store (a `Ledger`, or any {@link CallStore}). One per ledger, shared by every MCP server (HTTP
  * session) of a process, so that a client reconnecting to the same process finds the tasks it
  * runs; another process on the same ledger reads them from the file.
  */
@@ -127,10 +152,38 @@ export class LedgerTaskStore implements TaskStore {
   }
 
   /**
-   * A new task, `working`, with a fresh id (nothing runs until {@link start}, which records it).
+   * A view of this store for one requestor, to hand the SDK's `Server` as its `taskStore`:
+   * every method acts as `requestor` whatever session id the SDK passes.
+   */
+  boundTo(requestor: string): TaskStore {
+    return {
+      createTask: (params, requestId, request) => this.createTask(params, requestId, request, requestor),
+      getTask: (taskId) => this.getTask(taskId, requestor),
+      storeTaskResult: (taskId, status, result) => this.storeTaskResult(taskId, status, result, requestor),
+      getTaskResult: (taskId) => this.getTaskResult(taskId, requestor),
+      updateTaskStatus: (taskId, status, message) => this.updateTaskStatus(taskId, status, message, requestor),
+      listTasks: (cursor) => this.listTasks(cursor, requestor),
+    };
+  }
+
+  /**
+   * Whether `requestor` may see the task: the one that created it (in this process: the live
+   * task says; else the ledger's binding). A task bound to nobody is nobody's.
+   */
+  private async ownedBy(taskId: string, requestor: string): Promise<boolean> {
+    const task = this.live.get(taskId);
+    if (task !== undefined) return task.requestor === requestor;
+    return (await this.ledger.taskRequestor(taskId, TASK_SESSION)) === requestor;
+  }
+
+  /**
+   * A new task, `working`, with a fresh id, bound to `requestor` (nothing runs until
+   * {@link start}, which records it and its binding).
+   * @param requestor - who asks (the SDK passes its session id here when this store is handed
+   *   to a `Server` directly; toolgate's servers hand it {@link boundTo} views). Default {@link LOCAL_REQUESTOR}.
    * @throws McpError `-32600` (invalid request) when `maxLiveTasks` tasks have not ended yet.
    */
-  async createTask(_params: CreateTaskOptions, _requestId: RequestId, _request: Request, _sessionId?: string): Promise<Task> {
+  async createTask(_params: CreateTaskOptions, _requestId: RequestId, _request: Request, requestor: string = LOCAL_REQUESTOR): Promise<Task> {
     if (this.liveCount >= this.maxLiveTasks) {
       throw new McpError(
         ErrorCode.InvalidRequest,
@@ -141,13 +194,13 @@ export class LedgerTaskStore implements TaskStore {
     // The creation time is part of the id, so that every process reports the same createdAt
     // (the ledger records the call a little later, when the executor first writes it).
     const taskId = `task_${createdAt.toString(36)}_${crypto.randomUUID()}`;
-    this.live.set(taskId, { createdAt, controller: new AbortController(), done: Promise.resolve(), cancelled: false, result: undefined, success: false });
+    this.live.set(taskId, { createdAt, requestor, controller: new AbortController(), done: Promise.resolve(), cancelled: false, result: undefined, success: false });
     return this.taskOf(taskId, 'working', createdAt, createdAt);
   }
 
   /**
    * Record a created task's call in the ledger (`pending`, committed before this resolves, so
-   * before the task id is answered), then run it in the background: `run` is given the task's
+   * before the task id is answered; its requestor bound first), then run it in the background: `run` is given the task's
    * signal, aborted by `tasks/cancel` (in this process, or by another one through the ledger's
    * cancel flag, checked every `ledger.pollMs`). Its end is in the ledger (the executor writes
    * it; a call the executor ended before running it, such as one with invalid arguments, is
@@ -160,9 +213,13 @@ export class LedgerTaskStore implements TaskStore {
     const task = this.live.get(taskId);
     if (task === undefined) throw new Error(`task ${taskId} was not created by this store`);
     this.forgetOld();
+    let bound = false;
     try {
+      await this.ledger.bindTask(taskId, TASK_SESSION, task.requestor);
+      bound = true;
       await this.ledger.record({ ...entry, callId: taskId, session: TASK_SESSION });
     } catch (error) {
+      if (bound) await this.ledger.unbindTask(taskId, TASK_SESSION);
       this.live.delete(taskId);
       throw new McpError(ErrorCode.InternalError, `the task was not started: the ledger ${this.ledger.file} could not record it (${(error as Error)?.message ?? String(error)})`);
     }
@@ -197,7 +254,9 @@ export class LedgerTaskStore implements TaskStore {
       .finally(unwatch);
   }
 
-  async getTask(taskId: string, _sessionId?: string): Promise<Task | null> {
+  /** The task as `requestor` sees it: `null` when it does not exist, has expired, or is another requestor's. */
+  async getTask(taskId: string, requestor: string = LOCAL_REQUESTOR): Promise<Task | null> {
+    if (!(await this.ownedBy(taskId, requestor))) return null;
     let record = await this.ledger.get(taskId, TASK_SESSION);
     const task = this.live.get(taskId);
     if (record !== undefined && task === undefined && (await this.endIfNeverRun(record))) record = await this.ledger.get(taskId, TASK_SESSION);
@@ -213,12 +272,14 @@ export class LedgerTaskStore implements TaskStore {
   }
 
   /** Results are the ledger's (the executor stores them); this keeps only the converted one for this process. */
-  async storeTaskResult(taskId: string, _status: 'completed' | 'failed', result: Result, _sessionId?: string): Promise<void> {
+  async storeTaskResult(taskId: string, _status: 'completed' | 'failed', result: Result, requestor: string = LOCAL_REQUESTOR): Promise<void> {
     const task = this.live.get(taskId);
-    if (task !== undefined && task.result === undefined) task.result = result as CallToolResult;
+    if (task !== undefined && task.requestor === requestor && task.result === undefined) task.result = result as CallToolResult;
   }
 
-  async getTaskResult(taskId: string, _sessionId?: string): Promise<Result> {
+  /** @throws McpError `-32602` "Task not found" for another requestor's task, as for one that does not exist. */
+  async getTaskResult(taskId: string, requestor: string = LOCAL_REQUESTOR): Promise<Result> {
+    if (!(await this.ownedBy(taskId, requestor))) throw notFound(taskId);
     const task = this.live.get(taskId);
     const stored = await this.ledger.result(taskId, TASK_SESSION);
     if (stored !== undefined) {
@@ -238,8 +299,10 @@ export class LedgerTaskStore implements TaskStore {
    * when its poller sees the flag (within `ledger.pollMs`); one of a process that is gone,
    * still waiting for an answer, is ended here. Other statuses are read from the
    * ledger, not set.
+   * @throws McpError `-32602` "Task not found" for another requestor's task, as for one that does not exist.
    */
-  async updateTaskStatus(taskId: string, status: Task['status'], _statusMessage?: string, _sessionId?: string): Promise<void> {
+  async updateTaskStatus(taskId: string, status: Task['status'], _statusMessage?: string, requestor: string = LOCAL_REQUESTOR): Promise<void> {
+    if (!(await this.ownedBy(taskId, requestor))) throw notFound(taskId);
     if (status !== 'cancelled') return;
     const task = this.live.get(taskId);
     if (task !== undefined) task.cancelled = true;
@@ -254,11 +317,13 @@ export class LedgerTaskStore implements TaskStore {
     task?.controller.abort(new Error('cancelled by tasks/cancel'));
   }
 
-  async listTasks(cursor?: string, _sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    const ids = (await this.ledger.list({ session: TASK_SESSION, limit: 10_000 })).map((r) => r.callId);
+  /** The tasks of `requestor`, newest first; a cursor naming another requestor's task is unknown. */
+  async listTasks(cursor?: string, requestor: string = LOCAL_REQUESTOR): Promise<{ tasks: Task[]; nextCursor?: string }> {
+    const mine = await this.ledger.tasksOf(TASK_SESSION, requestor);
+    const ids = (await this.ledger.list({ session: TASK_SESSION, limit: 10_000 })).map((r) => r.callId).filter((id) => mine.has(id));
     const known = new Set(ids);
-    // Tasks still in their deciders (not recorded yet) come first: they are the newest.
-    const all = [...[...this.live.keys()].filter((id) => !known.has(id)).reverse(), ...ids];
+    // Tasks not recorded yet come first: they are the newest.
+    const all = [...[...this.live.entries()].filter(([id, t]) => t.requestor === requestor && !known.has(id)).map(([id]) => id).reverse(), ...ids];
     let from = 0;
     if (cursor !== undefined) {
       const at = all.indexOf(cursor);
@@ -268,7 +333,7 @@ export class LedgerTaskStore implements TaskStore {
     const tasks: Task[] = [];
     let i = from;
     for (; i < all.length && tasks.length < this.pageSize; i++) {
-      const task = await this.getTask(all[i]!);
+      const task = await this.getTask(all[i]!, requestor);
       if (task !== null) tasks.push(task);
     }
     return i < all.length ? { tasks, nextCursor: all[i - 1]! } : { tasks };

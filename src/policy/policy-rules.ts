@@ -7,6 +7,7 @@
  */
 import { mostSevere, type ActionKind } from './action-kinds.js';
 import type { PolicyAction, PolicyFile, PolicyRule } from './policy-file.js';
+import { commandCoverage, type Coverage } from './shell/program-tables/coverage.js';
 import type { ShellAnalysis, ShellCommand } from './shell/types.js';
 
 /** What the rules are shown of one call. */
@@ -26,7 +27,8 @@ export interface PolicyCallInput {
   /** The analysis of the shell tool's command argument; present exactly for shell tools. */
   readonly shell?: ShellAnalysis;
   /**
-   * The names of the tool's `@format shell-command` arguments (`RegisteredTool.commandArguments`).
+   * The names of the tool's `@format shell-command` and `@format shell-input` arguments
+   * (`RegisteredTool.commandArguments`, `inputArguments`).
    * A rule whose `args` names one of them never matches: a glob on a command line (`"git
    * status*"`) would match `git status; rm -rf data`. Rules for shell commands use `command`.
    */
@@ -39,16 +41,21 @@ export interface PolicyCallInput {
  * are none). What the policy decider and `toolgate policy check --explain` both show the rules.
  */
 export function policyCallInput(
-  tool: { readonly name: string; readonly kind: ActionKind; readonly commandArguments: readonly string[] },
+  tool: { readonly name: string; readonly kind: ActionKind; readonly commandArguments: readonly string[]; readonly inputArguments?: readonly string[] },
   args: Readonly<Record<string, unknown>>,
   paths: readonly string[],
   analyses: readonly ShellAnalysis[],
 ): PolicyCallInput {
-  const input = { tool: tool.name, kind: tool.kind, args, paths, commandArguments: tool.commandArguments };
+  // Shell-input arguments (text typed into a session) are command text too: no `args` glob matches them.
+  const commandArguments = tool.inputArguments === undefined || tool.inputArguments.length === 0 ? tool.commandArguments : [...tool.commandArguments, ...tool.inputArguments];
+  const input = { tool: tool.name, kind: tool.kind, args, paths, commandArguments };
   if (analyses.length === 0) return input;
   const shell = analyses.length === 1
     ? analyses[0]!
-    : { commands: analyses.flatMap((a) => a.commands), uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)) };
+    : {
+      commands: analyses.flatMap((a) => a.commands), uncertain: analyses.flatMap((a) => a.uncertain), kind: mostSevere(analyses.map((a) => a.kind)),
+      ...(analyses.some((a) => a.beyondLimits === true) && { beyondLimits: true }),
+    };
   return { ...input, shell };
 }
 
@@ -61,10 +68,27 @@ export interface PolicyMatch {
   readonly rule: PolicyRule;
   /** For a shell call: the text of the command the verdict is about. */
   readonly command?: string;
+  /** For a shell call with commands, when asked for detail: what the file's rules said of each command, in order (what `policy check --explain` shows). */
+  readonly commands?: readonly CommandVerdict[];
+}
+
+/** What one file's rules said of one command of a shell call. */
+export interface CommandVerdict {
+  /** The command's text. */
+  readonly text: string;
+  /** Its verdict; `undefined` when no rule matched it. */
+  readonly verdict: PolicyAction | undefined;
+  /** The rule that decided (or the allow rule that did not cover it), as `file:line`. */
+  readonly rule?: string;
+  /** For an allow rule with a `command` key: the table entry that decided (`git log`, `sed`, `exact words`). */
+  readonly entry?: string;
+  /** When an allow rule did not cover it, or it writes through a redirection: why. */
+  readonly why?: string;
 }
 
 /**
- * What `file`'s rules say about `input`, or `undefined` when no rule matches.
+ * What `file`'s rules say about `input`, or `undefined` when no rule matches. With `detail`,
+ * a shell call's match carries every command's verdict (`commands`), for explanations.
  *
  * A call without `shell`: the last matching rule among those without a `command` key (a
  * `command` rule never matches a call that is not a shell call).
@@ -77,7 +101,8 @@ export interface PolicyMatch {
  * argv (see {@link PolicyRule.command}). A command's verdict is its last matching rule's
  * action, except that a command that writes through a redirection (`> out.txt`) is only
  * asked about, never allowed, by a rule with a `command` key: a rule for `echo` is not a rule
- * for writing files. Then, in this order:
+ * for writing files; and text typed into a program that is not a shell (`opaqueInput`) is
+ * allowed only by a rule with a `tool` key. Then, in this order:
  * - any command denied: deny (the first in source order, named with its rule);
  * - any command asked about: ask;
  * - every command allowed: allow, unless `shell.uncertain` is non-empty (then ask, naming
@@ -97,11 +122,12 @@ export interface PolicyMatch {
  * `command` key (one that could match the hidden command) for this tool, the verdict is at
  * least `ask`, naming that rule, unless a rule already denies.
  */
-export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
-  if (input.paths.length > 1) return matchEachPath(file, input);
-  const match = matchRules(file, input);
+export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput, detail = false): PolicyMatch | undefined {
+  if (input.paths.length > 1) return matchEachPath(file, input, detail);
+  const match = matchRules(file, input, detail);
   const shell = input.shell;
   if (shell === undefined || shell.uncertain.length === 0 || match?.verdict === 'deny') return match;
+  if (shell.beyondLimits === true) return beyondLimits(file, input, shell, match);
   // What bash runs may hold commands the analysis missed: a deny or ask rule on a command
   // could be one of them, so the line is at least asked about.
   if (match?.verdict === 'ask') return match;
@@ -118,12 +144,12 @@ export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput): Poli
  * allowed only when every path is (a rule written for one of its paths grants nothing for
  * the others); else no rule decides.
  */
-function matchEachPath(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
+function matchEachPath(file: PolicyFile, input: PolicyCallInput, detail: boolean): PolicyMatch | undefined {
   let firstAsk: PolicyMatch | undefined;
   let firstAllow: PolicyMatch | undefined;
   let unmatched = false;
   for (const p of input.paths) {
-    const match = matchPolicyRules(file, { ...input, paths: [p] });
+    const match = matchPolicyRules(file, { ...input, paths: [p] }, detail);
     if (match === undefined) unmatched = true;
     else if (match.verdict === 'deny') return { ...match, reason: `${JSON.stringify(clip(p, 200))}: ${match.reason}` };
     else if (match.verdict === 'ask') firstAsk ??= { ...match, reason: `${JSON.stringify(clip(p, 200))}: ${match.reason}` };
@@ -131,6 +157,27 @@ function matchEachPath(file: PolicyFile, input: PolicyCallInput): PolicyMatch | 
   }
   if (firstAsk !== undefined) return firstAsk;
   return unmatched ? undefined : firstAllow;
+}
+
+/**
+ * A command line beyond the analysis's limits (`ShellAnalysis.beyondLimits`): any command may
+ * hide in it, so a deny rule that applies to this tool's calls denies it, whatever it names
+ * (issue 30, item 6); with no such rule it asks, if the file has any rule for this tool.
+ */
+function beyondLimits(file: PolicyFile, input: PolicyCallInput, shell: ShellAnalysis, match: PolicyMatch | undefined): PolicyMatch | undefined {
+  const rules = file.rules;
+  let any: PolicyRule | undefined;
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    if (!callMatches(rule, input)) continue;
+    any ??= rule;
+    if (rule.action === 'deny') {
+      return { verdict: 'deny', rule, reason: `the command line is beyond what the analysis reads (${shell.uncertain[0]}), and ${says(rule)} denies a command it could hold` };
+    }
+  }
+  if (match?.verdict === 'ask') return match;
+  if (any === undefined) return match;
+  return { verdict: 'ask', rule: match?.rule ?? any, reason: `the command line is beyond what the analysis reads (${shell.uncertain[0]}), so no rule can vouch for it` };
 }
 
 /** The last rule with a `command` key that denies or asks and could apply to this tool's call, if any. */
@@ -144,7 +191,7 @@ function hiddenFrom(file: PolicyFile, input: PolicyCallInput): PolicyRule | unde
 }
 
 /** {@link matchPolicyRules} before the uncertainty check. */
-function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | undefined {
+function matchRules(file: PolicyFile, input: PolicyCallInput, detail: boolean): PolicyMatch | undefined {
   const rules = file.rules;
   const shell = input.shell;
   if (shell === undefined || shell.commands.length === 0) {
@@ -161,52 +208,108 @@ function matchRules(file: PolicyFile, input: PolicyCallInput): PolicyMatch | und
 
   // Which rules match the call as a whole (tool, paths, args): the same for every command.
   const callOk = rules.map((rule) => callMatches(rule, input));
+  let firstDeny: PolicyMatch | undefined;
   let firstAsk: PolicyMatch | undefined;
   let firstAllow: { rule: PolicyRule; command: ShellCommand } | undefined;
   let firstUnmatched: ShellCommand | undefined;
+  const verdicts: CommandVerdict[] | undefined = detail ? [] : undefined;
   for (const command of shell.commands) {
+    // without detail, the first deny decides (with it, every command gets its line)
+    if (firstDeny !== undefined && !detail) break;
     let rule: PolicyRule | undefined;
+    let covered: Coverage | undefined;
+    let uncovered: { rule: PolicyRule; coverage: Coverage } | undefined;
     for (let i = rules.length - 1; i >= 0; i--) {
       const r = rules[i]!;
-      if (callOk[i] && !pathsOnlyAllow(r) && (r.kind === undefined || r.kind.includes(command.kind)) && (r.matchers.command === undefined || commandMatches(r.matchers.command, command, r.action))) {
+      if (!callOk[i] || pathsOnlyAllow(r) || unnamedInputAllow(r, command) || (r.kind !== undefined && !r.kind.includes(command.kind))) continue;
+      if (r.matchers.command === undefined) {
         rule = r;
         break;
       }
+      const how = commandMatch(r.matchers.command, command, r.action, r.matchers.literalWords);
+      if (how === undefined) continue;
+      if (r.action === 'allow') {
+        // an allow rule covers only the forms the program's table knows safe (issue 30, item 1)
+        const coverage = command.opaqueInput === true ? typedInputCoverage(how.named) : commandCoverage(command, { named: how.named, matched: how.matched, namedWrapper: how.wrapper, allowOption: r.matchers.allowOption ?? NOTHING });
+        if (!coverage.covered) {
+          uncovered ??= { rule: r, coverage };
+          continue;
+        }
+        covered = coverage;
+      }
+      rule = r;
+      break;
     }
-    if (rule === undefined) {
+    const text = command.text;
+    const entry = covered === undefined ? undefined : { entry: covered.entry };
+    if (rule === undefined && uncovered !== undefined) {
+      const { rule: r, coverage } = uncovered;
+      const why = coverage.why ?? 'not covered';
+      firstAsk ??= { verdict: 'ask', rule: r, command: text, reason: `\`${clip(text)}\` is not covered by ${says(r)}: ${why} (table entry: ${coverage.entry}; allow_options in the rule can widen it)` };
+      verdicts?.push({ text, verdict: 'ask', rule: r.id, entry: coverage.entry, why });
+    } else if (rule === undefined) {
       firstUnmatched ??= command;
+      verdicts?.push({ text, verdict: undefined });
     } else if (rule.action === 'deny') {
-      return { verdict: 'deny', reason: `\`${clip(command.text)}\` is denied by ${says(rule)}`, rule, command: command.text };
+      firstDeny ??= { verdict: 'deny', reason: `\`${clip(text)}\` is denied by ${says(rule)}`, rule, command: text };
+      verdicts?.push({ text, verdict: 'deny', rule: rule.id });
     } else if (rule.action === 'ask') {
-      firstAsk ??= { verdict: 'ask', reason: `\`${clip(command.text)}\` asks first: ${says(rule)}`, rule, command: command.text };
+      firstAsk ??= { verdict: 'ask', reason: `\`${clip(text)}\` asks first: ${says(rule)}`, rule, command: text };
+      verdicts?.push({ text, verdict: 'ask', rule: rule.id });
     } else if (rule.matchers.command !== undefined && command.writes.length > 0) {
-      firstAsk ??= {
-        verdict: 'ask', rule, command: command.text,
-        reason: `\`${clip(command.text)}\` writes to ${command.writes.map((w) => clip(w, 80)).join(', ')}; ${says(rule)} allows the command, not writing files`,
-      };
+      const why = `writes to ${command.writes.map((w) => clip(w, 80)).join(', ')}`;
+      firstAsk ??= { verdict: 'ask', rule, command: text, reason: `\`${clip(text)}\` ${why}; ${says(rule)} allows the command, not writing files` };
+      verdicts?.push({ text, verdict: 'ask', rule: rule.id, ...entry, why });
     } else {
       firstAllow ??= { rule, command };
+      verdicts?.push({ text, verdict: 'allow', rule: rule.id, ...entry });
     }
   }
-  if (firstAsk !== undefined) return firstAsk;
+  const withVerdicts = (match: PolicyMatch): PolicyMatch => (verdicts === undefined ? match : { ...match, commands: verdicts });
+  if (firstDeny !== undefined) return withVerdicts(firstDeny);
+  if (firstAsk !== undefined) return withVerdicts(firstAsk);
   if (firstAllow === undefined) return undefined;
   const { rule } = firstAllow;
   if (firstUnmatched !== undefined) {
-    return {
+    return withVerdicts({
       verdict: 'ask', rule, command: firstUnmatched.text,
       reason: `\`${clip(firstUnmatched.text)}\` matches no policy rule; \`${clip(firstAllow.command.text)}\` beside it is allowed by a rule written for something else (${rule.id})`,
-    };
+    });
   }
-  if (shell.uncertain.length > 0) return uncertain(shell, rule, firstAllow.command.text);
-  return shell.commands.length === 1
+  if (shell.uncertain.length > 0) return withVerdicts(uncertain(shell, rule, firstAllow.command.text));
+  return withVerdicts(shell.commands.length === 1
     ? { verdict: 'allow', reason: `\`${clip(firstAllow.command.text)}\` is allowed by ${says(rule)}`, rule, command: firstAllow.command.text }
-    : { verdict: 'allow', reason: `each of its ${shell.commands.length} commands is allowed by a policy rule (the first by ${says(rule)})`, rule, command: firstAllow.command.text };
+    : { verdict: 'allow', reason: `each of its ${shell.commands.length} commands is allowed by a policy rule (the first by ${says(rule)})`, rule, command: firstAllow.command.text });
 }
+
+/** The `allow_options` of a rule without any: nothing more is allowed. */
+const NOTHING = (): boolean => false;
 
 /** An allow turned into ask because the analysis cannot vouch for the command line. */
 function uncertain(shell: ShellAnalysis, rule: PolicyRule, command: string | undefined): PolicyMatch {
   const reason = `the command line cannot be vouched for (${shell.uncertain[0]}), so ${rule.id} does not allow it without asking`;
   return command === undefined ? { verdict: 'ask', reason, rule } : { verdict: 'ask', reason, rule, command };
+}
+
+/**
+ * What an allow rule that names the tool covers of text typed into a program that is not a
+ * shell (`opaqueInput`): the program was started (and judged) by an earlier call, so its own
+ * options are not this call's; the rule covers the typed text when it names the program by a
+ * literal word (`command = "python3"`), never by a glob alone.
+ */
+function typedInputCoverage(named: number): Coverage {
+  return named >= 1 ? { covered: true, entry: 'typed input' } : { covered: false, entry: 'typed input', why: 'a rule allows typed input only when it names the program by name' };
+}
+
+/**
+ * An allow rule without a `tool` key, for text typed into a program that is not a shell
+ * (`ShellCommand.opaqueInput`): a rule for running `python3` is not a rule for typing code
+ * into a python3 session. Such input is allowed only by a rule that names the tool
+ * (`tool = "input_command"`, with `command = "python3"` to name the program); it still denies
+ * or asks.
+ */
+function unnamedInputAllow(rule: PolicyRule, command: ShellCommand): boolean {
+  return command.opaqueInput === true && rule.action === 'allow' && rule.matchers.tool === undefined;
 }
 
 /**
@@ -247,24 +350,29 @@ function plainRelative(p: string): boolean {
 }
 
 /**
- * Whether a rule's `command` words match `command`: the first word matches the program and
- * the rest are a prefix of the arguments; or the first word names one of its wrappers and the
- * rest are a prefix of the whole unwrapped argv.
+ * How a rule's `command` words match `command`, or undefined when they do not: the first word
+ * matches the program and the rest are a prefix of the arguments (`matched` is the number of
+ * words, `named` the number of literal words among the first: see `RuleMatchers.literalWords`);
+ * or the first word names one of its wrappers (`wrapper`, its index) and the rest are a prefix
+ * of the whole unwrapped argv (each one less).
  *
  * A program run by path (`argv[0]` holds a `/`: `./git status`, `/tmp/x`) may be any file, so
  * an allow rule's first word must match `argv[0]` exactly as written (`./build.sh` matches
  * `./build.sh`; `git status` does not match `./git status`). Deny and ask rules match it by
  * its program name as well, so that `rm` still denies `/bin/rm -rf x`.
  */
-function commandMatches(words: readonly ((value: string) => boolean)[], command: ShellCommand, action: PolicyRule['action']): boolean {
-  if (words.length === 0) return true;
+function commandMatch(
+  words: readonly ((value: string) => boolean)[], command: ShellCommand, action: PolicyRule['action'], literal = words.length,
+): { named: number; matched: number; wrapper: number } | undefined {
+  if (words.length === 0) return { named: 0, matched: 0, wrapper: -1 };
   const first = words[0]!;
   const argv = command.argv;
   const head = argv[0] ?? command.program;
   const byPath = head.includes('/');
   const program = byPath ? first(head) || (action !== 'allow' && first(command.program)) : first(command.program) || first(head);
-  if (program && prefixMatches(words, argv, 1)) return true;
-  return command.wrappers.some((w) => first(w)) && prefixMatches(words, argv, 0);
+  if (program && prefixMatches(words, argv, 1)) return { named: Math.min(literal, words.length), matched: words.length, wrapper: -1 };
+  const wrapper = command.wrappers.findIndex((w) => first(w));
+  return wrapper >= 0 && prefixMatches(words, argv, 0) ? { named: Math.max(0, Math.min(literal, words.length) - 1), matched: words.length - 1, wrapper } : undefined;
 }
 
 /** Whether `words[1..]` match `argv[from..]` word for word (argv may go on). */

@@ -289,11 +289,15 @@ export class PolicySet {
    * (the user's file on a tie).
    */
   decide(input: PolicyCallInput): PolicyDecision {
-    return this.explain(input).decision;
+    return this.evaluate(input, false).decision;
   }
 
-  /** {@link decide}, with each file's own verdict (for `toolgate policy check --explain`). */
+  /** {@link decide}, with each file's own verdict and, for a shell call, each command's (for `toolgate policy check --explain`). */
   explain(input: PolicyCallInput): PolicyExplanation {
+    return this.evaluate(input, true);
+  }
+
+  private evaluate(input: PolicyCallInput, detail: boolean): PolicyExplanation {
     const files: Array<PolicyFileStatus & { match?: PolicyMatch }> = [];
     let fresh = false;
     let invalid: PolicyFileStatus | undefined;
@@ -311,7 +315,7 @@ export class PolicySet {
       }
       const policy = status.policy!;
       if (policy.alwaysAsk) fresh = true;
-      const match = matchPolicyRules(policy, input);
+      const match = matchPolicyRules(policy, input, detail);
       files.push(match === undefined ? status : { ...status, match });
       if (match !== undefined && (best === undefined || STRICTNESS[match.verdict] > STRICTNESS[best.match.verdict])) best = { match, layer: status.layer };
     }

@@ -10,7 +10,7 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import type { ExportableTool } from '../formats/common.js';
 import { isActionKind, type ActionKind } from '../policy/action-kinds.js';
 import { kindFitsReadOnly } from '../decorators/tool.decorator.js';
-import { findCommandArguments, findPathArguments, type PathArgument } from '../schema/path-arguments.js';
+import { findCommandArguments, findInputArguments, findPathArguments, type PathArgument } from '../schema/path-arguments.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import { compileForeignValidator, compileValidator, type Validator } from '../schema/validator.js';
 import { RUNNER_KINDS } from '../runner/kinds.js';
@@ -154,6 +154,13 @@ export class RegisteredTool implements ExportableTool {
   readonly pathArguments: readonly PathArgument[];
   /** Names of the top-level string arguments marked `@format shell-command` (the command a shell runs). */
   readonly commandArguments: readonly string[];
+  /**
+   * Names of the top-level string arguments marked `@format shell-input` (text typed into a
+   * running program, judged like a command line of what reads it: `src/policy/shell-input.ts`).
+   * A tool with one runs on the `main` runner and says what reads the input with a static
+   * `shellInputTarget` (`ShellInputTool`).
+   */
+  readonly inputArguments: readonly string[];
   /** Source file of the definition, from the schema file. */
   readonly source: string;
   /**
@@ -229,6 +236,11 @@ export class RegisteredTool implements ExportableTool {
     this.cutInWorker = (this.outputSchema === null || (outputShape.type === 'string' && Object.keys(outputShape).length === 1)) && typeof descriptor.output?.model !== 'function';
     this.pathArguments = Object.freeze(findPathArguments(this.inputSchema));
     this.commandArguments = Object.freeze(findCommandArguments(this.inputSchema));
+    this.inputArguments = Object.freeze(findInputArguments(this.inputSchema));
+    if (this.inputArguments.length !== 0 && this.runner !== 'main') {
+      // What reads the input (a session) is state of the host process: only there can the tool say what it is.
+      throw ToolDefinitionError.fromBadSchema(key, `its argument ${this.inputArguments[0]} is marked @format shell-input, which needs runner: 'main' (the decision asks the tool's class, in the host process, what reads the input)`);
+    }
     if (RUNNER_KINDS[this.runner].loadsModule && this.moduleUrl === undefined) throw ToolDefinitionError.fromUnknownLocation(key);
     if (this.scopedWrite && this.pathArguments.length === 0) {
       throw ToolDefinitionError.fromBadSchema(key, 'it declares scopedWrite but has no argument marked @format workspace-path, so its writes cannot be checked');

@@ -1,7 +1,7 @@
 /**
  * The sandbox of the processes tools start (shell commands, the Python interpreter): a
- * bubblewrap (`bwrap`) command line that runs a program with the workspace writable, the rest
- * of the file system read-only, private `/tmp`, `/run`, `/dev` and `/proc`, a PID namespace of
+ * bubblewrap (`bwrap`) command line that runs a program with the workspace writable (but
+ * never toolgate's own policy, config and state), the rest of the file system read-only, private `/tmp`, `/run`, `/dev` and `/proc`, a PID namespace of
  * its own (no host process, and so no host environment, in sight), no network unless the
  * policy allows it, no capabilities, and a parent-death signal.
  *
@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { SandboxUnavailableError } from '../errors/errors.js';
 import { findExecutable, parentDeathLauncher } from './executables.js';
+import { ownStateProtections } from './own-state-paths.js';
 
 /**
  * How a tool's processes are confined:
@@ -187,7 +188,8 @@ function gitProtections(roots: readonly string[]): string[] {
  * `/var/tmp`, `/run` and `/dev/shm` (host sockets there are out of reach: connecting to a
  * Unix socket works on a read-only mount); with network, the host's resolver file again if
  * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
- * `read-only`; `.git` protections in each writable root; `/dev/null` over every Unix
+ * `read-only`; `.git` protections in each writable root; toolgate's own files inside a
+ * writable root read-only (`own-state-paths.ts`); `/dev/null` over every Unix
  * socket listening elsewhere (see {@link listeningSockets}). Namespaces: PID, IPC, UTS, cgroup
  * (where the kernel has one), network unless `network`. All capabilities dropped.
  */
@@ -226,6 +228,8 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
     if (!writable.includes(mounts.workspace)) args.push('--ro-bind', mounts.workspace, mounts.workspace);
     for (const dir of writable) args.push('--bind', dir, dir);
     args.push(...gitProtections(writable));
+    // toolgate's own policy, config and state: read-only whatever the workspace is (the home folder, say).
+    args.push(...ownStateProtections(writable));
   }
   for (const socket of listeningSockets(mounts.workspace)) args.push('--ro-bind', '/dev/null', socket);
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');

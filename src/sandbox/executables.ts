@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { launchScript } from './launch-scripts.js';
 
 /**
  * The absolute path of an executable program: `name` itself when it is an absolute path,
@@ -38,7 +39,7 @@ let launcher: string[] | undefined;
  * The prefix that gives a child process a parent-death signal (SIGKILL when this process dies,
  * `kill -9` included): util-linux's `setpriv --pdeathsig KILL`, kept across the execs that
  * follow, then a check that the parent is still this process (a signal set after the parent
- * died would never fire), then `exec` of the rest. `[]` where `setpriv` or `sh` is missing
+ * died would never fire), then `exec` of the rest (`scripts/parent-death.sh`). `[]` where `setpriv` or `sh` is missing
  * (Debian always has both). Spawn from the thread that must outlive the child: the signal is
  * tied to the thread that started it.
  */
@@ -46,6 +47,6 @@ export function parentDeathLauncher(): string[] {
   if (launcher !== undefined) return launcher;
   const setpriv = process.platform === 'linux' ? findExecutable('setpriv') : undefined;
   const sh = findExecutable('sh');
-  launcher = setpriv === undefined || sh === undefined ? [] : [setpriv, '--pdeathsig', 'KILL', '--', sh, '-c', 'if [ "$PPID" != "$1" ]; then exit 125; fi; shift; exec "$@"', 'toolgate-child', String(process.pid)];
+  launcher = setpriv === undefined || sh === undefined ? [] : [setpriv, '--pdeathsig', 'KILL', '--', sh, '-c', launchScript('parent-death'), 'toolgate-child', String(process.pid)];
   return launcher;
 }

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { ownCgroups } from './proc.js';
 
 /**
  * A pids cgroup (v1 or v2) that caps how many processes a group of them may have and lets all
@@ -25,15 +26,9 @@ export class PidsCgroup {
   private static findRoot(): string | null {
     if (process.platform !== 'linux') return null;
     const candidates: string[] = [];
-    try {
-      const mine = fs.readFileSync('/proc/self/cgroup', 'utf8');
-      const v1 = /^\d+:pids:(.*)$/m.exec(mine);
-      if (v1) candidates.push(path.join('/sys/fs/cgroup/pids', v1[1]!));
-      const v2 = /^0::(.*)$/m.exec(mine);
-      if (v2 && fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) candidates.push(path.join('/sys/fs/cgroup', v2[1]!));
-    } catch {
-      return null;
-    }
+    const { pidsV1, unified } = ownCgroups();
+    if (pidsV1 !== undefined) candidates.push(path.join('/sys/fs/cgroup/pids', pidsV1));
+    if (unified !== undefined && fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) candidates.push(path.join('/sys/fs/cgroup', unified));
     for (const base of candidates) {
       const probe = path.join(base, `toolgate-probe-${process.pid}`);
       try {

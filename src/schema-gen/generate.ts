@@ -21,7 +21,7 @@ import { findFiles } from '../util/glob.js';
 import { tidyDefinitions } from './definitions.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
-import { checkSchema, SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
+import { checkSchema, SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
 import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types/tool.js';
@@ -315,9 +315,11 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
   if (nested !== undefined) {
     throw ToolDefinitionError.fromBadSchema(key, `@format workspace-path on ${nested} (${source}): path arguments must be top-level properties of type string or string[], so that gates can find and check them`);
   }
-  const misplaced = misplacedCommandFormat(inputSchema);
-  if (misplaced !== undefined) {
-    throw ToolDefinitionError.fromBadSchema(key, `@format shell-command on ${misplaced} (${source}): command arguments must be top-level properties of type string, so that policies can find and check them`);
+  for (const format of [SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT]) {
+    const misplaced = misplacedCommandFormat(inputSchema, format);
+    if (misplaced !== undefined) {
+      throw ToolDefinitionError.fromBadSchema(key, `@format ${format} on ${misplaced} (${source}): ${format === SHELL_INPUT_FORMAT ? 'shell-input' : 'command'} arguments must be top-level properties of type string, so that policies can find and check them`);
+    }
   }
   closeOpenMaps(inputSchema);
   for (const [which, schema] of [['input', inputSchema], ['output', outputSchema]] as const) {
@@ -367,18 +369,18 @@ function nestedPathFormat(input: JsonSchema): string | undefined {
   return anywhere(others) ? '(a schema outside the properties)' : undefined;
 }
 
-/** Where a `shell-command` format sits anywhere but on a top-level string property, if anywhere. */
-function misplacedCommandFormat(input: JsonSchema): string | undefined {
+/** Where a `shell-command` (or `shell-input`) format sits anywhere but on a top-level string property, if anywhere. */
+function misplacedCommandFormat(input: JsonSchema, wanted: string): string | undefined {
   const anywhere = (node: unknown): boolean => {
     if (node === null || typeof node !== 'object') return false;
-    if ((node as JsonSchema).format === SHELL_COMMAND_FORMAT) return true;
+    if ((node as JsonSchema).format === wanted) return true;
     return Object.values(node as object).some(anywhere);
   };
   for (const [name, prop] of Object.entries((input.properties ?? {}) as Record<string, JsonSchema>)) {
     if (prop === null || typeof prop !== 'object') continue;
     const { format, ...rest } = prop;
     if (anywhere(rest)) return `${name} (below the top level)`;
-    if (format === SHELL_COMMAND_FORMAT && prop.type !== 'string') return `${name} (not of type string)`;
+    if (format === wanted && prop.type !== 'string') return `${name} (not of type string)`;
   }
   const { properties: _p, ...others } = input;
   return anywhere(others) ? '(a schema outside the properties)' : undefined;

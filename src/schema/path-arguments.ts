@@ -1,12 +1,12 @@
 /**
  * Finding path arguments (fields marked `@format workspace-path`) and command arguments
- * (`@format shell-command`) from a schema, so gates and policies never guess from argument
+ * (`@format shell-command`, `@format shell-input`) from a schema, so gates and policies never guess from argument
  * names.
  *
  * @module
  */
 import type { JsonSchema } from '../types/tool.js';
-import { SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from './validator.js';
+import { SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT } from './validator.js';
 
 /** Where a path argument sits: a top-level property holding one path or an array of paths. */
 export interface PathArgument {
@@ -43,12 +43,25 @@ export function findPathArguments(inputSchema: JsonSchema): PathArgument[] {
  * string with `format: "shell-command"` (the command line a shell runs), in schema order.
  */
 export function findCommandArguments(inputSchema: JsonSchema): string[] {
+  return topLevelStringsOf(inputSchema, SHELL_COMMAND_FORMAT);
+}
+
+/**
+ * Shell-input arguments of an input schema: names of the top-level properties whose schema is
+ * a string with `format: "shell-input"` (text typed into a running program's standard input,
+ * judged like a command line of what reads it), in schema order.
+ */
+export function findInputArguments(inputSchema: JsonSchema): string[] {
+  return topLevelStringsOf(inputSchema, SHELL_INPUT_FORMAT);
+}
+
+function topLevelStringsOf(inputSchema: JsonSchema, format: string): string[] {
   const props = (inputSchema.properties ?? {}) as Record<string, unknown>;
   const found: string[] = [];
   for (const [name, schema] of Object.entries(props)) {
     if (schema === null || typeof schema !== 'object') continue;
     const s = schema as JsonSchema;
-    if (s.type === 'string' && s.format === SHELL_COMMAND_FORMAT) found.push(name);
+    if (s.type === 'string' && s.format === format) found.push(name);
   }
   return found;
 }

@@ -1,6 +1,6 @@
 /**
  * ajv set-up: one instance, strict, no coercion and no defaults injected, plus the
- * `workspace-path` and `shell-command` formats and readable error messages for models.
+ * `workspace-path`, `shell-command` and `shell-input` formats and readable error messages for models.
  *
  * The build also compiles the schemas of the built-in tools into standalone validators
  * (ajv's `standaloneCode`, one CommonJS file per schema in `dist/src/schema/precompiled/`,
@@ -30,6 +30,13 @@ export const WORKSPACE_PATH_FORMAT = 'workspace-path';
  * TSDoc), so that policies find it without guessing from argument names.
  */
 export const SHELL_COMMAND_FORMAT = 'shell-command';
+
+/**
+ * The format name that marks text typed into a running program's standard input (`@format
+ * shell-input` in field TSDoc): what reads it may run it as commands (a shell session, an
+ * interpreter), so it is judged like a command line of what reads it (see docs/writing-tools.md).
+ */
+export const SHELL_INPUT_FORMAT = 'shell-input';
 
 // ajv and ajv-formats are CommonJS and load on the first compile, not with this module: the
 // commands that only list tools (`toolgate list`, MCP `tools/list`) never pay for them.
@@ -73,6 +80,7 @@ function newStrictAjv(extra: Record<string, unknown> = {}): Ajv {
   // formats, any value passes (`true`: known, and no code is generated for it).
   ajv.addFormat(WORKSPACE_PATH_FORMAT, true);
   ajv.addFormat(SHELL_COMMAND_FORMAT, true);
+  ajv.addFormat(SHELL_INPUT_FORMAT, true);
   return ajv;
 }
 

@@ -225,6 +225,51 @@ export interface Tool<I = Record<string, unknown>, O = unknown> {
 /** A class whose instances are tools. */
 export type ToolClass = new () => Tool<any, any>;
 
+/**
+ * What reads the text of a call's `@format shell-input` argument: the program it is typed
+ * into. The decision judges the text by it (`src/policy/shell-input.ts`): a shell's input is
+ * analysed as a command line and decided like a `run_command` of it; anything else (an
+ * interpreter, a program not known to be a shell) asks unless a rule that names the tool
+ * allows input to that program.
+ */
+export interface ShellInputTarget {
+  /** The command line the program was started with (`bash`, `python3 -u -i`), as a shell would run it. */
+  readonly command: string;
+  /**
+   * What was written to the program's input before this call, oldest first (at most the last
+   * 64 KiB): a line begun in an earlier call is judged with the text that ends it, and a
+   * program started inside a shell session (`python3` typed into `bash`) is seen. `''` for
+   * nothing.
+   */
+  readonly written: string;
+  /** True when `written` lost its start to the cap (the decision then cannot tell where a line begins). */
+  readonly truncated?: boolean;
+}
+
+/**
+ * The static side of a tool class with a `@format shell-input` argument (such a tool runs on
+ * the `main` runner, so its class shares the host process with whatever it types into).
+ * `shellInputTarget` is called by the executor while it prepares a call, before any decider:
+ * it must be quick, must not throw, and must not change anything.
+ *
+ * ```ts
+ * @tool({ name: 'input_command', version: '1.0.0', kind: 'shell_command', runner: 'main' })
+ * export class InputCommandTool implements Tool<InputCommandInput, string> {
+ *   static shellInputTarget(args: InputCommandInput, workspaceRoot: string): ShellInputTarget | undefined { ... }
+ *   run(args: InputCommandInput, ctx: ToolContext): Promise<string> { ... }
+ * }
+ * ```
+ */
+export interface ShellInputTool {
+  /**
+   * What the call's input would be typed into, or `undefined` when nothing would read it (no
+   * such session, or it has ended: the call will fail without writing).
+   * @param args - the validated arguments of the call.
+   * @param workspaceRoot - the real path of the call's workspace (sessions belong to one).
+   */
+  shellInputTarget(args: any, workspaceRoot: string): ShellInputTarget | undefined;
+}
+
 /** How output longer than `maxOutputLength` is cut. */
 export type TruncationStrategy = 'head' | 'head-tail';
 

@@ -21,9 +21,9 @@
  * @module
  */
 import fs from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ownCgroups, isZombie, signalReaches } from '../sandbox/proc.js';
 import { pinFolder } from './pinned-folder.js';
 import { journalFolder, journalFolderIsPrivate, journalName, JOURNAL_NAME, temporaryPattern } from './temp-names.js';
 import { workspaceFor } from './workspace.js';
@@ -69,23 +69,7 @@ function emptyReport(): SweepReport {
 export function processGone(pid: number, mtimeMs: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return mtimeMs < PROCESS_START_MS;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  return isZombie(pid);
-}
-
-/** Whether `pid` is a zombie (Linux: the state after the command name in /proc/PID/stat is Z or X). */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state === 'Z' || state === 'X';
-  } catch {
-    return false;
-  }
+  return !signalReaches(pid) || isZombie(pid);
 }
 
 /**
@@ -228,18 +212,11 @@ async function sweepCgroups(roots: readonly string[], report: SweepReport): Prom
 
 /** The folders of this process's pids cgroup, v1 and v2, where `command-process.ts` makes its cgroups. */
 function pidsCgroupRoots(): string[] {
-  if (process.platform !== 'linux') return [];
-  try {
-    const mine = readFileSync('/proc/self/cgroup', 'utf8');
-    const roots: string[] = [];
-    const v1 = /^\d+:pids:(.*)$/m.exec(mine);
-    if (v1) roots.push(path.join('/sys/fs/cgroup/pids', v1[1]!));
-    const v2 = /^0::(.*)$/m.exec(mine);
-    if (v2) roots.push(path.join('/sys/fs/cgroup', v2[1]!));
-    return roots;
-  } catch {
-    return [];
-  }
+  const { pidsV1, unified } = ownCgroups();
+  const roots: string[] = [];
+  if (pidsV1 !== undefined) roots.push(path.join('/sys/fs/cgroup/pids', pidsV1));
+  if (unified !== undefined) roots.push(path.join('/sys/fs/cgroup', unified));
+  return roots;
 }
 
 let staleSweep: Promise<SweepReport> | undefined;

@@ -40,14 +40,7 @@ export interface OwnStatePathsOptions {
  * binds.
  */
 export function ownStatePaths(options: OwnStatePathsOptions = {}): string[] {
-  const env = options.env ?? process.env;
-  const home = env.HOME || os.homedir();
-  const xdgConfig = env.XDG_CONFIG_HOME;
-  const xdgState = env.XDG_STATE_HOME;
-  const listed: string[] = [
-    path.join(xdgConfig !== undefined && path.isAbsolute(xdgConfig) ? xdgConfig : path.join(home, '.config'), 'toolgate'),
-    path.join(xdgState !== undefined && path.isAbsolute(xdgState) ? xdgState : path.join(home, '.local', 'state'), 'toolgate'),
-  ];
+  const listed: string[] = ownStateFolders(options.env ?? process.env);
   if (options.policyFile !== undefined) listed.push(options.policyFile, `${options.policyFile}.lock`);
   if (options.stateDir !== undefined) listed.push(options.stateDir);
   if (options.extra !== undefined) listed.push(...options.extra);
@@ -60,6 +53,20 @@ export function ownStatePaths(options: OwnStatePathsOptions = {}): string[] {
     if (real !== undefined) out.add(real);
   }
   return [...out];
+}
+
+/**
+ * The user's toolgate config folder (`$XDG_CONFIG_HOME/toolgate`, else `~/.config/toolgate`)
+ * and the default state folder (`$XDG_STATE_HOME/toolgate`, else `~/.local/state/toolgate`)
+ * for `env`, absolute, not resolved.
+ */
+export function ownStateFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME || os.homedir();
+  const under = (variable: string, fallback: string): string => {
+    const value = env[variable];
+    return path.join(value !== undefined && path.isAbsolute(value) ? value : path.join(home, fallback), 'toolgate');
+  };
+  return [under('XDG_CONFIG_HOME', '.config'), under('XDG_STATE_HOME', path.join('.local', 'state'))];
 }
 
 /** The real path of `absolute`, or of its nearest existing parent with the rest appended; `undefined` when nothing of it resolves. */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createMcpServer, Ledger, loadBuiltinTools, setSessionApprovalMode, ToolExecutor, type NewCall, type ToolExecutionResult } from 'toolgate';
+import { createMcpServer, Ledger, loadBuiltinTools, setSessionApprovalMode, ToolExecutor, ToolSystem, type NewCall, type ToolExecutionResult } from 'toolgate';
 import { COCKPIT_CSP, startCockpit, type CockpitHandle } from '../../src/cockpit/server.js';
 import { fixtureRegistry, inMemoryTransport } from '../helpers.js';
 
@@ -258,10 +258,10 @@ describe('cockpit server', () => {
 describe('MCP server waiting for the cockpit (toolgate mcp --cockpit)', () => {
   it('a client without elicitation waits; the answer given in the cockpit runs the call', async () => {
     const { registry } = await loadBuiltinTools();
-    const executor = new ToolExecutor(registry, { workspaceRoot: ws, ledger: { dir: state }, sweepLeftovers: false });
+    const system = new ToolSystem({ registry, workspace: ws, executor: { ledger: { dir: state }, sweepLeftovers: false } });
     const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: {} });
     try {
-      await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: ws, waitForAnswers: true })));
+      await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: ws, waitForAnswers: true })));
       cockpit = await startCockpit({ ledger, port: 0 });
       const called = client.callTool({ name: 'write_file', arguments: { filepath: 'mcp.txt', content: 'via cockpit' } });
       let question;
@@ -277,7 +277,7 @@ describe('MCP server waiting for the cockpit (toolgate mcp --cockpit)', () => {
       assert.equal(fs.readFileSync(path.join(ws, 'mcp.txt'), 'utf8'), 'via cockpit');
     } finally {
       await client.close();
-      await executor.close();
+      await system.close();
     }
   });
 });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, McpBridge, ToolExecutor, ToolRegistry, type ConfirmationRequest } from 'toolgate';
+import { createMcpServer, McpBridge, ToolExecutor, ToolRegistry, ToolSystem, type ConfirmationRequest } from 'toolgate';
 import { inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 const tmp = tempWorkspace();
@@ -110,10 +110,10 @@ describe('a programmatic tool served over MCP', () => {
       outputSchema: { type: 'string' },
       run: ({ word }) => `${String(word).toUpperCase()}!`,
     });
-    const executor = new ToolExecutor(registry, { workspaceRoot: tmp.ws, outputStore: false });
+    const system = new ToolSystem({ registry, workspace: tmp.ws, executor: { outputStore: false } });
     const client = new Client({ name: 'programmatic-test', version: '1.0.0' });
     try {
-      await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: tmp.ws })));
+      await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: tmp.ws })));
       const { tools } = await client.listTools();
       const shout = tools.find((t) => t.name === 'shout');
       assert.equal(shout?.description, 'Say a word loudly.');
@@ -126,7 +126,7 @@ describe('a programmatic tool served over MCP', () => {
       assert.equal(invalid._meta?.['toolgate/errorCode'], 'INVALID_ARGUMENTS');
     } finally {
       await client.close();
-      await executor.close();
+      await system.close();
     }
   });
 });

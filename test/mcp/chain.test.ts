@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMcpServer, loadBuiltinTools, loadPortedTools, McpBridge, ToolExecutor, ToolRegistry } from 'toolgate';
+import { createMcpServer, loadBuiltinTools, loadPortedTools, McpBridge, ToolExecutor, ToolRegistry, ToolSystem } from 'toolgate';
 import { BIN, inMemoryTransport, runCli, tempWorkspace } from '../helpers.js';
 
 describe('toolgate bridging toolgate', () => {
@@ -16,19 +16,19 @@ describe('toolgate bridging toolgate', () => {
   let registry: ToolRegistry;
   let bridge: McpBridge;
   let executor: ToolExecutor;
-  let inner: ToolExecutor;
+  let inner: ToolSystem;
 
   before(async () => {
     tmp = tempWorkspace();
     fs.writeFileSync(path.join(tmp.ws, 'inner.txt'), 'read through two toolgates\n');
-    // The inner toolgate: the registry and executor `toolgate mcp` builds, and one server per
+    // The inner toolgate: the registry and tool system `toolgate mcp` builds, and one server per
     // config entry with the options its flags give.
     const { registry: innerRegistry } = await loadBuiltinTools();
     await loadPortedTools(innerRegistry);
-    inner = new ToolExecutor(innerRegistry, { workspaceRoot: tmp.ws, outputStore: false });
+    inner = new ToolSystem({ registry: innerRegistry, workspace: tmp.ws, executor: { outputStore: false } });
     const inProcess = new Map([
-      ['inner', await inMemoryTransport(createMcpServer({ executor: inner, workspaceRoot: tmp.ws, tags: ['fs'] }))],
-      ['inner_yes', await inMemoryTransport(createMcpServer({ executor: inner, workspaceRoot: tmp.ws, tools: ['write_file'], yes: true }))],
+      ['inner', await inMemoryTransport(createMcpServer({ system: inner, workspaceRoot: tmp.ws, tags: ['fs'] }))],
+      ['inner_yes', await inMemoryTransport(createMcpServer({ system: inner, workspaceRoot: tmp.ws, tools: ['write_file'], yes: true }))],
     ]);
     registry = new ToolRegistry();
     bridge = await McpBridge.connect(

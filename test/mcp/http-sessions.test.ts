@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { serveHttp, ToolExecutor, ToolRegistry, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type McpServerHandle } from 'toolgate';
+import { serveHttp, ToolSystem, ToolRegistry, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type McpServerHandle } from 'toolgate';
 import { HttpSessions } from '../../src/mcp/http-sessions.js';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
@@ -42,12 +42,12 @@ async function abandon(url: string): Promise<string> {
 }
 
 describe('HTTP sessions are bounded', () => {
-  let executor: ToolExecutor;
+  let system: ToolSystem;
   before(() => {
-    executor = new ToolExecutor(new ToolRegistry(), { outputStore: false });
+    system = new ToolSystem({ registry: new ToolRegistry(), executor: { outputStore: false } });
   });
   after(async () => {
-    await executor.close();
+    await system.close();
     agent.destroy();
   });
 
@@ -59,7 +59,7 @@ describe('HTTP sessions are bounded', () => {
   test('1,000 abandoned sessions: at most maxSessions are kept, the oldest idle ones are evicted first', async () => {
     let handle: McpServerHandle & { url: string } | undefined;
     try {
-      handle = await serveHttp({ executor, tasks: false });
+      handle = await serveHttp({ system, tasks: false, token: false });
       const ids: string[] = [];
       for (let i = 0; i < 1000; i++) {
         ids.push(await abandon(handle.url));
@@ -92,7 +92,7 @@ describe('HTTP sessions are bounded', () => {
     }));
     let handle: McpServerHandle & { url: string } | undefined;
     try {
-      handle = await serveHttp({ executor, tasks: false, sessionIdleMs: 1000, logger });
+      handle = await serveHttp({ system, tasks: false, token: false, sessionIdleMs: 1000, logger });
       const idle = await abandon(handle.url);
       const used = await abandon(handle.url);
       // Keep `used` busy while `idle` ages; give up after 30 s (the sweep runs every 250 ms here).
@@ -110,8 +110,8 @@ describe('HTTP sessions are bounded', () => {
   });
 
   test('limits out of range are option errors naming the option', async () => {
-    await assert.rejects(serveHttp({ executor, maxSessions: 0 }), { code: 'INVALID_OPTIONS', message: /maxSessions/ });
-    await assert.rejects(serveHttp({ executor, sessionIdleMs: 10 }), { code: 'INVALID_OPTIONS', message: /sessionIdleMs/ });
+    await assert.rejects(serveHttp({ system, maxSessions: 0 }), { code: 'INVALID_OPTIONS', message: /maxSessions/ });
+    await assert.rejects(serveHttp({ system, sessionIdleMs: 10 }), { code: 'INVALID_OPTIONS', message: /sessionIdleMs/ });
   });
 });
 

@@ -118,7 +118,7 @@ describe('toolgate mcp --lazy-domains over stdio', () => {
 describe('lazy domains in the MCP server, per session', () => {
   const tmp = tempWorkspace();
   let system: ToolSystem;
-  let http: (McpServerHandle & { url: string }) | undefined;
+  let http: (McpServerHandle & { url: string; token: string | undefined }) | undefined;
   const clients: Client[] = [];
   before(async () => {
     system = new ToolSystem({ workspace: tmp.ws });
@@ -135,8 +135,9 @@ describe('lazy domains in the MCP server, per session', () => {
     http = await serveHttp({ system, workspaceRoot: tmp.ws, lazyDomains: true });
     const first = countingClient();
     const second = countingClient();
-    await first.client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-    await second.client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    const requestInit = { headers: { authorization: `Bearer ${http.token}` } };
+    await first.client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit }));
+    await second.client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit }));
     clients.push(first.client, second.client);
     await scenario(first);
     assert.ok(!(await names(second.client)).includes('git_status'), 'visibility is per session');

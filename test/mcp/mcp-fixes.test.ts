@@ -13,19 +13,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, McpError, type CallToolResult, type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, JSON_SCHEMA_2020_12, ToolExecutor } from 'toolgate';
+import { createMcpServer, JSON_SCHEMA_2020_12, ToolSystem } from 'toolgate';
 import { fixtureRegistry, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 type Options = { mode?: string; capabilities?: ConstructorParameters<typeof Client>[1] };
 
 describe('MCP server (issue 18)', () => {
-  let executor: ToolExecutor;
+  let system: ToolSystem;
   let tmp: ReturnType<typeof tempWorkspace>;
   const clients: Client[] = [];
 
-  /** A connected client of a new server over the executor (and what it was sent). */
+  /** A connected client of a new server over the tool system (and what it was sent). */
   async function connect(options: Options = {}): Promise<{ client: Client; logs: LoggingMessageNotification['params'][] }> {
-    const server = createMcpServer({ executor, workspaceRoot: tmp.ws, mode: options.mode, tasks: false });
+    const server = createMcpServer({ system, workspaceRoot: tmp.ws, mode: options.mode, tasks: false });
     const client = new Client({ name: 'issue-18', version: '1.0.0' }, options.capabilities ?? { capabilities: {} });
     const logs: LoggingMessageNotification['params'][] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
@@ -39,11 +39,11 @@ describe('MCP server (issue 18)', () => {
   before(async () => {
     tmp = tempWorkspace();
     fs.writeFileSync(path.join(tmp.ws, 'inside.txt'), 'inside\n');
-    executor = new ToolExecutor(await fixtureRegistry(), { outputStore: false, workspaceRoot: tmp.ws });
+    system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { outputStore: false } });
   });
   after(async () => {
     for (const c of clients) await c.close();
-    await executor.close();
+    await system.close();
     tmp.cleanup();
   });
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createMcpServer, ToolExecutionError, ToolExecutor, ToolRegistry, type ToolOptions } from 'toolgate';
+import { createMcpServer, ToolExecutionError, ToolRegistry, ToolSystem, type ToolOptions } from 'toolgate';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 import { BIN, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
@@ -17,7 +17,7 @@ const INPUT = { type: 'object', properties: {}, additionalProperties: false };
 
 describe('MCP results carry outcomes in _meta', () => {
   const tmp = tempWorkspace();
-  let executor: ToolExecutor;
+  let system: ToolSystem;
   let client: Client;
   before(async () => {
     const registry = new ToolRegistry();
@@ -29,14 +29,14 @@ describe('MCP results carry outcomes in _meta', () => {
     add({ name: 'busy_sink', kind: 'mcp_write_or_unknown' }, () => {
       throw new ToolExecutionError('the sink is busy', 'TRANSIENT');
     });
-    executor = new ToolExecutor(registry, { outputStore: false, workspaceRoot: tmp.ws, sweepLeftovers: false, rateLimitMaxWaitMs: 0 });
-    const server = createMcpServer({ executor, workspaceRoot: tmp.ws, tasks: false });
+    system = new ToolSystem({ registry, workspace: tmp.ws, executor: { outputStore: false, sweepLeftovers: false, rateLimitMaxWaitMs: 0 } });
+    const server = createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false });
     client = new Client({ name: 'outcomes', version: '1.0.0' }, { capabilities: {} });
     await client.connect(await inMemoryTransport(server));
   });
   after(async () => {
     await client.close();
-    await executor.close();
+    await system.close();
     tmp.cleanup();
   });
 

@@ -8,7 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -17,7 +17,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, serveStdio, ToolExecutor, type McpServerHandle } from 'toolgate';
+import { createMcpServer, loadBuiltinTools, loadPortedTools, serveHttp, serveStdio, ToolSystem, type McpServerHandle } from 'toolgate';
+import { startHttpCommand, transportTo } from './http-command.js';
 import { BIN, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 type Consent = 'none' | 'accept' | 'decline';
@@ -38,32 +39,33 @@ function text(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
 }
 
-/** The executor `toolgate mcp` serves with: builtin and ported tools, no output store (one for the file). */
-let executor: ToolExecutor;
+/** The tool system `toolgate mcp` serves: builtin and ported tools, no output store (one for the file). */
+let system: ToolSystem;
 
 before(async () => {
   const { registry } = await loadBuiltinTools();
   await loadPortedTools(registry);
-  executor = new ToolExecutor(registry, { outputStore: false });
+  system = new ToolSystem({ registry, executor: { outputStore: false } });
 });
 
 after(async () => {
-  await executor?.close();
+  await system?.close();
 });
 
 for (const kind of ['in-memory', 'http'] as const) {
   describe(`the MCP server over ${kind === 'http' ? 'streamable HTTP' : 'the in-memory transport'}`, () => {
     let tmp: ReturnType<typeof tempWorkspace>;
-    let httpServer: (McpServerHandle & { url: string }) | undefined;
+    let httpServer: (McpServerHandle & { url: string; token: string | undefined }) | undefined;
     const clients: Client[] = [];
 
     async function connect(consent: Consent, asked?: string[]): Promise<Client> {
       const client = newClient(consent, asked);
       if (kind === 'in-memory') {
         // One server per client, as `toolgate mcp` over stdio has.
-        await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: tmp.ws })));
+        await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: tmp.ws })));
       } else {
-        await client.connect(new StreamableHTTPClientTransport(new URL(httpServer!.url)));
+        // The token serveHttp made (every bind makes one): every request carries it.
+        await client.connect(new StreamableHTTPClientTransport(new URL(httpServer!.url), { requestInit: { headers: { authorization: `Bearer ${httpServer!.token}` } } }));
       }
       clients.push(client);
       return client;
@@ -72,7 +74,7 @@ for (const kind of ['in-memory', 'http'] as const) {
     before(async () => {
       tmp = tempWorkspace();
       fs.writeFileSync(path.join(tmp.ws, 'notes.txt'), 'served over MCP\n');
-      if (kind === 'http') httpServer = await serveHttp({ executor, workspaceRoot: tmp.ws });
+      if (kind === 'http') httpServer = await serveHttp({ system, workspaceRoot: tmp.ws });
     });
 
     after(async () => {
@@ -162,7 +164,7 @@ for (const kind of ['in-memory', 'http'] as const) {
         assert.equal(url.hostname, '127.0.0.1');
         const status = await new Promise<number>((resolve, reject) => {
           const req = http.request(
-            { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+            { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${httpServer!.token}` } },
             (res) => {
               res.resume();
               resolve(res.statusCode ?? 0);
@@ -178,7 +180,8 @@ for (const kind of ['in-memory', 'http'] as const) {
         const url = new URL(httpServer!.url);
         const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
         const post = (headers: Record<string, string>) => rawPost(url, headers, init);
-        const browser = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        // With the server's token: what is refused here is refused for its origin alone.
+        const browser = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${httpServer!.token}` };
         // A page elsewhere, with the server's own Host (what a rebinding or a plain cross-site form sends).
         const evil = await post({ ...browser, origin: 'http://evil.example' });
         assert.equal(evil.status, 403);
@@ -241,7 +244,7 @@ describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     stdout.resume();
-    const handle = await serveStdio({ executor, workspaceRoot: tmp.ws }, { stdin, stdout });
+    const handle = await serveStdio({ system, workspaceRoot: tmp.ws }, { stdin, stdout });
     try {
       stdin.emit('error', Object.assign(new Error('read EIO'), { code: 'EIO' }));
       await handle.closed;
@@ -267,7 +270,7 @@ describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
         }
       });
       const init = { jsonrpc: '2.0' as const, id: 1, method: 'initialize' as const, params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-test', version: '1' } } };
-      const handle = await serveStdio({ executor, workspaceRoot: tmp.ws, ...(early ? { answered: init } : {}) }, { stdin, stdout });
+      const handle = await serveStdio({ system, workspaceRoot: tmp.ws, ...(early ? { answered: init } : {}) }, { stdin, stdout });
       try {
         if (!early) stdin.write(`${JSON.stringify(init)}\n`);
         stdin.write('{not json\n');
@@ -306,21 +309,6 @@ describe('the MCP server over stdio: lines that are not JSON-RPC', () => {
     });
   }
 });
-
-/** Start `toolgate mcp --http` and read its URL from stderr. */
-async function startHttpCommand(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`toolgate mcp --http exited with ${code}: ${stderr}`)));
-  });
-  return { child, url };
-}
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -371,11 +359,15 @@ describe('the toolgate mcp command: its flags, over stdio and over HTTP', () => 
 
   test('toolgate mcp --http serves on loopback: a client lists the tools and calls one, SIGTERM stops it', async () => {
     fs.writeFileSync(path.join(tmp.ws, 'over-http.txt'), 'served by the command over HTTP\n');
-    const { child, url } = await startHttpCommand(['--workspace', tmp.ws]);
+    const served = await startHttpCommand(['--workspace', tmp.ws]);
+    const { child, url } = served;
     try {
       assert.equal(new URL(url).hostname, '127.0.0.1');
+      assert.match(served.token ?? '', /^[A-Za-z0-9_-]{32}$/, 'a token made at start, printed on stderr');
+      const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      assert.equal(refused.status, 401, 'a request without the token');
       const client = newClient('none');
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await client.connect(transportTo(served));
       clients.push(client);
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === 'read_file'));

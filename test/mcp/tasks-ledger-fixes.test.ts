@@ -19,7 +19,7 @@ import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateTaskResultSchema, ErrorCode, McpError, type GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, Ledger, LedgerTaskStore, TASK_SESSION, ToolExecutor, type CallStore } from 'toolgate';
+import { createMcpServer, Ledger, LedgerTaskStore, TASK_SESSION, ToolSystem, type CallStore } from 'toolgate';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry, inMemoryTransport } from '../helpers.js';
 
 let root: string;
@@ -42,11 +42,11 @@ afterEach(async () => {
 
 /** An in-process server (fixture tools, a ledger in `state`) and a client that cannot be asked. */
 async function inProcess(options: { maxLiveTasks?: number; mode?: string } = {}): Promise<{ client: Client; ledger: CallStore; tasks: LedgerTaskStore }> {
-  const executor = new ToolExecutor(await fixtureRegistry(), { workspaceRoot: ws, ledger: { dir: state, workspace: ws }, outputStore: false });
-  closers.push(() => executor.close());
-  const ledger = executor.ledger!;
-  const tasks = new LedgerTaskStore(ledger, (name) => executor.registry.get(name), { maxLiveTasks: options.maxLiveTasks });
-  const server = createMcpServer({ executor, workspaceRoot: ws, tasks, mode: options.mode });
+  const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: ws, executor: { ledger: { dir: state, workspace: ws }, outputStore: false } });
+  closers.push(() => system.close());
+  const ledger = system.executor.ledger!;
+  const tasks = new LedgerTaskStore(ledger, (name) => system.registry.get(name), { maxLiveTasks: options.maxLiveTasks });
+  const server = createMcpServer({ system, workspaceRoot: ws, tasks, mode: options.mode });
   const client = new Client({ name: 'toolgate-task-fixes', version: '1.0.0' });
   await client.connect(await inMemoryTransport(server));
   clients.push(client);

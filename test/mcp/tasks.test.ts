@@ -3,8 +3,8 @@
  * - `toolgate mcp` advertises the `tasks` capability and `execution.taskSupport` per tool;
  * - a task outlives its client: created over stdio, the client disconnects (the server finishes
  *   the task, then exits), a restarted server on the same state folder reads it `completed` and
- *   returns its result; over streamable HTTP a new client (a new session) of the same server
- *   polls it to `completed`;
+ *   returns its result; over streamable HTTP the session that created it polls it to
+ *   `completed`, and a new session (another client) does not find it;
  * - a task running when its server is killed (`kill -9`) reads `failed` with the interrupted
  *   result after a restart;
  * - `tasks/cancel` aborts the call: the tool stops (its marker file stops growing);
@@ -12,7 +12,7 @@
  *   `input_required` and runs once `toolgate approvals allow` answers it.
  * Every process started here is killed and awaited; the folders are removed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,9 +20,9 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, runCli } from '../helpers.js';
+import { startHttpCommand, transportTo, type HttpCommand } from './http-command.js';
 
 let root: string;
 let ws: string;
@@ -59,24 +59,16 @@ async function stdioClient(): Promise<{ client: Client; pid: number; transport: 
   return { client, pid: transport.pid!, transport };
 }
 
-/** Start `toolgate mcp --http` and read its URL from stderr. */
-async function httpServer(): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', ...serverArgs()], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  let stderr = '';
-  return new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`toolgate mcp --http exited with ${code}: ${stderr}`)));
-  });
+/** Start `toolgate mcp --http` (its URL and the token it made). */
+async function httpServer(): Promise<HttpCommand> {
+  const served = await startHttpCommand(serverArgs());
+  children.push(served.child);
+  return served;
 }
 
-async function httpClient(url: string): Promise<Client> {
+async function httpClient(served: HttpCommand): Promise<Client> {
   const client = new Client({ name: 'toolgate-tasks-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(transportTo(served));
   clients.push(client);
   return client;
 }
@@ -154,19 +146,18 @@ describe('MCP tasks from the ledger', () => {
     await assert.rejects(second.client.experimental.tasks.getTask('task_nope'), /not found/i);
   });
 
-  it('over streamable HTTP, a new client (a new session) of the same server polls a task to completed; tasks/result blocks until it is done', async () => {
-    const url = await httpServer();
-    const first = await httpClient(url);
+  it('over streamable HTTP, the session that created a task polls it to completed (tasks/result blocks until it is done); a new session does not find it', async () => {
+    const served = await httpServer();
+    const first = await httpClient(served);
     const task = await createTask(first, 'sleep_then_answer', { ms: 1500 });
-    await first.close();
-
-    const second = await httpClient(url);
-    const now = await second.experimental.tasks.getTask(task.taskId);
+    const now = await first.experimental.tasks.getTask(task.taskId);
     assert.equal(now.status, 'working');
+    const second = await httpClient(served);
+    await assert.rejects(second.experimental.tasks.getTask(task.taskId), /not found/i);
     // tasks/result waits for the end (the SDK checks every pollInterval).
-    const result = await second.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    const result = await first.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     assert.match(text(result as CallToolResult), /1500/);
-    assert.equal((await second.experimental.tasks.getTask(task.taskId)).status, 'completed');
+    assert.equal((await first.experimental.tasks.getTask(task.taskId)).status, 'completed');
   });
 
   it('a task running when its server is killed (kill -9) reads failed, with the interrupted result, after a restart', async () => {

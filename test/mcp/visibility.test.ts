@@ -9,26 +9,26 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMcpServer, loadBuiltinTools, ToolExecutor, ToolSystem, type McpServeOptions } from 'toolgate';
+import { createMcpServer, loadBuiltinTools, ToolSystem, type McpServeOptions } from 'toolgate';
 import { inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 describe('MCP tools/list follows the mode; escapes are marked', () => {
   const tmp = tempWorkspace();
-  let executor: ToolExecutor;
+  let served: ToolSystem;
   const clients: Client[] = [];
   before(async () => {
     const { registry } = await loadBuiltinTools();
-    executor = new ToolExecutor(registry, { workspaceRoot: tmp.ws });
+    served = new ToolSystem({ registry, workspace: tmp.ws });
   });
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await executor.close();
+    await served.close();
     tmp.cleanup();
   });
-  const connect = async (options: Omit<McpServeOptions, 'executor'>) => {
+  const connect = async (options: Omit<McpServeOptions, 'system'>) => {
     const client = new Client({ name: 'toolgate-test', version: '1.0.0' });
     clients.push(client);
-    await client.connect(await inMemoryTransport(createMcpServer({ executor, workspaceRoot: tmp.ws, ...options })));
+    await client.connect(await inMemoryTransport(createMcpServer({ system: served, workspaceRoot: tmp.ws, ...options })));
     return client;
   };
   const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);

@@ -287,7 +287,11 @@ describe('policy files: matching one file', () => {
 
     test('an allow rule `./build.sh` matches `./build.sh` exactly as written, and not `build.sh` elsewhere', () => {
       const policy = toml('[[rules]]\ncommand = "./build.sh *"\naction = "allow"\n');
-      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('./build.sh --fast', { program: 'build.sh' })])))?.verdict, 'allow');
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('./build.sh', { program: 'build.sh' })])))?.verdict, 'allow');
+      // a program no table knows: exactly the words given, unless allow_options says more
+      assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('./build.sh --fast', { program: 'build.sh' })])))?.verdict, 'ask');
+      const wider = toml('[[rules]]\ncommand = "./build.sh"\nallow_options = ["--fast"]\naction = "allow"\n');
+      assert.equal(matchPolicyRules(wider, runCommand(shell([cmd('./build.sh --fast', { program: 'build.sh' })])))?.verdict, 'allow');
       assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('/tmp/build.sh', { program: 'build.sh' })]))), undefined);
       assert.equal(matchPolicyRules(policy, runCommand(shell([cmd('build.sh')]))), undefined);
     });
@@ -486,7 +490,7 @@ describe('policy files: the user and workspace files together', () => {
       const d = policies.decide(c);
       assert.equal(d.verdict, 'deny');
       assert.equal(d.error?.line, 7);
-      assert.equal(d.reason, `the policy file ${wsFile} is invalid (line 7: unknown key 'acton' in rule 2 (did you mean 'action'?); a rule's keys are tool, kind, paths, args, command, action, reason); every call is denied until it is fixed`);
+      assert.equal(d.reason, `the policy file ${wsFile} is invalid (line 7: unknown key 'acton' in rule 2 (did you mean 'action'?); a rule's keys are tool, kind, paths, args, command, allow_options, action, reason); every call is denied until it is fixed`);
     }
     put(wsFile, '[[rules]]\ntool = "x"\naction = "ask"\n\n[[rules]]\ntool = "y"\naction = "deny"\n');
     assert.equal(policies.decide(call('read_file')).verdict, 'allow');

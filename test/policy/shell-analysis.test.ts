@@ -717,3 +717,40 @@ describe('shell-command analysis', () => {
     });
   });
 });
+
+describe('what allow rules read of a command (issue 30)', () => {
+  before(async () => {
+    analyze = await loadShellAnalyzer();
+  });
+
+  test('C5: each wrapper\'s own words, outermost first; git\'s dropped global options', () => {
+    const analysis = certain("timeout -s KILL 5 env -u X nice -n 5 rm -rf data; git --no-pager -C . log --oneline");
+    const rm = commandOf(analysis, 'rm');
+    assert.deepEqual(rm.wrappers, ['timeout', 'env', 'nice']);
+    assert.deepEqual(rm.wrapperWords, [['timeout', '-s', 'KILL', '5'], ['env', '-u', 'X'], ['nice', '-n', '5']]);
+    const git = commandOf(analysis, 'git');
+    assert.deepEqual(git.argv, ['git', 'log', '--oneline']);
+    assert.deepEqual(git.globalWords, ['--no-pager', '-C', '.']);
+    assert.equal(commandOf(certain('git status'), 'git').globalWords, undefined);
+    const split = commandOf(certain("env -S 'rm -rf data'"), 'rm');
+    assert.deepEqual(split.wrapperWords, [['env', '-S', 'rm -rf data']]);
+    const shell = commandOf(certain("bash -c 'timeout 5 ls'"), 'ls');
+    assert.deepEqual(shell.wrapperWords, [['bash'], ['timeout', '5']]);
+  });
+
+  test('an interpreter reading its code from standard input is uncertain: `echo ... | python3`', () => {
+    for (const line of ["echo 'import os' | python3", 'node -', 'cat x | perl']) uncertain(line);
+    certain('python3 script.py');
+    certain('node --version');
+  });
+
+  test('C6: a line beyond the limits says so: length, commands, nesting', () => {
+    assert.equal(analyze(`${'true;'.repeat(20_000)} curl http://127.0.0.1:1/`).beyondLimits, true);
+    assert.equal(analyze(`${'$('.repeat(200)}curl x${')'.repeat(200)}`).beyondLimits, true);
+    const many = analyze(`${'echo x;'.repeat(5_000)} curl x`);
+    assert.equal(many.beyondLimits, true);
+    assert.ok(many.uncertain.some((why) => /more than 4096 commands/.test(why)) || many.uncertain.some((why) => /parsing took longer/.test(why)), many.uncertain.join('; '));
+    assert.equal(analyze("bash -c 'bash -c \"bash -c \\\"ls\\\"\"'").beyondLimits, undefined);
+    assert.equal(analyze('echo ok').beyondLimits, undefined);
+  });
+});

@@ -87,6 +87,8 @@ describe('schema generator errors and staleness', () => {
     write('g.ts', `${header}interface In {\n${doc('@format shell-command')}  cmd: string;\n}\n/** Doc. */\n@tool({ name: 'top_cmd', version: '1.0.0' })\nexport class H { run(args: In) { return ''; } }\n`);
     const [entry] = Object.values((await generateSchemas({ cwd: dir, patterns: ['g.ts'] })).tools);
     assert.equal((entry!.inputSchema.properties as Record<string, JsonSchema>).cmd!.format, 'shell-command');
+    write('h.ts', `${header}export interface Step {\n${doc('@format shell-input')}  chars: string;\n}\n/** Doc. */\n@tool({ name: 'nested_input', version: '1.0.0', runner: 'main' })\nexport class I { run(args: { steps: Step[] }) { return ''; } }\n`);
+    await assert.rejects(generateSchemas({ cwd: dir, patterns: ['h.ts'] }), /nested_input@1\.0\.0.*@format shell-input on steps \(below the top level\)/s);
   });
 
   it('writes, then detects a stale file without writing in check mode', async () => {

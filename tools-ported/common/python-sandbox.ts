@@ -6,7 +6,8 @@
  * 1. a child process, killed whole (SIGKILL) at the timeout, on abort, or when the resident
  *    memory of its process tree passes the cap, and killed by the kernel when the host dies
  *    (parent-death signal); descriptors the host inherited are closed before it starts;
- * 2. bubblewrap (`bwrap`, found as `src/sandbox/bubblewrap.ts` finds it): new user, PID, IPC,
+ * 2. bubblewrap (`bwrap`, found as `src/sandbox/bubblewrap.ts` finds it, the launch profile
+ *    `interpreter` of `src/sandbox/launch-profiles.ts`): new user, PID, IPC,
  *    UTS and network namespaces, all capabilities dropped, an unprivileged uid, and a file
  *    system holding only the system libraries, Node, the Pyodide package and the child's entry
  *    (read-only) and an empty `/tmp`: no host file, socket or network is in reach. Where
@@ -35,11 +36,10 @@
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUBBLEWRAP_PACKAGE, findExecutable, parentDeathLauncher, probeBubblewrap, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
+import { BUBBLEWRAP_PACKAGE, launchPrefix, processTree, probeBubblewrap, residentBytes, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
 
 /** How a sandboxed run ended. */
 export type PythonRunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'aborted' | 'crashed';
@@ -123,31 +123,9 @@ function pyodideFolder(): string {
 /** How an interpreter is confined: `bubblewrap`, or `none` when the user chose no sandbox. */
 export type PythonIsolation = 'bubblewrap' | 'none';
 
-/**
- * Close every descriptor above 2 that the host inherited without close-on-exec, then exec
- * the rest of the command: sandboxed code must not find an open file of the host's.
- */
-const CLOSE_INHERITED_FDS = 'fds=(/proc/$$/fd/*); for f in "${fds[@]}"; do n=${f##*/}; if (( n > 2 && n != 255 )); then { exec {n}>&-; } 2>/dev/null; fi; done; exec "$@"';
-
-/** Paths the interpreter's file system holds (read-only) under bubblewrap. */
-function bubblewrapArgs(bwrap: string, pyodide: string): string[] {
-  const args = [bwrap, '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534', '--clearenv'];
-  for (const dir of ['/usr', '/lib', '/lib64', '/lib32', '/bin', '/etc/ld.so.cache']) if (fs.existsSync(dir)) args.push('--ro-bind', dir, dir);
-  const node = fs.realpathSync(process.execPath);
-  if (!node.startsWith('/usr/')) args.push('--ro-bind', node, node);
-  // The empty /tmp first: the package or the entry may live under /tmp, and a later mount
-  // would hide them.
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--ro-bind', pyodide, pyodide, '--ro-bind', CHILD_ENTRY, CHILD_ENTRY, '--chdir', '/tmp', '--');
-  return args;
-}
-
-/** The launcher prefix for an isolation kind (before the node command line). */
-function launcher(kind: PythonIsolation, tools: { bwrap?: string; bash?: string }, pyodide: string): string[] {
-  // bash, not sh: dash keeps a descriptor of its own open that the loop would close.
-  const closeFds = tools.bash ? [tools.bash, '--norc', '--noprofile', '-c', CLOSE_INHERITED_FDS, 'toolgate-python'] : [];
-  // The parent-death launcher first (setpriv, then a check that the host still is the parent).
-  if (kind === 'bubblewrap') return [...parentDeathLauncher(), ...closeFds, ...bubblewrapArgs(tools.bwrap!, pyodide)];
-  return [...parentDeathLauncher(), ...closeFds];
+/** The launcher for an isolation kind (before the node command line): the `interpreter` launch profile of `src/sandbox/launch-profiles.ts`. */
+function launcher(kind: PythonIsolation, bwrap: string | undefined, pyodide: string): string[] {
+  return launchPrefix('interpreter', { bwrap: kind === 'bubblewrap' ? bwrap : undefined, readOnly: [pyodide, CHILD_ENTRY] });
 }
 
 /** How interpreters are started, or why they cannot be. */
@@ -162,14 +140,14 @@ const isolationProbes = new Map<string, Promise<Isolation>>();
  */
 function probeIsolation(profile: SandboxProfile, pyodide: string): Promise<Isolation> {
   if (profile === 'none') {
-    return Promise.resolve({ kind: 'none', prefix: process.platform === 'linux' ? launcher('none', { bash: findExecutable('bash') }, pyodide) : [] });
+    return Promise.resolve({ kind: 'none', prefix: process.platform === 'linux' ? launcher('none', undefined, pyodide) : [] });
   }
   const bwrap = probeBubblewrap();
   if (!bwrap.works) return Promise.resolve({ kind: 'unavailable', problem: bwrap.problem ?? 'bubblewrap does not work here' });
   let probe = isolationProbes.get(bwrap.binary);
   if (probe === undefined) {
     probe = new Promise<Isolation>((resolve) => {
-      const prefix = launcher('bubblewrap', { bwrap: bwrap.binary, bash: findExecutable('bash') }, pyodide);
+      const prefix = launcher('bubblewrap', bwrap.binary, pyodide);
       const run = spawn(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env: {} });
       let stderr = '';
       run.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -187,35 +165,10 @@ function probeIsolation(profile: SandboxProfile, pyodide: string): Promise<Isola
   return probe;
 }
 
-/** A process and all its descendants (Linux; just the process elsewhere). */
-function processTree(pid: number): number[] {
-  const found: number[] = [];
-  const stack = [pid];
-  while (stack.length) {
-    const current = stack.pop()!;
-    if (found.includes(current)) continue;
-    found.push(current);
-    try {
-      for (const task of fs.readdirSync(`/proc/${current}/task`)) {
-        for (const child of fs.readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) stack.push(Number(child));
-      }
-    } catch {
-      // gone, or not Linux
-    }
-  }
-  return found;
-}
-
 /** Resident memory of a process and all its descendants, in bytes (Linux; 0 elsewhere). */
 function treeRss(pid: number): number {
   let total = 0;
-  for (const member of processTree(pid)) {
-    try {
-      total += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${member}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const member of processTree(pid)) total += residentBytes(member);
   return total;
 }
 

@@ -13,22 +13,15 @@ import os from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 
 /**
- * The shell that runs a command in the sandbox: a watcher in the background waits on
- * descriptor 3 (the lifeline; see {@link CommandProcess}) and, at end-of-file, kills every
- * process of the sandbox's PID namespace (`kill -1` there reaches no host process; without a
- * descriptor 3 it does nothing); the shell closes its own copy and becomes the user's login
- * shell.
+ * What the lifeline (`src/sandbox/scripts/lifeline.sh`; see {@link CommandProcess}) kills at
+ * end-of-file: in the sandbox, every process of its PID namespace (`kill -1` there reaches no
+ * host process); without one, its own process group (`kill 0`), which is the command's (it
+ * runs in a session of its own), so that a command does not outlive a host killed with
+ * `kill -9` (review finding of issue 16: an unsandboxed `sleep 60` ran on after its toolgate
+ * died). A process that left the group (`setsid`) is out of its reach; the sandbox's PID
+ * namespace has no such hole.
  */
-const SANDBOX_LIFELINE = '( [ -e /proc/$BASHPID/fd/3 ] || exit 0; read -r -u 3 _; kill -KILL -1 ) & exec 3<&-; exec bash -lc "$1"';
-
-/**
- * The same lifeline for a command run without a sandbox: at end-of-file the watcher kills its
- * own process group (`kill 0`), which is the command's (it runs in a session of its own), so
- * that a command does not outlive a host killed with `kill -9` (review finding of issue 16: an
- * unsandboxed `sleep 60` ran on after its toolgate died). A process that left the group
- * (`setsid`) is out of its reach; the sandbox's PID namespace has no such hole.
- */
-const HOST_LIFELINE = '( [ -e /proc/$BASHPID/fd/3 ] || exit 0; read -r -u 3 _; kill -KILL 0 ) & exec 3<&-; exec bash -lc "$1"';
+const LIFELINE_TARGET = { sandbox: '-1', host: '0' } as const;
 
 /** Processes one command may have at once (the command itself included). */
 const MAX_PROCESSES = 256;
@@ -37,7 +30,7 @@ const KILL_GRACE_MS = 2000;
 
 // The environment allowlist lives in src/sandbox/child-env.ts (stdio MCP servers use it too).
 export { commandEnv } from '../../src/tool.js';
-import { PidsCgroup } from '../../src/tool.js';
+import { launchScript, PidsCgroup } from '../../src/tool.js';
 
 /**
  * Output kept within a bound: the first `headChars` characters and the last `tailChars`,
@@ -228,11 +221,11 @@ export class CommandProcess {
     }
     this.cgroup = PidsCgroup.create(MAX_PROCESSES);
     this.limited = this.cgroup !== undefined;
-    // The wrapper joins the cgroup (or lowers the process limit where no cgroup is available;
-    // that limit binds only non-root users) outside the sandbox, where /sys is read-only, then
-    // becomes the sandbox launcher (its arguments after the third), which runs the user's login
-    // shell with the command.
-    const wrapper = 'if [ -n "$1" ]; then echo $$ > "$1" || exit 126; else ulimit -u "$3" 2>/dev/null; fi; c=$2; shift 3; exec "$@" "$c"';
+    // The wrapper (src/sandbox/scripts/command-wrapper.sh) joins the cgroup (or lowers the
+    // process limit where no cgroup is available; that limit binds only non-root users)
+    // outside the sandbox, where /sys is read-only, then becomes the sandbox launcher (its
+    // arguments after the third), which runs the user's login shell with the command.
+    const wrapper = launchScript('command-wrapper');
     const fallbackLimit = this.cgroup === undefined ? tasksOfThisUser() + MAX_PROCESSES : MAX_PROCESSES;
     this.sandboxed = options.sandbox.length > 0;
     // The user's shell runs under a lifeline: descriptor 3 is a socket whose other end only
@@ -241,7 +234,7 @@ export class CommandProcess {
     // namespace; without one, the command's process group. The parent-death signals alone
     // leave a window: bwrap sets its inner process's only after forking it, and a host killed
     // in between left the sandbox running; an unsandboxed shell had none at all.
-    const shell = ['bash', '--norc', '--noprofile', '-c', this.sandboxed ? SANDBOX_LIFELINE : HOST_LIFELINE, 'toolgate-lifeline'];
+    const shell = ['bash', '--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', this.sandboxed ? LIFELINE_TARGET.sandbox : LIFELINE_TARGET.host];
     const launch = [...options.sandbox, ...shell];
     // The wrapper ends with `exec "$@" "$c"`: the launcher, then the shell, then the command.
     const argv = ['bash', '--norc', '--noprofile', '-c', wrapper, 'toolgate-command', this.cgroup?.procsFile ?? '', options.command, String(fallbackLimit), ...launch];

@@ -13,6 +13,8 @@ import { CommandProcess, type CommandStartOptions } from './command-process.js';
 
 /** Sessions kept at once. */
 const MAX_SESSIONS = 64;
+/** Characters of a session's input kept for the decisions on later input ({@link CommandSession.written}). */
+const MAX_WRITTEN = 64 * 1024;
 
 /** A command session. */
 export interface CommandSession {
@@ -30,6 +32,13 @@ export interface CommandSession {
   readonly owner: object;
   /** The workspace it runs for: only calls on the same workspace see it. */
   readonly scope: string;
+  /**
+   * What input_command wrote to its standard input, oldest first, at most the last
+   * {@link MAX_WRITTEN} characters: later input is judged with the line it continues.
+   */
+  written: string;
+  /** True once `written` lost its start to the cap. */
+  truncated: boolean;
 }
 
 /** The table of command sessions. */
@@ -79,6 +88,8 @@ export class CommandSessions {
       busy: false,
       owner,
       scope,
+      written: '',
+      truncated: false,
     };
     this.sessions.set(session.id, session);
     return session;
@@ -90,6 +101,26 @@ export class CommandSessions {
     if (session === undefined || session.scope !== scope) return undefined;
     session.lastUsed = Date.now();
     return session;
+  }
+
+  /**
+   * The session `id` of workspace `scope`, if there is one and it is still running, without
+   * counting as a use: what the decision on an input_command call looks at.
+   */
+  peek(id: string, scope = ''): CommandSession | undefined {
+    const session = this.sessions.get(id);
+    return session === undefined || session.scope !== scope || !session.process.running ? undefined : session;
+  }
+
+  /** Record `chars` as written to the session's input (see {@link CommandSession.written}). */
+  static noteWritten(session: CommandSession, chars: string): void {
+    const all = session.written + chars;
+    if (all.length > MAX_WRITTEN) {
+      session.written = all.slice(all.length - MAX_WRITTEN);
+      session.truncated = true;
+    } else {
+      session.written = all;
+    }
   }
 
   /** Forget a session (after its exit was reported). */

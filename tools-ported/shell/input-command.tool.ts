@@ -1,6 +1,6 @@
-import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
+import { tool, ToolExecutionError, type ShellInputTarget, type ShellInputTool, type Tool, type ToolContext } from '../../src/tool.js';
 import { sessionOutput } from './command-output.js';
-import { commandSessions } from './command-sessions.js';
+import { CommandSessions, commandSessions } from './command-sessions.js';
 
 /** Arguments of input_command. */
 export interface InputCommandInput {
@@ -9,6 +9,9 @@ export interface InputCommandInput {
   /**
    * Characters to write to the command's standard input (end a line with "\n"). Exactly
    * "\u0003" sends Ctrl-C (SIGINT to the command and its children). Empty: only poll.
+   * Input to a shell is checked like a command line; input to another program (python3)
+   * needs the user's approval.
+   * @format shell-input
    * @default ""
    */
   chars?: string;
@@ -32,6 +35,17 @@ export const CTRL_C = '\u0003';
  */
 @tool({ name: 'input_command', version: '1.0.0', kind: 'shell_command', tags: ['shell', 'ported'], runner: 'main', timeoutMs: 120_000, truncation: 'head-tail' })
 export class InputCommandTool implements Tool<InputCommandInput, string> {
+  /**
+   * What `chars` would be typed into (see `ShellInputTool`): the command line the session was
+   * started with and what was written to it before; `undefined` when there is no running
+   * session with that process_id in this workspace (the call then fails without writing).
+   */
+  static shellInputTarget(args: InputCommandInput, workspaceRoot: string): ShellInputTarget | undefined {
+    const session = commandSessions.peek(args.process_id, workspaceRoot);
+    if (session === undefined) return undefined;
+    return session.truncated ? { command: session.command, written: session.written, truncated: true } : { command: session.command, written: session.written };
+  }
+
   async run(args: InputCommandInput, ctx: ToolContext): Promise<string> {
     const session = commandSessions.get(args.process_id, ctx.workspace.realRoot);
     if (session === undefined) {
@@ -46,8 +60,9 @@ export class InputCommandTool implements Tool<InputCommandInput, string> {
     try {
       const chars = args.chars ?? '';
       if (chars === CTRL_C) session.process.interrupt();
-      else if (chars !== '' && !session.process.write(chars)) {
-        ctx.note('[the command no longer reads input: it has exited or closed standard input]');
+      else if (chars !== '') {
+        if (session.process.write(chars)) CommandSessions.noteWritten(session, chars);
+        else ctx.note('[the command no longer reads input: it has exited or closed standard input]');
       }
       const wanted = args.yield_time_ms ?? (chars === '' ? 5000 : 250);
       const exited = await session.process.wait(Math.max(0, Math.min(wanted, ctx.deadline === undefined ? wanted : ctx.deadline - Date.now() - 500)), ctx.signal);
@@ -57,3 +72,6 @@ export class InputCommandTool implements Tool<InputCommandInput, string> {
     }
   }
 }
+
+// The decision asks the class what its input is typed into.
+InputCommandTool satisfies ShellInputTool;

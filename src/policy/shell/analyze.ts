@@ -67,7 +67,7 @@ async function createAnalyzer(): Promise<ShellAnalyzer> {
   return (text) => {
     if (typeof text !== 'string') return { commands: [], uncertain: ['the command line is not a string'], kind: 'shell_command' };
     if (text.length > MAX_COMMAND_LINE_LENGTH) {
-      return { commands: [], uncertain: [`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`], kind: 'shell_command' };
+      return { commands: [], uncertain: [`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`], kind: 'shell_command', beyondLimits: true };
     }
     return analyseCommandLine(text, parse);
   };

@@ -135,7 +135,7 @@ function sedScripts(args: ReadonlyArray<string | undefined>): { scripts: string[
 }
 
 /** Skip a sed address (`12`, `$`, `/re/I`, `\%re%`, `first~step`, ranges, `!`) from `i`; returns the index after it. */
-function skipAddress(s: string, i: number): number {
+export function skipAddress(s: string, i: number): number {
   const one = (j: number): number => {
     if (/[0-9$]/.test(s[j] ?? '')) {
       while (/[0-9$~+]/.test(s[j] ?? '')) j++;
@@ -273,6 +273,15 @@ export function codeWordIndex(program: string, args: ReadonlyArray<string | unde
     if (a !== undefined && CODE_OPTION.test(a)) return i + 1 < args.length ? i + 1 : -1;
   }
   return undefined;
+}
+
+/**
+ * Whether an interpreter call reads its code from standard input (`python3`, `node -`,
+ * `echo 'import os' | python3`): the code is data the analysis cannot see, as for `sh` with
+ * no script.
+ */
+export function readsCodeFromStdin(program: string, args: ReadonlyArray<string | undefined>): boolean {
+  return INTERPRETERS.has(program) && (args.length === 0 || (args.length === 1 && args[0] === '-'));
 }
 
 /** Whether `program` runs code given in its arguments: a shell's `-c` script, an interpreter's code, an awk or sed program (what `xargs -I` and `find -exec` must not paste data into). */

@@ -40,7 +40,7 @@
  * @module
  */
 import { mostSevere, type ActionKind } from '../action-kinds.js';
-import { codeWordIndex, runsCommandsFromText, takesCode } from './code-arguments.js';
+import { codeWordIndex, readsCodeFromStdin, runsCommandsFromText, takesCode } from './code-arguments.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
 import {
@@ -66,6 +66,9 @@ const MAX_NESTED_SHELLS = 8;
 
 /** The longest command line analysed, in UTF-16 code units (64 KiB); a longer one is uncertain without parsing. */
 export const MAX_COMMAND_LINE_LENGTH = 64 * 1024;
+
+/** The most simple commands one command line may hold (4,096) before the analysis stops: past it, the line is beyond its limits. */
+const MAX_COMMANDS = 4096;
 
 /** How deep the syntax tree may nest (subshells in substitutions in loops...) before the analysis gives up. */
 const MAX_TREE_DEPTH = 256;
@@ -125,6 +128,8 @@ interface Context {
   readonly writes: readonly string[];
   /** Wrappers enclosing this text (the shell of a `bash -c`), outermost first. */
   readonly wrappers: readonly string[];
+  /** The own words of the wrappers of `wrappers.ts` among them (name, options, operands before the command), by index in `wrappers`. */
+  readonly wrapperWords?: ReadonlyMap<number, readonly string[]>;
   /**
    * Whether the walk is inside double quotes or an unquoted heredoc body (and not in a
    * substitution inside them): there single quotes and `$'` are plain characters, so
@@ -147,14 +152,15 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
   try {
     walk.line(text, { depth: 0, writes: [], wrappers: [] });
   } catch (error) {
-    walk.doubt(`the analysis failed: ${error instanceof Error ? error.message : String(error)}`);
+    walk.limit(`the analysis failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   // git finds its repository from the working folder: a planted bare-repo-shaped folder's config runs programs
   if (walk.changedFolder && walk.commands.some((command) => command.program === 'git')) {
     walk.doubt('git runs in a command line that changes folder (cd, pushd, find -execdir, env -C...): it may read a repository the analysis cannot vouch for');
   }
   const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
-  return { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds) };
+  const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds) };
+  return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
 }
 
 /** A program's name: the word without its folder (`/bin/rm` gives `rm`). */
@@ -192,8 +198,17 @@ class CommandLineWalk {
 
   constructor(private readonly parse: ParseCommandLine) {}
 
+  /** Whether the walk stopped at one of its limits (length, commands, nesting, parse time): commands may be missing anywhere. */
+  beyondLimits = false;
+
   doubt(reason: string): void {
     this.uncertain.add(reason);
+  }
+
+  /** A limit reached: {@link beyondLimits}, and the reason in `uncertain`. */
+  limit(reason: string): void {
+    this.beyondLimits = true;
+    this.doubt(reason);
   }
 
   /** Parses and walks a whole command line (the top one, or the text of `bash -c`/`eval`). */
@@ -201,10 +216,10 @@ class CommandLineWalk {
     if (text.trim() === '') return;
     // bash drops what follows a NUL; the parser and the analysis read on
     if (text.includes('\0')) return this.doubt('a NUL character in the command line');
-    if (context.depth > MAX_NESTED_SHELLS) return this.doubt(`shells or eval nested deeper than ${MAX_NESTED_SHELLS} levels`);
-    if (text.length > MAX_COMMAND_LINE_LENGTH) return this.doubt(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
+    if (context.depth > MAX_NESTED_SHELLS) return this.limit(`shells or eval nested deeper than ${MAX_NESTED_SHELLS} levels`);
+    if (text.length > MAX_COMMAND_LINE_LENGTH) return this.limit(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
     const parsed = this.parse(text);
-    if (typeof parsed === 'string') return this.doubt(parsed);
+    if (typeof parsed === 'string') return this.limit(parsed);
     const outer = this.source;
     this.source = text;
     try {
@@ -218,7 +233,7 @@ class CommandLineWalk {
   }
 
   private visit(node: SyntaxNode, context: Context, level: number): void {
-    if (level > MAX_TREE_DEPTH) return this.doubt(`constructs nested deeper than ${MAX_TREE_DEPTH} levels`);
+    if (level > MAX_TREE_DEPTH) return this.limit(`constructs nested deeper than ${MAX_TREE_DEPTH} levels`);
     if (node.isMissing) return this.doubt(`incomplete command line: missing ${node.type === '' ? 'a word' : quote(node.type)}`);
     if (!node.isNamed) return;
     if ((context.doubleQuoted === true || !LITERAL.has(node.type)) && node.type !== 'ERROR') this.unparsed(node);
@@ -370,7 +385,7 @@ class CommandLineWalk {
     const children = childrenOf(node);
     // the keyword and bare names are static words; resolveWord reads only the grammar's word nodes
     const words = children.map((child): Word => (child.type === 'variable_name' || !child.isNamed ? { text: child.text, isStatic: true, node: child } : resolveWord(child)));
-    this.record(words, context.wrappers, context.writes, node.text);
+    this.record(words, context.wrappers, context.writes, node.text, context.wrapperWords);
     if (node.type !== 'declaration_command') return;
     const keyword = children[0]?.text ?? '';
     const flags = words.slice(1).filter((word) => word.isStatic && /^[-+]/.test(word.text)).map((word) => word.text);
@@ -468,20 +483,21 @@ class CommandLineWalk {
   /** Unwraps wrappers, shells, `eval` and `source` around `words`, and records what runs. */
   private run(words: readonly Word[], context: Context, text: string): void {
     const wrappers = [...context.wrappers];
+    const wrapperWords = new Map(context.wrapperWords);
     let argv = words;
     for (;;) {
       const head = argv[0];
       if (head === undefined) return;
       if (!head.isStatic) {
         this.doubt(`dynamic program name ${quote(head.text)}`);
-        return this.record(argv, wrappers, context.writes, text);
+        return this.record(argv, wrappers, context.writes, text, wrapperWords);
       }
       const program = basename(head.text);
       // reserved words the grammar reads as a program: before a compound command (`coproc NAME { ...; }`,
       // `time { ...; }`) it splits that command at its first `;`
       if ((program === 'coproc' || program === 'time') && argv.slice(1, 3).some((word) => COMPOUND_STARTS.has(word.text) || /^[({]/.test(word.text))) {
         this.doubt(`${program} with a compound command the analysis does not parse: ${quote(text)}`);
-        return this.record(argv, wrappers, context.writes, text);
+        return this.record(argv, wrappers, context.writes, text, wrapperWords);
       }
       if (isWrapper(program)) {
         const unwrapped = unwrapOnce([program, ...argv.slice(1).map((word) => word.text)]);
@@ -489,13 +505,13 @@ class CommandLineWalk {
           const command = argv[unwrapped.index];
           if (command === undefined || !command.isStatic || argv.slice(1, unwrapped.index).some((word) => !word.isStatic)) {
             this.doubt(`${program} runs a command string that is not static: ${quote(text)}`);
-            return this.record(argv, wrappers, context.writes, text);
+            return this.record(argv, wrappers, context.writes, text, wrapperWords);
           }
-          return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...wrappers, program] });
+          return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...wrappers, program], wrapperWords });
         }
         if (unwrapped.kind !== 'inner') {
           if (unwrapped.kind === 'stdin-shell') this.doubt(`${program} starts a shell reading commands from standard input`);
-          return this.record(argv, wrappers, context.writes, text);
+          return this.record(argv, wrappers, context.writes, text, wrapperWords);
         }
         const consumed = argv.slice(1, unwrapped.start);
         if (program === 'chroot' || (FOLDER_WRAPPERS.has(program) && consumed.some((word) => CHANGE_FOLDER_OPTIONS.test(word.text)))) this.changedFolder = true;
@@ -513,30 +529,32 @@ class CommandLineWalk {
           // env reads the split words as its own: options and NAME=VALUE words there are not commands
           if (split?.some((word, index) => index === 0 && (/^-/.test(word.text) || word.text.includes('='))) === true) {
             this.doubt(`${program} splits a command string that starts with options or assignments: ${quote(text)}`);
-            return this.record(argv, wrappers, context.writes, text);
+            return this.record(argv, wrappers, context.writes, text, wrapperWords);
           }
           if (split === undefined) {
             this.doubt(`${program} splits a command string the analysis cannot read: ${quote(text)}`);
-            return this.record(argv, wrappers, context.writes, text);
+            return this.record(argv, wrappers, context.writes, text, wrapperWords);
           }
           inner = [...split, ...inner];
         }
+        wrapperWords.set(wrappers.length, [program, ...consumed.map((word) => word.text)]);
         wrappers.push(program);
         argv = inner;
-        if (wrappers.length > 32) return this.doubt(`too many wrappers in ${quote(text)}`);
+        if (wrappers.length > 32) return this.limit(`too many wrappers in ${quote(text)}`);
         continue;
       }
       if (UNANALYSED_RUNNERS.has(program) || isProgramLoader(program) || (program === 'coreutils' && argv.length > 1)) {
         this.doubt(`${program} runs another command that is not analysed: ${quote(text)}`);
-        return this.record(argv, wrappers, context.writes, text);
+        return this.record(argv, wrappers, context.writes, text, wrapperWords);
       }
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
-      if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers }, text);
-      if (program === 'eval') return this.evaluate(argv, { ...context, wrappers }, text);
-      if (program === 'trap') return this.trap(argv, { ...context, wrappers }, text);
-      if (program === 'alias') return this.alias(argv, { ...context, wrappers }, text);
-      if (program === 'su') return this.switchUser(argv, { ...context, wrappers }, text);
+      if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.doubt(`${program} reads code from standard input: ${quote(text)}`);
+      if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'eval') return this.evaluate(argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'trap') return this.trap(argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'alias') return this.alias(argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'su') return this.switchUser(argv, { ...context, wrappers, wrapperWords }, text);
       if (SOURCE_BUILTINS.has(program)) {
         const script = argv[1];
         if (script !== undefined && (script.node?.type === 'process_substitution' || (script.isStatic && isStdinPath(script.text)))) {
@@ -545,10 +563,10 @@ class CommandLineWalk {
           // Like `bash FILE`: the commands are in a file, which may have been written a moment ago.
           this.doubt(`${program} runs the commands of a script file the analysis does not read: ${quote(text)}`);
         }
-        return this.record(argv, wrappers, context.writes, text);
+        return this.record(argv, wrappers, context.writes, text, wrapperWords);
       }
-      this.record(argv, wrappers, context.writes, text);
-      if (program === 'find') this.findExec(argv, { ...context, writes: [], wrappers: [...wrappers, 'find'] }, text);
+      this.record(argv, wrappers, context.writes, text, wrapperWords);
+      if (program === 'find') this.findExec(argv, { ...context, writes: [], wrappers: [...wrappers, 'find'], wrapperWords }, text);
       return;
     }
   }
@@ -563,7 +581,7 @@ class CommandLineWalk {
       if (!word.isStatic) {
         // it may be an option (`-c`, `-s`) as well as the script
         this.doubt(`${program} has a word that is not static where its options are: ${quote(text)}`);
-        return this.record(argv, context.wrappers, context.writes, text);
+        return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
       }
       if (word.text === '--' || word.text === '-') { i += 1; break; }
       if (!/^[-+]/.test(word.text) || word.text.length < 2) break;
@@ -580,9 +598,9 @@ class CommandLineWalk {
     if (runsText) {
       if (operand === undefined || !operand.isStatic) {
         this.doubt(`${program} -c runs a command string that is not static: ${quote(text)}`);
-        return this.record(argv, context.wrappers, context.writes, text);
+        return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
       }
-      return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program] });
+      return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
     }
     if (readsStdin || operand === undefined) this.doubt(`${program} reads commands from standard input: ${quote(text)}`);
     else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
@@ -591,7 +609,7 @@ class CommandLineWalk {
       // `bash script.sh`: the commands are in a file, which may have been written a moment ago.
       this.doubt(`${program} runs the commands of a script file the analysis does not read: ${quote(text)}`);
     }
-    this.record(argv, context.wrappers, context.writes, text);
+    this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
   }
 
   /** `eval WORDS`: static words are joined and analysed as a command line. */
@@ -599,9 +617,9 @@ class CommandLineWalk {
     const args = argv.slice(1);
     if (args.length === 0 || args.some((word) => !word.isStatic)) {
       if (args.length > 0) this.doubt(`eval of text that is not static: ${quote(text)}`);
-      return this.record(argv, context.wrappers, context.writes, text);
+      return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
     }
-    this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'eval'] });
+    this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'eval'], wrapperWords: context.wrapperWords });
   }
 
   /**
@@ -610,10 +628,10 @@ class CommandLineWalk {
    */
   private alias(argv: readonly Word[], context: Context, text: string): void {
     const definitions = argv.slice(1).filter((word) => !word.isStatic || /^[^-=][^=]*=/.test(word.text));
-    if (definitions.length === 0) return this.record(argv, context.wrappers, context.writes, text);
+    if (definitions.length === 0) return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
     for (const definition of definitions) {
       if (!definition.isStatic) this.doubt(`alias with a definition that is not static: ${quote(text)}`);
-      else this.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'alias'] });
+      else this.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'alias'], wrapperWords: context.wrapperWords });
     }
   }
 
@@ -656,13 +674,13 @@ class CommandLineWalk {
     const action = argv[i];
     // no signal after it: `trap` lists, `trap -p INT` prints; `-` or a number resets
     if (action === undefined || i + 1 >= argv.length || (action.isStatic && /^(-|\d+)$/.test(action.text))) {
-      return this.record(argv, context.wrappers, context.writes, text);
+      return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
     }
     if (!action.isStatic) {
       this.doubt(`trap with an action that is not static: ${quote(text)}`);
-      return this.record(argv, context.wrappers, context.writes, text);
+      return this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
     }
-    this.line(action.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'trap'] });
+    this.line(action.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'trap'], wrapperWords: context.wrapperWords });
   }
 
   /** `su [options] [-] [user] [-c TEXT]`: TEXT runs in the user's shell; without it, the shell reads standard input. */
@@ -678,8 +696,8 @@ class CommandLineWalk {
     }
     if (command === undefined) this.doubt(`su starts a shell reading commands from standard input: ${quote(text)}`);
     else if (!command.isStatic) this.doubt(`su -c runs a command string that is not static: ${quote(text)}`);
-    else return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'su'] });
-    this.record(argv, context.wrappers, context.writes, text);
+    else return this.line(command.text, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, 'su'], wrapperWords: context.wrapperWords });
+    this.record(argv, context.wrappers, context.writes, text, context.wrapperWords);
   }
 
   /**
@@ -751,7 +769,7 @@ class CommandLineWalk {
     }
   }
 
-  private record(argv: readonly Word[], wrappers: readonly string[], writes: readonly string[], text: string): void {
+  private record(argv: readonly Word[], wrappers: readonly string[], writes: readonly string[], text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
     const head = argv[0]!;
     const program = head.isStatic ? basename(head.text) : head.text;
     let words = [program, ...argv.slice(1).map((word) => word.text)];
@@ -764,15 +782,28 @@ class CommandLineWalk {
     if (evaluated !== undefined) this.doubt(`${evaluated}: ${quote(text)}`);
     if (hasDynamicSubcommand(argv, program)) this.doubt(`${program} with a subcommand that is not static: ${quote(text)}`);
     if (CHANGE_FOLDER.has(program)) this.changedFolder = true;
+    let globalWords: string[] | undefined;
     if (program === 'git') {
       const git = normaliseGit(words);
+      globalWords = words.slice(1, words.length - (git.argv.length - 1));
       words = git.argv;
       for (const reason of git.uncertain) this.doubt(reason);
     }
     const kind = kindOfCommand(words);
     // a path (`./git`) is kept as written, so that a rule for `git` does not allow it
     if (head.isStatic && isPath(head.text)) words[0] = head.text;
-    this.commands.push({ argv: words, program, wrappers: [...wrappers], kind, writes: [...writes], text });
+    if (this.commands.length >= MAX_COMMANDS) return this.limit(`more than ${MAX_COMMANDS} commands in one command line`);
+    const own = wrappers.map((name, i) => wrapperWords?.get(i) ?? [name]);
+    // argv indices of the words that are not static (after git's global options are dropped)
+    const dropped = globalWords?.length ?? 0;
+    const dynamicWords: number[] = [];
+    for (let i = 1; i < argv.length; i++) if (!argv[i]!.isStatic && i > dropped) dynamicWords.push(i - dropped);
+    this.commands.push({
+      argv: words, program, wrappers: [...wrappers], kind, writes: [...writes], text,
+      ...(wrappers.length > 0 && { wrapperWords: own }),
+      ...(globalWords !== undefined && globalWords.length > 0 && { globalWords }),
+      ...(dynamicWords.length > 0 && { dynamicWords }),
+    });
   }
 }
 

@@ -30,6 +30,32 @@ export interface ShellCommand {
   readonly writes: readonly string[];
   /** Its source text, for messages. */
   readonly text: string;
+  /**
+   * The own words of each wrapper in {@link ShellCommand.wrappers}, same order: the wrapper's
+   * name, then its options and operands before the command (`["timeout", "-s", "KILL", "5"]`);
+   * a shell or `eval` whose text was analysed has just its name. Absent when there are no
+   * wrappers. Allow rules read them against the wrapper tables (`program-tables/wrappers.ts`).
+   */
+  readonly wrapperWords?: readonly (readonly string[])[];
+  /**
+   * git's global options dropped from `argv` (`git -c k=v --no-pager log` gives `["-c", "k=v",
+   * "--no-pager"]`); absent when there were none. Allow rules read them against git's table.
+   */
+  readonly globalWords?: readonly string[];
+  /**
+   * The indices in `argv` (never 0) of the words that are not static (`"$F"`, `$(...)`, a
+   * glob): at run time each may be anything, an option included, and an unquoted one several
+   * words. Absent when every argument is static. Allow rules do not cover such a word where it
+   * could be an option (`program-tables/coverage.ts`).
+   */
+  readonly dynamicWords?: readonly number[];
+  /**
+   * Set on the command a `@format shell-input` argument becomes when what reads it is not a
+   * shell (an interpreter, a program the analysis does not know): text typed into `argv`'s
+   * program, which the analysis cannot read (`src/policy/shell-input.ts`). Only an allow rule
+   * that names the tool allows it.
+   */
+  readonly opaqueInput?: true;
 }
 
 /** The analysis of one command line. */
@@ -49,4 +75,11 @@ export interface ShellAnalysis {
   readonly uncertain: readonly string[];
   /** The most severe kind of its commands (`shell_command` when there are none). */
   readonly kind: ActionKind;
+  /**
+   * True when the analysis stopped at one of its limits (a line over 64 KiB, more than 4,096
+   * commands, shells nested over 8 deep, a syntax tree over 256 deep, a parse over 500 ms):
+   * `commands` may miss any number of commands, anywhere. A policy file with a deny rule
+   * naming a command denies such a line; otherwise it asks (`policy-rules.ts`).
+   */
+  readonly beyondLimits?: boolean;
 }

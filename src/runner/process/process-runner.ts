@@ -24,12 +24,12 @@
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { sizingOf } from '../sizing.js';
 import { StoppableCall } from '../call-watch.js';
 import { deadlineOf, type RunnableTool, type Runner, type RunOutcome, type RunRequest } from '../runner.js';
 import { sweepOwner } from '../../workspace/leftovers.js';
 import { PidsCgroup } from '../../sandbox/pids-cgroup.js';
+import { residentBytes } from '../../sandbox/proc.js';
 import { adoptPrestarted, childArgv, holdOpen, spawnChild } from './spawn-child.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
 import { CLIENT, READY, STARTED, UNSENDABLE, type ChildMessage, type ChildTask } from './protocol.js';
@@ -468,7 +468,7 @@ class Child {
     const pids = this.cgroup?.pids() ?? [];
     if (pids.length === 0 && this.process.pid !== undefined) pids.push(this.process.pid);
     let total = 0;
-    for (const pid of pids) total += residentOf(pid);
+    for (const pid of pids) total += residentBytes(pid);
     return total;
   }
 
@@ -597,16 +597,6 @@ class ProcessCall extends StoppableCall {
 }
 
 const NO_NOTES: readonly string[] = Object.freeze([]);
-
-/** Resident memory of process `pid` in bytes (`VmRSS`, in kB whatever the page size); 0 when it cannot be read. */
-function residentOf(pid: number): number {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-    return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
 
 function outcomeOf(reply: ToolReply): RunOutcome {
   if (typeof reply === 'string') return { kind: 'ok', value: reply, notes: NO_NOTES, cut: false };

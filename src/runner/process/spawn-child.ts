@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parentDeathLauncher } from '../../sandbox/executables.js';
+import { launchPrefix } from '../../sandbox/launch-profiles.js';
 import { DEFAULT_MEMORY_MB } from '../sizing.js';
 
 /**
@@ -38,7 +38,7 @@ function bundleIsCurrent(bundled: URL): boolean {
  * says it is ready (a JSON list of module URLs).
  */
 export function childArgv(capMb: number, preloads: readonly string[]): string[] {
-  return [...parentDeathLauncher(), process.execPath, `--max-old-space-size=${capMb}`, CHILD_PATH, JSON.stringify(preloads)];
+  return [...launchPrefix('tool-child'), process.execPath, `--max-old-space-size=${capMb}`, CHILD_PATH, JSON.stringify(preloads)];
 }
 
 /** Start a child: an IPC channel with structured-clone messages, piped output, its own process group. */
