@@ -107,7 +107,10 @@ export async function listFiles(workspace: Workspace, directory: string, pattern
     // The names are read through the pinned folder; each entry is looked up again through
     // its own pinned parent before it is shown.
     const found = (await fg(patterns, { ...options, cwd: (await folders.pinTop()).path })).sort();
+    const withheld: string[] = [];
     for (const rel of found) {
+      // The policy's path rules withhold an entry (and what a withheld folder holds).
+      if (withheld.some((w) => rel.startsWith(w)) || (workspace.withholds(path.join(dir, rel)) && withheld.push(rel.replace(/\/?$/, '/')))) continue;
       if (lines.length >= LIST_FILES_MAX_ENTRIES) {
         more++;
         continue;

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import path from 'node:path';
 import { analyzeCommandArguments, loadShellAnalyzer } from '../policy/shell/analyze.js';
+import { judgedPaths } from '../workspace/judged-paths.js';
 import { workspaceFor } from '../workspace/workspace.js';
 import { policyCallInput, type CommandVerdict, type PolicyCallInput, type PolicyMatch } from '../policy/policy-rules.js';
 import { defaultPolicyPaths, PolicySet, type PolicyFileStatus } from '../policy/policy-set.js';
@@ -90,18 +90,20 @@ function parseCall(text: string): { name: string; arguments: Record<string, unkn
 async function explainInput(tool: RegisteredTool, args: Record<string, unknown>, workspace: string): Promise<{ input: PolicyCallInput; notes: string[] }> {
   const notes: string[] = [];
   const ws = workspaceFor(workspace);
-  const paths = pathValues(args, tool.pathArguments)
+  const resolved = pathValues(args, tool.pathArguments)
     .filter((p): p is string => typeof p === 'string')
     .map((p) => {
-      let real: string;
       try {
-        real = ws.resolve(p);
+        return { given: p, real: ws.resolve(p) };
       } catch (error) {
         throw new UsageError(`--explain: ${(error as Error).message}`);
       }
-      return path.relative(ws.realRoot, real).split(path.sep).join('/') || '.';
     });
   const analyses = tool.commandArguments.length === 0 ? [] : analyzeCommandArguments(await loadShellAnalyzer(), tool.commandArguments, args);
+  // The paths the policy decider judges: real paths and spellings, other names, what a moved folder holds.
+  const judged = resolved.length === 0 ? undefined : judgedPaths(resolved, { workspace: ws, contents: !tool.readOnly && analyses.length === 0 });
+  const paths = judged === undefined ? [] : [...new Set(judged.paths.map((p) => p.relative))];
+  if (judged?.incomplete !== undefined) notes.push(`incomplete: ${judged.incomplete} (a deny or ask rule on paths makes the call ask)`);
   const input = policyCallInput(tool, args, paths, analyses);
   const { shell } = input;
   if (shell === undefined) return { input, notes };

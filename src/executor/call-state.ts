@@ -12,6 +12,7 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { RunRequest } from '../runner/runner.js';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../sandbox/bubblewrap.js';
 import type { ToolClient } from '../types/tool.js';
+import type { PathFilterSpec } from '../workspace/path-filter.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 import type { ExecuteOptions } from './executor-options.js';
 
@@ -43,6 +44,8 @@ export class CallState implements PreparedCall, RunRequest {
   modeName = 'default';
   /** Scoped write folders (real paths) when a decision confined the call's writes. */
   writeRoots: string[] | undefined = undefined;
+  /** The call's path rules for the tool (`ctx.workspace.withholds()`), set once it is allowed, when policy files count. */
+  pathFilter: PathFilterSpec | undefined = undefined;
   /** Where a runner that cuts the output keeps the whole of it, if anywhere. */
   fullOutputDir: string | undefined = undefined;
   /** How processes the tool starts are confined (the executor's options). */

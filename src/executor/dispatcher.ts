@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunnerKind } from '../runner/kinds.js';
 import type { RunnableTool, RunOutcome, RunRequest } from '../runner/runner.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
+import type { PathFilterSpec } from '../workspace/path-filter.js';
 
 /** The tool of a dispatched call: what a runner needs, plus where it runs and which definition was approved. */
 export interface DispatchedTool extends RunnableTool {
@@ -105,6 +106,8 @@ export interface CallDescription {
   deadline?: number;
   /** Real paths writes are confined to (scoped writes), if any. */
   writeRoots?: string[];
+  /** The call's path rules for the tool (`src/workspace/path-filter.ts`), when policy files count. */
+  pathFilter?: PathFilterSpec;
   /** How processes the tool starts are confined. */
   sandbox?: { profile: SandboxProfile; network: boolean };
   /** W3C `traceparent` of the call's span, if recorded. */
@@ -129,6 +132,7 @@ export function describeCall(call: DispatchRequest): CallDescription {
     description.deadline = Math.round(from + call.timeoutMs);
   }
   if (call.writeRoots !== undefined) description.writeRoots = [...call.writeRoots];
+  if (call.pathFilter !== undefined) description.pathFilter = call.pathFilter;
   if (call.sandbox !== undefined) description.sandbox = { profile: call.sandbox.profile, network: call.sandbox.network };
   if (call.traceparent !== undefined) description.traceparent = call.traceparent;
   return description;

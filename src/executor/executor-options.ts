@@ -239,6 +239,8 @@ export interface ExecutorSettings {
   readonly session: string;
   /** Which `scopedWrite` tools read-only modes let write (`undefined`: all that declare it). */
   readonly scopedWriteTools: ReadonlySet<string> | undefined;
+  /** The policy files the `policy` option names (`undefined`: none read). */
+  readonly policyFiles: PolicyFilesOptions | undefined;
 }
 
 /**
@@ -275,7 +277,7 @@ export function settingsOf(options: ToolExecutorOptions): ExecutorSettings {
     throw ToolgateOptionError.fromBadOption('session', `must be a non-empty string; got ${kindOf(options.session)}`);
   }
   const session = options.session ?? `s_${crypto.randomBytes(8).toString('hex')}`;
-  return { policyTimeoutMs, maxArgumentBytes, sandbox, session, scopedWriteTools };
+  return { policyTimeoutMs, maxArgumentBytes, sandbox, session, scopedWriteTools, policyFiles: policyFilesOf(options.policy) };
 }
 
 /** The fields of a call (its `CallState`) that its per-call options set. */
@@ -337,7 +339,7 @@ export function applyOptions(options: ExecuteOptions, state: OptionTarget, appro
  * The policy files the `policy` option names.
  * @throws ToolgateOptionError for a value of the wrong type or a relative path.
  */
-export function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | undefined {
+function policyFilesOf(policy: PolicyOptions | undefined): PolicyFilesOptions | undefined {
   if (policy === undefined) return undefined;
   if (policy === null || typeof policy !== 'object') throw ToolgateOptionError.fromBadOption('policy', `must be an object { user?, workspace? }; got ${kindOf(policy)}`);
   const { user = true, workspace = true } = policy;

@@ -23,6 +23,7 @@ import { ANSWER_STEP } from '../decisions/approval.js';
 import { buildDeciders } from '../decisions/deciders.js';
 import type { Decision } from '../decisions/decision.js';
 import { DecisionPipeline, type Decided } from '../decisions/pipeline.js';
+import { pathFilterSpecOf } from '../decisions/policy-path-filter.js';
 import { RateLimiter } from '../decisions/rate-limit.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { createLogger } from '../logging/logger.js';
@@ -41,15 +42,13 @@ import { CallLog, recordOf } from './call-log.js';
 import { CallState } from './call-state.js';
 import { commandAnalysis, loadedCommandAnalysis } from './command-analysis.js';
 import type { CallEnd, DispatchRequest } from './dispatcher.js';
-import { applyOptions, badSession, policyFilesOf, settingsOf, type CallPreview, type ExecuteManyOptions, type ExecuteOptions, type ExecutorSettings, type ToolExecutorOptions } from './executor-options.js';
+import { applyOptions, badSession, settingsOf, type CallPreview, type ExecuteManyOptions, type ExecuteOptions, type ExecutorSettings, type ToolExecutorOptions } from './executor-options.js';
 import { LocalDispatcher } from './local-dispatcher.js';
 import { prepareCall } from './prepare-call.js';
 import { observeCall } from './telemetry.js';
 
 export type { CallPreview, ExecuteManyOptions, ExecuteOptions, PolicyOptions, ToolExecutorOptions } from './executor-options.js';
-
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
-
 /** How a call failed: what {@link ToolExecutor.fail} puts in its result and its log event. */
 interface Failure {
   readonly code: ToolErrorCode;
@@ -118,7 +117,7 @@ export class ToolExecutor {
     this.session = this.settings.session;
     const outputsInLedger = this.outputs !== undefined && (options.outputStore === undefined || (options.outputStore !== false && options.outputStore.dir === undefined));
     this.journal = CallJournal.open(options.ledger, options.workspaceRoot, this.outputs, outputsInLedger, this.log.logger);
-    const policyFiles = policyFilesOf(options.policy);
+    const policyFiles = this.settings.policyFiles;
     const saved = options.savedApprovals ?? (policyFiles?.userFile === undefined ? undefined : new PolicyFileApprovals(policyFiles.userFile, this.log.logger));
     this.remembered = new RememberedApprovals(saved);
     const deciders = buildDeciders({
@@ -301,6 +300,7 @@ export class ToolExecutor {
     if (decided.answerWaitMs !== undefined) state.timeoutFrom += decided.answerWaitMs;
     if (decided.final.verdict === 'deny') return this.denied(state, decided.final);
     if (decided.writeRoots !== undefined) state.writeRoots = [...decided.writeRoots];
+    state.pathFilter = pathFilterSpecOf(this.settings.policyFiles, state, decided.trail);
     const rpm = state.tool.rateLimitRpm;
     if (rpm === undefined) return this.dispatch(state);
     const limiter = (this.rateLimit ??= new RateLimiter());

@@ -8,7 +8,7 @@
  */
 import type { JsonSchema } from '../types/tool.js';
 import type { ActionKind } from '../policy/action-kinds.js';
-import { SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
+import { SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT, WORKSPACE_PATH_OR_URL_FORMAT } from '../schema/validator.js';
 
 /** What every export needs of a tool. */
 export interface ExportableTool {
@@ -53,6 +53,7 @@ export function clean(schema: JsonSchema): JsonSchema {
 /** Sentence added to the description of an argument with one of our own formats, in exports. */
 const CUSTOM_FORMAT_HINTS: Readonly<Record<string, string>> = Object.freeze({
   [WORKSPACE_PATH_FORMAT]: 'A path inside the workspace, relative to its root.',
+  [WORKSPACE_PATH_OR_URL_FORMAT]: 'A path inside the workspace (relative to its root), or an http(s) URL.',
   [SHELL_COMMAND_FORMAT]: 'A shell command line.',
   [SHELL_INPUT_FORMAT]: "Text written to a running program's standard input.",
 });
@@ -64,6 +65,7 @@ const CUSTOM_FORMAT_HINTS: Readonly<Record<string, string>> = Object.freeze({
  */
 const HINT_ALREADY_SAID: Readonly<Record<string, RegExp>> = Object.freeze({
   [WORKSPACE_PATH_FORMAT]: /\bworkspace\b/i,
+  [WORKSPACE_PATH_OR_URL_FORMAT]: /\bworkspace\b.*\bURL\b|\bURL\b.*\bworkspace\b/is,
   [SHELL_COMMAND_FORMAT]: /\bcommand\b/i,
   [SHELL_INPUT_FORMAT]: /\b(input|typed?)\b/i,
 });

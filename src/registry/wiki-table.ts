@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
+import { SHELL_COMMAND_FORMAT, WORKSPACE_PATH_FORMAT, WORKSPACE_PATH_OR_URL_FORMAT } from '../schema/validator.js';
 import type { JsonSchema } from '../types/tool.js';
 import type { RegisteredTool } from './registered-tool.js';
 import type { ToolRegistry } from './registry.js';
@@ -56,7 +56,7 @@ export function argumentTable(tool: RegisteredTool): string {
   if (names.length === 0) return 'No arguments.';
   const rows = names.map((name) => {
     const schema = properties[name]!;
-    const format = schema.format === WORKSPACE_PATH_FORMAT ? ' (workspace path)' : schema.format === SHELL_COMMAND_FORMAT ? ' (shell command)' : '';
+    const format = schema.format === WORKSPACE_PATH_FORMAT ? ' (workspace path)' : schema.format === WORKSPACE_PATH_OR_URL_FORMAT ? ' (workspace path or URL)' : schema.format === SHELL_COMMAND_FORMAT ? ' (shell command)' : '';
     const fallback = 'default' in schema ? `\`${JSON.stringify(schema.default)}\`` : '';
     return `| \`${name}\` | ${cell(typeOf(schema))}${format} | ${required.has(name) ? 'yes' : 'no'} | ${cell(fallback)} | ${cell(String(schema.description ?? ''))} |`;
   });

@@ -8,6 +8,8 @@ import { DEFAULT_SANDBOX, type SandboxPolicy } from '../sandbox/bubblewrap.js';
 import {
   MAX_CLIENT_LOG_LENGTH, MAX_IMAGE_DATA_URL_LENGTH, MAX_IMAGES, TOOL_LOG_LEVELS, type ElicitAnswer, type JsonSchema, type SampleAnswer, type SampleRequest, type ToolClient, type ToolAttachment, type ToolContext, type ToolLogLevel,
 } from '../types/tool.js';
+import { policyPathFilter } from '../decisions/policy-path-filter.js';
+import type { PathFilterSpec } from '../workspace/path-filter.js';
 import { workspaceFor, type Workspace } from '../workspace/workspace.js';
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -56,6 +58,13 @@ export class CallContext implements ToolContext {
   /** The call's W3C trace context, when traced (set by the runner after construction). */
   traceparent: string | undefined = undefined;
 
+  /**
+   * The call's path rules (set by the runner after construction, before the tool runs), when
+   * policy files count: `workspace.withholds()` answers from them.
+   */
+  pathFilter: PathFilterSpec | undefined = undefined;
+  private filtered: Workspace | undefined;
+
   constructor(callId: string, toolName: string, version: string, root: string, abortable: boolean, maxOutputLength: number, writeRoots?: readonly string[], deadline?: number, sandbox: SandboxPolicy = DEFAULT_SANDBOX) {
     this.deadline = deadline;
     this.sandbox = sandbox;
@@ -70,11 +79,15 @@ export class CallContext implements ToolContext {
 
   /** Notes to append after the output (a shared empty list until the first note). */
   get notes(): readonly string[] {
-    return this.noteList ?? NO_NOTES;
+    const withheld = this.filtered?.withheld ?? 0;
+    if (withheld === 0) return this.noteList ?? NO_NOTES;
+    return [...(this.noteList ?? NO_NOTES), `${withheld} ${withheld === 1 ? 'entry was' : 'entries were'} withheld by the policy's path rules (not shown, not read)`];
   }
 
   get workspace(): Workspace {
-    return workspaceFor(this.root, this.writeRoots);
+    const shared = workspaceFor(this.root, this.writeRoots);
+    if (this.pathFilter === undefined) return shared;
+    return (this.filtered ??= shared.withPathFilter(policyPathFilter(this.pathFilter)));
   }
 
   get signal(): AbortSignal {

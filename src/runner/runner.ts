@@ -15,6 +15,7 @@ import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import { codesWhere } from '../errors/error-codes.js';
 import type { SandboxPolicy } from '../sandbox/bubblewrap.js';
 import type { ToolAttachment, ToolClass, ToolClient, TruncationStrategy } from '../types/tool.js';
+import type { PathFilterSpec } from '../workspace/path-filter.js';
 
 /** What a runner needs to know of a tool (a `RegisteredTool` has all of it). */
 export interface RunnableTool {
@@ -65,6 +66,8 @@ export interface RunRequest {
   timeoutFrom?: number | undefined;
   /** Real paths of the folders writes are confined to (scoped writes in a read-only mode), if any. */
   writeRoots: string[] | undefined;
+  /** The call's path rules, for `ctx.workspace.withholds()` (`src/workspace/path-filter.ts`), when policy files count. */
+  pathFilter?: PathFilterSpec | undefined;
   /** Folder where a runner that cuts long output keeps the whole of it, if anywhere. */
   fullOutputDir?: string | undefined;
   /** How processes the tool starts are confined (`ctx.sandbox`); default `DEFAULT_SANDBOX`. */

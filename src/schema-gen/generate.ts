@@ -21,7 +21,7 @@ import { findFiles } from '../util/glob.js';
 import { tidyDefinitions } from './definitions.js';
 import { ToolDefinitionError } from '../errors/errors.js';
 import { SCHEMA_FILE_FORMAT, type SchemaFile, type SchemaFileEntry } from '../schema/schema-file.js';
-import { checkSchema, SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT } from '../schema/validator.js';
+import { checkSchema, SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT, WORKSPACE_PATH_OR_URL_FORMAT } from '../schema/validator.js';
 import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types/tool.js';
@@ -313,7 +313,7 @@ function entryForClass(node: TJS.ts.ClassDeclaration, checker: TypeChecker, gen:
 
   const nested = nestedPathFormat(inputSchema);
   if (nested !== undefined) {
-    throw ToolDefinitionError.fromBadSchema(key, `@format workspace-path on ${nested} (${source}): path arguments must be top-level properties of type string or string[], so that gates can find and check them`);
+    throw ToolDefinitionError.fromBadSchema(key, `@format workspace-path (or workspace-path-or-url) on ${nested} (${source}): path arguments must be top-level properties of type string or string[], so that gates can find and check them`);
   }
   for (const format of [SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT]) {
     const misplaced = misplacedCommandFormat(inputSchema, format);
@@ -350,13 +350,14 @@ function closeOpenMaps(schema: unknown): void {
 }
 
 /**
- * Where a `workspace-path` format sits anywhere but on a top-level property, its array items,
+ * Where a `workspace-path` (or `workspace-path-or-url`) format sits anywhere but on a top-level property, its array items,
  * or its `anyOf` variants (the places gates look), if anywhere.
  */
 function nestedPathFormat(input: JsonSchema): string | undefined {
   const anywhere = (node: unknown): boolean => {
     if (node === null || typeof node !== 'object') return false;
-    if ((node as JsonSchema).format === 'workspace-path') return true;
+    const format = (node as JsonSchema).format;
+    if (format === WORKSPACE_PATH_FORMAT || format === WORKSPACE_PATH_OR_URL_FORMAT) return true;
     return Object.values(node as object).some(anywhere);
   };
   for (const [name, prop] of Object.entries((input.properties ?? {}) as Record<string, JsonSchema>)) {

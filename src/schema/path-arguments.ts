@@ -1,12 +1,13 @@
 /**
- * Finding path arguments (fields marked `@format workspace-path`) and command arguments
+ * Finding path arguments (fields marked `@format workspace-path`, or `@format
+ * workspace-path-or-url` for a value that is not an http(s) URL) and command arguments
  * (`@format shell-command`, `@format shell-input`) from a schema, so gates and policies never guess from argument
  * names.
  *
  * @module
  */
 import type { JsonSchema } from '../types/tool.js';
-import { SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT } from './validator.js';
+import { SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_FORMAT, WORKSPACE_PATH_OR_URL_FORMAT } from './validator.js';
 
 /** Where a path argument sits: a top-level property holding one path or an array of paths. */
 export interface PathArgument {
@@ -14,26 +15,46 @@ export interface PathArgument {
   readonly name: string;
   /** True when the property is an array of paths. */
   readonly isArray: boolean;
+  /** True when a value may be an http(s) URL instead (`workspace-path-or-url`): such a value is no path. */
+  readonly orUrl?: boolean;
 }
 
-function isPathSchema(schema: unknown): boolean {
-  if (schema === null || typeof schema !== 'object') return false;
+/** The path format a schema (or one of its `anyOf` variants) carries, if any. */
+function pathFormatOf(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
   const s = schema as JsonSchema;
-  if (s.format === WORKSPACE_PATH_FORMAT) return true;
+  if (s.format === WORKSPACE_PATH_FORMAT || s.format === WORKSPACE_PATH_OR_URL_FORMAT) return s.format;
   const variants = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
-  return Array.isArray(variants) && variants.some(isPathSchema);
+  if (!Array.isArray(variants)) return undefined;
+  const formats = variants.map(pathFormatOf);
+  // A plain path variant wins: every value is then judged as a path.
+  return formats.find((f) => f === WORKSPACE_PATH_FORMAT) ?? formats.find((f) => f !== undefined);
+}
+
+/**
+ * Whether a `workspace-path-or-url` value is a URL (its text, trimmed, starts with `http://`
+ * or `https://`, any case), and so not a path argument.
+ */
+function isHttpUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value.trim());
 }
 
 /**
  * Path arguments of an input schema: top-level properties whose schema (or an `anyOf`
- * variant) has `format: "workspace-path"`, or arrays whose items do.
+ * variant) has `format: "workspace-path"` or `"workspace-path-or-url"`, or arrays whose items do.
  */
 export function findPathArguments(inputSchema: JsonSchema): PathArgument[] {
   const props = (inputSchema.properties ?? {}) as Record<string, unknown>;
   const found: PathArgument[] = [];
   for (const [name, schema] of Object.entries(props)) {
-    if (isPathSchema(schema)) found.push({ name, isArray: false });
-    else if (schema && typeof schema === 'object' && isPathSchema((schema as JsonSchema).items)) found.push({ name, isArray: true });
+    let format = pathFormatOf(schema);
+    let isArray = false;
+    if (format === undefined && schema && typeof schema === 'object') {
+      format = pathFormatOf((schema as JsonSchema).items);
+      isArray = true;
+    }
+    if (format === undefined) continue;
+    found.push(format === WORKSPACE_PATH_OR_URL_FORMAT ? { name, isArray, orUrl: true } : { name, isArray });
   }
   return found;
 }
@@ -66,16 +87,23 @@ function topLevelStringsOf(inputSchema: JsonSchema, format: string): string[] {
   return found;
 }
 
-/** The path values present in validated arguments, in schema order. */
+/**
+ * The path values present in validated arguments, in schema order (an http(s) URL given to a
+ * `workspace-path-or-url` argument is not a path, and is left out).
+ */
 export function pathValues(args: Record<string, unknown>, pathArgs: readonly PathArgument[]): string[] {
   const values: string[] = [];
+  const add = (arg: PathArgument, v: unknown) => {
+    if (arg.orUrl === true && typeof v === 'string' && isHttpUrl(v)) return;
+    values.push(v as string);
+  };
   for (const arg of pathArgs) {
     const value = args[arg.name];
     if (value === undefined || value === null) continue;
     if (arg.isArray && Array.isArray(value)) {
-      for (const v of value) values.push(v as string);
+      for (const v of value) add(arg, v);
     } else {
-      values.push(value as string);
+      add(arg, value);
     }
   }
   return values;

@@ -26,6 +26,14 @@ import { makeFolders } from '../util/folders.js';
 export const WORKSPACE_PATH_FORMAT = 'workspace-path';
 
 /**
+ * The format name that marks an argument holding a workspace path or an http(s) URL
+ * (`@format workspace-path-or-url`): a value whose text, trimmed, starts with `http://` or
+ * `https://` (any case) is a URL; any other value is a path argument, resolved and judged as
+ * a `workspace-path` one (`src/schema/path-arguments.ts`).
+ */
+export const WORKSPACE_PATH_OR_URL_FORMAT = 'workspace-path-or-url';
+
+/**
  * The format name that marks the command a shell runs (`@format shell-command` in field
  * TSDoc), so that policies find it without guessing from argument names.
  */
@@ -79,6 +87,7 @@ function newStrictAjv(extra: Record<string, unknown> = {}): Ajv {
   // Path arguments are checked by the workspace resolver, commands by the shell policy: as
   // formats, any value passes (`true`: known, and no code is generated for it).
   ajv.addFormat(WORKSPACE_PATH_FORMAT, true);
+  ajv.addFormat(WORKSPACE_PATH_OR_URL_FORMAT, true);
   ajv.addFormat(SHELL_COMMAND_FORMAT, true);
   ajv.addFormat(SHELL_INPUT_FORMAT, true);
   return ajv;

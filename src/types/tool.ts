@@ -25,7 +25,12 @@ export interface ToolContext {
   readonly toolName: string;
   /** Semver version of the tool being run. */
   readonly version: string;
-  /** The workspace this call may touch; resolve every path argument through it. */
+  /**
+   * The workspace this call may touch; resolve every path argument through it. A tool that
+   * walks a folder skips each entry for which `workspace.withholds(path)` is true (the call's
+   * policy path rules withhold it; a note after the output counts them): see
+   * docs/writing-tools.md, "The path filter".
+   */
   readonly workspace: Workspace;
   /**
    * Aborted when the call times out or the caller aborts it. In the `main` runner this is

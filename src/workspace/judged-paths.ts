@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from './workspace.js';
+import { isInside, spelledRelative } from './workspace.js';
 import { isGitDirShape, type PathEntry } from './protected-names.js';
 
 /** Most entries one call's walks visit (folder contents and the search for hard links together). */
@@ -91,7 +91,7 @@ export function judgedPaths(resolved: readonly Resolved[], options: JudgedPathsO
   const targets = resolved.map((r) => ({ ...r, relative: relativeOf(realRoot, r.real), stat: statOf(r.real) }));
   for (const t of targets) add({ given: t.given, relative: t.relative, via: 'target', isFile: t.stat === undefined ? undefined : t.stat.isFile() ? true : t.stat.isDirectory() ? false : undefined });
   for (const t of targets) {
-    const spelled = spelledOf(workspace, t.given);
+    const spelled = spelledRelative(workspace.root, workspace.realRoot, t.given);
     if (spelled !== undefined && spelled !== t.relative) add({ given: t.given, relative: spelled, via: 'spelled', isFile: undefined });
   }
   if (options.aliases !== false) {
@@ -135,22 +135,6 @@ function statOf(real: string): fs.Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The path as written, normalised without resolving links, workspace-relative; `undefined`
- * when it does not stay inside the root on paper (the real path is judged then).
- */
-function spelledOf(workspace: { readonly root: string; readonly realRoot: string }, given: string): string | undefined {
-  let rest = given;
-  if (path.isAbsolute(given)) {
-    const prefix = [workspace.root, workspace.realRoot].find((r) => given === r || given.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
-    if (prefix === undefined) return undefined;
-    rest = given.slice(prefix.length);
-  }
-  const normal = path.posix.normalize(rest.split(path.sep).join('/').replace(/^\/+/, '') || '.').replace(/\/+$/, '');
-  if (normal === '..' || normal.startsWith('../')) return undefined;
-  return normal === '' ? '.' : normal;
 }
 
 /** One entry of a walked tree: its parts below the walked folder, and its kind (`undefined` for a link or another kind). */

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { clip } from '../util/values.js';
+import type { PathFilter } from './path-filter.js';
 
 /** Longest path argument accepted, in characters (Linux's PATH_MAX is 4096 bytes). */
 const MAX_PATH_LENGTH = 4096;
@@ -50,15 +51,71 @@ export class Workspace {
    */
   readonly writeRoots: readonly string[] | undefined;
   private realRootCache: string | undefined;
+  /** The call's path rules, when the workspace is one call's ({@link withPathFilter}). */
+  private readonly pathFilter: PathFilter | undefined;
+  private withheldCount = 0;
 
   /**
    * @param root - the workspace root folder; relative roots resolve against the process's
    *   working directory. It need not exist until a path is resolved.
    * @param writeRoots - real paths of the folders writes are confined to (default: none).
    */
-  constructor(root: string, writeRoots?: readonly string[]) {
+  constructor(root: string, writeRoots?: readonly string[], pathFilter?: PathFilter) {
     this.root = path.resolve(root);
     this.writeRoots = writeRoots;
+    this.pathFilter = pathFilter;
+  }
+
+  /** This workspace for one call whose path rules are `filter` (see {@link withholds}). */
+  withPathFilter(filter: PathFilter): Workspace {
+    const ws = new Workspace(this.root, this.writeRoots, filter);
+    ws.realRootCache = this.realRootCache;
+    return ws;
+  }
+
+  /**
+   * Whether the call's path rules withhold a path the tool found by itself: an entry of a
+   * folder it walks, or where an archive member would land. Every tool that walks a folder
+   * skips an entry for which this is true (and does not descend into a withheld folder); one
+   * that writes such a path refuses. The deciders judged the call's own path arguments already.
+   *
+   * The path is judged by its real path (every link resolved: `env-link -> .env` is `.env`)
+   * and by its spelling (normalised, inside the root), as the policy decider judges a path
+   * argument; a `deny` rule covering either withholds it, and so does an `ask` rule that the
+   * person was not asked about for this call. A path outside the workspace or that cannot be
+   * resolved is judged by its spelling only. Without path rules (no policy files, or the
+   * `Workspace` is not a call's) nothing is withheld.
+   *
+   * @param input - absolute, or relative to the root.
+   * @returns true when withheld; each true answer adds one to {@link withheld}.
+   */
+  withholds(input: string): boolean {
+    const filter = this.pathFilter;
+    if (filter === undefined) return false;
+    const judged: string[] = [];
+    try {
+      judged.push(this.relative(this.resolve(input)));
+    } catch {
+      // judged by its spelling alone
+    }
+    const spelled = spelledRelative(this.root, this.realRootCache ?? this.root, input);
+    if (spelled !== undefined && spelled !== judged[0]) judged.push(spelled);
+    if (!judged.some((p) => p !== '.' && !p.startsWith('../') && filter(p))) return false;
+    this.withheldCount++;
+    return true;
+  }
+
+  /**
+   * Whether the call has path rules that {@link withholds} answers from (false: it always
+   * answers false). A tool may skip the work of listing what it would ask about otherwise.
+   */
+  get hasPathFilter(): boolean {
+    return this.pathFilter !== undefined;
+  }
+
+  /** How many times {@link withholds} said yes in this call (what a tool left out). */
+  get withheld(): number {
+    return this.withheldCount;
   }
 
   /**
@@ -206,6 +263,22 @@ function walk(base: string, rest: string, state: { hops: number; input: string }
     current = next;
   }
   return { path: current, missing };
+}
+
+/**
+ * `input` as written, normalised without resolving links, workspace-relative with `/`
+ * separators; `undefined` when it does not stay inside the root on paper.
+ */
+export function spelledRelative(root: string, realRoot: string, input: string): string | undefined {
+  let rest = input;
+  if (path.isAbsolute(input)) {
+    const prefix = [root, realRoot].find((r) => input === r || input.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+    if (prefix === undefined) return undefined;
+    rest = input.slice(prefix.length);
+  }
+  const normal = path.posix.normalize(rest.split(path.sep).join('/').replace(/^\/+/, '') || '.').replace(/\/+$/, '');
+  if (normal === '..' || normal.startsWith('../')) return undefined;
+  return normal === '' ? '.' : normal;
 }
 
 const workspaces = new Map<string, Workspace>();

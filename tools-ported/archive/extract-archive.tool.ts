@@ -93,6 +93,10 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
     if (declared > MAX_TOTAL_BYTES) throw new ToolExecutionError(`${args.filepath} unpacks to more than ${MAX_TOTAL_BYTES} bytes (a zip bomb?); the archive is refused and nothing was extracted.`);
   }, args.filepath);
   const entries = checkEntries(listed, (parts) => heldOnDisk(dest, parts));
+  // Where each member lands is judged by the call's path rules (the deciders saw only the
+  // destination folder): one landing on a path a rule denies refuses the whole archive.
+  const withheld = entries.find((e) => workspace.withholds(path.join(dest, ...e.path.split('/'))));
+  if (withheld !== undefined) throw new ToolExecutionError(`${args.filepath} holds ${JSON.stringify(withheld.path)}, which would land on ${path.posix.join(workspace.relative(dest), withheld.path)}, a path the policy's rules deny (or ask about); the archive is refused and nothing was extracted.`);
   const doing = { doing: 'extracted' };
   // Every step below goes through pinned folders (src/workspace/pinned-folder.ts), so a folder
   // swapped for a link while the archive is unpacked cannot carry a byte outside.

@@ -7,6 +7,7 @@
  */
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { pinFolder, ToolExecutionError, type FileStatus, type FolderDirent, type OpenInside, type PinnedFolder, type Workspace } from '../../src/tool.js';
 
 /** Folders tree, grep_files and find_files skip unless asked (`include_ignored`). */
@@ -114,7 +115,7 @@ export class CheckedFolders {
 
   /**
    * The entries of folder `dir` (sorted by name), reading at most `maxNames` of them and
-   * counting the rest; `undefined` when the folder is outside or cannot be opened. The folder
+   * counting the rest, without those the call's path rules withhold (`Workspace.withholds`); `undefined` when the folder is outside or cannot be opened. The folder
    * is closed again afterwards (a walk visits each folder once).
    */
   async list(dir: string, maxNames: number): Promise<{ entries: FolderEntry[]; total: number } | undefined> {
@@ -125,6 +126,7 @@ export class CheckedFolders {
     try {
       const opened = await folder.openDir({ bufferSize: 256 });
       for await (const dirent of opened) {
+        if (entries.length < maxNames && this.workspace.withholds(path.join(dir, dirent.name))) continue; // the policy's path rules withhold it
         total++;
         if (entries.length >= maxNames) continue;
         let kind = kindOf(dirent);

@@ -64,17 +64,19 @@ export class GitDiffTool implements Tool<GitDiffInput, string> {
 export async function gitDiff(args: GitDiffInput, ctx: ToolContext): Promise<string> {
   const ref = args.ref === undefined ? undefined : checkRef(args.ref, 'ref');
   const repo = await openRepository(ctx, { repository: args.repository, readOnly: true });
-  const specs = repo.pathspecs(args.paths);
+  const given = repo.pathspecs(args.paths);
   const argv = ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', `--unified=${args.context_lines ?? 3}`];
   if (args.staged) argv.push('--cached');
+  const chosen = ['--end-of-options', ...(ref === undefined ? [] : [ref])];
+  // What the call's path rules withhold is left out of the diff (a note counts it).
+  const { specs, withheld } = await repo.pathspecsShown([...argv, '--name-only', '-z', '--no-renames', ...chosen], given);
+  if (withheld > 0 && specs.length === 0) return `No differences shown: ${describe(ref, args.staged ?? false)} touch only paths the policy withholds (repository ${repo.label}).`;
   if (args.stat) argv.push('--stat=120');
-  argv.push('--end-of-options');
-  if (ref !== undefined) argv.push(ref);
-  argv.push('--', ...specs);
+  argv.push(...chosen, '--', ...specs);
   const run = await repo.git(argv);
   if (run.code !== 0) throw readError('git_diff', run, ref === undefined ? [] : [['ref', ref]], repo.label);
   const what = describe(ref, args.staged ?? false);
-  const scope = specs.length ? ` in ${specs.join(', ')}` : '';
+  const scope = given.length ? ` in ${given.join(', ')}` : '';
   if (run.stdout.trim() === '') return `No differences: ${what}${scope} (repository ${repo.label}).`;
   return `Repository ${repo.label}: ${what}${scope}\n${run.stdout.trimEnd()}${cutNote(run, 'pass paths, or stat=true for a summary')}`;
 }

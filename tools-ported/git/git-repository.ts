@@ -92,6 +92,9 @@ export function checkRef(value: unknown, argument: string): string {
   return value;
 }
 
+/** Bytes of path names a read's list may hold ({@link GitRepository.pathspecsShown}). */
+const MAX_LISTED_BYTES = 1024 * 1024;
+
 /** What {@link openRepository} needs besides the workspace. */
 export interface OpenOptions {
   /** The `repository` argument: a folder of the workspace; default the workspace root. */
@@ -172,6 +175,25 @@ export class GitRepository {
       specs.push(rel === '' ? '.' : rel.split(path.sep).join('/'));
     }
     return specs;
+  }
+
+  /**
+   * The pathspecs of a read that shows what the repository holds (a diff, a commit), narrowed
+   * by the call's path rules (`workspace.withholds`): `listArgs` is the same git command printing
+   * only the paths it would show (`--name-only -z --no-renames`); when the rules withhold some
+   * of them, the read is limited to the others, each named literally. `specs` as given when
+   * nothing is withheld (or the call has no path rules); `[]` when everything is.
+   * @throws GitToolError `bad_argument` when the paths are too many to check.
+   */
+  async pathspecsShown(listArgs: readonly string[], specs: readonly string[]): Promise<{ specs: string[]; withheld: number }> {
+    if (!this.workspace.hasPathFilter) return { specs: [...specs], withheld: 0 };
+    const run = await this.git([...listArgs, '--', ...specs], { maxOutputBytes: MAX_LISTED_BYTES });
+    if (run.code !== 0) return { specs: [...specs], withheld: 0 }; // the read itself reports the error
+    if (run.cut) throw GitToolError.badArgument('paths', `the changes touch more paths than toolgate checks against the policy's path rules; pass paths to narrow the read.`);
+    const names = [...new Set(run.stdout.split('\0').filter((n) => n !== ''))];
+    const kept = names.filter((n) => !this.workspace.withholds(path.join(this.top, n)));
+    if (kept.length === names.length) return { specs: [...specs], withheld: 0 };
+    return { specs: kept, withheld: names.length - kept.length };
   }
 
   /**

@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { tool, type Tool, type ToolContext } from '../../src/tool.js';
-import { checkRef, cutNote, openRepository, readError } from './git-repository.js';
+import { checkRef, cutNote, GitToolError, openRepository, readError } from './git-repository.js';
 
 /** Arguments of git_show. */
 export interface GitShowInput {
@@ -58,7 +59,14 @@ export class GitShowTool implements Tool<GitShowInput, string> {
 export async function gitShow(args: GitShowInput, ctx: ToolContext): Promise<string> {
   const ref = checkRef(args.ref ?? 'HEAD', 'ref');
   const repo = await openRepository(ctx, { repository: args.repository, readOnly: true });
-  const specs = repo.pathspecs(args.paths);
+  const given = repo.pathspecs(args.paths);
+  // "<commit>:<path>" shows a file's content: that path is judged by the call's path rules.
+  const shownPath = /^(?::[0-3]:|[^:]*:)(.+)$/s.exec(ref)?.[1];
+  if (shownPath !== undefined && repo.workspace.withholds(path.join(repo.top, shownPath))) {
+    throw GitToolError.badArgument('ref', `${JSON.stringify(shownPath)} is a path the policy's rules deny (or ask about); it is not shown.`);
+  }
+  const { specs, withheld } = shownPath !== undefined ? { specs: given, withheld: 0 } : await repo.pathspecsShown(['show', '--no-color', '--format=', '--name-only', '-z', '--no-renames', '--end-of-options', ref], given);
+  if (withheld > 0 && specs.length === 0) return `${ref} in the repository at ${repo.label} changes only paths the policy withholds; nothing is shown.`;
   const argv = [
     'show', '--no-color', '--no-show-signature', '--no-ext-diff', '--no-textconv', '--decorate=short', '--date=iso',
     `--unified=${args.context_lines ?? 3}`,

@@ -51,6 +51,7 @@ export interface DescribeImageInput {
   /**
    * The image: a workspace path (relative to the workspace root, or absolute inside it) or a
    * full http:// or https:// URL of a public address. PNG, JPEG, GIF or WebP, at most 5 MiB.
+   * @format workspace-path-or-url
    * @minLength 1
    * @maxLength 8000
    */

@@ -48,6 +48,9 @@ import {
   SHELL_VALUE_OPTIONS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
 } from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
+import {
+  ARITHMETIC_TESTS, ARITHMETIC_VALUES, COMPOUND_STARTS, FIND_EXEC_ACTIONS, LITERAL, LOOKUP_VARIABLES, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
+} from './syntax-tables.js';
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 
 /** A parsed command line, to be released when the walk is done with it. */
@@ -73,52 +76,12 @@ const MAX_COMMANDS = 4096;
 /** How deep the syntax tree may nest (subshells in substitutions in loops...) before the analysis gives up. */
 const MAX_TREE_DEPTH = 256;
 
-/** Node types whose children are walked with nothing else to do (statements, expressions, word parts). */
-const TRANSPARENT: ReadonlySet<string> = new Set([
-  'program', 'list', 'pipeline', 'subshell', 'compound_statement', 'do_group', 'if_statement', 'elif_clause', 'else_clause',
-  'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'case_item', 'negated_command',
-  'function_definition', 'test_command', 'variable_assignment', 'variable_assignments', 'comment',
-  'word', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'string_content', 'concatenation', 'simple_expansion',
-  'expansion', 'arithmetic_expansion', 'number', 'array', 'binary_expression', 'unary_expression', 'ternary_expression',
-  'parenthesized_expression', 'postfix_expression', 'variable_name', 'special_variable_name', 'subscript', 'test_operator',
-  'regex', 'extglob_pattern', 'brace_expression', 'heredoc_body', 'heredoc_content', 'heredoc_start', 'heredoc_end',
-  'file_descriptor', 'command_name', 'file_redirect', 'herestring_redirect', 'heredoc_redirect',
-]);
-
-/** Redirect operators that write their target file. `>&` writes only when its target is not a descriptor. */
-const WRITING_REDIRECTS: ReadonlySet<string> = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
-
-/**
- * Variables that change which file a program name runs or what runs before it: the search
- * path, the dynamic loader's preloads and library path, and the files a non-interactive
- * bash or sh sources first.
- */
-const LOOKUP_VARIABLES: ReadonlySet<string> = new Set(['PATH', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'BASH_ENV', 'ENV']);
-
-/** Node types whose text bash does not expand (single quotes, `$'...'`, comments): their text is never checked for substitutions. */
-const LITERAL: ReadonlySet<string> = new Set(['raw_string', 'ansi_c_string', 'comment']);
-
-/** Operators of `[[ ]]` that compare their operands as arithmetic expressions. */
-const ARITHMETIC_TESTS: ReadonlySet<string> = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
-
-/** Node types that, inside an arithmetic expression, make bash evaluate a value (a variable's, a substitution's output) as more arithmetic. */
-const ARITHMETIC_VALUES: ReadonlySet<string> = new Set([
-  'variable_name', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'word', 'string', 'raw_string',
-  'concatenation', 'subscript', 'special_variable_name',
-]);
-
-/** Compound keywords that `coproc NAME` may be followed by: bash then runs that compound command, which the grammar does not parse after coproc. */
-const COMPOUND_STARTS: ReadonlySet<string> = new Set(['{', '(', '((', 'while', 'until', 'for', 'if', 'case', 'select', '[[', 'function']);
-
 /** How an assignment is made, which decides which names are vouched for. */
 type AssignmentUse =
   /** `NAME=v cmd`, `env NAME=v cmd`, `export NAME=v`: NAME goes into a program's environment. */
   | 'environment'
   /** `NAME=v` alone, `local NAME=v`: NAME changes the environment only if it was exported already. */
   | 'statement';
-
-/** `find` actions that run a command given in find's own arguments, up to `;` or `{} +`. */
-const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
 /** Where in the command line the walk is. */
 interface Context {
@@ -772,6 +735,7 @@ class CommandLineWalk {
   private record(argv: readonly Word[], wrappers: readonly string[], writes: readonly string[], text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
     const head = argv[0]!;
     const program = head.isStatic ? basename(head.text) : head.text;
+    if (head.isStatic && RESERVED_WORDS.has(head.text)) this.limit(`the parser read the reserved word ${quote(head.text)} as a program in ${quote(text)}: what bash runs there is unknown`);
     let words = [program, ...argv.slice(1).map((word) => word.text)];
     // bash passes a word only up to a NUL (`$'rm\0x'` runs rm)
     if (argv.some((word) => word.isStatic && word.text.includes('\0'))) this.doubt(`a word with a NUL character in ${quote(text)}`);

@@ -111,6 +111,7 @@ export class MainRunner implements Runner {
   run(call: RunRequest, signal: AbortSignal | undefined): RunOutcome | Promise<RunOutcome> {
     const deadline = deadlineOf(call);
     const ctx = new CallContext(call.callId, call.tool.name, call.tool.version, call.workspaceRoot, true, call.tool.maxOutputLength, call.writeRoots, deadline, call.sandbox);
+    if (call.pathFilter !== undefined) ctx.pathFilter = call.pathFilter;
     if (call.traceparent !== undefined) ctx.traceparent = call.traceparent;
     if (call.client !== undefined) ctx.client = call.client;
     if (signal?.aborted) return { kind: 'aborted' };

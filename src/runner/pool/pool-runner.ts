@@ -202,12 +202,14 @@ export class PoolRunner implements Runner {
     const pool = this.poolFor(tool.memoryMb);
     const task: WorkerTask = [record.ref, call.args, call.callId, slot, call.workspaceRoot, deadlineOf(call) ?? 0];
     const methods = clientMethods(call.client);
-    const more = call.traceparent !== undefined || methods !== 0;
+    const filtered = call.pathFilter !== undefined;
+    const more = call.traceparent !== undefined || methods !== 0 || filtered;
     if (call.writeRoots !== undefined || call.fullOutputDir !== undefined || more) task.push(call.writeRoots);
     if (call.fullOutputDir !== undefined || more) task.push(call.fullOutputDir);
     if (more) task.push(call.traceparent);
     const listening = methods === 0 ? undefined : this.listen(`${slot}:${call.callId}`, call);
-    if (methods !== 0) task.push(methods);
+    if (methods !== 0 || filtered) task.push(methods === 0 ? undefined : methods);
+    if (filtered) task.push(call.pathFilter);
     return new Promise<T>((resolve, reject) => {
       const finish = (outcome: RunOutcome) => {
         let value: T;

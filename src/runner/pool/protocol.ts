@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { PathFilterSpec } from '../../workspace/path-filter.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
 
 export type { ToolEntry };
@@ -59,6 +60,8 @@ export type WorkerTask = [
   traceparent?: string | undefined,
   /** What the caller's client offers (`clientMethods`), when the call has one; its messages go over the pool's channel. */
   client?: number,
+  /** The call's path rules (`ctx.workspace.withholds()`), when policy files count. */
+  pathFilter?: PathFilterSpec,
 ];
 
 /** Positions in a {@link WorkerTask}. */
@@ -72,6 +75,7 @@ export const TASK_WRITE_ROOTS = 6;
 export const TASK_FULL_OUTPUT_DIR = 7;
 export const TASK_TRACEPARENT = 8;
 export const TASK_CLIENT = 9;
+export const TASK_PATH_FILTER = 10;
 
 /** A worker's reply: a tool reply, or word that the call was cancelled before it started. */
 export type WorkerReply = ToolReply | { cancelled: true };

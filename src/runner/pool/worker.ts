@@ -17,7 +17,7 @@ import { readLines, type SharedLines } from './shared-lines.js';
 import { serializeError } from '../runner.js';
 import { isClientReply, RelayedClient, type ClientMessage } from '../client-relay.js';
 import {
-  doneBy, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_CLIENT, TASK_DEADLINE, TASK_FULL_OUTPUT_DIR, TASK_TRACEPARENT, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
+  doneBy, SLOT_FREE, SLOT_LOADING, TASK_ARGS, TASK_CALL_ID, TASK_CLIENT, TASK_DEADLINE, TASK_PATH_FILTER, TASK_FULL_OUTPUT_DIR, TASK_TRACEPARENT, TASK_ROOT, TASK_SLOT, TASK_TOOL, TASK_WRITE_ROOTS,
   type ToolEntry, type WorkerReply, type WorkerTask,
 } from './protocol.js';
 
@@ -172,6 +172,7 @@ function start(loaded: Loaded, task: WorkerTask): WorkerReply | Promise<WorkerRe
   const traceparent = task[TASK_TRACEPARENT];
   if (traceparent !== undefined) ctx.traceparent = traceparent;
   if (task[TASK_CLIENT] !== undefined) ctx.client = clientFor(task);
+  if (task[TASK_PATH_FILTER] !== undefined) ctx.pathFilter = task[TASK_PATH_FILTER];
   let returned: unknown;
   try {
     returned = loaded.instance.run(task[TASK_ARGS] as never, ctx);

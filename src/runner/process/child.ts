@@ -61,9 +61,10 @@ function run(task: ChildTask): void {
 }
 
 function start(tool: LoadedTool, task: ChildTask): void {
-  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir, sandbox, traceparent, methods] = task;
+  const [seq, entry, args, callId, root, deadline, writeRoots, fullOutputDir, sandbox, traceparent, methods, pathFilter] = task;
   const ctx = new CallContext(callId, tool.name, tool.version, root, false, entry.o, writeRoots, deadline > 0 ? deadline : undefined, sandbox);
   if (traceparent !== undefined) ctx.traceparent = traceparent;
+  if (pathFilter !== undefined) ctx.pathFilter = pathFilter;
   if (methods !== undefined) {
     // IPC keeps order: the host has every client message of the call before its reply.
     relayed = new RelayedClient(String(seq), methods, (message) => send([seq, CLIENT, message]));

@@ -127,8 +127,10 @@ export class ProcessRunner implements Runner {
     return new Promise<RunOutcome>((resolve) => {
       const task: ChildTask = [++this.seq, entry, call.args, call.callId, call.workspaceRoot, deadlineOf(call) ?? 0, call.writeRoots, call.fullOutputDir, call.sandbox];
       const methods = clientMethods(call.client);
-      if (call.traceparent !== undefined || methods !== 0) task.push(call.traceparent);
-      if (methods !== 0) task.push(methods);
+      const filtered = call.pathFilter !== undefined;
+      if (call.traceparent !== undefined || methods !== 0 || filtered) task.push(call.traceparent);
+      if (methods !== 0 || filtered) task.push(methods === 0 ? undefined : methods);
+      if (filtered) task.push(call.pathFilter);
       const pending = new ProcessCall(group, call, task, signal, resolve);
       if (!pending.watch(call.timeoutMs, call.timeoutFrom, call)) return;
       group.enqueue(pending);

@@ -6,6 +6,7 @@
  * @module
  */
 import type { SandboxPolicy } from '../../sandbox/bubblewrap.js';
+import type { PathFilterSpec } from '../../workspace/path-filter.js';
 import type { ToolEntry, ToolReply } from '../tool-host.js';
 import type { ClientMessage, ClientReply } from '../client-relay.js';
 
@@ -30,6 +31,8 @@ export type ChildTask = [
   traceparent?: string | undefined,
   /** What the caller's client offers (`clientMethods`), when the call has one. */
   client?: number,
+  /** The call's path rules (`ctx.workspace.withholds()`), when policy files count. */
+  pathFilter?: PathFilterSpec,
 ];
 
 /** Tool modules a child should import now, so later calls of their tools start at once. */
