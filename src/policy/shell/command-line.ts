@@ -412,7 +412,12 @@ class CommandLineWalk {
         else extraWords.push(child);
       } else if (!child.isNamed && operator === undefined) operator = child.type;
     }
-    if (operator === undefined || target === undefined || !WRITING_REDIRECTS.has(operator)) return;
+    if (operator === undefined || target === undefined) return;
+    // bash itself opens a connection for /dev/tcp/HOST/PORT and /dev/udp/...: whatever the program
+    if (target.isStatic && /^\/dev\/(tcp|udp)\//.test(target.text)) this.doubt(`a redirect to ${quote(target.text)} (bash connects to another machine)`);
+    else if (!target.isStatic && !WRITING_REDIRECTS.has(operator)) this.doubt(`a redirect from ${quote(target.text)}, a path computed when the line runs (it may be /dev/tcp/...)`);
+    // (a computed target of a writing redirect is a write, which no command rule allows either)
+    if (!WRITING_REDIRECTS.has(operator)) return;
     if (operator === '>&' && /^(\d+|-)$/.test(target.text)) return;
     if (target.isStatic && target.text === '/dev/null') return;
     if (!writes.includes(target.text)) writes.push(target.text);
