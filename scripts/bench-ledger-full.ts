@@ -123,19 +123,19 @@ class McpServer {
 }
 
 /** Fill the workspace's ledger in `stateDir` with `FULL` ended calls (the default limit). */
-function fillLedger(stateDir: string, workspace: string): void {
+async function fillLedger(stateDir: string, workspace: string): Promise<void> {
   const ledger = Ledger.open({ dir: stateDir, workspace });
   try {
     const output = 'x'.repeat(2048);
     for (let i = 0; i < FULL; i++) {
       const callId = `fill-${i}`;
-      ledger.finish(
+      (await ledger.finish(
         { callId, session: 'fill', tool: 'read_file', version: '1.0.0', arguments: { filepath: `f${i}.txt` }, workspace, turn: '' },
         { state: 'done', decisions: [{ decider: 'mode', verdict: 'allow', reason: 'bench' }], result: { success: true, output, durationMs: 1, confirmed: true, tool: 'read_file', version: '1.0.0', callId, stopReason: 'completed', outcome: 'success', sideEffects: 'none' } },
-      );
+      ));
     }
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -150,7 +150,7 @@ export async function benchFullLedger(calls = 3000): Promise<{ emptyP99: number;
     const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: path.join(temp, 'config'), XDG_STATE_HOME: path.join(temp, 'state') };
     const emptyDir = path.join(temp, 'empty');
     const fullDir = path.join(temp, 'full');
-    fillLedger(fullDir, workspace);
+    await fillLedger(fullDir, workspace);
     const empty = new McpServer(workspace, emptyDir, env);
     const full = new McpServer(workspace, fullDir, env);
     servers.push(empty, full);
@@ -173,10 +173,10 @@ export async function benchFullLedger(calls = 3000): Promise<{ emptyP99: number;
     let heldAfter: number;
     let prunedAfter: boolean;
     try {
-      heldAfter = reader.list({ state: 'done', limit: 1_000_000 }).length;
-      prunedAfter = reader.tombstone('fill-0', 'fill') !== undefined;
+      heldAfter = (await reader.list({ state: 'done', limit: 1_000_000 })).length;
+      prunedAfter = (await reader.tombstone('fill-0', 'fill')) !== undefined;
     } finally {
-      reader.close();
+      await reader.close();
     }
     const emptyP99 = percentile(samples.empty, 99);
     const fullP99 = percentile(samples.full, 99);

@@ -45,6 +45,8 @@ export {
 } from './ledger/store.js';
 export { defaultStateDir, workspaceKey, ledgerFile } from './ledger/paths.js';
 export type { LedgerFeedEvent, OutputPage, SessionSetting } from './ledger/store.js';
+// The call store interface, for another store than the SQLite `Ledger` (its contract suite: test/ledger/call-store-contract.ts).
+export type { CallStore, CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings, CountedAnswer } from './ledger/call-store.js';
 export { ledgerApprovalModes, setSessionApprovalMode, sessionApprovalMode, supervisedSession, APPROVAL_MODE_SETTING } from './ledger/session-approval-modes.js';
 export { ledgerQuestionHandler, type LedgerUserQuestion, type LedgerQuestionOptions } from './ledger/user-questions.js';
 export { startCockpit, COCKPIT_CSP, type CockpitOptions, type CockpitHandle, type CockpitAnswer, type CockpitAnswerer } from './cockpit/server.js';

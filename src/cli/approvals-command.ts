@@ -13,7 +13,7 @@
  * @module
  */
 import { ToolDefinitionError } from '../errors/errors.js';
-import type { ApprovalRecord, CallRecord, Ledger } from '../ledger/store.js';
+import type { ApprovalRecord, CallRecord, CallStore } from '../ledger/call-store.js';
 import { settleQuestion, type RunHere, type SettleReport } from '../ledger/resume.js';
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
 import type { ApprovalMode } from '../decisions/decision.js';
@@ -37,9 +37,9 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
       return EXIT.ok;
     }
     try {
-      return list(ledger, values.json === true, ctx);
+      return await list(ledger, values.json === true, ctx);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   }
   if (action !== 'allow' && action !== 'deny') throw new UsageError(`approvals: unknown action ${JSON.stringify(action)} (list, allow ID, deny ID)`);
@@ -51,7 +51,7 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
     if (!outcome.found || outcome.counted === undefined) return EXIT.failed;
     return outcome.run === undefined ? EXIT.ok : await outcome.run;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -59,8 +59,8 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
  * Print the questions waiting to be settled: unanswered ones, and those answered while their
  * asker lived that it never acted on before it died (ANSWER shows the answer that counts).
  */
-function list(ledger: Ledger, json: boolean, ctx: CliContext): number {
-  const pending = ledger.pendingApprovals();
+async function list(ledger: CallStore, json: boolean, ctx: CliContext): Promise<number> {
+  const pending = await ledger.pendingApprovals();
   if (json) {
     ctx.stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
     return EXIT.ok;
@@ -102,7 +102,7 @@ export function cliReport(ctx: CliContext): SettleReport {
  * The output goes to the context's streams.
  * @returns 0 success, 1 failed, 2 the tool is not loaded here.
  */
-export async function runStoredCall(ledger: Ledger, call: CallRecord, values: Record<string, unknown>, ctx: CliContext): Promise<number> {
+export async function runStoredCall(ledger: CallStore, call: CallRecord, values: Record<string, unknown>, ctx: CliContext): Promise<number> {
   const stored = call.options;
   let system;
   try {

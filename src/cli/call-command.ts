@@ -160,7 +160,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
       if (!values.json) {
         if (result.fullOutput) ctx.stderr.write(`toolgate: the whole output (${result.fullOutput.characters} characters) is in ${result.fullOutput.path}\n`);
         else if (ledger !== false) {
-          const stored = system.executor.ledger?.result(callId, session);
+          const stored = await system.executor.ledger?.result(callId, session);
           if (stored !== undefined && stored.fullOutput !== stored.result.output) ctx.stderr.write(`toolgate: the whole output (${stored.fullOutput.length} characters) is kept in the ledger: toolgate result ${callId}\n`);
         }
         if (result.success) {

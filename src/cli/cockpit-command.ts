@@ -14,6 +14,7 @@
  */
 import { ToolgateOptionError } from '../errors/errors.js';
 import { startCockpit, type CockpitAnswerer, type CockpitHandle } from '../cockpit/server.js';
+import type { CallStore } from '../ledger/call-store.js';
 import { Ledger, type LedgerOptions } from '../ledger/store.js';
 import type { ApprovalAnswer } from '../decisions/approval.js';
 import { settleQuestion } from '../ledger/resume.js';
@@ -41,7 +42,7 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
   } finally {
     stop.dispose();
     await handle?.close();
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -64,16 +65,16 @@ export async function cockpitAlongside(values: Record<string, unknown>, ctx: Cli
     ctx.stderr.write(`toolgate cockpit: ${handle.openUrl}\n`);
     return async () => {
       await handle.close();
-      ledger.close();
+      await ledger.close();
     };
   } catch (error) {
-    ledger.close();
+    await ledger.close();
     throw error;
   }
 }
 
 /** Start the server on `ledger`, answering through the ledger's workflow with `toolgate approvals`' way of running a call. */
-async function serve(ledger: Ledger, values: Record<string, unknown>, ctx: CliContext, host: string | undefined, port: number, hostFlag: string, logger?: Logger): Promise<CockpitHandle> {
+async function serve(ledger: CallStore, values: Record<string, unknown>, ctx: CliContext, host: string | undefined, port: number, hostFlag: string, logger?: Logger): Promise<CockpitHandle> {
   const answer: CockpitAnswerer = async (id, given, by) => {
     const outcome = await settleQuestion(ledger, id, given as ApprovalAnswer, by, cliReport(ctx), (call) => runStoredCall(ledger, call, values, ctx));
     // A call whose asker is gone runs here, after the page has its answer.

@@ -26,8 +26,8 @@ export async function resultCommand(argv: string[], ctx: CliContext): Promise<nu
   if (ledger === undefined) return EXIT.failed;
   try {
     const session = values.session as string | undefined;
-    const call = ledger.get(callId, session);
-    const pruned = call === undefined ? ledger.tombstone(callId, session) : undefined;
+    const call = await ledger.get(callId, session);
+    const pruned = call === undefined ? await ledger.tombstone(callId, session) : undefined;
     if (pruned !== undefined) {
       if (values.json) ctx.stdout.write(`${JSON.stringify({ state: pruned.state, session: pruned.session, pruned: true, result: prunedResult(pruned) }, null, 2)}\n`);
       else ctx.stderr.write(`toolgate: ${prunedResult(pruned).error}\n`);
@@ -37,7 +37,7 @@ export async function resultCommand(argv: string[], ctx: CliContext): Promise<nu
       ctx.stderr.write(`toolgate: no call ${callId}${session === undefined ? '' : ` in session ${session}`} in ${ledger.file}\n`);
       return EXIT.failed;
     }
-    const stored = ledger.result(call.callId, call.session);
+    const stored = await ledger.result(call.callId, call.session);
     if (stored === undefined) {
       const gone = ledger.ownerAlive(call) ? '' : call.state === 'running'
         ? ` (its process ${call.ownerPid} is gone: the next toolgate that opens this ledger to write records it interrupted)`
@@ -52,6 +52,6 @@ export async function resultCommand(argv: string[], ctx: CliContext): Promise<nu
     }
     return EXIT.ok;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { CallRecord, Ledger } from '../ledger/store.js';
+import type { CallRecord, CallStore } from '../ledger/call-store.js';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
 import { bytes, LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
@@ -39,7 +39,8 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
     return EXIT.ok;
   }
   try {
-    const calls = ledger.list({ session: values.session as string | undefined, callId: values.call as string | undefined, limit }).map((c) => traced(ledger, c));
+    const listed = await ledger.list({ session: values.session as string | undefined, callId: values.call as string | undefined, limit });
+    const calls = await Promise.all(listed.map((c) => traced(ledger, c)));
     if (values.json) {
       ctx.stdout.write(`${JSON.stringify(calls, null, 2)}\n`);
       return EXIT.ok;
@@ -56,12 +57,12 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
     }
     return EXIT.ok;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
-function traced(ledger: Ledger, call: CallRecord): TracedCall {
-  const decisions = ledger.decisions(call.callId, call.session).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
+async function traced(ledger: CallStore, call: CallRecord): Promise<TracedCall> {
+  const decisions = (await ledger.decisions(call.callId, call.session)).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
   const open = call.state === 'pending' || call.state === 'running';
   return {
     ...call, decisions,

@@ -37,7 +37,7 @@ import type { AddressInfo } from 'node:net';
 import { ToolgateOptionError } from '../errors/errors.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import { setSessionApprovalMode } from '../ledger/session-approval-modes.js';
-import type { Ledger } from '../ledger/store.js';
+import type { CallStore } from '../ledger/call-store.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { checkLocalBind, hostHeadersFor } from '../util/loopback.js';
 import { callView, questionsOf, sessionsOf, type CallView } from './views.js';
@@ -64,7 +64,7 @@ export type CockpitAnswerer = (questionId: number, answer: string, by: string) =
 /** Options of {@link startCockpit}; every option documents its default. */
 export interface CockpitOptions {
   /** The workspace's ledger (the cockpit does not close it). */
-  ledger: Ledger;
+  ledger: CallStore;
   /** Address to bind. Default `127.0.0.1`. Any non-loopback address needs `token`. */
   host?: string;
   /** TCP port; 0 picks a free one. Default 0. */
@@ -212,9 +212,9 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
       case '/api/csrf':
         return json(res, 200, { token: csrf });
       case '/api/questions':
-        return json(res, 200, questionsOf(ledger));
+        return json(res, 200, await questionsOf(ledger));
       case '/api/sessions':
-        return json(res, 200, { sessions: sessionsOf(ledger), modes: APPROVAL_MODES });
+        return json(res, 200, { sessions: await sessionsOf(ledger), modes: APPROVAL_MODES });
       case '/api/output':
         return output(res, url.searchParams);
       case '/api/events':
@@ -275,14 +275,14 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
   }
 
   async function answerQuestion(res: http.ServerResponse, id: number, body: Record<string, unknown>): Promise<void> {
-    const question = ledger.approval(id);
+    const question = await ledger.approval(id);
     if (question === undefined) return json(res, 404, { error: 'not_found', message: `no question ${id}` });
     if (question.request.kind === 'question') {
       // An ask_user question: the reply is text, or the chosen choices.
       const reply = body.reply;
       const ok = typeof reply === 'string' ? reply.length <= 10_000 : Array.isArray(reply) && reply.length <= 10 && reply.every((r) => typeof r === 'string' && r.length <= 200);
       if (!ok) return json(res, 400, { error: 'answer', message: 'reply must be text (at most 10000 characters) or a list of choices' });
-      const counted = ledger.answer(id, JSON.stringify({ reply }), by)!;
+      const counted = (await ledger.answer(id, JSON.stringify({ reply }), by))!;
       logger.info({ event: 'cockpit_reply', question: id, first: counted.first }, 'question answered');
       return json(res, 200, { found: true, first: counted.first, counted: counted.answer, next: 'resumes' });
     }
@@ -294,71 +294,78 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
     return json(res, 200, outcome);
   }
 
-  function setMode(res: http.ServerResponse, body: Record<string, unknown>): void {
+  async function setMode(res: http.ServerResponse, body: Record<string, unknown>): Promise<void> {
     const { session, mode } = body;
     if (typeof session !== 'string' || session === '' || session.length > 500) return json(res, 400, { error: 'session', message: 'session must be a session name' });
     if (mode !== null && !(APPROVAL_MODES as readonly unknown[]).includes(mode)) return json(res, 400, { error: 'mode', message: `mode must be one of ${APPROVAL_MODES.join(', ')}, or null to clear it` });
-    setSessionApprovalMode(ledger, session, (mode ?? undefined) as ApprovalMode | undefined, by);
+    await setSessionApprovalMode(ledger, session, (mode ?? undefined) as ApprovalMode | undefined, by);
     logger.info({ event: 'cockpit_mode', session, mode }, 'session approval mode set');
     return json(res, 200, { session, mode });
   }
 
-  function output(res: http.ServerResponse, params: URLSearchParams): void {
+  async function output(res: http.ServerResponse, params: URLSearchParams): Promise<void> {
     const callId = params.get('call');
     const session = params.get('session');
     const offset = Number(params.get('offset') ?? '0');
     if (!callId || callId.length > 500 || session === null || session.length > 500 || !Number.isSafeInteger(offset) || offset < 0) {
       return json(res, 400, { error: 'id', message: 'give call=ID&session=S (and offset=BYTES): the viewer takes ids, never paths' });
     }
-    const call = ledger.get(callId, session);
+    const call = await ledger.get(callId, session);
     if (call === undefined) return json(res, 404, { error: 'not_found', message: `no call ${callId} in session ${session}` });
-    const part = ledger.outputPage(callId, session, offset, OUTPUT_PAGE_BYTES);
+    const part = await ledger.outputPage(callId, session, offset, OUTPUT_PAGE_BYTES);
     if (part === undefined) return json(res, 404, { error: 'no_result', message: `call ${callId} is ${call.state}: it has no result yet` });
     return json(res, 200, { callId, session, state: call.state, ...part });
   }
 
-  function events(req: http.IncomingMessage, res: http.ServerResponse, params: URLSearchParams): void {
+  async function events(req: http.IncomingMessage, res: http.ServerResponse, params: URLSearchParams): Promise<void> {
     const last = req.headers['last-event-id'] ?? params.get('after') ?? undefined;
-    let cursor = typeof last === 'string' && /^\d{1,15}$/.test(last) ? Number(last) : Math.max(0, ledger.lastEventId() - FRESH_REPLAY_EVENTS);
+    let cursor = typeof last === 'string' && /^\d{1,15}$/.test(last) ? Number(last) : Math.max(0, (await ledger.lastEventId()) - FRESH_REPLAY_EVENTS);
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
     res.write('retry: 1000\n\n');
     streams.add(res);
     let asked = '';
     let beats = 0;
-    const tick = () => {
+    let ticking = false; // one tick at a time: a slow store is awaited, not read again meanwhile
+    let ended = false;
+    const tick = async () => {
+      if (ticking || ended) return;
+      ticking = true;
       try {
         for (;;) {
-          const batch = ledger.eventsAfter(cursor, 500);
+          const batch = await ledger.eventsAfter(cursor, 500);
           if (batch.length === 0) break;
           const calls = new Map<string, CallView | undefined>();
           for (const e of batch) {
             const key = `${e.session}\u0000${e.callId}`;
             if (!calls.has(key)) {
-              const record = ledger.get(e.callId, e.session);
-              calls.set(key, record === undefined ? undefined : callView(ledger, record));
+              const record = await ledger.get(e.callId, e.session);
+              calls.set(key, record === undefined ? undefined : await callView(ledger, record));
             }
             const call = calls.get(key);
-            if (call !== undefined) res.write(`id: ${e.id}\nevent: call\ndata: ${JSON.stringify({ event: { id: e.id, at: e.at, kind: e.kind }, call })}\n\n`);
+            if (call !== undefined && !ended) res.write(`id: ${e.id}\nevent: call\ndata: ${JSON.stringify({ event: { id: e.id, at: e.at, kind: e.kind }, call })}\n\n`);
             cursor = e.id;
           }
           if (batch.length < 500) break;
         }
-        const now = questionsOf(ledger).map((q) => q.id).join(',');
-        if (now !== asked) {
+        const now = (await questionsOf(ledger)).map((q) => q.id).join(',');
+        if (now !== asked && !ended) {
           asked = now;
           res.write(`event: questions\ndata: ${JSON.stringify({ ids: now === '' ? [] : now.split(',').map(Number) })}\n\n`);
         }
-        if (++beats * pollMs >= 15_000) {
+        if (++beats * pollMs >= 15_000 && !ended) {
           beats = 0;
           res.write(': keep-alive\n\n');
         }
       } catch (error) {
         logger.warn({ event: 'cockpit_feed_failed', err: (error as Error)?.message }, 'could not read the ledger for the timeline; trying again');
+      } finally {
+        ticking = false;
       }
     };
-    const timer = setInterval(tick, pollMs);
-    tick();
+    const timer = setInterval(() => void tick(), pollMs);
+    void tick();
     const end = () => {
+      ended = true;
       clearInterval(timer);
       streams.delete(res);
     };
@@ -396,9 +403,9 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
 }
 
 /** The default answerer: the answer is recorded; the asking process, while it runs, resumes on it. */
-function recordOnly(ledger: Ledger): CockpitAnswerer {
+function recordOnly(ledger: CallStore): CockpitAnswerer {
   return async (id, answer, by) => {
-    const counted = ledger.answer(id, answer, by);
+    const counted = await ledger.answer(id, answer, by);
     if (counted === undefined) return { found: false, first: false, counted: undefined, next: 'none' };
     return { found: true, first: counted.first, counted: counted.answer, next: 'recorded' };
   };

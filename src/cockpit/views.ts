@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ApprovalRecord, CallRecord, Ledger } from '../ledger/store.js';
+import type { ApprovalRecord, CallRecord, CallStore } from '../ledger/call-store.js';
 import { sessionApprovalMode, supervisedSession } from '../ledger/session-approval-modes.js';
 
 /** A waiting question as the page shows it. */
@@ -69,14 +69,13 @@ export interface SessionView {
  * The waiting questions of the ledger, oldest first: those of calls still pending (an
  * `ask_user` question only while the agent that asked runs: nobody else could use the answer).
  */
-export function questionsOf(ledger: Ledger): QuestionView[] {
-  return ledger.pendingApprovals()
-    .filter((q) => q.callState === 'pending' && (q.request.kind !== 'question' || q.ownerAlive))
-    .map((q) => questionView(ledger, q));
+export async function questionsOf(ledger: CallStore): Promise<QuestionView[]> {
+  const waiting = (await ledger.pendingApprovals()).filter((q) => q.callState === 'pending' && (q.request.kind !== 'question' || q.ownerAlive));
+  return Promise.all(waiting.map((q) => questionView(ledger, q)));
 }
 
-function questionView(ledger: Ledger, q: ApprovalRecord): QuestionView {
-  const call = ledger.get(q.callId, q.session);
+async function questionView(ledger: CallStore, q: ApprovalRecord): Promise<QuestionView> {
+  const call = await ledger.get(q.callId, q.session);
   const request = q.request;
   const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
   const view: QuestionView = {
@@ -95,31 +94,32 @@ function questionView(ledger: Ledger, q: ApprovalRecord): QuestionView {
 }
 
 /** One call of the timeline, with its decision path. */
-export function callView(ledger: Ledger, call: CallRecord): CallView {
+export async function callView(ledger: CallStore, call: CallRecord): Promise<CallView> {
+  const decisions = await ledger.decisions(call.callId, call.session);
   return {
     callId: call.callId, session: call.session, supervised: supervisedSession(call.session, call.turn), tool: call.tool, version: call.version, state: call.state,
     createdAt: call.createdAt, startedAt: call.startedAt, endedAt: call.endedAt,
     durationMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
     errorCode: call.errorCode,
-    decisions: ledger.decisions(call.callId, call.session).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`),
+    decisions: decisions.map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`),
     resultSize: call.resultSize,
   };
 }
 
 /** The sessions of the latest `limit` calls, newest first, with the sessions that have a mode set; `*` first. */
-export function sessionsOf(ledger: Ledger, limit = 500): SessionView[] {
+export async function sessionsOf(ledger: CallStore, limit = 500): Promise<SessionView[]> {
   const byName = new Map<string, SessionView>();
-  for (const call of ledger.list({ limit })) {
+  for (const call of await ledger.list({ limit })) {
     const name = supervisedSession(call.session, call.turn);
     const view = byName.get(name) ?? { session: name, mode: undefined, lastCallAt: call.createdAt, calls: 0 };
     view.calls += 1;
     byName.set(name, view);
   }
-  for (const setting of ledger.sessionSettings()) {
+  for (const setting of await ledger.sessionSettings()) {
     if (!byName.has(setting.session)) byName.set(setting.session, { session: setting.session, mode: undefined, lastCallAt: undefined, calls: 0 });
   }
   if (!byName.has('*')) byName.set('*', { session: '*', mode: undefined, lastCallAt: undefined, calls: 0 });
   const views = [...byName.values()];
-  for (const view of views) view.mode = sessionApprovalMode(ledger, view.session);
+  await Promise.all(views.map(async (view) => { view.mode = await sessionApprovalMode(ledger, view.session); }));
   return views.sort((a, b) => (a.session === '*' ? -1 : b.session === '*' ? 1 : (b.lastCallAt ?? 0) - (a.lastCallAt ?? 0)));
 }

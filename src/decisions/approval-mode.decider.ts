@@ -22,16 +22,20 @@
  */
 import { onlyReads } from '../policy/action-kinds.js';
 import { carriesInput } from '../policy/typed-input.js';
+import { isThenable } from '../util/values.js';
 import { deny, type ApprovalMode, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /**
  * Approval modes set per session while it runs (a ledger's, `src/ledger/session-approval-modes.ts`).
- * `modeOf` must not throw (a store that cannot be read answers `undefined`) and is called once
- * per decision.
+ * `modeOf` must not throw or reject (a store that cannot be read answers `undefined`) and is
+ * called once per decision. It may answer synchronously (a store kept in memory) or with a
+ * promise (a call store, whose reads are asynchronous): then the decision waits for it, so a
+ * mode a person just set counts for the next decision in every process, with no cache to go
+ * stale.
  */
 export interface SessionApprovalModes {
   /** The mode set for the session of a call (its ledger session and turn), `undefined` for none. */
-  modeOf(session: string, turnId: string): ApprovalMode | undefined;
+  modeOf(session: string, turnId: string): ApprovalMode | undefined | PromiseLike<ApprovalMode | undefined>;
 }
 
 const NAME = 'approval';
@@ -47,29 +51,35 @@ export class ApprovalModeDecider implements Decider {
   /** @param sessions - approval modes set per session, read on every decision (default: none). */
   constructor(private readonly sessions?: SessionApprovalModes) {}
 
-  decide(call: PreparedCall, earlier: readonly Decision[]): Decision | undefined {
-    const { tool } = call;
-    const mode = this.sessions?.modeOf(call.session, call.turnId) ?? call.approvalMode;
-    switch (mode) {
-      case undefined:
-        if (granted(earlier)) return undefined;
-        if (tool.requiresConfirmation) return { verdict: 'ask', decider: NAME, reason: `${tool.name} declares that it needs the user's approval before it runs.` };
-        // Typing into a session is running a command there (a poll or a lone Ctrl-C is not).
-        if (tool.inputArguments?.length && carriesInput(tool.inputArguments, call.args)) {
-          return { verdict: 'ask', decider: NAME, reason: `${tool.name} types into a running program, which may run it as commands: it needs the user's approval as a command would.` };
-        }
-        return undefined;
-      case 'allow-all':
-        return GRANTED_ALL;
-      case 'deny-all':
-        return deny(NAME, 'CONFIRMATION_DENIED', `Denied: the approval mode is deny-all, so no tool call runs. Do not retry; tell the user what you wanted to do.`, 'deny-all');
-      case 'read-only':
-        if (onlyReads(tool.kind)) return GRANTED_READ;
-        if (granted(earlier)) return undefined;
-        return { verdict: 'ask', decider: NAME, reason: `the approval mode is read-only, and ${tool.name} does more than read (its action kind is ${tool.kind}).`, rule: 'read-only' };
-      case 'always-ask':
-        return { verdict: 'ask', decider: NAME, reason: 'the approval mode is always-ask: every call is put to the user.', rule: 'always-ask', fresh: true };
-    }
+  decide(call: PreparedCall, earlier: readonly Decision[]): Decision | undefined | PromiseLike<Decision | undefined> {
+    const set = this.sessions?.modeOf(call.session, call.turnId);
+    if (isThenable(set)) return (set as PromiseLike<ApprovalMode | undefined>).then((mode) => decideIn(mode ?? call.approvalMode, call, earlier));
+    return decideIn(set ?? call.approvalMode, call, earlier);
+  }
+}
+
+/** The decision of approval mode `mode` (`undefined`: none) about `call`. */
+function decideIn(mode: ApprovalMode | undefined, call: PreparedCall, earlier: readonly Decision[]): Decision | undefined {
+  const { tool } = call;
+  switch (mode) {
+    case undefined:
+      if (granted(earlier)) return undefined;
+      if (tool.requiresConfirmation) return { verdict: 'ask', decider: NAME, reason: `${tool.name} declares that it needs the user's approval before it runs.` };
+      // Typing into a session is running a command there (a poll or a lone Ctrl-C is not).
+      if (tool.inputArguments?.length && carriesInput(tool.inputArguments, call.args)) {
+        return { verdict: 'ask', decider: NAME, reason: `${tool.name} types into a running program, which may run it as commands: it needs the user's approval as a command would.` };
+      }
+      return undefined;
+    case 'allow-all':
+      return GRANTED_ALL;
+    case 'deny-all':
+      return deny(NAME, 'CONFIRMATION_DENIED', `Denied: the approval mode is deny-all, so no tool call runs. Do not retry; tell the user what you wanted to do.`, 'deny-all');
+    case 'read-only':
+      if (onlyReads(tool.kind)) return GRANTED_READ;
+      if (granted(earlier)) return undefined;
+      return { verdict: 'ask', decider: NAME, reason: `the approval mode is read-only, and ${tool.name} does more than read (its action kind is ${tool.kind}).`, rule: 'read-only' };
+    case 'always-ask':
+      return { verdict: 'ask', decider: NAME, reason: 'the approval mode is always-ask: every call is put to the user.', rule: 'always-ask', fresh: true };
   }
 }
 

@@ -72,13 +72,13 @@ export interface DurableQuestions {
   /** How often a waiting question checks for an answer given elsewhere, in milliseconds. */
   readonly pollMs: number;
   /** The answer already recorded for the question of this call (a call taken over after a restart), if any. */
-  answered(call: DurableCallKey): string | undefined;
-  /** Store the question about a call (or find the call's unanswered one); returns its id. */
-  open(request: ConfirmationRequest, call: DurableCallKey): number;
+  answered(call: DurableCallKey): Promise<string | undefined>;
+  /** Store the question about a call (or find the call's unanswered one); resolves to its id. */
+  open(request: ConfirmationRequest, call: DurableCallKey): Promise<number>;
   /** The answer of a question so far; `undefined` while unanswered. */
-  current(id: number): string | undefined;
-  /** Record an answer; returns the answer that counts (the first one given). */
-  settle(id: number, answer: ApprovalAnswer, by: string): string | undefined;
+  current(id: number): Promise<string | undefined>;
+  /** Record an answer; resolves to the answer that counts (the first one given). */
+  settle(id: number, answer: ApprovalAnswer, by: string): Promise<string | undefined>;
   /**
    * Optional: run `check` every `pollMs` on a timer shared by every waiting question, until the
    * returned function is called. Without it, each waiting question has a timer of its own.
@@ -147,7 +147,7 @@ export async function answerAsk(
   if (confirm === true) return APPROVED_IN_ADVANCE;
   if (durable !== undefined) {
     // A question answered before (elsewhere, while the asking process was gone) counts.
-    const given = durable.questions.answered(durable.call);
+    const given = await durable.questions.answered(durable.call);
     if (given !== undefined) return decisionOf(given, request, 'an answer recorded in the ledger');
   }
   if (handler === undefined) return deny(NAME, 'CONFIRMATION_REQUIRED', confirmationRequiredReason(request));
@@ -180,9 +180,9 @@ const FAILED = 'failed';
  * conditional update, so an earlier answer given elsewhere still wins) or one given elsewhere
  * (found by checking the store every `pollMs`).
  */
-function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, durable: DurableAsk): Promise<Decision> {
+async function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, durable: DurableAsk): Promise<Decision> {
   const { questions } = durable;
-  const id = questions.open(request, durable.call);
+  const id = await questions.open(request, durable.call);
   return new Promise<Decision>((resolve) => {
     let over = false;
     const end = (answer: string, by: string) => {
@@ -197,26 +197,30 @@ function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, 
       over = true;
       stopPolling();
     };
+    // One look at a time: a slow store's answer is awaited, not asked for again meanwhile.
+    let looking = false;
     const poll = () => {
-      let given: string | undefined;
-      try {
-        given = questions.current(id);
-      } catch (error) {
+      if (looking || over) return;
+      looking = true;
+      questions.current(id).then((given) => {
+        looking = false;
+        if (given !== undefined) end(given, 'an answer given elsewhere (toolgate approvals)');
+      }, (error: unknown) => {
+        looking = false;
         // A busy or failing store must not take the process down: look again next time.
         logger.warn({ event: 'question_poll_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'could not read a stored question; trying again');
-        return;
-      }
-      if (given !== undefined) end(given, 'an answer given elsewhere (toolgate approvals)');
+      });
     };
     const stopPolling = questions.every?.(poll) ?? ((timer) => () => clearInterval(timer))(setInterval(poll, questions.pollMs));
     for (const signal of durable.signals) signal?.addEventListener('abort', stop, { once: true });
-    void handlerAnswer(request, handler, logger).then((answer) => {
+    void handlerAnswer(request, handler, logger).then(async (answer) => {
       if (over) return;
       // A handler that failed closes the question as a refusal, but not as a person's no.
       const recorded = answer === FAILED ? 'deny' : answer;
       let counted: string = recorded;
+      looking = true; // no look while the handler's answer is stored: the store then says which counts
       try {
-        counted = questions.settle(id, recorded, answer === FAILED ? 'handler (failed)' : 'handler') ?? recorded;
+        counted = (await questions.settle(id, recorded, answer === FAILED ? 'handler (failed)' : 'handler')) ?? recorded;
       } catch (error) {
         // The answer could not be stored: it still decides this call (the question stays open
         // in the store, for a later look by a person).

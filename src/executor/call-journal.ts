@@ -4,8 +4,9 @@
  * {@link CallJournal.record} (before the deciders: the exactly-once check),
  * {@link CallJournal.claim} (before the dispatcher runs the call) and
  * {@link CallJournal.closeOut} (its end, decisions and result); the questions and the session
- * approval modes the deciders read come from here too. A store behind another interface (the
- * `CallStore` of issue 31) changes this module only.
+ * approval modes the deciders read come from here too. It talks to any {@link CallStore}
+ * (asynchronous: record and claim are awaited on the call's way; the end of a call that ran
+ * is queued with `finishSoon`, so the caller's result never waits for that commit).
  *
  * @module
  */
@@ -19,12 +20,17 @@ import { codesWhere } from '../errors/error-codes.js';
 import { ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { ledgerQuestions } from '../ledger/questions.js';
 import { ledgerApprovalModes } from '../ledger/session-approval-modes.js';
-import { argumentsSha256, Ledger, type CallStatus, type LedgerOptions, type NewCall, type StoredCallOptions } from '../ledger/store.js';
+import type { CallStatus, CallStore, NewCall, StoredCallOptions } from '../ledger/call-store.js';
+import { Ledger, type LedgerOptions } from '../ledger/store.js';
+import { argumentsSha256 } from '../ledger/tombstones.js';
 import type { Logger } from '../logging/logger.js';
 import { DEFAULT_SANDBOX } from '../sandbox/bubblewrap.js';
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import type { CallState } from './call-state.js';
+
+/** A call's result, now or once the journal's writes it waits for are done. */
+export type CallResult = ToolExecutionResult | Promise<ToolExecutionResult>;
 
 /** Why the journal stopped a call: the result code and message it fails with. */
 export interface JournalRefusal {
@@ -50,8 +56,8 @@ export class CallJournal {
   readonly questions: DurableQuestions;
 
   private constructor(
-    /** The ledger calls are recorded in. */
-    readonly ledger: Ledger,
+    /** The store calls are recorded in. */
+    readonly ledger: CallStore,
     /** Whether the journal opened it (and closes it). */
     private readonly owns: boolean,
     private readonly outputs: OutputStore | undefined,
@@ -64,15 +70,16 @@ export class CallJournal {
 
   /**
    * The journal of the executor's `ledger` option, or `undefined` without one.
-   * @param option - a {@link Ledger} used as given (the caller closes it), options to open one
-   *   (closed by {@link close}), or `false`/`undefined` for none.
+   * @param option - a call store (a {@link Ledger}, or another {@link CallStore}) used as given
+   *   (the caller closes it), options to open a ledger (closed by {@link close}), or
+   *   `false`/`undefined` for none.
    * @param workspaceRoot - the executor's `workspaceRoot`, whose ledger is opened by default.
    * @param outputs - the output store; with `outputsInLedger`, whole outputs move to the ledger.
    * @throws ToolgateOptionError when the ledger cannot be opened.
    */
-  static open(option: Ledger | LedgerOptions | false | undefined, workspaceRoot: string | undefined, outputs: OutputStore | undefined, outputsInLedger: boolean, logger: Logger): CallJournal | undefined {
+  static open(option: CallStore | LedgerOptions | false | undefined, workspaceRoot: string | undefined, outputs: OutputStore | undefined, outputsInLedger: boolean, logger: Logger): CallJournal | undefined {
     if (option === undefined || option === false) return undefined;
-    if (option instanceof Ledger) return new CallJournal(option, false, outputs, outputsInLedger, logger);
+    if (isCallStore(option)) return new CallJournal(option, false, outputs, outputsInLedger, logger);
     let ledger: Ledger;
     try {
       ledger = Ledger.open({ workspace: workspaceRoot, ...option });
@@ -95,8 +102,9 @@ export class CallJournal {
    *   (exactly once: the caller retried); else a refusal: `CALL_IN_PROGRESS` for a call a live
    *   process handles, `INVALID_ARGUMENTS` for a call id used before for another request,
    *   `INTERNAL` when the ledger cannot be read or written (the call does not run unrecorded).
+   *   Never rejects.
    */
-  record(state: CallState): { result: ToolExecutionResult } | JournalRefusal | undefined {
+  async record(state: CallState): Promise<{ result: ToolExecutionResult } | JournalRefusal | undefined> {
     const { ledger } = this;
     const { session } = state;
     const stored: StoredCallOptions = {};
@@ -114,16 +122,21 @@ export class CallJournal {
     };
     let outcome;
     try {
-      outcome = ledger.check(entry);
+      outcome = await ledger.check(entry);
     } catch (error) {
       return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be read (${messageOf(error)}).` };
     }
     if (outcome.kind === 'ended') {
       // A retry repeats the call; the same id with another tool or other arguments is another
       // request, which must not be answered with the first one's result.
-      const earlier = ledger.get(state.callId, session);
-      // A call retention deleted left a tombstone: its tool and a hash of its arguments.
-      const pruned = earlier === undefined ? ledger.tombstone(state.callId, session) : undefined;
+      let earlier, pruned;
+      try {
+        earlier = await ledger.get(state.callId, session);
+        // A call retention deleted left a tombstone: its tool and a hash of its arguments.
+        pruned = earlier === undefined ? await ledger.tombstone(state.callId, session) : undefined;
+      } catch (error) {
+        return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be read (${messageOf(error)}).` };
+      }
       const other = earlier !== undefined
         ? earlier.tool !== entry.tool || !isDeepStrictEqual(earlier.arguments, entry.arguments)
         : pruned !== undefined && (pruned.tool !== entry.tool || pruned.argumentsSha256 !== argumentsSha256(entry.arguments));
@@ -143,7 +156,7 @@ export class CallJournal {
       // Recorded ahead by its caller (an MCP task, before its id was answered): store what
       // this call checked, so that a later process runs it the same way.
       try {
-        ledger.amend(entry);
+        await ledger.amend(entry);
       } catch (error) {
         return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be written (${messageOf(error)}).` };
       }
@@ -158,12 +171,12 @@ export class CallJournal {
    * marks `interrupted`; nothing runs it again.
    * @returns `undefined` when claimed (`state.claimed`), else a refusal: `CALL_IN_PROGRESS`
    *   when another process claimed or ended it meanwhile (its row is left alone), `INTERNAL`
-   *   when the ledger cannot be written.
+   *   when the ledger cannot be written. Never rejects.
    */
-  claim(state: CallState, decisions: DecisionRecord[] | undefined): JournalRefusal | undefined {
+  async claim(state: CallState, decisions: DecisionRecord[] | undefined): Promise<JournalRefusal | undefined> {
     let claimed: boolean;
     try {
-      claimed = this.ledger.claim(state.entry!, decisions);
+      claimed = await this.ledger.claim(state.entry!, decisions);
     } catch (error) {
       return { code: 'INTERNAL', message: `the call was not run: the ledger ${this.ledger.file} could not claim it (${messageOf(error)}).` };
     }
@@ -178,15 +191,18 @@ export class CallJournal {
    * Write a recorded call's end: its state (`done`, `denied` for a gate's refusal of a call
    * that did not run, else `failed`), its decisions and its result, with the whole output when
    * the result shows part of it. A call whose wait for an answer was ended by the executor
-   * closing is left `pending`: its question survives for `toolgate approvals`. A ledger that
+   * closing is left `pending`: its question survives for `toolgate approvals` (a claimed one
+   * that never ran, the executor having closed while its claim was on the way, ends `failed`). A ledger that
    * cannot be written is logged; the caller still gets the result.
    * @param closed - whether the executor is closing.
-   * @returns `result` (without `fullOutput` when the ledger took the whole output over).
+   * @returns `result` (without `fullOutput` when the ledger took the whole output over): at
+   *   once for a call that ran (its end is queued, `finishSoon`), else once its end is
+   *   committed (a promise that never rejects).
    */
-  closeOut(state: CallState, result: ToolExecutionResult, closed: boolean): ToolExecutionResult {
+  closeOut(state: CallState, result: ToolExecutionResult, closed: boolean): CallResult {
     const entry = state.entry!;
     state.entry = undefined;
-    if (closed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
+    if (closed && !state.claimed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
     const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && (DENIALS.has(result.errorCode!) || refusedByDecider(result)) ? 'denied' : 'failed';
     let fullOutput: string | undefined;
     if (result.fullOutput !== undefined && ledgerKeepsText(state.tool)) {
@@ -201,23 +217,32 @@ export class CallJournal {
         delete result.fullOutput;
       }
     }
-    try {
-      // A call that ran ends in a group commit (with the next claim, or on the next turn); a
-      // call that never ran is written at once (nothing else may be coming to carry it).
-      const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result: ledgerView(state.tool, result), fullOutput };
-      if (state.claimed) this.ledger.finishSoon(entry, end);
-      else this.ledger.finish(entry, end);
-    } catch (error) {
+    const failed = (error: unknown) => {
       this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the end of a call');
+      return result;
+    };
+    // A call that ran ends in a group commit (with the next claim, or on the next turn); a
+    // call that never ran is written before its result is given (nothing else may be coming
+    // to carry it).
+    const end = { state: status, decisions: state.claimed ? undefined : result.decisions, result: ledgerView(state.tool, result), fullOutput };
+    try {
+      if (state.claimed) this.ledger.finishSoon(entry, end);
+      else return this.ledger.finish(entry, end).then(() => result, failed);
+    } catch (error) {
+      return failed(error);
     }
     return result;
   }
 
-  /** Close the ledger when the journal opened it, else write what is queued (the caller closes it). */
-  close(): void {
-    if (this.owns) this.ledger.close();
-    else this.ledger.flush();
+  /** Close the ledger when the journal opened it, else write what is queued (the caller closes it). Rejects with the store's error. */
+  close(): Promise<void> {
+    return this.owns ? this.ledger.close() : this.ledger.flush();
   }
+}
+
+/** Whether the `ledger` option is a store itself (not options to open one). */
+function isCallStore(option: CallStore | LedgerOptions): option is CallStore {
+  return option instanceof Ledger || typeof (option as Partial<CallStore>).claim === 'function';
 }
 
 function messageOf(error: unknown): string {

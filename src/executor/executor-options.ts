@@ -14,6 +14,7 @@ import type { PolicyFilesOptions } from '../decisions/policy-files.decider.js';
 import type { PolicyHook } from '../decisions/policy-hook.decider.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
+import type { CallStore } from '../ledger/call-store.js';
 import type { Ledger, LedgerOptions } from '../ledger/store.js';
 import type { Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
@@ -124,13 +125,13 @@ export interface ToolExecutorOptions {
    * stored `denied`, `PATH_TRAVERSAL`, before the error is thrown), a question is stored before it is asked, the call
    * is claimed `running` before its runner starts, and its decisions, end state and result
    * (the whole output too) are stored when it closes out; a call id already ended in the same
-   * session returns its stored result without running again. A {@link Ledger} is used as
-   * given (the caller closes it); {@link LedgerOptions} open one (default file: the
+   * session returns its stored result without running again. A {@link Ledger} (or any other
+   * {@link CallStore}) is used as given (the caller closes it); {@link LedgerOptions} open one (default file: the
    * `workspaceRoot`'s ledger in the state folder), closed by `close()`. Default `false`: none
    * (the CLI, `toolgate mcp` and `toolgate agent` use one unless `--no-ledger`).
    * @throws ToolgateOptionError (from the constructor) when the ledger cannot be opened.
    */
-  ledger?: Ledger | LedgerOptions | false;
+  ledger?: Ledger | CallStore | LedgerOptions | false;
   /** The session of calls that name none (with the call id, a ledger's idempotency key). Default: a random id per executor. */
   session?: string;
 }

@@ -25,7 +25,7 @@ import type { Decision } from '../decisions/decision.js';
 import { DecisionPipeline, type Decided } from '../decisions/pipeline.js';
 import { pathFilterSpecOf } from '../decisions/policy-path-filter.js';
 import { RateLimiter } from '../decisions/rate-limit.js';
-import type { Ledger } from '../ledger/store.js';
+import type { CallStore } from '../ledger/call-store.js';
 import { createLogger } from '../logging/logger.js';
 import { RememberedApprovals } from '../policy/remembered-approvals.js';
 import { PolicyFileApprovals } from '../policy/saved-approvals.js';
@@ -37,7 +37,7 @@ import type { StopReason, ToolCallRequest, ToolExecutionResult } from '../types/
 import { clip, isThenable, kindOf } from '../util/values.js';
 import { sweepStaleOnce } from '../workspace/leftovers.js';
 import { runBatch } from './batch.js';
-import { CallJournal } from './call-journal.js';
+import { CallJournal, type CallResult } from './call-journal.js';
 import { CallLog, recordOf } from './call-log.js';
 import { CallState } from './call-state.js';
 import { commandAnalysis, loadedCommandAnalysis } from './command-analysis.js';
@@ -141,8 +141,8 @@ export class ToolExecutor {
     if (options.sweepLeftovers !== false) void sweepStaleOnce().then((swept) => this.log.swept(swept));
   }
 
-  /** The durable ledger calls are recorded in, or `undefined` without one. */
-  get ledger(): Ledger | undefined {
+  /** The durable ledger (call store) calls are recorded in, or `undefined` without one. */
+  get ledger(): CallStore | undefined {
     return this.journal?.ledger;
   }
 
@@ -221,7 +221,7 @@ export class ToolExecutor {
    * Steps 1 and 2, then the decisions. Returns the result directly when nothing on the way
    * had to wait (validation failures, denials, synchronous main-runner tools), else a promise.
    */
-  private run(call: ToolCallRequest, name: string, callId: string, options: ExecuteOptions, started: number, traceparent: string | undefined): ToolExecutionResult | Promise<ToolExecutionResult> {
+  private run(call: ToolCallRequest, name: string, callId: string, options: ExecuteOptions, started: number, traceparent: string | undefined): CallResult {
     const found = this.registry.resolve(name, typeof call.version === 'string' ? call.version : undefined);
     if (!(found instanceof RegisteredTool)) return this.log.finish(started, failedResult(found.code, found.message, { tool: name, callId }));
     const state = new CallState(found, call.arguments, options, callId, started);
@@ -252,28 +252,24 @@ export class ToolExecutor {
    * Step 2 ({@link prepareCall}) with its failures as results; a workspace escape is logged,
    * and recorded in the journal when `record` (a preview does not), then thrown.
    */
-  private prepare(state: CallState, given: unknown, record = true): ToolExecutionResult | undefined {
+  private prepare(state: CallState, given: unknown, record = true): CallResult | undefined {
     let failure;
     try {
       failure = prepareCall(state, given, { maxArgumentBytes: this.settings.maxArgumentBytes, workspaceRoot: this.options.workspaceRoot, sandbox: this.settings.sandbox });
     } catch (error) {
       if (!(error instanceof PathTraversalError) || !record) throw error;
       this.log.traversal(error, state.tool, state.callId);
-      // Recorded and stored `denied` (not run), so that `toolgate trace` and the cockpit show the attempt.
-      if (this.journal !== undefined && this.recordCall(state) === undefined) {
-        this.journal.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'not_run' }), this.closed);
-      }
-      throw error;
+      if (this.journal === undefined) throw error;
+      // Recorded and stored `denied` (not run), so that `toolgate trace` and the cockpit show the attempt; then thrown on.
+      return this.recordCall(state).then((known) => known ?? this.journal!.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'not_run' }), this.closed))
+        .then(() => { throw error; });
     }
     return failure === undefined ? undefined : this.fail(state, { code: failure.code, message: failure.message, loggedArguments: failure.loggedArguments });
   }
 
-  /** Step 3 begins: the journal's record, the decision pipeline, then admission. */
-  private decideOn(state: CallState, options: ExecuteOptions): ToolExecutionResult | Promise<ToolExecutionResult> {
-    if (this.journal !== undefined) {
-      const known = this.recordCall(state);
-      if (known !== undefined) return known;
-    }
+  /** Step 3 begins: the journal's record (unless `recorded`), the decision pipeline, then admission. */
+  private decideOn(state: CallState, options: ExecuteOptions, recorded = this.journal === undefined): CallResult {
+    if (!recorded) return this.recordCall(state).then((known) => known ?? this.decideOn(state, options, true));
     const ask = {
       confirm: options.confirm, handler: options.confirmationHandler === null ? undefined : options.confirmationHandler ?? this.options.confirmationHandler,
       questions: this.journal?.questions, call: state.entry,
@@ -289,16 +285,16 @@ export class ToolExecutor {
    * @returns `undefined` when the call goes on, else its result: the stored one of a call that
    *   ended before, or the journal's refusal (see {@link CallJournal.record}).
    */
-  private recordCall(state: CallState): ToolExecutionResult | undefined {
+  private async recordCall(state: CallState): Promise<ToolExecutionResult | undefined> {
     const bad = badSession(state.options);
     if (bad !== undefined) return this.fail(state, { code: 'INVALID_OPTIONS', message: bad });
-    const known = this.journal!.record(state);
+    const known = await this.journal!.record(state);
     if (known === undefined) return undefined;
     return 'result' in known ? this.log.finish(state.started, known.result, 'ledger') : this.fail(state, known);
   }
 
   /** Step 3, after the decisions: a denial's result, or rate-limit admission and dispatch. */
-  private admit(state: CallState, decided: Decided): ToolExecutionResult | Promise<ToolExecutionResult> {
+  private admit(state: CallState, decided: Decided): CallResult {
     if (decided.trail.length !== 0) state.decisions = decided.trail;
     // A person's time to answer a confirmation is not the call's time.
     if (decided.answerWaitMs !== undefined) state.timeoutFrom += decided.answerWaitMs;
@@ -321,7 +317,7 @@ export class ToolExecutor {
   }
 
   /** The result of a call a decision refused (`confirmed: false` only when the answer to a question refused it). */
-  private denied(state: CallState, decision: Decision): ToolExecutionResult {
+  private denied(state: CallState, decision: Decision): CallResult {
     const { code = 'POLICY_DENIED', reason: message, decider: gate, retryAfterMs } = decision;
     return this.fail(state, { code, message, confirmed: gate !== ANSWER_STEP, gate, loggedArguments: state.args, retryAfterMs });
   }
@@ -329,12 +325,12 @@ export class ToolExecutor {
   /**
    * Step 4: the last checks, the journal's claim, and the dispatcher. Everything before this
    * point only decided; from here the tool may act. Never rejects but with a workspace escape:
-   * the dispatcher settles the run through {@link end} (no closure per call, and no `.then`
-   * of ours: a promise turn saved on every pool call).
+   * the dispatcher settles the run through {@link end} (no closure per call, and, but for the
+   * awaited claim of a recorded call, no `.then` of ours: a promise turn saved per pool call).
    */
-  private dispatch(state: CallState): ToolExecutionResult | Promise<ToolExecutionResult> {
+  private dispatch(state: CallState): CallResult {
     const { tool } = state;
-    if (this.closed) return this.fail(state, { code: 'ABORTED', message: 'the executor was closed before the call could run.' });
+    if (this.closed) return this.fail(state, CLOSED_BEFORE_RUN);
     // An approval is for the definition it was asked about: a replacement runs only on a new call.
     const { approvedRevision } = state.options;
     if (this.registry.isReplaced(tool) || (approvedRevision !== undefined && approvedRevision !== tool.revision)) {
@@ -342,47 +338,46 @@ export class ToolExecutor {
     }
     const spentMs = state.timeoutMs > 0 ? performance.now() - state.timeoutFrom : 0;
     if (state.timeoutMs > 0 && spentMs >= state.timeoutMs) return this.fail(state, { code: 'TIMEOUT', stopReason: 'timeout', message: lateMessage(tool, state.timeoutMs, spentMs) });
-    if (state.entry !== undefined) {
-      const refused = this.journal!.claim(state, state.decisions?.map(recordOf));
-      if (refused !== undefined) return this.fail(state, refused);
-    }
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
-    return this.dispatcher.dispatch(state, this.end);
+    if (state.entry === undefined) return this.dispatcher.dispatch(state, this.end) as CallResult;
+    // A recorded call runs only once its claim is committed (and not when the executor closed meanwhile: it ends not run).
+    return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused !== undefined ? this.fail(state, refused) : this.closed ? this.fail(state, CLOSED_BEFORE_RUN) : this.dispatcher.dispatch(state, this.end)) as Promise<ToolExecutionResult>;
   }
 
   /** How the dispatcher tells a call's end (step 5): one object for every call. */
-  private readonly end: CallEnd<ToolExecutionResult> = {
+  private readonly end: CallEnd<CallResult> = {
     ended: (outcome: RunOutcome, call: DispatchRequest) => this.settle(call as CallState, outcome),
     failed: (error: unknown, call: DispatchRequest) => this.callError(error, call as CallState),
   };
 
   /** Step 5: the result of a run (a bug on the way becomes `INTERNAL`; a workspace escape is thrown on). */
-  private settle(state: CallState, outcome: RunOutcome): ToolExecutionResult {
+  private settle(state: CallState, outcome: RunOutcome): CallResult {
     try {
       const result = resultOf(state, byStopPriority(outcome, state.signal?.aborted === true), this.outputs, this.closed);
       const finished = this.log.finish(state.started, result, undefined, result.success ? state.args : state.rawArguments, state.decisions);
       return state.entry !== undefined ? this.journal!.closeOut(state, finished, this.closed) : finished;
     } catch (error) {
-      if (error instanceof PathTraversalError) throw this.closeOutEscape(state, this.log.traversal(error, state.tool, state.callId));
+      if (error instanceof PathTraversalError) return this.closeOutEscape(state, this.log.traversal(error, state.tool, state.callId));
       return this.callError(error, state);
     }
   }
 
   /** {@link internalError} of a resolved call (closed out in the journal when recorded). */
-  private callError(error: unknown, state: CallState): ToolExecutionResult {
-    if (error instanceof PathTraversalError) throw this.closeOutEscape(state, error);
+  private callError(error: unknown, state: CallState): CallResult {
+    if (error instanceof PathTraversalError) return this.closeOutEscape(state, error);
     const result = this.internalError(error, state.tool.name, state.callId, state.started);
     return state.entry !== undefined ? this.journal!.closeOut(state, result, this.closed) : result;
   }
 
-  /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on. */
-  private closeOutEscape(state: CallState, error: PathTraversalError): PathTraversalError {
-    if (state.entry !== undefined) this.journal!.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'error' }), this.closed);
-    return error;
+  /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on (or the promise rejects with it). */
+  private closeOutEscape(state: CallState, error: PathTraversalError): Promise<never> {
+    const stored = state.entry === undefined ? undefined : this.journal!.closeOut(state, toolFailure(state.tool, 'PATH_TRAVERSAL', error.message, { callId: state.callId, stopReason: 'error' }), this.closed);
+    if (!isThenable(stored)) throw error;
+    return stored.then(() => { throw error; });
   }
 
   /** A failed result of a resolved tool: logged (with `gate`, and at debug level its arguments), and closed out in the journal when recorded. */
-  private fail(state: CallState, failure: Failure): ToolExecutionResult {
+  private fail(state: CallState, failure: Failure): CallResult {
     const { code, message, stopReason, confirmed, gate, loggedArguments, retryAfterMs } = failure;
     const result = toolFailure(state.tool, code, message, { callId: state.callId, repairs: state.repairs, stopReason, confirmed, retryAfterMs });
     const finished = this.log.finish(state.started, result, gate, loggedArguments ?? state.rawArguments, state.decisions);
@@ -429,7 +424,7 @@ export class ToolExecutor {
     if (badOptions !== undefined) return { verdict: 'deny', code: 'INVALID_OPTIONS', reason: badOptions, revision };
     let invalid: ToolExecutionResult | undefined;
     try {
-      invalid = this.prepare(state, call.arguments, false);
+      invalid = await this.prepare(state, call.arguments, false);
     } catch (error) {
       if (error instanceof PathTraversalError) return { verdict: 'deny', code: 'PATH_TRAVERSAL', reason: error.message, revision };
       throw error;
@@ -484,10 +479,13 @@ export class ToolExecutor {
     this.closing.abort();
     const [failures] = await Promise.all([this.dispatcher.close(), this.rateLimit?.close()]);
     this.outputs?.close();
-    this.journal?.close();
+    await this.journal?.close();
     this.log.closeFailures(failures);
   }
 }
+
+/** What a call is answered that reaches its run after the executor closed. */
+const CLOSED_BEFORE_RUN: Failure = { code: 'ABORTED', message: 'the executor was closed before the call could run.' };
 
 /** What a call whose tool was registered again while it waited is answered. */
 function replacedMessage(tool: RegisteredTool): string {

@@ -6,9 +6,14 @@
  * implementation passes the contract suite in `test/ledger/call-store-contract.ts`.
  *
  * The interface is split by concern ({@link CallJournal}, {@link QuestionBook},
- * {@link CallFeed}, {@link Retention}, {@link SessionSettings}); {@link CallStore} is all of
- * them. Methods are synchronous: the executor's call path reads and claims inline. Times are
- * milliseconds since the epoch; sizes are bytes.
+ * {@link CallFeed}, {@link Retention}, {@link SessionSettings}, {@link TaskBindings}); {@link CallStore} is all of
+ * them. Every method that touches storage returns a promise: a store on another machine
+ * (PostgreSQL through `pg`) can only answer asynchronously, and a synchronous interface would
+ * force it to block the event loop. A store that is synchronous inside (SQLite through
+ * better-sqlite3) resolves at once; errors are rejections, never synchronous throws. Only
+ * {@link CallJournal.finishSoon} (fire-and-forget, see there), {@link CallJournal.ownerAlive}
+ * (no storage) and the properties are synchronous. Times are milliseconds since the epoch;
+ * sizes are bytes.
  *
  * Words used below:
  * - **call key**: call id and session; at most one call per key, ever (the idempotency key).
@@ -227,14 +232,14 @@ export interface CountedAnswer {
 }
 
 /**
- * Calls: record, claim, end, and read them back. Every write is atomic. Writes throw the
- * store's error when it cannot be written (full, busy past its timeout, read-only); no write
+ * Calls: record, claim, end, and read them back. Every write is atomic. Writes reject with
+ * the store's error when it cannot be written (full, busy past its timeout, read-only); no write
  * is half done then.
  */
 export interface CallJournal {
   /** Where the store lives (a file, a URL without credentials): for messages only. */
   readonly file: string;
-  /** Opened to read only: every write throws. */
+  /** Opened to read only: every write rejects. */
   readonly readonly: boolean;
   /** Calls the store marked `interrupted` when it was opened (their owner was gone). */
   readonly recovered: readonly CallRecord[];
@@ -245,7 +250,7 @@ export interface CallJournal {
    * `running` one whose owner is gone becomes `interrupted` and is `ended` with that result; a
    * call retention deleted is `ended` with a `RESULT_PRUNED` result from its tombstone. Atomic.
    */
-  record(call: NewCall): RecordOutcome;
+  record(call: NewCall): Promise<RecordOutcome>;
   /**
    * Like {@link record} without writing a new call: an unknown key is `unknown` (the next
    * `claim`, `ask` or `finish` given the {@link NewCall} records it). A `pending` call this
@@ -253,9 +258,9 @@ export interface CallJournal {
    * then on, until it ends, a second check is `in_progress`. Writes only to repair a call whose
    * owner is gone.
    */
-  check(key: CallKey): RecordOutcome;
+  check(key: CallKey): Promise<RecordOutcome>;
   /** Update a `pending` call this process owns with the caller's validated arguments, workspace, turn and options. @returns whether it was updated. Atomic. */
-  amend(call: NewCall): boolean;
+  amend(call: NewCall): Promise<boolean>;
   /**
    * Claim a `pending` call: it becomes `running`, owned by this process, with `decisions`
    * stored when given. Atomic and exclusive: of any number of claims of one call (in any
@@ -264,7 +269,7 @@ export interface CallJournal {
    * which becomes `interrupted` and never runs again.
    * @returns false when the call is not `pending` (claimed or ended already, or unknown).
    */
-  claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): boolean;
+  claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): Promise<boolean>;
   /**
    * End a `pending` or `running` call: its state, decisions (when given), result and stored
    * output, and an event; an unanswered question of it is answered `cancelled`. Atomic. Never
@@ -272,39 +277,45 @@ export interface CallJournal {
    * recorded is recorded with its end.
    * @returns false when the call is unknown or ended already (an ended call stays as it was).
    */
-  finish(call: CallKey | NewCall, end: CallEnd): boolean;
+  finish(call: CallKey | NewCall, end: CallEnd): Promise<boolean>;
   /**
    * {@link finish}, committed later (with the next write, at the latest on the next turn of
    * the event loop, or on {@link flush} or close): a group commit. This process's reads see
    * the end at once. A crash before the commit leaves the call `running` (then `interrupted`).
+   *
+   * Fire-and-forget, so synchronous (returns nothing to await): it is the executor's fast path
+   * for the end of a call that ran, where the caller's result must not wait for a commit; a
+   * store commits the queued ends itself, and an end that cannot be written is retried and
+   * reported by the store (a process warning, or {@link flush}'s rejection), never to the
+   * call. May throw synchronously only when the store cannot queue any more ends.
    */
   finishSoon(call: CallKey | NewCall, end: CallEnd): void;
-  /** Commit what {@link finishSoon} queued. @throws the store's error when it cannot be written (the ends stay queued and are retried). */
-  flush(): void;
+  /** Commit what {@link finishSoon} queued. Rejects with the store's error when it cannot be written (the ends stay queued and are retried). */
+  flush(): Promise<void>;
   /**
    * Mark every `running` call whose owner is gone `interrupted`, with a failed result
    * (`INTERRUPTED`, stop reason `interrupted`, {@link INTERRUPTED_MESSAGE}). Nothing runs
    * again. Atomic. @returns the calls marked.
    */
-  recover(): CallRecord[];
+  recover(): Promise<CallRecord[]>;
   /** A call: of `session`, or without one, the newest call with that id. */
-  get(callId: string, session?: string): CallRecord | undefined;
+  get(callId: string, session?: string): Promise<CallRecord | undefined>;
   /** Calls, newest first, filtered. */
-  list(filter?: ListFilter): CallRecord[];
+  list(filter?: ListFilter): Promise<CallRecord[]>;
   /** The decision path of a call, in order (empty when none or unknown). */
-  decisions(callId: string, session: string): DecisionRecord[];
+  decisions(callId: string, session: string): Promise<DecisionRecord[]>;
   /** The event log of a call, oldest first (empty when unknown). */
-  events(callId: string, session: string): LedgerEvent[];
+  events(callId: string, session: string): Promise<LedgerEvent[]>;
   /** The stored result of a call (of `session`, else the newest call with that id); `undefined` while it has none. */
-  result(callId: string, session?: string): StoredResult | undefined;
+  result(callId: string, session?: string): Promise<StoredResult | undefined>;
   /** Set the cancel flag of a `pending` or `running` call (stopping it is its owner's part). @returns false when unknown or ended. Atomic. */
-  requestCancel(callId: string, session: string): boolean;
+  requestCancel(callId: string, session: string): Promise<boolean>;
   /** Whether someone asked for the call to be cancelled. */
-  cancelRequested(callId: string, session: string): boolean;
+  cancelRequested(callId: string, session: string): Promise<boolean>;
   /** Whether the process that owns a call (or asked a question) still runs. */
   ownerAlive(record: Pick<CallRecord, 'ownerPid' | 'ownerStart'>): boolean;
   /** Release the store, committing what is queued (idempotent). */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -317,43 +328,43 @@ export interface QuestionBook {
   /**
    * Store a question about a call (the request shown, JSON), or return the call's latest one
    * when it is unanswered or answered but not acted on. A {@link NewCall} not yet recorded is
-   * recorded with it. Atomic. @returns the question's id. @throws Error when the call is not recorded.
+   * recorded with it. Atomic. @returns the question's id. Rejects with an Error when the call is not recorded.
    */
-  ask(call: CallKey | NewCall, request: unknown): number;
+  ask(call: CallKey | NewCall, request: unknown): Promise<number>;
   /**
    * Answer a question; the first answer counts. Atomic.
    * @param by - who answers (`handler`, `cli:<pid>`, `cockpit:<pid>`).
    * @returns the answer that counts and whether it is this one; `undefined` for an unknown question.
    */
-  answer(approvalId: number, answer: string, by: string): CountedAnswer | undefined;
+  answer(approvalId: number, answer: string, by: string): Promise<CountedAnswer | undefined>;
   /** The answer of a call's latest question, when it has one answered and not cancelled. */
-  answeredQuestion(callId: string, session: string): string | undefined;
+  answeredQuestion(callId: string, session: string): Promise<string | undefined>;
   /** The answer of a question so far (`undefined` while unanswered or unknown): cheap enough to poll. */
-  answerOf(approvalId: number): string | undefined;
+  answerOf(approvalId: number): Promise<string | undefined>;
   /** A question, or `undefined`. */
-  approval(approvalId: number): ApprovalRecord | undefined;
+  approval(approvalId: number): Promise<ApprovalRecord | undefined>;
   /** The questions waiting, oldest first: unanswered ones, and answered ones of `pending` calls whose asker is gone. */
-  pendingApprovals(): ApprovalRecord[];
+  pendingApprovals(): Promise<ApprovalRecord[]>;
 }
 
 /** A live view of every call: the event feed and stored outputs by pages (the cockpit). */
 export interface CallFeed {
   /** Events of every call after event id `afterId`, oldest first (ids grow with every event); at most `limit` (default 500). */
-  eventsAfter(afterId: number, limit?: number): LedgerFeedEvent[];
+  eventsAfter(afterId: number, limit?: number): Promise<LedgerFeedEvent[]>;
   /** The id of the newest event (0 when none). */
-  lastEventId(): number;
+  lastEventId(): Promise<number>;
   /** At most `maxBytes` bytes of a call's stored output from byte `offset`, never cutting a UTF-8 character; `undefined` when unknown or without a result. */
-  outputPage(callId: string, session: string, offset: number, maxBytes: number): OutputPage | undefined;
+  outputPage(callId: string, session: string, offset: number, maxBytes: number): Promise<OutputPage | undefined>;
 }
 
 /** Settings a person changes for a session while it runs (the cockpit's approval mode). */
 export interface SessionSettings {
   /** A session's setting, else `fallback`'s; `undefined` when neither is set. Cheap enough for every decision. */
-  sessionSetting(session: string, name: string, fallback?: string): SessionSetting | undefined;
+  sessionSetting(session: string, name: string, fallback?: string): Promise<SessionSetting | undefined>;
   /** Every setting, newest first. */
-  sessionSettings(): SessionSetting[];
+  sessionSettings(): Promise<SessionSetting[]>;
   /** Set (or with `undefined`, clear) a setting. Atomic. */
-  setSessionSetting(session: string, name: string, value: string | undefined, by: string): void;
+  setSessionSetting(session: string, name: string, value: string | undefined, by: string): Promise<void>;
 }
 
 /**
@@ -366,17 +377,33 @@ export interface SessionSettings {
  */
 export interface Retention {
   /** What retention left of a deleted call: of `session`, or without one, the newest with that id. */
-  tombstone(callId: string, session?: string): TombstoneRecord | undefined;
+  tombstone(callId: string, session?: string): Promise<TombstoneRecord | undefined>;
   /** Apply retention now, all of it (deleting the oldest ended calls past the limits, and aged tombstones). @returns how many calls were deleted. */
-  prune(): number;
+  prune(): Promise<number>;
   /**
    * One small step of retention: delete at most `maxCalls` of the oldest ended calls past the
    * limits (default: the store's step size). Atomic. @returns how many calls were deleted (0: within the limits).
    */
-  pruneStep(maxCalls?: number): number;
+  pruneStep(maxCalls?: number): Promise<number>;
   /** Resolves once the retention steps scheduled so far have run (at once when none are). */
   retentionSettled(): Promise<void>;
 }
 
+/**
+ * Who asked for each MCP task (an opaque requestor key), kept beside the task's call so that
+ * the binding outlives the process as the task does: only that requestor finds the task. A
+ * task bound to nobody is nobody's (fail closed). A binding goes when retention deletes its call.
+ */
+export interface TaskBindings {
+  /** Bind a call (a task) to its requestor, before the call is recorded. Rejects with the store's error when it cannot be written (nothing is bound then), also when the key is bound already. */
+  bindTask(callId: string, session: string, requestor: string): Promise<void>;
+  /** Undo {@link bindTask} (the call could not be recorded). Never rejects. */
+  unbindTask(callId: string, session: string): Promise<void>;
+  /** The requestor a call is bound to; `undefined` when none. */
+  taskRequestor(callId: string, session: string): Promise<string | undefined>;
+  /** The call ids of `session` bound to `requestor`. */
+  tasksOf(session: string, requestor: string): Promise<Set<string>>;
+}
+
 /** The whole call store. */
-export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention {}
+export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings {}

@@ -17,7 +17,7 @@ export function ledgerQuestions(ledger: CallStore): DurableQuestions {
     // The executor's key is its ledger entry (a NewCall): a call not yet recorded is recorded with its question.
     open: (request: ConfirmationRequest, call: DurableCallKey) => ledger.ask(call as NewCall, request),
     current: (id: number) => ledger.answerOf(id),
-    settle: (id: number, answer: ApprovalAnswer, by: string) => ledger.answer(id, answer, by)?.answer,
+    settle: async (id: number, answer: ApprovalAnswer, by: string) => (await ledger.answer(id, answer, by))?.answer,
     // One timer for every question waiting on this ledger (and every MCP task watching its cancel flag).
     every: (check: () => void) => pollerOf(ledger).add(check),
   };

@@ -58,12 +58,12 @@ export interface SettleOutcome {
  * @param by - who answers (`cli:<pid>`, `cockpit:<pid>`).
  * @param runHere - how to run a call whose asker is gone; without it such a call stays
  *   pending, its answer recorded (`approvals allow` or a retry runs it later).
- * @throws the store's error when it cannot be written.
+ * Rejects with the store's error when it cannot be written.
  */
 export async function settleQuestion(
   store: CallStore, id: number, given: ApprovalAnswer, by: string, report: SettleReport, runHere?: RunHere,
 ): Promise<SettleOutcome> {
-  const question = store.approval(id);
+  const question = await store.approval(id);
   if (question === undefined) {
     report.warn(`no question ${id} in ${store.file} (toolgate approvals list shows the waiting ones)`);
     return { found: false, first: false, counted: undefined, callState: undefined, next: 'none' };
@@ -72,10 +72,10 @@ export async function settleQuestion(
     report.warn(`question ${id} is the agent's question to you (ask_user): answer it in the cockpit (toolgate cockpit), or refuse it with deny`);
     return { found: true, first: false, counted: undefined, callState: undefined, next: 'none' };
   }
-  const counted = store.answer(id, given, by)!;
-  if (!counted.first) report.warn(`question ${id} was answered already (${counted.answer} by ${store.approval(id)?.answeredBy ?? '?'}); that answer counts`);
+  const counted = (await store.answer(id, given, by))!;
+  if (!counted.first) report.warn(`question ${id} was answered already (${counted.answer} by ${(await store.approval(id))?.answeredBy ?? '?'}); that answer counts`);
   else report.info(`question ${id} (${question.tool}, call ${question.callId}): ${given === 'deny' ? 'denied' : given === 'allow_once' ? 'allowed once' : `allowed (${given})`}`);
-  const call = store.get(question.callId, question.session)!;
+  const call = (await store.get(question.callId, question.session))!;
   const outcome: SettleOutcome = { found: true, first: counted.first, counted: counted.answer, callState: call.state, next: 'none' };
   if (call.state === 'running' && store.ownerAlive(call)) {
     // The asker saw the answer first (it checks every pollMs) and has already claimed the call.
@@ -92,7 +92,7 @@ export async function settleQuestion(
   }
   if (!ALLOWS.has(counted.answer)) {
     // Refused, and nobody waits: the call ends denied here and never runs.
-    endDenied(store, call);
+    await endDenied(store, call);
     report.info(`process ${call.ownerPid}, which asked, is gone: call ${call.callId} ends denied and does not run`);
     return { ...outcome, next: 'denied_here' };
   }
@@ -105,8 +105,8 @@ export async function settleQuestion(
 }
 
 /** End a waiting call `denied` (the person refused it; it never runs). */
-function endDenied(store: CallStore, call: CallRecord): void {
+async function endDenied(store: CallStore, call: CallRecord): Promise<void> {
   const result = failedResult('CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${call.tool} call (toolgate approvals deny). Do not retry it unchanged; ask the user or take another approach.`, { tool: call.tool, version: call.version, callId: call.callId });
   result.confirmed = false;
-  store.finish(call, { state: 'denied', decisions: [{ decider: 'confirmation', verdict: 'deny', reason: result.output, rule: 'deny' }], result });
+  await store.finish(call, { state: 'denied', decisions: [{ decider: 'confirmation', verdict: 'deny', reason: result.output, rule: 'deny' }], result });
 }

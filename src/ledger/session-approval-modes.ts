@@ -38,8 +38,8 @@ export function supervisedSession(session: string, turnId: string): string {
  * The approval mode set for `session` (or `*`), `undefined` when none is.
  * @param fallback - a session whose mode counts when `session` has none (`*` for the decider).
  */
-export function sessionApprovalMode(ledger: SessionSettings, session: string, fallback?: string): ApprovalMode | undefined {
-  const value = ledger.sessionSetting(session, APPROVAL_MODE_SETTING, fallback)?.value;
+export async function sessionApprovalMode(ledger: SessionSettings, session: string, fallback?: string): Promise<ApprovalMode | undefined> {
+  const value = (await ledger.sessionSetting(session, APPROVAL_MODE_SETTING, fallback))?.value;
   return value !== undefined && (APPROVAL_MODES as readonly string[]).includes(value) ? (value as ApprovalMode) : undefined;
 }
 
@@ -47,27 +47,27 @@ export function sessionApprovalMode(ledger: SessionSettings, session: string, fa
  * Set (or with `undefined`, clear) the approval mode of a session (`*` for every session
  * without its own).
  * @param by - who sets it (`cockpit:<pid>`).
- * @throws TypeError for a mode that is not one of `APPROVAL_MODES`; the driver's error when the ledger cannot be written.
+ * Rejects with a TypeError for a mode that is not one of `APPROVAL_MODES`; with the store's error when it cannot be written.
  */
-export function setSessionApprovalMode(ledger: SessionSettings, session: string, mode: ApprovalMode | undefined, by: string): void {
+export async function setSessionApprovalMode(ledger: SessionSettings, session: string, mode: ApprovalMode | undefined, by: string): Promise<void> {
   if (mode !== undefined && !(APPROVAL_MODES as readonly string[]).includes(mode)) throw new TypeError(`approval mode must be one of ${APPROVAL_MODES.join(', ')}; got ${JSON.stringify(mode)}`);
-  ledger.setSessionSetting(session, APPROVAL_MODE_SETTING, mode, by);
+  await ledger.setSessionSetting(session, APPROVAL_MODE_SETTING, mode, by);
 }
 
 /**
  * The ledger's session approval modes, for the approval-mode decider: one indexed read per
- * decision (the session's mode, else the one of `*`). A ledger that cannot be read counts as
- * no mode set (logged), never as a failed call.
+ * decision (the session's mode, else the one of `*`), awaited, not cached: a mode a person
+ * sets in one process counts for the next decision of every process (a cache would need the
+ * store's change feed to stay correct, and the read is one indexed lookup). A ledger that
+ * cannot be read counts as no mode set (logged), never as a failed call.
  */
 export function ledgerApprovalModes(ledger: SessionSettings, logger: Logger): SessionApprovalModes {
   return {
-    modeOf(session: string, turnId: string): ApprovalMode | undefined {
-      try {
-        return sessionApprovalMode(ledger, supervisedSession(session, turnId), EVERY_SESSION);
-      } catch (error) {
+    modeOf(session: string, turnId: string): Promise<ApprovalMode | undefined> {
+      return sessionApprovalMode(ledger, supervisedSession(session, turnId), EVERY_SESSION).catch((error: unknown) => {
         logger.warn({ event: 'session_mode_unreadable', session, err: (error as Error)?.message }, 'could not read the session\'s approval mode from the ledger; using the call\'s');
         return undefined;
-      }
+      });
     },
   };
 }

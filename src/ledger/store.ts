@@ -9,7 +9,8 @@
  *
  * Split by concern: `sqlite/database.ts` (opening, pragmas, migrations), `sqlite/calls.ts`,
  * `sqlite/questions.ts`, `sqlite/feed.ts` (the live view and session settings),
- * `sqlite/retention.ts`, and `sqlite/write-queue.ts` (transactions and the group commit).
+ * `sqlite/retention.ts`, `sqlite/write-queue.ts` (transactions and the group commit), and
+ * `task-requestors.ts` (MCP task bindings).
  * {@link Ledger} puts them together behind the interface.
  *
  * Durability: WAL with `synchronous = NORMAL`: a commit survives the process being killed
@@ -49,6 +50,7 @@ import { SqliteFeed } from './sqlite/feed.js';
 import { SqliteQuestions } from './sqlite/questions.js';
 import { SqliteRetention } from './sqlite/retention.js';
 import { WriteQueue } from './sqlite/write-queue.js';
+import * as taskBindings from './task-requestors.js';
 
 export { ENDED_STATES, INTERRUPTED_MESSAGE } from './call-store.js';
 export type {
@@ -105,7 +107,9 @@ const DEFAULTS = {
 
 /**
  * One ledger file, the SQLite {@link CallStore}. Open with {@link Ledger.open};
- * {@link Ledger.close} when done. Methods are synchronous. What commits when:
+ * {@link Ledger.close} when done. The methods are the interface's asynchronous ones, but the
+ * work is synchronous inside (better-sqlite3, no thread): each promise is settled by the time
+ * the method returns, and an error of the file is a rejection. What commits when:
  * - {@link record}, {@link claim}, {@link ask}, {@link answer}, {@link finish},
  *   {@link requestCancel}, {@link recover}, {@link prune} and {@link pruneStep} commit before
  *   they return (one `BEGIN IMMEDIATE` transaction each);
@@ -114,8 +118,8 @@ const DEFAULTS = {
  *   A queued end that cannot be written stays queued and is retried (see {@link flush});
  * - {@link check} writes only to repair a dead process's call (take it over, or recover it).
  * Reads see this process's queued ends (they flush first, or answer from the queue).
- * Methods throw the driver's `SqliteError` when the file cannot be written (a full disk, a
- * lock held past `busyTimeoutMs`, a read-only ledger).
+ * Methods reject with the driver's `SqliteError` when the file cannot be written (a full
+ * disk, a lock held past `busyTimeoutMs`, a read-only ledger); {@link open} throws.
  *
  * The methods are the interface's, each delegating to the module of its concern; their
  * contracts are documented on {@link CallStore}.
@@ -161,10 +165,10 @@ export class Ledger implements CallStore {
       this.retention = retention;
       this.questions = new SqliteQuestions(db, calls, this.writes);
       this.feed = new SqliteFeed(db, calls, this.writes);
-      this.recovered = this.readonly ? [] : this.recover();
+      this.recovered = this.readonly ? [] : this.calls.recover();
       if (!this.readonly) {
         // One bounded step now; a backlog (limits lowered, say) goes in steps on the timer.
-        if (this.pruneStep() >= limits.stepCalls) this.retention.ended(0);
+        if (this.retention.pruneStep() >= limits.stepCalls) this.retention.ended(0);
       }
     } catch (error) {
       db.close();
@@ -205,19 +209,19 @@ export class Ledger implements CallStore {
   }
 
   // Calls (sqlite/calls.ts).
-  record(call: NewCall): RecordOutcome {
+  async record(call: NewCall): Promise<RecordOutcome> {
     return this.calls.record(call);
   }
-  check(key: CallKey): RecordOutcome {
+  async check(key: CallKey): Promise<RecordOutcome> {
     return this.calls.check(key);
   }
-  amend(call: NewCall): boolean {
+  async amend(call: NewCall): Promise<boolean> {
     return this.calls.amend(call);
   }
-  claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): boolean {
+  async claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): Promise<boolean> {
     return this.calls.claim(call, decisions);
   }
-  finish(call: CallKey | NewCall, end: CallEnd): boolean {
+  async finish(call: CallKey | NewCall, end: CallEnd): Promise<boolean> {
     const done = this.calls.finish(call, end);
     if (done) this.retention.ended(1);
     return done;
@@ -234,33 +238,33 @@ export class Ledger implements CallStore {
    * end. An end that fails on an error of the store (`SQLITE_BUSY`, `SQLITE_FULL`, ...) stays
    * queued for the next write or a retry (every 50 ms, doubling up to 5 s); one that fails on
    * its own (its row cannot be stored) is dropped with a process warning naming it.
-   * @throws the store's error when ends are still queued (a retry is scheduled).
+   * Rejects with the store's error when ends are still queued (a retry is scheduled).
    */
-  flush(): void {
+  async flush(): Promise<void> {
     this.writes.flush();
   }
-  recover(): CallRecord[] {
+  async recover(): Promise<CallRecord[]> {
     return this.calls.recover();
   }
-  get(callId: string, session?: string): CallRecord | undefined {
+  async get(callId: string, session?: string): Promise<CallRecord | undefined> {
     return this.calls.get(callId, session);
   }
-  list(filter: ListFilter = {}): CallRecord[] {
+  async list(filter: ListFilter = {}): Promise<CallRecord[]> {
     return this.calls.list(filter);
   }
-  decisions(callId: string, session: string): DecisionRecord[] {
+  async decisions(callId: string, session: string): Promise<DecisionRecord[]> {
     return this.calls.decisions(callId, session);
   }
-  events(callId: string, session: string): LedgerEvent[] {
+  async events(callId: string, session: string): Promise<LedgerEvent[]> {
     return this.calls.events(callId, session);
   }
-  result(callId: string, session?: string): StoredResult | undefined {
+  async result(callId: string, session?: string): Promise<StoredResult | undefined> {
     return this.calls.result(callId, session);
   }
-  requestCancel(callId: string, session: string): boolean {
+  async requestCancel(callId: string, session: string): Promise<boolean> {
     return this.calls.requestCancel(callId, session);
   }
-  cancelRequested(callId: string, session: string): boolean {
+  async cancelRequested(callId: string, session: string): Promise<boolean> {
     return this.calls.cancelRequested(callId, session);
   }
   ownerAlive(record: Pick<CallRecord, 'ownerPid' | 'ownerStart'>): boolean {
@@ -268,53 +272,67 @@ export class Ledger implements CallStore {
   }
 
   // Questions (sqlite/questions.ts).
-  ask(call: CallKey | NewCall, request: unknown): number {
+  async ask(call: CallKey | NewCall, request: unknown): Promise<number> {
     return this.questions.ask(call, request);
   }
-  answer(approvalId: number, answer: string, by: string): CountedAnswer | undefined {
+  async answer(approvalId: number, answer: string, by: string): Promise<CountedAnswer | undefined> {
     return this.questions.answer(approvalId, answer, by);
   }
-  answeredQuestion(callId: string, session: string): string | undefined {
+  async answeredQuestion(callId: string, session: string): Promise<string | undefined> {
     return this.questions.answeredQuestion(callId, session);
   }
-  answerOf(approvalId: number): string | undefined {
+  async answerOf(approvalId: number): Promise<string | undefined> {
     return this.questions.answerOf(approvalId);
   }
-  approval(approvalId: number): ApprovalRecord | undefined {
+  async approval(approvalId: number): Promise<ApprovalRecord | undefined> {
     return this.questions.approval(approvalId);
   }
-  pendingApprovals(): ApprovalRecord[] {
+  async pendingApprovals(): Promise<ApprovalRecord[]> {
     return this.questions.pendingApprovals();
   }
 
   // The live view and session settings (sqlite/feed.ts).
-  eventsAfter(afterId: number, limit = 500): LedgerFeedEvent[] {
+  async eventsAfter(afterId: number, limit = 500): Promise<LedgerFeedEvent[]> {
     return this.feed.eventsAfter(afterId, limit);
   }
-  lastEventId(): number {
+  async lastEventId(): Promise<number> {
     return this.feed.lastEventId();
   }
-  outputPage(callId: string, session: string, offset: number, maxBytes: number): OutputPage | undefined {
+  async outputPage(callId: string, session: string, offset: number, maxBytes: number): Promise<OutputPage | undefined> {
     return this.feed.outputPage(callId, session, offset, maxBytes);
   }
-  sessionSetting(session: string, name: string, fallback?: string): SessionSetting | undefined {
+  async sessionSetting(session: string, name: string, fallback?: string): Promise<SessionSetting | undefined> {
     return this.feed.sessionSetting(session, name, fallback);
   }
-  sessionSettings(): SessionSetting[] {
+  async sessionSettings(): Promise<SessionSetting[]> {
     return this.feed.sessionSettings();
   }
-  setSessionSetting(session: string, name: string, value: string | undefined, by: string): void {
+  async setSessionSetting(session: string, name: string, value: string | undefined, by: string): Promise<void> {
     this.feed.setSessionSetting(session, name, value, by);
   }
 
+  // MCP task bindings (task-requestors.ts).
+  async bindTask(callId: string, session: string, requestor: string): Promise<void> {
+    taskBindings.bindTask(this, callId, session, requestor);
+  }
+  async unbindTask(callId: string, session: string): Promise<void> {
+    taskBindings.unbindTask(this, callId, session);
+  }
+  async taskRequestor(callId: string, session: string): Promise<string | undefined> {
+    return taskBindings.taskRequestor(this, callId, session);
+  }
+  async tasksOf(session: string, requestor: string): Promise<Set<string>> {
+    return taskBindings.tasksOf(this, session, requestor);
+  }
+
   // Retention (sqlite/retention.ts).
-  tombstone(callId: string, session?: string): TombstoneRecord | undefined {
+  async tombstone(callId: string, session?: string): Promise<TombstoneRecord | undefined> {
     return this.retention.tombstone(callId, session);
   }
-  prune(): number {
+  async prune(): Promise<number> {
     return this.retention.prune();
   }
-  pruneStep(maxCalls?: number): number {
+  async pruneStep(maxCalls?: number): Promise<number> {
     return this.retention.pruneStep(maxCalls);
   }
   retentionSettled(): Promise<void> {
@@ -326,7 +344,7 @@ export class Ledger implements CallStore {
    * written are named in a process warning), and taking one retention step when calls ended
    * here since the last.
    */
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.writes.close();

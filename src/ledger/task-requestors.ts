@@ -14,7 +14,12 @@
  *
  * @module
  */
-import type { Ledger } from './store.js';
+/** What this module needs of the SQLite ledger (`Ledger`, which calls it: named by shape, not imported, so the two do not import each other). */
+interface Ledger {
+  readonly file: string;
+  connection(): { prepare(sql: string): unknown };
+  schemaVersion(): number;
+}
 
 /** What this module needs of the ledger's SQLite connection (better-sqlite3's shape). */
 interface Statement {

@@ -38,47 +38,56 @@ const ASK_USER_VERSION = '1.0.0';
  *   person refused (`deny`) or the signal aborted (the call then ends `failed` in the ledger).
  */
 export function ledgerQuestionHandler(ledger: CallStore, options: LedgerQuestionOptions): (question: LedgerUserQuestion, signal?: AbortSignal) => Promise<string | string[]> {
-  return (question, signal) => {
+  return async (question, signal) => {
     const args: Record<string, unknown> = { question: question.question };
     if (question.choices !== undefined) args.choices = question.choices;
     if (question.multi === true) args.multi = true;
     // Models reuse call ids across rounds: each question is a session of its own.
     const call: NewCall = { callId: question.callId, session: `ask_user_${crypto.randomUUID()}`, tool: 'ask_user', version: ASK_USER_VERSION, arguments: args, workspace: options.workspace, turn: options.turn ?? '' };
     const fields = { tool: 'ask_user', version: ASK_USER_VERSION, callId: question.callId };
-    const id = ledger.ask(call, {
+    const id = await ledger.ask(call, {
       kind: 'question', tool: 'ask_user', version: ASK_USER_VERSION, callId: question.callId, arguments: args, description: 'The agent asks you a question.', paths: [],
       ask: { decider: 'ask_user', reason: 'the agent asks the user' }, offers: [],
     });
     return new Promise<string | string[]>((resolve, reject) => {
+      let over = false;
       const stop = (error: Error, code: 'ABORTED' | 'CONFIRMATION_DENIED') => {
+        if (over) return;
+        over = true;
         clearInterval(timer);
         signal?.removeEventListener('abort', aborted);
-        try {
-          ledger.finish(call, { state: 'failed', decisions: undefined, result: failedResult(code, error.message, { ...fields, stopReason: code === 'ABORTED' ? 'interrupted' : 'error' }) });
-        } catch {
-          // the question stays open in the ledger; the run goes on without it
-        }
-        reject(error);
+        // Ended in the ledger before the caller hears of it; a write that fails leaves the
+        // question open in the ledger, and the run goes on without it.
+        ledger.finish(call, { state: 'failed', decisions: undefined, result: failedResult(code, error.message, { ...fields, stopReason: code === 'ABORTED' ? 'interrupted' : 'error' }) })
+          .then(() => reject(error), () => reject(error));
       };
       const aborted = () => stop(new Error('the run was aborted before the user answered'), 'ABORTED');
-      const timer = setInterval(() => {
+      let looking = false;
+      const look = async () => {
         let given: string | undefined;
         try {
-          given = ledger.answerOf(id);
+          given = await ledger.answerOf(id);
         } catch {
           return; // a busy ledger: look again next time
         }
-        if (given === undefined) return;
+        if (given === undefined || over) return;
         const reply = replyOf(given);
         if (reply === undefined) return stop(new Error('the user declined to answer'), 'CONFIRMATION_DENIED');
+        over = true;
         clearInterval(timer);
         signal?.removeEventListener('abort', aborted);
         try {
-          ledger.finish(call, { state: 'done', decisions: undefined, result: completedResult(typeof reply === 'string' ? reply : reply.join(', '), fields) });
+          await ledger.finish(call, { state: 'done', decisions: undefined, result: completedResult(typeof reply === 'string' ? reply : reply.join(', '), fields) });
         } catch {
           // the answer counts even when its record cannot be written
         }
         resolve(reply);
+      };
+      // One look at a time: a slow store is awaited, not asked again meanwhile.
+      const timer = setInterval(() => {
+        if (looking || over) return;
+        looking = true;
+        void look().finally(() => { looking = false; });
       }, ledger.pollMs);
       if (signal?.aborted) aborted();
       else signal?.addEventListener('abort', aborted, { once: true });

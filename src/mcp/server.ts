@@ -205,7 +205,7 @@ export function createMcpServer(options: McpServeOptions): Server {
         }
         return new Promise<ApprovalAnswer>(() => undefined);
       };
-      tasks.start(
+      await tasks.start(
         task.taskId,
         { tool: tool.name, version: tool.version, arguments: args, workspace: options.workspaceRoot ?? process.cwd(), turn: '' },
         (signal) => system.execute(

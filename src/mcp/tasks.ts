@@ -49,15 +49,13 @@
 import crypto from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
-import type { CallRecord, Ledger, NewCall } from '../ledger/store.js';
-import { INTERRUPTED_MESSAGE } from '../ledger/store.js';
+import { INTERRUPTED_MESSAGE, type CallRecord, type CallStore, type NewCall } from '../ledger/call-store.js';
 import { pollerOf } from '../ledger/poller.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { toCallToolResult } from '../formats/mcp.js';
 import { failedResult } from '../closeout/results.js';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
-import { bindTask, taskRequestor, tasksOf, unbindTask } from '../ledger/task-requestors.js';
 
 /** The ledger session of calls made as MCP tasks (with the task id as call id, their idempotency key). */
 export const TASK_SESSION = 'mcp-tasks';
@@ -119,7 +117,7 @@ const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 500, pageSize: 100, maxLive
 const NOT_RUN_MESSAGE = 'toolgate stopped before this task\'s call ran; it did not run';
 
 /**
- * The SDK's `TaskStore` over a {@link Ledger}. One per ledger, shared by every MCP server (HTTP
+ * The SDK's `TaskStore` over a call store (a `Ledger`, or any {@link CallStore}). One per ledger, shared by every MCP server (HTTP
  * session) of a process, so that a client reconnecting to the same process finds the tasks it
  * runs; another process on the same ledger reads them from the file.
  */
@@ -132,7 +130,7 @@ export class LedgerTaskStore implements TaskStore {
   private readonly live = new Map<string, LiveTask>();
 
   constructor(
-    readonly ledger: Ledger,
+    readonly ledger: CallStore,
     /** Finds a tool by name (its output schema shapes the result); `undefined` for one no longer served. */
     private readonly toolNamed: (name: string) => RegisteredTool | undefined,
     options: LedgerTaskStoreOptions = {},
@@ -172,10 +170,10 @@ export class LedgerTaskStore implements TaskStore {
    * Whether `requestor` may see the task: the one that created it (in this process: the live
    * task says; else the ledger's binding). A task bound to nobody is nobody's.
    */
-  private ownedBy(taskId: string, requestor: string): boolean {
+  private async ownedBy(taskId: string, requestor: string): Promise<boolean> {
     const task = this.live.get(taskId);
     if (task !== undefined) return task.requestor === requestor;
-    return taskRequestor(this.ledger, taskId, TASK_SESSION) === requestor;
+    return (await this.ledger.taskRequestor(taskId, TASK_SESSION)) === requestor;
   }
 
   /**
@@ -201,7 +199,7 @@ export class LedgerTaskStore implements TaskStore {
   }
 
   /**
-   * Record a created task's call in the ledger (`pending`, committed before this returns, so
+   * Record a created task's call in the ledger (`pending`, committed before this resolves, so
    * before the task id is answered; its requestor bound first), then run it in the background: `run` is given the task's
    * signal, aborted by `tasks/cancel` (in this process, or by another one through the ledger's
    * cancel flag, checked every `ledger.pollMs`). Its end is in the ledger (the executor writes
@@ -209,43 +207,46 @@ export class LedgerTaskStore implements TaskStore {
    * ended here with its result).
    * @param entry - the call as the ledger records it until the executor amends it.
    * @param onEnd - told the result once the call ended (a status notification, for instance).
-   * @throws McpError `-32603` (internal error) when the ledger cannot record the call; nothing runs.
+   * Rejects with McpError `-32603` (internal error) when the ledger cannot record the call; nothing runs.
    */
-  start(taskId: string, entry: Omit<NewCall, 'callId' | 'session'>, run: TaskRun, onEnd?: (result: CallToolResult, success: boolean) => void): void {
+  async start(taskId: string, entry: Omit<NewCall, 'callId' | 'session'>, run: TaskRun, onEnd?: (result: CallToolResult, success: boolean) => void): Promise<void> {
     const task = this.live.get(taskId);
     if (task === undefined) throw new Error(`task ${taskId} was not created by this store`);
     this.forgetOld();
     let bound = false;
     try {
-      bindTask(this.ledger, taskId, TASK_SESSION, task.requestor);
+      await this.ledger.bindTask(taskId, TASK_SESSION, task.requestor);
       bound = true;
-      this.ledger.record({ ...entry, callId: taskId, session: TASK_SESSION });
+      await this.ledger.record({ ...entry, callId: taskId, session: TASK_SESSION });
     } catch (error) {
-      if (bound) unbindTask(this.ledger, taskId, TASK_SESSION);
+      if (bound) await this.ledger.unbindTask(taskId, TASK_SESSION);
       this.live.delete(taskId);
       throw new McpError(ErrorCode.InternalError, `the task was not started: the ledger ${this.ledger.file} could not record it (${(error as Error)?.message ?? String(error)})`);
     }
     // A tasks/cancel received by another process sets the cancel flag: abort the call here.
+    let looking = false; // one look at a time: a slow store is awaited, not asked again meanwhile
     const unwatch = pollerOf(this.ledger).add(() => {
-      if (task.result !== undefined || task.controller.signal.aborted) return;
-      if (this.ledger.cancelRequested(taskId, TASK_SESSION)) {
+      if (looking || task.result !== undefined || task.controller.signal.aborted) return;
+      looking = true;
+      this.ledger.cancelRequested(taskId, TASK_SESSION).then((cancel) => {
+        if (!cancel || task.result !== undefined) return;
         task.cancelled = true;
         task.controller.abort(new Error('cancelled by tasks/cancel'));
-      }
+      }, () => undefined).finally(() => { looking = false; });
     });
     task.done = run(task.controller.signal)
       .catch((error: unknown) => failedResult(
         error instanceof PathTraversalError ? 'PATH_TRAVERSAL' : 'INTERNAL', `the task failed: ${(error as Error)?.message ?? String(error)}`, { tool: entry.tool, callId: taskId },
       ))
-      .then((result) => {
+      .then(async (result) => {
         unwatch();
         task.result = toCallToolResult(this.toolNamed(entry.tool) ?? NO_SCHEMA, result);
         task.success = result.success;
         // A call the executor ended before it checked the ledger (invalid arguments, say) is
         // still pending there: it ends with its result, so it outlives this process.
-        const state = this.ledger.get(taskId, TASK_SESSION)?.state;
+        const state = (await this.ledger.get(taskId, TASK_SESSION))?.state;
         if (state === undefined || state === 'pending') {
-          this.ledger.finish({ ...entry, callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: result.decisions, result });
+          await this.ledger.finish({ ...entry, callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: result.decisions, result });
         }
         onEnd?.(task.result, result.success);
       })
@@ -255,16 +256,16 @@ export class LedgerTaskStore implements TaskStore {
 
   /** The task as `requestor` sees it: `null` when it does not exist, has expired, or is another requestor's. */
   async getTask(taskId: string, requestor: string = LOCAL_REQUESTOR): Promise<Task | null> {
-    if (!this.ownedBy(taskId, requestor)) return null;
-    let record = this.ledger.get(taskId, TASK_SESSION);
+    if (!(await this.ownedBy(taskId, requestor))) return null;
+    let record = await this.ledger.get(taskId, TASK_SESSION);
     const task = this.live.get(taskId);
-    if (record !== undefined && task === undefined && this.endIfNeverRun(record)) record = this.ledger.get(taskId, TASK_SESSION);
+    if (record !== undefined && task === undefined && (await this.endIfNeverRun(record))) record = await this.ledger.get(taskId, TASK_SESSION);
     if (record === undefined) {
       if (task === undefined) return null;
       const status = task.cancelled ? 'cancelled' : task.result === undefined ? 'working' : task.success ? 'completed' : 'failed';
       return this.expired(task.createdAt, status) ? null : this.taskOf(taskId, status, task.createdAt, task.createdAt);
     }
-    const { status, message } = this.statusOf(record, task);
+    const { status, message } = await this.statusOf(record, task);
     const createdAt = createdAtOf(taskId) ?? record.createdAt;
     if (this.expired(createdAt, status)) return null;
     return this.taskOf(taskId, status, createdAt, record.endedAt ?? record.startedAt ?? record.createdAt, message);
@@ -278,15 +279,15 @@ export class LedgerTaskStore implements TaskStore {
 
   /** @throws McpError `-32602` "Task not found" for another requestor's task, as for one that does not exist. */
   async getTaskResult(taskId: string, requestor: string = LOCAL_REQUESTOR): Promise<Result> {
-    if (!this.ownedBy(taskId, requestor)) throw notFound(taskId);
+    if (!(await this.ownedBy(taskId, requestor))) throw notFound(taskId);
     const task = this.live.get(taskId);
-    const stored = this.ledger.result(taskId, TASK_SESSION);
+    const stored = await this.ledger.result(taskId, TASK_SESSION);
     if (stored !== undefined) {
-      const record = this.ledger.get(taskId, TASK_SESSION)!;
+      const record = (await this.ledger.get(taskId, TASK_SESSION))!;
       return toCallToolResult(this.toolNamed(record.tool) ?? NO_SCHEMA, stored.result);
     }
     if (task?.result !== undefined) return task.result;
-    if (task?.cancelled === true || this.ledger.get(taskId, TASK_SESSION)?.cancelRequested === true) {
+    if (task?.cancelled === true || (await this.ledger.get(taskId, TASK_SESSION))?.cancelRequested === true) {
       return { content: [{ type: 'text', text: 'Error: the task was cancelled before its tool ran.' }], isError: true };
     }
     throw new Error(`task ${taskId} has no result yet`);
@@ -301,16 +302,16 @@ export class LedgerTaskStore implements TaskStore {
    * @throws McpError `-32602` "Task not found" for another requestor's task, as for one that does not exist.
    */
   async updateTaskStatus(taskId: string, status: Task['status'], _statusMessage?: string, requestor: string = LOCAL_REQUESTOR): Promise<void> {
-    if (!this.ownedBy(taskId, requestor)) throw notFound(taskId);
+    if (!(await this.ownedBy(taskId, requestor))) throw notFound(taskId);
     if (status !== 'cancelled') return;
     const task = this.live.get(taskId);
     if (task !== undefined) task.cancelled = true;
-    const record = this.ledger.get(taskId, TASK_SESSION);
+    const record = await this.ledger.get(taskId, TASK_SESSION);
     if (record !== undefined) {
-      this.ledger.requestCancel(taskId, TASK_SESSION);
+      await this.ledger.requestCancel(taskId, TASK_SESSION);
       if (task === undefined && record.state === 'pending' && !this.ledger.ownerAlive(record)) {
         const result = failedResult('ABORTED', 'cancelled by tasks/cancel before it ran', { tool: record.tool, version: record.version, callId: taskId, stopReason: 'not_run', confirmed: false });
-        this.ledger.finish({ callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
+        await this.ledger.finish({ callId: taskId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
       }
     }
     task?.controller.abort(new Error('cancelled by tasks/cancel'));
@@ -318,8 +319,8 @@ export class LedgerTaskStore implements TaskStore {
 
   /** The tasks of `requestor`, newest first; a cursor naming another requestor's task is unknown. */
   async listTasks(cursor?: string, requestor: string = LOCAL_REQUESTOR): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    const mine = tasksOf(this.ledger, TASK_SESSION, requestor);
-    const ids = this.ledger.list({ session: TASK_SESSION, limit: 10_000 }).map((r) => r.callId).filter((id) => mine.has(id));
+    const mine = await this.ledger.tasksOf(TASK_SESSION, requestor);
+    const ids = (await this.ledger.list({ session: TASK_SESSION, limit: 10_000 })).map((r) => r.callId).filter((id) => mine.has(id));
     const known = new Set(ids);
     // Tasks not recorded yet come first: they are the newest.
     const all = [...[...this.live.entries()].filter(([id, t]) => t.requestor === requestor && !known.has(id)).map(([id]) => id).reverse(), ...ids];
@@ -343,10 +344,10 @@ export class LedgerTaskStore implements TaskStore {
    * (`pending`, no question): nobody will run it, so it reads `failed` (it did not run).
    * @returns whether it was ended here.
    */
-  private endIfNeverRun(record: CallRecord): boolean {
+  private async endIfNeverRun(record: CallRecord): Promise<boolean> {
     if (record.state !== 'pending' || this.ledger.ownerAlive(record)) return false;
-    if (this.ledger.answeredQuestion(record.callId, TASK_SESSION) !== undefined) return false;
-    if (this.ledger.pendingApprovals().some((q) => q.callId === record.callId && q.session === TASK_SESSION)) return false;
+    if ((await this.ledger.answeredQuestion(record.callId, TASK_SESSION)) !== undefined) return false;
+    if ((await this.ledger.pendingApprovals()).some((q) => q.callId === record.callId && q.session === TASK_SESSION)) return false;
     const result = failedResult('INTERRUPTED', NOT_RUN_MESSAGE, { tool: record.tool, version: record.version, callId: record.callId, stopReason: 'not_run', confirmed: false });
     return this.ledger.finish({ callId: record.callId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
   }
@@ -359,20 +360,20 @@ export class LedgerTaskStore implements TaskStore {
   async idle(): Promise<void> {
     for (;;) {
       // Parked: waiting for an answer to a question the ledger keeps.
-      const parked = new Set(this.ledger.pendingApprovals().filter((q) => q.session === TASK_SESSION).map((q) => q.callId));
+      const parked = new Set((await this.ledger.pendingApprovals()).filter((q) => q.session === TASK_SESSION).map((q) => q.callId));
       const waiting = [...this.live.entries()].filter(([id, t]) => t.result === undefined && !parked.has(id));
       if (waiting.length === 0) return;
       await Promise.race([Promise.all(waiting.map(([, t]) => t.done)), new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs))]);
     }
   }
 
-  private statusOf(record: CallRecord, task: LiveTask | undefined): { status: Task['status']; message?: string } {
+  private async statusOf(record: CallRecord, task: LiveTask | undefined): Promise<{ status: Task['status']; message?: string }> {
     if (record.cancelRequested || task?.cancelled === true) return { status: 'cancelled', message: 'cancelled by tasks/cancel' };
     switch (record.state) {
       case 'running':
         return { status: 'working' };
       case 'pending': {
-        const question = this.ledger.pendingApprovals().find((q) => q.callId === record.callId && q.session === TASK_SESSION);
+        const question = (await this.ledger.pendingApprovals()).find((q) => q.callId === record.callId && q.session === TASK_SESSION);
         if (question === undefined) return { status: 'working' };
         return { status: 'input_required', message: `${record.tool} waits for confirmation (question ${question.id}): answer the client's prompt, or run \`toolgate approvals allow ${question.id}\` (or deny).` };
       }
@@ -381,7 +382,7 @@ export class LedgerTaskStore implements TaskStore {
       case 'denied':
         return { status: 'failed', message: `denied${record.errorCode ? ` (${record.errorCode})` : ''}` };
       default: {
-        const stored = this.ledger.result(record.callId, TASK_SESSION);
+        const stored = await this.ledger.result(record.callId, TASK_SESSION);
         if (stored?.result.success === true) return { status: 'completed' };
         return { status: 'failed', message: stored?.result.errorCode ?? record.errorCode ?? 'failed' };
       }

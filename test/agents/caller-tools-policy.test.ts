@@ -34,7 +34,7 @@ describe('a policy file denies the caller tools', () => {
   });
   after(async () => {
     await tools.close();
-    ledger.close();
+    await ledger.close();
     t.cleanup();
   });
 
@@ -51,9 +51,9 @@ describe('a policy file denies the caller tools', () => {
     assert.match(toolMessages(parent.requests[1]!).get('p_sub')!, /^Error: .*no subagents in this project/);
     assert.equal(child.requests.length, 0, 'no child was started');
     assert.deepEqual(agent.subagents!.list(), []);
-    const [call] = ledger.list({ turn: 'policy-turn' });
+    const [call] = await ledger.list({ turn: 'policy-turn' });
     assert.deepEqual([call?.callId, call?.tool, call?.state, call?.errorCode], ['p_sub', RUN_SUBAGENT, 'denied', 'POLICY_DENIED']);
-    const decisions = ledger.decisions(call!.callId, call!.session);
+    const decisions = await ledger.decisions(call!.callId, call!.session);
     assert.deepEqual(decisions.map((d) => [d.decider, d.verdict]), [['policy', 'deny']]);
   });
 
@@ -70,7 +70,7 @@ describe('a policy file denies the caller tools', () => {
     assert.deepEqual([denied.success, denied.errorCode], [false, 'POLICY_DENIED']);
     assert.match(denied.output, /work without asking/);
     assert.deepEqual(asked, []);
-    const [call] = ledger.list({ turn: 'ask-turn' });
+    const [call] = await ledger.list({ turn: 'ask-turn' });
     assert.deepEqual([call?.callId, call?.tool, call?.state], ['q1', 'ask_user', 'denied']);
   });
 });
@@ -86,7 +86,7 @@ describe('the caller tools without a policy: decided, recorded and bounded like 
   });
   after(async () => {
     await tools.close();
-    ledger.close();
+    await ledger.close();
     t.cleanup();
   });
 
@@ -105,7 +105,7 @@ describe('the caller tools without a policy: decided, recorded and bounded like 
     assert.equal(byCall(run.results, 'q_ok').output, 'blue');
     assert.deepEqual(asked.map((q) => [q.callId, q.question, q.choices]), [['q_ok', 'Which color?', ['red', 'blue']]]);
     for (const id of ['q_long', 'q_extra']) assert.equal(byCall(run.results, id).errorCode, 'INVALID_ARGUMENTS', id);
-    const stored = ledger.list({ turn: 'bounded-turn' }).map((c) => [c.callId, c.tool, c.state]).sort();
+    const stored = (await ledger.list({ turn: 'bounded-turn' })).map((c) => [c.callId, c.tool, c.state]).sort();
     assert.deepEqual(stored, [['q_ok', 'ask_user', 'done']]);
   });
 
@@ -116,9 +116,9 @@ describe('the caller tools without a policy: decided, recorded and bounded like 
     const agent = new ExploreAgent({ tools, model: parent, subagents: { agents: { explore: ExploreAgent }, models: { c: child } } });
     const run = await agent.run('Delegate.', { turnId: 'depth-turn' });
     assert.equal(byCall(run.results, 'p1').success, true, byCall(run.results, 'p1').output);
-    const deep = ledger.list({ callId: 'deep' })[0];
+    const deep = (await ledger.list({ callId: 'deep' }))[0];
     assert.equal(deep?.tool, RUN_SUBAGENT);
     assert.deepEqual([deep?.state, deep?.errorCode], ['denied', 'UNKNOWN_TOOL']);
-    assert.deepEqual(ledger.decisions('deep', deep!.session).map((d) => [d.decider, d.verdict]), [['visibility', 'deny']]);
+    assert.deepEqual((await ledger.decisions('deep', deep!.session)).map((d) => [d.decider, d.verdict]), [['visibility', 'deny']]);
   });
 });

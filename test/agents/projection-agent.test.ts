@@ -57,9 +57,9 @@ describe('output projection through an agent', () => {
 
     const ledger = tools.executor.ledger!;
     const byTool = new Map(result.results.map((r) => [r.tool, r.callId]));
-    const session = (tool: string) => ledger.list({}).find((c) => c.callId === byTool.get(tool))!.session;
-    assert.equal(ledger.result(byTool.get('log_head')!, session('log_head'))?.fullOutput, LONG, 'the whole output is kept');
-    assert.equal(ledger.result(byTool.get('log_summary')!, session('log_summary'))?.fullOutput, LONG);
-    assert.notEqual(ledger.result(byTool.get('log_private')!, session('log_private'))?.fullOutput, LONG, 'trace: metadata, storeFull: false');
+    const session = async (tool: string) => (await ledger.list({})).find((c) => c.callId === byTool.get(tool))!.session;
+    assert.equal((await ledger.result(byTool.get('log_head')!, await session('log_head')))?.fullOutput, LONG, 'the whole output is kept');
+    assert.equal((await ledger.result(byTool.get('log_summary')!, await session('log_summary')))?.fullOutput, LONG);
+    assert.notEqual((await ledger.result(byTool.get('log_private')!, await session('log_private')))?.fullOutput, LONG, 'trace: metadata, storeFull: false');
   });
 });

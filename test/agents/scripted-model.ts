@@ -7,7 +7,7 @@ import type { OpenAIAssistantMessage } from '../../src/formats/openai.js';
 import type { ModelClass } from '../../src/types/model-class.js';
 
 /** One scripted answer: a message, or a function of the request it answers. */
-export type ScriptStep = OpenAIAssistantMessage | ((request: ChatRequest) => OpenAIAssistantMessage);
+export type ScriptStep = OpenAIAssistantMessage | ((request: ChatRequest) => OpenAIAssistantMessage | Promise<OpenAIAssistantMessage>);
 
 /** Answers each request with the next step of its script; a request past the end is an error. */
 export class ScriptedModel implements ChatModel {

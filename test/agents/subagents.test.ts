@@ -75,7 +75,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
   });
   after(async () => {
     await tools.close();
-    ledger.close();
+    await ledger.close();
     t.cleanup();
   });
 
@@ -149,7 +149,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     assert.deepEqual(parseSubagentTurnId(turn), { parentSession: turn.replace(/\/p_run\/subagent:sa-1$/, ''), parentTurnId: turn.replace(/:1\/p_run\/subagent:sa-1$/, ''), parentCallId: 'p_run', subagentId: 'sa-1' });
     // Supervised (cockpit, session approval modes) as part of the parent's run.
     assert.equal(supervisedSession(`${turn}:1`, turn), parseSubagentTurnId(turn)!.parentTurnId);
-    const traced = ledger.list({ turn });
+    const traced = await ledger.list({ turn });
     assert.deepEqual(traced.map((c) => [c.callId, c.tool, c.state]).sort(), [['c_read', 'read_file', 'done'], ['c_write', 'write_file', 'done']]);
     assert.ok(traced.every((c) => c.session === `${turn}:1`));
     assert.deepEqual(agent.subagents?.list().map((s) => [s.id, s.status, s.toolCalls, s.modelId]), [['sa-1', 'idle', 2, 'worker']]);
@@ -353,8 +353,8 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
   it('applies the approval mode a person set for the parent\'s run (ledger session mode) to the child\'s calls', async () => {
     // The person switches the parent's run to deny-all while the child runs (set before,
     // it would deny the parent's run_subagent call itself: see the next test).
-    const child = new ScriptedModel([(request) => {
-      setSessionApprovalMode(ledger, 'supervised-parent-turn', 'deny-all', 'test');
+    const child = new ScriptedModel([async (request) => {
+      await setSessionApprovalMode(ledger, 'supervised-parent-turn', 'deny-all', 'test');
       return say(null, [['cw', 'write_file', { filepath: 'denied.txt', content: 'no' }]])(request);
     }, say('the write was denied')]);
     const parent = new ScriptedModel([say(null, [['pr', RUN_SUBAGENT, { prompt: 'Write denied.txt.', model_id: 'c' }]]), say('done')]);
@@ -373,10 +373,10 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
       assert.match(toolMessage(child.requests[1], 'cw'), /the approval mode is deny-all/);
       assert.equal(fs.existsSync(path.join(t.ws, 'denied.txt')), false);
       assert.deepEqual(asked, []);
-      const [call] = ledger.list({ turn: 'supervised-parent-turn:1/pr/subagent:sa-1' });
+      const [call] = await ledger.list({ turn: 'supervised-parent-turn:1/pr/subagent:sa-1' });
       assert.deepEqual([call?.callId, call?.state], ['cw', 'denied']);
     } finally {
-      setSessionApprovalMode(ledger, 'supervised-parent-turn', undefined, 'test');
+      await setSessionApprovalMode(ledger, 'supervised-parent-turn', undefined, 'test');
     }
   });
 
@@ -384,7 +384,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     const child = new ScriptedModel([]);
     const parent = new ScriptedModel([say(null, [['stopped', RUN_SUBAGENT, { prompt: 'Write anything.', model_id: 'c' }]]), say('I was stopped')]);
     const agent = new GeneralAgent({ tools, model: parent, subagents: { models: { c: child } } });
-    setSessionApprovalMode(ledger, 'stopped-parent-turn', 'deny-all', 'test');
+    await setSessionApprovalMode(ledger, 'stopped-parent-turn', 'deny-all', 'test');
     try {
       const run = await agent.run('Delegate.', { turnId: 'stopped-parent-turn' });
       assert.equal(run.stopReason, 'final');
@@ -393,17 +393,17 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
       assert.match(denied.output, /deny-all/);
       assert.equal(child.requests.length, 0, 'no child ran');
       assert.deepEqual(agent.subagents!.list(), []);
-      const [call] = ledger.list({ turn: 'stopped-parent-turn' });
+      const [call] = await ledger.list({ turn: 'stopped-parent-turn' });
       assert.deepEqual([call?.callId, call?.tool, call?.state], ['stopped', RUN_SUBAGENT, 'denied']);
     } finally {
-      setSessionApprovalMode(ledger, 'stopped-parent-turn', undefined, 'test');
+      await setSessionApprovalMode(ledger, 'stopped-parent-turn', undefined, 'test');
     }
   });
 
   it('applies the parent\'s session approval mode to the child when the parent\'s turn id holds a "/" (agent team/general)', async () => {
     const turnId = 'team/general:run-1';
-    const child = new ScriptedModel([(request) => {
-      setSessionApprovalMode(ledger, turnId, 'deny-all', 'test');
+    const child = new ScriptedModel([async (request) => {
+      await setSessionApprovalMode(ledger, turnId, 'deny-all', 'test');
       return say(null, [['cw2', 'write_file', { filepath: 'denied-slash.txt', content: 'no' }]])(request);
     }, say('the write was denied')]);
     const parent = new ScriptedModel([say(null, [['pr/2', RUN_SUBAGENT, { prompt: 'Write denied-slash.txt.', model_id: 'c' }]]), say('done')]);
@@ -426,7 +426,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
       assert.deepEqual(parseSubagentTurnId(childTurn), { parentSession: `${turnId}:1`, parentTurnId: turnId, parentCallId: 'pr/2', subagentId: 'sa-1' });
       assert.equal(supervisedSession(`${childTurn}:1`, childTurn), turnId);
     } finally {
-      setSessionApprovalMode(ledger, turnId, undefined, 'test');
+      await setSessionApprovalMode(ledger, turnId, undefined, 'test');
     }
   });
 

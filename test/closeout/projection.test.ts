@@ -95,7 +95,7 @@ describe('projection through the executor and its ledger', () => {
     const r = await executor.call('plain_long', {}, { callId: 'p1' });
     assert.equal(r.success, true);
     assert.ok(r.output.startsWith('line 000') && /output truncated/.test(r.output));
-    const stored = executor.ledger!.result('p1', 'projection')!;
+    const stored = (await executor.ledger!.result('p1', 'projection'))!;
     assert.equal(stored.fullOutput, LONG);
     assert.equal(stored.result.output, r.output);
   });
@@ -103,30 +103,30 @@ describe('projection through the executor and its ledger', () => {
   it('head-tail: the model sees the end too', async () => {
     const r = await executor.call('tail_long', {}, { callId: 'h1' });
     assert.ok(r.output.endsWith('x'.repeat(20)) && /omitted from the middle/.test(r.output));
-    assert.equal(executor.ledger!.result('h1', 'projection')!.fullOutput, LONG);
+    assert.equal((await executor.ledger!.result('h1', 'projection'))!.fullOutput, LONG);
   });
 
   it('summary: the model sees the summary, the ledger keeps the whole output', async () => {
     const r = await executor.call('summarized_long', {}, { callId: 's1' });
     assert.equal(r.output, `100 lines\n[a summary of ${LONG.length} characters of output]`);
-    assert.equal(executor.ledger!.result('s1', 'projection')!.fullOutput, LONG);
+    assert.equal((await executor.ledger!.result('s1', 'projection'))!.fullOutput, LONG);
   });
 
   it('storeFull: false: the whole output is kept nowhere', async () => {
     const r = await executor.call('unstored_long', {}, { callId: 'u1' });
     assert.equal(r.fullOutput, undefined);
-    const stored = executor.ledger!.result('u1', 'projection')!;
+    const stored = (await executor.ledger!.result('u1', 'projection'))!;
     assert.equal(stored.fullOutput, r.output, 'the ledger has what the model saw, no more');
   });
 
   it('trace: metadata: the ledger keeps no text, the caller still gets the output', async () => {
     const r = await executor.call('untraced_long', {}, { callId: 'm1' });
     assert.ok(r.output.startsWith('line 000'));
-    const stored = executor.ledger!.result('m1', 'projection')!;
+    const stored = (await executor.ledger!.result('m1', 'projection'))!;
     assert.match(stored.result.output, /^\[output not kept \(trace: metadata\): \d+ characters were shown to the model\]$/);
     assert.ok(!stored.fullOutput.includes('line 000'));
     assert.equal(stored.result.outcome, 'success', 'the outcome is kept');
-    assert.equal(executor.ledger!.get('m1', 'projection')!.state, 'done');
+    assert.equal((await executor.ledger!.get('m1', 'projection'))!.state, 'done');
     assert.equal(fs.existsSync(path.join(t.root, 'state')), true);
   });
 });

@@ -59,13 +59,13 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     }
     await browser?.close();
     await cockpit?.close();
-    ledger?.close();
+    await ledger?.close();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
   /** The question card of a call, once it is on the page. */
   async function card(callId: string) {
-    const question = ledger.pendingApprovals().find((q) => q.callId === callId);
+    const question = (await ledger.pendingApprovals()).find((q) => q.callId === callId);
     const id = question?.id;
     const locator = id === undefined ? page.locator('[data-testid=question]', { hasText: callId }) : page.locator(`[data-question-id="${id}"]`);
     await locator.waitFor({ timeout: 20_000 });
@@ -201,7 +201,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     try {
       void executor.call('append_marker', { filepath: 'cross.txt', marker: 'never' }, { callId: 'call_cross', session: 'cross', signal: controller.signal });
       await card('call_cross');
-      const question = ledger.pendingApprovals().find((q) => q.callId === 'call_cross')!;
+      const question = (await ledger.pendingApprovals()).find((q) => q.callId === 'call_cross')!;
       const target = `${cockpit.url}api/questions/${question.id}`;
 
       // A page of another origin posts to the cockpit (a simple request: no preflight, the browser sends it).
@@ -238,7 +238,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       const noOrigin = await post({ 'x-csrf-token': csrf });
       assert.equal(noOrigin.status, 403);
 
-      assert.equal(ledger.approval(question.id)?.answer, undefined);
+      assert.equal((await ledger.approval(question.id))?.answer, undefined);
       assert.equal(fs.existsSync(path.join(ws, 'cross.txt')), false);
     } finally {
       controller.abort();
@@ -297,7 +297,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     const other = await browser.context.newPage();
     try {
       await other.goto(url);
-      const question = ledger.pendingApprovals().find((q) => q.callId === 'call_twice')!;
+      const question = (await ledger.pendingApprovals()).find((q) => q.callId === 'call_twice')!;
       const button = other.locator(`[data-question-id="${question.id}"] button[data-answer=allow_once]`);
       await button.waitFor();
       const [cli] = await Promise.all([
@@ -307,13 +307,13 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       assert.ok(cli.code === 0 || cli.code === 1, `approvals allow: ${cli.code} ${cli.stdout} ${cli.stderr}`);
       // Whichever ran it, the call ends done, once.
       const deadline = Date.now() + 60_000;
-      while (ledger.get('call_twice', 'asker')?.state !== 'done') {
-        assert.ok(Date.now() < deadline, `the call did not end: ${JSON.stringify(ledger.get('call_twice', 'asker'))}\n${err}`);
+      while ((await ledger.get('call_twice', 'asker'))?.state !== 'done') {
+        assert.ok(Date.now() < deadline, `the call did not end: ${JSON.stringify((await ledger.get('call_twice', 'asker')))}\n${err}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(fs.readFileSync(path.join(ws, 'runs.txt'), 'utf8'), 'ran\n');
-      assert.equal(ledger.approval(question.id)?.answer, 'allow_once');
+      assert.equal((await ledger.approval(question.id))?.answer, 'allow_once');
     } finally {
       await other.close();
       const stopped = new Promise((resolve) => server.once('exit', resolve));

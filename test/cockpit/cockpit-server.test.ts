@@ -31,7 +31,7 @@ beforeEach(() => {
 afterEach(async () => {
   await cockpit?.close();
   cockpit = undefined;
-  ledger.close();
+  await ledger.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -121,7 +121,7 @@ describe('cockpit server', () => {
   });
 
   it('without a token given, makes one at each start, and a login code good once: nothing on loopback gets in without them', async () => {
-    const id = ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
+    const id = await ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
     cockpit = await startCockpit({ ledger, port: 0 });
     const { token } = cockpit;
     assert.match(token, /^[\w-]{32}$/);
@@ -139,7 +139,7 @@ describe('cockpit server', () => {
       method: 'POST', headers: { 'content-type': 'application/json', origin: cockpit.url.replace(/\/$/, ''), 'x-csrf-token': 'guess' }, body: JSON.stringify({ answer: 'allow_once' }),
     });
     assert.equal(forged.status, 401);
-    assert.equal(ledger.approval(id)?.answer, undefined, 'the question is still open');
+    assert.equal((await ledger.approval(id))?.answer, undefined, 'the question is still open');
     assert.equal((await login(token)).status, 401, 'a token is no login code');
     // The code of the address shown logs a page in once; history then holds a spent code.
     const first = await login(code);
@@ -158,7 +158,7 @@ describe('cockpit server', () => {
   });
 
   it('answers a question once: the first answer counts, a later one is reported as late, an answer not offered is refused', async () => {
-    const id = ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
+    const id = await ledger.ask(call('c1'), { tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, callId: 'c1', description: 'd', paths: ['a.txt'], ask: { decider: 'approval', reason: 'r' }, offers: ['allow_once', 'deny'] });
     cockpit = await startCockpit({ ledger, port: 0 });
     const [question] = (await (await authed(`${cockpit.url}api/questions`)).json()) as Array<{ id: number; paths: string[]; offers: string[]; workspace: string }>;
     assert.equal(question?.id, id);
@@ -171,13 +171,13 @@ describe('cockpit server', () => {
     assert.equal((await answer({ answer: 'always' })).status, 400);
     assert.deepEqual(await (await answer({ answer: 'deny' })).json(), { found: true, first: true, counted: 'deny', next: 'recorded' });
     assert.deepEqual(await (await answer({ answer: 'allow_once' })).json(), { found: true, first: false, counted: 'deny', next: 'recorded' });
-    assert.equal(ledger.approval(id)?.answeredBy, `cockpit:${process.pid}`);
+    assert.equal((await ledger.approval(id))?.answeredBy, `cockpit:${process.pid}`);
   });
 
   it('shows a whole output in parts by call id, never cutting a character; no path is accepted', async () => {
     const text = `${'é'.repeat(40_000)}<script>x</script>`;
-    ledger.record(call('big'));
-    ledger.finish(call('big'), { state: 'done', decisions: [], result: ended('big', 'cut'), fullOutput: text });
+    await ledger.record(call('big'));
+    await ledger.finish(call('big'), { state: 'done', decisions: [], result: ended('big', 'cut'), fullOutput: text });
     cockpit = await startCockpit({ ledger, port: 0 });
     let offset = 0;
     let whole = '';
@@ -195,8 +195,8 @@ describe('cockpit server', () => {
   });
 
   it('streams the timeline as server-sent events and replays from Last-Event-ID', async () => {
-    ledger.record(call('t1'));
-    ledger.finish(call('t1'), { state: 'done', decisions: [{ decider: 'mode', verdict: 'allow', reason: 'ok' }], result: ended('t1', 'one') });
+    await ledger.record(call('t1'));
+    await ledger.finish(call('t1'), { state: 'done', decisions: [{ decider: 'mode', verdict: 'allow', reason: 'ok' }], result: ended('t1', 'one') });
     cockpit = await startCockpit({ ledger, port: 0, pollMs: 50 });
     const first = await readEvents(cockpit.url, undefined, (events) => events.some((e) => e.data.includes('"kind":"done"')));
     const done = first.find((e) => e.event === 'call' && JSON.parse(e.data).event.kind === 'done')!;
@@ -204,7 +204,7 @@ describe('cockpit server', () => {
     assert.equal(view.callId, 't1');
     assert.equal(view.state, 'done');
     assert.deepEqual(view.decisions, ['mode:allow']);
-    ledger.record(call('t2'));
+    await ledger.record(call('t2'));
     const replay = await readEvents(cockpit.url, done.id, (events) => events.some((e) => e.data.includes('"callId":"t2"')));
     assert.ok(replay.filter((e) => e.event === 'call').every((e) => Number(e.id) > Number(done.id)));
     assert.ok(!replay.some((e) => e.data.includes('"callId":"t1"')));
@@ -233,14 +233,14 @@ describe('cockpit server', () => {
       assert.equal((await setMode('*', 'always-ask')).status, 200);
       const waiting = append('m4', 'b');
       while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      const question = ledger.pendingApprovals().find((q) => q.callId === 'm4')!;
+      const question = (await ledger.pendingApprovals()).find((q) => q.callId === 'm4')!;
       assert.equal((question.request.ask as { rule?: string }).rule, 'always-ask');
       // Changing the mode does not answer the question already asked.
       assert.equal((await setMode('*', 'allow-all')).status, 200);
       await new Promise((resolve) => setTimeout(resolve, ledger.pollMs * 3));
-      assert.equal(ledger.approval(question.id)?.answer, undefined);
-      assert.equal(ledger.get('m4', 'b')?.state, 'pending');
-      ledger.answer(question.id, 'allow_once', 'test');
+      assert.equal((await ledger.approval(question.id))?.answer, undefined);
+      assert.equal((await ledger.get('m4', 'b'))?.state, 'pending');
+      await ledger.answer(question.id, 'allow_once', 'test');
       assert.equal((await waiting).success, true);
       assert.equal((await setMode('a', null)).status, 200);
       assert.equal((await setMode('a', 'sometimes')).status, 400);
@@ -248,7 +248,7 @@ describe('cockpit server', () => {
       assert.deepEqual(sessions.sessions.find((s) => s.session === '*')?.mode, 'allow-all');
       assert.equal(sessions.sessions.find((s) => s.session === 'a')?.mode, undefined);
       assert.equal(fs.readFileSync(path.join(ws, 'modes.txt'), 'utf8'), 'm1\nm3\nm4\n');
-      setSessionApprovalMode(ledger, '*', undefined, 'test');
+      await setSessionApprovalMode(ledger, '*', undefined, 'test');
     } finally {
       await executor.close();
     }
@@ -265,7 +265,7 @@ describe('MCP server waiting for the cockpit (toolgate mcp --cockpit)', () => {
       cockpit = await startCockpit({ ledger, port: 0 });
       const called = client.callTool({ name: 'write_file', arguments: { filepath: 'mcp.txt', content: 'via cockpit' } });
       let question;
-      while ((question = ledger.pendingApprovals()[0]) === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((question = (await ledger.pendingApprovals())[0]) === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(question.tool, 'write_file');
       const csrf = await csrfOf(cockpit.url);
       const answered = await authed(`${cockpit.url}api/questions/${question.id}`, {

@@ -127,7 +127,7 @@ describe('approval decider and answering an ask', () => {
   test('with no approval mode, asks only for tools that declare requiresConfirmation', () => {
     const decider = new ApprovalModeDecider();
     assert.equal(decider.decide(prepared(), []), undefined);
-    assert.equal(decider.decide(prepared({ tool: fakeTool({ requiresConfirmation: true }) }), [])?.verdict, 'ask');
+    assert.equal((decider.decide(prepared({ tool: fakeTool({ requiresConfirmation: true }) }), []) as Decision | undefined)?.verdict, 'ask');
   });
 
   test('confirm approves without asking; no handler is CONFIRMATION_REQUIRED; the handler decides otherwise (a throw is no)', async () => {

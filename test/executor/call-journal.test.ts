@@ -22,12 +22,12 @@ describe('the call journal', () => {
     t.cleanup();
   });
 
-  const stateOf = (callId: string) => executor.ledger!.get(callId, 'journal')?.state;
+  const stateOf = async (callId: string) => (await executor.ledger!.get(callId, 'journal'))?.state;
 
   it('stores a call that ran `done`, with its decisions', async () => {
     const result = await executor.call('ping_rate_limited', {}, { callId: 'ran' });
     assert.equal(result.success, true, result.output);
-    assert.equal(stateOf('ran'), 'done');
+    assert.equal(await stateOf('ran'), 'done');
   });
 
   it('stores a RATE_LIMITED refusal `denied` (a gate refused it; it did not run)', async () => {
@@ -35,14 +35,14 @@ describe('the call journal', () => {
     assert.equal(result.errorCode, 'RATE_LIMITED', result.output);
     assert.equal(result.stopReason, 'not_run');
     assert.equal(result.outcome, 'recoverable');
-    assert.equal(stateOf('limited'), 'denied');
+    assert.equal(await stateOf('limited'), 'denied');
   });
 
   it('stores a TOOL_REPLACED refusal `denied` (the definition approved is not the one that would run)', async () => {
     const result = await executor.call('echo_arguments', { text: 'x' }, { callId: 'replaced', approvedRevision: 'an-older-definition' });
     assert.equal(result.errorCode, 'TOOL_REPLACED', result.output);
     assert.equal(result.outcome, 'fatal');
-    assert.equal(stateOf('replaced'), 'denied');
+    assert.equal(await stateOf('replaced'), 'denied');
   });
 
   it('answers a retry of an ended call with its stored result, and refuses the same id for another request', async () => {

@@ -328,6 +328,30 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
       assert.equal(await store.sessionSetting('s1', 'approval_mode'), undefined);
     });
 
+    it('task bindings: one requestor per task, seen across handles; unbound on request; gone with the call retention deletes', async () => {
+      const a = await open({ maxCalls: 1, retentionDelayMs: 5 });
+      const b = await open({ maxCalls: 1, retentionDelayMs: 5 });
+      await a.bindTask('t1', 'tasks', 'alice');
+      await a.record(call('t1', 'tasks'));
+      await b.bindTask('t2', 'tasks', 'bob');
+      await b.record(call('t2', 'tasks'));
+      await assert.rejects(async () => b.bindTask('t1', 'tasks', 'bob'), 'a task is bound once');
+      assert.equal(await b.taskRequestor('t1', 'tasks'), 'alice');
+      assert.equal(await a.taskRequestor('t1', 'other-session'), undefined);
+      assert.equal(await a.taskRequestor('never', 'tasks'), undefined, 'a task bound to nobody is nobody\'s');
+      assert.deepEqual([...(await a.tasksOf('tasks', 'alice'))], ['t1']);
+      assert.deepEqual([...(await a.tasksOf('tasks', 'carol'))], []);
+      await a.bindTask('t3', 'tasks', 'alice');
+      await a.unbindTask('t3', 'tasks');
+      await a.unbindTask('t3', 'tasks');
+      assert.equal(await b.taskRequestor('t3', 'tasks'), undefined);
+      for (const id of ['t1', 't2']) await a.finish(call(id, 'tasks'), { state: 'done', decisions: undefined, result: result(id) });
+      await a.finish(call('later', 'tasks'), { state: 'done', decisions: undefined, result: result('later') });
+      await a.prune();
+      assert.deepEqual([await a.get('t1', 'tasks'), await a.get('t2', 'tasks')], [undefined, undefined], 'retention deleted them');
+      assert.deepEqual([await b.taskRequestor('t1', 'tasks'), await b.taskRequestor('t2', 'tasks')], [undefined, undefined], 'their bindings went with them');
+    });
+
     it('retention by count: never inside finish; later, in steps, the oldest ended calls go (never pending or running), leaving tombstones', async () => {
       const store = await open({ maxCalls: 3, retentionStepCalls: 2, retentionDelayMs: 5 });
       await store.record(call('keep-pending'));

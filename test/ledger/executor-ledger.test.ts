@@ -44,7 +44,7 @@ describe('executor with a ledger', () => {
       const other = await executor.call('append_marker', { filepath: 'once.txt', marker: 'm3' }, { callId: 'retry-1', session: 'another' });
       assert.equal(other.success, true);
       assert.equal(fs.readFileSync(path.join(dir, 'once.txt'), 'utf8'), 'm1\nm3\n', 'another session is another call');
-      const record = ledger.get('retry-1', 'S')!;
+      const record = (await ledger.get('retry-1', 'S'))!;
       assert.equal(record.state, 'done');
       assert.ok(record.startedAt !== undefined && record.endedAt !== undefined);
       // A second executor (a restarted process) sees the same.
@@ -55,7 +55,7 @@ describe('executor with a ledger', () => {
       await restarted.close();
     } finally {
       await executor.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -67,10 +67,10 @@ describe('executor with a ledger', () => {
       const first = await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'p1' }, { callId: 'pruned-1' });
       assert.equal(first.success, true, first.output);
       await executor.call('append_marker', { filepath: 'pruned.txt', marker: 'p2' }, { callId: 'pruned-2' });
-      ledger.flush();
-      assert.equal(ledger.prune(), 1, 'maxCalls 1: the older call goes');
-      assert.equal(ledger.get('pruned-1', 'S'), undefined, 'its row and output are gone');
-      assert.equal(ledger.tombstone('pruned-1', 'S')?.state, 'done');
+      await ledger.flush();
+      assert.equal((await ledger.prune()), 1, 'maxCalls 1: the older call goes');
+      assert.equal((await ledger.get('pruned-1', 'S')), undefined, 'its row and output are gone');
+      assert.equal((await ledger.tombstone('pruned-1', 'S'))?.state, 'done');
       const retried = await executor.call('append_marker', { marker: 'p1', filepath: 'pruned.txt' }, { callId: 'pruned-1' });
       assert.equal(retried.success, false);
       assert.equal(retried.errorCode, 'RESULT_PRUNED', retried.output);
@@ -87,7 +87,7 @@ describe('executor with a ledger', () => {
       assert.equal(fs.readFileSync(file, 'utf8'), 'p1\np2\np1\n');
     } finally {
       await executor.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -100,10 +100,10 @@ describe('executor with a ledger', () => {
       // Another connection (as another process would) sees the claim while the tool runs.
       const other = Ledger.open({ file: ledger.file });
       await new Promise((resolve) => setTimeout(resolve, 150));
-      seen.push(other.get('claim-1', 'S')!.state);
-      other.close();
+      seen.push((await other.get('claim-1', 'S'))!.state);
+      await other.close();
       assert.equal((await running).success, true);
-      seen.push(ledger.get('claim-1', 'S')!.state);
+      seen.push((await ledger.get('claim-1', 'S'))!.state);
       assert.deepEqual(seen, ['running', 'done']);
       const duplicate = executor.call('sleep_then_answer', { ms: 300 }, { callId: 'claim-2' });
       const concurrent = await executor.call('sleep_then_answer', { ms: 1 }, { callId: 'claim-2' });
@@ -111,7 +111,7 @@ describe('executor with a ledger', () => {
       assert.equal((await duplicate).success, true);
     } finally {
       await executor.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -121,14 +121,14 @@ describe('executor with a ledger', () => {
     try {
       const denied = await executor.call('confirm_action', {}, { callId: 'deny-1' });
       assert.equal(denied.errorCode, 'CONFIRMATION_REQUIRED');
-      assert.equal(ledger.get('deny-1', 'S')?.state, 'denied');
-      assert.deepEqual(ledger.decisions('deny-1', 'S').map((d) => `${d.decider}:${d.verdict}`), ['approval:ask', 'confirmation:deny']);
+      assert.equal((await ledger.get('deny-1', 'S'))?.state, 'denied');
+      assert.deepEqual((await ledger.decisions('deny-1', 'S')).map((d) => `${d.decider}:${d.verdict}`), ['approval:ask', 'confirmation:deny']);
       const invalid = await executor.call('confirm_action', { value: 42 }, { callId: 'bad-1' });
       assert.equal(invalid.errorCode, 'INVALID_ARGUMENTS');
-      assert.equal(ledger.get('bad-1', 'S'), undefined, 'recorded only once the arguments are valid');
+      assert.equal((await ledger.get('bad-1', 'S')), undefined, 'recorded only once the arguments are valid');
     } finally {
       await executor.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -138,19 +138,19 @@ describe('executor with a ledger', () => {
     try {
       const call = { name: 'read_file', arguments: { filepath: '../../etc/passwd' }, callId: 'escape-1' };
       await assert.rejects(executor.execute(call), PathTraversalError);
-      const record = ledger.get('escape-1', 'S');
+      const record = await ledger.get('escape-1', 'S');
       assert.equal(record?.state, 'denied');
       assert.equal(record.tool, 'read_file');
-      const stored = ledger.result('escape-1', 'S')!.result;
+      const stored = (await ledger.result('escape-1', 'S'))!.result;
       assert.deepEqual([stored.errorCode, stored.stopReason], ['PATH_TRAVERSAL', 'not_run']);
       await assert.rejects(executor.execute(call), PathTraversalError, 'the retry is refused the same way');
-      assert.equal(ledger.list().filter((c) => c.callId === 'escape-1').length, 1);
+      assert.equal((await ledger.list()).filter((c) => c.callId === 'escape-1').length, 1);
       const preview = await executor.preview({ ...call, callId: 'escape-2' });
       assert.equal(preview.code, 'PATH_TRAVERSAL');
-      assert.equal(ledger.get('escape-2', 'S'), undefined, 'a preview records nothing');
+      assert.equal((await ledger.get('escape-2', 'S')), undefined, 'a preview records nothing');
     } finally {
       await executor.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -161,13 +161,13 @@ describe('executor with a ledger', () => {
       const cut = await executor.call('print_long_output', { chars: 5000 }, { callId: 'long-1' });
       assert.equal(cut.success, true);
       assert.ok(cut.output.length < 5000);
-      const stored = ledger.result('long-1')!;
+      const stored = (await ledger.result('long-1'))!;
       assert.equal(stored.fullOutput.length, 5000);
       assert.equal(stored.result.output, cut.output, 'the model-visible result too');
       assert.equal(cut.fullOutput, undefined, 'the ledger keeps it, not a temporary file');
     } finally {
       await executor.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -184,21 +184,21 @@ describe('executor with a ledger', () => {
       const pending = executor.call('append_marker', { filepath: 'asked.txt', marker: 'a1' }, { callId: 'ask-1', approvalMode: 'always-ask' });
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(asked, 1);
-      const [question] = ledger.pendingApprovals();
+      const [question] = await ledger.pendingApprovals();
       assert.equal(question?.callId, 'ask-1');
       assert.equal(question?.ownerAlive, true);
       assert.equal((question?.request.arguments as { marker: string }).marker, 'a1', 'the request the person sees');
       const other = Ledger.open({ file: ledger.file });
-      assert.deepEqual(other.answer(question!.id, 'allow_once', 'cli:test'), { answer: 'allow_once', first: true });
-      other.close();
+      assert.deepEqual((await other.answer(question!.id, 'allow_once', 'cli:test')), { answer: 'allow_once', first: true });
+      await other.close();
       const result = await pending;
       assert.equal(result.success, true, result.output);
       assert.match(result.decisions!.at(-1)!.reason, /given elsewhere/);
       assert.equal(fs.readFileSync(path.join(dir, 'asked.txt'), 'utf8'), 'a1\n');
-      assert.equal(ledger.get('ask-1', 'S')?.state, 'done');
+      assert.equal((await ledger.get('ask-1', 'S'))?.state, 'done');
     } finally {
       await executor.close();
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -207,7 +207,7 @@ describe('executor with a ledger', () => {
     const answering = executorWith(ledger, { confirmationHandler: () => 'deny' });
     const result = await answering.call('confirm_action', {}, { callId: 'h-1' });
     assert.equal(result.errorCode, 'CONFIRMATION_DENIED');
-    const answered = ledger.events('h-1', 'S').find((e) => e.kind === 'answered');
+    const answered = (await ledger.events('h-1', 'S')).find((e) => e.kind === 'answered');
     assert.deepEqual((answered?.detail as { by: string }).by, 'handler');
     await answering.close();
     const waiting = executorWith(ledger, { confirmationHandler: () => new Promise<boolean>(() => {}) });
@@ -215,9 +215,9 @@ describe('executor with a ledger', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await waiting.close();
     assert.equal((await pending).errorCode, 'ABORTED');
-    assert.equal(ledger.get('h-2', 'S')?.state, 'pending');
-    assert.deepEqual(ledger.pendingApprovals().map((q) => q.callId), ['h-2']);
-    ledger.close();
+    assert.equal((await ledger.get('h-2', 'S'))?.state, 'pending');
+    assert.deepEqual((await ledger.pendingApprovals()).map((q) => q.callId), ['h-2']);
+    await ledger.close();
   });
 
   it('without a ledger nothing is recorded, and ledger options open one the executor closes', async () => {
@@ -228,7 +228,7 @@ describe('executor with a ledger', () => {
     assert.ok(owning.ledger!.file.startsWith(path.join(dir, 'state7')));
     const r = await owning.call('count_calls', {}, { callId: 'own-1' });
     assert.equal(r.success, true);
-    assert.equal(owning.ledger!.get('own-1', owning.session)?.state, 'done');
+    assert.equal((await owning.ledger!.get('own-1', owning.session))?.state, 'done');
     await owning.close();
   });
 });

@@ -185,7 +185,7 @@ describe('ledger kill soak (TOOLGATE_SOAK=1)', { skip: SOAK ? false : 'set TOOLG
 
     const ledger = Ledger.open({ dir: state, workspace: ws });
     try {
-      const calls = [...ledger.list({ session: 'soak', limit: 100_000 }), ...ledger.list({ session: TASK_SESSION, limit: 100_000 })];
+      const calls = [...(await ledger.list({ session: 'soak', limit: 100_000 })), ...(await ledger.list({ session: TASK_SESSION, limit: 100_000 }))];
       const byState: Record<string, number> = {};
       for (const c of calls) byState[c.state] = (byState[c.state] ?? 0) + 1;
       const markers = fs.existsSync(path.join(ws, MARKERS)) ? fs.readFileSync(path.join(ws, MARKERS), 'utf8').split('\n').filter(Boolean) : [];
@@ -198,23 +198,23 @@ describe('ledger kill soak (TOOLGATE_SOAK=1)', { skip: SOAK ? false : 'set TOOLG
       assert.ok(stats.kills >= KILLS, `only ${stats.kills} kills`);
       assert.deepEqual(twice, [], 'no side effect happened twice');
       assert.deepEqual(calls.filter((c) => c.state === 'running' || c.state === 'pending').map((c) => `${c.callId}: ${c.state}`), [], 'every started call ended');
-      assert.deepEqual(ledger.pendingApprovals(), [], 'no question left waiting');
+      assert.deepEqual((await ledger.pendingApprovals()), [], 'no question left waiting');
       for (const id of ids) {
-        const record = ledger.get(id, 'soak');
+        const record = await ledger.get(id, 'soak');
         assert.ok(record !== undefined, `call ${id} was run again until recorded`);
         if (record.state === 'done') assert.equal(counts.get(cliCalls.get(id)!), 1, `call ${id} ended done: its marker once`);
         assert.ok(record.state === 'done' || record.state === 'interrupted', `call ${id}: ${record.state} (${record.errorCode})`);
       }
       // No approval lost: every task call that was asked about ran once, on its answer.
-      for (const task of ledger.list({ session: TASK_SESSION, limit: 100_000 })) {
-        const asked = ledger.events(task.callId, TASK_SESSION).some((e) => e.kind === 'asked');
+      for (const task of (await ledger.list({ session: TASK_SESSION, limit: 100_000 }))) {
+        const asked = (await ledger.events(task.callId, TASK_SESSION)).some((e) => e.kind === 'asked');
         if (!asked) continue;
         assert.equal(task.state, 'done', `task ${task.callId} was asked about and allowed: ${task.state} ${task.errorCode ?? ''}`);
         const marker = (task.arguments as { marker: string }).marker;
         assert.equal(counts.get(marker), 1, `task ${task.callId} ran once`);
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

@@ -90,8 +90,8 @@ describe('ledger owner liveness', { skip: HAS_PROC ? false : 'needs /proc (Linux
     const file = path.join(dir, 'ledger.sqlite');
     const ledger = Ledger.open({ file });
     const call = { callId: 'c1', session: 's', tool: 't', version: '1.0.0', arguments: {}, workspace: dir, turn: '' };
-    assert.equal(ledger.claim(call), true);
-    ledger.close();
+    assert.equal((await ledger.claim(call)), true);
+    await ledger.close();
     // The call's owner becomes the zombie, as if it had claimed the call and then died.
     const db = new Database(file);
     db.prepare('UPDATE calls SET owner_pid = ?, owner_start = ?').run(pid, start);
@@ -99,9 +99,9 @@ describe('ledger owner liveness', { skip: HAS_PROC ? false : 'needs /proc (Linux
     const reopened = Ledger.open({ file });
     try {
       assert.deepEqual(reopened.recovered.map((r) => r.callId), ['c1']);
-      assert.equal(reopened.get('c1', 's')?.state, 'interrupted');
+      assert.equal((await reopened.get('c1', 's'))?.state, 'interrupted');
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   });
 });

@@ -30,7 +30,7 @@ describe('request_tools and TOOL_HIDDEN over MCP are ledger calls', () => {
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
     await system.close();
-    ledger.close();
+    await ledger.close();
     tmp.cleanup();
   });
   const connect = async () => {
@@ -39,10 +39,10 @@ describe('request_tools and TOOL_HIDDEN over MCP are ledger calls', () => {
     await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: tmp.ws, lazyDomains: true })));
     return client;
   };
-  const stored = (callId: string) => {
-    const [call] = ledger.list({ callId });
+  const stored = async (callId: string) => {
+    const [call] = await ledger.list({ callId });
     assert.ok(call, `no ledger row for ${callId}`);
-    return { call, decisions: ledger.decisions(call.callId, call.session).map((d) => `${d.decider}:${d.verdict}`) };
+    return { call, decisions: (await ledger.decisions(call.callId, call.session)).map((d) => `${d.decider}:${d.verdict}`) };
   };
 
   test('a hidden call is denied by the visibility decider and recorded; request_tools is recorded done', async () => {
@@ -50,13 +50,13 @@ describe('request_tools and TOOL_HIDDEN over MCP are ledger calls', () => {
     const hidden = (await client.callTool({ name: 'git_log', arguments: {} })) as CallToolResult;
     assert.equal(hidden._meta?.['toolgate/errorCode'], 'TOOL_HIDDEN');
     assert.match(text(hidden), /Call request_tools with \{"domains": \["git"\]/);
-    const hiddenRow = ledger.list().find((c) => c.tool === 'git_log')!;
+    const hiddenRow = (await ledger.list()).find((c) => c.tool === 'git_log')!;
     assert.deepEqual([hiddenRow.state, hiddenRow.errorCode], ['denied', 'TOOL_HIDDEN']);
-    assert.deepEqual(stored(hiddenRow.callId).decisions, ['visibility:deny']);
+    assert.deepEqual((await stored(hiddenRow.callId)).decisions, ['visibility:deny']);
 
     const answered = (await client.callTool({ name: 'request_tools', arguments: { domains: ['git'], reason: 'history' } })) as CallToolResult;
     assert.notEqual(answered.isError, true, text(answered));
-    const requestRow = ledger.list().find((c) => c.tool === 'request_tools')!;
+    const requestRow = (await ledger.list()).find((c) => c.tool === 'request_tools')!;
     assert.deepEqual([requestRow.state, requestRow.errorCode], ['done', undefined]);
     assert.ok((await client.listTools()).tools.some((t) => t.name === 'git_log'));
   });

@@ -140,23 +140,23 @@ describe('MCP tasks bound to their requestor (X1)', () => {
   it('a task in the ledger bound to nobody (recorded before the binding existed) is found by no requestor', async () => {
     const ledger = Ledger.open({ dir: state, workspace: ws });
     try {
-      ledger.record({ callId: 'task_legacy', session: TASK_SESSION, tool: 'run_command', version: '1.0.0', arguments: {}, workspace: ws, turn: '' });
+      await ledger.record({ callId: 'task_legacy', session: TASK_SESSION, tool: 'run_command', version: '1.0.0', arguments: {}, workspace: ws, turn: '' });
       const tasks = new LedgerTaskStore(ledger, () => undefined);
       assert.equal(await tasks.getTask('task_legacy'), null);
       assert.deepEqual((await tasks.listTasks()).tasks, []);
       await assert.rejects(tasks.getTaskResult('task_legacy'), /not found/i);
       await assert.rejects(tasks.updateTaskStatus('task_legacy', 'cancelled'), /not found/i);
-      assert.equal(ledger.get('task_legacy', TASK_SESSION)?.cancelRequested, false, 'nothing was cancelled');
+      assert.equal((await ledger.get('task_legacy', TASK_SESSION))?.cancelRequested, false, 'nothing was cancelled');
       // One of this store's own, for contrast: its creator finds it, another requestor does not.
       const own = await tasks.createTask({ ttl: 60_000 }, 1, { method: 'tools/call' });
-      tasks.start(own.taskId, { tool: 'run_command', version: '1.0.0', arguments: {}, workspace: ws, turn: '' }, () => Promise.reject(new Error('not run in this test')));
+      await tasks.start(own.taskId, { tool: 'run_command', version: '1.0.0', arguments: {}, workspace: ws, turn: '' }, () => Promise.reject(new Error('not run in this test')));
       await tasks.idle();
       assert.equal((await tasks.getTask(own.taskId))?.taskId, own.taskId);
       assert.equal(await tasks.getTask(own.taskId, 'someone-else'), null);
       assert.equal(await tasks.boundTo('someone-else').getTask(own.taskId, undefined), null);
       assert.deepEqual((await tasks.listTasks()).tasks.map((t) => t.taskId), [own.taskId]);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

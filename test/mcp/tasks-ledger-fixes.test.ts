@@ -19,7 +19,7 @@ import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateTaskResultSchema, ErrorCode, McpError, type GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, Ledger, LedgerTaskStore, TASK_SESSION, ToolSystem } from 'toolgate';
+import { createMcpServer, Ledger, LedgerTaskStore, TASK_SESSION, ToolSystem, type CallStore } from 'toolgate';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry, inMemoryTransport } from '../helpers.js';
 
 let root: string;
@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 /** An in-process server (fixture tools, a ledger in `state`) and a client that cannot be asked. */
-async function inProcess(options: { maxLiveTasks?: number; mode?: string } = {}): Promise<{ client: Client; ledger: Ledger; tasks: LedgerTaskStore }> {
+async function inProcess(options: { maxLiveTasks?: number; mode?: string } = {}): Promise<{ client: Client; ledger: CallStore; tasks: LedgerTaskStore }> {
   const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: ws, executor: { ledger: { dir: state, workspace: ws }, outputStore: false } });
   closers.push(() => system.close());
   const ledger = system.executor.ledger!;
@@ -94,13 +94,13 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     const { client, ledger } = await inProcess({ mode: 'default' });
     // Its question waits (the client cannot be asked): the call stays pending.
     const task = await createTask(client, 'confirm_action', { value: 'recorded-first' });
-    const record = ledger.get(task.taskId, TASK_SESSION);
+    const record = await ledger.get(task.taskId, TASK_SESSION);
     assert.ok(record, 'the ledger knows the task id the client holds');
     assert.equal(record.tool, 'confirm_action');
     assert.deepEqual(record.arguments, { value: 'recorded-first' });
     await pollUntil(client, task.taskId, (t) => t.status === 'input_required');
     // What a later process needs to run it the same way (`toolgate approvals allow`): the executor's options.
-    assert.deepEqual(ledger.get(task.taskId, TASK_SESSION)?.options, { mode: 'default' });
+    assert.deepEqual((await ledger.get(task.taskId, TASK_SESSION))?.options, { mode: 'default' });
   });
 
   it('a task recorded by a server that died before its call ran reads failed (it did not run) after a restart', async () => {
@@ -111,20 +111,20 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     let release!: () => void;
     const never = new Promise<never>((_resolve, reject) => (release = () => reject(new Error('released'))));
     closers.push(() => release());
-    tasks.start(task.taskId, { tool: 'sleep_then_answer', version: '1.0.0', arguments: { ms: 1 }, workspace: ws, turn: '' }, () => never);
-    assert.equal(ledger.get(task.taskId, TASK_SESSION)?.state, 'pending', 'recorded before start() returned');
-    ledger.close();
+    await tasks.start(task.taskId, { tool: 'sleep_then_answer', version: '1.0.0', arguments: { ms: 1 }, workspace: ws, turn: '' }, () => never);
+    assert.equal((await ledger.get(task.taskId, TASK_SESSION))?.state, 'pending', 'recorded before start() returned');
+    await ledger.close();
     // The recording process "dies": its rows get a pid that is gone.
     const db = new Database(ledger.file);
     db.prepare('UPDATE calls SET owner_pid = ?, owner_start = NULL').run(2 ** 22 + 1);
     db.close();
 
     const after = new LedgerTaskStore(Ledger.open({ dir: state, workspace: ws }), () => undefined);
-    closers.push(() => after.ledger.close());
+    closers.push(async () => (await after.ledger.close()));
     const read = await after.getTask(task.taskId);
     assert.equal(read?.status, 'failed');
-    assert.equal(after.ledger.get(task.taskId, TASK_SESSION)?.state, 'failed');
-    assert.match(after.ledger.result(task.taskId, TASK_SESSION)?.result.error ?? '', /did not run/);
+    assert.equal((await after.ledger.get(task.taskId, TASK_SESSION))?.state, 'failed');
+    assert.match((await after.ledger.result(task.taskId, TASK_SESSION))?.result.error ?? '', /did not run/);
   });
 
   it('live tasks are bounded: one more than maxLiveTasks is refused with -32600, and accepted once one ended', async () => {
@@ -138,8 +138,8 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
       return true;
     });
     // End one (deny its question, as `toolgate approvals deny` would): a new task is accepted.
-    const question = ledger.pendingApprovals().find((q) => q.callId === first.taskId)!;
-    ledger.answer(question.id, 'deny', 'test');
+    const question = (await ledger.pendingApprovals()).find((q) => q.callId === first.taskId)!;
+    await ledger.answer(question.id, 'deny', 'test');
     await pollUntil(client, first.taskId, (t) => t.status === 'failed');
     const again = await createTask(client, 'sleep_then_answer', { ms: 1 });
     assert.equal(again.status, 'working');
@@ -160,8 +160,8 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     const after = timers();
     assert.ok(after <= before, `five more waiting tasks, no more timers (${before} before, ${after} after)`);
     // And the shared poller still finds an answer given elsewhere.
-    const question = ledger.pendingApprovals().find((q) => q.callId === more[4])!;
-    ledger.answer(question.id, 'allow_once', 'test');
+    const question = (await ledger.pendingApprovals()).find((q) => q.callId === more[4])!;
+    await ledger.answer(question.id, 'allow_once', 'test');
     const done = await pollUntil(client, more[4]!, (t) => t.status === 'completed' || t.status === 'failed');
     assert.equal(done.status, 'completed', done.statusMessage);
   });

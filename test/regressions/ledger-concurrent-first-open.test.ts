@@ -28,7 +28,7 @@ it('six processes opening one new ledger at once all succeed, and the schema is 
     // The latest schema version, as a ledger opened alone has it.
     const alone = Ledger.open({ file: path.join(dir, 'alone.sqlite') });
     const latest = String(alone.schemaVersion());
-    alone.close();
+    await alone.close();
     for (const r of runs) assert.deepEqual([r.code, r.out], [0, latest], r.err);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { failedResult } from '../../closeout/results.js';
 import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
 import { isAlive, thisProcess } from '../owner.js';
 import type { Connection } from './database.js';
-import { callColumns, callOf, keyOf, type CallRow } from './rows.js';
+import { callColumns, callOf, keyOf, type CallRow, type Synchronous } from './rows.js';
 import type { QueuedEnd, WriteQueue } from './write-queue.js';
 
 const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
@@ -51,7 +51,7 @@ function statements(db: Connection, sizes: boolean) {
 }
 
 /** The calls of one ledger connection. */
-export class SqliteCalls implements Omit<CallJournal, 'file' | 'readonly' | 'recovered' | 'finishSoon' | 'flush' | 'ownerAlive' | 'close'> {
+export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'readonly' | 'recovered' | 'finishSoon' | 'flush' | 'ownerAlive' | 'close'>> {
   private readonly sql: ReturnType<typeof statements>;
   /** Calls a caller of this ledger handles ({@link check}), by {@link keyOf}, until they end. */
   private readonly held = new Set<string>();

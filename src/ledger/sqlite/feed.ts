@@ -9,6 +9,7 @@ import type { CallFeed, LedgerFeedEvent, OutputPage, SessionSetting, SessionSett
 import type { SqliteCalls } from './calls.js';
 import type { Connection } from './database.js';
 import type { WriteQueue } from './write-queue.js';
+import type { Synchronous } from './rows.js';
 
 function statements(db: Connection) {
   return {
@@ -26,7 +27,7 @@ function statements(db: Connection) {
 }
 
 /** The feed and settings of one ledger connection. */
-export class SqliteFeed implements CallFeed, SessionSettings {
+export class SqliteFeed implements Synchronous<CallFeed & SessionSettings> {
   private prepared: ReturnType<typeof statements> | undefined;
 
   constructor(private readonly db: Connection, private readonly calls: SqliteCalls, private readonly writes: WriteQueue) {}

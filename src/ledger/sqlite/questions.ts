@@ -7,7 +7,7 @@
 import type { ApprovalRecord, CallKey, CountedAnswer, NewCall, QuestionBook } from '../call-store.js';
 import type { SqliteCalls } from './calls.js';
 import type { Connection } from './database.js';
-import { approvalOf, type ApprovalRow } from './rows.js';
+import { approvalOf, type ApprovalRow, type Synchronous } from './rows.js';
 import type { WriteQueue } from './write-queue.js';
 
 function statements(db: Connection) {
@@ -29,7 +29,7 @@ function statements(db: Connection) {
 }
 
 /** The questions of one ledger connection. */
-export class SqliteQuestions implements Omit<QuestionBook, 'pollMs'> {
+export class SqliteQuestions implements Synchronous<Omit<QuestionBook, 'pollMs'>> {
   private readonly sql: ReturnType<typeof statements>;
 
   constructor(db: Connection, private readonly calls: SqliteCalls, private readonly writes: WriteQueue) {

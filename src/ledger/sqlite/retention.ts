@@ -11,7 +11,7 @@
 import type { CallKey, RecordOutcome, Retention, TombstoneRecord } from '../call-store.js';
 import { argumentsSha256, prunedResult } from '../tombstones.js';
 import type { Connection } from './database.js';
-import { ENDED_SQL, tombstoneOf, type EndState, type TombstoneRow } from './rows.js';
+import { ENDED_SQL, tombstoneOf, type EndState, type Synchronous, type TombstoneRow } from './rows.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** The limits of {@link SqliteRetention}: counts, bytes and milliseconds. */
@@ -58,7 +58,7 @@ function tombstoneStatements(db: Connection) {
 }
 
 /** Retention of one ledger connection. */
-export class SqliteRetention implements Retention {
+export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSettled'>>, Pick<Retention, 'retentionSettled'> {
   /** Statements on calls, prepared on first use (a read-only file of an old schema never uses them). */
   private prepared: ReturnType<typeof statements> | undefined;
   /** Statements on tombstones; `undefined` for a file of schema version 1 (read only). */

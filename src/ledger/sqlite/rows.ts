@@ -9,6 +9,15 @@ import { isAlive } from '../owner.js';
 
 export type EndState = Exclude<CallStatus, 'pending' | 'running'>;
 
+/**
+ * The synchronous form of a part of the call store's interface: each method returning a
+ * promise returns its value instead. The SQLite parts are synchronous (better-sqlite3);
+ * `Ledger` exposes them through the asynchronous interface.
+ */
+export type Synchronous<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
+};
+
 export interface CallRow {
   id: number; call_id: string; session: string; tool: string; version: string; arguments: string; workspace: string; turn: string; options: string;
   state: CallStatus; owner_pid: number; owner_start: string | null; cancel_requested: number; created_at: number; started_at: number | null;
