@@ -15,7 +15,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { bubblewrapAvailable } from '../../src/tool.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+
+/** Where bubblewrap is missing (CI runs the suite so too), the commands run with the profile none, chosen explicitly. */
+const SANDBOX = bubblewrapAvailable() ? {} : { sandbox: 'none' as const };
 
 describe('allow rules that fail closed; what cannot be analysed', () => {
   let registry: ToolRegistry;
@@ -41,6 +45,7 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
     executor = new ToolExecutor(registry, {
       workspaceRoot: t.ws,
       policy: { user: userFile, workspace: false },
+      ...SANDBOX,
       confirmationHandler: (request) => {
         asked.push(request);
         return answer;
@@ -206,7 +211,7 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
     assert.equal(asked.length, 1, 'the person was asked');
     untouched();
     // and with nobody to ask, it is refused, not run
-    const lonely = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false } });
+    const lonely = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, ...SANDBOX });
     try {
       const alone = await lonely.execute({ name: 'run_command', arguments: { command: 'touch pwn' } }, { confirm: true, approvalMode: 'allow-all' });
       assert.equal(alone.errorCode, 'CONFIRMATION_REQUIRED', `${alone.errorCode} ${alone.error}`);

@@ -18,6 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ledger, LedgerTaskStore, TASK_SESSION } from 'toolgate';
+import { bubblewrapAvailable } from '../../src/tool.js';
 import { BIN } from '../helpers.js';
 import { startHttpCommand, transportTo, type HttpCommand } from './http-command.js';
 
@@ -45,7 +46,9 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-const serverArgs = () => ['--workspace', ws, '--state-dir', state, '--no-policy', '--yes', '--tool', 'run_command'];
+/** Where bubblewrap is missing (CI runs the suite so too), run_command runs without a sandbox, chosen explicitly. */
+const NO_SANDBOX = bubblewrapAvailable() ? [] : ['--dangerously-disable-sandbox'];
+const serverArgs = () => ['--workspace', ws, '--state-dir', state, '--no-policy', '--yes', '--tool', 'run_command', ...NO_SANDBOX];
 
 async function serve(): Promise<HttpCommand> {
   const served = await startHttpCommand(serverArgs());
