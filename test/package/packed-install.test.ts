@@ -94,8 +94,11 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     for (const absent of ['test', 'dist/test', 'tsconfig.json', '.ci']) {
       assert.equal(fs.existsSync(path.join(installed, absent)), false, `${absent} should not be in the package`);
     }
-    // Of src/, only the cockpit's page (served as it is, no build step), and no TypeScript source.
-    assert.deepEqual(fs.readdirSync(path.join(installed, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => !f.startsWith('cockpit')), []);
+    // Of src/, only the cockpit's page and the sandbox's launch scripts (used as they are, no
+    // build step), and no TypeScript source.
+    const shipped = fs.readdirSync(path.join(installed, 'src'), { recursive: true, encoding: 'utf8' });
+    assert.deepEqual(shipped.filter((f) => !f.startsWith('cockpit') && !/^sandbox(\/scripts(\/[a-z-]+\.sh)?)?$/.test(f)), []);
+    assert.ok(shipped.includes('sandbox/scripts/lifeline.sh'), 'the launch scripts are shipped');
     const sources = fs.readdirSync(installed, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('node_modules'));
     assert.deepEqual(sources, [], 'no TypeScript source in the package');
     // Nothing to build from: no sources, no tsconfig (so no prepare script can have run a
