@@ -15,14 +15,12 @@
  */
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { parsePolicyFile } from '../../src/policy/policy-file.js';
-import { matchPolicyRules, policyCallInput } from '../../src/policy/policy-rules.js';
-import { analyzeCommandArguments, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
+import type { ShellAnalyzer } from '../../src/policy/shell/analyze.js';
 import type { ShellAnalysis } from '../../src/policy/shell/types.js';
 import type { Traced } from './differential-trace.js';
+import { analysisOf, lineVerdict } from './line-verdict.js';
 
 /** The shell tool the lines are judged as. */
-const RUN_COMMAND = { name: 'run_command', kind: 'shell_command' as const, commandArguments: ['command'] };
 
 /** What the policy said about one line. */
 export interface Judged {
@@ -42,8 +40,8 @@ const PLAIN_NAME = /^[A-Za-z0-9_.+/-]+$/;
  * that path: an allow rule must name it as written).
  */
 export function decide(analyze: ShellAnalyzer, line: string): Judged {
-  const [analysis] = analyzeCommandArguments(analyze, RUN_COMMAND.commandArguments, { command: line });
-  if (analysis === undefined || analysis.commands.length === 0) return { verdict: 'none', analysis: analysis ?? { commands: [], uncertain: [], kind: 'shell_command' }, rules: '' };
+  const analysis = analysisOf(analyze, line);
+  if (analysis.commands.length === 0) return { verdict: 'none', analysis, rules: '' };
   const names = new Set<string>();
   for (const command of analysis.commands) {
     const head = command.argv[0] ?? command.program;
@@ -52,9 +50,7 @@ export function decide(analyze: ShellAnalyzer, line: string): Judged {
   }
   if ([...names].some((n) => !PLAIN_NAME.test(n))) return { verdict: 'none', analysis, rules: '' };
   const rules = [...names].map((n) => `[[rules]]\ncommand = ${JSON.stringify(n)}\naction = "allow"\n`).join('\n');
-  const file = parsePolicyFile(rules, '/differential/policy.toml');
-  const match = matchPolicyRules(file, policyCallInput(RUN_COMMAND, { command: line }, [], [analysis]));
-  return { verdict: match?.verdict ?? 'none', analysis, rules };
+  return { verdict: lineVerdict(analyze, rules, line, analysis), analysis, rules };
 }
 
 /** What a traced run did that the analysis did not report. */

@@ -7,11 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { parsePolicyFile } from '../../src/policy/policy-file.js';
-import { matchPolicyRules, policyCallInput } from '../../src/policy/policy-rules.js';
-import { analyzeCommandArguments, loadShellAnalyzer, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
+import { loadShellAnalyzer, type ShellAnalyzer } from '../../src/policy/shell/analyze.js';
+import { lineVerdict } from '../policy/line-verdict.js';
 
-const RUN_COMMAND = { name: 'run_command', kind: 'shell_command' as const, commandArguments: ['command'] };
 let analyze: ShellAnalyzer;
 
 before(async () => {
@@ -19,9 +17,7 @@ before(async () => {
 });
 
 function verdict(rules: string, line: string): string {
-  const [analysis] = analyzeCommandArguments(analyze, RUN_COMMAND.commandArguments, { command: line });
-  const match = matchPolicyRules(parsePolicyFile(rules, '/regression/policy.toml'), policyCallInput(RUN_COMMAND, { command: line }, [], [analysis!]));
-  return match?.verdict ?? 'none';
+  return lineVerdict(analyze, rules, line);
 }
 
 const DENY_RM = '[[rules]]\ncommand = "rm"\naction = "deny"\n';
