@@ -4,6 +4,10 @@
  * set or --no-token is given).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BIN } from '../helpers.js';
 
@@ -46,4 +50,25 @@ export async function startHttpCommand(args: string[], env?: NodeJS.ProcessEnv):
 export function transportTo(server: Pick<HttpCommand, 'url' | 'token'>): StreamableHTTPClientTransport {
   const requestInit = server.token === undefined ? undefined : { headers: { authorization: `Bearer ${server.token}` } };
   return new StreamableHTTPClientTransport(new URL(server.url), { requestInit });
+}
+
+/** A test's folders: a temporary root holding the workspace `ws` (made) and the state folder `state` (not made). */
+export function mcpFolders(prefix: string): { root: string; ws: string; state: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const ws = path.join(root, 'ws');
+  fs.mkdirSync(ws);
+  return { root, ws, state: path.join(root, 'state') };
+}
+
+/** Close the test's clients, SIGKILL its children still running (waiting for each to exit), and remove `root`. */
+export async function cleanUpMcp(clients: Client[], children: ChildProcess[], root: string): Promise<void> {
+  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+  fs.rmSync(root, { recursive: true, force: true });
 }

@@ -9,7 +9,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -20,7 +19,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type
 import { Ledger, LedgerTaskStore, TASK_SESSION } from 'toolgate';
 import { bubblewrapAvailable } from '../../src/tool.js';
 import { BIN } from '../helpers.js';
-import { startHttpCommand, transportTo, type HttpCommand } from './http-command.js';
+import { cleanUpMcp, mcpFolders, startHttpCommand, transportTo, type HttpCommand } from './http-command.js';
 
 let root: string;
 let ws: string;
@@ -29,22 +28,9 @@ const clients: Client[] = [];
 const children: ChildProcess[] = [];
 
 beforeEach(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-task-binding-'));
-  ws = path.join(root, 'ws');
-  state = path.join(root, 'state');
-  fs.mkdirSync(ws);
+  ({ root, ws, state } = mcpFolders('toolgate-task-binding-'));
 });
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
-  fs.rmSync(root, { recursive: true, force: true });
-});
+afterEach(() => cleanUpMcp(clients, children, root));
 
 /** Where bubblewrap is missing (CI runs the suite so too), run_command runs without a sandbox, chosen explicitly. */
 const NO_SANDBOX = bubblewrapAvailable() ? [] : ['--dangerously-disable-sandbox'];

@@ -14,7 +14,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -22,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, runCli } from '../helpers.js';
-import { startHttpCommand, transportTo, type HttpCommand } from './http-command.js';
+import { cleanUpMcp, mcpFolders, startHttpCommand, transportTo, type HttpCommand } from './http-command.js';
 
 let root: string;
 let ws: string;
@@ -31,22 +30,9 @@ const clients: Client[] = [];
 const children: ChildProcess[] = [];
 
 beforeEach(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-tasks-'));
-  ws = path.join(root, 'ws');
-  state = path.join(root, 'state');
-  fs.mkdirSync(ws);
+  ({ root, ws, state } = mcpFolders('toolgate-mcp-tasks-'));
 });
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
-  fs.rmSync(root, { recursive: true, force: true });
-});
+afterEach(() => cleanUpMcp(clients, children, root));
 
 const serverArgs = () => ['--workspace', ws, '--state-dir', state, '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--no-policy'];
 
