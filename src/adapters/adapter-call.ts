@@ -8,7 +8,9 @@
  */
 import { PathTraversalError } from '../errors/errors.js';
 import { failedResult } from '../closeout/results.js';
-import type { ConfirmationHandler } from '../decisions/approval.js';
+import type { ApprovalAnswer, ConfirmationHandler } from '../decisions/approval.js';
+import type { CallPreview } from '../executor/executor-options.js';
+import { canonicalSha256 } from '../util/canonical-hash.js';
 import type { ToolSelection, ToolSystem } from '../system/tool-system.js';
 import type { AgentCallOptions } from '../system/tool-call-handler.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
@@ -35,37 +37,82 @@ export function callOptionsOf(options: AdapterOptions): AgentCallOptions {
   return out;
 }
 
-/** Most asked calls a system remembers the asked revision of (the oldest are forgotten first). */
+/** Most asked calls a system remembers (the oldest are forgotten first). */
 const ASKED_LIMIT = 10_000;
-/** Per system: call id → revision of the definition its approval question was asked about. */
-const askedRevisions = new WeakMap<ToolSystem, Map<string, string>>();
+
+/** What a framework's approval step was asked about, kept until the approved call runs. */
+interface AskedCall {
+  /** The tool's name. */
+  readonly tool: string;
+  /** The registration revision the question was asked for. */
+  readonly revision: string | undefined;
+  /** Canonical hash of the arguments as the framework gave them. */
+  readonly inputKey: string;
+  /** Canonical hash of the validated arguments the question showed (when the preview had a question). */
+  readonly argsKey: string | undefined;
+  /** Why toolgate asks, for the framework's question. */
+  readonly reason: string | undefined;
+}
+
+/** Per system: call id → the call its approval question was asked about. */
+const askedCalls = new WeakMap<ToolSystem, Map<string, AskedCall>>();
 
 /**
- * Remember that a person is asked about call `callId` for the definition of `revision` (a
- * `CallPreview`'s), so that {@link approvedRevisionOf} can hand it to the approved run.
- * Kept per system (a tool set built again still finds it), at most 10,000 calls.
+ * Remember that a person is asked, through the framework's own approval step, about call
+ * `callId` of `tool` with `input` (the framework's arguments), for the definition and
+ * question of `preview`; {@link frameworkApproval} binds the approval to exactly that. Kept
+ * per system (a tool set built again still finds it), at most 10,000 calls.
  */
-export function rememberAsked(system: ToolSystem, callId: string | undefined, revision: string | undefined): void {
-  if (callId === undefined || revision === undefined) return;
-  let asked = askedRevisions.get(system);
-  if (asked === undefined) askedRevisions.set(system, (asked = new Map()));
+export function rememberAsked(system: ToolSystem, callId: string | undefined, tool: string, input: unknown, preview: CallPreview): void {
+  if (callId === undefined) return;
+  let asked = askedCalls.get(system);
+  if (asked === undefined) askedCalls.set(system, (asked = new Map()));
   asked.delete(callId);
-  asked.set(callId, revision);
+  const argsKey = preview.question === undefined ? undefined : canonicalSha256(preview.question.arguments);
+  asked.set(callId, { tool, revision: preview.revision, inputKey: canonicalSha256(input), argsKey, reason: preview.reason });
   if (asked.size > ASKED_LIMIT) asked.delete(asked.keys().next().value!);
 }
 
+/** The remembered question about call `callId`, without forgetting it. */
+export function askedAbout(system: ToolSystem, callId: string | undefined): Pick<AskedCall, 'tool' | 'reason'> | undefined {
+  return callId === undefined ? undefined : askedCalls.get(system)?.get(callId);
+}
+
+/** The per-call options that carry a person's answer given through a framework's approval step. */
+export interface FrameworkApproval {
+  /** Answers the executor's question with the person's answer, for this exact call only. */
+  confirmationHandler: ConfirmationHandler;
+  /** The revision the person approved: a definition registered again meanwhile is not run (`TOOL_REPLACED`). */
+  approvedRevision?: string;
+}
+
 /**
- * The revision the approval of call `callId` was asked for (and forget it), or `undefined`
- * when this process did not ask (then the approved call is not checked against a revision).
- * Passed as `approvedRevision`: a definition registered again in between is not run
- * (`TOOL_REPLACED`).
+ * The approval a person gave through the framework for call `callId` (and forget the
+ * question), bound to what they were asked: the tool, its revision and the arguments, compared
+ * canonically (key order aside). `undefined` when the framework's arguments are not those it
+ * asked about (an edited call), or when this process asked nothing for the call and
+ * `unasked` is false. The handler answers `answer` only a question about the same tool and
+ * validated arguments; any other question goes to `fallback` (else it is refused as a
+ * failed answer, not as the person's no).
+ * @param unasked - approve a call this process did not ask about (the framework's own record
+ *   binds the approval to the call: the AI SDK's conversation, Agents JS's run state).
  */
-export function approvedRevisionOf(system: ToolSystem, callId: string | undefined): string | undefined {
-  if (callId === undefined) return undefined;
-  const asked = askedRevisions.get(system);
-  const revision = asked?.get(callId);
-  if (revision !== undefined) asked!.delete(callId);
-  return revision;
+export function frameworkApproval(
+  system: ToolSystem, callId: string | undefined, tool: string, input: unknown,
+  options: { answer?: ApprovalAnswer | boolean; unasked?: boolean; fallback?: ConfirmationHandler } = {},
+): FrameworkApproval | undefined {
+  const asked = callId === undefined ? undefined : askedCalls.get(system)?.get(callId);
+  if (asked !== undefined) askedCalls.get(system)!.delete(callId!);
+  if (asked === undefined ? options.unasked !== true : asked.tool !== tool || asked.inputKey !== canonicalSha256(input)) return undefined;
+  const answer = options.answer ?? 'allow_once';
+  const argsKey = asked?.argsKey;
+  const { fallback } = options;
+  const confirmationHandler: ConfirmationHandler = (request) => {
+    if (request.tool === tool && (argsKey === undefined || canonicalSha256(request.arguments) === argsKey)) return answer;
+    if (fallback !== undefined) return fallback(request);
+    throw new Error(`the approval given for ${tool} was for other arguments`);
+  };
+  return asked?.revision === undefined ? { confirmationHandler } : { confirmationHandler, approvedRevision: asked.revision };
 }
 
 /** The tools an adapter offers: the system's selection, narrowed by `only`. */

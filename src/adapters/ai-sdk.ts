@@ -28,7 +28,7 @@ import { codesWhere } from '../errors/error-codes.js';
 import type { OpenAITool } from '../formats/openai.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { approvedRevisionOf, callForModel, callOptionsOf, modelText, offeredTools, rememberAsked, splitDataUrl, type AdapterOptions } from './adapter-call.js';
+import { callForModel, callOptionsOf, frameworkApproval, modelText, offeredTools, rememberAsked, splitDataUrl, type AdapterOptions } from './adapter-call.js';
 
 /** What `toModelOutput` gives the AI SDK (its `ToolResultOutput`, which `ai` does not export by name). */
 export type AiSdkModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
@@ -79,16 +79,15 @@ export function toAiSdkTools(system: ToolSystem, options: AiSdkToolsOptions = {}
       needsApproval: async (input, { toolCallId }) => {
         const preview = await system.preview({ name, arguments: input, callId: toolCallId }, base);
         if (preview.verdict !== 'ask') return false;
-        rememberAsked(system, toolCallId, preview.revision);
+        rememberAsked(system, toolCallId, name, input, preview);
         return true;
       },
       execute: async (input, { toolCallId, abortSignal, messages }) => {
         // The SDK runs a call whose needsApproval said yes only after a person approved it
-        // in the conversation; that approval is the answer to our question.
-        // The approval holds for the definition it was asked about: a replacement is not run.
-        const approved = approvedInConversation(messages, toolCallId);
-        const approvedRevision = approved ? approvedRevisionOf(system, toolCallId) : undefined;
-        const result = await callForModel(system, { name, arguments: input, callId: toolCallId }, { ...base, signal: abortSignal, confirm: approved || undefined, approvedRevision });
+        // in the conversation; that approval is the person's answer to our question, for this
+        // call only: the definition (a replacement is not run) and the arguments it was asked about.
+        const approval = approvedInConversation(messages, toolCallId) ? frameworkApproval(system, toolCallId, name, input, { unasked: true }) : undefined;
+        const result = await callForModel(system, { name, arguments: input, callId: toolCallId }, { ...base, signal: abortSignal, ...approval });
         return outputOf(result);
       },
       toModelOutput: ({ output }) => modelOutputOf(output),

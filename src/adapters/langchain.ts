@@ -18,30 +18,45 @@
  * `tool_calls` hold them), a tool answers with a `ToolMessage` whose `tool_call_id` is the
  * call's id, `status` `error` for a failure, and the whole `ToolExecutionResult` as its
  * `artifact` (the structured value in `artifact.structured`); invoked with plain arguments,
- * with the text. LangChain core has no approval step of its own, so an `ask` goes to the
- * `confirm` option, toolgate's confirmation handler (a terminal prompt, a LangGraph
- * `interrupt()` wrapper, a queue to a person...); without one, the call is refused with a
- * `CONFIRMATION_REQUIRED` result the model reads. `deny`, a path outside the workspace and
- * every other failure come back as readable results; images come as `image_url` content
- * blocks after the text; the run's `signal` stops the call.
+ * with the text. `deny`, a path outside the workspace and every other failure come back as
+ * readable results; images come as `image_url` content blocks after the text; the run's
+ * `signal` stops the call.
+ *
+ * An `ask` reaches a person in one of two ways:
+ * - LangChain's own approval step: `humanInTheLoopMiddleware({ interruptOn:
+ *   toLangChainInterruptOn(system) })` with `createAgent` and a checkpointer. Its `when`
+ *   interrupts exactly the calls toolgate asks about; an `approve` reaches toolgate as the
+ *   person's answer for that call only (its tool revision and canonical arguments: an edited
+ *   call is not approved by it), a `reject` leaves the call unrun;
+ * - the `confirm` option, toolgate's confirmation handler (a terminal prompt, a queue to a
+ *   person, or LangGraph's `interrupt()`): it is asked before the call runs, and an
+ *   `interrupt()` inside it pauses the graph (the error propagates); on resume the tool runs
+ *   again, `confirm` is asked again and `interrupt()` returns the person's answer.
+ * With neither, the executor's confirmation handler is asked, if it has one; otherwise the
+ * call is refused with a `CONFIRMATION_REQUIRED` result the model reads.
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { ToolMessage, type MessageContent } from '@langchain/core/messages';
 import { DynamicStructuredTool, ToolInputParsingException, type ToolRunnableConfig } from '@langchain/core/tools';
-import type { ConfirmationHandler } from '../decisions/approval.js';
+import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import type { OpenAITool } from '../formats/openai.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { callForModel, callOptionsOf, modelText, offeredTools, type AdapterOptions } from './adapter-call.js';
+import type { AgentCallOptions } from '../system/tool-call-handler.js';
+import { askedAbout, callForModel, callOptionsOf, frameworkApproval, modelText, offeredTools, rememberAsked, type AdapterOptions, type FrameworkApproval } from './adapter-call.js';
 
 /** Options of {@link toLangChainTools}; every option documents its default. */
 export interface LangChainToolsOptions extends AdapterOptions {
   /**
    * Answers a call the decisions `ask` about: `true` / `allow_once`, `allow_for_turn`,
-   * `always`, or `false` / `deny` (see `ConfirmationHandler`). Default: the executor's
-   * confirmation handler, if it has one; otherwise such calls are refused
-   * (`CONFIRMATION_REQUIRED`).
+   * `always`, or `false` / `deny` (see `ConfirmationHandler`). Asked before the call runs,
+   * outside the executor: an error LangGraph raises to pause the graph (`interrupt()`'s
+   * `GraphInterrupt`, any error with `is_bubble_up`) propagates; any other throw counts as a
+   * refusal. Default: the executor's confirmation handler, if it has one; otherwise such calls
+   * are refused (`CONFIRMATION_REQUIRED`) unless `humanInTheLoopMiddleware` approved them
+   * (see {@link toLangChainInterruptOn}).
    */
   confirm?: ConfirmationHandler;
 }
@@ -57,8 +72,12 @@ export function toLangChainTools(system: ToolSystem, options: LangChainToolsOpti
     const name = registered.name;
     const run = async (input: unknown, config: ToolRunnableConfig | undefined): Promise<MessageContent | ToolMessage> => {
       const callId = config?.toolCall?.id;
-      const callOptions = { ...base, signal: config?.signal };
-      const result = await callForModel(system, { name, arguments: input, callId }, options.confirm === undefined ? callOptions : { ...callOptions, confirmationHandler: options.confirm });
+      const call = { name, arguments: input, callId };
+      const callOptions: AgentCallOptions = { ...base, signal: config?.signal };
+      // Approved through humanInTheLoopMiddleware (its `when` asked toolgate, then a person said yes)?
+      const approval = frameworkApproval(system, callId, name, input, options.confirm === undefined ? {} : { fallback: options.confirm })
+        ?? (options.confirm === undefined ? undefined : await askFirst(system, call, base, options.confirm));
+      const result = await callForModel(system, call, { ...callOptions, ...approval });
       const content = contentOf(result);
       if (callId === undefined) return content;
       return new ToolMessage({ content, tool_call_id: callId, name, status: result.success ? 'success' : 'error', artifact: result });
@@ -83,6 +102,92 @@ export function toLangChainTools(system: ToolSystem, options: LangChainToolsOpti
     }) as typeof made.call;
     return made;
   });
+}
+
+/** A tool call as LangChain's `humanInTheLoopMiddleware` hands it over. */
+export interface LangChainToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  id?: string;
+}
+
+/**
+ * One tool's entry of `humanInTheLoopMiddleware`'s `interruptOn` (its `InterruptOnConfig`):
+ * interrupt when toolgate asks, offer `approve` and `reject`, describe the question.
+ */
+export interface LangChainInterruptOn {
+  /** `approve` and `reject` (an `edit` would change the call the person was asked about). */
+  allowedDecisions: Array<'approve' | 'reject'>;
+  /** The question shown to the person: the tool, why toolgate asks, and the arguments. */
+  description: (toolCall: LangChainToolCall) => string;
+  /** True exactly when toolgate's decisions `ask` about the call (`ToolSystem.preview`). */
+  when: (request: { toolCall: LangChainToolCall }) => Promise<boolean>;
+}
+
+/**
+ * The `interruptOn` map of LangChain's `humanInTheLoopMiddleware` for the tools
+ * {@link toLangChainTools} offers with the same options: each tool interrupts the agent
+ * exactly when toolgate asks about the call (`allow` runs, `deny` answers the model without
+ * asking anybody). A person's `approve` then reaches toolgate as their answer to that call
+ * (bound to the tool revision and the canonical arguments they saw); `reject` leaves it unrun.
+ *
+ * ```ts
+ * import { createAgent, humanInTheLoopMiddleware } from 'langchain';
+ * import { MemorySaver } from '@langchain/langgraph';
+ * const agent = createAgent({
+ *   model, tools: toLangChainTools(system), checkpointer: new MemorySaver(),
+ *   middleware: [humanInTheLoopMiddleware({ interruptOn: toLangChainInterruptOn(system) })],
+ * });
+ * ```
+ */
+export function toLangChainInterruptOn(system: ToolSystem, options: LangChainToolsOptions = {}): Record<string, LangChainInterruptOn> {
+  const base = callOptionsOf(options);
+  const out: Record<string, LangChainInterruptOn> = {};
+  for (const registered of offeredTools(system, options)) {
+    const name = registered.name;
+    out[name] = {
+      allowedDecisions: ['approve', 'reject'],
+      description: (toolCall) => {
+        const reason = askedAbout(system, toolCall.id)?.reason;
+        return `${name} needs your approval${reason === undefined ? '' : `: ${reason}`}\n\nArguments: ${JSON.stringify(toolCall.args, null, 2)}`;
+      },
+      when: async ({ toolCall }) => {
+        const preview = await system.preview({ name, arguments: toolCall.args, callId: toolCall.id }, base);
+        if (preview.verdict !== 'ask') return false;
+        rememberAsked(system, toolCall.id, name, toolCall.args, preview);
+        return true;
+      },
+    };
+  }
+  return out;
+}
+
+/**
+ * Ask `confirm` about a call before it runs, outside the executor, so that LangGraph's
+ * `interrupt()` inside it pauses the graph instead of being caught; the answer then goes with
+ * the call, bound to the question (tool and validated arguments). A call that does not ask
+ * gets `confirm` as its handler (in case it asks when it runs).
+ */
+async function askFirst(system: ToolSystem, call: { name: string; arguments: unknown; callId?: string }, base: AgentCallOptions, confirm: ConfirmationHandler): Promise<FrameworkApproval> {
+  const preview = await system.preview(call, base);
+  if (preview.verdict !== 'ask' || preview.question === undefined) return { confirmationHandler: confirm };
+  const question: ConfirmationRequest = preview.question;
+  let answer: Awaited<ReturnType<ConfirmationHandler>>;
+  try {
+    answer = await confirm(question);
+  } catch (error) {
+    if (isBubbleUp(error)) throw error;
+    // Any other throw is a refusal, as the executor counts a handler that throws.
+    return { confirmationHandler: () => { throw error; } };
+  }
+  const id = call.callId ?? `langchain_${randomUUID()}`;
+  rememberAsked(system, id, call.name, call.arguments, preview);
+  return frameworkApproval(system, id, call.name, call.arguments, { answer, fallback: confirm })!;
+}
+
+/** Is `error` one LangGraph raises to stop a node and resume it later (`GraphInterrupt`, `ParentCommand`)? */
+function isBubbleUp(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && (error as { is_bubble_up?: unknown }).is_bubble_up === true;
 }
 
 /** Is `value` a LangChain tool call (`{ name, args, id, type: 'tool_call' }`)? */

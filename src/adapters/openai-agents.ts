@@ -29,7 +29,7 @@ import { tool, type FunctionTool, type RunContext } from '@openai/agents';
 import type { OpenAITool } from '../formats/openai.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { approvedRevisionOf, callForModel, callOptionsOf, modelText, offeredTools, rememberAsked, splitDataUrl, type AdapterOptions } from './adapter-call.js';
+import { callForModel, callOptionsOf, frameworkApproval, modelText, offeredTools, rememberAsked, splitDataUrl, type AdapterOptions } from './adapter-call.js';
 
 /** Options of {@link toAgentsTools}; every option documents its default. */
 export interface AgentsToolsOptions extends AdapterOptions {
@@ -61,17 +61,18 @@ export function toAgentsTools(system: ToolSystem, options: AgentsToolsOptions = 
       needsApproval: async (_context: RunContext, input: unknown, callId?: string) => {
         const preview = await system.preview({ name, arguments: input, callId }, base);
         if (preview.verdict !== 'ask') return false;
-        rememberAsked(system, callId, preview.revision);
+        rememberAsked(system, callId, name, input, preview);
         return true;
       },
       execute: async (input: unknown, context?: RunContext, details?: { toolCall?: { callId?: string }; signal?: AbortSignal }) => {
         const callId = details?.toolCall?.callId;
         // The runner calls a tool whose needsApproval said yes only once the run state
-        // approved it (`state.approve(item)`): that approval answers our question.
-        // The approval holds for the definition it was asked about: a replacement is not run.
+        // approved it (`state.approve(item)`): that approval is the person's answer to our
+        // question, for this call only: the definition (a replacement is not run) and the
+        // arguments it was asked about.
         const approved = callId !== undefined && context?.isToolApproved({ toolName: name, callId }) === true;
-        const approvedRevision = approved ? approvedRevisionOf(system, callId) : undefined;
-        const result = await callForModel(system, { name, arguments: input, callId }, { ...base, signal: details?.signal, confirm: approved || undefined, approvedRevision });
+        const approval = approved ? frameworkApproval(system, callId, name, input, { unasked: true }) : undefined;
+        const result = await callForModel(system, { name, arguments: input, callId }, { ...base, signal: details?.signal, ...approval });
         return outputOf(result);
       },
     });

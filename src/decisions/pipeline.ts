@@ -52,6 +52,8 @@ export interface Decided {
    * was one: the executor does not count it against the call's timeout.
    */
   readonly answerWaitMs?: number;
+  /** When an `ask` was answered: the question it put (to the handler, or that nobody could be asked). */
+  readonly question?: ConfirmationRequest;
 }
 
 /** How an `ask` may be answered for one call. */
@@ -158,14 +160,14 @@ export class DecisionPipeline {
       const refusal = await this.recheck(trail, call, signal);
       if (refusal !== undefined) {
         trail.push(refusal);
-        return { final: refusal, trail, answerWaitMs };
+        return { final: refusal, trail, answerWaitMs, question: request };
       }
     }
     // A refusal for want of anyone to ask is not a person's answer: nothing to learn from it.
     if (answer.code !== 'CONFIRMATION_REQUIRED' && answer.code !== 'ABORTED') {
       for (const decider of this.deciders) decider.answered?.(call, answer);
     }
-    return { ...finish(trail, answer), answerWaitMs };
+    return { ...finish(trail, answer), answerWaitMs, question: request };
   }
 
   /**

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { OutputStoreOptions } from '../closeout/output-store.js';
-import type { ConfirmationHandler } from '../decisions/approval.js';
+import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import type { PolicyFilesOptions } from '../decisions/policy-files.decider.js';
 import type { PolicyHook } from '../decisions/policy-hook.decider.js';
@@ -219,6 +219,12 @@ export interface CallPreview {
    * approved call, so a replaced definition does not run under this approval.
    */
   revision?: string;
+  /**
+   * On `ask`: the question a confirmation handler would be asked (tool, version, validated
+   * arguments, paths, why, the answers offered). Adapters put it to a person through their
+   * framework's own approval step before the call runs.
+   */
+  question?: ConfirmationRequest;
 }
 
 /** Options of {@link ToolExecutor.executeMany}. */

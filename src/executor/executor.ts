@@ -437,7 +437,11 @@ export class ToolExecutor {
     const decisions = decided.trail.map(recordOf);
     const { final } = decided;
     if (final.verdict === 'allow') return { verdict: 'allow', decisions, revision };
-    if (final.decider === ANSWER_STEP && final.code === 'CONFIRMATION_REQUIRED') return { verdict: 'ask', reason: decided.trail.find((d) => d.verdict === 'ask')?.reason ?? final.reason, decisions, revision };
+    if (final.decider === ANSWER_STEP && final.code === 'CONFIRMATION_REQUIRED') {
+      const ask: CallPreview = { verdict: 'ask', reason: decided.trail.find((d) => d.verdict === 'ask')?.reason ?? final.reason, decisions, revision };
+      if (decided.question !== undefined) ask.question = decided.question;
+      return ask;
+    }
     return { verdict: 'deny', code: final.code ?? 'POLICY_DENIED', reason: final.reason, decisions, revision };
   }
 

@@ -143,6 +143,26 @@ describe('toolgate/ai-sdk: a two-round generateText loop with a scripted model',
     assert.deepEqual(ran, ['new']);
   });
 
+  it('an SDK approval answers a question that must be asked every time (always-ask), for the arguments asked about only', async () => {
+    const tools = toAiSdkTools(system, { only: ['write_file'], call: { approvalMode: 'always-ask' } });
+    const input = { filepath: 'fresh.txt', content: 'asked afresh' };
+    const needs = tools.write_file!.needsApproval as (input: unknown, options: { toolCallId: string; messages: ModelMessage[] }) => Promise<boolean>;
+    const approvedFor = (id: string): ModelMessage[] => [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'write_file', input }, { type: 'tool-approval-request', approvalId: `a_${id}`, toolCallId: id }] },
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: `a_${id}`, approved: true }] },
+    ];
+    assert.equal(await needs(input, { toolCallId: 'f1', messages: [] }), true);
+    // Before: `confirm: true` does not answer a fresh question, so the approved call was refused.
+    const ran = await tools.write_file!.execute!(input, { toolCallId: 'f1', messages: approvedFor('f1') }) as { success: boolean; output: string };
+    assert.equal(ran.success, true, ran.output);
+    assert.equal(fs.readFileSync(path.join(tmp.ws, 'fresh.txt'), 'utf8'), 'asked afresh');
+    // Asked about one content, run with another: the approval does not carry over.
+    assert.equal(await needs(input, { toolCallId: 'f2', messages: [] }), true);
+    const other = await tools.write_file!.execute!({ ...input, content: 'something else' }, { toolCallId: 'f2', messages: approvedFor('f2') }) as { success: boolean; errorCode?: string };
+    assert.equal(other.errorCode, 'CONFIRMATION_REQUIRED');
+    assert.equal(fs.readFileSync(path.join(tmp.ws, 'fresh.txt'), 'utf8'), 'asked afresh');
+  });
+
   it('passes the abort signal through: an aborted call is not run', async () => {
     const tools = toAiSdkTools(system, { only: ['read_file'] });
     const controller = new AbortController();

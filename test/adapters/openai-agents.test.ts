@@ -120,6 +120,19 @@ describe('toolgate/openai-agents: a two-round Agents JS run with a scripted mode
     assert.equal(fs.existsSync(path.join(tmp.ws, 'rejected.txt')), false);
   });
 
+  it('an approval given through the run state answers a question that must be asked every time (always-ask)', async () => {
+    const model = new ScriptedModel([[call('f1', 'write_file', { filepath: 'fresh.txt', content: 'asked afresh' })], [say('ok')]]);
+    const agent = new Agent({ name: 'writer', instructions: 'Write.', model, tools: toAgentsTools(system, { only: ['write_file'], call: { approvalMode: 'always-ask' } }) });
+    const runner = new Runner({ tracingDisabled: true });
+    let result = await runner.run(agent, 'Write it.');
+    assert.equal(result.interruptions.length, 1);
+    result.state.approve(result.interruptions[0]!);
+    result = await runner.run(agent, result.state);
+    // Before: `confirm: true` does not answer a fresh question, so the approved call was refused.
+    assert.doesNotMatch(results(model.requests[1]!).get('f1')!, /^Error/);
+    assert.equal(fs.readFileSync(path.join(tmp.ws, 'fresh.txt'), 'utf8'), 'asked afresh');
+  });
+
   it('does not run a definition registered again between the interruption and the approved run (TOOL_REPLACED)', async () => {
     const ran: string[] = [];
     const define = (which: string) => system.registry.register({
