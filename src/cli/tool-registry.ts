@@ -12,9 +12,8 @@ import path from 'node:path';
 import { createLogger, type Logger, type LevelWithSilent } from '../logging/logger.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import { loadConfig } from '../mcp/config.js';
-import { moduleFiles } from '../registry/manifest.js';
 import { ToolRegistry } from '../registry/registry.js';
-import { loadToolFolders, type ToolFolder, type ToolFoldersOptions } from '../system/tool-folders.js';
+import { loadToolFolders, toolFolderProblem, type ToolFolder, type ToolFoldersOptions } from '../system/tool-folders.js';
 import { UsageError, type CliContext } from './context.js';
 
 /**
@@ -36,10 +35,8 @@ export function toolFoldersOption(values: Record<string, unknown>, ctx: CliConte
   if (!dirs.length && values.schemas !== undefined) throw new UsageError('--schemas names the schema file of --tools folders: give --tools DIR too');
   return dirs.map((given) => {
     const directory = path.resolve(ctx.cwd, given);
-    if (!fs.statSync(directory, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--tools ${given}: no such folder`);
-    if (moduleFiles(directory).length === 0) {
-      throw new UsageError(`--tools ${given}: no compiled tool modules (.js or .mjs files) in it; compile your tools first (npx tsc) and give the folder of the compiled files`);
-    }
+    const problem = toolFolderProblem(directory);
+    if (problem !== undefined) throw new UsageError(`--tools ${given}: ${problem}`);
     return { directory, schemas: path.resolve(ctx.cwd, values.schemas as string) };
   });
 }

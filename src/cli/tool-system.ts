@@ -46,6 +46,10 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     toolFolders,
     ...(options.registry === undefined ? configToolset(values, ctx) : { registry: options.registry, builtins: false }),
     executor: options.executor,
+    // The commands choose their ledger (`--state-dir`, `--no-ledger`); none unless they do.
+    ...(options.executor?.ledger === undefined ? { ledger: false } : {}),
+    // `toolgate call` exits with its own status for a workspace escape, and `toolgate mcp` answers it itself.
+    pathTraversal: 'throw',
     connectors: [async (system) => {
       const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged);
       return bridge === undefined ? undefined : () => bridge.close();

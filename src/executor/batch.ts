@@ -59,13 +59,16 @@ export function oneAtATime(): <T>(fn: () => T | PromiseLike<T>) => Promise<T> {
 export async function runBatch(count: number, plan: BatchPlan): Promise<BatchOutcome> {
   const results = new Array<ToolExecutionResult>(count);
   let escape: PathTraversalError | undefined;
+  let escaped = false;
   const one = async (i: number): Promise<void> => {
     let result = plan.notRun?.(i);
-    if (result === undefined && escape !== undefined) {
+    if (result === undefined && (escape !== undefined || escaped)) {
       result = failedResult('ABORTED', `not run: an earlier call in this ${plan.unit ?? 'turn'} tried to leave the workspace.`, plan.describe(i));
     } else if (result === undefined) {
       try {
         result = await plan.run(i);
+        // A target that answers an escape with a result (a ToolSystem) stops the rest too.
+        if (!result.success && result.errorCode === 'PATH_TRAVERSAL') escaped = true;
       } catch (error) {
         if (!(error instanceof PathTraversalError)) throw error;
         escape ??= error;

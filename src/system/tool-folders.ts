@@ -6,8 +6,11 @@
  *
  * @module
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { ToolgateOptionError } from '../errors/errors.js';
 import type { Logger } from '../logging/logger.js';
+import { moduleFiles } from '../registry/manifest.js';
 import { loadBuiltinTools, loadPortedTools, loadTools, type LoadedTools } from '../registry/loader.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { toolsetSelector, type ToolsetEntryConfig } from '../registry/toolset.js';
@@ -45,19 +48,57 @@ export interface ToolFoldersOptions {
  * tool manifest are registered without importing their modules; a stale manifest is logged
  * (warn, event `tool_manifest_stale`) and its folder's modules imported instead.
  * @throws ToolDefinitionError when a tool folder or schema file does not load.
- * @throws ToolgateOptionError when the toolset is wrong (the message names the entry).
+ * @throws ToolgateOptionError when the toolset is wrong (the message names the entry), or a
+ *   `toolFolders` entry is (a missing or misspelled folder, one without compiled modules, no
+ *   schema file): the message names the entry and the path.
  */
 export async function loadToolFolders(registry: ToolRegistry, options: ToolFoldersOptions, logger: () => Logger): Promise<void> {
+  const folders = checkedToolFolders(options.toolFolders);
   const builtins = options.builtins ?? true;
   const loads: LoadedTools[] = [];
   const toolset = options.toolset === undefined ? undefined : toolsetSelector(options.toolset, options.toolsetSource ?? 'toolset');
   if (builtins) loads.push(await loadBuiltinTools(registry, toolset?.select));
   if (options.ported ?? builtins) loads.push(await loadPortedTools(registry, toolset?.select));
   toolset?.finish();
-  for (const folder of options.toolFolders ?? []) {
-    loads.push(await loadTools({ directories: [path.resolve(folder.directory)], schemas: path.resolve(folder.schemas), registry }));
+  for (const folder of folders) {
+    loads.push(await loadTools({ directories: [folder.directory], schemas: folder.schemas, registry }));
   }
   for (const { file, reason } of loads.flatMap((l) => l.staleManifests)) {
     logger().warn({ event: 'tool_manifest_stale', manifest: file, reason }, `the tool manifest ${file} is stale (${reason}): its tool modules were imported instead; rebuild (npm run build) to start fast again`);
   }
+}
+
+/**
+ * Why `directory` cannot be a folder of tools, or `undefined` when it can: missing (or not a
+ * folder), or holding no compiled tool modules. The CLI's `--tools` and the SDK's
+ * `toolFolders` share it, so a misspelled folder is refused by both.
+ */
+export function toolFolderProblem(directory: string): string | undefined {
+  if (!fs.statSync(directory, { throwIfNoEntry: false })?.isDirectory()) return 'no such folder';
+  if (moduleFiles(directory).length === 0) return 'no compiled tool modules (.js or .mjs files) in it; compile your tools first (npx tsc) and give the folder of the compiled files';
+  return undefined;
+}
+
+/**
+ * The `toolFolders` option with absolute paths, each checked ({@link toolFolderProblem}, and
+ * the schema file must be a file).
+ * @throws ToolgateOptionError naming the entry (`toolFolders[i]`) and its path.
+ */
+function checkedToolFolders(given: readonly ToolFolder[] | undefined): ToolFolder[] {
+  if (given === undefined) return [];
+  if (!Array.isArray(given)) throw ToolgateOptionError.fromBadOption('toolFolders', 'must be an array of { directory, schemas }');
+  return given.map((folder: ToolFolder, i) => {
+    const at = `toolFolders[${i}]`;
+    if (folder === null || typeof folder !== 'object' || typeof folder.directory !== 'string' || typeof folder.schemas !== 'string') {
+      throw ToolgateOptionError.fromBadOption(at, 'must be { directory, schemas }, two paths: the folder of compiled tools and its schema file (`toolgate schemas ... --out FILE`)');
+    }
+    const directory = path.resolve(folder.directory);
+    const schemas = path.resolve(folder.schemas);
+    const problem = toolFolderProblem(directory);
+    if (problem !== undefined) throw ToolgateOptionError.fromBadOption(`${at}.directory`, `${JSON.stringify(folder.directory)} (${directory}): ${problem}`);
+    if (!fs.statSync(schemas, { throwIfNoEntry: false })?.isFile()) {
+      throw ToolgateOptionError.fromBadOption(`${at}.schemas`, `${JSON.stringify(folder.schemas)} (${schemas}): no such file; generate it from the tools' sources with \`toolgate schemas 'src/tools/**/*.ts' --out FILE\``);
+    }
+    return { directory, schemas };
+  });
 }

@@ -9,7 +9,11 @@
  */
 import path from 'node:path';
 import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from './tool-call-handler.js';
-import { ToolgateOptionError } from '../errors/errors.js';
+import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
+import type { ConfirmationHandler } from '../decisions/approval.js';
+import type { CallStore } from '../ledger/call-store.js';
+import { defaultStateDir } from '../ledger/paths.js';
+import type { Ledger, LedgerOptions } from '../ledger/store.js';
 import { ToolExecutor, type CallPreview, type ToolExecutorOptions } from '../executor/executor.js';
 import { createLogger, type LevelWithSilent, type Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
@@ -77,6 +81,32 @@ export interface ToolSystemOptions {
   defaultMode?: ModeName | AgentMode;
   /** More executor options (policy hook, pool size, output store...). Default none. */
   executor?: Omit<ToolExecutorOptions, 'workspaceRoot' | 'logger'>;
+  /**
+   * The call ledger (docs/ledger.md): every call is recorded, questions are stored so that
+   * `toolgate approvals` and the cockpit can answer them, a call id already ended in its
+   * session returns its stored result. Default: the workspace's ledger in the state folder
+   * the CLI uses (`$XDG_STATE_HOME/toolgate`, else `~/.local/state/toolgate`), so the CLI's
+   * `approvals`, `trace`, `result` and the cockpit see the SDK's calls. `false`: none. Also
+   * accepted as `executor.ledger` (give it in one place only).
+   * @throws ToolgateOptionError (from the constructor) when the ledger cannot be opened, or is given twice.
+   */
+  ledger?: Ledger | CallStore | LedgerOptions | false;
+  /**
+   * A call that asks when nobody can be asked here (no confirmation handler, for the call or
+   * the executor): with a ledger, wait this many milliseconds (`true`: until the call's
+   * `signal` aborts) for an answer given elsewhere, `toolgate approvals allow ID` or the
+   * cockpit (`toolgate cockpit`); no answer in time refuses the call (`CONFIRMATION_DENIED`).
+   * Default `false`: refused at once (`CONFIRMATION_REQUIRED`).
+   */
+  waitForAnswers?: boolean | number;
+  /**
+   * A call whose path argument leaves the workspace: `result` answers it with a
+   * `PATH_TRAVERSAL` result the model can read (logged at warn; a ledger records it `denied`),
+   * like every other failure; `throw` throws `PathTraversalError` from `execute()`, as the
+   * executor does (reference 002: a security error that propagates), for hosts that stop on
+   * it. The tool-call handler stops the rest of the turn either way. Default `result`.
+   */
+  pathTraversal?: 'result' | 'throw';
   /** Read-only calls of one model turn run at most this many at once. Default 4. */
   concurrency?: number;
   /**
@@ -145,6 +175,8 @@ export class ToolSystem implements ToolCallTarget {
   private readonly closers: Array<() => void | Promise<void>> = [];
   private starting: Promise<void> | undefined;
   private bridge: McpBridge | undefined;
+  /** The `waitForAnswers` handler, when there is one and a ledger to wait in. */
+  private readonly waitForAnswer: ConfirmationHandler | undefined;
 
   /** @throws ToolgateOptionError or RangeError when an option is wrong (the message names it). */
   constructor(options: ToolSystemOptions = {}) {
@@ -158,7 +190,13 @@ export class ToolSystem implements ToolCallTarget {
     }
     this.tags = options.tags?.length ? new Set(options.tags) : undefined;
     this.registry = options.registry ?? new ToolRegistry();
-    this.executor = new ToolExecutor(this.registry, { ...options.executor, workspaceRoot: this.workspace, logger: this.logger });
+    if (options.ledger !== undefined && options.executor?.ledger !== undefined) throw ToolgateOptionError.fromBadOption('ledger', 'is given twice (ledger and executor.ledger): give it once');
+    if (options.pathTraversal !== undefined && options.pathTraversal !== 'result' && options.pathTraversal !== 'throw') throw ToolgateOptionError.fromBadOption('pathTraversal', `must be result or throw; got ${JSON.stringify(options.pathTraversal)}`);
+    const wait = options.waitForAnswers;
+    if (wait !== undefined && typeof wait !== 'boolean' && !(typeof wait === 'number' && wait > 0)) throw ToolgateOptionError.fromBadOption('waitForAnswers', `must be a boolean or a positive number of milliseconds; got ${String(wait).slice(0, 50)}`);
+    const ledger = options.ledger ?? options.executor?.ledger ?? { dir: defaultStateDir(), workspace: this.workspace };
+    this.executor = new ToolExecutor(this.registry, { ...options.executor, ledger, workspaceRoot: this.workspace, logger: this.logger });
+    this.waitForAnswer = wait === undefined || wait === false || ledger === false ? undefined : waitForAnswerElsewhere(wait === true ? 0 : wait);
     this.versions = new ToolVersionManager(this.registry);
     this.handler = new ToolCallHandler(this, { concurrency: options.concurrency, logger: this.logger });
   }
@@ -267,11 +305,26 @@ export class ToolSystem implements ToolCallTarget {
    * the agent's version pin. A call to a tool outside the `tags` selection is answered
    * `UNKNOWN_TOOL` before its arguments are read (the tool does not exist for the caller); a
    * call the lazy `visibility` hides is denied `TOOL_HIDDEN` by the visibility decider; a
-   * deprecated version's output ends with a note naming the deprecation.
-   * @throws PathTraversalError when a path argument leaves the workspace.
+   * deprecated version's output ends with a note naming the deprecation. Every failure is a
+   * result: a path argument that leaves the workspace is answered `PATH_TRAVERSAL` (unless the
+   * `pathTraversal` option is `throw`).
+   * @throws PathTraversalError only with the option `pathTraversal: 'throw'`.
    */
   async execute(call: ToolCallRequest, options: AgentCallOptions = {}): Promise<ToolExecutionResult> {
+    try {
+      return await this.run(call, options);
+    } catch (error) {
+      if (!(error instanceof PathTraversalError) || this.options.pathTraversal === 'throw') throw error;
+      const callId = typeof call?.callId === 'string' ? call.callId : '';
+      const tool = clip(typeof call?.name === 'string' ? call.name : '?', 200);
+      this.logger.warn({ event: 'path_traversal', tool, callId, path: error.path }, 'a tool call tried to leave the workspace');
+      return failedResult('PATH_TRAVERSAL', `refused: ${error.message}`, { tool, callId });
+    }
+  }
+
+  private async run(call: ToolCallRequest, options: AgentCallOptions): Promise<ToolExecutionResult> {
     const { agent, visibility, ...rest } = options;
+    if (this.waitForAnswer !== undefined && rest.confirmationHandler === undefined && this.options.executor?.confirmationHandler === undefined) rest.confirmationHandler = this.waitForAnswer;
     const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
     let request = call;
     if (visibility !== undefined) rest.client = withVisibility(rest.client, visibility);
@@ -318,6 +371,19 @@ export class ToolSystem implements ToolCallTarget {
     const message = `Unknown tool ${JSON.stringify(clip(name, 100))}. Available tools: ${names.join(', ') || '(none)'}.`;
     return failedResult('UNKNOWN_TOOL', message, { tool: clip(name, 200), callId: typeof call.callId === 'string' ? call.callId : '' });
   }
+}
+
+/**
+ * A confirmation handler that never answers itself: the question waits in the ledger for an
+ * answer given elsewhere (`toolgate approvals`, the cockpit), which the executor's durable
+ * question takes; after `ms` (0: never) it gives up, and the call is refused.
+ */
+function waitForAnswerElsewhere(ms: number): ConfirmationHandler {
+  return (request) => new Promise((_resolve, reject) => {
+    if (ms > 0) {
+      setTimeout(() => reject(new Error(`nobody answered the question about ${request.tool} call ${request.callId} within ${ms} ms (toolgate approvals allow, or the cockpit)`)), ms).unref();
+    }
+  });
 }
 
 /** `client` carrying `visibility` in its caller services (what the visibility decider reads). */
