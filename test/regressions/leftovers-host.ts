@@ -16,6 +16,8 @@ if (workspace === undefined) throw new Error('usage: leftovers-host.js write|idl
 const tools = new ToolSystem({
   workspace,
   ported: false,
+  // The output store under TMPDIR is what the test inspects (a ledger would keep outputs instead).
+  ledger: false,
   logLevel: mode === 'restart' ? 'info' : 'silent',
   // 200 MiB arguments pass a bound raised for them (the default is 64 MiB).
   executor: { maxArgumentBytes: 256 * 1024 * 1024, sweepLeftovers: mode !== 'idle' },
