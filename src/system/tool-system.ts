@@ -337,7 +337,17 @@ export class ToolSystem implements ToolCallTarget {
     const result = await this.executor.execute(request, { ...rest, mode: rest.mode ?? this.defaultMode });
     const deprecated = result.version === undefined ? undefined : this.versions.deprecation(result.tool, result.version);
     if (deprecated !== undefined) result.output += `\n[note: ${result.tool} ${result.version} is deprecated: ${deprecated}]`;
+    // For the developer (the model reads `output`): how a person could have been asked.
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && result.error !== undefined && typeof rest.confirmationHandler !== 'function' && rest.confirm !== true) result.error += ` ${this.howToAsk()}`;
     return result;
+  }
+
+  /** What a `CONFIRMATION_REQUIRED` result's `error` adds: the ways a question reaches a person from the SDK. */
+  private howToAsk(): string {
+    const waiting = this.executor.ledger === undefined
+      ? 'or keep a ledger (the default) with waitForAnswers: true to wait for `toolgate approvals allow ID` or the cockpit'
+      : 'or set waitForAnswers: true to wait for `toolgate approvals allow ID` or the cockpit (`toolgate cockpit`)';
+    return `[toolgate: nobody could be asked here. Give a confirmationHandler (per call, or in executor), ${waiting}, or pass confirm: true for a call the user approved already.]`;
   }
 
   /**

@@ -104,6 +104,9 @@ describe('ToolSystem defaults', () => {
     try {
       const refused = await quick.execute({ name: 'write_file', arguments: { filepath: 'unasked.txt', content: 'x' }, callId: 'w2' });
       assert.equal(refused.errorCode, 'CONFIRMATION_REQUIRED');
+      // The developer reads how a person could be asked; the model's text stays about the user.
+      assert.match(refused.error!, /confirmationHandler .*waitForAnswers: true .*toolgate approvals allow ID/);
+      assert.doesNotMatch(refused.output, /waitForAnswers/);
     } finally {
       await quick.close();
     }
