@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from './tool-call-handler.js';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
-import type { ConfirmationHandler } from '../decisions/approval.js';
+import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { defaultStateDir } from '../ledger/paths.js';
 import type { Ledger, LedgerOptions } from '../ledger/store.js';
@@ -93,10 +93,12 @@ export interface ToolSystemOptions {
   ledger?: Ledger | CallStore | LedgerOptions | false;
   /**
    * A call that asks when nobody can be asked here (no confirmation handler, for the call or
-   * the executor): with a ledger, wait this many milliseconds (`true`: until the call's
-   * `signal` aborts) for an answer given elsewhere, `toolgate approvals allow ID` or the
-   * cockpit (`toolgate cockpit`); no answer in time refuses the call (`CONFIRMATION_DENIED`).
-   * Default `false`: refused at once (`CONFIRMATION_REQUIRED`).
+   * the executor): with a ledger, wait for an answer given elsewhere, `toolgate approvals
+   * allow ID` or the cockpit (`toolgate cockpit`), at most this many milliseconds, or with
+   * `true` the call's timeout (its `timeoutMs` option, else the tool's; none when that is
+   * disabled: until the call's `signal` aborts). No answer in time refuses the call
+   * (`CONFIRMATION_DENIED`, the question closed as unanswered). Default `false`: refused at
+   * once (`CONFIRMATION_REQUIRED`), the result's `error` saying how a person could be asked.
    */
   waitForAnswers?: boolean | number;
   /**
@@ -175,8 +177,8 @@ export class ToolSystem implements ToolCallTarget {
   private readonly closers: Array<() => void | Promise<void>> = [];
   private starting: Promise<void> | undefined;
   private bridge: McpBridge | undefined;
-  /** The `waitForAnswers` handler, when there is one and a ledger to wait in. */
-  private readonly waitForAnswer: ConfirmationHandler | undefined;
+  /** The `waitForAnswers` bound in ms (0: the call's timeout), when there is a ledger to wait in. */
+  private readonly waitForAnswer: number | undefined;
 
   /** @throws ToolgateOptionError or RangeError when an option is wrong (the message names it). */
   constructor(options: ToolSystemOptions = {}) {
@@ -196,7 +198,7 @@ export class ToolSystem implements ToolCallTarget {
     if (wait !== undefined && typeof wait !== 'boolean' && !(typeof wait === 'number' && wait > 0)) throw ToolgateOptionError.fromBadOption('waitForAnswers', `must be a boolean or a positive number of milliseconds; got ${String(wait).slice(0, 50)}`);
     const ledger = options.ledger ?? options.executor?.ledger ?? { dir: defaultStateDir(), workspace: this.workspace };
     this.executor = new ToolExecutor(this.registry, { ...options.executor, ledger, workspaceRoot: this.workspace, logger: this.logger });
-    this.waitForAnswer = wait === undefined || wait === false || ledger === false ? undefined : waitForAnswerElsewhere(wait === true ? 0 : wait);
+    this.waitForAnswer = wait === undefined || wait === false || ledger === false ? undefined : wait === true ? 0 : wait;
     this.versions = new ToolVersionManager(this.registry);
     this.handler = new ToolCallHandler(this, { concurrency: options.concurrency, logger: this.logger });
   }
@@ -324,7 +326,12 @@ export class ToolSystem implements ToolCallTarget {
 
   private async run(call: ToolCallRequest, options: AgentCallOptions): Promise<ToolExecutionResult> {
     const { agent, visibility, ...rest } = options;
-    if (this.waitForAnswer !== undefined && rest.confirmationHandler === undefined && this.options.executor?.confirmationHandler === undefined) rest.confirmationHandler = this.waitForAnswer;
+    if (this.waitForAnswer !== undefined && rest.confirmationHandler === undefined && this.options.executor?.confirmationHandler === undefined) {
+      const { waitForAnswer: bound } = this;
+      const given = rest.timeoutMs;
+      // The bound: the option's, else the call's timeout (the option's or the asking tool's).
+      rest.confirmationHandler = waitForAnswerElsewhere((request) => bound || (given ?? this.registry.get(request.tool, request.version)?.timeoutMs ?? 0));
+    }
     const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
     let request = call;
     if (visibility !== undefined) rest.client = withVisibility(rest.client, visibility);
@@ -386,12 +393,14 @@ export class ToolSystem implements ToolCallTarget {
 /**
  * A confirmation handler that never answers itself: the question waits in the ledger for an
  * answer given elsewhere (`toolgate approvals`, the cockpit), which the executor's durable
- * question takes; after `ms` (0: never) it gives up, and the call is refused.
+ * question takes; after `boundOf(request)` ms (not a positive finite number: never) it gives
+ * up, and the call is refused.
  */
-function waitForAnswerElsewhere(ms: number): ConfirmationHandler {
+function waitForAnswerElsewhere(boundOf: (request: ConfirmationRequest) => number): ConfirmationHandler {
   return (request) => new Promise((_resolve, reject) => {
-    if (ms > 0) {
-      setTimeout(() => reject(new Error(`nobody answered the question about ${request.tool} call ${request.callId} within ${ms} ms (toolgate approvals allow, or the cockpit)`)), ms).unref();
+    const ms = boundOf(request);
+    if (ms > 0 && Number.isFinite(ms)) {
+      setTimeout(() => reject(new Error(`nobody answered the question about ${request.tool} call ${request.callId} within ${ms} ms (toolgate approvals allow, or the cockpit)`)), Math.min(ms, 2 ** 31 - 1)).unref();
     }
   });
 }

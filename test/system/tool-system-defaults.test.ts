@@ -94,6 +94,10 @@ describe('ToolSystem defaults', () => {
       const result = await pending;
       assert.equal(result.success, true, result.output);
       assert.equal(fs.readFileSync(path.join(tmp.ws, 'waited.txt'), 'utf8'), 'answered elsewhere');
+      // Bounded by the call's timeout: nobody answers, the call is refused (not left hanging).
+      const unanswered = await system.execute({ name: 'write_file', arguments: { filepath: 'never.txt', content: 'x' }, callId: 'w3' }, { timeoutMs: 50 });
+      assert.equal(unanswered.errorCode, 'CONFIRMATION_DENIED');
+      assert.equal(fs.existsSync(path.join(tmp.ws, 'never.txt')), false);
     } finally {
       await other.close();
       await system.close();
