@@ -44,7 +44,7 @@ async function abandon(url: string): Promise<string> {
 describe('HTTP sessions are bounded', () => {
   let system: ToolSystem;
   before(() => {
-    system = new ToolSystem({ registry: new ToolRegistry(), executor: { outputStore: false } });
+    system = new ToolSystem({ registry: new ToolRegistry(), ledger: false, executor: { outputStore: false } });
   });
   after(async () => {
     await system.close();
