@@ -196,8 +196,14 @@ export class ToolSystem implements ToolCallTarget {
     if (options.pathTraversal !== undefined && options.pathTraversal !== 'result' && options.pathTraversal !== 'throw') throw ToolgateOptionError.fromBadOption('pathTraversal', `must be result or throw; got ${JSON.stringify(options.pathTraversal)}`);
     const wait = options.waitForAnswers;
     if (wait !== undefined && typeof wait !== 'boolean' && !(typeof wait === 'number' && wait > 0)) throw ToolgateOptionError.fromBadOption('waitForAnswers', `must be a boolean or a positive number of milliseconds; got ${String(wait).slice(0, 50)}`);
-    const ledger = options.ledger ?? options.executor?.ledger ?? { dir: defaultStateDir(), workspace: this.workspace };
-    this.executor = new ToolExecutor(this.registry, { ...options.executor, ledger, workspaceRoot: this.workspace, logger: this.logger });
+    const given = options.ledger ?? options.executor?.ledger;
+    const ledger = given ?? { dir: defaultStateDir(), workspace: this.workspace };
+    try {
+      this.executor = new ToolExecutor(this.registry, { ...options.executor, ledger, workspaceRoot: this.workspace, logger: this.logger });
+    } catch (error) {
+      if (given !== undefined || !(error instanceof ToolgateOptionError) || !/ledger/i.test(error.message)) throw error;
+      throw ToolgateOptionError.fromBadOption('ledger', `(default: the state folder ${(ledger as LedgerOptions).dir}) ${error.message.replace(/^options\.\S+ /, '')}. Pass ledger: { dir } for another folder, or ledger: false for none`);
+    }
     this.waitForAnswer = wait === undefined || wait === false || ledger === false ? undefined : wait === true ? 0 : wait;
     this.versions = new ToolVersionManager(this.registry);
     this.handler = new ToolCallHandler(this, { concurrency: options.concurrency, logger: this.logger });

@@ -78,6 +78,16 @@ describe('ToolSystem defaults', () => {
     await none.close();
     assert.equal(fs.existsSync(file), false);
     assert.throws(() => new ToolSystem({ workspace: tmp.ws, ledger: false, executor: { ledger: false } }), /given twice/);
+    // A state folder that cannot be used: the error says how to choose another, or none.
+    const saved = process.env.XDG_STATE_HOME;
+    const blocker = path.join(tmp.root, 'not-a-folder');
+    fs.writeFileSync(blocker, '');
+    process.env.XDG_STATE_HOME = blocker;
+    try {
+      assert.throws(() => new ToolSystem({ workspace: tmp.ws }), (error: Error) => error instanceof ToolgateOptionError && /options\.ledger \(default: the state folder .*not-a-folder.*ledger: false for none/s.test(error.message));
+    } finally {
+      process.env.XDG_STATE_HOME = saved;
+    }
   });
 
   it('waitForAnswers: a call that asks with no handler waits for an answer given in the ledger', async () => {
