@@ -10,7 +10,6 @@
 import path from 'node:path';
 import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from './tool-call-handler.js';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
-import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { defaultStateDir } from '../ledger/paths.js';
 import type { Ledger, LedgerOptions } from '../ledger/store.js';
@@ -18,6 +17,7 @@ import { ToolExecutor, type CallPreview, type ToolExecutorOptions } from '../exe
 import { createLogger, type LevelWithSilent, type Logger } from '../logging/logger.js';
 import { resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
 import { loadToolFolders, type ToolFolder } from './tool-folders.js';
+import { howToAsk, waitForAnswerElsewhere } from './asking.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { ToolRegistry } from '../registry/registry.js';
 import { exportTool, type ExportFormat } from '../formats/export.js';
@@ -351,16 +351,8 @@ export class ToolSystem implements ToolCallTarget {
     const deprecated = result.version === undefined ? undefined : this.versions.deprecation(result.tool, result.version);
     if (deprecated !== undefined) result.output += `\n[note: ${result.tool} ${result.version} is deprecated: ${deprecated}]`;
     // For the developer (the model reads `output`): how a person could have been asked.
-    if (result.errorCode === 'CONFIRMATION_REQUIRED' && result.error !== undefined && typeof rest.confirmationHandler !== 'function' && rest.confirm !== true) result.error += ` ${this.howToAsk()}`;
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && result.error !== undefined && typeof rest.confirmationHandler !== 'function' && rest.confirm !== true) result.error += ` ${howToAsk(this.executor.ledger !== undefined)}`;
     return result;
-  }
-
-  /** What a `CONFIRMATION_REQUIRED` result's `error` adds: the ways a question reaches a person from the SDK. */
-  private howToAsk(): string {
-    const waiting = this.executor.ledger === undefined
-      ? 'or keep a ledger (the default) with waitForAnswers: true to wait for `toolgate approvals allow ID` or the cockpit'
-      : 'or set waitForAnswers: true to wait for `toolgate approvals allow ID` or the cockpit (`toolgate cockpit`)';
-    return `[toolgate: nobody could be asked here. Give a confirmationHandler (per call, or in executor), ${waiting}, or pass confirm: true for a call the user approved already.]`;
   }
 
   /**
@@ -394,21 +386,6 @@ export class ToolSystem implements ToolCallTarget {
     const message = `Unknown tool ${JSON.stringify(clip(name, 100))}. Available tools: ${names.join(', ') || '(none)'}.`;
     return failedResult('UNKNOWN_TOOL', message, { tool: clip(name, 200), callId: typeof call.callId === 'string' ? call.callId : '' });
   }
-}
-
-/**
- * A confirmation handler that never answers itself: the question waits in the ledger for an
- * answer given elsewhere (`toolgate approvals`, the cockpit), which the executor's durable
- * question takes; after `boundOf(request)` ms (not a positive finite number: never) it gives
- * up, and the call is refused.
- */
-function waitForAnswerElsewhere(boundOf: (request: ConfirmationRequest) => number): ConfirmationHandler {
-  return (request) => new Promise((_resolve, reject) => {
-    const ms = boundOf(request);
-    if (ms > 0 && Number.isFinite(ms)) {
-      setTimeout(() => reject(new Error(`nobody answered the question about ${request.tool} call ${request.callId} within ${ms} ms (toolgate approvals allow, or the cockpit)`)), Math.min(ms, 2 ** 31 - 1)).unref();
-    }
-  });
 }
 
 /** `client` carrying `visibility` in its caller services (what the visibility decider reads). */
