@@ -106,6 +106,24 @@ describe('toolgate/ai-sdk: a two-round generateText loop with a scripted model',
     assert.equal(approvedResult?.type, 'text', JSON.stringify(approvedResult));
   });
 
+  it('leaves a call the person denies through the SDK unrun, and the model reads the denial', async () => {
+    const script = [toolCalls(['d1', 'write_file', { filepath: 'denied.txt', content: 'never' }]), text('understood')];
+    let turn = 0;
+    const model = new MockLanguageModelV3({ doGenerate: async () => script[turn++]! });
+    const tools = toAiSdkTools(system, { only: ['write_file'] });
+    const first = await generateText({ model, tools, stopWhen: stepCountIs(4), prompt: 'Write it.' });
+    const [request] = first.content.filter((p) => p.type === 'tool-approval-request');
+    assert.equal(request?.toolCall.toolCallId, 'd1');
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'Write it.' }, ...first.response.messages,
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: false, reason: 'not now' }] },
+    ];
+    const second = await generateText({ model, tools, stopWhen: stepCountIs(4), messages });
+    assert.equal(second.text, 'understood');
+    assert.equal(toolResults(model.doGenerateCalls[1]!.prompt).get('d1')?.type, 'execution-denied');
+    assert.equal(fs.existsSync(path.join(tmp.ws, 'denied.txt')), false);
+  });
+
   it('refuses an asked call whose approval the conversation does not hold', async () => {
     const tools = toAiSdkTools(system, { only: ['write_file'] });
     const output = await tools.write_file!.execute!({ filepath: 'unapproved.txt', content: 'x' }, { toolCallId: 'c9', messages: [] });
