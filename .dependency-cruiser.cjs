@@ -12,8 +12,9 @@
  *              executor
  *   system     system (the ToolSystem facade) and the MCP bridge it starts
  *   surfaces   agents, mcp (the server), cockpit (the web page's server), cli, adapters (toolgate/ai-sdk, /openai-agents, /langchain)
- * The entries src/index.ts (`toolgate`) and src/tool.ts (`toolgate/tool`) sit outside the
- * layers: nothing in src/ imports index.ts; tools import only tool.ts.
+ * The entries src/index.ts (`toolgate`), src/tool.ts (`toolgate/tool`) and src/internal.ts
+ * (`toolgate/internal`) sit outside the layers: nothing in src/ imports them; tools import only
+ * tool.ts and internal.ts.
  *
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -113,16 +114,16 @@ module.exports = {
     {
       name: 'nothing-in-src-imports-the-public-entry',
       severity: 'error',
-      comment: 'src/index.ts is the public barrel; modules import each other directly.',
-      from: { path: '^src/', pathNot: '^src/index\\.ts$' },
-      to: { path: '^src/index\\.ts$' },
+      comment: 'src/index.ts, src/tool.ts and src/internal.ts are barrels; modules import each other directly.',
+      from: { path: '^src/', pathNot: '^src/(index|tool|internal)\\.ts$' },
+      to: { path: '^src/(index|tool|internal)\\.ts$' },
     },
     {
       name: 'tools-import-only-the-authoring-entry',
       severity: 'error',
-      comment: 'Tool modules import framework code through toolgate/tool (src/tool.ts) only: it is what every worker loads.',
+      comment: 'Tool modules import framework code through toolgate/tool (src/tool.ts) and, for the shipped tools\' helpers, toolgate/internal (src/internal.ts) only: they are what every worker loads.',
       from: { path: '^(tools|tools-ported)/' },
-      to: { path: '^src/', pathNot: '^src/tool\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(tool|internal)\\.ts$' },
     },
     {
       name: 'builtin-tools-share-only-common-code',
@@ -146,8 +147,8 @@ module.exports = {
     {
       name: 'authoring-entry-stays-light',
       severity: 'error',
-      comment: 'src/tool.ts is loaded by every worker: keep ajv, pino, piscina and the rest of the executor out of its reach.',
-      from: { path: '^src/tool\\.ts$' },
+      comment: 'src/tool.ts and src/internal.ts are loaded by every worker: keep ajv, pino, piscina and the rest of the executor out of their reach.',
+      from: { path: '^src/(tool|internal)\\.ts$' },
       to: { path: [packagePath('ajv'), packagePath('pino'), packagePath('piscina'), packagePath('bottleneck'), packagePath('typescript-json-schema'), packagePath('openai'), packagePath('@modelcontextprotocol/sdk'), MODEL, EXECUTION, SYSTEM, SURFACES], reachable: true },
     },
     {

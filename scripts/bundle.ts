@@ -1,8 +1,9 @@
 /**
  * The last step of `npm run build`: fewer, larger modules on the paths where start-up time
  * counts. Three outputs under `dist/bundle/`:
- * - `core.js`: every module the authoring entry `toolgate/tool` (`src/tool.ts`) reaches (the
- *   decorator, the workspace, the sandbox helpers) as one file, but the errors (`errors.js`,
+ * - `core.js`: every module the authoring entries `toolgate/tool` (`src/tool.ts`) and
+ *   `toolgate/internal` (`src/internal.ts`, the shipped tools' helpers) reach (the decorator,
+ *   the workspace, the sandbox helpers) as one file, but the errors (`errors.js`,
  *   which every command loads). Each of those modules' own file in `dist/src/` is then
  *   rewritten to re-export its names from there, so that
  *   a class such as `PathTraversalError`, or the decorator's metadata, exists once in a
@@ -36,6 +37,8 @@ const OUT = path.join(DIST, 'bundle');
 const CORE = path.join(OUT, 'core.js');
 /** The authoring entry, `toolgate/tool`. */
 const TOOL_ENTRY = path.join(SRC, 'tool.js');
+/** The entries tool modules import: `toolgate/tool` and `toolgate/internal`; they re-export their modules' names. */
+const ENTRIES = new Set([TOOL_ENTRY, path.join(SRC, 'internal.js')]);
 /**
  * Authoring modules with a file of their own in `dist/bundle/` instead of a place in core.js:
  * the errors, which every command loads (`toolgate --version` then loads nothing else of it).
@@ -84,9 +87,9 @@ const COMMON = {
   logLevel: 'warning',
 } satisfies BuildOptions;
 
-/** The compiled modules of `dist/src/` that `dist/src/tool.js` reaches, itself included. */
+/** The compiled modules of `dist/src/` that `dist/src/tool.js` and `dist/src/internal.js` reach, themselves included. */
 async function authoringModules(): Promise<string[]> {
-  const { metafile } = await build({ ...COMMON, entryPoints: [TOOL_ENTRY], write: false, metafile: true, logLevel: 'silent' });
+  const { metafile } = await build({ ...COMMON, entryPoints: [...ENTRIES], outdir: OUT, write: false, metafile: true, logLevel: 'silent' });
   return Object.keys(metafile.inputs).map((input) => path.resolve(input)).filter(inSrc).sort();
 }
 
@@ -108,7 +111,7 @@ for (const file of shared) {
   if (/^\s*export\s*\*/m.test(fs.readFileSync(file, 'utf8'))) throw new Error(`${file}: \`export *\` in a module of toolgate/tool; name what it exports (scripts/bundle.ts lists each module's names)`);
   const own = await exportsOf(file);
   names.set(file, own);
-  if (file === TOOL_ENTRY) continue; // its names are the others', re-exported
+  if (ENTRIES.has(file)) continue; // its names are the others', re-exported
   for (const name of own) {
     if (name === 'default') throw new Error(`${file}: a default export cannot be re-exported from core.js; name it`);
     const other = owner.get(name);
@@ -116,9 +119,11 @@ for (const file of shared) {
     owner.set(name, file);
   }
 }
-// The authoring entry re-exports under the modules' own names (its shim takes them from core.js).
-const renamed = names.get(TOOL_ENTRY)!.filter((name) => !owner.has(name));
-if (renamed.length !== 0) throw new Error(`src/tool.ts exports ${renamed.join(', ')} under a name its module does not: re-export it under its own name`);
+// The entries re-export under the modules' own names (their shims take them from core.js).
+for (const entry of ENTRIES) {
+  const renamed = names.get(entry)!.filter((name) => !owner.has(name));
+  if (renamed.length !== 0) throw new Error(`${path.relative(DIST, entry)} exports ${renamed.join(', ')} under a name its module does not: re-export it under its own name`);
+}
 
 /** The file of `dist/bundle/` an authoring module is in: its own for {@link OWN_FILES}, else core.js. */
 const homeOf = (file: string): string => OWN_FILES.get(file) ?? CORE;
@@ -144,7 +149,7 @@ for (const [file, home] of OWN_FILES) {
   if (inputs.length !== 1) throw new Error(`${file} has a file of its own in dist/bundle but imports ${inputs.filter((input) => input !== file).join(', ')}`);
 }
 // The core, from the modules as tsc wrote them.
-const coreEntry = shared.filter((file) => file !== TOOL_ENTRY && !OWN_FILES.has(file)).map((file) => `export * from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
+const coreEntry = shared.filter((file) => !ENTRIES.has(file) && !OWN_FILES.has(file)).map((file) => `export * from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
 await build({ ...COMMON, stdin: { contents: coreEntry, resolveDir: SRC, sourcefile: 'core-entry.js' }, outfile: CORE, sourcemap: 'linked', plugins: [toHomes(CORE), ownModuleUrls] });
 
 const outputs = { ...COMMON, outdir: OUT, sourcemap: 'linked', metafile: true, plugins: [toHomes(), ownModuleUrls] } satisfies BuildOptions;
@@ -155,7 +160,7 @@ const child = await build({ ...outputs, entryPoints: { child: path.join(SRC, 'ru
 for (const file of shared) {
   const byHome = new Map<string, string[]>();
   for (const name of names.get(file)!) {
-    const home = homeOf(file === TOOL_ENTRY ? owner.get(name)! : file);
+    const home = homeOf(ENTRIES.has(file) ? owner.get(name)! : file);
     byHome.set(home, [...(byHome.get(home) ?? []), name]);
   }
   const lines = [...byHome].map(([home, list]) => `export { ${list.join(', ')} } from ${JSON.stringify(specifier(path.dirname(file), home))};`);
@@ -169,5 +174,5 @@ if (process.argv.includes('--verbose')) {
     const files = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length;
     process.stdout.write(`dist/bundle/${name}.js: ${bundled} modules in ${files} files\n`);
   }
-  process.stdout.write(`dist/bundle/core.js and ${[...OWN_FILES.values()].map((home) => path.basename(home)).join(', ')}: ${shared.length} modules (those of toolgate/tool)\n`);
+  process.stdout.write(`dist/bundle/core.js and ${[...OWN_FILES.values()].map((home) => path.basename(home)).join(', ')}: ${shared.length} modules (those of toolgate/tool and toolgate/internal)\n`);
 }

@@ -97,7 +97,7 @@ export interface SubagentParentOptions {
 }
 
 /** The options a child agent is built with (a subset of `AgentOptions`). */
-export interface SubagentChildOptions {
+interface SubagentChildOptions {
   tools: ToolSystem;
   model: ChatModel;
   name: string;
@@ -118,7 +118,7 @@ export interface SubagentChildOptions {
 }
 
 /** What one child run returns (a `BaseAgent`'s `AgentRunResult`). */
-export interface SubagentRunResult {
+interface SubagentRunResult {
   text: string;
   stopReason: string;
   toolRounds: number;
@@ -135,7 +135,7 @@ export interface SubagentAgent extends SubagentParent {
 export type SubagentAgentClass = new (options: SubagentChildOptions) => SubagentAgent;
 
 /** Where a child is: working on a task, done with it (`idle`: takes a follow-up), failed (its model threw), or aborted. */
-export type SubagentStatus = 'running' | 'idle' | 'failed' | 'aborted';
+type SubagentStatus = 'running' | 'idle' | 'failed' | 'aborted';
 
 /** A child as {@link SubagentSessions.list} shows it. */
 export interface SubagentInfo {

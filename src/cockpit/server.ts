@@ -43,7 +43,7 @@ import { checkLocalBind, hostHeadersFor } from '../util/loopback.js';
 import { callView, questionsOf, sessionsOf, type CallView } from './views.js';
 
 /** What answering a question did (the shape of the ledger's `SettleOutcome`, without the run). */
-export interface CockpitAnswer {
+interface CockpitAnswer {
   /** Whether the question exists. */
   found: boolean;
   /** Whether this answer was the first (and counts). */

@@ -23,19 +23,19 @@ export interface AnthropicTool {
 }
 
 /** An Anthropic image block (base64 source). */
-export interface AnthropicImageBlock {
+interface AnthropicImageBlock {
   type: 'image';
   source: { type: 'base64'; media_type: string; data: string };
 }
 
 /** An Anthropic text block. */
-export interface AnthropicTextBlock {
+interface AnthropicTextBlock {
   type: 'text';
   text: string;
 }
 
 /** An Anthropic `tool_use` block (in an assistant message). */
-export interface AnthropicToolUseBlock {
+interface AnthropicToolUseBlock {
   type: 'tool_use';
   /** Provider call id (`toolu_...`), threaded into the `tool_result` that answers it. */
   id: string;
@@ -55,7 +55,7 @@ export interface AnthropicToolResultBlock {
 }
 
 /** An Anthropic content block, as far as agents use them. */
-export type AnthropicContentBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+type AnthropicContentBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 /** An Anthropic Messages API message. */
 export interface AnthropicMessage {

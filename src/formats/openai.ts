@@ -35,7 +35,7 @@ export interface OpenAIToolCall {
 }
 
 /** A content part of an OpenAI user message. */
-export type OpenAIContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+type OpenAIContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 /** An OpenAI Chat Completions message, as far as agents use them. */
 export type OpenAIChatMessage =

@@ -394,7 +394,7 @@ export interface Retention {
  * the binding outlives the process as the task does: only that requestor finds the task. A
  * task bound to nobody is nobody's (fail closed). A binding goes when retention deletes its call.
  */
-export interface TaskBindings {
+interface TaskBindings {
   /** Bind a call (a task) to its requestor, before the call is recorded. Rejects with the store's error when it cannot be written (nothing is bound then), also when the key is bound already. */
   bindTask(callId: string, session: string, requestor: string): Promise<void>;
   /** Undo {@link bindTask} (the call could not be recorded). Never rejects. */

@@ -22,7 +22,7 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The key of a workspace: the first 16 hex digits of the SHA-256 of its real path (the path as given when it cannot be resolved). */
-export function workspaceKey(workspace: string): string {
+function workspaceKey(workspace: string): string {
   let real = path.resolve(workspace);
   try {
     real = fs.realpathSync(real);

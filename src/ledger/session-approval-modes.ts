@@ -19,7 +19,7 @@ import type { Logger } from '../logging/logger.js';
 import type { SessionSettings } from './call-store.js';
 
 /** The name of the setting in the ledger's `session_settings`. */
-export const APPROVAL_MODE_SETTING = 'approval_mode';
+const APPROVAL_MODE_SETTING = 'approval_mode';
 
 /** The session `*`: its mode applies to every session without one of its own. */
 const EVERY_SESSION = '*';

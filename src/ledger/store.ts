@@ -55,7 +55,7 @@ import * as taskBindings from './task-requestors.js';
 export { ENDED_STATES, INTERRUPTED_MESSAGE } from './call-store.js';
 export type {
   ApprovalRecord, CallEnd, CallKey, CallRecord, CallStatus, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage, RecordOutcome,
-  SessionSetting, StoredCallOptions, StoredResult, TombstoneRecord,
+  SessionSetting, StoredResult, TombstoneRecord,
 } from './call-store.js';
 export { argumentsSha256, prunedResult } from './tombstones.js';
 

@@ -18,6 +18,8 @@ const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'secret ke
  * Does a key name a secret? Split into words at `_`, `-`, `.`, spaces and camelCase, then
  * look for a secret word or pair (so `api_key`, `GITHUB_TOKEN`, `npm_config__authToken` and
  * `password` match, and `author`, `bypass` and `tokenizer_model` do not).
+ *
+ * @internal
  */
 export function isSecretKey(key: string): boolean {
   const words = key

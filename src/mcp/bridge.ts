@@ -49,7 +49,7 @@ const DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS = 600_000;
 /** Default wait for a server to start and list its tools, in ms. */
 const DEFAULT_MCP_START_TIMEOUT_MS = 30_000;
 /** Tag every proxy carries (it also marks the tool as reaching outside, for MCP `openWorldHint`). */
-export const MCP_TAG = 'mcp';
+const MCP_TAG = 'mcp';
 /** Lines of a stdio server's stderr kept for error messages. */
 const STDERR_LINES = 20;
 

@@ -25,10 +25,10 @@ import { checkToolset, type ToolsetEntryConfig } from '../registry/toolset.js';
 import { serverPrefix } from './proxy-names.js';
 
 /** File name looked up in the workspace when no config file is named. */
-export const CONFIG_FILE_NAME = 'toolgate.config.json';
+const CONFIG_FILE_NAME = 'toolgate.config.json';
 
 /** What every bridged server may set, whatever its transport. Every field documents its default. */
-export interface McpServerCommon {
+interface McpServerCommon {
   /**
    * Believe the server's `annotations.readOnlyHint`: its tools marked read-only count as
    * read-only (allowed in read-only modes) and get the action kind `mcp_read`. Annotations of
@@ -95,7 +95,7 @@ export interface ToolgateConfig {
 }
 
 /** The `tools` section of the config file. */
-export interface ToolsConfig {
+interface ToolsConfig {
   /**
    * When present, REPLACES the default set (the builtin and ported tools) wholesale: only the
    * tools listed are registered. Each entry is a tool name or `{ name, description?,

@@ -28,7 +28,7 @@ import { BRIDGED_TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 const MAX_TOOL_NAME_LENGTH = 64;
 
 /** Separator between the server prefix and the tool name. */
-export const PROXY_SEPARATOR = '__';
+const PROXY_SEPARATOR = '__';
 
 /** Hex digits of the hash added to names that had to change. */
 const HASH_DIGITS = 8;

@@ -36,7 +36,7 @@ export interface LazyDomainsOptions {
 export type DomainTool = Pick<RegisteredTool, 'name' | 'tags' | 'domain'>;
 
 /** One requested domain that cannot be made visible, and why. */
-export interface UnavailableDomain {
+interface UnavailableDomain {
   /** The domain as requested. */
   domain: string;
   /** `unknown`: no tool of the selection has it; `not_in_mode`: the mode never runs any of its tools. */

@@ -42,13 +42,25 @@ export interface SandboxPolicy {
   readonly network: boolean;
 }
 
-/** The policy when nobody chose one: `workspace-write`, no network. */
+/**
+ * The policy when nobody chose one: `workspace-write`, no network.
+ *
+ * @internal
+ */
 export const DEFAULT_SANDBOX: SandboxPolicy = Object.freeze({ profile: 'workspace-write', network: false });
 
-/** Environment variable naming the bubblewrap binary to use (a path or a name on `PATH`); default `bwrap`. */
+/**
+ * Environment variable naming the bubblewrap binary to use (a path or a name on `PATH`); default `bwrap`.
+ *
+ * @internal
+ */
 export const BWRAP_ENV = 'TOOLGATE_BWRAP';
 
-/** The Debian (and Ubuntu) package that installs `bwrap`. */
+/**
+ * The Debian (and Ubuntu) package that installs `bwrap`.
+ *
+ * @internal
+ */
 export const BUBBLEWRAP_PACKAGE = 'bubblewrap';
 
 /** Host folders replaced by an empty private tmpfs: their Unix sockets and files stay out of reach. */
@@ -64,7 +76,11 @@ const DEFAULT_TMPFS_BYTES = 64 * 1024 * 1024;
 /** Entries of `/proc` that change the kernel (sysctls, SysRq, interrupts, buses), read-only in the sandbox as bwrap makes them for unprivileged users. */
 const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'irq', 'bus', 'fs'];
 
-/** What {@link probeBubblewrap} found. */
+/**
+ * What {@link probeBubblewrap} found.
+ *
+ * @internal
+ */
 export interface BubblewrapProbe {
   /** The binary, as found (absolute when it was found on `PATH`). */
   readonly binary: string;
@@ -81,6 +97,8 @@ const probes = new Map<string, BubblewrapProbe>();
  * Whether bubblewrap is here and works: the binary named by {@link BWRAP_ENV} (default
  * `bwrap` on `PATH`) is run once with the namespaces and mounts the profiles use. Probed once
  * per binary name and process (synchronously: it takes a few milliseconds).
+ *
+ * @internal
  */
 export function probeBubblewrap(): BubblewrapProbe {
   const wanted = process.env[BWRAP_ENV] || 'bwrap';
@@ -105,7 +123,11 @@ export function probeBubblewrap(): BubblewrapProbe {
   return found;
 }
 
-/** True when bubblewrap works here (see {@link probeBubblewrap}). */
+/**
+ * True when bubblewrap works here (see {@link probeBubblewrap}).
+ *
+ * @internal
+ */
 export function bubblewrapAvailable(): boolean {
   return probeBubblewrap().works;
 }

@@ -7,7 +7,11 @@
  */
 import { isSecretKey } from '../logging/secrets.js';
 
-/** Variables a child inherits from the host, when the host has them; nothing else is inherited. */
+/**
+ * Variables a child inherits from the host, when the host has them; nothing else is inherited.
+ *
+ * @internal
+ */
 export const INHERITED_ENV = Object.freeze([
   'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'TZ', 'TMPDIR',
   'COLUMNS', 'LINES', 'NO_COLOR',
@@ -20,6 +24,8 @@ export const INHERITED_ENV = Object.freeze([
  * never passed from the host; in `extra` it is an error. `host` is typed without Node's types
  * (`process.env` fits), so that tool projects compiled against `toolgate/tool` need none.
  * @throws Error naming the variable when `extra` holds a secret-looking or malformed name.
+ *
+ * @internal
  */
 export function commandEnv(host: Readonly<Record<string, string | undefined>>, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};

@@ -13,6 +13,8 @@ import { launchScript } from './launch-scripts.js';
  * else the first match in an absolute `PATH` entry (relative and empty entries are skipped:
  * they would resolve against the host's working folder, often the workspace).
  * @returns `undefined` when it is not found.
+ *
+ * @internal
  */
 export function findExecutable(name: string): string | undefined {
   if (name.includes('/')) return path.isAbsolute(name) && isExecutable(name) ? name : undefined;
@@ -42,6 +44,8 @@ let launcher: string[] | undefined;
  * died would never fire), then `exec` of the rest (`scripts/parent-death.sh`). `[]` where `setpriv` or `sh` is missing
  * (Debian always has both). Spawn from the thread that must outlive the child: the signal is
  * tied to the thread that started it.
+ *
+ * @internal
  */
 export function parentDeathLauncher(): string[] {
   if (launcher !== undefined) return launcher;

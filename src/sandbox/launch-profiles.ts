@@ -20,13 +20,25 @@ import { sandboxLauncher, type SandboxMounts, type SandboxPolicy } from './bubbl
 import { findExecutable, parentDeathLauncher } from './executables.js';
 import { launchScript } from './launch-scripts.js';
 
-/** The names of the launch profiles. */
+/**
+ * The names of the launch profiles.
+ *
+ * @internal
+ */
 export type LaunchProfileName = 'tool-child' | 'shell-command' | 'interpreter';
 
-/** Every launch profile's name. */
+/**
+ * Every launch profile's name.
+ *
+ * @internal
+ */
 export const LAUNCH_PROFILES: readonly LaunchProfileName[] = Object.freeze(['tool-child', 'shell-command', 'interpreter']);
 
-/** What the `interpreter` profile needs. */
+/**
+ * What the `interpreter` profile needs.
+ *
+ * @internal
+ */
 export interface InterpreterLaunch {
   /**
    * The bubblewrap binary (as `probeBubblewrap` found it), or `undefined` to run without
@@ -61,6 +73,8 @@ function interpreterSandboxArgv(bwrap: string, readOnly: readonly string[]): str
 /**
  * The launcher of a profile (see the table of this module).
  * @throws SandboxUnavailableError (`shell-command`) when the policy needs bubblewrap and it does not work here.
+ *
+ * @internal
  */
 export function launchPrefix(profile: 'tool-child'): string[];
 export function launchPrefix(profile: 'shell-command', policy: SandboxPolicy, mounts: SandboxMounts, who: string): string[];

@@ -20,7 +20,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The scripts there are. */
+/**
+ * The scripts there are.
+ *
+ * @internal
+ */
 export type LaunchScriptName = 'parent-death' | 'command-wrapper' | 'lifeline' | 'close-inherited-fds';
 
 /** Where the scripts are, relative to the package's root. */
@@ -33,6 +37,8 @@ const texts = new Map<LaunchScriptName, string>();
  * runs as `dist/src/sandbox/`, or bundled in `dist/bundle/`): the first folder holding
  * `src/sandbox/scripts/<name>.sh`.
  * @throws Error when the file is missing (a package built without it): nothing can be started safely.
+ *
+ * @internal
  */
 export function launchScript(name: LaunchScriptName): string {
   const known = texts.get(name);

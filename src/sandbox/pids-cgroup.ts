@@ -16,6 +16,8 @@ import { ownCgroups } from './proc.js';
  * (`src/workspace/leftovers.ts`). Source: the kernel's pids controller (cgroup v1
  * `Documentation/admin-guide/cgroup-v1/pids.rst`, cgroup v2 `pids.max`); the cap counts tasks,
  * threads included. Linux only; no method throws.
+ *
+ * @internal
  */
 export class PidsCgroup {
   private constructor(readonly dir: string) {}

@@ -64,7 +64,11 @@ export function signalReaches(pid: number): boolean {
   }
 }
 
-/** Resident memory of process `pid` in bytes (`VmRSS` of `/proc/<pid>/status`, in kB whatever the page size); 0 when it cannot be read. */
+/**
+ * Resident memory of process `pid` in bytes (`VmRSS` of `/proc/<pid>/status`, in kB whatever the page size); 0 when it cannot be read.
+ *
+ * @internal
+ */
 export function residentBytes(pid: number): number {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
@@ -77,6 +81,8 @@ export function residentBytes(pid: number): number {
 /**
  * A process and all its descendants, `pid` first (from `/proc/<pid>/task/<tid>/children`;
  * just `[pid]` where that cannot be read).
+ *
+ * @internal
  */
 export function processTree(pid: number): number[] {
   const found: number[] = [];

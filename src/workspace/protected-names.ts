@@ -17,7 +17,11 @@
  */
 export const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolgate', '.hg', '.jj', '.envrc', '.husky']);
 
-/** A name in a path and what it names: a file, or a folder. */
+/**
+ * A name in a path and what it names: a file, or a folder.
+ *
+ * @internal
+ */
 export interface PathEntry {
   readonly name: string;
   readonly isFile: boolean;
@@ -31,6 +35,8 @@ export interface PathEntry {
  * has them. Names compare case-insensitively (a case-insensitive file system finds `head`
  * for `HEAD`); an entry whose kind is not known yet (`isFile` undefined: a path a write will
  * make, as a file or a folder) counts with either kind.
+ *
+ * @internal
  */
 export function isGitDirEntry(entry: PathEntry | { readonly name: string; readonly isFile: boolean | undefined }): boolean {
   const name = entry.name.toLowerCase();
@@ -52,6 +58,8 @@ function entryKey(name: string): string {
  * tree they land) and archives all apply.
  * @param held - what a folder (its parts) holds now; called only for folders on the path whose next part is such an entry.
  * @returns the folder's parts (`[]` for the root the path is relative to), or `undefined`.
+ *
+ * @internal
  */
 export function gitDirShapeOf(parts: readonly string[], isFile: boolean | undefined, held: (folder: readonly string[]) => Iterable<PathEntry>): readonly string[] | undefined {
   for (let i = 0; i < parts.length; i++) {
@@ -76,7 +84,11 @@ export function isGitDirShape(entries: Iterable<PathEntry>): boolean {
   return found.size >= 2;
 }
 
-/** The protected name a path (relative, `/`- or platform-separated) passes through, if any. */
+/**
+ * The protected name a path (relative, `/`- or platform-separated) passes through, if any.
+ *
+ * @internal
+ */
 export function protectedNameIn(relative: string): string | undefined {
   return relative.split(/[\\/]/).find((part) => PROTECTED_NAMES.includes(part.toLowerCase()));
 }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ToolSystem, type AnthropicMessage, type AnthropicToolResultBlock, type ConfirmationRequest, type UserQuestion } from 'toolgate';
+import { ToolSystem, type AnthropicMessage, type ConfirmationRequest, type UserQuestion } from 'toolgate';
+import type { AnthropicToolResultBlock } from '../../src/formats/anthropic.js';
 import { ASK_USER_UNAVAILABLE } from '../../src/system/tool-call-handler.js';
 import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
 

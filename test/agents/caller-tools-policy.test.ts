@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GeneralAgent, Ledger, RUN_SUBAGENT, ToolSystem, type ToolExecutionResult, type UserQuestion } from '../../src/index.js';
+import { GeneralAgent, Ledger, ToolSystem, type ToolExecutionResult, type UserQuestion } from '../../src/index.js';
+import { RUN_SUBAGENT } from '../../src/builtin/subagent.js';
 import { tempWorkspace } from '../helpers.js';
 import { offeredTools, ScriptedModel, toolCalls, toolMessages, finalAnswer } from './scripted-model.js';
 

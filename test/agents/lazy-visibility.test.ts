@@ -8,10 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  DomainVisibility, ExploreAgent, GeneralAgent, REQUEST_TOOLS_NAME, ToolgateOptionError, ToolSystem,
-  type ChatModel, type ChatRequest, type OpenAIAssistantMessage, type OpenAIChatMessage, type RequestToolsAnswer,
-} from 'toolgate';
+import { DomainVisibility, ExploreAgent, GeneralAgent, ToolgateOptionError, ToolSystem, type ChatModel, type ChatRequest, type OpenAIAssistantMessage, type OpenAIChatMessage } from 'toolgate';
+import { REQUEST_TOOLS_NAME, type RequestToolsAnswer } from '../../src/registry/lazy-visibility.js';
 import { tempWorkspace } from '../helpers.js';
 
 interface ScriptedCall { id: string; name: string; arguments: unknown }

@@ -10,10 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  ExploreAgent, GeneralAgent, INPUT_SUBAGENT, Ledger, RUN_SUBAGENT, SUBAGENT_DEPTH_MESSAGE, ToolSystem, parseSubagentTurnId, setSessionApprovalMode, supervisedSession,
-  type AgentEvent, type ChatModel, type ChatRequest, type ConfirmationRequest, type OpenAIAssistantMessage, type ToolExecutionResult,
-} from 'toolgate';
+import { ExploreAgent, GeneralAgent, Ledger, ToolSystem, setSessionApprovalMode, supervisedSession, type AgentEvent, type ChatModel, type ChatRequest, type ConfirmationRequest, type OpenAIAssistantMessage, type ToolExecutionResult } from 'toolgate';
+import { INPUT_SUBAGENT, RUN_SUBAGENT, parseSubagentTurnId } from '../../src/builtin/subagent.js';
+import { SUBAGENT_DEPTH_MESSAGE } from '../../src/agents/subagents.js';
 import { tempWorkspace } from '../helpers.js';
 
 type Step = (request: ChatRequest) => OpenAIAssistantMessage | Promise<OpenAIAssistantMessage>;

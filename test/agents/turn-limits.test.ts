@@ -8,10 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, GeneralAgent, ToolgateOptionError, ToolSystem,
-  type ChatModel, type ChatRequest, type OpenAIAssistantMessage,
-} from 'toolgate';
+import { GeneralAgent, ToolgateOptionError, ToolSystem, type ChatModel, type ChatRequest, type OpenAIAssistantMessage } from 'toolgate';
+import { DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE } from '../../src/agents/turn-limits.js';
 import { tempWorkspace } from '../helpers.js';
 
 /** A model that answers every request with `calls(n)` tool calls (n = its request number, from 1), or a final text when that is empty. */

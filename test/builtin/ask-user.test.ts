@@ -5,7 +5,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ASK_USER_TOOL, askUserSpec, loadBuiltinTools, ToolExecutor } from 'toolgate';
+import { loadBuiltinTools, ToolExecutor } from 'toolgate';
+import { ASK_USER_TOOL, askUserSpec } from '../../src/builtin/ask-user.js';
 import { checkAskUserArguments } from '../../src/builtin/ask-user.js';
 import { checkSchema } from '../../src/schema/validator.js';
 

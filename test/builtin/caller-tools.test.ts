@@ -5,7 +5,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ASK_USER_TOOL, DomainVisibility, INPUT_SUBAGENT, REQUEST_TOOLS_NAME, RUN_SUBAGENT, ToolRegistry, ToolSystem, subagentTools } from 'toolgate';
+import { DomainVisibility, ToolRegistry, ToolSystem } from 'toolgate';
+import { ASK_USER_TOOL } from '../../src/builtin/ask-user.js';
+import { INPUT_SUBAGENT, RUN_SUBAGENT, subagentTools } from '../../src/builtin/subagent.js';
+import { REQUEST_TOOLS_NAME } from '../../src/registry/lazy-visibility.js';
 import { CallerServices, withServices } from '../../src/builtin/caller-services.js';
 import { CALLER_TOOL_NAMES, registerCallerTools } from '../../src/builtin/caller-tools.js';
 import { REQUEST_TOOLS_INPUT_SCHEMA } from '../../src/builtin/request-tools.js';

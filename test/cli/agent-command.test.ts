@@ -9,7 +9,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/main.js';
-import { BWRAP_ENV, bubblewrapAvailable } from '../../src/tool.js';
+import { BWRAP_ENV, bubblewrapAvailable } from '../../src/internal.js';
 import { cliInProcess } from './in-process.js';
 import { runCli as spawnCli, tempWorkspace } from '../helpers.js';
 import { startOpenAIFixture, turn, type OpenAIFixture, type ScriptStep } from '../openai-fixture.js';

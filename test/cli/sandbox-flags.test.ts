@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { runCli, tempWorkspace } from '../helpers.js';
 import { cliInProcess } from './in-process.js';
 

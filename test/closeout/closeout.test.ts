@@ -70,7 +70,7 @@ describe('deadline lists', () => {
 
 describe('secret keys', () => {
   it('match by word, not by substring', async () => {
-    const { isSecretKey } = await import('toolgate/tool');
+    const { isSecretKey } = await import('toolgate/internal');
     for (const k of ['api_key', 'apiKey', 'GITHUB_TOKEN', 'npm_config__authToken', 'password', 'client_secret', 'AWS_SECRET_ACCESS_KEY', 'Authorization', 'session_id']) {
       assert.equal(isSecretKey(k), true, k);
     }

@@ -12,7 +12,8 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createMcpServer, Ledger, loadBuiltinTools, setSessionApprovalMode, ToolExecutor, ToolSystem, type NewCall, type ToolExecutionResult } from 'toolgate';
+import { createMcpServer, Ledger, loadBuiltinTools, setSessionApprovalMode, ToolExecutor, ToolSystem, type ToolExecutionResult } from 'toolgate';
+import type { NewCall } from '../../src/ledger/store.js';
 import { COCKPIT_CSP, startCockpit, type CockpitHandle } from '../../src/cockpit/server.js';
 import { fixtureRegistry, inMemoryTransport } from '../helpers.js';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ConfirmationRequest, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 /** Shell commands run only in the sandbox unless a test chooses none (the CI also runs the suite without bubblewrap). */

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 /** Where bubblewrap is missing (CI runs the suite so too), the commands run with the profile none, chosen explicitly. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ACTION_KINDS, kindFitsReadOnly, tool, ToolDefinitionError, type Tool } from 'toolgate';
+import { ACTION_KINDS, tool, ToolDefinitionError, type Tool } from 'toolgate';
+import { kindFitsReadOnly } from '../../src/decorators/tool.decorator.js';
 import { getToolMetadata } from '../../src/decorators/metadata.js';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { JSON_SCHEMA_2020_12, toJsonSchema2020 } from 'toolgate';
+import { JSON_SCHEMA_2020_12, toJsonSchema2020 } from '../../src/formats/json-schema-2020.js';
 
 const draft07 = {
   type: 'object',

@@ -5,7 +5,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toCallToolResult, type ToolExecutionResult } from 'toolgate';
+import type { ToolExecutionResult } from 'toolgate';
+import { toCallToolResult } from '../../src/formats/mcp.js';
 import { compileValidator } from '../../src/schema/validator.js';
 
 function result(extra: Partial<ToolExecutionResult>): ToolExecutionResult {

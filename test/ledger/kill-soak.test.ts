@@ -26,7 +26,8 @@ import { after, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Ledger, TASK_SESSION } from 'toolgate';
+import { Ledger } from 'toolgate';
+import { TASK_SESSION } from '../../src/mcp/tasks.js';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, runCli } from '../helpers.js';
 
 const SOAK = process.env.TOOLGATE_SOAK === '1';

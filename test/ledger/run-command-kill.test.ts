@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { BIN, runCli } from '../helpers.js';
 
 const HAS_BWRAP = bubblewrapAvailable();

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
-import { argumentsSha256, INTERRUPTED_MESSAGE, Ledger, ledgerFile, ToolgateOptionError, type NewCall, type ToolExecutionResult } from 'toolgate';
+import { Ledger, ledgerFile, ToolgateOptionError, type ToolExecutionResult } from 'toolgate';
+import { argumentsSha256, INTERRUPTED_MESSAGE, type NewCall } from '../../src/ledger/store.js';
 
 let dir: string;
 const opened: Ledger[] = [];

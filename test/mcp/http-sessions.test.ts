@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { serveHttp, ToolSystem, ToolRegistry, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type McpServerHandle } from 'toolgate';
+import { serveHttp, ToolSystem, ToolRegistry, type McpServerHandle } from 'toolgate';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../../src/mcp/http-sessions.js';
 import { HttpSessions } from '../../src/mcp/http-sessions.js';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });

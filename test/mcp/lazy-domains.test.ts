@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, serveHttp, ToolgateOptionError, ToolSystem, type McpServerHandle, type RequestToolsAnswer } from 'toolgate';
+import { createMcpServer, serveHttp, ToolgateOptionError, ToolSystem, type McpServerHandle } from 'toolgate';
+import type { RequestToolsAnswer } from '../../src/registry/lazy-visibility.js';
 import { BIN, inMemoryTransport, runCli, tempWorkspace } from '../helpers.js';
 
 function text(result: CallToolResult): string {

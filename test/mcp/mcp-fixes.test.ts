@@ -13,7 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, McpError, type CallToolResult, type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, JSON_SCHEMA_2020_12, ToolSystem } from 'toolgate';
+import { createMcpServer, ToolSystem } from 'toolgate';
+import { JSON_SCHEMA_2020_12 } from '../../src/formats/json-schema-2020.js';
 import { fixtureRegistry, inMemoryTransport, tempWorkspace } from '../helpers.js';
 
 type Options = { mode?: string; capabilities?: ConstructorParameters<typeof Client>[1] };

@@ -16,8 +16,9 @@ import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Ledger, LedgerTaskStore, TASK_SESSION } from 'toolgate';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { Ledger, LedgerTaskStore } from 'toolgate';
+import { TASK_SESSION } from '../../src/mcp/tasks.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { BIN } from '../helpers.js';
 import { cleanUpMcp, mcpFolders, startHttpCommand, transportTo, type HttpCommand } from './http-command.js';
 

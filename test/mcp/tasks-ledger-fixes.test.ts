@@ -19,7 +19,8 @@ import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateTaskResultSchema, ErrorCode, McpError, type GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer, Ledger, LedgerTaskStore, TASK_SESSION, ToolSystem, type CallStore } from 'toolgate';
+import { createMcpServer, Ledger, LedgerTaskStore, ToolSystem, type CallStore } from 'toolgate';
+import { TASK_SESSION } from '../../src/mcp/tasks.js';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry, inMemoryTransport } from '../helpers.js';
 
 let root: string;

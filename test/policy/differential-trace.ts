@@ -14,7 +14,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_SANDBOX, sandboxLauncher } from '../../src/tool.js';
+import { sandboxLauncher } from '../../src/tool.js';
+import { DEFAULT_SANDBOX } from '../../src/internal.js';
 import { WORKSPACE_FILES } from './differential-lines.js';
 
 /** The tracer (Debian's strace package). */

@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { answerRequestTools, DomainVisibility, loadPortedTools, REQUEST_TOOLS_NAME, ToolDefinitionError, type DomainTool, type RequestToolsAnswer } from 'toolgate';
+import { DomainVisibility, loadPortedTools, ToolDefinitionError } from 'toolgate';
+import { answerRequestTools } from '../../src/builtin/request-tools.js';
+import { REQUEST_TOOLS_NAME, type DomainTool, type RequestToolsAnswer } from '../../src/registry/lazy-visibility.js';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 
 const t = (name: string, tags: string[] = [], domain?: string): DomainTool => ({ name, tags, domain });

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ACTION_KINDS, JSON_SCHEMA_2020_12, kindFitsReadOnly, loadBuiltinTools, loadPortedTools, loadTools, toStrictSchema, ToolDefinitionError, ToolRegistry, type JsonSchema, type SchemaFileEntry } from 'toolgate';
+import { ACTION_KINDS, loadBuiltinTools, loadPortedTools, loadTools, ToolDefinitionError, ToolRegistry, type JsonSchema } from 'toolgate';
+import { JSON_SCHEMA_2020_12 } from '../../src/formats/json-schema-2020.js';
+import { kindFitsReadOnly } from '../../src/decorators/tool.decorator.js';
+import { toStrictSchema } from '../../src/formats/openai.js';
+import type { SchemaFileEntry } from '../../src/schema/schema-file.js';
 import { getToolMetadata } from '../../src/decorators/metadata.js';
 import { registrationRevision } from '../../src/registry/registered-tool.js';
 import { readSchemaFile } from '../../src/schema/schema-file.js';

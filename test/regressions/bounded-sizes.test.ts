@@ -3,7 +3,8 @@
 // tool throwing an unprintable value killed its worker.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidPathError, Workspace } from 'toolgate';
+import { InvalidPathError } from 'toolgate';
+import { Workspace } from '../../src/workspace/workspace.js';
 import { MAX_NOTE_LENGTH, MAX_NOTES, CallContext } from '../../src/runner/call-context.js';
 import { serializeError } from '../../src/runner/runner.js';
 import { tempWorkspace } from '../helpers.js';

@@ -3,7 +3,8 @@
 // the rest are answered OVERLOADED without running, each call still answered once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_CALLS_PER_TURN, ToolCallHandler, type ToolCallTarget } from 'toolgate';
+import { ToolCallHandler } from 'toolgate';
+import { MAX_CALLS_PER_TURN, type ToolCallTarget } from '../../src/system/tool-call-handler.js';
 
 describe('ToolCallHandler: calls per turn', () => {
   it(`runs at most ${MAX_CALLS_PER_TURN} calls of one turn by default and answers the rest OVERLOADED`, async () => {

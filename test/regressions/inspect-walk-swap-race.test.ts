@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Workspace } from 'toolgate';
+import { Workspace } from '../../src/workspace/workspace.js';
 import { findFiles } from '../../tools-ported/inspect/find-files.tool.js';
 import { grepFiles } from '../../tools-ported/inspect/grep-files.tool.js';
 import { showTree } from '../../tools-ported/inspect/tree.tool.js';

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Workspace, writeFileInside } from 'toolgate';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { writeFileInside } from '../../src/workspace/safe-io.js';
 import { tempWorkspace } from '../helpers.js';
 
 describe('file modes', () => {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { InvalidPathError, ToolExecutor, Workspace } from 'toolgate';
+import { InvalidPathError, ToolExecutor } from 'toolgate';
+import { Workspace } from '../../src/workspace/workspace.js';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 describe('".." after a missing folder', () => {

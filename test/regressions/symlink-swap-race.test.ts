@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { openFileInside, PathTraversalError, readFileInside, Workspace, writeFileInside } from 'toolgate';
+import { PathTraversalError } from 'toolgate';
+import { openFileInside, readFileInside, writeFileInside } from '../../src/workspace/safe-io.js';
+import { Workspace } from '../../src/workspace/workspace.js';
 import { tempWorkspace } from '../helpers.js';
 
 /** A workspace whose folder `race` becomes a link to the outside right after each check. */

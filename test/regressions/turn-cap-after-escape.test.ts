@@ -2,7 +2,8 @@
 // workspace escape read ABORTED; the cap is checked first, as before the batches were shared.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { executorTarget, ToolCallHandler, ToolExecutor } from 'toolgate';
+import { ToolCallHandler, ToolExecutor } from 'toolgate';
+import { executorTarget } from '../../src/system/tool-call-handler.js';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 describe('calls past maxCallsPerTurn are OVERLOADED even after an escape', () => {

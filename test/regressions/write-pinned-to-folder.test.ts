@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ToolExecutor, Workspace, writeFileInside } from 'toolgate';
+import { ToolExecutor } from 'toolgate';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { writeFileInside } from '../../src/workspace/safe-io.js';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 describe('writes stay where they were checked', () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { ToolExecutor, type ToolRegistry } from 'toolgate';
-import { PidsCgroup } from 'toolgate/tool';
+import { PidsCgroup } from 'toolgate/internal';
 import { fixtureRegistry, REPO_ROOT } from '../helpers.js';
 
 const SHAPES = ['array_push', 'map_fill', 'object_keys', 'big_array', 'buffers'] as const;

@@ -18,7 +18,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { SandboxUnavailableError, ToolExecutor, ToolgateOptionError, type ToolExecutionResult } from 'toolgate';
-import { BWRAP_ENV, bubblewrapAvailable, sandboxLauncher } from '../../src/tool.js';
+import { sandboxLauncher } from '../../src/tool.js';
+import { BWRAP_ENV, bubblewrapAvailable } from '../../src/internal.js';
 import { processLimitAvailable } from '../../tools-ported/shell/command-process.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 

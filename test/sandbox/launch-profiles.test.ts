@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bubblewrapAvailable, DEFAULT_SANDBOX, LAUNCH_PROFILES, launchPrefix, probeBubblewrap, sandboxLauncher } from 'toolgate/tool';
+import { sandboxLauncher } from 'toolgate/tool';
+import { bubblewrapAvailable, DEFAULT_SANDBOX, LAUNCH_PROFILES, launchPrefix, probeBubblewrap } from 'toolgate/internal';
 
 describe('launch profiles', () => {
   test('every profile is named; tool-child is the parent-death launcher, and a program started through it runs', () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchScript, type LaunchScriptName } from 'toolgate/tool';
+import { launchScript, type LaunchScriptName } from 'toolgate/internal';
 import { REPO_ROOT } from '../helpers.js';
 
 const SHELLS: Record<LaunchScriptName, string> = { 'parent-death': 'sh', 'command-wrapper': 'bash', lifeline: 'bash', 'close-inherited-fds': 'bash' };

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bubblewrapAvailable } from 'toolgate/tool';
+import { bubblewrapAvailable } from 'toolgate/internal';
 import { runCli } from '../helpers.js';
 import { readOnlyStatePaths, ownStateProtections, protectOwnStatePath } from '../../src/sandbox/own-state-paths.js';
 

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { ToolExecutionError, ToolExecutor, Workspace } from 'toolgate';
+import { ToolExecutionError, ToolExecutor } from 'toolgate';
+import { Workspace } from '../../src/workspace/workspace.js';
 import { EMPTY_ALLOWLIST, NET_ALLOW_ENV, parseNetAllowlist } from '../../tools-ported/common/net-policy.js';
 import { SafeFetchError } from '../../tools-ported/common/safe-fetch.js';
 import {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ToolExecutionResult } from 'toolgate';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { portedRegistry, tempWorkspace } from '../helpers.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;

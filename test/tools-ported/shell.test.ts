@@ -18,7 +18,7 @@ import path from 'node:path';
 import { PathTraversalError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { CommandSessions } from '../../tools-ported/shell/command-sessions.js';
 import { commandEnv, HeadTailBuffer, processLimitAvailable } from '../../tools-ported/shell/command-process.js';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { callsTo, portedRegistry, runCli, tempWorkspace } from '../helpers.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;

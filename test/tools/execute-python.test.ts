@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { bubblewrapAvailable } from '../../src/tool.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { PYTHON_ESCAPE_VECTORS, renderEscapeVector } from '../fixtures/python-escape-vectors.js';
 import { fixtureRegistry } from '../helpers.js';
 import { SECRET_TEXT, startHostTargets, type HostTargets } from '../tools-ported/common/host-targets.js';

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
-import { ToolExecutionError, ToolExecutor, Workspace, type ToolExecutionResult } from 'toolgate';
+import { ToolExecutionError, ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { Workspace } from '../../src/workspace/workspace.js';
 import { readPdf, READ_PDF_MAX_CHARS, type ReadPdfOptions } from '../../tools/read-pdf.tool.js';
 import { REPO_ROOT, callsTo, fixtureRegistry, runCli, tempWorkspace, assertTraversal } from '../helpers.js';
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { InvalidPathError, isInside, PathTraversalError, Workspace } from 'toolgate';
+import { InvalidPathError, PathTraversalError } from 'toolgate';
+import { isInside, Workspace } from '../../src/workspace/workspace.js';
 import { tempWorkspace } from '../helpers.js';
 
 describe('workspace paths', () => {

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { gitDirShapeOf, protectedNameIn, ToolExecutionError, type PathEntry } from '../../src/tool.js';
+import { ToolExecutionError } from '../../src/tool.js';
+import { gitDirShapeOf, protectedNameIn, type PathEntry } from '../../src/internal.js';
 import type { ArchiveEntry } from './archive-io.js';
 
 /** Most entries an archive may have to be extracted. */

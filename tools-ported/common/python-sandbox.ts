@@ -39,7 +39,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUBBLEWRAP_PACKAGE, launchPrefix, processTree, probeBubblewrap, residentBytes, SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
+import { SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
+import { BUBBLEWRAP_PACKAGE, launchPrefix, processTree, probeBubblewrap, residentBytes } from '../../src/internal.js';
 
 /** How a sandboxed run ended. */
 export type PythonRunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'aborted' | 'crashed';

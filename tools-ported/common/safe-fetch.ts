@@ -31,7 +31,8 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { isSecretKey, ToolExecutionError } from '../../src/tool.js';
+import { ToolExecutionError } from '../../src/tool.js';
+import { isSecretKey } from '../../src/internal.js';
 import { addressVerdict, NET_ALLOW_ENV, netAllowlistFromEnv, normalHost, type NetAllowlist } from './net-policy.js';
 
 /** Redirects followed by default. */

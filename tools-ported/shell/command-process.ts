@@ -29,8 +29,8 @@ const MAX_PROCESSES = 256;
 const KILL_GRACE_MS = 2000;
 
 // The environment allowlist lives in src/sandbox/child-env.ts (stdio MCP servers use it too).
-export { commandEnv } from '../../src/tool.js';
-import { launchScript, PidsCgroup } from '../../src/tool.js';
+export { commandEnv } from '../../src/internal.js';
+import { launchScript, PidsCgroup } from '../../src/internal.js';
 
 /**
  * Output kept within a bound: the first `headChars` characters and the last `tailChars`,

@@ -1,4 +1,5 @@
-import { protectedNameIn, readFileInside, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { readFileInside, tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
+import { protectedNameIn } from '../../src/internal.js';
 import { resolveWritable, statInside } from '../common/fs-inside.js';
 import { MAX_SNAPSHOT_BYTES, parseSnapshotId, readMeta, readSnapshotBytes, sha256, snapshotPathOf, storeSnapshot } from '../common/snapshot-store.js';
 import { plural } from '../common/text-file.js';

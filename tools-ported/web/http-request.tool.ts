@@ -1,4 +1,5 @@
-import { isSecretKey, tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
+import { isSecretKey } from '../../src/internal.js';
 import { charsetOf, mediaType, readBounded, safeFetch, shownUrl, type SafeFetchOptions } from '../common/safe-fetch.js';
 import { bytesLookBinary, cleanPageText, decodeText, isTextMediaType } from '../common/web-text.js';
 

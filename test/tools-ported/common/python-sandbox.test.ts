@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { SandboxUnavailableError, ToolExecutionError } from 'toolgate';
-import { bubblewrapAvailable } from '../../../src/tool.js';
+import { bubblewrapAvailable } from '../../../src/internal.js';
 import { pythonOutput } from '../../../tools/execute-python.tool.js';
 import { PythonSandbox, type PythonRunResult } from '../../../tools-ported/common/python-sandbox.js';
 import { PYTHON_ESCAPE_VECTORS, renderEscapeVector, STRIP_SECOND_LAYER } from '../../fixtures/python-escape-vectors.js';
