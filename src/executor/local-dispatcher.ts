@@ -8,7 +8,7 @@
  * @module
  */
 import { DEFAULT_RUNNER, type RunnerKind } from '../runner/kinds.js';
-import type { Runner } from '../runner/runner.js';
+import type { Runner, RunOutcome, RunRequest } from '../runner/runner.js';
 import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
 import { isThenable } from '../util/values.js';
 import type { CallEnd, DispatchedTool, Dispatcher, DispatchRequest } from './dispatcher.js';
@@ -17,8 +17,13 @@ import type { CallEnd, DispatchedTool, Dispatcher, DispatchRequest } from './dis
 export class LocalDispatcher implements Dispatcher {
   /** Runners by kind, each made on the first call of its kind. */
   private readonly runners = new Map<RunnerKind, Runner>();
-  /** Calls running asynchronously, by session and call id (the latest one of a reused id). */
-  private readonly inFlight = new Map<string, DispatchRequest>();
+  /** Calls running asynchronously, by session, then call id (the latest one of a reused id). */
+  private readonly inFlight = new Map<string, Map<string, DispatchRequest>>();
+  /**
+   * The `then` handed to runners with `runThen`, made once per {@link CallEnd} (an executor
+   * hands every call the same one): the runner's contract is no closure per call.
+   */
+  private thenOf: { readonly end: CallEnd<unknown>; readonly then: (outcome: RunOutcome, request: RunRequest) => unknown } | undefined;
 
   /**
    * @param options - what every runner factory reads (pool size, memory cap, calls per worker).
@@ -46,33 +51,40 @@ export class LocalDispatcher implements Dispatcher {
   dispatch<T>(call: DispatchRequest, end: CallEnd<T>): T | Promise<T> {
     const runner = this.runnerFor(call.tool.runner);
     if (runner.runThen !== undefined) {
-      const key = keyOf(call.callId, call.session);
       // The runner applies `end.ended` in its own promise turn (a turn saved on every pool call).
-      this.inFlight.set(key, call);
-      return runner.runThen(call, call.signal, (outcome, request) => {
-        this.forget(key, call);
-        return end.ended(outcome, request as DispatchRequest);
-      });
+      this.track(call);
+      return runner.runThen(call, call.signal, this.thenFor(end));
     }
     const running = runner.run(call, call.signal);
     if (!isThenable(running)) return end.ended(running, call);
-    const key = keyOf(call.callId, call.session);
-    this.inFlight.set(key, call);
+    this.track(call);
     return Promise.resolve(running).then(
       (outcome) => {
-        this.forget(key, call);
+        this.forget(call);
         return end.ended(outcome, call);
       },
       (error: unknown) => {
-        this.forget(key, call);
+        this.forget(call);
         return end.failed(error, call);
       },
     );
   }
 
+  /** `end.ended` as a runner's `then`: the call forgotten, then ended (one function per `end`). */
+  private thenFor<T>(end: CallEnd<T>): (outcome: RunOutcome, request: RunRequest) => T {
+    if (this.thenOf?.end !== end) {
+      const then = (outcome: RunOutcome, request: RunRequest): T => {
+        this.forget(request as DispatchRequest);
+        return end.ended(outcome, request as DispatchRequest);
+      };
+      this.thenOf = { end, then };
+    }
+    return this.thenOf.then as (outcome: RunOutcome, request: RunRequest) => T;
+  }
+
   /** {@inheritDoc Dispatcher.cancel} */
   cancel(callId: string, session: string): boolean {
-    const running = this.inFlight.get(keyOf(callId, session))?.running;
+    const running = this.inFlight.get(session)?.get(callId)?.running;
     if (running === undefined) return false;
     running.handleEvent();
     return true;
@@ -99,13 +111,26 @@ export class LocalDispatcher implements Dispatcher {
     return closed.flat();
   }
 
+  /**
+   * Know a call that runs asynchronously by its session and id, until it ends. A session's
+   * table stays when its calls end (no table made per call); the empty ones are dropped when
+   * more than {@link MAX_IDLE_SESSIONS} sessions are known.
+   */
+  private track(call: DispatchRequest): void {
+    let calls = this.inFlight.get(call.session);
+    if (calls === undefined) {
+      if (this.inFlight.size >= MAX_IDLE_SESSIONS) for (const [session, held] of this.inFlight) if (held.size === 0) this.inFlight.delete(session);
+      this.inFlight.set(call.session, (calls = new Map()));
+    }
+    calls.set(call.callId, call);
+  }
+
   /** Drop a call that ended from the calls in flight (unless its id was reused meanwhile). */
-  private forget(key: string, call: DispatchRequest): void {
-    if (this.inFlight.get(key) === call) this.inFlight.delete(key);
+  private forget(call: DispatchRequest): void {
+    const calls = this.inFlight.get(call.session);
+    if (calls?.get(call.callId) === call) calls.delete(call.callId);
   }
 }
 
-/** The key of a call among the calls in flight. */
-function keyOf(callId: string, session: string): string {
-  return `${session}\u0000${callId}`;
-}
+/** Sessions known to {@link LocalDispatcher} before those with no call in flight are forgotten. */
+const MAX_IDLE_SESSIONS = 64;
