@@ -18,7 +18,7 @@ export class LocalDispatcher implements Dispatcher {
   /** Runners by kind, each made on the first call of its kind. */
   private readonly runners = new Map<RunnerKind, Runner>();
   /** Calls running asynchronously, by session, then call id (the latest one of a reused id). */
-  private readonly inFlight = new Map<string, Map<string, DispatchRequest>>();
+  private readonly inFlight = new Map<string, SessionCalls>();
   /**
    * The `then` handed to runners with `runThen`, made once per {@link CallEnd} (an executor
    * hands every call the same one): the runner's contract is no closure per call.
@@ -84,7 +84,7 @@ export class LocalDispatcher implements Dispatcher {
 
   /** {@inheritDoc Dispatcher.cancel} */
   cancel(callId: string, session: string): boolean {
-    const running = this.inFlight.get(session)?.get(callId)?.running;
+    const running = this.inFlight.get(session)?.calls.get(callId)?.running;
     if (running === undefined) return false;
     running.handleEvent();
     return true;
@@ -113,24 +113,55 @@ export class LocalDispatcher implements Dispatcher {
 
   /**
    * Know a call that runs asynchronously by its session and id, until it ends. A session's
-   * table stays when its calls end (no table made per call); the empty ones are dropped when
-   * more than {@link MAX_IDLE_SESSIONS} sessions are known.
+   * table keeps its rows: an ended call's row is emptied, not deleted (a Map that empties
+   * shrinks its table: an allocation and a runtime call on every sequential call), and the
+   * empty rows are deleted once there are {@link SWEEP_AT} of them. Tables of sessions with
+   * nothing in flight are dropped past {@link MAX_IDLE_SESSIONS} sessions.
    */
   private track(call: DispatchRequest): void {
-    let calls = this.inFlight.get(call.session);
-    if (calls === undefined) {
-      if (this.inFlight.size >= MAX_IDLE_SESSIONS) for (const [session, held] of this.inFlight) if (held.size === 0) this.inFlight.delete(session);
-      this.inFlight.set(call.session, (calls = new Map()));
+    let session = this.inFlight.get(call.session);
+    if (session === undefined) {
+      if (this.inFlight.size >= MAX_IDLE_SESSIONS) this.sweep();
+      this.inFlight.set(call.session, (session = { calls: new Map(), ended: 0 }));
+    } else if (session.ended >= SWEEP_AT) {
+      sweepEnded(session);
     }
+    const { calls } = session;
+    if (calls.get(call.callId) === undefined && calls.has(call.callId)) session.ended--; // an emptied row reused
     calls.set(call.callId, call);
   }
 
-  /** Drop a call that ended from the calls in flight (unless its id was reused meanwhile). */
+  /** Drop a call that ended from the calls in flight (unless its id was reused meanwhile): its row is emptied. */
   private forget(call: DispatchRequest): void {
-    const calls = this.inFlight.get(call.session);
-    if (calls?.get(call.callId) === call) calls.delete(call.callId);
+    const session = this.inFlight.get(call.session);
+    if (session === undefined || session.calls.get(call.callId) !== call) return;
+    session.calls.set(call.callId, undefined);
+    session.ended++;
+  }
+
+  /** Delete the empty rows of every session, and the sessions left with none. */
+  private sweep(): void {
+    for (const [id, session] of this.inFlight) {
+      sweepEnded(session);
+      if (session.calls.size === 0) this.inFlight.delete(id);
+    }
   }
 }
 
+/** One session's calls in flight by id; a row is emptied (`undefined`) when its call ends. */
+interface SessionCalls {
+  readonly calls: Map<string, DispatchRequest | undefined>;
+  /** Emptied rows. */
+  ended: number;
+}
+
+/** Delete a session's emptied rows. */
+function sweepEnded(session: SessionCalls): void {
+  for (const [id, held] of session.calls) if (held === undefined) session.calls.delete(id);
+  session.ended = 0;
+}
+
+/** Emptied rows a session's table holds before they are deleted. */
+const SWEEP_AT = 256;
 /** Sessions known to {@link LocalDispatcher} before those with no call in flight are forgotten. */
 const MAX_IDLE_SESSIONS = 64;

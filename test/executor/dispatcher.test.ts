@@ -140,6 +140,38 @@ describe('LocalDispatcher', () => {
     await local.close();
   });
 
+  it('still cancels a call in flight after hundreds of other calls of its session ended (their rows are swept, its row is not)', async () => {
+    const waiting: Array<() => void> = [];
+    const holding: Runner = {
+      kind: 'main',
+      run: () => ({ kind: 'aborted' }),
+      runThen: <T>(request: RunRequest, _signal: AbortSignal | undefined, then: (outcome: RunOutcome, request: RunRequest) => T) =>
+        new Promise<T>((resolve) => {
+          const finish = (outcome: RunOutcome) => {
+            request.running = undefined;
+            resolve(then(outcome, request));
+          };
+          request.running = { handleEvent: () => finish({ kind: 'aborted' }) };
+          waiting.push(() => finish({ kind: 'ok', value: 'done', notes: [], cut: false }));
+        }),
+      close: async () => [],
+    };
+    const local = new LocalDispatcher({}, { main: holding });
+    const end = recordingEnd();
+    const long = { ...request('ping_rate_limited'), callId: 'long', session: 's' };
+    const longAnswer = local.dispatch(long, end);
+    for (let i = 0; i < 600; i++) {
+      const answer = local.dispatch({ ...request('ping_rate_limited'), callId: `short-${i % 300}`, session: 's' }, end);
+      waiting.pop()!();
+      await answer;
+    }
+    assert.equal(local.cancel('short-5', 's'), false, 'an ended call is not in flight');
+    assert.equal(local.cancel('long', 's'), true);
+    assert.deepEqual(await longAnswer, { ended: { kind: 'aborted' } });
+    assert.equal(end.seen.length, 601);
+    await local.close();
+  });
+
   it('describes a call as plain JSON data: JSON gives it back unchanged', () => {
     const call = { ...request('sleep_then_answer', { ms: 5, note: ['a', { b: 1 }] }, 5_000), writeRoots: ['/tmp/x'], traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
     const description = describeCall(call);
