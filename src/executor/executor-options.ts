@@ -247,6 +247,8 @@ export interface ExecutorSettings {
   readonly scopedWriteTools: ReadonlySet<string> | undefined;
   /** The policy files the `policy` option names (`undefined`: none read). */
   readonly policyFiles: PolicyFilesOptions | undefined;
+  /** Workspace root of calls that give none (the `workspaceRoot` option; `undefined`: `process.cwd()` at call time). */
+  readonly workspaceRoot: string | undefined;
 }
 
 /**
@@ -283,7 +285,7 @@ export function settingsOf(options: ToolExecutorOptions): ExecutorSettings {
     throw ToolgateOptionError.fromBadOption('session', `must be a non-empty string; got ${kindOf(options.session)}`);
   }
   const session = options.session ?? `s_${crypto.randomBytes(8).toString('hex')}`;
-  return { policyTimeoutMs, maxArgumentBytes, sandbox, session, scopedWriteTools, policyFiles: policyFilesOf(options.policy) };
+  return { policyTimeoutMs, maxArgumentBytes, sandbox, session, scopedWriteTools, policyFiles: policyFilesOf(options.policy), workspaceRoot: options.workspaceRoot };
 }
 
 /** The fields of a call (its `CallState`) that its per-call options set. */

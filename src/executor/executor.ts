@@ -255,7 +255,7 @@ export class ToolExecutor {
   private prepare(state: CallState, given: unknown, record = true): CallResult | undefined {
     let failure;
     try {
-      failure = prepareCall(state, given, { maxArgumentBytes: this.settings.maxArgumentBytes, workspaceRoot: this.options.workspaceRoot, sandbox: this.settings.sandbox });
+      failure = prepareCall(state, given, this.settings); // one settings object for every call
     } catch (error) {
       if (!(error instanceof PathTraversalError) || !record) throw error;
       this.log.traversal(error, state.tool, state.callId);

@@ -8,7 +8,7 @@
  * @module
  */
 import { DEFAULT_RUNNER, type RunnerKind } from '../runner/kinds.js';
-import type { Runner } from '../runner/runner.js';
+import type { Runner, RunOutcome, RunRequest } from '../runner/runner.js';
 import { RUNNERS, type RunnerOptions } from '../runner/runners.js';
 import { isThenable } from '../util/values.js';
 import type { CallEnd, DispatchedTool, Dispatcher, DispatchRequest } from './dispatcher.js';
@@ -17,8 +17,13 @@ import type { CallEnd, DispatchedTool, Dispatcher, DispatchRequest } from './dis
 export class LocalDispatcher implements Dispatcher {
   /** Runners by kind, each made on the first call of its kind. */
   private readonly runners = new Map<RunnerKind, Runner>();
-  /** Calls running asynchronously, by session and call id (the latest one of a reused id). */
-  private readonly inFlight = new Map<string, DispatchRequest>();
+  /** Calls running asynchronously, by session, then call id (the latest one of a reused id). */
+  private readonly inFlight = new Map<string, SessionCalls>();
+  /**
+   * The `then` handed to runners with `runThen`, made once per {@link CallEnd} (an executor
+   * hands every call the same one): the runner's contract is no closure per call.
+   */
+  private thenOf: { readonly end: CallEnd<unknown>; readonly then: (outcome: RunOutcome, request: RunRequest) => unknown } | undefined;
 
   /**
    * @param options - what every runner factory reads (pool size, memory cap, calls per worker).
@@ -46,33 +51,40 @@ export class LocalDispatcher implements Dispatcher {
   dispatch<T>(call: DispatchRequest, end: CallEnd<T>): T | Promise<T> {
     const runner = this.runnerFor(call.tool.runner);
     if (runner.runThen !== undefined) {
-      const key = keyOf(call.callId, call.session);
       // The runner applies `end.ended` in its own promise turn (a turn saved on every pool call).
-      this.inFlight.set(key, call);
-      return runner.runThen(call, call.signal, (outcome, request) => {
-        this.forget(key, call);
-        return end.ended(outcome, request as DispatchRequest);
-      });
+      this.track(call);
+      return runner.runThen(call, call.signal, this.thenFor(end));
     }
     const running = runner.run(call, call.signal);
     if (!isThenable(running)) return end.ended(running, call);
-    const key = keyOf(call.callId, call.session);
-    this.inFlight.set(key, call);
+    this.track(call);
     return Promise.resolve(running).then(
       (outcome) => {
-        this.forget(key, call);
+        this.forget(call);
         return end.ended(outcome, call);
       },
       (error: unknown) => {
-        this.forget(key, call);
+        this.forget(call);
         return end.failed(error, call);
       },
     );
   }
 
+  /** `end.ended` as a runner's `then`: the call forgotten, then ended (one function per `end`). */
+  private thenFor<T>(end: CallEnd<T>): (outcome: RunOutcome, request: RunRequest) => T {
+    if (this.thenOf?.end !== end) {
+      const then = (outcome: RunOutcome, request: RunRequest): T => {
+        this.forget(request as DispatchRequest);
+        return end.ended(outcome, request as DispatchRequest);
+      };
+      this.thenOf = { end, then };
+    }
+    return this.thenOf.then as (outcome: RunOutcome, request: RunRequest) => T;
+  }
+
   /** {@inheritDoc Dispatcher.cancel} */
   cancel(callId: string, session: string): boolean {
-    const running = this.inFlight.get(keyOf(callId, session))?.running;
+    const running = this.inFlight.get(session)?.calls.get(callId)?.running;
     if (running === undefined) return false;
     running.handleEvent();
     return true;
@@ -99,13 +111,57 @@ export class LocalDispatcher implements Dispatcher {
     return closed.flat();
   }
 
-  /** Drop a call that ended from the calls in flight (unless its id was reused meanwhile). */
-  private forget(key: string, call: DispatchRequest): void {
-    if (this.inFlight.get(key) === call) this.inFlight.delete(key);
+  /**
+   * Know a call that runs asynchronously by its session and id, until it ends. A session's
+   * table keeps its rows: an ended call's row is emptied, not deleted (a Map that empties
+   * shrinks its table: an allocation and a runtime call on every sequential call), and the
+   * empty rows are deleted once there are {@link SWEEP_AT} of them. Tables of sessions with
+   * nothing in flight are dropped past {@link MAX_IDLE_SESSIONS} sessions.
+   */
+  private track(call: DispatchRequest): void {
+    let session = this.inFlight.get(call.session);
+    if (session === undefined) {
+      if (this.inFlight.size >= MAX_IDLE_SESSIONS) this.sweep();
+      this.inFlight.set(call.session, (session = { calls: new Map(), ended: 0 }));
+    } else if (session.ended >= SWEEP_AT) {
+      sweepEnded(session);
+    }
+    const { calls } = session;
+    if (calls.get(call.callId) === undefined && calls.has(call.callId)) session.ended--; // an emptied row reused
+    calls.set(call.callId, call);
+  }
+
+  /** Drop a call that ended from the calls in flight (unless its id was reused meanwhile): its row is emptied. */
+  private forget(call: DispatchRequest): void {
+    const session = this.inFlight.get(call.session);
+    if (session === undefined || session.calls.get(call.callId) !== call) return;
+    session.calls.set(call.callId, undefined);
+    session.ended++;
+  }
+
+  /** Delete the empty rows of every session, and the sessions left with none. */
+  private sweep(): void {
+    for (const [id, session] of this.inFlight) {
+      sweepEnded(session);
+      if (session.calls.size === 0) this.inFlight.delete(id);
+    }
   }
 }
 
-/** The key of a call among the calls in flight. */
-function keyOf(callId: string, session: string): string {
-  return `${session}\u0000${callId}`;
+/** One session's calls in flight by id; a row is emptied (`undefined`) when its call ends. */
+interface SessionCalls {
+  readonly calls: Map<string, DispatchRequest | undefined>;
+  /** Emptied rows. */
+  ended: number;
 }
+
+/** Delete a session's emptied rows. */
+function sweepEnded(session: SessionCalls): void {
+  for (const [id, held] of session.calls) if (held === undefined) session.calls.delete(id);
+  session.ended = 0;
+}
+
+/** Emptied rows a session's table holds before they are deleted. */
+const SWEEP_AT = 256;
+/** Sessions known to {@link LocalDispatcher} before those with no call in flight are forgotten. */
+const MAX_IDLE_SESSIONS = 64;

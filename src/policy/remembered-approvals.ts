@@ -120,7 +120,11 @@ export class RememberedApprovals {
    * {@link remember} (the remembered decider does, on every call).
    */
   noteQuestions(call: PreparedCall, questions: readonly string[]): void {
-    if (!this.computed.has(call)) this.questions.set(call, questions);
+    if (this.computed.has(call)) return;
+    // Most calls were asked nothing: they add no entry (a WeakMap entry per call costs the
+    // garbage collector more than the rest of the decider; `npm run bench` counts it).
+    if (questions.length === 0) this.questions.delete(call);
+    else this.questions.set(call, questions);
   }
 
   /** What was answered before about `call`: a denial in its turn wins over any grant. */

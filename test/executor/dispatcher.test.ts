@@ -110,6 +110,68 @@ describe('LocalDispatcher', () => {
     await local.close();
   });
 
+  it('hands a runner with runThen one `then` for every call of an end (no closure per call), and cancels by session and id', async () => {
+    // A runner that holds its calls until told, as the pool runner does, and keeps the `then` it was given.
+    const held: Array<{ request: RunRequest; then: (outcome: RunOutcome, request: RunRequest) => unknown; resolve: (value: unknown) => void }> = [];
+    const holding: Runner = {
+      kind: 'main',
+      run: () => ({ kind: 'aborted' }),
+      runThen: <T>(request: RunRequest, _signal: AbortSignal | undefined, then: (outcome: RunOutcome, request: RunRequest) => T) =>
+        new Promise<T>((resolve) => {
+          request.running = { handleEvent: () => resolve(then({ kind: 'aborted' }, request)) };
+          held.push({ request, then, resolve: resolve as (value: unknown) => void });
+        }),
+      close: async () => [],
+    };
+    const local = new LocalDispatcher({}, { main: holding });
+    const end = recordingEnd();
+    const a = { ...request('ping_rate_limited'), callId: 'same-id', session: 'session-a' };
+    const b = { ...request('ping_rate_limited'), callId: 'same-id', session: 'session-b' };
+    const answers = [local.dispatch(a, end), local.dispatch(b, end)];
+    assert.equal(held.length, 2);
+    assert.equal(held[0]!.then, held[1]!.then, 'one function for every call of the same end');
+    assert.equal(local.cancel('same-id', 'session-a'), true, 'the call of session a, though session b reused its id');
+    assert.deepEqual(await answers[0], { ended: { kind: 'aborted' } });
+    assert.equal(local.cancel('same-id', 'session-a'), false, 'an ended call cannot be cancelled');
+    held[1]!.resolve(held[1]!.then({ kind: 'ok', value: 'b', notes: [], cut: false }, held[1]!.request));
+    assert.deepEqual(await answers[1], { ended: { kind: 'ok', value: 'b', notes: [], cut: false } });
+    assert.equal(local.cancel('same-id', 'session-b'), false, 'forgotten once it ended');
+    assert.equal(end.seen.length, 2);
+    await local.close();
+  });
+
+  it('still cancels a call in flight after hundreds of other calls of its session ended (their rows are swept, its row is not)', async () => {
+    const waiting: Array<() => void> = [];
+    const holding: Runner = {
+      kind: 'main',
+      run: () => ({ kind: 'aborted' }),
+      runThen: <T>(request: RunRequest, _signal: AbortSignal | undefined, then: (outcome: RunOutcome, request: RunRequest) => T) =>
+        new Promise<T>((resolve) => {
+          const finish = (outcome: RunOutcome) => {
+            request.running = undefined;
+            resolve(then(outcome, request));
+          };
+          request.running = { handleEvent: () => finish({ kind: 'aborted' }) };
+          waiting.push(() => finish({ kind: 'ok', value: 'done', notes: [], cut: false }));
+        }),
+      close: async () => [],
+    };
+    const local = new LocalDispatcher({}, { main: holding });
+    const end = recordingEnd();
+    const long = { ...request('ping_rate_limited'), callId: 'long', session: 's' };
+    const longAnswer = local.dispatch(long, end);
+    for (let i = 0; i < 600; i++) {
+      const answer = local.dispatch({ ...request('ping_rate_limited'), callId: `short-${i % 300}`, session: 's' }, end);
+      waiting.pop()!();
+      await answer;
+    }
+    assert.equal(local.cancel('short-5', 's'), false, 'an ended call is not in flight');
+    assert.equal(local.cancel('long', 's'), true);
+    assert.deepEqual(await longAnswer, { ended: { kind: 'aborted' } });
+    assert.equal(end.seen.length, 601);
+    await local.close();
+  });
+
   it('describes a call as plain JSON data: JSON gives it back unchanged', () => {
     const call = { ...request('sleep_then_answer', { ms: 5, note: ['a', { b: 1 }] }, 5_000), writeRoots: ['/tmp/x'], traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
     const description = describeCall(call);
