@@ -21,7 +21,7 @@ export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, C
 // Calls, results and errors.
 export type { ToolCallRequest, ToolExecutionResult, StopReason, DecisionRecord } from './types/result.js';
 export {
-  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode,
+  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, PackageUnavailableError, type ToolErrorCode,
 } from './errors/errors.js';
 export { SANDBOX_PROFILES, BWRAP_ENV, type SandboxProfile, type SandboxPolicy } from './sandbox/bubblewrap.js';
 

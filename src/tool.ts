@@ -7,7 +7,8 @@
  * @module
  */
 export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
-export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode } from './errors/errors.js';
+export { loadOptional, resolveOptional, HIDE_PACKAGES_ENV } from './util/optional-package.js';
+export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, PackageUnavailableError, type ToolErrorCode } from './errors/errors.js';
 export { ACTION_KINDS, type ActionKind } from './policy/action-kinds.js';
 export { gitDirShapeOf, isGitDirEntry, protectedNameIn, type PathEntry } from './workspace/protected-names.js';
 export type { Tool, ToolClass, ShellInputTool, ShellInputTarget, ToolContext, JsonSchema, RunnerKind, TruncationStrategy, OutputProjection, ToolAttachment, ToolLogLevel, ElicitAnswer, SampleRequest, SampleAnswer } from './types/tool.js';
