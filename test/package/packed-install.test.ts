@@ -27,7 +27,10 @@ const run = promisify(execFile);
 const enabled = process.env.TOOLGATE_PACK === '1';
 const skip = enabled ? false : 'installs a packed tarball (about two minutes); set TOOLGATE_PACK=1';
 
-interface LockEntry { dev?: boolean; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; engines?: unknown; version?: string; [key: string]: unknown }
+interface LockEntry {
+  dev?: boolean; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }>; engines?: unknown; version?: string; [key: string]: unknown;
+}
 interface Lock { packages: Record<string, LockEntry> }
 
 /** Installed size of toolgate without optional packages, the issue 34 target (MiB, as `du` counts). */
@@ -36,7 +39,7 @@ const MAX_CORE_MIB = 100;
 /** The optional packages the README's five-minute path installs: the schema generator and its compiler (dev), and openai for its request loop. */
 const README_PACKAGES = { dependencies: ['openai'], devDependencies: ['typescript', 'typescript-json-schema'] };
 
-/** The lock keys of `names` and everything they need, resolved as Node does over the lock's folders. */
+/** The lock keys of `names` and everything they need (dependencies, optional ones, required peers), resolved as Node does over the lock's folders. */
 function lockClosure(lock: Lock, names: string[]): string[] {
   const resolve = (from: string, name: string): string | undefined => {
     for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
@@ -52,7 +55,9 @@ function lockClosure(lock: Lock, names: string[]): string[] {
     if (seen.has(key)) continue;
     seen.add(key);
     const entry = lock.packages[key]!;
-    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) {
+    // Peers too (ts-node's @types/node), unless optional: npm install adds a missing one.
+    const peers = Object.keys(entry.peerDependencies ?? {}).filter((name) => entry.peerDependenciesMeta?.[name]?.optional !== true);
+    for (const name of [...Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }), ...peers]) {
       const found = resolve(key, name);
       if (found !== undefined) stack.push(found);
     }
