@@ -89,7 +89,7 @@ export class OpenAIChatModel implements ChatModel {
 
   private openai(): Promise<OpenAI> {
     const options = this.options;
-    return (this.client ??= loadOptional<typeof import('openai')>('openai', 'the model client (toolgate agent, subagents, ChatModel)').then(({ default: Client }) => new Client({
+    return (this.client ??= loadOptional<typeof import('openai')>('openai', 'the model client (toolgate agent, subagents, OpenAIChatModel)').then(({ default: Client }) => new Client({
       baseURL: options.baseURL,
       apiKey: options.apiKey ?? (options.baseURL !== undefined ? 'not-needed' : undefined),
       maxRetries: options.maxRetries ?? 2,

@@ -80,6 +80,9 @@ describe('a feature without its optional package names the package', () => {
   it('toolgate schemas: typescript and typescript-json-schema', async () => {
     const run = await cliWithout(['typescript-json-schema'], ['schemas', 'a.tool.ts', '--out', 'tool-schemas.json']);
     assertNamed(run, ['typescript', 'typescript-json-schema']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^toolgate: unavailable: schema generation/);
+    assert.doesNotMatch(run.stderr, /\bat .*\.js:\d+/, 'no stack trace');
     assert.equal(fs.existsSync(path.join(tmp, 'tool-schemas.json')), false);
   });
 
@@ -87,6 +90,11 @@ describe('a feature without its optional package names the package', () => {
     const run = await cliWithout(['typescript', 'typescript-json-schema'], ['call', 'read_file', '{"filepath":"a.tool.ts"}', '--workspace', tmp]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /export const x/);
+  });
+
+  it('toolgate agent: openai', async () => {
+    const run = await cliWithout(['openai'], ['agent', 'hi', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--workspace', tmp]);
+    assertNamed(run, ['openai']);
   });
 
   it("the SDK's model client: openai (a thrown PackageUnavailableError)", async () => {
