@@ -14,6 +14,11 @@
  *   CLI starts before its modules load, `src/cli/early.ts`) shares its chunks.
  * - `child.js`: the process runner's child, which the runner starts from here when it exists.
  *
+ * And one file that is not code: the bash grammar's wasm (with its licence), copied from the
+ * tree-sitter-bash package (a dev dependency) beside `dist/src/policy/shell/analyze.js`, which
+ * loads it; the package itself (native sources and prebuilds, about 20 MB) is not installed
+ * with toolgate.
+ *
  * Why: Node 20 loads an ES module in about 0.7–2 ms (resolution, file operations on the
  * thread pool, linking), and `toolgate call` reached about 100 of them in its own process and
  * 30 in the child's before its tool ran. Bundled, the same code loads in a fraction of that
@@ -167,6 +172,11 @@ for (const file of shared) {
   fs.writeFileSync(file, `${SHIM_MARK}\n${lines.length === 0 ? 'export {};' : lines.join('\n')}\n`);
   fs.rmSync(`${file}.map`, { force: true });
 }
+
+// The bash grammar, beside the module that loads it (src/policy/shell/analyze.ts).
+const grammar = path.dirname(fileURLToPath(import.meta.resolve('tree-sitter-bash/package.json')));
+fs.copyFileSync(path.join(grammar, 'tree-sitter-bash.wasm'), path.join(SRC, 'policy', 'shell', 'tree-sitter-bash.wasm'));
+fs.copyFileSync(path.join(grammar, 'LICENSE'), path.join(SRC, 'policy', 'shell', 'tree-sitter-bash.LICENSE'));
 
 if (process.argv.includes('--verbose')) {
   for (const [name, { metafile }] of [['main', cli], ['child', child]] as const) {

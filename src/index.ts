@@ -18,7 +18,7 @@ export type { Tool, ToolClass, ToolContext, JsonSchema, OutputProjection, ToolCl
 // Calls, results and errors.
 export type { ToolCallRequest, ToolExecutionResult, StopReason, DecisionRecord, ToolOutcome, ToolErrorClass } from './types/result.js';
 export {
-  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode,
+  ToolgateError, ToolDefinitionError, ToolgateOptionError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, PackageUnavailableError, type ToolErrorCode,
 } from './errors/errors.js';
 export { ERROR_CLASSES, type ErrorClassEntry } from './closeout/outcomes.js';
 

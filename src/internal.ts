@@ -12,6 +12,7 @@
  */
 export { gitDirShapeOf, isGitDirEntry, protectedNameIn, type PathEntry } from './workspace/protected-names.js';
 export { isSecretKey } from './logging/secrets.js';
+export { loadOptional, resolveOptional, HIDE_PACKAGES_ENV } from './util/optional-package.js';
 export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';
 export { PidsCgroup } from './sandbox/pids-cgroup.js';
 export { findExecutable, parentDeathLauncher } from './sandbox/executables.js';

@@ -9,7 +9,7 @@
  * @module
  */
 export { tool, TOOL_NAME_PATTERN, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_LENGTH, type ToolOptions } from './decorators/tool.decorator.js';
-export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, type ToolErrorCode } from './errors/errors.js';
+export { ToolgateError, PathTraversalError, InvalidPathError, ToolExecutionError, SandboxUnavailableError, PackageUnavailableError, type ToolErrorCode } from './errors/errors.js';
 export { ACTION_KINDS, type ActionKind } from './policy/action-kinds.js';
 export type { Tool, ToolClass, ShellInputTool, ShellInputTarget, ToolContext, JsonSchema, RunnerKind, TruncationStrategy, OutputProjection, ToolAttachment, ToolLogLevel, ElicitAnswer, SampleRequest, SampleAnswer } from './types/tool.js';
 export { MAX_IMAGES, MAX_IMAGE_DATA_URL_LENGTH, TOOL_LOG_LEVELS } from './types/tool.js';

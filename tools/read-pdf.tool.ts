@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { loadOptional } from '../src/internal.js';
 import { readFileInside, tool, ToolExecutionError, type Tool, type ToolContext, type Workspace } from '../src/tool.js';
 
 /** Defaults of read_pdf's arguments. */
@@ -102,14 +103,15 @@ let pdfjsLoaded: Promise<{ pdfjs: Pdfjs; standardFontDataUrl: string; cMapUrl: s
  * newer built-ins than Node 20 has). On Node pdf.js never starts a worker of its own; it runs
  * its worker code in this thread (its "fake worker"). Importing that code here and handing it
  * over as `globalThis.pdfjsWorker` (pdf.js's documented hook) loads it once, up front, from
- * the same package, instead of by a relative URL when the first document opens.
+ * the same package, instead of by a relative URL when the first document opens. pdfjs-dist
+ * is an optional peer dependency: without it the call ends `PACKAGE_UNAVAILABLE`, naming it.
  */
 function loadPdfjs(): Promise<{ pdfjs: Pdfjs; standardFontDataUrl: string; cMapUrl: string }> {
   pdfjsLoaded ??= (async () => {
     const [pdfjs, worker] = await Promise.all([
-      import('pdfjs-dist/legacy/build/pdf.mjs'),
-      // @ts-expect-error pdfjs-dist ships no types for its worker module
-      import('pdfjs-dist/legacy/build/pdf.worker.mjs') as Promise<{ WorkerMessageHandler: unknown }>,
+      loadOptional<Pdfjs>('pdfjs-dist/legacy/build/pdf.mjs', 'read_pdf'),
+      // pdfjs-dist ships no types for its worker module
+      loadOptional<{ WorkerMessageHandler: unknown }>('pdfjs-dist/legacy/build/pdf.worker.mjs', 'read_pdf'),
     ]);
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker ??= worker;
     // On Node pdf.js reads these data files with fs; the paths must end with a slash.

@@ -2,13 +2,15 @@
  * The model client: chat completions with tools against any OpenAI-compatible endpoint
  * (OpenAI, llama.cpp's `llama-server`, vLLM, Ollama's `/v1`, gateways), on the official
  * `openai` package. The only module that imports `openai`, and only when the first request
- * is made, so importing toolgate does not load it (about 0.2 s).
+ * is made, so importing toolgate does not load it (about 0.2 s). `openai` is an optional peer
+ * dependency: without it the first request throws a `PackageUnavailableError` naming it.
  *
  * @module
  */
 import type OpenAI from 'openai';
 import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool, OpenAIToolCall } from '../formats/openai.js';
 import type { ModelClass } from '../types/model-class.js';
+import { loadOptional } from '../util/optional-package.js';
 
 /** One request to a chat model. */
 export interface ChatRequest {
@@ -87,7 +89,7 @@ export class OpenAIChatModel implements ChatModel {
 
   private openai(): Promise<OpenAI> {
     const options = this.options;
-    return (this.client ??= import('openai').then(({ default: Client }) => new Client({
+    return (this.client ??= loadOptional<typeof import('openai')>('openai', 'the model client (toolgate agent, subagents, OpenAIChatModel)').then(({ default: Client }) => new Client({
       baseURL: options.baseURL,
       apiKey: options.apiKey ?? (options.baseURL !== undefined ? 'not-needed' : undefined),
       maxRetries: options.maxRetries ?? 2,

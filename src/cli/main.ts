@@ -30,7 +30,7 @@
  * @module
  */
 import fs from 'node:fs';
-import { ToolDefinitionError, ToolgateOptionError } from '../errors/errors.js';
+import { PackageUnavailableError, ToolDefinitionError, ToolgateOptionError } from '../errors/errors.js';
 import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
 import { commandUsage, USAGE } from './usage.js';
 
@@ -114,6 +114,11 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
       // A config file's mistake found while loading tools (a toolset entry naming no tool).
       ctx.stderr.write(`toolgate: ${error.message.replace(/^options\./, '')}\n`);
       return EXIT.usage;
+    }
+    if (error instanceof PackageUnavailableError) {
+      // An optional package the command needs (`toolgate schemas` without the schema generator).
+      ctx.stderr.write(`toolgate: ${error.message}\n`);
+      return EXIT.failed;
     }
     throw error;
   }

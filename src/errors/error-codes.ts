@@ -37,6 +37,7 @@ export type ToolErrorCode =
   | 'OVERLOADED'
   | 'SERVER_UNAVAILABLE'
   | 'SANDBOX_UNAVAILABLE'
+  | 'PACKAGE_UNAVAILABLE'
   | 'INTERRUPTED'
   | 'CALL_IN_PROGRESS'
   | 'RESULT_PRUNED'
@@ -144,6 +145,7 @@ export const ERROR_CODES: Readonly<Record<ToolErrorCode, ErrorCodeEntry>> = Obje
   OVERLOADED: row({ errorClass: 'overloaded', retry: 'auto', stage: 'run', reportable: true }, 'Too many calls are in flight (or a capacity of the tool\'s own is full: `run_subagent` with every kept child running); retry later.'),
   SERVER_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'auto', stage: 'run', reportable: true }, 'The MCP server behind a bridged tool did not start or has stopped.'),
   SANDBOX_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'never', stage: 'run', reportable: true }, 'The tool runs processes in a sandbox and none can be made here (bubblewrap missing); the user did not choose to run without one.'),
+  PACKAGE_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'never', stage: 'run', reportable: true }, 'The tool needs an optional package that is not installed (`PackageUnavailableError`); the message names it and the `npm install` command.'),
   CLIENT_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'never', stage: 'run', reportable: true }, 'The tool asked its caller for something the caller cannot give (`ctx.elicit` or `ctx.sample` with no MCP client or SDK handler that supports it).'),
   INTERRUPTED: row({ errorClass: 'interrupted', retry: 'never', stage: 'run' }, 'toolgate stopped (killed, crashed) while the call ran; the tool may have run, and the call is never run again by itself (a durable ledger records this on restart).'),
   INTERNAL: row({ errorClass: 'internal', retry: 'never', stage: 'run' }, "An unexpected failure inside toolgate or a caller's hook; the message says what."),

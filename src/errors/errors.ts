@@ -174,6 +174,28 @@ export class SandboxUnavailableError extends ToolgateError {
 }
 
 /**
+ * A feature needs a package that is not installed: an optional peer dependency of toolgate
+ * (sharp for the image tools, pdfjs-dist for read_pdf, typescript-json-schema for schema
+ * generation...; README's table lists them). `packages` are the npm names to install; the
+ * message names them and the command. A tool that throws it ends its call with a
+ * `PACKAGE_UNAVAILABLE` result; the process goes on.
+ */
+export class PackageUnavailableError extends ToolgateError {
+  /** The npm packages to install, e.g. `['typescript', 'typescript-json-schema']`. */
+  readonly packages: readonly string[];
+
+  /**
+   * @param packages - the npm names of the missing packages (at least one).
+   * @param feature - what needs them, e.g. `'resize_image'` or `'schema generation'`.
+   */
+  constructor(packages: readonly string[], feature: string, options?: { cause?: unknown }) {
+    const names = packages.map((name) => `\`${name}\``).join(' and ');
+    super('PACKAGE_UNAVAILABLE', `unavailable: ${feature} needs the package${packages.length === 1 ? '' : 's'} ${names}, not installed here. Install ${packages.length === 1 ? 'it' : 'them'}: npm install ${packages.join(' ')}`, options);
+    this.packages = Object.freeze([...packages]);
+  }
+}
+
+/**
  * A tool's own failure: throw it (or any `Error`) from `run` to report a failure the model
  * can act on. `code` defaults to `TOOL_ERROR`.
  */

@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import * as TJS from 'typescript-json-schema';
+import type * as TJS from 'typescript-json-schema';
 import { findFiles } from '../util/glob.js';
 import { tidyDefinitions } from './definitions.js';
 import { ToolDefinitionError } from '../errors/errors.js';
@@ -26,8 +26,15 @@ import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types/tool.js';
 import { makeFolders } from '../util/folders.js';
+import { loadOptional } from '../util/optional-package.js';
 
-const ts = TJS.ts;
+/**
+ * The generator and its compiler, optional peer dependencies (a user who loads only the shipped
+ * tools, whose schemas are prebuilt, never needs them): importing this module without them
+ * fails with a `PackageUnavailableError` naming both.
+ */
+const tjs = await loadOptional<typeof TJS>('typescript-json-schema', 'schema generation from TypeScript types', ['typescript', 'typescript-json-schema']);
+const ts = tjs.ts;
 type Type = TJS.ts.Type;
 type TypeChecker = TJS.ts.TypeChecker;
 
@@ -199,7 +206,7 @@ export async function generateSchemas(options: GenerateSchemasOptions): Promise<
     const text = ts.formatDiagnostics(diagnostics.slice(0, 10), { getCanonicalFileName: (f) => f, getCurrentDirectory: () => cwd, getNewLine: () => '\n' });
     throw ToolDefinitionError.other('?', `TypeScript errors prevent schema generation:\n${text}`);
   }
-  const generator = TJS.buildGenerator(program, GENERATOR_SETTINGS);
+  const generator = tjs.buildGenerator(program, GENERATOR_SETTINGS);
   if (generator === null) throw ToolDefinitionError.other('?', 'typescript-json-schema could not build a generator for these files');
   const gen = generator as unknown as GeneratorInternals;
   const checker = program.getTypeChecker();

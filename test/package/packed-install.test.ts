@@ -27,6 +27,50 @@ const run = promisify(execFile);
 const enabled = process.env.TOOLGATE_PACK === '1';
 const skip = enabled ? false : 'installs a packed tarball (about two minutes); set TOOLGATE_PACK=1';
 
+interface LockEntry {
+  dev?: boolean; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }>; engines?: unknown; version?: string; [key: string]: unknown;
+}
+interface Lock { packages: Record<string, LockEntry> }
+
+/** Installed size of toolgate without optional packages, the issue 34 target (MiB, as `du` counts). */
+const MAX_CORE_MIB = 100;
+
+/** The optional packages the README's five-minute path installs: the schema generator and its compiler (dev), and openai for its request loop. */
+const README_PACKAGES = { dependencies: ['openai'], devDependencies: ['typescript', 'typescript-json-schema'] };
+
+/** The lock keys of `names` and everything they need (dependencies, optional ones, required peers), resolved as Node does over the lock's folders. */
+function lockClosure(lock: Lock, names: string[]): string[] {
+  const resolve = (from: string, name: string): string | undefined => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
+      const key = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
+      if (lock.packages[key] !== undefined) return key;
+      if (dir === '') return undefined;
+    }
+  };
+  const seen = new Set<string>();
+  const stack = names.map((name) => `node_modules/${name}`);
+  while (stack.length > 0) {
+    const key = stack.pop()!;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const entry = lock.packages[key]!;
+    // Peers too (ts-node's @types/node), unless optional: npm install adds a missing one.
+    const peers = Object.keys(entry.peerDependencies ?? {}).filter((name) => entry.peerDependenciesMeta?.[name]?.optional !== true);
+    for (const name of [...Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }), ...peers]) {
+      const found = resolve(key, name);
+      if (found !== undefined) stack.push(found);
+    }
+  }
+  return [...seen];
+}
+
+/** Sizes in KiB (`du -sk`) of `paths`, in order. */
+async function du(paths: string[]): Promise<number[]> {
+  const { stdout } = await run('du', ['-sk', ...paths]);
+  return stdout.trim().split('\n').map((line) => Number(line.split('\t')[0]));
+}
+
 /** The fenced blocks of README.md of one language, in order. */
 function readmeBlocks(lang: string): string[] {
   const text = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
@@ -50,6 +94,16 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
   let tmp = '';
   let project = '';
   let tarball = '';
+  let lock: Lock;
+  let manifest: { name: string; version: string; type: string; private: boolean; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  let packages: Record<string, LockEntry>;
+
+  /** The user's package.json and a lock file of `packages` (what `npm ci --offline` installs). */
+  function writeProject(): void {
+    const root = { name: manifest.name, version: manifest.version, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies };
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify(manifest, null, 2));
+    fs.writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } }, null, 2));
+  }
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-pack-'));
@@ -59,14 +113,12 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     // under the tests' feet.
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tmp], { cwd: REPO_ROOT });
     tarball = path.join(tmp, stdout.trim().split('\n').at(-1)!);
-    const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
-      packages: Record<string, { dev?: boolean; dependencies?: Record<string, string>; engines?: unknown; version?: string }>;
-    };
+    lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lock;
     const ours = lock.packages['']!;
     const spec = `file:../${path.basename(tarball)}`;
-    const manifest = { name: 'my-agent', version: '1.0.0', type: 'module', private: true, dependencies: { toolgate: spec }, devDependencies: { typescript: '~5.9.3' } };
-    const packages: Record<string, unknown> = {
-      '': { name: manifest.name, version: manifest.version, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies },
+    // First toolgate alone, as `npm install <tarball>` installs it: no optional package.
+    manifest = { name: 'my-agent', version: '1.0.0', type: 'module', private: true, dependencies: { toolgate: spec }, devDependencies: {} };
+    packages = {
       'node_modules/toolgate': {
         version: ours.version,
         resolved: spec,
@@ -77,8 +129,7 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
       },
     };
     for (const [key, entry] of Object.entries(lock.packages)) if (key.startsWith('node_modules/') && !entry.dev) packages[key] = entry;
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify(manifest, null, 2));
-    fs.writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2));
+    writeProject();
     const install = await exec('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
     assert.equal(install.code, 0, `npm ci of the tarball failed:\n${install.stderr}`);
   });
@@ -105,6 +156,47 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     // build in the user's tree); and the package has no install scripts of its own.
     const pkg = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
     for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts?.[hook], undefined, hook);
+  });
+
+  it(`installs at most ${MAX_CORE_MIB} MiB without the optional packages, whose features then name them`, async (t) => {
+    const modules = path.join(project, 'node_modules');
+    const [total] = await du([modules]);
+    const names = fs.readdirSync(modules).flatMap((name) => (name.startsWith('@') ? fs.readdirSync(path.join(modules, name)).map((inner) => `${name}/${inner}`) : name.startsWith('.') ? [] : [name]));
+    const sizes = await du(names.map((name) => path.join(modules, name)));
+    const largest = names.map((name, i) => [name, sizes[i]!] as const).sort((a, b) => b[1] - a[1]).slice(0, 15);
+    t.diagnostic(`installed: ${(total! / 1024).toFixed(1)} MiB in ${names.length} packages; largest: ${largest.map(([name, kib]) => `${name} ${(kib / 1024).toFixed(1)}`).join(', ')}`);
+    assert.ok(total! <= MAX_CORE_MIB * 1024, `the install is ${(total! / 1024).toFixed(1)} MiB, over ${MAX_CORE_MIB} MiB`);
+    for (const absent of ['typescript', 'typescript-json-schema', 'openai', 'sharp', 'pdfjs-dist', 'pyodide', 'mathjs', 'tree-sitter-bash']) {
+      assert.equal(fs.existsSync(path.join(modules, absent)), false, `${absent} is installed with toolgate`);
+    }
+
+    // The shipped tools run (their schemas are prebuilt; a shell command is parsed with the grammar shipped in the package).
+    fs.writeFileSync(path.join(project, 'notes.txt'), 'one\ntwo\n');
+    const read = await exec('npx', ['toolgate', 'call', 'read_file', '{"filepath":"notes.txt"}', '--workspace', '.'], project);
+    assert.equal(read.code, 0, read.stderr);
+    assert.match(read.stdout, /one/);
+    const explain = await exec('npx', ['toolgate', 'policy', 'check', '--explain', '{"name":"run_command","arguments":{"command":"ls -la | head -3"}}'], project);
+    assert.equal(explain.code, 0, explain.stderr);
+    assert.match(explain.stdout, /command ls -la: shell_command\n\s*command head -3: shell_command/);
+    // A feature whose package is missing names it.
+    const calculate = await exec('npx', ['toolgate', 'call', 'calculate', '{"expression":"1 + 1"}', '--workspace', '.'], project);
+    assert.notEqual(calculate.code, 0);
+    assert.match(calculate.stderr, /unavailable: calculate needs the package `mathjs`.*npm install mathjs/);
+    const schemas = await exec('npx', ['toolgate', 'schemas', 'notes.txt', '--out', 'tool-schemas.json'], project);
+    assert.notEqual(schemas.code, 0);
+    assert.match(schemas.stderr, /npm install typescript typescript-json-schema/);
+  });
+
+  it('installs the optional packages the README names for the five-minute path', async () => {
+    const extra = lockClosure(lock, [...README_PACKAGES.dependencies, ...README_PACKAGES.devDependencies]).filter((key) => packages[key] === undefined);
+    for (const key of extra) packages[key] = lock.packages[key]!;
+    const versions = (names: string[]) => Object.fromEntries(names.map((name) => [name, lock.packages['']!.devDependencies![name]!]));
+    manifest.dependencies = { ...manifest.dependencies, ...versions(README_PACKAGES.dependencies) };
+    manifest.devDependencies = versions(README_PACKAGES.devDependencies);
+    writeProject();
+    const install = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], project);
+    assert.equal(install.code, 0, `npm install of the optional packages failed:\n${install.stderr}`);
+    for (const name of ['typescript', 'typescript-json-schema', 'openai']) assert.ok(fs.existsSync(path.join(project, 'node_modules', name)), name);
   });
 
   it("runs the README's five-minute path: tool, schemas, tsc, the installed CLI", async () => {

@@ -4,18 +4,35 @@
  * or an http(s) URL (through the network guard of safe-fetch.ts), and data URLs for
  * `ctx.attachImage`.
  *
- * sharp is imported here at module level on purpose: sharp asks that a process's main thread
- * load it before worker threads use it (so its shared libraries stay loaded until every thread
- * has ended). The image tools run in child processes (the default runner), whose main thread
- * imports the tool module; a registry loaded from a tool manifest imports no tool module on
- * the host's main thread, so these tools must not move to the pool runner.
+ * sharp is imported here when the module loads on purpose: sharp asks that a process's main
+ * thread load it before worker threads use it (so its shared libraries stay loaded until every
+ * thread has ended). The image tools run in child processes (the default runner), whose main
+ * thread imports the tool module; a registry loaded from a tool manifest imports no tool module
+ * on the host's main thread, so these tools must not move to the pool runner. sharp is an
+ * optional peer dependency: without it the module still loads, and each image tool's call
+ * ends `PACKAGE_UNAVAILABLE`, naming it ({@link loadSharp}).
  *
  * @module
  */
 import { fileTypeFromBuffer } from 'file-type';
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadOptional } from '../../src/internal.js';
 import { readFileInside, ToolExecutionError, type Workspace } from '../../src/tool.js';
 import { readBounded, safeFetch, shownUrl, type SafeFetchOptions } from './safe-fetch.js';
+
+type Sharp = (typeof import('sharp'))['default'];
+
+/** sharp, its import started when this module loads (see above); rejected with a `PackageUnavailableError` when it is not installed. */
+const sharpLoaded: Promise<Sharp> = loadOptional<typeof import('sharp')>('sharp', 'the image tools').then((module) => module.default);
+sharpLoaded.catch(() => undefined); // reported by the call that needs it, not as an unhandled rejection
+
+/**
+ * sharp, for the image tools.
+ * @throws PackageUnavailableError when sharp is not installed.
+ */
+export function loadSharp(): Promise<Sharp> {
+  return sharpLoaded;
+}
 
 /** Formats a vision model takes (and read_image returns). */
 export const VISION_FORMATS = ['png', 'jpeg', 'gif', 'webp'] as const;
@@ -88,6 +105,7 @@ export interface ImageFacts {
  * @throws ToolExecutionError when sharp cannot read it (corrupt, truncated) or it is over {@link MAX_INPUT_PIXELS}.
  */
 export async function imageFacts(bytes: Uint8Array, format: RasterFormat, shown: string): Promise<ImageFacts> {
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();

@@ -36,11 +36,10 @@
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SandboxUnavailableError, type SandboxProfile } from '../../src/tool.js';
-import { BUBBLEWRAP_PACKAGE, launchPrefix, processTree, probeBubblewrap, residentBytes } from '../../src/internal.js';
+import { BUBBLEWRAP_PACKAGE, launchPrefix, processTree, probeBubblewrap, residentBytes, resolveOptional } from '../../src/internal.js';
 
 /** How a sandboxed run ended. */
 export type PythonRunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'aborted' | 'crashed';
@@ -115,10 +114,12 @@ const CHILD_ENTRY = fileURLToPath(new URL('./python-child.cjs', import.meta.url)
 const RSS_MARGIN_MB = 256;
 const RSS_POLL_MS = 100;
 
-/** Folder of the installed `pyodide` package. */
+/**
+ * Folder of the installed `pyodide` package.
+ * @throws PackageUnavailableError when pyodide (an optional peer dependency) is not installed.
+ */
 function pyodideFolder(): string {
-  const require = createRequire(import.meta.url);
-  return path.dirname(require.resolve('pyodide/package.json'));
+  return path.dirname(resolveOptional('pyodide/package.json', 'execute_python'));
 }
 
 /** How an interpreter is confined: `bubblewrap`, or `none` when the user chose no sandbox. */
@@ -404,8 +405,8 @@ export class PythonSandbox {
    * unprivileged user), `none` (the profile `none`), or `unavailable` (bubblewrap missing or
    * not working: runs are refused). Probed once per bubblewrap binary and process.
    */
-  isolation(): Promise<PythonIsolation | 'unavailable'> {
-    return probeIsolation(this.profile, pyodideFolder()).then((found) => found.kind);
+  async isolation(): Promise<PythonIsolation | 'unavailable'> {
+    return (await probeIsolation(this.profile, pyodideFolder())).kind;
   }
 
   private spawnInterpreter(isolation: Isolation & { prefix: string[] }): Interpreter {
@@ -429,8 +430,14 @@ export class PythonSandbox {
   /** Start loading an interpreter for the next call, if none is waiting. */
   warm(): void {
     if (this.closed || !this.keepStandby || this.standby?.alive || this.standbyPending) return;
+    let pyodide: string;
+    try {
+      pyodide = pyodideFolder();
+    } catch {
+      return; // pyodide is not installed: the call that needs it says so
+    }
     this.standbyPending = true;
-    void probeIsolation(this.profile, pyodideFolder()).then((isolation) => {
+    void probeIsolation(this.profile, pyodide).then((isolation) => {
       this.standbyPending = false;
       if (this.closed || this.standby?.alive || isolation.kind === 'unavailable') return;
       this.standby = this.spawnInterpreter(isolation);
@@ -466,7 +473,7 @@ export class PythonSandbox {
    * Every ending of the code (finished, raised, timed out, out of memory, aborted, crashed)
    * resolves as a {@link PythonRunResult}.
    * @throws SandboxUnavailableError (rejects) when bubblewrap is missing or fails and the
-   *   profile is not `none`; Error when the sandbox is closed, the interpreter cannot load, or
+   *   profile is not `none`; PackageUnavailableError when pyodide is not installed; Error when the sandbox is closed, the interpreter cannot load, or
    *   every session is running.
    */
   async run(code: string, options: PythonRunOptions): Promise<PythonRunResult> {

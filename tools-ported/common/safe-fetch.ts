@@ -31,7 +31,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { ToolExecutionError } from '../../src/tool.js';
+import { ToolExecutionError, ToolgateError } from '../../src/tool.js';
 import { isSecretKey } from '../../src/internal.js';
 import { addressVerdict, NET_ALLOW_ENV, netAllowlistFromEnv, normalHost, type NetAllowlist } from './net-policy.js';
 
@@ -283,7 +283,8 @@ export async function safeFetch<T>(input: string | URL, options: SafeFetchOption
   const failure = (error: unknown): unknown => {
     if (timedOut) return new SafeFetchError('timeout', `${label}: ${shownUrl(url)} did not answer within ${limitMs} ms; nothing more was read. Try again later or another address.`, error);
     if (controller.signal.aborted) return new SafeFetchError('aborted', `${label} was cancelled (the call was aborted) while reading ${shownUrl(url)}.`, error);
-    if (error instanceof ToolExecutionError) return error;
+    // A tool's own failures (and a missing optional package, PACKAGE_UNAVAILABLE) pass as they are.
+    if (error instanceof ToolgateError) return error;
     return new SafeFetchError('unreachable', `${label}: could not reach ${shownUrl(url)} (${networkDetail(error)}). Check the address, or try again later.`, error);
   };
 

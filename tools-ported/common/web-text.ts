@@ -5,15 +5,42 @@
  *
  * linkedom rather than jsdom: jsdom's current major needs Node 22, and linkedom is a small
  * pure-JavaScript DOM that parses quickly in every worker; Readability and turndown only need
- * the standard DOM methods it implements.
+ * the standard DOM methods it implements. The three are optional peer dependencies, loaded
+ * when the first HTML page is read ({@link readableHtml}).
  *
  * @module
  */
-import { Readability } from '@mozilla/readability';
+import type { Readability } from '@mozilla/readability';
 import iconv from 'iconv-lite';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
+import type { parseHTML } from 'linkedom';
+import type TurndownService from 'turndown';
+import { loadOptional } from '../../src/internal.js';
 import { looksBinary } from './inspect-fs.js';
+
+/** The packages that read an HTML page, optional peer dependencies of toolgate, named together when one is missing. */
+const PAGE_PACKAGES = ['linkedom', '@mozilla/readability', 'turndown'];
+
+interface PageReaders {
+  parseHTML: typeof parseHTML;
+  Readability: typeof Readability;
+  TurndownService: typeof TurndownService;
+}
+
+let readersLoaded: Promise<PageReaders> | undefined;
+
+/**
+ * linkedom, Readability and turndown, loaded on first use.
+ * @throws PackageUnavailableError naming the three when one is not installed.
+ */
+function pageReaders(): Promise<PageReaders> {
+  readersLoaded ??= Promise.all([
+    loadOptional<typeof import('linkedom')>('linkedom', 'web_fetch (reading HTML pages)', PAGE_PACKAGES),
+    loadOptional<typeof import('@mozilla/readability')>('@mozilla/readability', 'web_fetch (reading HTML pages)', PAGE_PACKAGES),
+    loadOptional<{ default: typeof TurndownService }>('turndown', 'web_fetch (reading HTML pages)', PAGE_PACKAGES),
+  ]).then(([linkedom, readability, turndown]) => ({ parseHTML: linkedom.parseHTML, Readability: readability.Readability, TurndownService: turndown.default }));
+  readersLoaded.catch(() => (readersLoaded = undefined));
+  return readersLoaded;
+}
 
 /** linkedom's document type (the project builds without the DOM library types). */
 type Document = ReturnType<typeof parseHTML>['document'];
@@ -119,7 +146,7 @@ function absolutize(document: Document, pageUrl: URL): void {
   }
 }
 
-function turndown(): TurndownService {
+function turndown({ TurndownService }: PageReaders): TurndownService {
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   service.remove(['script', 'style', 'noscript', 'template'] as TurndownService.TagName[]);
   return service;
@@ -131,7 +158,9 @@ function turndown(): TurndownService {
  * plain text. Scripts, styles and embedded frames are dropped; links and image sources are
  * made absolute; `javascript:` links and inline `data:` images are neutralised.
  */
-export function readableHtml(html: string, pageUrl: URL, format: 'markdown' | 'text'): ReadablePage {
+export async function readableHtml(html: string, pageUrl: URL, format: 'markdown' | 'text'): Promise<ReadablePage> {
+  const readers = await pageReaders();
+  const { parseHTML, Readability } = readers;
   const { document } = parseHTML(html);
   for (const element of document.querySelectorAll(REMOVED)) element.remove();
   absolutize(document, pageUrl);
@@ -146,10 +175,10 @@ export function readableHtml(html: string, pageUrl: URL, format: 'markdown' | 't
   if (article?.content && (article.textContent ?? '').trim().length > 0) {
     if (format === 'text') return { title, content: cleanPageText(article.textContent ?? ''), article: true };
     const { document: fragment } = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`);
-    return { title, content: cleanPageText(turndown().turndown(fragment.body as unknown as TurndownService.Node)), article: true };
+    return { title, content: cleanPageText(turndown(readers).turndown(fragment.body as unknown as TurndownService.Node)), article: true };
   }
   const body = document.body ?? document.documentElement;
   if (!body) return { title, content: '', article: false };
   if (format === 'text') return { title, content: cleanPageText(body.textContent ?? ''), article: false };
-  return { title, content: cleanPageText(turndown().turndown(body as unknown as TurndownService.Node)), article: false };
+  return { title, content: cleanPageText(turndown(readers).turndown(body as unknown as TurndownService.Node)), article: false };
 }

@@ -1,7 +1,7 @@
-import sharp, { type OutputInfo } from 'sharp';
+import type { OutputInfo } from 'sharp';
 import { tool, ToolExecutionError, writeFileInside, type Tool, type ToolContext, type Workspace } from '../../src/tool.js';
 import { checkWritableTarget } from '../common/stream-inside.js';
-import { imageFacts, loadImageBytes, MAX_INPUT_PIXELS, sniffFormat } from '../common/image-data.js';
+import { imageFacts, loadImageBytes, loadSharp, MAX_INPUT_PIXELS, sniffFormat } from '../common/image-data.js';
 import { IMAGE_INFO_MAX_BYTES } from './image-info.tool.js';
 
 /** Formats resize_image writes. */
@@ -156,6 +156,7 @@ export async function resizeImage(workspace: Workspace, args: ResizeImageInput):
   const facts = await imageFacts(bytes, sniffed.format, shown);
   const animated = facts.pages > 1 && (format === 'gif' || format === 'webp');
   checkOutputPixels(facts, args, animated ? facts.pages : 1, shown);
+  const sharp = await loadSharp();
   let output: { data: Buffer; info: OutputInfo };
   try {
     let pipeline = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, animated })

@@ -1,4 +1,5 @@
-import { all, create, type MathJsInstance } from 'mathjs';
+import type { MathJsInstance } from 'mathjs';
+import { loadOptional } from '../../src/internal.js';
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 
 /** Arguments of calculate. */
@@ -70,9 +71,13 @@ function newScope(): Map<string, unknown> {
 
 let instance: { evaluate: MathJsInstance['evaluate']; math: MathJsInstance } | undefined;
 
-/** The limited mathjs instance of this thread, made on first use. */
-function limitedMath(): { evaluate: MathJsInstance['evaluate']; math: MathJsInstance } {
+/**
+ * The limited mathjs instance of this thread, made on first use. mathjs is an optional peer
+ * dependency: without it the call ends `PACKAGE_UNAVAILABLE`, naming it.
+ */
+async function limitedMath(): Promise<{ evaluate: MathJsInstance['evaluate']; math: MathJsInstance }> {
   if (instance === undefined) {
+    const { all, create } = await loadOptional<typeof import('mathjs')>('mathjs', 'calculate');
     const math = create(all!, { number: 'number', matrix: 'Matrix' });
     const evaluate = math.evaluate.bind(math);
     const blocked: Record<string, () => never> = {};
@@ -93,7 +98,7 @@ function limitedMath(): { evaluate: MathJsInstance['evaluate']; math: MathJsInst
  */
 @tool({ name: 'calculate', version: '1.0.0', kind: 'internal', readOnly: true, tags: ['misc', 'ported'], timeoutMs: 10_000, memoryMb: 256 })
 export class CalculateTool implements Tool<CalculateInput, CalculateOutput> {
-  run(args: CalculateInput): CalculateOutput {
+  run(args: CalculateInput): Promise<CalculateOutput> {
     return calculate(args.expression, args.precision ?? 14);
   }
 }
@@ -111,10 +116,10 @@ function sizeOf(value: unknown): number {
  *   syntax error (with its position), an unknown symbol or function, a disabled function, or a
  *   result too large to show.
  */
-export function calculate(expression: string, precision = 14): CalculateOutput {
+export async function calculate(expression: string, precision = 14): Promise<CalculateOutput> {
   if (typeof expression !== 'string' || expression.trim() === '') throw new ToolExecutionError('the expression is empty; give something to calculate, e.g. "2 * (3 + 4)".');
   if (expression.length > MAX_EXPRESSION_LENGTH) throw new ToolExecutionError(`the expression is ${expression.length} characters; at most ${MAX_EXPRESSION_LENGTH} are accepted.`);
-  const { evaluate, math } = limitedMath();
+  const { evaluate, math } = await limitedMath();
   let value: unknown;
   try {
     value = evaluate(expression, newScope());

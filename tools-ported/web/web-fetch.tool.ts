@@ -89,7 +89,7 @@ export async function webFetch(args: WebFetchInput, options: Omit<SafeFetchOptio
       let content: string;
       let how: string;
       if (html) {
-        const page = readableHtml(text, response.url, format);
+        const page = await readableHtml(text, response.url, format);
         title = page.title;
         content = page.content;
         how = `${format}, ${page.article ? 'main article' : 'whole page'}`;

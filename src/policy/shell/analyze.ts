@@ -1,6 +1,7 @@
 /**
  * Shell-command analysis (issue 15, item 4): what a shell tool's command line would run, read
- * with a real parser (web-tree-sitter 0.27 with the tree-sitter-bash 0.25 grammar as wasm).
+ * with a real parser (web-tree-sitter 0.27 with the tree-sitter-bash 0.25 grammar as wasm,
+ * shipped beside this module).
  * The only module that imports web-tree-sitter. The walk over the tree is `command-line.ts`;
  * the tables are `wrappers.ts` and `programs.ts`.
  *
@@ -27,6 +28,9 @@ const PARSE_TIME_LIMIT_MS = 500;
 
 const analyzer = loadOnce(createAnalyzer);
 
+/** The bash grammar's wasm, relative to this module (copied there by `scripts/bundle.ts` from tree-sitter-bash). */
+const SHELL_GRAMMAR_FILE = './tree-sitter-bash.wasm';
+
 /**
  * Loads the bash grammar (about 25 ms, once per process) and gives the analyzer. Concurrent
  * callers share one load; a failed load rejects with web-tree-sitter's error (the grammar's
@@ -45,7 +49,10 @@ async function createAnalyzer(): Promise<ShellAnalyzer> {
   // web-tree-sitter loads with the grammar: calls of tools without a shell command never need it.
   const { Language: Languages, Parser: Parsers } = await import('web-tree-sitter');
   await Parsers.init();
-  const wasm = fileURLToPath(import.meta.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  // The grammar ships in the package beside this module (the build copies it from the
+  // tree-sitter-bash package, a dev dependency: its native sources and prebuilds, 20 MB, are
+  // not needed to load the wasm).
+  const wasm = fileURLToPath(new URL(SHELL_GRAMMAR_FILE, import.meta.url));
   const language: Language = await Languages.load(wasm);
   const parser: Parser = new Parsers();
   parser.setLanguage(language);
