@@ -24,8 +24,8 @@
  * @module
  */
 import crypto from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingLevelSchema, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import { ERROR_CODES } from '../errors/error-codes.js';
@@ -43,9 +43,13 @@ import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } 
 import { McpLazyTools } from './lazy-domains.js';
 import { MODES } from '../modes/modes.js';
 import { cannotAskMessage, elicitConfirmation } from './confirmation.js';
+import { ProtocolServer } from './protocol-server.js';
 
 /** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
 const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
+/** `logging/setLevel` and `tools/list` of any shape: the handlers answer a bad level or cursor with -32602 (a strict schema's parse failure would be -32603). */
+const LOOSE_SET_LEVEL_REQUEST = z.looseObject({ method: z.literal('logging/setLevel'), params: z.unknown().optional() });
+const LOOSE_LIST_TOOLS_REQUEST = z.looseObject({ method: z.literal('tools/list'), params: z.unknown().optional() });
 
 /** Options of {@link createMcpServer}; every option documents its default. */
 export interface McpServeOptions {
@@ -136,7 +140,7 @@ export function createMcpServer(options: McpServeOptions): Server {
   // The SDK answers tasks/* from a view bound to this server's client, never from the session id it passes.
   const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
   const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
-  const server = new Server(serverInfo, { capabilities, instructions, taskStore: mine });
+  const server = new ProtocolServer(serverInfo, { capabilities, instructions, taskStore: mine });
   const selection = { names: options.tools, tags: options.tags };
   const registry = system.registry;
   const visible = (name: string): RegisteredTool | undefined => {
@@ -159,15 +163,26 @@ export function createMcpServer(options: McpServeOptions): Server {
 
   // logging/setLevel: the lowest level of the log messages tools send this session (ctx.log).
   const logLevel: SessionLogLevel = { level: undefined };
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    logLevel.level = request.params.level;
+  server.setRequestHandler(LOOSE_SET_LEVEL_REQUEST, async (request) => {
+    const level = LoggingLevelSchema.safeParse((request.params as { level?: unknown } | undefined)?.level);
+    if (!level.success) {
+      throw invalidParams(`Invalid params: logging/setLevel needs params.level, one of ${LoggingLevelSchema.options.join(', ')}`);
+    }
+    logLevel.level = level.data;
     return {};
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(LOOSE_LIST_TOOLS_REQUEST, async (raw) => {
+    const request = ListToolsRequestSchema.safeParse(raw);
+    if (!request.success) throw invalidParams('Invalid params: a tools/list request\'s params must be an object (with an optional string cursor)');
+    // One page holds every tool: no cursor this server gave, so any cursor is invalid (-32602).
+    if (request.data.params?.cursor !== undefined) throw invalidParams('Invalid cursor: this server lists every tool in one page and never gives a cursor; call tools/list without one');
+    return listPage();
+  });
+  const listPage = () => ({
     // request_tools is answered at once, never as a task.
     tools: tasks === undefined ? listed() : listed().map((t) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined ? t : { ...t, execution: { taskSupport: 'optional' as const } })),
-  }));
+  });
 
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in
   // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the
@@ -187,7 +202,7 @@ export function createMcpServer(options: McpServeOptions): Server {
       return result;
     }
     const tool = visible(name);
-    if (tool === undefined) throw unknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
+    if (tool === undefined) throw invalidParams(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = server.getClientCapabilities();
     const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
     if (request.params.task !== undefined && tasks !== undefined && mine !== undefined) {
@@ -271,7 +286,7 @@ export function createMcpServer(options: McpServeOptions): Server {
     } finally {
       clearTimeout(letGo);
     }
-    if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw unknownToolError(result.error ?? `Unknown tool: ${name}`);
+    if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw invalidParams(result.error ?? `Unknown tool: ${name}`);
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
       return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
     }
@@ -286,11 +301,11 @@ export function createMcpServer(options: McpServeOptions): Server {
 }
 
 /**
- * The protocol error for an unknown tool (JSON-RPC -32602). A plain error with a code, not the
- * SDK's `McpError`: that one's message already starts "MCP error -32602: ", and the client's
- * `McpError` adds the prefix again ("MCP error -32602: MCP error -32602: ...").
+ * The protocol error for invalid params (JSON-RPC -32602): an unknown tool, a bad cursor or
+ * level. A plain error with a code, not the SDK's `McpError`, whose message already starts
+ * "MCP error -32602: " (the client's `McpError` adds the prefix).
  */
-function unknownToolError(message: string): Error & { code: number } {
+function invalidParams(message: string): Error & { code: number } {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 
