@@ -30,7 +30,7 @@ function duration(ms: number): string {
 }
 
 /** What the model and the person are told while question `id` waits for an answer given elsewhere. */
-export function waitingMessage(tool: string, id: number, waitMs: number | undefined, cockpitUrl: string | undefined): string {
+function waitingMessage(tool: string, id: number, waitMs: number | undefined, cockpitUrl: string | undefined): string {
   const bound = waitMs === undefined ? '' : ` for up to ${duration(waitMs)}`;
   return `toolgate: ${tool} requires confirmation, and this MCP client cannot ask the person (no elicitation); question ${id} waits${bound}. To answer it, ${whereToAnswer(id, cockpitUrl)}.`;
 }

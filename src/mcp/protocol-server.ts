@@ -16,7 +16,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 const MCP_ERROR_PREFIX = /^MCP error -?\d+: /;
 
 /** `message` with an error response's message taken out of the SDK's prefix (any other message as it is). */
-export function withoutErrorPrefix(message: JSONRPCMessage): JSONRPCMessage {
+function withoutErrorPrefix(message: JSONRPCMessage): JSONRPCMessage {
   if (!('error' in message) || typeof message.error?.message !== 'string' || !MCP_ERROR_PREFIX.test(message.error.message)) return message;
   return { ...message, error: { ...message.error, message: message.error.message.replace(MCP_ERROR_PREFIX, '') } };
 }

@@ -13,9 +13,9 @@ import type { ToolContext } from '../../src/tool.js';
 import type { CommandProcess } from './command-process.js';
 
 /** Milliseconds between two reports, at least. */
-export const PROGRESS_INTERVAL_MS = 500;
+const PROGRESS_INTERVAL_MS = 500;
 /** Characters of new output a log message carries, at most (the last ones). */
-export const LOG_TAIL_CHARS = 2000;
+const LOG_TAIL_CHARS = 2000;
 /** Characters of the last line a progress message carries, at most. */
 const LINE_CHARS = 200;
 
