@@ -52,7 +52,7 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
  * @returns a function that stops it (and closes its ledger handle), or `undefined` without `--cockpit`.
  * @throws UsageError for cockpit flags without `--cockpit`, a bad port, or a non-loopback host without a token.
  */
-export async function cockpitAlongside(values: Record<string, unknown>, ctx: CliContext, ledgerOptions: LedgerOptions | false, logger?: Logger): Promise<(() => Promise<void>) | undefined> {
+export async function cockpitAlongside(values: Record<string, unknown>, ctx: CliContext, ledgerOptions: LedgerOptions | false, logger?: Logger, started?: (url: string) => void): Promise<(() => Promise<void>) | undefined> {
   if (values.cockpit !== true) {
     if (values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined) throw new UsageError('--cockpit-port and --cockpit-host need --cockpit');
     return undefined;
@@ -63,6 +63,7 @@ export async function cockpitAlongside(values: Record<string, unknown>, ctx: Cli
   try {
     const handle = await serve(ledger, values, { ...ctx, stdout: ctx.stderr }, values['cockpit-host'] as string | undefined, port, '--cockpit-host', logger);
     ctx.stderr.write(`toolgate cockpit: ${handle.openUrl}\n`);
+    started?.(handle.url);
     return async () => {
       await handle.close();
       await ledger.close();

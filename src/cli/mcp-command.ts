@@ -130,9 +130,10 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
   let stopCockpit: (() => Promise<void>) | undefined;
+  let cockpitUrl: string | undefined;
   try {
     await system.start();
-    stopCockpit = values.cockpit === true || values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined ? await (await import('./cockpit-command.js')).cockpitAlongside(values, ctx, ledger, system.logger) : undefined;
+    stopCockpit = values.cockpit === true || values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined ? await (await import('./cockpit-command.js')).cockpitAlongside(values, ctx, ledger, system.logger, (url) => (cockpitUrl = url)) : undefined;
     const { registry } = system;
     for (const name of (values.tool as string[] | undefined) ?? []) {
       if (!registry.has(name)) throw new UsageError(`--tool ${name}: no such tool (toolgate list shows them)`);
@@ -146,6 +147,7 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
       tools: values.tool as string[] | undefined, tags: values.tag as string[] | undefined, yes: values.yes === true, logger: system.logger,
       // With the cockpit, a question the client cannot be asked waits for an answer there.
       waitForAnswers: stopCockpit !== undefined,
+      cockpitUrl,
       lazyDomains: values['lazy-domains'] === true ? { tagDomains } : undefined,
     };
     if (values.http) {

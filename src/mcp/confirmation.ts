@@ -1,17 +1,80 @@
 /**
  * Asking the person behind an MCP client whether a call may run: a form elicitation
- * (MCP 2025-11-25), and the message of a call denied because the client cannot be asked.
+ * (MCP 2025-11-25); for a client that cannot be asked, a wait (bounded) for an answer given
+ * elsewhere (`toolgate approvals allow ID`, the cockpit), and the messages that tell the model
+ * and the person how to answer.
  *
  * @module
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
+import type { ApprovalAnswer, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
+import type { CallStore } from '../ledger/call-store.js';
 
-/** The message of a denied confirmation when the client cannot be asked. */
+/** The message of a denied confirmation when the client cannot be asked and no ledger keeps questions (`--no-ledger`). */
 export function cannotAskMessage(tool: string): string {
-  return `${tool} requires confirmation, and this MCP client cannot be asked (it does not support elicitation). `
-    + 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
+  return `${tool} requires confirmation, and this MCP client cannot be asked (it does not support elicitation), and without a ledger (--no-ledger) nobody can answer elsewhere. `
+    + 'To allow it, restart `toolgate mcp` with the ledger (without --no-ledger: a question then waits for `toolgate approvals allow ID` or the cockpit, --cockpit), '
+    + 'with --yes (approves every call that needs confirmation), or allow the call with a policy.';
+}
+
+/** Where a person answers question `id` (a number, or `ID` in general advice): the command, and the cockpit when one runs. */
+function whereToAnswer(id: number | 'ID', cockpitUrl: string | undefined): string {
+  const cockpit = cockpitUrl === undefined ? '' : `, or in the cockpit at ${cockpitUrl} (its login address, with a code, is on toolgate's stderr)`;
+  return `run \`toolgate approvals allow ${id}\` (or \`toolgate approvals deny ${id}\`) in a terminal, with the same --workspace (and --state-dir) as this server${cockpit}`;
+}
+
+/** Milliseconds as text: `300 ms`, `45 s`. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}
+
+/** What the model and the person are told while question `id` waits for an answer given elsewhere. */
+function waitingMessage(tool: string, id: number, waitMs: number | undefined, cockpitUrl: string | undefined): string {
+  const bound = waitMs === undefined ? '' : ` for up to ${duration(waitMs)}`;
+  return `toolgate: ${tool} requires confirmation, and this MCP client cannot ask the person (no elicitation); question ${id} waits${bound}. To answer it, ${whereToAnswer(id, cockpitUrl)}.`;
+}
+
+/** The result text of a call whose question nobody answered in time: the call did not run. */
+export function unansweredMessage(tool: string, id: number, waitMs: number, cockpitUrl: string | undefined): string {
+  return `${tool} requires confirmation, and nobody answered question ${id} within ${duration(waitMs)}, so the call did not run (this MCP client cannot ask the person: no elicitation). `
+    + `Tell the person: while such a call waits, ${whereToAnswer('ID', cockpitUrl)} (\`toolgate approvals\` lists the waiting questions and their ids); then call again. `
+    + 'Or restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
+}
+
+/** What {@link answerElsewhere} reports: the question it waits on, and whether the wait ran out. */
+export interface ElsewhereWait {
+  /** The ledger's question id, once found. */
+  questionId?: number;
+  /** Set when `waitMs` passed without an answer. */
+  timedOut?: boolean;
+}
+
+/**
+ * A confirmation handler for a client that cannot be asked: it finds the call's question in
+ * the ledger (the executor stores it before asking), tells the model and the person how to
+ * answer it (`tell`), then waits: the executor takes an answer given elsewhere as soon as it
+ * is stored. After `waitMs` (when given) the handler fails, which refuses this call without
+ * remembering a no; `wait.timedOut` says so. An aborted `signal` ends the wait.
+ */
+export function answerElsewhere(
+  ledger: CallStore, session: string, signal: AbortSignal, wait: ElsewhereWait, tell: (text: string) => void, waitMs: number | undefined, cockpitUrl: string | undefined,
+): ConfirmationHandler {
+  return async (request) => {
+    const question = (await ledger.pendingApprovals()).find((q) => q.callId === request.callId && q.session === session && q.answer === undefined);
+    if (question !== undefined) {
+      wait.questionId = question.id;
+      tell(waitingMessage(request.tool, question.id, waitMs, cockpitUrl));
+    }
+    return new Promise<ApprovalAnswer>((_resolve, reject) => {
+      if (waitMs === undefined) return; // answered elsewhere, or the call is cancelled
+      const timer = setTimeout(() => {
+        wait.timedOut = true;
+        reject(new Error(`nobody answered within ${waitMs} ms`));
+      }, waitMs);
+      signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+    });
+  };
 }
 
 /**

@@ -11,8 +11,11 @@
  *   fail the input schema, gate denials and failures inside a tool are results with
  *   `isError: true`, which the model can read and correct.
  * - Confirmation: with `yes`, calls are approved; otherwise a tool that requires confirmation
- *   is asked about through MCP elicitation when the client supports it, and denied with a
- *   message naming `--yes` (or a policy) when it does not (`confirmation.ts`).
+ *   is asked about through MCP elicitation when the client supports it. When it does not and
+ *   a ledger keeps questions, the question waits there (`answerWaitMs`, or without bound with
+ *   `waitForAnswers`) for `toolgate approvals allow ID` or the cockpit, and the client is told
+ *   the question's id at once (a log message, and progress when it sent a token); without a
+ *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).
  * - Tasks (2025-11-25, experimental), with a ledger: the `tasks` capability and every tool's
  *   `execution.taskSupport: 'optional'`; a `tools/call` with a `task` field is answered at once
  *   with a task, its call runs in the background (ledger session `mcp-tasks`, the task id as
@@ -24,8 +27,8 @@
  * @module
  */
 import crypto from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SetLevelRequestSchema, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingLevelSchema, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import { ERROR_CODES } from '../errors/error-codes.js';
@@ -42,10 +45,17 @@ import type { ToolExecutionResult } from '../types/result.js';
 import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import { McpLazyTools } from './lazy-domains.js';
 import { MODES } from '../modes/modes.js';
-import { cannotAskMessage, elicitConfirmation } from './confirmation.js';
+import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
+import { ProtocolServer } from './protocol-server.js';
+
+/** How long a question a client cannot be asked waits for an answer given elsewhere, by default (ms). */
+const DEFAULT_ANSWER_WAIT_MS = 45_000;
 
 /** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
 const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
+/** `logging/setLevel` and `tools/list` of any shape: the handlers answer a bad level or cursor with -32602 (a strict schema's parse failure would be -32603). */
+const LOOSE_SET_LEVEL_REQUEST = z.looseObject({ method: z.literal('logging/setLevel'), params: z.unknown().optional() });
+const LOOSE_LIST_TOOLS_REQUEST = z.looseObject({ method: z.literal('tools/list'), params: z.unknown().optional() });
 
 /** Options of {@link createMcpServer}; every option documents its default. */
 export interface McpServeOptions {
@@ -65,11 +75,21 @@ export interface McpServeOptions {
   /** Serve only tools carrying at least one of these tags. Default: every tool. */
   tags?: string[];
   /**
-   * A question the client cannot be asked (no elicitation) waits in the ledger for an answer
-   * given elsewhere (the cockpit, `toolgate approvals`) instead of being refused at once.
-   * Default false.
+   * A question the client cannot be asked (no elicitation) waits in the ledger, without a time
+   * bound, for an answer given elsewhere (the cockpit, `toolgate approvals`). Default false:
+   * with a ledger it waits {@link answerWaitMs}; without one it is refused at once.
    */
   waitForAnswers?: boolean;
+  /**
+   * With a ledger and without {@link waitForAnswers}: how long a question the client cannot be
+   * asked waits for an answer given elsewhere (`toolgate approvals allow ID`, the cockpit), in
+   * milliseconds, before the call is refused (not remembered as a no). The question's id and
+   * how to answer it go to the client at once as a log message (and a progress notification
+   * when it sent a progress token). Default 45000 (below the 60 s most clients wait for a result).
+   */
+  answerWaitMs?: number;
+  /** The cockpit's address (without its login code), named in the messages that say how to answer a question. Default: none. */
+  cockpitUrl?: string;
   /** Approve every call that requires confirmation (`--yes`). Default false: ask through elicitation, or deny. */
   yes?: boolean;
   /** pino logger. Default: silent. */
@@ -132,11 +152,14 @@ export function createMcpServer(options: McpServeOptions): Server {
   const lazyOptions = options.lazyDomains === true ? {} : options.lazyDomains === false ? undefined : options.lazyDomains;
   const lazyProblem = lazyOptions === undefined ? undefined : checkLazyDomainsOptions(lazyOptions);
   if (lazyProblem !== undefined) throw ToolgateOptionError.fromBadOption('lazyDomains', lazyProblem);
+  if (options.answerWaitMs !== undefined && !(Number.isSafeInteger(options.answerWaitMs) && options.answerWaitMs > 0)) {
+    throw ToolgateOptionError.fromBadOption('answerWaitMs', `must be a positive whole number of milliseconds; got ${String(options.answerWaitMs).slice(0, 50)}`);
+  }
   const tasks = taskStoreFor(options);
   // The SDK answers tasks/* from a view bound to this server's client, never from the session id it passes.
   const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
   const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
-  const server = new Server(serverInfo, { capabilities, instructions, taskStore: mine });
+  const server = new ProtocolServer(serverInfo, { capabilities, instructions, taskStore: mine });
   const selection = { names: options.tools, tags: options.tags };
   const registry = system.registry;
   const visible = (name: string): RegisteredTool | undefined => {
@@ -159,27 +182,44 @@ export function createMcpServer(options: McpServeOptions): Server {
 
   // logging/setLevel: the lowest level of the log messages tools send this session (ctx.log).
   const logLevel: SessionLogLevel = { level: undefined };
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    logLevel.level = request.params.level;
+  server.setRequestHandler(LOOSE_SET_LEVEL_REQUEST, async (request) => {
+    const level = LoggingLevelSchema.safeParse((request.params as { level?: unknown } | undefined)?.level);
+    if (!level.success) {
+      throw invalidParams(`Invalid params: logging/setLevel needs params.level, one of ${LoggingLevelSchema.options.join(', ')}`);
+    }
+    logLevel.level = level.data;
     return {};
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(LOOSE_LIST_TOOLS_REQUEST, async (raw) => {
+    const request = ListToolsRequestSchema.safeParse(raw);
+    if (!request.success) throw invalidParams('Invalid params: a tools/list request\'s params must be an object (with an optional string cursor)');
+    // One page holds every tool: no cursor this server gave, so any cursor is invalid (-32602).
+    if (request.data.params?.cursor !== undefined) throw invalidParams('Invalid cursor: this server lists every tool in one page and never gives a cursor; call tools/list without one');
+    return listPage();
+  });
+  const listPage = () => ({
     // request_tools is answered at once, never as a task.
     tools: tasks === undefined ? listed() : listed().map((t) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined ? t : { ...t, execution: { taskSupport: 'optional' as const } })),
-  }));
+  });
 
   // Registered with a loose schema so that the SDK's own check of a tools/call request (in
   // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the
   // specification asks; with the strict schema, the parse failure would surface as -32603.
   /** This server's connection, for the ledger's sessions when the transport has no session id (stdio). */
   const connection = crypto.randomUUID();
+  /**
+   * Call ids: request ids start again on every connection, so each is prefixed with a short
+   * random id of this server's connection (`mcp_3f9c2a1b_2`): unique across sessions in the
+   * ledger, the cockpit and traces.
+   */
+  const callIdOf = (requestId: string | number): string => `mcp_${connection.slice(0, 8)}_${String(requestId)}`;
   server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (raw, extra): Promise<CallToolResult | CreateTaskResult> => {
     const request = CallToolRequestSchema.parse(raw);
     const { name } = request.params;
     if (lazy !== undefined && name === REQUEST_TOOLS_NAME) {
       const session = `mcp_${extra.sessionId ?? connection}`;
-      const { result, changed } = await lazy.answer(system, request.params.arguments ?? {}, `mcp_${String(extra.requestId)}`, {
+      const { result, changed } = await lazy.answer(system, request.params.arguments ?? {}, callIdOf(extra.requestId), {
         mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, signal: extra.signal, workspaceRoot: options.workspaceRoot, turnId: session, session,
       });
       // On the request's own stream (streamable HTTP), so the client gets it without a GET stream.
@@ -187,7 +227,7 @@ export function createMcpServer(options: McpServeOptions): Server {
       return result;
     }
     const tool = visible(name);
-    if (tool === undefined) throw unknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
+    if (tool === undefined) throw invalidParams(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = server.getClientCapabilities();
     const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
     if (request.params.task !== undefined && tasks !== undefined && mine !== undefined) {
@@ -222,8 +262,19 @@ export function createMcpServer(options: McpServeOptions): Server {
       return { task };
     }
     let asked = false;
-    // Never answers: the ledger's question is answered elsewhere, or the request is cancelled.
-    const waitForAnswer: ConfirmationHandler = () => new Promise<ApprovalAnswer>(() => undefined);
+    const session = `mcp_${extra.sessionId ?? connection}`;
+    const client = callClient(server, extra, request.params._meta?.progressToken, logLevel);
+    // A client that cannot be asked: with a ledger, the question waits there for an answer
+    // given elsewhere (bounded unless waitForAnswers), and the client is told how to answer.
+    const elsewhere: ElsewhereWait = {};
+    const tell = (text: string) => {
+      logger.warn({ event: 'mcp_question_waits', tool: name, question: elsewhere.questionId }, text);
+      void extra.sendNotification({ method: 'notifications/message', params: { level: 'warning', logger: 'toolgate', data: text } }).catch(() => undefined);
+      client.progress?.(0, undefined, text);
+    };
+    const ledger = system.executor.ledger;
+    const waitMs = options.waitForAnswers === true ? undefined : options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
+    const waitForAnswer: ConfirmationHandler | null = ledger === undefined ? null : answerElsewhere(ledger, session, extra.signal, elsewhere, tell, waitMs, options.cockpitUrl);
     let askFailed: string | undefined;
     const ask: ConfirmationHandler = async (req) => {
       asked = true;
@@ -232,7 +283,7 @@ export function createMcpServer(options: McpServeOptions): Server {
       } catch (error) {
         // With a cockpit, the question waits in the ledger for an answer given there (or by
         // toolgate approvals), as a task's does.
-        if (options.waitForAnswers === true) return waitForAnswer(req);
+        if (options.waitForAnswers === true && waitForAnswer !== null) return waitForAnswer(req);
         // The client declared elicitation but could not ask anyone (a bridge with no person
         // behind it, say): a no, with a message that says how to allow the call instead.
         askFailed = (error as Error)?.message ?? String(error);
@@ -242,24 +293,23 @@ export function createMcpServer(options: McpServeOptions): Server {
     let result: ToolExecutionResult;
     const letGo = options.pollAfterMs !== undefined && extra.closeSSEStream !== undefined ? setTimeout(extra.closeSSEStream, options.pollAfterMs) : undefined;
     try {
-      const call = { name, arguments: request.params.arguments ?? {}, callId: `mcp_${String(extra.requestId)}` };
+      const call = { name, arguments: request.params.arguments ?? {}, callId: callIdOf(extra.requestId) };
       result = await system.execute(
         call,
         {
           mode: options.mode,
           scopedWriteDirs: options.scopedWriteDirs,
           confirm: options.yes === true,
-          confirmationHandler: canAsk ? ask : options.waitForAnswers === true ? waitForAnswer : null,
+          confirmationHandler: canAsk ? ask : waitForAnswer,
           signal: extra.signal,
           workspaceRoot: options.workspaceRoot,
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session
           // (its connection over stdio).
           turnId: `mcp_${extra.sessionId ?? connection}`,
           // ctx.progress / ctx.log / ctx.elicit / ctx.sample reach this client.
-          client: lazy === undefined ? callClient(server, extra, request.params._meta?.progressToken, logLevel) : lazy.client(callClient(server, extra, request.params._meta?.progressToken, logLevel)),
-          // Request ids start again on every connection: they name a call within one only
-          // (the ledger's idempotency key is call id and session).
-          session: `mcp_${extra.sessionId ?? connection}`,
+          client: lazy === undefined ? client : lazy.client(client),
+          // The ledger's idempotency key is call id and session.
+          session,
         },
       );
     } catch (error) {
@@ -271,9 +321,12 @@ export function createMcpServer(options: McpServeOptions): Server {
     } finally {
       clearTimeout(letGo);
     }
-    if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw unknownToolError(result.error ?? `Unknown tool: ${name}`);
+    if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw invalidParams(result.error ?? `Unknown tool: ${name}`);
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
       return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+    }
+    if (result.errorCode === 'CONFIRMATION_DENIED' && elsewhere.timedOut === true && elsewhere.questionId !== undefined && waitMs !== undefined) {
+      return { content: [{ type: 'text', text: `Error: ${unansweredMessage(tool.name, elsewhere.questionId, waitMs, options.cockpitUrl)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
     }
     if (result.errorCode === 'CONFIRMATION_DENIED' && askFailed !== undefined) {
       const text = `Error: ${tool.name} requires confirmation, and asking through this MCP client failed (${askFailed.slice(0, 300)}). `
@@ -286,11 +339,11 @@ export function createMcpServer(options: McpServeOptions): Server {
 }
 
 /**
- * The protocol error for an unknown tool (JSON-RPC -32602). A plain error with a code, not the
- * SDK's `McpError`: that one's message already starts "MCP error -32602: ", and the client's
- * `McpError` adds the prefix again ("MCP error -32602: MCP error -32602: ...").
+ * The protocol error for invalid params (JSON-RPC -32602): an unknown tool, a bad cursor or
+ * level. A plain error with a code, not the SDK's `McpError`, whose message already starts
+ * "MCP error -32602: " (the client's `McpError` adds the prefix).
  */
-function unknownToolError(message: string): Error & { code: number } {
+function invalidParams(message: string): Error & { code: number } {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 

@@ -12,7 +12,7 @@
  * | not recorded yet (deciders), `running`   | `working`        |
  * | `pending` with an unanswered question    | `input_required` |
  * | ended with a successful result           | `completed`      |
- * | ended unsuccessfully, `denied`, `interrupted` (the server died while it ran) | `failed` |
+ * | ended unsuccessfully, `denied`, `interrupted` (the server died while it ran; a server already running sees that when asked, not only a newly started one) | `failed` |
  * | `tasks/cancel` asked (the cancel flag)   | `cancelled`      |
  *
  * The ttl is the server's (`ttlMs`, a receiver may override what a client asks for) and counts
@@ -72,8 +72,9 @@ export function httpRequestor(sessionId: string, token: string | undefined): str
 }
 
 /** What another requestor gets for a task that is not theirs, as for one that does not exist. */
-function notFound(taskId: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId.slice(0, 200)}`);
+function notFound(taskId: string): Error & { code: number } {
+  // A plain error with a code: McpError's message carries a prefix the client adds again.
+  return Object.assign(new Error(`Task not found: ${taskId.slice(0, 200)}`), { code: ErrorCode.InvalidParams });
 }
 
 /** Options of {@link LedgerTaskStore}; every option documents its default. */
@@ -259,7 +260,9 @@ export class LedgerTaskStore implements TaskStore {
     if (!(await this.ownedBy(taskId, requestor))) return null;
     let record = await this.ledger.get(taskId, TASK_SESSION);
     const task = this.live.get(taskId);
-    if (record !== undefined && task === undefined && (await this.endIfNeverRun(record))) record = await this.ledger.get(taskId, TASK_SESSION);
+    if (record !== undefined && task === undefined && ((await this.endIfNeverRun(record)) || (await this.interruptIfOwnerDied(record)))) {
+      record = await this.ledger.get(taskId, TASK_SESSION);
+    }
     if (record === undefined) {
       if (task === undefined) return null;
       const status = task.cancelled ? 'cancelled' : task.result === undefined ? 'working' : task.success ? 'completed' : 'failed';
@@ -350,6 +353,17 @@ export class LedgerTaskStore implements TaskStore {
     if ((await this.ledger.pendingApprovals()).some((q) => q.callId === record.callId && q.session === TASK_SESSION)) return false;
     const result = failedResult('INTERRUPTED', NOT_RUN_MESSAGE, { tool: record.tool, version: record.version, callId: record.callId, stopReason: 'not_run', confirmed: false });
     return this.ledger.finish({ callId: record.callId, session: TASK_SESSION }, { state: 'failed', decisions: undefined, result });
+  }
+
+  /**
+   * A task another process was running when it died (`kill -9`, say): the ledger recovers such
+   * calls only when it is opened, so a server already running on the same state folder marks
+   * it `interrupted` here (with every other call of a dead owner) when it is asked about it.
+   * @returns whether it was marked here.
+   */
+  private async interruptIfOwnerDied(record: CallRecord): Promise<boolean> {
+    if (record.state !== 'running' || this.ledger.ownerAlive(record)) return false;
+    return (await this.ledger.recover()).some((r) => r.callId === record.callId && r.session === TASK_SESSION);
   }
 
   /**

@@ -50,6 +50,17 @@ describe('the tool context reaches the caller\'s client from every runner', () =
       ]);
     });
 
+    test(`${runner}: a call longer than the pool's wait for the end marker keeps its last messages (issue 34, item 11)`, async () => {
+      const events: unknown[] = [];
+      const client: ToolClient = {
+        progress: (done, total, message) => events.push(['progress', done, total, message]),
+        log: (level, data) => events.push(['log', level, data]),
+      };
+      const r = await executor.call(`talk_to_caller_${runner}`, { pauseMs: 1500 }, { client });
+      assert.equal(r.success, true, r.output);
+      assert.deepEqual(events.slice(-2), [['progress', 3, 3, 'done'], ['log', 'warning', 'the last line']]);
+    });
+
     test(`${runner}: without a client, progress and logs go nowhere and elicit fails with CLIENT_UNAVAILABLE`, async () => {
       const quiet = await executor.call(`talk_to_caller_${runner}`, {});
       assert.equal(quiet.success, true, quiet.output);

@@ -201,6 +201,7 @@ export class CommandProcess {
   private readonly child: ChildProcess;
   private readonly cgroup: PidsCgroup | undefined;
   private readonly listeners = new Set<() => void>();
+  private readonly textListeners = new Set<(text: string) => void>();
   /** Set once the command's group was killed after its shell exited. */
   private groupGone = false;
 
@@ -302,9 +303,19 @@ export class CommandProcess {
     return this.exit === undefined;
   }
 
+  /**
+   * Call `listener` with every piece of output as it arrives (standard output and error, as
+   * written, escapes included) until the returned function is called.
+   */
+  onOutput(listener: (text: string) => void): () => void {
+    this.textListeners.add(listener);
+    return () => this.textListeners.delete(listener);
+  }
+
   private append(text: string): void {
     if (text === '') return;
     this.output.write(text);
+    for (const listener of [...this.textListeners]) listener(text);
     if (!this.paused && this.output.unreadChars > this.pauseAtUnread) {
       this.paused = true;
       this.child.stdout?.pause();

@@ -2,6 +2,7 @@ import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src
 import { commandEnv } from './command-process.js';
 import { commandSandbox, sessionOutput, workingFolder } from './command-output.js';
 import { commandSessions } from './command-sessions.js';
+import { streamOutput } from './command-progress.js';
 
 /** Arguments of exec_command. */
 export interface ExecCommandInput {
@@ -64,7 +65,9 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
       // Return before the call's own time limit, with the command still running, rather
       // than be stopped with nothing.
       const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_TIME_MS, ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - Date.now() - DEADLINE_MARGIN_MS);
-      const exited = await session.process.wait(Math.max(0, yieldMs), ctx.signal);
+      // Its output reaches the caller while the call waits (progress and log messages).
+      const streaming = streamOutput(session.process, ctx);
+      const exited = await session.process.wait(Math.max(0, yieldMs), ctx.signal).finally(streaming);
       if (ctx.signal.aborted && !exited) {
         commandSessions.remove(session.id);
         await session.process.stop('the call was stopped');

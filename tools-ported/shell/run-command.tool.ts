@@ -1,6 +1,7 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { CommandProcess, commandEnv, stopOwnedBy } from './command-process.js';
 import { commandSandbox, reportExit, seconds, workingFolder } from './command-output.js';
+import { streamOutput } from './command-progress.js';
 
 /** Arguments of run_command. */
 export interface RunCommandInput {
@@ -69,18 +70,24 @@ export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEn
   const sandbox = commandSandbox(ctx, cwd);
   const timeoutMs = args.timeout_ms ?? DEFAULT_RUN_TIMEOUT_MS;
   const proc = CommandProcess.start({ command: args.command, cwd, env, sandbox, stdin: false, owner });
-  const exited = await proc.wait(timeoutMs, ctx.signal);
-  if (!exited) {
-    const why = ctx.signal.aborted ? 'the call was stopped' : `timed out after ${seconds(timeoutMs)}`;
-    await proc.stop(why);
-    const output = proc.output.all();
-    ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.sandboxed || proc.limited ? 'every process of the command' : "the command's process group"}]`);
-    throw new ToolExecutionError(
-      `the command ${ctx.signal.aborted ? 'was stopped before it finished' : `ran longer than timeout_ms=${timeoutMs} and was stopped`}; output so far:\n${output === '' ? '[no output]' : output}`,
-      ctx.signal.aborted ? 'ABORTED' : 'TIMEOUT',
-    );
+  // Its output reaches the caller while it runs (progress and log messages).
+  const streaming = streamOutput(proc, ctx);
+  try {
+    const exited = await proc.wait(timeoutMs, ctx.signal);
+    if (!exited) {
+      const why = ctx.signal.aborted ? 'the call was stopped' : `timed out after ${seconds(timeoutMs)}`;
+      await proc.stop(why);
+      const output = proc.output.all();
+      ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.sandboxed || proc.limited ? 'every process of the command' : "the command's process group"}]`);
+      throw new ToolExecutionError(
+        `the command ${ctx.signal.aborted ? 'was stopped before it finished' : `ran longer than timeout_ms=${timeoutMs} and was stopped`}; output so far:\n${output === '' ? '[no output]' : output}`,
+        ctx.signal.aborted ? 'ABORTED' : 'TIMEOUT',
+      );
+    }
+    await proc.exited;
+  } finally {
+    streaming();
   }
-  await proc.exited;
   reportExit(proc, ctx);
   return proc.output.all();
 }

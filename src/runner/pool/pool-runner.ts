@@ -225,7 +225,7 @@ export class PoolRunner implements Runner {
       // with the reply, so the reply waits for the worker's end marker (briefly: a worker that
       // died sends none).
       const run = new PoolCallRun(this, pool, call, signal, record, slot, task, listening === undefined ? finish : (outcome) => {
-        const waited = outcome.kind === 'ok' || outcome.kind === 'error' ? listening.ended : Promise.resolve();
+        const waited = outcome.kind === 'ok' || outcome.kind === 'error' ? listening.ended() : Promise.resolve();
         void waited.then(() => {
           listening.release();
           finish(outcome);
@@ -246,7 +246,7 @@ export class PoolRunner implements Runner {
    * channel and answer them with the call's client, until the returned function is called
    * (the call ended; an elicitation still open is aborted).
    */
-  private listen(key: string, call: RunRequest): { ended: Promise<void>; release(): void } {
+  private listen(key: string, call: RunRequest): { ended(): Promise<void>; release(): void } {
     if (this.channel === undefined) {
       const channel = new BroadcastChannel(this.channelName);
       channel.unref();
@@ -266,14 +266,22 @@ export class PoolRunner implements Runner {
       this.channel = channel;
     }
     let end!: () => void;
-    const ended = new Promise<void>((resolve) => {
+    const endMarker = new Promise<void>((resolve) => {
       end = resolve;
-      setTimeout(resolve, CLIENT_END_WAIT_MS).unref();
     });
     const listener = { client: call.client!, tool: call.tool.name, done: new AbortController(), end };
     this.listeners.set(key, listener);
     return {
-      ended,
+      // The wait for a missing end marker starts when the reply is in, not when the call
+      // started: a call longer than the wait would otherwise lose its last messages.
+      ended: () => new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CLIENT_END_WAIT_MS);
+        timer.unref();
+        void endMarker.then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
       release: () => {
         listener.done.abort(new Error('the call ended'));
         if (this.listeners.get(key) === listener) this.listeners.delete(key);
