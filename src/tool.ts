@@ -23,3 +23,4 @@ export { launchScript, type LaunchScriptName } from './sandbox/launch-scripts.js
 export { launchPrefix, LAUNCH_PROFILES, type LaunchProfileName, type InterpreterLaunch } from './sandbox/launch-profiles.js';
 export { processTree, residentBytes } from './sandbox/proc.js';
 export { sandboxLauncher, bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, SANDBOX_PROFILES, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type SandboxPolicy, type SandboxProfile, type SandboxMounts, type BubblewrapProbe } from './sandbox/bubblewrap.js';
+export { prepareStaging, registerArtifact, listArtifacts, readArtifact, ARTIFACT_DIR, ARTIFACT_STAGING_DIR, MAX_ARTIFACT_BYTES, MAX_ARTIFACTS, type ArtifactRecord } from './workspace/artifact-store.js';
