@@ -6,7 +6,7 @@
  * show them (the reader half: {@link listArtifacts}, {@link readArtifact}).
  *
  * Layout, inside the workspace:
- * - `.toolgate/staging/<turn key>/`: where a turn writes a file before registering it
+ * - `.artifacts/staging/<turn key>/`: where a turn writes a file before registering it
  *   ({@link prepareStaging}); the turn key is the first 12 hex digits of the SHA-256 of the
  *   turn id.
  * - `.toolgate/artifacts/<id>/<name>`: the registered file, moved there (never copied or
@@ -28,7 +28,7 @@ import { Workspace } from './workspace.js';
 /** Folder of registered artifacts, relative to the workspace root. */
 export const ARTIFACT_DIR = '.toolgate/artifacts';
 /** Folder of the turns' staging folders, relative to the workspace root. */
-export const ARTIFACT_STAGING_DIR = '.toolgate/staging';
+export const ARTIFACT_STAGING_DIR = '.artifacts/staging';
 /** Largest file registered, in bytes (64 MiB). */
 export const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
 /** Most artifacts one workspace's store holds. */
@@ -69,7 +69,7 @@ export function turnKey(turn: string): string {
 
 /**
  * Make the turn's staging folder and name a path in it for a file called `name`.
- * @returns the workspace-relative path to write (`.toolgate/staging/<turn key>/<name>`).
+ * @returns the workspace-relative path to write (`.artifacts/staging/<turn key>/<name>`; outside the protected `.toolgate`, so writing and registering it do not ask for that reason).
  * @throws ToolExecutionError for a name that is not a plain file name, or a staging folder that cannot be made.
  * @throws PathTraversalError when a folder on the way was replaced by a link leading outside.
  */
