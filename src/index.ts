@@ -111,3 +111,4 @@ export { serveStdio } from './mcp/stdio-server.js';
 export { serveHttp, type McpHttpOptions } from './mcp/http-server.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionLimits } from './mcp/http-sessions.js';
 export { LedgerTaskStore, TASK_SESSION, type LedgerTaskStoreOptions, type TaskRun } from './mcp/tasks.js';
+export { listArtifacts, readArtifact, type ArtifactRecord } from './workspace/artifact-store.js';

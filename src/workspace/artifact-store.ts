@@ -63,7 +63,7 @@ function asWorkspace(workspace: Workspace | string): Workspace {
 }
 
 /** The staging folder key of a turn: 12 hex digits of the SHA-256 of its id. */
-export function turnKey(turn: string): string {
+function turnKey(turn: string): string {
   return crypto.createHash('sha256').update(turn, 'utf8').digest('hex').slice(0, 12);
 }
 

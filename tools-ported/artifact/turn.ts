@@ -6,7 +6,7 @@
 import type { ToolContext } from '../../src/tool.js';
 
 /** The turn of calls whose caller lent none (an MCP session without lazy domains, a bare `execute`). */
-export const DEFAULT_TURN = 'default';
+const DEFAULT_TURN = 'default';
 
 /**
  * The call's turn id: what an agent's tool-call handler lends its calls with the caller

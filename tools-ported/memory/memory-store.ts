@@ -57,7 +57,7 @@ export interface MemoryNote {
 }
 
 /** The state folder (the ledger's rule, `src/ledger/paths.ts` `defaultStateDir`). */
-export function memoryStateDir(env: NodeJS.ProcessEnv = process.env): string {
+function memoryStateDir(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_STATE_HOME;
   if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'toolgate');
   return path.join(env.HOME || os.homedir(), '.local', 'state', 'toolgate');
