@@ -200,7 +200,7 @@ export async function listArtifacts(workspace: Workspace | string, filter: { tur
  * @returns `undefined` for an unknown or malformed id, or a stored file that is no longer a
  *   regular file inside the workspace of the recorded size.
  */
-export async function readArtifact(workspace: Workspace | string, id: string): Promise<{ record: ArtifactRecord; bytes: Buffer } | undefined> {
+export async function readArtifact(workspace: Workspace | string, id: string): Promise<{ record: ArtifactRecord; bytes: Uint8Array } | undefined> {
   const ws = asWorkspace(workspace);
   const record = await recordOf(ws, id);
   if (record === undefined) return undefined;
