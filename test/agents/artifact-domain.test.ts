@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GeneralAgent, Ledger, ToolSystem } from 'toolgate';
 import { startCockpit } from '../../src/cockpit/server.js';
-import { ARTIFACT_DIR, listArtifacts, readArtifact } from '../../src/workspace/artifact-store.js';
+import { ARTIFACT_DIR, listArtifacts, MAX_ARTIFACT_BYTES, readArtifact } from '../../src/workspace/artifact-store.js';
 import { tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
@@ -95,6 +95,8 @@ describe('the artifact domain in an agent run', () => {
     fs.symlinkSync('real.txt', path.join(t.ws, 'link.txt'));
     fs.symlinkSync(t.sentinel, path.join(t.ws, 'outside-link.txt'));
     fs.mkdirSync(path.join(t.ws, 'folder'));
+    fs.writeFileSync(path.join(t.ws, 'huge.bin'), '');
+    fs.truncateSync(path.join(t.ws, 'huge.bin'), MAX_ARTIFACT_BYTES + 1); // sparse: no disk used
     fs.writeFileSync(path.join(t.ws, 'folder', 'inner.txt'), 'inner\n');
     const before = tree(t.ws);
     const count = (await listArtifacts(t.ws)).length;
@@ -103,6 +105,7 @@ describe('the artifact domain in an agent run', () => {
       ['outside-link.txt', /PATH_TRAVERSAL|symbolic link/],
       ['folder', /is a folder/],
       ['missing.txt', /does not exist/],
+      ['huge.bin', /more than the 67108864 bytes/],
       ['../outside/sentinel.txt', /outside|escape|workspace/i],
       [`${ARTIFACT_DIR}`, /already in the artifact store/],
     ];

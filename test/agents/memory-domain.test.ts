@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GeneralAgent, ToolSystem } from 'toolgate';
 import { ledgerFile } from '../../src/ledger/paths.js';
-import { memoryFile } from '../../tools-ported/memory/memory-store.js';
+import { MEMORY_LIMITS, memoryFile, MemoryStore } from '../../tools-ported/memory/memory-store.js';
 import { tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
@@ -94,6 +94,19 @@ describe('the memory domain in an agent run', () => {
     const tag = await tools.execute({ name: 'memory_remember', arguments: { text: 'fine', tags: ['Not A Tag!'] }, callId: 'bad-tag' });
     assert.match(tag.error ?? tag.output, /Nothing was changed/);
     assert.equal((await tools.execute({ name: 'memory_list', arguments: {}, callId: 'count-2' })).output, before);
+  });
+
+  it('refuses a note past the count bound of a scope, storing nothing', () => {
+    const root = path.join(t.root, 'other-workspace');
+    const store = MemoryStore.open(root);
+    try {
+      for (let i = 0; i < MEMORY_LIMITS.notes; i++) store.remember('agent:filler', `note ${i}`, []);
+      assert.throws(() => store.remember('agent:filler', 'one too many', []), /already holds 1000 notes.*Nothing was changed/);
+      assert.equal(store.list('agent:filler', 1).total, MEMORY_LIMITS.notes);
+      assert.equal(store.remember('workspace', 'another scope still has room', []).scope, 'workspace');
+    } finally {
+      store.close();
+    }
   });
 
   it('keeps a user\'s notes to that user', async () => {
