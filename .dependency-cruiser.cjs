@@ -53,7 +53,7 @@ const ALLOWED_IMPORTERS = {
   '@openai/agents': ['^src/adapters/openai-agents\\.ts$'],
   '@langchain/core': ['^src/adapters/langchain\\.ts$'],
   // the durable call ledger (SQLite)
-  'better-sqlite3': ['^src/ledger/sqlite/'],
+  'better-sqlite3': ['^src/ledger/sqlite/', '^tools-ported/memory/memory-store\\.ts$'],
   // policy files: TOML and globs are read and compiled in one place
   picomatch: ['^src/policy/policy-file\\.ts$'],
   // RFC 8785 hashes: request keys of remembered approvals, arguments of ledger tombstones

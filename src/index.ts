@@ -81,3 +81,4 @@ export { createMcpServer, type McpServeOptions, type McpServerHandle } from './m
 export { serveStdio } from './mcp/stdio-server.js';
 export { serveHttp, type McpHttpOptions } from './mcp/http-server.js';
 export { LedgerTaskStore, type LedgerTaskStoreOptions } from './mcp/tasks.js';
+export { listArtifacts, readArtifact, type ArtifactRecord } from './workspace/artifact-store.js';

@@ -17,3 +17,4 @@ export { Workspace, isInside } from './workspace/workspace.js';
 export { openFileInside, readFileInside, writeFileInside, type OpenInside, type ReadInside, type WriteInside, type WriteInsideOptions } from './workspace/safe-io.js';
 export { pinFolder, checkDescriptorInside, throwIfStopped, FolderMissingError, CAN_PIN_FOLDERS, type WriteStop, type PinnedFolder, type PinFolderOptions, type PinnedFile, type FileStatus, type FileKind, type FolderDirent, type FileSystemError } from './workspace/pinned-folder.js';
 export { sandboxLauncher, SANDBOX_PROFILES, type SandboxPolicy, type SandboxProfile, type SandboxMounts } from './sandbox/bubblewrap.js';
+export { prepareStaging, registerArtifact, listArtifacts, readArtifact, ARTIFACT_DIR, ARTIFACT_STAGING_DIR, MAX_ARTIFACT_BYTES, MAX_ARTIFACTS, type ArtifactRecord } from './workspace/artifact-store.js';

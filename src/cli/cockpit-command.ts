@@ -20,7 +20,7 @@ import type { ApprovalAnswer } from '../decisions/approval.js';
 import { settleQuestion } from '../ledger/resume.js';
 import type { Logger } from '../logging/logger.js';
 import { cliReport, runStoredCall } from './approvals-command.js';
-import { APPROVE_FLAGS, EXIT, parse, UsageError, type CliContext } from './context.js';
+import { APPROVE_FLAGS, EXIT, parse, UsageError, workspaceOption, type CliContext } from './context.js';
 import { LEDGER_COMMAND_FLAGS, openCliLedger } from './ledger-cli.js';
 
 /** The port `toolgate cockpit` listens on unless `--port` names another. */
@@ -83,7 +83,7 @@ async function serve(ledger: CallStore, values: Record<string, unknown>, ctx: Cl
     return { found: outcome.found, first: outcome.first, counted: outcome.counted, next: outcome.next };
   };
   try {
-    return await startCockpit({ ledger, host, port, token: ctx.env.TOOLGATE_COCKPIT_TOKEN || undefined, answer, pollMs: Math.min(ledger.pollMs, 250), logger });
+    return await startCockpit({ ledger, host, port, token: ctx.env.TOOLGATE_COCKPIT_TOKEN || undefined, answer, pollMs: Math.min(ledger.pollMs, 250), logger, workspace: workspaceOption(values, ctx) });
   } catch (error) {
     if (error instanceof ToolgateOptionError) {
       if (/options\.host/.test(error.message)) throw new UsageError(`${hostFlag} ${host}: not a loopback address; set TOOLGATE_COCKPIT_TOKEN to a secret of 16+ characters, which every API request must carry (open /#code=<token> in the browser)`);

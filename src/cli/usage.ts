@@ -6,7 +6,7 @@
  */
 
 /** Usage lines of `toolgate list`. */
-const LIST_USAGE = '  toolgate list [--tag T]... [--json]';
+const LIST_USAGE = '  toolgate list [--tag T]... [--domain D]... [--json]';
 
 /** Usage lines of `toolgate schema`. */
 const SCHEMA_USAGE = '  toolgate schema NAME [--version RANGE] [--format openai|openai-strict|anthropic|mcp]';

@@ -40,6 +40,7 @@ import { setSessionApprovalMode } from '../ledger/session-approval-modes.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { checkLocalBind, hostHeadersFor } from '../util/loopback.js';
+import { listArtifacts, readArtifact } from '../workspace/artifact-store.js';
 import { callView, questionsOf, sessionsOf, type CallView } from './views.js';
 
 /** What answering a question did (the shape of the ledger's `SettleOutcome`, without the run). */
@@ -80,6 +81,11 @@ export interface CockpitOptions {
   pollMs?: number;
   /** Logger. Default: silent. */
   logger?: Logger;
+  /**
+   * The workspace root whose artifact store `/api/artifacts` lists and `/api/artifacts/<id>`
+   * serves (as a download). Default: none (those routes answer 404).
+   */
+  workspace?: string;
 }
 
 /** A running cockpit. */
@@ -219,8 +225,14 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
         return output(res, url.searchParams);
       case '/api/events':
         return events(req, res, url.searchParams);
-      default:
+      case '/api/artifacts':
+        return options.workspace === undefined ? json(res, 404, { error: 'not_found', message: 'the cockpit was started without a workspace' })
+          : json(res, 200, { artifacts: await listArtifacts(options.workspace, url.searchParams.has('turn') ? { turn: url.searchParams.get('turn')! } : {}) });
+      default: {
+        const artifact = /^\/api\/artifacts\/(art_[0-9a-f]{16})$/.exec(url.pathname);
+        if (artifact !== null && options.workspace !== undefined) return serveArtifact(res, options.workspace, artifact[1]!, req.method === 'HEAD');
         return json(res, 404, { error: 'not_found', message: 'not found' });
+      }
     }
   }
 
@@ -416,6 +428,16 @@ function same(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+/** One artifact's bytes as a download (`application/octet-stream`, never rendered here), or 404. */
+async function serveArtifact(res: http.ServerResponse, workspace: string, id: string, head: boolean): Promise<void> {
+  const found = await readArtifact(workspace, id);
+  if (found === undefined) return json(res, 404, { error: 'not_found', message: `no artifact ${id}` });
+  res.writeHead(200, {
+    ...SECURITY_HEADERS, 'content-type': 'application/octet-stream', 'content-length': found.bytes.length,
+    'content-disposition': `attachment; filename="${found.record.name}"`, 'x-artifact-sha256': found.record.sha256,
+  }).end(head ? undefined : found.bytes);
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {

@@ -246,7 +246,7 @@ describe('toolgate list and schema', { concurrency: true }, () => {
     const run = await cliInProcess(['list', '--tag', 'builtin']);
     assert.equal(run.code, 0, shown(run));
     const lines = run.stdout.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+KIND\s+ACCESS\s+CONFIRM\s+TAGS\s+DESCRIPTION$/);
+    assert.match(lines[0] ?? '', /^NAME\s+VERSION\s+KIND\s+ACCESS\s+CONFIRM\s+DOMAIN\s+TAGS\s+DESCRIPTION$/);
     assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 5)), [
       ['execute_python', '1.0.0', 'shell_command', 'write', 'yes'],
       ['list_files', '1.0.0', 'file_read', 'read', 'no'],
@@ -255,6 +255,18 @@ describe('toolgate list and schema', { concurrency: true }, () => {
       ['web_search', '1.0.0', 'network', 'read', 'no'],
       ['write_file', '1.0.0', 'file_write', 'write', 'yes'],
     ]);
+  });
+
+  test('list --domain shows a domain\'s tools with their domain (memory, artifact); an unknown domain is a usage error', async () => {
+    const run = await cliInProcess(['list', '--domain', 'memory', '--domain', 'artifact']);
+    assert.equal(run.code, 0, shown(run));
+    assert.deepEqual(run.stdout.trimEnd().split('\n').slice(1).map((l) => { const c = l.split(/\s+/); return [c[0], c[5]]; }), [
+      ['artifact_prepare', 'artifact'], ['artifact_register', 'artifact'],
+      ['memory_forget', 'memory'], ['memory_get', 'memory'], ['memory_list', 'memory'], ['memory_remember', 'memory'], ['memory_search', 'memory'],
+    ]);
+    const bad = await cliInProcess(['list', '--domain', 'no_such_domain']);
+    assert.equal(bad.code, 2, shown(bad));
+    assert.match(bad.stderr, /domains in use: .*memory/);
   });
 
   test('list with a tag no tool has is a usage error that names the tags in use', async () => {

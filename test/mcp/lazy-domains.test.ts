@@ -42,7 +42,7 @@ async function scenario(made: ReturnType<typeof countingClient>): Promise<void> 
   assert.deepEqual(before.filter((n) => n.startsWith('git_')), [], 'the git domain is not listed yet');
   const spec = (await client.listTools()).tools.find((t) => t.name === 'request_tools')!;
   const domains = (spec.inputSchema.properties as { domains: { items: { enum: string[] } } }).domains.items.enum;
-  assert.deepEqual(domains, ['archive', 'data', 'git', 'snapshot']);
+  assert.deepEqual(domains, ['archive', 'artifact', 'data', 'git', 'memory', 'snapshot']);
 
   // Called directly while hidden: a tool result the model can read, not a -32602.
   const hidden = (await client.callTool({ name: 'git_status', arguments: {} })) as CallToolResult;
@@ -95,6 +95,22 @@ describe('toolgate mcp --lazy-domains over stdio', () => {
     const listed = (await made.client.listTools()).tools;
     assert.equal(listed.find((t) => t.name === 'read_file')!.execution?.taskSupport, 'optional');
     assert.equal(listed.find((t) => t.name === 'request_tools')!.execution, undefined);
+  });
+
+  test('the memory and artifact domains: requested, listed, used (issue 35)', async () => {
+    const { client } = await spawnClient(['--lazy-domains']);
+    assert.deepEqual((await names(client)).filter((n) => /^(memory|artifact)_/.test(n)), [], 'hidden at first');
+    const answer = JSON.parse(text((await client.callTool({ name: 'request_tools', arguments: { domains: ['memory', 'artifact'], reason: 'notes and files' } })) as CallToolResult)) as RequestToolsAnswer;
+    assert.deepEqual(answer.visible, {
+      memory: ['memory_forget', 'memory_get', 'memory_list', 'memory_remember', 'memory_search'],
+      artifact: ['artifact_prepare', 'artifact_register'],
+    });
+    const listed = await names(client);
+    for (const name of [...answer.visible.memory!, ...answer.visible.artifact!]) assert.ok(listed.includes(name), name);
+    const kept = (await client.callTool({ name: 'memory_remember', arguments: { text: 'The build needs Node 20.', tags: ['build'] } })) as CallToolResult;
+    assert.notEqual(kept.isError, true, text(kept));
+    assert.match(text((await client.callTool({ name: 'memory_search', arguments: { query: 'node build' } })) as CallToolResult), /Node 20/);
+    assert.match(text((await client.callTool({ name: 'artifact_prepare', arguments: { name: 'out.txt' } })) as CallToolResult), /\.artifacts\/staging\/[0-9a-f]{12}\/out\.txt/);
   });
 
   test('--tag-domain puts a tag\'s tools in a domain; without --lazy-domains it is a usage error', async () => {

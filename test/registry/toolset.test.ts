@@ -127,7 +127,7 @@ describe('toolgate list, call and mcp with --config naming a toolset', () => {
     assert.equal(text.code, 0, text.stderr);
     const lines = text.stdout.trim().split('\n');
     assert.equal(lines.length, 3, text.stdout);
-    assert.match(lines.find((l) => l.startsWith('read_file'))!, /file_read\s+read\s+yes\s+fs,builtin\s+Read a file, configured\./);
+    assert.match(lines.find((l) => l.startsWith('read_file'))!, /file_read\s+read\s+yes\s+-\s+fs,builtin\s+Read a file, configured\./);
     const json = await cliInProcess(['list', '--config', config, '--json'], { cwd: tmp.ws });
     const rows = JSON.parse(json.stdout) as Array<{ name: string; timeoutMs: number; maxOutputLength: number; requiresConfirmation: boolean }>;
     const names = rows.map((r) => r.name);
