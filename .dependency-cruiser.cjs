@@ -53,6 +53,8 @@ const ALLOWED_IMPORTERS = {
   '@langchain/core': ['^src/adapters/langchain\\.ts$'],
   // the durable call ledger (SQLite)
   'better-sqlite3': ['^src/ledger/sqlite/'],
+  // the PostgreSQL call store (an optional peer, loaded on first use)
+  pg: ['^src/ledger/postgres/database\\.ts$'],
   // policy files: TOML and globs are read and compiled in one place
   picomatch: ['^src/policy/policy-file\\.ts$'],
   // RFC 8785 hashes: request keys of remembered approvals, arguments of ledger tombstones

@@ -33,7 +33,7 @@ type Found<T> = { value: T } | undefined;
  * Look with `look` now and on every wake until it finds something.
  * Rejects with the signal's reason when `signal` aborts, or with what `look` rejects with.
  */
-export function waitUntil<T>(look: () => Promise<Found<T>>, subscribe: Subscribe, topic: string, signal?: AbortSignal): Promise<T> {
+function waitUntil<T>(look: () => Promise<Found<T>>, subscribe: Subscribe, topic: string, signal?: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { queuedFor, type CallStore, type NewCall } from '../../src/ledger/call-store.js';
+import { queuedFor, type CallLeases, type CallStore, type NewCall } from '../../src/ledger/call-store.js';
 import type { ToolExecutionResult } from '../../src/types/result.js';
 
 /** What the lease tests need of the contract's `describe`. */
@@ -37,8 +37,8 @@ async function pastExpiry(expiresAt: number): Promise<void> {
 /** The lease and wait tests, registered with `it` in the caller's `describe`. */
 export function leaseContract(ctx: LeaseContext): void {
   it('leases: a fenced claim under a fresh token; only that token (or the handle that holds it) ends the call', async () => {
-    const a = await ctx.open();
-    const b = await ctx.open();
+    const a: CallStore = await ctx.open();
+    const b: CallLeases & CallStore = await ctx.open();
     await a.record(call('l1'));
     const before = Date.now();
     const lease = (await a.claimLease(key('l1'), { owner: 'worker-a', leaseMs: 5_000 }))!;

@@ -139,17 +139,26 @@ export async function postgresForTests(file: string): Promise<PgTestServer | { s
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stopNow);
+  // Killed by a signal (a test runner's timeout): stop the server first.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    stopNow();
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   const admin = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   const url = await makeDatabase(admin, database);
   process.env[CHILD_ENV] = JSON.stringify({ url, password });
   return {
     url, password, own: true,
     restartImmediate: async () => {
-      const restart = asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'restart']);
+      const restart = asPostgres('pg_ctl', ['-D', data, '-l', log, '-m', 'immediate', '-w', '-t', '60', 'restart']);
       if (restart.status !== 0) throw new Error(`pg_ctl restart failed: ${restart.output}`);
     },
     stop: async () => {
       process.removeListener('exit', stopNow);
+      process.removeListener('SIGTERM', onSignal);
+      process.removeListener('SIGINT', onSignal);
       stopNow();
     },
   };

@@ -39,6 +39,24 @@ interface PgPool {
 interface PgPoolClient {
   query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }>;
   release(destroy?: boolean | Error): void;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** Ignores a checked-out connection's 'error' event (the server went away between two queries): the next query rejects with it instead of the process crashing. */
+const ignoreError = (): void => undefined;
+
+/** A connection of the pool, with {@link ignoreError} while it is checked out. */
+async function checkOut(pool: PgPool): Promise<PgPoolClient> {
+  const client = await pool.connect();
+  client.on('error', ignoreError);
+  return client;
+}
+
+/** Give a connection back (destroyed when it broke). */
+function giveBack(client: PgPoolClient, broken?: Error): void {
+  client.removeListener('error', ignoreError);
+  client.release(broken);
 }
 interface PgClient {
   connect(): Promise<unknown>;
@@ -51,7 +69,7 @@ interface PgClient {
 let driver: Promise<PgModule> | undefined;
 
 /** `pg`, loaded once. @throws Error naming the package to install when it is missing. */
-export function loadPg(): Promise<PgModule> {
+function loadPg(): Promise<PgModule> {
   driver ??= import('pg').then(
     (mod) => ((mod as unknown as { default?: PgModule }).default ?? mod) as unknown as PgModule,
     (error: unknown) => {
@@ -63,7 +81,7 @@ export function loadPg(): Promise<PgModule> {
 }
 
 /** `url` with its password (and a `password` parameter) replaced by `***`: what messages show. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
@@ -192,7 +210,7 @@ export class PgDatabase {
    */
   async tx<T>(fn: (query: Query, notify: (topic: string) => void) => Promise<T>): Promise<T> {
     return this.retrying(async () => {
-      const client = await this.pool.connect();
+      const client = await checkOut(this.pool);
       let committing = false;
       try {
         await client.query('BEGIN');
@@ -203,12 +221,12 @@ export class PgDatabase {
         if (topics.size !== 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, [...topics].join(' ').slice(0, 7_900)]);
         committing = true;
         await client.query('COMMIT');
-        client.release();
+        giveBack(client);
         return result;
       } catch (error) {
         const broken = connectionError(error);
         if (!broken) await client.query('ROLLBACK').catch(() => undefined);
-        client.release(broken ? (error as Error) : undefined);
+        giveBack(client, broken ? (error as Error) : undefined);
         if (committing && broken) throw Object.assign(this.redacted(error), { atCommit: true });
         throw error;
       }
@@ -264,7 +282,7 @@ export class PgDatabase {
     }
     if (version === PG_MIGRATIONS.length) return;
     await this.retrying(async () => {
-      const client = await this.pool.connect();
+      const client = await checkOut(this.pool);
       try {
         await client.query('BEGIN');
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.lockKey]);
@@ -278,10 +296,10 @@ export class PgDatabase {
           await client.query(`INSERT INTO ${this.schema}.schema_migrations (version, applied_at) VALUES ($1, ${NOW_MS})`, [v + 1]);
         }
         await client.query('COMMIT');
-        client.release();
+        giveBack(client);
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
-        client.release(connectionError(error) ? (error as Error) : undefined);
+        giveBack(client, connectionError(error) ? (error as Error) : undefined);
         throw error;
       }
     });
@@ -317,8 +335,8 @@ class Listener {
       if (this.client === client) this.client = undefined;
       client.end().catch(() => undefined);
       if (this.stopped) return;
+      // Kept referenced, as the connection it replaces was: waiters are waiting on it (close stops it).
       this.timer = setTimeout(() => this.start(), this.wait);
-      this.timer.unref();
       this.wait = Math.min(2_000, this.wait * 2);
     };
     client.on('error', fail);
