@@ -46,7 +46,11 @@ export {
 export { defaultStateDir, workspaceKey, ledgerFile } from './ledger/paths.js';
 export type { LedgerFeedEvent, OutputPage, SessionSetting } from './ledger/store.js';
 // The call store interface, for another store than the SQLite `Ledger` (its contract suite: test/ledger/call-store-contract.ts).
-export type { CallStore, CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings, CountedAnswer } from './ledger/call-store.js';
+export type { CallStore, CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings, CountedAnswer, CallLeases, CallWaits, Lease, LeaseRequest, Fence, OwnerFacts } from './ledger/call-store.js';
+// Shared stores (issue 32): a postgres:// URL opens the PostgreSQL store (pg, an optional peer), anything else the SQLite ledger.
+export { queuedFor, DEFAULT_LEASE_MS } from './ledger/call-store.js';
+export { openCallStore, type OpenStoreOptions } from './ledger/open-store.js';
+export type { PostgresStore, PostgresStoreOptions } from './ledger/postgres/store.js';
 export { ledgerApprovalModes, setSessionApprovalMode, sessionApprovalMode, supervisedSession, APPROVAL_MODE_SETTING } from './ledger/session-approval-modes.js';
 export { ledgerQuestionHandler, type LedgerUserQuestion, type LedgerQuestionOptions } from './ledger/user-questions.js';
 export { startCockpit, COCKPIT_CSP, type CockpitOptions, type CockpitHandle, type CockpitAnswer, type CockpitAnswerer } from './cockpit/server.js';
