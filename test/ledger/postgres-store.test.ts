@@ -15,6 +15,7 @@ import type { NewCall } from '../../src/ledger/call-store.js';
 import { openCallStore } from '../../src/ledger/open-store.js';
 import { PostgresStore } from '../../src/ledger/postgres/store.js';
 import type { ToolExecutionResult } from '../../src/types/result.js';
+import { BIN } from '../helpers.js';
 import { postgresForTests } from './postgres-server.js';
 
 const server = await postgresForTests(import.meta.url);
@@ -228,6 +229,35 @@ if ('skip' in server) {
         }
       } finally {
         process.off('warning', onWarning);
+      }
+    });
+
+    it('a question asked in this process is answered by toolgate approvals allow --store in another (the password from PGPASSWORD)', async () => {
+      const store = await PostgresStore.open({ url: server.url, schema: 'toolgate' });
+      try {
+        const question = await store.ask(call('ap1'), { tool: 'write_file', arguments: { filepath: 'a.txt' } });
+        const answered = store.waitForAnswer(question);
+        const bare = new URL(server.url);
+        bare.password = '';
+        const env = { ...process.env, PGPASSWORD: server.password };
+        const cli = (args: string[]) => new Promise<{ code: number | null; out: string }>((resolve) => {
+          const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          proc.stdout.on('data', (d) => (out += String(d)));
+          proc.stderr.on('data', (d) => (out += String(d)));
+          proc.on('exit', (code) => resolve({ code, out }));
+        });
+        const listed = await cli(['approvals', 'list', '--json', '--store', bare.toString()]);
+        assert.equal(listed.code, 0, listed.out);
+        assert.deepEqual((JSON.parse(listed.out) as Array<{ id: number }>).map((q) => q.id), [question]);
+        const allowed = await cli(['approvals', 'allow', String(question), '--store', bare.toString()]);
+        assert.equal(allowed.code, 0, allowed.out);
+        assert.match(allowed.out, /resumes the call/);
+        assert.ok(!allowed.out.includes(server.password));
+        assert.equal(await answered, 'allow_once', 'the asker is woken with the answer');
+        assert.equal((await store.approval(question))?.answeredBy?.startsWith('cli:'), true);
+      } finally {
+        await store.close();
       }
     });
 
