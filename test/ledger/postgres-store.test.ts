@@ -256,6 +256,11 @@ if ('skip' in server) {
         assert.ok(!allowed.out.includes(server.password));
         assert.equal(await answered, 'allow_once', 'the asker is woken with the answer');
         assert.equal((await store.approval(question))?.answeredBy?.startsWith('cli:'), true);
+        // A call queued for a pool no worker took: trace says where it waits.
+        await store.record({ ...call('tr1'), pool: 'gpu' });
+        const traced = await cli(['trace', '--store', bare.toString()]);
+        assert.equal(traced.code, 0, traced.out);
+        assert.match(traced.out, /tr1 .*pending \(waiting for a worker of pool gpu\)/);
       } finally {
         await store.close();
       }
