@@ -139,6 +139,7 @@ export async function postgresForTests(file: string): Promise<PgTestServer | { s
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stopNow);
+  process.once('beforeExit', stopNow);
   // Killed by a signal (a test runner's timeout): stop the server first.
   const onSignal = (signal: NodeJS.Signals): void => {
     stopNow();
@@ -157,6 +158,7 @@ export async function postgresForTests(file: string): Promise<PgTestServer | { s
     },
     stop: async () => {
       process.removeListener('exit', stopNow);
+      process.removeListener('beforeExit', stopNow);
       process.removeListener('SIGTERM', onSignal);
       process.removeListener('SIGINT', onSignal);
       stopNow();
