@@ -48,6 +48,9 @@ export {
   type LedgerOptions, type CallKey, type CallStatus, type CallRecord, type ApprovalRecord, type StoredResult, type LedgerEvent, type ListFilter, type LedgerFeedEvent, type OutputPage,
 } from './ledger/store.js';
 export type { CallStore } from './ledger/call-store.js';
+// A shared store (issue 32): a postgres:// URL opens the PostgreSQL store (pg, an optional peer), anything else the SQLite ledger.
+export { openCallStore, type OpenStoreOptions } from './ledger/open-store.js';
+export type { PostgresStoreOptions } from './ledger/postgres/store.js';
 export { defaultStateDir, ledgerFile } from './ledger/paths.js';
 export { setSessionApprovalMode, sessionApprovalMode, supervisedSession } from './ledger/session-approval-modes.js';
 export { ledgerQuestionHandler, type LedgerQuestionOptions } from './ledger/user-questions.js';

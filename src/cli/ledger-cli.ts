@@ -7,6 +7,8 @@
  * @module
  */
 import fs from 'node:fs';
+import type { CallStore } from '../ledger/call-store.js';
+import { isStoreUrl, openCallStore } from '../ledger/open-store.js';
 import { Ledger } from '../ledger/store.js';
 import { ledgerOption, UsageError, workspaceOption, type CliContext } from './context.js';
 
@@ -14,6 +16,8 @@ import { ledgerOption, UsageError, workspaceOption, type CliContext } from './co
 export const LEDGER_COMMAND_FLAGS = {
   workspace: { type: 'string' },
   'state-dir': { type: 'string' },
+  // A shared store on any machine: postgres://... (the password from PGPASSWORD or ~/.pgpass, never needed on the line).
+  store: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -22,7 +26,9 @@ export const LEDGER_COMMAND_FLAGS = {
  * dead processes' calls and applying retention as it opens.
  * @throws UsageError when the workspace is not a folder or the ledger cannot be opened.
  */
-export function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Ledger {
+export async function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Promise<CallStore> {
+  const shared = await sharedStore(values, false);
+  if (shared !== undefined) return shared;
   const workspace = workspaceOption(values, ctx);
   const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
@@ -39,7 +45,9 @@ export function openCliLedger(values: Record<string, unknown>, ctx: CliContext):
  * written. `undefined`, with a line on stderr saying so, when the workspace has no ledger yet.
  * @throws UsageError when the workspace is not a folder or the ledger cannot be read.
  */
-export function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliContext): Ledger | undefined {
+export async function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliContext): Promise<CallStore | undefined> {
+  const shared = await sharedStore(values, true);
+  if (shared !== undefined) return shared;
   const workspace = workspaceOption(values, ctx);
   const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
@@ -52,6 +60,22 @@ export function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliC
     return Ledger.open({ ...options, readonly: true });
   } catch (error) {
     throw new UsageError(`the ledger ${file} could not be read: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The store `--store` names (a `postgres://` or `postgresql://` URL), or `undefined` without
+ * `--store`. @throws UsageError for another value, with `--state-dir`, or when it cannot be opened (the password never in the message).
+ */
+async function sharedStore(values: Record<string, unknown>, readonly: boolean): Promise<CallStore | undefined> {
+  const spec = values.store as string | undefined;
+  if (spec === undefined) return undefined;
+  if (!isStoreUrl(spec)) throw new UsageError('--store takes a postgres:// or postgresql:// URL (without it: the workspace\'s SQLite ledger)');
+  if (values['state-dir'] !== undefined) throw new UsageError('--store and --state-dir exclude each other');
+  try {
+    return await openCallStore(spec, { readonly });
+  } catch (error) {
+    throw new UsageError(`the call store could not be opened: ${(error as Error).message}`);
   }
 }
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { CallRecord, CallStore } from '../ledger/call-store.js';
+import { queuedFor, type CallRecord, type CallStore } from '../ledger/call-store.js';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
 import { bytes, LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
@@ -25,6 +25,8 @@ interface TracedCall extends CallRecord {
   status: string;
   /** For a `pending` or `running` call: whether the process that handles it still runs. */
   ownerAlive?: boolean;
+  /** For a call queued for a pool of workers and held by none: the pool it waits in (`queuedFor`). */
+  waitingFor?: string;
 }
 
 /** Run `toolgate trace`; `argv` are the arguments after `trace`. */
@@ -33,7 +35,7 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
   if (positionals.length) throw new UsageError(`trace takes no positional arguments; got ${positionals.join(' ')}`);
   const limit = values.limit === undefined ? 200 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer; got ${JSON.stringify(values.limit)}`);
-  const ledger = openCliLedgerReadOnly(values, ctx);
+  const ledger = await openCliLedgerReadOnly(values, ctx);
   if (ledger === undefined) {
     ctx.stdout.write(values.json ? '[]\n' : 'no calls recorded\n');
     return EXIT.ok;
@@ -51,7 +53,7 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
     }
     for (const c of calls) {
       const timing = `wait ${c.waitMs === undefined ? '-' : `${c.waitMs} ms`}, run ${c.runMs === undefined ? '-' : `${c.runMs} ms`}`;
-      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
+      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.waitingFor !== undefined ? ` (waiting for a worker of pool ${c.waitingFor})` : c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
         + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`;
       ctx.stdout.write(`${terminalSafe(line, false)}\n`);
     }
@@ -67,6 +69,7 @@ async function traced(ledger: CallStore, call: CallRecord): Promise<TracedCall> 
   return {
     ...call, decisions,
     ...(open ? { ownerAlive: ledger.ownerAlive(call) } : {}),
+    ...(queuedFor(call) === undefined ? {} : { waitingFor: queuedFor(call) }),
     waitMs: call.startedAt === undefined ? undefined : call.startedAt - call.createdAt,
     runMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
     status: call.endedAt === undefined ? '-' : call.errorCode ?? 'ok',

@@ -189,6 +189,9 @@ ${APPROVE_USAGE}
 
 Ledger options of call, mcp and agent (approvals, result and trace take --state-dir):
 ${LEDGER_USAGE}
+  --store URL        (approvals, result, trace, cockpit) a shared call store instead of the
+                     workspace's ledger: postgres://user@host/db (the password from
+                     PGPASSWORD or ~/.pgpass)
 
 Cockpit options of mcp and agent:
 ${COCKPIT_FLAGS_USAGE}
