@@ -68,6 +68,9 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     explain: { type: 'boolean' },
     'call-id': { type: 'string' },
     session: { type: 'string' },
+    queue: { type: 'string' },
+    store: { type: 'string' },
+    pool: { type: 'string' },
     ...LEDGER_FLAGS,
     ...SANDBOX_FLAGS,
     ...APPROVE_FLAGS,
@@ -92,6 +95,19 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     if (values[flag] !== undefined && (values[flag] as string).trim() === '') throw new UsageError(`--${flag} must not be empty`);
   }
   const session = (values.session as string | undefined) ?? 'cli';
+  if (values.queue !== undefined || values.store !== undefined || values.pool !== undefined) {
+    // On a worker of a pool (docs/distributed.md): decided and run there.
+    if (values.queue === undefined || values.store === undefined) throw new UsageError('--queue and --store go together (and --pool needs them)');
+    const { queuedCall } = await import('../distributed/cli-call.js');
+    const result = await queuedCall({
+      queue: values.queue as string, store: values.store as string, pool: values.pool as string | undefined, cwd: ctx.cwd, workspace, name,
+      version: values.version as string | undefined, arguments: args, callId: (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`, session, timeoutMs,
+    });
+    if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else if (result.success) ctx.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
+    else ctx.stderr.write(`${terminalSafe(result.output)}\n`);
+    return result.success ? EXIT.ok : EXIT.failed;
+  }
   // Start fast: the tools from their manifests first, then the tool's child process, and only
   // then the executor's modules, which load while that process boots. The tool's module still
   // loads only when the call is dispatched.
