@@ -17,18 +17,31 @@
  *
  * Words used below:
  * - **call key**: call id and session; at most one call per key, ever (the idempotency key).
- * - **owner**: the process handling a call (pid and start time). A call whose owner is gone is
- *   repaired by the next reader or writer that meets it: a `pending` one is taken over, a
- *   `running` one becomes `interrupted`.
- * - **claim** (a lease without expiry): the `pending -> running` step, taken by exactly one
- *   owner; it lasts until the call ends or its owner dies (then the call is `interrupted`,
- *   never run again). A claim is never taken twice, by this process or another.
+ * - **owner**: who handles a call: an owner id ({@link CallRecord.owner}: `host:pid:start` for a
+ *   process, or a worker's own id) and the process behind it (host, pid and start time). A
+ *   call whose owner is gone is repaired by the next reader or writer that meets it: a
+ *   `pending` one is taken over, a `running` one becomes `interrupted`. "Gone" is
+ *   `ownerAlive()`'s answer (`owner.ts`): a lapsed lease, or a process of this host that is not running.
+ * - **claim**: the `pending -> running` step, taken by exactly one owner; it lasts until the
+ *   call ends or its owner is gone (then the call is `interrupted`, never run again). A claim
+ *   is never taken twice, by this process or another.
+ * - **lease** ({@link CallLeases}, for owners that are not one process tree: workers on other
+ *   machines): a claim (or a hold on a `pending` call) with a random token and an expiry. The
+ *   owner renews it while it works; the owner's writes are fenced by the token (a late or
+ *   redelivered worker cannot claim or end a call it does not own); a lease that lapses makes
+ *   a `running` call `interrupted` ("may have run"), never `pending` again. Without a lease
+ *   request the SQLite store behaves as before (process liveness only).
+ * - **pool**: a call recorded for workers of a named pool ({@link NewCall.pool}); a `pending`
+ *   call with a pool and no live lease is queued, waiting for a worker ({@link queuedFor}).
  * - **atomic**: a method marked so commits all of its writes together or none, and two
  *   processes calling it at once see one of them first.
  *
  * @module
  */
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
+import type { OwnerFacts } from './owner.js';
+
+export type { OwnerFacts } from './owner.js';
 
 /** States of a call: `pending -> running -> done | failed | interrupted`, or `pending -> denied` (also `pending -> failed` for a call that ended before it ran). */
 export type CallStatus = 'pending' | 'running' | 'done' | 'failed' | 'interrupted' | 'denied';
@@ -80,6 +93,13 @@ export interface NewCall extends CallKey {
   turn: string;
   /** What a later process needs to run it the same way. */
   options?: StoredCallOptions;
+  /**
+   * The pool of workers the call is queued for (`toolgate worker --pool NAME`); absent for a
+   * call handled where it is recorded. A `pending` call with a pool and no live lease waits for
+   * a worker of that pool ({@link queuedFor}): a retry of its key is `in_progress` (never taken
+   * over by the retrying caller), and a reconciler may send it to the pool again. 1 to 200 characters.
+   */
+  pool?: string;
 }
 
 /** A stored call. */
@@ -97,6 +117,14 @@ export interface CallRecord {
   ownerPid: number;
   /** That process's start time (`/proc/<pid>/stat` field 22), when known. */
   ownerStart: string | undefined;
+  /** The owner id ({@link LeaseRequest.owner}; `host:pid:start` of the process when none was given, `processOwner()` of `owner.ts`). */
+  owner: string;
+  /** The host of the owning process (`hostId()` of `owner.ts`); `undefined` for a call recorded before leases (this host). */
+  ownerHost: string | undefined;
+  /** When the owner's lease lapses, in ms since the epoch; `undefined` without a lease (process liveness only). */
+  leaseExpiresAt: number | undefined;
+  /** The pool the call is queued for ({@link NewCall.pool}), if any. */
+  pool: string | undefined;
   /** Someone asked for the call to be cancelled ({@link CallJournal.requestCancel}). */
   cancelRequested: boolean;
   createdAt: number;
@@ -221,6 +249,8 @@ export interface ListFilter {
   state?: CallStatus;
   /** Calls of one turn (an agent run's `turnId`; a subagent's runs name their parent call, docs/subagents.md). */
   turn?: string;
+  /** Calls queued for (or recorded with) this pool ({@link NewCall.pool}). */
+  pool?: string;
   /** At most this many, newest first. Default 1000. */
   limit?: number;
 }
@@ -277,9 +307,14 @@ export interface CallJournal {
    * output, and an event; an unanswered question of it is answered `cancelled`. Atomic. Never
    * prunes on the way (retention runs apart, {@link Retention}). A {@link NewCall} not yet
    * recorded is recorded with its end.
-   * @returns false when the call is unknown or ended already (an ended call stays as it was).
+   *
+   * Fenced: a call under a lease ({@link CallLeases}) ends only with its lease's `fence`
+   * (or, without one, by the store handle that took the lease); a `pending` call whose lease
+   * lapsed ends without one.
+   * @returns false when the call is unknown or ended already (an ended call stays as it was),
+   *   or the fence does not match.
    */
-  finish(call: CallKey | NewCall, end: CallEnd): Promise<boolean>;
+  finish(call: CallKey | NewCall, end: CallEnd, fence?: Fence): Promise<boolean>;
   /**
    * {@link finish}, committed later (with the next write, at the latest on the next turn of
    * the event loop, or on {@link flush} or close): a group commit. This process's reads see
@@ -291,13 +326,14 @@ export interface CallJournal {
    * reported by the store (a process warning, or {@link flush}'s rejection), never to the
    * call. May throw synchronously only when the store cannot queue any more ends.
    */
-  finishSoon(call: CallKey | NewCall, end: CallEnd): void;
+  finishSoon(call: CallKey | NewCall, end: CallEnd, fence?: Fence): void;
   /** Commit what {@link finishSoon} queued. Rejects with the store's error when it cannot be written (the ends stay queued and are retried). */
   flush(): Promise<void>;
   /**
-   * Mark every `running` call whose owner is gone `interrupted`, with a failed result
-   * (`INTERRUPTED`, stop reason `interrupted`, {@link INTERRUPTED_MESSAGE}). Nothing runs
-   * again. Atomic. @returns the calls marked.
+   * Mark every `running` call whose owner is gone (its lease lapsed, or its process on this
+   * host is not running) `interrupted`, with a failed result (`INTERRUPTED`, stop reason
+   * `interrupted`, {@link INTERRUPTED_MESSAGE}). Nothing runs again. Atomic. @returns the
+   * calls marked. See also {@link CallLeases.expireLeases}.
    */
   recover(): Promise<CallRecord[]>;
   /** A call: of `session`, or without one, the newest call with that id. */
@@ -314,8 +350,11 @@ export interface CallJournal {
   requestCancel(callId: string, session: string): Promise<boolean>;
   /** Whether someone asked for the call to be cancelled. */
   cancelRequested(callId: string, session: string): Promise<boolean>;
-  /** Whether the process that owns a call (or asked a question) still runs. */
-  ownerAlive(record: Pick<CallRecord, 'ownerPid' | 'ownerStart'>): boolean;
+  /**
+   * Whether the owner of a call (or the asker of a question) is still there: its lease, if
+   * any, has not lapsed, and its process, when on this host, runs (`ownerAlive()` of `owner.ts`).
+   */
+  ownerAlive(record: OwnerFacts): boolean;
   /** Release the store, committing what is queued (idempotent). */
   close(): Promise<void>;
 }
@@ -407,5 +446,124 @@ export interface TaskBindings {
   tasksOf(session: string, requestor: string): Promise<Set<string>>;
 }
 
+
+/** The longest lease a store grants by default, in milliseconds (30 s). */
+export const DEFAULT_LEASE_MS = 30_000;
+/** The shortest and the longest lease a {@link LeaseRequest} may ask for, in milliseconds. */
+export const LEASE_BOUNDS_MS = Object.freeze({ min: 100, max: 600_000 });
+
+/** What {@link CallLeases.claimLease} and {@link CallLeases.takeLease} are asked for. */
+export interface LeaseRequest {
+  /**
+   * The owner id: a worker's id (`worker:<host>:<n>`), or anything of 1 to 200 characters that
+   * names one owner. Default: this process (`processOwner()` of `owner.ts`). The store records the
+   * process behind it too (host, pid, start time).
+   */
+  owner?: string;
+  /** How long the lease lasts unless renewed, in ms ({@link LEASE_BOUNDS_MS}). Default {@link DEFAULT_LEASE_MS}. */
+  leaseMs?: number;
+  /**
+   * Whether the store handle renews the lease itself (every third of `leaseMs`, one write for
+   * all its leases) until the call ends, the lease is released or lost, or the handle closes.
+   * Default true. With false the owner calls {@link CallLeases.renewLease}.
+   */
+  renew?: boolean;
+  /** For {@link CallLeases.claimLease}: the token of the hold this owner took on the `pending` call ({@link CallLeases.takeLease}); the claim succeeds only while that hold is the call's. */
+  token?: string;
+}
+
+/** A lease on a call, as granted. */
+export interface Lease {
+  /** The owner it was granted to. */
+  readonly owner: string;
+  /** A random token (UUID), fresh for every grant: the {@link Fence} of the owner's writes. */
+  readonly token: string;
+  /** When it lapses unless renewed, in ms since the epoch (the granting store's clock). */
+  readonly expiresAt: number;
+}
+
+/** What fences a write: the token of the lease it is made under. */
+export interface Fence {
+  readonly token: string;
+}
+
+/**
+ * Leases, for owners that are not one process tree (workers on other machines, fed by a
+ * queue that may deliver a call twice). Every method is atomic and conditional on the lease
+ * token, so that of two owners racing for a call exactly one wins, and a late owner (its lease
+ * lapsed, its call `interrupted` or taken) cannot write it. Clocks: expiries are ms since the
+ * epoch on the clock of the store's writer (SQLite: this host; PostgreSQL: the server's).
+ */
+export interface CallLeases {
+  /** This store handle's default owner id (`processOwner()` of `owner.ts`). */
+  readonly owner: string;
+  /**
+   * Claim a `pending` call under a fresh lease: it becomes `running`, owned by
+   * `request.owner`, with `decisions` stored when given. Exactly one of any number of claims
+   * wins. A `pending` call held by another owner's live lease is not claimed; with
+   * `request.token` only the hold with that token is. A {@link NewCall} not yet recorded is
+   * recorded and claimed at once.
+   * @returns the lease, or `undefined` when the call is not `pending` or is held by another.
+   */
+  claimLease(call: CallKey | NewCall, request?: LeaseRequest, decisions?: readonly DecisionRecord[]): Promise<Lease | undefined>;
+  /**
+   * Hold a `pending` call without running it (to decide it, to ask about it): it stays
+   * `pending`, owned by `request.owner` under a fresh lease. Granted when the call has no live
+   * lease and is queued for a pool, or its owner is gone.
+   * @returns the lease, or `undefined` (not `pending`, or held by a live owner).
+   */
+  takeLease(call: CallKey, request?: LeaseRequest): Promise<Lease | undefined>;
+  /**
+   * Extend a lease by `leaseMs` (default: the length it was granted with, else
+   * {@link DEFAULT_LEASE_MS}) from now. A lease that lapsed is renewed while nobody has
+   * interrupted or taken its call.
+   * @returns the renewed lease; `undefined` when it is lost (the call ended, was interrupted, or is held under another token).
+   */
+  renewLease(call: CallKey, token: string, leaseMs?: number): Promise<Lease | undefined>;
+  /**
+   * Give up the hold on a `pending` call (the owner parks it: it asked a person and holds no
+   * worker slot). The call stays `pending`, without a lease: queued for its pool again.
+   * @returns false when the token is not the call's or the call is not `pending`.
+   */
+  releaseLease(call: CallKey, token: string): Promise<boolean>;
+  /**
+   * The sweep: every `running` call whose lease lapsed (or whose owner is gone, as
+   * {@link CallJournal.recover}) becomes `interrupted` ("may have run"; never `pending` again,
+   * never run again); every `pending` call whose lease lapsed loses it (queued for its pool
+   * again, or taken over by the next caller). Anyone may run it; atomic per call.
+   * @returns the calls marked `interrupted`.
+   */
+  expireLeases(): Promise<CallRecord[]>;
+}
+
+/**
+ * Waiting for a change another process makes, without each waiter polling: the SQLite store
+ * checks on one shared timer every `pollMs`; the PostgreSQL store is woken by
+ * `LISTEN/NOTIFY` (with a slow check as a safety net and after a reconnection). Each promise
+ * settles at once when the thing waited for is there already, and rejects with the signal's
+ * reason when `signal` aborts (the waiter is removed then).
+ */
+export interface CallWaits {
+  /**
+   * The call once it has ended (`done`, `failed`, `denied`, `interrupted`); a call not yet
+   * recorded is waited for. `undefined` when retention deleted it (its tombstone says how it ended).
+   */
+  waitForEnd(call: CallKey, signal?: AbortSignal): Promise<CallRecord | undefined>;
+  /** The answer of question `approvalId` once given (`cancelled` when its call ended unanswered). Rejects with an Error for an unknown question. */
+  waitForAnswer(approvalId: number, signal?: AbortSignal): Promise<string>;
+  /** Resolves `true` once someone asked for the call to be cancelled, `false` once it ended without that. */
+  waitForCancel(call: CallKey, signal?: AbortSignal): Promise<boolean>;
+}
+
 /** The whole call store. */
-export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings {}
+export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings, CallLeases, CallWaits {}
+
+/**
+ * The pool a call waits in for a worker: its pool, when it is `pending`, queued for a pool,
+ * and held by no live lease (`now`: ms since the epoch); else `undefined`. What a reconciler
+ * re-sends and `toolgate trace` shows as "waiting for a worker of pool P".
+ */
+export function queuedFor(record: Pick<CallRecord, 'state' | 'pool' | 'leaseExpiresAt'>, now = Date.now()): string | undefined {
+  if (record.state !== 'pending' || record.pool === undefined) return undefined;
+  return record.leaseExpiresAt === undefined || record.leaseExpiresAt <= now ? record.pool : undefined;
+}

@@ -33,6 +33,13 @@
  *   HTTP session and token otherwise); only that requestor finds the task. A trigger drops the
  *   row when retention deletes its call.
  *
+ * - migration 6, for owners that are not one process tree (`CallLeases` in `call-store.ts`):
+ *   `calls.owner` (the owner id: `host:pid:start`, or a worker's id), `calls.owner_host` (the
+ *   host of the owning process), `calls.lease_token` and `calls.lease_expires_at` (a lease:
+ *   its random token, fencing the owner's writes, and when it lapses; NULL without a lease),
+ *   and `calls.pool` (the pool of workers a call is queued for; NULL for a call handled where
+ *   it was recorded).
+ *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by session scan a table bounded by retention (10,000 calls
  * by default); the two indexes of migration 4 are what retention needs to run in small steps.
@@ -145,5 +152,12 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
   CREATE TRIGGER task_requestors_of_deleted_calls AFTER DELETE ON calls BEGIN
     DELETE FROM task_requestors WHERE call_id = old.call_id AND session = old.session;
   END;
+  `,
+  `
+  ALTER TABLE calls ADD COLUMN owner TEXT;
+  ALTER TABLE calls ADD COLUMN owner_host TEXT;
+  ALTER TABLE calls ADD COLUMN lease_token TEXT;
+  ALTER TABLE calls ADD COLUMN lease_expires_at INTEGER;
+  ALTER TABLE calls ADD COLUMN pool TEXT;
   `,
 ]);

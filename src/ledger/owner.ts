@@ -10,6 +10,8 @@
  *
  * @module
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import { hasExited, procStat, signalReaches } from '../sandbox/proc.js';
 
 /** A process: its pid and start time (`undefined` where it cannot be read). */
@@ -49,4 +51,51 @@ export function isAlive(pid: number, start: string | undefined | null): boolean 
     return start == null || stat.start === undefined || stat.start === start;
   }
   return signalReaches(pid);
+}
+
+let host: string | undefined;
+
+/**
+ * This host, as owners name it: the host name and the first 8 hex digits of the kernel's boot
+ * id (`/proc/sys/kernel/random/boot_id`), so that a pid is compared with `/proc` only on the
+ * host (and boot) that recorded it. Without a boot id: the host name alone.
+ */
+export function hostId(): string {
+  if (host !== undefined) return host;
+  let boot = '';
+  try {
+    boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').replace(/[^0-9a-f]/gi, '').slice(0, 8);
+  } catch {
+    // not Linux: the host name alone
+  }
+  host = `${os.hostname() || 'localhost'}${boot ? `/${boot}` : ''}`;
+  return host;
+}
+
+/** The owner id of this process: `host:pid:start` ({@link hostId}; start as {@link thisProcess} reads it, `0` when unknown). */
+export function processOwner(): string {
+  const me = thisProcess();
+  return `${hostId()}:${me.pid}:${me.start ?? '0'}`;
+}
+
+/** What {@link ownerAlive} reads of a call: its process, the host of that process, and its lease. */
+export interface OwnerFacts {
+  readonly ownerPid: number;
+  readonly ownerStart: string | undefined;
+  /** `undefined`: this host (a call recorded before owners named their host). */
+  readonly ownerHost?: string | undefined;
+  /** `undefined`: no lease (process liveness only). */
+  readonly leaseExpiresAt?: number | undefined;
+}
+
+/**
+ * Whether the owner of a call is still there: a lease that lapsed (`leaseExpiresAt <= now`)
+ * says no; a process of this host ({@link hostId}) says what {@link isAlive} says; a process of
+ * another host is there while its lease lasts, and, without a lease, is taken to be there (fail
+ * closed: nothing of another host is interrupted or taken over on a guess).
+ */
+export function ownerAlive(owner: OwnerFacts, now = Date.now()): boolean {
+  if (owner.leaseExpiresAt !== undefined && owner.leaseExpiresAt <= now) return false;
+  if (owner.ownerHost === undefined || owner.ownerHost === hostId()) return isAlive(owner.ownerPid, owner.ownerStart);
+  return true;
 }

@@ -39,10 +39,13 @@ import path from 'node:path';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { DecisionRecord } from '../types/result.js';
 import type {
-  ApprovalRecord, CallEnd, CallKey, CallRecord, CallStore, CountedAnswer, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage,
-  RecordOutcome, SessionSetting, StoredResult, TombstoneRecord,
+  ApprovalRecord, CallEnd, CallKey, CallRecord, CallStore, CountedAnswer, Fence, Lease, LeaseRequest, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage,
+  OwnerFacts, RecordOutcome, SessionSetting, StoredResult, TombstoneRecord,
 } from './call-store.js';
-import { isAlive } from './owner.js';
+import { checkLeaseRequest, LeaseKeeper } from './lease-keeper.js';
+import { ownerAlive, processOwner } from './owner.js';
+import { pollerOf } from './poller.js';
+import { storeWaits } from './waits.js';
 import { defaultStateDir, ledgerFile } from './paths.js';
 import { SqliteCalls } from './sqlite/calls.js';
 import { openForReading, openForWriting, positive, type Connection } from './sqlite/database.js';
@@ -139,7 +142,11 @@ export class Ledger implements CallStore {
   private readonly questions: SqliteQuestions;
   private readonly feed: SqliteFeed;
   private readonly retention: SqliteRetention;
+  private readonly keeper: LeaseKeeper;
+  private readonly waits = storeWaits(this, (wake) => pollerOf(this).add(wake));
   private closed = false;
+  /** This handle's default owner id: this process (`host:pid:start`). */
+  readonly owner = processOwner();
 
   private constructor(file: string, options: LedgerOptions) {
     this.file = file;
@@ -157,13 +164,14 @@ export class Ledger implements CallStore {
     try {
       // The parts need each other: the queue writes ends through the calls, retention prunes through the queue.
       let retention: SqliteRetention | undefined;
-      const calls = new SqliteCalls(db, has.sizes, (key) => retention!.prunedOutcome(key), maxOutputBytes);
+      this.keeper = new LeaseKeeper(async (leases) => this.calls.renewLeases(leases));
+      const calls = new SqliteCalls(db, has.sizes, (key) => retention!.prunedOutcome(key), maxOutputBytes, this.keeper, has.leases);
       this.writes = new WriteQueue(db, file, this.readonly, (q) => calls.writeEnd(q), (n) => retention!.ended(n));
       calls.writes = this.writes;
       retention = new SqliteRetention(db, has.tombstones, this.writes, limits);
       this.calls = calls;
       this.retention = retention;
-      this.questions = new SqliteQuestions(db, calls, this.writes);
+      this.questions = new SqliteQuestions(db, calls, this.writes, has.leases);
       this.feed = new SqliteFeed(db, calls, this.writes);
       this.recovered = this.readonly ? [] : this.calls.recover();
       if (!this.readonly) {
@@ -221,8 +229,8 @@ export class Ledger implements CallStore {
   async claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): Promise<boolean> {
     return this.calls.claim(call, decisions);
   }
-  async finish(call: CallKey | NewCall, end: CallEnd): Promise<boolean> {
-    const done = this.calls.finish(call, end);
+  async finish(call: CallKey | NewCall, end: CallEnd, fence?: Fence): Promise<boolean> {
+    const done = this.calls.finish(call, end, fence);
     if (done) this.retention.ended(1);
     return done;
   }
@@ -230,8 +238,8 @@ export class Ledger implements CallStore {
    * @throws the driver's error when 64 ends are queued and they cannot be written now (the
    *   store is broken: the caller learns it); the end stays queued.
    */
-  finishSoon(call: CallKey | NewCall, end: CallEnd): void {
-    this.writes.push(call, end);
+  finishSoon(call: CallKey | NewCall, end: CallEnd, fence?: Fence): void {
+    this.writes.push(call, end, fence);
   }
   /**
    * Commit the ends {@link finishSoon} queued: in one transaction, or when that fails, one per
@@ -267,8 +275,50 @@ export class Ledger implements CallStore {
   async cancelRequested(callId: string, session: string): Promise<boolean> {
     return this.calls.cancelRequested(callId, session);
   }
-  ownerAlive(record: Pick<CallRecord, 'ownerPid' | 'ownerStart'>): boolean {
-    return isAlive(record.ownerPid, record.ownerStart);
+  ownerAlive(record: OwnerFacts): boolean {
+    return ownerAlive(record);
+  }
+
+  // Leases (sqlite/calls.ts; renewed by the lease keeper).
+  async claimLease(call: CallKey | NewCall, request?: LeaseRequest, decisions?: readonly DecisionRecord[]): Promise<Lease | undefined> {
+    const checked = checkLeaseRequest(request, this.owner);
+    const lease = this.calls.claimUnder(call, decisions, checked);
+    if (lease !== undefined) this.keeper.hold(call, lease.token, checked.leaseMs, checked.renew);
+    return lease;
+  }
+  async takeLease(call: CallKey, request?: LeaseRequest): Promise<Lease | undefined> {
+    const checked = checkLeaseRequest(request, this.owner);
+    const lease = this.calls.takeLease(call, checked);
+    if (lease !== undefined) this.keeper.hold(call, lease.token, checked.leaseMs, checked.renew);
+    return lease;
+  }
+  async renewLease(call: CallKey, token: string, leaseMs?: number): Promise<Lease | undefined> {
+    const ms = checkLeaseRequest({ leaseMs: leaseMs ?? this.keeper.lengthOf(call, token) }, this.owner).leaseMs;
+    if (!this.calls.renewLeases([{ key: call, token, leaseMs: ms }]).has(token)) {
+      if (this.keeper.tokenOf(call) === token) this.keeper.drop(call);
+      return undefined;
+    }
+    const record = this.calls.get(call.callId, call.session)!;
+    return { owner: record.owner, token, expiresAt: record.leaseExpiresAt! };
+  }
+  async releaseLease(call: CallKey, token: string): Promise<boolean> {
+    const released = this.calls.releaseLease(call, token);
+    if (this.keeper.tokenOf(call) === token) this.keeper.drop(call);
+    return released;
+  }
+  async expireLeases(): Promise<CallRecord[]> {
+    return this.calls.expireLeases();
+  }
+
+  // Waiting (waits.ts, on the shared poller: every pollMs).
+  waitForEnd(call: CallKey, signal?: AbortSignal): Promise<CallRecord | undefined> {
+    return this.waits.waitForEnd(call, signal);
+  }
+  waitForAnswer(approvalId: number, signal?: AbortSignal): Promise<string> {
+    return this.waits.waitForAnswer(approvalId, signal);
+  }
+  waitForCancel(call: CallKey, signal?: AbortSignal): Promise<boolean> {
+    return this.waits.waitForCancel(call, signal);
   }
 
   // Questions (sqlite/questions.ts).
@@ -347,6 +397,7 @@ export class Ledger implements CallStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.keeper.close();
     this.writes.close();
     if (!this.readonly) this.retention.close();
     this.db.close();

@@ -25,6 +25,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { CallStore, NewCall, OutputPage } from '../../src/ledger/call-store.js';
 import { settleQuestion } from '../../src/ledger/resume.js';
 import type { ToolExecutionResult } from '../../src/types/result.js';
+import { leaseContract } from './call-store-contract-leases.js';
 
 /** Limits a contract test sets (the {@link LedgerOptions} names; every store takes them). */
 export interface ContractLimits {
@@ -110,6 +111,8 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
       assert.ok(record.createdAt >= before && record.createdAt <= Date.now(), 'createdAt is ms since the epoch');
       assert.equal((await store.get('r1'))?.session, 's2', 'without a session: the newest call with that id');
       assert.equal(await store.get('nope', 's1'), undefined);
+      assert.match(record.owner, new RegExp(`:${process.pid}:`), 'owned by this process (host:pid:start)');
+      assert.equal(record.pool, undefined);
     });
 
     it('check: an unknown call is not written; one recorded ahead is adopted once; amend updates a pending call of this process', async () => {
@@ -400,6 +403,8 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
       assert.equal(big.size, Buffer.byteLength(big.fullOutput));
       assert.equal(big.result.output, 'seen', 'the result the model saw is whole');
     });
+
+    leaseContract({ open: () => open() });
   });
 }
 

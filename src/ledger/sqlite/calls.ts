@@ -6,8 +6,10 @@
  */
 import type { DecisionRecord, ToolExecutionResult } from '../../types/result.js';
 import { failedResult } from '../../closeout/results.js';
-import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
-import { isAlive, thisProcess } from '../owner.js';
+import { randomUUID } from 'node:crypto';
+import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type Fence, type Lease, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
+import { checkPool, type CheckedRequest, type HeldLease, type LeaseKeeper } from '../lease-keeper.js';
+import { hostId, ownerAlive, processOwner, thisProcess } from '../owner.js';
 import type { Connection } from './database.js';
 import { callColumns, callOf, keyOf, type CallRow, type Synchronous } from './rows.js';
 import type { QueuedEnd, WriteQueue } from './write-queue.js';
@@ -16,19 +18,35 @@ const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
 const UNKNOWN: RecordOutcome = Object.freeze({ kind: 'unknown' });
 const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
 
+type CheckRow = Pick<CallRow, 'id' | 'state' | 'owner_pid' | 'owner_start' | 'owner_host' | 'lease_expires_at' | 'pool'>;
+type LeaseRow = Pick<CallRow, 'id' | 'state' | 'owner_pid' | 'owner_start' | 'owner_host' | 'lease_token' | 'lease_expires_at' | 'pool'>;
+
+/** Statements on the owner and lease columns (migration 6), prepared on first write (an older file read only has none). */
+function leaseStatements(db: Connection) {
+  const owned = 'owner_pid = @pid, owner_start = @start, owner = @owner, owner_host = @host, lease_token = @token, lease_expires_at = @expires';
+  return {
+    insert: db.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner_pid, owner_start, owner, owner_host,
+      lease_token, lease_expires_at, pool, created_at, started_at)
+      VALUES (@callId, @session, @tool, @version, @arguments, @workspace, @turn, @options, @state, @pid, @start, @owner, @host, @token, @expires, @pool, @now, @startedAt)
+      ON CONFLICT (call_id, session) DO NOTHING`),
+    leaseRow: db.prepare<[string, string], LeaseRow>('SELECT id, state, owner_pid, owner_start, owner_host, lease_token, lease_expires_at, pool FROM calls WHERE call_id = ? AND session = ?'),
+    leaseOf: db.prepare<[number], LeaseRow>('SELECT id, state, owner_pid, owner_start, owner_host, lease_token, lease_expires_at, pool FROM calls WHERE id = ?'),
+    // Conditional on the token read in the same transaction (a compare-and-set, as the PostgreSQL store's).
+    takeOver: db.prepare(`UPDATE calls SET ${owned} WHERE id = @id AND state = 'pending' AND lease_token IS @was`),
+    claim: db.prepare(`UPDATE calls SET state = 'running', started_at = @now, ${owned} WHERE id = @id AND state = 'pending' AND lease_token IS @was`),
+    renew: db.prepare(`UPDATE calls SET lease_expires_at = ? WHERE call_id = ? AND session = ? AND lease_token = ? AND state IN ('pending', 'running')`),
+    release: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE call_id = ? AND session = ? AND lease_token = ? AND state = 'pending'`),
+    lapsedPending: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE state = 'pending' AND lease_expires_at <= ?`),
+  };
+}
+
 /** Prepared statements on calls, made once per ledger. */
-function statements(db: Connection, sizes: boolean) {
+function statements(db: Connection, sizes: boolean, leases: boolean) {
   const columns = callColumns(sizes);
   return {
-    insertCall: db.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner_pid, owner_start, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
     callByKey: db.prepare<[string, string], CallRow>(`SELECT ${columns} FROM calls WHERE call_id = ? AND session = ?`),
     rowId: db.prepare<[string, string], { id: number }>('SELECT id FROM calls WHERE call_id = ? AND session = ?'),
-    checkRow: db.prepare<[string, string], Pick<CallRow, 'id' | 'state' | 'owner_pid' | 'owner_start'>>('SELECT id, state, owner_pid, owner_start FROM calls WHERE call_id = ? AND session = ?'),
-    insertRunning: db.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner_pid, owner_start, created_at, started_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT (call_id, session) DO NOTHING`),
-    takeOver: db.prepare(`UPDATE calls SET owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending' AND owner_pid = ? AND owner_start IS ?`),
-    claim: db.prepare(`UPDATE calls SET state = 'running', started_at = ?, owner_pid = ?, owner_start = ? WHERE id = ? AND state = 'pending'`),
+    checkRow: db.prepare<[string, string], CheckRow>(`SELECT id, state, owner_pid, owner_start${leases ? ', owner_host, lease_expires_at, pool' : ''} FROM calls WHERE call_id = ? AND session = ?`),
     // Before migration 4 (a file read only, never written) the sizes have no columns.
     end: sizes
       ? db.prepare<[string, number, string | null, number, number, number]>(`UPDATE calls SET state = ?, ended_at = ?, error_code = ?, output_bytes = ?, stored_bytes = ? WHERE id = ? AND state IN ('pending', 'running')`)
@@ -53,6 +71,7 @@ function statements(db: Connection, sizes: boolean) {
 /** The calls of one ledger connection. */
 export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'readonly' | 'recovered' | 'finishSoon' | 'flush' | 'ownerAlive' | 'close'>> {
   private readonly sql: ReturnType<typeof statements>;
+  private leased: ReturnType<typeof leaseStatements> | undefined;
   /** Calls a caller of this ledger handles ({@link check}), by {@link keyOf}, until they end. */
   private readonly held = new Set<string>();
   /** The ledger's write queue (set once by the ledger, which makes it with {@link writeEnd}). */
@@ -67,8 +86,15 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     private readonly sizes: boolean,
     private readonly pruned: (key: CallKey) => RecordOutcome | undefined,
     private readonly maxOutputBytes: number,
+    /** The leases this ledger handle granted (its own unfenced ends use their tokens). */
+    private readonly keeper: LeaseKeeper,
+    leases: boolean,
   ) {
-    this.sql = statements(db, sizes);
+    this.sql = statements(db, sizes, leases);
+  }
+
+  private get lease(): ReturnType<typeof leaseStatements> {
+    return (this.leased ??= leaseStatements(this.db));
   }
 
   record(call: NewCall): RecordOutcome {
@@ -95,7 +121,7 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
       return UNKNOWN;
     }
     if (row.state !== 'pending' && row.state !== 'running') return this.endedOutcome(row.id);
-    if (isAlive(row.owner_pid, row.owner_start)) {
+    if (alive(row, Date.now())) {
       // A call this process recorded (an MCP task, say) that nobody here handles yet is adopted by the caller.
       if (row.state === 'pending' && row.owner_pid === process.pid && !this.held.has(k)) {
         this.held.add(k);
@@ -103,6 +129,8 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
       }
       return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
     }
+    // Queued for a pool: a worker takes it, not the caller.
+    if (row.state === 'pending' && row.pool != null) return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
     // A dead owner's call: take it over or recover it, under the write lock.
     const now = Date.now();
     const outcome = this.writes.immediate(() => this.known(key, now));
@@ -118,30 +146,85 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
   }
 
   claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): boolean {
-    const me = thisProcess();
+    return this.claimUnder(call, decisions, undefined) !== undefined;
+  }
+
+  /**
+   * Claim a `pending` call (inside a new transaction): without `request`, for this process
+   * without a lease (as before leases); with it, under a fresh lease (see `CallLeases.claimLease`).
+   * A pending call held by another's live lease (or, with `request.token`, by any other token) is not claimed.
+   * @returns the lease (`token` empty without a request), or `undefined` when not claimed.
+   */
+  claimUnder(call: CallKey | NewCall, decisions: readonly DecisionRecord[] | undefined, request: CheckedRequest | undefined): Lease | undefined {
     const now = Date.now();
+    const owner = this.ownerValues(request, now);
     return this.writes.immediate(() => {
-      let id = this.idOf(call.callId, call.session);
-      if (id === undefined && 'tool' in call) {
+      let row = this.lease.leaseRow.get(call.callId, call.session);
+      let id: number;
+      if (row === undefined) {
+        if (!('tool' in call)) return undefined;
         // Recorded and claimed in one commit.
-        const inserted = this.sql.insertRunning.run(
-          call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn,
-          JSON.stringify(call.options ?? {}), me.pid, me.start ?? null, now, now,
-        );
-        if (inserted.changes !== 1) return false;
+        const inserted = this.lease.insert.run({ ...this.newCallValues(call, now), ...owner, state: 'running', startedAt: now });
+        if (inserted.changes !== 1) return undefined;
         id = Number(inserted.lastInsertRowid);
         this.sql.event.run(id, now, 'recorded', null);
-      } else if (id === undefined || this.sql.claim.run(now, me.pid, me.start ?? null, id).changes !== 1) {
-        return false;
+      } else {
+        if (row.state !== 'pending') return undefined;
+        const free = request?.token !== undefined ? row.lease_token === request.token : row.lease_token == null || (row.lease_expires_at ?? 0) <= now;
+        if (!free || this.lease.claim.run({ ...owner, id: row.id, was: row.lease_token ?? null, now }).changes !== 1) return undefined;
+        id = row.id;
       }
       if (decisions !== undefined) this.writeDecisions(id, decisions, now);
-      this.sql.event.run(id, now, 'running', null);
+      this.sql.event.run(id, now, 'running', request === undefined ? null : JSON.stringify({ owner: owner.owner }));
+      return { owner: owner.owner, token: owner.token ?? '', expiresAt: owner.expires ?? 0 };
+    });
+  }
+
+  /** `CallLeases.takeLease` (inside a new transaction). */
+  takeLease(key: CallKey, request: CheckedRequest): Lease | undefined {
+    const now = Date.now();
+    const owner = this.ownerValues(request, now);
+    return this.writes.immediate(() => {
+      const row = this.lease.leaseRow.get(key.callId, key.session);
+      if (row === undefined || row.state !== 'pending') return undefined;
+      const free = row.lease_token != null ? (row.lease_expires_at ?? 0) <= now : row.pool != null || !alive(row, now);
+      if (!free || this.lease.takeOver.run({ ...owner, id: row.id, was: row.lease_token ?? null }).changes !== 1) return undefined;
+      this.sql.event.run(row.id, now, 'leased', JSON.stringify({ owner: owner.owner }));
+      return { owner: owner.owner, token: owner.token!, expiresAt: owner.expires! };
+    });
+  }
+
+  /** `CallLeases.renewLease` for several leases in one transaction. @returns the tokens still held. */
+  renewLeases(leases: readonly HeldLease[]): Set<string> {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const held = new Set<string>();
+      for (const l of leases) if (this.lease.renew.run(now + l.leaseMs, l.key.callId, l.key.session, l.token).changes === 1) held.add(l.token);
+      return held;
+    });
+  }
+
+  /** `CallLeases.releaseLease`. */
+  releaseLease(key: CallKey, token: string): boolean {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const id = this.idOf(key.callId, key.session);
+      if (id === undefined || this.lease.release.run(key.callId, key.session, token).changes !== 1) return false;
+      this.sql.event.run(id, now, 'released', null);
       return true;
     });
   }
 
-  finish(call: CallKey | NewCall, end: CallEnd): boolean {
-    return this.writes.immediate(() => this.writeEnd({ call, end, now: Date.now() }));
+  /** `CallLeases.expireLeases`: recover, then clear the lapsed leases of pending calls. */
+  expireLeases(): CallRecord[] {
+    const marked = this.recover();
+    const now = Date.now();
+    this.writes.immediate(() => this.lease.lapsedPending.run(now));
+    return marked;
+  }
+
+  finish(call: CallKey | NewCall, end: CallEnd, fence?: Fence): boolean {
+    return this.writes.immediate(() => this.writeEnd({ call, end, now: Date.now(), fence }));
   }
 
   /** Write one end (inside a transaction). @returns whether the call ended here. */
@@ -150,6 +233,14 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     this.held.delete(keyOf(call));
     const id = this.rowOf(call, now);
     if (id === undefined) return false;
+    // Fenced: a leased call ends with its token only (this handle's own, without a fence); a pending one whose lease lapsed, with none.
+    const token = q.fence?.token ?? this.keeper.tokenOf(call);
+    const lease = this.lease.leaseOf.get(id)!;
+    const fenced = lease.lease_token == null
+      ? q.fence === undefined
+      : lease.lease_token === token || (token === undefined && lease.state === 'pending' && (lease.lease_expires_at ?? 0) <= now);
+    if (!fenced) return false;
+    this.keeper.drop(call);
     const blob = boundedOutput(end.fullOutput ?? end.result.output, this.maxOutputBytes);
     const json = JSON.stringify(end.result);
     if (this.sql.end.run(end.state, now, end.result.errorCode ?? null, blob.length, blob.length + Buffer.byteLength(json), id).changes !== 1) return false;
@@ -166,7 +257,7 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     return this.writes.immediate(() => {
       const marked: CallRecord[] = [];
       for (const row of this.sql.running.all()) {
-        if (isAlive(row.owner_pid, row.owner_start)) continue;
+        if (alive(row, now)) continue;
         this.interrupt(row, now);
         marked.push({ ...callOf(row), state: 'interrupted', endedAt: now, errorCode: 'INTERRUPTED' });
       }
@@ -187,7 +278,7 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     this.writes.flush();
     const where: string[] = [];
     const values: unknown[] = [];
-    for (const [column, value] of [['session', filter.session], ['call_id', filter.callId], ['state', filter.state], ['turn', filter.turn]] as const) {
+    for (const [column, value] of [['session', filter.session], ['call_id', filter.callId], ['state', filter.state], ['turn', filter.turn], ['pool', filter.pool]] as const) {
       if (value === undefined) continue;
       where.push(`${column} = ?`);
       values.push(value);
@@ -262,27 +353,41 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
 
   /** Insert `call` as `pending` (inside a transaction); its row id, or `undefined` when it was recorded before. */
   private insertPending(call: NewCall, now: number): number | undefined {
-    const me = thisProcess();
-    const inserted = this.sql.insertCall.run(
-      call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn,
-      JSON.stringify(call.options ?? {}), me.pid, me.start ?? null, now,
-    );
+    const inserted = this.lease.insert.run({ ...this.newCallValues(call, now), ...this.ownerValues(undefined, now), state: 'pending', startedAt: null });
     if (inserted.changes !== 1) return undefined;
     const id = Number(inserted.lastInsertRowid);
     this.sql.event.run(id, now, 'recorded', null);
     return id;
   }
 
+  /** The named values of a new row's call (for {@link leaseStatements}'s insert). */
+  private newCallValues(call: NewCall, now: number) {
+    return {
+      callId: call.callId, session: call.session, tool: call.tool, version: call.version, arguments: JSON.stringify(call.arguments), workspace: call.workspace,
+      turn: call.turn, options: JSON.stringify(call.options ?? {}), pool: checkPool(call.pool) ?? null, now,
+    };
+  }
+
+  /** The named owner values of a write: this process, and the lease of `request` (none without one). */
+  private ownerValues(request: CheckedRequest | undefined, now: number) {
+    const me = thisProcess();
+    return {
+      pid: me.pid, start: me.start ?? null, host: hostId(), owner: request?.owner ?? processOwner(),
+      token: request === undefined ? null : randomUUID(), expires: request === undefined ? null : now + request.leaseMs,
+    };
+  }
+
   /** What became of a recorded call (inside a transaction): taken over or recovered when its owner is gone. */
   private known(key: CallKey, now: number): RecordOutcome {
     const row = this.sql.callByKey.get(key.callId, key.session)!;
-    const me = thisProcess();
-    if (row.state === 'pending' && !isAlive(row.owner_pid, row.owner_start)) {
-      this.sql.takeOver.run(me.pid, me.start ?? null, row.id, row.owner_pid, row.owner_start);
+    const gone = (row.state === 'pending' || row.state === 'running') && !alive(row, now);
+    if (row.state === 'pending' && gone && row.pool != null) return { kind: 'in_progress', record: callOf(row) } as const; // queued for a worker
+    if (row.state === 'pending' && gone) {
+      if (this.lease.takeOver.run({ ...this.ownerValues(undefined, now), id: row.id, was: row.lease_token ?? null }).changes !== 1) return { kind: 'in_progress', record: callOf(row) } as const;
       this.sql.event.run(row.id, now, 'taken_over', JSON.stringify({ from: row.owner_pid }));
       return TAKEN_OVER;
     }
-    if (row.state === 'running' && !isAlive(row.owner_pid, row.owner_start)) this.interrupt(row, now);
+    if (row.state === 'running' && gone) this.interrupt(row, now);
     else if (row.state === 'pending' || row.state === 'running') return { kind: 'in_progress', record: callOf(row) } as const;
     return this.endedOutcome(row.id);
   }
@@ -310,8 +415,13 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     const json = JSON.stringify(result);
     this.sql.end.run('interrupted', now, 'INTERRUPTED', text.length, text.length + Buffer.byteLength(json), row.id);
     this.sql.insertResult.run(row.id, 0, json, text, text.length, now);
-    this.sql.event.run(row.id, now, 'interrupted', JSON.stringify({ ownerPid: row.owner_pid }));
+    this.sql.event.run(row.id, now, 'interrupted', JSON.stringify({ ownerPid: row.owner_pid, ...(row.owner == null ? {} : { owner: row.owner }) }));
   }
+}
+
+/** Whether a row's owner is still there (`ownerAlive`, from the row's columns). */
+function alive(row: Pick<CallRow, 'owner_pid' | 'owner_start' | 'owner_host' | 'lease_expires_at'>, now: number): boolean {
+  return ownerAlive({ ownerPid: row.owner_pid, ownerStart: row.owner_start ?? undefined, ownerHost: row.owner_host ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined }, now);
 }
 
 /**

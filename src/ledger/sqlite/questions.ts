@@ -10,8 +10,10 @@ import type { Connection } from './database.js';
 import { approvalOf, type ApprovalRow, type Synchronous } from './rows.js';
 import type { WriteQueue } from './write-queue.js';
 
-function statements(db: Connection) {
-  const question = 'SELECT approvals.*, calls.call_id, calls.session, calls.tool, calls.state, calls.owner_pid, calls.owner_start';
+/** @param leases - whether the file has the lease columns (migration 6; an older file read only has not). */
+function statements(db: Connection, leases: boolean) {
+  const question = `SELECT approvals.*, calls.call_id, calls.session, calls.tool, calls.state, calls.owner_pid, calls.owner_start, ${
+    leases ? 'calls.owner_host, calls.lease_expires_at' : 'NULL AS owner_host, NULL AS lease_expires_at'}`;
   return {
     insertApproval: db.prepare('INSERT INTO approvals (call, request, asked_at) VALUES (?, ?, ?)'),
     approvalOfCall: db.prepare<[number], { id: number }>('SELECT id FROM approvals WHERE call = ? ORDER BY id DESC LIMIT 1'),
@@ -32,8 +34,8 @@ function statements(db: Connection) {
 export class SqliteQuestions implements Synchronous<Omit<QuestionBook, 'pollMs'>> {
   private readonly sql: ReturnType<typeof statements>;
 
-  constructor(db: Connection, private readonly calls: SqliteCalls, private readonly writes: WriteQueue) {
-    this.sql = statements(db);
+  constructor(db: Connection, private readonly calls: SqliteCalls, private readonly writes: WriteQueue, leases: boolean) {
+    this.sql = statements(db, leases);
   }
 
   ask(call: CallKey | NewCall, request: unknown): number {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ApprovalRecord, CallRecord, CallStatus, StoredCallOptions, TombstoneRecord } from '../call-store.js';
-import { isAlive } from '../owner.js';
+import { hostId, ownerAlive } from '../owner.js';
 
 export type EndState = Exclude<CallStatus, 'pending' | 'running'>;
 
@@ -22,11 +22,14 @@ export interface CallRow {
   id: number; call_id: string; session: string; tool: string; version: string; arguments: string; workspace: string; turn: string; options: string;
   state: CallStatus; owner_pid: number; owner_start: string | null; cancel_requested: number; created_at: number; started_at: number | null;
   ended_at: number | null; error_code: string | null; size?: number | null;
+  /** Migration 6 on (absent in an older file read only). */
+  owner?: string | null; owner_host?: string | null; lease_token?: string | null; lease_expires_at?: number | null; pool?: string | null;
 }
 
 export interface ApprovalRow {
   id: number; call_id: string; session: string; tool: string; request: string; asked_at: number; answer: string | null; answered_by: string | null;
   answered_at: number | null; state: CallStatus; owner_pid: number; owner_start: string | null;
+  owner_host: string | null; lease_expires_at: number | null;
 }
 
 export interface TombstoneRow {
@@ -53,6 +56,9 @@ export function callOf(row: CallRow): CallRecord {
     workspace: row.workspace, turn: row.turn, options: JSON.parse(row.options) as StoredCallOptions, state: row.state, ownerPid: row.owner_pid,
     ownerStart: row.owner_start ?? undefined, cancelRequested: row.cancel_requested === 1, createdAt: row.created_at, startedAt: row.started_at ?? undefined,
     endedAt: row.ended_at ?? undefined, errorCode: row.error_code ?? undefined, resultSize: row.size ?? undefined,
+    // A call recorded before migration 6 was recorded on this host by a process.
+    owner: row.owner ?? `${row.owner_host ?? hostId()}:${row.owner_pid}:${row.owner_start ?? '0'}`, ownerHost: row.owner_host ?? undefined,
+    leaseExpiresAt: row.lease_expires_at ?? undefined, pool: row.pool ?? undefined,
   };
 }
 
@@ -60,7 +66,7 @@ export function approvalOf(row: ApprovalRow): ApprovalRecord {
   return {
     id: row.id, callId: row.call_id, session: row.session, tool: row.tool, request: JSON.parse(row.request) as Record<string, unknown>, askedAt: row.asked_at,
     answer: row.answer ?? undefined, answeredBy: row.answered_by ?? undefined, answeredAt: row.answered_at ?? undefined, callState: row.state,
-    ownerAlive: isAlive(row.owner_pid, row.owner_start),
+    ownerAlive: ownerAlive({ ownerPid: row.owner_pid, ownerStart: row.owner_start ?? undefined, ownerHost: row.owner_host ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined }),
   };
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import type { CallEnd, CallKey, NewCall } from '../call-store.js';
+import type { CallEnd, CallKey, Fence, NewCall } from '../call-store.js';
 import type { ToolExecutionResult } from '../../types/result.js';
 import { storeError, type Connection } from './database.js';
 import { keyOf } from './rows.js';
@@ -17,6 +17,8 @@ export interface QueuedEnd {
   end: CallEnd;
   /** When it was queued (ms since the epoch): the end's time. */
   now: number;
+  /** The lease it ends under, if given. */
+  fence?: Fence | undefined;
 }
 
 /** `finishSoon` commits at once past this many queued ends. */
@@ -66,8 +68,8 @@ export class WriteQueue {
   }
 
   /** Queue an end (`finishSoon`). @throws the store's error when {@link MAX_QUEUED} are queued and cannot be written now. */
-  push(call: CallKey | NewCall, end: CallEnd): void {
-    this.queued.push({ call, end, now: Date.now() });
+  push(call: CallKey | NewCall, end: CallEnd, fence?: Fence): void {
+    this.queued.push({ call, end, now: Date.now(), fence });
     this.queuedResults.set(keyOf(call), end.result);
     if (this.queued.length >= MAX_QUEUED && this.retryTimer === undefined) {
       this.flush();
