@@ -104,10 +104,10 @@ export function cliReport(ctx: CliContext): SettleReport {
  */
 export async function runStoredCall(ledger: CallStore, call: CallRecord, values: Record<string, unknown>, ctx: CliContext): Promise<number> {
   const stored = call.options;
-  if (stored.pool !== undefined) {
+  if (call.pool !== undefined) {
     // A call sent to a pool runs on a worker of that pool, never here: a worker's reconciler
     // finds the answer and resumes it there.
-    ctx.stdout.write(`call ${call.callId} waits for a worker of pool ${stored.pool}: one resumes it with this answer\n`);
+    ctx.stdout.write(`call ${call.callId} waits for a worker of pool ${call.pool}: one resumes it with this answer\n`);
     return EXIT.ok;
   }
   let system;

@@ -1,6 +1,6 @@
 /**
  * `toolgate worker --workspace DIR --store FILE|URL --queue redis://HOST:PORT [--pool NAME]
- * [--concurrency N]`: take the calls of a pool from the queue and run them in DIR with this
+ * [--concurrency N] [--lease-ms MS]`: take the calls of a pool from the queue and run them in DIR with this
  * machine's runners and sandbox, deciding each one again (docs/distributed.md). Runs until
  * SIGINT or SIGTERM; calls parked on a question stay pending for another worker.
  *
@@ -17,15 +17,15 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     queue: { type: 'string' },
     pool: { type: 'string' },
     concurrency: { type: 'string' },
-    'lock-ms': { type: 'string' },
+    'lease-ms': { type: 'string' },
     ...SANDBOX_FLAGS,
   });
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.store === undefined || values.queue === undefined) throw new UsageError('worker needs --store FILE|URL and --queue redis://HOST:PORT');
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) throw new UsageError(`--concurrency must be a positive integer; got ${JSON.stringify(values.concurrency)}`);
-  const lockMs = values['lock-ms'] === undefined ? undefined : Number(values['lock-ms']);
-  if (lockMs !== undefined && (!Number.isInteger(lockMs) || lockMs < 1000)) throw new UsageError(`--lock-ms must be an integer of at least 1000; got ${JSON.stringify(values['lock-ms'])}`);
+  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 1000 || leaseMs > 600_000)) throw new UsageError(`--lease-ms must be an integer from 1000 to 600000; got ${JSON.stringify(values['lease-ms'])}`);
   const workspace = workspaceOption(values, ctx);
   const { openStore } = await import('../distributed/store-url.js');
   const { serveQueue } = await import('../distributed/serve.js');
@@ -33,7 +33,7 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
   let served;
   try {
     served = await serveQueue({
-      queue: values.queue as string, store, workspace, pool: values.pool as string | undefined, concurrency, lockDurationMs: lockMs,
+      queue: values.queue as string, store, workspace, pool: values.pool as string | undefined, concurrency, leaseMs,
       system: {
         logLevel: logLevel(values), toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx),
         executor: { ...sandboxOptions(values, ctx), policy: policyOption(values, ctx), outputStore: false },

@@ -27,8 +27,8 @@ export interface QueueCallerOptions {
   pool?: string;
   /** The workspace recorded with each call (the worker runs it in its own). Default `process.cwd()`. */
   workspace?: string;
-  /** How often the store is looked at while a call is awaited, in ms. Default 25. */
-  pollMs?: number;
+  /** How often a call awaited is looked at for a lapsed lease of its worker, in ms (its end itself wakes the caller at once). Default 1000. */
+  checkMs?: number;
 }
 
 /** Per-call options of {@link QueueCaller.call}. */
@@ -54,7 +54,7 @@ export class QueueCaller {
     private readonly publisher: Redis,
     readonly pool: string,
     private readonly workspace: string,
-    private readonly pollMs: number,
+    private readonly checkMs: number,
   ) {}
 
   /**
@@ -64,13 +64,13 @@ export class QueueCaller {
   static async open(options: QueueCallerOptions): Promise<QueueCaller> {
     const pool = options.pool ?? DEFAULT_POOL;
     if (!isPoolName(pool)) throw ToolgateOptionError.fromBadOption('pool', `must be 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(pool)}`);
-    const pollMs = options.pollMs ?? 25;
-    if (!Number.isInteger(pollMs) || pollMs < 1) throw ToolgateOptionError.fromBadOption('pollMs', 'must be a positive integer');
+    const checkMs = options.checkMs ?? 1000;
+    if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
     const { Queue } = await loadBullMq();
     const connection = await redisClient(options.queue);
     const queue = new Queue(queueName(pool), { connection });
     queue.on('error', () => undefined);
-    return new QueueCaller(options.store, queue, connection, pool, options.workspace ?? process.cwd(), pollMs);
+    return new QueueCaller(options.store, queue, connection, pool, options.workspace ?? process.cwd(), checkMs);
   }
 
   /**
@@ -88,7 +88,7 @@ export class QueueCaller {
     if (this.closed) return failedResult('ABORTED', 'the queue caller is closed', fields);
     const entry: NewCall = {
       callId, session, tool: request.name, version: request.version ?? '', arguments: args, workspace: this.workspace,
-      turn: options.turnId ?? '', options: options.timeoutMs === undefined ? { pool: this.pool } : { pool: this.pool, timeoutMs: options.timeoutMs },
+      turn: options.turnId ?? '', pool: this.pool, options: options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
     };
     try {
       const outcome = await this.store.record(entry);
@@ -118,7 +118,10 @@ export class QueueCaller {
     return requested;
   }
 
-  /** Wait for a call's end in the store (repairing a call whose worker died: `interrupted`). */
+  /**
+   * Wait for a call's end in the store (woken by the store's wait, not by polling), looking
+   * every `checkMs` whether its worker's lease lapsed (the call is then `interrupted`).
+   */
   private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
     let cancelled = false;
     const onAbort = () => {
@@ -138,23 +141,22 @@ export class QueueCaller {
         }
         if (outcome?.kind === 'ended') return outcome.result;
         if (this.closed) return failedResult('ABORTED', 'the queue caller closed while the call was awaited; it may still run on a worker: `toolgate result` prints its end', fields);
-        await this.sleep(this.pollMs);
+        const stop = new AbortController();
+        const waker = () => stop.abort();
+        this.waiting.add(waker);
+        const timer = setTimeout(waker, this.checkMs);
+        try {
+          await this.store.waitForEnd(key, stop.signal);
+        } catch {
+          // woken by the timer or by close, or the store failed: look again
+        } finally {
+          clearTimeout(timer);
+          this.waiting.delete(waker);
+        }
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.waiting.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.waiting.add(wake);
-    });
   }
 
   /** Stop waiting (calls awaited end `ABORTED`; they may still run) and close the connections. */

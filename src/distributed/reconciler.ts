@@ -1,6 +1,7 @@
 /**
- * The reconciler: every few seconds, each worker looks in the store for the `pending` calls
- * of its pool that nobody is handling, and adds their jobs again (with the call's job id, so a
+ * The reconciler: every few seconds, each worker sweeps the store's lapsed leases (a dead
+ * worker's running calls become `interrupted`) and looks for the `pending` calls of its pool
+ * that no live lease holds ({@link queuedFor}), and adds their jobs again (with the call's job id, so a
  * job that still exists makes it a no-op):
  * - a call recorded whose job never reached Redis (its caller died between the commit and the
  *   add, or Redis restarted and lost it): its first job again;
@@ -13,7 +14,7 @@
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { CallStore } from '../ledger/call-store.js';
+import { queuedFor, type CallStore } from '../ledger/call-store.js';
 import type { Logger } from '../logging/logger.js';
 import { redisClient } from './connection.js';
 import { jobIdOf, queueName } from './job.js';
@@ -38,9 +39,8 @@ export interface ReconcilerOptions {
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private sweep: (() => Promise<void>) | undefined;
 
-  private constructor(private readonly options: ReconcilerOptions, private readonly queue: Queue, private readonly connection: Redis) {}
+  private constructor(private readonly options: ReconcilerOptions, readonly queue: Queue, private readonly connection: Redis) {}
 
   static async start(options: ReconcilerOptions): Promise<Reconciler> {
     const { Queue } = await loadBullMq();
@@ -51,11 +51,6 @@ export class Reconciler {
     reconciler.timer = setInterval(() => reconciler.tick(), options.intervalMs);
     reconciler.timer.unref();
     return reconciler;
-  }
-
-  /** Something more to run on every pass (the worker's cancel sweep). */
-  setSweep(sweep: (() => Promise<void>) | undefined): void {
-    this.sweep = sweep;
   }
 
   private tick(): void {
@@ -71,8 +66,10 @@ export class Reconciler {
    */
   async pass(now = Date.now()): Promise<number> {
     const { store, pool } = this.options;
-    await this.sweep?.();
-    const pending = (await store.list({ state: 'pending', limit: 1000 })).filter((call) => call.options.pool === pool);
+    // Running calls whose lease lapsed (their worker died) become interrupted; pending ones
+    // whose hold lapsed are queued again.
+    await store.expireLeases();
+    const pending = (await store.list({ state: 'pending', pool, limit: 1000 })).filter((call) => queuedFor(call, now) === pool);
     if (pending.length === 0) return 0;
     const asked = new Set<string>();
     for (const question of await store.pendingApprovals()) {

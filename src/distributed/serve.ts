@@ -1,13 +1,14 @@
 /**
- * A worker process's parts put together: the shared store, a tool system whose executor
- * records in it (adopting the calls of its jobs), and the {@link QueueWorker} feeding it.
+ * A worker process's parts put together: the shared store seen through the worker's leases
+ * ({@link WorkerStore}), a tool system whose executor records in that view, and the
+ * {@link QueueWorker} feeding it.
  *
  * @module
  */
-import type { CallStore } from '../ledger/call-store.js';
+import { DEFAULT_LEASE_MS, type CallStore } from '../ledger/call-store.js';
 import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
-import { adoptingStore } from './adopting-store.js';
-import { QueueWorker } from './worker.js';
+import { QueueWorker, workerOwner } from './worker.js';
+import { WorkerStore } from './worker-store.js';
 
 /** Options of {@link serveQueue}. */
 export interface ServeQueueOptions {
@@ -17,7 +18,8 @@ export interface ServeQueueOptions {
   workspace: string;
   pool?: string;
   concurrency?: number;
-  lockDurationMs?: number;
+  /** The lease of each call, in ms: a dead worker's calls are `interrupted` within about this long. Default 30000. */
+  leaseMs?: number;
   reconcileMs?: number;
   /** More options of the tool system (tool folders, the toolset, log level); its executor's `ledger` is set here. */
   system?: Omit<ToolSystemOptions, 'workspace'>;
@@ -33,20 +35,28 @@ export interface ServedQueue {
 
 /** Start a worker. @throws ToolgateOptionError when an option is wrong or a peer is missing. */
 export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueue> {
-  const adopted = new Set<string>();
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  let worker: QueueWorker | undefined;
+  const leases = new WorkerStore(options.store, { owner: workerOwner(), leaseMs, resume: (key) => worker?.resume(key) });
   const system = new ToolSystem({
     ...options.system, workspace: options.workspace,
-    executor: { ...options.system?.executor, ledger: adoptingStore(options.store, adopted) },
+    executor: { ...options.system?.executor, ledger: leases.view },
   });
   await system.start();
-  const worker = await QueueWorker.start({
-    queue: options.queue, store: options.store, system, adopted, pool: options.pool, concurrency: options.concurrency,
-    lockDurationMs: options.lockDurationMs, reconcileMs: options.reconcileMs, logger: system.logger,
-  });
+  try {
+    worker = await QueueWorker.start({
+      queue: options.queue, leases, system, pool: options.pool, concurrency: options.concurrency,
+      lockDurationMs: leaseMs, reconcileMs: options.reconcileMs, logger: system.logger,
+    });
+  } catch (error) {
+    await system.close();
+    throw error;
+  }
+  const started = worker;
   return {
-    worker, system,
+    worker: started, system,
     async close() {
-      await worker.close();
+      await started.close();
       await system.close();
       await options.store.flush().catch(() => undefined);
     },

@@ -66,8 +66,6 @@ export interface StoredCallOptions {
   sandbox?: string;
   /** Whether sandboxed processes had the network, when not the default. */
   sandboxNetwork?: boolean;
-  /** The worker pool the call was sent to (`src/distributed/`); absent for a call run where it was made. */
-  pool?: string;
 }
 
 /** What names a call: its call id and session (the idempotency key). */

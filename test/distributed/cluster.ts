@@ -31,7 +31,7 @@ export class Cluster {
   /** Start a worker of `pool` and wait until it is ready. */
   async worker(pool = 'default', extra: string[] = []): Promise<WorkerProcess> {
     const child = spawn(process.execPath, [BIN, 'worker', '--workspace', this.workspace, '--store', this.store, '--queue', this.redis.url, '--pool', pool,
-      '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--lock-ms', '2000', ...extra], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--lease-ms', '2000', ...extra], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     const worker: WorkerProcess = { child, pid: child.pid!, stderr: '' };
     this.workers.push(worker);
     await new Promise<void>((resolve, reject) => {
