@@ -68,9 +68,6 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     explain: { type: 'boolean' },
     'call-id': { type: 'string' },
     session: { type: 'string' },
-    queue: { type: 'string' },
-    store: { type: 'string' },
-    pool: { type: 'string' },
     ...LEDGER_FLAGS,
     ...SANDBOX_FLAGS,
     ...APPROVE_FLAGS,
@@ -95,9 +92,9 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     if (values[flag] !== undefined && (values[flag] as string).trim() === '') throw new UsageError(`--${flag} must not be empty`);
   }
   const session = (values.session as string | undefined) ?? 'cli';
-  if (values.queue !== undefined || values.store !== undefined || values.pool !== undefined) {
+  if (values.queue !== undefined) {
     // On a worker of a pool (docs/distributed.md): decided and run there.
-    if (values.queue === undefined || values.store === undefined) throw new UsageError('--queue and --store go together (and --pool needs them)');
+    if (values.store === undefined) throw new UsageError('--queue needs --store FILE|URL: the store the workers share');
     const { queuedCall } = await import('../distributed/cli-call.js');
     const result = await queuedCall({
       queue: values.queue as string, store: values.store as string, pool: values.pool as string | undefined, cwd: ctx.cwd, workspace, name,

@@ -7,7 +7,6 @@
  * @module
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { Ledger } from '../ledger/store.js';
 import { ledgerOption, UsageError, workspaceOption, type CliContext } from './context.js';
 
@@ -20,13 +19,6 @@ export const LEDGER_COMMAND_FLAGS = {
   json: { type: 'boolean' },
 } as const;
 
-/** The ledger options of `--store FILE` (the shared store), else `undefined`. */
-function storeOption(values: Record<string, unknown>, ctx: CliContext): { file: string } | undefined {
-  const store = values.store as string | undefined;
-  if (store === undefined) return undefined;
-  if (/^postgres(ql)?:\/\//.test(store)) throw new UsageError('--store postgres:// needs the PostgreSQL call store, which this build does not have yet');
-  return { file: path.resolve(ctx.cwd, store.startsWith('sqlite:') ? store.slice('sqlite:'.length) : store) };
-}
 
 /**
  * The ledger of the command line's workspace, to write (`approvals allow|deny`): recovering
@@ -35,7 +27,7 @@ function storeOption(values: Record<string, unknown>, ctx: CliContext): { file: 
  */
 export function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Ledger {
   const workspace = workspaceOption(values, ctx);
-  const options = storeOption(values, ctx) ?? ledgerOption(values, ctx, workspace);
+  const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
   try {
     return Ledger.open(options);
@@ -52,7 +44,7 @@ export function openCliLedger(values: Record<string, unknown>, ctx: CliContext):
  */
 export function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliContext): Ledger | undefined {
   const workspace = workspaceOption(values, ctx);
-  const options = storeOption(values, ctx) ?? ledgerOption(values, ctx, workspace);
+  const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
   const file = Ledger.fileOf(options);
   if (!fs.existsSync(file)) {

@@ -46,6 +46,7 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     toolFolders,
     ...(options.registry === undefined ? configToolset(values, ctx) : { registry: options.registry, builtins: false }),
     executor: options.executor,
+    ...(values.queue === undefined ? {} : { queue: { url: values.queue as string, ...(values.pool === undefined ? {} : { pool: values.pool as string }) } }),
     connectors: [async (system) => {
       const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged);
       return bridge === undefined ? undefined : () => bridge.close();
