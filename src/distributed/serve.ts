@@ -9,6 +9,8 @@ import { DEFAULT_LEASE_MS, type CallStore } from '../ledger/call-store.js';
 import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
 import { QueueWorker, workerOwner } from './worker.js';
 import { WorkerStore } from './worker-store.js';
+import { redisClient } from './connection.js';
+import { RedisRateLimiter } from './redis-rate-limit.js';
 
 /** Options of {@link serveQueue}. */
 export interface ServeQueueOptions {
@@ -38,18 +40,21 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   let worker: QueueWorker | undefined;
   const leases = new WorkerStore(options.store, { owner: workerOwner(), leaseMs, resume: (key) => worker?.resume(key) });
+  // rateLimitRpm holds across every worker: turns are taken in Redis.
+  const rateClient = await redisClient(options.queue);
   const system = new ToolSystem({
     ...options.system, workspace: options.workspace,
-    executor: { ...options.system?.executor, ledger: leases.view },
+    executor: { ...options.system?.executor, ledger: leases.view, rateLimiter: new RedisRateLimiter(rateClient, 'toolgate:rate:', options.system?.executor?.rateLimitMaxWaitMs) },
   });
-  await system.start();
   try {
+    await system.start();
     worker = await QueueWorker.start({
       queue: options.queue, leases, system, pool: options.pool, concurrency: options.concurrency,
       lockDurationMs: leaseMs, reconcileMs: options.reconcileMs, logger: system.logger,
     });
   } catch (error) {
     await system.close();
+    rateClient.disconnect();
     throw error;
   }
   const started = worker;
@@ -58,6 +63,7 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
     async close() {
       await started.close();
       await system.close();
+      rateClient.disconnect();
       await options.store.flush().catch(() => undefined);
     },
   };
