@@ -2,12 +2,13 @@
  * The caller's side of the queue: a call is recorded in the store first (the outbox: the row
  * commits before the job is added), then its job (its key only) goes to its pool's queue with
  * the call's job id, so that adding it again is harmless; the caller then waits for the call's
- * end in the store and returns the stored result. A worker of the pool decides and runs it.
+ * end in the store (woken by the store's wait, or at once by its job's completion event) and
+ * returns the stored result. A worker of the pool decides and runs it.
  *
  * @module
  */
 import crypto from 'node:crypto';
-import type { Queue } from 'bullmq';
+import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { failedResult } from '../closeout/results.js';
 import type { CallKey, CallStore, NewCall } from '../ledger/call-store.js';
@@ -15,6 +16,7 @@ import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { CANCEL_CHANNEL, redisClient } from './connection.js';
 import { DEFAULT_POOL, isPoolName, jobIdOf, queueName } from './job.js';
 import { loadBullMq } from './peers.js';
+import { RESUME_ROUND } from './reconciler.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 
 /** Options of a {@link QueueCaller}. */
@@ -46,12 +48,16 @@ export interface QueueCallOptions {
 /** Sends calls to workers and waits for their ends. */
 export class QueueCaller {
   private readonly waiting = new Set<() => void>();
+  /** Wakers of the calls awaited, by job id: a job that completes (its call ended or parked) wakes its caller at once. */
+  private readonly byJob = new Map<string, Set<() => void>>();
   private closed = false;
+  private readonly closers: Array<() => void> = [];
 
   private constructor(
     private readonly store: CallStore,
     private readonly queue: Queue,
     private readonly publisher: Redis,
+    private readonly events: QueueEvents,
     readonly pool: string,
     private readonly workspace: string,
     private readonly checkMs: number,
@@ -66,11 +72,23 @@ export class QueueCaller {
     if (!isPoolName(pool)) throw ToolgateOptionError.fromBadOption('pool', `must be 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(pool)}`);
     const checkMs = options.checkMs ?? 1000;
     if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
-    const { Queue } = await loadBullMq();
+    const { Queue, QueueEvents } = await loadBullMq();
     const connection = await redisClient(options.queue);
     const queue = new Queue(queueName(pool), { connection });
     queue.on('error', () => undefined);
-    return new QueueCaller(options.store, queue, connection, pool, options.workspace ?? process.cwd(), checkMs);
+    // Its own connection (it blocks reading the queue's event stream).
+    const eventsConnection = await redisClient(options.queue);
+    const events = new QueueEvents(queueName(pool), { connection: eventsConnection });
+    events.on('error', () => undefined);
+    const caller = new QueueCaller(options.store, queue, connection, events, pool, options.workspace ?? process.cwd(), checkMs);
+    const wake = ({ jobId }: { jobId: string }) => {
+      for (const waker of caller.byJob.get(jobId) ?? []) waker();
+    };
+    events.on('completed', wake);
+    events.on('failed', wake);
+    caller.closers.push(() => eventsConnection.disconnect());
+    await events.waitUntilReady();
+    return caller;
   }
 
   /**
@@ -144,14 +162,25 @@ export class QueueCaller {
         const stop = new AbortController();
         const waker = () => stop.abort();
         this.waiting.add(waker);
+        const jobs = [jobIdOf(key), jobIdOf(key, RESUME_ROUND)];
+        for (const job of jobs) {
+          let set = this.byJob.get(job);
+          if (set === undefined) this.byJob.set(job, (set = new Set()));
+          set.add(waker);
+        }
         const timer = setTimeout(waker, this.checkMs);
         try {
           await this.store.waitForEnd(key, stop.signal);
         } catch {
-          // woken by the timer or by close, or the store failed: look again
+          // woken by its job's end, the timer or close, or the store failed: look again
         } finally {
           clearTimeout(timer);
           this.waiting.delete(waker);
+          for (const job of jobs) {
+            const set = this.byJob.get(job);
+            set?.delete(waker);
+            if (set?.size === 0) this.byJob.delete(job);
+          }
         }
       }
     } finally {
@@ -165,7 +194,9 @@ export class QueueCaller {
     this.closed = true;
     for (const wake of [...this.waiting]) wake();
     await this.queue.close().catch(() => undefined);
+    await this.events.close().catch(() => undefined);
     this.publisher.disconnect();
+    for (const close of this.closers) close();
   }
 }
 

@@ -72,6 +72,7 @@ export class QueueWorker {
     private readonly subscriber: Redis,
     private readonly reconciler: Reconciler,
     private readonly resumeQueue: Queue,
+    private readonly connection: Redis,
   ) {}
 
   /**
@@ -93,7 +94,7 @@ export class QueueWorker {
       connection, concurrency, maxStalledCount: 0, lockDuration: options.lockDurationMs ?? 30_000, autorun: false,
     });
     worker.on('error', (error) => options.logger.warn({ event: 'queue_worker_error', err: error?.message }, 'queue worker error'));
-    self = new QueueWorker({ ...options, pool }, worker, subscriber, reconciler, reconciler.queue);
+    self = new QueueWorker({ ...options, pool }, worker, subscriber, reconciler, reconciler.queue, connection);
     await subscriber.subscribe(CANCEL_CHANNEL);
     subscriber.on('message', (_channel: string, message: string) => self!.cancelMessage(message));
     void worker.run().catch((error: unknown) => options.logger.error({ event: 'queue_worker_stopped', err: (error as Error)?.message }, 'the queue worker stopped'));
@@ -199,5 +200,6 @@ export class QueueWorker {
     for (const [id, { controller }] of this.running) if (this.options.leases.held.get(id)?.parked !== true) controller.abort();
     await this.worker.close().catch(() => undefined);
     this.subscriber.disconnect();
+    this.connection.disconnect();
   }
 }

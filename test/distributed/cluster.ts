@@ -58,16 +58,26 @@ export class Cluster {
     return fs.existsSync(at) ? fs.readFileSync(at, 'utf8').split('\n').filter((l) => l !== '') : [];
   }
 
-  /** Stop every worker (SIGTERM, then SIGKILL), Redis, and remove the folders. */
-  async stop(): Promise<void> {
+  /** Stop every worker: SIGTERM, then SIGKILL after 5 s. @returns how many needed SIGKILL. */
+  async stopWorkers(): Promise<number> {
+    let killed = 0;
     await Promise.all(this.workers.map(async (worker) => {
       if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
       const gone = new Promise((resolve) => worker.child.once('exit', resolve));
       worker.child.kill('SIGTERM');
-      const timer = setTimeout(() => worker.child.kill('SIGKILL'), 5000);
+      const timer = setTimeout(() => {
+        killed++;
+        worker.child.kill('SIGKILL');
+      }, 5000);
       await gone;
       clearTimeout(timer);
     }));
+    return killed;
+  }
+
+  /** Stop every worker (SIGTERM, then SIGKILL), Redis, and remove the folders. */
+  async stop(): Promise<void> {
+    await this.stopWorkers();
     await this.redis.stop();
     fs.rmSync(this.root, { recursive: true, force: true });
   }
