@@ -7,10 +7,24 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import { ENDED_STATES, type CallKey, type CallRecord, type CallStore, type CallWaits } from './call-store.js';
 
-/** Subscribes a waiter to the store's wake-ups; returns the unsubscribe function. */
-export type Subscribe = (wake: () => void) => () => void;
+/**
+ * Subscribes a waiter to the store's wake-ups about `topic` ({@link callTopic},
+ * {@link questionTopic}; a store may wake it on other changes too); returns the unsubscribe function.
+ */
+export type Subscribe = (wake: () => void, topic: string) => () => void;
+
+/** The topic of changes to a call (its end, its cancel flag, its questions): a short hash of its key. */
+export function callTopic(call: CallKey): string {
+  return `c${createHash('sha256').update(`${call.session}\u0000${call.callId}`).digest('hex').slice(0, 20)}`;
+}
+
+/** The topic of a question's answer. */
+export function questionTopic(approvalId: number): string {
+  return `q${approvalId}`;
+}
 
 /** What a look found: `{ value }` once the wait is over. */
 type Found<T> = { value: T } | undefined;
@@ -19,7 +33,7 @@ type Found<T> = { value: T } | undefined;
  * Look with `look` now and on every wake until it finds something.
  * Rejects with the signal's reason when `signal` aborts, or with what `look` rejects with.
  */
-export function waitUntil<T>(look: () => Promise<Found<T>>, subscribe: Subscribe, signal?: AbortSignal): Promise<T> {
+export function waitUntil<T>(look: () => Promise<Found<T>>, subscribe: Subscribe, topic: string, signal?: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
@@ -55,7 +69,7 @@ export function waitUntil<T>(look: () => Promise<Found<T>>, subscribe: Subscribe
       });
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    unsubscribe = subscribe(run);
+    unsubscribe = subscribe(run, topic);
     run();
   });
 }
@@ -69,13 +83,13 @@ export function storeWaits(store: Pick<CallStore, 'get' | 'tombstone' | 'answerO
       const record = await store.get(call.callId, call.session);
       if (record !== undefined) return ENDED.has(record.state) ? { value: record } : undefined;
       return (await store.tombstone(call.callId, call.session)) !== undefined ? { value: undefined } : undefined;
-    }, subscribe, signal),
+    }, subscribe, callTopic(call), signal),
     waitForAnswer: async (approvalId: number, signal?: AbortSignal) => {
       if ((await store.approval(approvalId)) === undefined) throw new Error(`no question ${approvalId} in the store`);
       return waitUntil<string>(async () => {
         const answer = await store.answerOf(approvalId);
         return answer === undefined ? undefined : { value: answer };
-      }, subscribe, signal);
+      }, subscribe, questionTopic(approvalId), signal);
     },
     waitForCancel: (call: CallKey, signal?: AbortSignal) => waitUntil<boolean>(async () => {
       const record = await store.get(call.callId, call.session);
@@ -83,6 +97,6 @@ export function storeWaits(store: Pick<CallStore, 'get' | 'tombstone' | 'answerO
       if (record !== undefined && ENDED.has(record.state)) return { value: false };
       if (record === undefined && (await store.tombstone(call.callId, call.session)) !== undefined) return { value: false };
       return undefined;
-    }, subscribe, signal),
+    }, subscribe, callTopic(call), signal),
   };
 }

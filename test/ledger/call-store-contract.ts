@@ -356,13 +356,17 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
     });
 
     it('retention by count: never inside finish; later, in steps, the oldest ended calls go (never pending or running), leaving tombstones', async () => {
+      // A step long after the ends (no timer fires meanwhile, however slow the store): finish itself prunes nothing.
+      const first = await open({ maxCalls: 3, retentionStepCalls: 2, retentionDelayMs: 600_000 });
+      await first.record(call('keep-pending'));
+      await first.claim(call('keep-running'));
+      for (let i = 0; i < 7; i++) await first.finish(call(`n${i}`, 's1', { i }), { state: i === 0 ? 'failed' : 'done', decisions: undefined, result: result(`n${i}`, 'out', i !== 0) });
+      assert.equal((await first.list({ state: 'done' })).length, 6, 'finish pruned nothing');
+      // A handle whose steps follow its ends closely: the backlog goes in steps of two.
       const store = await open({ maxCalls: 3, retentionStepCalls: 2, retentionDelayMs: 5 });
-      await store.record(call('keep-pending'));
-      await store.claim(call('keep-running'));
-      for (let i = 0; i < 7; i++) await store.finish(call(`n${i}`, 's1', { i }), { state: i === 0 ? 'failed' : 'done', decisions: undefined, result: result(`n${i}`, 'out', i !== 0) });
-      assert.equal((await store.list({ state: 'done' })).length, 6, 'finish pruned nothing');
+      await store.finish(call('n7', 's1', { i: 7 }), { state: 'done', decisions: undefined, result: result('n7', 'out') });
       await store.retentionSettled();
-      assert.deepEqual((await store.list()).map((c) => c.callId), ['n6', 'n5', 'n4', 'keep-running', 'keep-pending']);
+      assert.deepEqual((await store.list()).map((c) => c.callId), ['n7', 'n6', 'n5', 'keep-running', 'keep-pending']);
       const grave = (await store.tombstone('n0', 's1'))!;
       assert.deepEqual([grave.state, grave.errorCode, grave.tool, grave.version], ['failed', 'TOOL_ERROR', 'write_file', '1.0.0']);
       assert.match(grave.argumentsSha256, /^[0-9a-f]{64}$/);

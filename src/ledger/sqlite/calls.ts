@@ -8,6 +8,7 @@ import type { DecisionRecord, ToolExecutionResult } from '../../types/result.js'
 import { failedResult } from '../../closeout/results.js';
 import { randomUUID } from 'node:crypto';
 import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type Fence, type Lease, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
+import { boundedOutput } from '../bounded-output.js';
 import { checkPool, type CheckedRequest, type HeldLease, type LeaseKeeper } from '../lease-keeper.js';
 import { hostId, ownerAlive, processOwner, thisProcess } from '../owner.js';
 import type { Connection } from './database.js';
@@ -36,7 +37,8 @@ function leaseStatements(db: Connection) {
     claim: db.prepare(`UPDATE calls SET state = 'running', started_at = @now, ${owned} WHERE id = @id AND state = 'pending' AND lease_token IS @was`),
     renew: db.prepare(`UPDATE calls SET lease_expires_at = ? WHERE call_id = ? AND session = ? AND lease_token = ? AND state IN ('pending', 'running')`),
     release: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE call_id = ? AND session = ? AND lease_token = ? AND state = 'pending'`),
-    lapsedPending: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE state = 'pending' AND lease_expires_at <= ?`),
+    // Only calls queued for a pool: a lapsed lease of another pending call says its owner is gone (it is taken over).
+    lapsedPending: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE state = 'pending' AND pool IS NOT NULL AND lease_expires_at <= ?`),
   };
 }
 
@@ -170,7 +172,9 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
         this.sql.event.run(id, now, 'recorded', null);
       } else {
         if (row.state !== 'pending') return undefined;
-        const free = request?.token !== undefined ? row.lease_token === request.token : row.lease_token == null || (row.lease_expires_at ?? 0) <= now;
+        // Held: by the given token only; else free unless another handle's lease holds it and its owner is there.
+        const mine = request?.token ?? this.keeper.tokenOf(call);
+        const free = request?.token !== undefined ? row.lease_token === request.token : row.lease_token == null || row.lease_token === mine || !alive(row, now);
         if (!free || this.lease.claim.run({ ...owner, id: row.id, was: row.lease_token ?? null, now }).changes !== 1) return undefined;
         id = row.id;
       }
@@ -187,7 +191,7 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     return this.writes.immediate(() => {
       const row = this.lease.leaseRow.get(key.callId, key.session);
       if (row === undefined || row.state !== 'pending') return undefined;
-      const free = row.lease_token != null ? (row.lease_expires_at ?? 0) <= now : row.pool != null || !alive(row, now);
+      const free = row.lease_token != null ? !alive(row, now) : row.pool != null || !alive(row, now);
       if (!free || this.lease.takeOver.run({ ...owner, id: row.id, was: row.lease_token ?? null }).changes !== 1) return undefined;
       this.sql.event.run(row.id, now, 'leased', JSON.stringify({ owner: owner.owner }));
       return { owner: owner.owner, token: owner.token!, expiresAt: owner.expires! };
@@ -422,17 +426,4 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
 /** Whether a row's owner is still there (`ownerAlive`, from the row's columns). */
 function alive(row: Pick<CallRow, 'owner_pid' | 'owner_start' | 'owner_host' | 'lease_expires_at'>, now: number): boolean {
   return ownerAlive({ ownerPid: row.owner_pid, ownerStart: row.owner_start ?? undefined, ownerHost: row.owner_host ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined }, now);
-}
-
-/**
- * `text` as UTF-8, at most `max` bytes: cut at a character's start, ending with a note that
- * says how much was kept of how much (the note counts in `max`).
- */
-function boundedOutput(text: string, max: number): Buffer {
-  const whole = Buffer.from(text, 'utf8');
-  if (whole.length <= max) return whole;
-  const note = Buffer.from(`\n[toolgate: the ledger keeps the first bytes of this output only (maxOutputBytes ${max}); it was ${whole.length} bytes]\n`, 'utf8');
-  let end = Math.max(0, max - note.length);
-  while (end > 0 && (whole[end]! & 0xc0) === 0x80) end--;
-  return Buffer.concat([whole.subarray(0, end), note]);
 }

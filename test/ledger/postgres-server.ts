@@ -1,0 +1,156 @@
+/**
+ * A PostgreSQL server for tests. With `TOOLGATE_PG_URL` set (a superuser's URL), tests use that
+ * server; otherwise each test file starts its own PostgreSQL 15 from
+ * `/usr/lib/postgresql/15/bin` (or `TOOLGATE_PG_BIN`): `initdb` in a temporary folder owned by
+ * the `postgres` user (PostgreSQL refuses to run as root: as root, every command runs through
+ * `runuser -u postgres`), listening on a free loopback port, its socket in that folder, the
+ * superuser's password random (scram-sha-256 over TCP). It is stopped and its folder removed at
+ * the end of the file (and on exit, should the file die first). Each file gets a database of its
+ * own (`CREATE DATABASE`), so files can run at once on one server.
+ *
+ * Neither a URL nor the binaries: {@link postgresForTests} returns a `skip` reason naming the
+ * package to install (Debian `postgresql`).
+ *
+ * A child process of a test file (the contract's dying owners) inherits the file's database
+ * through `TOOLGATE_PG_TEST_DB` and starts nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/** A server (and a database of this file on it). */
+export interface PgTestServer {
+  /** The URL of this file's database (with the password). */
+  readonly url: string;
+  /** The superuser's password (tests check it never shows). */
+  readonly password: string;
+  /** Whether this file started the server (and can restart it). */
+  readonly own: boolean;
+  /** `pg_ctl restart -m immediate`: every connection dropped, crash recovery on start. @throws when the server is not this file's. */
+  restartImmediate(): Promise<void>;
+  /** Drop the database, stop the server this file started, remove its folder. */
+  stop(): Promise<void>;
+}
+
+const CHILD_ENV = 'TOOLGATE_PG_TEST_DB';
+const BIN = process.env.TOOLGATE_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Run a PostgreSQL program as the `postgres` user (through runuser when this process is root). */
+function asPostgres(program: string, args: string[]): { status: number | null; output: string } {
+  const root = process.getuid?.() === 0;
+  const run = root ? spawnSync('runuser', ['-u', 'postgres', '--', path.join(BIN, program), ...args], { encoding: 'utf8', timeout: 120_000 })
+    : spawnSync(path.join(BIN, program), args, { encoding: 'utf8', timeout: 120_000 });
+  return { status: run.status, output: `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? String(run.error) : ''}` };
+}
+
+/** Make a database named after the test file on the server at `adminUrl`; its URL. */
+async function makeDatabase(adminUrl: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  try {
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } catch {
+    // the server is going away with it
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The server for the test file `file` (its `import.meta.url`), or `{ skip }` saying why there is none.
+ */
+export async function postgresForTests(file: string): Promise<PgTestServer | { skip: string }> {
+  const inherited = process.env[CHILD_ENV];
+  if (inherited !== undefined) {
+    const { url, password } = JSON.parse(inherited) as { url: string; password: string };
+    return { url, password, own: false, restartImmediate: async () => { throw new Error('a child does not restart the server'); }, stop: async () => undefined };
+  }
+  const database = `toolgate_${path.basename(new URL(file).pathname).replace(/\W+/g, '_').toLowerCase().slice(0, 40)}_${randomBytes(3).toString('hex')}`;
+  const given = process.env.TOOLGATE_PG_URL;
+  if (given) {
+    const url = await makeDatabase(given, database);
+    process.env[CHILD_ENV] = JSON.stringify({ url, password: decodeURIComponent(new URL(given).password) });
+    return {
+      url, password: decodeURIComponent(new URL(given).password), own: false,
+      restartImmediate: async () => { throw new Error('TOOLGATE_PG_URL names a server these tests did not start: it cannot be restarted'); },
+      stop: () => dropDatabase(given, database),
+    };
+  }
+  if (!fs.existsSync(path.join(BIN, 'pg_ctl'))) {
+    return { skip: `no PostgreSQL: install the Debian package postgresql (binaries in ${BIN}) or set TOOLGATE_PG_URL to a superuser's postgres:// URL` };
+  }
+  const root = process.getuid?.() === 0;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-pg-'));
+  const data = path.join(dir, 'data');
+  const password = randomBytes(12).toString('hex');
+  fs.writeFileSync(path.join(dir, 'pwfile'), `${password}\n`, { mode: 0o600 });
+  if (root) {
+    const chown = spawnSync('chown', ['-R', 'postgres:postgres', dir]);
+    if (chown.status !== 0) return { skip: `cannot give ${dir} to the postgres user` };
+  }
+  const init = asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-instructions']);
+  if (init.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${init.output}`);
+  }
+  const port = await freePort();
+  const log = path.join(dir, 'server.log');
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`;
+  const start = asPostgres('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
+  if (start.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`pg_ctl start failed: ${start.output}`);
+  }
+  let stopped = false;
+  const stopNow = (): void => {
+    if (stopped) return;
+    stopped = true;
+    asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stopNow);
+  const admin = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const url = await makeDatabase(admin, database);
+  process.env[CHILD_ENV] = JSON.stringify({ url, password });
+  return {
+    url, password, own: true,
+    restartImmediate: async () => {
+      const restart = asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'restart']);
+      if (restart.status !== 0) throw new Error(`pg_ctl restart failed: ${restart.output}`);
+    },
+    stop: async () => {
+      process.removeListener('exit', stopNow);
+      stopNow();
+    },
+  };
+}
