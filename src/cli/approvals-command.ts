@@ -31,7 +31,7 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
   if (action === 'list') {
     if (id !== undefined) throw new UsageError('approvals list takes no ID');
     // Listing only reads: the ledger opens read-only (no recovery, no retention).
-    const ledger = openCliLedgerReadOnly(values, ctx);
+    const ledger = await openCliLedgerReadOnly(values, ctx);
     if (ledger === undefined) {
       ctx.stdout.write(values.json === true ? '[]\n' : 'no questions are waiting\n');
       return EXIT.ok;
@@ -44,7 +44,7 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
   }
   if (action !== 'allow' && action !== 'deny') throw new UsageError(`approvals: unknown action ${JSON.stringify(action)} (list, allow ID, deny ID)`);
   if (id === undefined || !/^\d+$/.test(id)) throw new UsageError(`approvals ${action} needs the question's ID (a number: toolgate approvals list shows them)`);
-  const ledger = openCliLedger(values, ctx);
+  const ledger = await openCliLedger(values, ctx);
   try {
     const given = action === 'allow' ? 'allow_once' : 'deny';
     const outcome = await settleQuestion(ledger, Number(id), given, `cli:${process.pid}`, cliReport(ctx), (call) => runStoredCall(ledger, call, values, ctx));

@@ -31,7 +31,7 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
   const { values, positionals } = parse(argv, { ...LEDGER_COMMAND_FLAGS, ...APPROVE_FLAGS, port: { type: 'string' }, host: { type: 'string' } });
   if (positionals.length) throw new UsageError(`cockpit takes no positional arguments; got ${positionals.join(' ')}`);
   const port = portOption(values.port, '--port');
-  const ledger = openCliLedger(values, ctx);
+  const ledger = await openCliLedger(values, ctx);
   let handle: CockpitHandle | undefined;
   const stop = stopSignal(ctx);
   try {

@@ -193,7 +193,7 @@ export function ledgerOption(values: Record<string, unknown>, ctx: CliContext, w
   if (values.store !== undefined) {
     if (values['no-ledger'] === true || values['state-dir'] !== undefined) throw new UsageError('--store excludes --state-dir and --no-ledger');
     const store = values.store as string;
-    if (/^postgres(ql)?:\/\//.test(store)) throw new UsageError('--store postgres:// needs the PostgreSQL call store, which this build does not have yet');
+    if (/^postgres(ql)?:\/\//.test(store)) throw new UsageError('--store postgres:// works with toolgate worker, call --queue, approvals, trace, result and cockpit; mcp and agent take a SQLite file here');
     return { file: path.resolve(ctx.cwd, store.startsWith('sqlite:') ? store.slice('sqlite:'.length) : store) };
   }
   if (values['no-ledger'] === true) {

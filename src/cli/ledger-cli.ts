@@ -7,6 +7,8 @@
  * @module
  */
 import fs from 'node:fs';
+import type { CallStore } from '../ledger/call-store.js';
+import { isStoreUrl, openCallStore } from '../ledger/open-store.js';
 import { Ledger } from '../ledger/store.js';
 import { ledgerOption, UsageError, workspaceOption, type CliContext } from './context.js';
 
@@ -20,12 +22,23 @@ export const LEDGER_COMMAND_FLAGS = {
 } as const;
 
 
+/** The PostgreSQL store of `--store postgres://...`, else `undefined`. @throws UsageError when it cannot be opened (no password in the message). */
+function remoteStore(values: Record<string, unknown>): Promise<CallStore> | undefined {
+  const spec = values.store as string | undefined;
+  if (!isStoreUrl(spec)) return undefined;
+  return openCallStore(spec).catch((error: unknown) => {
+    throw new UsageError(`the store could not be opened: ${(error as Error).message}`);
+  });
+}
+
 /**
  * The ledger of the command line's workspace, to write (`approvals allow|deny`): recovering
  * dead processes' calls and applying retention as it opens.
  * @throws UsageError when the workspace is not a folder or the ledger cannot be opened.
  */
-export function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Ledger {
+export async function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Promise<CallStore> {
+  const remote = remoteStore(values);
+  if (remote !== undefined) return remote;
   const workspace = workspaceOption(values, ctx);
   const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
@@ -42,7 +55,9 @@ export function openCliLedger(values: Record<string, unknown>, ctx: CliContext):
  * written. `undefined`, with a line on stderr saying so, when the workspace has no ledger yet.
  * @throws UsageError when the workspace is not a folder or the ledger cannot be read.
  */
-export function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliContext): Ledger | undefined {
+export async function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliContext): Promise<CallStore | undefined> {
+  const remote = remoteStore(values);
+  if (remote !== undefined) return remote;
   const workspace = workspaceOption(values, ctx);
   const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');

@@ -22,7 +22,7 @@ export async function resultCommand(argv: string[], ctx: CliContext): Promise<nu
   const [callId, ...rest] = positionals;
   if (callId === undefined) throw new UsageError('result needs a CALL_ID (toolgate trace shows them)');
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-  const ledger = openCliLedgerReadOnly(values, ctx);
+  const ledger = await openCliLedgerReadOnly(values, ctx);
   if (ledger === undefined) return EXIT.failed;
   try {
     const session = values.session as string | undefined;

@@ -35,7 +35,7 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
   if (positionals.length) throw new UsageError(`trace takes no positional arguments; got ${positionals.join(' ')}`);
   const limit = values.limit === undefined ? 200 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer; got ${JSON.stringify(values.limit)}`);
-  const ledger = openCliLedgerReadOnly(values, ctx);
+  const ledger = await openCliLedgerReadOnly(values, ctx);
   if (ledger === undefined) {
     ctx.stdout.write(values.json ? '[]\n' : 'no calls recorded\n');
     return EXIT.ok;

@@ -1,13 +1,14 @@
 /**
  * The `--store` of the distributed mode: where the shared call store is. A SQLite file (a
  * path, or `sqlite:PATH`) is shared by the processes of one machine; `postgres://...` by
- * several machines.
+ * several machines (the password from the URL, `PGPASSWORD` or the password file; never
+ * logged).
  *
  * @module
  */
 import path from 'node:path';
 import type { CallStore } from '../ledger/call-store.js';
-import { Ledger } from '../ledger/store.js';
+import { isStoreUrl, openCallStore } from '../ledger/open-store.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 
 /**
@@ -15,14 +16,13 @@ import { ToolgateOptionError } from '../errors/errors.js';
  * @param base - what a relative path is resolved against.
  * @throws ToolgateOptionError when it cannot be opened (the message names the store, without a password).
  */
-export async function openStore(url: string, base = process.cwd()): Promise<CallStore> {
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    throw ToolgateOptionError.fromBadOption('store', 'postgres:// needs the PostgreSQL call store, which this build does not have yet');
-  }
-  const file = path.resolve(base, url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url);
+export async function openStore(spec: string, base = process.cwd()): Promise<CallStore> {
+  const remote: boolean = isStoreUrl(spec);
+  const target = remote ? spec : path.resolve(base, spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec);
   try {
-    return Ledger.open({ file });
+    return await openCallStore(target);
   } catch (error) {
-    throw ToolgateOptionError.fromBadOption('store', `could not be opened (${file}): ${(error as Error).message}`);
+    if (error instanceof ToolgateOptionError) throw error;
+    throw ToolgateOptionError.fromBadOption('store', `could not be opened (${remote ? 'the PostgreSQL store' : target}): ${(error as Error).message}`);
   }
 }

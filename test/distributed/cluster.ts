@@ -20,12 +20,13 @@ export class Cluster {
   readonly workers: WorkerProcess[] = [];
   private constructor(readonly redis: RedisServer, readonly root: string, readonly workspace: string, readonly store: string) {}
 
-  static async start(): Promise<Cluster> {
+  /** @param store - the shared store's spec (a `postgres://` URL); default a SQLite file in the cluster's folder. */
+  static async start(store?: string): Promise<Cluster> {
     const redis = await RedisServer.start();
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-dist-'));
     const workspace = path.join(root, 'ws');
     fs.mkdirSync(workspace);
-    return new Cluster(redis, root, workspace, path.join(root, 'store.sqlite'));
+    return new Cluster(redis, root, workspace, store ?? path.join(root, 'store.sqlite'));
   }
 
   /** Start a worker of `pool` and wait until it is ready. */

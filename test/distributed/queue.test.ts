@@ -5,22 +5,27 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ledger } from '../../src/ledger/store.js';
+import type { CallStore } from '../../src/ledger/call-store.js';
+import { openCallStore } from '../../src/ledger/open-store.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
 import { Cluster, until } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const skip = redisMissing();
 
-describe('caller -> queue -> worker (SQLite shared file)', { skip, concurrency: false }, () => {
+const pg = skip === undefined ? await postgresForTests(import.meta.url) : { skip };
+
+for (const kind of ['SQLite shared file', 'PostgreSQL'] as const) {
+describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'PostgreSQL' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
   let cluster: Cluster;
-  let store: Ledger;
+  let store: CallStore;
   let caller: QueueCaller;
 
   before(async () => {
-    cluster = await Cluster.start();
+    cluster = await Cluster.start(kind === 'PostgreSQL' ? (pg as PgTestServer).url : undefined);
     await Promise.all([cluster.worker(), cluster.worker()]);
-    store = Ledger.open({ file: cluster.store });
+    store = await openCallStore(cluster.store);
     caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace });
   });
   after(async () => {
@@ -90,4 +95,9 @@ describe('caller -> queue -> worker (SQLite shared file)', { skip, concurrency: 
     await new Promise((resolve) => setTimeout(resolve, 2500));
     assert.equal(cluster.marker('kill.txt').length, 1);
   });
+});
+}
+
+after(async () => {
+  if (!('skip' in pg)) await pg.stop();
 });
