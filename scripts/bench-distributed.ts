@@ -7,15 +7,18 @@
  *       of the medians, target at most 1.5x;
  *   (2) throughput of a 50 ms tool with 1 and with 3 workers of one slot each, 12 calls in
  *       flight: target at least 2.7x with 3;
- *   (3) the store's cost per call: SQLite here; the PostgreSQL store's beside it once it is in
- *       the build.
+ *   (3) the store's cost per call (record, hold, claim, finish, check), SQLite and PostgreSQL
+ *       (a server started for the run, as the tests do; skipped without its binaries).
  * Exit code 1 when a target is missed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { completedResult } from '../src/closeout/results.js';
+import type { CallStore } from '../src/ledger/call-store.js';
+import { openCallStore } from '../src/ledger/open-store.js';
 import { Ledger } from '../src/ledger/store.js';
+import { postgresForTests } from '../test/ledger/postgres-server.js';
 import { QueueCaller } from '../src/distributed/queue-caller.js';
 import { Cluster } from '../test/distributed/cluster.js';
 import { redisMissing } from '../test/distributed/redis-server.js';
@@ -68,18 +71,18 @@ export async function runDistributedBench(): Promise<number> {
     const ourTimes: number[] = [];
     let n = 0;
     for (let i = 0; i < 20; i++) {
-      await (await rawQueue.add('x', {}, { removeOnComplete: true })).waitUntilFinished(rawEvents);
-      await caller.call({ name: 'do_nothing_main', arguments: {}, callId: `warm-${i}` }, { session: 'bench' });
+      await (await rawQueue.add('x', {}, { removeOnComplete: 1000 })).waitUntilFinished(rawEvents);
+      await caller.call({ name: 'do_nothing_main', arguments: { n: 1 }, callId: `warm-${i}` }, { session: 'bench' });
     }
     while (rawTimes.length < calls) {
       for (let i = 0; i < 50; i++) {
         const t0 = performance.now();
-        await (await rawQueue.add('x', {}, { removeOnComplete: true })).waitUntilFinished(rawEvents);
+        await (await rawQueue.add('x', {}, { removeOnComplete: 1000 })).waitUntilFinished(rawEvents);
         rawTimes.push(performance.now() - t0);
       }
       for (let i = 0; i < 50; i++) {
         const t0 = performance.now();
-        const result = await caller.call({ name: 'do_nothing_main', arguments: {}, callId: `lat-${n++}` }, { session: 'bench' });
+        const result = await caller.call({ name: 'do_nothing_main', arguments: { n: 1 }, callId: `lat-${n++}` }, { session: 'bench' });
         ourTimes.push(performance.now() - t0);
         if (!result.success) throw new Error(`bench call failed: ${result.output}`);
       }
@@ -116,7 +119,7 @@ export async function runDistributedBench(): Promise<number> {
     lines.push(`50 ms tool: ${one.toFixed(1)} calls/s with 1 worker, ${three.toFixed(1)} with 3 = ${speedup.toFixed(2)}x (target >= 2.7x) ${speedup >= 2.7 ? 'PASS' : 'FAIL'}`);
 
     // (3) The store's cost per call: record, hold, claim, finish and read back, in one process.
-    const storeCost = async (s: Ledger): Promise<number> => {
+    const storeCost = async (s: CallStore): Promise<number> => {
       const t0 = performance.now();
       for (let i = 0; i < calls; i++) {
         const key = { callId: `cost-${i}`, session: 'cost' };
@@ -128,7 +131,20 @@ export async function runDistributedBench(): Promise<number> {
       }
       return (performance.now() - t0) / calls;
     };
-    lines.push(`store cost per call (record, hold, claim, finish, check): SQLite ${(await storeCost(store)).toFixed(3)} ms; PostgreSQL: not in this build`);
+    const sqliteCost = await storeCost(store);
+    const pg = await postgresForTests(import.meta.url);
+    let pgText: string;
+    if ('skip' in pg) pgText = `PostgreSQL skipped (${pg.skip})`;
+    else {
+      const pgStore = await openCallStore(pg.url);
+      try {
+        pgText = `PostgreSQL ${(await storeCost(pgStore)).toFixed(3)} ms`;
+      } finally {
+        await pgStore.close();
+        await pg.stop();
+      }
+    }
+    lines.push(`store cost per call (record, hold, claim, finish, check; one process, loopback): SQLite ${sqliteCost.toFixed(3)} ms, ${pgText}`);
   } finally {
     raw?.kill('SIGTERM');
     await store.close();

@@ -15,7 +15,7 @@ export const CANCEL_CHANNEL = 'toolgate.cancel';
  * Check a queue URL.
  * @throws ToolgateOptionError when it is not a `redis://` or `rediss://` URL.
  */
-export function checkQueueUrl(url: string, option = 'queue'): void {
+function checkQueueUrl(url: string, option = 'queue'): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -28,7 +28,7 @@ export function checkQueueUrl(url: string, option = 'queue'): void {
 }
 
 /** `url` without its password (what messages and logs show). */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
