@@ -29,7 +29,17 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
   const workspace = workspaceOption(values, ctx);
   const { openStore } = await import('../distributed/store-url.js');
   const { serveQueue } = await import('../distributed/serve.js');
-  const store = await openStore(values.store as string, ctx.cwd);
+  // A store that restarts (PostgreSQL) is waited for, up to 30 s, before the worker gives up.
+  let store;
+  for (const started = Date.now(); ;) {
+    try {
+      store = await openStore(values.store as string, ctx.cwd);
+      break;
+    } catch (error) {
+      if (Date.now() - started > 30_000) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
   let served;
   try {
     served = await serveQueue({

@@ -4,11 +4,11 @@
  * INFLIGHT at a time, and prints `ended ID CODE` per call. Killed and started again, it calls
  * the same ids: a retry of an ended call returns its stored result, so every id runs once.
  */
-import { Ledger } from '../../src/ledger/store.js';
+import { openCallStore } from '../../src/ledger/open-store.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
 
 const [storeFile, redisUrl, workspace, prefix, countText, inflightText] = process.argv.slice(2) as [string, string, string, string, string, string];
-const store = Ledger.open({ file: storeFile });
+const store = await openCallStore(storeFile);
 const caller = await QueueCaller.open({ queue: redisUrl, store, workspace, checkMs: 500 });
 let next = 0;
 const count = Number(countText);

@@ -11,7 +11,9 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ledger } from '../../src/ledger/store.js';
+import type { CallStore } from '../../src/ledger/call-store.js';
+import { openCallStore } from '../../src/ledger/open-store.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { REPO_ROOT } from '../helpers.js';
 import { Cluster, type WorkerProcess } from './cluster.js';
 import { redisMissing } from './redis-server.js';
@@ -32,17 +34,23 @@ const alive = (child: ChildProcess) => child.exitCode === null && child.signalCo
 
 describe('distributed soak', { skip, concurrency: false }, () => {
   let cluster: Cluster;
-  let store: Ledger;
+  let store: CallStore;
+  let pg: PgTestServer | undefined;
   const callers: CallerProcess[] = [];
 
   before(async () => {
-    cluster = await Cluster.start();
-    store = Ledger.open({ file: cluster.store });
+    // On PostgreSQL when its binaries are here (with one `pg_ctl restart -m immediate`), else on a SQLite file.
+    const server = await postgresForTests(import.meta.url);
+    pg = 'skip' in server ? undefined : server;
+    if (pg === undefined) process.stdout.write(`# distributed soak on SQLite: ${(server as { skip: string }).skip}\n`);
+    cluster = await Cluster.start(pg?.url);
+    store = await openCallStore(cluster.store);
   });
   after(async () => {
     for (const caller of callers) if (alive(caller.child)) caller.child.kill('SIGKILL');
     await store?.close();
     await cluster?.stop();
+    await pg?.stop();
   });
 
   function startCaller(prefix: string): CallerProcess {
@@ -57,7 +65,7 @@ describe('distributed soak', { skip, concurrency: false }, () => {
   }
 
   it('runs every call once through kills of workers and callers and a Redis restart', { timeout: 600_000 }, async () => {
-    const counts = { workerKills: 0, callerKills: 0, redisRestarts: 0, answers: 0 };
+    const counts = { workerKills: 0, callerKills: 0, redisRestarts: 0, pgRestarts: 0, answers: 0 };
     await Promise.all([cluster.worker(), cluster.worker(), cluster.worker()]);
     callers.push(startCaller('a'), startCaller('b'));
     let approving = true;
@@ -81,6 +89,9 @@ describe('distributed soak', { skip, concurrency: false }, () => {
       if (step === 3) {
         await cluster.redis.restart();
         counts.redisRestarts++;
+      } else if (step === 6 && pg?.own === true) {
+        await pg.restartImmediate();
+        counts.pgRestarts++;
       } else if (step !== 1 && Math.random() < 0.6) {
         const live = cluster.workers.filter((w: WorkerProcess) => alive(w.child));
         const victim = live[Math.floor(Math.random() * live.length)];
@@ -131,6 +142,6 @@ describe('distributed soak', { skip, concurrency: false }, () => {
     assert.equal(await cluster.stopWorkers(), 0, 'every worker stops on SIGTERM');
     assert.ok(cluster.workers.every((w) => !alive(w.child)) && callers.every((c) => !alive(c.child)));
     process.stdout.write(`# distributed soak: ${2 * PER_CALLER} calls, ${JSON.stringify(states)}, marker lines ${lines.length}, `
-      + `questions answered ${counts.answers}, worker kills ${counts.workerKills}, caller kills ${counts.callerKills}, redis restarts ${counts.redisRestarts}\n`);
+      + `questions answered ${counts.answers}, worker kills ${counts.workerKills}, caller kills ${counts.callerKills}, redis restarts ${counts.redisRestarts}, PostgreSQL restarts ${counts.pgRestarts} (store: ${pg === undefined ? 'SQLite' : 'PostgreSQL'})\n`);
   });
 });
