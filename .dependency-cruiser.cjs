@@ -34,6 +34,9 @@ const ALLOWED_IMPORTERS = {
   // the framework
   piscina: ['^src/runner/pool/pool-runner\\.ts$', '^scripts/bench\\.ts$' /* the raw-Piscina baseline of the bench */],
   bottleneck: ['^src/decisions/rate-limit\\.ts$'],
+  // The distributed mode's optional peers: loaded by src/distributed/peers.ts (the others import their types).
+  bullmq: ['^src/distributed/', '^scripts/bench-(distributed|raw-bullmq-worker)\\.ts$'],
+  ioredis: ['^src/distributed/', '^scripts/bench-(distributed|raw-bullmq-worker)\\.ts$'],
   'typescript-json-schema': ['^src/schema-gen/generate\\.ts$'],
   // the compiler itself is reached through typescript-json-schema, and read directly only by
   // the API report (a dev script over the built declaration files)

@@ -34,7 +34,8 @@
  * Options: --rounds N (default 15; latency uses 4x and 20x as many shorter samples),
  * --workers N (default 2), --in-flight N (default 1000), --warm-calls N (default 1000).
  * `--startup [--runs N]` runs the start-up bench instead (`bench-startup.ts`);
- * `--ledger-full [--calls N]` runs only the full-ledger entry (`bench-ledger-full.ts`).
+ * `--ledger-full [--calls N]` runs only the full-ledger entry (`bench-ledger-full.ts`);
+ * `--distributed [--calls N]` runs the distributed mode's bench (`bench-distributed.ts`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -50,6 +51,15 @@ import { fullLedgerBenchLine, fullLedgerRequested } from './bench-ledger-full.js
 // `--startup`: the start-up bench (bench-startup.ts) instead of the call path.
 if (startupRequested()) {
   const code = await runStartupBench();
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
+}
+
+// `--distributed`: the distributed mode's bench (bench-distributed.ts) instead of the call path.
+if (process.argv.includes('--distributed')) {
+  // Loaded only here: it starts Redis and workers with the test helpers.
+  const { runDistributedBench } = await import('./bench-distributed.js');
+  const code = await runDistributedBench();
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);
 }

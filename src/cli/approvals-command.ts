@@ -104,6 +104,12 @@ export function cliReport(ctx: CliContext): SettleReport {
  */
 export async function runStoredCall(ledger: CallStore, call: CallRecord, values: Record<string, unknown>, ctx: CliContext): Promise<number> {
   const stored = call.options;
+  if (call.pool !== undefined) {
+    // A call sent to a pool runs on a worker of that pool, never here: a worker's reconciler
+    // finds the answer and resumes it there.
+    ctx.stdout.write(`call ${call.callId} waits for a worker of pool ${call.pool}: one resumes it with this answer\n`);
+    return EXIT.ok;
+  }
   let system;
   try {
     system = cliToolSystem(values, ctx, {

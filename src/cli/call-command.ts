@@ -87,6 +87,19 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   const level = logLevel(values);
   const sandbox = sandboxOptions(values, ctx);
   const interactive = ctx.stdin.isTTY === true && !values.yes;
+  if (values.queue !== undefined) {
+    // On a worker of a pool (docs/distributed.md): decided and run there.
+    if (values.store === undefined) throw new UsageError('--queue needs --store FILE|URL: the store the workers share');
+    const { queuedCall } = await import('../distributed/cli-call.js');
+    const result = await queuedCall({
+      queue: values.queue as string, store: values.store as string, pool: values.pool as string | undefined, cwd: ctx.cwd, workspace, name,
+      version: values.version as string | undefined, arguments: args, callId: (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`, session: (values.session as string | undefined) ?? 'cli', timeoutMs,
+    });
+    if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else if (result.success) ctx.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
+    else ctx.stderr.write(`${terminalSafe(result.output)}\n`);
+    return result.success ? EXIT.ok : EXIT.failed;
+  }
   const ledger = ledgerOption(values, ctx, workspace);
   for (const flag of ['call-id', 'session'] as const) {
     if (values[flag] !== undefined && (values[flag] as string).trim() === '') throw new UsageError(`--${flag} must not be empty`);

@@ -177,13 +177,25 @@ export const COCKPIT_FLAGS = {
 export const LEDGER_FLAGS = {
   'state-dir': { type: 'string' },
   'no-ledger': { type: 'boolean' },
+  // On several machines (docs/distributed.md): the shared store, the queue and the pool.
+  store: { type: 'string' },
+  queue: { type: 'string' },
+  pool: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /**
- * The ledger the flags ask for: the workspace's file in `--state-dir` (default: the state
- * folder of the context's environment), or `false` with `--no-ledger`.
+ * The ledger the flags ask for: the shared store of `--store FILE` (a SQLite file), the
+ * workspace's file in `--state-dir` (default: the state folder of the context's environment),
+ * or `false` with `--no-ledger`.
  */
 export function ledgerOption(values: Record<string, unknown>, ctx: CliContext, workspace: string): LedgerOptions | false {
+  if ((values.queue !== undefined || values.pool !== undefined) && values.store === undefined) throw new UsageError('--queue and --pool need --store FILE|URL: the store the workers share');
+  if (values.store !== undefined) {
+    if (values['no-ledger'] === true || values['state-dir'] !== undefined) throw new UsageError('--store excludes --state-dir and --no-ledger');
+    const store = values.store as string;
+    if (/^postgres(ql)?:\/\//.test(store)) throw new UsageError('--store postgres:// works with toolgate worker, call --queue, approvals, trace, result and cockpit; mcp and agent take a SQLite file here');
+    return { file: path.resolve(ctx.cwd, store.startsWith('sqlite:') ? store.slice('sqlite:'.length) : store) };
+  }
   if (values['no-ledger'] === true) {
     if (values['state-dir'] !== undefined) throw new UsageError('--state-dir and --no-ledger exclude each other');
     return false;

@@ -16,10 +16,20 @@ import { ledgerOption, UsageError, workspaceOption, type CliContext } from './co
 export const LEDGER_COMMAND_FLAGS = {
   workspace: { type: 'string' },
   'state-dir': { type: 'string' },
-  // A shared store on any machine: postgres://... (the password from PGPASSWORD or ~/.pgpass, never needed on the line).
+  /** The shared call store of workers and callers (docs/distributed.md): a SQLite file. */
   store: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
+
+
+/** The PostgreSQL store of `--store postgres://...`, else `undefined`. @throws UsageError when it cannot be opened (no password in the message). */
+function remoteStore(values: Record<string, unknown>): Promise<CallStore> | undefined {
+  const spec = values.store as string | undefined;
+  if (!isStoreUrl(spec)) return undefined;
+  return openCallStore(spec).catch((error: unknown) => {
+    throw new UsageError(`the store could not be opened: ${(error as Error).message}`);
+  });
+}
 
 /**
  * The ledger of the command line's workspace, to write (`approvals allow|deny`): recovering
@@ -27,8 +37,8 @@ export const LEDGER_COMMAND_FLAGS = {
  * @throws UsageError when the workspace is not a folder or the ledger cannot be opened.
  */
 export async function openCliLedger(values: Record<string, unknown>, ctx: CliContext): Promise<CallStore> {
-  const shared = await sharedStore(values, false);
-  if (shared !== undefined) return shared;
+  const remote = remoteStore(values);
+  if (remote !== undefined) return remote;
   const workspace = workspaceOption(values, ctx);
   const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
@@ -46,8 +56,8 @@ export async function openCliLedger(values: Record<string, unknown>, ctx: CliCon
  * @throws UsageError when the workspace is not a folder or the ledger cannot be read.
  */
 export async function openCliLedgerReadOnly(values: Record<string, unknown>, ctx: CliContext): Promise<CallStore | undefined> {
-  const shared = await sharedStore(values, true);
-  if (shared !== undefined) return shared;
+  const remote = remoteStore(values);
+  if (remote !== undefined) return remote;
   const workspace = workspaceOption(values, ctx);
   const options = ledgerOption(values, ctx, workspace);
   if (options === false) throw new UsageError('this command reads the ledger: --no-ledger does not apply');
@@ -60,22 +70,6 @@ export async function openCliLedgerReadOnly(values: Record<string, unknown>, ctx
     return Ledger.open({ ...options, readonly: true });
   } catch (error) {
     throw new UsageError(`the ledger ${file} could not be read: ${(error as Error).message}`);
-  }
-}
-
-/**
- * The store `--store` names (a `postgres://` or `postgresql://` URL), or `undefined` without
- * `--store`. @throws UsageError for another value, with `--state-dir`, or when it cannot be opened (the password never in the message).
- */
-async function sharedStore(values: Record<string, unknown>, readonly: boolean): Promise<CallStore | undefined> {
-  const spec = values.store as string | undefined;
-  if (spec === undefined) return undefined;
-  if (!isStoreUrl(spec)) throw new UsageError('--store takes a postgres:// or postgresql:// URL (without it: the workspace\'s SQLite ledger)');
-  if (values['state-dir'] !== undefined) throw new UsageError('--store and --state-dir exclude each other');
-  try {
-    return await openCallStore(spec, { readonly });
-  } catch (error) {
-    throw new UsageError(`the call store could not be opened: ${(error as Error).message}`);
   }
 }
 

@@ -71,6 +71,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   result: async () => (await import('./result-command.js')).resultCommand,
   trace: async () => (await import('./trace-command.js')).traceCommand,
   cockpit: async () => (await import('./cockpit-command.js')).cockpitCommand,
+  worker: async () => (await import('./worker-command.js')).workerCommand,
 };
 
 /**

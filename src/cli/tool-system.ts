@@ -50,6 +50,7 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     ...(options.executor?.ledger === undefined ? { ledger: false } : {}),
     // `toolgate call` exits with its own status for a workspace escape, and `toolgate mcp` answers it itself.
     pathTraversal: 'throw',
+    ...(values.queue === undefined ? {} : { queue: { url: values.queue as string, ...(values.pool === undefined ? {} : { pool: values.pool as string }) } }),
     connectors: [async (system) => {
       const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged);
       return bridge === undefined ? undefined : () => bridge.close();

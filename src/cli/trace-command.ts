@@ -25,8 +25,8 @@ interface TracedCall extends CallRecord {
   status: string;
   /** For a `pending` or `running` call: whether the process that handles it still runs. */
   ownerAlive?: boolean;
-  /** For a call queued for a pool of workers and held by none: the pool it waits in (`queuedFor`). */
-  waitingFor?: string;
+  /** For a call sent to a pool that no worker holds yet: the pool it waits in (docs/distributed.md). */
+  waitingForPool?: string;
 }
 
 /** Run `toolgate trace`; `argv` are the arguments after `trace`. */
@@ -53,7 +53,7 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
     }
     for (const c of calls) {
       const timing = `wait ${c.waitMs === undefined ? '-' : `${c.waitMs} ms`}, run ${c.runMs === undefined ? '-' : `${c.runMs} ms`}`;
-      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.waitingFor !== undefined ? ` (waiting for a worker of pool ${c.waitingFor})` : c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
+      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.waitingForPool !== undefined ? ` (waiting for a worker of pool ${c.waitingForPool})` : c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
         + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`;
       ctx.stdout.write(`${terminalSafe(line, false)}\n`);
     }
@@ -66,10 +66,11 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
 async function traced(ledger: CallStore, call: CallRecord): Promise<TracedCall> {
   const decisions = (await ledger.decisions(call.callId, call.session)).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
   const open = call.state === 'pending' || call.state === 'running';
+  const pool = queuedFor(call);
   return {
     ...call, decisions,
     ...(open ? { ownerAlive: ledger.ownerAlive(call) } : {}),
-    ...(queuedFor(call) === undefined ? {} : { waitingFor: queuedFor(call) }),
+    ...(pool === undefined ? {} : { waitingForPool: pool }),
     waitMs: call.startedAt === undefined ? undefined : call.startedAt - call.createdAt,
     runMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
     status: call.endedAt === undefined ? '-' : call.errorCode ?? 'ok',

@@ -87,7 +87,19 @@ const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided g
 const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace); default
                      $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
   --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
-                     questions, no toolgate result / trace for these calls`;
+                     questions, no toolgate result / trace for these calls
+  --store FILE       the call store shared with workers (a SQLite file on one machine);
+                     approvals, result and trace read it too
+  --queue URL        send calls to workers (redis://HOST:PORT) instead of running them here;
+  --pool NAME        to this pool's workers (default: default); see toolgate worker`;
+
+/** Usage lines of `toolgate worker`. */
+const WORKER_USAGE = `  toolgate worker --store FILE --queue redis://HOST:PORT [--workspace DIR] [--pool NAME]
+               [--concurrency N] [--lease-ms MS] [sandbox options] [--no-policy]
+               take the calls sent to the pool and run them in the workspace (decided
+               again here: its policy files, protected paths, this registry); a call's lease
+               (default 30000 ms) is renewed while the worker lives: a worker that dies
+               leaves its calls interrupted, never run twice (docs/distributed.md)`;
 
 /** The cockpit's port unless --port / --cockpit-port names another. */
 export const DEFAULT_COCKPIT_PORT = 7357;
@@ -153,6 +165,7 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = Object.freeze({
   result: RESULT_USAGE,
   trace: TRACE_USAGE,
   cockpit: COCKPIT_USAGE,
+  worker: WORKER_USAGE,
 });
 
 /**
@@ -178,6 +191,7 @@ ${APPROVALS_USAGE}
 ${RESULT_USAGE}
 ${TRACE_USAGE}
 ${COCKPIT_USAGE}
+${WORKER_USAGE}
 
 ${COMMON_USAGE}
 

@@ -19,8 +19,22 @@ import { deny, type Decision } from './decision.js';
 /** Default bound on a rate-limited call's wait, in milliseconds. */
 const DEFAULT_RATE_LIMIT_MAX_WAIT_MS = 10_000;
 
+/** Where rate-limited calls take their turns: {@link RateLimiter} in one process, or one shared by several. */
+export interface RateAdmission {
+  /**
+   * Wait for the call's turn, or refuse it.
+   * @param key - `name@version` (each version has its own budget).
+   * @param name - the tool's name (for the refusal's message).
+   * @param rpm - calls per minute.
+   * @returns `undefined` when the call may run, else the refusal (`deny`, code `RATE_LIMITED`, with `retryAfterMs`).
+   */
+  acquire(key: string, name: string, rpm: number): Promise<Decision | undefined>;
+  /** Release what it holds (pending waits are dropped). */
+  close(): Promise<void>;
+}
+
 /** Per-tool limiters. */
-export class RateLimiter {
+export class RateLimiter implements RateAdmission {
   private readonly limiters = new Map<string, { limiter: Bottleneck; minTime: number; nextStart: number }>();
   private readonly maxWaitMs: number;
 

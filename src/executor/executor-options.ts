@@ -12,6 +12,7 @@ import type { ConfirmationHandler, ConfirmationRequest } from '../decisions/appr
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import type { PolicyFilesOptions } from '../decisions/policy-files.decider.js';
 import type { PolicyHook } from '../decisions/policy-hook.decider.js';
+import type { RateAdmission } from '../decisions/rate-limit.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import type { CallStore } from '../ledger/call-store.js';
@@ -92,6 +93,12 @@ export interface ToolExecutorOptions {
   protectedPaths?: readonly string[];
   /** Longest wait, in ms, for a rate-limited call's turn before it is refused. Default 10000. */
   rateLimitMaxWaitMs?: number;
+  /**
+   * Where `rateLimitRpm` turns are taken: a limiter shared by several processes (the workers
+   * of a pool use one in Redis, `src/distributed/redis-rate-limit.ts`). Closed with the
+   * executor. Default: one in this process (bottleneck), bounded by `rateLimitMaxWaitMs`.
+   */
+  rateLimiter?: RateAdmission;
   /** Concurrency bound of {@link ToolExecutor.executeMany}. Default 8. */
   concurrency?: number;
   /**

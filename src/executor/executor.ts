@@ -24,7 +24,7 @@ import { buildDeciders } from '../decisions/deciders.js';
 import type { Decision } from '../decisions/decision.js';
 import { DecisionPipeline, type Decided } from '../decisions/pipeline.js';
 import { pathFilterSpecOf } from '../decisions/policy-path-filter.js';
-import { RateLimiter } from '../decisions/rate-limit.js';
+import { RateLimiter, type RateAdmission } from '../decisions/rate-limit.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { createLogger } from '../logging/logger.js';
 import { RememberedApprovals } from '../policy/remembered-approvals.js';
@@ -86,7 +86,7 @@ export class ToolExecutor {
   private readonly remembered: RememberedApprovals;
   /** Where claimed calls run: this process's runners. */
   private readonly dispatcher: LocalDispatcher;
-  private rateLimit: RateLimiter | undefined;
+  private rateLimit: RateAdmission | undefined;
   private readonly outputs: OutputStore | undefined;
   /** The durable ledger's journal, if any. */
   private readonly journal: CallJournal | undefined;
@@ -131,7 +131,7 @@ export class ToolExecutor {
       sessionApprovalModes: this.journal?.sessionApprovalModes(), ownState: [this.journal?.ledger.file, this.outputs?.directory()],
     });
     this.pipeline = new DecisionPipeline(deciders, this.log.logger, this.closing.signal, (call) => this.remembered.offers(call));
-    if (options.rateLimitMaxWaitMs !== undefined) this.rateLimit = new RateLimiter(options.rateLimitMaxWaitMs);
+    this.rateLimit = options.rateLimiter ?? (options.rateLimitMaxWaitMs === undefined ? undefined : new RateLimiter(options.rateLimitMaxWaitMs));
     this.dispatcher = new LocalDispatcher({ poolSize: options.poolSize, defaultMemoryMb: options.defaultMemoryMb, callsPerWorker: options.callsPerWorker }, options.runners);
     // Runner options are checked now, by making the runner they are for.
     if (options.poolSize !== undefined || options.defaultMemoryMb !== undefined) this.dispatcher.runnerFor(DEFAULT_RUNNER);

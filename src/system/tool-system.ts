@@ -124,6 +124,15 @@ export interface ToolSystemOptions {
    * each may register more tools. Default none.
    */
   connectors?: readonly ToolSystemConnector[];
+  /**
+   * Send every call to a worker of a pool instead of running it here (docs/distributed.md):
+   * `url` the queue's Redis (`redis://HOST:PORT`), `pool` (default `default`). Calls are
+   * recorded in the executor's `ledger`, which must be the store the workers share; the worker
+   * decides and runs them, and `execute` returns the stored result. Needs the optional peers
+   * `bullmq` and `ioredis`. Default none: calls run here.
+   * @throws ToolgateOptionError from `start()` when the ledger is missing or a peer is not installed.
+   */
+  queue?: { readonly url: string; readonly pool?: string };
 }
 
 /** Which tools an agent is offered: its mode, its scoped write folders and its pins. */
@@ -179,6 +188,7 @@ export class ToolSystem implements ToolCallTarget {
   private bridge: McpBridge | undefined;
   /** The `waitForAnswers` bound in ms (0: the call's timeout), when there is a ledger to wait in. */
   private readonly waitForAnswer: number | undefined;
+  private queueCaller: import('../distributed/queue-caller.js').QueueCaller | undefined;
 
   /** @throws ToolgateOptionError or RangeError when an option is wrong (the message names it). */
   constructor(options: ToolSystemOptions = {}) {
@@ -219,6 +229,15 @@ export class ToolSystem implements ToolCallTarget {
   }
 
   private async load(): Promise<void> {
+    const queue = this.options.queue;
+    if (queue !== undefined) {
+      const store = this.executor.ledger;
+      if (store === undefined) throw ToolgateOptionError.fromBadOption('queue', 'needs the executor\'s ledger: the store the workers share');
+      const { QueueCaller } = await import('../distributed/queue-caller.js');
+      const caller = await QueueCaller.open({ queue: queue.url, pool: queue.pool, store, workspace: this.workspace });
+      this.queueCaller = caller;
+      this.closers.push(() => caller.close());
+    }
     await loadToolFolders(this.registry, this.options, () => this.logger);
     const servers = this.options.mcpServers;
     if (servers !== undefined && Object.keys(servers).length !== 0) {
@@ -339,6 +358,11 @@ export class ToolSystem implements ToolCallTarget {
       rest.confirmationHandler = waitForAnswerElsewhere((request) => bound || (given ?? this.registry.get(request.tool, request.version)?.timeoutMs ?? 0));
     }
     const name = call !== null && typeof call === 'object' && typeof call.name === 'string' ? call.name : undefined;
+    // Sent to a worker of the pool, which decides and runs it (docs/distributed.md).
+    if (this.options.queue !== undefined) {
+      await this.start();
+      return this.queueCaller!.call(call, { session: rest.session ?? this.executor.session, turnId: rest.turnId, signal: rest.signal, timeoutMs: rest.timeoutMs });
+    }
     let request = call;
     if (visibility !== undefined) rest.client = withVisibility(rest.client, visibility);
     if (name !== undefined) {

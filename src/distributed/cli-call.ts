@@ -1,0 +1,45 @@
+/**
+ * `toolgate call NAME ARGS --queue redis://... --store FILE|URL [--pool NAME]`: the call goes
+ * to a worker of the pool; this process records it, waits for its end in the store and prints
+ * it as `toolgate call` prints a local call's result.
+ *
+ * @module
+ */
+import type { ToolExecutionResult } from '../types/result.js';
+import { openStore } from './store-url.js';
+import { QueueCaller } from './queue-caller.js';
+
+/** What {@link queuedCall} needs from the command line. */
+export interface QueuedCallOptions {
+  queue: string;
+  store: string;
+  pool: string | undefined;
+  cwd: string;
+  workspace: string;
+  name: string;
+  version: string | undefined;
+  arguments: string;
+  callId: string;
+  session: string;
+  timeoutMs: number | undefined;
+}
+
+/** Run one call on a worker; SIGINT cancels it wherever it runs. */
+export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecutionResult> {
+  const store = await openStore(options.store, options.cwd);
+  let caller: QueueCaller | undefined;
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  try {
+    caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace });
+    return await caller.call(
+      { name: options.name, arguments: options.arguments, callId: options.callId, ...(options.version === undefined ? {} : { version: options.version }) },
+      { session: options.session, signal: controller.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    await caller?.close();
+    await store.close();
+  }
+}

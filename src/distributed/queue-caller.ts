@@ -1,0 +1,215 @@
+/**
+ * The caller's side of the queue: a call is recorded in the store first (the outbox: the row
+ * commits before the job is added), then its job (its key only) goes to its pool's queue with
+ * the call's job id, so that adding it again is harmless; the caller then waits for the call's
+ * end in the store (woken by the store's wait, or at once by its job's completion event) and
+ * returns the stored result. A worker of the pool decides and runs it.
+ *
+ * @module
+ */
+import crypto from 'node:crypto';
+import type { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { failedResult } from '../closeout/results.js';
+import type { CallKey, CallStore, NewCall } from '../ledger/call-store.js';
+import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import { CANCEL_CHANNEL, redisClient } from './connection.js';
+import { DEFAULT_POOL, isPoolName, jobIdOf, queueName } from './job.js';
+import { loadBullMq } from './peers.js';
+import { RESUME_ROUND } from './reconciler.js';
+import { ToolgateOptionError } from '../errors/errors.js';
+
+/** Options of a {@link QueueCaller}. */
+export interface QueueCallerOptions {
+  /** The Redis URL of the queue (`redis://HOST:PORT`). */
+  queue: string;
+  /** The store calls are recorded in, shared with the workers (the caller closes it). */
+  store: CallStore;
+  /** The pool calls go to. Default `default`. */
+  pool?: string;
+  /** The workspace recorded with each call (the worker runs it in its own). Default `process.cwd()`. */
+  workspace?: string;
+  /** How often a call awaited is looked at for a lapsed lease of its worker, in ms (its end itself wakes the caller at once). Default 1000. */
+  checkMs?: number;
+}
+
+/** Per-call options of {@link QueueCaller.call}. */
+export interface QueueCallOptions {
+  /** The session (with the call id, the idempotency key). Default `queue`. */
+  session?: string;
+  /** The turn. Default `''`. */
+  turnId?: string;
+  /** Aborts the call: a cancel request to whichever worker runs it; the result is the call's end (`ABORTED` when it stopped). */
+  signal?: AbortSignal;
+  /** The call's timeout override, in ms (recorded; the worker bounds it by the tool's). */
+  timeoutMs?: number;
+}
+
+/** Sends calls to workers and waits for their ends. */
+export class QueueCaller {
+  private readonly waiting = new Set<() => void>();
+  /** Wakers of the calls awaited, by job id: a job that completes (its call ended or parked) wakes its caller at once. */
+  private readonly byJob = new Map<string, Set<() => void>>();
+  private closed = false;
+  private readonly closers: Array<() => void> = [];
+
+  private constructor(
+    private readonly store: CallStore,
+    private readonly queue: Queue,
+    private readonly publisher: Redis,
+    private readonly events: QueueEvents,
+    readonly pool: string,
+    private readonly workspace: string,
+    private readonly checkMs: number,
+  ) {}
+
+  /**
+   * Connect to the queue of a pool.
+   * @throws ToolgateOptionError when an option is wrong or `bullmq`/`ioredis` is missing.
+   */
+  static async open(options: QueueCallerOptions): Promise<QueueCaller> {
+    const pool = options.pool ?? DEFAULT_POOL;
+    if (!isPoolName(pool)) throw ToolgateOptionError.fromBadOption('pool', `must be 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(pool)}`);
+    const checkMs = options.checkMs ?? 1000;
+    if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
+    const { Queue, QueueEvents } = await loadBullMq();
+    const connection = await redisClient(options.queue);
+    const queue = new Queue(queueName(pool), { connection });
+    queue.on('error', () => undefined);
+    // Its own connection (it blocks reading the queue's event stream).
+    const eventsConnection = await redisClient(options.queue);
+    const events = new QueueEvents(queueName(pool), { connection: eventsConnection });
+    events.on('error', () => undefined);
+    const caller = new QueueCaller(options.store, queue, connection, events, pool, options.workspace ?? process.cwd(), checkMs);
+    const wake = ({ jobId }: { jobId: string }) => {
+      for (const waker of caller.byJob.get(jobId) ?? []) waker();
+    };
+    events.on('completed', wake);
+    events.on('failed', wake);
+    caller.closers.push(() => eventsConnection.disconnect());
+    await events.waitUntilReady();
+    return caller;
+  }
+
+  /**
+   * Run one call on a worker of the pool: record it (unless its key is known), add its job,
+   * and wait for its end. Never throws for a call: a store or queue that fails is an `INTERNAL`
+   * result, an argument text that is not a JSON object an `INVALID_ARGUMENTS` one.
+   */
+  async call(request: ToolCallRequest, options: QueueCallOptions = {}): Promise<ToolExecutionResult> {
+    const callId = request.callId ?? `tq_${crypto.randomUUID()}`;
+    const session = options.session ?? 'queue';
+    const key: CallKey = { callId, session };
+    const fields = { tool: String(request.name), callId };
+    const args = argumentsOf(request.arguments);
+    if (args === undefined) return failedResult('INVALID_ARGUMENTS', 'the arguments must be a JSON object', fields);
+    if (this.closed) return failedResult('ABORTED', 'the queue caller is closed', fields);
+    const entry: NewCall = {
+      callId, session, tool: request.name, version: request.version ?? '', arguments: args, workspace: this.workspace,
+      turn: options.turnId ?? '', pool: this.pool, options: options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+    };
+    try {
+      const outcome = await this.store.record(entry);
+      if (outcome.kind === 'ended') return outcome.result;
+      if (outcome.kind !== 'in_progress' || outcome.record.state === 'pending') await this.enqueue(key);
+    } catch (error) {
+      return failedResult('INTERNAL', `the call was not sent: ${(error as Error)?.message ?? String(error)}`, fields);
+    }
+    return this.awaitEnd(key, fields, options.signal);
+  }
+
+  /** Add a call's job (again: a job of the same id that still exists makes it a no-op). */
+  async enqueue(key: CallKey, round = 0): Promise<void> {
+    await this.queue.add('call', { callId: key.callId, session: key.session }, {
+      jobId: jobIdOf(key, round), removeOnComplete: true, removeOnFail: true, attempts: 1,
+    });
+  }
+
+  /**
+   * Ask whichever worker runs a call to stop it: the store's cancel flag (read by a worker
+   * before it starts the call and while it runs) and a message on {@link CANCEL_CHANNEL}.
+   * @returns whether the call was pending or running.
+   */
+  async cancel(key: CallKey): Promise<boolean> {
+    const requested = await this.store.requestCancel(key.callId, key.session);
+    if (requested) await this.publisher.publish(CANCEL_CHANNEL, JSON.stringify(key));
+    return requested;
+  }
+
+  /**
+   * Wait for a call's end in the store (woken by the store's wait, not by polling), looking
+   * every `checkMs` whether its worker's lease lapsed (the call is then `interrupted`).
+   */
+  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
+    let cancelled = false;
+    const onAbort = () => {
+      if (cancelled) return;
+      cancelled = true;
+      this.cancel(key).catch(() => undefined);
+    };
+    if (signal?.aborted === true) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        let outcome;
+        try {
+          outcome = await this.store.check(key);
+        } catch {
+          outcome = undefined; // a store that restarts: look again
+        }
+        if (outcome?.kind === 'ended') return outcome.result;
+        if (this.closed) return failedResult('ABORTED', 'the queue caller closed while the call was awaited; it may still run on a worker: `toolgate result` prints its end', fields);
+        const stop = new AbortController();
+        const waker = () => stop.abort();
+        this.waiting.add(waker);
+        const jobs = [jobIdOf(key), jobIdOf(key, RESUME_ROUND)];
+        for (const job of jobs) {
+          let set = this.byJob.get(job);
+          if (set === undefined) this.byJob.set(job, (set = new Set()));
+          set.add(waker);
+        }
+        const timer = setTimeout(waker, this.checkMs);
+        try {
+          await this.store.waitForEnd(key, stop.signal);
+        } catch {
+          // woken by its job's end, the timer or close, or the store failed: look again
+        } finally {
+          clearTimeout(timer);
+          this.waiting.delete(waker);
+          for (const job of jobs) {
+            const set = this.byJob.get(job);
+            set?.delete(waker);
+            if (set?.size === 0) this.byJob.delete(job);
+          }
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Stop waiting (calls awaited end `ABORTED`; they may still run) and close the connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const wake of [...this.waiting]) wake();
+    await this.queue.close().catch(() => undefined);
+    await this.events.close().catch(() => undefined);
+    this.publisher.disconnect();
+    for (const close of this.closers) close();
+  }
+}
+
+/** The arguments as an object, from an object or JSON text of one; `undefined` when neither. */
+function argumentsOf(raw: unknown): Record<string, unknown> | undefined {
+  let value = raw;
+  if (value === undefined || value === '') return {};
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}

@@ -1,0 +1,70 @@
+/**
+ * A worker process's parts put together: the shared store seen through the worker's leases
+ * ({@link WorkerStore}), a tool system whose executor records in that view, and the
+ * {@link QueueWorker} feeding it.
+ *
+ * @module
+ */
+import { DEFAULT_LEASE_MS, type CallStore } from '../ledger/call-store.js';
+import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
+import { QueueWorker, workerOwner } from './worker.js';
+import { WorkerStore } from './worker-store.js';
+import { redisClient } from './connection.js';
+import { RedisRateLimiter } from './redis-rate-limit.js';
+
+/** Options of {@link serveQueue}. */
+export interface ServeQueueOptions {
+  queue: string;
+  store: CallStore;
+  /** The workspace this worker owns (its policy files and protected paths count). */
+  workspace: string;
+  pool?: string;
+  concurrency?: number;
+  /** The lease of each call, in ms: a dead worker's calls are `interrupted` within about this long. Default 30000. */
+  leaseMs?: number;
+  reconcileMs?: number;
+  /** More options of the tool system (tool folders, the toolset, log level); its executor's `ledger` is set here. */
+  system?: Omit<ToolSystemOptions, 'workspace'>;
+}
+
+/** A running worker: close it to stop. */
+export interface ServedQueue {
+  readonly worker: QueueWorker;
+  readonly system: ToolSystem;
+  /** Stop taking jobs and close the tool system (calls parked on a question stay pending). The store is the caller's. */
+  close(): Promise<void>;
+}
+
+/** Start a worker. @throws ToolgateOptionError when an option is wrong or a peer is missing. */
+export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueue> {
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  let worker: QueueWorker | undefined;
+  const leases = new WorkerStore(options.store, { owner: workerOwner(), leaseMs, resume: (key) => worker?.resume(key) });
+  // rateLimitRpm holds across every worker: turns are taken in Redis.
+  const rateClient = await redisClient(options.queue);
+  const system = new ToolSystem({
+    ...options.system, workspace: options.workspace,
+    executor: { ...options.system?.executor, ledger: leases.view, rateLimiter: new RedisRateLimiter(rateClient, 'toolgate:rate:', options.system?.executor?.rateLimitMaxWaitMs) },
+  });
+  try {
+    await system.start();
+    worker = await QueueWorker.start({
+      queue: options.queue, leases, system, pool: options.pool, concurrency: options.concurrency,
+      lockDurationMs: leaseMs, reconcileMs: options.reconcileMs, logger: system.logger,
+    });
+  } catch (error) {
+    await system.close();
+    rateClient.disconnect();
+    throw error;
+  }
+  const started = worker;
+  return {
+    worker: started, system,
+    async close() {
+      await started.close();
+      await system.close();
+      rateClient.disconnect();
+      await options.store.flush().catch(() => undefined);
+    },
+  };
+}

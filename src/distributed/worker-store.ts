@@ -1,0 +1,122 @@
+/**
+ * The store as a worker's executor sees it: the shared store, with the worker's leases
+ * threaded through the executor's writes. For a call the worker holds (a job it took:
+ * `takeLease`), the executor's `check` adopts the `pending` call (`recorded`, although its
+ * caller recorded it), its `claim` is `claimLease` under the hold's token (of two workers, one
+ * wins), and its `finish` is fenced with the run's token (a worker whose lease lapsed and
+ * whose call is `interrupted` writes nothing). Once the call parks on a question (the hold is
+ * released), nothing this worker's execution writes counts; its claim re-sends the call's job
+ * instead, so that whichever worker of the pool takes it resumes the call.
+ *
+ * @module
+ */
+import type { CallEnd, CallKey, CallStore, Lease, NewCall, RecordOutcome } from '../ledger/call-store.js';
+import type { DecisionRecord } from '../types/result.js';
+
+/** The key of a call in a map. */
+export function keyString(key: CallKey): string {
+  return `${key.session}\u0000${key.callId}`;
+}
+
+/** What the worker holds of a call. */
+export interface Held {
+  /** The hold on the `pending` call (`takeLease`). */
+  hold: Lease;
+  /** The lease of the run, once claimed. */
+  run?: Lease;
+  /** The call parked on a question: its hold was released. */
+  parked?: boolean;
+}
+
+/** Options of {@link WorkerStore}. */
+export interface WorkerStoreOptions {
+  /** The owner id of this worker's leases. */
+  owner: string;
+  /** Lease length, in ms. */
+  leaseMs: number;
+  /** Called when a parked call's execution would claim it (its answer came): re-send its job. */
+  resume: (key: CallKey) => void;
+}
+
+/** The worker's view of the shared store, and the calls it holds. */
+export class WorkerStore {
+  /** Calls held, by {@link keyString}. */
+  readonly held = new Map<string, Held>();
+  /** The view the executor records in. */
+  readonly view: CallStore;
+
+  constructor(readonly store: CallStore, private readonly options: WorkerStoreOptions) {
+    const overrides: Partial<CallStore> = {
+      check: (key) => this.check(key),
+      amend: async (call) => this.held.has(keyString(call)) || store.amend(call),
+      claim: (call, decisions) => this.claim(call, decisions),
+      finish: (call, end, fence) => {
+        const held = this.held.get(keyString(call));
+        if (held === undefined) return store.finish(call, end, fence);
+        if (held.parked === true) return Promise.resolve(false);
+        return store.finish(call, end, { token: (held.run ?? held.hold).token });
+      },
+      finishSoon: (call, end, fence) => {
+        const held = this.held.get(keyString(call));
+        if (held === undefined) return store.finishSoon(call, end, fence);
+        if (held.parked !== true) store.finishSoon(call, end, { token: (held.run ?? held.hold).token });
+      },
+    };
+    this.view = new Proxy(store, {
+      get(target, property) {
+        if (Object.hasOwn(overrides, property)) return overrides[property as keyof CallStore];
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  /** Hold a `pending` call for this worker. @returns whether it is held now (false: another has it, or it is not pending). */
+  async take(key: CallKey): Promise<boolean> {
+    const hold = await this.store.takeLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs });
+    if (hold === undefined) return false;
+    this.held.set(keyString(key), { hold });
+    return true;
+  }
+
+  /** Park a held call (it asked a person): release its hold; it waits queued for its pool. */
+  async park(key: CallKey): Promise<void> {
+    const held = this.held.get(keyString(key));
+    if (held === undefined || held.parked === true || held.run !== undefined) return;
+    held.parked = true;
+    await this.store.releaseLease(key, held.hold.token);
+  }
+
+  /** Forget a call (its execution is over). */
+  forget(key: CallKey): void {
+    this.held.delete(keyString(key));
+  }
+
+  /** End a held call that ended before the executor recorded it (unknown tool, bad arguments). */
+  async end(key: CallKey, end: CallEnd): Promise<boolean> {
+    const held = this.held.get(keyString(key));
+    if (held === undefined || held.parked === true) return false;
+    return this.store.finish(key, end, { token: (held.run ?? held.hold).token });
+  }
+
+  private async check(key: CallKey): Promise<RecordOutcome> {
+    const outcome = await this.store.check(key);
+    if (outcome.kind === 'in_progress' && outcome.record.state === 'pending' && this.held.has(keyString(key))) return { kind: 'recorded' };
+    return outcome;
+  }
+
+  private async claim(call: CallKey | NewCall, decisions?: readonly DecisionRecord[]): Promise<boolean> {
+    const key = { callId: call.callId, session: call.session };
+    const held = this.held.get(keyString(key));
+    if (held === undefined) return this.store.claim(call, decisions);
+    if (held.parked === true) {
+      // Answered while parked here: the call runs on whichever worker takes its job.
+      this.options.resume(key);
+      return false;
+    }
+    const run = await this.store.claimLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs, token: held.hold.token }, decisions);
+    if (run === undefined) return false;
+    held.run = run;
+    return true;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The worker's side of the queue: it takes the jobs of its pool and runs each named call
+ * through its own tool system (its registry, its workspace's policy files, the local runners
+ * and the sandbox). A job is untrusted: it names a call and nothing more; the worker reads the
+ * call from the shared store, and the executor validates and decides it again. The store's
+ * fenced claim (`pending -> running`, exactly one winner) makes a call run once however often
+ * BullMQ delivers its job (at least once); `maxStalledCount: 0` keeps BullMQ itself from
+ * running a job again whose worker died (the call is `interrupted` then, never re-run).
+ *
+ * Each call is held under a lease (`takeLease`, then `claimLease` to run it), renewed by the
+ * store handle while the worker lives: a worker that dies loses its leases, and its running
+ * calls become `interrupted` once they lapse (whoever sweeps: another worker's reconciler, or
+ * the caller waiting). A call that asks a person parks: its hold is released and its job
+ * completes (no slot held) while the question waits in the store; the answer, given anywhere,
+ * re-sends its job (noticed by this worker, or by any worker's reconciler) and a worker of the
+ * pool resumes it.
+ *
+ * @module
+ */
+import type { Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ToolSystem } from '../system/tool-system.js';
+import type { CallKey, CallStore } from '../ledger/call-store.js';
+import type { ToolExecutionResult } from '../types/result.js';
+import { ToolgateOptionError } from '../errors/errors.js';
+import type { Logger } from '../logging/logger.js';
+import { codesWhere } from '../errors/error-codes.js';
+import { CANCEL_CHANNEL, redisClient } from './connection.js';
+import { DEFAULT_POOL, isPoolName, jobIdOf, parseJob, queueName } from './job.js';
+import { loadBullMq } from './peers.js';
+import { keyString, WorkerStore } from './worker-store.js';
+import { Reconciler, RESUME_ROUND } from './reconciler.js';
+import { hostId } from '../ledger/owner.js';
+import crypto from 'node:crypto';
+import type { Queue } from 'bullmq';
+
+/** Options of a {@link QueueWorker}. */
+export interface QueueWorkerOptions {
+  /** The Redis URL of the queue. */
+  queue: string;
+  /** The shared store, seen by the system's executor through `leases.view`. */
+  leases: WorkerStore;
+  /** The tool system the calls run in: its executor's `ledger` is `leases.view`. */
+  system: ToolSystem;
+  /** The pool. Default `default`. */
+  pool?: string;
+  /** Calls run at once by this worker. Default 4. */
+  concurrency?: number;
+  /** BullMQ's job lock, in ms. Default: the lease length. */
+  lockDurationMs?: number;
+  /** How often the reconciler sweeps lapsed leases and re-sends queued calls, in ms. Default 2000. */
+  reconcileMs?: number;
+  logger: Logger;
+}
+
+const DENIALS = codesWhere((e) => e.stage === 'gate');
+
+/** A worker's owner id: its host, process and a random part (unique per start). */
+export function workerOwner(): string {
+  return `worker:${hostId()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
+}
+
+/** Runs the calls of one pool. */
+export class QueueWorker {
+  /** Calls executing here, by key: their abort controllers and executions. */
+  private readonly running = new Map<string, { controller: AbortController; execution: Promise<void> }>();
+  private closing = false;
+
+  private constructor(
+    private readonly options: QueueWorkerOptions & { pool: string },
+    private readonly worker: Worker,
+    private readonly subscriber: Redis,
+    private readonly reconciler: Reconciler,
+    private readonly resumeQueue: Queue,
+    private readonly connection: Redis,
+  ) {}
+
+  /**
+   * Start taking the pool's jobs.
+   * @throws ToolgateOptionError when an option is wrong or `bullmq`/`ioredis` is missing.
+   */
+  static async start(options: QueueWorkerOptions): Promise<QueueWorker> {
+    const pool = options.pool ?? DEFAULT_POOL;
+    if (!isPoolName(pool)) throw ToolgateOptionError.fromBadOption('pool', `must be 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(pool)}`);
+    const concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) throw ToolgateOptionError.fromBadOption('concurrency', 'must be an integer from 1 to 1024');
+    const { Worker } = await loadBullMq();
+    const connection = await redisClient(options.queue);
+    const subscriber = await redisClient(options.queue);
+    const reconciler = await Reconciler.start({ queue: options.queue, store: options.leases.store, pool, intervalMs: options.reconcileMs ?? 2000, logger: options.logger });
+    let self: QueueWorker | undefined;
+    const worker = new Worker(queueName(pool), (job: Job) => self!.process(job), {
+      // A job whose worker died is not run again by BullMQ: its call's lease says what became of it.
+      connection, concurrency, maxStalledCount: 0, lockDuration: options.lockDurationMs ?? 30_000, autorun: false,
+    });
+    worker.on('error', (error) => options.logger.warn({ event: 'queue_worker_error', err: error?.message }, 'queue worker error'));
+    self = new QueueWorker({ ...options, pool }, worker, subscriber, reconciler, reconciler.queue, connection);
+    await subscriber.subscribe(CANCEL_CHANNEL);
+    subscriber.on('message', (_channel: string, message: string) => self!.cancelMessage(message));
+    void worker.run().catch((error: unknown) => options.logger.error({ event: 'queue_worker_stopped', err: (error as Error)?.message }, 'the queue worker stopped'));
+    await worker.waitUntilReady();
+    return self;
+  }
+
+  /** The pool this worker serves. */
+  get pool(): string {
+    return this.options.pool;
+  }
+
+  /** Re-send a call's job (its answer came while it was parked here). */
+  resume(key: CallKey): void {
+    void this.resumeQueue.add('call', { callId: key.callId, session: key.session }, { jobId: jobIdOf(key, RESUME_ROUND), removeOnComplete: true, removeOnFail: true, attempts: 1 })
+      .catch((error: unknown) => this.options.logger.warn({ event: 'queue_resume_failed', callId: key.callId, err: (error as Error)?.message }, 'could not re-send an answered call; the reconciler will'));
+  }
+
+  /** Handle one job: resolves when its call ended or parked on a question. */
+  private async process(job: Job): Promise<void> {
+    const key = parseJob(job.data);
+    const { leases, logger } = this.options;
+    const { store } = leases;
+    if (key === undefined) {
+      logger.warn({ event: 'queue_job_refused', jobId: job.id }, 'a job that names no call was dropped');
+      return;
+    }
+    const id = keyString(key);
+    // The parked execution of this call here is ending (it noticed the answer): let it.
+    await this.running.get(id)?.execution;
+    const record = await store.get(key.callId, key.session);
+    // Unknown, claimed or ended already (a redelivery, a duplicate), or not this pool's: nothing to do.
+    if (record === undefined || record.state !== 'pending') return;
+    if (record.pool !== this.pool) {
+      logger.warn({ event: 'queue_job_refused', jobId: job.id, callId: key.callId }, 'a job naming a call of another pool was dropped');
+      return;
+    }
+    if (!(await leases.take(key))) return; // another worker holds it
+    const fields = { tool: record.tool, callId: key.callId };
+    if (record.cancelRequested) {
+      const { failedResult } = await import('../closeout/results.js');
+      await leases.end(key, { state: 'failed', decisions: undefined, result: failedResult('ABORTED', 'the call was cancelled before it started', fields) });
+      leases.forget(key);
+      return;
+    }
+    const controller = new AbortController();
+    let park: () => void = () => undefined;
+    const parkedNow = new Promise<'parked'>((resolve) => (park = () => resolve('parked')));
+    const stopWatching = new AbortController();
+    // A cancel asked in the store (the pub/sub message may be lost in a Redis restart).
+    store.waitForCancel(key, stopWatching.signal).then((asked) => asked && controller.abort(), () => undefined);
+    const execution = this.options.system.execute(
+      { name: record.tool, arguments: record.arguments, callId: key.callId, ...(record.version === '' ? {} : { version: record.version }) },
+      {
+        session: key.session, turnId: record.turn, signal: controller.signal,
+        ...(record.options.timeoutMs === undefined ? {} : { timeoutMs: record.options.timeoutMs }),
+        // The question is stored before this is asked: the call parks (its hold released)
+        // until an answer is given anywhere.
+        confirmationHandler: () => {
+          void leases.park(key).then(park, park);
+          return new Promise<boolean>(() => undefined);
+        },
+      },
+    ).then((result) => this.ended(key, result), (error: unknown) => {
+      logger.error({ event: 'queue_call_failed', callId: key.callId, err: (error as Error)?.message }, 'a queued call failed');
+    }).finally(() => {
+      stopWatching.abort();
+      this.running.delete(id);
+      leases.forget(key);
+    });
+    this.running.set(id, { controller, execution });
+    await Promise.race([execution, parkedNow]);
+  }
+
+  /** After a call's execution: commit its end; a call that ended before it was recorded (unknown tool, bad arguments) is ended here. */
+  private async ended(key: CallKey, result: ToolExecutionResult): Promise<void> {
+    const { leases } = this.options;
+    await leases.store.flush();
+    if (result.errorCode === 'CALL_IN_PROGRESS') return; // another worker's, or parked
+    const record = await leases.store.get(key.callId, key.session);
+    if (record?.state !== 'pending') return;
+    const state = result.stopReason === 'not_run' && result.errorCode !== undefined && DENIALS.has(result.errorCode) ? 'denied' : 'failed';
+    await leases.end(key, { state: result.success ? 'done' : state, decisions: result.decisions, result });
+  }
+
+  /** A message on the cancel channel: stop the named call if it runs here. */
+  private cancelMessage(message: string): void {
+    let key;
+    try {
+      key = parseJob(JSON.parse(message));
+    } catch {
+      return;
+    }
+    if (key !== undefined) this.running.get(keyString(key))?.controller.abort();
+  }
+
+  /** Stop taking jobs, stop the calls running here (they end `ABORTED`), close the connections. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.reconciler.close();
+    // Calls parked on a question stay pending (their holds are released already).
+    for (const [id, { controller }] of this.running) if (this.options.leases.held.get(id)?.parked !== true) controller.abort();
+    await this.worker.close().catch(() => undefined);
+    this.subscriber.disconnect();
+    this.connection.disconnect();
+  }
+}

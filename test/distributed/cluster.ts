@@ -1,0 +1,94 @@
+/**
+ * A small cluster for the distributed tests: a Redis server, a shared SQLite store file, a
+ * workspace, and `toolgate worker` processes of the fixture tools (started, killed, stopped).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, REPO_ROOT } from '../helpers.js';
+import { RedisServer } from './redis-server.js';
+
+/** A running `toolgate worker`. */
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  stderr: string;
+}
+
+export class Cluster {
+  readonly workers: WorkerProcess[] = [];
+  private constructor(readonly redis: RedisServer, readonly root: string, readonly workspace: string, readonly store: string) {}
+
+  /** @param store - the shared store's spec (a `postgres://` URL); default a SQLite file in the cluster's folder. */
+  static async start(store?: string): Promise<Cluster> {
+    const redis = await RedisServer.start();
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-dist-'));
+    const workspace = path.join(root, 'ws');
+    fs.mkdirSync(workspace);
+    return new Cluster(redis, root, workspace, store ?? path.join(root, 'store.sqlite'));
+  }
+
+  /** Start a worker of `pool` and wait until it is ready. */
+  async worker(pool = 'default', extra: string[] = []): Promise<WorkerProcess> {
+    const child = spawn(process.execPath, [BIN, 'worker', '--workspace', this.workspace, '--store', this.store, '--queue', this.redis.url, '--pool', pool,
+      '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--lease-ms', '2000', ...extra], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const worker: WorkerProcess = { child, pid: child.pid!, stderr: '' };
+    this.workers.push(worker);
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        worker.stderr += chunk.toString();
+        if (worker.stderr.includes(': ready')) resolve();
+      });
+      child.once('exit', (code, signal) => reject(new Error(`worker exited (${code ?? signal}): ${worker.stderr}`)));
+    });
+    return worker;
+  }
+
+  /** `kill -9` a worker and wait until it is gone. */
+  async kill(worker: WorkerProcess): Promise<void> {
+    if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+    const gone = new Promise((resolve) => worker.child.once('exit', resolve));
+    worker.child.kill('SIGKILL');
+    await gone;
+  }
+
+  /** The lines of a marker file in the workspace (empty when none). */
+  marker(file: string): string[] {
+    const at = path.join(this.workspace, file);
+    return fs.existsSync(at) ? fs.readFileSync(at, 'utf8').split('\n').filter((l) => l !== '') : [];
+  }
+
+  /** Stop every worker: SIGTERM, then SIGKILL after 5 s. @returns how many needed SIGKILL. */
+  async stopWorkers(): Promise<number> {
+    let killed = 0;
+    await Promise.all(this.workers.map(async (worker) => {
+      if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+      const gone = new Promise((resolve) => worker.child.once('exit', resolve));
+      worker.child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        killed++;
+        worker.child.kill('SIGKILL');
+      }, 5000);
+      await gone;
+      clearTimeout(timer);
+    }));
+    return killed;
+  }
+
+  /** Stop every worker (SIGTERM, then SIGKILL), Redis, and remove the folders. */
+  async stop(): Promise<void> {
+    await this.stopWorkers();
+    await this.redis.stop();
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** Resolve once `check` is true (looked at every 50 ms), or reject after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Calls through caller, queue and worker, on a shared SQLite store file: a call runs once on a
+ * worker of its pool; a duplicate job or enqueue runs nothing more; a worker killed during a
+ * call leaves it `interrupted`, never run again; a cancel reaches the worker running the call.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CallStore } from '../../src/ledger/call-store.js';
+import { openCallStore } from '../../src/ledger/open-store.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
+import { QueueCaller } from '../../src/distributed/queue-caller.js';
+import { Cluster, until } from './cluster.js';
+import { redisMissing } from './redis-server.js';
+
+const skip = redisMissing();
+
+const pg = skip === undefined ? await postgresForTests(import.meta.url) : { skip };
+
+for (const kind of ['SQLite shared file', 'PostgreSQL'] as const) {
+describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'PostgreSQL' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
+  let cluster: Cluster;
+  let store: CallStore;
+  let caller: QueueCaller;
+
+  before(async () => {
+    cluster = await Cluster.start(kind === 'PostgreSQL' ? (pg as PgTestServer).url : undefined);
+    await Promise.all([cluster.worker(), cluster.worker()]);
+    store = await openCallStore(cluster.store);
+    caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace });
+  });
+  after(async () => {
+    await caller?.close();
+    await store?.close();
+    await cluster?.stop();
+  });
+
+  it('runs a call on a worker and returns its stored result', async () => {
+    const result = await caller.call({ name: 'append_call_id', arguments: { file: 'one.txt' }, callId: 'q-one' }, { session: 's1' });
+    assert.equal(result.success, true, result.output);
+    assert.equal(result.output, 'appended q-one');
+    const lines = cluster.marker('one.txt');
+    assert.equal(lines.length, 1);
+    const pid = Number(lines[0]!.split(' ')[1]);
+    assert.ok(cluster.workers.some((w) => w.pid === pid), 'ran in a worker process');
+    assert.equal((await store.get('q-one', 's1'))?.state, 'done');
+  });
+
+  it('runs a call once however often it is sent and its job added', async () => {
+    const request = { name: 'append_call_id', arguments: { file: 'dup.txt', waitMs: 300 }, callId: 'q-dup' };
+    const sending = [caller.call(request, { session: 's1' }), caller.call(request, { session: 's1' })];
+    await caller.enqueue({ callId: 'q-dup', session: 's1' });
+    await caller.enqueue({ callId: 'q-dup', session: 's1' }, 1);
+    await caller.enqueue({ callId: 'q-dup', session: 's1' }, 2);
+    const results = await Promise.all(sending);
+    for (const result of results) assert.equal(result.success, true, result.output);
+    // Jobs added after the end find it ended.
+    await caller.enqueue({ callId: 'q-dup', session: 's1' }, 3);
+    assert.equal((await caller.call(request, { session: 's1' })).success, true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(cluster.marker('dup.txt').length, 1, cluster.marker('dup.txt').join('\n'));
+  });
+
+  it('refuses a call of an unknown tool on the worker (the worker decides)', async () => {
+    const result = await caller.call({ name: 'no_such_tool', arguments: {}, callId: 'q-unknown' }, { session: 's1' });
+    assert.equal(result.success, false);
+    assert.equal(result.errorCode, 'UNKNOWN_TOOL');
+    assert.notEqual((await store.get('q-unknown', 's1'))?.state, 'pending');
+  });
+
+  it('a cancel reaches the worker that runs the call', async () => {
+    const controller = new AbortController();
+    const running = caller.call({ name: 'append_call_id', arguments: { file: 'cancel.txt', waitMs: 60_000 }, callId: 'q-cancel' }, { session: 's1', signal: controller.signal });
+    await until(() => cluster.marker('cancel.txt').length === 1, 30_000, 'the call to start');
+    controller.abort();
+    const result = await running;
+    assert.equal(result.success, false);
+    assert.equal(result.errorCode, 'ABORTED', result.output);
+    assert.equal(cluster.marker('cancel.txt').length, 1);
+  });
+
+  it('a worker killed during a call leaves it interrupted, never run again', async () => {
+    const running = caller.call({ name: 'append_call_id', arguments: { file: 'kill.txt', waitMs: 60_000 }, callId: 'q-kill' }, { session: 's1' });
+    await until(() => cluster.marker('kill.txt').length === 1, 30_000, 'the call to start');
+    const pid = Number(cluster.marker('kill.txt')[0]!.split(' ')[1]);
+    const victim = cluster.workers.find((w) => w.pid === pid)!;
+    await cluster.kill(victim);
+    const result = await running;
+    assert.equal(result.success, false);
+    assert.equal(result.errorCode, 'INTERRUPTED', result.output);
+    assert.equal((await store.get('q-kill', 's1'))?.state, 'interrupted');
+    // A new worker, a redelivered or re-added job: nothing runs it again.
+    await cluster.worker();
+    await caller.enqueue({ callId: 'q-kill', session: 's1' });
+    assert.equal((await caller.call({ name: 'append_call_id', arguments: { file: 'kill.txt', waitMs: 60_000 }, callId: 'q-kill' }, { session: 's1' })).errorCode, 'INTERRUPTED');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal(cluster.marker('kill.txt').length, 1);
+  });
+});
+}
+
+after(async () => {
+  if (!('skip' in pg)) await pg.stop();
+});
