@@ -114,8 +114,8 @@ describe('the inspect category', () => {
   test('toolgate list --tag inspect lists the category', async () => {
     const run = await runCli(['list', '--tag', 'inspect']);
     assert.equal(run.code, 0, run.stderr);
-    const rows = run.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 6));
-    assert.deepEqual(rows, INSPECT_TOOLS.map((name) => [name, '1.0.0', 'file_read', 'read', 'no', 'inspect,ported']));
+    const rows = run.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 7));
+    assert.deepEqual(rows, INSPECT_TOOLS.map((name) => [name, '1.0.0', 'file_read', 'read', 'no', '-', 'inspect,ported']));
   });
 });
 

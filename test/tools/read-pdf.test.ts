@@ -415,7 +415,7 @@ describe('read_pdf: the toolgate command', { concurrency: true }, () => {
   test('toolgate list shows read_pdf as a read-only builtin', async () => {
     const run = await runCli(['list']);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^read_pdf\s+1\.0\.0\s+file_read\s+read\s+no\s+fs,builtin\s+Read the text of a PDF file/m);
+    assert.match(run.stdout, /^read_pdf\s+1\.0\.0\s+file_read\s+read\s+no\s+-\s+fs,builtin\s+Read the text of a PDF file/m);
   });
 
   test('toolgate call read_pdf reads a PDF end to end', async () => {
