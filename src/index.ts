@@ -51,7 +51,7 @@ export { ledgerApprovalModes, setSessionApprovalMode, sessionApprovalMode, super
 export { ledgerQuestionHandler, type LedgerUserQuestion, type LedgerQuestionOptions } from './ledger/user-questions.js';
 export { startCockpit, COCKPIT_CSP, type CockpitOptions, type CockpitHandle, type CockpitAnswer, type CockpitAnswerer } from './cockpit/server.js';
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
-export type { ConfirmationHandler, ConfirmationRequest, ApprovalAnswer } from './decisions/approval.js';
+export type { ConfirmationHandler, ConfirmationContext, ConfirmationRequest, ApprovalAnswer } from './decisions/approval.js';
 export { APPROVAL_MODES, type ApprovalMode } from './decisions/decision.js';
 export type { SavedApprovals } from './policy/remembered-approvals.js';
 export { MODES, resolveMode, type AgentMode, type ModeName } from './modes/modes.js';

@@ -15,7 +15,7 @@ import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { askOnTty, readStdin, terminalSafe } from './terminal.js';
+import { askOnTty, readStdin, terminalSafe, type AnswerElsewhere } from './terminal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ToolRegistry } from '../registry/registry.js';
 import type { Runner } from '../runner/runner.js';
@@ -34,6 +34,19 @@ function timeoutOption(values: Record<string, unknown>): number | undefined {
     throw new UsageError(`--timeout-ms must be a number of milliseconds up to ${MAX_TIMEOUT_MS} (0 disables the timeout); got ${JSON.stringify(values['timeout-ms'])}`);
   }
   return timeoutMs;
+}
+
+/** A word as a POSIX shell reads it back (quoted unless plain). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `toolgate approvals allow ID` that reaches this call's ledger from another terminal. */
+function answerElsewhere(values: Record<string, unknown>, ctx: CliContext, workspace: string): AnswerElsewhere {
+  const where: string[] = [];
+  if (workspace !== ctx.cwd) where.push('--workspace', shellWord(workspace));
+  if (values['state-dir'] !== undefined) where.push('--state-dir', shellWord(path.resolve(ctx.cwd, values['state-dir'] as string)));
+  return { command: (id) => ['toolgate approvals allow', String(id), ...where].join(' ') };
 }
 
 /** A process runner for the call: made by the command, or started early by `runCli` (with a child of the default memory cap already booting). */
@@ -119,7 +132,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         ...sandbox,
         approvalMode,
         policy: policyOption(values, ctx),
-        confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
+        confirmationHandler: interactive ? (request, context) => askOnTty(ctx, request, context, answerElsewhere(values, ctx, workspace)) : undefined,
         // A temporary folder would be gone when this process exits: keep whole outputs only where
         // asked, or in the ledger (the temporary folder then only carries them there).
         outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
