@@ -152,6 +152,8 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     await system.start();
     // A tool of another runner starts its threads while the call is checked and decided.
     if (early !== undefined && processes === undefined) system.executor.warmUp(early);
+    // A call id given again: the ledger answers with the stored result (said so below).
+    const earlier = values['call-id'] === undefined ? undefined : await system.executor.ledger?.get(callId, session).catch(() => undefined);
     // Like every result's durationMs: the call alone, not loading the registry.
     const started = Date.now();
     try {
@@ -160,7 +162,14 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
         confirm: values.yes === true,
         timeoutMs,
+        // In the cockpit each call is a session of its own (a person supervises a call by its
+        // turn); in the ledger the calls stay in session `cli`, so that --call-id alone replays.
+        ...(values.session === undefined ? { turnId: callId.startsWith('cli_') ? callId : `cli:${callId}` } : {}),
       });
+      // (The same id for another request is refused with another code than the stored one.)
+      if (earlier?.endedAt !== undefined && result.errorCode === earlier.errorCode) {
+        ctx.stderr.write(`toolgate: replay: call ${terminalSafe(callId, false)} of session ${terminalSafe(session, false)} already ran (${earlier.state}, ${new Date(earlier.endedAt).toISOString()}); this is its stored result, it did not run again (a new call needs a new --call-id)\n`);
+      }
       if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       if (values.explain) ctx.stderr.write(explanation(result));
       if (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND') {
