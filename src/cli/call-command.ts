@@ -23,6 +23,7 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import { loadToolFolders } from '../system/tool-folders.js';
 import { isShippedModule } from '../registry/loader.js';
 import { configToolset, toolFoldersOption } from './tool-registry.js';
+import { callProgress } from './call-progress.js';
 
 
 /** The `--timeout-ms` option, if given. */
@@ -78,6 +79,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     'timeout-ms': { type: 'string' },
     'output-dir': { type: 'string' },
     json: { type: 'boolean' },
+    stream: { type: 'boolean' },
     explain: { type: 'boolean' },
     'call-id': { type: 'string' },
     session: { type: 'string' },
@@ -122,6 +124,8 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     processes = runner;
   }
   const { cliToolSystem } = await import('./tool-system.js');
+  // The tool's progress and log messages: streamed with --stream, a live line on a terminal.
+  const progress = callProgress(ctx, { tool: name, stream: values.stream === true, debug: level === 'debug' || level === 'trace' });
   let system;
   try {
     system = cliToolSystem(values, ctx, {
@@ -132,7 +136,14 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         ...sandbox,
         approvalMode,
         policy: policyOption(values, ctx),
-        confirmationHandler: interactive ? (request, context) => askOnTty(ctx, request, context, answerElsewhere(values, ctx, workspace)) : undefined,
+        confirmationHandler: interactive ? async (request, context) => {
+          progress.pause();
+          try {
+            return await askOnTty(ctx, request, context, answerElsewhere(values, ctx, workspace));
+          } finally {
+            progress.resume();
+          }
+        } : undefined,
         // A temporary folder would be gone when this process exits: keep whole outputs only where
         // asked, or in the ledger (the temporary folder then only carries them there).
         outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
@@ -156,16 +167,18 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     const earlier = values['call-id'] === undefined ? undefined : await system.executor.ledger?.get(callId, session).catch(() => undefined);
     // Like every result's durationMs: the call alone, not loading the registry.
     const started = Date.now();
+    progress.start();
     try {
       const result = await system.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
         mode,
         scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
         confirm: values.yes === true,
         timeoutMs,
+        client: progress.client,
         // In the cockpit each call is a session of its own (a person supervises a call by its
         // turn); in the ledger the calls stay in session `cli`, so that --call-id alone replays.
         ...(values.session === undefined ? { turnId: callId.startsWith('cli_') ? callId : `cli:${callId}` } : {}),
-      });
+      }).finally(() => progress.stop());
       // (The same id for another request is refused with another code than the stored one.)
       if (earlier?.endedAt !== undefined && result.errorCode === earlier.errorCode) {
         ctx.stderr.write(`toolgate: replay: call ${terminalSafe(callId, false)} of session ${terminalSafe(session, false)} already ran (${earlier.state}, ${new Date(earlier.endedAt).toISOString()}); this is its stored result, it did not run again (a new call needs a new --call-id)\n`);
