@@ -240,7 +240,7 @@ function explanation(result: ToolExecutionResult): string {
   const steps = result.decisions ?? [];
   const before = steps.length === 0 && result.errorCode !== undefined && STOPPED_BEFORE_DECISIONS.has(result.errorCode);
   if (before) lines.push(`  no decider was asked: the call stopped before the decisions (${result.errorCode})`);
-  else if (steps.length === 0) lines.push('  no decider had an opinion: allowed');
+  else if (steps.length === 0) lines.push('  no rule, mode or tool setting asked about this call: allowed');
   steps.forEach((d, i) => {
     // A policy rule is named by its file and line already; other rules say where they are.
     const where = d.file === undefined || d.rule === `${d.file}:${d.line}` ? '' : ` (${d.file}:${d.line})`;

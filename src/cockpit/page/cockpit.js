@@ -179,11 +179,12 @@ function refreshQuestions() {
 // ---- sessions ----
 
 async function refreshSessions() {
-  const { sessions, modes } = await getJson('/api/sessions');
+  const { sessions, modes, older } = await getJson('/api/sessions');
   const body = document.querySelector('#sessions tbody');
-  body.replaceChildren(...sessions.map((s) => {
+  const rows = sessions.map((s) => {
     const select = el('select', { 'data-testid': 'session-mode', 'data-session': s.session });
-    select.append(el('option', { value: '', text: s.session === '*' ? '(none: each call\'s own)' : '(the session\'s own)' }));
+    // Not set: the mode of * applies; not set for * either: each program's own (its --approve, the tools' own asks).
+    select.append(el('option', { value: '', text: s.session === '*' ? 'not set: each program decides' : 'not set: as for *' }));
     for (const mode of modes) select.append(el('option', { value: mode, text: mode }));
     select.value = s.mode ?? '';
     select.addEventListener('change', async () => {
@@ -197,7 +198,9 @@ async function refreshSessions() {
       refreshSessions().catch(() => undefined);
     });
     return el('tr', { 'data-session': s.session }, el('td', { class: 'mono', text: s.session }), el('td', { text: String(s.calls) }), el('td', null, select));
-  }));
+  });
+  if (older) rows.push(el('tr', { 'data-testid': 'older-sessions' }, el('td', { class: 'hint', colSpan: 3, text: `and ${older} earlier session${older === 1 ? '' : 's'} (ended, no mode set)` })));
+  body.replaceChildren(...rows);
 }
 
 // ---- timeline ----
@@ -220,10 +223,25 @@ function timelineRow(call) {
     el('td', { class: 'mono', text: call.callId }),
     el('td', { class: 'mono', text: call.supervised }),
     el('td', { class: `state-${call.state}`, 'data-testid': 'call-state', text: call.errorCode ? `${call.state} (${call.errorCode})` : call.state }),
-    el('td', { text: call.durationMs === undefined || call.durationMs === null ? '' : `${call.durationMs} ms` }),
-    el('td', { class: 'mono', 'data-testid': 'call-decisions', text: call.decisions.length ? call.decisions.join(' → ') : call.state === 'pending' ? '(being decided)' : '(no decider had an opinion)' }),
+    el('td', {
+      'data-testid': 'call-duration',
+      // A running call's time so far, counted on by the clock below.
+      'data-running-since': call.state === 'running' && call.startedAt ? call.startedAt : undefined,
+      text: call.durationMs === undefined || call.durationMs === null ? (call.state === 'running' && call.startedAt ? runningFor(call.startedAt) : '') : `${call.durationMs} ms`,
+    }),
+    el('td', { class: 'mono', 'data-testid': 'call-decisions', text: call.decisions.length ? call.decisions.join(' → ') : call.state === 'pending' ? '(being decided)' : 'no rule or setting applied' }),
     el('td', null, open),
   );
+}
+
+/** A running call's time so far, as the timeline shows it. */
+function runningFor(since) {
+  return `running ${Math.max(0, Math.round((Date.now() - since) / 1000))} s`;
+}
+
+/** Counts on the time of every running call shown (once a second). */
+function tickRunning() {
+  for (const cell of document.querySelectorAll('[data-running-since]')) cell.textContent = runningFor(Number(cell.dataset.runningSince));
 }
 
 // ---- output viewer ----
@@ -264,6 +282,7 @@ document.addEventListener('DOMContentLoaded', async () => {
     }
   });
   loadCsrf().catch(() => undefined);
+  setInterval(tickRunning, 1000);
   refreshQuestions();
   refreshSessions().catch(() => undefined);
   const status = document.getElementById('status');
