@@ -24,6 +24,7 @@ import { loadToolFolders } from '../system/tool-folders.js';
 import { isShippedModule } from '../registry/loader.js';
 import { configToolset, toolFoldersOption } from './tool-registry.js';
 import { callProgress } from './call-progress.js';
+import type { ToolSystem } from '../system/tool-system.js';
 
 
 /** The `--timeout-ms` option, if given. */
@@ -125,8 +126,13 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   }
   const { cliToolSystem } = await import('./tool-system.js');
   // The tool's progress and log messages: streamed with --stream, a live line on a terminal.
-  const progress = callProgress(ctx, { tool: name, stream: values.stream === true, debug: level === 'debug' || level === 'trace' });
-  let system;
+  const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
+  let system: ToolSystem | undefined;
+  const progress = callProgress(ctx, {
+    tool: name, stream: values.stream === true, debug: level === 'debug' || level === 'trace',
+    // The cockpit (any process of the workspace) shows a running call's latest progress.
+    record: ledger === false ? undefined : (latest) => void system?.executor.ledger?.progress?.(callId, session, latest).catch(() => undefined),
+  });
   try {
     system = cliToolSystem(values, ctx, {
       workspace,
@@ -158,7 +164,6 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     await processes?.close();
     throw error;
   }
-  const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
   try {
     await system.start();
     // A tool of another runner starts its threads while the call is checked and decided.

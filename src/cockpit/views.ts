@@ -54,6 +54,17 @@ export interface CallView {
   decisions: string[];
   /** Bytes of the stored whole output, once ended. */
   resultSize: number | undefined;
+  /** A running call's latest progress as recorded (`[2/5] copying`, or a log line), if any. */
+  progress?: string;
+}
+
+/** The text of a recorded `progress` event's detail. */
+function progressText(detail: unknown): string | undefined {
+  if (typeof detail !== 'object' || detail === null) return undefined;
+  const { done, total, message } = detail as { done?: unknown; total?: unknown; message?: unknown };
+  const amount = typeof done === 'number' ? `[${done}${typeof total === 'number' ? `/${total}` : ''}]` : '';
+  const text = [amount, typeof message === 'string' ? message : ''].filter((s) => s !== '').join(' ');
+  return text === '' ? undefined : text;
 }
 
 /** A session as the page lists it. */
@@ -127,7 +138,10 @@ async function questionView(ledger: CallStore, q: ApprovalRecord): Promise<Quest
 /** One call of the timeline, with its decision path. */
 export async function callView(ledger: CallStore, call: CallRecord): Promise<CallView> {
   const decisions = await ledger.decisions(call.callId, call.session);
+  const latest = call.state === 'running' ? (await ledger.events(call.callId, call.session)).filter((e) => e.kind === 'progress').at(-1) : undefined;
+  const progress = latest === undefined ? undefined : progressText(latest.detail);
   return {
+    ...(progress === undefined ? {} : { progress }),
     callId: call.callId, session: call.session, supervised: supervisedSession(call.session, call.turn), tool: call.tool, version: call.version, state: call.state,
     createdAt: call.createdAt, startedAt: call.startedAt, endedAt: call.endedAt,
     durationMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,

@@ -222,7 +222,10 @@ function timelineRow(call) {
     el('td', { class: 'mono', text: `${call.tool}@${call.version}` }),
     el('td', { class: 'mono', text: call.callId }),
     el('td', { class: 'mono', text: call.supervised }),
-    el('td', { class: `state-${call.state}`, 'data-testid': 'call-state', text: call.errorCode ? `${call.state} (${call.errorCode})` : call.state }),
+    el('td', { class: `state-${call.state}`, 'data-testid': 'call-state' },
+      document.createTextNode(call.errorCode ? `${call.state} (${call.errorCode})` : call.state),
+      // A running call's latest progress (what `toolgate call` records; text only).
+      call.progress ? el('div', { class: 'hint progress', 'data-testid': 'call-progress', text: call.progress }) : undefined),
     el('td', {
       'data-testid': 'call-duration',
       // A running call's time so far, counted on by the clock below.

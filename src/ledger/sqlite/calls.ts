@@ -6,7 +6,7 @@
  */
 import type { DecisionRecord, ToolExecutionResult } from '../../types/result.js';
 import { failedResult } from '../../closeout/results.js';
-import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
+import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallProgressDetail, type CallKey, type CallRecord, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
 import { isAlive, thisProcess } from '../owner.js';
 import type { Connection } from './database.js';
 import { callColumns, callOf, keyOf, type CallRow, type Synchronous } from './rows.js';
@@ -233,6 +233,16 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
       const id = this.idOf(callId, session);
       if (id === undefined || this.sql.requestCancel.run(id).changes !== 1) return false;
       this.sql.event.run(id, now, 'cancel_requested', null);
+      return true;
+    });
+  }
+
+  progress(callId: string, session: string, progress: CallProgressDetail): boolean {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const row = this.sql.checkRow.get(callId, session);
+      if (row === undefined || row.state !== 'running') return false;
+      this.sql.event.run(row.id, now, 'progress', JSON.stringify(progress));
       return true;
     });
   }
