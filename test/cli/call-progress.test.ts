@@ -5,9 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { describe, test } from 'node:test';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { Ledger } from 'toolgate';
 import { runCli } from '../../src/cli/main.js';
-import { FIXTURE_SCHEMAS, FIXTURES_DIR } from '../helpers.js';
+import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
 import { cliInProcess } from './in-process.js';
 
 const fixtures = ['--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--no-policy', '--no-ledger'];
@@ -52,5 +55,25 @@ describe('toolgate call: the tool\'s progress', () => {
     assert.match(err, /\r\u001b\[2Ktalk_to_caller_main \d+\.\d s {2}\[1\/3\] started/);
     assert.ok(err.endsWith('\r\u001b[2K'), `the line is erased at the end: ${JSON.stringify(err)}`);
     for (const line of err.split('\r\u001b[2K')) assert.ok(line.length <= 59, `cut to the terminal's width: ${line}`);
+  });
+});
+
+describe('toolgate call records its progress for the cockpit', () => {
+  const t = tempWorkspace();
+  after(t.cleanup);
+
+  test('the first progress of a running call is in the ledger (later ones at most once a second)', async () => {
+    const state = path.join(t.root, 'state');
+    const run = await cliInProcess(['call', 'talk_to_caller_main', '{}', '--call-id', 'p1', '--workspace', t.ws, '--state-dir', state, '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--no-policy']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(fs.existsSync(state));
+    const ledger = Ledger.open({ dir: state, workspace: t.ws });
+    try {
+      const progress = (await ledger.events('p1', 'cli')).filter((e) => e.kind === 'progress');
+      assert.deepEqual(progress[0]?.detail, { done: 1, total: 3, message: 'started' });
+      assert.ok(progress.length < 5, 'throttled');
+    } finally {
+      await ledger.close();
+    }
   });
 });
