@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { Ledger } from 'toolgate';
 import { startCockpit, type CockpitHandle } from '../../src/cockpit/server.js';
 import { chromiumMissing, launchChromium, type TestBrowser } from './browser.js';
+import { REPO_ROOT } from '../helpers.js';
 
 describe('cockpit in headless Chromium: a running call\'s progress', { skip: chromiumMissing() }, () => {
   let root: string;
@@ -47,11 +48,17 @@ describe('cockpit in headless Chromium: a running call\'s progress', { skip: chr
     const row = page.locator('[data-testid=call][data-call-id=long_1]');
     await row.locator('[data-testid=call-progress]', { hasText: '[1/4] compiling a.c' }).waitFor();
     await row.locator('[data-testid=call-duration]', { hasText: /^running \d+ s$/ }).waitFor();
+    // The chart: a bar for the call, running, titled with its latest progress.
+    const bar = page.locator('[data-testid=chart-bar][data-call-id=long_1]');
+    await page.locator('[data-testid=chart-bar][data-call-id=long_1][data-state=running]').waitFor({ state: 'attached' });
+    assert.match(await bar.locator('title').textContent() ?? '', /run_command@1\.0\.0 long_1 \(long_1\): running for \d+ s — \[1\/4\] compiling a\.c/);
     assert.equal(await ledger.progress('long_1', 'cli', { message: 'cc -o a a.o' }), true);
     await row.locator('[data-testid=call-progress]', { hasText: 'cc -o a a.o' }).waitFor();
     await ledger.finish(call, { state: 'done', decisions: undefined, result: { success: true, output: 'ok', durationMs: 5, confirmed: true, tool: 'run_command', version: '1.0.0', callId: 'long_1', stopReason: 'completed', outcome: 'success', sideEffects: 'possible' } });
     await row.locator('[data-testid=call-state]', { hasText: 'done' }).waitFor();
     assert.equal(await row.locator('[data-testid=call-progress]').count(), 0);
+    await page.locator('[data-testid=chart-bar][data-call-id=long_1][data-state=done]').waitFor({ state: 'attached' });
+    await page.locator('#chart-section').screenshot({ path: path.join(REPO_ROOT, 'test-output', 'cockpit-chart.png') });
     assert.match(await row.locator('[data-testid=call-duration]').innerText(), /^\d+ ms$/);
     // Progress of a call that is not running is not recorded.
     assert.equal(await ledger.progress('long_1', 'cli', { done: 2 }), false);
