@@ -231,7 +231,7 @@ export class SubagentSessions implements SubagentDriver {
     const ask = this.depth === 0 ? oneAtATime() : <T>(fn: () => T | PromiseLike<T>) => Promise.resolve(fn());
     const confirm = parentOptions.confirmationHandler;
     const question = parentOptions.questionHandler;
-    this.confirmationHandler = typeof confirm === 'function' ? (request) => ask(() => confirm(request)) : confirm;
+    this.confirmationHandler = typeof confirm === 'function' ? (request, context) => ask(() => confirm(request, context)) : confirm;
     this.questionHandler = typeof question === 'function' ? (q, signal) => ask(() => question(q, signal)) : question;
     this.check = this.depth === 0 ? subagentArgumentCheckers(this.choices()) : undefined;
   }

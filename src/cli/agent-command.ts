@@ -26,7 +26,7 @@ import { modelEndpointFromEnv, OpenAIChatModel } from '../agents/model-client.js
 import { isModelClass } from '../types/model-class.js';
 import type { QuestionHandler, UserQuestion } from '../system/tool-call-handler.js';
 import { ToolDefinitionError } from '../errors/errors.js';
-import type { ApprovalAnswer, ConfirmationRequest } from '../decisions/approval.js';
+import type { ApprovalAnswer, ConfirmationContext, ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
 import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, ledgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
@@ -164,7 +164,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
       throw error;
     }
     let questionHandler: QuestionHandler | undefined = tty ? (question) => tty.ask(question) : undefined;
-    let confirmationHandler: AgentOptions['confirmationHandler'] = tty && !values.yes ? (request) => tty.confirm(request) : undefined;
+    let confirmationHandler: AgentOptions['confirmationHandler'] = tty && !values.yes ? (request, context) => tty.confirm(request, context) : undefined;
     if (withCockpit) {
       try {
         stopCockpit = await (await import('./cockpit-command.js')).cockpitAlongside(values, ctx, ledger, tools.logger);
@@ -261,8 +261,16 @@ class TerminalAsker {
     this.rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   }
 
-  async confirm(request: ConfirmationRequest): Promise<ApprovalAnswer> {
-    return answerOf(await this.rl.question(confirmationPrompt(request)), request);
+  /** Ask; stops asking when the question is answered elsewhere (the context's signal). */
+  async confirm(request: ConfirmationRequest, context?: ConfirmationContext): Promise<ApprovalAnswer> {
+    const signal = context?.signal;
+    try {
+      return answerOf(await this.rl.question(confirmationPrompt(request, context, { command: (id) => `toolgate approvals allow ${id}` }), signal === undefined ? {} : { signal }), request);
+    } catch (error) {
+      if (!signal?.aborted) throw error;
+      this.io.stderr.write('(answered elsewhere)\n');
+      return 'deny';
+    }
   }
 
   async ask(question: UserQuestion): Promise<string | string[]> {

@@ -15,7 +15,7 @@ import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { askOnTty, readStdin, terminalSafe } from './terminal.js';
+import { askOnTty, readStdin, terminalSafe, type AnswerElsewhere } from './terminal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ToolRegistry } from '../registry/registry.js';
 import type { Runner } from '../runner/runner.js';
@@ -23,6 +23,8 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import { loadToolFolders } from '../system/tool-folders.js';
 import { isShippedModule } from '../registry/loader.js';
 import { configToolset, toolFoldersOption } from './tool-registry.js';
+import { callProgress } from './call-progress.js';
+import type { ToolSystem } from '../system/tool-system.js';
 
 
 /** The `--timeout-ms` option, if given. */
@@ -34,6 +36,19 @@ function timeoutOption(values: Record<string, unknown>): number | undefined {
     throw new UsageError(`--timeout-ms must be a number of milliseconds up to ${MAX_TIMEOUT_MS} (0 disables the timeout); got ${JSON.stringify(values['timeout-ms'])}`);
   }
   return timeoutMs;
+}
+
+/** A word as a POSIX shell reads it back (quoted unless plain). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `toolgate approvals allow ID` that reaches this call's ledger from another terminal. */
+function answerElsewhere(values: Record<string, unknown>, ctx: CliContext, workspace: string): AnswerElsewhere {
+  const where: string[] = [];
+  if (workspace !== ctx.cwd) where.push('--workspace', shellWord(workspace));
+  if (values['state-dir'] !== undefined) where.push('--state-dir', shellWord(path.resolve(ctx.cwd, values['state-dir'] as string)));
+  return { command: (id) => ['toolgate approvals allow', String(id), ...where].join(' ') };
 }
 
 /** A process runner for the call: made by the command, or started early by `runCli` (with a child of the default memory cap already booting). */
@@ -65,6 +80,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     'timeout-ms': { type: 'string' },
     'output-dir': { type: 'string' },
     json: { type: 'boolean' },
+    stream: { type: 'boolean' },
     explain: { type: 'boolean' },
     'call-id': { type: 'string' },
     session: { type: 'string' },
@@ -122,7 +138,14 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     processes = runner;
   }
   const { cliToolSystem } = await import('./tool-system.js');
-  let system;
+  // The tool's progress and log messages: streamed with --stream, a live line on a terminal.
+  const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
+  let system: ToolSystem | undefined;
+  const progress = callProgress(ctx, {
+    tool: name, stream: values.stream === true, debug: level === 'debug' || level === 'trace',
+    // The cockpit (any process of the workspace) shows a running call's latest progress.
+    record: ledger === false ? undefined : (latest) => void system?.executor.ledger?.progress?.(callId, session, latest).catch(() => undefined),
+  });
   try {
     system = cliToolSystem(values, ctx, {
       workspace,
@@ -132,7 +155,14 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         ...sandbox,
         approvalMode,
         policy: policyOption(values, ctx),
-        confirmationHandler: interactive ? (request) => askOnTty(ctx, request) : undefined,
+        confirmationHandler: interactive ? async (request, context) => {
+          progress.pause();
+          try {
+            return await askOnTty(ctx, request, context, answerElsewhere(values, ctx, workspace));
+          } finally {
+            progress.resume();
+          }
+        } : undefined,
         // A temporary folder would be gone when this process exits: keep whole outputs only where
         // asked, or in the ledger (the temporary folder then only carries them there).
         outputStore: values['output-dir'] === undefined ? (ledger === false ? false : {}) : { dir: path.resolve(ctx.cwd, values['output-dir'] as string) },
@@ -147,20 +177,30 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     await processes?.close();
     throw error;
   }
-  const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
   try {
     await system.start();
     // A tool of another runner starts its threads while the call is checked and decided.
     if (early !== undefined && processes === undefined) system.executor.warmUp(early);
+    // A call id given again: the ledger answers with the stored result (said so below).
+    const earlier = values['call-id'] === undefined ? undefined : await system.executor.ledger?.get(callId, session).catch(() => undefined);
     // Like every result's durationMs: the call alone, not loading the registry.
     const started = Date.now();
+    progress.start();
     try {
       const result = await system.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
         mode,
         scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
         confirm: values.yes === true,
         timeoutMs,
-      });
+        client: progress.client,
+        // In the cockpit each call is a session of its own (a person supervises a call by its
+        // turn); in the ledger the calls stay in session `cli`, so that --call-id alone replays.
+        ...(values.session === undefined ? { turnId: callId.startsWith('cli_') ? callId : `cli:${callId}` } : {}),
+      }).finally(() => progress.stop());
+      // (The same id for another request is refused with another code than the stored one.)
+      if (earlier?.endedAt !== undefined && result.errorCode === earlier.errorCode) {
+        ctx.stderr.write(`toolgate: replay: call ${terminalSafe(callId, false)} of session ${terminalSafe(session, false)} already ran (${earlier.state}, ${new Date(earlier.endedAt).toISOString()}); this is its stored result, it did not run again (a new call needs a new --call-id)\n`);
+      }
       if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       if (values.explain) ctx.stderr.write(explanation(result));
       if (result.errorCode === 'UNKNOWN_TOOL' || result.errorCode === 'VERSION_NOT_FOUND') {
@@ -218,7 +258,7 @@ function explanation(result: ToolExecutionResult): string {
   const steps = result.decisions ?? [];
   const before = steps.length === 0 && result.errorCode !== undefined && STOPPED_BEFORE_DECISIONS.has(result.errorCode);
   if (before) lines.push(`  no decider was asked: the call stopped before the decisions (${result.errorCode})`);
-  else if (steps.length === 0) lines.push('  no decider had an opinion: allowed');
+  else if (steps.length === 0) lines.push('  no rule, mode or tool setting asked about this call: allowed');
   steps.forEach((d, i) => {
     // A policy rule is named by its file and line already; other rules say where they are.
     const where = d.file === undefined || d.rule === `${d.file}:${d.line}` ? '' : ` (${d.file}:${d.line})`;

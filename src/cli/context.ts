@@ -71,13 +71,31 @@ const COMMON: ParseArgsConfig['options'] = {
   help: { type: 'boolean', short: 'h' },
 };
 
-/** The command's arguments parsed with the common options and `options`. */
+/**
+ * The command's arguments parsed with the common options and `options`.
+ * @throws UsageError naming the flag and, for an unknown one, the flags the command takes.
+ */
 export function parse(argv: string[], options: ParseArgsConfig['options']) {
+  const all = { ...COMMON, ...options };
   try {
-    return parseArgs({ args: argv, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
+    return parseArgs({ args: argv, options: all, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseErrorMessage(error as Error & { code?: string }, all));
   }
+}
+
+/** Node's parseArgs error said plainly: the flag, what is wrong with it, and the flags there are. */
+function parseErrorMessage(error: Error & { code?: string }, options: NonNullable<ParseArgsConfig['options']>): string {
+  const flag = /'(-[^' ]*)/.exec(error.message)?.[1];
+  if (flag === undefined) return error.message;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const known = Object.entries(options).map(([name, o]) => (o.short === undefined ? `--${name}` : `--${name} (-${o.short})`)).sort();
+    return `unknown flag ${flag}; this command takes ${known.join(', ')} (a value that starts with - goes after --)`;
+  }
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return /argument missing/.test(error.message) ? `${flag} needs a value (${flag} VALUE)` : `${flag} takes no value`;
+  }
+  return error.message;
 }
 
 /** pino levels `--log-level` accepts. */

@@ -104,7 +104,8 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   } catch (error) {
     if (error instanceof UsageError) {
       // The message alone: thirty lines of usage after it would bury what to fix.
-      ctx.stderr.write(`toolgate: ${error.message}\nRun \`toolgate help\` for the commands and options.\n`);
+      const help = command !== undefined && commandUsage(command) !== undefined ? `toolgate ${command} --help\` for its options` : 'toolgate help` for the commands and options';
+      ctx.stderr.write(`toolgate: ${error.message}\nRun \`${help}.\n`);
       return EXIT.usage;
     }
     if (error instanceof ToolDefinitionError) {

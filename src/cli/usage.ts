@@ -15,12 +15,14 @@ const SCHEMA_USAGE = '  toolgate schema NAME [--version RANGE] [--format openai|
 const CALL_USAGE = `  toolgate call NAME [ARGS_JSON|-] [--version RANGE] [--workspace DIR]
                 [--mode default|explore|plan] [--scoped-write DIR]... [--yes]
                 [--approve allow-all|deny-all|read-only|always-ask] [--no-policy] [--explain]
-                [--timeout-ms N] [--output-dir DIR] [--json]
+                [--timeout-ms N] [--output-dir DIR] [--json] [--stream]
                 [--call-id ID] [--session S] [--state-dir DIR] [--no-ledger]
                 [--sandbox workspace-write|read-only] [--sandbox-network]
                 [--dangerously-disable-sandbox]
                (the same --call-id and --session again print the stored result, never
-               run twice; default session cli)`;
+               run twice; default session cli; each call is a session of its own in
+               the cockpit); --stream writes the tool's progress and log messages on
+               stderr as they come (a terminal shows a live line without it)`;
 
 /** Usage lines of `toolgate schemas`. */
 const SCHEMAS_USAGE = '  toolgate schemas PATTERN... --out FILE [--check] [--tsconfig FILE]';

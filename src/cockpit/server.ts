@@ -41,7 +41,7 @@ import type { CallStore } from '../ledger/call-store.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { checkLocalBind, hostHeadersFor } from '../util/loopback.js';
 import { listArtifacts, readArtifact } from '../workspace/artifact-store.js';
-import { callView, questionsOf, sessionsOf, type CallView } from './views.js';
+import { callView, questionsOf, recentSessions, sessionsOf, type CallView } from './views.js';
 
 /** What answering a question did (the shape of the ledger's `SettleOutcome`, without the run). */
 interface CockpitAnswer {
@@ -220,7 +220,7 @@ export async function startCockpit(options: CockpitOptions): Promise<CockpitHand
       case '/api/questions':
         return json(res, 200, await questionsOf(ledger));
       case '/api/sessions':
-        return json(res, 200, { sessions: await sessionsOf(ledger), modes: APPROVAL_MODES });
+        return json(res, 200, { ...recentSessions(await sessionsOf(ledger)), modes: APPROVAL_MODES });
       case '/api/output':
         return output(res, url.searchParams);
       case '/api/events':

@@ -54,6 +54,17 @@ export interface CallView {
   decisions: string[];
   /** Bytes of the stored whole output, once ended. */
   resultSize: number | undefined;
+  /** A running call's latest progress as recorded (`[2/5] copying`, or a log line), if any. */
+  progress?: string;
+}
+
+/** The text of a recorded `progress` event's detail. */
+function progressText(detail: unknown): string | undefined {
+  if (typeof detail !== 'object' || detail === null) return undefined;
+  const { done, total, message } = detail as { done?: unknown; total?: unknown; message?: unknown };
+  const amount = typeof done === 'number' ? `[${done}${typeof total === 'number' ? `/${total}` : ''}]` : '';
+  const text = [amount, typeof message === 'string' ? message : ''].filter((s) => s !== '').join(' ');
+  return text === '' ? undefined : text;
 }
 
 /** A session as the page lists it. */
@@ -63,6 +74,37 @@ export interface SessionView {
   mode: string | undefined;
   lastCallAt: number | undefined;
   calls: number;
+  /** Calls of it not ended yet (being decided, waiting for an answer, running). */
+  active: number;
+}
+
+/** The sessions the page lists, and how many older ones it leaves out. */
+export interface SessionList {
+  sessions: SessionView[];
+  /** Sessions left out: none of them has a mode set or a call not ended, and newer ones are shown. */
+  older: number;
+}
+
+/** Sessions listed however old: `*`, those with a mode set, and those with a call not ended. */
+function kept(view: SessionView): boolean {
+  return view.session === '*' || view.mode !== undefined || view.active !== 0;
+}
+
+/**
+ * The sessions worth a row ({@link sessionsOf}'s, newest first): every kept one, and the
+ * newest `recent` others; the rest only counted (each MCP connection and each `toolgate call`
+ * is a session: listing them all would grow the page without end).
+ */
+export function recentSessions(views: readonly SessionView[], recent = 10): SessionList {
+  const sessions: SessionView[] = [];
+  let others = 0;
+  let older = 0;
+  for (const view of views) {
+    if (kept(view)) sessions.push(view);
+    else if (others++ < recent) sessions.push(view);
+    else older += 1;
+  }
+  return { sessions, older };
 }
 
 /**
@@ -96,7 +138,10 @@ async function questionView(ledger: CallStore, q: ApprovalRecord): Promise<Quest
 /** One call of the timeline, with its decision path. */
 export async function callView(ledger: CallStore, call: CallRecord): Promise<CallView> {
   const decisions = await ledger.decisions(call.callId, call.session);
+  const latest = call.state === 'running' ? (await ledger.events(call.callId, call.session)).filter((e) => e.kind === 'progress').at(-1) : undefined;
+  const progress = latest === undefined ? undefined : progressText(latest.detail);
   return {
+    ...(progress === undefined ? {} : { progress }),
     callId: call.callId, session: call.session, supervised: supervisedSession(call.session, call.turn), tool: call.tool, version: call.version, state: call.state,
     createdAt: call.createdAt, startedAt: call.startedAt, endedAt: call.endedAt,
     durationMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
@@ -111,14 +156,15 @@ export async function sessionsOf(ledger: CallStore, limit = 500): Promise<Sessio
   const byName = new Map<string, SessionView>();
   for (const call of await ledger.list({ limit })) {
     const name = supervisedSession(call.session, call.turn);
-    const view = byName.get(name) ?? { session: name, mode: undefined, lastCallAt: call.createdAt, calls: 0 };
+    const view = byName.get(name) ?? { session: name, mode: undefined, lastCallAt: call.createdAt, calls: 0, active: 0 };
     view.calls += 1;
+    if (call.state === 'pending' || call.state === 'running') view.active += 1;
     byName.set(name, view);
   }
   for (const setting of await ledger.sessionSettings()) {
-    if (!byName.has(setting.session)) byName.set(setting.session, { session: setting.session, mode: undefined, lastCallAt: undefined, calls: 0 });
+    if (!byName.has(setting.session)) byName.set(setting.session, { session: setting.session, mode: undefined, lastCallAt: undefined, calls: 0, active: 0 });
   }
-  if (!byName.has('*')) byName.set('*', { session: '*', mode: undefined, lastCallAt: undefined, calls: 0 });
+  if (!byName.has('*')) byName.set('*', { session: '*', mode: undefined, lastCallAt: undefined, calls: 0, active: 0 });
   const views = [...byName.values()];
   await Promise.all(views.map(async (view) => { view.mode = await sessionApprovalMode(ledger, view.session); }));
   return views.sort((a, b) => (a.session === '*' ? -1 : b.session === '*' ? 1 : (b.lastCallAt ?? 0) - (a.lastCallAt ?? 0)));

@@ -60,7 +60,21 @@ const APPROVAL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once',
  * `allow_once`), `false` (the same as `deny`) or an {@link ApprovalAnswer}; a throw, a
  * rejection or any other value counts as `deny`.
  */
-export type ConfirmationHandler = (request: ConfirmationRequest) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+export type ConfirmationHandler = (request: ConfirmationRequest, context?: ConfirmationContext) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
+/**
+ * What a confirmation handler may use beside the request: given when the question is stored
+ * in a durable ledger (it can then be answered elsewhere too).
+ */
+export interface ConfirmationContext {
+  /** The stored question's id (`toolgate approvals allow|deny ID`, the cockpit's question number). */
+  questionId?: number;
+  /**
+   * Aborted once the handler's answer no longer counts: the question was answered elsewhere,
+   * or the call's wait ended. A handler that asks a person stops asking then (its answer is ignored).
+   */
+  signal?: AbortSignal;
+}
 
 
 /**
@@ -160,9 +174,9 @@ export async function answerAsk(
  * `'deny'`), {@link FAILED} for a throw or anything unexpected (a refusal of this call that is
  * not a person's no, so nothing remembers it).
  */
-async function handlerAnswer(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger): Promise<ApprovalAnswer | typeof FAILED> {
+async function handlerAnswer(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, context?: ConfirmationContext): Promise<ApprovalAnswer | typeof FAILED> {
   try {
-    const said = await handler(request);
+    const said = await (context === undefined ? handler(request) : handler(request, context));
     if (said === true) return 'allow_once';
     if (said === false) return 'deny';
     if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) return offered(said as ApprovalAnswer, request.offers);
@@ -183,12 +197,15 @@ const FAILED = 'failed';
 async function askDurably(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, durable: DurableAsk): Promise<Decision> {
   const { questions } = durable;
   const id = await questions.open(request, durable.call);
+  // Tells the handler when its answer no longer counts (a terminal prompt then stops asking).
+  const handlerDone = new AbortController();
   return new Promise<Decision>((resolve) => {
     let over = false;
     const end = (answer: string, by: string) => {
       if (over) return;
       over = true;
       stopPolling();
+      handlerDone.abort();
       for (const signal of durable.signals) signal?.removeEventListener('abort', stop);
       resolve(decisionOf(answer, request, by));
     };
@@ -196,6 +213,7 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
     const stop = () => {
       over = true;
       stopPolling();
+      handlerDone.abort();
     };
     // One look at a time: a slow store's answer is awaited, not asked for again meanwhile.
     let looking = false;
@@ -213,7 +231,7 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
     };
     const stopPolling = questions.every?.(poll) ?? ((timer) => () => clearInterval(timer))(setInterval(poll, questions.pollMs));
     for (const signal of durable.signals) signal?.addEventListener('abort', stop, { once: true });
-    void handlerAnswer(request, handler, logger).then(async (answer) => {
+    void handlerAnswer(request, handler, logger, { questionId: id, signal: handlerDone.signal }).then(async (answer) => {
       if (over) return;
       // A handler that failed closes the question as a refusal, but not as a person's no.
       const recorded = answer === FAILED ? 'deny' : answer;

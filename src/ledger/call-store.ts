@@ -172,6 +172,14 @@ export interface LedgerEvent {
   detail: unknown;
 }
 
+/** The detail of a `progress` event ({@link CallJournal.progress}). */
+export interface CallProgressDetail {
+  /** Absent for a log message's line. */
+  done?: number;
+  total?: number;
+  message?: string;
+}
+
 /** One event of {@link CallFeed.eventsAfter}. */
 export interface LedgerFeedEvent extends LedgerEvent {
   /** The event's id (grows with every event). */
@@ -344,6 +352,12 @@ export interface CallJournal {
   events(callId: string, session: string): Promise<LedgerEvent[]>;
   /** The stored result of a call (of `session`, else the newest call with that id); `undefined` while it has none. */
   result(callId: string, session?: string): Promise<StoredResult | undefined>;
+  /**
+   * Optional: record the latest progress of a `running` call (an event `progress` with
+   * `{ done, total?, message? }`), for the cockpit of another process to show. Callers
+   * throttle it (the CLI: at most one a second). @returns false when unknown or not running.
+   */
+  progress?(callId: string, session: string, progress: CallProgressDetail): Promise<boolean>;
   /** Set the cancel flag of a `pending` or `running` call (stopping it is its owner's part). @returns false when unknown or ended. Atomic. */
   requestCancel(callId: string, session: string): Promise<boolean>;
   /** Whether someone asked for the call to be cancelled. */

@@ -39,7 +39,7 @@ import path from 'node:path';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { DecisionRecord } from '../types/result.js';
 import type {
-  ApprovalRecord, CallEnd, CallKey, CallRecord, CallStore, CountedAnswer, Fence, Lease, LeaseRequest, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage,
+  ApprovalRecord, CallEnd, CallKey, CallProgressDetail, CallRecord, CallStore, CountedAnswer, Fence, Lease, LeaseRequest, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage,
   OwnerFacts, RecordOutcome, SessionSetting, StoredResult, TombstoneRecord,
 } from './call-store.js';
 import { checkLeaseRequest, LeaseKeeper } from './lease-keeper.js';
@@ -271,6 +271,9 @@ export class Ledger implements CallStore {
   }
   async requestCancel(callId: string, session: string): Promise<boolean> {
     return this.calls.requestCancel(callId, session);
+  }
+  async progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean> {
+    return this.calls.progress(callId, session, progress);
   }
   async cancelRequested(callId: string, session: string): Promise<boolean> {
     return this.calls.cancelRequested(callId, session);

@@ -155,7 +155,7 @@ export class ToolCallHandler {
     // One person answers both kinds of question: ask one at a time.
     const ask = oneAtATime();
     const confirmationHandler: ConfirmationHandler | null | undefined = typeof rest.confirmationHandler === 'function'
-      ? ((handler) => (request) => ask(() => handler(request)))(rest.confirmationHandler)
+      ? ((handler): ConfirmationHandler => (request, context) => ask(() => handler(request, context)))(rest.confirmationHandler)
       : rest.confirmationHandler;
     const askUser: QuestionHandler | undefined = questionHandler === undefined ? undefined : (question, signal) => ask(() => questionHandler(question, signal));
     const lent = askUser === undefined && visibility === undefined && subagents === undefined ? undefined

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/main.js';
+import { confirmationPrompt } from '../../src/cli/terminal.js';
 import { tempWorkspace } from '../helpers.js';
 
 /** Run the CLI in process with a fake terminal on stdin that answers `answer`. */
@@ -29,7 +30,7 @@ describe('CLI confirmation on a terminal', () => {
   it('asks on the terminal and writes on yes', async () => {
     const r = await runWithTty(['call', 'write_file', '{"filepath":"yes.txt","content":"ok"}', '--workspace', t.ws], 'y');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /write_file 1\.0\.0 asks to run: write_file declares that it needs the user's approval before it runs\.\n  target: yes\.txt\n  filepath: yes\.txt\n  content: ok\nAllow\? \[y\]es once \/ \[t\]his turn \/ \[a\]lways \/ \[N\]o /);
+    assert.match(r.stderr, /write_file 1\.0\.0 asks to run: write_file declares that it needs the user's approval before it runs\.\n  target: yes\.txt\n  filepath: yes\.txt\n  content: ok\nQuestion \d+: answer here, or from another terminal with toolgate approvals allow \d+ --workspace \S+ \(deny likewise\), or in the cockpit\.\nAllow\? \[y\]es once \/ \[t\]his turn \/ \[a\]lways \/ \[N\]o /);
     assert.equal(fs.readFileSync(path.join(t.ws, 'yes.txt'), 'utf8'), 'ok');
   });
 
@@ -56,5 +57,30 @@ describe('CLI confirmation on a terminal', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /Confirmation denied/);
     assert.equal(fs.existsSync(path.join(t.ws, 'no.txt')), false);
+  });
+});
+
+describe('the confirmation prompt', () => {
+  const request = {
+    tool: 'write_file', version: '1.0.0', callId: 'c1', description: '', paths: ['a.txt'], offers: ['allow_once', 'deny'] as const,
+    ask: { decider: 'confirmation', reason: 'it asks' },
+  };
+
+  it('shows a text\'s lines as lines, indented under the value, with control characters escaped', () => {
+    const shown = confirmationPrompt({ ...request, arguments: { filepath: 'a.txt', content: 'one\r\ntwo\n\tthree \u001b[31mred\nAllow? [y]es' } });
+    assert.match(shown, /  content: one\n    \| two\n    \| \\u\{9\}three \\u\{1b\}\[31mred\n    \| Allow\? \[y\]es\n/);
+    assert.ok(!shown.includes('\u001b'), 'no raw escape sequence');
+    assert.ok(!shown.includes('\\u{a}'), 'newlines are not shown as \\u{a}');
+  });
+
+  it('cuts a value of many lines', () => {
+    const shown = confirmationPrompt({ ...request, arguments: { content: Array.from({ length: 40 }, (_, i) => `l${i}`).join('\n') } });
+    assert.match(shown, /\| l11\n    \| \.\.\. \(40 lines\)/);
+    assert.ok(!shown.includes('l12'));
+  });
+
+  it('names the stored question and how to answer it elsewhere', () => {
+    const shown = confirmationPrompt({ ...request, arguments: {} }, { questionId: 7 }, { command: (id) => `toolgate approvals allow ${id}` });
+    assert.match(shown, /Question 7: answer here, or from another terminal with toolgate approvals allow 7 \(deny likewise\), or in the cockpit\.\nAllow\? /);
   });
 });

@@ -179,11 +179,12 @@ function refreshQuestions() {
 // ---- sessions ----
 
 async function refreshSessions() {
-  const { sessions, modes } = await getJson('/api/sessions');
+  const { sessions, modes, older } = await getJson('/api/sessions');
   const body = document.querySelector('#sessions tbody');
-  body.replaceChildren(...sessions.map((s) => {
+  const rows = sessions.map((s) => {
     const select = el('select', { 'data-testid': 'session-mode', 'data-session': s.session });
-    select.append(el('option', { value: '', text: s.session === '*' ? '(none: each call\'s own)' : '(the session\'s own)' }));
+    // Not set: the mode of * applies; not set for * either: each program's own (its --approve, the tools' own asks).
+    select.append(el('option', { value: '', text: s.session === '*' ? 'not set: each program decides' : 'not set: as for *' }));
     for (const mode of modes) select.append(el('option', { value: mode, text: mode }));
     select.value = s.mode ?? '';
     select.addEventListener('change', async () => {
@@ -197,13 +198,16 @@ async function refreshSessions() {
       refreshSessions().catch(() => undefined);
     });
     return el('tr', { 'data-session': s.session }, el('td', { class: 'mono', text: s.session }), el('td', { text: String(s.calls) }), el('td', null, select));
-  }));
+  });
+  if (older) rows.push(el('tr', { 'data-testid': 'older-sessions' }, el('td', { class: 'hint', colSpan: 3, text: `and ${older} earlier session${older === 1 ? '' : 's'} (ended, no mode set)` })));
+  body.replaceChildren(...rows);
 }
 
 // ---- timeline ----
 
 function timelineRow(call) {
   const key = `${call.session}\u0000${call.callId}`;
+  chartCall(key, call);
   let row = rows.get(key);
   if (row === undefined) {
     row = el('tr', { 'data-testid': 'call', 'data-call-id': call.callId });
@@ -219,11 +223,96 @@ function timelineRow(call) {
     el('td', { class: 'mono', text: `${call.tool}@${call.version}` }),
     el('td', { class: 'mono', text: call.callId }),
     el('td', { class: 'mono', text: call.supervised }),
-    el('td', { class: `state-${call.state}`, 'data-testid': 'call-state', text: call.errorCode ? `${call.state} (${call.errorCode})` : call.state }),
-    el('td', { text: call.durationMs === undefined || call.durationMs === null ? '' : `${call.durationMs} ms` }),
-    el('td', { class: 'mono', 'data-testid': 'call-decisions', text: call.decisions.length ? call.decisions.join(' → ') : call.state === 'pending' ? '(being decided)' : '(no decider had an opinion)' }),
+    el('td', { class: `state-${call.state}`, 'data-testid': 'call-state' },
+      document.createTextNode(call.errorCode ? `${call.state} (${call.errorCode})` : call.state),
+      // A running call's latest progress (what `toolgate call` records; text only).
+      call.progress ? el('div', { class: 'hint progress', 'data-testid': 'call-progress', text: call.progress }) : undefined),
+    el('td', {
+      'data-testid': 'call-duration',
+      // A running call's time so far, counted on by the clock below.
+      'data-running-since': call.state === 'running' && call.startedAt ? call.startedAt : undefined,
+      text: call.durationMs === undefined || call.durationMs === null ? (call.state === 'running' && call.startedAt ? runningFor(call.startedAt) : '') : `${call.durationMs} ms`,
+    }),
+    el('td', { class: 'mono', 'data-testid': 'call-decisions', text: call.decisions.length ? call.decisions.join(' → ') : call.state === 'pending' ? '(being decided)' : 'no rule or setting applied' }),
     el('td', null, open),
   );
+}
+
+/** A running call's time so far, as the timeline shows it. */
+function runningFor(since) {
+  return `running ${Math.max(0, Math.round((Date.now() - since) / 1000))} s`;
+}
+
+/** Counts on the time of every running call shown (once a second). */
+function tickRunning() {
+  for (const cell of document.querySelectorAll('[data-running-since]')) cell.textContent = runningFor(Number(cell.dataset.runningSince));
+}
+
+// ---- chart: the calls over time ----
+
+/** The calls the chart draws (the newest {@link CHART_CALLS}), by session + call id. */
+const charted = new Map();
+const CHART_CALLS = 300;
+const CHART_LANES = 12;
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function svgEl(tag, attrs, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function chartCall(key, call) {
+  charted.delete(key);
+  charted.set(key, call);
+  if (charted.size > CHART_CALLS) charted.delete(charted.keys().next().value);
+  chartDirty = true;
+}
+
+let chartDirty = false;
+/**
+ * Each call a bar from when it was recorded to when it ended (a running one to now), in
+ * lanes so that calls at the same time do not overlap, coloured by state; the bar's title
+ * says which call it is. Drawn again once a second while anything changed or runs.
+ */
+function drawChart() {
+  const calls = [...charted.values()].sort((a, b) => a.createdAt - b.createdAt);
+  const running = calls.some((c) => c.endedAt === undefined || c.endedAt === null);
+  if (!chartDirty && !running) return;
+  chartDirty = false;
+  const box = document.getElementById('chart');
+  document.getElementById('no-chart').hidden = calls.length !== 0;
+  if (calls.length === 0) return box.replaceChildren();
+  const now = Date.now();
+  const endOf = (c) => (c.endedAt === undefined || c.endedAt === null ? now : c.endedAt);
+  const start = calls[0].createdAt;
+  const end = Math.max(now, ...calls.map(endOf));
+  const span = Math.max(end - start, 10_000);
+  const width = Math.max(300, (box.clientWidth || 800) - 2); // (its border: 2 px)
+  const laneHeight = 14;
+  const lanes = [];
+  const bars = calls.map((c) => {
+    let lane = lanes.findIndex((busyUntil) => busyUntil <= c.createdAt);
+    if (lane === -1) lane = lanes.length < CHART_LANES ? lanes.length : lanes.indexOf(Math.min(...lanes));
+    lanes[lane] = endOf(c);
+    return { c, lane };
+  });
+  const height = lanes.length * laneHeight + 22;
+  const x = (t) => ((t - start) / span) * (width - 2) + 1;
+  const picture = svgEl('svg', { width, height, viewBox: `0 0 ${width} ${height}`, preserveAspectRatio: 'xMinYMin meet', role: 'img', 'aria-label': `${calls.length} calls over time`, 'data-testid': 'chart-svg' });
+  for (const { c, lane } of bars) {
+    const duration = c.durationMs === undefined || c.durationMs === null ? `${c.state} for ${Math.round((endOf(c) - c.createdAt) / 1000)} s` : `${c.state}, ${c.durationMs} ms`;
+    const bar = svgEl('rect', {
+      x: x(c.createdAt), y: lane * laneHeight + 2, width: Math.max(2, x(endOf(c)) - x(c.createdAt)), height: laneHeight - 4, rx: 2,
+      class: `bar state-${c.state}`, 'data-testid': 'chart-bar', 'data-call-id': c.callId, 'data-state': c.state,
+    });
+    bar.append(svgEl('title', {}, `${c.tool}@${c.version} ${c.callId} (${c.supervised}): ${duration}${c.progress ? ` — ${c.progress}` : ''}`));
+    picture.append(bar);
+  }
+  const axis = lanes.length * laneHeight + 16;
+  picture.append(svgEl('text', { x: 1, y: axis, class: 'axis' }, time(start)), svgEl('text', { x: width - 1, y: axis, class: 'axis', 'text-anchor': 'end' }, time(end)));
+  box.replaceChildren(picture);
 }
 
 // ---- output viewer ----
@@ -264,6 +353,10 @@ document.addEventListener('DOMContentLoaded', async () => {
     }
   });
   loadCsrf().catch(() => undefined);
+  setInterval(() => {
+    tickRunning();
+    drawChart();
+  }, 1000);
   refreshQuestions();
   refreshSessions().catch(() => undefined);
   const status = document.getElementById('status');

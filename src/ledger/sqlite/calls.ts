@@ -7,7 +7,7 @@
 import type { DecisionRecord, ToolExecutionResult } from '../../types/result.js';
 import { failedResult } from '../../closeout/results.js';
 import { randomUUID } from 'node:crypto';
-import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallRecord, type Fence, type Lease, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
+import { INTERRUPTED_MESSAGE, type CallEnd, type CallJournal, type CallKey, type CallProgressDetail, type CallRecord, type Fence, type Lease, type LedgerEvent, type ListFilter, type NewCall, type RecordOutcome, type StoredResult } from '../call-store.js';
 import { boundedOutput } from '../bounded-output.js';
 import { checkPool, type CheckedRequest, type HeldLease, type LeaseKeeper } from '../lease-keeper.js';
 import { hostId, ownerAlive, processOwner, thisProcess } from '../owner.js';
@@ -328,6 +328,16 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
       const id = this.idOf(callId, session);
       if (id === undefined || this.sql.requestCancel.run(id).changes !== 1) return false;
       this.sql.event.run(id, now, 'cancel_requested', null);
+      return true;
+    });
+  }
+
+  progress(callId: string, session: string, progress: CallProgressDetail): boolean {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const row = this.sql.checkRow.get(callId, session);
+      if (row === undefined || row.state !== 'running') return false;
+      this.sql.event.run(row.id, now, 'progress', JSON.stringify(progress));
       return true;
     });
   }

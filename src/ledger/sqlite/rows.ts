@@ -15,7 +15,7 @@ export type EndState = Exclude<CallStatus, 'pending' | 'running'>;
  * `Ledger` exposes them through the asynchronous interface.
  */
 export type Synchronous<T> = {
-  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
+  [K in keyof T]: NonNullable<T[K]> extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
 };
 
 export interface CallRow {
