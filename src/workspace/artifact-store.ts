@@ -23,7 +23,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolExecutionError } from '../errors/errors.js';
-import { pinFolder, type PinnedFolder } from './pinned-folder.js';
+import { pinFolder, type PinnedFile, type PinnedFolder } from './pinned-folder.js';
 import { Workspace } from './workspace.js';
 
 /** Folder of registered artifacts, relative to the workspace root. */
@@ -160,10 +160,7 @@ async function moveIntoStore(workspace: Workspace, source: PinnedFolder, name: s
     const file = await store.openFile(name);
     let bytes: Uint8Array;
     try {
-      bytes = new Uint8Array(moved.size);
-      let at = 0;
-      for (let n = 1; n > 0 && at < bytes.length; at += n) n = (await file.read(bytes, at, bytes.length - at, at)).bytesRead;
-      bytes = bytes.subarray(0, at);
+      bytes = await readAll(file, moved.size);
     } finally {
       await file.close();
     }
@@ -208,14 +205,47 @@ function isRecord(value: unknown): value is ArtifactRecord {
     && typeof v.turn === 'string' && Number.isSafeInteger(v.size) && typeof v.sha256 === 'string' && typeof v.created === 'string';
 }
 
+/** The first `size` bytes of an open file (fewer when it is shorter). */
+async function readAll(file: PinnedFile, size: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (let n = 1; n > 0 && at < size; at += n) n = (await file.read(bytes, at, size - at, at)).bytesRead;
+  return bytes.subarray(0, at);
+}
+
+/**
+ * The bytes of `name` in the store folder of `id`, reached through the pinned folder (never
+ * through a link, the file opened checked inside the workspace), or `undefined` when it is not
+ * a regular file or is over `maxBytes`, or cannot be read.
+ */
+async function readStored(workspace: Workspace, id: string, name: string, maxBytes: number): Promise<Uint8Array | undefined> {
+  const rel = `${ARTIFACT_DIR}/${id}`;
+  try {
+    const { folder } = await pinFolder(workspace, workspace.resolve(rel), rel, { doing: 'read' });
+    try {
+      const file = await folder.openFile(name);
+      try {
+        const stat = await file.stat();
+        if (!stat.isFile() || stat.size > maxBytes) return undefined;
+        return await readAll(file, stat.size);
+      } finally {
+        await file.close();
+      }
+    } finally {
+      await folder.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 /** The record of `id`, or `undefined` (unknown, malformed id, damaged record, or a record file that is a link). */
 async function recordOf(workspace: Workspace, id: string): Promise<ArtifactRecord | undefined> {
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) return undefined;
+  const bytes = await readStored(workspace, id, RECORD_FILE, 65_536);
+  if (bytes === undefined) return undefined;
   try {
-    const file = workspace.resolve(`${ARTIFACT_DIR}/${id}/${RECORD_FILE}`);
-    const stat = await fs.lstat(file);
-    if (!stat.isFile() || stat.size > 65_536) return undefined;
-    const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
+    const parsed: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
     return isRecord(parsed) && parsed.id === id ? parsed : undefined;
   } catch {
     return undefined;
@@ -248,13 +278,6 @@ export async function readArtifact(workspace: Workspace | string, id: string): P
   const ws = asWorkspace(workspace);
   const record = await recordOf(ws, id);
   if (record === undefined) return undefined;
-  try {
-    const file = ws.resolve(`${ARTIFACT_DIR}/${id}/${record.name}`);
-    const stat = await fs.lstat(file);
-    if (!stat.isFile() || stat.size !== record.size) return undefined;
-    const bytes = await fs.readFile(file);
-    return bytes.length === record.size ? { record, bytes } : undefined;
-  } catch {
-    return undefined;
-  }
+  const bytes = await readStored(ws, id, record.name, record.size);
+  return bytes !== undefined && bytes.length === record.size ? { record, bytes } : undefined;
 }
