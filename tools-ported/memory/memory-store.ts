@@ -28,6 +28,8 @@ export const MEMORY_LIMITS = Object.freeze({
   tags: 16,
   /** Notes in one scope at most (forget some to remember more). */
   notes: 1000,
+  /** Notes in the whole file at most, every scope together (scopes are the model's to name). */
+  totalNotes: 10_000,
   /** Notes one search or list returns at most. */
   results: 50,
   /** Characters of a search query at most. */
@@ -147,6 +149,8 @@ export class MemoryStore {
     return this.db.transaction(() => {
       const { n } = this.db.prepare('SELECT count(*) AS n FROM notes WHERE scope = ?').get(scope) as { n: number };
       if (n >= MEMORY_LIMITS.notes) throw new ToolExecutionError(`this scope (${scope}) already holds ${MEMORY_LIMITS.notes} notes, the most it may; forget some with memory_forget first. Nothing was changed.`);
+      const { total } = this.db.prepare('SELECT count(*) AS total FROM notes').get() as { total: number };
+      if (total >= MEMORY_LIMITS.totalNotes) throw new ToolExecutionError(`this workspace's memory already holds ${MEMORY_LIMITS.totalNotes} notes in all scopes, the most it may; forget some with memory_forget first. Nothing was changed.`);
       const created = new Date().toISOString();
       const info = this.db.prepare('INSERT INTO notes (scope, text, tags, created) VALUES (?, ?, ?, ?)').run(scope, text, JSON.stringify(tags), created);
       return { id: Number(info.lastInsertRowid), text, tags, scope, created };
