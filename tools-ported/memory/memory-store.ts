@@ -116,6 +116,16 @@ export class MemoryStore {
   static open(workspaceRealRoot: string, env: NodeJS.ProcessEnv = process.env): MemoryStore {
     const file = memoryFile(workspaceRealRoot, env);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Notes may hold secrets: the file and its WAL and shared-memory companions are the
+    // owner's alone whatever the umask (made empty first, as the ledger's are).
+    for (const companion of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        fs.closeSync(fs.openSync(companion, fs.constants.O_CREAT | fs.constants.O_RDWR | fs.constants.O_NOFOLLOW, 0o600));
+        fs.chmodSync(companion, 0o600);
+      } catch {
+        // not ours to change: SQLite reports what matters
+      }
+    }
     const db = new Database(file, { timeout: 5000 });
     try {
       db.pragma('journal_mode = WAL');
