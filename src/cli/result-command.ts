@@ -14,6 +14,7 @@
 import { prunedResult } from '../ledger/store.js';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
 import { LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
+import { terminalSafe } from './terminal.js';
 
 
 /** Run `toolgate result`; `argv` are the arguments after `result`. */
@@ -48,7 +49,9 @@ export async function resultCommand(argv: string[], ctx: CliContext): Promise<nu
     if (values.json) {
       ctx.stdout.write(`${JSON.stringify({ state: call.state, session: call.session, size: stored.size, result: stored.result }, null, 2)}\n`);
     } else {
-      ctx.stdout.write(stored.fullOutput.endsWith('\n') ? stored.fullOutput : `${stored.fullOutput}\n`);
+      // A tool's output is the model's to choose: on a terminal, its escape sequences are shown, never acted on.
+      const text = (ctx.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(stored.fullOutput) : stored.fullOutput;
+      ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     }
     return EXIT.ok;
   } finally {

@@ -145,6 +145,20 @@ export class CallJournal {
       }
       return { result: outcome.result };
     }
+    if (outcome.kind === 'taken_over' || outcome.kind === 'recorded') {
+      // A stored call goes on with what was stored for it (its question and the answer that
+      // question got): the same id with another tool, revision or arguments is another
+      // request, which that answer must not run.
+      let earlier;
+      try {
+        earlier = await ledger.get(state.callId, session);
+      } catch (error) {
+        return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be read (${messageOf(error)}).` };
+      }
+      if (earlier !== undefined && (earlier.tool !== entry.tool || earlier.version !== entry.version || !isDeepStrictEqual(earlier.arguments, entry.arguments))) {
+        return { code: 'INVALID_ARGUMENTS', message: `call id ${state.callId} of session ${session} is stored for another request (${earlier.tool} ${earlier.version} with other arguments); it was not run. A new call needs a new call id.` };
+      }
+    }
     if (outcome.kind === 'in_progress') {
       const { record } = outcome;
       return {

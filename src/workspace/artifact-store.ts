@@ -23,6 +23,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolExecutionError } from '../errors/errors.js';
+import { pinFolder, type PinnedFile, type PinnedFolder } from './pinned-folder.js';
 import { Workspace } from './workspace.js';
 
 /** Folder of registered artifacts, relative to the workspace root. */
@@ -78,13 +79,12 @@ export async function prepareStaging(workspace: Workspace, turn: string, name: s
     throw new ToolExecutionError(`${JSON.stringify(String(name).slice(0, 200))} is not a plain file name: use letters, digits, ".", "_" and "-" (at most 128 characters, no folders), such as "report.csv".`);
   }
   const rel = `${ARTIFACT_STAGING_DIR}/${turnKey(turn)}`;
-  const dir = workspace.resolve(rel);
-  try {
-    await fs.mkdir(dir, { recursive: true });
-  } catch (error) {
-    throw new ToolExecutionError(`cannot make the staging folder ${rel} (${(error as NodeJS.ErrnoException).code}).`);
-  }
-  workspace.resolve(rel); // still inside once made
+  // Made one folder at a time, never through a link (a folder swapped for one meanwhile is refused).
+  const { folder } = await pinFolder(workspace, workspace.resolve(rel), rel, {
+    create: true, doing: 'made',
+    failure: (error) => new ToolExecutionError(`cannot make the staging folder ${rel} (${error.code ?? error.message}).`),
+  });
+  await folder.close();
   return `${rel}/${name}`;
 }
 
@@ -119,12 +119,23 @@ export async function registerArtifact(workspace: Workspace, input: string, opti
   const shown = workspace.relative(from);
   const storeRoot = workspace.resolve(ARTIFACT_DIR);
   if (from === storeRoot || from.startsWith(storeRoot + path.sep)) throw new ToolExecutionError(`${shown} is already in the artifact store; nothing was registered.`);
-  let stat;
+  // Both folders are held open (pinned) from here on: the file checked is the file moved, even
+  // when a folder on either path is swapped for a link meanwhile.
+  const source = (await pinFolder(workspace, parent, shown, {
+    doing: 'registered',
+    failure: (error) => new ToolExecutionError(error.code === 'ENOENT' ? `${shown} does not exist; write the file first (artifact_prepare names a path for it).` : `cannot read ${shown} (${error.code ?? error.message}).`),
+  })).folder;
   try {
-    stat = await fs.lstat(from);
-  } catch (error) {
-    throw new ToolExecutionError(codeOf(error) === 'ENOENT' ? `${shown} does not exist; write the file first (artifact_prepare names a path for it).` : `cannot read ${shown} (${codeOf(error)}).`);
+    return await moveIntoStore(workspace, source, name, shown, options);
+  } finally {
+    await source.close();
   }
+}
+
+/** {@link registerArtifact} once the file's folder is pinned. */
+async function moveIntoStore(workspace: Workspace, source: PinnedFolder, name: string, shown: string, options: { turn: string; title?: string | undefined }): Promise<ArtifactRecord> {
+  const stat = await source.lstat(name);
+  if (stat === undefined) throw new ToolExecutionError(`${shown} does not exist; write the file first (artifact_prepare names a path for it).`);
   if (stat.isSymbolicLink()) throw new ToolExecutionError(`${shown} is a symbolic link; register the file itself, not a link to it. Nothing was registered.`);
   if (stat.isDirectory()) throw new ToolExecutionError(`${shown} is a folder; register one regular file (pack a folder into an archive first). Nothing was registered.`);
   if (!stat.isFile()) throw new ToolExecutionError(`${shown} is not a regular file; nothing was registered.`);
@@ -132,30 +143,60 @@ export async function registerArtifact(workspace: Workspace, input: string, opti
   if (!NAME_PATTERN.test(name)) throw new ToolExecutionError(`${JSON.stringify(name.slice(0, 200))} is not a plain file name (letters, digits, ".", "_" and "-"); rename the file first. Nothing was registered.`);
   if ((await ids(workspace)).length >= MAX_ARTIFACTS) throw new ToolExecutionError(`the artifact store already holds ${MAX_ARTIFACTS} artifacts; nothing was registered.`);
   const id = `art_${crypto.randomBytes(8).toString('hex')}`;
-  const dir = path.join(storeRoot, id);
-  await fs.mkdir(dir, { recursive: true });
-  if (workspace.resolve(`${ARTIFACT_DIR}/${id}`) !== dir) throw new ToolExecutionError('the artifact store moved while registering; nothing was registered.');
-  const to = path.join(dir, name);
+  const rel = `${ARTIFACT_DIR}/${id}`;
+  const store = (await pinFolder(workspace, path.join(workspace.realRoot, ...rel.split('/')), rel, { create: true, doing: 'made' })).folder;
   try {
-    await fs.rename(from, to);
+    try {
+      await fs.rename(source.at(name), store.at(name));
+    } catch (error) {
+      throw new ToolExecutionError(`cannot move ${shown} into the artifact store (${codeOf(error)}); nothing was registered.`);
+    }
+    // What moved must be the file that was checked (not a link or folder swapped in since).
+    const moved = await store.lstat(name);
+    if (moved === undefined || !moved.isFile() || moved.ino !== stat.ino || moved.dev !== stat.dev) {
+      await fs.rename(store.at(name), source.at(name)).catch(() => undefined);
+      throw new ToolExecutionError(`${shown} changed while it was registered; nothing was registered.`);
+    }
+    const file = await store.openFile(name);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readAll(file, moved.size);
+    } finally {
+      await file.close();
+    }
+    const record: ArtifactRecord = {
+      id, name, ...(options.title ? { title: options.title } : {}), turn: options.turn, size: bytes.length,
+      sha256: crypto.createHash('sha256').update(bytes).digest('hex'), created: new Date().toISOString(), source: shown,
+    };
+    const out = await store.createFile(RECORD_FILE);
+    try {
+      await out.writeFile(JSON.stringify(record, null, 2) + '\n');
+    } finally {
+      await out.close();
+    }
+    return record;
   } catch (error) {
-    await fs.rm(dir, { recursive: true, force: true });
-    throw new ToolExecutionError(`cannot move ${shown} into the artifact store (${codeOf(error)}); nothing was registered.`);
+    // Nothing half-made is left: the id's folder goes (its file was moved back, or never came).
+    await store.close();
+    await removeStoreFolder(workspace, id);
+    throw error;
+  } finally {
+    await store.close();
   }
-  // What moved must be the file that was checked (not a link or folder swapped in since).
-  const moved = await fs.lstat(to);
-  if (!moved.isFile() || moved.ino !== stat.ino || moved.dev !== stat.dev) {
-    await fs.rename(to, from).catch(() => undefined);
-    await fs.rm(dir, { recursive: true, force: true });
-    throw new ToolExecutionError(`${shown} changed while it was registered; nothing was registered.`);
+}
+
+/** Remove the store folder of `id` (after a failed registration), through the pinned store root. */
+async function removeStoreFolder(workspace: Workspace, id: string): Promise<void> {
+  try {
+    const root = (await pinFolder(workspace, path.join(workspace.realRoot, ...ARTIFACT_DIR.split('/')), ARTIFACT_DIR)).folder;
+    try {
+      await fs.rm(root.at(id), { recursive: true, force: true });
+    } finally {
+      await root.close();
+    }
+  } catch {
+    // the store root is gone or changed: nothing of ours to remove there
   }
-  const bytes = await fs.readFile(to);
-  const record: ArtifactRecord = {
-    id, name, ...(options.title ? { title: options.title } : {}), turn: options.turn, size: bytes.length,
-    sha256: crypto.createHash('sha256').update(bytes).digest('hex'), created: new Date().toISOString(), source: shown,
-  };
-  await fs.writeFile(path.join(dir, RECORD_FILE), JSON.stringify(record, null, 2) + '\n', { flag: 'wx' });
-  return record;
 }
 
 function isRecord(value: unknown): value is ArtifactRecord {
@@ -164,14 +205,47 @@ function isRecord(value: unknown): value is ArtifactRecord {
     && typeof v.turn === 'string' && Number.isSafeInteger(v.size) && typeof v.sha256 === 'string' && typeof v.created === 'string';
 }
 
+/** The first `size` bytes of an open file (fewer when it is shorter). */
+async function readAll(file: PinnedFile, size: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (let n = 1; n > 0 && at < size; at += n) n = (await file.read(bytes, at, size - at, at)).bytesRead;
+  return bytes.subarray(0, at);
+}
+
+/**
+ * The bytes of `name` in the store folder of `id`, reached through the pinned folder (never
+ * through a link, the file opened checked inside the workspace), or `undefined` when it is not
+ * a regular file or is over `maxBytes`, or cannot be read.
+ */
+async function readStored(workspace: Workspace, id: string, name: string, maxBytes: number): Promise<Uint8Array | undefined> {
+  const rel = `${ARTIFACT_DIR}/${id}`;
+  try {
+    const { folder } = await pinFolder(workspace, workspace.resolve(rel), rel, { doing: 'read' });
+    try {
+      const file = await folder.openFile(name);
+      try {
+        const stat = await file.stat();
+        if (!stat.isFile() || stat.size > maxBytes) return undefined;
+        return await readAll(file, stat.size);
+      } finally {
+        await file.close();
+      }
+    } finally {
+      await folder.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 /** The record of `id`, or `undefined` (unknown, malformed id, damaged record, or a record file that is a link). */
 async function recordOf(workspace: Workspace, id: string): Promise<ArtifactRecord | undefined> {
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) return undefined;
+  const bytes = await readStored(workspace, id, RECORD_FILE, 65_536);
+  if (bytes === undefined) return undefined;
   try {
-    const file = workspace.resolve(`${ARTIFACT_DIR}/${id}/${RECORD_FILE}`);
-    const stat = await fs.lstat(file);
-    if (!stat.isFile() || stat.size > 65_536) return undefined;
-    const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
+    const parsed: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
     return isRecord(parsed) && parsed.id === id ? parsed : undefined;
   } catch {
     return undefined;
@@ -204,13 +278,6 @@ export async function readArtifact(workspace: Workspace | string, id: string): P
   const ws = asWorkspace(workspace);
   const record = await recordOf(ws, id);
   if (record === undefined) return undefined;
-  try {
-    const file = ws.resolve(`${ARTIFACT_DIR}/${id}/${record.name}`);
-    const stat = await fs.lstat(file);
-    if (!stat.isFile() || stat.size !== record.size) return undefined;
-    const bytes = await fs.readFile(file);
-    return bytes.length === record.size ? { record, bytes } : undefined;
-  } catch {
-    return undefined;
-  }
+  const bytes = await readStored(ws, id, record.name, record.size);
+  return bytes !== undefined && bytes.length === record.size ? { record, bytes } : undefined;
 }

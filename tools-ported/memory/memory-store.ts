@@ -28,6 +28,8 @@ export const MEMORY_LIMITS = Object.freeze({
   tags: 16,
   /** Notes in one scope at most (forget some to remember more). */
   notes: 1000,
+  /** Notes in the whole file at most, every scope together (scopes are the model's to name). */
+  totalNotes: 10_000,
   /** Notes one search or list returns at most. */
   results: 50,
   /** Characters of a search query at most. */
@@ -114,6 +116,16 @@ export class MemoryStore {
   static open(workspaceRealRoot: string, env: NodeJS.ProcessEnv = process.env): MemoryStore {
     const file = memoryFile(workspaceRealRoot, env);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Notes may hold secrets: the file and its WAL and shared-memory companions are the
+    // owner's alone whatever the umask (made empty first, as the ledger's are).
+    for (const companion of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        fs.closeSync(fs.openSync(companion, fs.constants.O_CREAT | fs.constants.O_RDWR | fs.constants.O_NOFOLLOW, 0o600));
+        fs.chmodSync(companion, 0o600);
+      } catch {
+        // not ours to change: SQLite reports what matters
+      }
+    }
     const db = new Database(file, { timeout: 5000 });
     try {
       db.pragma('journal_mode = WAL');
@@ -147,6 +159,8 @@ export class MemoryStore {
     return this.db.transaction(() => {
       const { n } = this.db.prepare('SELECT count(*) AS n FROM notes WHERE scope = ?').get(scope) as { n: number };
       if (n >= MEMORY_LIMITS.notes) throw new ToolExecutionError(`this scope (${scope}) already holds ${MEMORY_LIMITS.notes} notes, the most it may; forget some with memory_forget first. Nothing was changed.`);
+      const { total } = this.db.prepare('SELECT count(*) AS total FROM notes').get() as { total: number };
+      if (total >= MEMORY_LIMITS.totalNotes) throw new ToolExecutionError(`this workspace's memory already holds ${MEMORY_LIMITS.totalNotes} notes in all scopes, the most it may; forget some with memory_forget first. Nothing was changed.`);
       const created = new Date().toISOString();
       const info = this.db.prepare('INSERT INTO notes (scope, text, tags, created) VALUES (?, ?, ?, ?)').run(scope, text, JSON.stringify(tags), created);
       return { id: Number(info.lastInsertRowid), text, tags, scope, created };
