@@ -105,8 +105,15 @@ export interface McpOAuthConfig {
   scope?: string;
   /** Loopback port of the redirect listener (a fixed port for servers that register redirect URIs exactly). Default 0: a free port. */
   redirectPort?: number;
-  /** `authorization_code` (a person approves once) or `client_credentials` (a machine client: `clientId` and `clientSecret` needed). Default `authorization_code`. */
+  /**
+   * `authorization_code` (a person approves once) or `client_credentials` (a machine client:
+   * `clientId` and either `clientSecret` or `privateKeyFile`). Default `authorization_code`.
+   */
   grant?: 'authorization_code' | 'client_credentials';
+  /** PEM file of the client's private key: the client authenticates with a signed JWT (`private_key_jwt`, RFC 7523); relative to the config file's folder. Default none. */
+  privateKeyFile?: string;
+  /** JWS algorithm of that key (`ES256`, `RS256`, ...). Default `ES256`. */
+  signingAlgorithm?: string;
 }
 
 /** One entry of `mcpServers`. */
@@ -134,7 +141,7 @@ interface ToolsConfig {
 const COMMON_KEYS = ['trusted', 'timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs', 'requiresConfirmation', 'disabled'];
 const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', ...COMMON_KEYS]);
 const HTTP_KEYS = new Set(['url', 'headers', 'oauth', ...COMMON_KEYS]);
-const OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'tokenEndpointAuthMethod', 'clientMetadataUrl', 'scope', 'redirectPort', 'grant']);
+const OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'tokenEndpointAuthMethod', 'clientMetadataUrl', 'scope', 'redirectPort', 'grant', 'privateKeyFile', 'signingAlgorithm']);
 
 /**
  * Check an `mcpServers` object (from a config file or from code).
@@ -194,6 +201,10 @@ export function checkMcpServers(servers: unknown, where = 'mcpServers', baseDir 
       checkStringMap(entry.headers, 'headers', bad);
       checkOAuth(entry, bad);
       out[name] = { ...(entry as unknown as McpHttpServerConfig) };
+      const oauth = (entry.oauth ?? undefined) as McpOAuthConfig | true | undefined;
+      if (oauth !== undefined && oauth !== true && oauth.privateKeyFile !== undefined) {
+        (out[name] as McpHttpServerConfig).oauth = { ...oauth, privateKeyFile: path.resolve(baseDir, oauth.privateKeyFile) };
+      }
     }
     delete (out[name] as { type?: unknown }).type;
   }
@@ -223,14 +234,15 @@ function checkOAuth(entry: Record<string, unknown>, bad: (problem: string) => Er
   if (oauth === null || typeof oauth !== 'object' || Array.isArray(oauth)) throw bad('oauth must be true or an object');
   const o = oauth as Record<string, unknown>;
   for (const key of Object.keys(o)) if (!OAUTH_KEYS.has(key)) throw bad(`oauth has an unknown field ${JSON.stringify(key)}; allowed: ${[...OAUTH_KEYS].join(', ')}`);
-  for (const key of ['clientId', 'clientSecret', 'scope', 'clientMetadataUrl']) {
+  for (const key of ['clientId', 'clientSecret', 'scope', 'clientMetadataUrl', 'privateKeyFile', 'signingAlgorithm']) {
     if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === '')) throw bad(`oauth.${key} must be a non-empty string`);
   }
   if (o.clientMetadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(o.clientMetadataUrl as string)) throw bad('oauth.clientMetadataUrl must be an https: URL with a path');
   if (o.tokenEndpointAuthMethod !== undefined && !['client_secret_basic', 'client_secret_post', 'none'].includes(o.tokenEndpointAuthMethod as string)) throw bad('oauth.tokenEndpointAuthMethod must be client_secret_basic, client_secret_post or none');
   if (o.redirectPort !== undefined && (typeof o.redirectPort !== 'number' || !Number.isInteger(o.redirectPort) || o.redirectPort < 0 || o.redirectPort > 65535)) throw bad('oauth.redirectPort must be a TCP port number (0: a free one)');
   if (o.grant !== undefined && o.grant !== 'authorization_code' && o.grant !== 'client_credentials') throw bad('oauth.grant must be authorization_code or client_credentials');
-  if (o.grant === 'client_credentials' && (o.clientId === undefined || o.clientSecret === undefined)) throw bad('oauth.grant client_credentials needs clientId and clientSecret');
+  if (o.grant === 'client_credentials' && (o.clientId === undefined || (o.clientSecret === undefined) === (o.privateKeyFile === undefined))) throw bad('oauth.grant client_credentials needs clientId and one of clientSecret or privateKeyFile');
+  if (o.privateKeyFile !== undefined && o.grant !== 'client_credentials') throw bad('oauth.privateKeyFile needs grant client_credentials');
 }
 
 function checkStringMap(value: unknown, field: string, bad: (problem: string) => Error): void {

@@ -27,7 +27,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { auth, extractWWWAuthenticateParams, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, extractWWWAuthenticateParams, UnauthorizedError, type AddClientAuthentication, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpOAuthConfig } from './config.js';
@@ -107,10 +108,18 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private expectedState: string | undefined;
   private listener: { server: http.Server; port: number; code: Promise<string> } | undefined;
+  /** A signed client assertion (`private_key_jwt`) when the config names a private key. */
+  readonly addClientAuthentication?: AddClientAuthentication;
 
+  /** @throws Error when the config's private key file cannot be read. */
   constructor(private readonly options: BridgeOAuthOptions) {
     this.file = oauthFile(options.stateDir, options.server, options.url);
     this.stored = this.read();
+    const { privateKeyFile, clientId, signingAlgorithm } = options.config;
+    if (privateKeyFile !== undefined && clientId !== undefined) {
+      const privateKey = fs.readFileSync(privateKeyFile, 'utf8');
+      this.addClientAuthentication = createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg: signingAlgorithm ?? 'ES256' });
+    }
   }
 
   private read(): StoredOAuth {
@@ -149,7 +158,8 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
       redirect_uris: redirect === undefined ? [] : [redirect],
       grant_types: this.clientCredentials ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
       response_types: this.clientCredentials ? [] : ['code'],
-      ...(this.options.config.tokenEndpointAuthMethod === undefined ? {} : { token_endpoint_auth_method: this.options.config.tokenEndpointAuthMethod }),
+      ...(this.addClientAuthentication !== undefined ? { token_endpoint_auth_method: 'private_key_jwt' }
+        : this.options.config.tokenEndpointAuthMethod === undefined ? {} : { token_endpoint_auth_method: this.options.config.tokenEndpointAuthMethod }),
       ...(scope === undefined ? {} : { scope }),
     };
   }
