@@ -96,6 +96,7 @@ describe('bridging an MCP server that uses OAuth', () => {
     const one = await call();
     assert.equal(one.code, 0, one.stderr);
     assert.match(one.stdout, /echo: hi/);
+    assert.match(one.stderr, /mcp_server_connected/, 'the log is on (level trace), so a token in it would be seen');
 
     server.provider.expireAccessTokens();
     const two = await call();
