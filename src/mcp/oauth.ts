@@ -30,6 +30,7 @@ import path from 'node:path';
 import { auth, extractWWWAuthenticateParams, UnauthorizedError, type AddClientAuthentication, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpOAuthConfig } from './config.js';
 
@@ -136,8 +137,16 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     writePrivate(this.file, `${JSON.stringify(this.stored)}\n`);
   }
 
+  /** A grant without a person (no redirect, no login). */
   private get clientCredentials(): boolean {
-    return this.options.config.grant === 'client_credentials';
+    return this.options.config.grant === 'client_credentials' || this.options.config.grant === 'identity_assertion';
+  }
+
+  /** What discovery found (this process only): the issuer and resource an identity assertion names. */
+  private discovered: OAuthDiscoveryState | undefined;
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovered = state;
   }
 
   /** The loopback redirect URI; `undefined` for the client-credentials grant (no person, no redirect). */
@@ -171,7 +180,11 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
 
   clientInformation(): OAuthClientInformationMixed | undefined {
     const { clientId, clientSecret } = this.options.config;
-    if (clientId !== undefined) return clientSecret === undefined ? { client_id: clientId } : { client_id: clientId, client_secret: clientSecret };
+    if (clientId !== undefined) {
+      // An identity assertion grant authenticates the client with HTTP Basic (RFC 7523 section 5, SEP-990).
+      const method = this.options.config.grant === 'identity_assertion' ? { token_endpoint_auth_method: 'client_secret_basic' } : {};
+      return clientSecret === undefined ? { client_id: clientId } : { client_id: clientId, client_secret: clientSecret, ...method };
+    }
     // A client registered for another loopback port registers again (its redirect URI would be refused).
     if (this.stored.client !== undefined && this.stored.registeredRedirect !== undefined && this.listener !== undefined && this.stored.registeredRedirect !== this.redirectUrl) return undefined;
     return this.stored.client;
@@ -213,11 +226,40 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    if (this.options.config.grant === 'identity_assertion') {
+      return new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await this.identityAssertion(), ...(scope ? { scope } : {}) });
+    }
     if (!this.clientCredentials) return undefined;
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) params.set('scope', scope);
     return params;
+  }
+
+  /**
+   * Trade the person's ID token for an identity assertion authorization grant (ID-JAG) at the
+   * identity provider (token exchange, RFC 8693; SEP-990), for this server's authorization
+   * server and resource.
+   * @throws Error when the ID token cannot be read or the identity provider refuses.
+   */
+  private async identityAssertion(): Promise<string> {
+    const { idpTokenEndpoint, idpClientId, idTokenFile } = this.options.config;
+    const issuer = this.discovered?.authorizationServerMetadata?.issuer ?? this.discovered?.authorizationServerUrl;
+    if (issuer === undefined) throw new Error('identity assertion: the authorization server was not discovered');
+    const resource = this.discovered?.resourceMetadata?.resource ?? this.options.url;
+    const body = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+      audience: issuer,
+      resource,
+      subject_token: fs.readFileSync(idTokenFile!, 'utf8').trim(),
+      subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+      client_id: idpClientId!,
+    });
+    const answer = await fetch(idpTokenEndpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const parsed = (await answer.json().catch(() => ({}))) as { access_token?: unknown; error?: unknown };
+    if (!answer.ok || typeof parsed.access_token !== 'string') throw new Error(`the identity provider refused the token exchange (HTTP ${answer.status}${typeof parsed.error === 'string' ? `, ${parsed.error.slice(0, 100)}` : ''})`);
+    return parsed.access_token;
   }
 
   /** Listen on loopback for the redirect (before the SDK builds the authorization URL, so that the port is known). */
