@@ -41,7 +41,7 @@ import type { McpOAuthConfig } from './config.js';
 export type OAuthAuthorizer = (server: string, authorizationUrl: URL) => Promise<void>;
 
 /** A server needs the person to authorize toolgate, and this bridge cannot ask (no authorizer). */
-export class OAuthLoginNeededError extends Error {
+class OAuthLoginNeededError extends Error {
   constructor(readonly server: string) {
     super(`the MCP server ${JSON.stringify(server)} needs authorization (OAuth): run "toolgate mcp login ${server} --config FILE" once, open the URL it prints and approve; the tokens are then kept in the state folder and refreshed`);
     this.name = 'OAuthLoginNeededError';
