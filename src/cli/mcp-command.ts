@@ -3,7 +3,7 @@
  * HTTP.
  *
  * ```
- * toolgate mcp login SERVER --config FILE [--state-dir DIR]   (a bridged server's OAuth login: src/cli/mcp-login-command.ts)
+ * toolgate mcp login SERVER --config FILE   (a bridged server's OAuth login: src/cli/mcp-login-command.ts)
  * toolgate mcp [--http [--port N] [--host ADDR] [--no-token] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
  *              [--workspace DIR] [--mode default|explore|plan]
  *              [--scoped-write DIR]... [--tool NAME]... [--tag T]... [--yes] [--config FILE]

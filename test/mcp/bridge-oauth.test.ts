@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { McpBridge, ToolRegistry } from 'toolgate';
+import { checkMcpServers } from '../../src/mcp/config.js';
 import { oauthFile } from '../../src/mcp/oauth.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
 import { BIN, REPO_ROOT, runCli } from '../helpers.js';
@@ -45,6 +46,22 @@ function login(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number |
     child.on('close', (code) => resolve({ code, stderr }));
   });
 }
+
+test('an oauth section that does not fit is refused, naming the field', () => {
+  const url = 'https://mcp.example.com/mcp';
+  const refused: Array<[unknown, RegExp]> = [
+    [{ url, oauth: true, headers: { authorization: 'Bearer x' } }, /both "oauth" and an Authorization header/],
+    [{ url, oauth: { clientSecrets: 'x' } }, /oauth has an unknown field "clientSecrets"/],
+    [{ url, oauth: { grant: 'client_credentials', clientId: 'a' } }, /needs clientId and one of clientSecret or privateKeyFile/],
+    [{ url, oauth: { grant: 'identity_assertion', clientId: 'a', clientSecret: 'b' } }, /needs clientId, clientSecret, idpTokenEndpoint/],
+    [{ url, oauth: { clientMetadataUrl: 'http://example.com/x' } }, /clientMetadataUrl must be an https: URL/],
+    [{ url, oauth: { redirectPort: 70000 } }, /redirectPort must be a TCP port/],
+    [{ url, oauth: 'yes' }, /oauth must be true or an object/],
+  ];
+  for (const [entry, message] of refused) assert.throws(() => checkMcpServers({ remote: entry }), message);
+  const checked = checkMcpServers({ remote: { url, oauth: { grant: 'client_credentials', clientId: 'a', privateKeyFile: 'key.pem' } } }, 'mcpServers', '/etc/toolgate');
+  assert.deepEqual((checked.remote as { oauth: unknown }).oauth, { grant: 'client_credentials', clientId: 'a', privateKeyFile: '/etc/toolgate/key.pem' });
+});
 
 describe('bridging an MCP server that uses OAuth', () => {
   let server: OAuthMcpServer;
@@ -79,6 +96,14 @@ describe('bridging an MCP server that uses OAuth', () => {
       await bridge.close();
     }
     assert.equal(fs.existsSync(oauthFile(path.join(root, 'other'), 'remote', server.url)) && JSON.parse(fs.readFileSync(oauthFile(path.join(root, 'other'), 'remote', server.url), 'utf8')).tokens !== undefined, false);
+  });
+
+  test('login refuses a server without an oauth section', async () => {
+    const other = path.join(root, 'plain.config.json');
+    fs.writeFileSync(other, JSON.stringify({ mcpServers: { plain: { url: server.url } } }));
+    const run = await runCli(['mcp', 'login', 'plain', '--config', other], { env });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /has no "oauth" section/);
   });
 
   test('login stores the tokens in a 0600 file; calls run, a refused token is refreshed, and no token is printed, logged or recorded', async () => {
