@@ -78,8 +78,9 @@ export type { TurnLimits } from './agents/turn-limits.js';
 // MCP: bridging servers in, serving the tools out, the config file.
 export { McpBridge, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
 export {
-  loadConfig, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig,
+  loadConfig, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpOAuthConfig,
 } from './mcp/config.js';
+export type { OAuthAuthorizer } from './mcp/oauth.js';
 export { createMcpServer, type McpServeOptions, type McpServerHandle } from './mcp/server.js';
 export { serveStdio } from './mcp/stdio-server.js';
 export { serveHttp, type McpHttpOptions } from './mcp/http-server.js';

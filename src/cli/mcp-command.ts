@@ -3,6 +3,7 @@
  * HTTP.
  *
  * ```
+ * toolgate mcp login SERVER --config FILE   (a bridged server's OAuth login: src/cli/mcp-login-command.ts)
  * toolgate mcp [--http [--port N] [--host ADDR] [--no-token] [--max-sessions N] [--session-idle-ms MS] [--poll-after-ms MS]]
  *              [--workspace DIR] [--mode default|explore|plan]
  *              [--scoped-write DIR]... [--tool NAME]... [--tag T]... [--yes] [--config FILE]
@@ -28,6 +29,7 @@ import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, ledgerOptio
  * SIGINT or SIGTERM arrives, or the context's signal aborts.
  */
 export async function mcpCommand(argv: string[], ctx: CliContext): Promise<number> {
+  if (argv[0] === 'login') return (await import('./mcp-login-command.js')).mcpLoginCommand(argv.slice(1), ctx);
   const { values, positionals } = parse(argv, {
     http: { type: 'boolean' },
     port: { type: 'string' },

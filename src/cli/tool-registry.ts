@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createLogger, type Logger, type LevelWithSilent } from '../logging/logger.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import { loadConfig } from '../mcp/config.js';
+import { defaultStateDir } from '../ledger/paths.js';
 import { ToolRegistry } from '../registry/registry.js';
 import { loadToolFolders, toolFolderProblem, type ToolFolder, type ToolFoldersOptions } from '../system/tool-folders.js';
 import { UsageError, type CliContext } from './context.js';
@@ -115,6 +116,9 @@ export async function bridgeConfigured(
   const { McpBridge } = await import('../mcp/bridge.js');
   const bridge = await McpBridge.connect(registry, loaded.config.mcpServers, {
     logger: log(), onToolsChanged: () => onToolsChanged?.(), childEnv: { [BRIDGED_CONFIGS_ENV]: [...above, file].join(path.delimiter), ...stateHome },
+    // Servers with `oauth` keep their tokens here; no authorizer: one that needs the person
+    // fails to start with an error naming `toolgate mcp login` (src/mcp/oauth.ts).
+    oauthStateDir: defaultStateDir(ctx.env),
   });
   // The log's level is `error` by default; a server that did not start must not vanish silently.
   for (const status of bridge.status()) {

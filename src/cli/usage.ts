@@ -45,6 +45,10 @@ const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--no-token] 
                and closes one idle for --session-idle-ms (default 1800000, 30 min);
                --lazy-domains lists tools with a domain only after the client's
                request_tools asks for it (--tag-domain puts a tag's tools in a domain)
+  toolgate mcp login SERVER --config FILE
+               authorize toolgate at a bridged MCP server that uses OAuth: prints the
+               URL to open, waits for the browser's redirect on loopback, keeps the
+               tokens in the state folder (mode 0600; docs/mcp.md)
 `;
 /** Usage lines of `toolgate policy`. */
 const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_JSON]

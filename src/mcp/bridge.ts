@@ -41,6 +41,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { TOOL_LOG_LEVELS, type JsonSchema, type SampleRequest, type ToolContext, type ToolLogLevel } from '../types/tool.js';
 import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
 import { assignProxyNames, serverPrefix } from './proxy-names.js';
+import { BridgeOAuthProvider, oauthFetch, type OAuthAuthorizer } from './oauth.js';
 
 /** Default per-request timeout of a bridged call without progress, in ms (the SDK's default). */
 const DEFAULT_MCP_TIMEOUT_MS = 60_000;
@@ -74,6 +75,17 @@ export interface McpBridgeOptions {
    * for a server reached as its config says. Default: every server is reached as its config says.
    */
   transportFor?: (server: string, config: McpServerConfig) => Transport | undefined;
+  /**
+   * State folder where servers with `oauth` keep their token files (`mcp-oauth/`, mode 0600;
+   * src/mcp/oauth.ts). Default none: such servers fail to start, saying so.
+   */
+  oauthStateDir?: string;
+  /**
+   * Shows the person an authorization URL (the interactive OAuth step; the redirect comes back
+   * to a loopback listener). Default none: a server that needs the person fails to start with
+   * an error naming `toolgate mcp login <server>`.
+   */
+  oauthAuthorizer?: OAuthAuthorizer;
 }
 
 /** State of one bridged server. */
@@ -313,7 +325,13 @@ export class McpBridge {
     if (given !== undefined) return given;
     if ('url' in config) {
       const http = config as McpHttpServerConfig;
-      return new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { ...(http.headers ?? {}) } } });
+      const requestInit = { headers: { ...(http.headers ?? {}) } };
+      if (http.oauth === undefined) return new StreamableHTTPClientTransport(new URL(http.url), { requestInit });
+      if (this.options.oauthStateDir === undefined) throw new Error('it uses OAuth, and this bridge has no state folder to keep its tokens in (oauthStateDir)');
+      const provider = new BridgeOAuthProvider({
+        server: conn.name, url: http.url, config: http.oauth === true ? {} : http.oauth, stateDir: this.options.oauthStateDir, authorizer: this.options.oauthAuthorizer,
+      });
+      return new StreamableHTTPClientTransport(new URL(http.url), { requestInit, fetch: oauthFetch(provider, http.url) });
     }
     const stdio = config as McpStdioServerConfig;
     // The allowlist shell commands get, then what the config names (the operator's choice,

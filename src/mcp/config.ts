@@ -81,6 +81,49 @@ export interface McpHttpServerConfig extends McpServerCommon {
   url: string;
   /** HTTP headers sent with every request (authorisation, say). Default none. */
   headers?: Record<string, string>;
+  /**
+   * The server uses OAuth 2.1 (MCP authorization): `true` or the settings below. toolgate
+   * discovers the authorization server, registers itself (dynamic registration, or a client ID
+   * metadata document) unless a client is given, authorizes with PKCE through a loopback
+   * redirect (`toolgate mcp login <server>`), and keeps the tokens in the state folder (mode
+   * 0600), refreshing them. Not together with an `Authorization` header. Default: no OAuth.
+   */
+  oauth?: true | McpOAuthConfig;
+}
+
+/** The `oauth` settings of a streamable HTTP server; every field is optional. */
+export interface McpOAuthConfig {
+  /** A client registered beforehand with the authorization server (no dynamic registration). Default none. */
+  clientId?: string;
+  /** That client's secret (confidential clients). Default none. */
+  clientSecret?: string;
+  /** How the client authenticates at the token endpoint (`client_secret_basic`, `client_secret_post`, `none`). Default: what the server supports. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** HTTPS URL of a client ID metadata document, used as the client ID where the server accepts one. Default none. */
+  clientMetadataUrl?: string;
+  /** Scope to ask for when the server names none. Default: the server's. */
+  scope?: string;
+  /** Loopback port of the redirect listener (a fixed port for servers that register redirect URIs exactly). Default 0: a free port. */
+  redirectPort?: number;
+  /**
+   * `authorization_code` (a person approves once); `client_credentials` (a machine client:
+   * `clientId` and either `clientSecret` or `privateKeyFile`); `identity_assertion` (enterprise
+   * cross-app access, SEP-990: the person's ID token from `idTokenFile` is exchanged at the
+   * identity provider's `idpTokenEndpoint` for an authorization grant, which the server's
+   * authorization server trades for an access token; needs `clientId`, `clientSecret`,
+   * `idpClientId`). Default `authorization_code`.
+   */
+  grant?: 'authorization_code' | 'client_credentials' | 'identity_assertion';
+  /** PEM file of the client's private key: the client authenticates with a signed JWT (`private_key_jwt`, RFC 7523); relative to the config file's folder. Default none. */
+  privateKeyFile?: string;
+  /** JWS algorithm of that key (`ES256`, `RS256`, ...). Default `ES256`. */
+  signingAlgorithm?: string;
+  /** `identity_assertion`: the identity provider's token endpoint (token exchange, RFC 8693). */
+  idpTokenEndpoint?: string;
+  /** `identity_assertion`: toolgate's client ID at the identity provider. */
+  idpClientId?: string;
+  /** `identity_assertion`: file holding the person's ID token from the identity provider (read at each exchange); relative to the config file's folder. */
+  idTokenFile?: string;
 }
 
 /** One entry of `mcpServers`. */
@@ -107,7 +150,8 @@ interface ToolsConfig {
 
 const COMMON_KEYS = ['trusted', 'timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs', 'requiresConfirmation', 'disabled'];
 const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', ...COMMON_KEYS]);
-const HTTP_KEYS = new Set(['url', 'headers', ...COMMON_KEYS]);
+const HTTP_KEYS = new Set(['url', 'headers', 'oauth', ...COMMON_KEYS]);
+const OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'tokenEndpointAuthMethod', 'clientMetadataUrl', 'scope', 'redirectPort', 'grant', 'privateKeyFile', 'signingAlgorithm', 'idpTokenEndpoint', 'idpClientId', 'idTokenFile']);
 
 /**
  * Check an `mcpServers` object (from a config file or from code).
@@ -165,7 +209,13 @@ export function checkMcpServers(servers: unknown, where = 'mcpServers', baseDir 
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(`url must be an http: or https: URL; got ${url.protocol}`);
       checkStringMap(entry.headers, 'headers', bad);
+      checkOAuth(entry, bad);
       out[name] = { ...(entry as unknown as McpHttpServerConfig) };
+      const oauth = (entry.oauth ?? undefined) as McpOAuthConfig | true | undefined;
+      if (oauth !== undefined && oauth !== true) {
+        const files = Object.fromEntries((['privateKeyFile', 'idTokenFile'] as const).filter((k) => oauth[k] !== undefined).map((k) => [k, path.resolve(baseDir, oauth[k]!)]));
+        (out[name] as McpHttpServerConfig).oauth = { ...oauth, ...files };
+      }
     }
     delete (out[name] as { type?: unknown }).type;
   }
@@ -184,6 +234,28 @@ function checkToolsSection(tools: unknown, where: string): void {
   }
   const builtin = (tools as ToolsConfig).builtin;
   if (builtin !== undefined) checkToolset(builtin, `${where}.builtin`);
+}
+
+/** Check an HTTP server's `oauth` section. */
+function checkOAuth(entry: Record<string, unknown>, bad: (problem: string) => Error): void {
+  const oauth = entry.oauth;
+  if (oauth === undefined) return;
+  if (Object.keys((entry.headers as object | undefined) ?? {}).some((h) => h.toLowerCase() === 'authorization')) throw bad('has both "oauth" and an Authorization header; keep one');
+  if (oauth === true) return;
+  if (oauth === null || typeof oauth !== 'object' || Array.isArray(oauth)) throw bad('oauth must be true or an object');
+  const o = oauth as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (!OAUTH_KEYS.has(key)) throw bad(`oauth has an unknown field ${JSON.stringify(key)}; allowed: ${[...OAUTH_KEYS].join(', ')}`);
+  for (const key of ['clientId', 'clientSecret', 'scope', 'clientMetadataUrl', 'privateKeyFile', 'signingAlgorithm', 'idpTokenEndpoint', 'idpClientId', 'idTokenFile']) {
+    if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === '')) throw bad(`oauth.${key} must be a non-empty string`);
+  }
+  if (o.clientMetadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(o.clientMetadataUrl as string)) throw bad('oauth.clientMetadataUrl must be an https: URL with a path');
+  if (o.tokenEndpointAuthMethod !== undefined && !['client_secret_basic', 'client_secret_post', 'none'].includes(o.tokenEndpointAuthMethod as string)) throw bad('oauth.tokenEndpointAuthMethod must be client_secret_basic, client_secret_post or none');
+  if (o.redirectPort !== undefined && (typeof o.redirectPort !== 'number' || !Number.isInteger(o.redirectPort) || o.redirectPort < 0 || o.redirectPort > 65535)) throw bad('oauth.redirectPort must be a TCP port number (0: a free one)');
+  if (o.grant !== undefined && !['authorization_code', 'client_credentials', 'identity_assertion'].includes(o.grant as string)) throw bad('oauth.grant must be authorization_code, client_credentials or identity_assertion');
+  if (o.grant === 'identity_assertion' && ['clientId', 'clientSecret', 'idpTokenEndpoint', 'idpClientId', 'idTokenFile'].some((k) => o[k] === undefined)) throw bad('oauth.grant identity_assertion needs clientId, clientSecret, idpTokenEndpoint, idpClientId and idTokenFile');
+  if (o.idpTokenEndpoint !== undefined && !/^https?:\/\//.test(o.idpTokenEndpoint as string)) throw bad('oauth.idpTokenEndpoint must be an http: or https: URL');
+  if (o.grant === 'client_credentials' && (o.clientId === undefined || (o.clientSecret === undefined) === (o.privateKeyFile === undefined))) throw bad('oauth.grant client_credentials needs clientId and one of clientSecret or privateKeyFile');
+  if (o.privateKeyFile !== undefined && o.grant !== 'client_credentials') throw bad('oauth.privateKeyFile needs grant client_credentials');
 }
 
 function checkStringMap(value: unknown, field: string, bad: (problem: string) => Error): void {
