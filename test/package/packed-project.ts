@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../helpers.js';
 
-export const run = promisify(execFile);
+const run = promisify(execFile);
 export const packEnabled = process.env.TOOLGATE_PACK === '1';
 
 export interface LockEntry {
@@ -24,7 +24,7 @@ export interface LockEntry {
 export interface Lock { packages: Record<string, LockEntry> }
 
 /** The lock keys of `names` and everything they need (dependencies, optional ones, required peers), resolved as Node does over the lock's folders. */
-export function lockClosure(lock: Lock, names: string[]): string[] {
+function lockClosure(lock: Lock, names: string[]): string[] {
   const resolve = (from: string, name: string): string | undefined => {
     for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
       const key = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
