@@ -12,26 +12,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO_ROOT } from '../helpers.js';
 import { startOpenAIFixture, turn, type OpenAIFixture } from '../openai-fixture.js';
+import { du, exec, installPacked, packEnabled, readmeBlocks, type PackedProject } from './packed-project.js';
 
-const run = promisify(execFile);
-const enabled = process.env.TOOLGATE_PACK === '1';
-const skip = enabled ? false : 'installs a packed tarball (about two minutes); set TOOLGATE_PACK=1';
-
-interface LockEntry {
-  dev?: boolean; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }>; engines?: unknown; version?: string; [key: string]: unknown;
-}
-interface Lock { packages: Record<string, LockEntry> }
+const skip = packEnabled ? false : 'installs a packed tarball (about two minutes); set TOOLGATE_PACK=1';
 
 /** Installed size of toolgate without optional packages, the issue 34 target (MiB, as `du` counts). */
 const MAX_CORE_MIB = 100;
@@ -39,104 +27,17 @@ const MAX_CORE_MIB = 100;
 /** The optional packages the README's five-minute path installs: the schema generator and its compiler (dev), and openai for its request loop. */
 const README_PACKAGES = { dependencies: ['openai'], devDependencies: ['typescript', 'typescript-json-schema'] };
 
-/** The lock keys of `names` and everything they need (dependencies, optional ones, required peers), resolved as Node does over the lock's folders. */
-function lockClosure(lock: Lock, names: string[]): string[] {
-  const resolve = (from: string, name: string): string | undefined => {
-    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
-      const key = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
-      if (lock.packages[key] !== undefined) return key;
-      if (dir === '') return undefined;
-    }
-  };
-  const seen = new Set<string>();
-  const stack = names.map((name) => `node_modules/${name}`);
-  while (stack.length > 0) {
-    const key = stack.pop()!;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const entry = lock.packages[key]!;
-    // Peers too (ts-node's @types/node), unless optional: npm install adds a missing one.
-    const peers = Object.keys(entry.peerDependencies ?? {}).filter((name) => entry.peerDependenciesMeta?.[name]?.optional !== true);
-    for (const name of [...Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }), ...peers]) {
-      const found = resolve(key, name);
-      if (found !== undefined) stack.push(found);
-    }
-  }
-  return [...seen];
-}
-
-/** Sizes in KiB (`du -sk`) of `paths`, in order. */
-async function du(paths: string[]): Promise<number[]> {
-  const { stdout } = await run('du', ['-sk', ...paths]);
-  return stdout.trim().split('\n').map((line) => Number(line.split('\t')[0]));
-}
-
-/** The fenced blocks of README.md of one language, in order. */
-function readmeBlocks(lang: string): string[] {
-  const text = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  return [...text.matchAll(/```(\w+)\n([\s\S]*?)```/g)].filter((m) => m[1] === lang).map((m) => m[2]!);
-}
-
-/** A command's result, whatever its exit code. */
-function exec(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
 describe('the packed package, installed as a user installs it', { skip }, () => {
+  let packed: PackedProject | undefined;
   let tmp = '';
   let project = '';
-  let tarball = '';
-  let lock: Lock;
-  let manifest: { name: string; version: string; type: string; private: boolean; dependencies: Record<string, string>; devDependencies: Record<string, string> };
-  let packages: Record<string, LockEntry>;
-
-  /** The user's package.json and a lock file of `packages` (what `npm ci --offline` installs). */
-  function writeProject(): void {
-    const root = { name: manifest.name, version: manifest.version, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies };
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify(manifest, null, 2));
-    fs.writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } }, null, 2));
-  }
 
   before(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-pack-'));
-    project = path.join(tmp, 'project');
-    fs.mkdirSync(project);
-    // --ignore-scripts: pack the dist/ the suite runs on; the prepare script would rebuild it
-    // under the tests' feet.
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tmp], { cwd: REPO_ROOT });
-    tarball = path.join(tmp, stdout.trim().split('\n').at(-1)!);
-    lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lock;
-    const ours = lock.packages['']!;
-    const spec = `file:../${path.basename(tarball)}`;
-    // First toolgate alone, as `npm install <tarball>` installs it: no optional package.
-    manifest = { name: 'my-agent', version: '1.0.0', type: 'module', private: true, dependencies: { toolgate: spec }, devDependencies: {} };
-    packages = {
-      'node_modules/toolgate': {
-        version: ours.version,
-        resolved: spec,
-        integrity: `sha512-${createHash('sha512').update(fs.readFileSync(tarball)).digest('base64')}`,
-        dependencies: ours.dependencies,
-        engines: ours.engines,
-        bin: { toolgate: 'bin/toolgate.js' },
-      },
-    };
-    for (const [key, entry] of Object.entries(lock.packages)) if (key.startsWith('node_modules/') && !entry.dev) packages[key] = entry;
-    writeProject();
-    const install = await exec('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
-    assert.equal(install.code, 0, `npm ci of the tarball failed:\n${install.stderr}`);
+    packed = await installPacked('toolgate-pack-');
+    ({ tmp, project } = packed);
   });
 
-  after(() => {
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => packed?.cleanup());
 
   it('installs the built files only, and builds nothing of ours in the user tree', () => {
     const installed = path.join(project, 'node_modules/toolgate');
@@ -188,14 +89,7 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
   });
 
   it('installs the optional packages the README names for the five-minute path', async () => {
-    const extra = lockClosure(lock, [...README_PACKAGES.dependencies, ...README_PACKAGES.devDependencies]).filter((key) => packages[key] === undefined);
-    for (const key of extra) packages[key] = lock.packages[key]!;
-    const versions = (names: string[]) => Object.fromEntries(names.map((name) => [name, lock.packages['']!.devDependencies![name]!]));
-    manifest.dependencies = { ...manifest.dependencies, ...versions(README_PACKAGES.dependencies) };
-    manifest.devDependencies = versions(README_PACKAGES.devDependencies);
-    writeProject();
-    const install = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], project);
-    assert.equal(install.code, 0, `npm install of the optional packages failed:\n${install.stderr}`);
+    await packed!.add(README_PACKAGES);
     for (const name of ['typescript', 'typescript-json-schema', 'openai']) assert.ok(fs.existsSync(path.join(project, 'node_modules', name)), name);
   });
 
