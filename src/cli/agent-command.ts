@@ -29,7 +29,7 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalAnswer, ConfirmationContext, ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, ledgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
+import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
 import { answerOf, confirmationPrompt, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 import { COCKPIT_FLAGS_USAGE } from './usage.js';
@@ -116,7 +116,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
   try {
     sandbox = sandboxOptions(values, ctx);
     approvalMode = approvalOption(values);
-    ledger = ledgerOption(values, ctx, path.resolve(ctx.cwd, values.workspace ?? '.'));
+    ledger = storeOrLedgerOption(values, ctx, path.resolve(ctx.cwd, values.workspace ?? '.'));
   } catch (error) {
     return usage((error as Error).message);
   }
@@ -143,7 +143,8 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     logLevel: level as LevelWithSilent,
     // Whole outputs would be kept in a temporary folder removed at exit: keep them in the
     // ledger (the temporary folder only carries them there), else none.
-    executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger },
+    executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ...(typeof ledger === 'string' ? {} : { ledger }) },
+    ...(typeof ledger === 'string' ? { store: ledger } : {}),
   });
   const withCockpit = values.cockpit === true;
   if (!withCockpit && (values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined)) return usage('--cockpit-port and --cockpit-host need --cockpit');

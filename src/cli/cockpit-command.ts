@@ -52,14 +52,15 @@ export async function cockpitCommand(argv: string[], ctx: CliContext): Promise<n
  * @returns a function that stops it (and closes its ledger handle), or `undefined` without `--cockpit`.
  * @throws UsageError for cockpit flags without `--cockpit`, a bad port, or a non-loopback host without a token.
  */
-export async function cockpitAlongside(values: Record<string, unknown>, ctx: CliContext, ledgerOptions: LedgerOptions | false, logger?: Logger, started?: (url: string) => void): Promise<(() => Promise<void>) | undefined> {
+export async function cockpitAlongside(values: Record<string, unknown>, ctx: CliContext, ledgerOptions: LedgerOptions | string | false, logger?: Logger, started?: (url: string) => void): Promise<(() => Promise<void>) | undefined> {
   if (values.cockpit !== true) {
     if (values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined) throw new UsageError('--cockpit-port and --cockpit-host need --cockpit');
     return undefined;
   }
   if (ledgerOptions === false) throw new UsageError('--cockpit reads the ledger: --no-ledger does not apply');
   const port = portOption(values['cockpit-port'], '--cockpit-port');
-  const ledger = Ledger.open(ledgerOptions);
+  // A PostgreSQL store's URL: its own connection to the shared store.
+  const ledger: CallStore = typeof ledgerOptions === 'string' ? await (await import('../distributed/store-url.js')).openStore(ledgerOptions, ctx.cwd) : Ledger.open(ledgerOptions);
   try {
     const handle = await serve(ledger, values, { ...ctx, stdout: ctx.stderr }, values['cockpit-host'] as string | undefined, port, '--cockpit-host', logger);
     ctx.stderr.write(`toolgate cockpit: ${handle.openUrl}\n`);

@@ -202,6 +202,17 @@ export const LEDGER_FLAGS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /**
+ * {@link ledgerOption}, or the URL of a PostgreSQL `--store postgres://...` (what `toolgate mcp`
+ * and `agent` record in, through the tool system's `store` option).
+ */
+export function storeOrLedgerOption(values: Record<string, unknown>, ctx: CliContext, workspace: string): LedgerOptions | string | false {
+  const store = values.store;
+  if (typeof store !== 'string' || !/^postgres(ql)?:\/\//i.test(store)) return ledgerOption(values, ctx, workspace);
+  if (values['no-ledger'] === true || values['state-dir'] !== undefined) throw new UsageError('--store excludes --state-dir and --no-ledger');
+  return store;
+}
+
+/**
  * The ledger the flags ask for: the shared store of `--store FILE` (a SQLite file), the
  * workspace's file in `--state-dir` (default: the state folder of the context's environment),
  * or `false` with `--no-ledger`.
@@ -211,7 +222,7 @@ export function ledgerOption(values: Record<string, unknown>, ctx: CliContext, w
   if (values.store !== undefined) {
     if (values['no-ledger'] === true || values['state-dir'] !== undefined) throw new UsageError('--store excludes --state-dir and --no-ledger');
     const store = values.store as string;
-    if (/^postgres(ql)?:\/\//.test(store)) throw new UsageError('--store postgres:// works with toolgate worker, call --queue, approvals, trace, result and cockpit; mcp and agent take a SQLite file here');
+    if (/^postgres(ql)?:\/\//.test(store)) throw new UsageError('--store postgres:// works with toolgate worker, call --queue, mcp, agent, approvals, trace, result and cockpit; toolgate call takes it with --queue');
     return { file: path.resolve(ctx.cwd, store.startsWith('sqlite:') ? store.slice('sqlite:'.length) : store) };
   }
   if (values['no-ledger'] === true) {

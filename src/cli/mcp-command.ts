@@ -21,7 +21,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import type { McpServeOptions } from '../mcp/server.js';
 import { isLoopbackAddress } from '../util/loopback.js';
 import { answerInitialize, readFirstMessage, serverIdentity, type FirstMessage } from '../mcp/early-initialize.js';
-import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 
 
 /**
@@ -56,7 +56,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   const mode = modeOption(values);
   const sandbox = sandboxOptions(values, ctx);
   const approvalMode = approvalOption(values);
-  const ledger = ledgerOption(values, ctx, workspace);
+  const ledger = storeOrLedgerOption(values, ctx, workspace);
   let port = 0;
   if (values.port !== undefined) {
     if (!values.http) throw new UsageError('--port needs --http');
@@ -111,7 +111,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
 interface ServeSetup {
   workspace: string;
   mode: ReturnType<typeof modeOption>;
-  ledger: ReturnType<typeof ledgerOption>;
+  ledger: ReturnType<typeof storeOrLedgerOption>;
   sandbox: ReturnType<typeof sandboxOptions>;
   approvalMode: ReturnType<typeof approvalOption>;
   tagDomains: Record<string, string>;
@@ -127,7 +127,7 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
   const { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first } = setup;
   const [{ cliToolSystem }, { serveHttp }, { serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/http-server.js'), import('../mcp/stdio-server.js')]);
   let onToolsChanged: (() => void) | undefined;
-  const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ledger }, onToolsChanged: () => onToolsChanged?.() });
+  const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ...(typeof ledger === 'string' ? {} : { ledger }) }, ...(typeof ledger === 'string' ? { store: ledger } : {}), onToolsChanged: () => onToolsChanged?.() });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();

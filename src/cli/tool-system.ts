@@ -22,6 +22,8 @@ export interface CliToolSystemOptions {
   logLevel: LevelWithSilent;
   /** More executor options (confirmation handler, output store). */
   executor?: ToolSystemOptions['executor'];
+  /** The shared call store's URL (`--store postgres://...`), instead of `executor.ledger`. */
+  store?: string;
   /** Called when a bridged server's tools change (`toolgate mcp` tells its clients). */
   onToolsChanged?: () => void;
   /**
@@ -47,7 +49,7 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     ...(options.registry === undefined ? configToolset(values, ctx) : { registry: options.registry, builtins: false }),
     executor: options.executor,
     // The commands choose their ledger (`--state-dir`, `--no-ledger`); none unless they do.
-    ...(options.executor?.ledger === undefined ? { ledger: false } : {}),
+    ...(options.store !== undefined ? { store: options.store } : options.executor?.ledger === undefined ? { ledger: false } : {}),
     // `toolgate call` exits with its own status for a workspace escape, and `toolgate mcp` answers it itself.
     pathTraversal: 'throw',
     ...(values.queue === undefined ? {} : { queue: { url: values.queue as string, ...(values.pool === undefined ? {} : { pool: values.pool as string }) } }),

@@ -9,6 +9,9 @@
 import { EXIT, logLevel, parse, policyOption, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { configToolset, toolFoldersOption } from './tool-registry.js';
 
+/** How long a starting worker waits for a store it cannot reach, in ms. */
+const STORE_WAIT_MS = 120_000;
+
 /** Run `toolgate worker`; `argv` are the arguments after `worker`. */
 export async function workerCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -29,16 +32,30 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
   const workspace = workspaceOption(values, ctx);
   const { openStore } = await import('../distributed/store-url.js');
   const { serveQueue } = await import('../distributed/serve.js');
-  // A store that restarts (PostgreSQL) is waited for, up to 30 s, before the worker gives up.
+  const { connectionError } = await import('../ledger/postgres/database.js');
+  // A store that cannot be reached (PostgreSQL restarting, stopped) is waited for, up to
+  // STORE_WAIT_MS, before the worker gives up; a wrong URL, password or schema fails at once.
   let store;
-  for (const started = Date.now(); ;) {
-    try {
-      store = await openStore(values.store as string, ctx.cwd);
-      break;
-    } catch (error) {
-      if (Date.now() - started > 30_000) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+  let told = false;
+  const stopped = new AbortController();
+  const stopWaiting = () => stopped.abort();
+  process.once('SIGINT', stopWaiting);
+  process.once('SIGTERM', stopWaiting);
+  try {
+    for (const first = Date.now(); ;) {
+      try {
+        store = await openStore(values.store as string, ctx.cwd);
+        break;
+      } catch (error) {
+        if (!connectionError((error as { cause?: unknown }).cause) || Date.now() - first > STORE_WAIT_MS || stopped.signal.aborted) throw error;
+        if (!told) ctx.stderr.write(`toolgate worker: the store cannot be reached yet (${(error as Error).message.slice(0, 200)}); waiting up to ${STORE_WAIT_MS / 1000} s\n`);
+        told = true;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
     }
+  } finally {
+    process.off('SIGINT', stopWaiting);
+    process.off('SIGTERM', stopWaiting);
   }
   let served;
   try {

@@ -23,6 +23,7 @@ export async function openStore(spec: string, base = process.cwd()): Promise<Cal
     return await openCallStore(target);
   } catch (error) {
     if (error instanceof ToolgateOptionError) throw error;
-    throw ToolgateOptionError.fromBadOption('store', `could not be opened (${remote ? 'the PostgreSQL store' : target}): ${(error as Error).message}`);
+    // The store's error stays the cause (a caller tells a server restarting from a wrong URL by it).
+    throw Object.assign(ToolgateOptionError.fromBadOption('store', `could not be opened (${remote ? 'the PostgreSQL store' : target}): ${(error as Error).message}`), { cause: error });
   }
 }

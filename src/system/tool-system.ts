@@ -12,6 +12,8 @@ import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from './t
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { defaultStateDir } from '../ledger/paths.js';
+import { deferredStore } from '../ledger/deferred-store.js';
+import { isPostgresUrl, redactUrl } from '../ledger/postgres/database.js';
 import type { Ledger, LedgerOptions } from '../ledger/store.js';
 import { ToolExecutor, type CallPreview, type ToolExecutorOptions } from '../executor/executor.js';
 import { createLogger, type LevelWithSilent, type Logger } from '../logging/logger.js';
@@ -133,6 +135,15 @@ export interface ToolSystemOptions {
    * @throws ToolgateOptionError from `start()` when the ledger is missing or a peer is not installed.
    */
   queue?: { readonly url: string; readonly pool?: string };
+  /**
+   * The call store (docs/distributed.md), shared with workers and other processes: a
+   * `postgres://`/`postgresql://` URL (the PostgreSQL store, opened by `start()`, closed by
+   * `close()`; the password from the URL, `PGPASSWORD` or the password file, never logged), a
+   * SQLite file path (or `sqlite:PATH`), or a `CallStore` you opened (yours to close). Used as
+   * the executor's ledger, and by `queue`. Give it instead of `ledger`/`executor.ledger`.
+   * @throws ToolgateOptionError (from the constructor) when a ledger is also given; from `start()` when the store cannot be opened.
+   */
+  store?: string | CallStore;
 }
 
 /** Which tools an agent is offered: its mode, its scoped write folders and its pins. */
@@ -184,6 +195,8 @@ export class ToolSystem implements ToolCallTarget {
   private readonly options: ToolSystemOptions;
   private readonly tags: ReadonlySet<string> | undefined;
   private readonly closers: Array<() => void | Promise<void>> = [];
+  /** The opening of a `store` URL, awaited by `start()`. */
+  private storeOpening: Promise<unknown> | undefined;
   private starting: Promise<void> | undefined;
   private bridge: McpBridge | undefined;
   /** The `waitForAnswers` bound in ms (0: the call's timeout), when there is a ledger to wait in. */
@@ -206,7 +219,7 @@ export class ToolSystem implements ToolCallTarget {
     if (options.pathTraversal !== undefined && options.pathTraversal !== 'result' && options.pathTraversal !== 'throw') throw ToolgateOptionError.fromBadOption('pathTraversal', `must be result or throw; got ${JSON.stringify(options.pathTraversal)}`);
     const wait = options.waitForAnswers;
     if (wait !== undefined && typeof wait !== 'boolean' && !(typeof wait === 'number' && wait > 0)) throw ToolgateOptionError.fromBadOption('waitForAnswers', `must be a boolean or a positive number of milliseconds; got ${String(wait).slice(0, 50)}`);
-    const given = options.ledger ?? options.executor?.ledger;
+    const given = options.store === undefined ? options.ledger ?? options.executor?.ledger : this.storeLedger(options.store, options.ledger ?? options.executor?.ledger);
     const ledger = given ?? { dir: defaultStateDir(), workspace: this.workspace };
     try {
       this.executor = new ToolExecutor(this.registry, { ...options.executor, ledger, workspaceRoot: this.workspace, logger: this.logger });
@@ -228,7 +241,20 @@ export class ToolSystem implements ToolCallTarget {
     return (this.starting ??= this.load());
   }
 
+  /** The executor's ledger for the `store` option (a URL opens in the background: `start()` waits for it). */
+  private storeLedger(store: string | CallStore, ledger: unknown): CallStore | LedgerOptions {
+    if (ledger !== undefined) throw ToolgateOptionError.fromBadOption('store', 'is given with ledger (or executor.ledger): give one of them');
+    if (typeof store !== 'string') return store;
+    if (!isPostgresUrl(store)) return { file: path.resolve(store.startsWith('sqlite:') ? store.slice('sqlite:'.length) : store) };
+    const opening = import('../distributed/store-url.js').then(({ openStore }) => openStore(store));
+    const deferred = deferredStore(opening, redactUrl(store));
+    this.storeOpening = deferred.opened;
+    this.closers.push(() => deferred.store.close());
+    return deferred.store;
+  }
+
   private async load(): Promise<void> {
+    await this.storeOpening;
     const queue = this.options.queue;
     if (queue !== undefined) {
       const store = this.executor.ledger;

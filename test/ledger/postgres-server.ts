@@ -14,7 +14,7 @@
  * A child process of a test file (the contract's dying owners) inherits the file's database
  * through `TOOLGATE_PG_TEST_DB` and starts nothing.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -30,8 +30,13 @@ export interface PgTestServer {
   readonly password: string;
   /** Whether this file started the server (and can restart it). */
   readonly own: boolean;
-  /** `pg_ctl restart -m immediate`: every connection dropped, crash recovery on start. @throws when the server is not this file's. */
-  restartImmediate(): Promise<void>;
+  /**
+   * `pg_ctl stop -m immediate` (every connection dropped), `downMs` with no server, then start
+   * it again on the same port and socket folder (crash recovery) and wait until it takes a
+   * connection. Runs without blocking this process (its workers and callers go on meanwhile).
+   * @throws when the server is not this file's, or does not come back within 60 s (with its log's tail).
+   */
+  restartImmediate(downMs?: number): Promise<void>;
   /** Drop the database, stop the server this file started, remove its folder. */
   stop(): Promise<void>;
 }
@@ -57,6 +62,42 @@ function asPostgres(program: string, args: string[]): { status: number | null; o
   const run = root ? spawnSync('runuser', ['-u', 'postgres', '--', path.join(BIN, program), ...args], { encoding: 'utf8', timeout: 120_000 })
     : spawnSync(path.join(BIN, program), args, { encoding: 'utf8', timeout: 120_000 });
   return { status: run.status, output: `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? String(run.error) : ''}` };
+}
+
+/** {@link asPostgres} without blocking this process. */
+function asPostgresAsync(program: string, args: string[]): Promise<{ status: number | null; output: string }> {
+  const root = process.getuid?.() === 0;
+  const child = root ? spawn('runuser', ['-u', 'postgres', '--', path.join(BIN, program), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(path.join(BIN, program), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) => {
+    child.on('error', (error) => (output += String(error)));
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, output });
+    });
+  });
+}
+
+/** Wait until the server at `url` takes a connection and answers (up to `ms`). */
+async function untilServing(url: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return;
+    } catch (error) {
+      if (Date.now() > end) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
 }
 
 /** Make a database named after the test file on the server at `adminUrl`; its URL. */
@@ -152,9 +193,19 @@ export async function postgresForTests(file: string): Promise<PgTestServer | { s
   process.env[CHILD_ENV] = JSON.stringify({ url, password });
   return {
     url, password, own: true,
-    restartImmediate: async () => {
-      const restart = asPostgres('pg_ctl', ['-D', data, '-l', log, '-m', 'immediate', '-w', '-t', '60', 'restart']);
-      if (restart.status !== 0) throw new Error(`pg_ctl restart failed: ${restart.output}`);
+    restartImmediate: async (downMs = 0) => {
+      const tail = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-2000) : '(no log)');
+      const stop = await asPostgresAsync('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);
+      if (stop.status !== 0) throw new Error(`pg_ctl stop -m immediate failed: ${stop.output}\n${tail()}`);
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      // The same options as the first start: the port, the socket folder, the settings.
+      const start = await asPostgresAsync('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
+      if (start.status !== 0) throw new Error(`pg_ctl start after the immediate stop failed: ${start.output}\n${tail()}`);
+      try {
+        await untilServing(admin, 60_000);
+      } catch (error) {
+        throw new Error(`PostgreSQL did not take connections after its restart: ${(error as Error).message}\n${tail()}`);
+      }
     },
     stop: async () => {
       process.removeListener('exit', stopNow);

@@ -81,7 +81,7 @@ function loadPg(): Promise<PgModule> {
 }
 
 /** `url` with its password (and a `password` parameter) replaced by `***`: what messages show. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';

@@ -1,0 +1,61 @@
+/**
+ * Workers and callers ride out a PostgreSQL restart (`pg_ctl stop -m immediate`, down a few
+ * seconds, started again): a call running meanwhile ends once (`done`, or `interrupted` when
+ * its lease lapsed: never run twice), a worker started while the server is down waits for it
+ * and then serves, and the workers that lived through it take new calls.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CallStore } from '../../src/ledger/call-store.js';
+import { openCallStore } from '../../src/ledger/open-store.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
+import { QueueCaller } from '../../src/distributed/queue-caller.js';
+import { Cluster, until } from './cluster.js';
+import { redisMissing } from './redis-server.js';
+
+const missing = redisMissing();
+const pg = missing === undefined ? await postgresForTests(import.meta.url) : { skip: missing };
+const skip = 'skip' in pg ? pg.skip : pg.own ? undefined : 'TOOLGATE_PG_URL names a server these tests cannot restart';
+
+describe('a PostgreSQL restart under workers and callers', { skip, concurrency: false }, () => {
+  let cluster: Cluster;
+  let store: CallStore;
+  let caller: QueueCaller;
+
+  before(async () => {
+    cluster = await Cluster.start((pg as PgTestServer).url);
+    await Promise.all([cluster.worker(), cluster.worker()]);
+    store = await openCallStore(cluster.store);
+    caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, checkMs: 500 });
+  });
+  after(async () => {
+    await caller?.close();
+    await store?.close();
+    await cluster?.stop();
+    if (!('skip' in pg)) await pg.stop();
+  });
+
+  it('ends a running call once, and a worker started while the server is down serves once it is back', { timeout: 180_000 }, async () => {
+    const running = caller.call({ name: 'append_call_id', arguments: { file: 'restart.txt', waitMs: 2500 }, callId: 'r-running' }, { session: 'r' });
+    await until(() => cluster.marker('restart.txt').length === 1, 30_000, 'the call to start');
+    const restarting = (pg as PgTestServer).restartImmediate(4000);
+    // Started while the server is down: it waits for the store instead of giving up.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const late = cluster.worker();
+    await restarting;
+    const worker = await late;
+    const result = await running;
+    assert.ok(result.success || result.errorCode === 'INTERRUPTED', `${result.errorCode}: ${result.output}`);
+    assert.ok(['done', 'interrupted'].includes((await store.get('r-running', 'r'))!.state));
+    assert.match(worker.stderr, /: ready/, 'the worker started while the server was down serves');
+    // Every worker takes calls after the restart: the lease keeper, LISTEN and BullMQ survived.
+    const after = await Promise.all(Array.from({ length: 9 }, (_, n) => caller.call({ name: 'append_call_id', arguments: { file: 'after.txt', waitMs: 300 }, callId: `r-after-${n}` }, { session: 'r' })));
+    for (const ended of after) assert.equal(ended.success, true, ended.output);
+    await caller.enqueue({ callId: 'r-running', session: 'r' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(cluster.marker('restart.txt').length, 1, 'the call that ran through the restart never ran again');
+    const ids = cluster.marker('after.txt').map((l) => l.split(' ')[0]);
+    assert.equal(new Set(ids).size, 9);
+    assert.equal(ids.length, 9);
+  });
+});
