@@ -155,7 +155,10 @@ export class CallJournal {
       } catch (error) {
         return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be read (${messageOf(error)}).` };
       }
-      if (earlier !== undefined && (earlier.tool !== entry.tool || earlier.version !== entry.version || !isDeepStrictEqual(earlier.arguments, entry.arguments))) {
+      // An empty stored version is a call recorded unpinned for a pool (src/distributed/queue-caller.ts):
+      // the worker's registry picks the version, so only the tool and the arguments must match.
+      const otherVersion = earlier !== undefined && earlier.version !== '' && earlier.version !== entry.version;
+      if (earlier !== undefined && (earlier.tool !== entry.tool || otherVersion || !isDeepStrictEqual(earlier.arguments, entry.arguments))) {
         return { code: 'INVALID_ARGUMENTS', message: `call id ${state.callId} of session ${session} is stored for another request (${earlier.tool} ${earlier.version} with other arguments); it was not run. A new call needs a new call id.` };
       }
     }

@@ -24,7 +24,7 @@ import type { SavedApprovals } from '../policy/remembered-approvals.js';
 import type { RunnerKind } from '../runner/kinds.js';
 import type { Runner } from '../runner/runner.js';
 import { DEFAULT_SANDBOX, SANDBOX_PROFILES, type SandboxPolicy, type SandboxProfile } from '../sandbox/bubblewrap.js';
-import type { DecisionRecord } from '../types/result.js';
+import type { DecisionRecord, StopReason } from '../types/result.js';
 import type { ToolClient } from '../types/tool.js';
 import { clip, kindOf } from '../util/values.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from './arguments.js';
@@ -370,4 +370,20 @@ export function badSession(options: ExecuteOptions): string | undefined {
   const { session } = options;
   if (session === undefined || (typeof session === 'string' && session !== '')) return undefined;
   return `options.session must be a non-empty string; got ${kindOf(session)}`;
+}
+
+/** How a call failed: what `ToolExecutor.fail` puts in its result and its log event. */
+export interface Failure {
+  readonly code: ToolErrorCode;
+  readonly message: string;
+  /** Default `not_run`. */
+  readonly stopReason?: StopReason;
+  /** False only when the answer to a question refused the call. Default true. */
+  readonly confirmed?: boolean;
+  /** The step that refused the call, for the log (default: `validation` or `passed`, by the code). */
+  readonly gate?: string;
+  /** What the log shows as the arguments at debug level. Default: the arguments as given. */
+  readonly loggedArguments?: unknown;
+  /** Milliseconds until the same call may succeed (a rate limit's estimate). */
+  readonly retryAfterMs?: number;
 }

@@ -42,28 +42,13 @@ import { CallLog, recordOf } from './call-log.js';
 import { CallState } from './call-state.js';
 import { commandAnalysis, loadedCommandAnalysis } from './command-analysis.js';
 import type { CallEnd, DispatchRequest } from './dispatcher.js';
-import { applyOptions, badSession, settingsOf, type CallPreview, type ExecuteManyOptions, type ExecuteOptions, type ExecutorSettings, type ToolExecutorOptions } from './executor-options.js';
+import { applyOptions, badSession, settingsOf, type CallPreview, type ExecuteManyOptions, type ExecuteOptions, type ExecutorSettings, type Failure, type ToolExecutorOptions } from './executor-options.js';
 import { LocalDispatcher } from './local-dispatcher.js';
 import { prepareCall } from './prepare-call.js';
 import { observeCall } from './telemetry.js';
 
 export type { CallPreview, ExecuteManyOptions, ExecuteOptions, PolicyOptions, ToolExecutorOptions } from './executor-options.js';
 const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
-/** How a call failed: what {@link ToolExecutor.fail} puts in its result and its log event. */
-interface Failure {
-  readonly code: ToolErrorCode;
-  readonly message: string;
-  /** Default `not_run`. */
-  readonly stopReason?: StopReason;
-  /** False only when the answer to a question refused the call. Default true. */
-  readonly confirmed?: boolean;
-  /** The step that refused the call, for the log (default: `validation` or `passed`, by the code). */
-  readonly gate?: string;
-  /** What the log shows as the arguments at debug level. Default: the arguments as given. */
-  readonly loggedArguments?: unknown;
-  /** Milliseconds until the same call may succeed (a rate limit's estimate). */
-  readonly retryAfterMs?: number;
-}
 
 /**
  * Runs tool calls. Never throws for a call except {@link PathTraversalError}: every other
@@ -438,9 +423,8 @@ export class ToolExecutor {
     const { final } = decided;
     if (final.verdict === 'allow') return { verdict: 'allow', decisions, revision };
     if (final.decider === ANSWER_STEP && final.code === 'CONFIRMATION_REQUIRED') {
-      const ask: CallPreview = { verdict: 'ask', reason: decided.trail.find((d) => d.verdict === 'ask')?.reason ?? final.reason, decisions, revision };
-      if (decided.question !== undefined) ask.question = decided.question;
-      return ask;
+      const reason = decided.trail.find((d) => d.verdict === 'ask')?.reason ?? final.reason;
+      return { verdict: 'ask', reason, decisions, revision, ...(decided.question === undefined ? {} : { question: decided.question }) };
     }
     return { verdict: 'deny', code: final.code ?? 'POLICY_DENIED', reason: final.reason, decisions, revision };
   }
