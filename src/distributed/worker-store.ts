@@ -26,6 +26,8 @@ export interface Held {
   run?: Lease;
   /** The call parked on a question: its hold was released. */
   parked?: boolean;
+  /** The executor wrote the call's end (`finish` or `finishSoon`, fenced by this worker's token). */
+  ended?: boolean;
 }
 
 /** Options of {@link WorkerStore}. */
@@ -54,12 +56,15 @@ export class WorkerStore {
         const held = this.held.get(keyString(call));
         if (held === undefined) return store.finish(call, end, fence);
         if (held.parked === true) return Promise.resolve(false);
+        held.ended = true;
         return store.finish(call, end, { token: (held.run ?? held.hold).token });
       },
       finishSoon: (call, end, fence) => {
         const held = this.held.get(keyString(call));
         if (held === undefined) return store.finishSoon(call, end, fence);
-        if (held.parked !== true) store.finishSoon(call, end, { token: (held.run ?? held.hold).token });
+        if (held.parked === true) return;
+        held.ended = true;
+        store.finishSoon(call, end, { token: (held.run ?? held.hold).token });
       },
     };
     this.view = new Proxy(store, {
@@ -100,6 +105,11 @@ export class WorkerStore {
   }
 
   private async check(key: CallKey): Promise<RecordOutcome> {
+    // Held (not parked): the call was `pending` under this worker's hold a moment ago, so it is
+    // this worker's to decide, without reading it again; should the hold have lapsed since (the
+    // call swept `interrupted`), the fenced claim and finish refuse it.
+    const held = this.held.get(keyString(key));
+    if (held !== undefined && held.parked !== true && held.run === undefined) return { kind: 'recorded' };
     const outcome = await this.store.check(key);
     if (outcome.kind === 'in_progress' && outcome.record.state === 'pending' && this.held.has(keyString(key))) return { kind: 'recorded' };
     return outcome;

@@ -174,6 +174,9 @@ export class QueueWorker {
     const { leases } = this.options;
     await leases.store.flush();
     if (result.errorCode === 'CALL_IN_PROGRESS') return; // another worker's, or parked
+    // Its end written by the executor under this worker's token: it is not `pending` now (or,
+    // the lease lost, someone else ended it); either way nothing is left to write.
+    if (leases.held.get(keyString(key))?.ended === true) return;
     const record = await leases.store.get(key.callId, key.session);
     if (record?.state !== 'pending') return;
     const state = result.stopReason === 'not_run' && result.errorCode !== undefined && DENIALS.has(result.errorCode) ? 'denied' : 'failed';
