@@ -20,8 +20,8 @@ export function keyString(key: CallKey): string {
 
 /** What the worker holds of a call. */
 export interface Held {
-  /** The hold on the `pending` call (`takeLease`). */
-  hold: Lease;
+  /** The hold on the `pending` call (`takeLease`), taken only when needed: before a question is stored or an end is written without a run; an allowed call is claimed straight from `pending` (`claimLease` without a token: one claim of any number wins). */
+  hold?: Lease;
   /** The lease of the run, once claimed. */
   run?: Lease;
   /** The call parked on a question: its hold was released. */
@@ -57,14 +57,22 @@ export class WorkerStore {
         if (held === undefined) return store.finish(call, end, fence);
         if (held.parked === true) return Promise.resolve(false);
         held.ended = true;
-        return store.finish(call, end, { token: (held.run ?? held.hold).token });
+        return this.end(call, end);
+      },
+      ask: async (call, request) => {
+        const key = { callId: call.callId, session: call.session };
+        const held = this.held.get(keyString(key));
+        // A question is stored by one worker only: the one holding the call.
+        if (held !== undefined && held.parked !== true && !(await this.hold(key))) throw new Error(`call ${key.callId} is held by another worker`);
+        return store.ask(call, request);
       },
       finishSoon: (call, end, fence) => {
         const held = this.held.get(keyString(call));
         if (held === undefined) return store.finishSoon(call, end, fence);
-        if (held.parked === true) return;
+        const token = (held.run ?? held.hold)?.token;
+        if (held.parked === true || token === undefined) return;
         held.ended = true;
-        store.finishSoon(call, end, { token: (held.run ?? held.hold).token });
+        store.finishSoon(call, end, { token });
       },
     };
     this.view = new Proxy(store, {
@@ -76,11 +84,23 @@ export class WorkerStore {
     });
   }
 
-  /** Hold a `pending` call for this worker. @returns whether it is held now (false: another has it, or it is not pending). */
-  async take(key: CallKey): Promise<boolean> {
+  /**
+   * Take a `pending` call (its job came) to decide it here, without a write yet: an allowed
+   * call is claimed at once (`claimLease`: one claim of any number wins), and the call is held
+   * (`takeLease`) only before a question is stored or an end written without a run.
+   */
+  adopt(key: CallKey): void {
+    this.held.set(keyString(key), {});
+  }
+
+  /** Hold an adopted call (once). @returns whether this worker holds or runs it (false: another has it, or it is not pending). */
+  private async hold(key: CallKey): Promise<boolean> {
+    const held = this.held.get(keyString(key));
+    if (held === undefined) return false;
+    if (held.hold !== undefined || held.run !== undefined) return true;
     const hold = await this.store.takeLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs });
     if (hold === undefined) return false;
-    this.held.set(keyString(key), { hold });
+    held.hold = hold;
     return true;
   }
 
@@ -89,7 +109,7 @@ export class WorkerStore {
     const held = this.held.get(keyString(key));
     if (held === undefined || held.parked === true || held.run !== undefined) return;
     held.parked = true;
-    await this.store.releaseLease(key, held.hold.token);
+    if (held.hold !== undefined) await this.store.releaseLease(key, held.hold.token);
   }
 
   /** Forget a call (its execution is over). */
@@ -100,8 +120,8 @@ export class WorkerStore {
   /** End a held call that ended before the executor recorded it (unknown tool, bad arguments). */
   async end(key: CallKey, end: CallEnd): Promise<boolean> {
     const held = this.held.get(keyString(key));
-    if (held === undefined || held.parked === true) return false;
-    return this.store.finish(key, end, { token: (held.run ?? held.hold).token });
+    if (held === undefined || held.parked === true || !(await this.hold(key))) return false;
+    return this.store.finish(key, end, { token: (held.run ?? held.hold)!.token });
   }
 
   private async check(key: CallKey): Promise<RecordOutcome> {
@@ -124,7 +144,8 @@ export class WorkerStore {
       this.options.resume(key);
       return false;
     }
-    const run = await this.store.claimLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs, token: held.hold.token }, decisions);
+    // Unheld (decided allow at once): claimed straight from `pending`, unless another holds it.
+    const run = await this.store.claimLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs, ...(held.hold === undefined ? {} : { token: held.hold.token }) }, decisions);
     if (run === undefined) return false;
     held.run = run;
     return true;

@@ -132,7 +132,9 @@ export class QueueWorker {
       logger.warn({ event: 'queue_job_refused', jobId: job.id, callId: key.callId }, 'a job naming a call of another pool was dropped');
       return;
     }
-    if (!(await leases.take(key))) return; // another worker holds it
+    // Decided here without a write first: the claim (or the hold before a question or an end
+    // without a run) is what one worker of any number wins.
+    leases.adopt(key);
     const fields = { tool: record.tool, callId: key.callId };
     if (record.cancelRequested) {
       const { failedResult } = await import('../closeout/results.js');
