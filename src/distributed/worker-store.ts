@@ -1,9 +1,10 @@
 /**
  * The store as a worker's executor sees it: the shared store, with the worker's leases
- * threaded through the executor's writes. For a call the worker holds (a job it took:
- * `takeLease`), the executor's `check` adopts the `pending` call (`recorded`, although its
- * caller recorded it), its `claim` is `claimLease` under the hold's token (of two workers, one
- * wins), and its `finish` is fenced with the run's token (a worker whose lease lapsed and
+ * threaded through the executor's writes. For a call the worker took (its job came:
+ * {@link WorkerStore.adopt}), the executor's `check` adopts the `pending` call (`recorded`,
+ * although its caller recorded it), its `claim` is `claimLease` (under the hold's token when it
+ * holds the call; of two workers, one wins), a question is stored only after `takeLease`, and
+ * its `finish` is fenced with the run's token (a worker whose lease lapsed and
  * whose call is `interrupted` writes nothing). Once the call parks on a question (the hold is
  * released), nothing this worker's execution writes counts; its claim re-sends the call's job
  * instead, so that whichever worker of the pool takes it resumes the call.

@@ -7,7 +7,7 @@
  * BullMQ delivers its job (at least once); `maxStalledCount: 0` keeps BullMQ itself from
  * running a job again whose worker died (the call is `interrupted` then, never re-run).
  *
- * Each call is held under a lease (`takeLease`, then `claimLease` to run it), renewed by the
+ * Each call runs under a lease (`claimLease`; `takeLease` first only to ask or refuse it), renewed by the
  * store handle while the worker lives: a worker that dies loses its leases, and its running
  * calls become `interrupted` once they lapse (whoever sweeps: another worker's reconciler, or
  * the caller waiting). A call that asks a person parks: its hold is released and its job
