@@ -45,6 +45,21 @@ export interface QueueCallOptions {
   timeoutMs?: number;
 }
 
+/** The reason a wait is stopped with (a constant: no exception object is made per wake). */
+const WOKEN = Symbol('woken');
+
+/** What wakes a call awaited: its jobs' completion, the look-again timer, {@link QueueCaller.close}. */
+interface Waker {
+  /** The job ids of its call (round 0, the resumed round). */
+  readonly jobs: readonly [string, string];
+  /** The wait under way, stopped by {@link wake}. */
+  current: AbortController | undefined;
+  /** Woken while no wait was under way: the next wait ends at once. */
+  woken: boolean;
+  wake(): void;
+  stop(): void;
+}
+
 /** Sends calls to workers and waits for their ends. */
 export class QueueCaller {
   private readonly waiting = new Set<() => void>();
@@ -108,21 +123,59 @@ export class QueueCaller {
       callId, session, tool: request.name, version: request.version ?? '', arguments: args, workspace: this.workspace,
       turn: options.turnId ?? '', pool: this.pool, options: options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
     };
+    // Woken by its job's completion from before the job exists, so that an end is never missed
+    // between adding the job and waiting (the store's wait looks once itself when it starts).
+    const wake = this.watch(key);
     try {
-      const outcome = await this.store.record(entry);
-      if (outcome.kind === 'ended') return outcome.result;
-      if (outcome.kind !== 'in_progress' || outcome.record.state === 'pending') await this.enqueue(key);
-    } catch (error) {
-      return failedResult('INTERNAL', `the call was not sent: ${(error as Error)?.message ?? String(error)}`, fields);
+      let fresh: boolean;
+      try {
+        const outcome = await this.store.record(entry);
+        if (outcome.kind === 'ended') return outcome.result;
+        if (outcome.kind !== 'in_progress' || outcome.record.state === 'pending') await this.addJob(key, wake.jobs[0]);
+        fresh = outcome.kind === 'recorded';
+      } catch (error) {
+        return failedResult('INTERNAL', `the call was not sent: ${(error as Error)?.message ?? String(error)}`, fields);
+      }
+      return await this.awaitEnd(key, fields, options.signal, wake, fresh);
+    } finally {
+      wake.stop();
     }
-    return this.awaitEnd(key, fields, options.signal);
+  }
+
+  /** Register the wakers of a call awaited: its jobs' completion events and {@link close}. */
+  private watch(key: CallKey): Waker {
+    const jobs = [jobIdOf(key), jobIdOf(key, RESUME_ROUND)] as const;
+    const waker: Waker = {
+      jobs, woken: false, current: undefined,
+      wake: () => {
+        if (waker.current !== undefined && !waker.current.signal.aborted) waker.current.abort(WOKEN);
+        else waker.woken = true;
+      },
+      stop: () => {
+        this.waiting.delete(waker.wake);
+        for (const job of jobs) {
+          const set = this.byJob.get(job);
+          set?.delete(waker.wake);
+          if (set?.size === 0) this.byJob.delete(job);
+        }
+      },
+    };
+    this.waiting.add(waker.wake);
+    for (const job of jobs) {
+      let set = this.byJob.get(job);
+      if (set === undefined) this.byJob.set(job, (set = new Set()));
+      set.add(waker.wake);
+    }
+    return waker;
   }
 
   /** Add a call's job (again: a job of the same id that still exists makes it a no-op). */
   async enqueue(key: CallKey, round = 0): Promise<void> {
-    await this.queue.add('call', { callId: key.callId, session: key.session }, {
-      jobId: jobIdOf(key, round), removeOnComplete: true, removeOnFail: true, attempts: 1,
-    });
+    await this.addJob(key, jobIdOf(key, round));
+  }
+
+  private async addJob(key: CallKey, jobId: string): Promise<void> {
+    await this.queue.add('call', { callId: key.callId, session: key.session }, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 1 });
   }
 
   /**
@@ -140,7 +193,7 @@ export class QueueCaller {
    * Wait for a call's end in the store (woken by the store's wait, not by polling), looking
    * every `checkMs` whether its worker's lease lapsed (the call is then `interrupted`).
    */
-  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined): Promise<ToolExecutionResult> {
+  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined, wake: Waker, fresh: boolean): Promise<ToolExecutionResult> {
     let cancelled = false;
     const onAbort = () => {
       if (cancelled) return;
@@ -149,38 +202,35 @@ export class QueueCaller {
     };
     if (signal?.aborted === true) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
+    // A call just recorded here cannot have ended yet but for the store's wait's own first look.
+    let look = !fresh;
     try {
       for (;;) {
-        let outcome;
-        try {
-          outcome = await this.store.check(key);
-        } catch {
-          outcome = undefined; // a store that restarts: look again
+        if (look) {
+          let outcome;
+          try {
+            outcome = await this.store.check(key);
+          } catch {
+            outcome = undefined; // a store that restarts: look again
+          }
+          if (outcome?.kind === 'ended') return outcome.result;
         }
-        if (outcome?.kind === 'ended') return outcome.result;
+        look = true;
         if (this.closed) return failedResult('ABORTED', 'the queue caller closed while the call was awaited; it may still run on a worker: `toolgate result` prints its end', fields);
         const stop = new AbortController();
-        const waker = () => stop.abort();
-        this.waiting.add(waker);
-        const jobs = [jobIdOf(key), jobIdOf(key, RESUME_ROUND)];
-        for (const job of jobs) {
-          let set = this.byJob.get(job);
-          if (set === undefined) this.byJob.set(job, (set = new Set()));
-          set.add(waker);
+        wake.current = stop;
+        if (wake.woken) {
+          wake.woken = false;
+          stop.abort(WOKEN);
         }
-        const timer = setTimeout(waker, this.checkMs);
+        const timer = setTimeout(wake.wake, this.checkMs);
         try {
           await this.store.waitForEnd(key, stop.signal);
         } catch {
           // woken by its job's end, the timer or close, or the store failed: look again
         } finally {
           clearTimeout(timer);
-          this.waiting.delete(waker);
-          for (const job of jobs) {
-            const set = this.byJob.get(job);
-            set?.delete(waker);
-            if (set?.size === 0) this.byJob.delete(job);
-          }
+          wake.current = undefined;
         }
       }
     } finally {

@@ -1,9 +1,10 @@
 /**
  * The store as a worker's executor sees it: the shared store, with the worker's leases
- * threaded through the executor's writes. For a call the worker holds (a job it took:
- * `takeLease`), the executor's `check` adopts the `pending` call (`recorded`, although its
- * caller recorded it), its `claim` is `claimLease` under the hold's token (of two workers, one
- * wins), and its `finish` is fenced with the run's token (a worker whose lease lapsed and
+ * threaded through the executor's writes. For a call the worker took (its job came:
+ * {@link WorkerStore.adopt}), the executor's `check` adopts the `pending` call (`recorded`,
+ * although its caller recorded it), its `claim` is `claimLease` (under the hold's token when it
+ * holds the call; of two workers, one wins), a question is stored only after `takeLease`, and
+ * its `finish` is fenced with the run's token (a worker whose lease lapsed and
  * whose call is `interrupted` writes nothing). Once the call parks on a question (the hold is
  * released), nothing this worker's execution writes counts; its claim re-sends the call's job
  * instead, so that whichever worker of the pool takes it resumes the call.
@@ -20,12 +21,14 @@ export function keyString(key: CallKey): string {
 
 /** What the worker holds of a call. */
 export interface Held {
-  /** The hold on the `pending` call (`takeLease`). */
-  hold: Lease;
+  /** The hold on the `pending` call (`takeLease`), taken only when needed: before a question is stored or an end is written without a run; an allowed call is claimed straight from `pending` (`claimLease` without a token: one claim of any number wins). */
+  hold?: Lease;
   /** The lease of the run, once claimed. */
   run?: Lease;
   /** The call parked on a question: its hold was released. */
   parked?: boolean;
+  /** The executor wrote the call's end (`finish` or `finishSoon`, fenced by this worker's token). */
+  ended?: boolean;
 }
 
 /** Options of {@link WorkerStore}. */
@@ -54,12 +57,23 @@ export class WorkerStore {
         const held = this.held.get(keyString(call));
         if (held === undefined) return store.finish(call, end, fence);
         if (held.parked === true) return Promise.resolve(false);
-        return store.finish(call, end, { token: (held.run ?? held.hold).token });
+        held.ended = true;
+        return this.end(call, end);
+      },
+      ask: async (call, request) => {
+        const key = { callId: call.callId, session: call.session };
+        const held = this.held.get(keyString(key));
+        // A question is stored by one worker only: the one holding the call.
+        if (held !== undefined && held.parked !== true && !(await this.hold(key))) throw new Error(`call ${key.callId} is held by another worker`);
+        return store.ask(call, request);
       },
       finishSoon: (call, end, fence) => {
         const held = this.held.get(keyString(call));
         if (held === undefined) return store.finishSoon(call, end, fence);
-        if (held.parked !== true) store.finishSoon(call, end, { token: (held.run ?? held.hold).token });
+        const token = (held.run ?? held.hold)?.token;
+        if (held.parked === true || token === undefined) return;
+        held.ended = true;
+        store.finishSoon(call, end, { token });
       },
     };
     this.view = new Proxy(store, {
@@ -71,11 +85,23 @@ export class WorkerStore {
     });
   }
 
-  /** Hold a `pending` call for this worker. @returns whether it is held now (false: another has it, or it is not pending). */
-  async take(key: CallKey): Promise<boolean> {
+  /**
+   * Take a `pending` call (its job came) to decide it here, without a write yet: an allowed
+   * call is claimed at once (`claimLease`: one claim of any number wins), and the call is held
+   * (`takeLease`) only before a question is stored or an end written without a run.
+   */
+  adopt(key: CallKey): void {
+    this.held.set(keyString(key), {});
+  }
+
+  /** Hold an adopted call (once). @returns whether this worker holds or runs it (false: another has it, or it is not pending). */
+  private async hold(key: CallKey): Promise<boolean> {
+    const held = this.held.get(keyString(key));
+    if (held === undefined) return false;
+    if (held.hold !== undefined || held.run !== undefined) return true;
     const hold = await this.store.takeLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs });
     if (hold === undefined) return false;
-    this.held.set(keyString(key), { hold });
+    held.hold = hold;
     return true;
   }
 
@@ -84,7 +110,7 @@ export class WorkerStore {
     const held = this.held.get(keyString(key));
     if (held === undefined || held.parked === true || held.run !== undefined) return;
     held.parked = true;
-    await this.store.releaseLease(key, held.hold.token);
+    if (held.hold !== undefined) await this.store.releaseLease(key, held.hold.token);
   }
 
   /** Forget a call (its execution is over). */
@@ -95,11 +121,16 @@ export class WorkerStore {
   /** End a held call that ended before the executor recorded it (unknown tool, bad arguments). */
   async end(key: CallKey, end: CallEnd): Promise<boolean> {
     const held = this.held.get(keyString(key));
-    if (held === undefined || held.parked === true) return false;
-    return this.store.finish(key, end, { token: (held.run ?? held.hold).token });
+    if (held === undefined || held.parked === true || !(await this.hold(key))) return false;
+    return this.store.finish(key, end, { token: (held.run ?? held.hold)!.token });
   }
 
   private async check(key: CallKey): Promise<RecordOutcome> {
+    // Held (not parked): the call was `pending` under this worker's hold a moment ago, so it is
+    // this worker's to decide, without reading it again; should the hold have lapsed since (the
+    // call swept `interrupted`), the fenced claim and finish refuse it.
+    const held = this.held.get(keyString(key));
+    if (held !== undefined && held.parked !== true && held.run === undefined) return { kind: 'recorded' };
     const outcome = await this.store.check(key);
     if (outcome.kind === 'in_progress' && outcome.record.state === 'pending' && this.held.has(keyString(key))) return { kind: 'recorded' };
     return outcome;
@@ -114,7 +145,8 @@ export class WorkerStore {
       this.options.resume(key);
       return false;
     }
-    const run = await this.store.claimLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs, token: held.hold.token }, decisions);
+    // Unheld (decided allow at once): claimed straight from `pending`, unless another holds it.
+    const run = await this.store.claimLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs, ...(held.hold === undefined ? {} : { token: held.hold.token }) }, decisions);
     if (run === undefined) return false;
     held.run = run;
     return true;

@@ -7,7 +7,7 @@
  * BullMQ delivers its job (at least once); `maxStalledCount: 0` keeps BullMQ itself from
  * running a job again whose worker died (the call is `interrupted` then, never re-run).
  *
- * Each call is held under a lease (`takeLease`, then `claimLease` to run it), renewed by the
+ * Each call runs under a lease (`claimLease`; `takeLease` first only to ask or refuse it), renewed by the
  * store handle while the worker lives: a worker that dies loses its leases, and its running
  * calls become `interrupted` once they lapse (whoever sweeps: another worker's reconciler, or
  * the caller waiting). A call that asks a person parks: its hold is released and its job
@@ -132,7 +132,9 @@ export class QueueWorker {
       logger.warn({ event: 'queue_job_refused', jobId: job.id, callId: key.callId }, 'a job naming a call of another pool was dropped');
       return;
     }
-    if (!(await leases.take(key))) return; // another worker holds it
+    // Decided here without a write first: the claim (or the hold before a question or an end
+    // without a run) is what one worker of any number wins.
+    leases.adopt(key);
     const fields = { tool: record.tool, callId: key.callId };
     if (record.cancelRequested) {
       const { failedResult } = await import('../closeout/results.js');
@@ -174,6 +176,9 @@ export class QueueWorker {
     const { leases } = this.options;
     await leases.store.flush();
     if (result.errorCode === 'CALL_IN_PROGRESS') return; // another worker's, or parked
+    // Its end written by the executor under this worker's token: it is not `pending` now (or,
+    // the lease lost, someone else ended it); either way nothing is left to write.
+    if (leases.held.get(keyString(key))?.ended === true) return;
     const record = await leases.store.get(key.callId, key.session);
     if (record?.state !== 'pending') return;
     const state = result.stopReason === 'not_run' && result.errorCode !== undefined && DENIALS.has(result.errorCode) ? 'denied' : 'failed';
