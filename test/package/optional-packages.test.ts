@@ -112,6 +112,17 @@ describe('a feature without its optional package names the package', () => {
       else process.env[HIDE_PACKAGES_ENV] = saved;
     }
   });
+
+  it('toolgate approvals --store postgres://: pg', async () => {
+    // Refused before any connection is tried (nothing listens on port 9).
+    const run = await cliWithout(['pg'], ['approvals', 'list', '--store', 'postgres://toolgate@127.0.0.1:9/toolgate']);
+    assertNamed(run, ['pg']);
+  });
+
+  it('toolgate worker --queue: bullmq', async () => {
+    const run = await cliWithout(['bullmq'], ['worker', '--workspace', tmp, '--store', path.join(tmp, 'store.sqlite'), '--queue', 'redis://127.0.0.1:9']);
+    assertNamed(run, ['bullmq']);
+  });
 });
 
 describe('loadOptional and resolveOptional', () => {

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { ToolgateOptionError } from '../../errors/errors.js';
 import { PG_MIGRATIONS } from './migrations.js';
+import { loadOptional } from '../../util/optional-package.js';
 
 /** A query on one connection: the rows it returns. */
 export type Query = <R = Record<string, unknown>>(sql: string, params?: readonly unknown[]) => Promise<R[]>;
@@ -68,13 +69,13 @@ interface PgClient {
 
 let driver: Promise<PgModule> | undefined;
 
-/** `pg`, loaded once. @throws Error naming the package to install when it is missing. */
+/** `pg`, loaded once through the one optional-package loader. @throws PackageUnavailableError naming `pg` when it is not installed. */
 function loadPg(): Promise<PgModule> {
-  driver ??= import('pg').then(
-    (mod) => ((mod as unknown as { default?: PgModule }).default ?? mod) as unknown as PgModule,
+  driver ??= loadOptional<{ default?: PgModule }>('pg', 'the PostgreSQL call store').then(
+    (mod) => (mod.default ?? mod) as unknown as PgModule,
     (error: unknown) => {
       driver = undefined;
-      throw new Error(`the PostgreSQL call store needs the package pg (npm install pg@8): it could not be loaded (${(error as Error)?.message ?? String(error)})`);
+      throw error;
     },
   );
   return driver;
