@@ -129,6 +129,7 @@ export class WorkerStore {
     // Held (not parked): the call was `pending` under this worker's hold a moment ago, so it is
     // this worker's to decide, without reading it again; should the hold have lapsed since (the
     // call swept `interrupted`), the fenced claim and finish refuse it.
+    // Not `adopted`: the worker's request is built from the stored row, so there is nothing to compare.
     const held = this.held.get(keyString(key));
     if (held !== undefined && held.parked !== true && held.run === undefined) return { kind: 'recorded' };
     const outcome = await this.store.check(key);

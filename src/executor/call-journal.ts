@@ -145,7 +145,7 @@ export class CallJournal {
       }
       return { result: outcome.result };
     }
-    if (outcome.kind === 'taken_over' || outcome.kind === 'recorded') {
+    if (outcome.kind === 'taken_over' || (outcome.kind === 'recorded' && outcome.adopted === true)) {
       // A stored call goes on with what was stored for it (its question and the answer that
       // question got): the same id with another tool, revision or arguments is another
       // request, which that answer must not run.
@@ -155,10 +155,7 @@ export class CallJournal {
       } catch (error) {
         return { code: 'INTERNAL', message: `the call was not run: the ledger ${ledger.file} could not be read (${messageOf(error)}).` };
       }
-      // An empty stored version is a call recorded unpinned for a pool (src/distributed/queue-caller.ts):
-      // the worker's registry picks the version, so only the tool and the arguments must match.
-      const otherVersion = earlier !== undefined && earlier.version !== '' && earlier.version !== entry.version;
-      if (earlier !== undefined && (earlier.tool !== entry.tool || otherVersion || !isDeepStrictEqual(earlier.arguments, entry.arguments))) {
+      if (earlier !== undefined && (earlier.tool !== entry.tool || earlier.version !== entry.version || !isDeepStrictEqual(earlier.arguments, entry.arguments))) {
         return { code: 'INVALID_ARGUMENTS', message: `call id ${state.callId} of session ${session} is stored for another request (${earlier.tool} ${earlier.version} with other arguments); it was not run. A new call needs a new call id.` };
       }
     }

@@ -226,8 +226,13 @@ export interface TombstoneRecord {
 
 /** What {@link CallJournal.record} (and {@link CallJournal.check}) found. */
 export type RecordOutcome =
-  /** A new call: recorded `pending`, owned by this process. */
-  | { readonly kind: 'recorded' }
+  /**
+   * A new call: recorded `pending`, owned by this process. `adopted`: the row was not written
+   * now but recorded earlier by this process (an MCP task, say) and is this caller's from now
+   * on; its tool, version and arguments are the stored ones, which the caller must compare with
+   * its own request (src/executor/call-journal.ts).
+   */
+  | { readonly kind: 'recorded'; readonly adopted?: true }
   /** A `pending` call of a process that is gone, now owned by this one (its question, if any, kept). */
   | { readonly kind: 'taken_over' }
   /** The call is not recorded (only from {@link CallJournal.check}). */

@@ -55,4 +55,20 @@ describe('an approval stored for a call binds to its arguments when another proc
       await system.close();
     }
   });
+
+  it('a call this process recorded earlier (adopted, as an MCP task is) is bound to its arguments too', async () => {
+    const system = new ToolSystem({ workspace: t.ws, ported: false, ledger: { dir, pollMs: 20 } });
+    await system.start();
+    try {
+      const ledger = system.executor.ledger!;
+      const entry = { callId: 'call_2', session: 's2', tool: 'write_file', version: '1.0.0', arguments: { filepath: 'ok2.txt', content: 'approved content' }, workspace: t.ws, turn: '' };
+      assert.equal((await ledger.record(entry)).kind, 'recorded');
+      await ledger.answer(await ledger.ask(entry, { tool: 'write_file', arguments: entry.arguments }), 'allow_once', 'cli:test');
+      const other = await system.execute({ name: 'write_file', arguments: { filepath: 'evil2.txt', content: 'not approved' }, callId: 'call_2' }, { session: 's2' });
+      assert.equal(other.errorCode, 'INVALID_ARGUMENTS', other.output);
+      assert.equal(fs.existsSync(path.join(t.ws, 'evil2.txt')), false, 'the approval for ok2.txt did not write evil2.txt');
+    } finally {
+      await system.close();
+    }
+  });
 });

@@ -22,6 +22,7 @@ import { NOW_MS, type PgDatabase, type Query } from './database.js';
 import { callOf, keyOf, rowAlive, type PgCallRow } from './rows.js';
 
 const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
+const ADOPTED: RecordOutcome = Object.freeze({ kind: 'recorded', adopted: true });
 const UNKNOWN: RecordOutcome = Object.freeze({ kind: 'unknown' });
 const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
 
@@ -92,7 +93,7 @@ export class PgCalls {
       const me = thisProcess();
       if (row.state === 'pending' && row.owner_pid === me.pid && row.owner_host === hostId() && !this.held.has(k)) {
         this.held.add(k);
-        return RECORDED;
+        return ADOPTED;
       }
       return { kind: 'in_progress', record: callOf(row) };
     }

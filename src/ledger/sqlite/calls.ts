@@ -16,6 +16,7 @@ import { callColumns, callOf, keyOf, type CallRow, type Synchronous } from './ro
 import type { QueuedEnd, WriteQueue } from './write-queue.js';
 
 const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
+const ADOPTED: RecordOutcome = Object.freeze({ kind: 'recorded', adopted: true });
 const UNKNOWN: RecordOutcome = Object.freeze({ kind: 'unknown' });
 const TAKEN_OVER: RecordOutcome = Object.freeze({ kind: 'taken_over' });
 
@@ -127,7 +128,7 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
       // A call this process recorded (an MCP task, say) that nobody here handles yet is adopted by the caller.
       if (row.state === 'pending' && row.owner_pid === process.pid && !this.held.has(k)) {
         this.held.add(k);
-        return RECORDED;
+        return ADOPTED;
       }
       return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
     }
