@@ -25,7 +25,7 @@ export function isStoreUrl(spec: string | undefined): spec is string {
  * Open the call store `spec` names: a `postgres://`/`postgresql://` URL, the PostgreSQL store
  * of that server (the password from the URL, `PGPASSWORD` or the password file); a path, that
  * SQLite ledger file; `undefined`, the SQLite ledger of `options.workspace` in `options.dir`.
- * @throws ToolgateOptionError for a bad option; Error naming `pg` when the PostgreSQL store is
+ * @throws ToolgateOptionError for a bad option; PackageUnavailableError (code PACKAGE_UNAVAILABLE) naming `pg` when the PostgreSQL store is
  *   asked for and it is not installed; the store's error when it cannot be opened (a URL's
  *   password is never in it).
  */
