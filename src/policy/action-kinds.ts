@@ -17,10 +17,17 @@
  * - `mcp_write_or_unknown`: any other bridged MCP tool.
  * - `task_subagent`: starts an agent or a long task of its own.
  * - `shell_command`: runs a program.
+ * - `dynamic_skill_tool`: a tool a skill declares (a script, a shell line or an HTTP request
+ *   from a `SKILL.md`), registered at run time.
+ * - `shell_command`: runs a program.
  * - `network`: reaches another machine (an HTTP request, `curl`, `ssh`, `git push`).
+ * - `computer_use`: drives a desktop (screenshots, clicks, keys): whatever a person at that
+ *   screen could do.
+ * - `unknown`: not classified: the most severe, so that what nothing understands is judged
+ *   as the worst case (fail closed).
  */
 export const ACTION_KINDS = Object.freeze([
-  'internal', 'file_read', 'mcp_read', 'file_write', 'mcp_write_or_unknown', 'task_subagent', 'shell_command', 'network',
+  'internal', 'file_read', 'mcp_read', 'file_write', 'mcp_write_or_unknown', 'task_subagent', 'dynamic_skill_tool', 'shell_command', 'network', 'computer_use', 'unknown',
 ] as const);
 
 /** One of {@link ACTION_KINDS}. */

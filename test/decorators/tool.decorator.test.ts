@@ -136,6 +136,6 @@ describe('@tool decorator', () => {
   it('kindFitsReadOnly: read-only tools read or reach the network; reading kinds need readOnly', () => {
     const fits = (readOnly: boolean) => ACTION_KINDS.filter((kind) => kindFitsReadOnly(kind, readOnly));
     assert.deepEqual(fits(true), ['internal', 'file_read', 'mcp_read', 'network']);
-    assert.deepEqual(fits(false), ['file_write', 'mcp_write_or_unknown', 'task_subagent', 'shell_command', 'network']);
+    assert.deepEqual(fits(false), ['file_write', 'mcp_write_or_unknown', 'task_subagent', 'dynamic_skill_tool', 'shell_command', 'network', 'computer_use', 'unknown']);
   });
 });
