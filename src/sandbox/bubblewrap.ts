@@ -213,13 +213,35 @@ function gitProtections(roots: readonly string[]): string[] {
 }
 
 /**
+ * `<root>/.toolgate` bound read-only onto itself, for each writable root that has that folder:
+ * the workspace's policy file and its artifact store (records and registered files) are
+ * toolgate's to write, through its own tools, never a command's (a command could otherwise
+ * plant or rewrite an artifact record, or swap the folder for a link). A link there is left
+ * alone: toolgate refuses to read one (`policy-set.ts`, `artifact-store.ts`). A `.toolgate` a
+ * command makes during the call, where none was, is the command's own and toolgate reads its
+ * records as untrusted (see docs/sandbox.md).
+ */
+function ownFolderProtections(roots: readonly string[]): string[] {
+  const args: string[] = [];
+  for (const root of roots) {
+    const own = path.join(root, '.toolgate');
+    try {
+      if (fs.lstatSync(own).isDirectory()) args.push('--ro-bind', own, own);
+    } catch {
+      // none here
+    }
+  }
+  return args;
+}
+
+/**
  * The bubblewrap command line of `profile`'s sandbox, ending with `--`.
  *
  * Mounts, in order: `/` read-only; a new `/dev` and `/proc`; empty private `/tmp`,
  * `/var/tmp`, `/run` and `/dev/shm` (host sockets there are out of reach: connecting to a
  * Unix socket works on a read-only mount); with network, the host's resolver file again if
  * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
- * `read-only`; `.git` protections in each writable root; toolgate's own files inside a
+ * `read-only`; `.git` and `.toolgate` protections in each writable root; toolgate's own files inside a
  * writable root read-only (`own-state-paths.ts`); `/dev/null` over every Unix
  * socket listening elsewhere (see {@link listeningSockets}); `mounts.hidden` covered (an
  * empty read-only tmpfs over a folder, `/dev/null` over a file). Namespaces: PID, IPC, UTS, cgroup
@@ -259,7 +281,7 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
     // may lie under a hidden folder such as /tmp.
     if (!writable.includes(mounts.workspace)) args.push('--ro-bind', mounts.workspace, mounts.workspace);
     for (const dir of writable) args.push('--bind', dir, dir);
-    args.push(...gitProtections(writable));
+    args.push(...gitProtections(writable), ...ownFolderProtections(writable));
     // toolgate's own policy, config and state: read-only whatever the workspace is (the home folder, say).
     args.push(...ownStateProtections(writable));
   }

@@ -280,6 +280,21 @@ if (!HAS_BWRAP) {
       }
     });
 
+    test('the workspace\'s .toolgate folder (policy file, artifact records) cannot be changed, renamed or replaced by a command', async () => {
+      const ws = fs.realpathSync(tmp.ws);
+      fs.mkdirSync(path.join(ws, '.toolgate', 'artifacts'), { recursive: true });
+      fs.writeFileSync(path.join(ws, '.toolgate', 'policy.toml'), '# narrow\n');
+      try {
+        const result = await run('(echo planted > .toolgate/artifacts/record.json) 2>/dev/null || echo record-refused; (echo "" > .toolgate/policy.toml) 2>/dev/null || echo policy-refused; mv .toolgate .toolgate-old 2>/dev/null || echo rename-refused');
+        assert.match(result.output, /^record-refused\npolicy-refused\nrename-refused$/m, result.output);
+        assert.deepEqual(fs.readdirSync(path.join(ws, '.toolgate', 'artifacts')), []);
+        assert.equal(fs.readFileSync(path.join(ws, '.toolgate', 'policy.toml'), 'utf8'), '# narrow\n');
+        assert.ok(!fs.existsSync(path.join(ws, '.toolgate-old')));
+      } finally {
+        fs.rmSync(path.join(ws, '.toolgate'), { recursive: true, force: true });
+      }
+    });
+
     test('a .git file (a worktree\'s pointer to its repository) cannot be rewritten', async () => {
       const ws = fs.realpathSync(tmp.ws);
       fs.writeFileSync(path.join(ws, '.git'), 'gitdir: /nowhere\n');
