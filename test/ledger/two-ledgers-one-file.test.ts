@@ -22,8 +22,10 @@ import { REPO_ROOT } from '../helpers.js';
 
 const INDEX = pathToFileURL(path.join(REPO_ROOT, 'dist/src/index.js')).href;
 const SQLITE = import.meta.resolve('better-sqlite3');
+/** The tracer (Debian's strace package, which .ci/run installs). */
+const STRACE = '/usr/bin/strace';
 /** strace can delay a syscall here (`-e inject=...:delay_exit=`: strace 4.22 and later, ptrace allowed). */
-const STRACE_DELAY = spawnSync('strace', ['-f', '-o', '/dev/null', '-e', 'inject=ftruncate:delay_exit=1', 'true']).status === 0;
+const STRACE_DELAY = fs.existsSync(STRACE) && spawnSync(STRACE, ['-f', '-o', '/dev/null', '-e', 'inject=ftruncate:delay_exit=1', 'true']).status === 0;
 
 const children: ChildProcess[] = [];
 const folders: string[] = [];
@@ -122,7 +124,7 @@ describe('two ledgers on one file in one process', () => {
       db.pragma('journal_mode = WAL');
       db.prepare('SELECT count(*) FROM calls').get();
       db.close();`;
-    const traced = spawn('strace', ['-f', '-o', '/dev/null', '-e', 'inject=ftruncate:delay_exit=1000000', process.execPath, '--input-type=module', '-e', opener], { stdio: 'ignore' });
+    const traced = spawn(STRACE, ['-f', '-o', '/dev/null', '-e', 'inject=ftruncate:delay_exit=1000000', process.execPath, '--input-type=module', '-e', opener], { stdio: 'ignore' });
     children.push(traced);
     const code = await new Promise((resolve) => traced.once('exit', resolve));
     assert.equal(code, 0);
