@@ -21,7 +21,7 @@ import { GeneralAgent, Ledger, ledgerQuestionHandler, OpenAIChatModel, ToolExecu
 import { startCockpit, type CockpitHandle } from '../../src/cockpit/server.js';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, fixtureRegistry, REPO_ROOT, runCli } from '../helpers.js';
 import { startOpenAIFixture, turn } from '../openai-fixture.js';
-import { chromiumMissing, launchChromium, type TestBrowser } from './browser.js';
+import { chromiumMissing, launchChromium, stepRecord, type TestBrowser } from './browser.js';
 
 const ASKER = path.join(REPO_ROOT, 'dist/test/ledger/ledger-asker.js');
 const SCREENSHOT = path.join(REPO_ROOT, 'test-output', 'cockpit.png');
@@ -36,8 +36,13 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
   let browser: TestBrowser;
   let page: Page;
   const children: ChildProcess[] = [];
+  /** Ledgers opened besides `ledger` (the restarted cockpit's), closed after. */
+  const ledgers: Ledger[] = [];
+  /** Where the test is, in test-output/cockpit-browser.steps: what CI prints if this process dies. */
+  let steps: ReturnType<typeof stepRecord> | undefined;
 
   before(async () => {
+    steps = stepRecord('cockpit-browser');
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-cockpit-'));
     ws = path.join(root, 'ws');
     state = path.join(root, 'state');
@@ -59,8 +64,10 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     }
     await browser?.close();
     await cockpit?.close();
+    for (const other of ledgers) await other.close();
     await ledger?.close();
     fs.rmSync(root, { recursive: true, force: true });
+    steps?.done();
   });
 
   /** The question card of a call, once it is on the page. */
@@ -73,6 +80,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
   }
 
   it('an agent asks; Allow runs the call; Deny refuses the next; the timeline shows both; an output with <script> is text', async () => {
+    steps?.step('1: an agent asks');
     fs.writeFileSync(path.join(ws, 'evil.html'), '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">\n');
     const model = await startOpenAIFixture([
       turn(null, [{ id: 'call_allow', name: 'write_file', arguments: JSON.stringify({ filepath: 'allowed.txt', content: 'allowed\n' }) }]),
@@ -150,6 +158,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
   });
 
   it('a pending approval stays on the page across a restart of the server, and is answered after it', async () => {
+    steps?.step('2: a pending approval across a restart');
     const registry = await fixtureRegistry();
     const executor = new ToolExecutor(registry, { workspaceRoot: ws, ledger: { dir: state }, approvalMode: 'always-ask', sweepLeftovers: false, confirmationHandler: never });
     try {
@@ -161,7 +170,9 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       const { port } = cockpit;
       await cockpit.close();
       await page.locator('[data-testid=status]', { hasText: 'reconnecting' }).waitFor();
-      cockpit = await startCockpit({ ledger: Ledger.open({ dir: state, workspace: ws }), port, pollMs: 100 });
+      const reopened = Ledger.open({ dir: state, workspace: ws });
+      ledgers.push(reopened);
+      cockpit = await startCockpit({ ledger: reopened, port, pollMs: 100 });
       // The new server knows no key of this page: it says so, and asks for the address printed last.
       await page.locator('[data-testid=status]', { hasText: 'signed out' }).waitFor();
       assert.match(await page.locator('[data-testid=signed-out]').textContent() ?? '', /Open the address toolgate printed/);
@@ -186,6 +197,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
   });
 
   it('a cross-origin POST is refused (401: its request carries no cookie), and so is one without the Origin or the CSRF token; the question stays unanswered', async () => {
+    steps?.step('3: a cross-origin POST');
     const registry = await fixtureRegistry();
     const executor = new ToolExecutor(registry, { workspaceRoot: ws, ledger: { dir: state }, approvalMode: 'always-ask', sweepLeftovers: false, confirmationHandler: never });
     // On 127.0.0.1 as well, another port: the host a browser would send the cockpit's cookies
@@ -250,6 +262,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
   });
 
   it('a signed-in page gives an address for another tab, which logs in once; a tab without a code is told what to do', async () => {
+    steps?.step('4: an address for another tab');
     await page.locator('[data-testid=another-tab]').click();
     const link = page.locator('[data-testid=another-tab-url] a');
     await link.waitFor();
@@ -274,6 +287,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     // The asker is killed: both answerers then try to run the call themselves, and the ledger's claim lets one.
     const asker = spawn(process.execPath, [ASKER, state, ws, 'call_twice', 'ran'], { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(asker);
+    steps?.step(`5: the asker started (pid ${asker.pid})`);
     let out = '';
     asker.stdout!.on('data', (d) => (out += d));
     while (!out.includes('asked')) {
@@ -283,10 +297,12 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
     const exited = new Promise((resolve) => asker.once('exit', resolve));
     asker.kill('SIGKILL');
     await exited;
+    steps?.step('5: the asker killed');
 
     // The cockpit of the CLI, which runs a call whose asker is gone (with the fixture tools).
     const server = spawn(process.execPath, [BIN, 'cockpit', '--port', '0', '--workspace', ws, '--state-dir', state, '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--no-policy'], { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(server);
+    steps?.step(`5: toolgate cockpit started (pid ${server.pid})`);
     let err = '';
     server.stderr!.on('data', (d) => (err += d));
     while (!/http:\/\/\S+\/#code=\S+/.test(err)) {
@@ -300,12 +316,14 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       const question = (await ledger.pendingApprovals()).find((q) => q.callId === 'call_twice')!;
       const button = other.locator(`[data-question-id="${question.id}"] button[data-answer=allow_once]`);
       await button.waitFor();
+      steps?.step('5: answering from the page and from toolgate approvals allow');
       const [cli] = await Promise.all([
         runCli(['approvals', 'allow', String(question.id), '--workspace', ws, '--state-dir', state, '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--no-policy']),
         button.click(),
       ]);
       assert.ok(cli.code === 0 || cli.code === 1, `approvals allow: ${cli.code} ${cli.stdout} ${cli.stderr}`);
       // Whichever ran it, the call ends done, once.
+      steps?.step(`5: approvals allow ended (${cli.code}); waiting for the call to end`);
       const deadline = Date.now() + 60_000;
       while ((await ledger.get('call_twice', 'asker'))?.state !== 'done') {
         assert.ok(Date.now() < deadline, `the call did not end: ${JSON.stringify((await ledger.get('call_twice', 'asker')))}\n${err}`);
@@ -319,6 +337,7 @@ describe('cockpit in headless Chromium', { skip: chromiumMissing() }, () => {
       const stopped = new Promise((resolve) => server.once('exit', resolve));
       server.kill('SIGTERM');
       await stopped;
+      steps?.step('5: toolgate cockpit stopped');
     }
   });
 });

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Ledger } from 'toolgate';
 import { startCockpit, type CockpitHandle } from '../../src/cockpit/server.js';
-import { chromiumMissing, launchChromium, type TestBrowser } from './browser.js';
+import { chromiumMissing, launchChromium, stepRecord, type TestBrowser } from './browser.js';
 import { REPO_ROOT } from '../helpers.js';
 
 describe('cockpit in headless Chromium: a running call\'s progress', { skip: chromiumMissing() }, () => {
@@ -20,8 +20,11 @@ describe('cockpit in headless Chromium: a running call\'s progress', { skip: chr
   let cockpit: CockpitHandle;
   let browser: TestBrowser;
   let page: Page;
+  /** Where the test is, in test-output/cockpit-progress-browser.steps: what CI prints if this process dies. */
+  let steps: ReturnType<typeof stepRecord> | undefined;
 
   before(async () => {
+    steps = stepRecord('cockpit-progress-browser');
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-cockpit-progress-'));
     const ws = path.join(root, 'ws');
     fs.mkdirSync(ws);
@@ -38,9 +41,11 @@ describe('cockpit in headless Chromium: a running call\'s progress', { skip: chr
     await cockpit?.close();
     await ledger?.close();
     fs.rmSync(root, { recursive: true, force: true });
+    steps?.done();
   });
 
   it('shows the latest progress and the time so far of a running call, and neither once it ended', async () => {
+    steps?.step('1: a running call\'s progress');
     const call = { callId: 'long_1', session: 'cli', tool: 'run_command', version: '1.0.0', arguments: { command: 'make' }, workspace: root, turn: 'long_1' };
     assert.equal((await ledger.record(call)).kind, 'recorded');
     assert.equal(await ledger.claim(call), true);

@@ -52,14 +52,7 @@ export function openForWriting(file: string, busyMs: number): OpenedFile {
   // Arguments and whole outputs may hold secrets: the file and its WAL and shared-memory
   // companions are the owner's alone, whatever the umask (made empty first, so no moment
   // exists where another user could open them).
-  for (const companion of [file, `${file}-wal`, `${file}-shm`]) {
-    try {
-      fs.closeSync(fs.openSync(companion, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
-      fs.chmodSync(companion, 0o600);
-    } catch {
-      // Not ours to change (a read-only or shared store): SQLite reports what matters.
-    }
-  }
+  for (const companion of [file, `${file}-wal`, `${file}-shm`]) makePrivate(companion);
   const db = new Database(file, { timeout: busyMs });
   try {
     db.pragma('journal_mode = WAL');
@@ -76,6 +69,35 @@ export function openForWriting(file: string, busyMs: number): OpenedFile {
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/**
+ * Make `file` the owner's alone: created empty with mode 0600 when missing, else changed to
+ * 0600 by its path. A file that exists is never opened here: this process may hold it open
+ * through SQLite already (a second ledger on the same file: an executor's beside the
+ * cockpit's), and closing any descriptor of a file drops every POSIX lock the process holds on
+ * it (POSIX `fcntl` locks belong to the process and the file, not to a descriptor), SQLite's
+ * among them. Without its lock on the `-shm` file, another process opening the ledger takes
+ * this one for gone: it truncates the shared memory this process has mapped (which then dies
+ * of SIGBUS when it touches it) and, closing as the last user, checkpoints and deletes the
+ * WAL, so what this process writes afterwards goes to a deleted file no other process sees.
+ * Source: sqlite.org/howtocorrupt.html, 2.2 "Posix advisory locks canceled by a separate
+ * thread doing close()"; `unixLockSharedMemory` of SQLite's os_unix.c.
+ * Never throws: a file that is not ours to change (a read-only or shared store) is left as it
+ * is, and SQLite reports what matters.
+ */
+function makePrivate(file: string): void {
+  try {
+    // O_EXCL: made only when missing. A new file's descriptor holds no lock of anyone's.
+    fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_RDWR, 0o600));
+  } catch {
+    // It exists (or cannot be made): only its mode is changed below.
+  }
+  try {
+    fs.chmodSync(file, 0o600);
+  } catch {
+    // Not ours to change.
   }
 }
 
