@@ -248,6 +248,22 @@ export class CallJournal {
     return result;
   }
 
+  /**
+   * Leave a recorded call waiting: its caller's framework suspended the run while the call's
+   * question is open (`isSuspension`). The call stays `pending` with its question, nothing is
+   * refused; when the framework resumes the run, the same call is adopted by its next check
+   * here ({@link CallStore.suspend}). A ledger that cannot be written is logged. Never rejects.
+   */
+  async suspend(state: CallState): Promise<void> {
+    const entry = state.entry!;
+    state.entry = undefined;
+    try {
+      await this.ledger.suspend?.(entry);
+    } catch (error) {
+      this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record a suspended call');
+    }
+  }
+
   /** Close the ledger when the journal opened it, else write what is queued (the caller closes it). Rejects with the store's error. */
   close(): Promise<void> {
     return this.owns ? this.ledger.close() : this.ledger.flush();

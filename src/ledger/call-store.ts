@@ -358,11 +358,23 @@ export interface CallJournal {
   /** The stored result of a call (of `session`, else the newest call with that id); `undefined` while it has none. */
   result(callId: string, session?: string): Promise<StoredResult | undefined>;
   /**
-   * Optional: record the latest progress of a `running` call (an event `progress` with
-   * `{ done, total?, message? }`), for the cockpit of another process to show. Callers
-   * throttle it (the CLI: at most one a second). @returns false when unknown or not running.
+   * Record the latest progress of a `running` call (an event `progress` with
+   * `{ done?, total?, message? }`), for the cockpit of any process to show. Callers throttle
+   * it (the executor: at most one a second per call, the message cut to 500 characters).
+   * @returns false when unknown or not running.
    */
-  progress?(callId: string, session: string, progress: CallProgressDetail): Promise<boolean>;
+  progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean>;
+  /**
+   * A `pending` call this handle's process owns was left waiting by its caller: the caller's
+   * framework suspended the run while a question about the call is open (a LangGraph
+   * `interrupt()` in a confirmation handler). Writes an event `suspended` and forgets that a
+   * caller here handles the call, so that the next {@link check} of its key from this process
+   * adopts it (`recorded`, adopted: the framework resumed the run and made the call again);
+   * another process takes it over once this one is gone. Optional (a store without it leaves
+   * such a call `in_progress` until this process is gone).
+   * @returns false when the call is unknown or not `pending`.
+   */
+  suspend?(key: CallKey): Promise<boolean>;
   /** Set the cancel flag of a `pending` or `running` call (stopping it is its owner's part). @returns false when unknown or ended. Atomic. */
   requestCancel(callId: string, session: string): Promise<boolean>;
   /** Whether someone asked for the call to be cancelled. */
