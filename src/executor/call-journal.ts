@@ -143,6 +143,8 @@ export class CallJournal {
       if (other) {
         return { code: 'INVALID_ARGUMENTS', message: `call id ${state.callId} of session ${session} was used before for another request (${earlier?.tool ?? pruned?.tool} with other arguments); it was not run. A retry repeats the same call; a new call needs a new call id.` };
       }
+      // Marked for `toolgate trace` off the call's way (a replay waits for no write).
+      if (!ledger.readonly) void ledger.replayed?.({ callId: state.callId, session }).catch((error: unknown) => this.logger.warn({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: messageOf(error) }, 'the ledger could not mark a replayed call'));
       return { result: outcome.result };
     }
     if (outcome.kind === 'taken_over' || (outcome.kind === 'recorded' && outcome.adopted === true)) {

@@ -375,6 +375,12 @@ export interface CallJournal {
    * @returns false when the call is unknown or not `pending`.
    */
   suspend?(key: CallKey): Promise<boolean>;
+  /**
+   * A retry of an ended call (same key) was answered with its stored result, not run again:
+   * writes an event `replayed` (what `toolgate trace` counts). Optional.
+   * @returns false when the call is unknown (retention deleted it).
+   */
+  replayed?(key: CallKey): Promise<boolean>;
   /** Set the cancel flag of a `pending` or `running` call (stopping it is its owner's part). @returns false when unknown or ended. Atomic. */
   requestCancel(callId: string, session: string): Promise<boolean>;
   /** Whether someone asked for the call to be cancelled. */

@@ -278,6 +278,9 @@ export class Ledger implements CallStore {
   async suspend(key: CallKey): Promise<boolean> {
     return this.calls.suspend(key);
   }
+  async replayed(key: CallKey): Promise<boolean> {
+    return this.calls.replayed(key);
+  }
   async cancelRequested(callId: string, session: string): Promise<boolean> {
     return this.calls.cancelRequested(callId, session);
   }

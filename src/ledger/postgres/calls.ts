@@ -301,6 +301,15 @@ export class PgCalls {
     });
   }
 
+  async replayed(key: CallKey): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      const [row] = await q<{ id: number }>('SELECT id FROM calls WHERE call_id = $1 AND session = $2', [key.callId, key.session]);
+      if (row === undefined) return false;
+      await this.event(q, row.id, 'replayed', null);
+      return true;
+    });
+  }
+
   async cancelRequested(callId: string, session: string): Promise<boolean> {
     await this.settle();
     const [row] = await this.db.read<{ cancel_requested: boolean }>('SELECT cancel_requested FROM calls WHERE call_id = $1 AND session = $2', [callId, session]);

@@ -220,6 +220,10 @@ export class PostgresStore implements CallStore {
     await this.writable();
     return this.calls.suspend(key);
   }
+  async replayed(key: CallKey): Promise<boolean> {
+    await this.writable();
+    return this.calls.replayed(key);
+  }
   async cancelRequested(callId: string, session: string): Promise<boolean> {
     return this.calls.cancelRequested(callId, session);
   }

@@ -354,6 +354,16 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     });
   }
 
+  replayed(key: CallKey): boolean {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const id = this.idOf(key.callId, key.session);
+      if (id === undefined) return false;
+      this.sql.event.run(id, now, 'replayed', null);
+      return true;
+    });
+  }
+
   cancelRequested(callId: string, session: string): boolean {
     this.writes.flush();
     const id = this.idOf(callId, session);
