@@ -28,6 +28,7 @@ import { DEFAULT_SANDBOX } from '../sandbox/bubblewrap.js';
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import type { CallState } from './call-state.js';
+import { RecordedProgress } from './call-progress-record.js';
 
 /** A call's result, now or once the journal's writes it waits for are done. */
 export type CallResult = ToolExecutionResult | Promise<ToolExecutionResult>;
@@ -204,6 +205,20 @@ export class CallJournal {
   }
 
   /**
+   * Give a claimed call the client that records its latest progress in the ledger
+   * (`call-progress-record.ts`), for the cockpit: a tool of the `main` runner always (a wrapper
+   * object, no relay), a tool in a worker thread or child process when its caller gave a client
+   * (its messages are relayed then anyway; without one, relaying would cost every call a
+   * message round, so such a tool's progress goes nowhere, as before).
+   * @returns `state`.
+   */
+  recordProgress(state: CallState): CallState {
+    const given = state.options.client;
+    if (given !== undefined || state.tool.runner === 'main') state.recording = new RecordedProgress(this.ledger, state.callId, state.entry!.session, given, this.logger);
+    return state;
+  }
+
+  /**
    * Write a recorded call's end: its state (`done`, `denied` for a gate's refusal of a call
    * that did not run, else `failed`), its decisions and its result, with the whole output when
    * the result shows part of it. A call whose wait for an answer was ended by the executor
@@ -218,6 +233,7 @@ export class CallJournal {
   closeOut(state: CallState, result: ToolExecutionResult, closed: boolean): CallResult {
     const entry = state.entry!;
     state.entry = undefined;
+    state.recording?.stop();
     if (closed && !state.claimed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
     const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && (DENIALS.has(result.errorCode!) || refusedByDecider(result)) ? 'denied' : 'failed';
     let fullOutput: string | undefined;

@@ -329,8 +329,10 @@ export class ToolExecutor {
     if (state.timeoutMs > 0 && spentMs >= state.timeoutMs) return this.fail(state, { code: 'TIMEOUT', stopReason: 'timeout', message: lateMessage(tool, state.timeoutMs, spentMs) });
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     if (state.entry === undefined) return this.dispatcher.dispatch(state, this.end) as CallResult;
-    // A recorded call runs only once its claim is committed (and not when the executor closed meanwhile: it ends not run).
-    return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused !== undefined ? this.fail(state, refused) : this.closed ? this.fail(state, CLOSED_BEFORE_RUN) : this.dispatcher.dispatch(state, this.end)) as Promise<ToolExecutionResult>;
+    // A recorded call runs only once its claim is committed (and not when the executor closed
+    // meanwhile: it ends not run); its latest progress goes to the ledger for the cockpit.
+    return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused !== undefined ? this.fail(state, refused) : this.closed ? this.fail(state, CLOSED_BEFORE_RUN)
+      : this.dispatcher.dispatch(this.journal!.recordProgress(state), this.end)) as Promise<ToolExecutionResult>;
   }
 
   /** How the dispatcher tells a call's end (step 5): one object for every call. */
