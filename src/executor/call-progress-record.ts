@@ -19,9 +19,9 @@ import type { Logger } from '../logging/logger.js';
 import { TOOL_LOG_LEVELS, type ElicitAnswer, type JsonSchema, type SampleAnswer, type SampleRequest, type ToolClient, type ToolLogLevel } from '../types/tool.js';
 
 /** How often a call's latest progress is written at most, in milliseconds. */
-export const PROGRESS_RECORD_MS = 1000;
+const PROGRESS_RECORD_MS = 1000;
 /** Characters of a recorded progress message at most. */
-export const PROGRESS_MESSAGE_CHARS = 500;
+const PROGRESS_MESSAGE_CHARS = 500;
 /** Log levels recorded: `info` and above (debug lines are not progress). */
 const RECORDED_FROM = TOOL_LOG_LEVELS.indexOf('info');
 
