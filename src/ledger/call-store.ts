@@ -365,21 +365,14 @@ export interface CallJournal {
    */
   progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean>;
   /**
-   * A `pending` call this handle's process owns was left waiting by its caller: the caller's
-   * framework suspended the run while a question about the call is open (a LangGraph
-   * `interrupt()` in a confirmation handler). Writes an event `suspended` and forgets that a
-   * caller here handles the call, so that the next {@link check} of its key from this process
-   * adopts it (`recorded`, adopted: the framework resumed the run and made the call again);
-   * another process takes it over once this one is gone. Optional (a store without it leaves
-   * such a call `in_progress` until this process is gone).
-   * @returns false when the call is unknown or not `pending`.
+   * A `pending` call of this process was left waiting, its question open, by a caller whose
+   * framework suspended (a LangGraph `interrupt()` in a confirmation handler): writes an event
+   * `suspended`, and the next {@link check} of its key here adopts it (`recorded`, adopted: the
+   * run resumed); another process takes it over once this one is gone. Optional (without it
+   * such a call is `in_progress` until this process is gone). @returns false when unknown or not `pending`.
    */
   suspend?(key: CallKey): Promise<boolean>;
-  /**
-   * A retry of an ended call (same key) was answered with its stored result, not run again:
-   * writes an event `replayed` (what `toolgate trace` counts). Optional.
-   * @returns false when the call is unknown (retention deleted it).
-   */
+  /** A retry of an ended call was answered with its stored result: writes an event `replayed` (`toolgate trace` counts them). Optional. @returns false when unknown. */
   replayed?(key: CallKey): Promise<boolean>;
   /** Set the cancel flag of a `pending` or `running` call (stopping it is its owner's part). @returns false when unknown or ended. Atomic. */
   requestCancel(callId: string, session: string): Promise<boolean>;
