@@ -141,11 +141,8 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   // The tool's progress and log messages: streamed with --stream, a live line on a terminal.
   const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
   let system: ToolSystem | undefined;
-  const progress = callProgress(ctx, {
-    tool: name, stream: values.stream === true, debug: level === 'debug' || level === 'trace',
-    // The cockpit (any process of the workspace) shows a running call's latest progress.
-    record: ledger === false ? undefined : (latest) => void system?.executor.ledger?.progress?.(callId, session, latest).catch(() => undefined),
-  });
+  // (The executor records the latest progress in the ledger, for the cockpit.)
+  const progress = callProgress(ctx, { tool: name, stream: values.stream === true, debug: level === 'debug' || level === 'trace' });
   try {
     system = cliToolSystem(values, ctx, {
       workspace,

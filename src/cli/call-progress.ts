@@ -12,7 +12,6 @@
 import type { ToolClient, ToolLogLevel } from '../types/tool.js';
 import { TOOL_LOG_LEVELS } from '../types/tool.js';
 import type { CliIo } from './context.js';
-import type { CallProgressDetail } from '../ledger/call-store.js';
 import { terminalSafe } from './terminal.js';
 
 /** How often the live line is redrawn, in milliseconds (the elapsed time moves on). */
@@ -20,9 +19,6 @@ const REDRAW_MS = 250;
 
 /** The live line is redrawn for a message at most this often (ms). */
 const MIN_REDRAW_MS = 50;
-
-/** How often the latest progress is recorded at most ({@link CallProgressOptions.record}), in ms. */
-const RECORD_MS = 1000;
 
 /** With no message yet, the live line appears only once the call has taken this long (ms): a fast call shows none. */
 const QUIET_MS = 1000;
@@ -38,11 +34,6 @@ export interface CallProgressOptions {
   stream: boolean;
   /** Show `debug` messages too. */
   debug: boolean;
-  /**
-   * Told the latest progress (or log line) at most once every {@link RECORD_MS} (the latest
-   * one comes at the end of each period): the CLI records it in the ledger for the cockpit.
-   */
-  record?: (latest: CallProgressDetail) => void;
 }
 
 /** The progress display of one call. */
@@ -87,24 +78,6 @@ export function callProgress(io: CliIo, options: CallProgressOptions): CallProgr
   let stopped = true;
   let timer: NodeJS.Timeout | undefined;
   let drawnAt = 0;
-  let recordedAt = 0;
-  let toRecord: CallProgressDetail | undefined;
-  let recordTimer: NodeJS.Timeout | undefined;
-  const recordNow = () => {
-    recordTimer = undefined;
-    if (toRecord === undefined || options.record === undefined) return;
-    recordedAt = Date.now();
-    const latest = toRecord;
-    toRecord = undefined;
-    options.record(latest);
-  };
-  const recordLater = (latest: CallProgressDetail) => {
-    if (options.record === undefined || stopped) return;
-    toRecord = latest;
-    const wait = recordedAt + RECORD_MS - Date.now();
-    if (wait <= 0) recordNow();
-    else recordTimer ??= setTimeout(recordNow, wait).unref();
-  };
 
   const erase = () => {
     if (!drawn) return;
@@ -138,13 +111,11 @@ export function callProgress(io: CliIo, options: CallProgressOptions): CallProgr
   const client: ToolClient = {
     progress(done, total, message) {
       const amount = total === undefined ? `${done}` : `${done}/${total}`;
-      recordLater({ done, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message: message.slice(0, 500) }) });
       heardOf(`[${amount}]${message === undefined ? '' : ` ${lastLine(message)}`}`, `[progress ${amount}]${message === undefined ? '' : ` ${message}`}`);
     },
     log(level: ToolLogLevel, data: unknown) {
       if (!options.debug && TOOL_LOG_LEVELS.indexOf(level) < SHOWN_FROM) return;
       const text = textOf(data);
-      recordLater({ message: lastLine(text).slice(0, 500) });
       heardOf(lastLine(text), `[${level}] ${text.replace(/\n$/, '')}`);
     },
   };
@@ -166,7 +137,6 @@ export function callProgress(io: CliIo, options: CallProgressOptions): CallProgr
     stop() {
       stopped = true;
       if (timer !== undefined) clearInterval(timer);
-      if (recordTimer !== undefined) clearTimeout(recordTimer);
       erase();
     },
   };

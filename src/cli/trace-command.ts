@@ -2,7 +2,8 @@
  * `toolgate trace [--session S] [--call ID] [--json] [--limit N]`: the calls of the
  * workspace's ledger, newest first, each with its state, decision path (`decider:verdict`),
  * timings (waiting from recorded to started, running from started to ended), result status
- * and the size of its whole output. Reads the ledger read-only: a `pending` or `running` call
+ * and the size of its whole output, and how often a retry of its call id was answered with its
+ * stored result (`replayed Nx`). Reads the ledger read-only: a `pending` or `running` call
  * whose process is gone is shown as such (`owner gone`), and is recovered (a `running` one
  * becomes `interrupted`) by the next toolgate process that opens the ledger to write.
  *
@@ -27,6 +28,8 @@ interface TracedCall extends CallRecord {
   ownerAlive?: boolean;
   /** For a call sent to a pool that no worker holds yet: the pool it waits in (docs/distributed.md). */
   waitingForPool?: string;
+  /** How many retries of its call id were answered with its stored result, without running again (events `replayed`). */
+  replays: number;
 }
 
 /** Run `toolgate trace`; `argv` are the arguments after `trace`. */
@@ -54,7 +57,8 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
     for (const c of calls) {
       const timing = `wait ${c.waitMs === undefined ? '-' : `${c.waitMs} ms`}, run ${c.runMs === undefined ? '-' : `${c.runMs} ms`}`;
       const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.waitingForPool !== undefined ? ` (waiting for a worker of pool ${c.waitingForPool})` : c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
-        + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`;
+        + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`
+        + (c.replays === 0 ? '' : `  replayed ${c.replays}x (stored result returned, not run again)`);
       ctx.stdout.write(`${terminalSafe(line, false)}\n`);
     }
     return EXIT.ok;
@@ -64,11 +68,13 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
 }
 
 async function traced(ledger: CallStore, call: CallRecord): Promise<TracedCall> {
-  const decisions = (await ledger.decisions(call.callId, call.session)).map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
+  const [stored, events] = await Promise.all([ledger.decisions(call.callId, call.session), ledger.events(call.callId, call.session)]);
+  const decisions = stored.map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
+  const replays = events.filter((e) => e.kind === 'replayed').length;
   const open = call.state === 'pending' || call.state === 'running';
   const pool = queuedFor(call);
   return {
-    ...call, decisions,
+    ...call, decisions, replays,
     ...(open ? { ownerAlive: ledger.ownerAlive(call) } : {}),
     ...(pool === undefined ? {} : { waitingForPool: pool }),
     waitMs: call.startedAt === undefined ? undefined : call.startedAt - call.createdAt,

@@ -58,9 +58,33 @@ const APPROVAL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once',
 /**
  * Asks a person (or a policy) whether a call may run. Resolves `true` (the same as
  * `allow_once`), `false` (the same as `deny`) or an {@link ApprovalAnswer}; a throw, a
- * rejection or any other value counts as `deny`.
+ * rejection or any other value counts as `deny`, except a suspension (see
+ * {@link isSuspension}: LangGraph's `interrupt()`), which the executor throws on.
  */
 export type ConfirmationHandler = (request: ConfirmationRequest, context?: ConfirmationContext) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
+/**
+ * The marker a framework's suspension error carries, as toolgate recognises it without
+ * importing the framework: `is_bubble_up: true` (LangGraph's `GraphInterrupt`, which
+ * `interrupt()` throws, and `ParentCommand`), or this symbol's property set to `true` (for
+ * any other framework: `Object.assign(error, { [SUSPENDS]: true })`).
+ */
+export const SUSPENDS: unique symbol = Symbol.for('toolgate.suspends');
+
+/**
+ * Whether a confirmation handler's throw suspends the caller (its framework pauses the run and
+ * resumes it later) rather than refusing the call: an error with `is_bubble_up === true`
+ * (LangGraph) or with `[SUSPENDS] === true`. The executor then leaves the call waiting (in a
+ * ledger: `pending`, its question open, an event `suspended`; nothing refused, nothing run)
+ * and rejects with the error, so that the framework sees it. When the framework resumes, the
+ * same call (same call id and session) is made again: it goes on with the same question, and
+ * the handler's answer then (`interrupt()`'s resume value) decides it, once.
+ */
+export function isSuspension(error: unknown): boolean {
+  if (error === null || (typeof error !== 'object' && typeof error !== 'function')) return false;
+  const marked = error as { is_bubble_up?: unknown; [SUSPENDS]?: unknown };
+  return marked.is_bubble_up === true || marked[SUSPENDS] === true;
+}
 
 /**
  * What a confirmation handler may use beside the request: given when the question is stored
@@ -146,7 +170,8 @@ function offered(given: ApprovalAnswer, offers: readonly ApprovalAnswer[]): Appr
 /**
  * Answer an `ask`.
  * @param confirm - the caller's `confirm` flag: `true` approves without asking (as `allow_once`).
- * @param handler - asked when `confirm` is not true; a handler that throws or rejects counts as no.
+ * @param handler - asked when `confirm` is not true; a handler that throws or rejects counts as
+ *   no, except with a suspension ({@link isSuspension}), with which this rejects.
  * @returns `allow` whose `rule` is the answer (`allow_once`, `allow_for_turn`, `always`), or
  *   `deny` with `CONFIRMATION_REQUIRED` (nobody to ask) or `CONFIRMATION_DENIED` (rule `deny`
  *   when the handler said no: `false` or `'deny'`; no rule when it threw or said anything else).
@@ -181,6 +206,7 @@ async function handlerAnswer(request: ConfirmationRequest, handler: Confirmation
     if (said === false) return 'deny';
     if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) return offered(said as ApprovalAnswer, request.offers);
   } catch (error) {
+    if (isSuspension(error)) throw error; // the caller's framework pauses: not an answer
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
   }
   return FAILED;
@@ -199,7 +225,7 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
   const id = await questions.open(request, durable.call);
   // Tells the handler when its answer no longer counts (a terminal prompt then stops asking).
   const handlerDone = new AbortController();
-  return new Promise<Decision>((resolve) => {
+  return new Promise<Decision>((resolve, reject) => {
     let over = false;
     const end = (answer: string, by: string) => {
       if (over) return;
@@ -246,7 +272,14 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
       }
       if (counted === recorded) end(answer, 'the confirmation handler');
       else end(counted, 'an earlier answer given elsewhere (toolgate approvals)');
-    }, () => undefined);
+    }, (error: unknown) => {
+      // A suspension (handlerAnswer throws nothing else): the question stays open, unanswered,
+      // for the same call when its framework resumes it (or for a person elsewhere).
+      if (over) return;
+      stop();
+      for (const signal of durable.signals) signal?.removeEventListener('abort', stop);
+      reject(error);
+    });
   });
 }
 

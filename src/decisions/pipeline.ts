@@ -36,7 +36,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
-import { ANSWER_STEP, answerAsk, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest, type DurableCallKey, type DurableQuestions } from './approval.js';
+import { ANSWER_STEP, answerAsk, isSuspension, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest, type DurableCallKey, type DurableQuestions } from './approval.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /** What the pipeline decided about one call. */
@@ -188,13 +188,14 @@ export class DecisionPipeline {
   /**
    * Wait for `pending`, ending early with `deny` / `ABORTED` when `signal` aborts or the
    * executor closes, or, with `timeoutMs > 0`, with `onTimeout()` when it takes longer. A
-   * rejection (a rate limiter stopped by close) is a `deny` / `ABORTED` naming the step.
+   * rejection (a rate limiter stopped by close) is a `deny` / `ABORTED` naming the step; a
+   * suspension (`isSuspension`: a LangGraph interrupt in a confirmation handler) rejects.
    */
   bounded(
     pending: PromiseLike<Decision | undefined>, step: string, signal: AbortSignal | undefined, timeoutMs: number, onTimeout: (() => Decision | undefined) | undefined,
   ): Promise<Decision | undefined> {
     const closing = this.closing;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const done = (value: Decision | undefined) => {
         if (timer !== undefined) clearTimeout(timer);
@@ -208,6 +209,14 @@ export class DecisionPipeline {
       closing.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs > 0) timer = setTimeout(() => done(onTimeout?.()), timeoutMs);
       Promise.resolve(pending).then(done, (error: unknown) => {
+        if (isSuspension(error)) {
+          // The caller's framework pauses the run (a LangGraph interrupt in a handler): thrown on.
+          if (timer !== undefined) clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          closing.removeEventListener('abort', onAbort);
+          reject(error);
+          return;
+        }
         done(deny(step, 'ABORTED', `the call could not pass the ${step} gate: ${(error as Error)?.message ?? String(error)}`));
       });
     });

@@ -28,6 +28,7 @@ import { DEFAULT_SANDBOX } from '../sandbox/bubblewrap.js';
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import type { CallState } from './call-state.js';
+import { RecordedProgress } from './call-progress-record.js';
 
 /** A call's result, now or once the journal's writes it waits for are done. */
 export type CallResult = ToolExecutionResult | Promise<ToolExecutionResult>;
@@ -143,6 +144,8 @@ export class CallJournal {
       if (other) {
         return { code: 'INVALID_ARGUMENTS', message: `call id ${state.callId} of session ${session} was used before for another request (${earlier?.tool ?? pruned?.tool} with other arguments); it was not run. A retry repeats the same call; a new call needs a new call id.` };
       }
+      // Marked for `toolgate trace` off the call's way (a replay waits for no write).
+      if (!ledger.readonly) void ledger.replayed?.({ callId: state.callId, session }).catch((error: unknown) => this.logger.warn({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: messageOf(error) }, 'the ledger could not mark a replayed call'));
       return { result: outcome.result };
     }
     if (outcome.kind === 'taken_over' || (outcome.kind === 'recorded' && outcome.adopted === true)) {
@@ -202,6 +205,20 @@ export class CallJournal {
   }
 
   /**
+   * Give a claimed call the client that records its latest progress in the ledger
+   * (`call-progress-record.ts`), for the cockpit: a tool of the `main` runner always (a wrapper
+   * object, no relay), a tool in a worker thread or child process when its caller gave a client
+   * (its messages are relayed then anyway; without one, relaying would cost every call a
+   * message round, so such a tool's progress goes nowhere, as before).
+   * @returns `state`.
+   */
+  recordProgress(state: CallState): CallState {
+    const given = state.options.client;
+    if (given !== undefined || state.tool.runner === 'main') state.recording = new RecordedProgress(this.ledger, state.callId, state.entry!.session, given, this.logger);
+    return state;
+  }
+
+  /**
    * Write a recorded call's end: its state (`done`, `denied` for a gate's refusal of a call
    * that did not run, else `failed`), its decisions and its result, with the whole output when
    * the result shows part of it. A call whose wait for an answer was ended by the executor
@@ -216,6 +233,7 @@ export class CallJournal {
   closeOut(state: CallState, result: ToolExecutionResult, closed: boolean): CallResult {
     const entry = state.entry!;
     state.entry = undefined;
+    state.recording?.stop();
     if (closed && !state.claimed && result.errorCode === 'ABORTED' && result.stopReason === 'not_run') return result;
     const status: Exclude<CallStatus, 'pending' | 'running'> = result.success ? 'done' : result.stopReason === 'not_run' && (DENIALS.has(result.errorCode!) || refusedByDecider(result)) ? 'denied' : 'failed';
     let fullOutput: string | undefined;
@@ -246,6 +264,22 @@ export class CallJournal {
       return failed(error);
     }
     return result;
+  }
+
+  /**
+   * Leave a recorded call waiting: its caller's framework suspended the run while the call's
+   * question is open (`isSuspension`). The call stays `pending` with its question, nothing is
+   * refused; when the framework resumes the run, the same call is adopted by its next check
+   * here ({@link CallStore.suspend}). A ledger that cannot be written is logged. Never rejects.
+   */
+  async suspend(state: CallState): Promise<void> {
+    const entry = state.entry!;
+    state.entry = undefined;
+    try {
+      await this.ledger.suspend?.(entry);
+    } catch (error) {
+      this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record a suspended call');
+    }
   }
 
   /** Close the ledger when the journal opened it, else write what is queued (the caller closes it). Rejects with the store's error. */

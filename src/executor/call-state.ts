@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { RecordedProgress } from './call-progress-record.js';
 import type { ApprovalMode, Decision, PreparedCall, ResolvedPath } from '../decisions/decision.js';
 import type { NewCall } from '../ledger/store.js';
 import type { AgentMode } from '../modes/modes.js';
@@ -75,9 +76,15 @@ export class CallState implements PreparedCall, RunRequest {
   readonly scopedWriteDirs: readonly string[];
   private ws: Workspace | undefined;
 
-  /** The caller's handlers for `ctx.progress` and the like (the call's `client` option). */
+  /**
+   * Set when the call runs recorded: the client that also writes its latest progress to the
+   * ledger (`call-progress-record.ts`); stopped when the call is closed out.
+   */
+  recording: RecordedProgress | undefined = undefined;
+
+  /** The caller's handlers for `ctx.progress` and the like (the call's `client` option; once it runs recorded, wrapped by {@link recording}). */
   get client(): ToolClient | undefined {
-    return this.options.client;
+    return this.recording ?? this.options.client;
   }
 
   constructor(

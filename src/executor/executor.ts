@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { OutputStore } from '../closeout/output-store.js';
 import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf, toolFailure } from '../closeout/results.js';
-import { ANSWER_STEP } from '../decisions/approval.js';
+import { ANSWER_STEP, isSuspension } from '../decisions/approval.js';
 import { buildDeciders } from '../decisions/deciders.js';
 import type { Decision } from '../decisions/decision.js';
 import { DecisionPipeline, type Decided } from '../decisions/pipeline.js';
@@ -52,7 +52,9 @@ const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
 /**
  * Runs tool calls. Never throws for a call except {@link PathTraversalError}: every other
- * failure (unknown tool, bad arguments, a decision, a timeout, a crash) is a result.
+ * failure (unknown tool, bad arguments, a decision, a timeout, a crash) is a result. (A
+ * confirmation handler's suspension, such as LangGraph's `interrupt()`, is thrown on too:
+ * see `isSuspension`.)
  *
  * Call {@link ToolExecutor.close} when done, to end worker threads.
  */
@@ -156,7 +158,9 @@ export class ToolExecutor {
    * @param call - `{ name, arguments, callId?, version? }` as the model sent it.
    * @returns the result; see {@link ToolExecutionResult}. Failures of every kind are results.
    * @throws PathTraversalError when a path argument leaves the workspace (also when a tool
-   *   finds one inside a worker).
+   *   finds one inside a worker); (rejects with) a confirmation handler's suspension
+   *   (`isSuspension`: LangGraph's `GraphInterrupt`), the call then waiting, unrefused, for
+   *   the same call id to be called again when the framework resumes.
    */
   execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
     // OpenTelemetry: without a registered SDK `observeCall` is undefined and the call takes
@@ -192,12 +196,12 @@ export class ToolExecutor {
   }
 
   /**
-   * What an exception on the call path becomes: a `PathTraversalError` is thrown on (callers
-   * must see it); anything else, a bug in toolgate or in a caller's hook, becomes an
+   * What an exception on the call path becomes: a `PathTraversalError` and a suspension are
+   * thrown on (callers must see them); anything else, a bug in toolgate or in a caller's hook, becomes an
    * `INTERNAL` result instead of escaping.
    */
   private internalError(error: unknown, name: string, callId: string, started: number): ToolExecutionResult {
-    if (error instanceof PathTraversalError) throw error;
+    if (error instanceof PathTraversalError || isSuspension(error)) throw error;
     this.log.internalError(error, name, callId);
     return this.log.finish(started, failedResult('INTERNAL', `internal error while running ${name}: ${clip((error as Error)?.message ?? String(error), 2000)}`, { tool: name, callId }));
   }
@@ -325,8 +329,10 @@ export class ToolExecutor {
     if (state.timeoutMs > 0 && spentMs >= state.timeoutMs) return this.fail(state, { code: 'TIMEOUT', stopReason: 'timeout', message: lateMessage(tool, state.timeoutMs, spentMs) });
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     if (state.entry === undefined) return this.dispatcher.dispatch(state, this.end) as CallResult;
-    // A recorded call runs only once its claim is committed (and not when the executor closed meanwhile: it ends not run).
-    return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused !== undefined ? this.fail(state, refused) : this.closed ? this.fail(state, CLOSED_BEFORE_RUN) : this.dispatcher.dispatch(state, this.end)) as Promise<ToolExecutionResult>;
+    // A recorded call runs only once its claim is committed (and not when the executor closed
+    // meanwhile: it ends not run); its latest progress goes to the ledger for the cockpit.
+    return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused !== undefined ? this.fail(state, refused) : this.closed ? this.fail(state, CLOSED_BEFORE_RUN)
+      : this.dispatcher.dispatch(this.journal!.recordProgress(state), this.end)) as Promise<ToolExecutionResult>;
   }
 
   /** How the dispatcher tells a call's end (step 5): one object for every call. */
@@ -350,8 +356,20 @@ export class ToolExecutor {
   /** {@link internalError} of a resolved call (closed out in the journal when recorded). */
   private callError(error: unknown, state: CallState): CallResult {
     if (error instanceof PathTraversalError) return this.closeOutEscape(state, error);
+    if (isSuspension(error)) return this.suspended(state, error);
     const result = this.internalError(error, state.tool.name, state.callId, state.started);
     return state.entry !== undefined ? this.journal!.closeOut(state, result, this.closed) : result;
+  }
+
+  /**
+   * A call whose confirmation handler suspended its caller (`isSuspension`: LangGraph's
+   * `interrupt()`): no result; a recorded call is left waiting with its question
+   * ({@link CallJournal.suspend}), then the error is thrown on for the framework to see.
+   */
+  private suspended(state: CallState, error: unknown): Promise<never> {
+    this.log.logger.info({ event: 'call_suspended', tool: state.tool.name, callId: state.callId }, 'the caller suspended while its question was open; the call waits for it to resume');
+    const left = state.entry === undefined ? Promise.resolve() : this.journal!.suspend(state);
+    return left.then(() => { throw error; });
   }
 
   /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on (or the promise rejects with it). */

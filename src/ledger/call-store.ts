@@ -358,11 +358,22 @@ export interface CallJournal {
   /** The stored result of a call (of `session`, else the newest call with that id); `undefined` while it has none. */
   result(callId: string, session?: string): Promise<StoredResult | undefined>;
   /**
-   * Optional: record the latest progress of a `running` call (an event `progress` with
-   * `{ done, total?, message? }`), for the cockpit of another process to show. Callers
-   * throttle it (the CLI: at most one a second). @returns false when unknown or not running.
+   * Record the latest progress of a `running` call (an event `progress` with
+   * `{ done?, total?, message? }`), for the cockpit of any process to show. Callers throttle
+   * it (the executor: at most one a second per call, the message cut to 500 characters).
+   * @returns false when unknown or not running.
    */
-  progress?(callId: string, session: string, progress: CallProgressDetail): Promise<boolean>;
+  progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean>;
+  /**
+   * A `pending` call of this process was left waiting, its question open, by a caller whose
+   * framework suspended (a LangGraph `interrupt()` in a confirmation handler): writes an event
+   * `suspended`, and the next {@link check} of its key here adopts it (`recorded`, adopted: the
+   * run resumed); another process takes it over once this one is gone. Optional (without it
+   * such a call is `in_progress` until this process is gone). @returns false when unknown or not `pending`.
+   */
+  suspend?(key: CallKey): Promise<boolean>;
+  /** A retry of an ended call was answered with its stored result: writes an event `replayed` (`toolgate trace` counts them). Optional. @returns false when unknown. */
+  replayed?(key: CallKey): Promise<boolean>;
   /** Set the cancel flag of a `pending` or `running` call (stopping it is its owner's part). @returns false when unknown or ended. Atomic. */
   requestCancel(callId: string, session: string): Promise<boolean>;
   /** Whether someone asked for the call to be cancelled. */

@@ -275,6 +275,12 @@ export class Ledger implements CallStore {
   async progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean> {
     return this.calls.progress(callId, session, progress);
   }
+  async suspend(key: CallKey): Promise<boolean> {
+    return this.calls.suspend(key);
+  }
+  async replayed(key: CallKey): Promise<boolean> {
+    return this.calls.replayed(key);
+  }
   async cancelRequested(callId: string, session: string): Promise<boolean> {
     return this.calls.cancelRequested(callId, session);
   }

@@ -401,7 +401,7 @@ export class ToolSystem implements ToolCallTarget {
     const deprecated = result.version === undefined ? undefined : this.versions.deprecation(result.tool, result.version);
     if (deprecated !== undefined) result.output += `\n[note: ${result.tool} ${result.version} is deprecated: ${deprecated}]`;
     // For the developer (the model reads `output`): how a person could have been asked.
-    if (result.errorCode === 'CONFIRMATION_REQUIRED' && result.error !== undefined && typeof rest.confirmationHandler !== 'function' && rest.confirm !== true) result.error += ` ${howToAsk(this.executor.ledger !== undefined)}`;
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && result.error !== undefined && typeof rest.confirmationHandler !== 'function' && rest.confirm !== true) result.error += ` ${howToAsk(this.executor.ledger, this.workspace)}`;
     return result;
   }
 

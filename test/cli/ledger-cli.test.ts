@@ -247,5 +247,9 @@ describe('ledger through the CLI, with kill -9', () => {
     assert.equal(runs(), 'first\nthird\n');
     const trace = await runCli(['trace', '--session', 'cli', ...where()]);
     assert.equal(trace.stdout.trim().split('\n').length, 1, trace.stdout);
+    // The retry is marked as a replay (the refused reuse with other arguments is not one).
+    assert.match(trace.stdout, / replayed 1x \(stored result returned, not run again\)$/m);
+    const json = JSON.parse((await runCli(['trace', '--json', '--call', 'same', ...where()])).stdout) as Array<{ replays: number }>;
+    assert.deepEqual(json.map((c) => c.replays), [1]);
   });
 });

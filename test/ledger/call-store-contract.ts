@@ -25,6 +25,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { CallStore, NewCall, OutputPage } from '../../src/ledger/call-store.js';
 import { settleQuestion } from '../../src/ledger/resume.js';
 import type { ToolExecutionResult } from '../../src/types/result.js';
+import { eventContract } from './call-store-contract-events.js';
 import { leaseContract } from './call-store-contract-leases.js';
 
 /** Limits a contract test sets (the {@link LedgerOptions} names; every store takes them). */
@@ -409,6 +410,7 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
     });
 
     leaseContract({ open: () => open() });
+    eventContract({ open: () => open() });
   });
 }
 

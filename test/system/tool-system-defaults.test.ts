@@ -119,7 +119,12 @@ describe('ToolSystem defaults', () => {
       const refused = await quick.execute({ name: 'write_file', arguments: { filepath: 'unasked.txt', content: 'x' }, callId: 'w2' });
       assert.equal(refused.errorCode, 'CONFIRMATION_REQUIRED');
       // The developer reads how a person could be asked; the model's text stays about the user.
-      assert.match(refused.error!, /confirmationHandler .*waitForAnswers: true .*toolgate approvals allow ID/);
+      assert.match(refused.error!, /confirmationHandler .*waitForAnswers: true /);
+      // The exact commands that reach this ledger: its workspace and (not the default) state folder.
+      const flags = `--workspace ${tmp.ws} --state-dir ${dir}`;
+      assert.ok(refused.error!.includes(`\`toolgate approvals list ${flags}\``), refused.error);
+      assert.ok(refused.error!.includes(`\`toolgate approvals allow <question id> ${flags}\``), refused.error);
+      assert.ok(refused.error!.includes(`\`toolgate cockpit ${flags}\``), refused.error);
       assert.doesNotMatch(refused.output, /waitForAnswers/);
     } finally {
       await quick.close();

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DecisionRecord, ToolExecutionResult } from '../../types/result.js';
 import { boundedOutput, interruptedResult } from '../bounded-output.js';
-import type { CallEnd, CallKey, CallRecord, Fence, Lease, LedgerEvent, ListFilter, NewCall, RecordOutcome, StoredResult } from '../call-store.js';
+import type { CallEnd, CallKey, CallProgressDetail, CallRecord, Fence, Lease, LedgerEvent, ListFilter, NewCall, RecordOutcome, StoredResult } from '../call-store.js';
 import { checkPool, type CheckedRequest, type HeldLease, type LeaseKeeper } from '../lease-keeper.js';
 import { hostId, thisProcess } from '../owner.js';
 import { callTopic } from '../waits.js';
@@ -278,6 +278,34 @@ export class PgCalls {
       if (row === undefined) return false;
       await this.event(q, row.id, 'cancel_requested', null);
       notify(callTopic({ callId, session }));
+      return true;
+    });
+  }
+
+  async progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      const [row] = await q<{ id: number }>(`SELECT id FROM calls WHERE call_id = $1 AND session = $2 AND state = 'running'`, [callId, session]);
+      if (row === undefined) return false;
+      await this.event(q, row.id, 'progress', progress);
+      return true;
+    });
+  }
+
+  async suspend(key: CallKey): Promise<boolean> {
+    this.held.delete(keyOf(key));
+    return this.db.tx(async (q) => {
+      const [row] = await q<{ id: number }>(`SELECT id FROM calls WHERE call_id = $1 AND session = $2 AND state = 'pending'`, [key.callId, key.session]);
+      if (row === undefined) return false;
+      await this.event(q, row.id, 'suspended', null);
+      return true;
+    });
+  }
+
+  async replayed(key: CallKey): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      const [row] = await q<{ id: number }>('SELECT id FROM calls WHERE call_id = $1 AND session = $2', [key.callId, key.session]);
+      if (row === undefined) return false;
+      await this.event(q, row.id, 'replayed', null);
       return true;
     });
   }

@@ -25,7 +25,7 @@
 import { ToolgateOptionError } from '../../errors/errors.js';
 import type { DecisionRecord } from '../../types/result.js';
 import type {
-  ApprovalRecord, CallEnd, CallKey, CallRecord, CallStore, CountedAnswer, Fence, Lease, LeaseRequest, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall,
+  ApprovalRecord, CallEnd, CallKey, CallProgressDetail, CallRecord, CallStore, CountedAnswer, Fence, Lease, LeaseRequest, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall,
   OutputPage, OwnerFacts, RecordOutcome, SessionSetting, StoredResult, TombstoneRecord,
 } from '../call-store.js';
 import { DEFAULT_LEASE_MS } from '../call-store.js';
@@ -211,6 +211,18 @@ export class PostgresStore implements CallStore {
   async requestCancel(callId: string, session: string): Promise<boolean> {
     await this.writable();
     return this.calls.requestCancel(callId, session);
+  }
+  async progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean> {
+    await this.writable();
+    return this.calls.progress(callId, session, progress);
+  }
+  async suspend(key: CallKey): Promise<boolean> {
+    await this.writable();
+    return this.calls.suspend(key);
+  }
+  async replayed(key: CallKey): Promise<boolean> {
+    await this.writable();
+    return this.calls.replayed(key);
   }
   async cancelRequested(callId: string, session: string): Promise<boolean> {
     return this.calls.cancelRequested(callId, session);

@@ -343,6 +343,27 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     });
   }
 
+  suspend(key: CallKey): boolean {
+    this.held.delete(keyOf(key));
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const row = this.sql.checkRow.get(key.callId, key.session);
+      if (row === undefined || row.state !== 'pending') return false;
+      this.sql.event.run(row.id, now, 'suspended', null);
+      return true;
+    });
+  }
+
+  replayed(key: CallKey): boolean {
+    const now = Date.now();
+    return this.writes.immediate(() => {
+      const id = this.idOf(key.callId, key.session);
+      if (id === undefined) return false;
+      this.sql.event.run(id, now, 'replayed', null);
+      return true;
+    });
+  }
+
   cancelRequested(callId: string, session: string): boolean {
     this.writes.flush();
     const id = this.idOf(callId, session);
