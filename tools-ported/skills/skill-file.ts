@@ -25,6 +25,8 @@ export const SKILL_LIMITS = Object.freeze({
   tools: 16,
   /** Most files `read_skill` lists. */
   listedFiles: 200,
+  /** Most bytes of a declared tool's script (it travels in the command's environment). */
+  scriptBytes: 64 * 1024,
   /** Most skills in one folder. */
   skills: 200,
 });
@@ -181,7 +183,10 @@ function checkRun(decl: Record<string, unknown>, at: string, folder: string, fai
   }
   if (decl.script !== undefined) {
     const file = scriptFile(decl.script, `${at}.script`, folder, fail);
-    const sha256 = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    const bytes = fs.readFileSync(file);
+    if (bytes.length > SKILL_LIMITS.scriptBytes) fail(`${at}.script ${JSON.stringify(decl.script)} is ${bytes.length} bytes; at most ${SKILL_LIMITS.scriptBytes}`);
+    if (bytes.includes(0)) fail(`${at}.script ${JSON.stringify(decl.script)} holds NUL bytes; a script must be text (with a #! line)`);
+    const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
     hash.update(`\0${file}\0${sha256}`);
     return { type: 'script', file, sha256 };
   }

@@ -38,6 +38,9 @@ export interface SkillToolDefinition {
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }
 
+/** How a script tool runs its script: from a private copy of the checked bytes. */
+const SCRIPT_COMMAND = 'f=$(mktemp) && printf \'%s\' "$SKILL_SCRIPT_TEXT" > "$f" && chmod 700 "$f" && unset SKILL_SCRIPT_TEXT && { "$f"; s=$?; rm -f "$f"; exit $s; }';
+
 /** The definitions of one skill's tools, registered all or none. */
 export interface SkillToolSet {
   /** The skill's `SKILL.md` (named in errors). */
@@ -110,15 +113,20 @@ async function runSkillTool(skill: Skill, tool: SkillTool, args: Record<string, 
   }
   let command: string;
   if (run.type === 'script') {
-    let now: string;
+    let bytes: Buffer;
     try {
-      now = crypto.createHash('sha256').update(fs.readFileSync(run.file)).digest('hex');
+      bytes = fs.readFileSync(run.file);
     } catch (error) {
       throw new ToolExecutionError(`the script ${run.file} of the skill ${skill.name} cannot be read (${(error as Error).message}); nothing was run`);
     }
-    if (now !== run.sha256) throw new ToolExecutionError(`the script ${run.file} of the skill ${skill.name} changed since the skill was loaded; nothing was run (restart to load the skill again)`);
-    env.SKILL_SCRIPT = run.file;
-    command = 'exec "$SKILL_SCRIPT"';
+    if (crypto.createHash('sha256').update(bytes).digest('hex') !== run.sha256) {
+      throw new ToolExecutionError(`the script ${run.file} of the skill ${skill.name} changed since the skill was loaded; nothing was run (restart to load the skill again)`);
+    }
+    // The bytes checked are the bytes run: the script travels in the environment and is written
+    // to the command's private /tmp (a file swapped after the check is never run; the skill
+    // folder need not be visible in the sandbox).
+    env.SKILL_SCRIPT_TEXT = bytes.toString('utf8');
+    command = SCRIPT_COMMAND;
   } else {
     command = run.command;
   }
