@@ -46,6 +46,11 @@ export interface ToolFoldersOptions {
    * user's skills (docs/skills.md). Default `process.cwd()`.
    */
   workspace?: string;
+  /**
+   * Register the tools the skills declare (only when `read_skill` was loaded). Default true;
+   * the build's scripts say false, so that what they make does not depend on the machine's skills.
+   */
+  skills?: boolean;
 }
 
 /**
@@ -67,7 +72,7 @@ export async function loadToolFolders(registry: ToolRegistry, options: ToolFolde
   if (options.ported ?? builtins) loads.push(await loadPortedTools(registry, toolset?.select));
   toolset?.finish();
   // The skills' tools come with read_skill (a toolset without it has none).
-  if (registry.get('read_skill') !== undefined) await registerSkillTools(registry, path.resolve(options.workspace ?? process.cwd()), logger);
+  if (options.skills !== false && registry.get('read_skill') !== undefined) await registerSkillTools(registry, path.resolve(options.workspace ?? process.cwd()), logger);
   for (const folder of folders) {
     loads.push(await loadTools({ directories: [folder.directory], schemas: folder.schemas, registry }));
   }
