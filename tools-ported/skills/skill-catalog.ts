@@ -54,10 +54,10 @@ export interface FindSkillsOptions {
 }
 
 /** The file of the user's config folder that names the workspaces whose skills are trusted. */
-export const SKILLS_TRUST_FILE = 'skills-trust.json';
+const SKILLS_TRUST_FILE = 'skills-trust.json';
 
 /** The user's toolgate config folder (`$XDG_CONFIG_HOME/toolgate`, else `~/.config/toolgate`). */
-export function userConfigFolder(env: NodeJS.ProcessEnv = process.env): string {
+function userConfigFolder(env: NodeJS.ProcessEnv = process.env): string {
   return ownStateFolders(env)[0]!;
 }
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 
 /** The file every skill folder holds. */
-export const SKILL_FILE = 'SKILL.md';
+const SKILL_FILE = 'SKILL.md';
 
 /** Bounds of a skill (sizes in bytes or characters, counts). */
 export const SKILL_LIMITS = Object.freeze({
@@ -32,7 +32,7 @@ export const SKILL_LIMITS = Object.freeze({
 });
 
 /** How a declared tool runs. */
-export type SkillToolRun =
+type SkillToolRun =
   | { readonly type: 'shell'; readonly command: string }
   | { readonly type: 'script'; readonly file: string; readonly sha256: string }
   | { readonly type: 'http'; readonly method: string; readonly url: string; readonly headers: Readonly<Record<string, string>> };
