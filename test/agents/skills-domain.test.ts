@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GeneralAgent, ToolSystem, type ConfirmationRequest } from '../../src/index.js';
 import { bubblewrapAvailable } from '../../src/internal.js';
+import { cliInProcess } from '../cli/in-process.js';
 import { tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
@@ -115,6 +116,17 @@ describe('skills in an agent run', () => {
     const registered = tools.registry.get('release_notes__count_words')!;
     assert.equal(registered.kind, 'dynamic_skill_tool');
     assert.equal(registered.domain, 'skills');
+  });
+
+  it('toolgate list shows the skill tools in the domain skills, and read_skill and list_skills as core', async () => {
+    const run = await cliInProcess(['list', '--domain', 'skills'], { cwd: t.ws });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^release_notes__count_words +1\.0\.0 +dynamic_skill_tool +write +yes +skills /m);
+    assert.match(run.stdout, /^release_notes__render /m);
+    assert.doesNotMatch(run.stdout, /read_skill/);
+    const core = await cliInProcess(['list', '--domain', 'core', '--tag', 'skills'], { cwd: t.ws });
+    assert.match(core.stdout, /^list_skills .* file_read +read +no +- /m);
+    assert.match(core.stdout, /^read_skill /m);
   });
 
   it('read_skill names the skills when asked for one that does not exist', async () => {
