@@ -71,8 +71,15 @@ export async function loadToolFolders(registry: ToolRegistry, options: ToolFolde
   if (builtins) loads.push(await loadBuiltinTools(registry, toolset?.select));
   if (options.ported ?? builtins) loads.push(await loadPortedTools(registry, toolset?.select));
   toolset?.finish();
-  // The skills' tools come with read_skill (a toolset without it has none).
-  if (options.skills !== false && registry.get('read_skill') !== undefined) await registerSkillTools(registry, path.resolve(options.workspace ?? process.cwd()), logger);
+  // The skills' tools come with the ported library's read_skill (a toolset without it has none).
+  if (options.skills !== false && (options.ported ?? builtins) && registry.get('read_skill') !== undefined) {
+    try {
+      await registerSkillTools(registry, path.resolve(options.workspace ?? process.cwd()), logger);
+    } catch (error) {
+      // Skills add tools; failing to read them leaves the rest of the tool system as it is.
+      logger().warn({ event: 'skill_not_loaded', err: (error as Error)?.message }, `the skills' tools were not registered: ${(error as Error)?.message}`);
+    }
+  }
   for (const folder of folders) {
     loads.push(await loadTools({ directories: [folder.directory], schemas: folder.schemas, registry }));
   }
