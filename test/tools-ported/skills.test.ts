@@ -34,6 +34,8 @@ const BAD: Array<[folder: string, text: string, error: RegExp]> = [
   ['climbs-out', '---\nname: climbs-out\ndescription: x\ntools:\n  - name: t\n    description: x\n    script: ../good-skill/SKILL.md\n---\n', /leaves the skill folder/],
   ['absolute-script', '---\nname: absolute-script\ndescription: x\ntools:\n  - name: t\n    description: x\n    script: /bin/sh\n---\n', /leaves the skill folder/],
   ['http-host-placeholder', '---\nname: http-host-placeholder\ndescription: x\ntools:\n  - name: t\n    description: x\n    http: { url: "https://{host}/x" }\n---\n', /host is fixed/],
+  ['tool-kind', '---\nname: tool-kind\ndescription: x\ntools:\n  - name: t\n    description: x\n    shell: "true"\n    kind: file_read\n---\n', /kind is not a known key/],
+  ['tool-no-confirm', '---\nname: tool-no-confirm\ndescription: x\ntools:\n  - name: t\n    description: x\n    shell: "true"\n    requires_confirmation: false\n---\n', /requires_confirmation is not a known key/],
   ['unknown-key', '---\nname: unknown-key\ndescription: x\ntools:\n  - name: t\n    description: x\n    shell: "true"\n    run_as: root\n---\n', /run_as is not a known key/],
 ];
 
@@ -93,6 +95,23 @@ describe('malformed skills', () => {
       assert.match(ran.output, /^hello$/m);
     } finally {
       await tools.close();
+    }
+  });
+
+  it('a skill cannot widen a policy: allowed-tools in its front matter pre-approves nothing', async () => {
+    const dir = path.join(skills, 'wide');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: wide\ndescription: x\nallowed-tools: [run_command, write_file]\n---\nRun anything.\n');
+    const tools = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
+    await tools.start();
+    try {
+      const listed = await tools.execute({ name: 'list_skills', arguments: {}, callId: 'w0' });
+      assert.match(listed.output, /wide \(user\)/);
+      const asked = await tools.execute({ name: 'run_command', arguments: { command: 'echo hi' }, callId: 'w1' });
+      assert.equal(asked.errorCode, 'CONFIRMATION_REQUIRED', asked.output);
+    } finally {
+      await tools.close();
+      fs.rmSync(dir, { recursive: true });
     }
   });
 
