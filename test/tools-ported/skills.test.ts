@@ -4,7 +4,8 @@
  * snake_case, a declared tool with a bad schema (refused by the parser, or by the registry's
  * meta-schema check: then none of that skill's tools is registered), a script path that
  * climbs out of the skill folder or is a symlink out, a script changed after loading. Each
- * names its file; the good skill beside it still loads.
+ * names its file; the good skill beside it still loads. Also: an HTTP skill tool fills its URL
+ * placeholders and sends the other arguments as JSON.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,7 +15,9 @@ import { ToolSystem } from '../../src/index.js';
 import { bubblewrapAvailable } from '../../src/internal.js';
 import { findSkills } from '../../tools-ported/skills/skill-catalog.js';
 import { readSkill, SkillFileError, snakeName } from '../../tools-ported/skills/skill-file.js';
+import { NET_ALLOW_ENV } from '../../tools-ported/common/net-policy.js';
 import { tempWorkspace } from '../helpers.js';
+import { startWebFixture, type WebFixture } from '../web-fixture.js';
 
 const SANDBOX = bubblewrapAvailable() ? {} : { sandbox: 'none' as const };
 
@@ -141,5 +144,43 @@ describe('malformed skills', () => {
     assert.equal(snakeName('pdf-tools'), 'pdf_tools');
     assert.equal(snakeName('9lives'), undefined);
     assert.equal(snakeName('x'.repeat(65)), undefined);
+  });
+});
+
+describe('an HTTP skill tool', () => {
+  const t = tempWorkspace();
+  const config = path.join(t.root, 'config');
+  const saved = { config: process.env.XDG_CONFIG_HOME, allow: process.env[NET_ALLOW_ENV] };
+  let web: WebFixture;
+  before(async () => {
+    web = await startWebFixture();
+    process.env.XDG_CONFIG_HOME = config;
+    process.env[NET_ALLOW_ENV] = '127.0.0.1';
+    const dir = path.join(config, 'toolgate', 'skills', 'tracker');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), `---\nname: tracker\ndescription: Issue tracker.\ntools:\n  - name: comment\n    description: Comment on an item.\n    http:\n      method: POST\n      url: ${web.base}/items/{id}/comments\n      headers: { X-Skill: tracker }\n    input_schema:\n      type: object\n      properties:\n        id: { type: string }\n        text: { type: string }\n      required: [id, text]\n---\n`);
+  });
+  after(async () => {
+    await web.close();
+    for (const [name, value] of [['XDG_CONFIG_HOME', saved.config], [NET_ALLOW_ENV, saved.allow]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    t.cleanup();
+  });
+
+  it('fills the URL placeholders (encoded) and sends the other arguments as the JSON body', async () => {
+    const tools = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
+    await tools.start();
+    try {
+      const result = await tools.execute({ name: 'tracker__comment', arguments: { id: 'a b/c', text: 'looks good' }, callId: 'h1' }, { confirm: true });
+      assert.ok(result.output.length > 0);
+      const hit = web.hits.at(-1)!;
+      assert.deepEqual([hit.method, hit.url], ['POST', '/items/a%20b%2Fc/comments']);
+      assert.deepEqual(JSON.parse(hit.body), { text: 'looks good' });
+      assert.equal(hit.headers['x-skill'], 'tracker');
+    } finally {
+      await tools.close();
+    }
   });
 });
