@@ -184,3 +184,41 @@ describe('an HTTP skill tool', () => {
     }
   });
 });
+
+describe('a workspace skill folder that cannot be trusted as it is', () => {
+  const t = tempWorkspace();
+  const config = path.join(t.root, 'config');
+  const saved = process.env.XDG_CONFIG_HOME;
+  before(() => {
+    process.env.XDG_CONFIG_HOME = config;
+    const skills = path.join(t.ws, '.toolgate', 'skills');
+    fs.mkdirSync(path.join(skills, 'linked-file'), { recursive: true });
+    fs.writeFileSync(path.join(t.outside, 'SKILL.md'), GOOD.replace('good-skill', 'linked-file'));
+    fs.symlinkSync(path.join(t.outside, 'SKILL.md'), path.join(skills, 'linked-file', 'SKILL.md'));
+    fs.mkdirSync(path.join(t.outside, 'skill-elsewhere'));
+    fs.writeFileSync(path.join(t.outside, 'skill-elsewhere', 'SKILL.md'), GOOD.replace('good-skill', 'skill-elsewhere'));
+    fs.symlinkSync(path.join(t.outside, 'skill-elsewhere'), path.join(skills, 'skill-elsewhere'));
+    fs.mkdirSync(path.join(config, 'toolgate'), { recursive: true });
+  });
+  after(() => {
+    if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+    else process.env.XDG_CONFIG_HOME = saved;
+    t.cleanup();
+  });
+
+  it('a symlinked SKILL.md or skill folder is refused, naming it', () => {
+    fs.writeFileSync(path.join(config, 'toolgate', 'skills-trust.json'), JSON.stringify({ workspaces: [t.ws] }));
+    const catalog = findSkills({ workspaceRoot: t.ws });
+    assert.deepEqual(catalog.skills, []);
+    assert.ok(catalog.workspaceTrusted);
+    assert.match(catalog.problems.find((p) => p.file.endsWith('linked-file/SKILL.md'))!.message, /SKILL\.md is a symbolic link/);
+    assert.match(catalog.problems.find((p) => p.file.endsWith('skill-elsewhere'))!.message, /is a symbolic link; a workspace's skill must be a real folder/);
+  });
+
+  it('an invalid skills-trust.json trusts no workspace, naming the file', () => {
+    fs.writeFileSync(path.join(config, 'toolgate', 'skills-trust.json'), JSON.stringify({ workspaces: 'everything' }));
+    const catalog = findSkills({ workspaceRoot: t.ws });
+    assert.equal(catalog.workspaceTrusted, false);
+    assert.match(catalog.problems.find((p) => p.file.endsWith('skills-trust.json'))!.message, /is not valid .*no workspace's skills are trusted/);
+  });
+});
