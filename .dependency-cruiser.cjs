@@ -92,7 +92,7 @@ const ALLOWED_IMPORTERS = {
   'smol-toml': ['^src/policy/policy-file\\.ts$', '^tools-ported/data/data-formats\\.ts$'],
   'tar-stream': ['^tools-ported/archive/(archive-io|create-archive\\.tool)\\.ts$'],
   turndown: ['^tools-ported/common/web-text\\.ts$'],
-  yaml: ['^tools-ported/data/data-formats\\.ts$'],
+  yaml: ['^tools-ported/data/data-formats\\.ts$', '^tools-ported/skills/skill-file\\.ts$'],
   yauzl: ['^tools-ported/archive/archive-io\\.ts$'],
   yazl: ['^tools-ported/archive/create-archive\\.tool\\.ts$'],
 };

@@ -35,7 +35,7 @@ for (const folder of MANIFEST_FOLDERS) {
 }
 if (!check) {
   const registry = new ToolRegistry();
-  await loadToolFolders(registry, {}, () => createLogger('warn'));
+  await loadToolFolders(registry, { skills: false }, () => createLogger('warn'));
   const schemas: JsonSchema[] = [ASK_USER_TOOL.inputSchema];
   for (const tool of registry.list()) {
     schemas.push(tool.inputSchema);

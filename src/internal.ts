@@ -14,6 +14,7 @@ export { gitDirShapeOf, isGitDirEntry, protectedNameIn, type PathEntry } from '.
 export { isSecretKey } from './logging/secrets.js';
 export { loadOptional, resolveOptional, HIDE_PACKAGES_ENV } from './util/optional-package.js';
 export { commandEnv, INHERITED_ENV } from './sandbox/child-env.js';
+export { ownStateFolders } from './workspace/own-state-paths.js';
 export { PidsCgroup } from './sandbox/pids-cgroup.js';
 export { findExecutable, parentDeathLauncher } from './sandbox/executables.js';
 export { launchScript, type LaunchScriptName } from './sandbox/launch-scripts.js';

@@ -126,7 +126,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   // loads only when the call is dispatched.
   const registry = new ToolRegistry();
   let logger: Logger | undefined;
-  await loadToolFolders(registry, { toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx) }, () => (logger ??= createLogger(level)));
+  await loadToolFolders(registry, { toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx), workspace }, () => (logger ??= createLogger(level)));
   const early = registry.get(name, values.version as string | undefined);
   let processes: Runner | undefined;
   if (early?.runner === 'process') {

@@ -77,7 +77,7 @@ export async function cliToolRegistry(values: Record<string, unknown>, ctx: CliC
   const registry = new ToolRegistry();
   let logger: Logger | undefined;
   const log = () => (logger ??= createLogger(options.logLevel));
-  await loadToolFolders(registry, { toolFolders, ...configToolset(values, ctx) }, log);
+  await loadToolFolders(registry, { toolFolders, ...configToolset(values, ctx), workspace: options.workspace }, log);
   const bridge = await bridgeConfigured(registry, config, options.workspace, log, ctx);
   return { registry, close: async () => bridge?.close() };
 }

@@ -55,6 +55,8 @@ export interface ToolDefinition<I = Record<string, unknown>, O = unknown> {
   kind: ActionKind;
   /** Tags for filtering. Default `[]`. */
   tags?: string[];
+  /** Lazy domain (`@tool({ domain })`): hidden until the model asks for it with `request_tools`. Default none (a core tool). */
+  domain?: string;
   /** No side effects; must fit `kind`. Default false. */
   readOnly?: boolean;
   /** Calls need confirmation. Default false. */
@@ -95,7 +97,7 @@ export interface DefinitionRegisterOptions extends Pick<RegisterOptions, 'upstre
 
 /** The keys a {@link ToolDefinition} may have. */
 const DEFINITION_KEYS = new Set([
-  'name', 'version', 'description', 'inputSchema', 'outputSchema', 'run', 'close', 'kind', 'tags', 'readOnly',
+  'name', 'version', 'description', 'inputSchema', 'outputSchema', 'run', 'close', 'kind', 'tags', 'domain', 'readOnly',
   'requiresConfirmation', 'scopedWrite', 'timeoutMs', 'rateLimitRpm', 'maxOutputLength', 'truncation', 'source', 'revision',
 ]);
 

@@ -12,6 +12,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { moduleFiles } from '../registry/manifest.js';
 import { loadBuiltinTools, loadPortedTools, loadTools, type LoadedTools } from '../registry/loader.js';
+import type { ToolDefinition } from '../registry/programmatic.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { toolsetSelector, type ToolsetEntryConfig } from '../registry/toolset.js';
 
@@ -40,6 +41,16 @@ export interface ToolFoldersOptions {
   toolset?: readonly ToolsetEntryConfig[];
   /** What to call the toolset in messages. Default `toolset`. */
   toolsetSource?: string;
+  /**
+   * The workspace whose skills (`.toolgate/skills/`, when trusted) add their tools, beside the
+   * user's skills (docs/skills.md). Default `process.cwd()`.
+   */
+  workspace?: string;
+  /**
+   * Register the tools the skills declare (only when `read_skill` was loaded). Default true;
+   * the build's scripts say false, so that what they make does not depend on the machine's skills.
+   */
+  skills?: boolean;
 }
 
 /**
@@ -60,6 +71,15 @@ export async function loadToolFolders(registry: ToolRegistry, options: ToolFolde
   if (builtins) loads.push(await loadBuiltinTools(registry, toolset?.select));
   if (options.ported ?? builtins) loads.push(await loadPortedTools(registry, toolset?.select));
   toolset?.finish();
+  // The skills' tools come with the ported library's read_skill (a toolset without it has none).
+  if (options.skills !== false && (options.ported ?? builtins) && registry.get('read_skill') !== undefined) {
+    try {
+      await registerSkillTools(registry, path.resolve(options.workspace ?? process.cwd()), logger);
+    } catch (error) {
+      // Skills add tools; failing to read them leaves the rest of the tool system as it is.
+      logger().warn({ event: 'skill_not_loaded', err: (error as Error)?.message }, `the skills' tools were not registered: ${(error as Error)?.message}`);
+    }
+  }
   for (const folder of folders) {
     loads.push(await loadTools({ directories: [folder.directory], schemas: folder.schemas, registry }));
   }
@@ -101,4 +121,39 @@ function checkedToolFolders(given: readonly ToolFolder[] | undefined): ToolFolde
     }
     return { directory, schemas };
   });
+}
+
+/** The module of the ported tools that reads the skills' tool declarations (loaded by URL, as the ported tools are). */
+const SKILL_TOOLS_MODULE = new URL('../../tools-ported/skills/skill-tools.js', import.meta.url);
+
+/** What `skillToolDefinitions` of {@link SKILL_TOOLS_MODULE} returns. */
+interface SkillTools {
+  sets: Array<{ file: string; definitions: ToolDefinition[] }>;
+  problems: Array<{ file: string; message: string }>;
+}
+
+/**
+ * Register the tools the trusted skills declare (kind `dynamic_skill_tool`, domain `skills`),
+ * each skill's all or none: a skill whose tool has a schema that does not compile, or the
+ * name of a tool already registered, adds none. Skills that were not loaded, and untrusted
+ * workspace skills' tools, are logged at warn (event `skill_not_loaded`, naming the file).
+ */
+async function registerSkillTools(registry: ToolRegistry, workspace: string, logger: () => Logger): Promise<void> {
+  const { skillToolDefinitions } = (await import(SKILL_TOOLS_MODULE.href)) as { skillToolDefinitions(options: { workspaceRoot: string }): SkillTools };
+  const found = skillToolDefinitions({ workspaceRoot: workspace });
+  const problems = [...found.problems];
+  for (const set of found.sets) {
+    const done: string[] = [];
+    try {
+      for (const definition of set.definitions) {
+        if (registry.get(definition.name) !== undefined) throw new Error(`the tool name ${definition.name} is taken by another tool`);
+        registry.register(definition);
+        done.push(definition.name);
+      }
+    } catch (error) {
+      for (const name of done) registry.unregister(name);
+      problems.push({ file: set.file, message: `${set.file}: ${(error as Error).message}; none of the skill's tools was registered (the other skills are not affected)` });
+    }
+  }
+  for (const { file, message } of problems) logger().warn({ event: 'skill_not_loaded', file }, message);
 }

@@ -59,6 +59,8 @@ export function ownStatePaths(options: OwnStatePathsOptions = {}): string[] {
  * The user's toolgate config folder (`$XDG_CONFIG_HOME/toolgate`, else `~/.config/toolgate`)
  * and the default state folder (`$XDG_STATE_HOME/toolgate`, else `~/.local/state/toolgate`)
  * for `env`, absolute, not resolved.
+ *
+ * @internal
  */
 export function ownStateFolders(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || os.homedir();

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
+import { findSkills, type SkillCatalog } from './skill-catalog.js';
+import { SKILL_LIMITS, snakeName, type Skill } from './skill-file.js';
+import { SKILL_TOOLS_DOMAIN } from './skill-tools.js';
+
+/** Arguments of read_skill. */
+export interface ReadSkillInput {
+  /**
+   * The skill's name, as list_skills shows it.
+   * @minLength 1
+   * @maxLength 64
+   */
+  name: string;
+}
+
+/**
+ * Read a skill's instructions (the body of its SKILL.md) and list the files of its folder
+ * (scripts, templates, references) and the tools it declares. Call it before doing a task a
+ * skill is for (list_skills names the skills and what each is for), and follow what it says.
+ * Read-only.
+ */
+@tool({ name: 'read_skill', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['skills', 'ported'], runner: 'main', timeoutMs: 30_000 })
+export class ReadSkillTool implements Tool<ReadSkillInput, string> {
+  async run(args: ReadSkillInput, ctx: ToolContext): Promise<string> {
+    const catalog = findSkills({ workspaceRoot: ctx.workspace.realRoot });
+    const id = snakeName(args.name.trim());
+    const skill = catalog.skills.find((s) => s.name === args.name.trim() || s.id === id);
+    if (skill === undefined) {
+      const names = catalog.skills.map((s) => s.name);
+      throw new ToolExecutionError(`there is no skill ${JSON.stringify(args.name.slice(0, 64))}; skills: ${names.length === 0 ? '(none)' : names.join(', ')}`, 'INVALID_ARGUMENTS');
+    }
+    return showSkill(skill, catalog);
+  }
+}
+
+/** What read_skill returns for `skill`. */
+export function showSkill(skill: Skill, catalog: SkillCatalog): string {
+  const lines = [`# Skill ${skill.name} (${skill.origin}${skill.origin === 'workspace' && !catalog.workspaceTrusted ? ', untrusted' : ''})`, `Folder: ${skill.folder}`, `Description: ${skill.description}`, ''];
+  lines.push(skill.instructions === '' ? '[no instructions]' : skill.instructions, '');
+  const files = listFiles(skill.folder);
+  lines.push(`## Files (${files.shown.length}${files.more ? '+' : ''}; read them with read_file, or run scripts only through the skill's tools)`, ...files.shown.map((f) => `- ${f}`));
+  if (files.more) lines.push(`[more files not listed: at most ${SKILL_LIMITS.listedFiles}]`);
+  if (skill.tools.length > 0) {
+    lines.push('', '## Tools');
+    for (const t of skill.tools) lines.push(`- ${t.name}: ${t.description.replace(/^\[skill [^\]]+\] /, '')}`);
+    lines.push(catalog.trusted.has(skill)
+      ? `Call them by name; when they are not offered yet, call request_tools with {"domains": ["${SKILL_TOOLS_DOMAIN}"]} first. Each call is decided like any other (it may ask the user).`
+      : 'These tools are NOT available: this workspace\'s skills are not trusted by the user. Tell the user if the task needs them.');
+  }
+  return lines.join('\n');
+}
+
+/** The files of a skill folder, relative, links not followed, dot entries left out, bounded. */
+function listFiles(folder: string): { shown: string[]; more: boolean } {
+  const shown: string[] = [];
+  const queue = [''];
+  while (queue.length > 0) {
+    const rel = queue.shift()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(folder, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.')) continue;
+      const name = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) queue.push(name);
+      else if (shown.length >= SKILL_LIMITS.listedFiles) return { shown, more: true };
+      else shown.push(entry.isSymbolicLink() ? `${name} (symbolic link)` : name);
+    }
+  }
+  return { shown, more: false };
+}
