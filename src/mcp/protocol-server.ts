@@ -14,7 +14,7 @@
 import { Server, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 
 /** The 2026-07-28 revision (the modern era's first). */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /**
  * Every revision `toolgate mcp` serves: the SDK's 2025-era ones (`initialize` picks one) and

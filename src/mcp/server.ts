@@ -40,6 +40,7 @@
  */
 import crypto from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type CreateTaskResult, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import { ERROR_CODES } from '../errors/error-codes.js';
@@ -65,15 +66,15 @@ import { BadCursorError, DEFAULT_TOOLS_PAGE_SIZE, MAX_TOOLS_PAGE_SIZE, pageOf } 
 const DEFAULT_ANSWER_WAIT_MS = 45_000;
 
 /** How long a 2026-07-28 client may keep a `tools/list` page (ms): short, since bridged servers and lazy domains change the list. */
-export const TOOLS_LIST_TTL_MS = 30_000;
+const TOOLS_LIST_TTL_MS = 30_000;
 
 /**
  * `logging/setLevel` and `tools/list` params of any shape: the handlers answer a bad level or
  * cursor with -32602 themselves (the SDK's check of a spec method's params answers -32603).
  */
 const LOOSE_PARAMS = z.looseObject({});
-/** The logging levels of MCP (RFC 5424), lowest first. */
-const LOGGING_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+/** The logging levels of MCP (RFC 5424), lowest first: the SDK's (`@modelcontextprotocol/core`). */
+const LOGGING_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
 
 /** Which protocol era a server answers (see the module's text). */
 export type McpEra = 'legacy' | 'modern';

@@ -23,7 +23,7 @@ export const MAX_TOOLS_PAGE_SIZE = 10_000;
 export class BadCursorError extends Error {}
 
 /** The cursor of the page after the one that ends with tool `name`. */
-export function cursorAfter(name: string): string {
+function cursorAfter(name: string): string {
   return Buffer.from(JSON.stringify({ v: 1, after: name }), 'utf8').toString('base64url');
 }
 
