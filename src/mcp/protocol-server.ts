@@ -4,9 +4,9 @@
  *
  * Why this layer exists under SDK v2: v2 keeps the 2025-11-25 task vocabulary as types only
  * and checks every `tools/call` result against the `CallToolResult` schema of the served
- * revision; a task-augmented call's `{ task }` is not a `CallToolResult`, and would be sent
- * without its `task` (or refused). Every other `tools/call` result is still checked by the
- * SDK. (SDK v1's error-prefix stripping that this module did before is gone: v2's
+ * revision; a task-augmented call's `{ task }` is not a `CallToolResult`, and v2 2.4.0 refuses
+ * it (measured: `-32602` "Invalid tools/call result: content is required when the body carries
+ * 'task'"). Every other `tools/call` result is still checked by the SDK. (SDK v1's error-prefix stripping that this module did before is gone: v2's
  * `ProtocolError` messages carry no "MCP error -32602: " prefix.)
  *
  * @module
