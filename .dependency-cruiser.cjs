@@ -46,7 +46,9 @@ const ALLOWED_IMPORTERS = {
   pino: ['^src/logging/logger\\.ts$'],
   'safe-stable-stringify': ['^src/registry/registered-tool\\.ts$'],
   openai: ['^src/agents/model-client\\.ts$'],
-  zod: ['^src/mcp/server\\.ts$'],
+  zod: ['^src/mcp/(server|task-methods)\\.ts$'],
+  '@modelcontextprotocol/core': ['^src/mcp/server\\.ts$'],
+  '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|tasks|task-methods|event-store|early-initialize|protocol-server)\\.ts$'],
   '@modelcontextprotocol/sdk': ['^src/mcp/(bridge|server|stdio-server|http-server|confirmation|tasks|call-client|event-store|early-initialize|protocol-server|oauth)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
   // OpenTelemetry: the API only (the application brings the SDK); one module

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { ApprovalAnswer, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
 
@@ -90,16 +89,12 @@ export async function elicitConfirmation(server: Server, request: ConfirmationRe
   if (remembered.length > 1) {
     properties.remember = { type: 'string', title: 'Remember the answer', enum: remembered, description: 'allow_once: this call only; allow_for_turn: this exact request for the rest of this session; always: saved in the user policy file.', default: 'allow_once' };
   }
-  const answer = await server.request(
+  const answer = await server.elicitInput(
     {
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message: `toolgate: allow ${request.tool} ${request.version} to run? It asks because ${request.ask.reason}${targets}\nArguments: ${shown}`,
-        requestedSchema: { type: 'object', properties, required: ['approve'] } as never,
-      },
+      mode: 'form',
+      message: `toolgate: allow ${request.tool} ${request.version} to run? It asks because ${request.ask.reason}${targets}\nArguments: ${shown}`,
+      requestedSchema: { type: 'object', properties, required: ['approve'] } as never,
     },
-    ElicitResultSchema,
     { signal },
   );
   const content = answer.content as { approve?: unknown; remember?: unknown } | undefined;

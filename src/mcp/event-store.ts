@@ -8,8 +8,7 @@
  *
  * @module
  */
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Events kept per session at most. */
 const MAX_SESSION_EVENTS = 1000;

@@ -1,31 +1,47 @@
 /**
- * The SDK's low-level `Server`, with JSON-RPC error messages sent once without the SDK's
- * "MCP error <code>: " prefix. The SDK's `McpError` puts that prefix in its message, and the
- * SDK sends a handler's error message as it is; a client's `McpError` then adds the prefix
- * again ("MCP error -32602: MCP error -32602: Task not found: ..."). The SDK's own handlers
- * (tasks/get, tasks/result, tasks/cancel, the check of a tools/call request) throw such errors,
- * so the prefix is taken off where every response leaves: the transport's `send`.
+ * The SDK v2 low-level `Server`, with one addition: a `tools/call` answered with a task
+ * (MCP 2025-11-25 `CreateTaskResult`, `{ task }`) leaves as it is.
+ *
+ * Why this layer exists under SDK v2: v2 keeps the 2025-11-25 task vocabulary as types only
+ * and checks every `tools/call` result against the `CallToolResult` schema of the served
+ * revision; a task-augmented call's `{ task }` is not a `CallToolResult`, and v2 2.4.0 refuses
+ * it (measured: `-32602` "Invalid tools/call result: content is required when the body carries
+ * 'task'"). Every other `tools/call` result is still checked by the SDK. (SDK v1's error-prefix stripping that this module did before is gone: v2's
+ * `ProtocolError` messages carry no "MCP error -32602: " prefix.)
  *
  * @module
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Server, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 
-/** The prefix `McpError` gives its message: `MCP error -32602: `. */
-const MCP_ERROR_PREFIX = /^MCP error -?\d+: /;
+/** The 2026-07-28 revision (the modern era's first). */
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
-/** `message` with an error response's message taken out of the SDK's prefix (any other message as it is). */
-function withoutErrorPrefix(message: JSONRPCMessage): JSONRPCMessage {
-  if (!('error' in message) || typeof message.error?.message !== 'string' || !MCP_ERROR_PREFIX.test(message.error.message)) return message;
-  return { ...message, error: { ...message.error, message: message.error.message.replace(MCP_ERROR_PREFIX, '') } };
-}
+/**
+ * Every revision `toolgate mcp` serves: the SDK's 2025-era ones (`initialize` picks one) and
+ * 2026-07-28 (`server/discover` lists it; each request names it in `_meta`).
+ */
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [...SUPPORTED_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION];
 
-/** {@link Server} whose error responses carry their message once (see the module's text). */
+type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/** {@link Server} that sends a task-augmented `tools/call`'s `{ task }` answer as it is (see the module's text). */
 export class ProtocolServer extends Server {
-  override async connect(transport: Transport): Promise<void> {
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => send(withoutErrorPrefix(message), options);
-    return super.connect(transport);
+  protected override _wrapHandler(method: string, handler: Handler): Handler {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const tasks = new WeakMap<JSONRPCRequest, Result>();
+    // The SDK's wrapper validates the request, then our handler runs; a task answer is kept
+    // aside (the wrapper sees an empty result, which passes) and sent instead.
+    const wrapped = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (result !== null && typeof result === 'object' && 'task' in result && !('content' in result)) {
+        tasks.set(request, result);
+        return { content: [] };
+      }
+      return result;
+    });
+    return async (request, ctx) => {
+      const result = await wrapped(request, ctx);
+      return tasks.get(request) ?? result;
+    };
   }
 }

@@ -1,34 +1,46 @@
 /**
- * The MCP protocol handlers of `toolgate mcp`: one SDK `Server` (the official SDK's low-level
- * one) over a {@link ToolSystem}, for one client. The transports are elsewhere: stdio framing
- * in `stdio-server.ts`, streamable HTTP and its sessions in `http-server.ts`.
+ * The MCP protocol handlers of `toolgate mcp`: one SDK `Server` (the official SDK v2's
+ * low-level one, `@modelcontextprotocol/server`) over a {@link ToolSystem}. The transports
+ * are elsewhere: stdio framing in `stdio-server.ts`, streamable HTTP and its sessions in
+ * `http-server.ts`. Both serve two protocol eras from this one factory
+ * ({@link createMcpServer}`(options, { era })`):
+ *
+ * - `legacy`: 2025-11-25 and older, negotiated by `initialize`; one server per connection
+ *   (stdio) or per `Mcp-Session-Id` session (HTTP).
+ * - `modern`: 2026-07-28, every request carrying its protocol version and client capabilities
+ *   in `_meta`; `server/discover` answered by the SDK. Over HTTP one server per request.
+ *
+ * Behind both: the same tools, decisions, ledger and limits.
  *
  * - `tools/list`: the visible tools in the MCP shape of `src/formats/mcp.ts` (input schema,
- *   output schema for object results, annotations from our flags).
+ *   output schema for object results, annotations from our flags), in pages of `toolsPageSize`
+ *   tools with an opaque cursor (`tool-pages.ts`); cacheable on 2026-07-28 (`ttlMs`
+ *   {@link TOOLS_LIST_TTL_MS}, `cacheScope: private`).
  * - `tools/call`: through the `ToolSystem` facade, so every decision applies. Following the
  *   specification 2025-11-25 (SEP-1303): an unknown (or hidden) tool and a malformed request
  *   are protocol errors (JSON-RPC `-32602` / the SDK's request validation); arguments that
  *   fail the input schema, gate denials and failures inside a tool are results with
  *   `isError: true`, which the model can read and correct.
  * - Confirmation: with `yes`, calls are approved; otherwise a tool that requires confirmation
- *   is asked about through MCP elicitation when the client supports it. When it does not and
+ *   is asked about through MCP elicitation when a 2025 client supports it. When it does not
+ *   (and always for a 2026-07-28 client: that revision has no server-initiated requests) and
  *   a ledger keeps questions, the question waits there (`answerWaitMs`, or without bound with
  *   `waitForAnswers`) for `toolgate approvals allow ID` or the cockpit, and the client is told
  *   the question's id at once (a log message, and progress when it sent a token); without a
  *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).
- * - Tasks (2025-11-25, experimental), with a ledger: the `tasks` capability and every tool's
- *   `execution.taskSupport: 'optional'`; a `tools/call` with a `task` field is answered at once
- *   with a task, its call runs in the background (ledger session `mcp-tasks`, the task id as
- *   call id), and the SDK's `Protocol` answers `tasks/get|result|list|cancel` from a
- *   {@link LedgerTaskStore} (`tasks.ts`). A task's question to the person is put through
- *   elicitation while the client is there, and otherwise waits in the ledger for
- *   `toolgate approvals allow|deny` (status `input_required`).
+ * - Tasks (2025-11-25, experimental; 2025-era servers only), with a ledger: the `tasks`
+ *   capability and every tool's `execution.taskSupport: 'optional'`; a `tools/call` with a
+ *   `task` field is answered at once with a task, its call runs in the background (ledger
+ *   session `mcp-tasks`, the task id as call id), and `tasks/get|result|list|cancel` are
+ *   answered from a {@link LedgerTaskStore} (`tasks.ts`, `task-methods.ts`). A task's question
+ *   to the person is put through elicitation while the client is there, and otherwise waits in
+ *   the ledger for `toolgate approvals allow|deny` (status `input_required`).
  *
  * @module
  */
 import crypto from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingLevelSchema, type CallToolResult, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type CreateTaskResult, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import * as z from 'zod/v4';
 import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
 import { ERROR_CODES } from '../errors/error-codes.js';
@@ -46,16 +58,26 @@ import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } 
 import { McpLazyTools } from './lazy-domains.js';
 import { MODES } from '../modes/modes.js';
 import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
-import { ProtocolServer } from './protocol-server.js';
+import { ProtocolServer, SERVED_PROTOCOL_VERSIONS } from './protocol-server.js';
+import { registerTaskMethods } from './task-methods.js';
+import { BadCursorError, DEFAULT_TOOLS_PAGE_SIZE, MAX_TOOLS_PAGE_SIZE, pageOf } from './tool-pages.js';
 
 /** How long a question a client cannot be asked waits for an answer given elsewhere, by default (ms). */
 const DEFAULT_ANSWER_WAIT_MS = 45_000;
 
-/** A `tools/call` request of any shape; the SDK validates it strictly before our handler runs. */
-const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
-/** `logging/setLevel` and `tools/list` of any shape: the handlers answer a bad level or cursor with -32602 (a strict schema's parse failure would be -32603). */
-const LOOSE_SET_LEVEL_REQUEST = z.looseObject({ method: z.literal('logging/setLevel'), params: z.unknown().optional() });
-const LOOSE_LIST_TOOLS_REQUEST = z.looseObject({ method: z.literal('tools/list'), params: z.unknown().optional() });
+/** How long a 2026-07-28 client may keep a `tools/list` page (ms): short, since bridged servers and lazy domains change the list. */
+const TOOLS_LIST_TTL_MS = 30_000;
+
+/**
+ * `logging/setLevel` and `tools/list` params of any shape: the handlers answer a bad level or
+ * cursor with -32602 themselves (the SDK's check of a spec method's params answers -32603).
+ */
+const LOOSE_PARAMS = z.looseObject({});
+/** The logging levels of MCP (RFC 5424), lowest first: the SDK's (`@modelcontextprotocol/core`). */
+const LOGGING_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
+
+/** Which protocol era a server answers (see the module's text). */
+export type McpEra = 'legacy' | 'modern';
 
 /** Options of {@link createMcpServer}; every option documents its default. */
 export interface McpServeOptions {
@@ -125,6 +147,11 @@ export interface McpServeOptions {
    * Default: off (every tool listed).
    */
   lazyDomains?: boolean | LazyDomainsOptions;
+  /**
+   * Tools per `tools/list` page (1 to 10000); a longer list is sent in pages linked by an opaque
+   * `nextCursor` (`tool-pages.ts`). Default 100.
+   */
+  toolsPageSize?: number;
 }
 
 /**
@@ -139,15 +166,18 @@ export function taskStoreFor(options: McpServeOptions): LedgerTaskStore | undefi
 }
 
 /**
- * One MCP server over the registry of `options.system`. Connect it to one transport; for
- * several sessions (HTTP), create one per session.
- * @throws ToolgateOptionError when `system` is not a {@link ToolSystem}, or `lazyDomains` is malformed.
+ * One MCP server over the registry of `options.system`, for one protocol era. Connect it to
+ * one transport: a 2025-era server serves one connection or HTTP session, a 2026-07-28 one a
+ * connection (stdio) or a single HTTP request (`createMcpHandler` asks for one per request).
+ * @param context - the era it serves (default `legacy`: an `initialize` picks the revision).
+ * @throws ToolgateOptionError when `system` is not a {@link ToolSystem}, or `lazyDomains`, `answerWaitMs` or `toolsPageSize` is malformed.
  */
-export function createMcpServer(options: McpServeOptions): Server {
+export function createMcpServer(options: McpServeOptions, context: { era?: McpEra } = {}): Server {
   const { system } = options;
   if (system === null || typeof system !== 'object' || typeof system.execute !== 'function' || system.executor === undefined) {
     throw ToolgateOptionError.fromBadOption('system', 'createMcpServer needs options.system, a ToolSystem (new ToolSystem({...}))');
   }
+  const modern = context.era === 'modern';
   const logger = options.logger ?? createLogger('silent');
   const lazyOptions = options.lazyDomains === true ? {} : options.lazyDomains === false ? undefined : options.lazyDomains;
   const lazyProblem = lazyOptions === undefined ? undefined : checkLazyDomainsOptions(lazyOptions);
@@ -155,11 +185,20 @@ export function createMcpServer(options: McpServeOptions): Server {
   if (options.answerWaitMs !== undefined && !(Number.isSafeInteger(options.answerWaitMs) && options.answerWaitMs > 0)) {
     throw ToolgateOptionError.fromBadOption('answerWaitMs', `must be a positive whole number of milliseconds; got ${String(options.answerWaitMs).slice(0, 50)}`);
   }
-  const tasks = taskStoreFor(options);
-  // The SDK answers tasks/* from a view bound to this server's client, never from the session id it passes.
+  const pageSize = options.toolsPageSize ?? DEFAULT_TOOLS_PAGE_SIZE;
+  if (!(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_TOOLS_PAGE_SIZE)) {
+    throw ToolgateOptionError.fromBadOption('toolsPageSize', `must be a whole number from 1 to ${MAX_TOOLS_PAGE_SIZE}; got ${String(options.toolsPageSize).slice(0, 50)}`);
+  }
+  // Tasks are 2025-11-25 vocabulary: a 2026-07-28 server offers none (the tasks extension is later work).
+  const tasks = modern ? undefined : taskStoreFor(options);
+  // The task methods answer from a view bound to this server's client, never from a session id the SDK passes.
   const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
   const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
-  const server = new ProtocolServer(serverInfo, { capabilities, instructions, taskStore: mine });
+  const server: Server = new ProtocolServer(serverInfo, {
+    capabilities, instructions, supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
+    cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
+  });
+  if (tasks !== undefined && mine !== undefined) registerTaskMethods(server, mine, tasks.pollIntervalMs);
   const selection = { names: options.tools, tags: options.tags };
   const registry = system.registry;
   const visible = (name: string): RegisteredTool | undefined => {
@@ -172,7 +211,7 @@ export function createMcpServer(options: McpServeOptions): Server {
     const choice = { mode: anyMode ? MODES.default : options.mode, scopedWriteDirs: options.scopedWriteDirs };
     return system.tools(choice).filter((t) => isSelected(t, selection));
   };
-  // Lazy visibility: this session's domains (one server per session).
+  // Lazy visibility: this session's domains (one server per session; per request for a 2026-07-28 HTTP client).
   const lazy = lazyOptions === undefined ? undefined : new McpLazyTools(lazyOptions, () => offered(true), () => offered());
   const listed = (): McpTool[] => {
     const tools = offered().filter((t) => lazy === undefined || lazy.visibility.shows(t)).map((t) => system.spec(t, 'mcp'));
@@ -180,33 +219,32 @@ export function createMcpServer(options: McpServeOptions): Server {
     return request === undefined ? tools : [...tools, request];
   };
 
-  // logging/setLevel: the lowest level of the log messages tools send this session (ctx.log).
+  // logging/setLevel (2025 only; a 2026-07-28 request names its level in _meta): the lowest
+  // level of the log messages tools send this session (ctx.log).
   const logLevel: SessionLogLevel = { level: undefined };
-  server.setRequestHandler(LOOSE_SET_LEVEL_REQUEST, async (request) => {
-    const level = LoggingLevelSchema.safeParse((request.params as { level?: unknown } | undefined)?.level);
-    if (!level.success) {
-      throw invalidParams(`Invalid params: logging/setLevel needs params.level, one of ${LoggingLevelSchema.options.join(', ')}`);
+  server.setRequestHandler('logging/setLevel', { params: LOOSE_PARAMS }, async (params) => {
+    const level = (params as { level?: unknown }).level;
+    if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
+      throw invalidParams(`Invalid params: logging/setLevel needs params.level, one of ${LOGGING_LEVELS.join(', ')}`);
     }
-    logLevel.level = level.data;
+    logLevel.level = level as LoggingLevel;
     return {};
   });
 
-  server.setRequestHandler(LOOSE_LIST_TOOLS_REQUEST, async (raw) => {
-    const request = ListToolsRequestSchema.safeParse(raw);
-    if (!request.success) throw invalidParams('Invalid params: a tools/list request\'s params must be an object (with an optional string cursor)');
-    // One page holds every tool: no cursor this server gave, so any cursor is invalid (-32602).
-    if (request.data.params?.cursor !== undefined) throw invalidParams('Invalid cursor: this server lists every tool in one page and never gives a cursor; call tools/list without one');
-    return listPage();
-  });
-  const listPage = () => ({
+  server.setRequestHandler('tools/list', { params: LOOSE_PARAMS }, async (params) => {
+    const cursor = (params as { cursor?: unknown }).cursor;
+    if (cursor !== undefined && typeof cursor !== 'string') throw invalidParams('Invalid params: a tools/list request\'s cursor must be a string (the nextCursor of the previous page)');
     // request_tools is answered at once, never as a task.
-    tools: tasks === undefined ? listed() : listed().map((t) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined ? t : { ...t, execution: { taskSupport: 'optional' as const } })),
+    const all = tasks === undefined ? listed() : listed().map((t) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined ? t : { ...t, execution: { taskSupport: 'optional' as const } }));
+    try {
+      return pageOf(all, cursor, pageSize);
+    } catch (error) {
+      if (error instanceof BadCursorError) throw invalidParams(error.message);
+      throw error;
+    }
   });
 
-  // Registered with a loose schema so that the SDK's own check of a tools/call request (in
-  // Server.setRequestHandler) answers a malformed one with -32602 Invalid params, as the
-  // specification asks; with the strict schema, the parse failure would surface as -32603.
-  /** This server's connection, for the ledger's sessions when the transport has no session id (stdio). */
+  /** This server's connection, for the ledger's sessions when the transport has no session id (stdio, 2026-07-28). */
   const connection = crypto.randomUUID();
   /**
    * Call ids: request ids start again on every connection, so each is prefixed with a short
@@ -214,31 +252,40 @@ export function createMcpServer(options: McpServeOptions): Server {
    * ledger, the cockpit and traces.
    */
   const callIdOf = (requestId: string | number): string => `mcp_${connection.slice(0, 8)}_${String(requestId)}`;
-  server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (raw, extra): Promise<CallToolResult | CreateTaskResult> => {
-    const request = CallToolRequestSchema.parse(raw);
+  /** What the client declared: at `initialize` (2025), or in this request's `_meta` (2026-07-28). */
+  const capabilitiesOf = (ctx: ServerContext): ClientCapabilities | undefined => (modern
+    ? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
+    : server.getClientCapabilities());
+  server.setRequestHandler('tools/call', async (request, ctx) => (await callTool(request, ctx)) as never);
+  const callTool = async (request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } }, ctx: ServerContext): Promise<CallToolResult | CreateTaskResult> => {
     const { name } = request.params;
+    const requestId = ctx.mcpReq.id;
+    const signal = ctx.mcpReq.signal;
+    const session = `mcp_${ctx.sessionId ?? connection}`;
     if (lazy !== undefined && name === REQUEST_TOOLS_NAME) {
-      const session = `mcp_${extra.sessionId ?? connection}`;
-      const { result, changed } = await lazy.answer(system, request.params.arguments ?? {}, callIdOf(extra.requestId), {
-        mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, signal: extra.signal, workspaceRoot: options.workspaceRoot, turnId: session, session,
+      const { result, changed } = await lazy.answer(system, request.params.arguments ?? {}, callIdOf(requestId), {
+        mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, signal, workspaceRoot: options.workspaceRoot, turnId: session, session,
       });
       // On the request's own stream (streamable HTTP), so the client gets it without a GET stream.
-      if (changed) await extra.sendNotification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
+      if (changed) await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
       return result;
     }
     const tool = visible(name);
     if (tool === undefined) throw invalidParams(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
-    const caps = server.getClientCapabilities();
-    const canAsk = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
-    if (request.params.task !== undefined && tasks !== undefined && mine !== undefined) {
-      const task = await mine.createTask(request.params.task, extra.requestId, raw as never);
+    const caps = capabilitiesOf(ctx);
+    // A 2026-07-28 client cannot be sent elicitation/create (no server-initiated requests):
+    // its questions wait in the ledger (multi-round-trip approvals are later work).
+    const canAsk = !modern && caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
+    const taskParams = (request.params as { task?: { ttl?: number } }).task;
+    if (taskParams !== undefined && tasks !== undefined && mine !== undefined) {
+      const task = await mine.createTask(taskParams, requestId, request as never);
       const args = request.params.arguments ?? {};
       // Asked while the client is there; else (or once it is gone) the question waits in the
       // ledger for `toolgate approvals allow|deny` (the task reads input_required meanwhile).
-      const askOrWait = (signal: AbortSignal): ConfirmationHandler => async (req) => {
+      const askOrWait = (taskSignal: AbortSignal): ConfirmationHandler => async (req) => {
         if (canAsk) {
           try {
-            return await elicitConfirmation(server, req, signal);
+            return await elicitConfirmation(server, req, taskSignal);
           } catch {
             // the client went away: wait for an answer given elsewhere
           }
@@ -248,11 +295,11 @@ export function createMcpServer(options: McpServeOptions): Server {
       await tasks.start(
         task.taskId,
         { tool: tool.name, version: tool.version, arguments: args, workspace: options.workspaceRoot ?? process.cwd(), turn: '' },
-        (signal) => system.execute(
+        (taskSignal) => system.execute(
           { name, arguments: args, callId: task.taskId },
           {
-            mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, confirmationHandler: askOrWait(signal),
-            signal, workspaceRoot: options.workspaceRoot, session: TASK_SESSION, client: lazy?.client(undefined),
+            mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, confirmationHandler: askOrWait(taskSignal),
+            signal: taskSignal, workspaceRoot: options.workspaceRoot, session: TASK_SESSION, client: lazy?.client(undefined),
           },
         ),
         () => {
@@ -262,24 +309,23 @@ export function createMcpServer(options: McpServeOptions): Server {
       return { task };
     }
     let asked = false;
-    const session = `mcp_${extra.sessionId ?? connection}`;
-    const client = callClient(server, extra, request.params._meta?.progressToken, logLevel);
+    const client = callClientOf(ctx, caps, modern ? requestLogLevel(ctx) : logLevel);
     // A client that cannot be asked: with a ledger, the question waits there for an answer
     // given elsewhere (bounded unless waitForAnswers), and the client is told how to answer.
     const elsewhere: ElsewhereWait = {};
     const tell = (text: string) => {
       logger.warn({ event: 'mcp_question_waits', tool: name, question: elsewhere.questionId }, text);
-      void extra.sendNotification({ method: 'notifications/message', params: { level: 'warning', logger: 'toolgate', data: text } }).catch(() => undefined);
+      void ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'warning', logger: 'toolgate', data: text } }).catch(() => undefined);
       client.progress?.(0, undefined, text);
     };
     const ledger = system.executor.ledger;
     const waitMs = options.waitForAnswers === true ? undefined : options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
-    const waitForAnswer: ConfirmationHandler | null = ledger === undefined ? null : answerElsewhere(ledger, session, extra.signal, elsewhere, tell, waitMs, options.cockpitUrl);
+    const waitForAnswer: ConfirmationHandler | null = ledger === undefined ? null : answerElsewhere(ledger, session, signal, elsewhere, tell, waitMs, options.cockpitUrl);
     let askFailed: string | undefined;
     const ask: ConfirmationHandler = async (req) => {
       asked = true;
       try {
-        return await elicitConfirmation(server, req, extra.signal);
+        return await elicitConfirmation(server, req, signal);
       } catch (error) {
         // With a cockpit, the question waits in the ledger for an answer given there (or by
         // toolgate approvals), as a task's does.
@@ -291,9 +337,10 @@ export function createMcpServer(options: McpServeOptions): Server {
       }
     };
     let result: ToolExecutionResult;
-    const letGo = options.pollAfterMs !== undefined && extra.closeSSEStream !== undefined ? setTimeout(extra.closeSSEStream, options.pollAfterMs) : undefined;
+    const closeSse = ctx.http?.closeSSE;
+    const letGo = options.pollAfterMs !== undefined && closeSse !== undefined ? setTimeout(closeSse, options.pollAfterMs) : undefined;
     try {
-      const call = { name, arguments: request.params.arguments ?? {}, callId: callIdOf(extra.requestId) };
+      const call = { name, arguments: request.params.arguments ?? {}, callId: callIdOf(requestId) };
       result = await system.execute(
         call,
         {
@@ -301,11 +348,11 @@ export function createMcpServer(options: McpServeOptions): Server {
           scopedWriteDirs: options.scopedWriteDirs,
           confirm: options.yes === true,
           confirmationHandler: canAsk ? ask : waitForAnswer,
-          signal: extra.signal,
+          signal,
           workspaceRoot: options.workspaceRoot,
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session
-          // (its connection over stdio).
-          turnId: `mcp_${extra.sessionId ?? connection}`,
+          // (its connection over stdio; one request for a 2026-07-28 client over HTTP).
+          turnId: session,
           // ctx.progress / ctx.log / ctx.elicit / ctx.sample reach this client.
           client: lazy === undefined ? client : lazy.client(client),
           // The ledger's idempotency key is call id and session.
@@ -333,18 +380,38 @@ export function createMcpServer(options: McpServeOptions): Server {
         + 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
       return { content: [{ type: 'text', text }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
     }
-    return toCallToolResult(tool, result);
-  });
+    return toCallToolResult(tool, result) as CallToolResult;
+  };
   return server;
 }
 
+/** The log level a 2026-07-28 request names in `_meta` (`io.modelcontextprotocol/logLevel`); every level when none. */
+function requestLogLevel(ctx: ServerContext): SessionLogLevel {
+  const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+  return { level: LOGGING_LEVELS.includes(level as LoggingLevel) ? level as LoggingLevel : undefined };
+}
+
 /**
- * The protocol error for invalid params (JSON-RPC -32602): an unknown tool, a bad cursor or
- * level. A plain error with a code, not the SDK's `McpError`, whose message already starts
- * "MCP error -32602: " (the client's `McpError` adds the prefix).
+ * The {@link callClient} of one call. `call-client.ts` still takes the shapes of SDK v1 (a
+ * server with `getClientCapabilities`, a handler `extra` with `sendNotification`,
+ * `sendRequest` and `signal`); they are built here from SDK v2's request context. A
+ * 2026-07-28 client gets no elicitation or sampling (no server-initiated requests on that
+ * revision), so its capabilities are not passed on.
  */
+function callClientOf(ctx: ServerContext, caps: ClientCapabilities | undefined, logLevel: SessionLogLevel): ReturnType<typeof callClient> {
+  const modern = ctx.mcpReq.envelope !== undefined;
+  const asV1Server = { getClientCapabilities: () => (modern ? undefined : caps) };
+  const asV1Extra = {
+    signal: ctx.mcpReq.signal,
+    sendNotification: (notification: { method: string; params?: Record<string, unknown> }) => ctx.mcpReq.notify(notification as never),
+    sendRequest: (request: { method: string; params?: Record<string, unknown> }, schema: unknown, requestOptions?: Record<string, unknown>) => ctx.mcpReq.send(request as never, schema as never, requestOptions as never),
+  };
+  return callClient(asV1Server as never, asV1Extra as never, ctx.mcpReq._meta?.progressToken as string | number | undefined, logLevel);
+}
+
+/** The protocol error for invalid params (JSON-RPC -32602): an unknown tool, a bad cursor or level. */
 function invalidParams(message: string): Error & { code: number } {
-  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+  return Object.assign(new Error(message), { code: ProtocolErrorCode.InvalidParams });
 }
 
 /** A running MCP server. */

@@ -3,12 +3,16 @@
  * the line framing of stdin (each line parsed and checked once, lines that are not JSON-RPC
  * answered as JSON-RPC 2.0 asks).
  *
+ * The era of the connection (2025 `initialize`, or 2026-07-28 `server/discover` and requests
+ * carrying `_meta`) is chosen by SDK v2's `serveStdio` from the first message, which then
+ * pins one server from {@link createMcpServer} (built for that era) for the connection.
+ *
  * @module
  */
 import { PassThrough } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { ProtocolErrorCode, specTypeSchemas, type JSONRPCMessage, type Server } from '@modelcontextprotocol/server';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { clip } from '../util/values.js';
 import { replayInitialize, serverIdentity, type InitializeRequest, type answerInitialize } from './early-initialize.js';
@@ -27,44 +31,57 @@ export async function serveStdio(
   options: McpServeOptions & { answered?: InitializeRequest }, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
 ): Promise<McpServerHandle & { closed: Promise<void>; tasksIdle(): Promise<void> }> {
   const tasks = taskStoreFor(options);
-  const server = createMcpServer({ ...options, tasks: tasks ?? false });
   // The SDK's transport writes the answers; stdin is read by pipeCheckedLines, which hands it
   // each message parsed and checked once (the transport's own input stays empty).
-  const transport = new StdioServerTransport(new PassThrough(), streams?.stdout as never);
+  const transport = new StdioServerTransport(new PassThrough(), (streams?.stdout ?? process.stdout) as never);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stopReading = () => {};
-  server.onclose = () => {
-    stopReading();
-    resolveClosed();
-  };
   const input = (streams?.stdin ?? process.stdin) as NodeJS.ReadableStream;
-  input.once('end', () => void server.close().catch(() => undefined));
   // A client that closes its end of our stdout (it exited, or closed the pipe after
   // initialize) makes the next write fail with EPIPE: the client is gone, so the server ends
   // as it does when stdin closes, instead of dying of an unhandled 'error' event.
   const output = (streams?.stdout ?? process.stdout) as NodeJS.WritableStream;
   const logger = options.logger ?? createLogger('silent');
+  let stop = () => {};
   const onOutputError = (error: NodeJS.ErrnoException) => {
     const gone = error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || error.code === 'ECONNRESET';
     logger[gone ? 'info' : 'error']({ event: 'mcp_stdout_closed', code: error.code, err: error.message }, gone ? 'the MCP client closed its end of stdout; stopping' : 'writing to stdout failed; stopping');
-    void server.close().catch(() => undefined);
+    stop();
   };
   output.on('error', onOutputError);
   const answered = options.answered;
-  await server.connect(answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
+  const wire = answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
-  }));
-  stopReading = pipeCheckedLines(input, transport, logger, () => void server.close().catch(() => undefined));
+  });
+  // The server the SDK pinned for this connection (made when the first message arrived).
+  let current: Server | undefined;
+  const handle = sdkServeStdio(({ era }) => {
+    current = createMcpServer({ ...options, tasks: tasks ?? false }, { era });
+    return current;
+  }, {
+    transport: wire,
+    onerror: (error) => logger.debug({ event: 'mcp_stdio_error', err: error.message }, 'MCP stdio'),
+  });
+  // The SDK set the transport's onclose (its teardown); ours runs after it.
+  const sdkOnClose = wire.onclose;
+  wire.onclose = () => {
+    sdkOnClose?.();
+    stopReading();
+    resolveClosed();
+  };
+  stop = () => void handle.close().catch(() => undefined);
+  input.once('end', stop);
+  stopReading = pipeCheckedLines(input, transport, logger, stop);
   // Paused by an early read of the first line (readFirstMessage): flowing again into the
   // line check's listener, which pauses it again when the server closes.
   if (input.isPaused()) input.resume();
   return {
     closed,
     tasksIdle: () => tasks?.idle() ?? Promise.resolve(),
-    notifyToolsChanged: () => void server.sendToolListChanged().catch(() => undefined),
+    notifyToolsChanged: () => void current?.sendToolListChanged().catch(() => undefined),
     close: async () => {
-      await server.close();
+      await handle.close();
       // Late write errors of a closed pipe stay handled.
       if (typeof (output as NodeJS.WriteStream).once === 'function') output.once('error', () => undefined);
       output.off('error', onOutputError);
@@ -74,9 +91,11 @@ export async function serveStdio(
 
 /**
  * Read stdin's lines and hand each JSON-RPC message to the SDK's transport (`onmessage`, as
- * its own reader would), answering the lines that are not JSON-RPC as JSON-RPC 2.0 asks
- * instead of dropping them in silence (the SDK's reader only reports them to `onerror`, and a
- * client waited for an answer that never came):
+ * its own reader would), answering the lines that are not JSON-RPC as JSON-RPC 2.0 asks.
+ *
+ * Why this layer still exists under SDK v2: v2's `StdioServerTransport` still reports a line
+ * that is not JSON-RPC only to `onerror` and answers nothing (a client waits for an answer that
+ * never comes), and closes the connection on a line over its 10 MiB buffer. Here instead:
  * - a line that is not JSON: `-32700` (Parse error), without an `id` (none could be read;
  *   MCP 2025-11-25's `JSONRPCErrorResponse` lets it be left out);
  * - JSON that is not a JSON-RPC message (the SDK's own schema): `-32600` (Invalid Request),
@@ -101,20 +120,20 @@ function pipeCheckedLines(input: NodeJS.ReadableStream, transport: StdioServerTr
     try {
       value = JSON.parse(line);
     } catch (error) {
-      answer(ErrorCode.ParseError, `Parse error: a line of input is not JSON (${clip((error as Error).message, 200)}); it was ignored`, undefined);
+      answer(ProtocolErrorCode.ParseError, `Parse error: a line of input is not JSON (${clip((error as Error).message, 200)}); it was ignored`, undefined);
       return;
     }
-    const message = JSONRPCMessageSchema.safeParse(value);
-    if (message.success) {
-      transport.onmessage?.(message.data);
+    const message = specTypeSchemas.JSONRPCMessage['~standard'].validate(value) as { value?: JSONRPCMessage; issues?: unknown };
+    if (message.issues === undefined) {
+      transport.onmessage?.(message.value as JSONRPCMessage);
       return;
     }
     const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
     if (object !== undefined && !('method' in object) && ('result' in object || 'error' in object)) {
-      logger.warn({ event: 'mcp_malformed_line', code: ErrorCode.InvalidRequest }, 'a malformed response from the client was ignored');
+      logger.warn({ event: 'mcp_malformed_line', code: ProtocolErrorCode.InvalidRequest }, 'a malformed response from the client was ignored');
       return;
     }
-    answer(ErrorCode.InvalidRequest, 'Invalid Request: a line of input is JSON but not a JSON-RPC 2.0 request or notification of MCP; it was ignored', object?.id);
+    answer(ProtocolErrorCode.InvalidRequest, 'Invalid Request: a line of input is JSON but not a JSON-RPC 2.0 request or notification of MCP; it was ignored', object?.id);
   };
   // The line being read, in parts: each chunk is searched once for a newline (no quadratic
   // rescans of a long line), and a line longer than the SDK's own limit is skipped to its end.
@@ -139,7 +158,7 @@ function pipeCheckedLines(input: NodeJS.ReadableStream, transport: StdioServerTr
       parts = [];
       partsLength = 0;
       skipping = true;
-      answer(ErrorCode.InvalidRequest, `Invalid Request: a line of input is longer than ${MAX_LINE_CHARACTERS} characters; it was ignored`, undefined);
+      answer(ProtocolErrorCode.InvalidRequest, `Invalid Request: a line of input is longer than ${MAX_LINE_CHARACTERS} characters; it was ignored`, undefined);
     }
   };
   // A character split between chunks is joined by the decoder.

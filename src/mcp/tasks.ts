@@ -1,8 +1,8 @@
 /**
- * MCP tasks (specification 2025-11-25, experimental) kept in the call ledger: the SDK's
+ * MCP tasks (specification 2025-11-25, experimental) kept in the call ledger: a
  * {@link TaskStore} interface, implemented over `src/ledger/`, so that `tasks/get`,
- * `tasks/result`, `tasks/list` and `tasks/cancel` (answered by the SDK's `Protocol` once a
- * server is given a `taskStore`) read what the ledger holds, in this process or any later one.
+ * `tasks/result`, `tasks/list` and `tasks/cancel` (answered by `task-methods.ts` for clients of
+ * the 2025 revisions) read what the ledger holds, in this process or any later one.
  *
  * A task is a ledger call: its task id is the call id, in the ledger session
  * {@link TASK_SESSION}. Its status is read from the call:
@@ -47,8 +47,7 @@
  * @module
  */
 import crypto from 'node:crypto';
-import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { ErrorCode, McpError, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/server';
 import { INTERRUPTED_MESSAGE, type CallRecord, type CallStore, type NewCall } from '../ledger/call-store.js';
 import { pollerOf } from '../ledger/poller.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
@@ -71,10 +70,31 @@ export function httpRequestor(sessionId: string, token: string | undefined): str
   return `http:${crypto.createHash('sha256').update(JSON.stringify([sessionId, token ?? ''])).digest('hex')}`;
 }
 
+/** What a `tools/call` asks of its task (MCP 2025-11-25 `TaskMetadata`): a ttl the server may override. */
+export interface CreateTaskOptions {
+  /** The ttl the client asks for, in ms (this store keeps its own `ttlMs`). */
+  ttl?: number;
+}
+
+/**
+ * A task store as one MCP server sees it: the 2025-11-25 task methods of `task-methods.ts`
+ * answer from it. SDK v1 defined this interface (`TaskStore`) and answered the methods itself;
+ * SDK v2 has no runtime for 2025-11-25 tasks, so the shape is ours now (the same methods).
+ */
+export interface TaskStore {
+  createTask(params: CreateTaskOptions, requestId: RequestId, request: Request): Promise<Task>;
+  /** `sessionId` (what SDK v1 passed) is ignored by a bound view: it acts as its requestor. */
+  getTask(taskId: string, sessionId?: string): Promise<Task | null>;
+  storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void>;
+  getTaskResult(taskId: string): Promise<Result>;
+  updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void>;
+  listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }>;
+}
+
 /** What another requestor gets for a task that is not theirs, as for one that does not exist. */
 function notFound(taskId: string): Error & { code: number } {
-  // A plain error with a code: McpError's message carries a prefix the client adds again.
-  return Object.assign(new Error(`Task not found: ${taskId.slice(0, 200)}`), { code: ErrorCode.InvalidParams });
+  // A plain error with a code (the SDK sends its message and code as they are).
+  return Object.assign(new Error(`Task not found: ${taskId.slice(0, 200)}`), { code: ProtocolErrorCode.InvalidParams });
 }
 
 /** Options of {@link LedgerTaskStore}; every option documents its default. */
@@ -118,11 +138,11 @@ const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 500, pageSize: 100, maxLive
 const NOT_RUN_MESSAGE = 'toolgate stopped before this task\'s call ran; it did not run';
 
 /**
- * The SDK's `TaskStore` over a call store (a `Ledger`, or any {@link CallStore}). One per ledger, shared by every MCP server (HTTP
+ * A {@link TaskStore} over a call store (a `Ledger`, or any {@link CallStore}). One per ledger, shared by every MCP server (HTTP
  * session) of a process, so that a client reconnecting to the same process finds the tasks it
  * runs; another process on the same ledger reads them from the file.
  */
-export class LedgerTaskStore implements TaskStore {
+export class LedgerTaskStore {
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
   /** Tasks that may run or wait at once in this process. */
@@ -182,12 +202,12 @@ export class LedgerTaskStore implements TaskStore {
    * {@link start}, which records it and its binding).
    * @param requestor - who asks (the SDK passes its session id here when this store is handed
    *   to a `Server` directly; toolgate's servers hand it {@link boundTo} views). Default {@link LOCAL_REQUESTOR}.
-   * @throws McpError `-32600` (invalid request) when `maxLiveTasks` tasks have not ended yet.
+   * @throws ProtocolError `-32600` (invalid request) when `maxLiveTasks` tasks have not ended yet.
    */
   async createTask(_params: CreateTaskOptions, _requestId: RequestId, _request: Request, requestor: string = LOCAL_REQUESTOR): Promise<Task> {
     if (this.liveCount >= this.maxLiveTasks) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `too many tasks: this server runs or keeps waiting at most ${this.maxLiveTasks} tasks at once, and that many have not ended. Wait for one to end (tasks/get), cancel one (tasks/cancel), or call the tool without a task.`,
       );
     }
@@ -208,7 +228,7 @@ export class LedgerTaskStore implements TaskStore {
    * ended here with its result).
    * @param entry - the call as the ledger records it until the executor amends it.
    * @param onEnd - told the result once the call ended (a status notification, for instance).
-   * Rejects with McpError `-32603` (internal error) when the ledger cannot record the call; nothing runs.
+   * Rejects with ProtocolError `-32603` (internal error) when the ledger cannot record the call; nothing runs.
    */
   async start(taskId: string, entry: Omit<NewCall, 'callId' | 'session'>, run: TaskRun, onEnd?: (result: CallToolResult, success: boolean) => void): Promise<void> {
     const task = this.live.get(taskId);
@@ -222,7 +242,7 @@ export class LedgerTaskStore implements TaskStore {
     } catch (error) {
       if (bound) await this.ledger.unbindTask(taskId, TASK_SESSION);
       this.live.delete(taskId);
-      throw new McpError(ErrorCode.InternalError, `the task was not started: the ledger ${this.ledger.file} could not record it (${(error as Error)?.message ?? String(error)})`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `the task was not started: the ledger ${this.ledger.file} could not record it (${(error as Error)?.message ?? String(error)})`);
     }
     // A tasks/cancel received by another process sets the cancel flag: abort the call here.
     let looking = false; // one look at a time: a slow store is awaited, not asked again meanwhile
@@ -280,7 +300,7 @@ export class LedgerTaskStore implements TaskStore {
     if (task !== undefined && task.requestor === requestor && task.result === undefined) task.result = result as CallToolResult;
   }
 
-  /** @throws McpError `-32602` "Task not found" for another requestor's task, as for one that does not exist. */
+  /** @throws ProtocolError `-32602` "Task not found" for another requestor's task, as for one that does not exist. */
   async getTaskResult(taskId: string, requestor: string = LOCAL_REQUESTOR): Promise<Result> {
     if (!(await this.ownedBy(taskId, requestor))) throw notFound(taskId);
     const task = this.live.get(taskId);
@@ -302,7 +322,7 @@ export class LedgerTaskStore implements TaskStore {
    * when its poller sees the flag (within `ledger.pollMs`); one of a process that is gone,
    * still waiting for an answer, is ended here. Other statuses are read from the
    * ledger, not set.
-   * @throws McpError `-32602` "Task not found" for another requestor's task, as for one that does not exist.
+   * @throws ProtocolError `-32602` "Task not found" for another requestor's task, as for one that does not exist.
    */
   async updateTaskStatus(taskId: string, status: Task['status'], _statusMessage?: string, requestor: string = LOCAL_REQUESTOR): Promise<void> {
     if (!(await this.ownedBy(taskId, requestor))) throw notFound(taskId);

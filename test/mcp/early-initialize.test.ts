@@ -10,12 +10,13 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { LATEST_PROTOCOL_VERSION as SDK_LATEST, SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// The server side is SDK v2's (what toolgate mcp runs); the client above is a 2025 one (SDK v1).
+import { InMemoryTransport, LATEST_PROTOCOL_VERSION as SDK_LATEST, Server, SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import {
   LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, initializeResult, readFirstMessage, replayInitialize, serverIdentity, type InitializeRequest,
 } from '../../src/mcp/early-initialize.js';
+import { SERVED_PROTOCOL_VERSIONS } from '../../src/mcp/protocol-server.js';
 import { BIN, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
 
 const initialize = (id: number | string, protocolVersion: string): InitializeRequest => ({
@@ -68,7 +69,7 @@ describe('the early answer to initialize', () => {
     for (const tasks of [true, false]) {
       const identity = serverIdentity(tasks);
       for (const version of [SDK_LATEST, '2024-11-05', '1999-01-01']) {
-        const server = new Server(identity.serverInfo, { capabilities: identity.capabilities, instructions: identity.instructions });
+        const server = new Server(identity.serverInfo, { capabilities: identity.capabilities, instructions: identity.instructions, supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS] });
         const [ours, theirs] = InMemoryTransport.createLinkedPair();
         await server.connect(theirs);
         const answer = new Promise<JSONRPCMessage>((resolve) => (ours.onmessage = resolve));
@@ -121,7 +122,8 @@ describe('the early answer to initialize', () => {
 
   test('toolgate mcp answers initialize once, then the rest of one write: initialized, tools/list, ping', async () => {
     const { child, stderr } = start();
-    const lines = linesOf(child, (got) => got.some((l) => l.id === 3));
+    // JSON-RPC answers may come in any order (ping is answered before the longer tools/list).
+    const lines = linesOf(child, (got) => got.some((l) => l.id === 3) && got.some((l) => l.id === 2));
     child.stdin.write([
       JSON.stringify(initialize(1, '2025-06-18')),
       JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),

@@ -102,7 +102,14 @@ describe('MCP tasks from the ledger', () => {
     const { client } = await stdioClient();
     const caps = client.getServerCapabilities();
     assert.deepEqual(caps?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
-    const { tools } = await client.listTools();
+    // Every page (the fixture tools make the list longer than one page of 100).
+    const tools = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
     const slow = tools.find((t) => t.name === 'sleep_then_answer');
     assert.deepEqual(slow?.execution, { taskSupport: 'optional' });
   });
