@@ -26,6 +26,7 @@ import type { CallStore, NewCall, OutputPage } from '../../src/ledger/call-store
 import { settleQuestion } from '../../src/ledger/resume.js';
 import type { ToolExecutionResult } from '../../src/types/result.js';
 import { leaseContract } from './call-store-contract-leases.js';
+import { taskContract } from './call-store-contract-tasks.js';
 
 /** Limits a contract test sets (the {@link LedgerOptions} names; every store takes them). */
 export interface ContractLimits {
@@ -409,6 +410,7 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
     });
 
     leaseContract({ open: () => open() });
+    taskContract({ open: () => open() });
   });
 }
 
