@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GeneralAgent, ToolSystem } from 'toolgate';
-import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
+import { FIXTURE_SCHEMAS, FIXTURES_DIR, runCli, tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
 const INDEX = fileURLToPath(new URL('../../src/index.js', import.meta.url));
@@ -172,6 +172,23 @@ describe('the task domain', () => {
     const hidden = await tools.execute({ name: 'task_get', arguments: { id: idOf(other.output) }, callId: 'theirs' }, { turnId: 'turn-b' });
     assert.match(hidden.error ?? hidden.output, /no task/);
     await tools.execute({ name: 'task_cancel', arguments: { id: idOf(other.output) }, callId: 'mine-x' }, { turnId: 'turn-a' });
+  });
+
+  it('asks a person when its call asks: a question in the ledger, answered with toolgate approvals allow', async () => {
+    const made = await tools.execute({ name: 'task_create', arguments: { tool: 'append_call_id_asking', arguments: { file: 'asked.txt' } }, callId: 'ask-task' });
+    assert.equal(made.success, true, made.output);
+    assert.match(made.output, /will ask a person when it runs/);
+    const id = idOf(made.output);
+    let view = '';
+    let n = 0;
+    await until(async () => /waiting_for_approval/.test((view = (await tools.execute({ name: 'task_get', arguments: { id }, callId: `ask-get-${n++}` })).output)));
+    const approvalId = /"approvalId": (\d+)/.exec(view)![1]!;
+    assert.equal(fs.existsSync(path.join(t.ws, 'asked.txt')), false, 'not run before the answer');
+    const allowed = await runCli(['approvals', 'allow', approvalId, '--workspace', t.ws, '--state-dir', path.join(state, 'toolgate')]);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    const waited = await tools.execute({ name: 'task_wait', arguments: { id, timeoutSeconds: 60 }, callId: 'ask-wait' });
+    assert.match(waited.output, /"status": "done"/);
+    assert.equal(fs.readFileSync(path.join(t.ws, 'asked.txt'), 'utf8').trim().split('\n').length, 1);
   });
 
   it('denies a task\'s call when the policy denies its tool: when created, and when it runs', async () => {
