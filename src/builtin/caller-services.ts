@@ -18,7 +18,7 @@ import type { DomainTool, DomainVisibility } from '../registry/lazy-visibility.j
 import type { ToolClient } from '../types/tool.js';
 import type { QuestionHandler } from './ask-user.js';
 import type { SubagentDriver } from './subagent.js';
-import type { TaskService } from './task-service.js';
+import type { TaskService } from '../types/task-service.js';
 
 /** What `request_tools` chooses from in one session: the tools a domain request may make visible. */
 export interface LazyDomainsScope {

@@ -18,9 +18,6 @@
 /** The states of a task ({@link TaskRecord.state}). */
 export type TaskState = 'scheduled' | 'paused' | 'cancelled' | 'started';
 
-/** Every {@link TaskState}. */
-export const TASK_STATES: readonly TaskState[] = Object.freeze(['scheduled', 'paused', 'cancelled', 'started']);
-
 /** A task as {@link ScheduledTasks.createTask} takes it. */
 export interface NewTask {
   /** `task_` and 16 hex digits, unique in the store. */

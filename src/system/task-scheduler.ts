@@ -28,7 +28,7 @@ import type { TaskRecord, TaskState } from '../ledger/scheduled-tasks.js';
 import type { Logger } from '../logging/logger.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
 import { isCallerTool } from '../registry/visibility.js';
-import { TASK_DOMAIN, type TaskService, type TaskToolName } from '../builtin/task-service.js';
+import { TASK_DOMAIN, type TaskService, type TaskToolName } from '../types/task-service.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import type { AgentCallOptions } from './tool-call-handler.js';
 import type { ToolRegistry } from '../registry/registry.js';

@@ -33,7 +33,7 @@ import { isCallerTool, isOfferedInMode, isOfferedToModel, isSelected } from '../
 import type { ModelClass } from '../types/model-class.js';
 import type { DomainVisibility } from '../registry/lazy-visibility.js';
 import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
-import { TASK_DOMAIN } from '../builtin/task-service.js';
+import { TASK_DOMAIN } from '../types/task-service.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
