@@ -4,7 +4,7 @@ import { taskServiceOf } from '../../src/internal.js';
 /** Arguments of task_create. */
 export interface TaskCreateInput {
   /**
-   * The tool to run, such as "run_shell" (any tool you may call, but not a task_* tool).
+   * The tool to run, such as "run_command" (any tool you may call, but not a task_* tool).
    * @minLength 1
    * @maxLength 200
    */
