@@ -24,6 +24,7 @@ import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ToolExecutionError } from '../errors/errors.js';
 import type { CallStore } from '../ledger/call-store.js';
+import { ownerAlive } from '../ledger/owner.js';
 import type { TaskRecord, TaskState } from '../ledger/scheduled-tasks.js';
 import type { Logger } from '../logging/logger.js';
 import { RegisteredTool } from '../registry/registered-tool.js';
@@ -62,12 +63,30 @@ export class TaskScheduler {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private looking = false;
+  private lostChecked = false;
 
   constructor(private readonly host: TaskHost, private readonly store: CallStore) {}
 
   /** Look for due tasks now (off the caller's path) and from then on. */
   start(): void {
     this.arm(0);
+  }
+
+  /**
+   * Tasks a scheduler started but whose call it never recorded (its process died in between):
+   * scheduled again, so they run (their call id keeps them to one run). Only those of owners
+   * gone and changed in the last day are looked at.
+   */
+  private async restartLost(): Promise<void> {
+    const since = Date.now() - 24 * 3600_000;
+    const started = await this.store.tasks({ workspace: this.host.workspace, states: ['started'], limit: 1000 });
+    for (const task of started) {
+      if (task.updatedAt < since || task.startedBy === undefined || ownerIsAlive(task.startedBy)) continue;
+      if ((await this.store.get(task.callId, task.session)) !== undefined) continue;
+      if ((await this.store.updateTask(task.id, ['started'], { state: 'scheduled' })) !== undefined) {
+        this.host.logger.warn({ event: 'task_restarted', task: task.id }, 'a task whose scheduler died before its call was recorded is scheduled again');
+      }
+    }
   }
 
   /** Stop looking. Calls already started go on as the tool system's calls. */
@@ -89,6 +108,10 @@ export class TaskScheduler {
     this.looking = true;
     let next = IDLE_MS;
     try {
+      if (!this.lostChecked) {
+        this.lostChecked = true;
+        await this.restartLost();
+      }
       const workspace = this.host.workspace;
       const due = await this.store.tasks({ workspace, states: ['scheduled'], dueBy: Date.now(), limit: BATCH });
       for (const task of due) {
@@ -263,6 +286,13 @@ function storedMode(mode: unknown, dirs: readonly string[] | undefined): { mode:
   }
   const own = typeof mode === 'string' ? [] : (mode as AgentMode).scopedWriteDirs ?? [];
   return { mode: name!, scopedWriteDirs: [...new Set([...own, ...(dirs ?? [])])] };
+}
+
+/** Whether the scheduler that started a task (`host:pid:start`, `processOwner()`) still runs. */
+function ownerIsAlive(owner: string): boolean {
+  const parts = /^(.*):(\d+):([^:]*)$/.exec(owner);
+  if (parts === null) return true; // not understood: left alone (fail closed)
+  return ownerAlive({ ownerHost: parts[1], ownerPid: Number(parts[2]), ownerStart: parts[3] === '0' ? undefined : parts[3] });
 }
 
 /** Who owns a caller's attached tasks: its turn, else its session. */

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GeneralAgent, ToolSystem } from 'toolgate';
+import { hostId } from '../../src/ledger/owner.js';
 import { FIXTURE_SCHEMAS, FIXTURES_DIR, runCli, tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
@@ -110,6 +111,26 @@ describe('the task domain', () => {
     assert.equal(lines.length, 1, lines.join(' | '));
     assert.match(lines[0]!, new RegExp(`^${idOf(created.output)} `));
     assert.ok(runners.some((child) => lines[0]!.endsWith(` ${child.pid}`)), 'run by one of the new processes');
+  });
+
+  it('schedules again a task whose scheduler died between starting it and recording its call', async () => {
+    const store = tools.executor.ledger!;
+    const id = 'task_00000000000000ee';
+    await store.createTask({
+      id, workspace: tools.workspace, session: 'lost', scope: 'lost', detached: true, tool: 'append_call_id', version: '1.0.0', arguments: { file: 'lost.txt' },
+      options: { mode: 'default' }, title: '', state: 'scheduled', runAt: Date.now() + 3_600_000, callId: id,
+    });
+    // Started by a process of this host that is gone (pid 0 is nobody's), and no call recorded.
+    assert.ok(await store.updateTask(id, ['scheduled'], { state: 'started', startedBy: `${hostId()}:0:0`, runAt: Date.now() }));
+    const restarted = new ToolSystem({ workspace: t.ws, toolFolders: FIXTURES });
+    await restarted.start();
+    try {
+      await until(() => fs.existsSync(path.join(t.ws, 'lost.txt')));
+      await until(async () => (await store.get(id, 'lost'))?.state === 'done');
+      assert.equal(fs.readFileSync(path.join(t.ws, 'lost.txt'), 'utf8').trim().split('\n').length, 1);
+    } finally {
+      await restarted.close();
+    }
   });
 
   it('refuses bad input with a structured error, storing nothing', async () => {
