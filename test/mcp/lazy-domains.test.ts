@@ -113,6 +113,18 @@ describe('toolgate mcp --lazy-domains over stdio', () => {
     assert.match(text((await client.callTool({ name: 'artifact_prepare', arguments: { name: 'out.txt' } })) as CallToolResult), /\.artifacts\/staging\/[0-9a-f]{12}\/out\.txt/);
   });
 
+  test('the task domain: requested, a task created and waited for (issue 35)', async () => {
+    const { client } = await spawnClient(['--lazy-domains']);
+    assert.deepEqual((await names(client)).filter((n) => n.startsWith('task_')), [], 'hidden at first');
+    const answer = JSON.parse(text((await client.callTool({ name: 'request_tools', arguments: { domains: ['task'], reason: 'background work' } })) as CallToolResult)) as RequestToolsAnswer;
+    assert.equal(answer.visible.task?.length, 10);
+    const created = (await client.callTool({ name: 'task_create', arguments: { tool: 'current_time', arguments: {} } })) as CallToolResult;
+    assert.notEqual(created.isError, true, text(created));
+    const id = /"id": "(task_[0-9a-f]{16})"/.exec(text(created))![1]!;
+    const waited = text((await client.callTool({ name: 'task_wait', arguments: { id, timeoutSeconds: 60 } })) as CallToolResult);
+    assert.match(waited, /"status": "done"[\s\S]*iso[\s\S]*"waitEnded": "finished"/);
+  });
+
   test('--tag-domain puts a tag\'s tools in a domain; without --lazy-domains it is a usage error', async () => {
     const { client } = await spawnClient(['--lazy-domains', '--tag-domain', 'edit=editing']);
     const listed = await names(client);
