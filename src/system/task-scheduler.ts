@@ -64,11 +64,14 @@ export class TaskScheduler {
   private closed = false;
   private looking = false;
   private lostChecked = false;
+  /** Whether this tool system runs tasks ({@link start}); without it, tasks are stored and answered only. */
+  private running = false;
 
   constructor(private readonly host: TaskHost, private readonly store: CallStore) {}
 
   /** Look for due tasks now (off the caller's path) and from then on. */
   start(): void {
+    this.running = true;
     this.arm(0);
   }
 
@@ -97,7 +100,7 @@ export class TaskScheduler {
 
   private arm(delayMs: number): void {
     clearTimeout(this.timer);
-    if (this.closed) return;
+    if (this.closed || !this.running) return;
     this.timer = setTimeout(() => void this.look(), Math.max(0, Math.min(delayMs, IDLE_MS)));
     this.timer.unref();
   }
@@ -174,6 +177,7 @@ export class TaskScheduler {
         if (task.detached) return json({ ...(await viewOf(this.store, task)), note: 'already detached' });
         return json(await this.change(task, ['scheduled', 'paused', 'started', 'cancelled'], { detached: true }, 'detached'));
       case 'task_reschedule':
+        if (args.at === undefined && args.delaySeconds === undefined) throw badInput('Give the new time: at or delaySeconds.');
         return json(await this.change(task, ['scheduled', 'paused'], { runAt: dueTime(args) }, 'rescheduled'));
       case 'task_update':
         return json(await this.update(caller, task, args));
