@@ -21,3 +21,4 @@ export { launchScript, type LaunchScriptName } from './sandbox/launch-scripts.js
 export { launchPrefix, LAUNCH_PROFILES, type LaunchProfileName, type InterpreterLaunch } from './sandbox/launch-profiles.js';
 export { processTree, residentBytes } from './sandbox/proc.js';
 export { bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type BubblewrapProbe } from './sandbox/bubblewrap.js';
+export { taskServiceOf, TASK_DOMAIN, TASK_TOOL_NAMES, TASK_SERVICE_UNAVAILABLE, type TaskService, type TaskToolName } from './types/task-service.js';

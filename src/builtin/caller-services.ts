@@ -18,6 +18,7 @@ import type { DomainTool, DomainVisibility } from '../registry/lazy-visibility.j
 import type { ToolClient } from '../types/tool.js';
 import type { QuestionHandler } from './ask-user.js';
 import type { SubagentDriver } from './subagent.js';
+import type { TaskService } from '../types/task-service.js';
 
 /** What `request_tools` chooses from in one session: the tools a domain request may make visible. */
 export interface LazyDomainsScope {
@@ -41,6 +42,8 @@ export interface CallerServicesInit {
   session?: string | undefined;
   /** The turn of the calls (an agent's turn id). */
   turnId?: string | undefined;
+  /** The scheduler's service for a call of a task tool (`task-service.ts`). Absent: the task tools answer "unavailable". */
+  tasks?: TaskService | undefined;
 }
 
 /** The services of one caller's turn or session (frozen; see the module's TSDoc for how they travel). */
@@ -51,6 +54,7 @@ export class CallerServices {
   readonly subagents: SubagentDriver | undefined;
   readonly session: string | undefined;
   readonly turnId: string | undefined;
+  readonly tasks: TaskService | undefined;
 
   constructor(init: CallerServicesInit) {
     this.askUser = init.askUser;
@@ -59,6 +63,7 @@ export class CallerServices {
     this.subagents = init.subagents;
     this.session = init.session;
     this.turnId = init.turnId;
+    this.tasks = init.tasks;
     Object.freeze(this);
   }
 
@@ -68,7 +73,7 @@ export class CallerServices {
   }
 
   private init(): CallerServicesInit {
-    return { askUser: this.askUser, visibility: this.visibility, domains: this.domains, subagents: this.subagents, session: this.session, turnId: this.turnId };
+    return { askUser: this.askUser, visibility: this.visibility, domains: this.domains, subagents: this.subagents, session: this.session, turnId: this.turnId, tasks: this.tasks };
   }
 }
 

@@ -144,7 +144,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
     // Whole outputs would be kept in a temporary folder removed at exit: keep them in the
     // ledger (the temporary folder only carries them there), else none.
     executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ...(typeof ledger === 'string' ? {} : { ledger }) },
-    ...(typeof ledger === 'string' ? { store: ledger } : {}),
+    ...(typeof ledger === 'string' ? { store: ledger } : {}), runTasks: true,
   });
   const withCockpit = values.cockpit === true;
   if (!withCockpit && (values['cockpit-port'] !== undefined || values['cockpit-host'] !== undefined)) return usage('--cockpit-port and --cockpit-host need --cockpit');

@@ -127,7 +127,7 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
   const { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first } = setup;
   const [{ cliToolSystem }, { serveHttp }, { serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/http-server.js'), import('../mcp/stdio-server.js')]);
   let onToolsChanged: (() => void) | undefined;
-  const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ...(typeof ledger === 'string' ? {} : { ledger }) }, ...(typeof ledger === 'string' ? { store: ledger } : {}), onToolsChanged: () => onToolsChanged?.() });
+  const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ...(typeof ledger === 'string' ? {} : { ledger }) }, ...(typeof ledger === 'string' ? { store: ledger } : {}), runTasks: true, onToolsChanged: () => onToolsChanged?.() });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();

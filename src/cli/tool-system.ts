@@ -32,6 +32,8 @@ export interface CliToolSystemOptions {
    * Default: the tool system loads them.
    */
   registry?: ToolRegistry;
+  /** Run the workspace's due tasks (`toolgate mcp`, `toolgate agent`: processes that stay); one-shot commands do not, so their exit cuts no task short. Default false. */
+  runTasks?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     ...(options.store !== undefined ? { store: options.store } : options.executor?.ledger === undefined ? { ledger: false } : {}),
     // `toolgate call` exits with its own status for a workspace escape, and `toolgate mcp` answers it itself.
     pathTraversal: 'throw',
+    runTasks: options.runTasks === true,
     ...(values.queue === undefined ? {} : { queue: { url: values.queue as string, ...(values.pool === undefined ? {} : { pool: values.pool as string }) } }),
     connectors: [async (system) => {
       const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged);

@@ -6,7 +6,8 @@
  * implementation passes the contract suite in `test/ledger/call-store-contract.ts`.
  *
  * The interface is split by concern ({@link CallJournal}, {@link QuestionBook},
- * {@link CallFeed}, {@link Retention}, {@link SessionSettings}, {@link TaskBindings}); {@link CallStore} is all of
+ * {@link CallFeed}, {@link Retention}, {@link SessionSettings}, {@link TaskBindings}, `ScheduledTasks` of
+ * `scheduled-tasks.ts`); {@link CallStore} is all of
  * them. Every method that touches storage returns a promise: a store on another machine
  * (PostgreSQL through `pg`) can only answer asynchronously, and a synchronous interface would
  * force it to block the event loop. A store that is synchronous inside (SQLite through
@@ -40,6 +41,7 @@
  */
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
 import type { OwnerFacts } from './owner.js';
+import type { ScheduledTasks } from './scheduled-tasks.js';
 
 export type { OwnerFacts } from './owner.js';
 
@@ -584,7 +586,7 @@ export interface CallWaits {
 }
 
 /** The whole call store. */
-export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings, CallLeases, CallWaits {}
+export interface CallStore extends CallJournal, QuestionBook, CallFeed, SessionSettings, Retention, TaskBindings, CallLeases, CallWaits, ScheduledTasks {}
 
 /**
  * The pool a call waits in for a worker: its pool, when it is `pending`, queued for a pool,

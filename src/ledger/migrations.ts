@@ -39,6 +39,10 @@
  *   its random token, fencing the owner's writes, and when it lapses; NULL without a lease),
  *   and `calls.pool` (the pool of workers a call is queued for; NULL for a call handled where
  *   it was recorded).
+ * - `scheduled_tasks` (migration 7): background work of the `task` domain (`scheduled-tasks.ts`):
+ *   one row per task (its tool, arguments and call options as JSON, scope, state, when it is
+ *   due, the call id it runs as, and who started it), indexed by state and due time for the
+ *   scheduler's look for due tasks.
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by session scan a table bounded by retention (10,000 calls
@@ -159,5 +163,26 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
   ALTER TABLE calls ADD COLUMN lease_token TEXT;
   ALTER TABLE calls ADD COLUMN lease_expires_at INTEGER;
   ALTER TABLE calls ADD COLUMN pool TEXT;
+  `,
+  `
+  CREATE TABLE scheduled_tasks (
+    id TEXT PRIMARY KEY,
+    workspace TEXT NOT NULL,
+    session TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    detached INTEGER NOT NULL DEFAULT 0,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    options TEXT NOT NULL DEFAULT '{}',
+    title TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL CHECK (state IN ('scheduled', 'paused', 'cancelled', 'started')),
+    run_at INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    started_by TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX scheduled_tasks_due ON scheduled_tasks (state, run_at);
   `,
 ]);

@@ -54,6 +54,8 @@ import { SqliteQuestions } from './sqlite/questions.js';
 import { SqliteRetention } from './sqlite/retention.js';
 import { WriteQueue } from './sqlite/write-queue.js';
 import * as taskBindings from './task-requestors.js';
+import { SqliteTasks } from './sqlite/tasks.js';
+import type { NewTask, TaskChange, TaskFilter, TaskRecord, TaskState } from './scheduled-tasks.js';
 
 export { ENDED_STATES, INTERRUPTED_MESSAGE } from './call-store.js';
 export type {
@@ -142,6 +144,7 @@ export class Ledger implements CallStore {
   private readonly questions: SqliteQuestions;
   private readonly feed: SqliteFeed;
   private readonly retention: SqliteRetention;
+  private readonly scheduled: SqliteTasks;
   private readonly keeper: LeaseKeeper;
   private readonly waits = storeWaits(this, (wake) => pollerOf(this).add(wake));
   private closed = false;
@@ -173,6 +176,7 @@ export class Ledger implements CallStore {
       this.retention = retention;
       this.questions = new SqliteQuestions(db, calls, this.writes, has.leases);
       this.feed = new SqliteFeed(db, calls, this.writes);
+      this.scheduled = new SqliteTasks(db, file, this.readonly);
       this.recovered = this.readonly ? [] : this.calls.recover();
       if (!this.readonly) {
         // One bounded step now; a backlog (limits lowered, say) goes in steps on the timer.
@@ -382,6 +386,20 @@ export class Ledger implements CallStore {
   }
   async tasksOf(session: string, requestor: string): Promise<Set<string>> {
     return taskBindings.tasksOf(this, session, requestor);
+  }
+
+  // Scheduled tasks (sqlite/tasks.ts).
+  async createTask(task: NewTask): Promise<TaskRecord> {
+    return this.scheduled.create(task);
+  }
+  async task(id: string): Promise<TaskRecord | undefined> {
+    return this.scheduled.get(id);
+  }
+  async tasks(filter?: TaskFilter): Promise<TaskRecord[]> {
+    return this.scheduled.list(filter);
+  }
+  async updateTask(id: string, from: readonly TaskState[], change: TaskChange): Promise<TaskRecord | undefined> {
+    return this.scheduled.update(id, from, change);
   }
 
   // Retention (sqlite/retention.ts).

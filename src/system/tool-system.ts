@@ -33,10 +33,12 @@ import { isCallerTool, isOfferedInMode, isOfferedToModel, isSelected } from '../
 import type { ModelClass } from '../types/model-class.js';
 import type { DomainVisibility } from '../registry/lazy-visibility.js';
 import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
+import { TASK_DOMAIN } from '../types/task-service.js';
 import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
 import type { ToolsetEntryConfig } from '../registry/toolset.js';
+import { TaskScheduler } from './task-scheduler.js';
 
 export type { ToolFolder } from './tool-folders.js';
 
@@ -144,6 +146,8 @@ export interface ToolSystemOptions {
    * @throws ToolgateOptionError (from the constructor) when a ledger is also given; from `start()` when the store cannot be opened.
    */
   store?: string | CallStore;
+  /** Run the `task` domain's due tasks of this workspace here (`src/system/task-scheduler.ts`; needs a writable call store). Default true. */
+  runTasks?: boolean;
 }
 
 /** Which tools an agent is offered: its mode, its scoped write folders and its pins. */
@@ -202,6 +206,8 @@ export class ToolSystem implements ToolCallTarget {
   /** The `waitForAnswers` bound in ms (0: the call's timeout), when there is a ledger to wait in. */
   private readonly waitForAnswer: number | undefined;
   private queueCaller: import('../distributed/queue-caller.js').QueueCaller | undefined;
+  /** The `task` tools' scheduler, once started with a writable store. */
+  private tasks: TaskScheduler | undefined;
 
   /** @throws ToolgateOptionError or RangeError when an option is wrong (the message names it). */
   constructor(options: ToolSystemOptions = {}) {
@@ -265,6 +271,8 @@ export class ToolSystem implements ToolCallTarget {
       this.closers.push(() => caller.close());
     }
     await loadToolFolders(this.registry, this.options, () => this.logger);
+    const store = this.executor.ledger;
+    if (store !== undefined && !store.readonly && queue === undefined) this.startTasks(store);
     const servers = this.options.mcpServers;
     if (servers !== undefined && Object.keys(servers).length !== 0) {
       // The MCP client SDK loads only when servers are to be bridged.
@@ -277,6 +285,12 @@ export class ToolSystem implements ToolCallTarget {
       const closer = await connect(this);
       if (typeof closer === 'function') this.closers.push(closer);
     }
+  }
+
+  private startTasks(store: CallStore): void {
+    const tasks = (this.tasks = new TaskScheduler(this, store));
+    if (this.options.runTasks !== false) tasks.start();
+    this.closers.push(() => tasks.close());
   }
 
   /**
@@ -394,6 +408,7 @@ export class ToolSystem implements ToolCallTarget {
     if (name !== undefined) {
       const tool = this.registry.get(name);
       if (tool !== undefined && !isCallerTool(tool) && !this.selected(tool)) return this.notSelected(call, name);
+      if (tool?.domain === TASK_DOMAIN && this.tasks !== undefined) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ tasks: this.tasks.forCaller(options) }));
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
     }

@@ -27,6 +27,7 @@ import { settleQuestion } from '../../src/ledger/resume.js';
 import type { ToolExecutionResult } from '../../src/types/result.js';
 import { eventContract } from './call-store-contract-events.js';
 import { leaseContract } from './call-store-contract-leases.js';
+import { taskContract } from './call-store-contract-tasks.js';
 
 /** Limits a contract test sets (the {@link LedgerOptions} names; every store takes them). */
 export interface ContractLimits {
@@ -411,6 +412,7 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
 
     leaseContract({ open: () => open() });
     eventContract({ open: () => open() });
+    taskContract({ open: () => open() });
   });
 }
 

@@ -42,7 +42,7 @@ async function scenario(made: ReturnType<typeof countingClient>): Promise<void> 
   assert.deepEqual(before.filter((n) => n.startsWith('git_')), [], 'the git domain is not listed yet');
   const spec = (await client.listTools()).tools.find((t) => t.name === 'request_tools')!;
   const domains = (spec.inputSchema.properties as { domains: { items: { enum: string[] } } }).domains.items.enum;
-  assert.deepEqual(domains, ['archive', 'artifact', 'data', 'git', 'memory', 'snapshot']);
+  assert.deepEqual(domains, ['archive', 'artifact', 'data', 'git', 'memory', 'snapshot', 'task']);
 
   // Called directly while hidden: a tool result the model can read, not a -32602.
   const hidden = (await client.callTool({ name: 'git_status', arguments: {} })) as CallToolResult;
@@ -111,6 +111,18 @@ describe('toolgate mcp --lazy-domains over stdio', () => {
     assert.notEqual(kept.isError, true, text(kept));
     assert.match(text((await client.callTool({ name: 'memory_search', arguments: { query: 'node build' } })) as CallToolResult), /Node 20/);
     assert.match(text((await client.callTool({ name: 'artifact_prepare', arguments: { name: 'out.txt' } })) as CallToolResult), /\.artifacts\/staging\/[0-9a-f]{12}\/out\.txt/);
+  });
+
+  test('the task domain: requested, a task created and waited for (issue 35)', async () => {
+    const { client } = await spawnClient(['--lazy-domains']);
+    assert.deepEqual((await names(client)).filter((n) => n.startsWith('task_')), [], 'hidden at first');
+    const answer = JSON.parse(text((await client.callTool({ name: 'request_tools', arguments: { domains: ['task'], reason: 'background work' } })) as CallToolResult)) as RequestToolsAnswer;
+    assert.equal(answer.visible.task?.length, 10);
+    const created = (await client.callTool({ name: 'task_create', arguments: { tool: 'current_time', arguments: {} } })) as CallToolResult;
+    assert.notEqual(created.isError, true, text(created));
+    const id = /"id": "(task_[0-9a-f]{16})"/.exec(text(created))![1]!;
+    const waited = text((await client.callTool({ name: 'task_wait', arguments: { id, timeoutSeconds: 60 } })) as CallToolResult);
+    assert.match(waited, /"status": "done"[\s\S]*iso[\s\S]*"waitEnded": "finished"/);
   });
 
   test('--tag-domain puts a tag\'s tools in a domain; without --lazy-domains it is a usage error', async () => {

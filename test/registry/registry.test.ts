@@ -287,6 +287,7 @@ describe('action kinds of every tool (issue 15, item 6)', async () => {
       run_command: 'shell_command',
       snapshot_file: 'file_write',
       stop_command: 'shell_command',
+      task_create: 'task_subagent', task_cancel: 'task_subagent', task_update: 'task_subagent', task_detach: 'task_subagent', task_reschedule: 'task_subagent', task_pause: 'task_subagent', task_resume: 'task_subagent', task_wait: 'internal', task_get: 'internal', task_list: 'internal',
       tree: 'file_read',
       validate_json: 'file_read',
       web_fetch: 'network',

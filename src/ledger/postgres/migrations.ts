@@ -7,7 +7,8 @@
  * migration 6, in PostgreSQL's types: times are `bigint` milliseconds since the epoch, flags
  * `boolean`, whole outputs `bytea`. Differences: `task_requestors` rows of a deleted call are
  * deleted by retention itself (no trigger), and two partial indexes serve the lease sweep and
- * the feed of open calls (`calls_open`) and retention (`calls_ended`).
+ * the feed of open calls (`calls_open`) and retention (`calls_ended`). Migration 2 adds
+ * `scheduled_tasks` (the SQLite ledger's migration 7).
  *
  * @module
  */
@@ -109,5 +110,26 @@ export const PG_MIGRATIONS: readonly string[] = Object.freeze([
     requestor text NOT NULL,
     PRIMARY KEY (call_id, session)
   );
+  `,
+  `
+  CREATE TABLE scheduled_tasks (
+    id text PRIMARY KEY,
+    workspace text NOT NULL,
+    session text NOT NULL,
+    scope text NOT NULL,
+    detached boolean NOT NULL DEFAULT false,
+    tool text NOT NULL,
+    version text NOT NULL,
+    arguments text NOT NULL,
+    options text NOT NULL DEFAULT '{}',
+    title text NOT NULL DEFAULT '',
+    state text NOT NULL CHECK (state IN ('scheduled', 'paused', 'cancelled', 'started')),
+    run_at bigint NOT NULL,
+    call_id text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    started_by text
+  );
+  CREATE INDEX scheduled_tasks_due ON scheduled_tasks (state, run_at);
   `,
 ]);

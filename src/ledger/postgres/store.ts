@@ -38,6 +38,8 @@ import { PgEndQueue } from './end-queue.js';
 import { PgFeed } from './feed.js';
 import { PgQuestions } from './questions.js';
 import { PgRetention } from './retention.js';
+import { PgTasks } from './tasks.js';
+import type { NewTask, TaskChange, TaskFilter, TaskRecord, TaskState } from '../scheduled-tasks.js';
 
 /** Options of {@link PostgresStore.open}; every option documents its default. */
 export interface PostgresStoreOptions {
@@ -104,6 +106,7 @@ export class PostgresStore implements CallStore {
   private readonly ends: PgEndQueue;
   private readonly questions: PgQuestions;
   private readonly feed: PgFeed;
+  private readonly scheduled: PgTasks;
   private readonly retention: PgRetention;
   private readonly waits;
   /** Waiters by topic (woken by notifications), and every waiter (woken after a reconnection). */
@@ -129,6 +132,7 @@ export class PostgresStore implements CallStore {
     this.ends = new PgEndQueue(this.file, (ends) => this.writable().then(() => this.calls.writeEnds(ends)), (n) => this.retention.ended(n));
     this.questions = new PgQuestions(db, this.calls, settle);
     this.feed = new PgFeed(db, settle);
+    this.scheduled = new PgTasks(db);
     this.waits = storeWaits(this, (wake, topic) => this.subscribe(wake, topic));
   }
 
@@ -329,6 +333,22 @@ export class PostgresStore implements CallStore {
   }
   async tasksOf(session: string, requestor: string): Promise<Set<string>> {
     return this.feed.tasksOf(session, requestor);
+  }
+
+  // Scheduled tasks (tasks.ts).
+  async createTask(task: NewTask): Promise<TaskRecord> {
+    await this.writable();
+    return this.scheduled.create(task);
+  }
+  async task(id: string): Promise<TaskRecord | undefined> {
+    return this.scheduled.get(id);
+  }
+  async tasks(filter?: TaskFilter): Promise<TaskRecord[]> {
+    return this.scheduled.list(filter);
+  }
+  async updateTask(id: string, from: readonly TaskState[], change: TaskChange): Promise<TaskRecord | undefined> {
+    await this.writable();
+    return this.scheduled.update(id, from, change);
   }
 
   // Retention (retention.ts).
