@@ -47,7 +47,9 @@ const ALLOWED_IMPORTERS = {
   'safe-stable-stringify': ['^src/registry/registered-tool\\.ts$'],
   openai: ['^src/agents/model-client\\.ts$'],
   zod: ['^src/mcp/server\\.ts$'],
-  '@modelcontextprotocol/sdk': ['^src/mcp/(bridge|server|stdio-server|http-server|confirmation|tasks|call-client|event-store|early-initialize|protocol-server|oauth)\\.ts$', '^src/formats/mcp\\.ts$'],
+  // SDK v2's client: the bridge and its OAuth (SDK v1 stays for the server side until it moves)
+  '@modelcontextprotocol/client': ['^src/mcp/(bridge|oauth)\\.ts$'],
+  '@modelcontextprotocol/sdk': ['^src/mcp/(server|stdio-server|http-server|confirmation|tasks|call-client|event-store|early-initialize|protocol-server)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
   // OpenTelemetry: the API only (the application brings the SDK); one module
   '@opentelemetry/api': ['^src/executor/telemetry\\.ts$'],
