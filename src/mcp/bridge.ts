@@ -103,6 +103,11 @@ export interface McpServerStatus {
   state: 'connected' | 'failed' | 'closed';
   /** Why it is not connected. */
   error?: string;
+  /**
+   * The protocol revision spoken with it (`2026-07-28`, `2025-11-25`, or the older revision
+   * it offered), once it connected.
+   */
+  protocolVersion?: string;
   /** Proxy names of its tools registered now. */
   tools: string[];
 }
@@ -194,6 +199,8 @@ export class McpBridge {
     return [...this.connections.values()].map((c) => {
       const s: McpServerStatus = { name: c.name, state: c.state, tools: [...c.proxies.keys()].sort() };
       if (c.error !== undefined) s.error = c.error;
+      const version = c.client?.getNegotiatedProtocolVersion();
+      if (version !== undefined && c.state !== 'failed') s.protocolVersion = version;
       return s;
     });
   }
@@ -275,7 +282,7 @@ export class McpBridge {
       this.registry.markUnavailable(conn.prefix, undefined);
       client.onclose = () => this.lost(conn, 'the server closed the connection (it may have exited)');
       this.sync(conn, tools);
-      this.logger.info({ event: 'mcp_server_connected', server: conn.name, tools: conn.proxies.size, ms: Date.now() - started }, 'MCP server bridged');
+      this.logger.info({ event: 'mcp_server_connected', server: conn.name, protocolVersion: client.getNegotiatedProtocolVersion(), tools: conn.proxies.size, ms: Date.now() - started }, 'MCP server bridged');
     } catch (error) {
       conn.state = 'failed';
       conn.error = `did not start: ${(error as Error)?.message ?? String(error)}.${conn.stderrTail()}`;
