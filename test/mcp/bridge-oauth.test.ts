@@ -15,7 +15,7 @@ import path from 'node:path';
 import { McpBridge, ToolRegistry } from 'toolgate';
 import { checkMcpServers } from '../../src/mcp/config.js';
 import { oauthFile } from '../../src/mcp/oauth.js';
-import { startOAuthMcpServer, type OAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
+import { startOAuthMcpServer, startOAuthV2McpServer, type OAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
 import { BIN, REPO_ROOT, runCli } from '../helpers.js';
 
 /** Every file under `dir` except the token files, as one string (the ledger's bytes included). */
@@ -63,7 +63,12 @@ test('an oauth section that does not fit is refused, naming the field', () => {
   assert.deepEqual((checked.remote as { oauth: unknown }).oauth, { grant: 'client_credentials', clientId: 'a', privateKeyFile: '/etc/toolgate/key.pem' });
 });
 
-describe('bridging an MCP server that uses OAuth', () => {
+const SERVERS: Array<{ label: string; start: () => Promise<OAuthMcpServer>; revision: string; tools: number }> = [
+  { label: 'a 2025-11-25 server (SDK v1)', start: startOAuthMcpServer, revision: '2025-11-25', tools: 1 },
+  { label: 'a 2026-07-28 server (SDK v2, resource-server gate of @modelcontextprotocol/server)', start: startOAuthV2McpServer, revision: '2026-07-28', tools: 5 },
+];
+
+for (const { label, start, revision, tools } of SERVERS) describe(`bridging an MCP server that uses OAuth: ${label}`, () => {
   let server: OAuthMcpServer;
   let root: string;
   let env: NodeJS.ProcessEnv;
@@ -71,7 +76,7 @@ describe('bridging an MCP server that uses OAuth', () => {
   let stateDir: string;
 
   before(async () => {
-    server = await startOAuthMcpServer();
+    server = await start();
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-oauth-'));
     stateDir = path.join(root, 'state', 'toolgate');
     env = { ...process.env, XDG_STATE_HOME: path.join(root, 'state') };
@@ -109,7 +114,7 @@ describe('bridging an MCP server that uses OAuth', () => {
   test('login stores the tokens in a 0600 file; calls run, a refused token is refreshed, and no token is printed, logged or recorded', async () => {
     const logged = await login(['remote', '--config', config], env);
     assert.equal(logged.code, 0, logged.stderr);
-    assert.match(logged.stderr, /logged in to MCP server remote \(1 tools\)/);
+    assert.match(logged.stderr, new RegExp(`logged in to MCP server remote \\(${tools} tools\\)`));
     const file = oauthFile(stateDir, 'remote', server.url);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
@@ -122,6 +127,7 @@ describe('bridging an MCP server that uses OAuth', () => {
     assert.equal(one.code, 0, one.stderr);
     assert.match(one.stdout, /echo: hi/);
     assert.match(one.stderr, /mcp_server_connected/, 'the log is on (level trace), so a token in it would be seen');
+    assert.match(one.stderr, new RegExp(`"protocolVersion":"${revision}"`), `spoken to in ${revision}`);
 
     server.provider.expireAccessTokens();
     const two = await call();

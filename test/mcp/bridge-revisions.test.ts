@@ -136,6 +136,7 @@ describe('the CLI bridging a 2026-07-28 server', () => {
     assert.match(call.stdout, /echo: ledger/);
     const write = await runCli(['call', 'v2__write_note', '{"text":"x"}', '--config', config, '--workspace', root, '--json'], { env, input: '' });
     assert.notEqual(write.code, 0, 'a writing tool of a bridged server is not run without confirmation');
+    assert.match(write.stderr, /Confirmation required: v2__write_note/);
     const trace = await runCli(['trace', '--workspace', root, '--json'], { env });
     assert.equal(trace.code, 0, trace.stderr);
     const calls = JSON.parse(trace.stdout) as Array<{ tool: string; status: string }>;
