@@ -28,7 +28,8 @@
  *   same handlers and retries); any other answer, and silence on stdio, falls back to the
  *   2025-11-25 `initialize` handshake. Over stdio the SDK probes in a short-lived second copy
  *   of the server process (its stderr discarded), so a server that exits on an unknown
- *   request still gets a clean start. `tools/list` follows cursors in both revisions.
+ *   request still gets a clean start; a server's `protocolVersion: "2025-11-25"` skips the
+ *   question (and that second process). `tools/list` follows cursors in both revisions.
  *
  * @module
  */
@@ -252,7 +253,7 @@ export class McpBridge {
     const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, {
       // Both revisions: `server/discover` first; a 2026-07-28 answer selects the stateless
       // revision, anything else (an error, no answer on stdio) the 2025-11-25 `initialize`.
-      versionNegotiation: { mode: 'auto' },
+      versionNegotiation: { mode: negotiationMode(conn.config.protocolVersion) },
       listMaxPages: MAX_TOOL_PAGES,
       // Elicitation and sampling are passed on to whoever called the bridged tool (ctx.elicit,
       // ctx.sample); defaults of omitted fields are applied (SEP-1034).
@@ -575,6 +576,13 @@ function upstreamOf(spec: McpToolSpec): { title?: string; annotations?: Record<s
  */
 async function listAllTools(client: Client, timeout: number): Promise<McpToolSpec[]> {
   return (await client.listTools(undefined, { timeout, cacheMode: 'refresh' })).tools;
+}
+
+/** The SDK's negotiation mode for a server's `protocolVersion` choice. */
+function negotiationMode(choice: McpServerConfig['protocolVersion']): 'auto' | 'legacy' | { pin: string } {
+  if (choice === '2025-11-25') return 'legacy';
+  if (choice === '2026-07-28') return { pin: choice };
+  return 'auto';
 }
 
 function withTimeout<T>(pending: Promise<T>, ms: number, message: string): Promise<T> {

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { McpBridge, ToolExecutor, ToolRegistry, type McpServerConfig } from 'toolgate';
+import { checkMcpServers } from '../../src/mcp/config.js';
 import { startV2HttpServer, type V2HttpServer } from '../fixtures/mcp-v2-server.js';
 import { REPO_ROOT, runCli } from '../helpers.js';
 
@@ -120,6 +121,33 @@ describe('bridging a 2025-11-25 server (SDK v1)', () => {
   });
 });
 
+describe('a server whose config names its revision', () => {
+  test('protocolVersion 2025-11-25: initialize at once; an SDK v2 server then serves it as a 2025 client (the era tool says legacy), and its question is an elicitation request', async () => {
+    await withBridge({ command: process.execPath, args: [V2_FIXTURE, 'stdio'], protocolVersion: '2025-11-25' }, async (bridge, executor) => {
+      assert.equal(bridge.status()[0]?.protocolVersion, '2025-11-25');
+      assert.deepEqual(bridge.status()[0]?.tools, V2_TOOLS, 'the cursor is followed in 2025-11-25 too');
+      assert.equal((await executor.call('v2__era', {})).output, 'era: legacy');
+      const ask = await executor.call('v2__ask', {}, { client: { elicit: async () => ({ action: 'accept', content: { name: 'Bob' } }) } });
+      assert.equal(ask.output, 'hello Bob (elicitation request)');
+    });
+  });
+
+  test('protocolVersion 2026-07-28: a 2025-11-25 server fails to start, saying why; 2025-11-25: a server that refuses 2025 clients fails to start', async () => {
+    await withBridge({ command: process.execPath, args: [V1_FIXTURE, 'basic'], protocolVersion: '2026-07-28' }, async (bridge) => {
+      const [status] = bridge.status();
+      assert.equal(status?.state, 'failed');
+      assert.match(status?.error ?? '', /did not start/);
+    });
+    await withBridge({ command: process.execPath, args: [V2_FIXTURE, 'stdio', 'modern-only'], protocolVersion: '2025-11-25' }, async (bridge) => {
+      assert.equal(bridge.status()[0]?.state, 'failed');
+    });
+  });
+
+  test('a protocolVersion that is not a revision is refused, naming the field', () => {
+    assert.throws(() => checkMcpServers({ s: { command: 'x', protocolVersion: '2024-11-05' } }), /mcpServers\.s.*protocolVersion must be one of auto, 2025-11-25, 2026-07-28/);
+  });
+});
+
 describe('the CLI bridging a 2026-07-28 server', () => {
   let root: string;
   before(() => {
@@ -136,7 +164,7 @@ describe('the CLI bridging a 2026-07-28 server', () => {
     assert.match(call.stdout, /echo: ledger/);
     const write = await runCli(['call', 'v2__write_note', '{"text":"x"}', '--config', config, '--workspace', root, '--json'], { env, input: '' });
     assert.notEqual(write.code, 0, 'a writing tool of a bridged server is not run without confirmation');
-    assert.match(write.stderr, /Confirmation required: v2__write_note/);
+    assert.match(write.stdout + write.stderr, /Confirmation required: v2__write_note/);
     const trace = await runCli(['trace', '--workspace', root, '--json'], { env });
     assert.equal(trace.code, 0, trace.stderr);
     const calls = JSON.parse(trace.stdout) as Array<{ tool: string; status: string }>;
