@@ -49,6 +49,8 @@ const ALLOWED_IMPORTERS = {
   zod: ['^src/mcp/server\\.ts$'],
   // SDK v2's client: the bridge and its OAuth (SDK v1 stays for the server side until it moves)
   '@modelcontextprotocol/client': ['^src/mcp/(bridge|oauth)\\.ts$'],
+  // SDK v2's schemas: the token file of a bridged OAuth server is checked against them
+  '@modelcontextprotocol/core': ['^src/mcp/oauth\\.ts$'],
   '@modelcontextprotocol/sdk': ['^src/mcp/(server|stdio-server|http-server|confirmation|tasks|call-client|event-store|early-initialize|protocol-server)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
   // OpenTelemetry: the API only (the application brings the SDK); one module

@@ -36,6 +36,7 @@ import {
   type AddClientAuthentication, type FetchLike, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState,
   type StoredOAuthClientInformation, type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import type { McpOAuthConfig } from './config.js';
 
 /**
@@ -134,10 +135,23 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  /**
+   * The token file, each part checked against the SDK's OAuth schemas (`@modelcontextprotocol/core`):
+   * a part that does not fit (a hand-edited or damaged file) is dropped, so the bridge registers
+   * or authorizes again rather than sending it.
+   */
   private read(): StoredOAuth {
     try {
-      const parsed = JSON.parse(fs.readFileSync(this.file, 'utf8')) as StoredOAuth;
-      if (parsed && typeof parsed === 'object' && parsed.url === this.options.url) return parsed;
+      const parsed = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Record<string, unknown> | null;
+      if (parsed !== null && typeof parsed === 'object' && parsed.url === this.options.url) {
+        const out: StoredOAuth = { url: this.options.url };
+        if (OAuthClientInformationSchema.safeParse(parsed.client).success) {
+          out.client = parsed.client as StoredOAuthClientInformation;
+          if (typeof parsed.registeredRedirect === 'string') out.registeredRedirect = parsed.registeredRedirect;
+        }
+        if (OAuthTokensSchema.safeParse(parsed.tokens).success) out.tokens = parsed.tokens as StoredOAuthTokens;
+        return out;
+      }
     } catch {
       // no file yet, or an unreadable one: start over (the next save replaces it)
     }

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { McpBridge, ToolRegistry } from 'toolgate';
 import { checkMcpServers } from '../../src/mcp/config.js';
-import { oauthFile } from '../../src/mcp/oauth.js';
+import { BridgeOAuthProvider, oauthFile } from '../../src/mcp/oauth.js';
 import { startOAuthMcpServer, startOAuthV2McpServer, type OAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
 import { BIN, REPO_ROOT, runCli } from '../helpers.js';
 
@@ -61,6 +61,26 @@ test('an oauth section that does not fit is refused, naming the field', () => {
   for (const [entry, message] of refused) assert.throws(() => checkMcpServers({ remote: entry }), message);
   const checked = checkMcpServers({ remote: { url, oauth: { grant: 'client_credentials', clientId: 'a', privateKeyFile: 'key.pem' } } }, 'mcpServers', '/etc/toolgate');
   assert.deepEqual((checked.remote as { oauth: unknown }).oauth, { grant: 'client_credentials', clientId: 'a', privateKeyFile: '/etc/toolgate/key.pem' });
+});
+
+test('a token file part that does not fit the OAuth schemas is dropped, not sent; the rest is kept', () => {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-oauth-file-'));
+  try {
+    const url = 'https://mcp.example.com/mcp';
+    const file = oauthFile(stateDir, 'remote', url);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const client = { client_id: 'abc', redirect_uris: ['http://127.0.0.1:1/callback'] };
+    fs.writeFileSync(file, JSON.stringify({ url, client, registeredRedirect: 'http://127.0.0.1:1/callback', tokens: { access_token: 42, token_type: 'Bearer' } }));
+    const provider = new BridgeOAuthProvider({ server: 'remote', url, config: {}, stateDir });
+    assert.equal(provider.tokens(), undefined, 'tokens that do not fit are not sent');
+    assert.deepEqual(provider.clientInformation(), client);
+    fs.writeFileSync(file, JSON.stringify({ url, client: { client_secret: 'no id' }, tokens: { access_token: 'at-1', token_type: 'Bearer' } }));
+    const again = new BridgeOAuthProvider({ server: 'remote', url, config: {}, stateDir });
+    assert.equal(again.clientInformation(), undefined, 'a client without an ID registers again');
+    assert.equal(again.tokens()?.access_token, 'at-1');
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
 });
 
 const SERVERS: Array<{ label: string; start: () => Promise<OAuthMcpServer>; revision: string; tools: number }> = [
