@@ -250,10 +250,13 @@ export class McpBridge {
 
   private async start(conn: ServerConnection): Promise<void> {
     const started = Date.now();
+    const startTimeout = conn.config.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
     const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, {
       // Both revisions: `server/discover` first; a 2026-07-28 answer selects the stateless
       // revision, anything else (an error, no answer on stdio) the 2025-11-25 `initialize`.
-      versionNegotiation: { mode: negotiationMode(conn.config.protocolVersion) },
+      // The probe gets half the start time: a stdio server that never answers it is taken for a
+      // 2025-11-25 server when it times out, and the real start needs the other half.
+      versionNegotiation: { mode: negotiationMode(conn.config.protocolVersion), probe: { timeoutMs: Math.max(1, Math.floor(startTimeout / 2)) } },
       listMaxPages: MAX_TOOL_PAGES,
       // Elicitation and sampling are passed on to whoever called the bridged tool (ctx.elicit,
       // ctx.sample); defaults of omitted fields are applied (SEP-1034).
@@ -274,7 +277,6 @@ export class McpBridge {
     this.relayToCallers(conn, client);
     try {
       conn.transport = this.transportFor(conn);
-      const startTimeout = conn.config.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
       await withTimeout(client.connect(conn.transport, { timeout: startTimeout }), startTimeout, `did not answer initialize within ${startTimeout} ms`);
       const tools = await listAllTools(client, startTimeout);
       const version = client.getServerVersion()?.version;

@@ -143,6 +143,25 @@ describe('a server whose config names its revision', () => {
     });
   });
 
+  test('auto: a stdio server that never answers the probe (nor any unknown request) is taken for a 2025-11-25 server when the probe times out', async () => {
+    // Answers initialize, tools/list and tools/call; ignores everything else, server/discover included.
+    const silent = `
+      const rl = require('node:readline').createInterface({ input: process.stdin });
+      const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+      rl.on('line', (line) => {
+        const m = JSON.parse(line);
+        if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'silent', version: '1.0.0' } } });
+        else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'hush', inputSchema: { type: 'object' } }] } });
+        else if (m.method === 'tools/call') send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'shh' }] } });
+      });`;
+    await withBridge({ command: process.execPath, args: ['-e', silent], startTimeoutMs: 3000 }, async (bridge, executor) => {
+      const [status] = bridge.status();
+      assert.equal(status?.state, 'connected', status?.error);
+      assert.equal(status?.protocolVersion, '2025-11-25');
+      assert.equal((await executor.call('v2__hush', {})).output, 'shh');
+    });
+  });
+
   test('a protocolVersion that is not a revision is refused, naming the field', () => {
     assert.throws(() => checkMcpServers({ s: { command: 'x', protocolVersion: '2024-11-05' } }), /mcpServers\.s.*protocolVersion must be one of auto, 2025-11-25, 2026-07-28/);
   });
