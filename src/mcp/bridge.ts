@@ -21,16 +21,22 @@
  *   ({@link RegisterOptions.upstream}); decisions still come from `trusted` and the kind.
  * - Confirmation: tools that do not count as read-only need confirmation unless the server's
  *   config says `requiresConfirmation: false` (as our own writing tools do).
+ * - Revisions (SDK v2, `@modelcontextprotocol/client`): each server is asked `server/discover`
+ *   first (the SDK's `versionNegotiation: 'auto'`). A server that answers with 2026-07-28 is
+ *   spoken to in that revision (every request carries its `_meta` envelope; an elicitation or
+ *   sampling request arrives as an "input required" result, which the SDK answers through the
+ *   same handlers and retries); any other answer, and silence on stdio, falls back to the
+ *   2025-11-25 `initialize` handshake. Over stdio the SDK probes in a short-lived second copy
+ *   of the server process (its stderr discarded), so a server that exits on an unknown
+ *   request still gets a clean start; a server's `protocolVersion: "2025-11-25"` skips the
+ *   question (and that second process). `tools/list` follows cursors in both revisions.
  *
  * @module
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, LoggingMessageNotificationSchema, McpError, type CallToolResult, type Tool as McpToolSpec,
-} from '@modelcontextprotocol/sdk/types.js';
+  Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type CallToolResult, type Tool as McpToolSpec, type Transport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isValidVersion } from '../util/semver.js';
 import { commandEnv } from '../sandbox/child-env.js';
 import { ToolExecutionError } from '../errors/errors.js';
@@ -51,6 +57,8 @@ const DEFAULT_MCP_MAX_TOTAL_TIMEOUT_MS = 600_000;
 const DEFAULT_MCP_START_TIMEOUT_MS = 30_000;
 /** Tag every proxy carries (it also marks the tool as reaching outside, for MCP `openWorldHint`). */
 const MCP_TAG = 'mcp';
+/** Most `tools/list` pages read from one server (a cursor that never ends fails the start). */
+const MAX_TOOL_PAGES = 100;
 /** Lines of a stdio server's stderr kept for error messages. */
 const STDERR_LINES = 20;
 
@@ -96,6 +104,11 @@ export interface McpServerStatus {
   state: 'connected' | 'failed' | 'closed';
   /** Why it is not connected. */
   error?: string;
+  /**
+   * The protocol revision spoken with it (`2026-07-28`, `2025-11-25`, or the older revision
+   * it offered), once it connected.
+   */
+  protocolVersion?: string;
   /** Proxy names of its tools registered now. */
   tools: string[];
 }
@@ -187,6 +200,8 @@ export class McpBridge {
     return [...this.connections.values()].map((c) => {
       const s: McpServerStatus = { name: c.name, state: c.state, tools: [...c.proxies.keys()].sort() };
       if (c.error !== undefined) s.error = c.error;
+      const version = c.client?.getNegotiatedProtocolVersion();
+      if (version !== undefined && c.state !== 'failed') s.protocolVersion = version;
       return s;
     });
   }
@@ -235,7 +250,14 @@ export class McpBridge {
 
   private async start(conn: ServerConnection): Promise<void> {
     const started = Date.now();
+    const startTimeout = conn.config.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
     const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, {
+      // Both revisions: `server/discover` first; a 2026-07-28 answer selects the stateless
+      // revision, anything else (an error, no answer on stdio) the 2025-11-25 `initialize`.
+      // The probe gets half the start time: a stdio server that never answers it is taken for a
+      // 2025-11-25 server when it times out, and the real start needs the other half.
+      versionNegotiation: { mode: negotiationMode(conn.config.protocolVersion), probe: { timeoutMs: Math.max(1, Math.floor(startTimeout / 2)) } },
+      listMaxPages: MAX_TOOL_PAGES,
       // Elicitation and sampling are passed on to whoever called the bridged tool (ctx.elicit,
       // ctx.sample); defaults of omitted fields are applied (SEP-1034).
       capabilities: { elicitation: { form: { applyDefaults: true } }, sampling: {} },
@@ -255,7 +277,6 @@ export class McpBridge {
     this.relayToCallers(conn, client);
     try {
       conn.transport = this.transportFor(conn);
-      const startTimeout = conn.config.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
       await withTimeout(client.connect(conn.transport, { timeout: startTimeout }), startTimeout, `did not answer initialize within ${startTimeout} ms`);
       const tools = await listAllTools(client, startTimeout);
       const version = client.getServerVersion()?.version;
@@ -264,7 +285,7 @@ export class McpBridge {
       this.registry.markUnavailable(conn.prefix, undefined);
       client.onclose = () => this.lost(conn, 'the server closed the connection (it may have exited)');
       this.sync(conn, tools);
-      this.logger.info({ event: 'mcp_server_connected', server: conn.name, tools: conn.proxies.size, ms: Date.now() - started }, 'MCP server bridged');
+      this.logger.info({ event: 'mcp_server_connected', server: conn.name, protocolVersion: client.getNegotiatedProtocolVersion(), tools: conn.proxies.size, ms: Date.now() - started }, 'MCP server bridged');
     } catch (error) {
       conn.state = 'failed';
       conn.error = `did not start: ${(error as Error)?.message ?? String(error)}.${conn.stderrTail()}`;
@@ -282,7 +303,7 @@ export class McpBridge {
    * (refused when none or several run: the protocol does not say which call asks).
    */
   private relayToCallers(conn: ServerConnection, client: Client): void {
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/message', (notification) => {
       const { level, data, logger } = notification.params;
       const known: ToolLogLevel = (TOOL_LOG_LEVELS as readonly string[]).includes(level) ? level : 'info';
       if (conn.running.size === 0) {
@@ -293,18 +314,18 @@ export class McpBridge {
     });
     const only = (what: string): ToolContext => {
       if (conn.running.size !== 1) {
-        throw new McpError(ErrorCode.InvalidRequest, `toolgate cannot pass this ${what} on: ${conn.running.size === 0 ? 'none of your tools is running' : 'several of your tools are running and the request does not say which one asks'}`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `toolgate cannot pass this ${what} on: ${conn.running.size === 0 ? 'none of your tools is running' : 'several of your tools are running and the request does not say which one asks'}`);
       }
       return conn.running.values().next().value!;
     };
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler('elicitation/create', async (request) => {
       const params = request.params as { mode?: string; message: string; requestedSchema?: JsonSchema };
-      if (params.mode === 'url' || params.requestedSchema === undefined) throw new McpError(ErrorCode.InvalidParams, 'toolgate passes on form elicitation only');
+      if (params.mode === 'url' || params.requestedSchema === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'toolgate passes on form elicitation only');
       const ctx = only('elicitation');
       const answer = await ctx.elicit(params.message, params.requestedSchema);
       return answer.content === undefined ? { action: answer.action } : { action: answer.action, content: answer.content };
     });
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    client.setRequestHandler('sampling/createMessage', async (request) => {
       const ctx = only('sampling request');
       const answer = await ctx.sample(request.params as unknown as SampleRequest);
       return answer as never;
@@ -448,7 +469,7 @@ export class McpBridge {
       // The call's span context travels as `_meta.traceparent` (the W3C header value), so that a
       // server that traces joins the caller's trace.
       const params = ctx.traceparent === undefined ? { name: remote, arguments: args } : { name: remote, arguments: args, _meta: { traceparent: ctx.traceparent } };
-      result = (await conn.client.callTool(params, undefined, {
+      result = (await conn.client.callTool(params, {
         signal: ctx.signal,
         timeout: Math.min(conn.timeoutMs, total),
         resetTimeoutOnProgress: true,
@@ -468,15 +489,15 @@ export class McpBridge {
 
   private callError(conn: ServerConnection, remote: string, error: unknown, progress: number, total: number): ToolExecutionError {
     const message = (error as Error)?.message ?? String(error);
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
+    if (error instanceof SdkError || error instanceof ProtocolError) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         const data = error.data as { maxTotalTimeout?: number } | undefined;
         const text = data?.maxTotalTimeout !== undefined
           ? `${remote} on MCP server ${conn.name} ran past its total limit of ${total} ms (it had reported progress ${progress} times) and was cancelled; try a smaller request.`
           : `${remote} on MCP server ${conn.name} sent no result or progress for ${conn.timeoutMs} ms and was cancelled; try a smaller request.`;
         return new ToolExecutionError(text, 'TIMEOUT', { cause: error });
       }
-      if (error.code === ErrorCode.ConnectionClosed || conn.state !== 'connected') {
+      if ((error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || conn.state !== 'connected') {
         this.lost(conn, `the connection closed during a call (${message})`);
         return new ToolExecutionError(`server unavailable: the MCP server ${JSON.stringify(conn.name)} stopped while running ${remote} (${conn.error ?? message}). Other tools still work.`, 'SERVER_UNAVAILABLE', { cause: error });
       }
@@ -548,17 +569,22 @@ function upstreamOf(spec: McpToolSpec): { title?: string; annotations?: Record<s
   return out.title === undefined && out.annotations === undefined ? undefined : out;
 }
 
-/** Every page of `tools/list`. */
+/**
+ * Every page of `tools/list`: the SDK's list without a cursor follows `nextCursor` page by page
+ * (at most {@link MAX_TOOL_PAGES}) and keeps the aggregate, from which `callTool` checks
+ * structured results against each tool's output schema. `refresh`: a list the server marked
+ * cacheable (2026-07-28 `ttlMs`) is fetched again all the same, since we list only at start
+ * and after `list_changed`.
+ */
 async function listAllTools(client: Client, timeout: number): Promise<McpToolSpec[]> {
-  const tools: McpToolSpec[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
-    tools.push(...listed.tools);
-    cursor = listed.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return tools;
+  return (await client.listTools(undefined, { timeout, cacheMode: 'refresh' })).tools;
+}
+
+/** The SDK's negotiation mode for a server's `protocolVersion` choice. */
+function negotiationMode(choice: McpServerConfig['protocolVersion']): 'auto' | 'legacy' | { pin: string } {
+  if (choice === '2025-11-25') return 'legacy';
+  if (choice === '2026-07-28') return { pin: choice };
+  return 'auto';
 }
 
 function withTimeout<T>(pending: Promise<T>, ms: number, message: string): Promise<T> {

@@ -57,7 +57,19 @@ interface McpServerCommon {
   requiresConfirmation?: boolean;
   /** Leave this server out. Default false. */
   disabled?: boolean;
+  /**
+   * Which protocol revision to speak. `auto`: ask `server/discover` first and speak
+   * 2026-07-28 when the server answers it, else 2025-11-25 (`initialize`); over stdio the
+   * question goes to a short-lived second copy of the server (one more process start).
+   * `2025-11-25`: `initialize` at once, no question and no second process (for a server known
+   * to be older, or one whose start is costly or has effects). `2026-07-28`: that revision
+   * only; a server that does not offer it fails to start. Default `auto`.
+   */
+  protocolVersion?: 'auto' | '2025-11-25' | '2026-07-28';
 }
+
+/** The values of a bridged server's `protocolVersion`. */
+const PROTOCOL_CHOICES: readonly string[] = ['auto', '2025-11-25', '2026-07-28'];
 
 /** A server started as a child process, spoken to over its stdin and stdout. */
 export interface McpStdioServerConfig extends McpServerCommon {
@@ -148,7 +160,7 @@ interface ToolsConfig {
   builtin?: ToolsetEntryConfig[];
 }
 
-const COMMON_KEYS = ['trusted', 'timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs', 'requiresConfirmation', 'disabled'];
+const COMMON_KEYS = ['trusted', 'timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs', 'requiresConfirmation', 'disabled', 'protocolVersion'];
 const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', ...COMMON_KEYS]);
 const HTTP_KEYS = new Set(['url', 'headers', 'oauth', ...COMMON_KEYS]);
 const OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'tokenEndpointAuthMethod', 'clientMetadataUrl', 'scope', 'redirectPort', 'grant', 'privateKeyFile', 'signingAlgorithm', 'idpTokenEndpoint', 'idpClientId', 'idTokenFile']);
@@ -187,6 +199,7 @@ export function checkMcpServers(servers: unknown, where = 'mcpServers', baseDir 
     for (const flag of ['trusted', 'requiresConfirmation', 'disabled']) {
       if (entry[flag] !== undefined && typeof entry[flag] !== 'boolean') throw bad(`${flag} must be a boolean`);
     }
+    if (entry.protocolVersion !== undefined && !PROTOCOL_CHOICES.includes(entry.protocolVersion as string)) throw bad(`protocolVersion must be one of ${PROTOCOL_CHOICES.join(', ')}; got ${JSON.stringify(entry.protocolVersion)}`);
     for (const ms of ['timeoutMs', 'maxTotalTimeoutMs', 'startTimeoutMs']) {
       const v = entry[ms];
       if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_TIMEOUT_MS)) throw bad(`${ms} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; got ${JSON.stringify(v)}`);

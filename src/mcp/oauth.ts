@@ -14,12 +14,16 @@
  *   (`http://127.0.0.1:<port>/callback`, RFC 8252) receives the redirect with the code. A
  *   bridge without an authorizer (`toolgate mcp`) fails the server with
  *   {@link OAuthLoginNeededError}, which names `toolgate mcp login <server>`.
- * - Why a fetch wrapper ({@link oauthFetch}) rather than the transport's `authProvider`: in
- *   SDK v1 the transport ends an interactive authorization with `UnauthorizedError` (the
- *   caller must call `finishAuth` and connect again), so a step-up asked in the middle of a
- *   call would fail the call. The wrapper completes the authorization in place and sends the
- *   refused request once more (a request answered 401/403 did not run), as the conformance
- *   suite's reference client does.
+ * - Why a fetch wrapper ({@link oauthFetch}) rather than the transport's `authProvider`: the
+ *   SDK's transport (v1, and v2 still) ends an interactive authorization with
+ *   `UnauthorizedError` (the caller must call `finishAuth` and connect again), so a login or a
+ *   step-up asked in the middle of a call would fail the call. The wrapper completes the
+ *   authorization in place and sends the refused request once more (a request answered
+ *   401/403 did not run), as the conformance suite's reference client does. It sits under the
+ *   SDK's version probe too: `server/discover` answered 401 is authorized and sent again, so
+ *   the probe sees the server's real answer.
+ * - RFC 9207: the `iss` of the redirect is passed to the SDK, which checks it against the
+ *   authorization server's metadata before the code is redeemed (mix-up defence).
  *
  * @module
  */
@@ -27,11 +31,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { auth, extractWWWAuthenticateParams, UnauthorizedError, type AddClientAuthentication, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  auth, createPrivateKeyJwtAuth, extractWWWAuthenticateParams, IssuerMismatchError, UnauthorizedError,
+  type AddClientAuthentication, type FetchLike, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState,
+  type StoredOAuthClientInformation, type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import type { McpOAuthConfig } from './config.js';
 
 /**
@@ -48,14 +53,21 @@ class OAuthLoginNeededError extends Error {
   }
 }
 
+/** What the redirect back from the authorization server carried. */
+interface AuthorizationRedirect {
+  code: string;
+  /** The authorization server's `iss` parameter (RFC 9207), when it sent one. */
+  iss?: string;
+}
+
 /** What the token file holds. */
 interface StoredOAuth {
   /** The server URL the file belongs to (another URL starts over). */
   url: string;
-  client?: OAuthClientInformationMixed;
+  client?: StoredOAuthClientInformation;
   /** The redirect URI the client was registered with (a new one registers again). */
   registeredRedirect?: string;
-  tokens?: OAuthTokens;
+  tokens?: StoredOAuthTokens;
 }
 
 /** The token file of server `name` at `url` in the state folder `stateDir`. */
@@ -108,7 +120,7 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   private stored: StoredOAuth;
   private verifier: string | undefined;
   private expectedState: string | undefined;
-  private listener: { server: http.Server; port: number; code: Promise<string> } | undefined;
+  private listener: { server: http.Server; port: number; code: Promise<AuthorizationRedirect> } | undefined;
   /** A signed client assertion (`private_key_jwt`) when the config names a private key. */
   readonly addClientAuthentication?: AddClientAuthentication;
 
@@ -123,10 +135,23 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  /**
+   * The token file, each part checked against the SDK's OAuth schemas (`@modelcontextprotocol/core`):
+   * a part that does not fit (a hand-edited or damaged file) is dropped, so the bridge registers
+   * or authorizes again rather than sending it.
+   */
   private read(): StoredOAuth {
     try {
-      const parsed = JSON.parse(fs.readFileSync(this.file, 'utf8')) as StoredOAuth;
-      if (parsed && typeof parsed === 'object' && parsed.url === this.options.url) return parsed;
+      const parsed = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Record<string, unknown> | null;
+      if (parsed !== null && typeof parsed === 'object' && parsed.url === this.options.url) {
+        const out: StoredOAuth = { url: this.options.url };
+        if (OAuthClientInformationSchema.safeParse(parsed.client).success) {
+          out.client = parsed.client as StoredOAuthClientInformation;
+          if (typeof parsed.registeredRedirect === 'string') out.registeredRedirect = parsed.registeredRedirect;
+        }
+        if (OAuthTokensSchema.safeParse(parsed.tokens).success) out.tokens = parsed.tokens as StoredOAuthTokens;
+        return out;
+      }
     } catch {
       // no file yet, or an unreadable one: start over (the next save replaces it)
     }
@@ -147,6 +172,19 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.discovered = state;
+  }
+
+  /**
+   * What discovery found, for the second leg of an authorization (the code exchange): SDK v2
+   * redeems a code only at the authorization server the authorization started with.
+   */
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovered;
+  }
+
+  /** Forget what discovery found: each authorization discovers afresh (a server may have moved to another authorization server). */
+  forgetDiscovery(): void {
+    this.discovered = undefined;
   }
 
   /** The loopback redirect URI; `undefined` for the client-credentials grant (no person, no redirect). */
@@ -178,7 +216,7 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     return this.expectedState;
   }
 
-  clientInformation(): OAuthClientInformationMixed | undefined {
+  clientInformation(): StoredOAuthClientInformation | undefined {
     const { clientId, clientSecret } = this.options.config;
     if (clientId !== undefined) {
       // An identity assertion grant authenticates the client with HTTP Basic (RFC 7523 section 5, SEP-990).
@@ -190,17 +228,17 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     return this.stored.client;
   }
 
-  saveClientInformation(info: OAuthClientInformationMixed): void {
+  saveClientInformation(info: StoredOAuthClientInformation): void {
     this.stored.client = info;
     this.stored.registeredRedirect = this.redirectUrl;
     this.save();
   }
 
-  tokens(): OAuthTokens | undefined {
+  tokens(): StoredOAuthTokens | undefined {
     return this.stored.tokens;
   }
 
-  saveTokens(tokens: OAuthTokens): void {
+  saveTokens(tokens: StoredOAuthTokens): void {
     // A refresh answer without a new refresh token keeps the old one (RFC 6749 section 6).
     const refresh = tokens.refresh_token ?? this.stored.tokens?.refresh_token;
     this.stored.tokens = refresh === undefined ? tokens : { ...tokens, refresh_token: refresh };
@@ -214,6 +252,7 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     }
     if (scope === 'all' || scope === 'tokens') delete this.stored.tokens;
     if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
+    if (scope === 'all' || scope === 'discovery') this.discovered = undefined;
     this.save();
   }
 
@@ -265,8 +304,8 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   /** Listen on loopback for the redirect (before the SDK builds the authorization URL, so that the port is known). */
   async listen(): Promise<void> {
     if (this.listener !== undefined || this.clientCredentials || this.options.authorizer === undefined) return;
-    let settle!: { resolve: (code: string) => void; reject: (error: Error) => void };
-    const code = new Promise<string>((resolve, reject) => {
+    let settle!: { resolve: (redirect: AuthorizationRedirect) => void; reject: (error: Error) => void };
+    const code = new Promise<AuthorizationRedirect>((resolve, reject) => {
       settle = { resolve, reject };
     });
     code.catch(() => undefined);
@@ -285,7 +324,8 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
         return;
       }
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('toolgate: authorized. You can close this page.\n');
-      settle.resolve(given);
+      const iss = at.searchParams.get('iss');
+      settle.resolve(iss === null ? { code: given } : { code: given, iss });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -300,11 +340,11 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * The code the loopback listener received.
+   * The code (and the issuer, RFC 9207) the loopback listener received.
    * @param timeoutMs - how long to wait for the person, in ms.
    * @throws Error when the redirect carries an error, or none arrives in time.
    */
-  async authorizationCode(timeoutMs: number): Promise<string> {
+  async authorizationCode(timeoutMs: number): Promise<AuthorizationRedirect> {
     if (this.listener === undefined) throw new Error('the loopback listener is not running');
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -342,11 +382,21 @@ export function oauthFetch(provider: BridgeOAuthProvider, serverUrl: string, bas
   const authorize = async (response: Response): Promise<void> => {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     await provider.listen();
+    provider.forgetDiscovery();
     try {
-      let result = await auth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: base });
+      let skipIssuerMetadataValidation = false;
+      let result: Awaited<ReturnType<typeof auth>>;
+      try {
+        result = await auth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: base });
+      } catch (error) {
+        if (!sameOriginIssuerMismatch(error, serverUrl)) throw error;
+        skipIssuerMetadataValidation = true;
+        provider.forgetDiscovery();
+        result = await auth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: base, skipIssuerMetadataValidation });
+      }
       if (result === 'REDIRECT') {
-        const authorizationCode = await provider.authorizationCode(waitMs);
-        result = await auth(provider, { serverUrl, resourceMetadataUrl, scope, authorizationCode, fetchFn: base });
+        const { code: authorizationCode, iss } = await provider.authorizationCode(waitMs);
+        result = await auth(provider, { serverUrl, resourceMetadataUrl, scope, authorizationCode, ...(iss === undefined ? {} : { iss }), fetchFn: base, skipIssuerMetadataValidation });
       }
       if (result !== 'AUTHORIZED') throw new UnauthorizedError(`the authorization of ${serverUrl} did not complete`);
     } finally {
@@ -375,6 +425,25 @@ export function oauthFetch(provider: BridgeOAuthProvider, serverUrl: string, bas
     }
     return response;
   };
+}
+
+/**
+ * Whether `error` is SDK v2's RFC 8414 issuer check refusing metadata whose `issuer` differs
+ * from the URL it was fetched for, both on the MCP server's own origin. A 2025-03-26 server
+ * (no protected-resource metadata) is its own authorization server, and some publish their
+ * issuer under a path of their origin (`https://host/oauth` at `https://host/.well-known/...`;
+ * the conformance suite's auth/2025-03-26-oauth-metadata-backcompat). Same origin, same
+ * party: the mix-up the check guards against (another authorization server's metadata) cannot
+ * happen, so that one case is retried without the check; any other mismatch stays refused.
+ */
+function sameOriginIssuerMismatch(error: unknown, serverUrl: string): boolean {
+  if (!IssuerMismatchError.isInstance(error) || error.kind !== 'metadata' || error.expected === undefined || error.received === undefined) return false;
+  try {
+    const origin = new URL(serverUrl).origin;
+    return new URL(error.expected).origin === origin && new URL(error.received).origin === origin;
+  } catch {
+    return false;
+  }
 }
 
 function refused(response: Response): boolean {

@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { McpBridge, ToolRegistry } from 'toolgate';
 import { checkMcpServers } from '../../src/mcp/config.js';
-import { oauthFile } from '../../src/mcp/oauth.js';
-import { startOAuthMcpServer, type OAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
+import { BridgeOAuthProvider, oauthFile } from '../../src/mcp/oauth.js';
+import { startOAuthMcpServer, startOAuthV2McpServer, type OAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
 import { BIN, REPO_ROOT, runCli } from '../helpers.js';
 
 /** Every file under `dir` except the token files, as one string (the ledger's bytes included). */
@@ -63,7 +63,32 @@ test('an oauth section that does not fit is refused, naming the field', () => {
   assert.deepEqual((checked.remote as { oauth: unknown }).oauth, { grant: 'client_credentials', clientId: 'a', privateKeyFile: '/etc/toolgate/key.pem' });
 });
 
-describe('bridging an MCP server that uses OAuth', () => {
+test('a token file part that does not fit the OAuth schemas is dropped, not sent; the rest is kept', () => {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-oauth-file-'));
+  try {
+    const url = 'https://mcp.example.com/mcp';
+    const file = oauthFile(stateDir, 'remote', url);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const client = { client_id: 'abc', redirect_uris: ['http://127.0.0.1:1/callback'] };
+    fs.writeFileSync(file, JSON.stringify({ url, client, registeredRedirect: 'http://127.0.0.1:1/callback', tokens: { access_token: 42, token_type: 'Bearer' } }));
+    const provider = new BridgeOAuthProvider({ server: 'remote', url, config: {}, stateDir });
+    assert.equal(provider.tokens(), undefined, 'tokens that do not fit are not sent');
+    assert.deepEqual(provider.clientInformation(), client);
+    fs.writeFileSync(file, JSON.stringify({ url, client: { client_secret: 'no id' }, tokens: { access_token: 'at-1', token_type: 'Bearer' } }));
+    const again = new BridgeOAuthProvider({ server: 'remote', url, config: {}, stateDir });
+    assert.equal(again.clientInformation(), undefined, 'a client without an ID registers again');
+    assert.equal(again.tokens()?.access_token, 'at-1');
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+});
+
+const SERVERS: Array<{ label: string; start: () => Promise<OAuthMcpServer>; revision: string; tools: number }> = [
+  { label: 'a 2025-11-25 server (SDK v1)', start: startOAuthMcpServer, revision: '2025-11-25', tools: 1 },
+  { label: 'a 2026-07-28 server (SDK v2, resource-server gate of @modelcontextprotocol/server)', start: startOAuthV2McpServer, revision: '2026-07-28', tools: 5 },
+];
+
+for (const { label, start, revision, tools } of SERVERS) describe(`bridging an MCP server that uses OAuth: ${label}`, () => {
   let server: OAuthMcpServer;
   let root: string;
   let env: NodeJS.ProcessEnv;
@@ -71,7 +96,7 @@ describe('bridging an MCP server that uses OAuth', () => {
   let stateDir: string;
 
   before(async () => {
-    server = await startOAuthMcpServer();
+    server = await start();
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-oauth-'));
     stateDir = path.join(root, 'state', 'toolgate');
     env = { ...process.env, XDG_STATE_HOME: path.join(root, 'state') };
@@ -109,7 +134,7 @@ describe('bridging an MCP server that uses OAuth', () => {
   test('login stores the tokens in a 0600 file; calls run, a refused token is refreshed, and no token is printed, logged or recorded', async () => {
     const logged = await login(['remote', '--config', config], env);
     assert.equal(logged.code, 0, logged.stderr);
-    assert.match(logged.stderr, /logged in to MCP server remote \(1 tools\)/);
+    assert.match(logged.stderr, new RegExp(`logged in to MCP server remote \\(${tools} tools\\)`));
     const file = oauthFile(stateDir, 'remote', server.url);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
@@ -122,6 +147,7 @@ describe('bridging an MCP server that uses OAuth', () => {
     assert.equal(one.code, 0, one.stderr);
     assert.match(one.stdout, /echo: hi/);
     assert.match(one.stderr, /mcp_server_connected/, 'the log is on (level trace), so a token in it would be seen');
+    assert.match(one.stderr, new RegExp(`"protocolVersion":"${revision}"`), `spoken to in ${revision}`);
 
     server.provider.expireAccessTokens();
     const two = await call();
