@@ -14,7 +14,7 @@ import { failedResult } from '../closeout/results.js';
 import type { CallKey, CallStore, NewCall } from '../ledger/call-store.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { CANCEL_CHANNEL, redisClient } from './connection.js';
-import { DEFAULT_POOL, isPoolName, jobIdOf, queueName } from './job.js';
+import { DEFAULT_POOL, isPoolName, jobIdOf, jobIdsOf, queueName } from './job.js';
 import { loadBullMq } from './peers.js';
 import { RESUME_ROUND } from './reconciler.js';
 import { ToolgateOptionError } from '../errors/errors.js';
@@ -52,9 +52,9 @@ const WOKEN = Symbol('woken');
 interface Waker {
   /** The job ids of its call (round 0, the resumed round). */
   readonly jobs: readonly [string, string];
-  /** The wait under way, stopped by {@link wake}. */
-  current: AbortController | undefined;
-  /** Woken while no wait was under way: the next wait ends at once. */
+  /** Ends the wait under way (set while one is); called once by {@link wake}. */
+  current: (() => void) | undefined;
+  /** Woken while no wait was under way: the next wait is skipped. */
   woken: boolean;
   wake(): void;
   stop(): void;
@@ -144,11 +144,13 @@ export class QueueCaller {
 
   /** Register the wakers of a call awaited: its jobs' completion events and {@link close}. */
   private watch(key: CallKey): Waker {
-    const jobs = [jobIdOf(key), jobIdOf(key, RESUME_ROUND)] as const;
+    const jobs = jobIdsOf(key, RESUME_ROUND);
     const waker: Waker = {
       jobs, woken: false, current: undefined,
       wake: () => {
-        if (waker.current !== undefined && !waker.current.signal.aborted) waker.current.abort(WOKEN);
+        const end = waker.current;
+        waker.current = undefined;
+        if (end !== undefined) end();
         else waker.woken = true;
       },
       stop: () => {
@@ -202,11 +204,14 @@ export class QueueCaller {
     };
     if (signal?.aborted === true) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    // A call just recorded here cannot have ended yet but for the store's wait's own first look.
-    let look = !fresh;
+    // A call just recorded here cannot have ended yet: no look before its first wait, and that
+    // wait is for its job's end alone (what ends a call run by a worker), bounded by the
+    // store's poll interval; from then on the store's wait (a notification, or its poller)
+    // wakes the caller too.
+    let first = fresh;
     try {
       for (;;) {
-        if (look) {
+        if (!first) {
           let outcome;
           try {
             outcome = await this.store.check(key);
@@ -215,27 +220,32 @@ export class QueueCaller {
           }
           if (outcome?.kind === 'ended') return outcome.result;
         }
-        look = true;
         if (this.closed) return failedResult('ABORTED', 'the queue caller closed while the call was awaited; it may still run on a worker: `toolgate result` prints its end', fields);
-        const stop = new AbortController();
-        wake.current = stop;
         if (wake.woken) {
           wake.woken = false;
-          stop.abort(WOKEN);
+        } else {
+          const timer = setTimeout(wake.wake, first ? Math.min(this.checkMs, this.store.pollMs) : this.checkMs);
+          try {
+            await (first ? new Promise<void>((resolve) => (wake.current = resolve)) : this.storeWait(key, wake));
+          } catch {
+            // woken by its job's end, the timer or close, or the store failed: look again
+          } finally {
+            clearTimeout(timer);
+            wake.current = undefined;
+          }
         }
-        const timer = setTimeout(wake.wake, this.checkMs);
-        try {
-          await this.store.waitForEnd(key, stop.signal);
-        } catch {
-          // woken by its job's end, the timer or close, or the store failed: look again
-        } finally {
-          clearTimeout(timer);
-          wake.current = undefined;
-        }
+        first = false;
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The store's wait for a call's end, stopped by `wake`. */
+  private storeWait(key: CallKey, wake: Waker): Promise<unknown> {
+    const stop = new AbortController();
+    wake.current = () => stop.abort(WOKEN);
+    return this.store.waitForEnd(key, stop.signal);
   }
 
   /** Stop waiting (calls awaited end `ABORTED`; they may still run) and close the connections. */

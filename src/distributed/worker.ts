@@ -55,6 +55,9 @@ export interface QueueWorkerOptions {
 
 const DENIALS = codesWhere((e) => e.stage === 'gate');
 
+/** The reason a call's cancel watch is stopped with (a constant: no exception object per call). */
+const ENDED = Symbol('ended');
+
 /** A worker's owner id: its host, process and a random part (unique per start). */
 export function workerOwner(): string {
   return `worker:${hostId()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
@@ -145,9 +148,15 @@ export class QueueWorker {
     const controller = new AbortController();
     let park: () => void = () => undefined;
     const parkedNow = new Promise<'parked'>((resolve) => (park = () => resolve('parked')));
-    const stopWatching = new AbortController();
-    // A cancel asked in the store (the pub/sub message may be lost in a Redis restart).
-    store.waitForCancel(key, stopWatching.signal).then((asked) => asked && controller.abort(), () => undefined);
+    // A cancel asked in the store (the pub/sub message may be lost in a Redis restart): its
+    // flag was read with the call just now, so the store's watch starts one poll interval
+    // later (a call that ends sooner never pays for it; a cancel asked meanwhile is seen by
+    // its first look).
+    let stopWatching: AbortController | undefined;
+    const watchCancel = setTimeout(() => {
+      stopWatching = new AbortController();
+      store.waitForCancel(key, stopWatching.signal).then((asked) => asked && controller.abort(), () => undefined);
+    }, store.pollMs);
     const execution = this.options.system.execute(
       { name: record.tool, arguments: record.arguments, callId: key.callId, ...(record.version === '' ? {} : { version: record.version }) },
       {
@@ -163,7 +172,8 @@ export class QueueWorker {
     ).then((result) => this.ended(key, result), (error: unknown) => {
       logger.error({ event: 'queue_call_failed', callId: key.callId, err: (error as Error)?.message }, 'a queued call failed');
     }).finally(() => {
-      stopWatching.abort();
+      clearTimeout(watchCancel);
+      stopWatching?.abort(ENDED);
       this.running.delete(id);
       leases.forget(key);
     });

@@ -78,6 +78,15 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'Postg
     assert.equal(cluster.marker('cancel.txt').length, 1);
   });
 
+  it('a cancel asked in the store alone (its message lost) stops the call on its worker', async () => {
+    const running = caller.call({ name: 'append_call_id', arguments: { file: 'cancel-store.txt', waitMs: 60_000 }, callId: 'q-cancel-store' }, { session: 's1' });
+    await until(() => cluster.marker('cancel-store.txt').length === 1, 30_000, 'the call to start');
+    assert.equal(await store.requestCancel('q-cancel-store', 's1'), true);
+    const result = await running;
+    assert.equal(result.errorCode, 'ABORTED', result.output);
+    assert.equal(cluster.marker('cancel-store.txt').length, 1);
+  });
+
   it('a worker killed during a call leaves it interrupted, never run again', async () => {
     const running = caller.call({ name: 'append_call_id', arguments: { file: 'kill.txt', waitMs: 60_000 }, callId: 'q-kill' }, { session: 's1' });
     await until(() => cluster.marker('kill.txt').length === 1, 30_000, 'the call to start');
