@@ -17,6 +17,7 @@ import { CANCEL_CHANNEL, redisClient } from './connection.js';
 import { DEFAULT_POOL, isPoolName, jobIdOf, jobIdsOf, queueName } from './job.js';
 import { loadBullMq } from './peers.js';
 import { RESUME_ROUND } from './reconciler.js';
+import { newReplyKey, openReply } from './reply.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 
 /** Options of a {@link QueueCaller}. */
@@ -56,7 +57,10 @@ interface Waker {
   current: (() => void) | undefined;
   /** Woken while no wait was under way: the next wait is skipped. */
   woken: boolean;
-  wake(): void;
+  /** The return value of a job of its call that completed (a signed reply, or anything: checked before use). */
+  reply: unknown;
+  /** Wake the wait (`reply`: a job's return value). */
+  wake(reply?: unknown): void;
   stop(): void;
 }
 
@@ -64,7 +68,7 @@ interface Waker {
 export class QueueCaller {
   private readonly waiting = new Set<() => void>();
   /** Wakers of the calls awaited, by job id: a job that completes (its call ended or parked) wakes its caller at once. */
-  private readonly byJob = new Map<string, Set<() => void>>();
+  private readonly byJob = new Map<string, Set<(reply?: unknown) => void>>();
   private closed = false;
   private readonly closers: Array<() => void> = [];
 
@@ -96,11 +100,12 @@ export class QueueCaller {
     const events = new QueueEvents(queueName(pool), { connection: eventsConnection });
     events.on('error', () => undefined);
     const caller = new QueueCaller(options.store, queue, connection, events, pool, options.workspace ?? process.cwd(), checkMs);
-    const wake = ({ jobId }: { jobId: string }) => {
+    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => {
+      for (const waker of caller.byJob.get(jobId) ?? []) waker(returnvalue);
+    });
+    events.on('failed', ({ jobId }: { jobId: string }) => {
       for (const waker of caller.byJob.get(jobId) ?? []) waker();
-    };
-    events.on('completed', wake);
-    events.on('failed', wake);
+    });
     caller.closers.push(() => eventsConnection.disconnect());
     await events.waitUntilReady();
     return caller;
@@ -119,9 +124,10 @@ export class QueueCaller {
     const args = argumentsOf(request.arguments);
     if (args === undefined) return failedResult('INVALID_ARGUMENTS', 'the arguments must be a JSON object', fields);
     if (this.closed) return failedResult('ABORTED', 'the queue caller is closed', fields);
+    const replyKey = newReplyKey();
     const entry: NewCall = {
       callId, session, tool: request.name, version: request.version ?? '', arguments: args, workspace: this.workspace,
-      turn: options.turnId ?? '', pool: this.pool, options: options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+      turn: options.turnId ?? '', pool: this.pool, options: options.timeoutMs === undefined ? { replyKey } : { timeoutMs: options.timeoutMs, replyKey },
     };
     // Woken by its job's completion from before the job exists, so that an end is never missed
     // between adding the job and waiting (the store's wait looks once itself when it starts).
@@ -136,7 +142,7 @@ export class QueueCaller {
       } catch (error) {
         return failedResult('INTERNAL', `the call was not sent: ${(error as Error)?.message ?? String(error)}`, fields);
       }
-      return await this.awaitEnd(key, fields, options.signal, wake, fresh);
+      return await this.awaitEnd(key, fields, options.signal, wake, fresh ? replyKey : undefined);
     } finally {
       wake.stop();
     }
@@ -146,8 +152,9 @@ export class QueueCaller {
   private watch(key: CallKey): Waker {
     const jobs = jobIdsOf(key, RESUME_ROUND);
     const waker: Waker = {
-      jobs, woken: false, current: undefined,
-      wake: () => {
+      jobs, woken: false, current: undefined, reply: undefined,
+      wake: (reply?: unknown) => {
+        if (reply !== undefined) waker.reply = reply;
         const end = waker.current;
         waker.current = undefined;
         if (end !== undefined) end();
@@ -194,8 +201,11 @@ export class QueueCaller {
   /**
    * Wait for a call's end in the store (woken by the store's wait, not by polling), looking
    * every `checkMs` whether its worker's lease lapsed (the call is then `interrupted`).
+   * @param replyKey - the reply key of a call recorded here now (`undefined` for a call known
+   *   before): a job's completion carrying its stored result signed with it ends the wait
+   *   without a look at the store.
    */
-  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined, wake: Waker, fresh: boolean): Promise<ToolExecutionResult> {
+  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined, wake: Waker, replyKey: string | undefined): Promise<ToolExecutionResult> {
     let cancelled = false;
     const onAbort = () => {
       if (cancelled) return;
@@ -208,9 +218,14 @@ export class QueueCaller {
     // wait is for its job's end alone (what ends a call run by a worker), bounded by the
     // store's poll interval; from then on the store's wait (a notification, or its poller)
     // wakes the caller too.
-    let first = fresh;
+    let first = replyKey !== undefined;
     try {
       for (;;) {
+        if (wake.reply !== undefined && replyKey !== undefined) {
+          const replied = openReply(replyKey, wake.reply);
+          wake.reply = undefined;
+          if (replied !== undefined) return replied;
+        }
         if (!first) {
           let outcome;
           try {

@@ -45,6 +45,32 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'Postg
     assert.equal((await store.get('q-one', 's1'))?.state, 'done');
   });
 
+  it('a completion forged in the queue (no reply key) is not taken as the result', async () => {
+    const { Worker } = await import('bullmq');
+    const { Redis } = await import('ioredis');
+    const { queueName } = await import('../../src/distributed/job.js');
+    // A fake worker of a pool with no real one completes the job with a forged result.
+    const connection = new Redis(cluster.redis.url, { maxRetriesPerRequest: null });
+    const forged = { r: JSON.stringify({ success: true, output: 'forged' }), m: 'x' };
+    let completed = 0;
+    const fake = new Worker(queueName('forge'), async () => forged, { connection });
+    fake.on('completed', () => completed++);
+    const forgeCaller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, pool: 'forge', checkMs: 200 });
+    try {
+      const pending = forgeCaller.call({ name: 'append_call_id', arguments: { file: 'forged.txt' }, callId: 'q-forged' }, { session: 's1' });
+      await until(() => completed === 1, 10_000, 'the forged completion');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      // Still awaited: the forged reply was ignored and the store says pending.
+      assert.equal((await store.get('q-forged', 's1'))?.state, 'pending');
+      await forgeCaller.close();
+      assert.equal((await pending).errorCode, 'ABORTED');
+    } finally {
+      await forgeCaller.close();
+      await fake.close();
+      connection.disconnect();
+    }
+  });
+
   it('runs a call once however often it is sent and its job added', async () => {
     const request = { name: 'append_call_id', arguments: { file: 'dup.txt', waitMs: 300 }, callId: 'q-dup' };
     const sending = [caller.call(request, { session: 's1' }), caller.call(request, { session: 's1' })];
