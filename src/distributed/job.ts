@@ -39,8 +39,18 @@ export function queueName(pool: string): string {
  * rounds of a call that parked on a question (the job of round 0 completed when it parked).
  */
 export function jobIdOf(key: CallKey, round = 0): string {
-  const hash = crypto.createHash('sha256').update(key.session).update('\u0000').update(key.callId).digest('hex').slice(0, 40);
+  const hash = keyHash(key);
   return round === 0 ? `call-${hash}` : `call-${hash}-r${round}`;
+}
+
+/** The job ids of a call's round 0 and round `round` ({@link jobIdOf}), hashing its key once. */
+export function jobIdsOf(key: CallKey, round: number): [string, string] {
+  const hash = keyHash(key);
+  return [`call-${hash}`, `call-${hash}-r${round}`];
+}
+
+function keyHash(key: CallKey): string {
+  return crypto.createHash('sha256').update(key.session).update('\u0000').update(key.callId).digest('hex').slice(0, 40);
 }
 
 /**

@@ -14,9 +14,10 @@ import { failedResult } from '../closeout/results.js';
 import type { CallKey, CallStore, NewCall } from '../ledger/call-store.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { CANCEL_CHANNEL, redisClient } from './connection.js';
-import { DEFAULT_POOL, isPoolName, jobIdOf, queueName } from './job.js';
+import { DEFAULT_POOL, isPoolName, jobIdOf, jobIdsOf, queueName } from './job.js';
 import { loadBullMq } from './peers.js';
 import { RESUME_ROUND } from './reconciler.js';
+import { newReplyKey, openReply } from './reply.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 
 /** Options of a {@link QueueCaller}. */
@@ -52,11 +53,14 @@ const WOKEN = Symbol('woken');
 interface Waker {
   /** The job ids of its call (round 0, the resumed round). */
   readonly jobs: readonly [string, string];
-  /** The wait under way, stopped by {@link wake}. */
-  current: AbortController | undefined;
-  /** Woken while no wait was under way: the next wait ends at once. */
+  /** Ends the wait under way (set while one is); called once by {@link wake}. */
+  current: (() => void) | undefined;
+  /** Woken while no wait was under way: the next wait is skipped. */
   woken: boolean;
-  wake(): void;
+  /** The return value of a job of its call that completed (a signed reply, or anything: checked before use). */
+  reply: unknown;
+  /** Wake the wait (`reply`: a job's return value). */
+  wake(reply?: unknown): void;
   stop(): void;
 }
 
@@ -64,7 +68,7 @@ interface Waker {
 export class QueueCaller {
   private readonly waiting = new Set<() => void>();
   /** Wakers of the calls awaited, by job id: a job that completes (its call ended or parked) wakes its caller at once. */
-  private readonly byJob = new Map<string, Set<() => void>>();
+  private readonly byJob = new Map<string, Set<(reply?: unknown) => void>>();
   private closed = false;
   private readonly closers: Array<() => void> = [];
 
@@ -96,11 +100,12 @@ export class QueueCaller {
     const events = new QueueEvents(queueName(pool), { connection: eventsConnection });
     events.on('error', () => undefined);
     const caller = new QueueCaller(options.store, queue, connection, events, pool, options.workspace ?? process.cwd(), checkMs);
-    const wake = ({ jobId }: { jobId: string }) => {
+    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => {
+      for (const waker of caller.byJob.get(jobId) ?? []) waker(returnvalue);
+    });
+    events.on('failed', ({ jobId }: { jobId: string }) => {
       for (const waker of caller.byJob.get(jobId) ?? []) waker();
-    };
-    events.on('completed', wake);
-    events.on('failed', wake);
+    });
     caller.closers.push(() => eventsConnection.disconnect());
     await events.waitUntilReady();
     return caller;
@@ -119,9 +124,10 @@ export class QueueCaller {
     const args = argumentsOf(request.arguments);
     if (args === undefined) return failedResult('INVALID_ARGUMENTS', 'the arguments must be a JSON object', fields);
     if (this.closed) return failedResult('ABORTED', 'the queue caller is closed', fields);
+    const replyKey = newReplyKey();
     const entry: NewCall = {
       callId, session, tool: request.name, version: request.version ?? '', arguments: args, workspace: this.workspace,
-      turn: options.turnId ?? '', pool: this.pool, options: options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+      turn: options.turnId ?? '', pool: this.pool, options: options.timeoutMs === undefined ? { replyKey } : { timeoutMs: options.timeoutMs, replyKey },
     };
     // Woken by its job's completion from before the job exists, so that an end is never missed
     // between adding the job and waiting (the store's wait looks once itself when it starts).
@@ -136,7 +142,7 @@ export class QueueCaller {
       } catch (error) {
         return failedResult('INTERNAL', `the call was not sent: ${(error as Error)?.message ?? String(error)}`, fields);
       }
-      return await this.awaitEnd(key, fields, options.signal, wake, fresh);
+      return await this.awaitEnd(key, fields, options.signal, wake, fresh ? replyKey : undefined);
     } finally {
       wake.stop();
     }
@@ -144,11 +150,14 @@ export class QueueCaller {
 
   /** Register the wakers of a call awaited: its jobs' completion events and {@link close}. */
   private watch(key: CallKey): Waker {
-    const jobs = [jobIdOf(key), jobIdOf(key, RESUME_ROUND)] as const;
+    const jobs = jobIdsOf(key, RESUME_ROUND);
     const waker: Waker = {
-      jobs, woken: false, current: undefined,
-      wake: () => {
-        if (waker.current !== undefined && !waker.current.signal.aborted) waker.current.abort(WOKEN);
+      jobs, woken: false, current: undefined, reply: undefined,
+      wake: (reply?: unknown) => {
+        if (reply !== undefined) waker.reply = reply;
+        const end = waker.current;
+        waker.current = undefined;
+        if (end !== undefined) end();
         else waker.woken = true;
       },
       stop: () => {
@@ -192,8 +201,11 @@ export class QueueCaller {
   /**
    * Wait for a call's end in the store (woken by the store's wait, not by polling), looking
    * every `checkMs` whether its worker's lease lapsed (the call is then `interrupted`).
+   * @param replyKey - the reply key of a call recorded here now (`undefined` for a call known
+   *   before): a job's completion carrying its stored result signed with it ends the wait
+   *   without a look at the store.
    */
-  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined, wake: Waker, fresh: boolean): Promise<ToolExecutionResult> {
+  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined, wake: Waker, replyKey: string | undefined): Promise<ToolExecutionResult> {
     let cancelled = false;
     const onAbort = () => {
       if (cancelled) return;
@@ -202,11 +214,19 @@ export class QueueCaller {
     };
     if (signal?.aborted === true) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    // A call just recorded here cannot have ended yet but for the store's wait's own first look.
-    let look = !fresh;
+    // A call just recorded here cannot have ended yet: no look before its first wait, and that
+    // wait is for its job's end alone (what ends a call run by a worker), bounded by the
+    // store's poll interval; from then on the store's wait (a notification, or its poller)
+    // wakes the caller too.
+    let first = replyKey !== undefined;
     try {
       for (;;) {
-        if (look) {
+        if (wake.reply !== undefined && replyKey !== undefined) {
+          const replied = openReply(replyKey, wake.reply);
+          wake.reply = undefined;
+          if (replied !== undefined) return replied;
+        }
+        if (!first) {
           let outcome;
           try {
             outcome = await this.store.check(key);
@@ -215,27 +235,32 @@ export class QueueCaller {
           }
           if (outcome?.kind === 'ended') return outcome.result;
         }
-        look = true;
         if (this.closed) return failedResult('ABORTED', 'the queue caller closed while the call was awaited; it may still run on a worker: `toolgate result` prints its end', fields);
-        const stop = new AbortController();
-        wake.current = stop;
         if (wake.woken) {
           wake.woken = false;
-          stop.abort(WOKEN);
+        } else {
+          const timer = setTimeout(wake.wake, first ? Math.min(this.checkMs, this.store.pollMs) : this.checkMs);
+          try {
+            await (first ? new Promise<void>((resolve) => (wake.current = resolve)) : this.storeWait(key, wake));
+          } catch {
+            // woken by its job's end, the timer or close, or the store failed: look again
+          } finally {
+            clearTimeout(timer);
+            wake.current = undefined;
+          }
         }
-        const timer = setTimeout(wake.wake, this.checkMs);
-        try {
-          await this.store.waitForEnd(key, stop.signal);
-        } catch {
-          // woken by its job's end, the timer or close, or the store failed: look again
-        } finally {
-          clearTimeout(timer);
-          wake.current = undefined;
-        }
+        first = false;
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The store's wait for a call's end, stopped by `wake`. */
+  private storeWait(key: CallKey, wake: Waker): Promise<unknown> {
+    const stop = new AbortController();
+    wake.current = () => stop.abort(WOKEN);
+    return this.store.waitForEnd(key, stop.signal);
   }
 
   /** Stop waiting (calls awaited end `ABORTED`; they may still run) and close the connections. */

@@ -29,6 +29,8 @@ export interface Held {
   parked?: boolean;
   /** The executor wrote the call's end (`finish` or `finishSoon`, fenced by this worker's token). */
   ended?: boolean;
+  /** The end the executor gave `finishSoon` (written once its fence holds). */
+  queuedEnd?: CallEnd;
 }
 
 /** Options of {@link WorkerStore}. */
@@ -73,6 +75,7 @@ export class WorkerStore {
         const token = (held.run ?? held.hold)?.token;
         if (held.parked === true || token === undefined) return;
         held.ended = true;
+        held.queuedEnd = end;
         store.finishSoon(call, end, { token });
       },
     };

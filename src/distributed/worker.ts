@@ -29,6 +29,7 @@ import { CANCEL_CHANNEL, redisClient } from './connection.js';
 import { DEFAULT_POOL, isPoolName, jobIdOf, parseJob, queueName } from './job.js';
 import { loadBullMq } from './peers.js';
 import { keyString, WorkerStore } from './worker-store.js';
+import { signReply, type SignedReply } from './reply.js';
 import { Reconciler, RESUME_ROUND } from './reconciler.js';
 import { hostId } from '../ledger/owner.js';
 import crypto from 'node:crypto';
@@ -54,6 +55,9 @@ export interface QueueWorkerOptions {
 }
 
 const DENIALS = codesWhere((e) => e.stage === 'gate');
+
+/** The reason a call's cancel watch is stopped with (a constant: no exception object per call). */
+const ENDED = Symbol('ended');
 
 /** A worker's owner id: its host, process and a random part (unique per start). */
 export function workerOwner(): string {
@@ -113,8 +117,11 @@ export class QueueWorker {
       .catch((error: unknown) => this.options.logger.warn({ event: 'queue_resume_failed', callId: key.callId, err: (error as Error)?.message }, 'could not re-send an answered call; the reconciler will'));
   }
 
-  /** Handle one job: resolves when its call ended or parked on a question. */
-  private async process(job: Job): Promise<void> {
+  /**
+   * Handle one job: resolves when its call ended or parked on a question; with the caller's
+   * reply (the stored result, signed) when this worker wrote its end.
+   */
+  private async process(job: Job): Promise<SignedReply | undefined> {
     const key = parseJob(job.data);
     const { leases, logger } = this.options;
     const { store } = leases;
@@ -145,9 +152,15 @@ export class QueueWorker {
     const controller = new AbortController();
     let park: () => void = () => undefined;
     const parkedNow = new Promise<'parked'>((resolve) => (park = () => resolve('parked')));
-    const stopWatching = new AbortController();
-    // A cancel asked in the store (the pub/sub message may be lost in a Redis restart).
-    store.waitForCancel(key, stopWatching.signal).then((asked) => asked && controller.abort(), () => undefined);
+    // A cancel asked in the store (the pub/sub message may be lost in a Redis restart): its
+    // flag was read with the call just now, so the store's watch starts one poll interval
+    // later (a call that ends sooner never pays for it; a cancel asked meanwhile is seen by
+    // its first look).
+    let stopWatching: AbortController | undefined;
+    const watchCancel = setTimeout(() => {
+      stopWatching = new AbortController();
+      store.waitForCancel(key, stopWatching.signal).then((asked) => asked && controller.abort(), () => undefined);
+    }, store.pollMs);
     const execution = this.options.system.execute(
       { name: record.tool, arguments: record.arguments, callId: key.callId, ...(record.version === '' ? {} : { version: record.version }) },
       {
@@ -160,29 +173,45 @@ export class QueueWorker {
           return new Promise<boolean>(() => undefined);
         },
       },
-    ).then((result) => this.ended(key, result), (error: unknown) => {
+    ).then((result) => this.ended(key, result, record.options.replyKey), (error: unknown) => {
       logger.error({ event: 'queue_call_failed', callId: key.callId, err: (error as Error)?.message }, 'a queued call failed');
+      return undefined;
     }).finally(() => {
-      stopWatching.abort();
+      clearTimeout(watchCancel);
+      stopWatching?.abort(ENDED);
       this.running.delete(id);
       leases.forget(key);
     });
-    this.running.set(id, { controller, execution });
-    await Promise.race([execution, parkedNow]);
+    this.running.set(id, { controller, execution: execution.then(() => undefined) });
+    const outcome = await Promise.race([execution, parkedNow]);
+    return outcome === 'parked' ? undefined : outcome;
   }
 
-  /** After a call's execution: commit its end; a call that ended before it was recorded (unknown tool, bad arguments) is ended here. */
-  private async ended(key: CallKey, result: ToolExecutionResult): Promise<void> {
+  /**
+   * After a call's execution: commit its end; a call that ended before it was recorded (unknown
+   * tool, bad arguments) is ended here.
+   * @returns the caller's reply when this worker's end is the one stored and the call has a reply key.
+   */
+  private async ended(key: CallKey, result: ToolExecutionResult, replyKey: string | undefined): Promise<SignedReply | undefined> {
     const { leases } = this.options;
     await leases.store.flush();
-    if (result.errorCode === 'CALL_IN_PROGRESS') return; // another worker's, or parked
+    if (result.errorCode === 'CALL_IN_PROGRESS') return undefined; // another worker's, or parked
     // Its end written by the executor under this worker's token: it is not `pending` now (or,
     // the lease lost, someone else ended it); either way nothing is left to write.
-    if (leases.held.get(keyString(key))?.ended === true) return;
+    const held = leases.held.get(keyString(key));
+    if (held?.ended === true) {
+      const end = held.queuedEnd;
+      if (replyKey === undefined || end === undefined) return undefined;
+      // Fenced, the end was written unless the lease was lost and the call swept `interrupted`
+      // (a state this worker never writes): the stored state says which.
+      const stored = await leases.store.get(key.callId, key.session);
+      return stored?.state === end.state ? signReply(replyKey, end.result) : undefined;
+    }
     const record = await leases.store.get(key.callId, key.session);
-    if (record?.state !== 'pending') return;
+    if (record?.state !== 'pending') return undefined;
     const state = result.stopReason === 'not_run' && result.errorCode !== undefined && DENIALS.has(result.errorCode) ? 'denied' : 'failed';
-    await leases.end(key, { state: result.success ? 'done' : state, decisions: result.decisions, result });
+    const end = { state: result.success ? 'done' : state, decisions: result.decisions, result } as const;
+    return (await leases.end(key, end)) && replyKey !== undefined ? signReply(replyKey, result) : undefined;
   }
 
   /** A message on the cancel channel: stop the named call if it runs here. */

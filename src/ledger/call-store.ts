@@ -68,6 +68,13 @@ export interface StoredCallOptions {
   sandbox?: string;
   /** Whether sandboxed processes had the network, when not the default. */
   sandboxNetwork?: boolean;
+  /**
+   * A queued call's reply key (random, from its caller; `src/distributed/reply.ts`): the worker
+   * that ends the call signs the stored result with it in its job's return value, so that the
+   * caller takes the result from the job's completion without reading the store again, and a
+   * result forged in the queue (which holds no key) is never taken.
+   */
+  replyKey?: string;
 }
 
 /** What names a call: its call id and session (the idempotency key). */

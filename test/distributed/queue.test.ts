@@ -45,6 +45,32 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'Postg
     assert.equal((await store.get('q-one', 's1'))?.state, 'done');
   });
 
+  it('a completion forged in the queue (no reply key) is not taken as the result', async () => {
+    const { Worker } = await import('bullmq');
+    const { Redis } = await import('ioredis');
+    const { queueName } = await import('../../src/distributed/job.js');
+    // A fake worker of a pool with no real one completes the job with a forged result.
+    const connection = new Redis(cluster.redis.url, { maxRetriesPerRequest: null });
+    const forged = { r: JSON.stringify({ success: true, output: 'forged' }), m: 'x' };
+    let completed = 0;
+    const fake = new Worker(queueName('forge'), async () => forged, { connection });
+    fake.on('completed', () => completed++);
+    const forgeCaller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, pool: 'forge', checkMs: 200 });
+    try {
+      const pending = forgeCaller.call({ name: 'append_call_id', arguments: { file: 'forged.txt' }, callId: 'q-forged' }, { session: 's1' });
+      await until(() => completed === 1, 10_000, 'the forged completion');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      // Still awaited: the forged reply was ignored and the store says pending.
+      assert.equal((await store.get('q-forged', 's1'))?.state, 'pending');
+      await forgeCaller.close();
+      assert.equal((await pending).errorCode, 'ABORTED');
+    } finally {
+      await forgeCaller.close();
+      await fake.close();
+      connection.disconnect();
+    }
+  });
+
   it('runs a call once however often it is sent and its job added', async () => {
     const request = { name: 'append_call_id', arguments: { file: 'dup.txt', waitMs: 300 }, callId: 'q-dup' };
     const sending = [caller.call(request, { session: 's1' }), caller.call(request, { session: 's1' })];
@@ -76,6 +102,15 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'Postg
     assert.equal(result.success, false);
     assert.equal(result.errorCode, 'ABORTED', result.output);
     assert.equal(cluster.marker('cancel.txt').length, 1);
+  });
+
+  it('a cancel asked in the store alone (its message lost) stops the call on its worker', async () => {
+    const running = caller.call({ name: 'append_call_id', arguments: { file: 'cancel-store.txt', waitMs: 60_000 }, callId: 'q-cancel-store' }, { session: 's1' });
+    await until(() => cluster.marker('cancel-store.txt').length === 1, 30_000, 'the call to start');
+    assert.equal(await store.requestCancel('q-cancel-store', 's1'), true);
+    const result = await running;
+    assert.equal(result.errorCode, 'ABORTED', result.output);
+    assert.equal(cluster.marker('cancel-store.txt').length, 1);
   });
 
   it('a worker killed during a call leaves it interrupted, never run again', async () => {

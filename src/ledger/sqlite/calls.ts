@@ -236,11 +236,15 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
   writeEnd(q: QueuedEnd): boolean {
     const { call, end, now } = q;
     this.held.delete(keyOf(call));
-    const id = this.rowOf(call, now);
-    if (id === undefined) return false;
+    let lease = this.lease.leaseRow.get(call.callId, call.session);
+    if (lease === undefined) {
+      const id = 'tool' in call ? this.insertPending(call, now) : undefined;
+      if (id === undefined) return false;
+      lease = this.lease.leaseOf.get(id)!;
+    }
+    const { id } = lease;
     // Fenced: a leased call ends with its token only (this handle's own, without a fence); a pending one whose lease lapsed, with none.
     const token = q.fence?.token ?? this.keeper.tokenOf(call);
-    const lease = this.lease.leaseOf.get(id)!;
     const fenced = lease.lease_token == null
       ? q.fence === undefined
       : lease.lease_token === token || (token === undefined && lease.state === 'pending' && (lease.lease_expires_at ?? 0) <= now);
