@@ -1,17 +1,20 @@
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { displayFor, stopDisplaysOf } from './display-sessions.js';
 import { parseKeys } from './keys.js';
-import { findXPrograms, type VirtualDisplay } from './virtual-display.js';
+import { browserCommand, findXPrograms, type VirtualDisplay } from './virtual-display.js';
 
 /** What computer_use does. */
-export type ComputerAction = 'screenshot' | 'click' | 'double_click' | 'type' | 'key' | 'scroll' | 'move' | 'drag' | 'wait';
+export type ComputerAction = 'screenshot' | 'click' | 'double_click' | 'type' | 'key' | 'scroll' | 'move' | 'drag' | 'wait' | 'open';
 
 /** Arguments of computer_use. */
 export interface ComputerUseInput {
   /**
    * What to do: screenshot (look at the screen), click / double_click (at x, y), type (text),
    * key (keys, such as "ctrl+s"), scroll (direction and amount, at x, y when given), move (the
-   * pointer to x, y), drag (from x, y to to_x, to_y with the left button held), wait (seconds).
+   * pointer to x, y), drag (from x, y to to_x, to_y with the left button held), wait (seconds),
+   * open (a web page, url, in a browser window on the screen).
    */
   action: ComputerAction;
   /**
@@ -70,6 +73,14 @@ export interface ComputerUseInput {
    */
   amount?: number;
   /**
+   * The page to open (open): a workspace file (such as "site/index.html") or an http(s) URL.
+   * Pages reach the network only when the user allowed commands network access.
+   * @format workspace-path-or-url
+   * @minLength 1
+   * @maxLength 2000
+   */
+  url?: string;
+  /**
    * How long to wait (wait), in seconds: for a program to start or a page to load. Default 1.
    * @minimum 0.1
    * @maximum 10
@@ -95,9 +106,11 @@ export class ComputerUseTool implements Tool<ComputerUseInput, string> {
   async run(args: ComputerUseInput, ctx: ToolContext): Promise<string> {
     // Checked before the display starts: bad input changes nothing, not even that.
     const plan = planAction(args);
+    if (args.action === 'open') pageUrl(ctx, args.url);
     findXPrograms();
     const display = await displayFor(this, ctx.workspace.realRoot, ctx.sandbox);
     if (args.action === 'screenshot') return screenshot(display, ctx);
+    if (args.action === 'open') return openPage(display, pageUrl(ctx, args.url), ctx);
     checkOnScreen(display, args);
     if (args.action === 'wait') {
       await sleep(Math.min((args.seconds ?? 1) * 1000, ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - Date.now() - 2000), ctx.signal);
@@ -162,13 +175,15 @@ function planAction(args: ComputerUseInput): { argv: string[]; done: string } {
       const at = args.x === undefined && args.y === undefined ? [] : ['mousemove', '--sync', ...point('scroll at a position')];
       return { argv: [...at, 'click', '--repeat', String(amount), '--delay', '30', WHEEL[direction]], done: `Scrolled ${direction} ${amount} step(s)${at.length ? ` at (${args.x}, ${args.y})` : ''}.` };
     }
+    case 'open':
+      return { argv: [], done: '' };
     case 'wait': {
       const seconds = args.seconds ?? 1;
       if (typeof seconds !== 'number' || !(seconds >= 0.1 && seconds <= 10)) throw bad('seconds must be from 0.1 to 10.');
       return { argv: [], done: `Waited ${seconds} s.` };
     }
     default:
-      throw bad(`unknown action ${JSON.stringify(String((args as { action?: unknown }).action).slice(0, 40))}; use screenshot, click, double_click, type, key, scroll, move, drag or wait.`);
+      throw bad(`unknown action ${JSON.stringify(String((args as { action?: unknown }).action).slice(0, 40))}; use screenshot, click, double_click, type, key, scroll, move, drag, wait or open.`);
   }
 }
 
@@ -228,6 +243,46 @@ async function describeScreen(display: VirtualDisplay): Promise<string> {
   const lines = [`Pointer at (${pointer.x ?? '?'}, ${pointer.y ?? '?'}).`];
   lines.push(windows.length === 0 ? 'No windows are open (an empty screen).' : `Windows (${windows.length}${windows.length >= MAX_WINDOWS ? ', more not listed' : ''}):\n${windows.join('\n')}`);
   return lines.join('\n');
+}
+
+/**
+ * The URL of the page `open` shows: a workspace file as a `file://` URL of its real path, or
+ * an http(s) URL as given.
+ * @throws PathTraversalError for a path outside the workspace; ToolExecutionError
+ *   (`INVALID_ARGUMENTS`) for a missing file, a folder, or another URL scheme.
+ */
+function pageUrl(ctx: ToolContext, url: string | undefined): string {
+  const bad = (message: string) => new ToolExecutionError(`computer_use: ${message} Nothing was opened.`, 'INVALID_ARGUMENTS');
+  if (typeof url !== 'string' || url.trim() === '') throw bad('open needs url: a workspace file such as "site/index.html" or an http(s) URL.');
+  if (/^https?:\/\//i.test(url.trim())) {
+    try {
+      return new URL(url.trim()).href;
+    } catch {
+      throw bad(`${JSON.stringify(url.slice(0, 100))} is not a valid URL.`);
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]+:/i.test(url.trim())) throw bad(`${JSON.stringify(url.slice(0, 60))} is neither a workspace file nor an http(s) URL.`);
+  const file = ctx.workspace.resolve(url);
+  let isFile = false;
+  try {
+    isFile = fs.statSync(file).isFile();
+  } catch {
+    throw bad(`${url.slice(0, 200)} does not exist in the workspace.`);
+  }
+  if (!isFile) throw bad(`${url.slice(0, 200)} is not a file.`);
+  return pathToFileURL(file).href;
+}
+
+/** Open `url` in a browser window at the top left of the screen, and wait until it has a window (at most 20 s). */
+async function openPage(display: VirtualDisplay, url: string, ctx: ToolContext): Promise<string> {
+  display.open(browserCommand(url, display), ctx.sandbox);
+  const until = Math.min(Date.now() + 20_000, ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - 3000);
+  let state = await describeScreen(display);
+  while (!/^Windows/m.test(state) && Date.now() < until && !ctx.signal.aborted) {
+    await sleep(250, ctx.signal);
+    state = await describeScreen(display);
+  }
+  return `Opened ${url} in a browser window.\n${state}\nTake a screenshot to see it.`;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

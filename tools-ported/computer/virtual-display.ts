@@ -46,6 +46,29 @@ export const X_PROGRAMS = Object.freeze({
   scrot: { env: 'TOOLGATE_SCROT', name: 'scrot', package: 'scrot' },
 });
 
+/** The browser of the `open` action: `TOOLGATE_BROWSER` (a path or a name on `PATH`), default Debian's `chromium`. */
+export const BROWSER = Object.freeze({ env: 'TOOLGATE_BROWSER', name: 'chromium', package: 'chromium' });
+
+/**
+ * The command line that opens `url` in the browser, its window at the top left filling the
+ * screen. Chromium's own sandbox is off (`--no-sandbox`): it needs namespaces or a setuid
+ * helper that a process inside bubblewrap cannot have; the bubblewrap sandbox the browser
+ * runs in is its confinement instead. Its profile lives in {@link VirtualDisplay.scratchDir}.
+ * @throws ToolExecutionError `PACKAGE_UNAVAILABLE` naming the Debian package when the browser is missing.
+ */
+export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width' | 'height' | 'scratchDir'>, env: NodeJS.ProcessEnv = process.env): string[] {
+  const wanted = env[BROWSER.env]?.trim() || BROWSER.name;
+  const file = findExecutable(wanted);
+  if (file === undefined) {
+    throw new ToolExecutionError(`unavailable: computer_use's open action needs a browser, the Debian package ${BROWSER.package} (${wanted} not found). Install it (apt-get install ${BROWSER.package}), or open the program another way. Nothing was opened.`, 'PACKAGE_UNAVAILABLE');
+  }
+  return [
+    file, '--no-sandbox', '--test-type', '--disable-gpu', '--no-first-run', '--no-default-browser-check', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--password-store=basic', `--user-data-dir=${display.scratchDir}/browser`,
+    '--window-position=0,0', `--window-size=${display.width},${display.height}`, '--new-window', url,
+  ];
+}
+
 /** The absolute paths of the X programs. */
 export type XPrograms = { readonly [K in keyof typeof X_PROGRAMS]: string };
 
@@ -233,6 +256,11 @@ export class VirtualDisplay {
       server.once('exit', (code, signal) => fail(`Xvfb exited (${signal ?? `status ${code}`})`));
     });
     this.display = `:${number}`;
+  }
+
+  /** A folder for programs on the display (a browser's profile): the sandbox's private `/tmp`, or unsandboxed this display's own folder. */
+  get scratchDir(): string {
+    return this.sandboxed ? '/tmp' : this.dir;
   }
 
   /** True while Xvfb runs. */
