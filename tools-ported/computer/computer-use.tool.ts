@@ -98,8 +98,9 @@ const MAX_WINDOWS = 20;
  * look at with screenshots and drive with the mouse and keyboard. Start with a screenshot:
  * it shows the screen, gives its size in pixels and lists the open windows with their
  * positions; then click, double_click, type, key, scroll, move or drag at pixel coordinates
- * (x from the left, y from the top), and take another screenshot to see what changed. Asks
- * the user first by default.
+ * (x from the left, y from the top), and take another screenshot to see what changed; open
+ * shows a web page (a workspace file or an http(s) URL) in a browser window there. Asks the
+ * user first by default.
  */
 @tool({ name: 'computer_use', version: '1.0.0', kind: 'computer_use', requiresConfirmation: true, domain: 'computer_use', tags: ['computer', 'ported'], runner: 'main', timeoutMs: 60_000 })
 export class ComputerUseTool implements Tool<ComputerUseInput, string> {
