@@ -42,9 +42,14 @@ describe('the computer_use domain in an agent run', { skip }, () => {
   let n = 0;
   const call = (args: Record<string, unknown>, confirm = true) => tools.execute({ name: 'computer_use', arguments: args, callId: `direct-${n++}` }, { confirm });
 
-  it('asks by default, and nothing starts before the answer', async () => {
+  it('asks by default; nothing starts before the answer, nor for bad input', async () => {
     const asked = await call({ action: 'screenshot' }, false);
     assert.equal(asked.errorCode, 'CONFIRMATION_REQUIRED', asked.output);
+    assert.equal((await displaysOfWorkspace(ws)).length, 0, 'no display was started');
+    // Nor for bad input, approved or not.
+    for (const args of [{ action: 'click', x: 2000, y: 5 }, { action: 'key', keys: 'hyper+q' }, { action: 'open', url: 'missing.html' }]) {
+      assert.equal((await call(args)).errorCode, 'INVALID_ARGUMENTS', JSON.stringify(args));
+    }
     assert.equal((await displaysOfWorkspace(ws)).length, 0, 'no display was started');
   });
 

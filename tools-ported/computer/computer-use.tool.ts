@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { displayFor, stopDisplaysOf } from './display-sessions.js';
 import { parseKeys } from './keys.js';
-import { browserCommand, findXPrograms, type VirtualDisplay } from './virtual-display.js';
+import { browserCommand, displaySize, findXPrograms, type VirtualDisplay } from './virtual-display.js';
 
 /** What computer_use does. */
 export type ComputerAction = 'screenshot' | 'click' | 'double_click' | 'type' | 'key' | 'scroll' | 'move' | 'drag' | 'wait' | 'open';
@@ -108,6 +108,7 @@ export class ComputerUseTool implements Tool<ComputerUseInput, string> {
     // Checked before the display starts: bad input changes nothing, not even that.
     const plan = planAction(args);
     if (args.action === 'open') pageUrl(ctx, args.url);
+    checkOnScreen(displaySize(), args); // the size a new display gets: no display starts for a point off it
     findXPrograms();
     const display = await displayFor(this, ctx.workspace.realRoot, ctx.sandbox);
     if (args.action === 'screenshot') return screenshot(display, ctx);
@@ -189,7 +190,7 @@ function planAction(args: ComputerUseInput): { argv: string[]; done: string } {
 }
 
 /** @throws ToolExecutionError (`INVALID_ARGUMENTS`) when a point of the action is off the display. */
-function checkOnScreen(display: VirtualDisplay, args: ComputerUseInput): void {
+function checkOnScreen(display: { width: number; height: number }, args: ComputerUseInput): void {
   for (const [x, y] of [[args.x, args.y], [args.to_x, args.to_y]] as const) {
     if (x === undefined && y === undefined) continue;
     if ((x !== undefined && x >= display.width) || (y !== undefined && y >= display.height)) {
