@@ -11,7 +11,7 @@
 import { ToolExecutionError } from '../../src/tool.js';
 
 /** Combinations in one `key` action at most. */
-export const MAX_KEY_COMBOS = 16;
+const MAX_KEY_COMBOS = 16;
 /** Keys in one combination at most (modifiers included). */
 const MAX_KEYS_PER_COMBO = 5;
 

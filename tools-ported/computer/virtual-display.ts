@@ -40,14 +40,14 @@ import { commandEnv, findExecutable, launchScript } from '../../src/internal.js'
 import { sandboxLauncher, ToolExecutionError, type SandboxPolicy } from '../../src/tool.js';
 
 /** The X programs computer_use needs: the environment variable naming each (a path or a name on `PATH`), its default, and its Debian package. */
-export const X_PROGRAMS = Object.freeze({
+const X_PROGRAMS = Object.freeze({
   xvfb: { env: 'TOOLGATE_XVFB', name: 'Xvfb', package: 'xvfb' },
   xdotool: { env: 'TOOLGATE_XDOTOOL', name: 'xdotool', package: 'xdotool' },
   scrot: { env: 'TOOLGATE_SCROT', name: 'scrot', package: 'scrot' },
 });
 
 /** The browser of the `open` action: `TOOLGATE_BROWSER` (a path or a name on `PATH`), default Debian's `chromium`. */
-export const BROWSER = Object.freeze({ env: 'TOOLGATE_BROWSER', name: 'chromium', package: 'chromium' });
+const BROWSER = Object.freeze({ env: 'TOOLGATE_BROWSER', name: 'chromium', package: 'chromium' });
 
 /**
  * The command line that opens `url` in the browser, its window at the top left filling the
@@ -73,7 +73,7 @@ export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width
 export type XPrograms = { readonly [K in keyof typeof X_PROGRAMS]: string };
 
 /** The display's size in pixels when `TOOLGATE_DISPLAY_SIZE` (`WIDTHxHEIGHT`) does not say. */
-export const DEFAULT_DISPLAY_SIZE = Object.freeze({ width: 1024, height: 768 });
+const DEFAULT_DISPLAY_SIZE = Object.freeze({ width: 1024, height: 768 });
 
 /** Milliseconds Xvfb may take to accept connections. */
 const START_TIMEOUT_MS = 15_000;
