@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { GeneralAgent, ToolSystem } from 'toolgate';
 import { bubblewrapAvailable, findExecutable } from '../../src/internal.js';
 import { displaysOfWorkspace } from '../../tools-ported/computer/display-sessions.js';
+import { cliInProcess } from '../cli/in-process.js';
 import { tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 import { descendants, TEST_PAGE, waitGone } from './computer-use-fixture.js';
@@ -161,5 +162,13 @@ describe('the computer_use domain in an agent run', { skip }, () => {
     assert.deepEqual(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`toolgate-display-${process.pid}-`)), [], 'the socket folder is removed');
     tools = new ToolSystem({ workspace: t.ws }); // for after()
     await tools.start();
+  });
+});
+
+describe('toolgate list', () => {
+  it('shows computer_use in its domain, asking, of kind computer_use', async () => {
+    const run = await cliInProcess(['list', '--domain', 'computer_use']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 6)), [['computer_use', '1.0.0', 'computer_use', 'write', 'yes', 'computer_use']]);
   });
 });
