@@ -101,6 +101,21 @@ describe('the computer_use domain in an agent run', { skip }, () => {
     assert.match(state, /"typed hello! - Chromium"/);
   });
 
+  it('describes the screen to a model that cannot see, and sends it no image', async () => {
+    const model = new ScriptedModel([
+      toolCalls(['r', 'request_tools', { domains: ['computer_use'], reason: 'look at the screen' }]),
+      toolCalls(['s', 'computer_use', { action: 'screenshot' }]),
+      finalAnswer('seen'),
+    ], 'text-only');
+    const run = await new GeneralAgent({ tools, model, lazyDomains: true, autoConfirmTools: true }).run('what is on the screen?');
+    assert.equal(run.stopReason, 'final');
+    assert.equal(run.results[1]!.images?.length, 1, 'the result still carries the image (for the ledger, other callers)');
+    const last = model.requests[2]!;
+    assert.equal(JSON.stringify(last.messages).includes('image_url'), false, 'no image part reaches a text-only model');
+    assert.match(JSON.stringify(last.messages), /1 image\(s\) not shown: this model reads text only/);
+    assert.match(toolMessages(last).get('s')!, /1024x768 pixels[\s\S]*Windows \(1\):\n- "[^"]* - Chromium" at \(0, 0\)/);
+  });
+
   it('refuses bad input with a clear error and changes nothing', async () => {
     const before = (await call({ action: 'wait', seconds: 0.1 })).output;
     const bad: Array<[Record<string, unknown>, RegExp]> = [
