@@ -14,7 +14,7 @@ import { MODES, resolveMode, type AgentMode, type ModeName } from '../modes/mode
 import type { ToolSystem } from '../system/tool-system.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage, OpenAITool } from '../formats/openai.js';
+import { dropTrailingImages, type OpenAIAssistantMessage, type OpenAIChatMessage, type OpenAITool } from '../formats/openai.js';
 import type { ChatModel } from './model-client.js';
 import { isModelClass, type ModelClass } from '../types/model-class.js';
 import { SubagentSessions, type SubagentEvent, type SubagentOptions } from './subagents.js';
@@ -296,6 +296,7 @@ export class BaseAgent {
         retry,
       });
       results.push(...batch);
+      if (this.modelClass === 'text-only') dropTrailingImages(messages); // images a tool attached (a screenshot) are for vision models
       if (signal?.aborted) return done('aborted');
       const limit = turnLimitReached(this.limits, modelCalls, toolRounds);
       if (limit !== undefined) return done(limit);

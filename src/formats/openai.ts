@@ -85,6 +85,21 @@ export function toOpenAIToolMessages(calls: readonly PendingToolCall[], results:
   return out;
 }
 
+/**
+ * For a model that reads text only: when the conversation's last message is the user message
+ * of attached images ({@link toOpenAIToolMessages}), replace it by its text and a line saying
+ * how many images were left out (the tools' text results describe what they can, such as
+ * computer_use's windows), so a text-only endpoint is not sent image parts it refuses.
+ */
+export function dropTrailingImages(messages: OpenAIChatMessage[]): void {
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'user' || !Array.isArray(last.content)) return;
+  const images = last.content.filter((p) => p.type === 'image_url').length;
+  if (images === 0) return;
+  const text = last.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+  messages[messages.length - 1] = { role: 'user', content: `${text}\n[${images} image(s) not shown: this model reads text only; the tool results above say in words what they can]` };
+}
+
 /** Keywords OpenAI strict mode accepts (Structured Outputs "supported schemas"). */
 const STRICT_KEYWORDS = new Set([
   'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', '$ref',

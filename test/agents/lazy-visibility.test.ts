@@ -72,7 +72,7 @@ describe('lazy visibility in an agent run', () => {
     assert.deepEqual(round1.filter((n) => /^(git_|list_archive|csv_query|list_snapshots)/.test(n)), [], 'domain tools are hidden in round 1');
     const spec = model.requests[0]!.tools.find((s) => s.function.name === REQUEST_TOOLS_NAME)!;
     const params = spec.function.parameters as { properties: { domains: { items: { enum: string[] } } }; required: string[] };
-    assert.deepEqual(params.properties.domains.items.enum, ['archive', 'artifact', 'data', 'git', 'memory', 'snapshot', 'task']);
+    assert.deepEqual(params.properties.domains.items.enum, ['archive', 'artifact', 'computer_use', 'data', 'git', 'memory', 'snapshot', 'task']);
     assert.deepEqual(params.required.sort(), ['domains', 'reason']);
 
     // The direct call of a hidden tool: a structured result naming request_tools and the domain.

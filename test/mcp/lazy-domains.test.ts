@@ -42,7 +42,7 @@ async function scenario(made: ReturnType<typeof countingClient>): Promise<void> 
   assert.deepEqual(before.filter((n) => n.startsWith('git_')), [], 'the git domain is not listed yet');
   const spec = (await client.listTools()).tools.find((t) => t.name === 'request_tools')!;
   const domains = (spec.inputSchema.properties as { domains: { items: { enum: string[] } } }).domains.items.enum;
-  assert.deepEqual(domains, ['archive', 'artifact', 'data', 'git', 'memory', 'snapshot', 'task']);
+  assert.deepEqual(domains, ['archive', 'artifact', 'computer_use', 'data', 'git', 'memory', 'snapshot', 'task']);
 
   // Called directly while hidden: a tool result the model can read, not a -32602.
   const hidden = (await client.callTool({ name: 'git_status', arguments: {} })) as CallToolResult;

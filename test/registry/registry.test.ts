@@ -231,6 +231,7 @@ describe('action kinds of every tool (issue 15, item 6)', async () => {
       artifact_prepare: 'file_write',
       artifact_register: 'file_write',
       calculate: 'internal',
+      computer_use: 'computer_use',
       convert_data: 'file_read',
       convert_data_to_file: 'file_write',
       copy_file: 'file_write',

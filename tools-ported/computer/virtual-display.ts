@@ -1,0 +1,383 @@
+/**
+ * The virtual X display of computer_use: one Xvfb per session (a tool instance, that is one
+ * executor, and a workspace), started on first use and stopped when the executor closes, the
+ * host exits, or the host dies (`kill -9` included). Every X program runs in the sandbox the
+ * call's policy gives (bubblewrap, `src/sandbox/bubblewrap.ts`):
+ *
+ * - Xvfb runs in a `read-only` sandbox with no network, listening on its Unix socket only
+ *   (`-nolisten tcp -nolisten local`: no TCP port, no abstract socket, which would bypass file
+ *   permissions). The sandbox's private `/tmp/.X11-unix` is a folder of the host's
+ *   (`<tmpdir>/toolgate-display-<pid>-<random>/X11-unix`, in a folder only this user may
+ *   enter), bound in, so the socket is reachable by the processes this module starts and by
+ *   no other user. Inside its sandbox every display is `:0`: sessions never compete for
+ *   display numbers.
+ * - `xdotool` and `scrot` run in a sandbox of their own (read-only, no network) with the same
+ *   folder bound in, once per action (a few milliseconds each).
+ * - Programs opened on the display ({@link VirtualDisplay.open}) run in the call's sandbox
+ *   (the workspace writable in `workspace-write`), with the folder bound in.
+ *
+ * What cannot run sandboxed: nothing, as long as bubblewrap works. Under the `none` profile
+ * (the user turned the sandbox off) Xvfb runs on the host on a free display number it picks
+ * itself (`-displayfd`), its socket in the host's `/tmp/.X11-unix`: Xlib connects to a display
+ * by number only (a socket path in `DISPLAY` is not understood by libX11 1.8), so the clients
+ * need that folder at that path, which only a mount namespace can give them elsewhere.
+ *
+ * No Xvfb is left behind: each long-running X process runs under toolgate's lifeline
+ * (`src/sandbox/scripts/lifeline.sh`, as shell commands do): descriptor 3 is a socket only this
+ * process holds, and at end-of-file (the host died) a watcher kills every process of the
+ * sandbox's PID namespace (or, unsandboxed, the process group). The parent-death signal
+ * (`setpriv --pdeathsig KILL`, bwrap's `--die-with-parent`) and a process `exit` hook that
+ * kills every group are the other two locks. The display folders of processes that are gone
+ * are removed when the next display starts.
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { commandEnv, findExecutable, launchScript } from '../../src/internal.js';
+import { sandboxLauncher, ToolExecutionError, type SandboxPolicy } from '../../src/tool.js';
+
+/** The X programs computer_use needs: the environment variable naming each (a path or a name on `PATH`), its default, and its Debian package. */
+const X_PROGRAMS = Object.freeze({
+  xvfb: { env: 'TOOLGATE_XVFB', name: 'Xvfb', package: 'xvfb' },
+  xdotool: { env: 'TOOLGATE_XDOTOOL', name: 'xdotool', package: 'xdotool' },
+  scrot: { env: 'TOOLGATE_SCROT', name: 'scrot', package: 'scrot' },
+});
+
+/** The browser of the `open` action: `TOOLGATE_BROWSER` (a path or a name on `PATH`), default Debian's `chromium`. */
+const BROWSER = Object.freeze({ env: 'TOOLGATE_BROWSER', name: 'chromium', package: 'chromium' });
+
+/**
+ * The command line that opens `url` in the browser, its window at the top left filling the
+ * screen. Chromium's own sandbox is off (`--no-sandbox`): it needs namespaces or a setuid
+ * helper that a process inside bubblewrap cannot have; the bubblewrap sandbox the browser
+ * runs in is its confinement instead. Its profile lives in {@link VirtualDisplay.scratchDir}.
+ * @throws ToolExecutionError `PACKAGE_UNAVAILABLE` naming the Debian package when the browser is missing.
+ */
+export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width' | 'height' | 'scratchDir'>, env: NodeJS.ProcessEnv = process.env): string[] {
+  const wanted = env[BROWSER.env]?.trim() || BROWSER.name;
+  const file = findExecutable(wanted);
+  if (file === undefined) {
+    throw new ToolExecutionError(`unavailable: computer_use's open action needs a browser, the Debian package ${BROWSER.package} (${wanted} not found). Install it (apt-get install ${BROWSER.package}), or open the program another way. Nothing was opened.`, 'PACKAGE_UNAVAILABLE');
+  }
+  return [
+    file, '--no-sandbox', '--test-type', '--disable-gpu', '--no-first-run', '--no-default-browser-check', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--password-store=basic', `--user-data-dir=${display.scratchDir}/browser`,
+    '--window-position=0,0', `--window-size=${display.width},${display.height}`, '--new-window', url,
+  ];
+}
+
+/** The absolute paths of the X programs. */
+export type XPrograms = { readonly [K in keyof typeof X_PROGRAMS]: string };
+
+/** The display's size in pixels when `TOOLGATE_DISPLAY_SIZE` (`WIDTHxHEIGHT`) does not say. */
+const DEFAULT_DISPLAY_SIZE = Object.freeze({ width: 1024, height: 768 });
+
+/** Milliseconds Xvfb may take to accept connections. */
+const START_TIMEOUT_MS = 15_000;
+/** Milliseconds one xdotool or scrot run may take. */
+const CLIENT_TIMEOUT_MS = 15_000;
+/** Bytes of a client's standard output kept at most (a screenshot is a PNG well under this). */
+const CLIENT_MAX_BYTES = 16 * 1024 * 1024;
+/** Milliseconds between TERM and KILL when a display stops. */
+const KILL_GRACE_MS = 1000;
+/** Programs opened on one display at most. */
+const MAX_OPEN_PROGRAMS = 16;
+const DIR_PREFIX = 'toolgate-display-';
+
+/**
+ * The X programs, each from its environment variable or `PATH`.
+ * @throws ToolExecutionError `PACKAGE_UNAVAILABLE` naming the Debian packages of those missing
+ *   (and the variables that point elsewhere); the call's result says so, nothing else happens.
+ */
+export function findXPrograms(env: NodeJS.ProcessEnv = process.env): XPrograms {
+  const found: Partial<Record<keyof typeof X_PROGRAMS, string>> = {};
+  const missing: string[] = [];
+  for (const [key, program] of Object.entries(X_PROGRAMS) as Array<[keyof typeof X_PROGRAMS, (typeof X_PROGRAMS)[keyof typeof X_PROGRAMS]]>) {
+    const wanted = env[program.env]?.trim() || program.name;
+    const file = findExecutable(wanted);
+    if (file === undefined) missing.push(`${program.package} (${wanted} not found${env[program.env] ? `; ${program.env} names it` : ''})`);
+    else found[key] = file;
+  }
+  if (missing.length > 0) {
+    const packages = Object.values(X_PROGRAMS).map((p) => p.package).join(' ');
+    throw new ToolExecutionError(
+      `unavailable: computer_use needs the Debian packages ${Object.values(X_PROGRAMS).map((p) => p.package).join(', ')} (a virtual X display, its input driver and a screenshot tool); missing here: ${missing.join(', ')}. ` +
+        `Install them (apt-get install ${packages}) on the machine running toolgate. Nothing was done.`,
+      'PACKAGE_UNAVAILABLE',
+    );
+  }
+  return found as XPrograms;
+}
+
+/** The display size from `TOOLGATE_DISPLAY_SIZE` (`1280x800`), else {@link DEFAULT_DISPLAY_SIZE}; 320x200 to 3840x2160. */
+export function displaySize(env: NodeJS.ProcessEnv = process.env): { width: number; height: number } {
+  const match = /^(\d{3,4})x(\d{3,4})$/.exec(env.TOOLGATE_DISPLAY_SIZE?.trim() ?? '');
+  if (match === null) return { ...DEFAULT_DISPLAY_SIZE };
+  const width = Math.min(3840, Math.max(320, Number(match[1])));
+  const height = Math.min(2160, Math.max(200, Number(match[2])));
+  return { width, height };
+}
+
+/** `argv` as one POSIX shell command line. */
+function shellLine(argv: readonly string[]): string {
+  return argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+}
+
+/** What a client run gave. */
+export interface ClientRun {
+  /** Exit status (`null`: ended by a signal, such as the timeout). */
+  code: number | null;
+  stdout: Buffer;
+  /** Its standard error, at most 4000 characters. */
+  stderr: string;
+}
+
+/** Live displays of this process, stopped at its exit. */
+const live = new Set<VirtualDisplay>();
+let exitHook = false;
+
+/** Options of {@link VirtualDisplay.start}. */
+export interface DisplayStartOptions {
+  /** The workspace's real root (the sandboxes' mounts and working folder). */
+  workspaceRoot: string;
+  /** The call's sandbox policy; only `profile: 'none'` changes how the display runs. */
+  sandbox: SandboxPolicy;
+  programs: XPrograms;
+  /** Pixels; default {@link displaySize}. */
+  width?: number;
+  height?: number;
+}
+
+/** One Xvfb and the programs opened on it. Start with {@link VirtualDisplay.start}; {@link VirtualDisplay.stop} after. */
+export class VirtualDisplay {
+  /** Width and height in pixels. */
+  readonly width: number;
+  readonly height: number;
+  /** The `DISPLAY` value inside the sandboxes (`:0`), or on the host under the `none` profile. */
+  display = ':0';
+  /** True when the X programs run in bubblewrap sandboxes. */
+  readonly sandboxed: boolean;
+  /** Pid of the Xvfb launcher (its process group's id). */
+  get pid(): number | undefined {
+    return this.server?.pid;
+  }
+  private server: ChildProcess | undefined;
+  private readonly opened = new Set<ChildProcess>();
+  private readonly dir: string;
+  private readonly socketDir: string;
+  private stopped = false;
+
+  private constructor(private readonly options: DisplayStartOptions) {
+    const size = displaySize();
+    this.width = options.width ?? size.width;
+    this.height = options.height ?? size.height;
+    this.sandboxed = options.sandbox.profile !== 'none';
+    sweepDisplayDirs();
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`));
+    fs.chmodSync(this.dir, 0o700);
+    this.socketDir = path.join(this.dir, 'X11-unix');
+    fs.mkdirSync(this.socketDir, { mode: 0o1777 });
+  }
+
+  /**
+   * Start Xvfb and wait until it accepts connections.
+   * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work;
+   *   ToolExecutionError when Xvfb does not start (its last error lines are in the message).
+   */
+  static async start(options: DisplayStartOptions): Promise<VirtualDisplay> {
+    const display = new VirtualDisplay(options);
+    try {
+      await display.startServer();
+    } catch (error) {
+      await display.stop();
+      throw error;
+    }
+    return display;
+  }
+
+  /** The launcher prefix (ending with `--`, or empty) for an X program under `policy`, with the socket folder bound in. */
+  private prefix(policy: SandboxPolicy): string[] {
+    if (!this.sandboxed) return [];
+    const root = this.options.workspaceRoot;
+    const launcher = sandboxLauncher(policy, { workspace: root, cwd: root }, 'computer_use');
+    // bwrap takes mounts in order: this one after the private /tmp it lands in.
+    return [...launcher.slice(0, -1), '--bind', this.socketDir, '/tmp/.X11-unix', '--'];
+  }
+
+  private env(): Record<string, string> {
+    return commandEnv(process.env, { DISPLAY: this.display });
+  }
+
+  /** Spawn a long-running X program under the lifeline, in a process group of its own. */
+  private spawnLong(policy: SandboxPolicy, argv: readonly string[], env: Record<string, string>): ChildProcess {
+    const shell = ['bash', '--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', this.sandboxed ? '-1' : '0', `exec ${shellLine(argv)}`];
+    const full = [...this.prefix(policy), ...shell];
+    const child = spawn(full[0]!, full.slice(1), { cwd: this.options.workspaceRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    (child.stdio[3] as { unref?: () => void } | null | undefined)?.unref?.();
+    child.on('error', () => undefined);
+    return child;
+  }
+
+  private async startServer(): Promise<void> {
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const display of live) display.killNow();
+      });
+    }
+    live.add(this);
+    const argv = [this.options.programs.xvfb, '-displayfd', '1', '-screen', '0', `${this.width}x${this.height}x24`, '-nolisten', 'tcp', '-nolisten', 'local', '-nocursor'];
+    // The host's /tmp/.X11-unix is where an unsandboxed Xvfb puts its socket.
+    const server = this.spawnLong({ profile: this.sandboxed ? 'read-only' : 'none', network: false }, argv, commandEnv(process.env));
+    this.server = server;
+    let out = '';
+    let err = '';
+    server.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+    server.stderr!.setEncoding('utf8').on('data', (s: string) => (err = (err + s).slice(-4000)));
+    const number = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => fail(`Xvfb did not accept connections within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        server.stdout!.off('data', check);
+        const tail = err.trim().split('\n').slice(-3).join(' | ');
+        reject(new ToolExecutionError(`computer_use: the virtual display did not start: ${why}${tail ? ` (${tail.slice(0, 600)})` : ''}. Nothing was done.`));
+      };
+      const check = () => {
+        const line = /^(\d+)\n/m.exec(out);
+        if (line === null) return;
+        clearTimeout(timer);
+        server.stdout!.off('data', check);
+        resolve(line[1]!);
+      };
+      server.stdout!.on('data', check);
+      server.once('exit', (code, signal) => fail(`Xvfb exited (${signal ?? `status ${code}`})`));
+    });
+    this.display = `:${number}`;
+  }
+
+  /** A folder for programs on the display (a browser's profile): the sandbox's private `/tmp`, or unsandboxed this display's own folder. */
+  get scratchDir(): string {
+    return this.sandboxed ? '/tmp' : this.dir;
+  }
+
+  /** True while Xvfb runs. */
+  get running(): boolean {
+    return !this.stopped && this.server !== undefined && this.server.exitCode === null && this.server.signalCode === null;
+  }
+
+  /**
+   * Run an X client (`xdotool ...`, `scrot ...`, or `sh -c` over them) on the display, in a
+   * read-only sandbox without network, to its end.
+   * @throws ToolExecutionError when the display is not running.
+   */
+  run(argv: readonly string[], extraEnv: Record<string, string> = {}): Promise<ClientRun> {
+    if (!this.running) throw new ToolExecutionError('computer_use: the virtual display is not running (it was stopped); call again to start a new one.');
+    const full = [...this.prefix({ profile: 'read-only', network: false }), ...argv];
+    return new Promise((resolve) => {
+      const child = spawn(full[0]!, full.slice(1), { cwd: this.options.workspaceRoot, env: { ...this.env(), ...extraEnv }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let stderr = '';
+      const kill = () => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      };
+      const timer = setTimeout(kill, CLIENT_TIMEOUT_MS);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > CLIENT_MAX_BYTES) kill();
+        else chunks.push(chunk);
+      });
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-4000)));
+      child.on('error', (error) => (stderr += error.message));
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout: Buffer.concat(chunks), stderr });
+      });
+    });
+  }
+
+  /**
+   * Open a program on the display (an `xterm`, a browser), in the sandbox `policy` gives (the
+   * workspace writable under `workspace-write`), its working folder the workspace root. It
+   * ends when the display stops.
+   * @returns its launcher process (its process group's id is its pid).
+   * @throws ToolExecutionError when the display is not running or {@link MAX_OPEN_PROGRAMS} are open.
+   */
+  open(argv: readonly string[], policy: SandboxPolicy = this.options.sandbox): ChildProcess {
+    if (!this.running) throw new ToolExecutionError('computer_use: the virtual display is not running.');
+    for (const child of this.opened) if (child.exitCode !== null || child.signalCode !== null) this.opened.delete(child);
+    if (this.opened.size >= MAX_OPEN_PROGRAMS) throw new ToolExecutionError(`computer_use: at most ${MAX_OPEN_PROGRAMS} programs are open on one display.`);
+    const child = this.spawnLong(policy, argv, this.env());
+    child.stdout!.resume();
+    child.stderr!.resume();
+    this.opened.add(child);
+    return child;
+  }
+
+  /** Kill every process of the display at once (the host is exiting). */
+  killNow(): void {
+    for (const child of [...this.opened, ...(this.server ? [this.server] : [])]) signalGroup(child, 'SIGKILL');
+    fs.rmSync(this.dir, { recursive: true, force: true });
+    live.delete(this);
+  }
+
+  /** Stop the programs opened on the display, then Xvfb (TERM, then KILL to each process group), and remove the socket folder. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const children = [...this.opened, ...(this.server ? [this.server] : [])];
+    await Promise.all(children.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      signalGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+      signalGroup(child, 'SIGKILL'); // whatever is left in its group
+    }));
+    fs.rmSync(this.dir, { recursive: true, force: true });
+    live.delete(this);
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
+/** Remove the display folders of toolgate processes that are gone (a host killed with SIGKILL cannot). Never throws. */
+function sweepDisplayDirs(): void {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(os.tmpdir());
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const match = new RegExp(`^${DIR_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`).exec(entry);
+    if (match === null || Number(match[1]) === process.pid) continue;
+    try {
+      process.kill(Number(match[1]), 0);
+      continue; // still running
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') continue;
+    }
+    try {
+      const full = path.join(os.tmpdir(), entry);
+      if (fs.lstatSync(full).isDirectory() && fs.lstatSync(full).uid === process.getuid?.()) fs.rmSync(full, { recursive: true, force: true });
+    } catch {
+      // not ours, or gone
+    }
+  }
+}
