@@ -240,6 +240,13 @@ module.exports = {
       to: { dependencyTypes: ['npm', 'npm-no-pkg', 'npm-unknown'], pathNot: Object.keys(ALLOWED_IMPORTERS).map(packagePath) },
     },
     {
+      name: 'no-mcp-sdk-v1',
+      severity: 'error',
+      comment: 'SDK v1 (@modelcontextprotocol/sdk) is a dev dependency for the test fixtures only: shipped code and its declaration files use SDK v2 (@modelcontextprotocol/server, /client, /core), type imports included (issue 33: v1 is not installed with toolgate).',
+      from: { path: '^(src|tools|tools-ported)/' },
+      to: { path: packagePath('@modelcontextprotocol/sdk') },
+    },
+    {
       name: 'not-to-dev-dependency',
       severity: 'error',
       comment: 'Shipped code (src/, tools/, tools-ported/) must not import a devDependency (an optional peer dependency, also a devDependency for the tests, is the user\'s: the adapters import their framework).',
