@@ -51,9 +51,7 @@ const ALLOWED_IMPORTERS = {
   '@modelcontextprotocol/client': ['^src/mcp/(bridge|oauth)\\.ts$'],
   // SDK v2's schemas: the server, and the token file of a bridged OAuth server
   '@modelcontextprotocol/core': ['^src/mcp/(server|oauth)\\.ts$'],
-  '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|tasks|task-methods|event-store|early-initialize|protocol-server)\\.ts$'],
-  // SDK v1: only what is still to move (call-client's v1-shaped types, a type in the MCP format)
-  '@modelcontextprotocol/sdk': ['^src/mcp/(server|call-client)\\.ts$', '^src/formats/mcp\\.ts$'],
+  '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|call-client|tasks|task-methods|event-store|early-initialize|protocol-server)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
   // OpenTelemetry: the API only (the application brings the SDK); one module
   '@opentelemetry/api': ['^src/executor/telemetry\\.ts$'],
@@ -161,7 +159,7 @@ module.exports = {
       severity: 'error',
       comment: 'src/tool.ts and src/internal.ts are loaded by every worker: keep ajv, pino, piscina and the rest of the executor out of their reach.',
       from: { path: '^src/(tool|internal)\\.ts$' },
-      to: { path: [packagePath('ajv'), packagePath('pino'), packagePath('piscina'), packagePath('bottleneck'), packagePath('typescript-json-schema'), packagePath('openai'), packagePath('@modelcontextprotocol/sdk'), MODEL, EXECUTION, SYSTEM, SURFACES], reachable: true },
+      to: { path: [packagePath('ajv'), packagePath('pino'), packagePath('piscina'), packagePath('bottleneck'), packagePath('typescript-json-schema'), packagePath('openai'), packagePath('@modelcontextprotocol/server'), packagePath('@modelcontextprotocol/client'), packagePath('@modelcontextprotocol/core'), MODEL, EXECUTION, SYSTEM, SURFACES], reachable: true },
     },
     {
       name: 'layer-base',
@@ -240,6 +238,13 @@ module.exports = {
       comment: 'A runtime dependency must be listed in ALLOWED_IMPORTERS of .dependency-cruiser.cjs with its one module.',
       from: { path: CODE },
       to: { dependencyTypes: ['npm', 'npm-no-pkg', 'npm-unknown'], pathNot: Object.keys(ALLOWED_IMPORTERS).map(packagePath) },
+    },
+    {
+      name: 'no-mcp-sdk-v1',
+      severity: 'error',
+      comment: 'SDK v1 (@modelcontextprotocol/sdk) is a dev dependency for the test fixtures only: shipped code and its declaration files use SDK v2 (@modelcontextprotocol/server, /client, /core), type imports included (issue 33: v1 is not installed with toolgate).',
+      from: { path: '^(src|tools|tools-ported)/' },
+      to: { path: packagePath('@modelcontextprotocol/sdk') },
     },
     {
       name: 'not-to-dev-dependency',

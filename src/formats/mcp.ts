@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ActionKind } from '../policy/action-kinds.js';
 import type { JsonSchema } from '../types/tool.js';
 import type { ToolExecutionResult } from '../types/result.js';

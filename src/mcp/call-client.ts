@@ -12,16 +12,13 @@
  * - sample: `sampling/createMessage`, only when the client declared `sampling`.
  *
  * Notifications and requests go out as related to the `tools/call` (so over streamable HTTP
- * they travel on that request's stream). The client's answers are bounded by the call itself
- * (its timeout and abort signal), not by the SDK's default request timeout.
+ * they travel on that request's stream). The client's answers are checked against the
+ * specification's result shapes by the SDK and bounded by the call itself (its timeout and abort
+ * signal), not by the SDK's default request timeout.
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CreateMessageResultSchema, ElicitResultSchema, type LoggingLevel, type ServerNotification, type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ClientCapabilities, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { TOOL_LOG_LEVELS, type ElicitAnswer, type SampleAnswer, type ToolClient, type ToolLogLevel } from '../types/tool.js';
 
 /** Longest wait for a client's answer to an elicitation or sampling request, in ms (the call's own timeout usually ends it first). */
@@ -41,15 +38,17 @@ function passesLogLevel(level: ToolLogLevel, session: SessionLogLevel): boolean 
 
 /**
  * The client of one `tools/call`.
- * @param progressToken - the request's `_meta.progressToken`, if it sent one.
+ * @param ctx - the request's context (its `_meta.progressToken`, signal, related sends).
+ * @param caps - what the client declared it can do; `undefined` offers neither elicitation nor sampling.
+ * @param logLevel - the level `notifications/message` must reach.
  */
-export function callClient(
-  server: Server, extra: RequestHandlerExtra<ServerRequest, ServerNotification>, progressToken: string | number | undefined, logLevel: SessionLogLevel,
-): ToolClient {
+export function callClient(ctx: ServerContext, caps: ClientCapabilities | undefined, logLevel: SessionLogLevel): ToolClient {
+  const req = ctx.mcpReq;
+  const progressToken = req._meta?.progressToken;
   const client: ToolClient = {
     log(level, data, tool) {
       if (!passesLogLevel(level, logLevel)) return;
-      void extra.sendNotification({ method: 'notifications/message', params: { level, logger: tool, data } }).catch(() => undefined);
+      void req.notify({ method: 'notifications/message', params: { level, logger: tool, data } }).catch(() => undefined);
     },
   };
   if (progressToken !== undefined) {
@@ -60,16 +59,14 @@ export function callClient(
       const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: done };
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
-      void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+      void req.notify({ method: 'notifications/progress', params }).catch(() => undefined);
     };
   }
-  const caps = server.getClientCapabilities();
   if (caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined)) {
     client.elicit = async (message, requestedSchema, signal) => {
-      const answer = await extra.sendRequest(
-        { method: 'elicitation/create', params: { message, requestedSchema: requestedSchema as never } },
-        ElicitResultSchema,
-        { signal: AbortSignal.any([signal, extra.signal]), timeout: ANSWER_TIMEOUT_MS },
+      const answer = await req.send(
+        { method: 'elicitation/create', params: { message, requestedSchema } },
+        { signal: AbortSignal.any([signal, req.signal]), timeout: ANSWER_TIMEOUT_MS },
       );
       const out: ElicitAnswer = { action: answer.action };
       if (answer.content !== undefined) out.content = answer.content as ElicitAnswer['content'];
@@ -78,10 +75,9 @@ export function callClient(
   }
   if (caps?.sampling !== undefined) {
     client.sample = async (request, signal) => {
-      const answer = await extra.sendRequest(
-        { method: 'sampling/createMessage', params: request as never },
-        CreateMessageResultSchema,
-        { signal: AbortSignal.any([signal, extra.signal]), timeout: ANSWER_TIMEOUT_MS },
+      const answer = await req.send(
+        { method: 'sampling/createMessage', params: { ...request } },
+        { signal: AbortSignal.any([signal, req.signal]), timeout: ANSWER_TIMEOUT_MS },
       );
       const out: SampleAnswer = { role: answer.role, content: answer.content as SampleAnswer['content'], model: answer.model };
       if (answer.stopReason !== undefined) out.stopReason = answer.stopReason;

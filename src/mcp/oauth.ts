@@ -1,6 +1,6 @@
 /**
  * OAuth 2.1 for bridged MCP servers (client side): the MCP authorization the SDK implements
- * (`@modelcontextprotocol/sdk/client/auth.js`: protected-resource and authorization-server
+ * (`@modelcontextprotocol/client`'s auth: protected-resource and authorization-server
  * metadata discovery, dynamic client registration, client ID metadata documents, PKCE, token
  * refresh, step-up on `insufficient_scope`), given an {@link OAuthClientProvider} that keeps
  * the server's client registration and tokens in one file in the state folder.

@@ -309,7 +309,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       return { task };
     }
     let asked = false;
-    const client = callClientOf(ctx, caps, modern ? requestLogLevel(ctx) : logLevel);
+    // A 2026-07-28 client gets no elicitation or sampling (no server-initiated requests on that
+    // revision), so its capabilities are not passed on.
+    const client = callClient(ctx, modern ? undefined : caps, modern ? requestLogLevel(ctx) : logLevel);
     // A client that cannot be asked: with a ledger, the question waits there for an answer
     // given elsewhere (bounded unless waitForAnswers), and the client is told how to answer.
     const elsewhere: ElsewhereWait = {};
@@ -389,24 +391,6 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
 function requestLogLevel(ctx: ServerContext): SessionLogLevel {
   const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
   return { level: LOGGING_LEVELS.includes(level as LoggingLevel) ? level as LoggingLevel : undefined };
-}
-
-/**
- * The {@link callClient} of one call. `call-client.ts` still takes the shapes of SDK v1 (a
- * server with `getClientCapabilities`, a handler `extra` with `sendNotification`,
- * `sendRequest` and `signal`); they are built here from SDK v2's request context. A
- * 2026-07-28 client gets no elicitation or sampling (no server-initiated requests on that
- * revision), so its capabilities are not passed on.
- */
-function callClientOf(ctx: ServerContext, caps: ClientCapabilities | undefined, logLevel: SessionLogLevel): ReturnType<typeof callClient> {
-  const modern = ctx.mcpReq.envelope !== undefined;
-  const asV1Server = { getClientCapabilities: () => (modern ? undefined : caps) };
-  const asV1Extra = {
-    signal: ctx.mcpReq.signal,
-    sendNotification: (notification: { method: string; params?: Record<string, unknown> }) => ctx.mcpReq.notify(notification as never),
-    sendRequest: (request: { method: string; params?: Record<string, unknown> }, schema: unknown, requestOptions?: Record<string, unknown>) => ctx.mcpReq.send(request as never, schema as never, requestOptions as never),
-  };
-  return callClient(asV1Server as never, asV1Extra as never, ctx.mcpReq._meta?.progressToken as string | number | undefined, logLevel);
 }
 
 /** The protocol error for invalid params (JSON-RPC -32602): an unknown tool, a bad cursor or level. */

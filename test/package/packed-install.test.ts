@@ -70,6 +70,8 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     for (const absent of ['typescript', 'typescript-json-schema', 'openai', 'sharp', 'pdfjs-dist', 'pyodide', 'mathjs', 'tree-sitter-bash']) {
       assert.equal(fs.existsSync(path.join(modules, absent)), false, `${absent} is installed with toolgate`);
     }
+    // SDK v1 is a dev dependency (test fixtures): the server and the bridge run on v2 (issue 33).
+    assert.equal(fs.existsSync(path.join(modules, '@modelcontextprotocol/sdk')), false, 'SDK v1 is installed with toolgate');
 
     // The shipped tools run (their schemas are prebuilt; a shell command is parsed with the grammar shipped in the package).
     fs.writeFileSync(path.join(project, 'notes.txt'), 'one\ntwo\n');
