@@ -13,6 +13,7 @@ import type { ToolClient, ToolLogLevel } from '../types/tool.js';
 import { TOOL_LOG_LEVELS } from '../types/tool.js';
 import type { CliIo } from './context.js';
 import { terminalSafe } from './terminal.js';
+import { lastLine, textOf } from '../executor/call-progress-record.js';
 
 /** How often the live line is redrawn, in milliseconds (the elapsed time moves on). */
 const REDRAW_MS = 250;
@@ -48,22 +49,6 @@ export interface CallProgress {
   resume(): void;
   /** Erase the live line for good (before the result is written). */
   stop(): void;
-}
-
-/** The text of a log message's data: a string as it is, anything else as JSON. */
-function textOf(data: unknown): string {
-  if (typeof data === 'string') return data;
-  try {
-    return JSON.stringify(data) ?? String(data);
-  } catch {
-    return String(data);
-  }
-}
-
-/** The last non-empty line of a text. */
-function lastLine(text: string): string {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  return lines.at(-1) ?? '';
 }
 
 /** The progress display for a call: see the module's description. */

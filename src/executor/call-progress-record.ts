@@ -111,7 +111,7 @@ function clipped(text: string): string {
 }
 
 /** The text of a log message's data: a string as it is, anything else as JSON. */
-function textOf(data: unknown): string {
+export function textOf(data: unknown): string {
   if (typeof data === 'string') return data;
   try {
     return JSON.stringify(data) ?? String(data);
@@ -121,7 +121,7 @@ function textOf(data: unknown): string {
 }
 
 /** The last non-empty line of a text (only its last 64 KiB are looked at). */
-function lastLine(text: string): string {
+export function lastLine(text: string): string {
   const tail = text.length > 65_536 ? text.slice(-65_536) : text;
   const lines = tail.split(/\r?\n/).filter((l) => l.trim() !== '');
   return lines.at(-1) ?? '';
