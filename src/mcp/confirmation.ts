@@ -76,11 +76,8 @@ export function answerElsewhere(
   };
 }
 
-/**
- * Ask the client, through form elicitation, whether a call may run, and for how long the
- * answer counts (the request's `offers`; MCP 2025-11-25 form mode: a boolean and a string enum).
- */
-export async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+/** The confirmation form of `request` (MCP form mode: a boolean, and a string enum of the answers that are remembered when more than one is offered). */
+export function confirmationForm(request: ConfirmationRequest): { message: string; requestedSchema: Record<string, unknown> } {
   const args = JSON.stringify(request.arguments);
   const shown = args.length > 2000 ? `${args.slice(0, 2000)}... (${args.length} characters)` : args;
   const targets = request.paths.length ? `\nTargets: ${request.paths.join(', ')}` : '';
@@ -89,15 +86,25 @@ export async function elicitConfirmation(server: Server, request: ConfirmationRe
   if (remembered.length > 1) {
     properties.remember = { type: 'string', title: 'Remember the answer', enum: remembered, description: 'allow_once: this call only; allow_for_turn: this exact request for the rest of this session; always: saved in the user policy file.', default: 'allow_once' };
   }
-  const answer = await server.elicitInput(
-    {
-      mode: 'form',
-      message: `toolgate: allow ${request.tool} ${request.version} to run? It asks because ${request.ask.reason}${targets}\nArguments: ${shown}`,
-      requestedSchema: { type: 'object', properties, required: ['approve'] } as never,
-    },
-    { signal },
-  );
-  const content = answer.content as { approve?: unknown; remember?: unknown } | undefined;
-  if (answer.action !== 'accept' || content?.approve !== true) return 'deny';
+  return {
+    message: `toolgate: allow ${request.tool} ${request.version} to run? It asks because ${request.ask.reason}${targets}\nArguments: ${shown}`,
+    requestedSchema: { type: 'object', properties, required: ['approve'] },
+  };
+}
+
+/** The answer a filled confirmation form gives: `deny` unless accepted with `approve: true`; `remember` when offered, else `allow_once`. */
+export function answerOfForm(action: string, content: Record<string, unknown> | undefined, offers: readonly ApprovalAnswer[]): ApprovalAnswer {
+  if (action !== 'accept' || content?.approve !== true) return 'deny';
+  const remembered: readonly ApprovalAnswer[] = offers.filter((o) => o !== 'deny');
   return remembered.includes(content.remember as ApprovalAnswer) ? content.remember as ApprovalAnswer : 'allow_once';
+}
+
+/**
+ * Ask the client, through form elicitation, whether a call may run, and for how long the
+ * answer counts (the request's `offers`; MCP 2025-11-25 form mode: a boolean and a string enum).
+ */
+export async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  const form = confirmationForm(request);
+  const answer = await server.elicitInput({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema as never }, { signal });
+  return answerOfForm(answer.action, answer.content as Record<string, unknown> | undefined, request.offers);
 }

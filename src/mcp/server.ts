@@ -58,6 +58,7 @@ import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } 
 import { McpLazyTools } from './lazy-domains.js';
 import { MODES } from '../modes/modes.js';
 import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
+import { checkRetry, inputRequiredFor, isInputSuspension, suspendForInput, type CheckedRetry } from './input-required.js';
 import { ProtocolServer, SERVED_PROTOCOL_VERSIONS } from './protocol-server.js';
 import { registerTaskMethods } from './task-methods.js';
 import { BadCursorError, DEFAULT_TOOLS_PAGE_SIZE, MAX_TOOLS_PAGE_SIZE, pageOf } from './tool-pages.js';
@@ -273,9 +274,13 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const tool = visible(name);
     if (tool === undefined) throw invalidParams(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = capabilitiesOf(ctx);
+    const formElicitation = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
     // A 2026-07-28 client cannot be sent elicitation/create (no server-initiated requests):
-    // its questions wait in the ledger (multi-round-trip approvals are later work).
-    const canAsk = !modern && caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
+    // one that can fill forms is asked through an "input required" result and answers in a
+    // retry (input-required.ts; the question is kept in the ledger); others' questions wait there.
+    const canAsk = !modern && formElicitation;
+    const ledger = system.executor.ledger;
+    const askInRetry = modern && formElicitation && ledger !== undefined && options.yes !== true;
     const taskParams = (request.params as { task?: { ttl?: number } }).task;
     if (taskParams !== undefined && tasks !== undefined && mine !== undefined) {
       const task = await mine.createTask(taskParams, requestId, request as never);
@@ -320,7 +325,6 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       void ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'warning', logger: 'toolgate', data: text } }).catch(() => undefined);
       client.progress?.(0, undefined, text);
     };
-    const ledger = system.executor.ledger;
     const waitMs = options.waitForAnswers === true ? undefined : options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
     const waitForAnswer: ConfirmationHandler | null = ledger === undefined ? null : answerElsewhere(ledger, session, signal, elsewhere, tell, waitMs, options.cockpitUrl);
     let askFailed: string | undefined;
@@ -338,30 +342,47 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
         return 'deny';
       }
     };
+    // A retry carrying the answer and the state naming its question: checked against the
+    // stored question and call, then run under the stored call id and session.
+    const rawState = modern ? ctx.mcpReq.requestState() : undefined;
+    let retry: CheckedRetry | undefined;
+    if (rawState !== undefined) {
+      if (!askInRetry || ledger === undefined) throw invalidParams('Invalid params: this retry carries a requestState, but this server asks no questions through input required for this client (it needs elicitation in its capabilities, and a ledger)');
+      const checked = await checkRetry(ledger, rawState, ctx.mcpReq.inputResponses, tool, request.params.arguments ?? {});
+      if (typeof checked === 'string') {
+        logger.warn({ event: 'mcp_retry_refused', tool: name }, checked);
+        throw invalidParams(`Invalid params: ${checked}`);
+      }
+      retry = checked;
+    }
+    const firstCallId = callIdOf(requestId);
     let result: ToolExecutionResult;
     const closeSse = ctx.http?.closeSSE;
     const letGo = options.pollAfterMs !== undefined && closeSse !== undefined ? setTimeout(closeSse, options.pollAfterMs) : undefined;
     try {
-      const call = { name, arguments: request.params.arguments ?? {}, callId: callIdOf(requestId) };
+      const callId = retry === undefined ? firstCallId : retry.state.callId;
+      const call = { name, arguments: request.params.arguments ?? {}, callId };
       result = await system.execute(
         call,
         {
           mode: options.mode,
           scopedWriteDirs: options.scopedWriteDirs,
           confirm: options.yes === true,
-          confirmationHandler: canAsk ? ask : waitForAnswer,
+          confirmationHandler: retry !== undefined ? retry.handler : askInRetry ? suspendForInput : canAsk ? ask : waitForAnswer,
           signal,
           workspaceRoot: options.workspaceRoot,
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session
           // (its connection over stdio; one request for a 2026-07-28 client over HTTP).
-          turnId: session,
+          turnId: retry === undefined ? session : retry.state.session,
           // ctx.progress / ctx.log / ctx.elicit / ctx.sample reach this client.
           client: lazy === undefined ? client : lazy.client(client),
           // The ledger's idempotency key is call id and session.
-          session,
+          session: retry === undefined ? session : retry.state.session,
         },
       );
     } catch (error) {
+      // First round for a 2026-07-28 client: the question is stored, the call waits for the retry.
+      if (isInputSuspension(error)) return inputRequiredFor(error, firstCallId, session) as never;
       if (error instanceof PathTraversalError) {
         logger.warn({ event: 'mcp_path_traversal', tool: name, path: error.path }, 'path traversal refused');
         return { content: [{ type: 'text', text: `Error: ${error.message}` }], isError: true, _meta: { 'toolgate/errorCode': 'PATH_TRAVERSAL' } };

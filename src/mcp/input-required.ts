@@ -1,0 +1,128 @@
+/**
+ * Multi-round-trip confirmation for MCP 2026-07-28 clients (issue 33, item 4): that revision
+ * has no server-initiated elicitation, so a call that requires confirmation is answered with
+ * an "input required" result (a form elicitation, and an opaque `requestState`), and the
+ * client's retry carries the answer and that state.
+ *
+ * - First round: the executor stores the call's question in the ledger (the call stays
+ *   `pending`, nothing runs) and the confirmation handler suspends the call
+ *   ({@link suspendForInput}); the server answers {@link inputRequiredFor}, whose state names
+ *   the stored question (its id, the call id and the ledger session; the session holds a
+ *   random UUID, so a state cannot be guessed).
+ * - Retry ({@link checkRetry}): the state must name a stored, unanswered question of a
+ *   `pending` call, and the retry must be for the same tool, the same tool revision and the
+ *   same arguments as that stored call, so an answer cannot approve another call or other
+ *   arguments (compare vercel/ai#16068). The call then runs under its stored call id and
+ *   session: the executor takes the client's answer for that question once (a conditional
+ *   write), and a second retry with the same state is refused (the question is answered).
+ *   Because everything checked is in the call store, any instance sharing the store accepts
+ *   the retry.
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { inputRequired, inputResponse, type InputRequiredResult } from '@modelcontextprotocol/server';
+import { SUSPENDS, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
+import type { CallStore } from '../ledger/call-store.js';
+import type { RegisteredTool } from '../registry/registered-tool.js';
+import { answerOfForm, confirmationForm } from './confirmation.js';
+
+/** The key of the confirmation form in `inputRequests` and the retry's `inputResponses`. */
+export const CONFIRM_INPUT = 'toolgate_confirmation';
+
+/** Prefix of the request states this server mints (version 1). */
+const STATE_PREFIX = 'tgq1.';
+
+/** What a request state names: a stored question, and its call. */
+export interface QuestionState {
+  /** The ledger's question id. */
+  question: number;
+  /** The call id of the asking call. */
+  callId: string;
+  /** The ledger session of the asking call. */
+  session: string;
+}
+
+/** The opaque `requestState` naming `state`. */
+export function encodeState(state: QuestionState): string {
+  return STATE_PREFIX + Buffer.from(JSON.stringify({ q: state.question, c: state.callId, s: state.session }), 'utf8').toString('base64url');
+}
+
+/** The question a `requestState` names, or `undefined` for a state this server did not mint (or a tampered one that no longer parses). */
+export function decodeState(raw: unknown): QuestionState | undefined {
+  if (typeof raw !== 'string' || !raw.startsWith(STATE_PREFIX) || raw.length > 2000) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(raw.slice(STATE_PREFIX.length), 'base64url').toString('utf8')) as { q?: unknown; c?: unknown; s?: unknown };
+    if (!Number.isSafeInteger(parsed.q) || (parsed.q as number) <= 0 || typeof parsed.c !== 'string' || typeof parsed.s !== 'string') return undefined;
+    return { question: parsed.q as number, callId: parsed.c, session: parsed.s };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The suspension a first round's confirmation handler throws: the executor leaves the call pending with its question. */
+export interface InputSuspension extends Error {
+  questionId: number;
+  request: ConfirmationRequest;
+}
+
+/** Whether `error` is the {@link suspendForInput} handler's suspension. */
+export function isInputSuspension(error: unknown): error is InputSuspension {
+  return error instanceof Error && (error as Partial<InputSuspension>).questionId !== undefined && (error as { [SUSPENDS]?: unknown })[SUSPENDS] === true;
+}
+
+/**
+ * The first round's confirmation handler: suspends the call once its question is stored (the
+ * executor then leaves it `pending`, its question open). Without a stored question (no durable
+ * ledger) it fails, which refuses the call.
+ */
+export const suspendForInput: ConfirmationHandler = (request, context) => {
+  if (context?.questionId === undefined) throw new Error('no ledger keeps the question, so it cannot be answered in a retry');
+  throw Object.assign(new Error(`${request.tool} requires confirmation: input required`), { [SUSPENDS]: true, questionId: context.questionId, request });
+};
+
+/** The "input required" result of a suspended call: the confirmation form, and the state naming its question. */
+export function inputRequiredFor(suspension: InputSuspension, callId: string, session: string): InputRequiredResult {
+  const form = confirmationForm(suspension.request);
+  return inputRequired({
+    inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: `${form.message}\n(question ${suspension.questionId})`, requestedSchema: form.requestedSchema as never }) },
+    requestState: encodeState({ question: suspension.questionId, callId, session }),
+  });
+}
+
+/** A retry that may go on: the stored call to run, and the client's answer to its question. */
+export interface CheckedRetry {
+  state: QuestionState;
+  /** The client's answer (`deny` unless it accepted the form with `approve: true`). */
+  answer: ApprovalAnswer;
+  /** A confirmation handler that gives {@link answer} for the state's question only. */
+  handler: ConfirmationHandler;
+}
+
+/**
+ * Check a retry against the question its `requestState` names (see the module's text).
+ * @returns the retry to run, or a message saying why it was refused (nothing runs then).
+ */
+export async function checkRetry(
+  ledger: CallStore, rawState: unknown, responses: Record<string, unknown> | undefined, tool: RegisteredTool, args: Record<string, unknown>,
+): Promise<CheckedRetry | string> {
+  const state = decodeState(rawState);
+  if (state === undefined) return 'the retry\'s requestState is not one this server issued (or it was altered); nothing ran. Call the tool again without requestState to be asked again.';
+  const question = await ledger.approval(state.question);
+  if (question === undefined || question.callId !== state.callId || question.session !== state.session) {
+    return 'the retry\'s requestState names no stored question of this server (altered, or pruned); nothing ran. Call the tool again without requestState to be asked again.';
+  }
+  if (question.answer !== undefined || question.callState !== 'pending') {
+    return `question ${question.id} was answered already (${question.answer ?? question.callState}): a requestState counts once, and this retry ran nothing. Call the tool again without requestState for a new question.`;
+  }
+  const call = await ledger.get(state.callId, state.session);
+  if (call === undefined || call.tool !== tool.name || call.version !== tool.version || !isDeepStrictEqual(call.arguments, args)) {
+    return `question ${question.id} was asked about another call (${call?.tool ?? 'unknown'} ${call?.version ?? ''} with other arguments): an answer approves only the call it was asked about, with the same tool revision and arguments; nothing ran.`;
+  }
+  const view = inputResponse(responses, CONFIRM_INPUT);
+  if (view.kind !== 'elicit') return `the retry carries no answer to question ${question.id} (inputResponses.${CONFIRM_INPUT}); nothing ran.`;
+  const offers = (question.request as { offers?: unknown }).offers;
+  const answer = answerOfForm(view.action, view.content, Array.isArray(offers) ? offers as ApprovalAnswer[] : ['allow_once', 'deny']);
+  const handler: ConfirmationHandler = (_request, context) => (context?.questionId === state.question ? answer : 'deny');
+  return { state, answer, handler };
+}
