@@ -12,9 +12,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { createMcpServer, ToolSystem } from 'toolgate';
-import { fixtureRegistry, tempWorkspace } from '../helpers.js';
+import { BIN, fixtureRegistry, tempWorkspace } from '../helpers.js';
 
 const MODERN = '2026-07-28';
 const URL_ = 'http://127.0.0.1/mcp';
@@ -171,6 +172,33 @@ describe('MCP 2026-07-28: confirmation as input required, answered by a retry (i
       assert.equal(fs.readFileSync(path.join(tmp.ws, 'client.txt'), 'utf8'), 'by the client\n');
     } finally {
       await client.close();
+    }
+  });
+
+  it('over stdio, `toolgate mcp` asks a 2026-07-28 client through input required; a decline writes nothing, an accept writes once', async () => {
+    for (const approve of [false, true]) {
+      const asked: string[] = [];
+      const client = new Client({ name: 'mrtr-stdio', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } });
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(String(request.params.message));
+        return approve ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
+      });
+      const env = { ...getDefaultEnvironment(), XDG_STATE_HOME: process.env.XDG_STATE_HOME! };
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--state-dir', path.join(tmp.root, 'stdio-state')], stderr: 'pipe', env }));
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+        const result = (await client.callTool({ name: 'write_file', arguments: { filepath: 'stdio.txt', content: 'over stdio\n' } })) as CallToolResult;
+        assert.equal(asked.length, 1, JSON.stringify(result));
+        if (approve) {
+          assert.notEqual(result.isError, true, JSON.stringify(result));
+          assert.equal(fs.readFileSync(path.join(tmp.ws, 'stdio.txt'), 'utf8'), 'over stdio\n');
+        } else {
+          assert.equal(result.isError, true, JSON.stringify(result));
+          assert.equal(fs.existsSync(path.join(tmp.ws, 'stdio.txt')), false);
+        }
+      } finally {
+        await client.close();
+      }
     }
   });
 });
