@@ -28,13 +28,13 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import { answerOfForm, confirmationForm } from './confirmation.js';
 
 /** The key of the confirmation form in `inputRequests` and the retry's `inputResponses`. */
-export const CONFIRM_INPUT = 'toolgate_confirmation';
+const CONFIRM_INPUT = 'toolgate_confirmation';
 
 /** Prefix of the request states this server mints (version 1). */
 const STATE_PREFIX = 'tgq1.';
 
 /** What a request state names: a stored question, and its call. */
-export interface QuestionState {
+interface QuestionState {
   /** The ledger's question id. */
   question: number;
   /** The call id of the asking call. */
@@ -44,12 +44,12 @@ export interface QuestionState {
 }
 
 /** The opaque `requestState` naming `state`. */
-export function encodeState(state: QuestionState): string {
+function encodeState(state: QuestionState): string {
   return STATE_PREFIX + Buffer.from(JSON.stringify({ q: state.question, c: state.callId, s: state.session }), 'utf8').toString('base64url');
 }
 
 /** The question a `requestState` names, or `undefined` for a state this server did not mint (or a tampered one that no longer parses). */
-export function decodeState(raw: unknown): QuestionState | undefined {
+function decodeState(raw: unknown): QuestionState | undefined {
   if (typeof raw !== 'string' || !raw.startsWith(STATE_PREFIX) || raw.length > 2000) return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(raw.slice(STATE_PREFIX.length), 'base64url').toString('utf8')) as { q?: unknown; c?: unknown; s?: unknown };
