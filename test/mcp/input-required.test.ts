@@ -17,14 +17,7 @@ import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/ser
 import { createMcpServer, ToolSystem } from 'toolgate';
 import { BIN, fixtureRegistry, tempWorkspace } from '../helpers.js';
 
-const MODERN = '2026-07-28';
-const URL_ = 'http://127.0.0.1/mcp';
-const KEY = 'toolgate_confirmation';
-
-interface Rpc {
-  result?: { resultType?: string; requestState?: string; inputRequests?: Record<string, { method: string; params: { message: string } }>; content?: { type: string; text: string }[]; isError?: boolean };
-  error?: { code: number; message: string };
-}
+import { callModern, CONFIRM_KEY as KEY, MODERN, MODERN_URL as URL_, type Rpc } from './input-required-helpers.js';
 
 describe('MCP 2026-07-28: confirmation as input required, answered by a retry (issue 33, item 4)', () => {
   let tmp: ReturnType<typeof tempWorkspace>;
@@ -32,7 +25,6 @@ describe('MCP 2026-07-28: confirmation as input required, answered by a retry (i
   const systems: ToolSystem[] = [];
   let a: McpHttpHandler;
   let b: McpHttpHandler;
-  let id = 0;
 
   async function handler(): Promise<McpHttpHandler> {
     const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: state }, outputStore: false, sweepLeftovers: false } });
@@ -51,21 +43,7 @@ describe('MCP 2026-07-28: confirmation as input required, answered by a retry (i
     tmp.cleanup();
   });
 
-  /** One 2026-07-28 tools/call (raw JSON-RPC), with the client capabilities given. */
-  async function call(to: McpHttpHandler, params: Record<string, unknown>, capabilities: Record<string, unknown> = { elicitation: { form: {} } }): Promise<Rpc> {
-    const body = { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': capabilities } } };
-    const response = await to.fetch(new Request(URL_, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': String(params.name) },
-      body: JSON.stringify(body),
-    }));
-    const text = await response.text();
-    if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-      const data = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Rpc & { id?: number });
-      return data.find((m) => m.id === id) ?? { error: { code: 0, message: `no response in ${text}` } };
-    }
-    return JSON.parse(text) as Rpc;
-  }
+  const call = (to: McpHttpHandler, params: Record<string, unknown>, capabilities?: Record<string, unknown>): Promise<Rpc> => callModern(to, params, capabilities);
 
   const accept = { [KEY]: { action: 'accept', content: { approve: true } } };
 

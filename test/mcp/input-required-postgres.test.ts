@@ -1,0 +1,51 @@
+/**
+ * Issue 33, item 4 on the PostgreSQL store: two `toolgate mcp` servers (in-process, behind the
+ * SDK's `createMcpHandler`) over one PostgreSQL call store stand for two instances behind a
+ * load balancer: a 2026-07-28 call asked through one is answered by a retry sent to the
+ * other; the call runs once, and the same state again runs nothing. Skipped without
+ * PostgreSQL (postgres-server.ts says how to get one).
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpServer, ToolSystem } from 'toolgate';
+import { fixtureRegistry, tempWorkspace } from '../helpers.js';
+import { postgresForTests } from '../ledger/postgres-server.js';
+import { callModern, CONFIRM_KEY } from './input-required-helpers.js';
+
+const server = await postgresForTests(import.meta.url);
+
+describe('MCP 2026-07-28 input required across two instances on one PostgreSQL store', { skip: 'skip' in server ? server.skip : false }, () => {
+  const tmp = tempWorkspace();
+  const systems: ToolSystem[] = [];
+  after(async () => {
+    for (const system of systems) await system.close();
+    if (!('skip' in server)) await server.stop();
+    tmp.cleanup();
+  });
+
+  async function instance(): Promise<McpHttpHandler> {
+    const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, store: (server as { url: string }).url, runTasks: false, executor: { outputStore: false, sweepLeftovers: false } });
+    systems.push(system);
+    return createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false }, { era: ctx.era }));
+  }
+
+  it('asked through one, answered by a retry to the other, run once; the same state again runs nothing', async () => {
+    const a = await instance();
+    const b = await instance();
+    const args = { filepath: 'pg.txt', content: 'through postgres\n' };
+    const first = await callModern(a, { name: 'write_file', arguments: args });
+    assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+    assert.equal(fs.existsSync(path.join(tmp.ws, 'pg.txt')), false);
+    const accept = { [CONFIRM_KEY]: { action: 'accept', content: { approve: true } } };
+    const retried = await callModern(b, { name: 'write_file', arguments: args, inputResponses: accept, requestState: first.result!.requestState });
+    assert.equal(retried.result?.isError, undefined, JSON.stringify(retried));
+    assert.equal(fs.readFileSync(path.join(tmp.ws, 'pg.txt'), 'utf8'), 'through postgres\n');
+    fs.rmSync(path.join(tmp.ws, 'pg.txt'));
+    const replayed = await callModern(a, { name: 'write_file', arguments: args, inputResponses: accept, requestState: first.result!.requestState });
+    assert.match(replayed.error?.message ?? '', /answered already/, JSON.stringify(replayed));
+    assert.equal(fs.existsSync(path.join(tmp.ws, 'pg.txt')), false);
+  });
+});
