@@ -22,9 +22,11 @@
  *   fail the input schema, gate denials and failures inside a tool are results with
  *   `isError: true`, which the model can read and correct.
  * - Confirmation: with `yes`, calls are approved; otherwise a tool that requires confirmation
- *   is asked about through MCP elicitation when a 2025 client supports it. When it does not
- *   (and always for a 2026-07-28 client: that revision has no server-initiated requests) and
- *   a ledger keeps questions, the question waits there (`answerWaitMs`, or without bound with
+ *   is asked about through MCP elicitation when a 2025 client supports it; a 2026-07-28
+ *   client (no server-initiated requests on that revision) that declares form elicitation in
+ *   its request's `_meta` gets an "input required" result and answers in a retry, checked
+ *   against the question stored in the ledger (`input-required.ts`). When the client cannot
+ *   be asked either way and a ledger keeps questions, the question waits there (`answerWaitMs`, or without bound with
  *   `waitForAnswers`) for `toolgate approvals allow ID` or the cockpit, and the client is told
  *   the question's id at once (a log message, and progress when it sent a token); without a
  *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).

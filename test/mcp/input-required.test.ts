@@ -126,7 +126,7 @@ describe('MCP 2026-07-28: confirmation as input required, answered by a retry (i
     assert.equal(fs.readFileSync(path.join(tmp.ws, 'a.txt'), 'utf8'), 'harmless\n');
   });
 
-  it('a 2026-07-28 client without elicitation is not sent input required (its question waits in the ledger, as before)', async () => {
+  it('a 2026-07-28 client without elicitation in its capabilities cannot answer through a retry (a requestState is refused, nothing runs)', async () => {
     const first = await call(a, { name: 'write_file', arguments: { filepath: 'noelicit.txt', content: 'x' }, requestState: 'tgq1.e30' }, {});
     assert.equal(first.error?.code, -32602, JSON.stringify(first));
     assert.match(first.error!.message, /needs elicitation/);
