@@ -52,9 +52,8 @@ const CALL_ID_PREFIX = `tg_${crypto.randomBytes(4).toString('hex')}_`;
 
 /**
  * Runs tool calls. Never throws for a call except {@link PathTraversalError}: every other
- * failure (unknown tool, bad arguments, a decision, a timeout, a crash) is a result. (A
- * confirmation handler's suspension, such as LangGraph's `interrupt()`, is thrown on too:
- * see `isSuspension`.)
+ * failure (unknown tool, bad arguments, a decision, a timeout, a crash) is a result; so is
+ * all but a confirmation handler's suspension (`isSuspension`: LangGraph's `interrupt()`).
  *
  * Call {@link ToolExecutor.close} when done, to end worker threads.
  */
@@ -158,9 +157,8 @@ export class ToolExecutor {
    * @param call - `{ name, arguments, callId?, version? }` as the model sent it.
    * @returns the result; see {@link ToolExecutionResult}. Failures of every kind are results.
    * @throws PathTraversalError when a path argument leaves the workspace (also when a tool
-   *   finds one inside a worker); (rejects with) a confirmation handler's suspension
-   *   (`isSuspension`: LangGraph's `GraphInterrupt`), the call then waiting, unrefused, for
-   *   the same call id to be called again when the framework resumes.
+   *   finds one inside a worker); rejects with a confirmation handler's suspension (`isSuspension`),
+   *   the call then waiting, unrefused, for its call id to come again when the framework resumes.
    */
   execute(call: ToolCallRequest, options: ExecuteOptions = {}): Promise<ToolExecutionResult> {
     // OpenTelemetry: without a registered SDK `observeCall` is undefined and the call takes
@@ -329,8 +327,7 @@ export class ToolExecutor {
     if (state.timeoutMs > 0 && spentMs >= state.timeoutMs) return this.fail(state, { code: 'TIMEOUT', stopReason: 'timeout', message: lateMessage(tool, state.timeoutMs, spentMs) });
     if (this.outputs !== undefined && tool.cutInWorker && tool.maxOutputLength > 0) state.fullOutputDir = this.outputs.directory();
     if (state.entry === undefined) return this.dispatcher.dispatch(state, this.end) as CallResult;
-    // A recorded call runs only once its claim is committed (and not when the executor closed
-    // meanwhile: it ends not run); its latest progress goes to the ledger for the cockpit.
+    // Run once the claim is committed (not when closed meanwhile); its progress goes to the ledger.
     return this.journal!.claim(state, state.decisions?.map(recordOf)).then((refused) => refused !== undefined ? this.fail(state, refused) : this.closed ? this.fail(state, CLOSED_BEFORE_RUN)
       : this.dispatcher.dispatch(this.journal!.recordProgress(state), this.end)) as Promise<ToolExecutionResult>;
   }
@@ -362,14 +359,12 @@ export class ToolExecutor {
   }
 
   /**
-   * A call whose confirmation handler suspended its caller (`isSuspension`: LangGraph's
-   * `interrupt()`): no result; a recorded call is left waiting with its question
-   * ({@link CallJournal.suspend}), then the error is thrown on for the framework to see.
+   * A call whose confirmation handler suspended its caller (`isSuspension`): no result; a recorded
+   * call is left waiting with its question ({@link CallJournal.suspend}); the error is thrown on.
    */
   private suspended(state: CallState, error: unknown): Promise<never> {
     this.log.logger.info({ event: 'call_suspended', tool: state.tool.name, callId: state.callId }, 'the caller suspended while its question was open; the call waits for it to resume');
-    const left = state.entry === undefined ? Promise.resolve() : this.journal!.suspend(state);
-    return left.then(() => { throw error; });
+    return (state.entry === undefined ? Promise.resolve() : this.journal!.suspend(state)).then(() => { throw error; });
   }
 
   /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on (or the promise rejects with it). */
