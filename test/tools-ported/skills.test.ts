@@ -182,6 +182,13 @@ describe('an HTTP skill tool', () => {
       assert.deepEqual([hit.method, hit.url], ['POST', '/items/a%20b%2Fc/comments']);
       assert.deepEqual(JSON.parse(hit.body), { text: 'looks good' });
       assert.equal(hit.headers['x-skill'], 'tracker');
+      // A placeholder value "." or ".." would climb out of the path the skill fixed (/items/../comments is /comments): refused, nothing sent.
+      const hits = web.hits.length;
+      for (const id of ['..', '.']) {
+        const climb = await tools.execute({ name: 'tracker__comment', arguments: { id, text: 'x' }, callId: `h-${id}` }, { confirm: true });
+        assert.equal(climb.errorCode, 'INVALID_ARGUMENTS', climb.output);
+      }
+      assert.equal(web.hits.length, hits);
     } finally {
       await tools.close();
     }
