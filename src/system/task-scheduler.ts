@@ -174,12 +174,14 @@ export class TaskScheduler {
       case 'task_pause':
         return json(await this.change(task, ['scheduled'], { state: 'paused' }, 'paused'));
       case 'task_resume':
+        this.ownSession(caller, task, 'resume');
         return json(await this.change(task, ['paused'], { state: 'scheduled' }, 'resumed'));
       case 'task_detach':
         if (task.detached) return json({ ...(await viewOf(this.store, task)), note: 'already detached' });
         return json(await this.change(task, ['scheduled', 'paused', 'started', 'cancelled'], { detached: true }, 'detached'));
       case 'task_reschedule':
         if (args.at === undefined && args.delaySeconds === undefined) throw badInput('Give the new time: at or delaySeconds.');
+        this.ownSession(caller, task, 'reschedule');
         return json(await this.change(task, ['scheduled', 'paused'], { runAt: dueTime(args) }, 'rescheduled'));
       case 'task_update':
         return json(await this.update(caller, task, args));
@@ -254,6 +256,17 @@ export class TaskScheduler {
       return false;
     }
     return canonical(own) === canonical(task.options);
+  }
+
+  /**
+   * Refuse another session's change of when a task runs: its call runs with its creator's
+   * rights, at a time the creator chose (another session sees a detached task, and may cancel it).
+   * @throws ToolExecutionError when `caller` is not of the task's session.
+   */
+  private ownSession(caller: AgentCallOptions, task: TaskRecord, what: string): void {
+    if ((caller.session ?? this.host.executor.session) !== task.session) {
+      throw refused(`Task ${task.id} is another session's, and runs with its rights: only that session may ${what} it (you may cancel it, or create a task of your own).`);
+    }
   }
 
   private async wait(task: TaskRecord, seconds: unknown, signal: AbortSignal, deadline: number | undefined) {

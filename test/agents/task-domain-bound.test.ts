@@ -3,7 +3,8 @@
  * scheduling): a task's call runs later with the options stored when it was created (session,
  * mode, approval mode, scoped write folders), so
  * - another caller who sees a detached task may not put its own arguments into it (they would
- *   run under the creator's approval mode, wider than the caller's own);
+ *   run under the creator's approval mode, wider than the caller's own), nor resume or
+ *   reschedule it (making the creator's call run when the creator did not choose);
  * - a caller confined to another workspace root (a per-call `workspaceRoot`) may not create a
  *   task: it would run in the tool system's workspace instead.
  */
@@ -53,6 +54,23 @@ describe('a task stays within its creator\'s rights', () => {
     const own = await tools.execute({ name: 'task_update', arguments: { id, arguments: { file: 'c.txt' } }, callId: 'wide-update' }, creator);
     assert.equal(own.success, true, own.output);
     await tools.execute({ name: 'task_cancel', arguments: { id }, callId: 'wide-cancel' }, creator);
+  });
+
+  it('refuses resuming or rescheduling a detached task from another session (it would run under its creator\'s rights)', async () => {
+    const creator = { session: 'wide', approvalMode: 'allow-all' as const };
+    const made = await tools.execute({ name: 'task_create', arguments: { tool: 'append_call_id_asking', arguments: { file: 'p.txt' }, delaySeconds: 3600, detach: true }, callId: 'wide-paused' }, creator);
+    const id = idOf(made.output);
+    assert.equal((await tools.execute({ name: 'task_pause', arguments: { id }, callId: 'wide-pause' }, creator)).success, true);
+    const other = { session: 'other', confirmationHandler: null };
+    for (const [name, args] of [['task_resume', {}], ['task_reschedule', { delaySeconds: 0 }]] as const) {
+      const result = await tools.execute({ name, arguments: { id, ...args }, callId: `other-${name}` }, other);
+      assert.equal(result.success, false, `${name}: ${result.output}`);
+    }
+    const stored = (await tools.executor.ledger!.task(id))!;
+    assert.equal(stored.state, 'paused');
+    assert.ok(stored.runAt > Date.now() + 3000_000, 'not brought forward');
+    assert.equal((await tools.execute({ name: 'task_resume', arguments: { id }, callId: 'wide-resume' }, creator)).success, true);
+    await tools.execute({ name: 'task_cancel', arguments: { id }, callId: 'wide-cancel-2' }, creator);
   });
 
   it('refuses a task from a caller confined to another workspace root', async () => {
