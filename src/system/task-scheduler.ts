@@ -21,6 +21,8 @@
  * @module
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ToolExecutionError } from '../errors/errors.js';
 import type { CallStore } from '../ledger/call-store.js';
@@ -172,12 +174,14 @@ export class TaskScheduler {
       case 'task_pause':
         return json(await this.change(task, ['scheduled'], { state: 'paused' }, 'paused'));
       case 'task_resume':
+        this.ownSession(caller, task, 'resume');
         return json(await this.change(task, ['paused'], { state: 'scheduled' }, 'resumed'));
       case 'task_detach':
         if (task.detached) return json({ ...(await viewOf(this.store, task)), note: 'already detached' });
         return json(await this.change(task, ['scheduled', 'paused', 'started', 'cancelled'], { detached: true }, 'detached'));
       case 'task_reschedule':
         if (args.at === undefined && args.delaySeconds === undefined) throw badInput('Give the new time: at or delaySeconds.');
+        this.ownSession(caller, task, 'reschedule');
         return json(await this.change(task, ['scheduled', 'paused'], { runAt: dueTime(args) }, 'rescheduled'));
       case 'task_update':
         return json(await this.update(caller, task, args));
@@ -204,7 +208,11 @@ export class TaskScheduler {
     const title = typeof args.title === 'string' ? args.title : '';
     if (title.length > TASK_LIMITS.titleChars) throw badInput(`The title is over ${TASK_LIMITS.titleChars} characters. Nothing was stored.`);
     const runAt = dueTime(args);
-    const { mode, scopedWriteDirs } = storedMode(caller.mode ?? this.host.defaultMode, caller.scopedWriteDirs);
+    if (caller.workspaceRoot !== undefined && realOf(caller.workspaceRoot) !== realOf(this.host.workspace)) {
+      // Its call would run in the tool system's workspace, not in the root this caller is confined to.
+      throw refused(`Tasks run in the workspace ${this.host.workspace}; this caller's calls run in another root. Nothing was stored.`);
+    }
+    const options = this.optionsOf(caller);
     // Refused now what would be refused when it runs (unknown, invalid, denied, hidden from this caller).
     const { confirm: _c, approvedRevision: _r, confirmationHandler: _h, signal: _s, ...asCaller } = caller;
     const preview = await this.host.preview({ name, version: found.version, arguments: callArgs, callId: 'task-preview' }, asCaller);
@@ -218,13 +226,47 @@ export class TaskScheduler {
     const task = await this.store.createTask({
       id, workspace: this.host.workspace, session: caller.session ?? this.host.executor.session, scope: scopeOf(caller, this.host), detached: args.detach === true,
       tool: name, version: found.version, arguments: callArgs, title, state: 'scheduled', runAt, callId: id,
-      options: {
-        mode, ...(caller.approvalMode ? { approvalMode: caller.approvalMode } : {}), ...(scopedWriteDirs.length ? { scopedWriteDirs } : {}),
-        ...(caller.agent ? { agent: caller.agent } : {}), ...(caller.turnId ? { turn: caller.turnId } : {}),
-      },
+      options,
     });
     this.arm(runAt - Date.now());
     return { ...(await viewOf(this.store, task)), ...(preview.verdict === 'ask' ? { note: 'its call will ask a person when it runs (toolgate approvals, the cockpit)' } : {}) };
+  }
+
+  /** The options a task's call runs with, stored when it is created (what {@link launch} reads). */
+  private optionsOf(caller: AgentCallOptions): Record<string, unknown> {
+    const { mode, scopedWriteDirs } = storedMode(caller.mode ?? this.host.defaultMode, caller.scopedWriteDirs);
+    return {
+      mode, ...(caller.approvalMode ? { approvalMode: caller.approvalMode } : {}), ...(scopedWriteDirs.length ? { scopedWriteDirs } : {}),
+      ...(caller.agent ? { agent: caller.agent } : {}), ...(caller.turnId ? { turn: caller.turnId } : {}),
+    };
+  }
+
+  /**
+   * Whether `caller` would store the same call options as `task`'s creator did (same session,
+   * mode, approval mode, scoped write folders, agent, turn): only then may it give the task new
+   * arguments, which run with those options. Any other caller (one that sees a detached task)
+   * would have its arguments run with rights that are not its own.
+   */
+  private sameRights(caller: AgentCallOptions, task: TaskRecord): boolean {
+    if ((caller.session ?? this.host.executor.session) !== task.session) return false;
+    let own: Record<string, unknown>;
+    try {
+      own = this.optionsOf(caller);
+    } catch {
+      return false;
+    }
+    return canonical(own) === canonical(task.options);
+  }
+
+  /**
+   * Refuse another session's change of when a task runs: its call runs with its creator's
+   * rights, at a time the creator chose (another session sees a detached task, and may cancel it).
+   * @throws ToolExecutionError when `caller` is not of the task's session.
+   */
+  private ownSession(caller: AgentCallOptions, task: TaskRecord, what: string): void {
+    if ((caller.session ?? this.host.executor.session) !== task.session) {
+      throw refused(`Task ${task.id} is another session's, and runs with its rights: only that session may ${what} it (you may cancel it, or create a task of your own).`);
+    }
   }
 
   private async wait(task: TaskRecord, seconds: unknown, signal: AbortSignal, deadline: number | undefined) {
@@ -267,6 +309,7 @@ export class TaskScheduler {
     if (typeof args.title === 'string' && args.title.length > TASK_LIMITS.titleChars) throw badInput(`The title is over ${TASK_LIMITS.titleChars} characters.`);
     const callArgs = args.arguments as Record<string, unknown> | undefined;
     if (callArgs !== undefined) {
+      if (!this.sameRights(caller, task)) throw refused(`Task ${task.id} runs with its creator's session, mode and approval mode, not this caller's: only its creator may change its arguments (create a task of your own instead).`);
       if (JSON.stringify(callArgs).length > TASK_LIMITS.argumentChars) throw badInput(`The arguments are over ${TASK_LIMITS.argumentChars} characters of JSON.`);
       const { confirm: _c, approvedRevision: _r, confirmationHandler: _h, signal: _s, ...asCaller } = caller;
       const preview = await this.host.preview({ name: task.tool, version: task.version, arguments: callArgs, callId: 'task-preview' }, asCaller);
@@ -290,6 +333,20 @@ function storedMode(mode: unknown, dirs: readonly string[] | undefined): { mode:
   }
   const own = typeof mode === 'string' ? [] : (mode as AgentMode).scopedWriteDirs ?? [];
   return { mode: name!, scopedWriteDirs: [...new Set([...own, ...(dirs ?? [])])] };
+}
+
+/** The real path of a folder (its resolved path when it cannot be read). */
+function realOf(folder: string): string {
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    return path.resolve(folder);
+  }
+}
+
+/** JSON of `value` with its object keys sorted (to compare stored options). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 }
 
 /** Whether the scheduler that started a task (`host:pid:start`, `processOwner()`) still runs. */

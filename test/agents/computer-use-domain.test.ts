@@ -132,6 +132,11 @@ describe('the computer_use domain in an agent run', { skip }, () => {
       [{ action: 'fly' }, /action/],
       [{ action: 'open', url: '../outside.html' }, /outside the workspace/],
       [{ action: 'open', url: 'file:///etc/passwd' }, /neither a workspace file nor an http\(s\) URL/],
+      // The host's own services (the browser shares its network when the sandbox has one): refused like http_request's.
+      [{ action: 'open', url: 'http://127.0.0.1:9/' }, /local or private address/],
+      [{ action: 'open', url: 'http://localhost:9/admin' }, /local or private address/],
+      [{ action: 'open', url: 'http://[::1]:9/' }, /local or private address/],
+      [{ action: 'open', url: 'http://169.254.169.254/latest/meta-data/' }, /local or private address/],
     ];
     for (const [args, why] of bad) {
       const result = await call(args);

@@ -37,6 +37,9 @@ const BAD: Array<[folder: string, text: string, error: RegExp]> = [
   ['climbs-out', '---\nname: climbs-out\ndescription: x\ntools:\n  - name: t\n    description: x\n    script: ../good-skill/SKILL.md\n---\n', /leaves the skill folder/],
   ['absolute-script', '---\nname: absolute-script\ndescription: x\ntools:\n  - name: t\n    description: x\n    script: /bin/sh\n---\n', /leaves the skill folder/],
   ['http-host-placeholder', '---\nname: http-host-placeholder\ndescription: x\ntools:\n  - name: t\n    description: x\n    http: { url: "https://{host}/x" }\n---\n', /host is fixed/],
+  // A placeholder after a fixed start of the host still picks the host: {sub} = ".evil.example" (dots are not escaped), or the port, or the user part.
+  ['http-host-suffix', '---\nname: http-host-suffix\ndescription: x\ntools:\n  - name: t\n    description: x\n    http: { url: "https://api.example.com{sub}/x" }\n---\n', /host is fixed/],
+  ['http-port-placeholder', '---\nname: http-port-placeholder\ndescription: x\ntools:\n  - name: t\n    description: x\n    http: { url: "https://api.example.com:{port}/x" }\n---\n', /host is fixed/],
   ['tool-kind', '---\nname: tool-kind\ndescription: x\ntools:\n  - name: t\n    description: x\n    shell: "true"\n    kind: file_read\n---\n', /kind is not a known key/],
   ['tool-no-confirm', '---\nname: tool-no-confirm\ndescription: x\ntools:\n  - name: t\n    description: x\n    shell: "true"\n    requires_confirmation: false\n---\n', /requires_confirmation is not a known key/],
   ['unknown-key', '---\nname: unknown-key\ndescription: x\ntools:\n  - name: t\n    description: x\n    shell: "true"\n    run_as: root\n---\n', /run_as is not a known key/],
@@ -179,6 +182,13 @@ describe('an HTTP skill tool', () => {
       assert.deepEqual([hit.method, hit.url], ['POST', '/items/a%20b%2Fc/comments']);
       assert.deepEqual(JSON.parse(hit.body), { text: 'looks good' });
       assert.equal(hit.headers['x-skill'], 'tracker');
+      // A placeholder value "." or ".." would climb out of the path the skill fixed (/items/../comments is /comments): refused, nothing sent.
+      const hits = web.hits.length;
+      for (const id of ['..', '.']) {
+        const climb = await tools.execute({ name: 'tracker__comment', arguments: { id, text: 'x' }, callId: `h-${id}` }, { confirm: true });
+        assert.equal(climb.errorCode, 'INVALID_ARGUMENTS', climb.output);
+      }
+      assert.equal(web.hits.length, hits);
     } finally {
       await tools.close();
     }

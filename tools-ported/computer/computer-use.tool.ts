@@ -1,8 +1,11 @@
+import dns from 'node:dns/promises';
 import fs from 'node:fs';
+import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { displayFor, stopDisplaysOf } from './display-sessions.js';
 import { parseKeys } from './keys.js';
+import { addressVerdict, netAllowlistFromEnv, normalHost } from '../common/net-policy.js';
 import { browserCommand, displaySize, findXPrograms, type VirtualDisplay } from './virtual-display.js';
 
 /** What computer_use does. */
@@ -107,7 +110,7 @@ export class ComputerUseTool implements Tool<ComputerUseInput, string> {
   async run(args: ComputerUseInput, ctx: ToolContext): Promise<string> {
     // Checked before the display starts: bad input changes nothing, not even that.
     const plan = planAction(args);
-    if (args.action === 'open') pageUrl(ctx, args.url);
+    if (args.action === 'open') await checkPageHost(pageUrl(ctx, args.url));
     checkOnScreen(displaySize(), args); // the size a new display gets: no display starts for a point off it
     findXPrograms();
     const display = await displayFor(this, ctx.workspace.realRoot, ctx.sandbox);
@@ -273,6 +276,35 @@ function pageUrl(ctx: ToolContext, url: string | undefined): string {
   }
   if (!isFile) throw bad(`${url.slice(0, 200)} is not a file.`);
   return pathToFileURL(file).href;
+}
+
+/**
+ * Refuse a page whose host is not a public address, as `http_request` does (case N1, the
+ * allowlist of `TOOLGATE_NET_ALLOW` included): the browser shares the host's network when the
+ * call's sandbox has one, so `http://127.0.0.1:PORT/` would reach the host's own services.
+ * @throws ToolExecutionError (`INVALID_ARGUMENTS`) for a local, private or unresolvable host.
+ */
+async function checkPageHost(url: string): Promise<void> {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'file:') return;
+  const host = normalHost(parsed.hostname);
+  const allow = netAllowlistFromEnv();
+  let addresses: string[];
+  if (net.isIP(host) !== 0) addresses = [host];
+  else if (host === 'localhost' || host.endsWith('.localhost')) addresses = ['127.0.0.1'];
+  else {
+    try {
+      addresses = (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    } catch (error) {
+      throw new ToolExecutionError(`computer_use: the host ${host.slice(0, 100)} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'}). Nothing was opened.`, 'INVALID_ARGUMENTS');
+    }
+  }
+  for (const address of addresses) {
+    const blocked = addressVerdict(host, address, allow);
+    if (blocked !== undefined) {
+      throw new ToolExecutionError(`computer_use: ${parsed.host.slice(0, 100)} is a local or private address (${address}: ${blocked}); open shows public pages and workspace files only (an operator allows more with TOOLGATE_NET_ALLOW). Nothing was opened.`, 'INVALID_ARGUMENTS');
+    }
+  }
 }
 
 /** Open `url` in a browser window at the top left of the screen, and wait until it has a window (at most 20 s). */

@@ -195,7 +195,9 @@ function checkRun(decl: Record<string, unknown>, at: string, folder: string, fai
   const { method = 'GET', url, headers = {}, ...rest } = http as Record<string, unknown>;
   if (Object.keys(rest).length > 0) fail(`${at}.http.${Object.keys(rest)[0]} is not a known key; known: method, url, headers`);
   if (typeof method !== 'string' || !HTTP_METHODS.has(method.toUpperCase())) fail(`${at}.http.method must be one of ${[...HTTP_METHODS].join(', ')}`);
-  if (typeof url !== 'string' || !/^https?:\/\/[^/{}]+/i.test(url)) fail(`${at}.http.url must be an http(s) URL whose host is fixed (placeholders like {id} only in the path or query)`);
+  // The whole authority (user, host, port: up to the first "/", "?" or "#") must be fixed: a
+  // placeholder after "https://api.example.com" would still choose the host (".evil.example").
+  if (typeof url !== 'string' || !/^https?:\/\/[^/?#{}]+(?:[/?#]|$)/i.test(url)) fail(`${at}.http.url must be an http(s) URL whose host is fixed (placeholders like {id} only in the path or query)`);
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) fail(`${at}.http.headers must map names to strings`);
   return { type: 'http', method: (method as string).toUpperCase(), url: url as string, headers: headers as Record<string, string> };
 }

@@ -147,6 +147,8 @@ async function sendRequest(run: Extract<SkillTool['run'], { type: 'http' }>, arg
   const url = run.url.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const value = args[name];
     if (value === undefined || value === null || typeof value === 'object') throw new ToolExecutionError(`the URL needs the argument ${name} (a string, number or boolean); nothing was sent`, 'INVALID_ARGUMENTS');
+    // "." and ".." are not escaped, and as a path segment they would climb out of the path the skill fixed.
+    if (String(value) === '.' || String(value) === '..') throw new ToolExecutionError(`the argument ${name} may not be "." or ".." (it would change the URL's path); nothing was sent`, 'INVALID_ARGUMENTS');
     used.add(name);
     return encodeURIComponent(String(value));
   });
