@@ -45,7 +45,9 @@ let system: ToolSystem;
 before(async () => {
   const { registry } = await loadBuiltinTools();
   await loadPortedTools(registry);
-  system = new ToolSystem({ registry, executor: { outputStore: false } });
+  // No ledger: a question nobody can answer is refused at once (with a ledger it would wait for
+  // an answer from elsewhere, in the user's default state folder).
+  system = new ToolSystem({ registry, ledger: false, executor: { outputStore: false } });
 });
 
 after(async () => {
