@@ -197,7 +197,20 @@ export class Ledger implements CallStore {
    */
   static open(options: LedgerOptions = {}): Ledger {
     if (options === null || typeof options !== 'object') throw ToolgateOptionError.fromBadOption('ledger', 'must be an object of ledger options');
-    return new Ledger(Ledger.fileOf(options), options);
+    const file = Ledger.fileOf(options);
+    // Several processes opening one new file at once (workers started together) have seen
+    // SQLite answer "database is locked" at once, without waiting out the busy timeout (a
+    // busy case its busy handler does not cover). Opening is idempotent and a failed open
+    // closes its connection, so a busy open is tried again until the busy timeout has passed.
+    const deadline = Date.now() + (typeof options.busyTimeoutMs === 'number' && options.busyTimeoutMs > 0 ? options.busyTimeoutMs : DEFAULTS.busyTimeoutMs);
+    for (;;) {
+      try {
+        return new Ledger(file, options);
+      } catch (error) {
+        if (!String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + Math.floor(Math.random() * 30));
+      }
+    }
   }
 
   /** The file {@link open} would open for `options` (absolute), without opening it. */
