@@ -6,6 +6,7 @@
  * @module
  */
 import crypto from 'node:crypto';
+import { ToolgateOptionError } from '../errors/errors.js';
 import type { CallKey } from '../ledger/call-store.js';
 
 /** The data of a call's job: its key only. */
@@ -15,7 +16,7 @@ export interface CallJob {
 }
 
 /** The pool of callers and workers that name none. */
-export const DEFAULT_POOL = 'default';
+const DEFAULT_POOL = 'default';
 
 /** Bounds of a call id or session in a job, in characters. */
 const MAX_KEY_CHARS = 512;
@@ -24,8 +25,18 @@ const MAX_KEY_CHARS = 512;
 const POOL_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Whether `pool` is a valid pool name. */
-export function isPoolName(pool: unknown): pool is string {
+function isPoolName(pool: unknown): pool is string {
   return typeof pool === 'string' && POOL_NAME.test(pool);
+}
+
+/**
+ * The `pool` option of a caller or a worker: {@link DEFAULT_POOL} when unset.
+ * @throws ToolgateOptionError naming `pool` when it is not a valid pool name.
+ */
+export function poolOption(pool: string | undefined): string {
+  const name = pool ?? DEFAULT_POOL;
+  if (!isPoolName(name)) throw ToolgateOptionError.fromBadOption('pool', `must be 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(name)}`);
+  return name;
 }
 
 /** The BullMQ queue of a pool. */

@@ -14,7 +14,7 @@ import { failedResult } from '../closeout/results.js';
 import type { CallKey, CallStore, NewCall } from '../ledger/call-store.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { CANCEL_CHANNEL, redisClient } from './connection.js';
-import { DEFAULT_POOL, isPoolName, jobIdOf, jobIdsOf, queueName } from './job.js';
+import { poolOption, jobIdOf, jobIdsOf, queueName } from './job.js';
 import { loadBullMq } from './peers.js';
 import { RESUME_ROUND } from './reconciler.js';
 import { newReplyKey, openReply } from './reply.js';
@@ -87,8 +87,7 @@ export class QueueCaller {
    * @throws ToolgateOptionError when an option is wrong or `bullmq`/`ioredis` is missing.
    */
   static async open(options: QueueCallerOptions): Promise<QueueCaller> {
-    const pool = options.pool ?? DEFAULT_POOL;
-    if (!isPoolName(pool)) throw ToolgateOptionError.fromBadOption('pool', `must be 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(pool)}`);
+    const pool = poolOption(options.pool);
     const checkMs = options.checkMs ?? 1000;
     if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
     const { Queue, QueueEvents } = await loadBullMq();

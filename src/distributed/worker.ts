@@ -26,7 +26,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { codesWhere } from '../errors/error-codes.js';
 import { CANCEL_CHANNEL, redisClient } from './connection.js';
-import { DEFAULT_POOL, isPoolName, jobIdOf, parseJob, queueName } from './job.js';
+import { poolOption, jobIdOf, parseJob, queueName } from './job.js';
 import { loadBullMq } from './peers.js';
 import { keyString, WorkerStore } from './worker-store.js';
 import { signReply, type SignedReply } from './reply.js';
@@ -84,8 +84,7 @@ export class QueueWorker {
    * @throws ToolgateOptionError when an option is wrong or `bullmq`/`ioredis` is missing.
    */
   static async start(options: QueueWorkerOptions): Promise<QueueWorker> {
-    const pool = options.pool ?? DEFAULT_POOL;
-    if (!isPoolName(pool)) throw ToolgateOptionError.fromBadOption('pool', `must be 1 to 64 letters, digits, ".", "_" or "-"; got ${JSON.stringify(pool)}`);
+    const pool = poolOption(options.pool);
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) throw ToolgateOptionError.fromBadOption('concurrency', 'must be an integer from 1 to 1024');
     const { Worker } = await loadBullMq();
