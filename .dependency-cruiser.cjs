@@ -60,7 +60,7 @@ const ALLOWED_IMPORTERS = {
   '@openai/agents': ['^src/adapters/openai-agents\\.ts$'],
   '@langchain/core': ['^src/adapters/langchain\\.ts$'],
   // the durable call ledger (SQLite)
-  'better-sqlite3': ['^src/ledger/sqlite/', '^tools-ported/memory/memory-store\.ts$'],
+  'better-sqlite3': ['^src/ledger/sqlite/'],
   // the PostgreSQL call store (an optional peer, loaded on first use)
   pg: ['^src/ledger/postgres/database\.ts$'],
   // policy files: TOML and globs are read and compiled in one place

@@ -19,6 +19,7 @@ import type { ToolClient } from '../types/tool.js';
 import type { QuestionHandler } from './ask-user.js';
 import type { SubagentDriver } from './subagent.js';
 import type { TaskService } from '../types/task-service.js';
+import type { MemoryStore } from '../types/memory-service.js';
 
 /** What `request_tools` chooses from in one session: the tools a domain request may make visible. */
 export interface LazyDomainsScope {
@@ -44,6 +45,8 @@ export interface CallerServicesInit {
   turnId?: string | undefined;
   /** The scheduler's service for a call of a task tool (`task-service.ts`). Absent: the task tools answer "unavailable". */
   tasks?: TaskService | undefined;
+  /** The tool system's memory store, for a call of a memory tool (`memory-service.ts`). Absent: the memory tools answer "unavailable". */
+  memory?: MemoryStore | undefined;
 }
 
 /** The services of one caller's turn or session (frozen; see the module's TSDoc for how they travel). */
@@ -55,6 +58,7 @@ export class CallerServices {
   readonly session: string | undefined;
   readonly turnId: string | undefined;
   readonly tasks: TaskService | undefined;
+  readonly memory: MemoryStore | undefined;
 
   constructor(init: CallerServicesInit) {
     this.askUser = init.askUser;
@@ -64,6 +68,7 @@ export class CallerServices {
     this.session = init.session;
     this.turnId = init.turnId;
     this.tasks = init.tasks;
+    this.memory = init.memory;
     Object.freeze(this);
   }
 
@@ -73,7 +78,7 @@ export class CallerServices {
   }
 
   private init(): CallerServicesInit {
-    return { askUser: this.askUser, visibility: this.visibility, domains: this.domains, subagents: this.subagents, session: this.session, turnId: this.turnId, tasks: this.tasks };
+    return { askUser: this.askUser, visibility: this.visibility, domains: this.domains, subagents: this.subagents, session: this.session, turnId: this.turnId, tasks: this.tasks, memory: this.memory };
   }
 }
 

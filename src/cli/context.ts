@@ -195,6 +195,8 @@ export const COCKPIT_FLAGS = {
 export const LEDGER_FLAGS = {
   'state-dir': { type: 'string' },
   'no-ledger': { type: 'boolean' },
+  // The memory tools' workspace identity (ToolSystemOptions.memoryWorkspace).
+  'memory-workspace': { type: 'string' },
   // On several machines (docs/distributed.md): the shared store, the queue and the pool.
   store: { type: 'string' },
   queue: { type: 'string' },

@@ -89,7 +89,7 @@ export async function cliToolRegistry(values: Record<string, unknown>, ctx: CliC
  * @throws UsageError when the config file is missing (when named) or malformed.
  */
 export async function bridgeConfigured(
-  registry: ToolRegistry, config: string | undefined, workspace: string, log: () => Logger, ctx: CliContext, onToolsChanged?: () => void,
+  registry: ToolRegistry, config: string | undefined, workspace: string, log: () => Logger, ctx: CliContext, onToolsChanged?: () => void, stateDir = defaultStateDir(ctx.env),
 ): Promise<McpBridge | undefined> {
   let loaded;
   try {
@@ -118,7 +118,7 @@ export async function bridgeConfigured(
     logger: log(), onToolsChanged: () => onToolsChanged?.(), childEnv: { [BRIDGED_CONFIGS_ENV]: [...above, file].join(path.delimiter), ...stateHome },
     // Servers with `oauth` keep their tokens here; no authorizer: one that needs the person
     // fails to start with an error naming `toolgate mcp login` (src/mcp/oauth.ts).
-    oauthStateDir: defaultStateDir(ctx.env),
+    oauthStateDir: stateDir,
   });
   // The log's level is `error` by default; a server that did not start must not vanish silently.
   for (const status of bridge.status()) {

@@ -12,6 +12,7 @@ import type { LevelWithSilent } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
 import { UsageError, type CliContext } from './context.js';
+import { defaultStateDir } from '../ledger/paths.js';
 import { bridgeConfigured, configToolset, toolFoldersOption } from './tool-registry.js';
 
 /** Options of {@link cliToolSystem}. */
@@ -44,8 +45,12 @@ export interface CliToolSystemOptions {
 export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, options: CliToolSystemOptions): ToolSystem {
   const toolFolders = options.registry === undefined ? toolFoldersOption(values, ctx) : [];
   const config = values.config === undefined ? undefined : path.resolve(ctx.cwd, values.config as string);
+  const ledger = options.executor?.ledger;
   return new ToolSystem({
     workspace: options.workspace,
+    // `--state-dir` (the ledger's `dir`), the folder of a `--store FILE`, else the context's default.
+    ...(ledger !== undefined && ledger !== false && typeof ledger === 'object' && ('dir' in ledger || 'file' in ledger) ? {} : { stateDir: defaultStateDir(ctx.env) }),
+    ...(typeof values['memory-workspace'] === 'string' ? { memoryWorkspace: values['memory-workspace'] } : {}),
     logLevel: options.logLevel,
     toolFolders,
     ...(options.registry === undefined ? configToolset(values, ctx) : { registry: options.registry, builtins: false }),
@@ -57,7 +62,7 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     runTasks: options.runTasks === true,
     ...(values.queue === undefined ? {} : { queue: { url: values.queue as string, ...(values.pool === undefined ? {} : { pool: values.pool as string }) } }),
     connectors: [async (system) => {
-      const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged);
+      const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged, system.stateDir);
       return bridge === undefined ? undefined : () => bridge.close();
     }],
   });

@@ -45,7 +45,7 @@ const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--no-token] 
                and closes one idle for --session-idle-ms (default 1800000, 30 min);
                --lazy-domains lists tools with a domain only after the client's
                request_tools asks for it (--tag-domain puts a tag's tools in a domain)
-  toolgate mcp login SERVER --config FILE
+  toolgate mcp login SERVER --config FILE [--state-dir DIR]
                authorize toolgate at a bridged MCP server that uses OAuth: prints the
                URL to open, waits for the browser's redirect on loopback, keeps the
                tokens in the state folder (mode 0600; docs/mcp.md)
@@ -90,8 +90,11 @@ const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided g
                      .toolgate/policy.toml; see toolgate policy check)`;
 
 /** Usage lines of {@link LEDGER_FLAGS}. */
-const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace); default
+const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one SQLite file per workspace), the
+                     memory files and MCP OAuth tokens; default
                      $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
+  --memory-workspace NAME  the workspace's identity for memory notes (default: its real
+                     path); processes naming the same one on a store share the notes
   --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
                      questions, no toolgate result / trace for these calls
   --store FILE       the call store shared with workers (a SQLite file on one machine);
@@ -101,8 +104,8 @@ const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one S
 
 /** Usage lines of `toolgate worker`. */
 const WORKER_USAGE = `  toolgate worker --store FILE --queue redis://HOST:PORT [--workspace DIR] [--pool NAME]
-               [--concurrency N] [--lease-ms MS] [sandbox options] [--no-policy]
-               take the calls sent to the pool and run them in the workspace (decided
+               [--concurrency N] [--lease-ms MS] [--memory-workspace NAME] [sandbox options]
+               [--no-policy] take the calls sent to the pool and run them in the workspace (decided
                again here: its policy files, protected paths, this registry); a call's lease
                (default 30000 ms) is renewed while the worker lives: a worker that dies
                leaves its calls interrupted, never run twice (docs/distributed.md)`;

@@ -21,6 +21,7 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     pool: { type: 'string' },
     concurrency: { type: 'string' },
     'lease-ms': { type: 'string' },
+    'memory-workspace': { type: 'string' },
     ...SANDBOX_FLAGS,
   });
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
@@ -62,6 +63,7 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     served = await serveQueue({
       queue: values.queue as string, store, workspace, pool: values.pool as string | undefined, concurrency, leaseMs,
       system: {
+        ...(values['memory-workspace'] === undefined ? {} : { memoryWorkspace: values['memory-workspace'] as string }),
         logLevel: logLevel(values), toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx),
         executor: { ...sandboxOptions(values, ctx), policy: policyOption(values, ctx), outputStore: false },
       },

@@ -34,6 +34,9 @@ import type { ModelClass } from '../types/model-class.js';
 import type { DomainVisibility } from '../registry/lazy-visibility.js';
 import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
 import { TASK_DOMAIN } from '../types/task-service.js';
+import { MEMORY_DOMAIN, type MemoryStore } from '../types/memory-service.js';
+import { lazyMemoryStore, openMemoryStore } from '../ledger/memory-stores.js';
+import fs from 'node:fs';
 import type { McpBridge } from '../mcp/bridge.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
@@ -148,6 +151,21 @@ export interface ToolSystemOptions {
   store?: string | CallStore;
   /** Run the `task` domain's due tasks of this workspace here (`src/system/task-scheduler.ts`; needs a writable call store). Default true. */
   runTasks?: boolean;
+  /**
+   * The state folder (the CLI's `--state-dir`): where the workspace's memory file is kept
+   * (`memory-<key>.sqlite`, when the call store keeps no memory itself) and the OAuth tokens of
+   * `mcpServers` (`mcp-oauth/`), and the default ledger's folder. Default: the ledger's folder
+   * (`ledger.dir`, or the folder of `ledger.file`, a SQLite `store` file or a given `Ledger`),
+   * else `$XDG_STATE_HOME/toolgate`, else `~/.local/state/toolgate`.
+   */
+  stateDir?: string;
+  /**
+   * The workspace's identity for the memory tools' notes (docs/memory-and-artifacts.md):
+   * processes that name the same identity on one store share the notes, whatever their
+   * workspace's path (workers of one pool whose checkouts live at different paths, on a shared
+   * PostgreSQL `store`). 1 to 200 characters. Default: the workspace's real path.
+   */
+  memoryWorkspace?: string;
 }
 
 /** Which tools an agent is offered: its mode, its scoped write folders and its pins. */
@@ -208,6 +226,10 @@ export class ToolSystem implements ToolCallTarget {
   private queueCaller: import('../distributed/queue-caller.js').QueueCaller | undefined;
   /** The `task` tools' scheduler, once started with a writable store. */
   private tasks: TaskScheduler | undefined;
+  /** The state folder in use (absolute; see {@link ToolSystemOptions.stateDir}). */
+  readonly stateDir: string;
+  /** The memory tools' store (opened on the first memory call, closed by `close()`). */
+  private memory: MemoryStore | undefined;
 
   /** @throws ToolgateOptionError or RangeError when an option is wrong (the message names it). */
   constructor(options: ToolSystemOptions = {}) {
@@ -226,7 +248,12 @@ export class ToolSystem implements ToolCallTarget {
     const wait = options.waitForAnswers;
     if (wait !== undefined && typeof wait !== 'boolean' && !(typeof wait === 'number' && wait > 0)) throw ToolgateOptionError.fromBadOption('waitForAnswers', `must be a boolean or a positive number of milliseconds; got ${String(wait).slice(0, 50)}`);
     const given = options.store === undefined ? options.ledger ?? options.executor?.ledger : this.storeLedger(options.store, options.ledger ?? options.executor?.ledger);
-    const ledger = given ?? { dir: defaultStateDir(), workspace: this.workspace };
+    this.stateDir = path.resolve(options.stateDir ?? stateDirOf(given) ?? defaultStateDir());
+    const memoryWorkspace = options.memoryWorkspace;
+    if (memoryWorkspace !== undefined && (typeof memoryWorkspace !== 'string' || memoryWorkspace.length === 0 || memoryWorkspace.length > 200)) {
+      throw ToolgateOptionError.fromBadOption('memoryWorkspace', 'must be a name of 1 to 200 characters');
+    }
+    const ledger = given ?? { dir: this.stateDir, workspace: this.workspace };
     try {
       this.executor = new ToolExecutor(this.registry, { ...options.executor, ledger, workspaceRoot: this.workspace, logger: this.logger });
     } catch (error) {
@@ -277,7 +304,7 @@ export class ToolSystem implements ToolCallTarget {
     if (servers !== undefined && Object.keys(servers).length !== 0) {
       // The MCP client SDK loads only when servers are to be bridged.
       const { McpBridge } = await import('../mcp/bridge.js');
-      const bridge = await McpBridge.connect(this.registry, { ...servers }, { logger: this.logger });
+      const bridge = await McpBridge.connect(this.registry, { ...servers }, { logger: this.logger, oauthStateDir: this.stateDir });
       this.bridge = bridge;
       this.closers.push(() => bridge.close());
     }
@@ -291,6 +318,15 @@ export class ToolSystem implements ToolCallTarget {
     const tasks = (this.tasks = new TaskScheduler(this, store));
     if (this.options.runTasks !== false) tasks.start();
     this.closers.push(() => tasks.close());
+  }
+
+  /** The memory tools' store, opened on first use and kept until `close()` (`src/ledger/memory-stores.ts`). */
+  private memoryStore(): MemoryStore {
+    if (this.memory !== undefined) return this.memory;
+    const workspace = this.options.memoryWorkspace ?? realPath(this.workspace);
+    const memory = (this.memory = lazyMemoryStore(() => openMemoryStore({ store: this.executor.ledger, stateDir: this.stateDir, workspace })));
+    this.closers.push(() => memory.close());
+    return memory;
   }
 
   /**
@@ -408,6 +444,7 @@ export class ToolSystem implements ToolCallTarget {
     if (name !== undefined) {
       const tool = this.registry.get(name);
       if (tool !== undefined && !isCallerTool(tool) && !this.selected(tool)) return this.notSelected(call, name);
+      if (tool?.domain === MEMORY_DOMAIN) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ memory: this.memoryStore() }));
       if (tool?.domain === TASK_DOMAIN && this.tasks !== undefined) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ tasks: this.tasks.forCaller(options) }));
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
@@ -450,6 +487,23 @@ export class ToolSystem implements ToolCallTarget {
     const names = [...new Set(this.registry.list().filter((t) => this.selected(t)).map((t) => t.name))];
     const message = `Unknown tool ${JSON.stringify(clip(name, 100))}. Available tools: ${names.join(', ') || '(none)'}.`;
     return failedResult('UNKNOWN_TOOL', message, { tool: clip(name, 200), callId: typeof call.callId === 'string' ? call.callId : '' });
+  }
+}
+
+/** The state folder a ledger option names: its `dir`, or the folder of its SQLite `file` (a given store's, when that is a path). */
+function stateDirOf(ledger: unknown): string | undefined {
+  if (ledger === null || typeof ledger !== 'object') return undefined;
+  const { dir, file } = ledger as { dir?: unknown; file?: unknown };
+  if (typeof dir === 'string') return dir;
+  return typeof file === 'string' && !isPostgresUrl(file) ? path.dirname(path.resolve(file)) : undefined;
+}
+
+/** The real path of `folder`, or the folder itself when it cannot be resolved. */
+function realPath(folder: string): string {
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    return folder;
   }
 }
 

@@ -12,7 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GeneralAgent, ToolSystem } from 'toolgate';
 import { ledgerFile } from '../../src/ledger/paths.js';
-import { MEMORY_LIMITS, memoryFile, MemoryStore } from '../../tools-ported/memory/memory-store.js';
+import { memoryFile, SqliteMemoryStore } from '../../src/ledger/sqlite/memory.js';
+import { MEMORY_LIMITS } from '../../src/types/memory-service.js';
 import { tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
@@ -57,8 +58,9 @@ describe('the memory domain in an agent run', () => {
     assert.match(seen.get('l')!, /Tuesdays/);
     assert.doesNotMatch(seen.get('l')!, /5433/);
     // Its own file next to the ledger's, in the state folder.
-    assert.equal(path.dirname(memoryFile(fs.realpathSync(t.ws))), path.dirname(ledgerFile(path.join(state, 'toolgate'), t.ws)));
-    assert.ok(fs.existsSync(memoryFile(fs.realpathSync(t.ws))));
+    const file = memoryFile(path.join(state, 'toolgate'), fs.realpathSync(t.ws));
+    assert.equal(path.dirname(file), path.dirname(ledgerFile(path.join(state, 'toolgate'), t.ws)));
+    assert.ok(fs.existsSync(file));
   });
 
   it('survives a restart: a new process finds the notes', () => {
@@ -96,16 +98,16 @@ describe('the memory domain in an agent run', () => {
     assert.equal((await tools.execute({ name: 'memory_list', arguments: {}, callId: 'count-2' })).output, before);
   });
 
-  it('refuses a note past the count bound of a scope, storing nothing', () => {
+  it('refuses a note past the count bound of a scope, storing nothing', async () => {
     const root = path.join(t.root, 'other-workspace');
-    const store = MemoryStore.open(root);
+    const store = SqliteMemoryStore.open(path.join(state, 'toolgate'), root);
     try {
-      for (let i = 0; i < MEMORY_LIMITS.notes; i++) store.remember('agent:filler', `note ${i}`, []);
-      assert.throws(() => store.remember('agent:filler', 'one too many', []), /already holds 1000 notes.*Nothing was changed/);
-      assert.equal(store.list('agent:filler', 1).total, MEMORY_LIMITS.notes);
-      assert.equal(store.remember('workspace', 'another scope still has room', []).scope, 'workspace');
+      for (let i = 0; i < MEMORY_LIMITS.notes; i++) await store.remember('agent:filler', `note ${i}`, []);
+      await assert.rejects(store.remember('agent:filler', 'one too many', []), /already holds 1000 notes.*Nothing was changed/);
+      assert.equal((await store.list('agent:filler', 1)).total, MEMORY_LIMITS.notes);
+      assert.equal((await store.remember('workspace', 'another scope still has room', [])).scope, 'workspace');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

@@ -9,30 +9,31 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { ToolExecutionError } from 'toolgate';
-import { MEMORY_LIMITS, memoryFile, MemoryStore } from '../../tools-ported/memory/memory-store.js';
+import { memoryFile, SqliteMemoryStore } from '../../src/ledger/sqlite/memory.js';
+import { MEMORY_LIMITS } from '../../src/types/memory-service.js';
 
 describe('the memory file has a bound across scopes', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-memory-'));
   after(() => fs.rmSync(root, { recursive: true, force: true }));
-  const env = { ...process.env, XDG_STATE_HOME: path.join(root, 'state') };
+  const stateDir = path.join(root, 'state', 'toolgate');
   const ws = path.join(root, 'ws');
 
-  it('a new scope gets no note once the file holds the most notes it may, and nothing is stored', () => {
-    MemoryStore.open(ws, env).close();
+  it('a new scope gets no note once the file holds the most notes it may, and nothing is stored', async () => {
+    await SqliteMemoryStore.open(stateDir, ws).close();
     const total = MEMORY_LIMITS.totalNotes;
     // Filled as a model could: many names, each under the per-scope bound.
-    const raw = new Database(memoryFile(ws, env));
+    const raw = new Database(memoryFile(stateDir, ws));
     const insert = raw.prepare("INSERT INTO notes (scope, text, tags, created) VALUES (?, 'filler', '[]', '2026-01-01T00:00:00.000Z')");
     raw.transaction(() => {
       for (let i = 0; i < total; i++) insert.run(`user:u${Math.floor(i / (MEMORY_LIMITS.notes - 1))}`);
     })();
     raw.close();
-    const store = MemoryStore.open(ws, env);
+    const store = SqliteMemoryStore.open(stateDir, ws);
     try {
-      assert.throws(() => store.remember('user:fresh', 'one more', []), (e: unknown) => e instanceof ToolExecutionError && /Nothing was changed/.test((e as Error).message));
-      assert.equal(store.list('user:fresh', 1).total, 0);
+      await assert.rejects(store.remember('user:fresh', 'one more', []), (e: unknown) => e instanceof ToolExecutionError && /Nothing was changed/.test((e as Error).message));
+      assert.equal((await store.list('user:fresh', 1)).total, 0);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

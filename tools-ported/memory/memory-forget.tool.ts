@@ -1,5 +1,5 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
-import { scopeKey, withMemory } from './memory-store.js';
+import { memoryOf, scopeKey } from '../../src/internal.js';
 
 /** Arguments of memory_forget. */
 export interface MemoryForgetInput {
@@ -21,7 +21,7 @@ export interface MemoryForgetInput {
 export class MemoryForgetTool implements Tool<MemoryForgetInput, string> {
   async run(args: MemoryForgetInput, ctx: ToolContext): Promise<string> {
     const scope = scopeKey(args);
-    const gone = withMemory(ctx.workspace.realRoot, (store) => store.forget(scope, args.id));
+    const gone = await memoryOf(ctx).forget(scope, args.id);
     if (!gone) throw new ToolExecutionError(`there is no note #${args.id} in ${scope}; nothing was forgotten.`);
     return `Forgot note #${args.id} of ${scope}.`;
   }

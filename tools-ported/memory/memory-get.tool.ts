@@ -1,5 +1,5 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
-import { scopeKey, showNote, withMemory } from './memory-store.js';
+import { memoryOf, scopeKey, showNote } from '../../src/internal.js';
 
 /** Arguments of memory_get. */
 export interface MemoryGetInput {
@@ -21,7 +21,7 @@ export interface MemoryGetInput {
 export class MemoryGetTool implements Tool<MemoryGetInput, string> {
   async run(args: MemoryGetInput, ctx: ToolContext): Promise<string> {
     const scope = scopeKey(args);
-    const note = withMemory(ctx.workspace.realRoot, (store) => store.get(scope, args.id));
+    const note = await memoryOf(ctx).get(scope, args.id);
     if (note === undefined) throw new ToolExecutionError(`there is no note #${args.id} in ${scope}; memory_list shows the ids.`);
     return showNote(note);
   }

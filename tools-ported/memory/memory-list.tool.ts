@@ -1,5 +1,5 @@
 import { tool, type Tool, type ToolContext } from '../../src/tool.js';
-import { checkTags, MEMORY_LIMITS, scopeKey, showNote, withMemory } from './memory-store.js';
+import { checkTags, memoryOf, MEMORY_LIMITS, scopeKey, showNote } from '../../src/internal.js';
 
 /** Arguments of memory_list. */
 export interface MemoryListInput {
@@ -26,7 +26,7 @@ export class MemoryListTool implements Tool<MemoryListInput, string> {
   async run(args: MemoryListInput, ctx: ToolContext): Promise<string> {
     const scope = scopeKey(args);
     const tag = args.tag === undefined ? undefined : checkTags([args.tag])[0];
-    const { notes, total } = withMemory(ctx.workspace.realRoot, (store) => store.list(scope, Math.min(args.limit ?? 20, MEMORY_LIMITS.results), tag));
+    const { notes, total } = await memoryOf(ctx).list(scope, Math.min(args.limit ?? 20, MEMORY_LIMITS.results), tag);
     if (total === 0) return `No notes in ${scope}${tag === undefined ? '' : ` tagged ${tag}`}; memory_remember keeps one.`;
     return `${total} note(s) in ${scope}${tag === undefined ? '' : ` tagged ${tag}`}, newest first${notes.length < total ? ` (showing ${notes.length})` : ''}:\n${notes.map(showNote).join('\n')}`;
   }

@@ -1,5 +1,5 @@
 import { tool, type Tool, type ToolContext } from '../../src/tool.js';
-import { checkTags, MEMORY_LIMITS, scopeKey, showNote, withMemory } from './memory-store.js';
+import { checkTags, memoryOf, MEMORY_LIMITS, scopeKey, showNote } from '../../src/internal.js';
 
 /** Arguments of memory_remember. */
 export interface MemoryRememberInput {
@@ -29,7 +29,7 @@ export class MemoryRememberTool implements Tool<MemoryRememberInput, string> {
   async run(args: MemoryRememberInput, ctx: ToolContext): Promise<string> {
     const scope = scopeKey(args);
     const tags = checkTags(args.tags);
-    const note = withMemory(ctx.workspace.realRoot, (store) => store.remember(scope, args.text, tags));
+    const note = await memoryOf(ctx).remember(scope, args.text, tags);
     return `Remembered note #${note.id} in ${scope} (at most ${MEMORY_LIMITS.notes} notes per scope):\n${showNote(note)}`;
   }
 }

@@ -1,5 +1,5 @@
 import { tool, type Tool, type ToolContext } from '../../src/tool.js';
-import { checkTags, MEMORY_LIMITS, scopeKey, showNote, withMemory } from './memory-store.js';
+import { checkTags, memoryOf, MEMORY_LIMITS, scopeKey, showNote } from '../../src/internal.js';
 
 /** Arguments of memory_search. */
 export interface MemorySearchInput {
@@ -33,7 +33,7 @@ export class MemorySearchTool implements Tool<MemorySearchInput, string> {
     const scope = scopeKey(args);
     const tag = args.tag === undefined ? undefined : checkTags([args.tag])[0];
     const limit = Math.min(args.limit ?? 10, MEMORY_LIMITS.results);
-    const notes = withMemory(ctx.workspace.realRoot, (store) => store.search(scope, args.query, limit, tag));
+    const notes = await memoryOf(ctx).search(scope, args.query, limit, tag);
     if (notes.length === 0) return `No notes in ${scope} match ${JSON.stringify(args.query.slice(0, 200))}.`;
     return `${notes.length} note(s) in ${scope}, best match first:\n${notes.map(showNote).join('\n')}`;
   }

@@ -8,7 +8,8 @@
  * `boolean`, whole outputs `bytea`. Differences: `task_requestors` rows of a deleted call are
  * deleted by retention itself (no trigger), and two partial indexes serve the lease sweep and
  * the feed of open calls (`calls_open`) and retention (`calls_ended`). Migration 2 adds
- * `scheduled_tasks` (the SQLite ledger's migration 7).
+ * `scheduled_tasks` (the SQLite ledger's migration 7). Migration 3 adds `memory_notes`, the memory
+ * tools' notes (`memory.ts`; on SQLite they are a file of their own, `../sqlite/memory.ts`).
  *
  * @module
  */
@@ -131,5 +132,19 @@ export const PG_MIGRATIONS: readonly string[] = Object.freeze([
     started_by text
   );
   CREATE INDEX scheduled_tasks_due ON scheduled_tasks (state, run_at);
+  `,
+  // 3, memory: the notes of the memory tools (postgres/memory.ts), of every workspace.
+  `
+  CREATE TABLE memory_notes (
+    id bigserial PRIMARY KEY,
+    workspace text NOT NULL,
+    scope text NOT NULL,
+    text text NOT NULL,
+    tags text[] NOT NULL DEFAULT '{}',
+    created_at bigint NOT NULL,
+    search tsvector NOT NULL
+  );
+  CREATE INDEX memory_notes_scope ON memory_notes (workspace, scope, id);
+  CREATE INDEX memory_notes_search ON memory_notes USING gin (search);
   `,
 ]);

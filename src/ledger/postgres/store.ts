@@ -39,6 +39,7 @@ import { PgFeed } from './feed.js';
 import { PgQuestions } from './questions.js';
 import { PgRetention } from './retention.js';
 import { PgTasks } from './tasks.js';
+import { PgMemoryStore } from './memory.js';
 import type { NewTask, TaskChange, TaskFilter, TaskRecord, TaskState } from '../scheduled-tasks.js';
 
 /** Options of {@link PostgresStore.open}; every option documents its default. */
@@ -377,6 +378,14 @@ export class PostgresStore implements CallStore {
     for (const wakes of this.topics.values()) for (const wake of wakes) wake();
     this.topics.clear();
     await this.db.close();
+  }
+
+  /**
+   * The memory of workspace `workspace` (its identity) in this store (`memory.ts`), on this
+   * store's connections: usable until this store is closed.
+   */
+  openMemory(workspace: string): PgMemoryStore {
+    return new PgMemoryStore(this.db, workspace, this.readonly, this.file);
   }
 
   /** Rejects on a read-only handle. */
