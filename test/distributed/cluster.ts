@@ -29,9 +29,9 @@ export class Cluster {
     return new Cluster(redis, root, workspace, store ?? path.join(root, 'store.sqlite'));
   }
 
-  /** Start a worker of `pool` and wait until it is ready. */
-  async worker(pool = 'default', extra: string[] = []): Promise<WorkerProcess> {
-    const child = spawn(process.execPath, [BIN, 'worker', '--workspace', this.workspace, '--store', this.store, '--queue', this.redis.url, '--pool', pool,
+  /** Start a worker of `pool` (in `workspace`, default the cluster's) and wait until it is ready. */
+  async worker(pool = 'default', extra: string[] = [], workspace = this.workspace): Promise<WorkerProcess> {
+    const child = spawn(process.execPath, [BIN, 'worker', '--workspace', workspace, '--store', this.store, '--queue', this.redis.url, '--pool', pool,
       '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--lease-ms', '2000', ...extra], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     const worker: WorkerProcess = { child, pid: child.pid!, stderr: '' };
     this.workers.push(worker);
