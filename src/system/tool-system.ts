@@ -339,6 +339,8 @@ export class ToolSystem implements ToolCallTarget {
 
   /** Close the connectors (in reverse order; failures are logged) and end the executor's workers. */
   async close(): Promise<void> {
+    // A memory call after this finds a closed store (opening none that nothing would close).
+    this.memory ??= lazyMemoryStore(() => Promise.reject(new Error('the tool system is closed')));
     for (const closer of this.closers.splice(0).reverse()) {
       try {
         await closer();
