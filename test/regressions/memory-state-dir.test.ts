@@ -2,7 +2,8 @@
 // ~/.local/state/toolgate) whatever state folder the ledger used: `toolgate call --state-dir
 // DIR` and `new ToolSystem({ ledger: { dir } })` kept their calls in DIR and their notes
 // elsewhere (a test's notes in the user's own folder). The memory file now follows the state
-// folder: the ledger's `dir`, the `stateDir` option, `--state-dir`.
+// folder: the ledger's `dir`, the `stateDir` option, `--state-dir`. (Also checked here: the
+// file is kept open between calls, no longer opened per call, and closed with the tool system.)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +26,14 @@ describe('the memory file follows the state folder', () => {
     else process.env.XDG_STATE_HOME = savedXdg;
     fs.rmSync(root, { recursive: true, force: true });
   });
+  /** Whether this process holds `file` open (its descriptors in /proc; Linux). */
+  const holds = (file: string) => fs.readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return fs.readlinkSync(path.join('/proc/self/fd', fd)) === file;
+    } catch {
+      return false;
+    }
+  });
   const memoryFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^memory-.*\.sqlite$/.test(f)) : []);
 
   for (const [label, options, dir] of [
@@ -39,6 +48,10 @@ describe('the memory file follows the state folder', () => {
         assert.equal(kept.success, true, kept.output);
         assert.ok(fs.existsSync(memoryFile(dir, fs.realpathSync(ws))), `the memory file in ${dir}`);
         assert.deepEqual(memoryFiles(defaultDir), [], 'nothing in the default state folder');
+        const file = fs.realpathSync(memoryFile(dir, fs.realpathSync(ws)));
+        if (process.platform === 'linux') assert.ok(holds(file), 'kept open between calls');
+        await tools.close();
+        if (process.platform === 'linux') assert.ok(!holds(file), 'closed with the tool system');
       } finally {
         await tools.close();
       }
