@@ -12,6 +12,8 @@
  * Exit code 1 when a target is missed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { completedResult } from '../src/closeout/results.js';
@@ -33,6 +35,19 @@ function median(values: number[]): number {
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
+
+/** CPU time a process used so far (user and system), in ms; `undefined` where `/proc` is missing (not Linux). */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `sysconf(_SC_CLK_TCK)` on Linux. */
+const CLOCK_TICKS = 100;
 
 /** Start the raw BullMQ worker process and wait until it is ready. */
 function rawWorker(url: string, queue: string): Promise<ChildProcess> {
@@ -65,31 +80,48 @@ export async function runDistributedBench(): Promise<number> {
     const rawQueue = new Queue('raw', { connection });
     const rawEvents = new QueueEvents('raw', { connection: new Redis(cluster.redis.url, { maxRetriesPerRequest: null }) });
     await rawEvents.waitUntilReady();
-    await cluster.worker('lat');
+    const ourWorker = await cluster.worker('lat');
     const caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, pool: 'lat' });
     const rawTimes: number[] = [];
     const ourTimes: number[] = [];
+    // CPU per call of the caller (this process) and of the worker, ours and raw: a measure the
+    // load of a shared machine stretches less than the latency.
+    const cpu = { raw: { caller: 0, worker: 0 }, ours: { caller: 0, worker: 0 } };
+    const charge = (into: { caller: number; worker: number }, worker: number, run: () => Promise<void>) => async () => {
+      const caller0 = process.cpuUsage();
+      const worker0 = cpuMs(worker);
+      await run();
+      const used = process.cpuUsage(caller0);
+      into.caller += (used.user + used.system) / 1000;
+      into.worker += (cpuMs(worker) ?? Number.NaN) - (worker0 ?? Number.NaN);
+    };
     let n = 0;
     for (let i = 0; i < 20; i++) {
       await (await rawQueue.add('x', {}, { removeOnComplete: 1000 })).waitUntilFinished(rawEvents);
       await caller.call({ name: 'do_nothing_main', arguments: { n: 1 }, callId: `warm-${i}` }, { session: 'bench' });
     }
     while (rawTimes.length < calls) {
-      for (let i = 0; i < 50; i++) {
-        const t0 = performance.now();
-        await (await rawQueue.add('x', {}, { removeOnComplete: 1000 })).waitUntilFinished(rawEvents);
-        rawTimes.push(performance.now() - t0);
-      }
-      for (let i = 0; i < 50; i++) {
-        const t0 = performance.now();
-        const result = await caller.call({ name: 'do_nothing_main', arguments: { n: 1 }, callId: `lat-${n++}` }, { session: 'bench' });
-        ourTimes.push(performance.now() - t0);
-        if (!result.success) throw new Error(`bench call failed: ${result.output}`);
-      }
+      await charge(cpu.raw, raw.pid!, async () => {
+        for (let i = 0; i < 50; i++) {
+          const t0 = performance.now();
+          await (await rawQueue.add('x', {}, { removeOnComplete: 1000 })).waitUntilFinished(rawEvents);
+          rawTimes.push(performance.now() - t0);
+        }
+      })();
+      await charge(cpu.ours, ourWorker.pid, async () => {
+        for (let i = 0; i < 50; i++) {
+          const t0 = performance.now();
+          const result = await caller.call({ name: 'do_nothing_main', arguments: { n: 1 }, callId: `lat-${n++}` }, { session: 'bench' });
+          ourTimes.push(performance.now() - t0);
+          if (!result.success) throw new Error(`bench call failed: ${result.output}`);
+        }
+      })();
     }
     const ratio = median(ourTimes) / median(rawTimes);
     pass &&= ratio <= 1.5;
     lines.push(`no-op call via caller/queue/worker: median ${median(ourTimes).toFixed(2)} ms vs raw BullMQ round trip ${median(rawTimes).toFixed(2)} ms = ${ratio.toFixed(2)}x (target <= 1.5x) ${ratio <= 1.5 ? 'PASS' : 'FAIL'}`);
+    const per = (ms: number) => (ms / rawTimes.length).toFixed(2);
+    if (!Number.isNaN(cpu.ours.worker)) lines.push(`  CPU per call (user+system, ms; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}): caller ${per(cpu.ours.caller)} vs raw ${per(cpu.raw.caller)}, worker ${per(cpu.ours.worker)} vs raw ${per(cpu.raw.worker)}`);
     await caller.close();
     await rawQueue.close();
     await rawEvents.close();

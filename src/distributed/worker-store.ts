@@ -29,8 +29,14 @@ export interface Held {
   parked?: boolean;
   /** The executor wrote the call's end (`finish` or `finishSoon`, fenced by this worker's token). */
   ended?: boolean;
-  /** The end the executor gave `finishSoon` (written once its fence holds). */
-  queuedEnd?: CallEnd;
+  /**
+   * The end the executor gave `finishSoon`, being written at once with a fenced `finish`:
+   * resolves to that end when it was written under this worker's token (the stored end: the
+   * caller's reply), `undefined` when the fence refused it (the lease lapsed and the call was
+   * swept `interrupted`) or the write failed (then queued with `finishSoon`, retried by the
+   * store). Never rejects.
+   */
+  written?: Promise<CallEnd | undefined>;
 }
 
 /** Options of {@link WorkerStore}. */
@@ -75,8 +81,12 @@ export class WorkerStore {
         const token = (held.run ?? held.hold)?.token;
         if (held.parked === true || token === undefined) return;
         held.ended = true;
-        held.queuedEnd = end;
-        store.finishSoon(call, end, { token });
+        // Written now rather than on the next turn, so that whether the fence held is known
+        // without reading the call back; a write that fails is queued as before (retried).
+        held.written = store.finish(call, end, { token }).then((done) => (done ? end : undefined), () => {
+          store.finishSoon(call, end, { token });
+          return undefined;
+        });
       },
     };
     this.view = new Proxy(store, {

@@ -199,12 +199,10 @@ export class QueueWorker {
     // the lease lost, someone else ended it); either way nothing is left to write.
     const held = leases.held.get(keyString(key));
     if (held?.ended === true) {
-      const end = held.queuedEnd;
-      if (replyKey === undefined || end === undefined) return undefined;
-      // Fenced, the end was written unless the lease was lost and the call swept `interrupted`
-      // (a state this worker never writes): the stored state says which.
-      const stored = await leases.store.get(key.callId, key.session);
-      return stored?.state === end.state ? signReply(replyKey, end.result) : undefined;
+      // Fenced: the end was written unless the lease was lost and the call swept
+      // `interrupted` (a state this worker never writes); `written` says which.
+      const end = await held.written;
+      return replyKey === undefined || end === undefined ? undefined : signReply(replyKey, end.result);
     }
     const record = await leases.store.get(key.callId, key.session);
     if (record?.state !== 'pending') return undefined;

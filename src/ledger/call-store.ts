@@ -73,7 +73,8 @@ export interface StoredCallOptions {
    * A queued call's reply key (random, from its caller; `src/distributed/reply.ts`): the worker
    * that ends the call signs the stored result with it in its job's return value, so that the
    * caller takes the result from the job's completion without reading the store again, and a
-   * result forged in the queue (which holds no key) is never taken.
+   * result forged in the queue (which holds no key) is never taken. Read back, it is not
+   * enumerable (`stored-options.ts`): JSON and copies of a record (trace, cockpit, logs) leave it out.
    */
   replyKey?: string;
 }

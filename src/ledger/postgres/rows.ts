@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { ApprovalRecord, CallRecord, CallStatus, StoredCallOptions, TombstoneRecord } from '../call-store.js';
+import type { ApprovalRecord, CallRecord, CallStatus, TombstoneRecord } from '../call-store.js';
 import { ownerAlive } from '../owner.js';
+import { storedOptions } from '../stored-options.js';
 
 export type EndState = Exclude<CallStatus, 'pending' | 'running'>;
 
@@ -39,7 +40,7 @@ export function rowAlive(row: Pick<PgCallRow, 'owner_pid' | 'owner_start' | 'own
 export function callOf(row: PgCallRow): CallRecord {
   return {
     callId: row.call_id, session: row.session, tool: row.tool, version: row.version, arguments: JSON.parse(row.arguments) as Record<string, unknown>,
-    workspace: row.workspace, turn: row.turn, options: JSON.parse(row.options) as StoredCallOptions, state: row.state, ownerPid: row.owner_pid,
+    workspace: row.workspace, turn: row.turn, options: storedOptions(row.options), state: row.state, ownerPid: row.owner_pid,
     ownerStart: row.owner_start ?? undefined, owner: row.owner, ownerHost: row.owner_host ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined,
     pool: row.pool ?? undefined, cancelRequested: row.cancel_requested, createdAt: row.created_at, startedAt: row.started_at ?? undefined,
     endedAt: row.ended_at ?? undefined, errorCode: row.error_code ?? undefined, resultSize: row.output_bytes ?? undefined,

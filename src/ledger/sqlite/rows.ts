@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { ApprovalRecord, CallRecord, CallStatus, StoredCallOptions, TombstoneRecord } from '../call-store.js';
+import type { ApprovalRecord, CallRecord, CallStatus, TombstoneRecord } from '../call-store.js';
 import { hostId, ownerAlive } from '../owner.js';
+import { storedOptions } from '../stored-options.js';
 
 export type EndState = Exclude<CallStatus, 'pending' | 'running'>;
 
@@ -53,7 +54,7 @@ export const ENDED_SQL = `('done', 'failed', 'interrupted', 'denied')`;
 export function callOf(row: CallRow): CallRecord {
   return {
     callId: row.call_id, session: row.session, tool: row.tool, version: row.version, arguments: JSON.parse(row.arguments) as Record<string, unknown>,
-    workspace: row.workspace, turn: row.turn, options: JSON.parse(row.options) as StoredCallOptions, state: row.state, ownerPid: row.owner_pid,
+    workspace: row.workspace, turn: row.turn, options: storedOptions(row.options), state: row.state, ownerPid: row.owner_pid,
     ownerStart: row.owner_start ?? undefined, cancelRequested: row.cancel_requested === 1, createdAt: row.created_at, startedAt: row.started_at ?? undefined,
     endedAt: row.ended_at ?? undefined, errorCode: row.error_code ?? undefined, resultSize: row.size ?? undefined,
     // A call recorded before migration 6 was recorded on this host by a process.
