@@ -37,6 +37,10 @@
  *   answered from a {@link LedgerTaskStore} (`tasks.ts`, `task-methods.ts`). A task's question
  *   to the person is put through elicitation while the client is there, and otherwise waits in
  *   the ledger for `toolgate approvals allow|deny` (status `input_required`).
+ * - Tasks (2026-07-28, the `io.modelcontextprotocol/tasks` extension), with a ledger: a
+ *   `tools/call` whose `_meta` client capabilities declare the extension is answered at once
+ *   with `resultType: "task"`; `tasks/get`, `tasks/update` and `tasks/cancel` are answered from
+ *   the same store, for the request's principal (`task-extension.ts`).
  *
  * @module
  */
@@ -131,7 +135,9 @@ export interface McpServeOptions {
   /**
    * Who this server's client is, for MCP tasks: the tasks it creates are bound to this key, and
    * only a server with the same key finds them (`tasks/get`, `tasks/result`, `tasks/cancel`,
-   * `tasks/list`). `serveHttp` gives each session its own (`httpRequestor`: its session id and the server's token).
+   * `tasks/list`). `serveHttp` gives each session its own (`httpRequestor`: its session id and the server's token),
+   * and its 2026-07-28 requests the token's (`tokenRequestor`); a 2026-07-28 request whose HTTP
+   * layer passed an `authInfo` is bound to that principal instead.
    * Default {@link LOCAL_REQUESTOR} (stdio: the local user, across restarts).
    */
   taskRequestor?: string;

@@ -102,7 +102,7 @@ async function openQuestion(ledger: CallStore, taskId: string) {
  * `inputRequests`, `result` or `error` by status; `null` when it is unknown, expired or another
  * requestor's.
  */
-export async function detailedTask(store: LedgerTaskStore, taskId: string, requestor: string): Promise<Record<string, unknown> | null> {
+async function detailedTask(store: LedgerTaskStore, taskId: string, requestor: string): Promise<Record<string, unknown> | null> {
   const task = await store.getTask(taskId, requestor);
   if (task === null) return null;
   const wire = wireTask(task);
