@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createMcpHandler, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { createMcpServer, ToolSystem } from 'toolgate';
+import { createMcpServer, serveHttp, ToolSystem } from 'toolgate';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
 import { modern, pollTask, questionKey, TASKS_EXTENSION, type Target } from './task-extension-helpers.js';
 
@@ -107,6 +107,26 @@ describe('MCP 2026-07-28 tasks extension on the call store (issue 33, item 3)', 
     const end = Date.now() + 30_000;
     while ((await ledger.get(taskId, 'mcp-tasks'))?.endedAt === undefined && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.notEqual((await ledger.get(taskId, 'mcp-tasks'))?.endedAt, undefined, 'the cancelled call ended');
+  });
+
+  it('toolgate mcp --http binds a 2026-07-28 task to its bearer token: a server with another token on the same store finds nothing', async () => {
+    const [system] = systems;
+    const mine = await serveHttp({ system: system!, workspaceRoot: tmp.ws, token: 'first-token-0123456789' });
+    const theirs = await serveHttp({ system: system!, workspaceRoot: tmp.ws, token: 'other-token-0123456789' });
+    const same = await serveHttp({ system: system!, workspaceRoot: tmp.ws, token: 'first-token-0123456789' });
+    try {
+      const created = await modern({ url: mine.url, token: mine.token }, 'tools/call', { name: 'wait_for_abort', arguments: {} });
+      const taskId = created.result!.taskId!;
+      assert.equal((await modern({ url: same.url, token: same.token }, 'tasks/get', { taskId })).result?.status, 'working', 'the same token on another server');
+      for (const method of ['tasks/get', 'tasks/cancel']) {
+        const refused = await modern({ url: theirs.url, token: theirs.token }, method, { taskId });
+        assert.equal(refused.error?.code, -32602, `${method}: ${JSON.stringify(refused)}`);
+      }
+      assert.equal((await modern({ url: same.url, token: same.token }, 'tasks/cancel', { taskId })).result?.resultType, 'complete');
+      await pollTask({ url: mine.url, token: mine.token }, taskId, (t) => t.status === 'cancelled');
+    } finally {
+      await Promise.all([mine.close(), theirs.close(), same.close()]);
+    }
   });
 
   it('a client without the extension gets no task; an unknown task id is not found', async () => {
