@@ -46,12 +46,12 @@ const ALLOWED_IMPORTERS = {
   pino: ['^src/logging/logger\\.ts$'],
   'safe-stable-stringify': ['^src/registry/registered-tool\\.ts$'],
   openai: ['^src/agents/model-client\\.ts$'],
-  zod: ['^src/mcp/(server|task-methods)\\.ts$'],
+  zod: ['^src/mcp/(server|task-methods|task-extension)\\.ts$'],
   // SDK v2's client: the bridge and its OAuth
   '@modelcontextprotocol/client': ['^src/mcp/(bridge|oauth)\\.ts$'],
   // SDK v2's schemas: the server, and the token file of a bridged OAuth server
   '@modelcontextprotocol/core': ['^src/mcp/(server|oauth)\\.ts$'],
-  '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|input-required|call-client|tasks|task-methods|event-store|early-initialize|protocol-server)\\.ts$', '^src/formats/mcp\\.ts$'],
+  '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|input-required|call-client|tasks|task-methods|task-extension|event-store|early-initialize|protocol-server)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
   // OpenTelemetry: the API only (the application brings the SDK); one module
   '@opentelemetry/api': ['^src/executor/telemetry\\.ts$'],

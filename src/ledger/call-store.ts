@@ -379,7 +379,9 @@ export interface CallJournal {
    * A `pending` call of this process was left waiting, its question open, by a caller whose
    * framework suspended (a LangGraph `interrupt()` in a confirmation handler): writes an event
    * `suspended`, and the next {@link check} of its key here adopts it (`recorded`, adopted: the
-   * run resumed); another process takes it over once this one is gone. Optional (without it
+   * run resumed). Its lease lapses at once (this process no longer renews it), so another process
+   * resuming it (an MCP 2026-07-28 retry sent to another instance) takes it over (`taken_over`,
+   * atomic; the claim that runs it stays exclusive). Optional (without it
    * such a call is `in_progress` until this process is gone). @returns false when unknown or not `pending`.
    */
   suspend?(key: CallKey): Promise<boolean>;

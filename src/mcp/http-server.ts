@@ -29,6 +29,7 @@ import { BoundedEventStore } from './event-store.js';
 import { createMcpServer, taskStoreFor, type McpServeOptions, type McpServerHandle } from './server.js';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-server.js';
 import { httpRequestor } from './tasks.js';
+import { tokenRequestor } from './task-extension.js';
 
 /** Options of {@link serveHttp}. */
 export interface McpHttpOptions extends McpServeOptions, HttpSessionLimits {
@@ -97,7 +98,10 @@ export async function serveHttp(options: McpHttpOptions): Promise<McpServerHandl
   let allowedHosts: string[] = [];
   let allowedOrigins = new Set<string>();
   // 2026-07-28: one server per request, from the same options as the sessions' servers.
-  const modern = createMcpHandler(({ era }) => createMcpServer({ ...options, tasks }, { era }), {
+  // Its tasks (the tasks extension) are bound to the bearer token (or to the principal of an
+  // authInfo): a 2026-07-28 request has no session, and any instance given the same token
+  // serves the same client.
+  const modern = createMcpHandler(({ era }) => createMcpServer({ ...options, tasks, taskRequestor: tokenRequestor(token) }, { era }), {
     legacy: 'reject',
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => logger.debug({ event: 'mcp_http_modern', err: error.message }, 'MCP 2026-07-28 request'),

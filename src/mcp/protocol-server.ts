@@ -1,6 +1,7 @@
 /**
  * The SDK v2 low-level `Server`, with one addition: a `tools/call` answered with a task
- * (MCP 2025-11-25 `CreateTaskResult`, `{ task }`) leaves as it is.
+ * (MCP 2025-11-25 `CreateTaskResult`, `{ task }`, or the 2026-07-28 tasks extension's,
+ * `{ resultType: 'task', taskId, ... }`) leaves as it is.
  *
  * Why this layer exists under SDK v2: v2 keeps the 2025-11-25 task vocabulary as types only
  * and checks every `tools/call` result against the `CallToolResult` schema of the served
@@ -24,7 +25,7 @@ export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [...SUPPORTED_PROTOCO
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
-/** {@link Server} that sends a task-augmented `tools/call`'s `{ task }` answer as it is (see the module's text). */
+/** {@link Server} that sends a `tools/call`'s task answer as it is (see the module's text). */
 export class ProtocolServer extends Server {
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     if (method !== 'tools/call') return super._wrapHandler(method, handler);
@@ -33,7 +34,7 @@ export class ProtocolServer extends Server {
     // aside (the wrapper sees an empty result, which passes) and sent instead.
     const wrapped = super._wrapHandler(method, async (request, ctx) => {
       const result = await handler(request, ctx);
-      if (result !== null && typeof result === 'object' && 'task' in result && !('content' in result)) {
+      if (result !== null && typeof result === 'object' && ('task' in result || result.resultType === 'task') && !('content' in result)) {
         tasks.set(request, result);
         return { content: [] };
       }

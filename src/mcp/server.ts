@@ -37,6 +37,10 @@
  *   answered from a {@link LedgerTaskStore} (`tasks.ts`, `task-methods.ts`). A task's question
  *   to the person is put through elicitation while the client is there, and otherwise waits in
  *   the ledger for `toolgate approvals allow|deny` (status `input_required`).
+ * - Tasks (2026-07-28, the `io.modelcontextprotocol/tasks` extension), with a ledger: a
+ *   `tools/call` whose `_meta` client capabilities declare the extension is answered at once
+ *   with `resultType: "task"`; `tasks/get`, `tasks/update` and `tasks/cancel` are answered from
+ *   the same store, for the request's principal (`task-extension.ts`).
  *
  * @module
  */
@@ -63,6 +67,7 @@ import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessag
 import { checkRetry, inputRequiredFor, isInputSuspension, suspendForInput, type CheckedRetry } from './input-required.js';
 import { ProtocolServer, SERVED_PROTOCOL_VERSIONS } from './protocol-server.js';
 import { registerTaskMethods } from './task-methods.js';
+import { declaresTasks, modernRequestor, registerTaskExtension, TASKS_EXTENSION, wireTask } from './task-extension.js';
 import { BadCursorError, DEFAULT_TOOLS_PAGE_SIZE, MAX_TOOLS_PAGE_SIZE, pageOf } from './tool-pages.js';
 
 /** How long a question a client cannot be asked waits for an answer given elsewhere, by default (ms). */
@@ -130,7 +135,9 @@ export interface McpServeOptions {
   /**
    * Who this server's client is, for MCP tasks: the tasks it creates are bound to this key, and
    * only a server with the same key finds them (`tasks/get`, `tasks/result`, `tasks/cancel`,
-   * `tasks/list`). `serveHttp` gives each session its own (`httpRequestor`: its session id and the server's token).
+   * `tasks/list`). `serveHttp` gives each session its own (`httpRequestor`: its session id and the server's token),
+   * and its 2026-07-28 requests the token's (`tokenRequestor`); a 2026-07-28 request whose HTTP
+   * layer passed an `authInfo` is bound to that principal instead.
    * Default {@link LOCAL_REQUESTOR} (stdio: the local user, across restarts).
    */
   taskRequestor?: string;
@@ -192,16 +199,24 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   if (!(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_TOOLS_PAGE_SIZE)) {
     throw ToolgateOptionError.fromBadOption('toolsPageSize', `must be a whole number from 1 to ${MAX_TOOLS_PAGE_SIZE}; got ${String(options.toolsPageSize).slice(0, 50)}`);
   }
-  // Tasks are 2025-11-25 vocabulary: a 2026-07-28 server offers none (the tasks extension is later work).
-  const tasks = modern ? undefined : taskStoreFor(options);
+  const store = taskStoreFor(options);
+  // 2025-11-25 tasks (the `tasks` capability and methods) for 2025-era servers; a 2026-07-28
+  // server offers the tasks extension over the same store instead (task-extension.ts).
+  const tasks = modern ? undefined : store;
+  const modernTasks = modern ? store : undefined;
   // The task methods answer from a view bound to this server's client, never from a session id the SDK passes.
   const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
-  const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
+  const identity = serverIdentity(tasks !== undefined, options.serverInfo);
+  const { serverInfo, instructions } = identity;
+  const capabilities = modernTasks === undefined ? identity.capabilities : { ...identity.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
   const server: Server = new ProtocolServer(serverInfo, {
     capabilities, instructions, supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
     cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
   });
   if (tasks !== undefined && mine !== undefined) registerTaskMethods(server, mine, tasks.pollIntervalMs);
+  /** Who a 2026-07-28 request's tasks belong to (no session on that revision). */
+  const requestorOf = (ctx: ServerContext): string => modernRequestor(ctx, options.taskRequestor ?? LOCAL_REQUESTOR);
+  if (modernTasks !== undefined) registerTaskExtension(server, modernTasks, requestorOf);
   const selection = { names: options.tools, tags: options.tags };
   const registry = system.registry;
   const visible = (name: string): RegisteredTool | undefined => {
@@ -347,6 +362,26 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     // A retry carrying the answer and the state naming its question: checked against the
     // stored question and call, then run under the stored call id and session.
     const rawState = modern ? ctx.mcpReq.requestState() : undefined;
+    // A 2026-07-28 client declaring the tasks extension gets a task (its questions are asked
+    // in the task: input_required, answered by tasks/update through any instance).
+    if (modernTasks !== undefined && rawState === undefined && declaresTasks(caps)) {
+      const args = request.params.arguments ?? {};
+      const task = await modernTasks.createTask({}, requestId, request as never, requestorOf(ctx));
+      await modernTasks.start(
+        task.taskId,
+        { tool: tool.name, version: tool.version, arguments: args, workspace: options.workspaceRoot ?? process.cwd(), turn: '' },
+        (taskSignal) => system.execute(
+          { name, arguments: args, callId: task.taskId },
+          {
+            mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true,
+            // The question waits in the store for tasks/update (or toolgate approvals, the cockpit).
+            confirmationHandler: () => new Promise<ApprovalAnswer>(() => undefined),
+            signal: taskSignal, workspaceRoot: options.workspaceRoot, session: TASK_SESSION, client: lazy?.client(undefined),
+          },
+        ),
+      );
+      return { resultType: 'task', ...wireTask(task) } as never;
+    }
     let retry: CheckedRetry | undefined;
     if (rawState !== undefined) {
       if (!askInRetry || ledger === undefined) throw invalidParams('Invalid params: this retry carries a requestState, but this server asks no questions through input required for this client (it needs elicitation in its capabilities, and a ledger)');

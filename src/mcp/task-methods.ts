@@ -9,8 +9,8 @@
  * found" `-32602` for an unknown id or another requestor's task, `-32602` for cancelling an
  * ended task), `tasks/result` blocking until the task ends (polling the store every
  * `pollIntervalMs`), and the result carrying `_meta["io.modelcontextprotocol/related-task"]`.
- * Registered on 2025-era servers only: a 2026-07-28 client gets "Method not found" (the tasks
- * extension is later work).
+ * Registered on 2025-era servers only: 2026-07-28 servers answer the tasks extension instead
+ * (`task-extension.ts`: `tasks/get`, `tasks/update`, `tasks/cancel`, over the same store).
  *
  * @module
  */

@@ -89,14 +89,23 @@ export class PgCalls {
       return UNKNOWN;
     }
     if (row.state !== 'pending' && row.state !== 'running') return this.endedOutcome((sql, params) => this.db.read(sql, params), row.id);
-    if (rowAlive(row, row.now!)) {
-      const me = thisProcess();
-      if (row.state === 'pending' && row.owner_pid === me.pid && row.owner_host === hostId() && !this.held.has(k)) {
-        this.held.add(k);
-        return ADOPTED;
+    const me = thisProcess();
+    // A pending call this process recorded (an MCP task) or suspended, that nobody here handles
+    // yet, is adopted by the caller (a suspended one's lease has lapsed: see suspend).
+    const here = row.owner_pid === me.pid && row.owner_host === hostId() && (row.owner_start ?? null) === (me.start ?? null);
+    const live = rowAlive(row, row.now!);
+    if (row.state === 'pending' && here && !this.held.has(k) && (live || row.pool == null)) {
+      if (!live) {
+        // Suspended here: leased again (as a take-over would), so that it is held here again.
+        const granted: Granted[] = [];
+        const outcome = await this.db.tx((q, notify) => this.known(q, key, granted, notify));
+        this.hold(granted);
+        if (outcome.kind !== 'taken_over') return outcome;
       }
-      return { kind: 'in_progress', record: callOf(row) };
+      this.held.add(k);
+      return ADOPTED;
     }
+    if (live) return { kind: 'in_progress', record: callOf(row) };
     if (row.state === 'pending' && row.pool !== null) return { kind: 'in_progress', record: callOf(row) };
     const granted: Granted[] = [];
     const outcome = await this.db.tx((q, notify) => this.known(q, key, granted, notify));
@@ -293,8 +302,11 @@ export class PgCalls {
 
   async suspend(key: CallKey): Promise<boolean> {
     this.held.delete(keyOf(key));
+    // Its lease lapses now (and is not renewed): a caller resuming it in another process (the
+    // retry of an MCP 2026-07-28 call on another instance) takes it over at once.
+    this.keeper.drop(key);
     return this.db.tx(async (q) => {
-      const [row] = await q<{ id: number }>(`SELECT id FROM calls WHERE call_id = $1 AND session = $2 AND state = 'pending'`, [key.callId, key.session]);
+      const [row] = await q<{ id: number }>(`UPDATE calls SET lease_expires_at = ${NOW_MS} WHERE call_id = $1 AND session = $2 AND state = 'pending' RETURNING id`, [key.callId, key.session]);
       if (row === undefined) return false;
       await this.event(q, row.id, 'suspended', null);
       return true;

@@ -38,6 +38,8 @@ function leaseStatements(db: Connection) {
     claim: db.prepare(`UPDATE calls SET state = 'running', started_at = @now, ${owned} WHERE id = @id AND state = 'pending' AND lease_token IS @was`),
     renew: db.prepare(`UPDATE calls SET lease_expires_at = ? WHERE call_id = ? AND session = ? AND lease_token = ? AND state IN ('pending', 'running')`),
     release: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE call_id = ? AND session = ? AND lease_token = ? AND state = 'pending'`),
+    // A suspended call: its lease lapses, so that another process may take it over.
+    lapse: db.prepare(`UPDATE calls SET lease_expires_at = ? WHERE id = ? AND state = 'pending'`),
     // Only calls queued for a pool: a lapsed lease of another pending call says its owner is gone (it is taken over).
     lapsedPending: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE state = 'pending' AND pool IS NOT NULL AND lease_expires_at <= ?`),
   };
@@ -124,14 +126,21 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
       return UNKNOWN;
     }
     if (row.state !== 'pending' && row.state !== 'running') return this.endedOutcome(row.id);
-    if (alive(row, Date.now())) {
-      // A call this process recorded (an MCP task, say) that nobody here handles yet is adopted by the caller.
-      if (row.state === 'pending' && row.owner_pid === process.pid && !this.held.has(k)) {
-        this.held.add(k);
-        return ADOPTED;
+    // A call this process recorded (an MCP task, say) or suspended that nobody here handles yet
+    // is adopted by the caller (a suspended one's lease has lapsed: see suspend).
+    const me = thisProcess();
+    const here = row.owner_pid === me.pid && (row.owner_host ?? hostId()) === hostId() && (row.owner_start ?? null) === (me.start ?? null);
+    const live = alive(row, Date.now());
+    if (row.state === 'pending' && here && !this.held.has(k) && (live || row.pool == null)) {
+      if (!live) {
+        // Suspended here: leased again (as a take-over would), so that it is held here again.
+        const outcome = this.writes.immediate(() => this.known(key, Date.now()));
+        if (outcome.kind !== 'taken_over') return outcome;
       }
-      return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
+      this.held.add(k);
+      return ADOPTED;
     }
+    if (live) return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
     // Queued for a pool: a worker takes it, not the caller.
     if (row.state === 'pending' && row.pool != null) return { kind: 'in_progress', record: this.get(key.callId, key.session)! };
     // A dead owner's call: take it over or recover it, under the write lock.
@@ -349,10 +358,14 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
 
   suspend(key: CallKey): boolean {
     this.held.delete(keyOf(key));
+    // Its lease lapses now (and is not renewed): a caller resuming it in another process (the
+    // retry of an MCP 2026-07-28 call on another instance) takes it over at once.
+    this.keeper.drop(key);
     const now = Date.now();
     return this.writes.immediate(() => {
       const row = this.sql.checkRow.get(key.callId, key.session);
       if (row === undefined || row.state !== 'pending') return false;
+      this.lease.lapse.run(now, row.id);
       this.sql.event.run(row.id, now, 'suspended', null);
       return true;
     });
