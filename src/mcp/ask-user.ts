@@ -39,7 +39,7 @@ import type { ToolExecutionResult } from '../types/result.js';
 import { encodeState, findAsked } from './input-required.js';
 
 /** The key of the question's form in `inputRequests` and the retry's `inputResponses`. */
-export const QUESTION_INPUT = 'toolgate_question';
+const QUESTION_INPUT = 'toolgate_question';
 
 /** Longest free-text answer taken (characters). */
 const MAX_ANSWER = 100_000;
@@ -53,7 +53,7 @@ export function isAskUser(tool: RegisteredTool): boolean {
  * The form of a question (MCP form mode): one property `answer`, a string for a free answer,
  * a string enum for one of the choices, an array of that enum (at least one) with `multi`.
  */
-export function questionForm(question: AskUserInput): { message: string; requestedSchema: Record<string, unknown> } {
+function questionForm(question: AskUserInput): { message: string; requestedSchema: Record<string, unknown> } {
   const choices = Array.isArray(question.choices) ? question.choices : undefined;
   const answer = choices === undefined
     ? { type: 'string', title: 'Your answer', maxLength: MAX_ANSWER }
@@ -64,7 +64,7 @@ export function questionForm(question: AskUserInput): { message: string; request
 }
 
 /** The reply a filled question form gives, checked against the question, or the problem with it. */
-export function replyOfForm(content: Record<string, unknown> | undefined, question: AskUserInput): { reply: string | string[] } | { problem: string } {
+function replyOfForm(content: Record<string, unknown> | undefined, question: AskUserInput): { reply: string | string[] } | { problem: string } {
   const answer = content?.answer;
   const choices = Array.isArray(question.choices) ? question.choices : undefined;
   if (choices === undefined) {

@@ -30,6 +30,10 @@
  *   `waitForAnswers`) for `toolgate approvals allow ID` or the cockpit, and the client is told
  *   the question's id at once (a log message, and progress when it sent a token); without a
  *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).
+ * - `ask_user` (the model's question to the person): served when the selection would hold it,
+ *   answered through elicitation (2025), an input-required round decided before the tool runs
+ *   (2026-07-28, with a ledger), the cockpit (`waitForAnswers`), or a message that says how to
+ *   answer (`ask-user.ts`).
  * - Tasks (2025-11-25, experimental; 2025-era servers only), with a ledger: the `tasks`
  *   capability and every tool's `execution.taskSupport: 'optional'`; a `tools/call` with a
  *   `task` field is answered at once with a task, its call runs in the background (ledger
@@ -213,7 +217,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   // ask_user is served when the selection would hold it (as if it were an ordinary tool): the
   // server lends what answers it (ask-user.ts).
   registerCallerTools(registry);
-  const servesAskUser = isSelected({ name: ASK_USER_TOOL.name, tags: ASK_USER_TOOL.tags }, selection);
+  const servesAskUser = isSelected({ name: ASK_USER_TOOL.name, tags: ASK_USER_TOOL.tags }, selection) && system.selectsTags(ASK_USER_TOOL.tags);
   const visible = (name: string): RegisteredTool | undefined => {
     const tool = registry.get(name);
     return tool !== undefined && (isSelected(tool, selection) || (servesAskUser && isAskUser(tool))) ? tool : undefined;
