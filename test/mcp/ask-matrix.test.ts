@@ -107,6 +107,32 @@ describe('toolgate mcp: ask_user and approvals, 2026-07-28 by retry and 2025-11-
       }
     });
 
+    test('two processes on one state folder: ask_user asked through one is answered by the retry sent to the other', async () => {
+      const other = await startHttpCommand(['--workspace', folders.ws, '--state-dir', state]);
+      try {
+        const asked: string[] = [];
+        const client = newClient('modern', asked);
+        clients.push(client);
+        const routes = [served, other];
+        let turn = 0;
+        // Every request to the next process in turn: the retry lands on the other one.
+        const fetchVia = (_url: string | URL | Request, init?: RequestInit) => {
+          const to = routes[turn++ % 2]!;
+          return fetch(to.url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${to.token}` } });
+        };
+        await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { fetch: fetchVia as typeof fetch }));
+        const answered = (await client.callTool({ name: 'ask_user', arguments: { question: 'Which color for two-processes?', choices: ['red', 'blue'] } })) as CallToolResult;
+        assert.notEqual(answered.isError, true, text(answered));
+        assert.equal(text(answered), 'blue');
+        assert.equal(asked.length, 1);
+        await traced(folders.ws, state, 'two-processes', 'modern');
+      } finally {
+        const exited = new Promise((resolve) => other.child.once('exit', resolve));
+        other.child.kill('SIGTERM');
+        await exited;
+      }
+    });
+
     for (const era of ['modern', 'legacy'] as const) {
       test(`a ${era === 'modern' ? '2026-07-28' : '2025-11-25'} client`, async () => {
         const asked: string[] = [];
