@@ -4,8 +4,9 @@
  * elicitation handler. In every cell `ask_user` is answered (2026: an input-required round
  * the client answers in its retry; 2025: `elicitation/create` while the call runs) and an
  * `ask` approval (`write_file`) is answered the same way; the file is written once, and
- * `toolgate trace` shows each ask_user call's question and answer. The folders are removed and
- * the servers stopped.
+ * `toolgate trace` shows each ask_user call's question and answer. Two `toolgate mcp --http`
+ * processes on one state folder: an ask_user question asked through one is answered by the
+ * retry sent to the other. The folders are removed and the servers stopped.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
