@@ -99,6 +99,12 @@ export interface UserQuestion extends AskUserInput {
  */
 export type QuestionHandler = (question: UserQuestion, signal: AbortSignal | undefined) => string | string[] | Promise<string | string[]>;
 
+/** The output of an `ask_user` call for `answer`: the text, or the chosen choices one a line; a note for an empty answer. */
+export function askUserOutput(answer: string | readonly string[]): string {
+  const text = Array.isArray(answer) ? answer.map(String).join('\n') : String(answer ?? '');
+  return text.trim() === '' ? '(the user gave an empty answer)' : text;
+}
+
 /** Message of an `ask_user` call when nobody can be asked. */
 export const ASK_USER_UNAVAILABLE =
   'ask_user is unavailable: nobody can be asked during this run. Decide with what you have, and say in your final answer what you would need from the user.';

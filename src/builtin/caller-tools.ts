@@ -29,7 +29,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { CALLER_TOOL_SOURCE } from '../registry/visibility.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types/tool.js';
-import { ASK_USER_INPUT_SCHEMA, ASK_USER_TOOL, ASK_USER_UNAVAILABLE, checkAskUserArguments, type AskUserInput, type UserQuestion } from './ask-user.js';
+import { ASK_USER_INPUT_SCHEMA, ASK_USER_TOOL, askUserOutput, ASK_USER_UNAVAILABLE, checkAskUserArguments, type AskUserInput, type UserQuestion } from './ask-user.js';
 import { servicesOf, type CallerServices } from './caller-services.js';
 import { REQUEST_TOOLS_INPUT_SCHEMA, type RequestToolsInput } from './request-tools.js';
 import {
@@ -96,8 +96,7 @@ class AskUserTool implements Tool<AskUserInput, string> {
       if (ctx.signal.aborted) throw error;
       throw new ToolExecutionError(`the question could not be put to the user (${String((error as Error)?.message ?? error).slice(0, 500)}).`);
     }
-    const text = Array.isArray(answer) ? answer.map(String).join('\n') : String(answer ?? '');
-    return text.trim() === '' ? '(the user gave an empty answer)' : text;
+    return askUserOutput(answer);
   }
 }
 

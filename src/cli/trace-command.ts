@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { queuedFor, type CallRecord, type CallStore } from '../ledger/call-store.js';
+import { queuedFor, type CallRecord, type CallStore, type LedgerEvent } from '../ledger/call-store.js';
+import { clip } from '../util/values.js';
 import { EXIT, parse, UsageError, type CliContext } from './context.js';
 import { bytes, LEDGER_COMMAND_FLAGS, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
@@ -30,7 +31,12 @@ interface TracedCall extends CallRecord {
   waitingForPool?: string;
   /** How many retries of its call id were answered with its stored result, without running again (events `replayed`). */
   replays: number;
+  /** For an `ask_user` call: the question, the answer once given (its output, or the stored reply), and who answered when a stored question was answered. */
+  asked?: { question: string; answer?: string; by?: string };
 }
+
+/** Longest question or answer `trace` prints on a call's line (characters). */
+const SHOWN_CHARS = 200;
 
 /** Run `toolgate trace`; `argv` are the arguments after `trace`. */
 export async function traceCommand(argv: string[], ctx: CliContext): Promise<number> {
@@ -58,7 +64,8 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
       const timing = `wait ${c.waitMs === undefined ? '-' : `${c.waitMs} ms`}, run ${c.runMs === undefined ? '-' : `${c.runMs} ms`}`;
       const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.waitingForPool !== undefined ? ` (waiting for a worker of pool ${c.waitingForPool})` : c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
         + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`
-        + (c.replays === 0 ? '' : `  replayed ${c.replays}x (stored result returned, not run again)`);
+        + (c.replays === 0 ? '' : `  replayed ${c.replays}x (stored result returned, not run again)`)
+        + (c.asked === undefined ? '' : `  question ${JSON.stringify(clip(c.asked.question, SHOWN_CHARS))} answer ${c.asked.answer === undefined ? '-' : JSON.stringify(clip(c.asked.answer, SHOWN_CHARS))}${c.asked.by === undefined ? '' : ` (by ${c.asked.by})`}`);
       ctx.stdout.write(`${terminalSafe(line, false)}\n`);
     }
     return EXIT.ok;
@@ -71,14 +78,30 @@ async function traced(ledger: CallStore, call: CallRecord): Promise<TracedCall> 
   const [stored, events] = await Promise.all([ledger.decisions(call.callId, call.session), ledger.events(call.callId, call.session)]);
   const decisions = stored.map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
   const replays = events.filter((e) => e.kind === 'replayed').length;
+  const asked = call.tool === 'ask_user' && typeof call.arguments.question === 'string' ? await askedOf(ledger, call, events) : undefined;
   const open = call.state === 'pending' || call.state === 'running';
   const pool = queuedFor(call);
   return {
     ...call, decisions, replays,
     ...(open ? { ownerAlive: ledger.ownerAlive(call) } : {}),
     ...(pool === undefined ? {} : { waitingForPool: pool }),
+    ...(asked === undefined ? {} : { asked }),
     waitMs: call.startedAt === undefined ? undefined : call.startedAt - call.createdAt,
     runMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,
     status: call.endedAt === undefined ? '-' : call.errorCode ?? 'ok',
   };
+}
+
+/** An `ask_user` call's question and answer: its output once done, else the reply stored for its question (`deny` for a refusal). */
+async function askedOf(ledger: CallStore, call: CallRecord, events: readonly LedgerEvent[]): Promise<NonNullable<TracedCall['asked']>> {
+  const asked: NonNullable<TracedCall['asked']> = { question: call.arguments.question as string };
+  const answered = events.filter((e) => e.kind === 'answered').at(-1)?.detail as { answer?: unknown; by?: unknown } | undefined;
+  if (typeof answered?.by === 'string') asked.by = answered.by;
+  if (call.state === 'done') {
+    const stored = await ledger.result(call.callId, call.session);
+    if (stored !== undefined) asked.answer = stored.result.output;
+  } else if (typeof answered?.answer === 'string') {
+    asked.answer = answered.answer;
+  }
+  return asked;
 }

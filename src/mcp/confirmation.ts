@@ -19,7 +19,9 @@ export function cannotAskMessage(tool: string): string {
 
 /** Where a person answers question `id` (a number, or `ID` in general advice): the command, and the cockpit when one runs. */
 function whereToAnswer(id: number | 'ID', cockpitUrl: string | undefined): string {
-  const cockpit = cockpitUrl === undefined ? '' : `, or in the cockpit at ${cockpitUrl} (its login address, with a code, is on toolgate's stderr)`;
+  const cockpit = cockpitUrl === undefined
+    ? ' (or restart `toolgate mcp` with --cockpit to answer such questions in the browser)'
+    : `, or in the cockpit at ${cockpitUrl} (its login address, with a code, is on toolgate's stderr)`;
   return `run \`toolgate approvals allow ${id}\` (or \`toolgate approvals deny ${id}\`) in a terminal, with the same --workspace (and --state-dir) as this server${cockpit}`;
 }
 

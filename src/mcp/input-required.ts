@@ -23,7 +23,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { inputRequired, inputResponse, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { SUSPENDS, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
-import type { CallStore } from '../ledger/call-store.js';
+import type { ApprovalRecord, CallStore } from '../ledger/call-store.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { answerOfForm, confirmationForm } from './confirmation.js';
 
@@ -34,7 +34,7 @@ const CONFIRM_INPUT = 'toolgate_confirmation';
 const STATE_PREFIX = 'tgq1.';
 
 /** What a request state names: a stored question, and its call. */
-interface QuestionState {
+export interface QuestionState {
   /** The ledger's question id. */
   question: number;
   /** The call id of the asking call. */
@@ -44,7 +44,7 @@ interface QuestionState {
 }
 
 /** The opaque `requestState` naming `state`. */
-function encodeState(state: QuestionState): string {
+export function encodeState(state: QuestionState): string {
   return STATE_PREFIX + Buffer.from(JSON.stringify({ q: state.question, c: state.callId, s: state.session }), 'utf8').toString('base64url');
 }
 
@@ -99,13 +99,30 @@ export interface CheckedRetry {
   handler: ConfirmationHandler;
 }
 
+/** The kind of the stored question a `requestState` names (`approval` or `question`), or `undefined` when it names none. */
+export async function stateKind(ledger: CallStore, rawState: unknown): Promise<'approval' | 'question' | undefined> {
+  const state = decodeState(rawState);
+  const question = state === undefined ? undefined : await ledger.approval(state.question);
+  if (question === undefined) return undefined;
+  return (question.request as { kind?: unknown }).kind === 'question' ? 'question' : 'approval';
+}
+
+/** A stored question a retry's `requestState` names, found and checked (see {@link findAsked}). */
+export interface AskedQuestion {
+  state: QuestionState;
+  question: ApprovalRecord;
+}
+
 /**
- * Check a retry against the question its `requestState` names (see the module's text).
- * @returns the retry to run, or a message saying why it was refused (nothing runs then).
+ * Find the stored question a retry's `requestState` names and check the retry against it: a
+ * state this server minted, naming a stored question of that call id and session, still
+ * unanswered, of a `pending` call of the same tool, tool revision and arguments as the retry,
+ * and of the expected kind (`approval` for a confirmation, `question` for `ask_user`).
+ * @returns the question, or a message saying why the retry is refused (nothing runs then).
  */
-export async function checkRetry(
-  ledger: CallStore, rawState: unknown, responses: Record<string, unknown> | undefined, tool: RegisteredTool, args: Record<string, unknown>,
-): Promise<CheckedRetry | string> {
+export async function findAsked(
+  ledger: CallStore, rawState: unknown, tool: RegisteredTool, args: Record<string, unknown>, kind: 'approval' | 'question',
+): Promise<AskedQuestion | string> {
   const state = decodeState(rawState);
   if (state === undefined) return 'the retry\'s requestState is not one this server issued (or it was altered); nothing ran. Call the tool again without requestState to be asked again.';
   const question = await ledger.approval(state.question);
@@ -116,9 +133,23 @@ export async function checkRetry(
     return `question ${question.id} was answered already (${question.answer ?? question.callState}): a requestState counts once, and this retry ran nothing. Call the tool again without requestState for a new question.`;
   }
   const call = await ledger.get(state.callId, state.session);
-  if (call === undefined || call.tool !== tool.name || call.version !== tool.version || !isDeepStrictEqual(call.arguments, args)) {
-    return `question ${question.id} was asked about another call (${call?.tool ?? 'unknown'} ${call?.version ?? ''} with other arguments): an answer approves only the call it was asked about, with the same tool revision and arguments; nothing ran.`;
+  const asked = (question.request as { kind?: unknown }).kind === 'question' ? 'question' : 'approval';
+  if (call === undefined || call.tool !== tool.name || call.version !== tool.version || !isDeepStrictEqual(call.arguments, args) || asked !== kind) {
+    return `question ${question.id} was asked about another call (${call?.tool ?? 'unknown'} ${call?.version ?? ''} with other arguments): an answer counts only for the call it was asked about, with the same tool revision and arguments; nothing ran.`;
   }
+  return { state, question };
+}
+
+/**
+ * Check a retry against the question its `requestState` names (see the module's text).
+ * @returns the retry to run, or a message saying why it was refused (nothing runs then).
+ */
+export async function checkRetry(
+  ledger: CallStore, rawState: unknown, responses: Record<string, unknown> | undefined, tool: RegisteredTool, args: Record<string, unknown>,
+): Promise<CheckedRetry | string> {
+  const found = await findAsked(ledger, rawState, tool, args, 'approval');
+  if (typeof found === 'string') return found;
+  const { state, question } = found;
   const view = inputResponse(responses, CONFIRM_INPUT);
   if (view.kind !== 'elicit') return `the retry carries no answer to question ${question.id} (inputResponses.${CONFIRM_INPUT}); nothing ran.`;
   const offers = (question.request as { offers?: unknown }).offers;

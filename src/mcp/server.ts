@@ -30,6 +30,10 @@
  *   `waitForAnswers`) for `toolgate approvals allow ID` or the cockpit, and the client is told
  *   the question's id at once (a log message, and progress when it sent a token); without a
  *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).
+ * - `ask_user` (the model's question to the person): served when the selection would hold it,
+ *   answered through elicitation (2025), an input-required round decided before the tool runs
+ *   (2026-07-28, with a ledger), the cockpit (`waitForAnswers`), or a message that says how to
+ *   answer (`ask-user.ts`).
  * - Tasks (2025-11-25, experimental; 2025-era servers only), with a ledger: the `tasks`
  *   capability and every tool's `execution.taskSupport: 'optional'`; a `tools/call` with a
  *   `task` field is answered at once with a task, its call runs in the background (ledger
@@ -64,7 +68,13 @@ import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } 
 import { McpLazyTools } from './lazy-domains.js';
 import { MODES } from '../modes/modes.js';
 import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
-import { checkRetry, inputRequiredFor, isInputSuspension, suspendForInput, type CheckedRetry } from './input-required.js';
+import { checkRetry, inputRequiredFor, isInputSuspension, stateKind, suspendForInput, type CheckedRetry } from './input-required.js';
+import { askUserFirstRound, askUserRetry, cannotAsk, cannotAskUserMessage, elicitQuestion, isAskUser, type AskUserCall } from './ask-user.js';
+import { ASK_USER_TOOL, askUserSpec, type QuestionHandler } from '../builtin/ask-user.js';
+import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
+import { registerCallerTools } from '../builtin/caller-tools.js';
+import { ledgerQuestionHandler } from '../ledger/user-questions.js';
+import type { ToolClient } from '../types/tool.js';
 import { ProtocolServer, SERVED_PROTOCOL_VERSIONS } from './protocol-server.js';
 import { registerTaskMethods } from './task-methods.js';
 import { declaresTasks, modernRequestor, registerTaskExtension, TASKS_EXTENSION, wireTask } from './task-extension.js';
@@ -219,9 +229,13 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   if (modernTasks !== undefined) registerTaskExtension(server, modernTasks, requestorOf);
   const selection = { names: options.tools, tags: options.tags };
   const registry = system.registry;
+  // ask_user is served when the selection would hold it (as if it were an ordinary tool): the
+  // server lends what answers it (ask-user.ts).
+  registerCallerTools(registry);
+  const servesAskUser = isSelected({ name: ASK_USER_TOOL.name, tags: ASK_USER_TOOL.tags }, selection) && system.selectsTags(ASK_USER_TOOL.tags);
   const visible = (name: string): RegisteredTool | undefined => {
     const tool = registry.get(name);
-    return tool !== undefined && isSelected(tool, selection) ? tool : undefined;
+    return tool !== undefined && (isSelected(tool, selection) || (servesAskUser && isAskUser(tool))) ? tool : undefined;
   };
   // Listed: the selected tools the mode would ever let run (a read-only mode hides the
   // writing tools it always denies, as agents do). A call still reaches the mode decider.
@@ -232,7 +246,10 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   // Lazy visibility: this session's domains (one server per session; per request for a 2026-07-28 HTTP client).
   const lazy = lazyOptions === undefined ? undefined : new McpLazyTools(lazyOptions, () => offered(true), () => offered());
   const listed = (): McpTool[] => {
-    const tools = offered().filter((t) => lazy === undefined || lazy.visibility.shows(t)).map((t) => system.spec(t, 'mcp'));
+    const all = offered();
+    const tools = all.filter((t) => lazy === undefined || lazy.visibility.shows(t)).map((t) => system.spec(t, 'mcp'));
+    // ask_user is read-only: offered in every mode that offers anything.
+    if (servesAskUser && all.length > 0) tools.push(askUserSpec('mcp') as McpTool);
     const request = lazy?.requestTool();
     return request === undefined ? tools : [...tools, request];
   };
@@ -252,8 +269,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   server.setRequestHandler('tools/list', { params: LOOSE_PARAMS }, async (params) => {
     const cursor = (params as { cursor?: unknown }).cursor;
     if (cursor !== undefined && typeof cursor !== 'string') throw invalidParams('Invalid params: a tools/list request\'s cursor must be a string (the nextCursor of the previous page)');
-    // request_tools is answered at once, never as a task.
-    const all = tasks === undefined ? listed() : listed().map((t) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined ? t : { ...t, execution: { taskSupport: 'optional' as const } }));
+    // request_tools and ask_user (its answer comes from the client) are answered at once, never as a task.
+    const atOnce = (t: McpTool) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined) || (t.name === ASK_USER_TOOL.name && servesAskUser);
+    const all = tasks === undefined ? listed() : listed().map((t) => (atOnce(t) ? t : { ...t, execution: { taskSupport: 'optional' as const } }));
     try {
       return pageOf(all, cursor, pageSize);
     } catch (error) {
@@ -274,6 +292,18 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   const capabilitiesOf = (ctx: ServerContext): ClientCapabilities | undefined => (modern
     ? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
     : server.getClientCapabilities());
+  /** What answers ask_user for this client (see ask-user.ts): elicitation, the cockpit through the ledger, or a message saying how to answer. */
+  const questionHandler = (isModern: boolean, formElicitation: boolean, canAsk: boolean, session: string): QuestionHandler => {
+    const ledger = system.executor.ledger;
+    if (canAsk) return elicitQuestion(server);
+    if (isModern && formElicitation) {
+      return cannotAsk(ledger === undefined
+        ? 'ask_user: a 2026-07-28 client is asked through an input-required result, which needs the ledger (toolgate mcp without --no-ledger)'
+        : 'ask_user: this call was approved in a first round, and a 2026-07-28 client cannot be asked a question from inside a running call; call ask_user again to be asked');
+    }
+    if (options.waitForAnswers === true && ledger !== undefined) return ledgerQuestionHandler(ledger, { workspace: options.workspaceRoot ?? process.cwd(), turn: session });
+    return cannotAsk(cannotAskUserMessage(ledger === undefined));
+  };
   server.setRequestHandler('tools/call', async (request, ctx) => (await callTool(request, ctx)) as never);
   const callTool = async (request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } }, ctx: ServerContext): Promise<CallToolResult | CreateTaskResult> => {
     const { name } = request.params;
@@ -364,7 +394,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const rawState = modern ? ctx.mcpReq.requestState() : undefined;
     // A 2026-07-28 client declaring the tasks extension gets a task (its questions are asked
     // in the task: input_required, answered by tasks/update through any instance).
-    if (modernTasks !== undefined && rawState === undefined && declaresTasks(caps)) {
+    if (modernTasks !== undefined && rawState === undefined && declaresTasks(caps) && !isAskUser(tool)) {
       const args = request.params.arguments ?? {};
       const task = await modernTasks.createTask({}, requestId, request as never, requestorOf(ctx));
       await modernTasks.start(
@@ -382,6 +412,24 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       );
       return { resultType: 'task', ...wireTask(task) } as never;
     }
+    const firstCallId = callIdOf(requestId);
+    // ask_user: answered by elicitation (2025), by an input-required round (2026-07-28, ask-user.ts), else how to answer.
+    const askUser = isAskUser(tool) ? questionHandler(modern, formElicitation, canAsk, session) : undefined;
+    if (askUser !== undefined && modern && formElicitation && ledger !== undefined) {
+      const c: AskUserCall = {
+        system, ledger, tool, args: request.params.arguments ?? {}, callId: firstCallId, session, workspace: options.workspaceRoot ?? process.cwd(), logger,
+        options: { mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, workspaceRoot: options.workspaceRoot, client: lendAskUser(lazy === undefined ? client : lazy.client(client), askUser) },
+      };
+      if (rawState === undefined) {
+        const first = await askUserFirstRound(c);
+        if (first !== undefined) return first as never;
+      } else if (await stateKind(ledger, rawState) !== 'approval') {
+        const answered = await askUserRetry(c, rawState, ctx.mcpReq.inputResponses);
+        if (typeof answered !== 'string') return answered;
+        logger.warn({ event: 'mcp_retry_refused', tool: name }, answered);
+        throw invalidParams(`Invalid params: ${answered}`);
+      }
+    }
     let retry: CheckedRetry | undefined;
     if (rawState !== undefined) {
       if (!askInRetry || ledger === undefined) throw invalidParams('Invalid params: this retry carries a requestState, but this server asks no questions through input required for this client (it needs elicitation in its capabilities, and a ledger)');
@@ -392,7 +440,6 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       }
       retry = checked;
     }
-    const firstCallId = callIdOf(requestId);
     let result: ToolExecutionResult;
     const closeSse = ctx.http?.closeSSE;
     const letGo = options.pollAfterMs !== undefined && closeSse !== undefined ? setTimeout(closeSse, options.pollAfterMs) : undefined;
@@ -412,7 +459,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
           // (its connection over stdio; one request for a 2026-07-28 client over HTTP).
           turnId: retry === undefined ? session : retry.state.session,
           // ctx.progress / ctx.log / ctx.elicit / ctx.sample reach this client.
-          client: lazy === undefined ? client : lazy.client(client),
+          client: lendAskUser(lazy === undefined ? client : lazy.client(client), askUser),
           // The ledger's idempotency key is call id and session.
           session: retry === undefined ? session : retry.state.session,
         },
@@ -443,6 +490,13 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     return toCallToolResult(tool, result) as CallToolResult;
   };
   return server;
+}
+
+/** `client` lending `askUser` to the call (beside what it lends already: lazy domains), or `client` itself without one. */
+function lendAskUser(client: ToolClient | undefined, askUser: QuestionHandler | undefined): ToolClient | undefined {
+  if (askUser === undefined) return client;
+  const services = servicesOf(client);
+  return withServices(client, services === undefined ? new CallerServices({ askUser }) : services.with({ askUser }));
 }
 
 /** The log level a 2026-07-28 request names in `_meta` (`io.modelcontextprotocol/logLevel`); every level when none. */

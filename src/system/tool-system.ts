@@ -357,6 +357,14 @@ export class ToolSystem implements ToolCallTarget {
   }
 
   /**
+   * Would the system's `tags` selection hold a tool with these tags? For a caller that offers a
+   * caller-side builtin itself (`toolgate mcp` offers `ask_user`), which no selection holds.
+   */
+  selectsTags(tags: readonly string[]): boolean {
+    return isSelected({ name: '', tags }, { tags: this.tags });
+  }
+
+  /**
    * The tools an agent is offered, one version per name (its pin, else the latest), sorted by
    * name. In a read-only mode: the read-only tools, plus the tools that may write inside
    * scoped folders when the mode or the agent has some.

@@ -74,6 +74,8 @@ describe('MCP: a client without elicitation waits for an answer given elsewhere 
       assert.equal(result._meta?.['toolgate/errorCode'], 'CONFIRMATION_REQUIRED');
       assert.match(text(result), /nobody answered question \d+ within 300 ms, so the call did not run/);
       assert.match(text(result), /toolgate approvals allow ID/);
+      assert.match(text(result), /toolgate approvals deny ID/);
+      assert.match(text(result), /restart `toolgate mcp` with --cockpit/);
       assert.match(text(result), /--yes/);
       // Not a person's no: the same call asks again (and waits again).
       const again = (await client.callTool({ name: 'confirm_action', arguments: { value: 'late' } })) as CallToolResult;

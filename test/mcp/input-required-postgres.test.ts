@@ -48,4 +48,22 @@ describe('MCP 2026-07-28 input required across two instances on one PostgreSQL s
     assert.match(replayed.error?.message ?? '', /answered already/, JSON.stringify(replayed));
     assert.equal(fs.existsSync(path.join(tmp.ws, 'pg.txt')), false);
   });
+
+  it('ask_user: asked through one, answered by a retry to the other, ended once with the answer; the same state again records nothing', async () => {
+    const a = await instance();
+    const b = await instance();
+    const args = { question: 'Which store?', choices: ['sqlite', 'postgres'] };
+    const first = await callModern(a, { name: 'ask_user', arguments: args });
+    assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+    const answer = (value: string) => ({ toolgate_question: { action: 'accept', content: { answer: value } } });
+    const retried = await callModern(b, { name: 'ask_user', arguments: args, inputResponses: answer('postgres'), requestState: first.result!.requestState });
+    assert.equal(retried.result?.isError, undefined, JSON.stringify(retried));
+    assert.equal(retried.result?.content?.[0]?.text, 'postgres');
+    const replayed = await callModern(a, { name: 'ask_user', arguments: args, inputResponses: answer('sqlite'), requestState: first.result!.requestState });
+    assert.match(replayed.error?.message ?? '', /answered already/, JSON.stringify(replayed));
+    const decoded = JSON.parse(Buffer.from(first.result!.requestState!.slice(5), 'base64url').toString('utf8')) as { c: string; s: string };
+    const ledger = systems[0]!.executor.ledger!;
+    assert.equal((await ledger.get(decoded.c, decoded.s))?.state, 'done');
+    assert.equal((await ledger.result(decoded.c, decoded.s))?.result.output, 'postgres');
+  });
 });
