@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GeneralAgent, ToolSystem, type ConfirmationRequest } from '../../src/index.js';
 import { bubblewrapAvailable } from '../../src/internal.js';
+import { skillDigest } from '../../tools-ported/skills/skill-catalog.js';
 import { cliInProcess } from '../cli/in-process.js';
 import { tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
@@ -197,7 +198,7 @@ describe('a workspace\'s skills', () => {
     t.cleanup();
   });
 
-  it('are read but add no tools until the user trusts the workspace in skills-trust.json', async () => {
+  it('are read but add no tools until the user pins them in skills-trust.json', async () => {
     const untrusted = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await untrusted.start();
     try {
@@ -211,7 +212,8 @@ describe('a workspace\'s skills', () => {
       await untrusted.close();
     }
     fs.mkdirSync(path.join(config, 'toolgate'), { recursive: true });
-    fs.writeFileSync(path.join(config, 'toolgate', 'skills-trust.json'), JSON.stringify({ workspaces: [t.ws] }));
+    const digest = skillDigest(path.join(t.ws, '.toolgate', 'skills', 'repo-helper'))!;
+    fs.writeFileSync(path.join(config, 'toolgate', 'skills-trust.json'), JSON.stringify({ workspaces: [{ path: t.ws, skills: { 'repo-helper': digest } }] }));
     const trusted = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await trusted.start();
     try {

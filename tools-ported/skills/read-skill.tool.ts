@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
-import { findSkills, type SkillCatalog } from './skill-catalog.js';
+import { findSkills, untrustedReason, type SkillCatalog } from './skill-catalog.js';
 import { SKILL_LIMITS, snakeName, type Skill } from './skill-file.js';
 import { SKILL_TOOLS_DOMAIN } from './skill-tools.js';
 
@@ -37,7 +37,7 @@ export class ReadSkillTool implements Tool<ReadSkillInput, string> {
 
 /** What read_skill returns for `skill`. */
 export function showSkill(skill: Skill, catalog: SkillCatalog): string {
-  const lines = [`# Skill ${skill.name} (${skill.origin}${skill.origin === 'workspace' && !catalog.workspaceTrusted ? ', untrusted' : ''})`, `Folder: ${skill.folder}`, `Description: ${skill.description}`, ''];
+  const lines = [`# Skill ${skill.name} (${skill.origin}${catalog.trusted.has(skill) ? '' : ', untrusted'})`, `Folder: ${skill.folder}`, `Description: ${skill.description}`, ''];
   lines.push(skill.instructions === '' ? '[no instructions]' : skill.instructions, '');
   const files = listFiles(skill.folder);
   lines.push(`## Files (${files.shown.length}${files.more ? '+' : ''}; read them with read_file, or run scripts only through the skill's tools)`, ...files.shown.map((f) => `- ${f}`));
@@ -47,7 +47,7 @@ export function showSkill(skill: Skill, catalog: SkillCatalog): string {
     for (const t of skill.tools) lines.push(`- ${t.name}: ${t.description.replace(/^\[skill [^\]]+\] /, '')}`);
     lines.push(catalog.trusted.has(skill)
       ? `Call them by name; when they are not offered yet, call request_tools with {"domains": ["${SKILL_TOOLS_DOMAIN}"]} first. Each call is decided like any other (it may ask the user).`
-      : 'These tools are NOT available: this workspace\'s skills are not trusted by the user. Tell the user if the task needs them.');
+      : `These tools are NOT available: ${untrustedReason(skill, catalog) ?? 'the skill is not trusted'}. Tell the user if the task needs them.`);
   }
   return lines.join('\n');
 }
