@@ -63,6 +63,8 @@ import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessag
 import { checkRetry, inputRequiredFor, isInputSuspension, suspendForInput, type CheckedRetry } from './input-required.js';
 import { ProtocolServer, SERVED_PROTOCOL_VERSIONS } from './protocol-server.js';
 import { registerTaskMethods } from './task-methods.js';
+import { attachSkills } from './skills-extension.js';
+import { skillFoldersPresent } from '../system/skill-folders.js';
 import { BadCursorError, DEFAULT_TOOLS_PAGE_SIZE, MAX_TOOLS_PAGE_SIZE, pageOf } from './tool-pages.js';
 
 /** How long a question a client cannot be asked waits for an answer given elsewhere, by default (ms). */
@@ -196,7 +198,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   const tasks = modern ? undefined : taskStoreFor(options);
   // The task methods answer from a view bound to this server's client, never from a session id the SDK passes.
   const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
-  const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo);
+  const workspaceRoot = options.workspaceRoot ?? system.workspace;
+  const skills = skillFoldersPresent(workspaceRoot);
+  const { serverInfo, capabilities, instructions } = serverIdentity(tasks !== undefined, options.serverInfo, skills);
   const server: Server = new ProtocolServer(serverInfo, {
     capabilities, instructions, supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
     cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
@@ -260,6 +264,16 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     ? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
     : server.getClientCapabilities());
   server.setRequestHandler('tools/call', async (request, ctx) => (await callTool(request, ctx)) as never);
+  // The MCP skills extension: listed and read through list_skills and read_skill, as this client's calls.
+  if (skills) {
+    attachSkills(server, {
+      workspaceRoot, logger, served: (name) => visible(name) !== undefined,
+      run: (name, args, ctx) => system.execute({ name, arguments: args, callId: callIdOf(ctx.mcpReq.id) }, {
+        mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, signal: ctx.mcpReq.signal,
+        workspaceRoot: options.workspaceRoot, turnId: `mcp_${ctx.sessionId ?? connection}`, session: `mcp_${ctx.sessionId ?? connection}`,
+      }),
+    });
+  }
   const callTool = async (request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } }, ctx: ServerContext): Promise<CallToolResult | CreateTaskResult> => {
     const { name } = request.params;
     const requestId = ctx.mcpReq.id;
