@@ -22,4 +22,4 @@ export { launchPrefix, LAUNCH_PROFILES, type LaunchProfileName, type Interpreter
 export { processTree, residentBytes } from './sandbox/proc.js';
 export { bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type BubblewrapProbe } from './sandbox/bubblewrap.js';
 export { taskServiceOf, TASK_DOMAIN, TASK_TOOL_NAMES, TASK_SERVICE_UNAVAILABLE, type TaskService, type TaskToolName } from './types/task-service.js';
-export { SKILL_TOOL_PREFIX } from './registry/tool-namespaces.js';
+export { SKILL_TOOL_PREFIX } from './decorators/tool-namespaces.js';

@@ -23,7 +23,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { checkToolset, type ToolsetEntryConfig } from '../registry/toolset.js';
 import { serverPrefix } from './proxy-names.js';
-import { RESERVED_SERVER_PREFIX, SKILL_TOOL_PREFIX } from '../registry/tool-namespaces.js';
+import { RESERVED_SERVER_PREFIX, SKILL_TOOL_PREFIX } from '../decorators/tool-namespaces.js';
 
 /** File name looked up in the workspace when no config file is named. */
 const CONFIG_FILE_NAME = 'toolgate.config.json';

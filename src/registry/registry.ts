@@ -14,7 +14,7 @@ import type { SchemaFileEntry } from '../schema/schema-file.js';
 import type { ToolClass } from '../types/tool.js';
 import { checkToolDefinition, isToolDefinition, type DefinitionRegisterOptions, type ToolDefinition } from './programmatic.js';
 import { RegisteredTool, type RegisterOptions } from './registered-tool.js';
-import { toolNamespaceProblem } from './tool-namespaces.js';
+import { toolNamespaceProblem } from '../decorators/tool-namespaces.js';
 
 /** Filter for {@link ToolRegistry.list}. */
 export interface ToolFilter {

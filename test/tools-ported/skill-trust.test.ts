@@ -90,3 +90,39 @@ describe('workspace skills trusted by content', () => {
     assert.match(catalog.problems.map((p) => p.message).join('\n'), /must map names to digests/);
   });
 });
+
+describe('read_skill with a file', () => {
+  const t = tempWorkspace();
+  const config = path.join(t.root, 'config');
+  const saved = process.env.XDG_CONFIG_HOME;
+  let tools: ToolSystem;
+  before(async () => {
+    process.env.XDG_CONFIG_HOME = config;
+    const dir = path.join(config, 'toolgate', 'skills', 'docs-helper');
+    fs.mkdirSync(path.join(dir, 'ref'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: docs-helper\ndescription: Helps.\n---\nRead ref/guide.md.\n');
+    fs.writeFileSync(path.join(dir, 'ref', 'guide.md'), 'The guide.\n');
+    fs.writeFileSync(path.join(dir, 'blob.bin'), Buffer.from([0xff, 0xfe, 0xfd]));
+    fs.symlinkSync(t.sentinel, path.join(dir, 'outside.md'));
+    tools = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
+    await tools.start();
+  });
+  after(async () => {
+    await tools.close();
+    if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+    else process.env.XDG_CONFIG_HOME = saved;
+    t.cleanup();
+  });
+  const read = (file: string) => tools.execute({ name: 'read_skill', arguments: { name: 'docs-helper', file }, callId: `f-${file}` });
+
+  it('returns a file of the skill\'s folder as it is, and refuses paths out of it, links and binary files', async () => {
+    assert.equal((await read('ref/guide.md')).output, 'The guide.\n');
+    assert.match((await read('SKILL.md')).output, /^---\nname: docs-helper/);
+    for (const [file, why] of [['../../policy.toml', /relative to the skill's folder/], ['/etc/passwd', /relative/], ['outside.md', /symbolic link/], ['blob.bin', /not UTF-8/], ['nope.md', /no such file/], ['ref', /not a regular file/]] as const) {
+      const result = await read(file);
+      assert.equal(result.success, false, file);
+      assert.equal(result.errorCode, 'INVALID_ARGUMENTS', file);
+      assert.match(result.output, why, file);
+    }
+  });
+});
