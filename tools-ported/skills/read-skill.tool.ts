@@ -83,7 +83,7 @@ export function showSkill(skill: Skill, catalog: SkillCatalog): string {
   const lines = [`# Skill ${skill.name} (${skill.origin}${catalog.trusted.has(skill) ? '' : ', untrusted'})`, `Folder: ${skill.folder}`, `Description: ${skill.description}`, ''];
   lines.push(skill.instructions === '' ? '[no instructions]' : skill.instructions, '');
   const files = listFiles(skill.folder);
-  lines.push(`## Files (${files.shown.length}${files.more ? '+' : ''}; read them with read_file, or run scripts only through the skill's tools)`, ...files.shown.map((f) => `- ${f}`));
+  lines.push(`## Files (${files.shown.length}${files.more ? '+' : ''}; read one with read_skill and its file argument; run scripts only through the skill's tools)`, ...files.shown.map((f) => `- ${f}`));
   if (files.more) lines.push(`[more files not listed: at most ${SKILL_LIMITS.listedFiles}]`);
   if (skill.tools.length > 0) {
     lines.push('', '## Tools');
