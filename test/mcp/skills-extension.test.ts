@@ -3,7 +3,8 @@
  * v2 client (`SkillsClient`), pinned to 2026-07-28 and in its default 2025-11-25 mode, over
  * stdio, sees the extension in the server's capabilities, lists the skills the tool system
  * trusts (the user's and a pinned workspace skill, not an untrusted workspace skill), gets one
- * by URI, and reads its SKILL.md and a resource, each file verified against the listed digest.
+ * by URI, and reads its SKILL.md and a resource, each file verified against the listed digest
+ * (and over HTTP, both eras).
  * Reading goes through read_skill as the client's call: a policy that denies read_skill denies
  * the read. Without skill folders, the extension is not offered.
  */
@@ -11,14 +12,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/core/ext/skills';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SKILLS_EXTENSION_ID as OURS } from '../../src/mcp/early-initialize.js';
 import { skillDigest } from '../../tools-ported/skills/skill-catalog.js';
 import { BIN } from '../helpers.js';
-import { mcpFolders } from './http-command.js';
+import { mcpFolders, startHttpCommand } from './http-command.js';
 
 const MODERN = '2026-07-28';
 
@@ -91,6 +92,25 @@ describe('toolgate mcp: the skills extension', () => {
       assert.doesNotMatch(stderr, /early_initialize_mismatch/);
     });
   }
+
+  test('over HTTP, 2026-07-28 and 2025-11-25 clients list and read the same skills', async () => {
+    const served = await startHttpCommand(['--workspace', folders.ws], { ...process.env, XDG_STATE_HOME: folders.state, XDG_CONFIG_HOME: config });
+    try {
+      for (const era of ['modern', 'legacy'] as const) {
+        const client = new Client({ name: `skills-http-${era}`, version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
+        clients.push(client);
+        await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
+        const skills = new SkillsClient(client);
+        const { skills: entries } = await skills.list();
+        assert.deepEqual(entries.map((e) => e.frontmatter.name), ['pinned-helper', 'release-notes'], era);
+        assert.equal((await skills.read(entries[1]!, 'templates/notes.md')).verified, true, era);
+        await client.close();
+      }
+    } finally {
+      served.child.kill('SIGTERM');
+      await new Promise((resolve) => (served.child.exitCode === null ? served.child.once('exit', resolve) : resolve(undefined)));
+    }
+  });
 
   test('reading runs read_skill through the decisions: a policy that denies it denies the read', async () => {
     const client = await connect('modern');
