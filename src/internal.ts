@@ -23,3 +23,4 @@ export { processTree, residentBytes } from './sandbox/proc.js';
 export { bubblewrapAvailable, probeBubblewrap, DEFAULT_SANDBOX, BWRAP_ENV, BUBBLEWRAP_PACKAGE, type BubblewrapProbe } from './sandbox/bubblewrap.js';
 export { taskServiceOf, TASK_DOMAIN, TASK_TOOL_NAMES, TASK_SERVICE_UNAVAILABLE, type TaskService, type TaskToolName } from './types/task-service.js';
 export { memoryOf, scopeKey, checkTags, showNote, MEMORY_LIMITS, MEMORY_DOMAIN, MEMORY_UNAVAILABLE, type MemoryStore, type MemoryNote, type MemoryScope } from './types/memory-service.js';
+export { SKILL_TOOL_PREFIX } from './decorators/tool-namespaces.js';

@@ -21,6 +21,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import type { McpServeOptions } from '../mcp/server.js';
 import { isLoopbackAddress } from '../util/loopback.js';
 import { answerInitialize, readFirstMessage, serverIdentity, type FirstMessage } from '../mcp/early-initialize.js';
+import { skillFoldersPresent } from '../system/skill-folders.js';
 import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 
 
@@ -94,7 +95,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   let first: FirstMessage | undefined;
   if (!values.http) {
     first = await readFirstMessage(ctx.stdin, ctx.signal);
-    if (first.initialize !== undefined) answerInitialize(ctx.stdout, first.initialize, serverIdentity(ledger !== false));
+    if (first.initialize !== undefined) answerInitialize(ctx.stdout, first.initialize, serverIdentity(ledger !== false, undefined, skillFoldersPresent(workspace)));
   }
   try {
     return await serve(values, ctx, { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first });

@@ -23,6 +23,7 @@ import { ToolgateOptionError } from '../errors/errors.js';
 import { MAX_TIMEOUT_MS } from '../decorators/tool.decorator.js';
 import { checkToolset, type ToolsetEntryConfig } from '../registry/toolset.js';
 import { serverPrefix } from './proxy-names.js';
+import { RESERVED_SERVER_PREFIX, SKILL_TOOL_PREFIX } from '../decorators/tool-namespaces.js';
 
 /** File name looked up in the workspace when no config file is named. */
 const CONFIG_FILE_NAME = 'toolgate.config.json';
@@ -183,6 +184,7 @@ export function checkMcpServers(servers: unknown, where = 'mcpServers', baseDir 
     const bad = (problem: string) => ToolgateOptionError.fromBadOption(at, problem);
     const prefix = serverPrefix(name);
     if (prefix === undefined) throw bad('the server name needs at least one letter or digit (it prefixes its tools\' names)');
+    if (prefix === RESERVED_SERVER_PREFIX) throw bad(`the server name makes the tool name prefix "${prefix}__", which is reserved for the tools skills declare (${SKILL_TOOL_PREFIX}<skill>__<tool>); rename the server`);
     const other = prefixes.get(prefix);
     if (other !== undefined) throw bad(`its tools would share the name prefix "${prefix}__" with server ${JSON.stringify(other)}; rename one of them`);
     prefixes.set(prefix, name);

@@ -29,6 +29,8 @@
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 
+/** The skills extension's identifier (`SKILLS_EXTENSION_ID` of the SDK; a test holds them equal). */
+export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
 /** The newest MCP revision the SDK speaks; answered to a client asking for one it does not know. */
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 /** Every MCP revision the SDK speaks, newest first; a client asking for one of them gets it. */
@@ -45,10 +47,14 @@ export interface ServerIdentity {
  * The server's identity: one source for the early answer and for the SDK server.
  * @param tasks - whether the server keeps MCP tasks (it does with a ledger).
  * @param serverInfo - name and version. Default `{ name: 'toolgate', version: '0.1.0' }`.
+ * @param skills - whether it offers the MCP skills extension (`skills-extension.ts`: there
+ *   are skill folders). Default false.
  */
-export function serverIdentity(tasks: boolean, serverInfo: { name: string; version: string } = { name: 'toolgate', version: '0.1.0' }): ServerIdentity {
+export function serverIdentity(tasks: boolean, serverInfo: { name: string; version: string } = { name: 'toolgate', version: '0.1.0' }, skills = false): ServerIdentity {
   const capabilities: Record<string, unknown> = { tools: { listChanged: true }, logging: {} };
   if (tasks) capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  // As the SDK's skills extension declares them when attached (same keys, same order).
+  if (skills) Object.assign(capabilities, { resources: { listChanged: true }, extensions: { [SKILLS_EXTENSION_ID]: {} } });
   return {
     serverInfo,
     capabilities,

@@ -8,6 +8,8 @@
  *    other characters turned into one `_`, no `_` at either end, `s` in front when it does not
  *    start with a letter. A prefix therefore never holds `__` nor ends in `_`, so the first
  *    `__` of a proxy name always ends the prefix, and names from different servers cannot meet.
+ *    The prefix `skill` is refused by the config (`checkMcpServers`): `skill__` starts the
+ *    names of the tools skills declare (`src/decorators/tool-namespaces.ts`).
  * 2. When the tool's own name already fits (`[a-z0-9_-]+`: snake_case or kebab-case, which
  *    every provider accepts) and the whole name is at most 64 characters, the name is
  *    `{prefix}__{tool}`: distinct tools give distinct names.

@@ -78,6 +78,8 @@ import type { ToolClient } from '../types/tool.js';
 import { ProtocolServer, SERVED_PROTOCOL_VERSIONS } from './protocol-server.js';
 import { registerTaskMethods } from './task-methods.js';
 import { declaresTasks, modernRequestor, registerTaskExtension, TASKS_EXTENSION, wireTask } from './task-extension.js';
+import { attachSkills } from './skills-extension.js';
+import { skillFoldersPresent } from '../system/skill-folders.js';
 import { BadCursorError, DEFAULT_TOOLS_PAGE_SIZE, MAX_TOOLS_PAGE_SIZE, pageOf } from './tool-pages.js';
 
 /** How long a question a client cannot be asked waits for an answer given elsewhere, by default (ms). */
@@ -216,9 +218,12 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   const modernTasks = modern ? store : undefined;
   // The task methods answer from a view bound to this server's client, never from a session id the SDK passes.
   const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
-  const identity = serverIdentity(tasks !== undefined, options.serverInfo);
+  const workspaceRoot = options.workspaceRoot ?? system.workspace;
+  const skills = skillFoldersPresent(workspaceRoot);
+  const identity = serverIdentity(tasks !== undefined, options.serverInfo, skills);
   const { serverInfo, instructions } = identity;
-  const capabilities = modernTasks === undefined ? identity.capabilities : { ...identity.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
+  const known = (identity.capabilities as { extensions?: Record<string, unknown> }).extensions ?? {};
+  const capabilities = modernTasks === undefined ? identity.capabilities : { ...identity.capabilities, extensions: { ...known, [TASKS_EXTENSION]: {} } };
   const server: Server = new ProtocolServer(serverInfo, {
     capabilities, instructions, supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
     cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
@@ -305,6 +310,16 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     return cannotAsk(cannotAskUserMessage(ledger === undefined));
   };
   server.setRequestHandler('tools/call', async (request, ctx) => (await callTool(request, ctx)) as never);
+  // The MCP skills extension: listed and read through list_skills and read_skill, as this client's calls.
+  if (skills) {
+    attachSkills(server, {
+      workspaceRoot, logger, served: (name) => visible(name) !== undefined,
+      run: (name, args, ctx) => system.execute({ name, arguments: args, callId: callIdOf(ctx.mcpReq.id) }, {
+        mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, signal: ctx.mcpReq.signal,
+        workspaceRoot: options.workspaceRoot, turnId: `mcp_${ctx.sessionId ?? connection}`, session: `mcp_${ctx.sessionId ?? connection}`,
+      }),
+    });
+  }
   const callTool = async (request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } }, ctx: ServerContext): Promise<CallToolResult | CreateTaskResult> => {
     const { name } = request.params;
     const requestId = ctx.mcpReq.id;

@@ -16,6 +16,7 @@ import { ProtocolErrorCode, specTypeSchemas, type JSONRPCMessage, type Server } 
 import { createLogger, type Logger } from '../logging/logger.js';
 import { clip } from '../util/values.js';
 import { replayInitialize, serverIdentity, type InitializeRequest, type answerInitialize } from './early-initialize.js';
+import { skillFoldersPresent } from '../system/skill-folders.js';
 import { createMcpServer, taskStoreFor, type McpServeOptions, type McpServerHandle } from './server.js';
 
 /**
@@ -51,7 +52,7 @@ export async function serveStdio(
   };
   output.on('error', onOutputError);
   const answered = options.answered;
-  const wire = answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo), (detail) => {
+  const wire = answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo, skillFoldersPresent(options.workspaceRoot ?? options.system.workspace)), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
   });
   // The server the SDK pinned for this connection (made when the first message arrived).

@@ -14,6 +14,7 @@ import type { SchemaFileEntry } from '../schema/schema-file.js';
 import type { ToolClass } from '../types/tool.js';
 import { checkToolDefinition, isToolDefinition, type DefinitionRegisterOptions, type ToolDefinition } from './programmatic.js';
 import { RegisteredTool, type RegisterOptions } from './registered-tool.js';
+import { toolNamespaceProblem } from '../decorators/tool-namespaces.js';
 
 /** Filter for {@link ToolRegistry.list}. */
 export interface ToolFilter {
@@ -54,7 +55,8 @@ export class ToolRegistry {
    * @param options - see {@link RegisterOptions}.
    * @returns the registered tool.
    * @throws ToolDefinitionError when the class is not a tool, `name@version` is already
-   *   registered, or the schema entry does not fit.
+   *   registered, the schema entry does not fit, or the name is in the skills' name space
+   *   (`skill__`) without kind `dynamic_skill_tool` (or the reverse; see `tool-namespaces.ts`).
    */
   register(target: ToolClass | ToolDescriptor, entry: SchemaFileEntry, options?: RegisterOptions): RegisteredTool;
   /**
@@ -79,7 +81,9 @@ export class ToolRegistry {
    * @param definition - see {@link ToolDefinition}.
    * @param options - see {@link DefinitionRegisterOptions}.
    * @returns the registered tool.
-   * @throws ToolDefinitionError naming the tool and the field at fault (see {@link checkToolDefinition}).
+   * @throws ToolDefinitionError naming the tool and the field at fault (see {@link checkToolDefinition}),
+   *   or when the name and kind break the skills' name space (`skill__<skill>__<tool>` is for
+   *   kind `dynamic_skill_tool` only, and that kind only for such names; `tool-namespaces.ts`).
    */
   register<I extends Record<string, any> = Record<string, any>, O = unknown>(definition: ToolDefinition<I, O>, options?: DefinitionRegisterOptions): RegisteredTool;
   register(target: ToolClass | ToolDescriptor | ToolDefinition<any, any>, entry?: SchemaFileEntry | DefinitionRegisterOptions, options?: RegisterOptions): RegisteredTool {
@@ -97,6 +101,9 @@ export class ToolRegistry {
       throw ToolDefinitionError.other((target as ToolClass).name ?? '?', `${(target as ToolClass).name} is not decorated with @tool`);
     }
     const key = `${descriptor.name}@${descriptor.version}`;
+    // Skills' tools and bridged tools never share a name nor a policy rule (tool-namespaces.ts).
+    const namespace = toolNamespaceProblem(descriptor.name, descriptor.kind);
+    if (namespace !== undefined) throw ToolDefinitionError.other(descriptor.name, namespace);
     let versions = this.byName.get(descriptor.name);
     if (versions?.has(descriptor.version) && !replace) throw ToolDefinitionError.fromDuplicate(key);
     const tool = new RegisteredTool(descriptor, entry, options);

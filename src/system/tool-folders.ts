@@ -15,7 +15,7 @@ import { loadBuiltinTools, loadPortedTools, loadTools, type LoadedTools } from '
 import type { ToolDefinition } from '../registry/programmatic.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { toolsetSelector, type ToolsetEntryConfig } from '../registry/toolset.js';
-import { ownStateFolders } from '../workspace/own-state-paths.js';
+import { skillFoldersPresent } from './skill-folders.js';
 
 /** A folder of compiled tools with its generated schema file. */
 export interface ToolFolder {
@@ -143,11 +143,7 @@ async function registerSkillTools(registry: ToolRegistry, workspace: string, log
   // Fast start: no skill folder (nor a link in its place), nothing to import. The skills'
   // modules bring the shell and HTTP tools' modules, which commands that only read the tool
   // list must not load (test/cli/fast-start.test.ts).
-  const places = [path.join(ownStateFolders()[0]!, 'skills'), path.join(workspace, '.toolgate', 'skills'), path.join(workspace, '.toolgate')];
-  if (!places.some((place, i) => {
-    const stat = fs.lstatSync(place, { throwIfNoEntry: false });
-    return stat !== undefined && (i < 2 || stat.isSymbolicLink());
-  })) return;
+  if (!skillFoldersPresent(workspace)) return;
   const { skillToolDefinitions } = (await import(SKILL_TOOLS_MODULE.href)) as { skillToolDefinitions(options: { workspaceRoot: string }): SkillTools };
   const found = skillToolDefinitions({ workspaceRoot: workspace });
   const problems = [...found.problems];

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GeneralAgent, ToolSystem, type ConfirmationRequest } from '../../src/index.js';
 import { bubblewrapAvailable } from '../../src/internal.js';
+import { skillDigest } from '../../tools-ported/skills/skill-catalog.js';
 import { cliInProcess } from '../cli/in-process.js';
 import { tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
@@ -53,7 +54,7 @@ tools:
       required: [version]
 ---
 # Release notes
-Count the words of the draft with release_notes__count_words before sending it.
+Count the words of the draft with skill__release_notes__count_words before sending it.
 `;
 
 /** XDG_CONFIG_HOME set to a temp folder for the test's life (the user's skill folder is under it). */
@@ -90,7 +91,7 @@ describe('skills in an agent run', () => {
       toolCalls(['l', 'list_skills', {}]),
       toolCalls(['r', 'read_skill', { name: 'release-notes' }]),
       toolCalls(['q', 'request_tools', { domains: ['skills'], reason: 'the skill declares tools' }]),
-      toolCalls(['c', 'release_notes__count_words', { text: 'three short words' }], ['s', 'release_notes__render', { version: '1.2.0' }]),
+      toolCalls(['c', 'skill__release_notes__count_words', { text: 'three short words' }], ['s', 'skill__release_notes__render', { version: '1.2.0' }]),
       finalAnswer('done'),
     ]);
     const agent = new GeneralAgent({ tools, model, lazyDomains: true, confirmationHandler: (request) => {
@@ -102,8 +103,8 @@ describe('skills in an agent run', () => {
     for (const r of run.results) assert.equal(r.success, true, `${r.tool}: ${r.output}`);
     const first = offeredTools(model.requests[0]);
     assert.ok(first.includes('list_skills') && first.includes('read_skill'), 'list_skills and read_skill are core');
-    assert.ok(!first.includes('release_notes__count_words'), 'the skill tools are hidden before request_tools');
-    assert.ok(offeredTools(model.requests[3]).includes('release_notes__count_words'), 'offered after request_tools');
+    assert.ok(!first.includes('skill__release_notes__count_words'), 'the skill tools are hidden before request_tools');
+    assert.ok(offeredTools(model.requests[3]).includes('skill__release_notes__count_words'), 'offered after request_tools');
     const seen = toolMessages(model.requests[4]!);
     assert.match(seen.get('l')!, /release-notes \(user\): Draft release notes/);
     assert.match(seen.get('r')!, /Count the words of the draft/);
@@ -112,8 +113,8 @@ describe('skills in an agent run', () => {
     assert.match(seen.get('c')!, /^3$/m);
     assert.match(seen.get('s')!, /# Release 1\.2\.0/);
     // Asked like run_command: skill tools ask by default.
-    assert.deepEqual(asked.map((a) => a.tool).sort(), ['release_notes__count_words', 'release_notes__render']);
-    const registered = tools.registry.get('release_notes__count_words')!;
+    assert.deepEqual(asked.map((a) => a.tool).sort(), ['skill__release_notes__count_words', 'skill__release_notes__render']);
+    const registered = tools.registry.get('skill__release_notes__count_words')!;
     assert.equal(registered.kind, 'dynamic_skill_tool');
     assert.equal(registered.domain, 'skills');
   });
@@ -121,8 +122,8 @@ describe('skills in an agent run', () => {
   it('toolgate list shows the skill tools in the domain skills, and read_skill and list_skills as core', async () => {
     const run = await cliInProcess(['list', '--domain', 'skills'], { cwd: t.ws });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^release_notes__count_words +1\.0\.0 +dynamic_skill_tool +write +yes +skills /m);
-    assert.match(run.stdout, /^release_notes__render /m);
+    assert.match(run.stdout, /^skill__release_notes__count_words +1\.0\.0 +dynamic_skill_tool +write +yes +skills /m);
+    assert.match(run.stdout, /^skill__release_notes__render /m);
     assert.doesNotMatch(run.stdout, /read_skill/);
     const core = await cliInProcess(['list', '--domain', 'core', '--tag', 'skills'], { cwd: t.ws });
     assert.match(core.stdout, /^list_skills .* file_read +read +no +- /m);
@@ -153,7 +154,7 @@ describe('a skill tool under policy files', () => {
     restore();
     t.cleanup();
   });
-  const call = (id: string) => tools.execute({ name: 'release_notes__count_words', arguments: { text: 'a b' }, callId: id }, { approvalMode: 'allow-all' });
+  const call = (id: string) => tools.execute({ name: 'skill__release_notes__count_words', arguments: { text: 'a b' }, callId: id }, { approvalMode: 'allow-all' });
 
   it('runs under allow-all with no rule, asks under a rule that says ask, and is denied under one that says deny', async () => {
     fs.writeFileSync(policyFile, '');
@@ -165,8 +166,8 @@ describe('a skill tool under policy files', () => {
     const asked = await call('p1');
     assert.equal(asked.errorCode, 'CONFIRMATION_REQUIRED', asked.output);
 
-    fs.writeFileSync(policyFile, '[[rules]]\ntool = "release_notes__*"\naction = "deny"\nreason = "no skill tools here"\n');
-    const denied = await tools.execute({ name: 'release_notes__count_words', arguments: { text: 'a b' }, callId: 'p2' }, { confirm: true });
+    fs.writeFileSync(policyFile, '[[rules]]\ntool = "skill__release_notes__*"\naction = "deny"\nreason = "no skill tools here"\n');
+    const denied = await tools.execute({ name: 'skill__release_notes__count_words', arguments: { text: 'a b' }, callId: 'p2' }, { confirm: true });
     assert.equal(denied.errorCode, 'POLICY_DENIED', denied.output);
     assert.match(denied.output, /no skill tools here/);
 
@@ -175,8 +176,8 @@ describe('a skill tool under policy files', () => {
   });
 
   it('a skill tool allowed by a rule runs without asking; read_skill and list_skills are reads', async () => {
-    fs.writeFileSync(policyFile, '[[rules]]\ntool = "release_notes__count_words"\naction = "allow"\n');
-    const ran = await tools.execute({ name: 'release_notes__count_words', arguments: { text: 'one' }, callId: 'a1' });
+    fs.writeFileSync(policyFile, '[[rules]]\ntool = "skill__release_notes__count_words"\naction = "allow"\n');
+    const ran = await tools.execute({ name: 'skill__release_notes__count_words', arguments: { text: 'one' }, callId: 'a1' });
     assert.equal(ran.success, true, ran.output);
     assert.equal(tools.registry.get('read_skill')!.kind, 'file_read');
     assert.equal(tools.registry.get('list_skills')!.readOnly, true);
@@ -197,11 +198,11 @@ describe('a workspace\'s skills', () => {
     t.cleanup();
   });
 
-  it('are read but add no tools until the user trusts the workspace in skills-trust.json', async () => {
+  it('are read but add no tools until the user pins them in skills-trust.json', async () => {
     const untrusted = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await untrusted.start();
     try {
-      assert.equal(untrusted.registry.get('repo_helper__greet'), undefined, 'not registered');
+      assert.equal(untrusted.registry.get('skill__repo_helper__greet'), undefined, 'not registered');
       const read = await untrusted.execute({ name: 'read_skill', arguments: { name: 'repo-helper' }, callId: 'r' });
       assert.equal(read.success, true, read.output);
       assert.match(read.output, /\(workspace, untrusted\)/);
@@ -211,12 +212,13 @@ describe('a workspace\'s skills', () => {
       await untrusted.close();
     }
     fs.mkdirSync(path.join(config, 'toolgate'), { recursive: true });
-    fs.writeFileSync(path.join(config, 'toolgate', 'skills-trust.json'), JSON.stringify({ workspaces: [t.ws] }));
+    const digest = skillDigest(path.join(t.ws, '.toolgate', 'skills', 'repo-helper'))!;
+    fs.writeFileSync(path.join(config, 'toolgate', 'skills-trust.json'), JSON.stringify({ workspaces: [{ path: t.ws, skills: { 'repo-helper': digest } }] }));
     const trusted = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await trusted.start();
     try {
-      assert.equal(trusted.registry.get('repo_helper__greet')?.kind, 'dynamic_skill_tool');
-      const ran = await trusted.execute({ name: 'repo_helper__greet', arguments: {}, callId: 'g' }, { confirm: true });
+      assert.equal(trusted.registry.get('skill__repo_helper__greet')?.kind, 'dynamic_skill_tool');
+      const ran = await trusted.execute({ name: 'skill__repo_helper__greet', arguments: {}, callId: 'g' }, { confirm: true });
       assert.equal(ran.success, true, ran.output);
       assert.match(ran.output, /hello from the repo/);
     } finally {
@@ -229,7 +231,7 @@ describe('a workspace\'s skills', () => {
     const tools = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await tools.start();
     try {
-      const ran = await tools.execute({ name: 'repo_helper__greet', arguments: {}, callId: 'g' }, { confirm: true });
+      const ran = await tools.execute({ name: 'skill__repo_helper__greet', arguments: {}, callId: 'g' }, { confirm: true });
       assert.match(ran.output, /hello from the user/);
     } finally {
       await tools.close();
@@ -242,7 +244,7 @@ describe('a workspace\'s skills', () => {
     const linked = new ToolSystem({ workspace: other, ledger: false, executor: SANDBOX });
     await linked.start();
     try {
-      assert.equal(linked.registry.get('repo_helper__greet'), undefined);
+      assert.equal(linked.registry.get('skill__repo_helper__greet'), undefined);
       assert.match((await linked.execute({ name: 'list_skills', arguments: {}, callId: 'l' })).output, /symbolic link/);
     } finally {
       await linked.close();

@@ -91,13 +91,13 @@ describe('malformed skills', () => {
     const tools = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await tools.start();
     try {
-      assert.equal(tools.registry.get('good_skill__hello')?.kind, 'dynamic_skill_tool');
-      assert.equal(tools.registry.get('bad_meta_schema__first'), undefined, 'all or none: the first tool was rolled back');
-      assert.equal(tools.registry.get('bad_meta_schema__second'), undefined);
+      assert.equal(tools.registry.get('skill__good_skill__hello')?.kind, 'dynamic_skill_tool');
+      assert.equal(tools.registry.get('skill__bad_meta_schema__first'), undefined, 'all or none: the first tool was rolled back');
+      assert.equal(tools.registry.get('skill__bad_meta_schema__second'), undefined);
       const listed = await tools.execute({ name: 'list_skills', arguments: {}, callId: 'l' });
       assert.match(listed.output, /good-skill \(user\): Works\./);
       assert.match(listed.output, /bad-yaml\/SKILL\.md: the front matter is not valid YAML/);
-      const ran = await tools.execute({ name: 'good_skill__hello', arguments: {}, callId: 'h' }, { confirm: true });
+      const ran = await tools.execute({ name: 'skill__good_skill__hello', arguments: {}, callId: 'h' }, { confirm: true });
       assert.match(ran.output, /^hello$/m);
     } finally {
       await tools.close();
@@ -129,9 +129,9 @@ describe('malformed skills', () => {
     const tools = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await tools.start();
     try {
-      assert.match((await tools.execute({ name: 'changing__run', arguments: {}, callId: 'c1' }, { confirm: true })).output, /^original$/m);
+      assert.match((await tools.execute({ name: 'skill__changing__run', arguments: {}, callId: 'c1' }, { confirm: true })).output, /^original$/m);
       fs.writeFileSync(path.join(dir, 'run.sh'), '#!/bin/sh\necho swapped\n');
-      const refused = await tools.execute({ name: 'changing__run', arguments: {}, callId: 'c2' }, { confirm: true });
+      const refused = await tools.execute({ name: 'skill__changing__run', arguments: {}, callId: 'c2' }, { confirm: true });
       assert.equal(refused.success, false);
       assert.match(refused.error ?? refused.output, /changed since the skill was loaded; nothing was run/);
       assert.doesNotMatch(refused.output, /swapped/);
@@ -176,7 +176,7 @@ describe('an HTTP skill tool', () => {
     const tools = new ToolSystem({ workspace: t.ws, ledger: false, executor: SANDBOX });
     await tools.start();
     try {
-      const result = await tools.execute({ name: 'tracker__comment', arguments: { id: 'a b/c', text: 'looks good' }, callId: 'h1' }, { confirm: true });
+      const result = await tools.execute({ name: 'skill__tracker__comment', arguments: { id: 'a b/c', text: 'looks good' }, callId: 'h1' }, { confirm: true });
       assert.ok(result.output.length > 0);
       const hit = web.hits.at(-1)!;
       assert.deepEqual([hit.method, hit.url], ['POST', '/items/a%20b%2Fc/comments']);
@@ -185,7 +185,7 @@ describe('an HTTP skill tool', () => {
       // A placeholder value "." or ".." would climb out of the path the skill fixed (/items/../comments is /comments): refused, nothing sent.
       const hits = web.hits.length;
       for (const id of ['..', '.']) {
-        const climb = await tools.execute({ name: 'tracker__comment', arguments: { id, text: 'x' }, callId: `h-${id}` }, { confirm: true });
+        const climb = await tools.execute({ name: 'skill__tracker__comment', arguments: { id, text: 'x' }, callId: `h-${id}` }, { confirm: true });
         assert.equal(climb.errorCode, 'INVALID_ARGUMENTS', climb.output);
       }
       assert.equal(web.hits.length, hits);

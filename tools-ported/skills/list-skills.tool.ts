@@ -15,7 +15,7 @@ export class ListSkillsTool implements Tool<ListSkillsInput, string> {
   async run(_args: ListSkillsInput, ctx: ToolContext): Promise<string> {
     const catalog = findSkills({ workspaceRoot: ctx.workspace.realRoot });
     const lines = catalog.skills.map((s) => {
-      const tools = s.tools.length === 0 ? '' : catalog.trusted.has(s) ? ` [tools: ${s.tools.map((t) => t.name).join(', ')}]` : ' [its tools are not available: untrusted workspace skill]';
+      const tools = s.tools.length === 0 ? '' : catalog.trusted.has(s) ? ` [tools: ${s.tools.map((t) => t.name).join(', ')}]` : ' [its tools are not available: untrusted workspace skill; read_skill says how the user can trust it]';
       return `- ${s.name} (${s.origin}): ${s.description}${tools}`;
     });
     if (lines.length === 0) lines.push(`No skills. Skills are folders with a SKILL.md in ${catalog.userFolder}${catalog.workspaceFolder === undefined ? '' : ` or ${catalog.workspaceFolder}`}.`);

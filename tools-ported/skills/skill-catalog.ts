@@ -4,18 +4,23 @@
  * - the user's: `$XDG_CONFIG_HOME/toolgate/skills/` (else `~/.config/toolgate/skills/`), beside
  *   the user's policy file; trusted (the user put them there; sandboxed commands cannot write
  *   there, see docs/sandbox.md);
- * - the workspace's: `<workspace>/.toolgate/skills/`, untrusted until the user trusts the
- *   workspace in `skills-trust.json` of the same user folder (`{"workspaces": ["/abs/path"]}`,
- *   real paths). As a workspace's policy file can only narrow, a workspace's skills can only
- *   add instructions: an untrusted workspace skill is listed and read, but its tools are not
- *   registered. Neither `.toolgate` nor `skills` may be a symbolic link there (a repository
- *   could ship one to elsewhere), nor a skill folder or its `SKILL.md`.
+ * - the workspace's: `<workspace>/.toolgate/skills/`, untrusted until the user trusts each
+ *   skill by its content in `skills-trust.json` of the same user folder:
+ *   `{"workspaces": [{"path": "/abs/path", "skills": {"<name>": "sha256:..."}}]}` (real paths;
+ *   the digest is {@link skillDigest} of the skill's folder, every file). A skill added or
+ *   changed later (by a command the user approved, say) is untrusted until pinned again: trust
+ *   is never given to content the user has not seen. As a workspace's policy file can only
+ *   narrow, a workspace's skills can only add instructions: an untrusted workspace skill is
+ *   listed and read, but its tools are not registered. Neither `.toolgate` nor `skills` may be
+ *   a symbolic link there (a repository could ship one to elsewhere), nor a skill folder or its
+ *   `SKILL.md`.
  *
  * A skill of the workspace with the name of one of the user's is left out (a repository must
  * not shadow a skill the user trusts).
  *
  * @module
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ownStateFolders } from '../../src/internal.js';
@@ -41,8 +46,14 @@ export interface SkillCatalog {
   readonly userFolder: string;
   /** The workspace's skill folder, when a workspace was given. */
   readonly workspaceFolder: string | undefined;
-  /** Are the workspace's skills trusted (its real path is in `skills-trust.json`)? */
+  /** Does `skills-trust.json` name the workspace (its real path)? Its skills are trusted only as pinned. */
   readonly workspaceTrusted: boolean;
+  /** The workspace's real path, when a workspace was given. */
+  readonly workspaceRoot: string | undefined;
+  /** The content digest ({@link skillDigest}) of each workspace skill, as read now (absent: too large to pin). */
+  readonly digests: ReadonlyMap<Skill, string>;
+  /** The trust file (`skills-trust.json` of the user's config folder). */
+  readonly trustFile: string;
 }
 
 /** Where {@link findSkills} looks. */
@@ -77,15 +88,22 @@ export function findSkills(options: FindSkillsOptions = {}): SkillCatalog {
   }
   let workspaceFolder: string | undefined;
   let workspaceTrusted = false;
+  let workspaceRoot: string | undefined;
+  const digests = new Map<Skill, string>();
+  const trustFile = path.join(config, SKILLS_TRUST_FILE);
   if (options.workspaceRoot !== undefined) {
     const root = realOr(options.workspaceRoot);
+    workspaceRoot = root;
     workspaceFolder = path.join(root, '.toolgate', 'skills');
-    workspaceTrusted = trustedWorkspaces(config, problems).has(root);
+    const pins = trustedWorkspaces(trustFile, problems).get(root);
+    workspaceTrusted = pins !== undefined;
     const linked = [path.join(root, '.toolgate'), workspaceFolder].find((p) => fs.lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink());
     if (linked !== undefined) {
       problems.push({ file: linked, message: `${linked} is a symbolic link; a workspace's skills are read only from a real folder (a repository could ship a link to elsewhere), so none were loaded` });
     } else {
       const names = new Set(skills.map((s) => s.id));
+      // Digests before and after the skills are read: a skill changing meanwhile is not trusted.
+      const before = pins === undefined ? new Map<string, string | undefined>() : folderDigests(workspaceFolder);
       for (const skill of readFolder(workspaceFolder, 'workspace', problems)) {
         if (names.has(skill.id)) {
           problems.push({ file: skill.file, message: `the workspace's skill ${skill.name} has the name of one of the user's skills; the user's is kept and this one left out` });
@@ -93,11 +111,85 @@ export function findSkills(options: FindSkillsOptions = {}): SkillCatalog {
         }
         names.add(skill.id);
         skills.push(skill);
-        if (workspaceTrusted) trusted.add(skill);
+        const digest = skillDigest(skill.folder);
+        if (digest !== undefined) digests.set(skill, digest);
+        const pinned = pins?.get(skill.name);
+        if (digest !== undefined && pinned === digest && before.get(path.basename(skill.folder)) === digest) trusted.add(skill);
       }
     }
   }
-  return { skills, trusted, problems, userFolder, workspaceFolder, workspaceTrusted };
+  return { skills, trusted, problems, userFolder, workspaceFolder, workspaceTrusted, workspaceRoot, digests, trustFile };
+}
+
+/** Bounds of {@link skillDigest}: a bigger skill folder cannot be pinned (the SDK's skills limits). */
+const DIGEST_LIMITS = Object.freeze({ files: 512, bytes: 16 * 1024 * 1024 });
+
+/**
+ * The content digest of a skill folder: `sha256:` and the SHA-256 of one line per entry, in
+ * path order (`f <path> <sha256 of its bytes>` for a file, `l <path> <target>` for a symbolic
+ * link, `o <path>` for anything else; dot files included). Any change to any file (a new one, a
+ * removed one, a script edited) changes it.
+ * @returns the digest, or `undefined` when the folder cannot be read or exceeds 512 files or 16 MiB.
+ */
+export function skillDigest(folder: string): string | undefined {
+  const lines: string[] = [];
+  let bytes = 0;
+  const walk = (rel: string): boolean => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(folder, rel), { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const name = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      const full = path.join(folder, name);
+      if (lines.length >= DIGEST_LIMITS.files) return false;
+      if (entry.isDirectory()) {
+        if (!walk(name)) return false;
+      } else if (entry.isSymbolicLink()) {
+        lines.push(`l ${name} ${fs.readlinkSync(full)}`);
+      } else if (entry.isFile()) {
+        const data = fs.readFileSync(full);
+        bytes += data.length;
+        if (bytes > DIGEST_LIMITS.bytes) return false;
+        lines.push(`f ${name} ${crypto.createHash('sha256').update(data).digest('hex')}`);
+      } else {
+        lines.push(`o ${name}`);
+      }
+    }
+    return true;
+  };
+  try {
+    if (!walk('')) return undefined;
+  } catch {
+    return undefined;
+  }
+  return `sha256:${crypto.createHash('sha256').update(lines.join('\n')).digest('hex')}`;
+}
+
+/** The digest of every sub-folder of a skill folder, by folder name. */
+function folderDigests(folder: string): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  try {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) if (entry.isDirectory()) out.set(entry.name, skillDigest(path.join(folder, entry.name)));
+  } catch {
+    // no folder: nothing to trust
+  }
+  return out;
+}
+
+/**
+ * Why a skill of `catalog` is untrusted and how to trust it (the exact entry for
+ * `skills-trust.json`), or `undefined` when it is trusted or a user's skill.
+ */
+export function untrustedReason(skill: Skill, catalog: SkillCatalog): string | undefined {
+  if (skill.origin !== 'workspace' || catalog.trusted.has(skill)) return undefined;
+  const digest = catalog.digests.get(skill);
+  if (digest === undefined) return `the workspace's skill ${skill.name} is untrusted: its folder is over ${DIGEST_LIMITS.files} files or ${DIGEST_LIMITS.bytes} bytes (or unreadable), so it cannot be pinned`;
+  const entry = JSON.stringify({ path: catalog.workspaceRoot, skills: { [skill.name]: digest } });
+  const why = catalog.workspaceTrusted ? 'its content is not the one pinned in' : 'the workspace is not named in';
+  return `the workspace's skill ${skill.name} is untrusted (${why} ${catalog.trustFile}); after reviewing its folder ${skill.folder}, trust this content by adding to "workspaces" there: ${entry}`;
 }
 
 /** The skills of one skill folder (each sub-folder with a `SKILL.md`), bad ones named in `problems`. */
@@ -131,22 +223,39 @@ function readFolder(folder: string, origin: Skill['origin'], problems: SkillProb
   return out;
 }
 
-/** The real paths listed in the user's `skills-trust.json` (`{"workspaces": [...]}`); none when it is absent or bad (named in `problems`). */
-function trustedWorkspaces(config: string, problems: SkillProblem[]): Set<string> {
-  const file = path.join(config, SKILLS_TRUST_FILE);
+/**
+ * The workspaces of the user's `skills-trust.json`, by real path, each with its pinned skills
+ * (name to digest). `{"workspaces": [{"path": "/abs", "skills": {"name": "sha256:..."}}]}`; a
+ * bare path (the earlier form) names the workspace and pins nothing. None when the file is
+ * absent or bad (named in `problems`).
+ */
+function trustedWorkspaces(file: string, problems: SkillProblem[]): Map<string, Map<string, string>> {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
-    return new Set();
+    return new Map();
   }
   try {
     const data = JSON.parse(text) as { workspaces?: unknown };
-    if (!Array.isArray(data.workspaces) || data.workspaces.some((w) => typeof w !== 'string' || !path.isAbsolute(w))) throw new Error('it must be {"workspaces": ["/absolute/path", ...]}');
-    return new Set((data.workspaces as string[]).map(realOr));
+    if (!Array.isArray(data.workspaces)) throw new Error('"workspaces" must be a list');
+    const out = new Map<string, Map<string, string>>();
+    for (const entry of data.workspaces as unknown[]) {
+      const given = typeof entry === 'string' ? { path: entry, skills: {} } : entry as { path?: unknown; skills?: unknown };
+      if (given === null || typeof given !== 'object' || typeof given.path !== 'string' || !path.isAbsolute(given.path)) throw new Error('each workspace must be {"path": "/absolute/path", "skills": {"<name>": "sha256:..."}}');
+      const skills = given.skills ?? {};
+      if (skills === null || typeof skills !== 'object' || Array.isArray(skills) || Object.values(skills).some((d) => typeof d !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(d))) {
+        throw new Error(`the skills of ${given.path} must map names to digests ("sha256:" and 64 hex digits)`);
+      }
+      const root = realOr(given.path);
+      const pins = out.get(root) ?? new Map<string, string>();
+      for (const [name, digest] of Object.entries(skills as Record<string, string>)) pins.set(name, digest);
+      out.set(root, pins);
+    }
+    return out;
   } catch (error) {
     problems.push({ file, message: `${file} is not valid (${(error as Error).message}); no workspace's skills are trusted until it is fixed` });
-    return new Set();
+    return new Map();
   }
 }
 

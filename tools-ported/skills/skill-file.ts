@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { SKILL_TOOL_PREFIX } from '../../src/internal.js';
 
 /** The file every skill folder holds. */
 const SKILL_FILE = 'SKILL.md';
@@ -39,7 +40,7 @@ type SkillToolRun =
 
 /** A tool a skill declares, checked. */
 export interface SkillTool {
-  /** The tool name the model sees: `<skill>__<tool>`, snake_case. */
+  /** The tool name the model sees: `skill__<skill>__<tool>`, snake_case (`SKILL_TOOL_PREFIX`). */
   readonly name: string;
   /** The name as declared in the front matter. */
   readonly declared: string;
@@ -156,7 +157,7 @@ function checkTools(given: unknown, skillId: string, folder: string, fail: (prob
     for (const key of Object.keys(decl)) if (!TOOL_KEYS.has(key)) fail(`${at}.${key} is not a known key; known: ${[...TOOL_KEYS].join(', ')}`);
     const own = snakeName(decl.name);
     if (own === undefined) fail(`${at}.name ${JSON.stringify(decl.name)} is not a snake_case name (lower-case letters, digits, "-" or "_", starting with a letter)`);
-    const name = `${skillId}__${own}`;
+    const name = `${SKILL_TOOL_PREFIX}${skillId}__${own}`;
     if (name.length > 64) fail(`${at}: the tool name ${name} is longer than 64 characters; shorten the skill's or the tool's name`);
     if (seen.has(name)) fail(`${at}.name ${own} is declared twice`);
     seen.add(name);

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import { ToolExecutionError, type ToolContext } from '../../src/tool.js';
 import { runCommand } from '../shell/run-command.tool.js';
 import { httpRequest } from '../web/http-request.tool.js';
-import { findSkills, type FindSkillsOptions, type SkillProblem } from './skill-catalog.js';
+import { findSkills, untrustedReason, type FindSkillsOptions, type SkillProblem } from './skill-catalog.js';
 import type { Skill, SkillTool } from './skill-file.js';
 
 /** The lazy domain of every skill-declared tool. */
@@ -69,15 +69,13 @@ export function skillToolDefinitions(options: FindSkillsOptions = {}): SkillTool
   for (const skill of catalog.skills) {
     if (skill.tools.length === 0) continue;
     if (!catalog.trusted.has(skill)) {
-      problems.push({ file: skill.file, message: `the workspace's skills are not trusted: the tools of ${skill.name} (${skill.tools.map((t) => t.name).join(', ')}) were not registered; to trust them, add the workspace's path to ${SKILLS_TRUST_HINT}` });
+      problems.push({ file: skill.file, message: `the tools of ${skill.name} (${skill.tools.map((t) => t.name).join(', ')}) were not registered: ${untrustedReason(skill, catalog)}` });
       continue;
     }
     sets.push({ file: skill.file, definitions: skill.tools.map((tool) => definition(skill, tool)) });
   }
   return { sets, problems };
 }
-
-const SKILLS_TRUST_HINT = 'skills-trust.json in the user\'s toolgate config folder ({"workspaces": ["/path/to/workspace"]})';
 
 function definition(skill: Skill, tool: SkillTool): SkillToolDefinition {
   return {
