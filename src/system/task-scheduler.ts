@@ -39,11 +39,14 @@ import type { CallPreview } from '../executor/executor-options.js';
 import { waitForAnswerElsewhere } from './asking.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { badInput, dueTime, FINAL_STATUSES, refused, TASK_LIMITS, viewOf } from './task-views.js';
+import type { TaskDispatch, TaskStarter } from './task-dispatch.js';
 
 /** Longest time between two looks for due tasks, in ms. */
 const IDLE_MS = 30_000;
 /** After a failed look, the next one in ms. */
 const RETRY_MS = 5_000;
+/** With a dispatch: a task started this long ago whose call is not recorded is scheduled again (its call id keeps it to one run), in ms. */
+const LOST_MS = 60_000;
 /** Due tasks started per look at most (the rest at once after). */
 const BATCH = 20;
 const ID_PATTERN = /^task_[0-9a-f]{16}$/;
@@ -61,15 +64,22 @@ export interface TaskHost {
 }
 
 /** The runner of one tool system's tasks. */
-export class TaskScheduler {
+export class TaskScheduler implements TaskStarter {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private looking = false;
-  private lostChecked = false;
+  /** When tasks lost between their start and their call were last looked for (ms since the epoch; 0: never). */
+  private lostChecked = 0;
   /** Whether this tool system runs tasks ({@link start}); without it, tasks are stored and answered only. */
   private running = false;
 
-  constructor(private readonly host: TaskHost, private readonly store: CallStore) {}
+  /**
+   * @param dispatch - where a worker of a pool sends its tasks (`task-dispatch.ts`): a due
+   *   task's call goes to the pool instead of running here. Default: run here.
+   */
+  constructor(private readonly host: TaskHost, private readonly store: CallStore, private readonly dispatch?: TaskDispatch) {
+    dispatch?.attach(this);
+  }
 
   /** Look for due tasks now (off the caller's path) and from then on. */
   start(): void {
@@ -79,14 +89,17 @@ export class TaskScheduler {
 
   /**
    * Tasks a scheduler started but whose call it never recorded (its process died in between):
-   * scheduled again, so they run (their call id keeps them to one run). Only those of owners
-   * gone and changed in the last day are looked at.
+   * scheduled again, so they run (their call id keeps them to one run). Only those changed in
+   * the last day are looked at, of owners gone (on one machine), or started over
+   * {@link LOST_MS} ago (with a dispatch: their starter may be on another machine).
    */
   private async restartLost(): Promise<void> {
-    const since = Date.now() - 24 * 3600_000;
-    const started = await this.store.tasks({ workspace: this.host.workspace, states: ['started'], limit: 1000 });
+    const now = Date.now();
+    const since = now - 24 * 3600_000;
+    const started = await this.store.tasks({ workspace: this.host.workspace, states: ['started'], dueBy: now, limit: 1000 });
     for (const task of started) {
-      if (task.updatedAt < since || task.startedBy === undefined || ownerIsAlive(task.startedBy)) continue;
+      if (task.updatedAt < since || task.startedBy === undefined) continue;
+      if (this.dispatch === undefined ? ownerIsAlive(task.startedBy) : task.updatedAt > now - LOST_MS) continue;
       if ((await this.store.get(task.callId, task.session)) !== undefined) continue;
       if ((await this.store.updateTask(task.id, ['started'], { state: 'scheduled' })) !== undefined) {
         this.host.logger.warn({ event: 'task_restarted', task: task.id }, 'a task whose scheduler died before its call was recorded is scheduled again');
@@ -113,8 +126,9 @@ export class TaskScheduler {
     this.looking = true;
     let next = IDLE_MS;
     try {
-      if (!this.lostChecked) {
-        this.lostChecked = true;
+      // Once at start; with a dispatch, at every look at most IDLE_MS apart (a worker of another machine may have died).
+      if (this.lostChecked === 0 || (this.dispatch !== undefined && Date.now() - this.lostChecked >= IDLE_MS)) {
+        this.lostChecked = Date.now();
         await this.restartLost();
       }
       const workspace = this.host.workspace;
@@ -135,8 +149,36 @@ export class TaskScheduler {
     this.arm(next);
   }
 
-  /** Run a started task's call, as its creator's call would run now. */
+  async startDue(id: string): Promise<boolean> {
+    const task = ID_PATTERN.test(id) ? await this.store.task(id) : undefined;
+    if (task === undefined || task.workspace !== this.host.workspace || task.state !== 'scheduled' || this.closed) return false;
+    if (task.runAt > Date.now()) {
+      // Woken early (moved later since, or another clock): woken again at its time.
+      await this.dispatch?.scheduled(task).catch((error: unknown) => this.dispatchFailed(task, error));
+      return false;
+    }
+    const started = await this.store.updateTask(task.id, ['scheduled'], { state: 'started', startedBy: this.store.owner });
+    if (started === undefined) return false;
+    this.launch(started);
+    return true;
+  }
+
+  private dispatchFailed(task: TaskRecord, error: unknown): void {
+    this.host.logger.warn({ event: 'task_dispatch_failed', task: task.id, err: (error as Error)?.message }, 'could not reach the queue for a task; the schedulers\' looks at the store find it');
+  }
+
+  /** Tell the dispatch a task is scheduled (its delayed job); a failure is logged (the looks find the task anyway). */
+  private async scheduledNow(task: TaskRecord): Promise<void> {
+    await this.dispatch?.scheduled(task).catch((error: unknown) => this.dispatchFailed(task, error));
+  }
+
+  /** Run a started task's call, as its creator's call would run now (with a dispatch: sent to its pool). */
   private launch(task: TaskRecord): void {
+    if (this.dispatch !== undefined) {
+      this.host.logger.info({ event: 'task_started', task: task.id, tool: task.tool, pool: this.dispatch.pool }, 'a scheduled task started: its call is sent to its pool');
+      void this.dispatch.launch(task).catch((error: unknown) => this.dispatchFailed(task, error));
+      return;
+    }
     const o = task.options as { mode?: string; approvalMode?: AgentCallOptions['approvalMode']; scopedWriteDirs?: string[]; agent?: string; turn?: string };
     this.host.logger.info({ event: 'task_started', task: task.id, tool: task.tool }, 'a scheduled task started');
     void this.host.execute({ name: task.tool, version: task.version, arguments: task.arguments, callId: task.callId }, {
@@ -174,14 +216,14 @@ export class TaskScheduler {
       case 'task_pause':
         return json(await this.change(task, ['scheduled'], { state: 'paused' }, 'paused'));
       case 'task_resume':
-        this.ownSession(caller, task, 'resume');
+        this.ownScope(caller, task, 'resume');
         return json(await this.change(task, ['paused'], { state: 'scheduled' }, 'resumed'));
       case 'task_detach':
         if (task.detached) return json({ ...(await viewOf(this.store, task)), note: 'already detached' });
         return json(await this.change(task, ['scheduled', 'paused', 'started', 'cancelled'], { detached: true }, 'detached'));
       case 'task_reschedule':
         if (args.at === undefined && args.delaySeconds === undefined) throw badInput('Give the new time: at or delaySeconds.');
-        this.ownSession(caller, task, 'reschedule');
+        this.ownScope(caller, task, 'reschedule');
         return json(await this.change(task, ['scheduled', 'paused'], { runAt: dueTime(args) }, 'rescheduled'));
       case 'task_update':
         return json(await this.update(caller, task, args));
@@ -229,6 +271,7 @@ export class TaskScheduler {
       options,
     });
     this.arm(runAt - Date.now());
+    await this.scheduledNow(task);
     return { ...(await viewOf(this.store, task)), ...(preview.verdict === 'ask' ? { note: 'its call will ask a person when it runs (toolgate approvals, the cockpit)' } : {}) };
   }
 
@@ -238,17 +281,18 @@ export class TaskScheduler {
     return {
       mode, ...(caller.approvalMode ? { approvalMode: caller.approvalMode } : {}), ...(scopedWriteDirs.length ? { scopedWriteDirs } : {}),
       ...(caller.agent ? { agent: caller.agent } : {}), ...(caller.turnId ? { turn: caller.turnId } : {}),
+      ...(this.dispatch ? { pool: this.dispatch.pool } : {}),
     };
   }
 
   /**
-   * Whether `caller` would store the same call options as `task`'s creator did (same session,
-   * mode, approval mode, scoped write folders, agent, turn): only then may it give the task new
+   * Whether `caller` would store the same call options as `task`'s creator did (same scope:
+   * turn, else session; mode, approval mode, scoped write folders, agent): only then may it give the task new
    * arguments, which run with those options. Any other caller (one that sees a detached task)
    * would have its arguments run with rights that are not its own.
    */
   private sameRights(caller: AgentCallOptions, task: TaskRecord): boolean {
-    if ((caller.session ?? this.host.executor.session) !== task.session) return false;
+    if (scopeOf(caller, this.host) !== task.scope) return false;
     let own: Record<string, unknown>;
     try {
       own = this.optionsOf(caller);
@@ -259,13 +303,15 @@ export class TaskScheduler {
   }
 
   /**
-   * Refuse another session's change of when a task runs: its call runs with its creator's
-   * rights, at a time the creator chose (another session sees a detached task, and may cancel it).
-   * @throws ToolExecutionError when `caller` is not of the task's session.
+   * Refuse another caller's change of when a task runs: its call runs with its creator's
+   * rights, at a time the creator chose (another caller sees a detached task, and may cancel
+   * it). The creator is the task's scope: its turn (every model round of an agent's turn, each
+   * a session of its own), else its session.
+   * @throws ToolExecutionError when `caller` is not of the task's scope.
    */
-  private ownSession(caller: AgentCallOptions, task: TaskRecord, what: string): void {
-    if ((caller.session ?? this.host.executor.session) !== task.session) {
-      throw refused(`Task ${task.id} is another session's, and runs with its rights: only that session may ${what} it (you may cancel it, or create a task of your own).`);
+  private ownScope(caller: AgentCallOptions, task: TaskRecord, what: string): void {
+    if (scopeOf(caller, this.host) !== task.scope) {
+      throw refused(`Task ${task.id} is another turn's or session's, and runs with its rights: only its creator may ${what} it (you may cancel it, or create a task of your own).`);
     }
   }
 
@@ -291,6 +337,7 @@ export class TaskScheduler {
     const view = await viewOf(this.store, (await this.store.task(task.id)) ?? task);
     if (FINAL_STATUSES.has(view.status)) throw refused(`Task ${task.id} has finished (${view.status}); there is nothing to cancel.`);
     if (!(await this.store.requestCancel(task.callId, task.session))) throw refused(`Task ${task.id} is ${view.status}; it could not be cancelled.`);
+    await this.dispatch?.cancelled(task).catch((error: unknown) => this.dispatchFailed(task, error));
     return { ...view, note: 'cancel requested: its call stops as soon as its tool allows (task_wait shows how it ended)' };
   }
 
@@ -300,7 +347,11 @@ export class TaskScheduler {
       const view = await viewOf(this.store, (await this.store.task(task.id)) ?? task, false);
       throw refused(`Task ${task.id} is ${view.status}, so it cannot be ${what} (only a task that is ${from.join(' or ')} can).`);
     }
-    if (changed.state === 'scheduled') this.arm(changed.runAt - Date.now());
+    if (changed.state === 'scheduled') {
+      this.arm(changed.runAt - Date.now());
+      // Resumed or moved: its (new) delayed job; a job of an older time finds it not due and does nothing.
+      if (change.state === 'scheduled' || change.runAt !== undefined) await this.scheduledNow(changed);
+    }
     return { ...(await viewOf(this.store, changed)), note: what };
   }
 
