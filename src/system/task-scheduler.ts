@@ -40,6 +40,7 @@ import { waitForAnswerElsewhere } from './asking.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { badInput, dueTime, FINAL_STATUSES, refused, TASK_LIMITS, viewOf } from './task-views.js';
 import type { TaskDispatch, TaskStarter } from './task-dispatch.js';
+import { RUN_SUBAGENT, SubagentClients, subagentTaskCall } from './task-subagents.js';
 
 /** Longest time between two looks for due tasks, in ms. */
 const IDLE_MS = 30_000;
@@ -72,6 +73,8 @@ export class TaskScheduler implements TaskStarter {
   private lostChecked = 0;
   /** Whether this tool system runs tasks ({@link start}); without it, tasks are stored and answered only. */
   private running = false;
+  /** The agents (caller services) of subagent tasks created here, until they start. */
+  private readonly subagents = new SubagentClients();
 
   /**
    * @param dispatch - where a worker of a pool sends its tasks (`task-dispatch.ts`): a due
@@ -180,10 +183,12 @@ export class TaskScheduler implements TaskStarter {
       return;
     }
     const o = task.options as { mode?: string; approvalMode?: AgentCallOptions['approvalMode']; scopedWriteDirs?: string[]; agent?: string; turn?: string };
+    // A subagent run needs its agent (its driver), kept in this process: without it, the call is denied as unavailable.
+    const client = task.tool === RUN_SUBAGENT ? this.subagents.take(task.id) : undefined;
     this.host.logger.info({ event: 'task_started', task: task.id, tool: task.tool }, 'a scheduled task started');
     void this.host.execute({ name: task.tool, version: task.version, arguments: task.arguments, callId: task.callId }, {
       session: task.session, ...(o.turn ? { turnId: o.turn } : {}), ...(o.mode ? { mode: o.mode } : {}), ...(o.approvalMode ? { approvalMode: o.approvalMode } : {}),
-      ...(o.scopedWriteDirs ? { scopedWriteDirs: o.scopedWriteDirs } : {}), ...(o.agent ? { agent: o.agent } : {}),
+      ...(o.scopedWriteDirs ? { scopedWriteDirs: o.scopedWriteDirs } : {}), ...(o.agent ? { agent: o.agent } : {}), ...(client ? { client } : {}),
       // An ask waits in the ledger for a person (toolgate approvals, the cockpit) while this process runs.
       confirmationHandler: waitForAnswerElsewhere(() => 0),
     }).then(
@@ -241,11 +246,14 @@ export class TaskScheduler implements TaskStarter {
   }
 
   private async create(caller: AgentCallOptions, args: Readonly<Record<string, unknown>>) {
-    const name = String(args.tool);
+    if ((args.tool === undefined) === (args.subagent === undefined)) throw badInput('Give the tool to run (with its arguments) or a subagent run, one of them. Nothing was stored.');
+    if (args.subagent !== undefined && args.arguments !== undefined) throw badInput('arguments go with tool; a subagent run takes subagent.prompt. Nothing was stored.');
+    const subagent = args.subagent === undefined ? undefined : subagentTaskCall(caller, args.subagent, this.dispatch !== undefined);
+    const name = subagent?.tool ?? String(args.tool);
     const found = this.host.registry.resolve(name, caller.agent === undefined ? undefined : this.host.versions.rangeFor(caller.agent, name));
     if (!(found instanceof RegisteredTool)) throw badInput(`There is no tool ${JSON.stringify(name.slice(0, 100))} to run as a task (${found.code}). Nothing was stored.`);
-    if (found.domain === TASK_DOMAIN || isCallerTool(found)) throw badInput(`${name} cannot run as a task (a task runs one ordinary tool). Nothing was stored.`);
-    const callArgs = (args.arguments ?? {}) as Record<string, unknown>;
+    if (subagent === undefined && (found.domain === TASK_DOMAIN || isCallerTool(found))) throw badInput(`${name} cannot run as a task (a task runs one ordinary tool, or a subagent run). Nothing was stored.`);
+    const callArgs = subagent?.arguments ?? (args.arguments ?? {}) as Record<string, unknown>;
     if (JSON.stringify(callArgs).length > TASK_LIMITS.argumentChars) throw badInput(`The arguments are over ${TASK_LIMITS.argumentChars} characters of JSON. Nothing was stored.`);
     const title = typeof args.title === 'string' ? args.title : '';
     if (title.length > TASK_LIMITS.titleChars) throw badInput(`The title is over ${TASK_LIMITS.titleChars} characters. Nothing was stored.`);
@@ -270,6 +278,7 @@ export class TaskScheduler implements TaskStarter {
       tool: name, version: found.version, arguments: callArgs, title, state: 'scheduled', runAt, callId: id,
       options,
     });
+    if (subagent !== undefined) this.subagents.hold(task.id, caller.client);
     this.arm(runAt - Date.now());
     await this.scheduledNow(task);
     return { ...(await viewOf(this.store, task)), ...(preview.verdict === 'ask' ? { note: 'its call will ask a person when it runs (toolgate approvals, the cockpit)' } : {}) };
@@ -333,6 +342,7 @@ export class TaskScheduler implements TaskStarter {
 
   private async cancel(task: TaskRecord) {
     const changed = await this.store.updateTask(task.id, ['scheduled', 'paused'], { state: 'cancelled' });
+    if (changed !== undefined) this.subagents.drop(task.id);
     if (changed !== undefined) return { ...(await viewOf(this.store, changed)), note: 'cancelled before it ran' };
     const view = await viewOf(this.store, (await this.store.task(task.id)) ?? task);
     if (FINAL_STATUSES.has(view.status)) throw refused(`Task ${task.id} has finished (${view.status}); there is nothing to cancel.`);

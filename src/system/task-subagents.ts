@@ -1,0 +1,68 @@
+/**
+ * A subagent run as a task (`task_create` with `subagent` instead of `tool`, docs/tasks.md):
+ * the task's call is one `run_subagent` call of its creating agent, decided and recorded as
+ * that agent's calls are. A subagent runs on the agent's model and with the agent's
+ * approvals, which live in the agent's process: the scheduler keeps the creating call's
+ * caller services (its `SubagentDriver`) in memory until the task starts, and runs the call
+ * with them. A task due after that process ended finds no driver: its call is denied as
+ * unavailable (as any `run_subagent` call without one), never run by another agent. Where
+ * tasks go to a pool of workers (the queue), no agent is there, so a subagent task is refused
+ * when created.
+ *
+ * @module
+ */
+import { MAX_SUBAGENT_YIELD_MS, RUN_SUBAGENT } from '../builtin/subagent.js';
+import { servicesOf } from '../builtin/caller-services.js';
+import type { AgentCallOptions } from './tool-call-handler.js';
+import { badInput, refused } from './task-views.js';
+
+/** What `task_create` stores for a subagent run: the `run_subagent` call. */
+export interface SubagentTaskCall {
+  tool: typeof RUN_SUBAGENT;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * The `run_subagent` call of a `task_create`'s `subagent` argument: the prompt, agent kind
+ * and model, waited for in the foreground as long as a call may ask (past it, the child goes on
+ * in the background and the task's result names its `subagent_id`).
+ * @throws ToolExecutionError when the caller has no subagents here (not an agent with the
+ *   `subagents` option in this process, a subagent itself, or tasks that go to a queue), or the
+ *   argument is malformed; nothing is stored then.
+ */
+export function subagentTaskCall(caller: AgentCallOptions, subagent: unknown, queued: boolean): SubagentTaskCall {
+  if (subagent === null || typeof subagent !== 'object' || Array.isArray(subagent)) throw badInput('subagent must be an object: { prompt, agent_id?, model_id? }. Nothing was stored.');
+  const { prompt, agent_id: agent, model_id: model } = subagent as Record<string, unknown>;
+  if (typeof prompt !== 'string' || prompt.trim() === '') throw badInput('subagent.prompt must be the complete subtask (a non-empty string). Nothing was stored.');
+  if (queued) throw refused('A subagent task runs in the process of the agent that creates it; tasks here go to a pool of workers, where no agent is. Nothing was stored.');
+  const driver = servicesOf(caller.client)?.subagents;
+  if (driver === undefined) throw refused('A subagent task needs an agent with subagents (its subagents option) making this call; this caller has none. Nothing was stored.');
+  if (driver.depth !== 0) throw refused('A subagent cannot start subagents, as a task or otherwise (depth is capped at 1). Nothing was stored.');
+  return {
+    tool: RUN_SUBAGENT,
+    arguments: { prompt, ...(agent === undefined ? {} : { agent_id: agent }), ...(model === undefined ? {} : { model_id: model }), yield_time_ms: MAX_SUBAGENT_YIELD_MS },
+  };
+}
+
+/** The creating calls' clients (their caller services) of subagent tasks not started yet, by task id. */
+export class SubagentClients {
+  private readonly clients = new Map<string, NonNullable<AgentCallOptions['client']>>();
+
+  /** Keep `client` for task `id` (until {@link take} or {@link drop}). */
+  hold(id: string, client: AgentCallOptions['client']): void {
+    if (client !== undefined) this.clients.set(id, client);
+  }
+
+  /** The client kept for `id`, once (forgotten here). */
+  take(id: string): AgentCallOptions['client'] {
+    const client = this.clients.get(id);
+    this.clients.delete(id);
+    return client;
+  }
+
+  drop(id: string): void {
+    this.clients.delete(id);
+  }
+}
+
+export { RUN_SUBAGENT };

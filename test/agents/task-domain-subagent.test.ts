@@ -1,0 +1,80 @@
+/**
+ * A subagent run as a task (issue 35 item 2): through GeneralAgent with scripted models and
+ * lazy domains, the parent requests `task`, creates a task that is a subagent run, waits for
+ * it and sees the subagent's answer; the subagent's own call is decided and recorded as the
+ * parent's calls are (its turn names the task's call). A caller that cannot start subagents
+ * (no `subagents` option) cannot make one a task; `tool` with `subagent` is bad input; either
+ * way nothing is stored.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { GeneralAgent, ToolSystem } from 'toolgate';
+import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
+import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
+
+const FIXTURES = [{ directory: FIXTURES_DIR, schemas: FIXTURE_SCHEMAS }];
+const idOf = (text: string | undefined): string => /"id": "(task_[0-9a-f]{16})"/.exec(text ?? '')?.[1] ?? 'none';
+
+describe('a subagent run as a task', () => {
+  const t = tempWorkspace();
+  const saved = { state: process.env.XDG_STATE_HOME, config: process.env.XDG_CONFIG_HOME };
+  let tools: ToolSystem;
+  before(async () => {
+    process.env.XDG_STATE_HOME = path.join(t.root, 'state');
+    process.env.XDG_CONFIG_HOME = path.join(t.root, 'config');
+    tools = new ToolSystem({ workspace: t.ws, toolFolders: FIXTURES, executor: { policy: { user: false } } });
+    await tools.start();
+  });
+  after(async () => {
+    await tools.close();
+    for (const [name, value] of [['XDG_STATE_HOME', saved.state], ['XDG_CONFIG_HOME', saved.config]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    t.cleanup();
+  });
+
+  it('is created by an agent, runs as its run_subagent call, and its answer is seen by the model', async () => {
+    const child = new ScriptedModel([
+      toolCalls(['a', 'append_call_id', { file: 'sub.txt' }]),
+      finalAnswer('the line is appended'),
+    ]);
+    const parent = new ScriptedModel([
+      toolCalls(['r', 'request_tools', { domains: ['task'], reason: 'delegate in the background' }]),
+      toolCalls(['c', 'task_create', { subagent: { prompt: 'Append a line to sub.txt with append_call_id, then say so.', model_id: 'helper' }, title: 'delegated', delaySeconds: 1 }]),
+      (request) => toolCalls(['w', 'task_wait', { id: idOf(toolMessages(request).get('c')), timeoutSeconds: 60 }]),
+      finalAnswer('done'),
+    ]);
+    const agent = new GeneralAgent({ tools, model: parent, lazyDomains: true, subagents: { models: { helper: child } } });
+    const run = await agent.run('delegate appending a line, in the background');
+    assert.equal(run.stopReason, 'final');
+    assert.ok(offeredTools(parent.requests[1]).includes('task_create'));
+    for (const r of run.results) assert.equal(r.success, true, `${r.tool}: ${r.output}`);
+    const created = JSON.parse(toolMessages(parent.requests[2]!).get('c')!) as { id: string; tool: string; status: string };
+    assert.equal(created.tool, 'run_subagent');
+    const waited = JSON.parse(toolMessages(parent.requests[3]!).get('w')!) as { status: string; waitEnded: string; result: { success: boolean; output: string } };
+    assert.equal(waited.status, 'done', JSON.stringify(waited));
+    assert.equal(waited.result.success, true);
+    assert.match(waited.result.output, /the line is appended/);
+    assert.equal(fs.readFileSync(path.join(t.ws, 'sub.txt'), 'utf8').trim().split('\n').length, 1);
+    // The subagent's call is in the ledger, under a turn that names the task's call.
+    const calls = await tools.executor.ledger!.list({ limit: 1000 });
+    const childCall = calls.find((c) => c.tool === 'append_call_id' && c.turn.includes(created.id));
+    assert.ok(childCall, calls.map((c) => `${c.tool} ${c.turn}`).join(' | '));
+    assert.equal(childCall.state, 'done');
+  });
+
+  it('is refused for a caller that cannot start subagents, and with a tool besides; nothing is stored', async () => {
+    const before = (await tools.executor.ledger!.tasks({ limit: 1000 })).length;
+    const none = await tools.execute({ name: 'task_create', arguments: { subagent: { prompt: 'do it' } }, callId: 'no-driver' });
+    assert.equal(none.success, false, none.output);
+    assert.match(none.output, /needs an agent with subagents/);
+    const both = await tools.execute({ name: 'task_create', arguments: { tool: 'append_call_id', subagent: { prompt: 'do it' } }, callId: 'both' });
+    assert.equal(both.errorCode, 'INVALID_ARGUMENTS', both.output);
+    const neither = await tools.execute({ name: 'task_create', arguments: { delaySeconds: 5 }, callId: 'neither' });
+    assert.equal(neither.errorCode, 'INVALID_ARGUMENTS', neither.output);
+    assert.equal((await tools.executor.ledger!.tasks({ limit: 1000 })).length, before);
+  });
+});
