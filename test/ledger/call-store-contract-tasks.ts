@@ -10,12 +10,11 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { CallStore } from '../../src/ledger/call-store.js';
 import type { NewTask } from '../../src/ledger/scheduled-tasks.js';
-import type { ContractLimits } from './call-store-contract.js';
 
 /** What the task tests need of the contract's `describe`. */
 export interface TaskContext {
   /** A new handle on the test's store (closed after the test), with retention `limits`. */
-  open(limits?: ContractLimits): Promise<CallStore>;
+  open(limits?: { maxCalls?: number; retentionDelayMs?: number }): Promise<CallStore>;
 }
 
 function task(id: string, runAt: number, extra: Partial<NewTask> = {}): NewTask {
