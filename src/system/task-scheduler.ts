@@ -40,7 +40,8 @@ import { waitForAnswerElsewhere } from './asking.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { badInput, dueTime, FINAL_STATUSES, refused, TASK_LIMITS, viewOf } from './task-views.js';
 import type { TaskDispatch, TaskStarter } from './task-dispatch.js';
-import { RUN_SUBAGENT, SubagentClients, subagentTaskCall } from './task-subagents.js';
+import { RUN_SUBAGENT, SUBAGENT_GONE, SubagentClients, subagentTaskCall } from './task-subagents.js';
+import { failedResult } from '../closeout/results.js';
 
 /** Longest time between two looks for due tasks, in ms. */
 const IDLE_MS = 30_000;
@@ -183,8 +184,14 @@ export class TaskScheduler implements TaskStarter {
       return;
     }
     const o = task.options as { mode?: string; approvalMode?: AgentCallOptions['approvalMode']; scopedWriteDirs?: string[]; agent?: string; turn?: string };
-    // A subagent run needs its agent (its driver), kept in this process: without it, the call is denied as unavailable.
+    // A subagent run needs its agent (its driver), kept in this process: without it, its call ends unrun.
     const client = task.tool === RUN_SUBAGENT ? this.subagents.take(task.id) : undefined;
+    if (task.tool === RUN_SUBAGENT && client === undefined) {
+      const call = { callId: task.callId, session: task.session, tool: task.tool, version: task.version, arguments: task.arguments, workspace: task.workspace, turn: o.turn ?? '' };
+      void this.store.finish(call, { state: 'failed', decisions: undefined, result: failedResult('CLIENT_UNAVAILABLE', SUBAGENT_GONE, { tool: task.tool, callId: task.callId }) })
+        .catch((error: unknown) => this.host.logger.warn({ event: 'task_failed', task: task.id, err: (error as Error)?.message }, 'could not end a subagent task whose agent is gone'));
+      return;
+    }
     this.host.logger.info({ event: 'task_started', task: task.id, tool: task.tool }, 'a scheduled task started');
     void this.host.execute({ name: task.tool, version: task.version, arguments: task.arguments, callId: task.callId }, {
       session: task.session, ...(o.turn ? { turnId: o.turn } : {}), ...(o.mode ? { mode: o.mode } : {}), ...(o.approvalMode ? { approvalMode: o.approvalMode } : {}),

@@ -4,8 +4,8 @@
  * that agent's calls are. A subagent runs on the agent's model and with the agent's
  * approvals, which live in the agent's process: the scheduler keeps the creating call's
  * caller services (its `SubagentDriver`) in memory until the task starts, and runs the call
- * with them. A task due after that process ended finds no driver: its call is denied as
- * unavailable (as any `run_subagent` call without one), never run by another agent. Where
+ * with them. A task due after that process ended finds no driver: its call ends `failed`
+ * with `CLIENT_UNAVAILABLE` ({@link SUBAGENT_GONE}), never run by another agent. Where
  * tasks go to a pool of workers (the queue), no agent is there, so a subagent task is refused
  * when created.
  *
@@ -15,6 +15,9 @@ import { MAX_SUBAGENT_YIELD_MS, RUN_SUBAGENT } from '../builtin/subagent.js';
 import { servicesOf } from '../builtin/caller-services.js';
 import type { AgentCallOptions } from './tool-call-handler.js';
 import { badInput, refused } from './task-views.js';
+
+/** Why a subagent task due without its agent did not run. */
+export const SUBAGENT_GONE = 'the agent that created this subagent task is gone (its process ended, or it was created in another process): a subagent runs only with its own agent, so the task did not run';
 
 /** What `task_create` stores for a subagent run: the `run_subagent` call. */
 export interface SubagentTaskCall {

@@ -4,7 +4,8 @@
  * it and sees the subagent's answer; the subagent's own call is decided and recorded as the
  * parent's calls are (its turn names the task's call). A caller that cannot start subagents
  * (no `subagents` option) cannot make one a task; `tool` with `subagent` is bad input; either
- * way nothing is stored.
+ * way nothing is stored. A subagent task due after its agent's process (here: tool system) is
+ * gone ends failed (`CLIENT_UNAVAILABLE`), never run by another agent.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -76,5 +77,33 @@ describe('a subagent run as a task', () => {
     const neither = await tools.execute({ name: 'task_create', arguments: { delaySeconds: 5 }, callId: 'neither' });
     assert.equal(neither.errorCode, 'INVALID_ARGUMENTS', neither.output);
     assert.equal((await tools.executor.ledger!.tasks({ limit: 1000 })).length, before);
+  });
+
+  it('ends failed, unrun, when it comes due after its agent\'s tool system is gone', async () => {
+    const first = new ToolSystem({ workspace: t.ws, toolFolders: FIXTURES, executor: { policy: { user: false } }, runTasks: false });
+    await first.start();
+    const child = new ScriptedModel([toolCalls(['a', 'append_call_id', { file: 'never.txt' }]), finalAnswer('appended')]);
+    const parent = new ScriptedModel([
+      toolCalls(['r', 'request_tools', { domains: ['task'], reason: 'later' }]),
+      toolCalls(['c', 'task_create', { subagent: { prompt: 'Append a line to never.txt.', model_id: 'helper' }, delaySeconds: 3600 }]),
+      finalAnswer('scheduled'),
+    ]);
+    await new GeneralAgent({ tools: first, model: parent, lazyDomains: true, subagents: { models: { helper: child } } }).run('schedule it');
+    const id = idOf(toolMessages(parent.requests[2]!).get('c'));
+    await first.close();
+    const store = tools.executor.ledger!;
+    const task = (await store.task(id))!;
+    assert.ok(await store.updateTask(id, ['scheduled'], { runAt: Date.now() }));
+    // A tool system started now runs it at once (as may this test's own, at its next look), without the agent that made it.
+    const second = new ToolSystem({ workspace: t.ws, toolFolders: FIXTURES, executor: { policy: { user: false } } });
+    await second.start();
+    const deadline = Date.now() + 60_000;
+    while ((await store.get(id, task.session))?.state !== 'failed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await second.close();
+    const call = await store.get(id, task.session);
+    assert.equal(call?.state, 'failed');
+    assert.equal((await store.result(id, task.session))?.result.errorCode, 'CLIENT_UNAVAILABLE');
+    assert.equal(fs.existsSync(path.join(t.ws, 'never.txt')), false);
+    assert.equal(child.requests.length, 0, 'no subagent ran');
   });
 });
