@@ -114,6 +114,7 @@ export class TaskScheduler implements TaskStarter {
   /** Stop looking. Calls already started go on as the tool system's calls. */
   close(): void {
     this.closed = true;
+    this.subagents.close();
     clearTimeout(this.timer);
   }
 
@@ -137,13 +138,21 @@ export class TaskScheduler implements TaskStarter {
       }
       const workspace = this.host.workspace;
       const due = await this.store.tasks({ workspace, states: ['scheduled'], dueBy: Date.now(), limit: BATCH });
+      let left = 0;
       for (const task of due) {
         if (this.closed) return;
+        // Another live process's agent starts its own subagent task.
+        if (task.tool === RUN_SUBAGENT && !this.subagents.has(task.id) && heldElsewhere(task, this.store.owner)) {
+          left++;
+          continue;
+        }
         const started = await this.store.updateTask(task.id, ['scheduled'], { state: 'started', startedBy: this.store.owner });
         if (started !== undefined) this.launch(started);
       }
       const [first] = due.length === BATCH ? [undefined] : await this.store.tasks({ workspace, states: ['scheduled'], limit: 1 });
-      next = due.length === BATCH ? 0 : first === undefined ? IDLE_MS : first.runAt - Date.now();
+      next = due.length === BATCH && left < BATCH ? 0 : first === undefined ? IDLE_MS : first.runAt - Date.now();
+      // Due tasks left to their agents' processes: looked at again a while later (whoever started them, or their agent's process died).
+      if (left > 0) next = Math.max(Math.min(next, IDLE_MS), RETRY_MS);
     } catch (error) {
       next = RETRY_MS;
       this.host.logger.warn({ event: 'task_look_failed', err: (error as Error)?.message }, 'looking for due tasks failed');
@@ -269,7 +278,8 @@ export class TaskScheduler implements TaskStarter {
       // Its call would run in the tool system's workspace, not in the root this caller is confined to.
       throw refused(`Tasks run in the workspace ${this.host.workspace}; this caller's calls run in another root. Nothing was stored.`);
     }
-    const options = this.optionsOf(caller);
+    // A subagent task's agent lives in this process: other processes leave it to this one while it runs.
+    const options = { ...this.optionsOf(caller), ...(subagent ? { holder: this.store.owner } : {}) };
     // Refused now what would be refused when it runs (unknown, invalid, denied, hidden from this caller).
     const { confirm: _c, approvedRevision: _r, confirmationHandler: _h, signal: _s, ...asCaller } = caller;
     const preview = await this.host.preview({ name, version: found.version, arguments: callArgs, callId: 'task-preview' }, asCaller);
@@ -422,6 +432,12 @@ function ownerIsAlive(owner: string): boolean {
   const parts = /^(.*):(\d+):([^:]*)$/.exec(owner);
   if (parts === null) return true; // not understood: left alone (fail closed)
   return ownerAlive({ ownerHost: parts[1], ownerPid: Number(parts[2]), ownerStart: parts[3] === '0' ? undefined : parts[3] });
+}
+
+/** Whether a subagent task's agent is in another process that still runs (`holder`, stored when it was created). */
+function heldElsewhere(task: TaskRecord, own: string): boolean {
+  const holder = task.options.holder;
+  return typeof holder === 'string' && holder !== own && ownerIsAlive(holder);
 }
 
 /** Who owns a caller's attached tasks: its turn, else its session. */

@@ -47,13 +47,29 @@ export function subagentTaskCall(caller: AgentCallOptions, subagent: unknown, qu
   };
 }
 
-/** The creating calls' clients (their caller services) of subagent tasks not started yet, by task id. */
+/**
+ * The creating calls' clients (their caller services) of subagent tasks not started yet, by
+ * task id, shared by every tool system of this process (whichever of them starts the task
+ * finds its agent).
+ */
+const CLIENTS = new Map<string, NonNullable<AgentCallOptions['client']>>();
+
+/** {@link CLIENTS}, as a scheduler uses them. */
 export class SubagentClients {
-  private readonly clients = new Map<string, NonNullable<AgentCallOptions['client']>>();
+  private readonly clients = CLIENTS;
+  /** The tasks whose clients this scheduler put there (dropped when it closes: its agent's tool system is closing). */
+  private readonly own = new Set<string>();
+
+  /** Whether this process keeps the agent of task `id`. */
+  has(id: string): boolean {
+    return this.clients.has(id);
+  }
 
   /** Keep `client` for task `id` (until {@link take} or {@link drop}). */
   hold(id: string, client: AgentCallOptions['client']): void {
-    if (client !== undefined) this.clients.set(id, client);
+    if (client === undefined) return;
+    this.clients.set(id, client);
+    this.own.add(id);
   }
 
   /** The client kept for `id`, once (forgotten here). */
@@ -65,6 +81,12 @@ export class SubagentClients {
 
   drop(id: string): void {
     this.clients.delete(id);
+  }
+
+  /** Forget the clients this scheduler kept (its tool system closes: their tasks end unrun when due). */
+  close(): void {
+    for (const id of this.own) this.clients.delete(id);
+    this.own.clear();
   }
 }
 
