@@ -5,13 +5,16 @@
  * parent's calls are (its turn names the task's call). A caller that cannot start subagents
  * (no `subagents` option) cannot make one a task; `tool` with `subagent` is bad input; either
  * way nothing is stored. A subagent task due after its agent's process (here: tool system) is
- * gone ends failed (`CLIENT_UNAVAILABLE`), never run by another agent.
+ * gone ends failed (`CLIENT_UNAVAILABLE`), never run by another agent; while that process
+ * runs, other processes leave it to it.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GeneralAgent, ToolSystem } from 'toolgate';
+import { hostId } from '../../src/ledger/owner.js';
 import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
@@ -105,5 +108,41 @@ describe('a subagent run as a task', () => {
     assert.equal((await store.result(id, task.session))?.result.errorCode, 'CLIENT_UNAVAILABLE');
     assert.equal(fs.existsSync(path.join(t.ws, 'never.txt')), false);
     assert.equal(child.requests.length, 0, 'no subagent ran');
+  });
+
+  it('is left to the process of its agent while that process runs; once it is gone, it ends unrun', async () => {
+    const store = tools.executor.ledger!;
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)'], { stdio: 'ignore' });
+    try {
+      const now = Date.now();
+      const held = 'task_00000000000000d1';
+      const plain = 'task_00000000000000d2';
+      await store.createTask({
+        id: held, workspace: tools.workspace, session: 'held', scope: 'held', detached: false, tool: 'run_subagent', version: '1.0.0', arguments: { prompt: 'x' },
+        options: { mode: 'default', holder: `${hostId()}:${holder.pid}:0` }, title: '', state: 'scheduled', runAt: now - 2, callId: held,
+      });
+      await store.createTask({
+        id: plain, workspace: tools.workspace, session: 'held', scope: 'held', detached: false, tool: 'append_call_id', version: '1.0.0', arguments: { file: 'plain.txt' },
+        options: { mode: 'default' }, title: '', state: 'scheduled', runAt: now - 1, callId: plain,
+      });
+      const other = new ToolSystem({ workspace: t.ws, toolFolders: FIXTURES, executor: { policy: { user: false } } });
+      await other.start();
+      try {
+        // Its first look took both due tasks in turn: the plain one ran, the held one was left.
+        const deadline = Date.now() + 60_000;
+        while ((await store.get(plain, 'held'))?.state !== 'done' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        assert.equal((await store.get(plain, 'held'))?.state, 'done');
+        assert.equal((await store.task(held))?.state, 'scheduled', 'left to its agent\'s process');
+        const gone = new Promise((resolve) => holder.once('exit', resolve));
+        holder.kill('SIGKILL');
+        await gone;
+        while ((await store.get(held, 'held'))?.state !== 'failed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        assert.equal((await store.result(held, 'held'))?.result.errorCode, 'CLIENT_UNAVAILABLE');
+      } finally {
+        await other.close();
+      }
+    } finally {
+      if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL');
+    }
   });
 });
