@@ -11,6 +11,9 @@ import { QueueWorker, workerOwner } from './worker.js';
 import { WorkerStore } from './worker-store.js';
 import { redisClient } from './connection.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
+import { QueueTaskDispatch } from './task-dispatch.js';
+import { setTaskDispatch } from '../system/task-dispatch.js';
+import { poolOption } from './job.js';
 
 /** Options of {@link serveQueue}. */
 export interface ServeQueueOptions {
@@ -41,19 +44,24 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
   let worker: QueueWorker | undefined;
   const leases = new WorkerStore(options.store, { owner: workerOwner(), leaseMs, resume: (key) => worker?.resume(key) });
   // rateLimitRpm holds across every worker: turns are taken in Redis.
+  const pool = poolOption(options.pool);
   const rateClient = await redisClient(options.queue);
   const system = new ToolSystem({
     ...options.system, workspace: options.workspace,
     executor: { ...options.system?.executor, ledger: leases.view, rateLimiter: new RedisRateLimiter(rateClient, 'toolgate:rate:', options.system?.executor?.rateLimitMaxWaitMs) },
   });
+  // The task domain's tasks are delayed jobs of the pool, their calls queued calls (task-dispatch.ts).
+  const tasks = new QueueTaskDispatch(pool, rateClient, options.store, system.logger);
+  setTaskDispatch(system, tasks);
   try {
     await system.start();
     worker = await QueueWorker.start({
-      queue: options.queue, leases, system, pool: options.pool, concurrency: options.concurrency,
+      queue: options.queue, leases, system, pool, concurrency: options.concurrency, tasks,
       lockDurationMs: leaseMs, reconcileMs: options.reconcileMs, logger: system.logger,
     });
   } catch (error) {
     await system.close();
+    await tasks.close();
     rateClient.disconnect();
     throw error;
   }
@@ -63,6 +71,7 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
     async close() {
       await started.close();
       await system.close();
+      await tasks.close();
       rateClient.disconnect();
       await options.store.flush().catch(() => undefined);
     },

@@ -34,6 +34,7 @@ import { Reconciler, RESUME_ROUND } from './reconciler.js';
 import { hostId } from '../ledger/owner.js';
 import crypto from 'node:crypto';
 import type { Queue } from 'bullmq';
+import { parseTaskJob, TASK_JOB, type QueueTaskDispatch } from './task-dispatch.js';
 
 /** Options of a {@link QueueWorker}. */
 export interface QueueWorkerOptions {
@@ -51,6 +52,8 @@ export interface QueueWorkerOptions {
   lockDurationMs?: number;
   /** How often the reconciler sweeps lapsed leases and re-sends queued calls, in ms. Default 2000. */
   reconcileMs?: number;
+  /** Starts the tasks whose delayed jobs come (`task-dispatch.ts`). Without it, task jobs are dropped. */
+  tasks?: QueueTaskDispatch;
   logger: Logger;
 }
 
@@ -121,8 +124,15 @@ export class QueueWorker {
    * reply (the stored result, signed) when this worker wrote its end.
    */
   private async process(job: Job): Promise<SignedReply | undefined> {
-    const key = parseJob(job.data);
     const { leases, logger } = this.options;
+    if (job.name === TASK_JOB) {
+      // A task's delayed job: the store says whether it is due and who starts it.
+      const task = parseTaskJob(job.data);
+      if (task === undefined) logger.warn({ event: 'queue_job_refused', jobId: job.id }, 'a task job that names no task was dropped');
+      else await this.options.tasks?.due(task).catch((error: unknown) => logger.warn({ event: 'task_job_failed', task, err: (error as Error)?.message }, 'a task job could not start its task; the schedulers\' looks will'));
+      return;
+    }
+    const key = parseJob(job.data);
     const { store } = leases;
     if (key === undefined) {
       logger.warn({ event: 'queue_job_refused', jobId: job.id }, 'a job that names no call was dropped');

@@ -39,11 +39,16 @@ import type { CallPreview } from '../executor/executor-options.js';
 import { waitForAnswerElsewhere } from './asking.js';
 import { resolveMode, type AgentMode } from '../modes/modes.js';
 import { badInput, dueTime, FINAL_STATUSES, refused, TASK_LIMITS, viewOf } from './task-views.js';
+import type { TaskDispatch, TaskStarter } from './task-dispatch.js';
+import { RUN_SUBAGENT, SUBAGENT_GONE, SubagentClients, subagentTaskCall } from './task-subagents.js';
+import { failedResult } from '../closeout/results.js';
 
 /** Longest time between two looks for due tasks, in ms. */
 const IDLE_MS = 30_000;
 /** After a failed look, the next one in ms. */
 const RETRY_MS = 5_000;
+/** With a dispatch: a task started this long ago whose call is not recorded is scheduled again (its call id keeps it to one run), in ms. */
+const LOST_MS = 60_000;
 /** Due tasks started per look at most (the rest at once after). */
 const BATCH = 20;
 const ID_PATTERN = /^task_[0-9a-f]{16}$/;
@@ -61,15 +66,24 @@ export interface TaskHost {
 }
 
 /** The runner of one tool system's tasks. */
-export class TaskScheduler {
+export class TaskScheduler implements TaskStarter {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private looking = false;
-  private lostChecked = false;
+  /** When tasks lost between their start and their call were last looked for (ms since the epoch; 0: never). */
+  private lostChecked = 0;
   /** Whether this tool system runs tasks ({@link start}); without it, tasks are stored and answered only. */
   private running = false;
+  /** The agents (caller services) of subagent tasks created here, until they start. */
+  private readonly subagents = new SubagentClients();
 
-  constructor(private readonly host: TaskHost, private readonly store: CallStore) {}
+  /**
+   * @param dispatch - where a worker of a pool sends its tasks (`task-dispatch.ts`): a due
+   *   task's call goes to the pool instead of running here. Default: run here.
+   */
+  constructor(private readonly host: TaskHost, private readonly store: CallStore, private readonly dispatch?: TaskDispatch) {
+    dispatch?.attach(this);
+  }
 
   /** Look for due tasks now (off the caller's path) and from then on. */
   start(): void {
@@ -79,14 +93,17 @@ export class TaskScheduler {
 
   /**
    * Tasks a scheduler started but whose call it never recorded (its process died in between):
-   * scheduled again, so they run (their call id keeps them to one run). Only those of owners
-   * gone and changed in the last day are looked at.
+   * scheduled again, so they run (their call id keeps them to one run). Only those changed in
+   * the last day are looked at, of owners gone (on one machine), or started over
+   * {@link LOST_MS} ago (with a dispatch: their starter may be on another machine).
    */
   private async restartLost(): Promise<void> {
-    const since = Date.now() - 24 * 3600_000;
-    const started = await this.store.tasks({ workspace: this.host.workspace, states: ['started'], limit: 1000 });
+    const now = Date.now();
+    const since = now - 24 * 3600_000;
+    const started = await this.store.tasks({ workspace: this.host.workspace, states: ['started'], dueBy: now, limit: 1000 });
     for (const task of started) {
-      if (task.updatedAt < since || task.startedBy === undefined || ownerIsAlive(task.startedBy)) continue;
+      if (task.updatedAt < since || task.startedBy === undefined) continue;
+      if (this.dispatch === undefined ? ownerIsAlive(task.startedBy) : task.updatedAt > now - LOST_MS) continue;
       if ((await this.store.get(task.callId, task.session)) !== undefined) continue;
       if ((await this.store.updateTask(task.id, ['started'], { state: 'scheduled' })) !== undefined) {
         this.host.logger.warn({ event: 'task_restarted', task: task.id }, 'a task whose scheduler died before its call was recorded is scheduled again');
@@ -97,6 +114,7 @@ export class TaskScheduler {
   /** Stop looking. Calls already started go on as the tool system's calls. */
   close(): void {
     this.closed = true;
+    this.subagents.close();
     clearTimeout(this.timer);
   }
 
@@ -113,19 +131,28 @@ export class TaskScheduler {
     this.looking = true;
     let next = IDLE_MS;
     try {
-      if (!this.lostChecked) {
-        this.lostChecked = true;
+      // Once at start; with a dispatch, at every look at most IDLE_MS apart (a worker of another machine may have died).
+      if (this.lostChecked === 0 || (this.dispatch !== undefined && Date.now() - this.lostChecked >= IDLE_MS)) {
+        this.lostChecked = Date.now();
         await this.restartLost();
       }
       const workspace = this.host.workspace;
       const due = await this.store.tasks({ workspace, states: ['scheduled'], dueBy: Date.now(), limit: BATCH });
+      let left = 0;
       for (const task of due) {
         if (this.closed) return;
+        // Another live process's agent starts its own subagent task.
+        if (task.tool === RUN_SUBAGENT && !this.subagents.has(task.id) && heldElsewhere(task, this.store.owner)) {
+          left++;
+          continue;
+        }
         const started = await this.store.updateTask(task.id, ['scheduled'], { state: 'started', startedBy: this.store.owner });
         if (started !== undefined) this.launch(started);
       }
       const [first] = due.length === BATCH ? [undefined] : await this.store.tasks({ workspace, states: ['scheduled'], limit: 1 });
-      next = due.length === BATCH ? 0 : first === undefined ? IDLE_MS : first.runAt - Date.now();
+      next = due.length === BATCH && left < BATCH ? 0 : first === undefined ? IDLE_MS : first.runAt - Date.now();
+      // Due tasks left to their agents' processes: looked at again a while later (whoever started them, or their agent's process died).
+      if (left > 0) next = Math.max(Math.min(next, IDLE_MS), RETRY_MS);
     } catch (error) {
       next = RETRY_MS;
       this.host.logger.warn({ event: 'task_look_failed', err: (error as Error)?.message }, 'looking for due tasks failed');
@@ -135,13 +162,49 @@ export class TaskScheduler {
     this.arm(next);
   }
 
-  /** Run a started task's call, as its creator's call would run now. */
+  async startDue(id: string): Promise<boolean> {
+    const task = ID_PATTERN.test(id) ? await this.store.task(id) : undefined;
+    if (task === undefined || task.workspace !== this.host.workspace || task.state !== 'scheduled' || this.closed) return false;
+    if (task.runAt > Date.now()) {
+      // Woken early (moved later since, or another clock): woken again at its time.
+      await this.dispatch?.scheduled(task).catch((error: unknown) => this.dispatchFailed(task, error));
+      return false;
+    }
+    const started = await this.store.updateTask(task.id, ['scheduled'], { state: 'started', startedBy: this.store.owner });
+    if (started === undefined) return false;
+    this.launch(started);
+    return true;
+  }
+
+  private dispatchFailed(task: TaskRecord, error: unknown): void {
+    this.host.logger.warn({ event: 'task_dispatch_failed', task: task.id, err: (error as Error)?.message }, 'could not reach the queue for a task; the schedulers\' looks at the store find it');
+  }
+
+  /** Tell the dispatch a task is scheduled (its delayed job); a failure is logged (the looks find the task anyway). */
+  private async scheduledNow(task: TaskRecord): Promise<void> {
+    await this.dispatch?.scheduled(task).catch((error: unknown) => this.dispatchFailed(task, error));
+  }
+
+  /** Run a started task's call, as its creator's call would run now (with a dispatch: sent to its pool). */
   private launch(task: TaskRecord): void {
+    if (this.dispatch !== undefined) {
+      this.host.logger.info({ event: 'task_started', task: task.id, tool: task.tool, pool: this.dispatch.pool }, 'a scheduled task started: its call is sent to its pool');
+      void this.dispatch.launch(task).catch((error: unknown) => this.dispatchFailed(task, error));
+      return;
+    }
     const o = task.options as { mode?: string; approvalMode?: AgentCallOptions['approvalMode']; scopedWriteDirs?: string[]; agent?: string; turn?: string };
+    // A subagent run needs its agent (its driver), kept in this process: without it, its call ends unrun.
+    const client = task.tool === RUN_SUBAGENT ? this.subagents.take(task.id) : undefined;
+    if (task.tool === RUN_SUBAGENT && client === undefined) {
+      const call = { callId: task.callId, session: task.session, tool: task.tool, version: task.version, arguments: task.arguments, workspace: task.workspace, turn: o.turn ?? '' };
+      void this.store.finish(call, { state: 'failed', decisions: undefined, result: failedResult('CLIENT_UNAVAILABLE', SUBAGENT_GONE, { tool: task.tool, callId: task.callId }) })
+        .catch((error: unknown) => this.host.logger.warn({ event: 'task_failed', task: task.id, err: (error as Error)?.message }, 'could not end a subagent task whose agent is gone'));
+      return;
+    }
     this.host.logger.info({ event: 'task_started', task: task.id, tool: task.tool }, 'a scheduled task started');
     void this.host.execute({ name: task.tool, version: task.version, arguments: task.arguments, callId: task.callId }, {
       session: task.session, ...(o.turn ? { turnId: o.turn } : {}), ...(o.mode ? { mode: o.mode } : {}), ...(o.approvalMode ? { approvalMode: o.approvalMode } : {}),
-      ...(o.scopedWriteDirs ? { scopedWriteDirs: o.scopedWriteDirs } : {}), ...(o.agent ? { agent: o.agent } : {}),
+      ...(o.scopedWriteDirs ? { scopedWriteDirs: o.scopedWriteDirs } : {}), ...(o.agent ? { agent: o.agent } : {}), ...(client ? { client } : {}),
       // An ask waits in the ledger for a person (toolgate approvals, the cockpit) while this process runs.
       confirmationHandler: waitForAnswerElsewhere(() => 0),
     }).then(
@@ -174,14 +237,14 @@ export class TaskScheduler {
       case 'task_pause':
         return json(await this.change(task, ['scheduled'], { state: 'paused' }, 'paused'));
       case 'task_resume':
-        this.ownSession(caller, task, 'resume');
+        this.ownScope(caller, task, 'resume');
         return json(await this.change(task, ['paused'], { state: 'scheduled' }, 'resumed'));
       case 'task_detach':
         if (task.detached) return json({ ...(await viewOf(this.store, task)), note: 'already detached' });
         return json(await this.change(task, ['scheduled', 'paused', 'started', 'cancelled'], { detached: true }, 'detached'));
       case 'task_reschedule':
         if (args.at === undefined && args.delaySeconds === undefined) throw badInput('Give the new time: at or delaySeconds.');
-        this.ownSession(caller, task, 'reschedule');
+        this.ownScope(caller, task, 'reschedule');
         return json(await this.change(task, ['scheduled', 'paused'], { runAt: dueTime(args) }, 'rescheduled'));
       case 'task_update':
         return json(await this.update(caller, task, args));
@@ -199,11 +262,14 @@ export class TaskScheduler {
   }
 
   private async create(caller: AgentCallOptions, args: Readonly<Record<string, unknown>>) {
-    const name = String(args.tool);
+    if ((args.tool === undefined) === (args.subagent === undefined)) throw badInput('Give the tool to run (with its arguments) or a subagent run, one of them. Nothing was stored.');
+    if (args.subagent !== undefined && args.arguments !== undefined) throw badInput('arguments go with tool; a subagent run takes subagent.prompt. Nothing was stored.');
+    const subagent = args.subagent === undefined ? undefined : subagentTaskCall(caller, args.subagent, this.dispatch !== undefined);
+    const name = subagent?.tool ?? String(args.tool);
     const found = this.host.registry.resolve(name, caller.agent === undefined ? undefined : this.host.versions.rangeFor(caller.agent, name));
     if (!(found instanceof RegisteredTool)) throw badInput(`There is no tool ${JSON.stringify(name.slice(0, 100))} to run as a task (${found.code}). Nothing was stored.`);
-    if (found.domain === TASK_DOMAIN || isCallerTool(found)) throw badInput(`${name} cannot run as a task (a task runs one ordinary tool). Nothing was stored.`);
-    const callArgs = (args.arguments ?? {}) as Record<string, unknown>;
+    if (subagent === undefined && (found.domain === TASK_DOMAIN || isCallerTool(found))) throw badInput(`${name} cannot run as a task (a task runs one ordinary tool, or a subagent run). Nothing was stored.`);
+    const callArgs = subagent?.arguments ?? (args.arguments ?? {}) as Record<string, unknown>;
     if (JSON.stringify(callArgs).length > TASK_LIMITS.argumentChars) throw badInput(`The arguments are over ${TASK_LIMITS.argumentChars} characters of JSON. Nothing was stored.`);
     const title = typeof args.title === 'string' ? args.title : '';
     if (title.length > TASK_LIMITS.titleChars) throw badInput(`The title is over ${TASK_LIMITS.titleChars} characters. Nothing was stored.`);
@@ -212,7 +278,8 @@ export class TaskScheduler {
       // Its call would run in the tool system's workspace, not in the root this caller is confined to.
       throw refused(`Tasks run in the workspace ${this.host.workspace}; this caller's calls run in another root. Nothing was stored.`);
     }
-    const options = this.optionsOf(caller);
+    // A subagent task's agent lives in this process: other processes leave it to this one while it runs.
+    const options = { ...this.optionsOf(caller), ...(subagent ? { holder: this.store.owner } : {}) };
     // Refused now what would be refused when it runs (unknown, invalid, denied, hidden from this caller).
     const { confirm: _c, approvedRevision: _r, confirmationHandler: _h, signal: _s, ...asCaller } = caller;
     const preview = await this.host.preview({ name, version: found.version, arguments: callArgs, callId: 'task-preview' }, asCaller);
@@ -228,7 +295,9 @@ export class TaskScheduler {
       tool: name, version: found.version, arguments: callArgs, title, state: 'scheduled', runAt, callId: id,
       options,
     });
+    if (subagent !== undefined) this.subagents.hold(task.id, caller.client);
     this.arm(runAt - Date.now());
+    await this.scheduledNow(task);
     return { ...(await viewOf(this.store, task)), ...(preview.verdict === 'ask' ? { note: 'its call will ask a person when it runs (toolgate approvals, the cockpit)' } : {}) };
   }
 
@@ -238,17 +307,18 @@ export class TaskScheduler {
     return {
       mode, ...(caller.approvalMode ? { approvalMode: caller.approvalMode } : {}), ...(scopedWriteDirs.length ? { scopedWriteDirs } : {}),
       ...(caller.agent ? { agent: caller.agent } : {}), ...(caller.turnId ? { turn: caller.turnId } : {}),
+      ...(this.dispatch ? { pool: this.dispatch.pool } : {}),
     };
   }
 
   /**
-   * Whether `caller` would store the same call options as `task`'s creator did (same session,
-   * mode, approval mode, scoped write folders, agent, turn): only then may it give the task new
+   * Whether `caller` would store the same call options as `task`'s creator did (same scope:
+   * turn, else session; mode, approval mode, scoped write folders, agent): only then may it give the task new
    * arguments, which run with those options. Any other caller (one that sees a detached task)
    * would have its arguments run with rights that are not its own.
    */
   private sameRights(caller: AgentCallOptions, task: TaskRecord): boolean {
-    if ((caller.session ?? this.host.executor.session) !== task.session) return false;
+    if (scopeOf(caller, this.host) !== task.scope) return false;
     let own: Record<string, unknown>;
     try {
       own = this.optionsOf(caller);
@@ -259,13 +329,15 @@ export class TaskScheduler {
   }
 
   /**
-   * Refuse another session's change of when a task runs: its call runs with its creator's
-   * rights, at a time the creator chose (another session sees a detached task, and may cancel it).
-   * @throws ToolExecutionError when `caller` is not of the task's session.
+   * Refuse another caller's change of when a task runs: its call runs with its creator's
+   * rights, at a time the creator chose (another caller sees a detached task, and may cancel
+   * it). The creator is the task's scope: its turn (every model round of an agent's turn, each
+   * a session of its own), else its session.
+   * @throws ToolExecutionError when `caller` is not of the task's scope.
    */
-  private ownSession(caller: AgentCallOptions, task: TaskRecord, what: string): void {
-    if ((caller.session ?? this.host.executor.session) !== task.session) {
-      throw refused(`Task ${task.id} is another session's, and runs with its rights: only that session may ${what} it (you may cancel it, or create a task of your own).`);
+  private ownScope(caller: AgentCallOptions, task: TaskRecord, what: string): void {
+    if (scopeOf(caller, this.host) !== task.scope) {
+      throw refused(`Task ${task.id} is another turn's or session's, and runs with its rights: only its creator may ${what} it (you may cancel it, or create a task of your own).`);
     }
   }
 
@@ -287,10 +359,12 @@ export class TaskScheduler {
 
   private async cancel(task: TaskRecord) {
     const changed = await this.store.updateTask(task.id, ['scheduled', 'paused'], { state: 'cancelled' });
+    if (changed !== undefined) this.subagents.drop(task.id);
     if (changed !== undefined) return { ...(await viewOf(this.store, changed)), note: 'cancelled before it ran' };
     const view = await viewOf(this.store, (await this.store.task(task.id)) ?? task);
     if (FINAL_STATUSES.has(view.status)) throw refused(`Task ${task.id} has finished (${view.status}); there is nothing to cancel.`);
     if (!(await this.store.requestCancel(task.callId, task.session))) throw refused(`Task ${task.id} is ${view.status}; it could not be cancelled.`);
+    await this.dispatch?.cancelled(task).catch((error: unknown) => this.dispatchFailed(task, error));
     return { ...view, note: 'cancel requested: its call stops as soon as its tool allows (task_wait shows how it ended)' };
   }
 
@@ -300,7 +374,11 @@ export class TaskScheduler {
       const view = await viewOf(this.store, (await this.store.task(task.id)) ?? task, false);
       throw refused(`Task ${task.id} is ${view.status}, so it cannot be ${what} (only a task that is ${from.join(' or ')} can).`);
     }
-    if (changed.state === 'scheduled') this.arm(changed.runAt - Date.now());
+    if (changed.state === 'scheduled') {
+      this.arm(changed.runAt - Date.now());
+      // Resumed or moved: its (new) delayed job; a job of an older time finds it not due and does nothing.
+      if (change.state === 'scheduled' || change.runAt !== undefined) await this.scheduledNow(changed);
+    }
     return { ...(await viewOf(this.store, changed)), note: what };
   }
 
@@ -354,6 +432,12 @@ function ownerIsAlive(owner: string): boolean {
   const parts = /^(.*):(\d+):([^:]*)$/.exec(owner);
   if (parts === null) return true; // not understood: left alone (fail closed)
   return ownerAlive({ ownerHost: parts[1], ownerPid: Number(parts[2]), ownerStart: parts[3] === '0' ? undefined : parts[3] });
+}
+
+/** Whether a subagent task's agent is in another process that still runs (`holder`, stored when it was created). */
+function heldElsewhere(task: TaskRecord, own: string): boolean {
+  const holder = task.options.holder;
+  return typeof holder === 'string' && holder !== own && ownerIsAlive(holder);
 }
 
 /** Who owns a caller's attached tasks: its turn, else its session. */

@@ -42,6 +42,7 @@ import type { McpServerConfig } from '../mcp/config.js';
 import { ToolVersionManager } from './version-manager.js';
 import type { ToolsetEntryConfig } from '../registry/toolset.js';
 import { TaskScheduler } from './task-scheduler.js';
+import { taskDispatchOf } from './task-dispatch.js';
 
 export type { ToolFolder } from './tool-folders.js';
 
@@ -315,7 +316,8 @@ export class ToolSystem implements ToolCallTarget {
   }
 
   private startTasks(store: CallStore): void {
-    const tasks = (this.tasks = new TaskScheduler(this, store));
+    // A worker of a pool sends its tasks to the pool (src/distributed/task-dispatch.ts).
+    const tasks = (this.tasks = new TaskScheduler(this, store, taskDispatchOf(this)));
     if (this.options.runTasks !== false) tasks.start();
     this.closers.push(() => tasks.close());
   }

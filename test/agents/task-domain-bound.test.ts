@@ -6,7 +6,11 @@
  *   run under the creator's approval mode, wider than the caller's own), nor resume or
  *   reschedule it (making the creator's call run when the creator did not choose);
  * - a caller confined to another workspace root (a per-call `workspaceRoot`) may not create a
- *   task: it would run in the tool system's workspace instead.
+ *   task: it would run in the tool system's workspace instead;
+ * - the creator is the task's scope (its turn, else its session), so an agent's later model
+ *   round (a session of its own, in the same turn) may still pause, resume, move and change it;
+ * - detaching shares a task with the workspace by design (docs/tasks.md): another session
+ *   reads, waits for and cancels a detached task, and does not see an attached one.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -82,5 +86,42 @@ describe('a task stays within its creator\'s rights', () => {
     assert.equal(made.success, false, made.output);
     assert.match(made.output, /Nothing was stored/);
     assert.equal((await tools.executor.ledger!.tasks({ limit: 1000 })).length, before);
+  });
+
+  it('lets the creating turn change its task in a later model round (each round is a session of its own)', async () => {
+    const round0 = { session: 'turn-9:0', turnId: 'turn-9' };
+    const round1 = { session: 'turn-9:1', turnId: 'turn-9' };
+    const made = await tools.execute({ name: 'task_create', arguments: { tool: 'append_call_id', arguments: { file: 'r.txt' }, delaySeconds: 3600 }, callId: 'r0-create' }, round0);
+    const id = idOf(made.output);
+    assert.equal((await tools.execute({ name: 'task_pause', arguments: { id }, callId: 'r0-pause' }, round0)).success, true);
+    for (const [name, args] of [['task_resume', {}], ['task_reschedule', { delaySeconds: 7200 }], ['task_update', { arguments: { file: 's.txt' } }]] as const) {
+      const result = await tools.execute({ name, arguments: { id, ...args }, callId: `r1-${name}` }, round1);
+      assert.equal(result.success, true, `${name}: ${result.output}`);
+    }
+    assert.deepEqual((await tools.executor.ledger!.task(id))!.arguments, { file: 's.txt' });
+    // Another turn is not its creator.
+    const other = await tools.execute({ name: 'task_reschedule', arguments: { id, delaySeconds: 0 }, callId: 'o-move' }, { session: 'turn-8:0', turnId: 'turn-8' });
+    assert.equal(other.success, false, other.output);
+    await tools.execute({ name: 'task_cancel', arguments: { id }, callId: 'r1-cancel' }, round1);
+  });
+
+  it('shares a detached task with the workspace (read, wait, cancel), never an attached one', async () => {
+    const creator = { session: 'owner' };
+    const attached = idOf((await tools.execute({ name: 'task_create', arguments: { tool: 'append_call_id', arguments: { file: 'att.txt' }, delaySeconds: 3600 }, callId: 'att' }, creator)).output);
+    const detached = idOf((await tools.execute({ name: 'task_create', arguments: { tool: 'append_call_id', arguments: { file: 'det.txt' }, delaySeconds: 3600, detach: true }, callId: 'det' }, creator)).output);
+    const stranger = { session: 'stranger' };
+    for (const name of ['task_get', 'task_wait', 'task_cancel'] as const) {
+      const result = await tools.execute({ name, arguments: { id: attached, ...(name === 'task_wait' ? { timeoutSeconds: 0 } : {}) }, callId: `s-att-${name}` }, stranger);
+      assert.equal(result.success, false, `${name}: ${result.output}`);
+      assert.match(result.output, /no task/);
+    }
+    const listed = await tools.execute({ name: 'task_list', arguments: {}, callId: 's-list' }, stranger);
+    assert.ok(!listed.output.includes(attached) && listed.output.includes(detached), listed.output);
+    assert.match((await tools.execute({ name: 'task_get', arguments: { id: detached }, callId: 's-det-get' }, stranger)).output, /"status": "scheduled"/);
+    const cancelled = await tools.execute({ name: 'task_cancel', arguments: { id: detached }, callId: 's-det-cancel' }, stranger);
+    assert.equal(cancelled.success, true, cancelled.output);
+    assert.equal((await tools.executor.ledger!.task(detached))!.state, 'cancelled');
+    assert.equal((await tools.executor.ledger!.task(attached))!.state, 'scheduled');
+    await tools.execute({ name: 'task_cancel', arguments: { id: attached }, callId: 'att-cancel' }, creator);
   });
 });

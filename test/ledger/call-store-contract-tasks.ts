@@ -2,7 +2,9 @@
  * The part of the call store contract (`call-store-contract.ts`) for scheduled tasks
  * (`ScheduledTasks`, `src/ledger/scheduled-tasks.ts`): stored and read back, listed by
  * workspace, scope and due time, changed only from the states given, and started by exactly
- * one of two handles racing for it (what two schedulers in two processes do).
+ * one of two handles racing for it (what two schedulers in two processes do); ended tasks
+ * pruned by retention (a started task with its call, cancelled ones beyond the count), open
+ * ones never.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -11,8 +13,8 @@ import type { NewTask } from '../../src/ledger/scheduled-tasks.js';
 
 /** What the task tests need of the contract's `describe`. */
 export interface TaskContext {
-  /** A new handle on the test's store (closed after the test). */
-  open(): Promise<CallStore>;
+  /** A new handle on the test's store (closed after the test), with retention `limits`. */
+  open(limits?: { maxCalls?: number; retentionDelayMs?: number }): Promise<CallStore>;
 }
 
 function task(id: string, runAt: number, extra: Partial<NewTask> = {}): NewTask {
@@ -74,5 +76,32 @@ export function taskContract(ctx: TaskContext): void {
       const winner = won.find((w) => w !== undefined)!;
       assert.equal((await b.task(id))?.startedBy, winner.startedBy);
     }
+  });
+
+  it('tasks: retention deletes ended ones (a started task with its call, cancelled ones beyond the count), never open ones', async () => {
+    // Steps only when asked (prune): nothing is deleted behind the test's back.
+    const store = await ctx.open({ maxCalls: 1, retentionDelayMs: 600_000 });
+    const now = Date.now();
+    const ids = ['task_00000000000000c1', 'task_00000000000000c2', 'task_00000000000000c3', 'task_00000000000000c4', 'task_00000000000000c5', 'task_00000000000000c6'];
+    for (const id of ids) await store.createTask(task(id, now + 60_000, { callId: id, session: 'ret' }));
+    const [ran, running, cancelledOld, cancelledNew, open, paused] = ids as [string, string, string, string, string, string];
+    for (const id of [ran, running]) assert.ok(await store.updateTask(id, ['scheduled'], { state: 'started', startedBy: 'me' }));
+    const end = (id: string) => ({ state: 'done' as const, decisions: undefined, result: {
+      success: true, output: 'ok', durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId: id, stopReason: 'completed' as const, outcome: 'success' as const, sideEffects: 'possible' as const,
+    } });
+    const callOf = (callId: string) => ({ callId, session: 'ret', tool: 'write_file', version: '1.0.0', arguments: {}, workspace: '/w', turn: '' });
+    await store.finish(callOf(ran), end(ran));
+    await store.claim(callOf(running));
+    await store.finish(callOf('newer'), end('newer'));
+    for (const id of [cancelledOld, cancelledNew]) assert.ok(await store.updateTask(id, ['scheduled'], { state: 'cancelled' }));
+    assert.ok(await store.updateTask(paused, ['scheduled'], { state: 'paused' }));
+    await store.prune();
+    assert.equal(await store.get(ran, 'ret'), undefined, 'the call went');
+    assert.equal(await store.task(ran), undefined, 'and its task with it');
+    assert.equal((await store.task(running))?.state, 'started', 'a task whose call runs stays');
+    assert.equal(await store.task(cancelledOld), undefined, 'the oldest cancelled task beyond the count went');
+    assert.equal((await store.task(cancelledNew))?.state, 'cancelled');
+    assert.equal((await store.task(open))?.state, 'scheduled');
+    assert.equal((await store.task(paused))?.state, 'paused');
   });
 }

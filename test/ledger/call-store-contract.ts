@@ -412,7 +412,7 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
 
     leaseContract({ open: () => open() });
     eventContract({ open: () => open() });
-    taskContract({ open: () => open() });
+    taskContract({ open: (limits) => open(limits) });
   });
 }
 

@@ -89,6 +89,7 @@ export class PgRetention {
         }
       }
       await this.pruneTombstones(q);
+      await this.pruneTasks(q);
       return deleted;
     });
   }
@@ -149,6 +150,16 @@ export class PgRetention {
     [row.call_id, row.session, row.tool, row.version, sha, row.state, row.error_code, row.ended_at]);
     await q('DELETE FROM task_requestors WHERE call_id = $1 AND session = $2', [row.call_id, row.session]);
     await q('DELETE FROM calls WHERE id = $1', [row.id]);
+    // The task it ran for (if any; run as call id = task id) has ended: it goes with its call.
+    await q("DELETE FROM scheduled_tasks WHERE id = $1 AND call_id = $1 AND session = $2 AND state = 'started'", [row.call_id, row.session]);
+  }
+
+  /** Cancelled tasks (they never had a call) past a tombstone's age or beyond the newest `maxCalls` go, oldest first (inside a transaction). */
+  private async pruneTasks(q: Query): Promise<void> {
+    await q(`DELETE FROM scheduled_tasks WHERE id IN (SELECT id FROM scheduled_tasks WHERE state = 'cancelled' AND updated_at < ${NOW_MS} - $1::bigint LIMIT $2)`,
+      [this.limits.tombstoneMaxAgeMs, this.limits.stepCalls]);
+    await q(`DELETE FROM scheduled_tasks WHERE id IN (SELECT id FROM scheduled_tasks WHERE state = 'cancelled' ORDER BY updated_at, id
+      LIMIT GREATEST(0, LEAST((SELECT count(*) FROM scheduled_tasks WHERE state = 'cancelled') - $1::bigint, $2::bigint)))`, [this.limits.maxCalls, this.limits.stepCalls]);
   }
 
   /** Tombstones past their age or count go, oldest first (inside a transaction). */

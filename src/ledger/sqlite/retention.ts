@@ -14,6 +14,20 @@ import type { Connection } from './database.js';
 import { ENDED_SQL, tombstoneOf, type EndState, type Synchronous, type TombstoneRow } from './rows.js';
 import type { WriteQueue } from './write-queue.js';
 
+/**
+ * Statements on scheduled tasks (`../scheduled-tasks.ts`): a started task goes with its call
+ * (run as call id = task id), a cancelled one (it never had a call) once older than a
+ * tombstone is kept, or beyond the newest `maxCalls` cancelled ones.
+ */
+function taskStatements(db: Connection) {
+  return {
+    withCall: db.prepare("DELETE FROM scheduled_tasks WHERE id = ? AND call_id = ? AND session = ? AND state = 'started'"),
+    cancelledBefore: db.prepare("DELETE FROM scheduled_tasks WHERE id IN (SELECT id FROM scheduled_tasks WHERE state = 'cancelled' AND updated_at < ? LIMIT ?)"),
+    cancelled: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM scheduled_tasks WHERE state = 'cancelled'"),
+    oldestCancelled: db.prepare("DELETE FROM scheduled_tasks WHERE id IN (SELECT id FROM scheduled_tasks WHERE state = 'cancelled' ORDER BY updated_at, id LIMIT ?)"),
+  };
+}
+
 /** The limits of {@link SqliteRetention}: counts, bytes and milliseconds. */
 export interface RetentionLimits {
   maxCalls: number;
@@ -61,6 +75,8 @@ function tombstoneStatements(db: Connection) {
 export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSettled'>>, Pick<Retention, 'retentionSettled'> {
   /** Statements on calls, prepared on first use (a read-only file of an old schema never uses them). */
   private prepared: ReturnType<typeof statements> | undefined;
+  /** Statements on tasks, prepared on first use; `null` when the file has no `scheduled_tasks` (migration 7). */
+  private taskSql: ReturnType<typeof taskStatements> | null | undefined;
   /** Statements on tombstones; `undefined` for a file of schema version 1 (read only). */
   private readonly graves: ReturnType<typeof tombstoneStatements> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -125,8 +141,26 @@ export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSe
         }
       }
       this.pruneTombstones(now);
+      this.pruneTasks(now);
       return deleted;
     });
+  }
+
+  private get tasks(): ReturnType<typeof taskStatements> | null {
+    if (this.taskSql === undefined) {
+      const has = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'scheduled_tasks'").get() !== undefined;
+      this.taskSql = has ? taskStatements(this.db) : null;
+    }
+    return this.taskSql;
+  }
+
+  /** Cancelled tasks past a tombstone's age or the count of ended calls go, oldest first (inside a transaction). */
+  private pruneTasks(now: number): void {
+    const sql = this.tasks;
+    if (sql === null) return;
+    sql.cancelledBefore.run(now - this.limits.tombstoneMaxAgeMs, this.limits.stepCalls);
+    const over = sql.cancelled.get()!.n - this.limits.maxCalls;
+    if (over > 0) sql.oldestCancelled.run(Math.min(over, this.limits.stepCalls));
   }
 
   /** Resolves once no step is scheduled (the pending one keeps the process alive meanwhile). */
@@ -186,6 +220,8 @@ export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSe
     }
     this.graves!.insert.run(row.call_id, row.session, row.tool, row.version, sha, row.state, row.error_code, row.ended_at, now);
     this.sql.deleteCall.run(row.id);
+    // The task it ran for (if any) has ended: it goes with its call.
+    this.tasks?.withCall.run(row.call_id, row.call_id, row.session);
   }
 
   /**
