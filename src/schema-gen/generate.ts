@@ -1,7 +1,7 @@
 /**
  * Build-time schema generation from TypeScript types, with typescript-json-schema. The only
- * module that imports typescript-json-schema (and the TypeScript compiler); the runtime never
- * loads it. Used by `toolgate schemas` and `npm run schemas`.
+ * module that loads typescript-json-schema (and the TypeScript compiler, which it passes to
+ * `schema-program.ts`); the runtime never loads it. Used by `toolgate schemas` and `npm run schemas`.
  *
  * For each class decorated with `@tool(...)` in the given files:
  * - the input schema is the type of `run`'s first parameter (named or inline type);
@@ -27,7 +27,7 @@ import type { JsonSchema } from '../types/tool.js';
 import { loadOptional } from '../util/optional-package.js';
 import { compilerOptions, createSchemaProgram } from './schema-program.js';
 
-export { writeOrCheckSchemaFile, type SchemaFileStatus } from './schema-file-io.js';
+export { writeOrCheckSchemaFile } from './schema-file-io.js';
 
 /**
  * The generator and its compiler, optional peer dependencies (a user who loads only the shipped
