@@ -1,7 +1,7 @@
 /**
  * Build-time schema generation from TypeScript types, with typescript-json-schema. The only
- * module that imports typescript-json-schema (and the TypeScript compiler); the runtime never
- * loads it. Used by `toolgate schemas` and `npm run schemas`.
+ * module that loads typescript-json-schema (and the TypeScript compiler, which it passes to
+ * `schema-program.ts`); the runtime never loads it. Used by `toolgate schemas` and `npm run schemas`.
  *
  * For each class decorated with `@tool(...)` in the given files:
  * - the input schema is the type of `run`'s first parameter (named or inline type);
@@ -14,7 +14,6 @@
  *
  * @module
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type * as TJS from 'typescript-json-schema';
 import { findFiles } from '../util/glob.js';
@@ -25,8 +24,10 @@ import { checkSchema, SHELL_COMMAND_FORMAT, SHELL_INPUT_FORMAT, WORKSPACE_PATH_F
 import { isValidVersion } from '../util/semver.js';
 import { TOOL_NAME_PATTERN } from '../decorators/tool.decorator.js';
 import type { JsonSchema } from '../types/tool.js';
-import { makeFolders } from '../util/folders.js';
 import { loadOptional } from '../util/optional-package.js';
+import { compilerOptions, createSchemaProgram } from './schema-program.js';
+
+export { writeOrCheckSchemaFile } from './schema-file-io.js';
 
 /**
  * The generator and its compiler, optional peer dependencies (a user who loads only the shipped
@@ -170,24 +171,6 @@ function reorderEnums(schema: unknown, order: unknown[]): void {
   if (s.items && typeof s.items === 'object' && !Array.isArray(s.items)) reorderEnums(s.items, order);
 }
 
-function compilerOptions(cwd: string, tsconfig?: string): TJS.ts.CompilerOptions {
-  const defaults: TJS.ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    strict: true,
-    experimentalDecorators: true,
-    emitDecoratorMetadata: true,
-    skipLibCheck: true,
-  };
-  const configPath = tsconfig ? path.resolve(cwd, tsconfig) : ts.findConfigFile(cwd, ts.sys.fileExists, 'tsconfig.json');
-  if (!configPath) return defaults;
-  const read = ts.readConfigFile(configPath, ts.sys.readFile);
-  if (read.error) throw ToolDefinitionError.other('?', `Cannot read ${configPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, '\n')}`);
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(configPath));
-  return { ...defaults, ...parsed.options, noEmit: true, declaration: false, sourceMap: false, declarationMap: false, incremental: false, composite: false };
-}
-
 /**
  * Generate the schema file content for the tools defined in the matching files.
  * @returns the file content (tools keyed by `name@version`, sorted).
@@ -200,7 +183,7 @@ export async function generateSchemas(options: GenerateSchemasOptions): Promise<
   const tools: Record<string, SchemaFileEntry> = {};
   if (files.length === 0) return { format: SCHEMA_FILE_FORMAT, $comment: COMMENT, tools };
 
-  const program = ts.createProgram(files, compilerOptions(cwd, options.tsconfig));
+  const program = createSchemaProgram(ts, files, compilerOptions(ts, cwd, options.tsconfig));
   const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (diagnostics.length) {
     const text = ts.formatDiagnostics(diagnostics.slice(0, 10), { getCanonicalFileName: (f) => f, getCurrentDirectory: () => cwd, getNewLine: () => '\n' });
@@ -611,53 +594,4 @@ function restoreAliasTags(prop: TJS.ts.Symbol, name: string, schema: unknown, ch
   if (used !== undefined) {
     throw new Error(`the field ${name} uses the path type ${used} in a form that gates cannot check; declare a path field as ${used}, ${used} | null or ${used}[] (optional or readonly too), at the top level of the arguments`);
   }
-}
-
-/** Serialised form of a schema file, as written to disk (stable: two-space JSON, trailing newline). */
-function serializeSchemaFile(file: SchemaFile): string {
-  return `${JSON.stringify(file, null, 2)}\n`;
-}
-
-/** Outcome of {@link writeOrCheckSchemaFile}. */
-export interface SchemaFileStatus {
-  /** True when the file on disk differs from the generated content. */
-  stale: boolean;
-  /** Tool keys added, removed or changed compared with the file on disk. */
-  changed: string[];
-  /** True when the file was (re)written. */
-  written: boolean;
-}
-
-/**
- * Compare generated content with the file at `out`; write it unless `check` is set.
- * @param check - only compare (for CI): nothing is written.
- */
-export function writeOrCheckSchemaFile(out: string, file: SchemaFile, check: boolean): SchemaFileStatus {
-  const next = serializeSchemaFile(file);
-  let current: string | undefined;
-  try {
-    current = fs.readFileSync(out, 'utf8');
-  } catch {
-    current = undefined;
-  }
-  const stale = current !== next;
-  const changed: string[] = [];
-  if (stale) {
-    let old: Record<string, unknown> = {};
-    try {
-      old = (JSON.parse(current ?? '{}') as SchemaFile).tools ?? {};
-    } catch {
-      old = {};
-    }
-    for (const key of new Set([...Object.keys(old), ...Object.keys(file.tools)])) {
-      if (JSON.stringify(old[key]) !== JSON.stringify(file.tools[key])) changed.push(key);
-    }
-  }
-  if (stale && !check) {
-    makeFolders(path.dirname(path.resolve(out)));
-    const tmp = `${out}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, next);
-    fs.renameSync(tmp, out);
-  }
-  return { stale, changed: changed.sort(), written: stale && !check };
 }

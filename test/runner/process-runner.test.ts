@@ -18,19 +18,25 @@ const SHAPES = ['array_push', 'map_fill', 'object_keys', 'big_array', 'buffers']
 describe('process runner: memory caps no tool can break', () => {
   let registry: ToolRegistry;
   let executor: ToolExecutor;
+  /** The executor's default cap set lower (`defaultMemoryMb`): filling 1 GiB four more times adds ~15 s of CPU and checks nothing more. */
+  let smallDefault: ToolExecutor;
   before(async () => {
     registry = await fixtureRegistry();
     executor = new ToolExecutor(registry, { poolSize: 2 });
+    smallDefault = new ToolExecutor(registry, { poolSize: 2, defaultMemoryMb: 256 });
   });
-  after(() => executor.close());
+  after(() => Promise.all([executor.close(), smallDefault.close()]));
 
   for (const name of ['allocate_shape_capped', 'allocate_shape_uncapped']) {
     for (const shape of SHAPES) {
-      test(`${name} with ${shape}: MEMORY_LIMIT, the host lives, the next call succeeds`, async () => {
-        const result = await executor.execute({ name, arguments: { shape } });
+      // A tool that declares no cap: the built-in default (1 GiB) with one shape, the executor's defaultMemoryMb with the others.
+      const builtIn = name === 'allocate_shape_capped' || shape === 'array_push';
+      test(`${name} with ${shape}: MEMORY_LIMIT, the host lives, the next call succeeds${builtIn ? '' : ' (defaultMemoryMb 256)'}`, async () => {
+        const on = builtIn ? executor : smallDefault;
+        const result = await on.execute({ name, arguments: { shape } });
         assert.equal(result.success, false, JSON.stringify(result));
         assert.equal(result.errorCode, 'MEMORY_LIMIT', result.error);
-        const next = await executor.execute({ name: 'answer_at_once', arguments: { text: 'still here' } });
+        const next = await on.execute({ name: 'answer_at_once', arguments: { text: 'still here' } });
         assert.equal(next.success, true, next.error);
         assert.match(String(next.output), /^still here from \d+$/);
       });

@@ -103,6 +103,21 @@ describe('schema generator errors and staleness', () => {
     assert.deepEqual(writeOrCheckSchemaFile(out, second, true), { stale: true, changed: ['say_hi@1.0.0'], written: false });
     assert.equal(fs.readFileSync(out, 'utf8'), before, 'check mode writes nothing');
   });
+
+  it('a declaration file under node_modules parsed by an earlier run in this process is read again once it changed', async () => {
+    // Declaration files of node_modules are parsed once per process (schema-program.ts): a
+    // changed one must not be served from that cache.
+    const pkg = path.join(dir, 'node_modules', 'shapes');
+    fs.mkdirSync(pkg, { recursive: true });
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'shapes', types: 'index.d.ts' }));
+    const shape = (fields: string) => fs.writeFileSync(path.join(pkg, 'index.d.ts'), `export interface Shape {\n${fields}}\n`);
+    write('uses.ts', `import type { Shape } from 'shapes';\n${header}/** Doc. */\n@tool({ name: 'shaped', version: '1.0.0' })\nexport class S { run(args: Shape) { return ''; } }\n`);
+    const fields = async () => Object.keys((await generateSchemas({ cwd: dir, patterns: ['uses.ts'] })).tools['shaped@1.0.0']!.inputSchema.properties as object);
+    shape('  /** Width. */\n  width: number;\n');
+    assert.deepEqual(await fields(), ['width']);
+    shape('  /** Width. */\n  width: number;\n  /** Height. */\n  height: number;\n');
+    assert.deepEqual((await fields()).sort(), ['height', 'width']);
+  });
 });
 
 describe('regressions of issue 17 (schema generator fixes)', () => {

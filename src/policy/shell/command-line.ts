@@ -39,30 +39,31 @@
  * - `coproc` with a compound command, and programs that run a command the analysis does not
  *   unwrap (`strace`, `watch`, `gdb`...), are uncertain.
  *
+ * The commands that run other command text (shells, `eval`, `alias`, `trap`, `su`, `xargs`,
+ * `find -exec`) are in `command-runners.ts`.
+ *
  * @module
  */
 import { mostSevere, type ActionKind } from '../action-kinds.js';
-import { codeWordIndex, readsCodeFromStdin, runsCommandsFromText, takesCode } from './code-arguments.js';
+import { readsCodeFromStdin, runsCommandsFromText } from './code-arguments.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
 import {
-  hasDynamicSubcommand, isInheritedEnvironmentName, isProgramLoader, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS,
-  SHELL_VALUE_OPTIONS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
+  hasDynamicSubcommand, isProgramLoader, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
 } from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
 import {
-  ARITHMETIC_TESTS, ARITHMETIC_VALUES, COMPOUND_STARTS, FIND_EXEC_ACTIONS, LITERAL, LOOKUP_VARIABLES, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
+  ARITHMETIC_TESTS, ARITHMETIC_VALUES, COMPOUND_STARTS, LITERAL, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
 } from './syntax-tables.js';
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 import { echoedText, feedsInput, literalFeed } from './fed-input.js';
-import type { AssignmentUse, Context, ParseCommandLine } from './walk-context.js';
+import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
+import { alias, basename, checkAssignment, evaluate, findExec, MAX_COMMAND_LINE_LENGTH, quote, shell, splitWords, switchUser, trap, xargsPastes } from './command-runners.js';
 export type { ParseCommandLine } from './walk-context.js';
+export { MAX_COMMAND_LINE_LENGTH } from './command-runners.js';
 
 /** How deep shells, `eval` and `env -S` may nest (`bash -c "bash -c '...'"`) before the analysis gives up: 8 levels. */
 const MAX_NESTED_SHELLS = 8;
-
-/** The longest command line analysed, in UTF-16 code units (64 KiB); a longer one is uncertain without parsing. */
-export const MAX_COMMAND_LINE_LENGTH = 64 * 1024;
 
 /** The most simple commands one command line may hold (4,096) before the analysis stops: past it, the line is beyond its limits. */
 const MAX_COMMANDS = 4096;
@@ -96,19 +97,6 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
   return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
 }
 
-/** A program's name: the word without its folder (`/bin/rm` gives `rm`). */
-function basename(word: string): string {
-  const trimmed = word.replace(/\/+$/, '');
-  const name = trimmed.slice(trimmed.lastIndexOf('/') + 1);
-  return name === '' ? word : name;
-}
-
-/** A short, one-line quote of source text for a reason. */
-function quote(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return `\`${line.length > 60 ? `${line.slice(0, 57)}...` : line}\``;
-}
-
 /** Builtins that change the working folder of the commands after them. */
 const CHANGE_FOLDER: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
 
@@ -118,7 +106,7 @@ const CHANGE_FOLDER_OPTIONS = /^(-[^-]*[CDRrwW]|--(chdir|chroot|wd|root|wdns))/;
 /** The wrappers {@link CHANGE_FOLDER_OPTIONS} applies to (`xargs -r` is not a change of folder). */
 const FOLDER_WRAPPERS: ReadonlySet<string> = new Set(['env', 'sudo', 'doas', 'unshare', 'nsenter']);
 
-class CommandLineWalk {
+class CommandLineWalk implements CommandWalker {
   readonly commands: ShellCommand[] = [];
   readonly uncertain = new Set<string>();
   /**
@@ -142,7 +130,7 @@ class CommandLineWalk {
   readonly callerInput = new Set<string>();
 
   /** A program reads commands or code from standard input: the call's own (`callerInput`), or text the line feeds it (a plain doubt). */
-  private readsInput(what: string, context: Context, text: string): void {
+  readsInput(what: string, context: Context, text: string): void {
     if (context.fedInput === true) return this.doubt(`${what} fed to it by the command line (a heredoc, a here-string, a pipe or a file), which the analysis does not read: ${quote(text)}`);
     const reason = `${what} from standard input: ${quote(text)}`;
     this.doubt(reason);
@@ -453,7 +441,7 @@ class CommandLineWalk {
   }
 
   /** Unwraps wrappers, shells, `eval` and `source` around `words`, and records what runs. */
-  private run(words: readonly Word[], context: Context, text: string): void {
+  run(words: readonly Word[], context: Context, text: string): void {
     const wrappers = [...context.wrappers];
     const wrapperWords = new Map(context.wrapperWords);
     let argv = words;
@@ -493,11 +481,11 @@ class CommandLineWalk {
           this.doubt(`${program} has arguments that are not static before its command: ${quote(text)}`);
         }
         // option values (`unshare --mount=/x`) are not assignments; env's and sudo's NAME=VALUE words are
-        for (const word of consumed) if (!word.text.startsWith('-')) this.checkAssignment(word.text, text, takesAssignments(program) ? 'environment' : 'statement');
+        for (const word of consumed) if (!word.text.startsWith('-')) checkAssignment(this, word.text, text, takesAssignments(program) ? 'environment' : 'statement');
         let inner = argv.slice(unwrapped.start);
-        if (program === 'xargs') this.xargsPastes(consumed, inner, text);
+        if (program === 'xargs') xargsPastes(this, consumed, inner, text);
         if (unwrapped.prefix !== undefined) {
-          const split = argv[unwrapped.prefix.index]?.isStatic === true ? this.splitWords(unwrapped.prefix.value) : undefined;
+          const split = argv[unwrapped.prefix.index]?.isStatic === true ? splitWords(this.parse, unwrapped.prefix.value) : undefined;
           // env reads the split words as its own: options and NAME=VALUE words there are not commands
           if (split?.some((word, index) => index === 0 && (/^-/.test(word.text) || word.text.includes('='))) === true) {
             this.doubt(`${program} splits a command string that starts with options or assignments: ${quote(text)}`);
@@ -522,11 +510,11 @@ class CommandLineWalk {
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
       if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.readsInput(`${program} reads code`, context, text);
-      if (SHELLS.has(program)) return this.shell(program, argv, { ...context, wrappers, wrapperWords }, text);
-      if (program === 'eval') return this.evaluate(argv, { ...context, wrappers, wrapperWords }, text);
-      if (program === 'trap') return this.trap(argv, { ...context, wrappers, wrapperWords }, text);
-      if (program === 'alias') return this.alias(argv, { ...context, wrappers, wrapperWords }, text);
-      if (program === 'su') return this.switchUser(argv, { ...context, wrappers, wrapperWords }, text);
+      if (SHELLS.has(program)) return shell(this, program, argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'eval') return evaluate(this, argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'trap') return trap(this, argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'alias') return alias(this, argv, { ...context, wrappers, wrapperWords }, text);
+      if (program === 'su') return switchUser(this, argv, { ...context, wrappers, wrapperWords }, text);
       if (SOURCE_BUILTINS.has(program)) {
         const script = argv[1];
         if (script !== undefined && (script.node?.type === 'process_substitution' || (script.isStatic && isStdinPath(script.text)))) {
@@ -538,97 +526,14 @@ class CommandLineWalk {
         return this.record(argv, wrappers, context, text, wrapperWords);
       }
       this.record(argv, wrappers, context, text, wrapperWords);
-      if (program === 'find') this.findExec(argv, { ...context, writes: [], wrappers: [...wrappers, 'find'], wrapperWords }, text);
+      if (program === 'find') findExec(this, argv, { ...context, writes: [], wrappers: [...wrappers, 'find'], wrapperWords }, text);
       return;
     }
-  }
-
-  /** `sh|bash|... [options] (-c TEXT | SCRIPT | reading stdin)`. */
-  private shell(program: string, argv: readonly Word[], context: Context, text: string): void {
-    let runsText = false;
-    let readsStdin = false;
-    let i = 1;
-    while (i < argv.length) {
-      const word = argv[i]!;
-      if (!word.isStatic) {
-        // it may be an option (`-c`, `-s`) as well as the script
-        this.doubt(`${program} has a word that is not static where its options are: ${quote(text)}`);
-        return this.record(argv, context.wrappers, context, text, context.wrapperWords);
-      }
-      if (word.text === '--' || word.text === '-') { i += 1; break; }
-      if (!/^[-+]/.test(word.text) || word.text.length < 2) break;
-      if (word.text.startsWith('--')) {
-        i += SHELL_VALUE_OPTIONS.has(word.text) ? 2 : 1;
-        continue;
-      }
-      const letters = word.text.slice(1);
-      if (word.text.startsWith('-') && letters.includes('c')) runsText = true;
-      if (word.text.startsWith('-') && letters.includes('s')) readsStdin = true;
-      i += 1 + [...letters].filter((letter) => letter === 'o' || letter === 'O').length;
-    }
-    const operand = argv[i];
-    if (runsText) {
-      if (operand === undefined || !operand.isStatic) {
-        this.doubt(`${program} -c runs a command string that is not static: ${quote(text)}`);
-        return this.record(argv, context.wrappers, context, text, context.wrapperWords);
-      }
-      return this.line(operand.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
-    }
-    if (readsStdin || operand === undefined) {
-      this.readsInput(`${program} reads commands`, context, text);
-      if (context.fedText !== undefined) this.line(context.fedText, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }) });
-    } else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
-      this.doubt(`${program} runs a script the analysis cannot see: ${quote(text)}`);
-    } else {
-      // `bash script.sh`: the commands are in a file, which may have been written a moment ago.
-      this.doubt(`${program} runs the commands of a script file the analysis does not read: ${quote(text)}`);
-    }
-    this.record(argv, context.wrappers, context, text, context.wrapperWords);
-  }
-
-  /** `eval WORDS`: static words are joined and analysed as a command line. */
-  private evaluate(argv: readonly Word[], context: Context, text: string): void {
-    const args = argv.slice(1);
-    if (args.length === 0 || args.some((word) => !word.isStatic)) {
-      if (args.length > 0) this.doubt(`eval of text that is not static: ${quote(text)}`);
-      return this.record(argv, context.wrappers, context, text, context.wrapperWords);
-    }
-    this.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'eval'], wrapperWords: context.wrapperWords });
-  }
-
-  /**
-   * `alias NAME=TEXT...`: TEXT runs wherever NAME is used later (with `expand_aliases`), so a
-   * static TEXT is analysed as a command line; `alias` alone (or `alias NAME`) only prints.
-   */
-  private alias(argv: readonly Word[], context: Context, text: string): void {
-    const definitions = argv.slice(1).filter((word) => !word.isStatic || /^[^-=][^=]*=/.test(word.text));
-    if (definitions.length === 0) return this.record(argv, context.wrappers, context, text, context.wrapperWords);
-    for (const definition of definitions) {
-      if (!definition.isStatic) this.doubt(`alias with a definition that is not static: ${quote(text)}`);
-      else this.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'alias'], wrapperWords: context.wrapperWords });
-    }
-  }
-
-  /**
-   * Assignments that change which program a name runs (or what runs first) make the analysis
-   * uncertain; so does a name outside the safe list given to a program's environment, or a
-   * name commonly exported already set by a plain statement.
-   */
-  private checkAssignment(word: string, text: string, use: AssignmentUse): void {
-    const name = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(word)?.[1];
-    if (name === undefined) {
-      // env and sudo take any NAME=VALUE (`env 'BASH_FUNC_echo%%=() { ...; }' bash -c echo` defines a function)
-      if (use === 'environment' && /^[^=]+=/.test(word)) this.doubt(`an environment variable with an unusual name is given to a program: ${quote(text)}`);
-      return;
-    }
-    if (LOOKUP_VARIABLES.has(name)) this.doubt(`${name} is set, so program names may not say what runs: ${quote(text)}`);
-    else if (use === 'environment' && !isSafeEnvironmentName(name)) this.doubt(`${name} is given to a program's environment, which it may read as configuration that runs code: ${quote(text)}`);
-    else if (use === 'statement' && isInheritedEnvironmentName(name)) this.doubt(`${name} is set, and later programs may read it from their environment: ${quote(text)}`);
   }
 
   /** A `NAME=value` node: its name per {@link checkAssignment}; a static value holding code (`x='a[$(rm x)]'`) is uncertain, since later arithmetic or `${x@P}` runs it. */
   private assignment(node: SyntaxNode, use: AssignmentUse, text = node.text): void {
-    this.checkAssignment(node.text, text, use);
+    checkAssignment(this, node.text, text, use);
     for (let i = 0; i < node.childCount; i += 1) {
       const child = node.child(i);
       if (child === null || node.fieldNameForChild(i) !== 'value') continue;
@@ -638,112 +543,7 @@ class CommandLineWalk {
     }
   }
 
-  /** `trap ACTION SIGNAL...`: a static ACTION is analysed as a command line (it runs when a signal comes). */
-  private trap(argv: readonly Word[], context: Context, text: string): void {
-    let i = 1;
-    for (; i < argv.length; i += 1) {
-      if (argv[i]!.text === '--') { i += 1; break; }
-      if (!argv[i]!.isStatic || !/^-[lp]+$/.test(argv[i]!.text)) break;
-    }
-    const action = argv[i];
-    // no signal after it: `trap` lists, `trap -p INT` prints; `-` or a number resets
-    if (action === undefined || i + 1 >= argv.length || (action.isStatic && /^(-|\d+)$/.test(action.text))) {
-      return this.record(argv, context.wrappers, context, text, context.wrapperWords);
-    }
-    if (!action.isStatic) {
-      this.doubt(`trap with an action that is not static: ${quote(text)}`);
-      return this.record(argv, context.wrappers, context, text, context.wrapperWords);
-    }
-    this.line(action.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'trap'], wrapperWords: context.wrapperWords });
-  }
-
-  /** `su [options] [-] [user] [-c TEXT]`: TEXT runs in the user's shell; without it, the shell reads standard input. */
-  private switchUser(argv: readonly Word[], context: Context, text: string): void {
-    let command: Word | undefined;
-    if (argv.some((word) => !word.isStatic)) this.doubt(`su has words that are not static: ${quote(text)}`);
-    for (let i = 1; i < argv.length; i += 1) {
-      const word = argv[i]!;
-      if (word.text === '-c' || word.text === '--command') command = argv[++i];
-      else if (word.text.startsWith('--command=')) command = { text: word.text.slice('--command='.length), isStatic: word.isStatic };
-      else if (/^-[^-]*c$/.test(word.text)) command = argv[++i];
-      else if (/^(-[sgGw]|--(shell|group|supp-group|whitelist-environment))$/.test(word.text)) i += 1;
-    }
-    if (command === undefined) this.doubt(`su starts a shell reading commands from standard input: ${quote(text)}`);
-    else if (!command.isStatic) this.doubt(`su -c runs a command string that is not static: ${quote(text)}`);
-    else return this.line(command.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'su'], wrapperWords: context.wrapperWords });
-    this.record(argv, context.wrappers, context, text, context.wrapperWords);
-  }
-
-  /**
-   * `xargs` turns its input into arguments of the command it runs: with a replace string
-   * (`-I {}`, `-i`, `-J`) pasted into any word, a shell's script (`sh -c {}`) included; and a
-   * shell it runs takes the input as its script or its script's name (`xargs sh -c`). Either
-   * way what runs depends on data the analysis cannot see.
-   */
-  private xargsPastes(options: readonly Word[], inner: readonly Word[], text: string): void {
-    const head = inner[0];
-    if (head === undefined || !head.isStatic || !takesCode(basename(head.text))) return;
-    const program = basename(head.text);
-    const args = inner.slice(1).map((word) => (word.isStatic ? word.text : undefined));
-    const at = codeWordIndex(program, args);
-    // Without its code, the program takes it from the input: `xargs awk`, `xargs sh -c`.
-    if (at === -1) return this.doubt(`xargs gives its input to ${program} as code: ${quote(text)}`);
-    const replace = replaceString(options);
-    if (replace === undefined || at === undefined) return;
-    const code = args[at];
-    if (code === undefined || code.includes(replace)) {
-      this.doubt(`xargs -I pastes its input into the code ${program} runs, so what runs depends on that input: ${quote(text)}`);
-    }
-  }
-
-  /** The commands of `find -exec CMD ... ;` (and `-execdir`, `-ok`, `-okdir`). */
-  private findExec(argv: readonly Word[], context: Context, text: string): void {
-    let i = 1;
-    while (i < argv.length) {
-      if (!FIND_EXEC_ACTIONS.has(argv[i]!.text)) { i += 1; continue; }
-      if (argv[i]!.text === '-execdir' || argv[i]!.text === '-okdir') this.changedFolder = true;
-      let end = i + 1;
-      while (end < argv.length && !(argv[end]!.text === ';' || (argv[end]!.text === '+' && argv[end - 1]!.text === '{}'))) end += 1;
-      const command = argv.slice(i + 1, end);
-      // find puts each file name where {} is, inside a word too: in a script it is code.
-      const head = command[0];
-      if (head !== undefined && head.isStatic && takesCode(basename(head.text))) {
-        const args = command.slice(1).map((word) => (word.isStatic ? word.text : undefined));
-        const at = codeWordIndex(basename(head.text), args);
-        const code = at === undefined || at === -1 ? undefined : args[at];
-        if ((at !== undefined && at !== -1 && (code === undefined || code.includes('{}'))) || at === -1) {
-          this.doubt(`find -exec pastes file names into the code ${basename(head.text)} runs, where a file name runs as code: ${quote(text)}`);
-        }
-      }
-      this.run(command, context, text);
-      i = end + 1;
-    }
-  }
-
-  /** The words of a static command string (`env -S 'rm -f'`), or undefined if it is not one plain command. */
-  private splitWords(text: string): Word[] | undefined {
-    if (text.length > MAX_COMMAND_LINE_LENGTH) return undefined;
-    const parsed = this.parse(text);
-    if (typeof parsed === 'string') return undefined;
-    try {
-      const statements = childrenOf(parsed.root).filter((child) => child.isNamed);
-      const command = statements[0];
-      if (parsed.root.hasError || statements.length !== 1 || command?.type !== 'command') return undefined;
-      const words: Word[] = [];
-      for (let i = 0; i < command.childCount; i += 1) {
-        const field = command.fieldNameForChild(i);
-        const child = command.child(i)!;
-        if (field === 'name' && child.childCount === 1) words.push(resolveWord(child.child(0)!));
-        else if (field === 'argument') words.push(resolveWord(child));
-        else return undefined;
-      }
-      return words.every((word) => word.isStatic) ? words.map((word) => ({ text: word.text, isStatic: true })) : undefined;
-    } finally {
-      parsed.release();
-    }
-  }
-
-  private record(argv: readonly Word[], wrappers: readonly string[], { writes, reads }: Pick<Context, 'writes' | 'reads'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
+  record(argv: readonly Word[], wrappers: readonly string[], { writes, reads }: Pick<Context, 'writes' | 'reads'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
     const head = argv[0]!;
     const program = head.isStatic ? basename(head.text) : head.text;
     if (head.isStatic && RESERVED_WORDS.has(head.text)) this.limit(`the parser read the reserved word ${quote(head.text)} as a program in ${quote(text)}: what bash runs there is unknown`);
@@ -781,18 +581,4 @@ class CommandLineWalk {
       ...(dynamicWords.length > 0 && { dynamicWords }),
     });
   }
-}
-
-/** The replace string of `xargs` options (`-I R`, `-IR`, `-i[R]`, `--replace[=R]`, `-J R`), if any (`{}` by default for `-i` and `--replace`). */
-function replaceString(options: readonly Word[]): string | undefined {
-  for (let i = 0; i < options.length; i++) {
-    const word = options[i]!.text;
-    if (word.startsWith('--replace')) return word.includes('=') ? word.slice(word.indexOf('=') + 1) : '{}';
-    const m = /^-[0rtxpo]*([IiJ])(.*)$/.exec(word);
-    if (m === null) continue;
-    if (m[2] !== '') return m[2];
-    if (m[1] === 'i') return '{}';
-    return options[i + 1]?.text ?? '{}';
-  }
-  return undefined;
 }

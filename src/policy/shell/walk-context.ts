@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SyntaxNode } from './words.js';
+import type { SyntaxNode, Word } from './words.js';
 
 /** A parsed command line, to be released when the walk is done with it. */
 interface ParsedCommandLine {
@@ -54,4 +54,20 @@ export interface Context {
    * `"${x:-'$(rm x)'}"` runs rm although the grammar reads a single-quoted string.
    */
   readonly doubleQuoted?: boolean;
+}
+
+/** What the commands that run other command text (`command-runners.ts`) need of the walk. */
+export interface CommandWalker {
+  /** Whether any command changes folder (`cd`, `find -execdir`, `env -C`...). */
+  changedFolder: boolean;
+  /** Notes a reason the analysis cannot vouch for the line. */
+  doubt(reason: string): void;
+  /** A program reads commands or code from standard input (the call's own, or text the line feeds it). */
+  readsInput(what: string, context: Context, text: string): void;
+  /** Parses and walks a nested command line (the text of `bash -c`, `eval`, `trap`...). */
+  line(text: string, context: Context): void;
+  /** Unwraps wrappers, shells and `eval` around `words`, and records what runs. */
+  run(words: readonly Word[], context: Context, text: string): void;
+  /** Records one simple command as it runs. */
+  record(argv: readonly Word[], wrappers: readonly string[], context: Pick<Context, 'writes' | 'reads'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void;
 }

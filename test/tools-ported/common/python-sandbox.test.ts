@@ -251,14 +251,21 @@ describe('isolation on this machine', () => {
 
   test('the interpreter dies with its host: a host killed mid-run leaves no interpreter', async () => {
     const tag = `hostdeath${process.pid}`;
+    // The session's interpreter answers a first run, so it has loaded: the host says so, then
+    // starts the endless run in it (no fixed wait for the interpreter to load and start spinning).
     const script = `import { PythonSandbox } from ${JSON.stringify(new URL('../../../tools-ported/common/python-sandbox.js', import.meta.url).href)};
       const sb = new PythonSandbox({ standby: false, sandbox: ${JSON.stringify(PROFILE)} });
-      sb.run('while True: pass  # ${tag}', { timeoutMs: 60000 });
+      const first = await sb.run('print("loaded")', { timeoutMs: 60000, session: 'spin' });
+      sb.run('while True: pass  # ${tag}', { timeoutMs: 60000, session: 'spin' });
+      console.log(first.stdout.trim());
       setInterval(() => {}, 1000);`;
-    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let said = '';
+    host.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString()));
     const started = Date.now();
-    while (Date.now() - started < 30_000 && !interpreterPids().some((pid) => descendsFrom(pid, host.pid!))) await new Promise((resolve) => setTimeout(resolve, 200));
-    await new Promise((resolve) => setTimeout(resolve, 6000)); // let it load and start spinning
+    while (Date.now() - started < 60_000 && !said.includes('loaded') && host.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.match(said, /loaded/, 'the host loaded an interpreter and ran code in it');
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the endless run is under way in the loaded interpreter
     const before = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
     assert.ok(before.length > 0, 'the host started an interpreter');
     host.kill('SIGKILL');
