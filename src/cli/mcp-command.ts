@@ -152,6 +152,8 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
       waitForAnswers: stopCockpit !== undefined,
       cockpitUrl,
       lazyDomains: values['lazy-domains'] === true ? { tagDomains } : undefined,
+      // A config file's toolset serves the tools it names, and ask_user is not one of them.
+      askUser: values.config === undefined || (await import('./tool-registry.js')).configToolset(values, ctx).toolset === undefined,
     };
     if (values.http) {
       let handle;

@@ -154,6 +154,11 @@ export interface McpServeOptions {
    */
   taskRequestor?: string;
   /**
+   * Serve `ask_user` when the selection (`tools`, `tags`) would hold it. Default `true`;
+   * `false` never lists it (a config file's toolset names exactly the tools it serves).
+   */
+  askUser?: boolean;
+  /**
    * Streamable HTTP only: a call still running after this many milliseconds has its SSE
    * stream closed; the client reconnects (after the `retry` hint) with `Last-Event-ID` and
    * gets the result, and any progress meanwhile, from the session's event store (SSE polling,
@@ -237,7 +242,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   // ask_user is served when the selection would hold it (as if it were an ordinary tool): the
   // server lends what answers it (ask-user.ts).
   registerCallerTools(registry);
-  const servesAskUser = isSelected({ name: ASK_USER_TOOL.name, tags: ASK_USER_TOOL.tags }, selection) && system.selectsTags(ASK_USER_TOOL.tags);
+  const servesAskUser = options.askUser !== false && isSelected({ name: ASK_USER_TOOL.name, tags: ASK_USER_TOOL.tags }, selection) && system.selectsTags(ASK_USER_TOOL.tags);
   const visible = (name: string): RegisteredTool | undefined => {
     const tool = registry.get(name);
     return tool !== undefined && (isSelected(tool, selection) || (servesAskUser && isAskUser(tool))) ? tool : undefined;
