@@ -119,60 +119,74 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
   for (const analysis of call.commands) {
     for (const command of analysis.commands) {
       for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
-        const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
-        if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
-        const judged: { relative: string; held: boolean }[] = [];
-        const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
-        for (const named of /[*?[]/.test(form) ? globMatches(from, form) : [path.resolve(from, form)]) {
-          let real: string;
-          try {
-            real = workspace.resolve(named);
-          } catch {
-            continue;
-          }
-          judged.push({ relative: relativeTo(workspace.realRoot, real), held: false }, { relative: relativeTo(workspace.realRoot, named), held: false });
-          // A folder word: the program may read everything below it (`grep -r x .`), which no
-          // filter can trim from a command's output, so what the folder holds is judged too,
-          // and what the links in it lead to (`grep -R` follows them).
-          // With a sandbox, the command finds those paths hidden (src/sandbox: SandboxMounts.hidden).
-          const folders = call.sandbox === undefined || call.sandbox.profile === 'none' ? [real] : [];
-          while (folders.length > 0) {
-            const folder = folders.pop()!;
-            // path rules name workspace paths: a folder outside it holds nothing they judge
-            if (walked.has(folder) || relativeTo(workspace.realRoot, folder).startsWith('../') || !isFolder(folder)) continue;
-            walked.add(folder);
-            const inside = walked.size > MAX_WALKED_FOLDERS ? { paths: [], incomplete: `it leads through more than ${MAX_WALKED_FOLDERS} linked folders` } : judgedPaths([{ given: word, real: folder }], { workspace, contents: true, aliases: false });
-            for (const p of inside.paths) {
-              if (p.via !== 'inside') continue;
-              judged.push({ relative: p.relative, held: true });
-              if (p.isFile !== undefined) continue;
-              try {
-                const target = workspace.resolve(path.join(workspace.realRoot, p.relative)); // a link: where it leads
-                judged.push({ relative: relativeTo(workspace.realRoot, target), held: true });
-                folders.push(target);
-              } catch {
-                // a link that leads nowhere, or out of the workspace: nothing of it to judge
+        for (const form of pathForms(word)) {
+          if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
+          const judged: { relative: string; held: boolean }[] = [];
+          const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
+          for (const named of /[*?[]/.test(form) ? globMatches(from, form) : [path.resolve(from, form)]) {
+            let real: string;
+            try {
+              real = workspace.resolve(named);
+            } catch {
+              continue;
+            }
+            judged.push({ relative: relativeTo(workspace.realRoot, real), held: false }, { relative: relativeTo(workspace.realRoot, named), held: false });
+            // A folder word: the program may read everything below it (`grep -r x .`), which no
+            // filter can trim from a command's output, so what the folder holds is judged too,
+            // and what the links in it lead to (`grep -R` follows them).
+            // With a sandbox, the command finds those paths hidden (src/sandbox: SandboxMounts.hidden).
+            const folders = call.sandbox === undefined || call.sandbox.profile === 'none' ? [real] : [];
+            while (folders.length > 0) {
+              const folder = folders.pop()!;
+              // path rules name workspace paths: a folder outside it holds nothing they judge
+              if (walked.has(folder) || relativeTo(workspace.realRoot, folder).startsWith('../') || !isFolder(folder)) continue;
+              walked.add(folder);
+              const inside = walked.size > MAX_WALKED_FOLDERS ? { paths: [], incomplete: `it leads through more than ${MAX_WALKED_FOLDERS} linked folders` } : judgedPaths([{ given: word, real: folder }], { workspace, contents: true, aliases: false });
+              for (const p of inside.paths) {
+                if (p.via !== 'inside') continue;
+                judged.push({ relative: p.relative, held: true });
+                if (p.isFile !== undefined) continue;
+                try {
+                  const target = workspace.resolve(path.join(workspace.realRoot, p.relative)); // a link: where it leads
+                  judged.push({ relative: relativeTo(workspace.realRoot, target), held: true });
+                  folders.push(target);
+                } catch {
+                  // a link that leads nowhere, or out of the workspace: nothing of it to judge
+                }
+              }
+              if (inside.incomplete !== undefined) {
+                asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names the folder ${JSON.stringify(word)}: ${inside.incomplete}, and a path rule may deny what it holds`, rule: 'too-large' };
               }
             }
-            if (inside.incomplete !== undefined) {
-              asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names the folder ${JSON.stringify(word)}: ${inside.incomplete}, and a path rule may deny what it holds`, rule: 'too-large' };
-            }
           }
-        }
-        for (const { relative: p, held } of judged) {
-          if (seen.has(p) || p === '.' || p.startsWith('../')) continue;
-          seen.add(p);
-          const said = set.decide(policyCallInput(call.tool, call.args, [p], []));
-          if (said.rule?.matchers.path === undefined || said.verdict === undefined || said.verdict === 'allow') continue;
-          const source = { file: said.rule.file, line: said.rule.line };
-          const what = held ? `the folder ${JSON.stringify(word)}, which holds ${JSON.stringify(p)} (a command may read all a folder holds)` : `${JSON.stringify(word)}, which is ${JSON.stringify(p)}`;
-          if (said.verdict === 'deny') return { ...deny(NAME, 'POLICY_DENIED', `Denied by policy: the command \`${shown}\` names ${what}: ${said.reason}.`, said.rule.id), source };
-          asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names ${what}: ${said.reason}`, rule: said.rule.id, source };
+          for (const { relative: p, held } of judged) {
+            if (seen.has(p) || p === '.' || p.startsWith('../')) continue;
+            seen.add(p);
+            const said = set.decide(policyCallInput(call.tool, call.args, [p], []));
+            if (said.rule?.matchers.path === undefined || said.verdict === undefined || said.verdict === 'allow') continue;
+            const source = { file: said.rule.file, line: said.rule.line };
+            const what = held ? `the folder ${JSON.stringify(word)}, which holds ${JSON.stringify(p)} (a command may read all a folder holds)` : `${JSON.stringify(word)}, which is ${JSON.stringify(p)}`;
+            if (said.verdict === 'deny') return { ...deny(NAME, 'POLICY_DENIED', `Denied by policy: the command \`${shown}\` names ${what}: ${said.reason}.`, said.rule.id), source };
+            asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names ${what}: ${said.reason}`, rule: said.rule.id, source };
+          }
         }
       }
     }
   }
   return asked;
+}
+
+/**
+ * The paths a command word may name: the word (an option's value after `=`), and what follows
+ * each `:` in it, as git reads `HEAD:secrets/key`, `:0:secrets/key` and `-L1,2:secrets/key`
+ * (a file's content in a commit or the index, which the sandbox's hiding of the file does
+ * not reach).
+ */
+function pathForms(word: string): string[] {
+  const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : word.includes(':') ? word : '') : word;
+  const forms = form.startsWith('-') ? [] : [form];
+  for (let at = form.indexOf(':'); at >= 0; at = form.indexOf(':', at + 1)) forms.push(form.slice(at + 1));
+  return forms;
 }
 
 /** `real` relative to the workspace's real root, `/`-separated (`.` for the root). */

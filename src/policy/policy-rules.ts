@@ -6,6 +6,7 @@
  * @module
  */
 import { mostSevere, type ActionKind } from './action-kinds.js';
+import { ruleNamedInArguments } from './named-in-arguments.js';
 import type { PolicyAction, PolicyFile, PolicyRule } from './policy-file.js';
 import { commandCoverage, type Coverage } from './shell/program-tables/coverage.js';
 import type { ShellAnalysis, ShellCommand } from './shell/types.js';
@@ -134,6 +135,18 @@ export interface CommandVerdict {
  */
 export function matchPolicyRules(file: PolicyFile, input: PolicyCallInput, detail = false): PolicyMatch | undefined {
   if (input.paths.length > 1) return matchEachPath(file, input, detail);
+  const match = matchWithDoubts(file, input, detail);
+  const shell = input.shell;
+  if (shell === undefined || match?.verdict === 'deny' || match?.person === true) return match;
+  // A deny or ask rule's program named in the arguments of a program that may run them as a command line
+  const named = ruleNamedInArguments(file, shell, (rule) => callMatches(rule, input));
+  if (named === undefined || (named.action === 'ask' && match?.verdict === 'ask')) return match;
+  const reason = `a command's arguments name the program of the ${named.action} rule at ${named.id}, which the command may run (the analysis does not read them as a command line)${named.action === 'deny' ? ', so only a person can allow it' : ''}`;
+  return { verdict: 'ask', reason, rule: named, ...(match?.command !== undefined && { command: match.command }), ...(named.action === 'deny' && { person: true as const }) };
+}
+
+/** {@link matchPolicyRules} before the check of rule programs named in arguments. */
+function matchWithDoubts(file: PolicyFile, input: PolicyCallInput, detail: boolean): PolicyMatch | undefined {
   const match = matchRules(file, input, detail);
   const shell = input.shell;
   if (shell === undefined || shell.uncertain.length === 0 || match?.verdict === 'deny') return match;

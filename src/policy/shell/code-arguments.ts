@@ -134,8 +134,34 @@ function sedScripts(args: ReadonlyArray<string | undefined>): { scripts: string[
   return { scripts, hidden, sandbox, at: fromOptions ? undefined : operand?.at };
 }
 
-/** Skip a sed address (`12`, `$`, `/re/I`, `\%re%`, `first~step`, ranges, `!`) from `i`; returns the index after it. */
-export function skipAddress(s: string, i: number): number {
+/**
+ * The index of the delimiter that ends a sed regex starting at `j` (or `s.length`). With
+ * `brackets`, a bracket expression (`[/]`, `[^]/]`, `[[:alpha:]/]`) is read as GNU sed reads
+ * it, the delimiter inside it being literal; without, as a plain scan does. The two readings
+ * of one script can differ, so a checker reads it both ways.
+ */
+export function skipSedRegex(s: string, j: number, delimiter: string, brackets: boolean): number {
+  while (j < s.length && s[j] !== delimiter) {
+    if (s[j] === '\\') j += 2;
+    else if (brackets && s[j] === '[') {
+      j++;
+      if (s[j] === '^') j++;
+      if (s[j] === ']') j++;
+      while (j < s.length && s[j] !== ']') {
+        const kind = s[j] === '[' ? s[j + 1] : undefined;
+        if (kind !== undefined && ':.='.includes(kind)) {
+          const close = s.indexOf(`${kind}]`, j + 2);
+          j = close === -1 ? s.length : close + 2;
+        } else j++;
+      }
+      j++;
+    } else j++;
+  }
+  return j;
+}
+
+/** Skip a sed address (`12`, `$`, `/re/I`, `\\%re%`, `first~step`, ranges, `!`) from `i`; returns the index after it. */
+export function skipAddress(s: string, i: number, brackets = false): number {
   const one = (j: number): number => {
     if (/[0-9$]/.test(s[j] ?? '')) {
       while (/[0-9$~+]/.test(s[j] ?? '')) j++;
@@ -148,9 +174,7 @@ export function skipAddress(s: string, i: number): number {
       j++;
     }
     if (delimiter === undefined) return j;
-    j++;
-    while (j < s.length && s[j] !== delimiter) j += s[j] === '\\' ? 2 : 1;
-    j++;
+    j = skipSedRegex(s, j + 1, delimiter, brackets) + 1;
     while (/[IM]/.test(s[j] ?? '')) j++;
     return j;
   };
@@ -165,14 +189,24 @@ export function skipAddress(s: string, i: number): number {
   return j;
 }
 
-/** Whether a sed script runs a command: the `e` command, or the `e` flag of `s`. */
+/** The index after a sed label (after `b`, `t`, `T`, `:`): GNU sed ends it at a blank, `;` or a newline. */
+export function skipSedLabel(s: string, i: number): number {
+  while (s[i] === ' ' || s[i] === '\t') i++;
+  while (i < s.length && !/[\s;]/.test(s[i]!)) i++;
+  return i;
+}
+
+/** Whether a sed script runs a command: the `e` command, or the `e` flag of `s` (read with and without bracket expressions). */
 function sedRuns(script: string): boolean {
+  return sedRunsRead(script, false) || sedRunsRead(script, true);
+}
+
+function sedRunsRead(s: string, brackets: boolean): boolean {
   let i = 0;
-  const s = script;
   while (i < s.length) {
     while (i < s.length && /[\s;{}]/.test(s[i]!)) i++;
     if (i >= s.length) break;
-    i = skipAddress(s, i);
+    i = skipAddress(s, i, brackets);
     const command = s[i];
     i++;
     if (command === 'e') return true;
@@ -180,10 +214,7 @@ function sedRuns(script: string): boolean {
       const delimiter = s[i];
       if (delimiter === undefined) break;
       i++;
-      for (let part = 0; part < 2; part++) {
-        while (i < s.length && s[i] !== delimiter) i += s[i] === '\\' ? 2 : 1;
-        i++;
-      }
+      for (let part = 0; part < 2; part++) i = (command === 's' && part === 0 ? skipSedRegex(s, i, delimiter, brackets) : skipSedRegex(s, i, delimiter, false)) + 1;
       if (command === 's') {
         const flags = /^[^;\n}]*/.exec(s.slice(i))![0];
         // `w FILE` ends the flags: the rest is a file name
@@ -192,9 +223,10 @@ function sedRuns(script: string): boolean {
       }
       continue;
     }
-    // text or a file name or a label up to the end of the line (a label also up to `;`)
-    if (command !== undefined && 'aicrRwWbtT:'.includes(command)) {
-      const end = 'btT:'.includes(command) ? s.slice(i).search(/[;\n]/) : s.slice(i).indexOf('\n');
+    if (command !== undefined && 'btT:'.includes(command)) i = skipSedLabel(s, i);
+    // text or a file name up to the end of the line
+    else if (command !== undefined && 'aicrRwW'.includes(command)) {
+      const end = s.slice(i).indexOf('\n');
       i = end === -1 ? s.length : i + end;
     }
   }

@@ -23,8 +23,9 @@ export function awkProgramProblem(code: string): string | undefined {
   if (/(^|[^|])\|(?!\|)/.test(bare)) return 'the awk program pipes to or from a command';
   if (/@/.test(bare)) return 'the awk program uses @include, @load or an indirect call';
   if (/\|&/.test(bare)) return 'the awk program opens a coprocess';
-  // `>` inside a print or printf statement, outside parentheses, is a redirection to a file
-  const statements = bare.split(/[;\n{}]/);
+  // `>` inside a print or printf statement, outside parentheses, is a redirection to a file; a
+  // statement goes on over a newline after a backslash, a comma, `&&` or `||` (`print 1,\n2 > "f"`)
+  const statements = bare.replace(/(\\|,|&&|\|\|)[ \t]*\r?\n/g, '$1 ').split(/[;\n{}]/);
   for (const statement of statements) {
     const at = statement.search(/\bprintf?\b/);
     if (at < 0) continue;

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { skipAddress } from '../code-arguments.js';
+import { skipAddress, skipSedLabel, skipSedRegex } from '../code-arguments.js';
 import { opts, runs, writes } from './options.js';
 import type { OptionEntry, ProgramTable } from './types.js';
 
@@ -18,15 +18,27 @@ const STREAM_COMMANDS = new Set(['p', 'P', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H
 /**
  * Why an sed script is not covered (its first command that writes or runs), or undefined.
  * Reads the script the way GNU sed does: addresses, then one command letter; text commands
- * (`a`, `i`, `c`), file commands (`r`, `R`, `w`, `W`) and labels run to the end of the line.
+ * (`a`, `i`, `c`), file commands (`r`, `R`, `w`, `W`) run to the end of the line; a label ends at a blank,
+ * `;` or the line's end.
  */
 export function sedScriptProblem(script: string): string | undefined {
-  const s = script;
+  // GNU sed reads a delimiter inside a bracket expression as literal (its reading decides), a
+  // plain scan does not: a write or run that only the plain reading finds still counts
+  const gnu = sedScriptRead(script, true);
+  if (gnu !== undefined) return gnu;
+  const plain = sedScriptRead(script, false);
+  return plain !== undefined && WRITES_OR_RUNS.test(plain) ? plain : undefined;
+}
+
+/** The problems of {@link sedScriptRead} that are a write or a run, not a syntax sed would refuse. */
+const WRITES_OR_RUNS = /writes a file|runs (a|the pattern space as a) command/;
+
+function sedScriptRead(s: string, brackets: boolean): string | undefined {
   let i = 0;
   while (i < s.length) {
     while (i < s.length && /[\s;{}]/.test(s[i]!)) i++;
     if (i >= s.length) break;
-    i = skipAddress(s, i);
+    i = skipAddress(s, i, brackets);
     const command = s[i];
     if (command === undefined) break;
     i++;
@@ -38,7 +50,7 @@ export function sedScriptProblem(script: string): string | undefined {
       if (delimiter === undefined || delimiter === '\n' || delimiter === '\\') return `an unfinished sed \`${command}\` command`;
       i++;
       for (let part = 0; part < 2; part++) {
-        while (i < s.length && s[i] !== delimiter) i += s[i] === '\\' ? 2 : 1;
+        i = skipSedRegex(s, i, delimiter, brackets && command === 's' && part === 0);
         if (i >= s.length) return `an unfinished sed \`${command}\` command`;
         i++;
       }
@@ -53,8 +65,9 @@ export function sedScriptProblem(script: string): string | undefined {
       }
       continue;
     }
-    if ('aicrRbtT:#'.includes(command)) {
-      const end = 'btT:'.includes(command) ? s.slice(i).search(/[;\n]/) : s.slice(i).indexOf('\n');
+    if ('btT:'.includes(command)) i = skipSedLabel(s, i);
+    else if ('aicrR#'.includes(command)) {
+      const end = s.slice(i).indexOf('\n');
       i = end === -1 ? s.length : i + end;
     }
   }
