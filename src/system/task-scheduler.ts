@@ -44,6 +44,9 @@ import { badInput, dueTime, FINAL_STATUSES, refused, TASK_LIMITS, viewOf } from 
 const IDLE_MS = 30_000;
 /** After a failed look, the next one in ms. */
 const RETRY_MS = 5_000;
+/** What a task tool adds when its process runs no tasks (`toolgate call`, `runTasks: false`), so a scheduled task waited for from there does not seem stuck. */
+const NOT_RUN_HERE = 'this process runs no tasks (toolgate call and toolgate approvals are one-shot): the task runs when toolgate mcp, toolgate agent or a ToolSystem of this workspace is running';
+
 /** Due tasks started per look at most (the rest at once after). */
 const BATCH = 20;
 const ID_PATTERN = /^task_[0-9a-f]{16}$/;
@@ -229,7 +232,8 @@ export class TaskScheduler {
       options,
     });
     this.arm(runAt - Date.now());
-    return { ...(await viewOf(this.store, task)), ...(preview.verdict === 'ask' ? { note: 'its call will ask a person when it runs (toolgate approvals, the cockpit)' } : {}) };
+    const notes = [...(preview.verdict === 'ask' ? ['its call will ask a person when it runs (toolgate approvals, the cockpit)'] : []), ...(this.running ? [] : [NOT_RUN_HERE])];
+    return { ...(await viewOf(this.store, task)), ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
   }
 
   /** The options a task's call runs with, stored when it is created (what {@link launch} reads). */
@@ -278,7 +282,10 @@ export class TaskScheduler {
       const current = (await this.store.task(task.id)) ?? task;
       const view = await viewOf(this.store, current);
       const left = until - Date.now();
-      if (FINAL_STATUSES.has(view.status) || view.status === 'paused' || left <= 0 || signal.aborted) return { ...view, waitEnded: FINAL_STATUSES.has(view.status) ? 'finished' : view.status === 'paused' ? 'paused' : 'timeout' };
+      if (FINAL_STATUSES.has(view.status) || view.status === 'paused' || left <= 0 || signal.aborted) {
+        const waitEnded = FINAL_STATUSES.has(view.status) ? 'finished' : view.status === 'paused' ? 'paused' : 'timeout';
+        return { ...view, waitEnded, ...(waitEnded === 'timeout' && view.status === 'scheduled' && !this.running ? { note: NOT_RUN_HERE } : {}) };
+      }
       const stop = AbortSignal.any([signal, AbortSignal.timeout(left)]);
       if (view.status === 'scheduled' || view.status === 'starting') await sleep(Math.min(250, left), undefined, { signal: stop }).catch(() => undefined);
       else await this.store.waitForEnd({ callId: current.callId, session: current.session }, stop).catch(() => undefined);
