@@ -44,9 +44,6 @@ import { badInput, dueTime, FINAL_STATUSES, refused, TASK_LIMITS, viewOf } from 
 const IDLE_MS = 30_000;
 /** After a failed look, the next one in ms. */
 const RETRY_MS = 5_000;
-/** What a task tool adds when its process runs no tasks (`toolgate call`, `runTasks: false`), so a scheduled task waited for from there does not seem stuck. */
-const NOT_RUN_HERE = 'this process runs no tasks (toolgate call and toolgate approvals are one-shot): the task runs when toolgate mcp, toolgate agent or a ToolSystem of this workspace is running';
-
 /** Due tasks started per look at most (the rest at once after). */
 const BATCH = 20;
 const ID_PATTERN = /^task_[0-9a-f]{16}$/;
@@ -155,7 +152,7 @@ export class TaskScheduler {
 
   /** The task service for one call of a task tool, bound to its caller's options. */
   forCaller(options: AgentCallOptions): TaskService {
-    return { answer: (tool, args, signal, deadline) => this.answer(options, tool, args, signal, deadline) };
+    return { answer: async (tool, args, signal, deadline) => noteIfNotRun(tool, await this.answer(options, tool, args, signal, deadline), this.running) };
   }
 
   private async answer(caller: AgentCallOptions, tool: TaskToolName, args: Readonly<Record<string, unknown>>, signal: AbortSignal, deadline: number | undefined): Promise<string> {
@@ -232,8 +229,7 @@ export class TaskScheduler {
       options,
     });
     this.arm(runAt - Date.now());
-    const notes = [...(preview.verdict === 'ask' ? ['its call will ask a person when it runs (toolgate approvals, the cockpit)'] : []), ...(this.running ? [] : [NOT_RUN_HERE])];
-    return { ...(await viewOf(this.store, task)), ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
+    return { ...(await viewOf(this.store, task)), ...(preview.verdict === 'ask' ? { note: 'its call will ask a person when it runs (toolgate approvals, the cockpit)' } : {}) };
   }
 
   /** The options a task's call runs with, stored when it is created (what {@link launch} reads). */
@@ -282,10 +278,7 @@ export class TaskScheduler {
       const current = (await this.store.task(task.id)) ?? task;
       const view = await viewOf(this.store, current);
       const left = until - Date.now();
-      if (FINAL_STATUSES.has(view.status) || view.status === 'paused' || left <= 0 || signal.aborted) {
-        const waitEnded = FINAL_STATUSES.has(view.status) ? 'finished' : view.status === 'paused' ? 'paused' : 'timeout';
-        return { ...view, waitEnded, ...(waitEnded === 'timeout' && view.status === 'scheduled' && !this.running ? { note: NOT_RUN_HERE } : {}) };
-      }
+      if (FINAL_STATUSES.has(view.status) || view.status === 'paused' || left <= 0 || signal.aborted) return { ...view, waitEnded: FINAL_STATUSES.has(view.status) ? 'finished' : view.status === 'paused' ? 'paused' : 'timeout' };
       const stop = AbortSignal.any([signal, AbortSignal.timeout(left)]);
       if (view.status === 'scheduled' || view.status === 'starting') await sleep(Math.min(250, left), undefined, { signal: stop }).catch(() => undefined);
       else await this.store.waitForEnd({ callId: current.callId, session: current.session }, stop).catch(() => undefined);
@@ -366,4 +359,20 @@ function ownerIsAlive(owner: string): boolean {
 /** Who owns a caller's attached tasks: its turn, else its session. */
 function scopeOf(caller: AgentCallOptions, host: TaskHost): string {
   return caller.turnId || caller.session || host.executor.session;
+}
+
+/** What a task tool adds when its process runs no tasks (`toolgate call`, `runTasks: false`), so a task waited for from there does not seem stuck. */
+const NOT_RUN_HERE = 'this process runs no tasks (toolgate call and toolgate approvals are one-shot): the task runs while toolgate mcp, toolgate agent, toolgate worker or a ToolSystem of this workspace is running';
+
+/** `answer` (a task tool's JSON) with {@link NOT_RUN_HERE} added to `task_create`'s task and to a `task_wait` that timed out on a scheduled task, when this process runs no tasks. */
+function noteIfNotRun(tool: TaskToolName, answer: string, running: boolean): string {
+  if (running || (tool !== 'task_create' && tool !== 'task_wait')) return answer;
+  let view: { status?: unknown; waitEnded?: unknown; note?: unknown };
+  try {
+    view = JSON.parse(answer) as typeof view;
+  } catch {
+    return answer;
+  }
+  if (view.status !== 'scheduled' || (tool === 'task_wait' && view.waitEnded !== 'timeout')) return answer;
+  return JSON.stringify({ ...view, note: typeof view.note === 'string' ? `${view.note}; ${NOT_RUN_HERE}` : NOT_RUN_HERE }, null, 1);
 }

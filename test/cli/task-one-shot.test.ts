@@ -18,7 +18,7 @@ describe('task tools from toolgate call', () => {
     assert.equal(created.code, 0, created.stderr);
     const task = JSON.parse(created.stdout) as { id: string; status: string; note?: string };
     assert.equal(task.status, 'scheduled');
-    assert.match(task.note ?? '', /this process runs no tasks.*toolgate mcp, toolgate agent or a ToolSystem/);
+    assert.match(task.note ?? '', /this process runs no tasks.*toolgate mcp, toolgate agent, toolgate worker or a ToolSystem/);
     const waited = await runCli(['call', 'task_wait', JSON.stringify({ id: task.id, timeoutSeconds: 0 }), ...common]);
     assert.equal(waited.code, 0, waited.stderr);
     const view = JSON.parse(waited.stdout) as { status: string; waitEnded: string; note?: string };
