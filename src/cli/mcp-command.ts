@@ -20,6 +20,7 @@
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { McpServeOptions } from '../mcp/server.js';
 import { isLoopbackAddress } from '../util/loopback.js';
+import { approvalsWhere, questionsOnStderr } from './mcp-questions.js';
 import { answerInitialize, readFirstMessage, serverIdentity, type FirstMessage } from '../mcp/early-initialize.js';
 import { skillFoldersPresent } from '../system/skill-folders.js';
 import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
@@ -147,7 +148,7 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
     if (ctx.signal?.aborted) stop();
     const serve: McpServeOptions = {
       system, workspaceRoot: workspace, mode, scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
-      tools: values.tool as string[] | undefined, tags: values.tag as string[] | undefined, yes: values.yes === true, logger: system.logger,
+      tools: values.tool as string[] | undefined, tags: values.tag as string[] | undefined, yes: values.yes === true, logger: questionsOnStderr(system.logger, (line) => ctx.stderr.write(line), approvalsWhere(values, ctx.cwd, workspace)),
       // With the cockpit, a question the client cannot be asked waits for an answer there.
       waitForAnswers: stopCockpit !== undefined,
       cockpitUrl,

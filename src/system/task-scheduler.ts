@@ -215,7 +215,7 @@ export class TaskScheduler implements TaskStarter {
 
   /** The task service for one call of a task tool, bound to its caller's options. */
   forCaller(options: AgentCallOptions): TaskService {
-    return { answer: (tool, args, signal, deadline) => this.answer(options, tool, args, signal, deadline) };
+    return { answer: async (tool, args, signal, deadline) => noteIfNotRun(tool, await this.answer(options, tool, args, signal, deadline), this.running) };
   }
 
   private async answer(caller: AgentCallOptions, tool: TaskToolName, args: Readonly<Record<string, unknown>>, signal: AbortSignal, deadline: number | undefined): Promise<string> {
@@ -443,4 +443,20 @@ function heldElsewhere(task: TaskRecord, own: string): boolean {
 /** Who owns a caller's attached tasks: its turn, else its session. */
 function scopeOf(caller: AgentCallOptions, host: TaskHost): string {
   return caller.turnId || caller.session || host.executor.session;
+}
+
+/** What a task tool adds when its process runs no tasks (`toolgate call`, `runTasks: false`), so a task waited for from there does not seem stuck. */
+const NOT_RUN_HERE = 'this process runs no tasks (toolgate call and toolgate approvals are one-shot): the task runs while toolgate mcp, toolgate agent, toolgate worker or a ToolSystem of this workspace is running';
+
+/** `answer` (a task tool's JSON) with {@link NOT_RUN_HERE} added to `task_create`'s task and to a `task_wait` that timed out on a scheduled task, when this process runs no tasks. */
+function noteIfNotRun(tool: TaskToolName, answer: string, running: boolean): string {
+  if (running || (tool !== 'task_create' && tool !== 'task_wait')) return answer;
+  let view: { status?: unknown; waitEnded?: unknown; note?: unknown };
+  try {
+    view = JSON.parse(answer) as typeof view;
+  } catch {
+    return answer;
+  }
+  if (view.status !== 'scheduled' || (tool === 'task_wait' && view.waitEnded !== 'timeout')) return answer;
+  return JSON.stringify({ ...view, note: typeof view.note === 'string' ? `${view.note}; ${NOT_RUN_HERE}` : NOT_RUN_HERE }, null, 1);
 }
