@@ -40,7 +40,7 @@ export interface TaskService {
 
 /** Why task tools are unavailable when no service was lent. @internal */
 export const TASK_SERVICE_UNAVAILABLE =
-  'tasks are unavailable here: they are kept in the call store, and this tool system has none (ledger: false), or opened it read-only, or sends calls to a worker pool.';
+  'tasks are unavailable here: they are kept in the call store, and this tool system has none (ledger: false) or opened it read-only.';
 
 /**
  * The task service lent to this call.
