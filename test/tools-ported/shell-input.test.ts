@@ -65,16 +65,24 @@ after(async () => {
   tmp?.cleanup();
 });
 
-/** Start `cmd` as a session (approved once: `confirm: true`) and return its process_id. */
+/**
+ * Start `cmd` as a session (approved once: `confirm: true`) and return its process_id. The
+ * call waits the least exec_command allows (250 ms): every wait for output below polls.
+ */
 async function start(executor: ToolExecutor, cmd: string): Promise<string> {
-  const started = await executor.execute({ name: 'exec_command', arguments: { cmd, yield_time_ms: 500 } }, { confirm: true });
+  const started = await executor.execute({ name: 'exec_command', arguments: { cmd, yield_time_ms: 250 } }, { confirm: true });
   const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1];
   assert.ok(id, started.output);
   return id;
 }
 
-function input(executor: ToolExecutor, id: string, chars: string, confirm = false): Promise<ToolExecutionResult> {
-  return executor.execute({ name: 'input_command', arguments: { process_id: id, chars, yield_time_ms: 500 } }, { confirm });
+/**
+ * Type `chars` into session `id`; the call waits `yieldMs` for output (the tool waits the whole
+ * time unless the session ends). Output a test needs is waited for by {@link readUntil}, so the
+ * wait here is short; a Ctrl-C whose output nothing reads waits not at all.
+ */
+function input(executor: ToolExecutor, id: string, chars: string, confirm = false, yieldMs = chars === '\u0003' ? 0 : 100): Promise<ToolExecutionResult> {
+  return executor.execute({ name: 'input_command', arguments: { process_id: id, chars, yield_time_ms: yieldMs } }, { confirm });
 }
 
 /** Poll until the session's output matches `pattern`. */
