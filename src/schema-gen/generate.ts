@@ -47,6 +47,13 @@ export interface GenerateSchemasOptions {
   cwd?: string;
   /** tsconfig.json to take compiler options from. Default: the nearest one above `cwd`, if any. */
   tsconfig?: string;
+  /**
+   * Refuse to generate when the program has TypeScript errors (the whole program is checked:
+   * most of the time of a large one). Default true; false only where `tsc` has just checked
+   * the same files under the same tsconfig (the repository's own `npm run schemas -- --check`
+   * after `npm run build`).
+   */
+  typeCheck?: boolean;
 }
 
 const GENERATOR_SETTINGS: TJS.PartialArgs = {
@@ -184,12 +191,13 @@ export async function generateSchemas(options: GenerateSchemasOptions): Promise<
   if (files.length === 0) return { format: SCHEMA_FILE_FORMAT, $comment: COMMENT, tools };
 
   const program = createSchemaProgram(ts, files, compilerOptions(ts, cwd, options.tsconfig));
-  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  const diagnostics = options.typeCheck === false ? [] : ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (diagnostics.length) {
     const text = ts.formatDiagnostics(diagnostics.slice(0, 10), { getCanonicalFileName: (f) => f, getCurrentDirectory: () => cwd, getNewLine: () => '\n' });
     throw ToolDefinitionError.other('?', `TypeScript errors prevent schema generation:\n${text}`);
   }
-  const generator = tjs.buildGenerator(program, GENERATOR_SETTINGS);
+  // typescript-json-schema checks the whole program itself unless told to ignore errors.
+  const generator = tjs.buildGenerator(program, options.typeCheck === false ? { ...GENERATOR_SETTINGS, ignoreErrors: true } : GENERATOR_SETTINGS);
   if (generator === null) throw ToolDefinitionError.other('?', 'typescript-json-schema could not build a generator for these files');
   const gen = generator as unknown as GeneratorInternals;
   const checker = program.getTypeChecker();

@@ -76,6 +76,9 @@ describe('schema generator errors and staleness', () => {
     await assert.rejects(generateSchemas({ cwd: dir, patterns: ['c.ts'] }), /dup@1\.0\.0.*already registered/s);
     write('d.ts', `${header}/** Doc. */\n@tool({ name: 'typed', version: '1.0.0' })\nexport class E { run(args: { a: string }) { const n: number = 'x'; return n; } }\n`);
     await assert.rejects(generateSchemas({ cwd: dir, patterns: ['d.ts'] }), /TypeScript errors/);
+    // typeCheck: false (only where tsc has just checked the same files) skips that check alone.
+    const unchecked = await generateSchemas({ cwd: dir, patterns: ['d.ts'], typeCheck: false });
+    assert.deepEqual(Object.keys(unchecked.tools), ['typed@1.0.0']);
   });
 
   it('refuses @format shell-command anywhere but on a top-level string property', async () => {

@@ -65,16 +65,24 @@ after(async () => {
   tmp?.cleanup();
 });
 
-/** Start `cmd` as a session (approved once: `confirm: true`) and return its process_id. */
+/**
+ * Start `cmd` as a session (approved once: `confirm: true`) and return its process_id. The
+ * call waits the least exec_command allows (250 ms): every wait for output below polls.
+ */
 async function start(executor: ToolExecutor, cmd: string): Promise<string> {
-  const started = await executor.execute({ name: 'exec_command', arguments: { cmd, yield_time_ms: 500 } }, { confirm: true });
+  const started = await executor.execute({ name: 'exec_command', arguments: { cmd, yield_time_ms: 250 } }, { confirm: true });
   const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1];
   assert.ok(id, started.output);
   return id;
 }
 
-function input(executor: ToolExecutor, id: string, chars: string, confirm = false): Promise<ToolExecutionResult> {
-  return executor.execute({ name: 'input_command', arguments: { process_id: id, chars, yield_time_ms: 500 } }, { confirm });
+/**
+ * Type `chars` into session `id`; the call waits `yieldMs` for output (the tool waits the whole
+ * time unless the session ends). Output a test needs is waited for by {@link readUntil}, so the
+ * wait here is short; a Ctrl-C whose output nothing reads waits not at all.
+ */
+function input(executor: ToolExecutor, id: string, chars: string, confirm = false, yieldMs = chars === '\u0003' ? 0 : 100): Promise<ToolExecutionResult> {
+  return executor.execute({ name: 'input_command', arguments: { process_id: id, chars, yield_time_ms: yieldMs } }, { confirm });
 }
 
 /** Poll until the session's output matches `pattern`. */
@@ -89,9 +97,12 @@ async function readUntil(executor: ToolExecutor, id: string, pattern: RegExp, ms
   return seen;
 }
 
-/** Give a command that might have got through time to act, then check it did nothing. */
-async function assertNothingHappened(marker: string): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 700));
+/**
+ * Give a command that might have got through time to act (`waitMs`; 0 where the session has
+ * since answered a later line, which it reads only after the earlier ones), then check it did nothing.
+ */
+async function assertNothingHappened(marker: string, waitMs = 700): Promise<void> {
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
   assert.equal(fs.existsSync(path.join(tmp.ws, marker)), false, `${marker} must not exist`);
   assert.equal(requests, 0, 'the loopback listener must receive nothing');
 }
@@ -109,13 +120,15 @@ describe('C7: input_command into a session is decided like run_command of the sa
     // The same text as a run_command is denied the same way.
     const run = await executor.execute({ name: 'run_command', arguments: { command: typed } }, { confirm: true });
     assert.equal(run.errorCode, 'POLICY_DENIED');
-    await assertNothingHappened('pwn');
     // A poll and a lone Ctrl-C never ask (no confirm given), and the session is still bash.
     const polled = await input(executor, id, '');
     assert.equal(polled.success, true, polled.output);
     const echoed = await input(executor, id, 'echo still-here\n', true);
     assert.equal(echoed.success, true, echoed.output);
     assert.match(echoed.output.includes('still-here') ? echoed.output : await readUntil(executor, id, /still-here/), /still-here/);
+    // bash ran this line after anything typed before it: had the denied text reached it, touch
+    // and curl would have finished by now.
+    await assertNothingHappened('pwn', 0);
     const stopped = await input(executor, id, '\u0003');
     assert.notEqual(stopped.errorCode, 'CONFIRMATION_REQUIRED', stopped.output);
   });

@@ -292,7 +292,9 @@ describe('sessions under load', () => {
 
   test('a running session is never evicted: with every session running, a new one is refused', async () => {
     const own = new PythonSandbox({ maxSessions: 1, standby: false, sandbox: PROFILE });
-    const long = own.run('import time\ntime.sleep(2)\nprint("done")', { timeoutMs: 20_000, session: 'a' });
+    // Session a is running from the call on, while its interpreter loads (seconds) and then
+    // sleeps: b is asked for well within that.
+    const long = own.run('import time\ntime.sleep(0.5)\nprint("done")', { timeoutMs: 20_000, session: 'a' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await assert.rejects(own.run('print(1)', { timeoutMs: 5000, session: 'b' }), /all 1 Python sessions are running/);
     assert.equal((await long).stdout, 'done\n');
