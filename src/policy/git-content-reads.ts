@@ -63,6 +63,8 @@ export function gitContentRead(command: ShellCommand, kindOf: (word: string) => 
   const dashes = rest.indexOf('--');
   const options = (dashes < 0 ? rest : rest.slice(0, dashes)).filter((w) => w.startsWith('-') && w !== '-');
   const why = `\`git ${sub}\` may print committed content of any file from git's objects, which the sandbox does not hide`;
+  // a word computed at run time may be any option or revision
+  if ((command.dynamicWords?.length ?? 0) > 0) return why;
   if (NO_CONTENT.has(sub)) {
     const content = CONTENT_OPTIONS_OF[sub];
     return content !== undefined && hasOption(options, content.short, content.long) ? why : undefined;
