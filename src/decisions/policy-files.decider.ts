@@ -27,6 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
+import { gitContentRead, type PathKind } from '../policy/git-content-reads.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
@@ -75,7 +76,7 @@ export class PolicyFilesDecider implements Decider {
     if (decided?.verdict === 'deny' || (decided?.verdict === 'ask' && decided.fresh === true)) return decided;
     if (call.commands.length !== 0) {
       const named = namedByCommands(set, call);
-      if (named !== undefined && (named.verdict === 'deny' || decided?.verdict !== 'ask')) return named;
+      if (named !== undefined && (named.verdict === 'deny' || named.fresh === true || decided?.verdict !== 'ask')) return named;
     }
     if (incomplete === undefined) return decided;
     // Paths the call reaches went unseen: a deny or ask rule on paths could be about one of them.
@@ -107,17 +108,29 @@ function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: 
  * `grep_files` leaves out withheld files; a folder too large to walk makes the call ask.
  * `policy check --explain` shows the same verdict (`src/cli/policy-command.ts`). Only a verdict whose rule has `paths` counts here (the command
  * rules judged the line already). A glob word is expanded against the folder's entries (dot
- * files included); words with variables, braces or `~` are not resolved.
+ * files included); words with variables, braces or `~` are not resolved. A git command that
+ * may print committed content from git's objects (`git show HEAD`, `git log -p`: see
+ * `git-content-reads.ts`) asks, and under a deny rule on paths only a person answers.
  */
 export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' | 'args' | 'workspace' | 'paths' | 'commands' | 'sandbox'>): Decision | undefined {
-  if (pathRuleThatCouldMatch(set) === undefined) return undefined;
+  const pathRule = pathRuleThatCouldMatch(set);
+  if (pathRule === undefined) return undefined;
   const { workspace } = call;
   const from = call.paths[0]?.real ?? workspace.realRoot;
   let asked: Decision | undefined;
+  let gitAsk: Decision | undefined;
   const seen = new Set<string>();
   const walked = new Set<string>();
+  const kindOf = (word: string): PathKind => pathKind(workspace, path.resolve(from, word));
   for (const analysis of call.commands) {
     for (const command of analysis.commands) {
+      const gitReads = gitAsk === undefined ? gitContentRead(command, kindOf) : undefined;
+      if (gitReads !== undefined) {
+        // git reads its own objects, which no path word names and the sandbox does not hide
+        const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
+        const reason = `the command \`${shown}\`: ${gitReads}, and the policy rule ${pathRule.id} (${pathRule.action}) withholds paths, so a person decides`;
+        gitAsk = { verdict: 'ask', decider: NAME, reason, rule: pathRule.id, source: { file: pathRule.file, line: pathRule.line }, ...(pathRule.action === 'deny' && { fresh: true }) };
+      }
       for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
         for (const form of pathForms(word)) {
           if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
@@ -173,7 +186,16 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
       }
     }
   }
-  return asked;
+  return gitAsk?.fresh === true ? gitAsk : asked ?? gitAsk;
+}
+
+/** What `absolute` is in the workspace (links followed): a regular file, something else, or nothing (missing, outside, unreadable). */
+function pathKind(workspace: PreparedCall['workspace'], absolute: string): PathKind {
+  try {
+    return fs.statSync(workspace.resolve(absolute)).isFile() ? 'file' : 'other';
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -262,13 +284,16 @@ function globPattern(part: string): RegExp {
   }
 }
 
-/** A deny or ask rule with `paths` in either file, if any (the user's first). */
+/** A deny rule with `paths` in either file (the user's first), else such an ask rule, if any. */
 function pathRuleThatCouldMatch(set: PolicySet): PolicyRule | undefined {
+  let ask: PolicyRule | undefined;
   for (const status of set.check()) {
-    const rule = status.policy?.rules.find((r) => r.action !== 'allow' && r.matchers.path !== undefined);
-    if (rule !== undefined) return rule;
+    const rules = status.policy?.rules.filter((r) => r.action !== 'allow' && r.matchers.path !== undefined) ?? [];
+    const deny = rules.find((r) => r.action === 'deny');
+    if (deny !== undefined) return deny;
+    ask ??= rules[0];
   }
-  return undefined;
+  return ask;
 }
 
 /** The pipeline's decision for what the policy files said. */

@@ -56,6 +56,7 @@ import {
   ARITHMETIC_TESTS, ARITHMETIC_VALUES, COMPOUND_STARTS, LITERAL, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
 } from './syntax-tables.js';
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
+import { runsFedCode } from './fed-code.js';
 import { echoedText, feedsInput, literalFeed } from './fed-input.js';
 import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
 import { alias, basename, checkAssignment, evaluate, findExec, MAX_COMMAND_LINE_LENGTH, quote, shell, splitWords, switchUser, trap, xargsPastes } from './command-runners.js';
@@ -510,6 +511,8 @@ class CommandLineWalk implements CommandWalker {
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
       if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.readsInput(`${program} reads code`, context, text);
+      const fedCode = runsFedCode(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)), context.fedInput === true, context.fedText);
+      if (fedCode !== undefined) this.doubt(`${fedCode}: ${quote(text)}`);
       if (SHELLS.has(program)) return shell(this, program, argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'eval') return evaluate(this, argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'trap') return trap(this, argv, { ...context, wrappers, wrapperWords }, text);
