@@ -9,7 +9,8 @@
  *   ({@link suspendForInput}); the server answers {@link inputRequiredFor}, whose state names
  *   the stored question (its id, the call id and the ledger session; the session holds a
  *   random UUID, so a state cannot be guessed).
- * - Retry ({@link checkRetry}): the state must name a stored, unanswered question of a
+ * - Retry ({@link checkRetry}): the state must not name a question of an MCP task (session
+ *   `mcp-tasks`: answered by `tasks/update`, bound to the task's requestor), and must name a stored, unanswered question of a
  *   `pending` call, and the retry must be for the same tool, the same tool revision and the
  *   same arguments as that stored call, so an answer cannot approve another call or other
  *   arguments (compare vercel/ai#16068). The call then runs under its stored call id and
@@ -26,6 +27,7 @@ import { SUSPENDS, type ApprovalAnswer, type ConfirmationHandler, type Confirmat
 import type { ApprovalRecord, CallStore } from '../ledger/call-store.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { answerOfForm, confirmationForm } from './confirmation.js';
+import { TASK_SESSION } from './tasks.js';
 
 /** The key of the confirmation form in `inputRequests` and the retry's `inputResponses`. */
 const CONFIRM_INPUT = 'toolgate_confirmation';
@@ -125,6 +127,9 @@ export async function findAsked(
 ): Promise<AskedQuestion | string> {
   const state = decodeState(rawState);
   if (state === undefined) return 'the retry\'s requestState is not one this server issued (or it was altered); nothing ran. Call the tool again without requestState to be asked again.';
+  // A task's question is answered by tasks/update, bound to the task's requestor; a retry is
+  // bound to no one, so it must not answer it (nor run the task's call).
+  if (state.session === TASK_SESSION) return 'the retry\'s requestState names the question of an MCP task, which is answered with tasks/update (by the task\'s requestor), not by a retry; nothing ran.';
   const question = await ledger.approval(state.question);
   if (question === undefined || question.callId !== state.callId || question.session !== state.session) {
     return 'the retry\'s requestState names no stored question of this server (altered, or pruned); nothing ran. Call the tool again without requestState to be asked again.';
