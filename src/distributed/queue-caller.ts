@@ -8,10 +8,12 @@
  * @module
  */
 import crypto from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { failedResult } from '../closeout/results.js';
 import type { CallKey, CallStore, NewCall } from '../ledger/call-store.js';
+import { argumentsSha256 } from '../ledger/tombstones.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { CANCEL_CHANNEL, redisClient } from './connection.js';
 import { poolOption, jobIdOf, jobIdsOf, queueName } from './job.js';
@@ -135,6 +137,11 @@ export class QueueCaller {
       let fresh: boolean;
       try {
         const outcome = await this.store.record(entry);
+        // A known key with another tool, revision or arguments is another request: its result
+        // (or its run) must not answer this one (as the executor refuses it).
+        if (outcome.kind !== 'recorded' && await this.otherRequest(entry)) {
+          return failedResult('INVALID_ARGUMENTS', `call id ${callId} of session ${session} was used before for another request; it was not run. A retry repeats the same call; a new call needs a new call id.`, fields);
+        }
         if (outcome.kind === 'ended') return outcome.result;
         if (outcome.kind !== 'in_progress' || outcome.record.state === 'pending') await this.addJob(key, wake.jobs[0]);
         fresh = outcome.kind === 'recorded';
@@ -145,6 +152,16 @@ export class QueueCaller {
     } finally {
       wake.stop();
     }
+  }
+
+  /** Whether the call stored under `entry`'s key (or its tombstone) is another request than `entry`: another tool, revision or arguments. */
+  private async otherRequest(entry: NewCall): Promise<boolean> {
+    const earlier = await this.store.get(entry.callId, entry.session);
+    // A caller naming no revision (`''`) asks for whichever the worker has (and the worker may store the one it ran).
+    const otherVersion = entry.version !== '' && earlier !== undefined && earlier.version !== '' && earlier.version !== entry.version;
+    if (earlier !== undefined) return earlier.tool !== entry.tool || otherVersion || !isDeepStrictEqual(earlier.arguments, entry.arguments);
+    const pruned = await this.store.tombstone(entry.callId, entry.session);
+    return pruned !== undefined && (pruned.tool !== entry.tool || pruned.argumentsSha256 !== argumentsSha256(entry.arguments));
   }
 
   /** Register the wakers of a call awaited: its jobs' completion events and {@link close}. */

@@ -139,8 +139,12 @@ export class QueueWorker {
       return;
     }
     const id = keyString(key);
-    // The parked execution of this call here is ending (it noticed the answer): let it.
-    await this.running.get(id)?.execution;
+    // The parked execution of this call here is ending (it noticed the answer): let it. A job
+    // for a call parked here whose question is still open (a duplicate, or one injected into
+    // the queue) has nothing to do, and must not hold a slot until someone answers.
+    const here = this.running.get(id);
+    if (here !== undefined && leases.held.get(id)?.parked === true && await store.answeredQuestion(key.callId, key.session) === undefined) return;
+    await here?.execution;
     const record = await store.get(key.callId, key.session);
     // Unknown, claimed or ended already (a redelivery, a duplicate), or not this pool's: nothing to do.
     if (record === undefined || record.state !== 'pending') return;

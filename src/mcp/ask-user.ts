@@ -36,7 +36,7 @@ import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isCallerTool } from '../registry/visibility.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { encodeState, findAsked } from './input-required.js';
+import { bindAsker, encodeState, findAsked } from './input-required.js';
 
 /** The key of the question's form in `inputRequests` and the retry's `inputResponses`. */
 const QUESTION_INPUT = 'toolgate_question';
@@ -122,6 +122,8 @@ export interface AskUserCall {
   /** The first round's call id and ledger session (a retry uses the state's). */
   callId: string;
   session: string;
+  /** Who asks (the requestor of the request, as for MCP tasks): the state is bound to it. */
+  requestor: string;
   /** The workspace recorded with the call (absolute). */
   workspace: string;
   /** What the gates decide with: mode, scoped folders, workspace root, and a client lending `askUser`. */
@@ -147,6 +149,7 @@ export async function askUserFirstRound(c: AskUserCall): Promise<InputRequiredRe
       ask: { decider: 'ask_user', reason: 'the agent asks the user' }, offers: [],
     },
   );
+  await bindAsker(c.ledger, c.callId, c.session, c.requestor);
   const form = questionForm(c.args as unknown as AskUserInput);
   return inputRequired({
     inputRequests: { [QUESTION_INPUT]: inputRequired.elicit({ message: form.message, requestedSchema: form.requestedSchema as never }) },
@@ -160,7 +163,7 @@ export async function askUserFirstRound(c: AskUserCall): Promise<InputRequiredRe
  * @returns the call's result, or a message saying why the retry is refused (nothing recorded).
  */
 export async function askUserRetry(c: AskUserCall, rawState: unknown, responses: Record<string, unknown> | undefined): Promise<CallToolResult | string> {
-  const found = await findAsked(c.ledger, rawState, c.tool, c.args, 'question');
+  const found = await findAsked(c.ledger, rawState, c.tool, c.args, 'question', c.requestor);
   if (typeof found === 'string') return found;
   const { state, question } = found;
   const view = inputResponse(responses, QUESTION_INPUT);

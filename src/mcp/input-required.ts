@@ -9,9 +9,12 @@
  *   ({@link suspendForInput}); the server answers {@link inputRequiredFor}, whose state names
  *   the stored question (its id, the call id and the ledger session; the session holds a
  *   random UUID, so a state cannot be guessed).
- * - Retry ({@link checkRetry}): the state must name a stored, unanswered question of a
+ * - Retry ({@link checkRetry}): the state must not name a question of an MCP task (session
+ *   `mcp-tasks`: answered by `tasks/update`, bound to the task's requestor), and must name a stored, unanswered question of a
  *   `pending` call, and the retry must be for the same tool, the same tool revision and the
- *   same arguments as that stored call, so an answer cannot approve another call or other
+ *   same arguments as that stored call, asked of the same requestor (the first round binds the
+ *   call to its request's requestor, {@link bindAsker}: the bearer token's hash over HTTP, an
+ *   authenticated principal, the local user over stdio), so an answer cannot approve another call or other
  *   arguments (compare vercel/ai#16068). The call then runs under its stored call id and
  *   session: the executor takes the client's answer for that question once (a conditional
  *   write), and a second retry with the same state is refused (the question is answered).
@@ -26,6 +29,7 @@ import { SUSPENDS, type ApprovalAnswer, type ConfirmationHandler, type Confirmat
 import type { ApprovalRecord, CallStore } from '../ledger/call-store.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { answerOfForm, confirmationForm } from './confirmation.js';
+import { TASK_SESSION } from './tasks.js';
 
 /** The key of the confirmation form in `inputRequests` and the retry's `inputResponses`. */
 const CONFIRM_INPUT = 'toolgate_confirmation';
@@ -90,6 +94,17 @@ export function inputRequiredFor(suspension: InputSuspension, callId: string, se
   });
 }
 
+/**
+ * Bind a first round's call (and so the request state naming its question) to the requestor of
+ * its request (the MCP task binding, keyed by call id and session), so that only that requestor's
+ * retry answers it ({@link findAsked}).
+ * @throws the store's error when it cannot be written (the state would then count for no one).
+ */
+export async function bindAsker(ledger: CallStore, callId: string, session: string, requestor: string): Promise<void> {
+  if (await ledger.taskRequestor(callId, session) === requestor) return;
+  await ledger.bindTask(callId, session, requestor);
+}
+
 /** A retry that may go on: the stored call to run, and the client's answer to its question. */
 export interface CheckedRetry {
   state: QuestionState;
@@ -121,16 +136,24 @@ export interface AskedQuestion {
  * @returns the question, or a message saying why the retry is refused (nothing runs then).
  */
 export async function findAsked(
-  ledger: CallStore, rawState: unknown, tool: RegisteredTool, args: Record<string, unknown>, kind: 'approval' | 'question',
+  ledger: CallStore, rawState: unknown, tool: RegisteredTool, args: Record<string, unknown>, kind: 'approval' | 'question', requestor: string,
 ): Promise<AskedQuestion | string> {
   const state = decodeState(rawState);
   if (state === undefined) return 'the retry\'s requestState is not one this server issued (or it was altered); nothing ran. Call the tool again without requestState to be asked again.';
+  // A task's question is answered by tasks/update, bound to the task's requestor; a retry is
+  // bound to no one, so it must not answer it (nor run the task's call).
+  if (state.session === TASK_SESSION) return 'the retry\'s requestState names the question of an MCP task, which is answered with tasks/update (by the task\'s requestor), not by a retry; nothing ran.';
   const question = await ledger.approval(state.question);
   if (question === undefined || question.callId !== state.callId || question.session !== state.session) {
     return 'the retry\'s requestState names no stored question of this server (altered, or pruned); nothing ran. Call the tool again without requestState to be asked again.';
   }
   if (question.answer !== undefined || question.callState !== 'pending') {
     return `question ${question.id} was answered already (${question.answer ?? question.callState}): a requestState counts once, and this retry ran nothing. Call the tool again without requestState for a new question.`;
+  }
+  // The state is bound to the requestor of its first round (bindAsker): another client (another
+  // token or principal) holding it answers nothing. A state bound to no one counts for no one.
+  if (await ledger.taskRequestor(state.callId, state.session) !== requestor) {
+    return `question ${question.id} was asked of another client: a requestState counts only for the client it was given to; nothing ran.`;
   }
   const call = await ledger.get(state.callId, state.session);
   const asked = (question.request as { kind?: unknown }).kind === 'question' ? 'question' : 'approval';
@@ -145,9 +168,9 @@ export async function findAsked(
  * @returns the retry to run, or a message saying why it was refused (nothing runs then).
  */
 export async function checkRetry(
-  ledger: CallStore, rawState: unknown, responses: Record<string, unknown> | undefined, tool: RegisteredTool, args: Record<string, unknown>,
+  ledger: CallStore, rawState: unknown, responses: Record<string, unknown> | undefined, tool: RegisteredTool, args: Record<string, unknown>, requestor: string,
 ): Promise<CheckedRetry | string> {
-  const found = await findAsked(ledger, rawState, tool, args, 'approval');
+  const found = await findAsked(ledger, rawState, tool, args, 'approval', requestor);
   if (typeof found === 'string') return found;
   const { state, question } = found;
   const view = inputResponse(responses, CONFIRM_INPUT);

@@ -68,7 +68,7 @@ import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } 
 import { McpLazyTools } from './lazy-domains.js';
 import { MODES } from '../modes/modes.js';
 import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
-import { checkRetry, inputRequiredFor, isInputSuspension, stateKind, suspendForInput, type CheckedRetry } from './input-required.js';
+import { bindAsker, checkRetry, inputRequiredFor, isInputSuspension, stateKind, suspendForInput, type CheckedRetry } from './input-required.js';
 import { askUserFirstRound, askUserRetry, cannotAsk, cannotAskUserMessage, elicitQuestion, isAskUser, type AskUserCall } from './ask-user.js';
 import { ASK_USER_TOOL, askUserSpec, type QuestionHandler } from '../builtin/ask-user.js';
 import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
@@ -437,7 +437,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const askUser = isAskUser(tool) ? questionHandler(modern, formElicitation, canAsk, session) : undefined;
     if (askUser !== undefined && modern && formElicitation && ledger !== undefined) {
       const c: AskUserCall = {
-        system, ledger, tool, args: request.params.arguments ?? {}, callId: firstCallId, session, workspace: options.workspaceRoot ?? process.cwd(), logger,
+        system, ledger, tool, args: request.params.arguments ?? {}, callId: firstCallId, session, requestor: requestorOf(ctx), workspace: options.workspaceRoot ?? process.cwd(), logger,
         options: { mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, workspaceRoot: options.workspaceRoot, client: lendAskUser(lazy === undefined ? client : lazy.client(client), askUser) },
       };
       if (rawState === undefined) {
@@ -453,7 +453,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     let retry: CheckedRetry | undefined;
     if (rawState !== undefined) {
       if (!askInRetry || ledger === undefined) throw invalidParams('Invalid params: this retry carries a requestState, but this server asks no questions through input required for this client (it needs elicitation in its capabilities, and a ledger)');
-      const checked = await checkRetry(ledger, rawState, ctx.mcpReq.inputResponses, tool, request.params.arguments ?? {});
+      const checked = await checkRetry(ledger, rawState, ctx.mcpReq.inputResponses, tool, request.params.arguments ?? {}, requestorOf(ctx));
       if (typeof checked === 'string') {
         logger.warn({ event: 'mcp_retry_refused', tool: name }, checked);
         throw invalidParams(`Invalid params: ${checked}`);
@@ -486,7 +486,11 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       );
     } catch (error) {
       // First round for a 2026-07-28 client: the question is stored, the call waits for the retry.
-      if (isInputSuspension(error)) return inputRequiredFor(error, firstCallId, session) as never;
+      if (isInputSuspension(error) && ledger !== undefined) {
+        // The state counts only for this requestor (a binding that cannot be written fails the call: no state is given).
+        await bindAsker(ledger, firstCallId, session, requestorOf(ctx));
+        return inputRequiredFor(error, firstCallId, session) as never;
+      }
       if (error instanceof PathTraversalError) {
         logger.warn({ event: 'mcp_path_traversal', tool: name, path: error.path }, 'path traversal refused');
         return { content: [{ type: 'text', text: `Error: ${error.message}` }], isError: true, _meta: { 'toolgate/errorCode': 'PATH_TRAVERSAL' } };

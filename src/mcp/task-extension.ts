@@ -58,7 +58,9 @@ export function declaresTasks(capabilities: ClientCapabilities | undefined): boo
 /**
  * The requestor of a 2026-07-28 request (no session on that revision): the authenticated
  * principal when the HTTP layer passed one (`authInfo`, as an OAuth-checking front of
- * `createMcpHandler` does: its client id and subject, hashed), else `fallback` (for
+ * `createMcpHandler` does: its client id and subject (`extra.sub` or `extra.subject`), hashed;
+ * without a subject, its client id and access token, so that the users of one client
+ * application never share tasks), else `fallback` (for
  * `toolgate mcp --http`, {@link tokenRequestor} of its bearer token; over stdio the local user).
  */
 export function modernRequestor(ctx: ServerContext, fallback: string): string {
@@ -66,7 +68,10 @@ export function modernRequestor(ctx: ServerContext, fallback: string): string {
   if (auth === undefined) return fallback;
   const extra = auth.extra ?? {};
   const subject = typeof extra.sub === 'string' ? extra.sub : typeof extra.subject === 'string' ? extra.subject : null;
-  return `auth:${crypto.createHash('sha256').update(JSON.stringify([auth.clientId, subject])).digest('hex')}`;
+  // Without a subject the client id names an application, not a user (one public client has
+  // many users): the access token then names the requestor too (fail closed).
+  const who = subject !== null ? ['sub', subject] : ['token', crypto.createHash('sha256').update(String(auth.token)).digest('hex')];
+  return `auth:${crypto.createHash('sha256').update(JSON.stringify([auth.clientId, ...who])).digest('hex')}`;
 }
 
 /**
