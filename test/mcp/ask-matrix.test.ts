@@ -8,6 +8,7 @@
  * processes on one state folder: an ask_user question asked through one is answered by the
  * retry sent to the other. The folders are removed and the servers stopped.
  */
+import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -94,11 +95,12 @@ describe('toolgate mcp: ask_user and approvals, 2026-07-28 by retry and 2025-11-
   }
 
   describe('over HTTP', () => {
+    const sharedToken = randomBytes(24).toString('base64url');
     let served: HttpCommand;
     let state: string;
     before(async () => {
       state = path.join(folders.root, 'http');
-      served = await startHttpCommand(['--workspace', folders.ws, '--state-dir', state]);
+      served = await startHttpCommand(['--workspace', folders.ws, '--state-dir', state], { ...process.env, TOOLGATE_MCP_TOKEN: sharedToken });
     });
     after(async () => {
       if (served !== undefined && served.child.exitCode === null) {
@@ -109,7 +111,9 @@ describe('toolgate mcp: ask_user and approvals, 2026-07-28 by retry and 2025-11-
     });
 
     test('two processes on one state folder: ask_user asked through one is answered by the retry sent to the other', async () => {
-      const other = await startHttpCommand(['--workspace', folders.ws, '--state-dir', state]);
+      // Both processes behind one token, as instances behind a load balancer are: a
+      // requestState counts only for the requestor (the token) it was given to.
+      const other = await startHttpCommand(['--workspace', folders.ws, '--state-dir', state], { ...process.env, TOOLGATE_MCP_TOKEN: sharedToken });
       try {
         const asked: string[] = [];
         const client = newClient('modern', asked);
@@ -119,7 +123,7 @@ describe('toolgate mcp: ask_user and approvals, 2026-07-28 by retry and 2025-11-
         // Every request to the next process in turn: the retry lands on the other one.
         const fetchVia = (_url: string | URL | Request, init?: RequestInit) => {
           const to = routes[turn++ % 2]!;
-          return fetch(to.url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${to.token}` } });
+          return fetch(to.url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${sharedToken}` } });
         };
         await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { fetch: fetchVia as typeof fetch }));
         const answered = (await client.callTool({ name: 'ask_user', arguments: { question: 'Which color for two-processes?', choices: ['red', 'blue'] } })) as CallToolResult;
@@ -139,7 +143,7 @@ describe('toolgate mcp: ask_user and approvals, 2026-07-28 by retry and 2025-11-
         const asked: string[] = [];
         const client = newClient(era, asked);
         clients.push(client);
-        await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
+        await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${sharedToken}` } } }));
         await exercise(client, era, asked, folders.ws, `http-${era}`);
         await traced(folders.ws, state, `http-${era}`, era);
       });
