@@ -171,8 +171,10 @@ describe('leftovers', () => {
   });
 
   it('counts a zombie as gone: an orphan nobody reaps (an init that does not, in many containers) writes nothing', async (t) => {
-    // `sleep 0` exits and stays a zombie: its parent became `sleep 30`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The forked child exits at once and stays a zombie: its parent (perl, from Debian's
+    // essential perl-base) prints its pid and sleeps without ever waiting for it. (A shell
+    // parent, `sleep 0 & exec sleep 30`, could reap the child before the exec under load.)
+    const parent = spawn('perl', ['-e', '$| = 1; my $pid = fork() // die; if ($pid == 0) { exit 0 } print "$pid\n"; sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     t.after(() => parent.kill('SIGKILL'));
     const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
     const state = (): string => {
