@@ -12,9 +12,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createMcpHandler, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { createMcpServer, ToolSystem } from 'toolgate';
-import { fixtureRegistry, tempWorkspace } from '../helpers.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { ledgerHandler, type LedgerHandler } from '../mcp/ledger-handler.js';
 import { modern, pollTask, questionKey, type Target } from '../mcp/task-extension-helpers.js';
 
 /** A pid that is not running (a child that has exited). */
@@ -29,21 +28,12 @@ function forgedState(question: number, callId: string, session: string): string 
 }
 
 describe('a requestState naming a task\'s question (security regression)', () => {
-  let tmp: ReturnType<typeof tempWorkspace>;
-  let system: ToolSystem;
-  let handler: McpHttpHandler;
-
+  let served: LedgerHandler;
   before(async () => {
-    tmp = tempWorkspace();
-    system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: path.join(tmp.root, 'state') }, outputStore: false, sweepLeftovers: false } });
-    handler = createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws }, { era: ctx.era }));
+    served = await ledgerHandler();
   });
-  after(async () => {
-    await system.close();
-    tmp.cleanup();
-  });
-
-  const as = (authInfo: AuthInfo): Target => ({ handler, authInfo });
+  after(() => served.close());
+  const as = (authInfo: AuthInfo): Target => served.as(authInfo);
 
   it('another requestor cannot answer a task\'s question (nor run its call) through a retry', async () => {
     const args = { filepath: 'task.txt', content: 'alice\n' };
@@ -53,7 +43,7 @@ describe('a requestState naming a task\'s question (security regression)', () =>
     const question = Number(key.slice('toolgate_confirmation_'.length));
     // The instance running the task is gone (its call pending, the question open), and
     // Mallory knows the task id (leaked; binding is what protects a task); question ids are sequential.
-    const raw = new Database(system.executor.ledger!.file);
+    const raw = new Database(served.system.executor.ledger!.file);
     raw.prepare('UPDATE calls SET owner_pid = ? WHERE call_id = ?').run(deadPid(), taskId);
     raw.close();
     const forged = await modern(as(mallory), 'tools/call', {
@@ -61,8 +51,8 @@ describe('a requestState naming a task\'s question (security regression)', () =>
       inputResponses: { toolgate_confirmation: { action: 'accept', content: { approve: true } } },
     }, { elicitation: { form: {} } });
     assert.equal(forged.error?.code, -32602, JSON.stringify(forged));
-    assert.equal(fs.existsSync(path.join(tmp.ws, 'task.txt')), false, 'nothing ran');
-    assert.equal((await system.executor.ledger!.approval(question))?.answer, undefined, 'the question is still open');
+    assert.equal(fs.existsSync(path.join(served.tmp.ws, 'task.txt')), false, 'nothing ran');
+    assert.equal((await served.system.executor.ledger!.approval(question))?.answer, undefined, 'the question is still open');
     assert.equal((await modern(as(alice), 'tasks/get', { taskId })).result?.status, 'input_required');
     await modern(as(alice), 'tasks/cancel', { taskId });
   });

@@ -11,9 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMcpHandler, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { createMcpServer, ToolSystem } from 'toolgate';
-import { fixtureRegistry, tempWorkspace } from '../helpers.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { ledgerHandler, type LedgerHandler } from '../mcp/ledger-handler.js';
 import { modern, type Target } from '../mcp/task-extension-helpers.js';
 
 const alice: AuthInfo = { token: 'alice-token-1', clientId: 'alice', scopes: [] };
@@ -21,21 +20,12 @@ const mallory: AuthInfo = { token: 'mallory-token', clientId: 'mallory', scopes:
 const FORMS = { elicitation: { form: {} } };
 
 describe('a requestState given to another client (security regression)', () => {
-  let tmp: ReturnType<typeof tempWorkspace>;
-  let system: ToolSystem;
-  let handler: McpHttpHandler;
-
+  let served: LedgerHandler;
   before(async () => {
-    tmp = tempWorkspace();
-    system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: path.join(tmp.root, 'state') }, outputStore: false, sweepLeftovers: false } });
-    handler = createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false }, { era: ctx.era }));
+    served = await ledgerHandler({ tasks: false });
   });
-  after(async () => {
-    await system.close();
-    tmp.cleanup();
-  });
-
-  const as = (authInfo: AuthInfo): Target => ({ handler, authInfo });
+  after(() => served.close());
+  const as = (authInfo: AuthInfo): Target => served.as(authInfo);
 
   it('a confirmation: another principal\'s retry with the state runs nothing; its own client\'s retry runs the call', async () => {
     const args = { filepath: 'alice.txt', content: 'alice\n' };
@@ -46,10 +36,10 @@ describe('a requestState given to another client (security regression)', () => {
     const stolen = await modern(as(mallory), 'tools/call', { name: 'write_file', arguments: args, requestState, inputResponses: accept }, FORMS);
     assert.equal(stolen.error?.code, -32602, JSON.stringify(stolen));
     assert.match(stolen.error!.message, /another client/);
-    assert.equal(fs.existsSync(path.join(tmp.ws, 'alice.txt')), false, 'nothing ran for the other principal');
+    assert.equal(fs.existsSync(path.join(served.tmp.ws, 'alice.txt')), false, 'nothing ran for the other principal');
     const own = await modern(as(alice), 'tools/call', { name: 'write_file', arguments: args, requestState, inputResponses: accept }, FORMS);
     assert.equal((own.result as { isError?: boolean } | undefined)?.isError, undefined, JSON.stringify(own));
-    assert.equal(fs.readFileSync(path.join(tmp.ws, 'alice.txt'), 'utf8'), 'alice\n');
+    assert.equal(fs.readFileSync(path.join(served.tmp.ws, 'alice.txt'), 'utf8'), 'alice\n');
   });
 
   it('an ask_user question: another principal\'s answer is not recorded; its own client\'s is', async () => {

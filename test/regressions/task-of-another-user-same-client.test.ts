@@ -8,10 +8,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { createMcpHandler, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { createMcpServer, ToolSystem } from 'toolgate';
-import { fixtureRegistry, tempWorkspace } from '../helpers.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { ledgerHandler, type LedgerHandler } from '../mcp/ledger-handler.js';
 import { modern, type Target } from '../mcp/task-extension-helpers.js';
 
 // Two users of one client application; the front knows no subject.
@@ -22,21 +20,12 @@ const carol1: AuthInfo = { token: 'carol-token-1', clientId: 'shared-app', scope
 const carol2: AuthInfo = { token: 'carol-token-2', clientId: 'shared-app', scopes: [], extra: { sub: 'carol' } };
 
 describe('tasks of two users of one OAuth client (security regression)', () => {
-  let tmp: ReturnType<typeof tempWorkspace>;
-  let system: ToolSystem;
-  let handler: McpHttpHandler;
-
+  let served: LedgerHandler;
   before(async () => {
-    tmp = tempWorkspace();
-    system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: path.join(tmp.root, 'state') }, outputStore: false, sweepLeftovers: false } });
-    handler = createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws }, { era: ctx.era }));
+    served = await ledgerHandler();
   });
-  after(async () => {
-    await system.close();
-    tmp.cleanup();
-  });
-
-  const as = (authInfo: AuthInfo): Target => ({ handler, authInfo });
+  after(() => served.close());
+  const as = (authInfo: AuthInfo): Target => served.as(authInfo);
 
   it('without a subject, another user\'s token finds none of a user\'s tasks', async () => {
     const created = await modern(as(ann), 'tools/call', { name: 'wait_for_abort', arguments: {} });
