@@ -17,29 +17,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ToolSystem } from 'toolgate';
-import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
+import { idOf, taskSystem } from './task-system.js';
 
-const FIXTURES = [{ directory: FIXTURES_DIR, schemas: FIXTURE_SCHEMAS }];
-const idOf = (text: string | undefined): string => /"id": "(task_[0-9a-f]{16})"/.exec(text ?? '')?.[1] ?? 'none';
 
 describe('a task stays within its creator\'s rights', () => {
-  const t = tempWorkspace();
-  const saved = { state: process.env.XDG_STATE_HOME, config: process.env.XDG_CONFIG_HOME };
+  const system = taskSystem();
+  const t = system.t;
   let tools: ToolSystem;
   before(async () => {
-    process.env.XDG_STATE_HOME = path.join(t.root, 'state');
-    process.env.XDG_CONFIG_HOME = path.join(t.root, 'config');
-    tools = new ToolSystem({ workspace: t.ws, toolFolders: FIXTURES, executor: { policy: { user: false } } });
-    await tools.start();
+    tools = await system.start();
   });
-  after(async () => {
-    await tools.close();
-    for (const [name, value] of [['XDG_STATE_HOME', saved.state], ['XDG_CONFIG_HOME', saved.config]] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    t.cleanup();
-  });
+  after(() => system.stop());
 
   it('refuses new arguments for a detached task from a caller other than its creator', async () => {
     const creator = { session: 'wide', approvalMode: 'allow-all' as const };

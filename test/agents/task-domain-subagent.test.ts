@@ -15,30 +15,18 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GeneralAgent, ToolSystem } from 'toolgate';
 import { hostId } from '../../src/ledger/owner.js';
-import { FIXTURE_SCHEMAS, FIXTURES_DIR, tempWorkspace } from '../helpers.js';
+import { FIXTURES, idOf, taskSystem } from './task-system.js';
 import { finalAnswer, offeredTools, ScriptedModel, toolCalls, toolMessages } from './scripted-model.js';
 
-const FIXTURES = [{ directory: FIXTURES_DIR, schemas: FIXTURE_SCHEMAS }];
-const idOf = (text: string | undefined): string => /"id": "(task_[0-9a-f]{16})"/.exec(text ?? '')?.[1] ?? 'none';
 
 describe('a subagent run as a task', () => {
-  const t = tempWorkspace();
-  const saved = { state: process.env.XDG_STATE_HOME, config: process.env.XDG_CONFIG_HOME };
+  const system = taskSystem();
+  const t = system.t;
   let tools: ToolSystem;
   before(async () => {
-    process.env.XDG_STATE_HOME = path.join(t.root, 'state');
-    process.env.XDG_CONFIG_HOME = path.join(t.root, 'config');
-    tools = new ToolSystem({ workspace: t.ws, toolFolders: FIXTURES, executor: { policy: { user: false } } });
-    await tools.start();
+    tools = await system.start();
   });
-  after(async () => {
-    await tools.close();
-    for (const [name, value] of [['XDG_STATE_HOME', saved.state], ['XDG_CONFIG_HOME', saved.config]] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    t.cleanup();
-  });
+  after(() => system.stop());
 
   it('is created by an agent, runs as its run_subagent call, and its answer is seen by the model', async () => {
     const child = new ScriptedModel([
