@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ToolExecutor, type ToolRegistry } from 'toolgate';
+import { bubblewrapAvailable } from 'toolgate/internal';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 describe('git commands that print committed content ask under a deny rule on paths', () => {
@@ -47,6 +48,8 @@ describe('git commands that print committed content ask under a deny rule on pat
     executor = new ToolExecutor(registry, {
       workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all',
       confirmationHandler: () => 'deny',
+      // CI also runs the suite without bubblewrap: the decision is what is tested, not the sandbox
+      ...(bubblewrapAvailable() ? {} : { sandbox: 'none' as const }),
     });
   });
   after(async () => {
