@@ -18,7 +18,7 @@ import type { CallEnd, CallKey, CallProgressDetail, CallRecord, Fence, Lease, Le
 import { checkPool, type CheckedRequest, type HeldLease, type LeaseKeeper } from '../lease-keeper.js';
 import { hostId, thisProcess } from '../owner.js';
 import { callTopic } from '../waits.js';
-import { NOW_MS, type PgDatabase, type Query } from './database.js';
+import { named, NOW_MS, type PgDatabase, type Query } from './database.js';
 import { callOf, keyOf, rowAlive, type PgCallRow } from './rows.js';
 
 const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
@@ -42,7 +42,23 @@ interface Granted {
 
 type Notify = (topic: string) => void;
 
-const BY_KEY = `SELECT *, ${NOW_MS} AS now FROM calls WHERE call_id = $1 AND session = $2`;
+/** The columns of a call row ({@link PgCallRow}), named: a prepared statement's result must not change when a migration adds a column. */
+const CALL_COLUMNS = 'id, call_id, session, tool, version, arguments, workspace, turn, options, state, owner, owner_host, owner_pid, owner_start, lease_token, '
+  + 'lease_expires_at, pool, cancel_requested, created_at, started_at, ended_at, error_code, output_bytes, stored_bytes';
+
+const BY_KEY_TEXT = `SELECT ${CALL_COLUMNS}, ${NOW_MS} AS now FROM calls WHERE call_id = $1 AND session = $2`;
+/** Statements every call runs, prepared once per connection (see `named`). */
+const BY_KEY = named(BY_KEY_TEXT);
+const BY_KEY_FOR_UPDATE = named(`${BY_KEY_TEXT} FOR UPDATE`);
+const BY_ID_FOR_UPDATE = named(`SELECT ${CALL_COLUMNS}, ${NOW_MS} AS now FROM calls WHERE id = $1 FOR UPDATE`);
+const GET_BY_KEY = named(`SELECT ${CALL_COLUMNS} FROM calls WHERE call_id = $1 AND session = $2`);
+const LEASE_EXPIRY = named('SELECT lease_expires_at FROM calls WHERE id = $1');
+const ID_BY_KEY = named('SELECT id FROM calls WHERE call_id = $1 AND session = $2');
+const EVENT = named(`INSERT INTO events (call, at, kind, detail) VALUES ($1, ${NOW_MS}, $2, $3)`);
+const END = named(`UPDATE calls SET state = $1, ended_at = ${NOW_MS}, error_code = $2, output_bytes = $3, stored_bytes = $4 WHERE id = $5`);
+const RESULT = named(`INSERT INTO results (call, success, result, full_output, size, stored_at) VALUES ($1, $2, $3, $4, $5, ${NOW_MS})
+      ON CONFLICT (call) DO UPDATE SET success = excluded.success, result = excluded.result, full_output = excluded.full_output, size = excluded.size, stored_at = excluded.stored_at`);
+const CANCEL_QUESTIONS = named(`UPDATE approvals SET answer = 'cancelled', answered_by = 'toolgate', answered_at = ${NOW_MS} WHERE call = $1 AND answer IS NULL RETURNING id`);
 
 /** The calls of one PostgreSQL store handle. */
 export class PgCalls {
@@ -66,7 +82,7 @@ export class PgCalls {
   async record(call: NewCall): Promise<RecordOutcome> {
     const granted: Granted[] = [];
     const outcome = await this.db.tx(async (q, notify) => {
-      const [exists] = await q('SELECT id FROM calls WHERE call_id = $1 AND session = $2', [call.callId, call.session]);
+      const [exists] = await q(ID_BY_KEY, [call.callId, call.session]);
       if (exists === undefined) {
         const pruned = await this.pruned(q, call);
         if (pruned !== undefined) return pruned;
@@ -125,7 +141,7 @@ export class PgCalls {
   async claim(call: CallKey | NewCall, decisions: readonly DecisionRecord[] | undefined, request: CheckedRequest): Promise<Lease | undefined> {
     const granted: Granted[] = [];
     const lease = await this.db.tx(async (q, notify): Promise<Lease | undefined> => {
-      const [row] = await q<PgCallRow>(`${BY_KEY} FOR UPDATE`, [call.callId, call.session]);
+      const [row] = await q<PgCallRow>(BY_KEY_FOR_UPDATE, [call.callId, call.session]);
       let id: number;
       const token = randomUUID();
       if (row === undefined) {
@@ -138,7 +154,7 @@ export class PgCalls {
         const mine = request.token ?? this.keeper.tokenOf(call);
         const free = request.token !== undefined ? row.lease_token === request.token : row.lease_token === null || row.lease_token === mine || this.ownProcess(row) || !rowAlive(row, row.now!);
         if (!free) return undefined;
-        const updated = await q(`UPDATE calls SET state = 'running', started_at = ${NOW_MS}, ${OWNED} WHERE id = $7 AND state = 'pending' AND lease_token IS NOT DISTINCT FROM $8 RETURNING id`,
+        const updated = await q(CLAIM,
           [...this.ownerParams(request, token), row.id, row.lease_token]);
         if (updated.length !== 1) return undefined;
         id = row.id;
@@ -147,7 +163,7 @@ export class PgCalls {
       if (decisions !== undefined) await this.writeDecisions(q, id, decisions);
       await this.event(q, id, 'running', { owner: request.owner });
       notify(callTopic(call));
-      const [at] = await q<{ lease_expires_at: number }>('SELECT lease_expires_at FROM calls WHERE id = $1', [id]);
+      const [at] = await q<{ lease_expires_at: number }>(LEASE_EXPIRY, [id]);
       return { owner: request.owner, token, expiresAt: at!.lease_expires_at };
     });
     this.hold(granted);
@@ -158,7 +174,7 @@ export class PgCalls {
   async takeLease(key: CallKey, request: CheckedRequest): Promise<Lease | undefined> {
     const granted: Granted[] = [];
     const lease = await this.db.tx(async (q): Promise<Lease | undefined> => {
-      const [row] = await q<PgCallRow>(`${BY_KEY} FOR UPDATE`, [key.callId, key.session]);
+      const [row] = await q<PgCallRow>(BY_KEY_FOR_UPDATE, [key.callId, key.session]);
       if (row === undefined || row.state !== 'pending') return undefined;
       const free = row.lease_token !== null ? !rowAlive(row, row.now!) : row.pool !== null || !rowAlive(row, row.now!);
       if (!free) return undefined;
@@ -231,7 +247,7 @@ export class PgCalls {
   async get(callId: string, session?: string): Promise<CallRecord | undefined> {
     await this.settle();
     const rows = session !== undefined
-      ? await this.db.read<PgCallRow>('SELECT * FROM calls WHERE call_id = $1 AND session = $2', [callId, session])
+      ? await this.db.read<PgCallRow>(GET_BY_KEY, [callId, session])
       : await this.db.read<PgCallRow>('SELECT * FROM calls WHERE call_id = $1 ORDER BY id DESC LIMIT 1', [callId]);
     return rows[0] === undefined ? undefined : callOf(rows[0]);
   }
@@ -330,7 +346,7 @@ export class PgCalls {
 
   /** The row id of a call, recording it `pending` first (inside a transaction) when `call` is a {@link NewCall} not yet recorded (under this process's lease when `lease`). */
   async rowOf(q: Query, call: CallKey | NewCall, notify: Notify, lease: boolean, granted: Granted[]): Promise<number | undefined> {
-    const [row] = await q<{ id: number }>('SELECT id FROM calls WHERE call_id = $1 AND session = $2', [call.callId, call.session]);
+    const [row] = await q<{ id: number }>(ID_BY_KEY, [call.callId, call.session]);
     if (row !== undefined || !('tool' in call)) return row?.id;
     return this.insert(q, call, 'pending', lease && call.pool === undefined ? this.processLease : undefined, granted, notify);
   }
@@ -342,7 +358,7 @@ export class PgCalls {
 
   /** Append an event to a call's log (inside a transaction). */
   async event(q: Query, id: number, kind: string, detail: unknown): Promise<void> {
-    await q(`INSERT INTO events (call, at, kind, detail) VALUES ($1, ${NOW_MS}, $2, $3)`, [id, kind, detail === null || detail === undefined ? null : JSON.stringify(detail)]);
+    await q(EVENT, [id, kind, detail === null || detail === undefined ? null : JSON.stringify(detail)]);
   }
 
   /** Write one end (inside a transaction), fenced as `CallJournal.finish` says. @returns whether the call ended here. */
@@ -351,7 +367,7 @@ export class PgCalls {
     const granted: Granted[] = [];
     const id = await this.rowOf(q, call, notify, false, granted);
     if (id === undefined) return false;
-    const [row] = await q<PgCallRow>(`SELECT *, ${NOW_MS} AS now FROM calls WHERE id = $1 FOR UPDATE`, [id]);
+    const [row] = await q<PgCallRow>(BY_ID_FOR_UPDATE, [id]);
     if (row!.state !== 'pending' && row!.state !== 'running') return false;
     const token = e.fence?.token ?? this.keeper.tokenOf(call);
     const fenced = row!.lease_token === null
@@ -360,13 +376,10 @@ export class PgCalls {
     if (!fenced) return false;
     const blob = boundedOutput(end.fullOutput ?? end.result.output, this.maxOutputBytes);
     const json = JSON.stringify(end.result);
-    await q(`UPDATE calls SET state = $1, ended_at = ${NOW_MS}, error_code = $2, output_bytes = $3, stored_bytes = $4 WHERE id = $5`,
-      [end.state, end.result.errorCode ?? null, blob.length, blob.length + Buffer.byteLength(json), id]);
+    await q(END, [end.state, end.result.errorCode ?? null, blob.length, blob.length + Buffer.byteLength(json), id]);
     if (end.decisions !== undefined) await this.writeDecisions(q, id, end.decisions);
     await this.cancelQuestions(q, id, notify);
-    await q(`INSERT INTO results (call, success, result, full_output, size, stored_at) VALUES ($1, $2, $3, $4, $5, ${NOW_MS})
-      ON CONFLICT (call) DO UPDATE SET success = excluded.success, result = excluded.result, full_output = excluded.full_output, size = excluded.size, stored_at = excluded.stored_at`,
-    [id, end.result.success, json, blob, blob.length]);
+    await q(RESULT, [id, end.result.success, json, blob, blob.length]);
     await this.event(q, id, end.state, end.result.errorCode === undefined ? null : { errorCode: end.result.errorCode });
     notify(callTopic(call));
     return true;
@@ -374,7 +387,7 @@ export class PgCalls {
 
   /** Answer the open questions of an ended call `cancelled` (inside a transaction), waking their waiters. */
   private async cancelQuestions(q: Query, id: number, notify: Notify): Promise<void> {
-    for (const row of await q<{ id: number }>(`UPDATE approvals SET answer = 'cancelled', answered_by = 'toolgate', answered_at = ${NOW_MS} WHERE call = $1 AND answer IS NULL RETURNING id`, [id])) {
+    for (const row of await q<{ id: number }>(CANCEL_QUESTIONS, [id])) {
       notify(`q${row.id}`);
     }
   }
@@ -382,11 +395,7 @@ export class PgCalls {
   /** Insert a call (inside a transaction) in `state`, owned by this process, under `lease` when given. @returns its row id, or `undefined` when it was recorded before. */
   private async insert(q: Query, call: NewCall, state: 'pending' | 'running', lease: CheckedRequest | undefined, granted: Granted[], notify: Notify, token = randomUUID()): Promise<number | undefined> {
     const me = thisProcess();
-    const [row] = await q<{ id: number }>(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner, owner_host, owner_pid, owner_start,
-      lease_token, lease_expires_at, pool, created_at, started_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14::text IS NULL THEN NULL ELSE ${NOW_MS} + $15::bigint END, $16, ${NOW_MS},
-        CASE WHEN $9 = 'running' THEN ${NOW_MS} END)
-      ON CONFLICT (call_id, session) DO NOTHING RETURNING id`, [
+    const [row] = await q<{ id: number }>(INSERT_CALL, [
       call.callId, call.session, call.tool, call.version, JSON.stringify(call.arguments), call.workspace, call.turn, JSON.stringify(call.options ?? {}), state,
       lease?.owner ?? this.processLease.owner, hostId(), me.pid, me.start ?? null, lease === undefined ? null : token, lease?.leaseMs ?? 0, checkPool(call.pool) ?? null,
     ]);
@@ -413,7 +422,7 @@ export class PgCalls {
 
   /** What became of a recorded call (inside a transaction): taken over or recovered when its owner is gone. */
   private async known(q: Query, key: CallKey, granted: Granted[], notify: Notify): Promise<RecordOutcome> {
-    const [row] = await q<PgCallRow>(`${BY_KEY} FOR UPDATE`, [key.callId, key.session]);
+    const [row] = await q<PgCallRow>(BY_KEY_FOR_UPDATE, [key.callId, key.session]);
     const r = row!;
     const gone = (r.state === 'pending' || r.state === 'running') && !rowAlive(r, r.now!);
     if (r.state === 'pending' && r.pool !== null && (r.lease_token === null || gone)) return { kind: 'in_progress', record: callOf(r) }; // queued for a worker
@@ -464,3 +473,11 @@ export class PgCalls {
 
 /** `SET` of a call's owner and lease: $1 owner, $2 host, $3 pid, $4 start, $5 token, $6 lease ms. */
 const OWNED = `owner = $1, owner_host = $2, owner_pid = $3, owner_start = $4, lease_token = $5, lease_expires_at = ${NOW_MS} + $6::bigint`;
+
+/** Statements of a call's record and claim, prepared once per connection (after {@link OWNED}, which the claim uses). */
+const INSERT_CALL = named(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, turn, options, state, owner, owner_host, owner_pid, owner_start,
+      lease_token, lease_expires_at, pool, created_at, started_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14::text IS NULL THEN NULL ELSE ${NOW_MS} + $15::bigint END, $16, ${NOW_MS},
+        CASE WHEN $9 = 'running' THEN ${NOW_MS} END)
+      ON CONFLICT (call_id, session) DO NOTHING RETURNING id`);
+const CLAIM = named(`UPDATE calls SET state = 'running', started_at = ${NOW_MS}, ${OWNED} WHERE id = $7 AND state = 'pending' AND lease_token IS NOT DISTINCT FROM $8 RETURNING id`);

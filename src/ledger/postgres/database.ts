@@ -22,8 +22,37 @@ import { ToolgateOptionError } from '../../errors/errors.js';
 import { PG_MIGRATIONS } from './migrations.js';
 import { loadOptional } from '../../util/optional-package.js';
 
+/**
+ * A statement the server prepares once per connection (its parse and plan kept, sent by
+ * `name` afterwards): for the statements every call runs. Only for fixed text whose result
+ * columns are named (never `SELECT *`: a column a later migration adds would change a
+ * prepared statement's result, which the server refuses to run).
+ */
+export interface NamedSql {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** The {@link NamedSql} of `text`: its name is a hash of the text (the same text, the same statement). */
+export function named(text: string): NamedSql {
+  return Object.freeze({ name: `tg_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text });
+}
+
+/** SQL text, or a {@link NamedSql}. */
+export type Sql = string | NamedSql;
+
 /** A query on one connection: the rows it returns. */
-export type Query = <R = Record<string, unknown>>(sql: string, params?: readonly unknown[]) => Promise<R[]>;
+export type Query = <R = Record<string, unknown>>(sql: Sql, params?: readonly unknown[]) => Promise<R[]>;
+
+/** What `pg`'s `query` takes for `sql`: the text, or a named statement with its values. */
+type PgQueryConfig = { name: string; text: string; values: readonly unknown[] };
+
+function pgQuery(client: { query(sql: string | PgQueryConfig, params?: readonly unknown[]): Promise<{ rows: unknown[] }> }, sql: Sql, params: readonly unknown[] | undefined): Promise<{ rows: unknown[] }> {
+  return typeof sql === 'string' ? client.query(sql, params) : client.query({ name: sql.name, text: sql.text, values: params ?? [] });
+}
+
+/** The advisory lock every write transaction takes (prepared: sent on every write). */
+const WRITE_LOCK = named('SELECT pg_advisory_xact_lock($1::bigint)');
 
 /** What the store needs of `pg` (the module's shape, named here so that nothing else imports it). */
 interface PgModule {
@@ -33,12 +62,12 @@ interface PgModule {
 }
 interface PgPool {
   connect(): Promise<PgPoolClient>;
-  query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }>;
+  query(sql: string | PgQueryConfig, params?: readonly unknown[]): Promise<{ rows: unknown[] }>;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 interface PgPoolClient {
-  query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }>;
+  query(sql: string | PgQueryConfig, params?: readonly unknown[]): Promise<{ rows: unknown[] }>;
   release(destroy?: boolean | Error): void;
   on(event: 'error', listener: (error: Error) => void): unknown;
   removeListener(event: 'error', listener: (error: Error) => void): unknown;
@@ -200,8 +229,8 @@ export class PgDatabase {
   }
 
   /** Rows of one read, retried on a lost connection for up to `retryMs`. */
-  async read<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    return this.retrying(async () => (await this.pool.query(sql, params)).rows as R[]);
+  async read<R>(sql: Sql, params: readonly unknown[] = []): Promise<R[]> {
+    return this.retrying(async () => (await pgQuery(this.pool, sql, params)).rows as R[]);
   }
 
   /**
@@ -215,9 +244,9 @@ export class PgDatabase {
       let committing = false;
       try {
         await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.lockKey]);
+        await pgQuery(client, WRITE_LOCK, [this.lockKey]);
         const topics = new Set<string>();
-        const query: Query = async <R>(sql: string, params?: readonly unknown[]) => (await client.query(sql, params)).rows as R[];
+        const query: Query = async <R>(sql: Sql, params?: readonly unknown[]) => (await pgQuery(client, sql, params)).rows as R[];
         const result = await fn(query, (topic) => topics.add(topic));
         if (topics.size !== 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, [...topics].join(' ').slice(0, 7_900)]);
         committing = true;

@@ -6,7 +6,10 @@
  * @module
  */
 import type { LedgerFeedEvent, OutputPage, SessionSetting } from '../call-store.js';
-import { NOW_MS, type PgDatabase } from './database.js';
+import { named, NOW_MS, type PgDatabase } from './database.js';
+
+/** A session's setting (or the fallback session's): read on every decision (the approval mode), prepared once per connection. */
+const SESSION_SETTING = named('SELECT session, value, set_by, set_at FROM session_settings WHERE name = $1 AND session IN ($2, $3) ORDER BY session = $2 DESC LIMIT 1');
 
 /** The feed, settings and task bindings of one PostgreSQL store handle. */
 export class PgFeed {
@@ -49,8 +52,7 @@ export class PgFeed {
   }
 
   async sessionSetting(session: string, name: string, fallback?: string): Promise<SessionSetting | undefined> {
-    const [row] = await this.db.read<{ session: string; value: string; set_by: string; set_at: number }>(
-      'SELECT session, value, set_by, set_at FROM session_settings WHERE name = $1 AND session IN ($2, $3) ORDER BY session = $2 DESC LIMIT 1', [name, session, fallback ?? session]);
+    const [row] = await this.db.read<{ session: string; value: string; set_by: string; set_at: number }>(SESSION_SETTING, [name, session, fallback ?? session]);
     return row === undefined ? undefined : { session: row.session, name, value: row.value, setBy: row.set_by, setAt: row.set_at };
   }
 
