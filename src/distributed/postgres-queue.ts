@@ -30,7 +30,7 @@ import { PostgresRateLimiter, RATE_DDL } from './postgres-rate-limit.js';
 import type { JobEventHandlers, JobEvents, JobQueue, JobWorker, JobWorkerOptions, QueueBackend, QueueBackendKind, QueueJob } from './queue-backend.js';
 
 /** The NOTIFY channel of cancel requests (every worker on the database listens). */
-export const CANCEL_CHANNEL = 'toolgate_cancel';
+const CANCEL_CHANNEL = 'toolgate_cancel';
 
 /** BullMQ's schema (its default; a pool we make is pinned to it). */
 const BULL_SCHEMA = 'bullmq';

@@ -11,10 +11,10 @@ import { connectionError } from '../ledger/postgres/database.js';
 import { SharedRateLimiter } from './shared-rate-limit.js';
 
 /** The schema of the queue's own objects (BullMQ's live in `bullmq`). */
-export const QUEUE_SCHEMA = 'toolgate_queue';
+const QUEUE_SCHEMA = 'toolgate_queue';
 
 /** The reservation function: (key, spacing ms, longest wait ms) -> wait ms, or -(wait) - 1 when refused. */
-export const RESERVE_FUNCTION = `${QUEUE_SCHEMA}.reserve_turn_v1`;
+const RESERVE_FUNCTION = `${QUEUE_SCHEMA}.reserve_turn_v1`;
 
 /** DDL of the turns table and the function (idempotent; run under the queue's setup lock). */
 export const RATE_DDL = [

@@ -14,7 +14,7 @@ import { redisQueue } from './redis-queue.js';
 const QUEUE_BACKENDS: readonly QueueBackendKind[] = [redisQueue, postgresQueue];
 
 /** The URL forms `--queue` takes, for messages (`redis://HOST:PORT or postgres://...`). */
-export const QUEUE_URL_FORMS = QUEUE_BACKENDS.map((kind) => kind.example).join(' or ');
+const QUEUE_URL_FORMS = QUEUE_BACKENDS.map((kind) => kind.example).join(' or ');
 
 /**
  * Open the queue backend `url` names.
