@@ -130,3 +130,32 @@ export async function freshDatabase(url: string, name: string): Promise<{ url: s
   fresh.pathname = `/${database}`;
   return { url: fresh.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined) };
 }
+
+/** A raw BullMQ queue of `pool` on the queue server at `url` (Redis or PostgreSQL), for tests that add jobs themselves. */
+export interface RawQueue {
+  add(name: string, data: Record<string, unknown>, options: import('bullmq').JobsOptions): Promise<unknown>;
+  getJob(id: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Open a {@link RawQueue}: the same BullMQ queue the callers and workers of `pool` use. */
+export async function rawQueue(url: string, pool: string): Promise<RawQueue> {
+  const bull = await import('bullmq');
+  const name = `toolgate.${pool}`;
+  if (url.startsWith('redis')) {
+    const { Redis } = await import('ioredis');
+    const connection = new Redis(url, { maxRetriesPerRequest: null });
+    const queue = new bull.Queue(name, { connection });
+    return { add: (n, d, o) => queue.add(n, d, o), getJob: (id) => queue.getJob(id), close: async () => {
+      await queue.close();
+      connection.disconnect();
+    } };
+  }
+  const { default: pg } = await import('pg');
+  const connection = new pg.Pool({ connectionString: url, options: '-c search_path=bullmq', max: 4 });
+  const queue = new bull.Queue(name, { connection }, bull.createPostgresBackend);
+  return { add: (n, d, o) => queue.add(n, d, o), getJob: (id) => queue.getJob(id), close: async () => {
+    await queue.close();
+    await connection.end();
+  } };
+}
