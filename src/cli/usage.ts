@@ -99,11 +99,12 @@ const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one S
                      questions, no toolgate result / trace for these calls
   --store FILE       the call store shared with workers (a SQLite file on one machine);
                      approvals, result and trace read it too
-  --queue URL        send calls to workers (redis://HOST:PORT) instead of running them here;
+  --queue URL        send calls to workers (redis://HOST:PORT or postgres://...) instead of
+                     running them here;
   --pool NAME        to this pool's workers (default: default); see toolgate worker`;
 
 /** Usage lines of `toolgate worker`. */
-const WORKER_USAGE = `  toolgate worker --store FILE --queue redis://HOST:PORT [--workspace DIR] [--pool NAME]
+const WORKER_USAGE = `  toolgate worker --store FILE|URL --queue redis://HOST:PORT|postgres://... [--workspace DIR] [--pool NAME]
                [--concurrency N] [--lease-ms MS] [--memory-workspace NAME] [sandbox options]
                [--no-policy] take the calls sent to the pool and run them in the workspace (decided
                again here: its policy files, protected paths, this registry); a call's lease

@@ -1,5 +1,5 @@
 /**
- * `toolgate worker --workspace DIR --store FILE|URL --queue redis://HOST:PORT [--pool NAME]
+ * `toolgate worker --workspace DIR --store FILE|URL --queue redis://HOST:PORT|postgres://... [--pool NAME]
  * [--concurrency N] [--lease-ms MS]`: take the calls of a pool from the queue and run them in DIR with this
  * machine's runners and sandbox, deciding each one again (docs/distributed.md). Runs until
  * SIGINT or SIGTERM; calls parked on a question stay pending for another worker.
@@ -25,7 +25,7 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     ...SANDBOX_FLAGS,
   });
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-  if (values.store === undefined || values.queue === undefined) throw new UsageError('worker needs --store FILE|URL and --queue redis://HOST:PORT');
+  if (values.store === undefined || values.queue === undefined) throw new UsageError('worker needs --store FILE|URL and --queue redis://HOST:PORT or postgres://...');
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) throw new UsageError(`--concurrency must be a positive integer; got ${JSON.stringify(values.concurrency)}`);
   const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);

@@ -1,5 +1,5 @@
 /**
- * `toolgate call NAME ARGS --queue redis://... --store FILE|URL [--pool NAME]`: the call goes
+ * `toolgate call NAME ARGS --queue redis://...|postgres://... --store FILE|URL [--pool NAME]`: the call goes
  * to a worker of the pool; this process records it, waits for its end in the store and prints
  * it as `toolgate call` prints a local call's result.
  *

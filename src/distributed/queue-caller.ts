@@ -9,22 +9,20 @@
  */
 import crypto from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { failedResult } from '../closeout/results.js';
 import type { CallKey, CallStore, NewCall } from '../ledger/call-store.js';
 import { argumentsSha256 } from '../ledger/tombstones.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
-import { CANCEL_CHANNEL, redisClient } from './connection.js';
-import { poolOption, jobIdOf, jobIdsOf, queueName } from './job.js';
-import { loadBullMq } from './peers.js';
+import type { JobEvents, JobQueue, QueueBackend } from './queue-backend.js';
+import { openQueueBackend } from './queue-backends.js';
+import { poolOption, jobIdOf, jobIdsOf } from './job.js';
 import { RESUME_ROUND } from './reconciler.js';
 import { newReplyKey, openReply } from './reply.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 
 /** Options of a {@link QueueCaller}. */
 export interface QueueCallerOptions {
-  /** The Redis URL of the queue (`redis://HOST:PORT`). */
+  /** The queue's URL (`redis://HOST:PORT`, or `postgres://...`: `queue-backends.ts`). */
   queue: string;
   /** The store calls are recorded in, shared with the workers (the caller closes it). */
   store: CallStore;
@@ -72,13 +70,12 @@ export class QueueCaller {
   /** Wakers of the calls awaited, by job id: a job that completes (its call ended or parked) wakes its caller at once. */
   private readonly byJob = new Map<string, Set<(reply?: unknown) => void>>();
   private closed = false;
-  private readonly closers: Array<() => void> = [];
+  private events: JobEvents | undefined;
 
   private constructor(
     private readonly store: CallStore,
-    private readonly queue: Queue,
-    private readonly publisher: Redis,
-    private readonly events: QueueEvents,
+    private readonly queue: JobQueue,
+    private readonly backend: QueueBackend,
     readonly pool: string,
     private readonly workspace: string,
     private readonly checkMs: number,
@@ -86,29 +83,28 @@ export class QueueCaller {
 
   /**
    * Connect to the queue of a pool.
-   * @throws ToolgateOptionError when an option is wrong or `bullmq`/`ioredis` is missing.
+   * @throws ToolgateOptionError when an option is wrong or a peer (`bullmq`, `ioredis` or `pg`) is missing; the queue server's error when it cannot be set up.
    */
   static async open(options: QueueCallerOptions): Promise<QueueCaller> {
     const pool = poolOption(options.pool);
     const checkMs = options.checkMs ?? 1000;
     if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
-    const { Queue, QueueEvents } = await loadBullMq();
-    const connection = await redisClient(options.queue);
-    const queue = new Queue(queueName(pool), { connection });
-    queue.on('error', () => undefined);
-    // Its own connection (it blocks reading the queue's event stream).
-    const eventsConnection = await redisClient(options.queue);
-    const events = new QueueEvents(queueName(pool), { connection: eventsConnection });
-    events.on('error', () => undefined);
-    const caller = new QueueCaller(options.store, queue, connection, events, pool, options.workspace ?? process.cwd(), checkMs);
-    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => {
-      for (const waker of caller.byJob.get(jobId) ?? []) waker(returnvalue);
-    });
-    events.on('failed', ({ jobId }: { jobId: string }) => {
-      for (const waker of caller.byJob.get(jobId) ?? []) waker();
-    });
-    caller.closers.push(() => eventsConnection.disconnect());
-    await events.waitUntilReady();
+    const backend = await openQueueBackend(options.queue);
+    const queue = backend.queue(pool);
+    const caller = new QueueCaller(options.store, queue, backend, pool, options.workspace ?? process.cwd(), checkMs);
+    try {
+      caller.events = await backend.events(pool, {
+        completed: (jobId, returnvalue) => {
+          for (const waker of caller.byJob.get(jobId) ?? []) waker(returnvalue);
+        },
+        failed: (jobId) => {
+          for (const waker of caller.byJob.get(jobId) ?? []) waker();
+        },
+      });
+    } catch (error) {
+      await caller.close();
+      throw error;
+    }
     return caller;
   }
 
@@ -205,12 +201,12 @@ export class QueueCaller {
 
   /**
    * Ask whichever worker runs a call to stop it: the store's cancel flag (read by a worker
-   * before it starts the call and while it runs) and a message on {@link CANCEL_CHANNEL}.
+   * before it starts the call and while it runs) and a message on the backend's cancel channel.
    * @returns whether the call was pending or running.
    */
   async cancel(key: CallKey): Promise<boolean> {
     const requested = await this.store.requestCancel(key.callId, key.session);
-    if (requested) await this.publisher.publish(CANCEL_CHANNEL, JSON.stringify(key));
+    if (requested) await this.backend.publishCancel(JSON.stringify(key));
     return requested;
   }
 
@@ -285,9 +281,8 @@ export class QueueCaller {
     this.closed = true;
     for (const wake of [...this.waiting]) wake();
     await this.queue.close().catch(() => undefined);
-    await this.events.close().catch(() => undefined);
-    this.publisher.disconnect();
-    for (const close of this.closers) close();
+    await this.events?.close().catch(() => undefined);
+    await this.backend.close();
   }
 }
 

@@ -4,7 +4,7 @@
  * that no live lease holds ({@link queuedFor}), and adds their jobs again (with the call's job id, so a
  * job that still exists makes it a no-op):
  * - a call recorded whose job never reached Redis (its caller died between the commit and the
- *   add, or Redis restarted and lost it): its first job again;
+ *   add, or the queue's server restarted and lost it): its first job again;
  * - a call parked on a question that has been answered (anywhere): a resume job, taken by any
  *   worker of the pool, whose executor finds the answer in the store.
  * A call with an unanswered question is left alone: it holds no worker until it is answered.
@@ -12,13 +12,11 @@
  *
  * @module
  */
-import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { queuedFor, type CallStore } from '../ledger/call-store.js';
 import type { Logger } from '../logging/logger.js';
-import { redisClient } from './connection.js';
-import { jobIdOf, queueName } from './job.js';
-import { loadBullMq } from './peers.js';
+import { jobIdOf } from './job.js';
+import type { JobQueue, QueueBackend } from './queue-backend.js';
+import { openQueueBackend } from './queue-backends.js';
 
 /** The round of a call's job that resumes it after an answer. */
 export const RESUME_ROUND = 1;
@@ -40,14 +38,11 @@ export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
-  private constructor(private readonly options: ReconcilerOptions, readonly queue: Queue, private readonly connection: Redis) {}
+  private constructor(private readonly options: ReconcilerOptions, readonly queue: JobQueue, private readonly backend: QueueBackend) {}
 
   static async start(options: ReconcilerOptions): Promise<Reconciler> {
-    const { Queue } = await loadBullMq();
-    const connection = await redisClient(options.queue);
-    const queue = new Queue(queueName(options.pool), { connection });
-    queue.on('error', () => undefined);
-    const reconciler = new Reconciler(options, queue, connection);
+    const backend = await openQueueBackend(options.queue);
+    const reconciler = new Reconciler(options, backend.queue(options.pool), backend);
     reconciler.timer = setInterval(() => reconciler.tick(), options.intervalMs);
     reconciler.timer.unref();
     return reconciler;
@@ -91,6 +86,6 @@ export class Reconciler {
     clearInterval(this.timer);
     await this.running;
     await this.queue.close().catch(() => undefined);
-    this.connection.disconnect();
+    await this.backend.close();
   }
 }

@@ -9,8 +9,7 @@ import { DEFAULT_LEASE_MS, type CallStore } from '../ledger/call-store.js';
 import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
 import { QueueWorker, workerOwner } from './worker.js';
 import { WorkerStore } from './worker-store.js';
-import { redisClient } from './connection.js';
-import { RedisRateLimiter } from './redis-rate-limit.js';
+import { openQueueBackend } from './queue-backends.js';
 import { QueueTaskDispatch } from './task-dispatch.js';
 import { setTaskDispatch } from '../system/task-dispatch.js';
 import { poolOption } from './job.js';
@@ -43,15 +42,15 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   let worker: QueueWorker | undefined;
   const leases = new WorkerStore(options.store, { owner: workerOwner(), leaseMs, resume: (key) => worker?.resume(key) });
-  // rateLimitRpm holds across every worker: turns are taken in Redis.
+  // rateLimitRpm holds across every worker: turns are taken on the queue's server.
   const pool = poolOption(options.pool);
-  const rateClient = await redisClient(options.queue);
+  const backend = await openQueueBackend(options.queue);
   const system = new ToolSystem({
     ...options.system, workspace: options.workspace,
-    executor: { ...options.system?.executor, ledger: leases.view, rateLimiter: new RedisRateLimiter(rateClient, 'toolgate:rate:', options.system?.executor?.rateLimitMaxWaitMs) },
+    executor: { ...options.system?.executor, ledger: leases.view, rateLimiter: backend.rateLimiter(options.system?.executor?.rateLimitMaxWaitMs) },
   });
   // The task domain's tasks are delayed jobs of the pool, their calls queued calls (task-dispatch.ts).
-  const tasks = new QueueTaskDispatch(pool, rateClient, options.store, system.logger);
+  const tasks = new QueueTaskDispatch(pool, backend, options.store, system.logger);
   setTaskDispatch(system, tasks);
   try {
     await system.start();
@@ -62,7 +61,7 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
   } catch (error) {
     await system.close();
     await tasks.close();
-    rateClient.disconnect();
+    await backend.close();
     throw error;
   }
   const started = worker;
@@ -72,7 +71,7 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
       await started.close();
       await system.close();
       await tasks.close();
-      rateClient.disconnect();
+      await backend.close();
       await options.store.flush().catch(() => undefined);
     },
   };

@@ -4,8 +4,8 @@
  *
  * - **Scheduled**: a task created, resumed or moved becomes a delayed BullMQ job on its pool's
  *   queue (`{ task: id }`, job id `task-<id>-<due time>`: adding it again is a no-op, a moved
- *   task gets a new job and the old one finds it not due). Redis (AOF) keeps it through
- *   restarts of any machine; a job lost anyway is found by every worker's scheduler, which
+ *   task gets a new job and the old one finds it not due). The queue's server (Redis with AOF,
+ *   or PostgreSQL) keeps it through restarts of any machine; a job lost anyway is found by every worker's scheduler, which
  *   also looks at the store at most 30 s apart.
  * - **Due**: whichever worker of the pool takes the job starts the task through the store's
  *   conditional write (`scheduled -> started`: one starter of any number wins, however often
@@ -21,15 +21,12 @@
  *
  * @module
  */
-import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { CallStore, NewCall } from '../ledger/call-store.js';
 import type { TaskRecord } from '../ledger/scheduled-tasks.js';
 import type { Logger } from '../logging/logger.js';
 import type { TaskDispatch, TaskStarter } from '../system/task-dispatch.js';
-import { CANCEL_CHANNEL } from './connection.js';
-import { jobIdOf, poolOption, queueName } from './job.js';
-import { loadBullMq } from './peers.js';
+import { jobIdOf, poolOption } from './job.js';
+import type { JobQueue, QueueBackend } from './queue-backend.js';
 
 /** The name of a task's job (a call's job is named `call`). */
 export const TASK_JOB = 'task';
@@ -46,14 +43,14 @@ export function parseTaskJob(data: unknown): string | undefined {
 export class QueueTaskDispatch implements TaskDispatch {
   private starter: TaskStarter | undefined;
   /** Queues of the pools tasks were sent to (the worker's own, and the pools its tasks name). */
-  private readonly queues = new Map<string, Queue>();
+  private readonly queues = new Map<string, JobQueue>();
   private closed = false;
 
   /**
-   * @param connection - a Redis client of the queue's server (shared by the queues made here; the caller closes it).
+   * @param backend - the queue's backend (the queues made here are its; the caller closes it).
    * @param store - the shared store (not a worker's view of it): the task's call is recorded there as a caller records one.
    */
-  constructor(readonly pool: string, private readonly connection: Redis, private readonly store: CallStore, private readonly logger: Logger) {}
+  constructor(readonly pool: string, private readonly backend: QueueBackend, private readonly store: CallStore, private readonly logger: Logger) {}
 
   attach(starter: TaskStarter): void {
     this.starter = starter;
@@ -69,12 +66,10 @@ export class QueueTaskDispatch implements TaskDispatch {
     }
   }
 
-  private async queue(pool: string): Promise<Queue> {
+  private async queue(pool: string): Promise<JobQueue> {
     let queue = this.queues.get(pool);
     if (queue === undefined) {
-      const { Queue } = await loadBullMq();
-      queue = new Queue(queueName(pool), { connection: this.connection });
-      queue.on('error', () => undefined);
+      queue = this.backend.queue(pool);
       this.queues.set(pool, queue);
     }
     return queue;
@@ -103,7 +98,7 @@ export class QueueTaskDispatch implements TaskDispatch {
   }
 
   async cancelled(task: TaskRecord): Promise<void> {
-    await this.connection.publish(CANCEL_CHANNEL, JSON.stringify({ callId: task.callId, session: task.session }));
+    await this.backend.publishCancel(JSON.stringify({ callId: task.callId, session: task.session }));
   }
 
   /** A task's job came: start the task if it is due (the store decides who starts it). */

@@ -17,28 +17,25 @@
  *
  * @module
  */
-import type { Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { CallKey, CallStore } from '../ledger/call-store.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { codesWhere } from '../errors/error-codes.js';
-import { CANCEL_CHANNEL, redisClient } from './connection.js';
-import { poolOption, jobIdOf, parseJob, queueName } from './job.js';
-import { loadBullMq } from './peers.js';
+import { poolOption, jobIdOf, parseJob } from './job.js';
+import type { JobQueue, JobWorker, QueueBackend, QueueJob } from './queue-backend.js';
+import { openQueueBackend } from './queue-backends.js';
 import { keyString, WorkerStore } from './worker-store.js';
 import { signReply, type SignedReply } from './reply.js';
 import { Reconciler, RESUME_ROUND } from './reconciler.js';
 import { hostId } from '../ledger/owner.js';
 import crypto from 'node:crypto';
-import type { Queue } from 'bullmq';
 import { parseTaskJob, TASK_JOB, type QueueTaskDispatch } from './task-dispatch.js';
 
 /** Options of a {@link QueueWorker}. */
 export interface QueueWorkerOptions {
-  /** The Redis URL of the queue. */
+  /** The queue's URL (`redis://`, `postgres://`: `queue-backends.ts`). */
   queue: string;
   /** The shared store, seen by the system's executor through `leases.view`. */
   leases: WorkerStore;
@@ -75,35 +72,37 @@ export class QueueWorker {
 
   private constructor(
     private readonly options: QueueWorkerOptions & { pool: string },
-    private readonly worker: Worker,
-    private readonly subscriber: Redis,
+    private readonly worker: JobWorker,
+    private readonly backend: QueueBackend,
     private readonly reconciler: Reconciler,
-    private readonly resumeQueue: Queue,
-    private readonly connection: Redis,
+    private readonly resumeQueue: JobQueue,
   ) {}
 
   /**
    * Start taking the pool's jobs.
-   * @throws ToolgateOptionError when an option is wrong or `bullmq`/`ioredis` is missing.
+   * @throws ToolgateOptionError when an option is wrong or a peer (`bullmq`, `ioredis` or `pg`) is missing; the queue server's error when it cannot be set up.
    */
   static async start(options: QueueWorkerOptions): Promise<QueueWorker> {
     const pool = poolOption(options.pool);
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) throw ToolgateOptionError.fromBadOption('concurrency', 'must be an integer from 1 to 1024');
-    const { Worker } = await loadBullMq();
-    const connection = await redisClient(options.queue);
-    const subscriber = await redisClient(options.queue);
-    const reconciler = await Reconciler.start({ queue: options.queue, store: options.leases.store, pool, intervalMs: options.reconcileMs ?? 2000, logger: options.logger });
+    const backend = await openQueueBackend(options.queue);
+    let reconciler: Reconciler;
+    try {
+      reconciler = await Reconciler.start({ queue: options.queue, store: options.leases.store, pool, intervalMs: options.reconcileMs ?? 2000, logger: options.logger });
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
     let self: QueueWorker | undefined;
-    const worker = new Worker(queueName(pool), (job: Job) => self!.process(job), {
-      // A job whose worker died is not run again by BullMQ: its call's lease says what became of it.
-      connection, concurrency, maxStalledCount: 0, lockDuration: options.lockDurationMs ?? 30_000, autorun: false,
+    // A job whose worker died is not run again by BullMQ (`maxStalledCount: 0`): its call's lease says what became of it.
+    const worker = backend.worker(pool, (job: QueueJob) => self!.process(job), {
+      concurrency, lockDuration: options.lockDurationMs ?? 30_000,
+      onError: (message) => options.logger.warn({ event: 'queue_worker_error', err: message }, 'queue worker error'),
     });
-    worker.on('error', (error) => options.logger.warn({ event: 'queue_worker_error', err: error?.message }, 'queue worker error'));
-    self = new QueueWorker({ ...options, pool }, worker, subscriber, reconciler, reconciler.queue, connection);
-    await subscriber.subscribe(CANCEL_CHANNEL);
-    subscriber.on('message', (_channel: string, message: string) => self!.cancelMessage(message));
-    void worker.run().catch((error: unknown) => options.logger.error({ event: 'queue_worker_stopped', err: (error as Error)?.message }, 'the queue worker stopped'));
+    self = new QueueWorker({ ...options, pool }, worker, backend, reconciler, reconciler.queue);
+    await backend.onCancel((message) => self!.cancelMessage(message));
+    void worker.run().catch((error: unknown) => options.logger.error({ event: 'queue_worker_stopped', err: backend.redact(String((error as Error)?.message)) }, 'the queue worker stopped'));
     await worker.waitUntilReady();
     return self;
   }
@@ -123,7 +122,7 @@ export class QueueWorker {
    * Handle one job: resolves when its call ended or parked on a question; with the caller's
    * reply (the stored result, signed) when this worker wrote its end.
    */
-  private async process(job: Job): Promise<SignedReply | undefined> {
+  private async process(job: QueueJob): Promise<SignedReply | undefined> {
     const { leases, logger } = this.options;
     if (job.name === TASK_JOB) {
       // A task's delayed job: the store says whether it is due and who starts it.
@@ -244,7 +243,6 @@ export class QueueWorker {
     // Calls parked on a question stay pending (their holds are released already).
     for (const [id, { controller }] of this.running) if (this.options.leases.held.get(id)?.parked !== true) controller.abort();
     await this.worker.close().catch(() => undefined);
-    this.subscriber.disconnect();
-    this.connection.disconnect();
+    await this.backend.close();
   }
 }

@@ -95,7 +95,7 @@ export interface ToolExecutorOptions {
   rateLimitMaxWaitMs?: number;
   /**
    * Where `rateLimitRpm` turns are taken: a limiter shared by several processes (the workers
-   * of a pool use one in Redis, `src/distributed/redis-rate-limit.ts`). Closed with the
+   * of a pool use one on the queue's server, `src/distributed/shared-rate-limit.ts`). Closed with the
    * executor. Default: one in this process (bottleneck), bounded by `rateLimitMaxWaitMs`.
    */
   rateLimiter?: RateAdmission;

@@ -1,28 +1,32 @@
 /**
  * Questions answered from anywhere: a call that asks on a worker parks (its job completes);
  * `toolgate approvals allow` in another process answers it, and it runs once on a worker of
- * its pool, also when the worker that asked is gone by then.
+ * its pool, also when the worker that asked is gone by then. On the Redis queue and on the
+ * PostgreSQL queue (`--queue postgres://`; the store a SQLite file in both).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ledger } from '../../src/ledger/store.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
 import { runCli } from '../helpers.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { Cluster, until } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const skip = redisMissing();
+const pg = skip === undefined ? await postgresForTests(import.meta.url) : { skip };
 
-describe('questions of queued calls', { skip, concurrency: false }, () => {
+for (const kind of ['Redis', 'PostgreSQL'] as const) {
+describe(`questions of queued calls (queue on ${kind})`, { skip: skip ?? (kind === 'PostgreSQL' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
   let cluster: Cluster;
   let store: Ledger;
   let caller: QueueCaller;
 
   before(async () => {
-    cluster = await Cluster.start();
+    cluster = await Cluster.start(undefined, kind === 'PostgreSQL' ? (pg as PgTestServer).url : undefined);
     await cluster.worker('asking', ['--concurrency', '1']);
     store = Ledger.open({ file: cluster.store });
-    caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, pool: 'asking' });
+    caller = await QueueCaller.open({ queue: cluster.queue, store, workspace: cluster.workspace, pool: 'asking' });
   });
   after(async () => {
     await caller?.close();
@@ -85,4 +89,9 @@ describe('questions of queued calls', { skip, concurrency: false }, () => {
     assert.equal(result.errorCode, 'CONFIRMATION_DENIED', result.output);
     assert.equal(cluster.marker('denied.txt').length, 0);
   });
+});
+}
+
+after(async () => {
+  if (!('skip' in pg)) await pg.stop();
 });

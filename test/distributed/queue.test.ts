@@ -1,5 +1,6 @@
 /**
- * Calls through caller, queue and worker, on a shared SQLite store file: a call runs once on a
+ * Calls through caller, queue and worker, on a shared SQLite store file or PostgreSQL, the queue
+ * on Redis or (with the store) on PostgreSQL (`--queue postgres://`): a call runs once on a
  * worker of its pool; a duplicate job or enqueue runs nothing more; a worker killed during a
  * call leaves it `interrupted`, never run again; a cancel reaches the worker running the call.
  */
@@ -9,29 +10,34 @@ import type { CallStore } from '../../src/ledger/call-store.js';
 import { openCallStore } from '../../src/ledger/open-store.js';
 import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
-import { Cluster, until } from './cluster.js';
+import { Cluster, freshDatabase, until } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const skip = redisMissing();
 
 const pg = skip === undefined ? await postgresForTests(import.meta.url) : { skip };
 
-for (const kind of ['SQLite shared file', 'PostgreSQL'] as const) {
-describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'PostgreSQL' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
+for (const kind of ['SQLite shared file', 'PostgreSQL', 'PostgreSQL store and queue'] as const) {
+describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind !== 'SQLite shared file' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
   let cluster: Cluster;
   let store: CallStore;
   let caller: QueueCaller;
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
 
   before(async () => {
-    cluster = await Cluster.start(kind === 'PostgreSQL' ? (pg as PgTestServer).url : undefined);
+    // The store and the queue in one database of their own (the other suite's store has these call ids).
+    if (kind === 'PostgreSQL store and queue') database = await freshDatabase((pg as PgTestServer).url, 'one_server');
+    const url = kind === 'SQLite shared file' ? undefined : database?.url ?? (pg as PgTestServer).url;
+    cluster = await Cluster.start(url, kind === 'PostgreSQL store and queue' ? url : undefined);
     await Promise.all([cluster.worker(), cluster.worker()]);
     store = await openCallStore(cluster.store);
-    caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace });
+    caller = await QueueCaller.open({ queue: cluster.queue, store, workspace: cluster.workspace });
   });
   after(async () => {
     await caller?.close();
     await store?.close();
     await cluster?.stop();
+    await database?.drop();
   });
 
   it('runs a call on a worker and returns its stored result', async () => {
@@ -46,16 +52,17 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'Postg
   });
 
   it('a completion forged in the queue (no reply key) is not taken as the result', async () => {
-    const { Worker } = await import('bullmq');
-    const { Redis } = await import('ioredis');
-    const { queueName } = await import('../../src/distributed/job.js');
+    const { openQueueBackend } = await import('../../src/distributed/queue-backends.js');
     // A fake worker of a pool with no real one completes the job with a forged result.
-    const connection = new Redis(cluster.redis.url, { maxRetriesPerRequest: null });
+    const backend = await openQueueBackend(cluster.queue);
     const forged = { r: JSON.stringify({ success: true, output: 'forged' }), m: 'x' };
     let completed = 0;
-    const fake = new Worker(queueName('forge'), async () => forged, { connection });
-    fake.on('completed', () => completed++);
-    const forgeCaller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, pool: 'forge', checkMs: 200 });
+    const fake = backend.worker('forge', async () => {
+      completed++;
+      return forged;
+    }, { concurrency: 1, lockDuration: 30_000, onError: () => undefined });
+    void fake.run();
+    const forgeCaller = await QueueCaller.open({ queue: cluster.queue, store, workspace: cluster.workspace, pool: 'forge', checkMs: 200 });
     try {
       const pending = forgeCaller.call({ name: 'append_call_id', arguments: { file: 'forged.txt' }, callId: 'q-forged' }, { session: 's1' });
       await until(() => completed === 1, 10_000, 'the forged completion');
@@ -67,7 +74,7 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind === 'Postg
     } finally {
       await forgeCaller.close();
       await fake.close();
-      connection.disconnect();
+      await backend.close();
     }
   });
 

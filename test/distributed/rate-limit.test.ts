@@ -3,16 +3,19 @@
  * callers through three workers starts its calls one turn (2 s) apart, whichever worker runs
  * them; the calls whose turn is past the longest wait are refused `RATE_LIMITED`, never run.
  * With TOOLGATE_DIST_RATE_FULL=1, the acceptance variant: two callers call as fast as they can
- * for two minutes, and no 60 s window holds more than 30 starts.
+ * for two minutes, and no 60 s window holds more than 30 starts. Each on the Redis queue and on
+ * the PostgreSQL queue (`--queue postgres://`: the turns taken by a PL/pgSQL function).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ledger } from '../../src/ledger/store.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { Cluster } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const skip = redisMissing();
+const pg = skip === undefined ? await postgresForTests(import.meta.url) : { skip };
 const FULL = process.env.TOOLGATE_DIST_RATE_FULL === '1';
 
 /** Start times (ms) of the calls in a marker file, sorted. */
@@ -20,17 +23,18 @@ function starts(lines: string[]): number[] {
   return lines.map((l) => Number(l.split(' ')[2])).sort((a, b) => a - b);
 }
 
-describe('rateLimitRpm across workers', { skip, concurrency: false }, () => {
+for (const kind of ['Redis', 'PostgreSQL'] as const) {
+describe(`rateLimitRpm across workers (queue on ${kind})`, { skip: skip ?? (kind === 'PostgreSQL' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
   let cluster: Cluster;
   let store: Ledger;
   const callers: QueueCaller[] = [];
 
   before(async () => {
-    cluster = await Cluster.start();
+    cluster = await Cluster.start(undefined, kind === 'PostgreSQL' ? (pg as PgTestServer).url : undefined);
     // Two slots each: six calls wait for turns at once, more than the 10 s wait holds.
     await Promise.all([cluster.worker('default', ['--concurrency', '2']), cluster.worker('default', ['--concurrency', '2']), cluster.worker('default', ['--concurrency', '2'])]);
     store = Ledger.open({ file: cluster.store });
-    for (let i = 0; i < 2; i++) callers.push(await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace }));
+    for (let i = 0; i < 2; i++) callers.push(await QueueCaller.open({ queue: cluster.queue, store, workspace: cluster.workspace }));
   });
   after(async () => {
     for (const caller of callers) await caller.close();
@@ -69,7 +73,12 @@ describe('rateLimitRpm across workers', { skip, concurrency: false }, () => {
       while (j < times.length && times[j]! < times[i]! + 60_000) j++;
       worst = Math.max(worst, j - i);
     }
-    process.stdout.write(`# rate limit: ${times.length} starts in 120 s, at most ${worst} in a 60 s window\n`);
+    process.stdout.write(`# rate limit (${kind}): ${times.length} starts in 120 s, at most ${worst} in a 60 s window\n`);
     assert.ok(worst <= 30, `${worst} starts in one 60 s window`);
   });
+});
+}
+
+after(async () => {
+  if (!('skip' in pg)) await pg.stop();
 });

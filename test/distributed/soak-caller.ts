@@ -1,5 +1,5 @@
 /**
- * A caller process of the distributed soak: `node soak-caller.js STORE REDIS WORKSPACE PREFIX
+ * A caller process of the distributed soak: `node soak-caller.js STORE QUEUE WORKSPACE PREFIX
  * COUNT INFLIGHT` calls `PREFIX-0` .. `PREFIX-(COUNT-1)` (every seventh asks a person first),
  * INFLIGHT at a time, and prints `ended ID CODE` per call. Killed and started again, it calls
  * the same ids: a retry of an ended call returns its stored result, so every id runs once.
@@ -7,9 +7,9 @@
 import { openCallStore } from '../../src/ledger/open-store.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
 
-const [storeFile, redisUrl, workspace, prefix, countText, inflightText] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [storeFile, queueUrl, workspace, prefix, countText, inflightText] = process.argv.slice(2) as [string, string, string, string, string, string];
 const store = await openCallStore(storeFile);
-const caller = await QueueCaller.open({ queue: redisUrl, store, workspace, checkMs: 500 });
+const caller = await QueueCaller.open({ queue: queueUrl, store, workspace, checkMs: 500 });
 let next = 0;
 const count = Number(countText);
 async function lane(): Promise<void> {

@@ -4,7 +4,9 @@
  * seventh asks a person, answered by this process through the store), with random `kill -9`
  * of workers and callers while they work, one Redis restart (`kill -9`, AOF replayed) and, on
  * PostgreSQL (the default when its binaries are here), one `pg_ctl restart -m immediate` (down
- * for 3 s, while a worker is started). At the end: no call
+ * for 3 s, while a worker is started). With TOOLGATE_DIST_SOAK_QUEUE=postgres, the queue is on
+ * the store's PostgreSQL database too (`--queue postgres://`: one server; no Redis, so its
+ * restart is the PostgreSQL one, which then stops the queue as well). At the end: no call
  * id twice in the marker file, every call ended, every question answered at most once and
  * none of an ended call left waiting, no process left. Prints the counts.
  */
@@ -24,6 +26,7 @@ const SOAK = process.env.TOOLGATE_DIST_SOAK === '1';
 const skip = redisMissing() ?? (SOAK ? undefined : 'set TOOLGATE_DIST_SOAK=1 to run the distributed soak');
 const CALLER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'soak-caller.js');
 const PER_CALLER = 160;
+const PG_QUEUE = process.env.TOOLGATE_DIST_SOAK_QUEUE === 'postgres';
 
 interface CallerProcess {
   child: ChildProcess;
@@ -44,10 +47,11 @@ describe('distributed soak', { skip, concurrency: false }, () => {
     // On PostgreSQL (with one `pg_ctl restart -m immediate`) when its binaries are here (or
     // TOOLGATE_PG_URL names a server, then without the restart); on a SQLite file otherwise,
     // or with TOOLGATE_DIST_SOAK_SQLITE=1.
-    const server = process.env.TOOLGATE_DIST_SOAK_SQLITE === '1' ? { skip: 'TOOLGATE_DIST_SOAK_SQLITE=1' } : await postgresForTests(import.meta.url);
+    const server = process.env.TOOLGATE_DIST_SOAK_SQLITE === '1' && !PG_QUEUE ? { skip: 'TOOLGATE_DIST_SOAK_SQLITE=1' } : await postgresForTests(import.meta.url);
     pg = 'skip' in server ? undefined : server;
     if (pg === undefined) process.stdout.write(`# distributed soak on SQLite: ${(server as { skip: string }).skip}\n`);
-    cluster = await Cluster.start(pg?.url);
+    assert.ok(!PG_QUEUE || pg !== undefined, 'TOOLGATE_DIST_SOAK_QUEUE=postgres needs PostgreSQL');
+    cluster = await Cluster.start(pg?.url, PG_QUEUE ? pg?.url : undefined);
     store = await openCallStore(cluster.store);
   });
   after(async () => {
@@ -58,7 +62,7 @@ describe('distributed soak', { skip, concurrency: false }, () => {
   });
 
   function startCaller(prefix: string): CallerProcess {
-    const child = spawn(process.execPath, [CALLER, cluster.store, cluster.redis.url, cluster.workspace, prefix, String(PER_CALLER), '6'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [CALLER, cluster.store, cluster.queue, cluster.workspace, prefix, String(PER_CALLER), '6'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const caller: CallerProcess = { child, prefix, done: false };
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -90,7 +94,7 @@ describe('distributed soak', { skip, concurrency: false }, () => {
     while (Date.now() - chaosStart < 40_000 || (!callers.every((c) => c.done) && Date.now() - chaosStart < 150_000)) {
       await sleep(1000 + Math.random() * 2000);
       step++;
-      if (step === 3) {
+      if (step === 3 && !PG_QUEUE) {
         await cluster.redis.restart();
         counts.redisRestarts++;
       } else if (step === 6 && pg?.own === true) {
@@ -153,6 +157,6 @@ describe('distributed soak', { skip, concurrency: false }, () => {
     assert.equal(await cluster.stopWorkers(), 0, 'every worker stops on SIGTERM');
     assert.ok(cluster.workers.every((w) => !alive(w.child)) && callers.every((c) => !alive(c.child)));
     process.stdout.write(`# distributed soak: ${2 * PER_CALLER} calls, ${JSON.stringify(states)}, marker lines ${lines.length}, `
-      + `questions answered ${counts.answers}, worker kills ${counts.workerKills}, caller kills ${counts.callerKills}, redis restarts ${counts.redisRestarts}, PostgreSQL restarts ${counts.pgRestarts} (store: ${pg === undefined ? 'SQLite' : 'PostgreSQL'})\n`);
+      + `questions answered ${counts.answers}, worker kills ${counts.workerKills}, caller kills ${counts.callerKills}, redis restarts ${counts.redisRestarts}, PostgreSQL restarts ${counts.pgRestarts} (store: ${pg === undefined ? 'SQLite' : 'PostgreSQL'}, queue: ${PG_QUEUE ? 'PostgreSQL' : 'Redis'})\n`);
   });
 });

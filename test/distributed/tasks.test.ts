@@ -1,5 +1,6 @@
 /**
- * Tasks of the `task` domain with the shared store (PostgreSQL) and the queue (Redis): a task
+ * Tasks of the `task` domain with the shared store (PostgreSQL) and the queue (Redis; then both
+ * on one PostgreSQL database, `--queue postgres://`): a task
  * is a delayed job of its pool, started through the store's conditional write and run as a
  * queued call on a worker.
  * - a task scheduled 2 s ahead by a caller process that is then killed (SIGKILL), and whose
@@ -18,7 +19,7 @@ import { ToolSystem } from '../../src/index.js';
 import type { CallStore } from '../../src/ledger/call-store.js';
 import { openCallStore } from '../../src/ledger/open-store.js';
 import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
-import { Cluster, until } from './cluster.js';
+import { Cluster, freshDatabase, rawQueue, until } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const missing = redisMissing();
@@ -27,16 +28,20 @@ const skip = 'skip' in pg ? pg.skip : undefined;
 const INDEX = fileURLToPath(new URL('../../src/index.js', import.meta.url));
 const idOf = (text: string | undefined): string => /"id": "(task_[0-9a-f]{16})"/.exec(text ?? '')?.[1] ?? 'none';
 
-describe('tasks on the queue', { skip, concurrency: false }, () => {
+for (const kind of ['Redis', 'PostgreSQL'] as const) {
+describe(`tasks on the queue (on ${kind})`, { skip, concurrency: false }, () => {
   let cluster: Cluster;
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   let store: CallStore;
   let tools: ToolSystem;
   const children: ChildProcess[] = [];
 
   before(async () => {
-    cluster = await Cluster.start((pg as PgTestServer).url);
+    // On PostgreSQL the store and the queue share a database of their own (the Redis suite's store has these call ids).
+    if (kind === 'PostgreSQL') database = await freshDatabase((pg as PgTestServer).url, 'one_server');
+    cluster = await Cluster.start(database?.url ?? (pg as PgTestServer).url, database?.url);
     store = await openCallStore(cluster.store);
-    tools = new ToolSystem({ workspace: cluster.workspace, store, queue: { url: cluster.redis.url } });
+    tools = new ToolSystem({ workspace: cluster.workspace, store, queue: { url: cluster.queue } });
     await tools.start();
   });
   after(async () => {
@@ -44,7 +49,7 @@ describe('tasks on the queue', { skip, concurrency: false }, () => {
     await tools?.close();
     await store?.close();
     await cluster?.stop();
-    if (!('skip' in pg)) await pg.stop();
+    await database?.drop();
   });
 
   /** A caller in a process of its own: `task_*` calls as `session`; prints each result as a line of JSON, then stays (to be killed). */
@@ -58,7 +63,7 @@ describe('tasks on the queue', { skip, concurrency: false }, () => {
         process.stdout.write(JSON.stringify(result) + '\\n');
       }
       setInterval(() => undefined, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, cluster.workspace, cluster.store, cluster.redis.url, session, JSON.stringify(calls)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, cluster.workspace, cluster.store, cluster.queue, session, JSON.stringify(calls)], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -112,16 +117,12 @@ describe('tasks on the queue', { skip, concurrency: false }, () => {
     assert.match(cancelled.output, /"status": "cancelled"/);
     // Its time comes (moved in the store) and a job for it is delivered now: the store says cancelled.
     assert.ok(await store.updateTask(id, ['cancelled'], { runAt: Date.now() }));
-    const { Queue } = await import('bullmq');
-    const { Redis } = await import('ioredis');
-    const connection = new Redis(cluster.redis.url, { maxRetriesPerRequest: null });
-    const queue = new Queue('toolgate.default', { connection });
+    const queue = await rawQueue(cluster.queue, 'default');
     try {
       await queue.add('task', { task: id }, { jobId: `task-${id}-now`, removeOnComplete: true, removeOnFail: true });
       await until(async () => (await queue.getJob(`task-${id}-now`)) === undefined, 60_000, 'the job to be handled');
     } finally {
       await queue.close();
-      connection.disconnect();
     }
     assert.equal(cluster.marker('cancelled.txt').length, 0, 'the cancelled task never ran');
     assert.equal((await store.task(id))?.state, 'cancelled');
@@ -141,4 +142,9 @@ describe('tasks on the queue', { skip, concurrency: false }, () => {
     assert.equal(sub.success, false, sub.output);
     assert.match(sub.output, /pool of workers/);
   });
+});
+}
+
+after(async () => {
+  if (!('skip' in pg)) await pg.stop();
 });

@@ -55,7 +55,7 @@ function pgQuery(client: { query(sql: string | PgQueryConfig, params?: readonly 
 const WRITE_LOCK = named('SELECT pg_advisory_xact_lock($1::bigint)');
 
 /** What the store needs of `pg` (the module's shape, named here so that nothing else imports it). */
-interface PgModule {
+export interface PgModule {
   Pool: new (config: Record<string, unknown>) => PgPool;
   Client: new (config: Record<string, unknown>) => PgClient;
   types: { getTypeParser(oid: number, format?: string): (value: string) => unknown };
@@ -88,7 +88,8 @@ function giveBack(client: PgPoolClient, broken?: Error): void {
   client.removeListener('error', ignoreError);
   client.release(broken);
 }
-interface PgClient {
+/** A standalone connection (the LISTEN ones). */
+export interface PgClient {
   connect(): Promise<unknown>;
   query(sql: string): Promise<unknown>;
   end(): Promise<void>;
@@ -340,8 +341,8 @@ function newerSchema(version: number): Error {
   return new Error(`the call store's schema version ${version} is newer than this toolgate knows (${PG_MIGRATIONS.length}); use a newer toolgate or another schema`);
 }
 
-/** The LISTEN connection: reconnects (100 ms, doubling to 2 s) whenever it breaks, until stopped. */
-class Listener {
+/** A LISTEN connection (the store's; the PostgreSQL queue's cancel channel): reconnects (100 ms, doubling to 2 s) whenever it breaks, until stopped. */
+export class Listener {
   private client: PgClient | undefined;
   private timer: NodeJS.Timeout | undefined;
   private wait = 100;

@@ -1,0 +1,192 @@
+/**
+ * The PostgreSQL queue backend (`postgres://`, `postgresql://`: the same URL form as `--store`,
+ * and it may be the same database), so that a team runs one server:
+ * - jobs through BullMQ's PostgreSQL backend (`createPostgresBackend`: its tables and SQL
+ *   functions in the schema `bullmq`, claims with `FOR UPDATE SKIP LOCKED`, workers and queue
+ *   events woken by `LISTEN/NOTIFY`), the same `Queue`/`Worker`/`QueueEvents` API as on Redis:
+ *   jobs added with a job id (a second add is a no-op while it exists), delayed jobs, removal
+ *   on completion, completion events with the return value;
+ * - the cancel channel on `LISTEN/NOTIFY` ({@link CANCEL_CHANNEL}; its listening connection
+ *   reconnects after a restart of the server; a notification lost meanwhile is covered by the
+ *   store's cancel flag, which the worker watches);
+ * - `rateLimitRpm` turns by a PL/pgSQL function over a per-tool turns table in the schema
+ *   `toolgate_queue` (`postgres-rate-limit.ts`).
+ *
+ * BullMQ's migrations and the turns table are set up on first open (under advisory locks:
+ * processes starting at once set up once). The pool is made here and handed to BullMQ (its
+ * ESM build cannot load `pg` itself), its `search_path` pinned to BullMQ's schema.
+ *
+ * Credentials: the password comes from the URL, `PGPASSWORD` or a password file (`~/.pgpass`,
+ * `PGPASSFILE`), as `pg` reads them; messages carry the URL without it.
+ *
+ * @module
+ */
+import { ToolgateOptionError } from '../errors/errors.js';
+import { connectionError, isPostgresUrl, Listener, redactUrl, type PgClient, type PgModule } from '../ledger/postgres/database.js';
+import { loadOptional } from '../util/optional-package.js';
+import { queueName } from './job.js';
+import { loadBullMq, type BullMq } from './peers.js';
+import { PostgresRateLimiter, RATE_DDL } from './postgres-rate-limit.js';
+import type { JobEventHandlers, JobEvents, JobQueue, JobWorker, JobWorkerOptions, QueueBackend, QueueBackendKind, QueueJob } from './queue-backend.js';
+
+/** The NOTIFY channel of cancel requests (every worker on the database listens). */
+const CANCEL_CHANNEL = 'toolgate_cancel';
+
+/** BullMQ's schema (its default; a pool we make is pinned to it). */
+const BULL_SCHEMA = 'bullmq';
+
+/** Connections of one backend's pool at most (BullMQ's LISTEN connections are taken from it). */
+const POOL_SIZE = 10;
+
+/** How long opening retries a server it cannot reach (restarting), in ms. */
+const SETUP_RETRY_MS = 30_000;
+
+/** A lock key of the queue's setup (the turns table and function). */
+const SETUP_LOCK = 0x74677175; // 'tgqu'
+
+/** What this file needs of a `pg.Pool`. */
+interface Pool {
+  connect(): Promise<{ query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }>; release(broken?: Error | boolean): void }>;
+  query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** Set-ups done (or under way) in this process, by URL: each database is set up once. */
+const setUp = new Map<string, Promise<void>>();
+
+class PostgresQueueBackend implements QueueBackend {
+  readonly kind = 'postgres';
+  private readonly listeners: Listener[] = [];
+
+  constructor(private readonly bull: BullMq, private readonly pg: PgModule, private readonly url: string, private readonly pool: Pool) {}
+
+  queue(pool: string): JobQueue {
+    const queue = new this.bull.Queue(queueName(pool), { connection: this.pool as never }, this.bull.createPostgresBackend);
+    queue.on('error', () => undefined);
+    return queue;
+  }
+
+  worker(pool: string, processor: (job: QueueJob) => Promise<unknown>, options: JobWorkerOptions): JobWorker {
+    const worker = new this.bull.Worker(queueName(pool), processor, {
+      connection: this.pool as never, concurrency: options.concurrency, maxStalledCount: 0, lockDuration: options.lockDuration, autorun: false,
+    }, this.bull.createPostgresBackend);
+    worker.on('error', (error) => options.onError(this.redact(String(error?.message))));
+    return worker;
+  }
+
+  async events(pool: string, handlers: JobEventHandlers): Promise<JobEvents> {
+    const events = new this.bull.QueueEvents(queueName(pool), { connection: this.pool as never }, this.bull.createPostgresBackend);
+    events.on('error', () => undefined);
+    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => handlers.completed(jobId, returnvalue));
+    events.on('failed', ({ jobId }: { jobId: string }) => handlers.failed(jobId));
+    await events.waitUntilReady();
+    return events;
+  }
+
+  async publishCancel(message: string): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, message]);
+  }
+
+  async onCancel(listener: (message: string) => void): Promise<void> {
+    let listening: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (listening = resolve));
+    const make = (): PgClient => new this.pg.Client({ connectionString: this.url, application_name: 'toolgate-queue', connectionTimeoutMillis: 5_000 });
+    const channel = new Listener(make, CANCEL_CHANNEL, listener, () => listening());
+    this.listeners.push(channel);
+    channel.start();
+    // Listening, or still connecting (the server restarting): the store's cancel flag covers what is missed meanwhile.
+    const timer = setTimeout(() => listening(), 5_000);
+    await ready;
+    clearTimeout(timer);
+  }
+
+  rateLimiter(maxWaitMs?: number): PostgresRateLimiter {
+    return new PostgresRateLimiter(this.pool, maxWaitMs);
+  }
+
+  redact(text: string): string {
+    const password = passwordOf(this.url);
+    return password === undefined ? text : text.split(password).join('***');
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.listeners.map((l) => l.stop()));
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** BullMQ's migrations and the turns table, once per database and process (retried while the server cannot be reached). */
+function setUpOnce(bull: BullMq, url: string, pool: Pool): Promise<void> {
+  let done = setUp.get(url);
+  if (done === undefined) {
+    done = setUpDatabase(bull, pool);
+    done.catch(() => setUp.delete(url));
+    setUp.set(url, done);
+  }
+  return done;
+}
+
+async function setUpDatabase(bull: BullMq, pool: Pool): Promise<void> {
+  const until = Date.now() + SETUP_RETRY_MS;
+  for (let wait = 200; ; wait = Math.min(2_000, wait * 2)) {
+    try {
+      const client = await pool.connect();
+      try {
+        await bull.runMigrations(client as never, BULL_SCHEMA);
+        await client.query('BEGIN');
+        try {
+          await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
+          for (const statement of RATE_DDL) await client.query(statement);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+        client.release();
+      } catch (error) {
+        client.release(connectionError(error) ? (error as Error) : undefined);
+        throw error;
+      }
+      return;
+    } catch (error) {
+      if (!connectionError(error) || Date.now() + wait > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** The PostgreSQL queue backend kind. */
+export const postgresQueue: QueueBackendKind = {
+  protocols: ['postgres:', 'postgresql:'],
+  example: 'postgres://USER@HOST:PORT/DATABASE',
+  async open(url, option) {
+    if (!isPostgresUrl(url)) throw ToolgateOptionError.fromBadOption(option, `must be a postgres:// or postgresql:// URL; got ${redactUrl(url).slice(0, 80)}`);
+    const bull = await loadBullMq(option);
+    const mod = await loadOptional<{ default?: PgModule }>('pg', `the ${option} option`);
+    const pg = (mod.default ?? mod) as unknown as PgModule;
+    const pool = new pg.Pool({
+      connectionString: url, options: `-c search_path=${BULL_SCHEMA}`, application_name: 'toolgate-queue', max: POOL_SIZE,
+      connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000,
+    }) as unknown as Pool;
+    // An idle connection the server dropped: the pool discards it; the next query connects anew.
+    pool.on('error', () => undefined);
+    const backend = new PostgresQueueBackend(bull, pg, url, pool);
+    try {
+      await setUpOnce(bull, url, pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      const message = backend.redact((error as Error)?.message ?? String(error));
+      throw Object.assign(new Error(`the queue ${redactUrl(url)} could not be set up: ${message}`), { code: (error as { code?: unknown })?.code });
+    }
+    return backend;
+  },
+};

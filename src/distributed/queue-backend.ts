@@ -1,0 +1,98 @@
+/**
+ * The seam between the distributed mode and the server its queue lives on. A queue backend
+ * gives the callers, workers, reconcilers and task dispatch of the mode everything they need of
+ * that server: BullMQ's queues, workers and queue events bound to it (jobs added, taken,
+ * delayed, removed, their completion awaited), the cancel channel (every worker listens; any
+ * process publishes), and the `rateLimitRpm` turns shared by every worker of every machine.
+ *
+ * One backend per server kind, each one file set, listed once in `queue-backends.ts`:
+ * - `redis://`, `rediss://`: BullMQ on Redis, Redis pub/sub, a Lua script (`redis-queue.ts`);
+ * - `postgres://`, `postgresql://`: BullMQ's PostgreSQL backend, `LISTEN/NOTIFY`, a PL/pgSQL
+ *   function over a per-tool turns table (`postgres-queue.ts`).
+ *
+ * A backend object is opened per part of a process (a caller, a worker, its reconciler) and
+ * closed by it: it owns the connections it made. Passwords come from the URL, the environment
+ * or a password file, and are never logged ({@link QueueBackend.redact}).
+ *
+ * @module
+ */
+import type { JobsOptions } from 'bullmq';
+import type { RateAdmission } from '../decisions/rate-limit.js';
+
+/** What a worker's processor is given of a job (its data is untrusted: `job.ts` checks it). */
+export interface QueueJob {
+  readonly name: string;
+  readonly id?: string | undefined;
+  readonly data: unknown;
+}
+
+/** A pool's queue: jobs are added to it. */
+export interface JobQueue {
+  /** Add a job (a job of the same `jobId` that still exists makes it a no-op). */
+  add(name: string, data: Record<string, unknown>, options: JobsOptions): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** A pool's BullMQ worker (made with `autorun: false`: {@link JobWorker.run} starts it). */
+export interface JobWorker {
+  run(): Promise<void>;
+  waitUntilReady(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link QueueBackend.worker}. */
+export interface JobWorkerOptions {
+  concurrency: number;
+  /** BullMQ's job lock, in ms. */
+  lockDuration: number;
+  /** Errors of the worker (their messages redacted). */
+  onError: (message: string) => void;
+}
+
+/** What a caller hears of its pool's jobs. */
+export interface JobEventHandlers {
+  /** A job completed with `returnvalue` (untrusted: a signed reply, or anything). */
+  completed(jobId: string, returnvalue: unknown): void;
+  failed(jobId: string): void;
+}
+
+/** A subscription to a pool's job events: close it to stop. */
+export interface JobEvents {
+  close(): Promise<void>;
+}
+
+/** One server's queue, cancel channel and rate-limit turns. */
+export interface QueueBackend {
+  /** `redis` or `postgres`. */
+  readonly kind: string;
+  /** The queue of `pool` (closed by the caller, before {@link close}). */
+  queue(pool: string): JobQueue;
+  /** A worker of `pool`'s queue; a job whose worker died is never run again by BullMQ (`maxStalledCount: 0`). */
+  worker(pool: string, processor: (job: QueueJob) => Promise<unknown>, options: JobWorkerOptions): JobWorker;
+  /** Hear the completions and failures of `pool`'s jobs; resolves once listening. */
+  events(pool: string, handlers: JobEventHandlers): Promise<JobEvents>;
+  /** Publish a cancel request (a call's key as JSON) to every worker. */
+  publishCancel(message: string): Promise<void>;
+  /** Hear the cancel requests (best effort: the store's cancel flag is the truth); resolves once listening. */
+  onCancel(listener: (message: string) => void): Promise<void>;
+  /** `rateLimitRpm` turns shared by every process using this server (closed by the executor). */
+  rateLimiter(maxWaitMs?: number): RateAdmission;
+  /** `text` without the connection's password. */
+  redact(text: string): string;
+  /** Close what this backend opened (its connections, listeners). */
+  close(): Promise<void>;
+}
+
+/** A kind of queue server: the URL schemes it serves and how to open it. */
+export interface QueueBackendKind {
+  /** URL protocols served, with the colon (`redis:`). */
+  readonly protocols: readonly string[];
+  /** What the usage text shows (`redis://HOST:PORT`). */
+  readonly example: string;
+  /**
+   * Open a backend on `url`.
+   * @param option - the option named in errors (`queue`).
+   * @throws ToolgateOptionError for a bad URL; PackageUnavailableError for a missing peer; the server's error (password redacted) when it cannot be set up.
+   */
+  open(url: string, option: string): Promise<QueueBackend>;
+}

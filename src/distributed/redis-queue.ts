@@ -1,0 +1,92 @@
+/**
+ * The Redis queue backend (`redis://`, `rediss://`): BullMQ on Redis, the cancel channel on
+ * Redis pub/sub ({@link CANCEL_CHANNEL}), `rateLimitRpm` turns by a Lua script
+ * (`redis-rate-limit.ts`). One client for the queues, the publishing and the turns; one more
+ * for the queue events (BullMQ blocks reading their stream) and one for the cancel
+ * subscription, each made when first needed.
+ *
+ * @module
+ */
+import type { Redis } from 'ioredis';
+import { CANCEL_CHANNEL, redisClient } from './connection.js';
+import { queueName } from './job.js';
+import { loadBullMq, type BullMq } from './peers.js';
+import { RedisRateLimiter } from './redis-rate-limit.js';
+import type { JobEventHandlers, JobEvents, JobQueue, JobWorker, JobWorkerOptions, QueueBackend, QueueBackendKind, QueueJob } from './queue-backend.js';
+
+class RedisQueueBackend implements QueueBackend {
+  readonly kind = 'redis';
+  /** Clients made besides the main one (events, the cancel subscription). */
+  private readonly others: Redis[] = [];
+
+  constructor(private readonly bull: BullMq, private readonly url: string, private readonly option: string, private readonly main: Redis) {}
+
+  queue(pool: string): JobQueue {
+    const queue = new this.bull.Queue(queueName(pool), { connection: this.main });
+    queue.on('error', () => undefined);
+    return queue;
+  }
+
+  worker(pool: string, processor: (job: QueueJob) => Promise<unknown>, options: JobWorkerOptions): JobWorker {
+    const worker = new this.bull.Worker(queueName(pool), processor, {
+      connection: this.main, concurrency: options.concurrency, maxStalledCount: 0, lockDuration: options.lockDuration, autorun: false,
+    });
+    worker.on('error', (error) => options.onError(this.redact(String(error?.message))));
+    return worker;
+  }
+
+  async events(pool: string, handlers: JobEventHandlers): Promise<JobEvents> {
+    // Its own connection (it blocks reading the queue's event stream).
+    const connection = await redisClient(this.url, this.option);
+    this.others.push(connection);
+    const events = new this.bull.QueueEvents(queueName(pool), { connection });
+    events.on('error', () => undefined);
+    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => handlers.completed(jobId, returnvalue));
+    events.on('failed', ({ jobId }: { jobId: string }) => handlers.failed(jobId));
+    await events.waitUntilReady();
+    return events;
+  }
+
+  async publishCancel(message: string): Promise<void> {
+    await this.main.publish(CANCEL_CHANNEL, message);
+  }
+
+  async onCancel(listener: (message: string) => void): Promise<void> {
+    const subscriber = await redisClient(this.url, this.option);
+    this.others.push(subscriber);
+    await subscriber.subscribe(CANCEL_CHANNEL);
+    subscriber.on('message', (_channel: string, message: string) => listener(message));
+  }
+
+  rateLimiter(maxWaitMs?: number): RedisRateLimiter {
+    return new RedisRateLimiter(this.main, 'toolgate:rate:', maxWaitMs);
+  }
+
+  redact(text: string): string {
+    const password = passwordOf(this.url);
+    return password === undefined ? text : text.split(password).join('***');
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.others) client.disconnect();
+    this.main.disconnect();
+  }
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Redis queue backend kind. */
+export const redisQueue: QueueBackendKind = {
+  protocols: ['redis:', 'rediss:'],
+  example: 'redis://HOST:PORT',
+  async open(url, option) {
+    const bull = await loadBullMq(option);
+    return new RedisQueueBackend(bull, url, option, await redisClient(url, option));
+  },
+};

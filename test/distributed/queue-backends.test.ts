@@ -1,0 +1,105 @@
+/**
+ * The queue backends behind `--queue` (src/distributed/queue-backends.ts), each on its server:
+ * a cancel published by one backend object reaches the listener of another; `rateLimitRpm`
+ * turns are spaced across two backend objects (two processes' worth) and a turn past the
+ * longest wait is refused at once; a delayed job is taken when due. A URL of no known kind is
+ * refused with a structured error, and a wrong password never shows in the error.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { openQueueBackend } from '../../src/distributed/queue-backends.js';
+import type { QueueBackend } from '../../src/distributed/queue-backend.js';
+import { ToolgateOptionError } from '../../src/errors/errors.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
+import { redisMissing, RedisServer } from './redis-server.js';
+import { until } from './cluster.js';
+
+const missing = redisMissing();
+const pg = missing === undefined ? await postgresForTests(import.meta.url) : { skip: missing };
+
+for (const kind of ['Redis', 'PostgreSQL'] as const) {
+  describe(`queue backend on ${kind}`, { skip: missing ?? (kind === 'PostgreSQL' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
+    let redis: RedisServer | undefined;
+    let url: string;
+    const opened: QueueBackend[] = [];
+    const open = async (): Promise<QueueBackend> => {
+      const backend = await openQueueBackend(url);
+      opened.push(backend);
+      return backend;
+    };
+
+    before(async () => {
+      if (kind === 'Redis') redis = await RedisServer.start();
+      url = redis?.url ?? (pg as PgTestServer).url;
+    });
+    after(async () => {
+      for (const backend of opened) await backend.close();
+      await redis?.stop();
+    });
+
+    it('a cancel published by one process reaches the listener of another', async () => {
+      const [a, b] = [await open(), await open()];
+      const heard: string[] = [];
+      await b.onCancel((message) => heard.push(message));
+      await a.publishCancel(JSON.stringify({ callId: 'c1', session: 's' }));
+      await until(() => heard.length === 1, 10_000, 'the cancel message');
+      assert.deepEqual(JSON.parse(heard[0]!), { callId: 'c1', session: 's' });
+    });
+
+    it('rate-limit turns are spaced across processes, and a turn past the longest wait is refused unrun', async () => {
+      // 30 rpm: turns 2100 ms apart (2000 ms + the 100 ms margin); a wait of at most 2500 ms.
+      const [a, b] = [(await open()).rateLimiter(2500), (await open()).rateLimiter(2500)];
+      const key = `tool-${kind}@1`;
+      const decisions = await Promise.all([a.acquire(key, 'tool', 30), b.acquire(key, 'tool', 30), a.acquire(key, 'tool', 30), b.acquire(key, 'tool', 30)]);
+      const refused = decisions.filter((d) => d !== undefined);
+      assert.equal(refused.length, 2, 'turns 0 and 2.1 s ahead are taken; 4.2 s ahead is past the 2.5 s wait');
+      for (const decision of refused) assert.equal(decision!.code, 'RATE_LIMITED');
+      await a.close();
+      await b.close();
+    });
+
+    it('a delayed job is taken when due, once, and a second add of its job id is a no-op', async () => {
+      const backend = await open();
+      const queue = backend.queue(`backend-test-${kind}`);
+      const taken: string[] = [];
+      const worker = backend.worker(`backend-test-${kind}`, async (job) => {
+        taken.push(`${job.name}:${job.id}`);
+        return undefined;
+      }, { concurrency: 1, lockDuration: 30_000, onError: () => undefined });
+      void worker.run();
+      await worker.waitUntilReady();
+      const added = Date.now();
+      await queue.add('task', { task: 'x' }, { jobId: 'later', delay: 500, removeOnComplete: true, removeOnFail: true, attempts: 1 });
+      await queue.add('task', { task: 'x' }, { jobId: 'later', delay: 500, removeOnComplete: true, removeOnFail: true, attempts: 1 });
+      await until(() => taken.length === 1, 20_000, 'the delayed job');
+      assert.ok(Date.now() - added >= 450, 'not before its delay');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(taken, ['task:later']);
+      await worker.close();
+      await queue.close();
+    });
+  });
+}
+
+describe('opening a queue backend', () => {
+  it('refuses a URL of no known kind with a structured error naming the option', async () => {
+    await assert.rejects(openQueueBackend('amqp://127.0.0.1:5672'), (error: unknown) => error instanceof ToolgateOptionError && /queue/.test(error.message) && /redis:\/\/.*postgres:\/\//.test(error.message));
+    await assert.rejects(openQueueBackend('not a url'), ToolgateOptionError);
+    // A URL that does not parse, with a password in it: the message shows it redacted.
+    await assert.rejects(openQueueBackend('postgres://me:Secret-Pw-9@host:notaport/db'), (error: unknown) => error instanceof ToolgateOptionError && !error.message.includes('Secret-Pw-9'));
+  });
+
+  it('never shows a wrong password in the error', { skip: 'skip' in pg ? pg.skip : undefined }, async () => {
+    const wrong = new URL((pg as PgTestServer).url);
+    wrong.password = 'Secret-Wrong-Pw-123';
+    await assert.rejects(openQueueBackend(wrong.toString()), (error: unknown) => {
+      assert.ok(!String((error as Error).message).includes('Secret-Wrong-Pw-123'), (error as Error).message);
+      assert.ok(!JSON.stringify(error).includes('Secret-Wrong-Pw-123'));
+      return true;
+    });
+  });
+});
+
+after(async () => {
+  if (!('skip' in pg)) await pg.stop();
+});
