@@ -24,7 +24,7 @@ import type { SandboxPolicy } from '../../src/tool.js';
 import { browserCommand, type VirtualDisplay } from './virtual-display.js';
 
 /** The forwarder's port on the browser namespace's own loopback (the namespace is private: it is always free). */
-export const FORWARDER_PORT = 3128;
+const FORWARDER_PORT = 3128;
 /** Where the proxy's socket folder appears inside the browser's sandbox. */
 const SOCKET_INSIDE = '/tmp/.toolgate-egress';
 

@@ -14,7 +14,9 @@
  * - `xdotool` and `scrot` run in a sandbox of their own (read-only, no network) with the same
  *   folder bound in, once per action (a few milliseconds each).
  * - Programs opened on the display ({@link VirtualDisplay.open}) run in the call's sandbox
- *   (the workspace writable in `workspace-write`), with the folder bound in.
+ *   (the workspace writable in `workspace-write`), with the folder bound in. The browser of
+ *   `open` always gets a network namespace of its own; its way out is the display's egress
+ *   proxy ({@link VirtualDisplay.egressProxy}, browser-launch.ts), stopped with the display.
  *
  * What cannot run sandboxed: nothing, as long as bubblewrap works. Under the `none` profile
  * (the user turned the sandbox off) Xvfb runs on the host on a free display number it picks
