@@ -132,7 +132,7 @@ describe('the computer_use domain in an agent run', { skip }, () => {
       [{ action: 'fly' }, /action/],
       [{ action: 'open', url: '../outside.html' }, /outside the workspace/],
       [{ action: 'open', url: 'file:///etc/passwd' }, /neither a workspace file nor an http\(s\) URL/],
-      // The host's own services (the browser shares its network when the sandbox has one): refused like http_request's.
+      // The host's own services: refused before anything starts, like http_request's (the egress proxy judges every later connection: computer-use-egress.test.ts).
       [{ action: 'open', url: 'http://127.0.0.1:9/' }, /local or private address/],
       [{ action: 'open', url: 'http://localhost:9/admin' }, /local or private address/],
       [{ action: 'open', url: 'http://[::1]:9/' }, /local or private address/],

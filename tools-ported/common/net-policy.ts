@@ -17,7 +17,9 @@
  * - an IP address (`127.0.0.1`, `::1`, `[::1]`): that address is allowed;
  * - a CIDR range (`10.0.0.0/8`, `fd00::/8`): every address in it is allowed;
  * - a host name (`intranet.example`): that exact name (case-insensitive, no wildcards) is
- *   allowed whatever it resolves to. Prefer addresses: a name is only as trustworthy as its DNS.
+ *   allowed whatever it resolves to. Prefer addresses: a name is only as trustworthy as its DNS;
+ * - an IP address with a port (`127.0.0.1:5173`, `[::1]:8080`): that address on that port only
+ *   (a local development server, without opening the cockpit's or any other local port).
  * An IPv4-mapped IPv6 address is matched as the IPv4 address it carries. An entry that is none
  * of these makes every request fail with a message naming it, rather than being skipped.
  *
@@ -39,6 +41,8 @@ export interface NetAllowlist {
   readonly hosts: ReadonlySet<string>;
   /** Address ranges allowed, as ipaddr.js CIDR pairs. */
   readonly ranges: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+  /** Single addresses allowed on one TCP port only (`127.0.0.1:5173`); absent: none. */
+  readonly endpoints?: ReadonlyArray<{ readonly address: ipaddr.IPv4 | ipaddr.IPv6; readonly port: number }>;
 }
 
 /** The allowlist that allows nothing beyond public unicast addresses. */
@@ -60,8 +64,17 @@ export function parseNetAllowlist(text: string | undefined): NetAllowlist {
   if (text === undefined || text.trim() === '') return EMPTY_ALLOWLIST;
   const hosts = new Set<string>();
   const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
+  const endpoints: Array<{ address: ipaddr.IPv4 | ipaddr.IPv6; port: number }> = [];
   for (const raw of text.split(/[\s,]+/)) {
     if (raw === '') continue;
+    const withPort = /^(?:\[([0-9a-f:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3})):(\d{1,5})$/i.exec(raw.trim());
+    if (withPort !== null) {
+      const address = withPort[1] ?? withPort[2]!;
+      const port = Number(withPort[3]);
+      if (net.isIP(address) === 0 || port < 1 || port > 65535) throw badEntry(raw);
+      endpoints.push({ address: ipaddr.process(address), port });
+      continue;
+    }
     const entry = normalHost(raw);
     if (entry.includes('/')) {
       try {
@@ -80,12 +93,12 @@ export function parseNetAllowlist(text: string | undefined): NetAllowlist {
       throw badEntry(raw);
     }
   }
-  return { hosts, ranges };
+  return { hosts, ranges, endpoints };
 }
 
 function badEntry(raw: string): ToolExecutionError {
   return new ToolExecutionError(
-    `${NET_ALLOW_ENV} is misconfigured: ${JSON.stringify(raw.slice(0, 100))} is not an IP address, a CIDR range or a host name. ` +
+    `${NET_ALLOW_ENV} is misconfigured: ${JSON.stringify(raw.slice(0, 100))} is not an IP address, a CIDR range, a host name or an address with a port. ` +
       'The operator must fix it; no request was made.',
   );
 }
@@ -119,21 +132,27 @@ export function blockedRange(address: string): string | undefined {
 /** The IPv6 global unicast block, 2000::/3 (IANA IPv6 address space registry). */
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
 
-/** Is `address` inside one of the allowlist's ranges (IPv4-mapped IPv6 matched as IPv4)? */
-function allowedAddress(address: string, allow: NetAllowlist): boolean {
+/**
+ * Is `address` inside one of the allowlist's ranges, or (with `port`) one of its endpoints?
+ * IPv4-mapped IPv6 is matched as IPv4.
+ */
+function allowedAddress(address: string, allow: NetAllowlist, port: number | undefined): boolean {
   const plain = normalHost(address);
-  if (net.isIP(plain) === 0 || allow.ranges.length === 0) return false;
+  if (net.isIP(plain) === 0) return false;
   const parsed = ipaddr.process(plain);
-  return allow.ranges.some(([base, bits]) => base.kind() === parsed.kind() && parsed.match(base, bits));
+  if (allow.ranges.some(([base, bits]) => base.kind() === parsed.kind() && parsed.match(base, bits))) return true;
+  if (port === undefined) return false;
+  return (allow.endpoints ?? []).some((e) => e.port === port && e.address.kind() === parsed.kind() && e.address.toString() === parsed.toString());
 }
 
 /**
- * The verdict on one resolved address of `host`: `undefined` when it may be reached, else the
- * reason it may not (the blocked range's name).
+ * The verdict on one resolved address of `host`, to be connected to on TCP `port`:
+ * `undefined` when it may be reached, else the reason it may not (the blocked range's name).
+ * Without `port` only the allowlist's names and ranges count, not its `address:port` entries.
  */
-export function addressVerdict(host: string, address: string, allow: NetAllowlist): string | undefined {
+export function addressVerdict(host: string, address: string, allow: NetAllowlist, port?: number): string | undefined {
   if (allow.hosts.has(normalHost(host))) return undefined;
   const range = blockedRange(address);
-  if (range === undefined || allowedAddress(address, allow)) return undefined;
+  if (range === undefined || allowedAddress(address, allow, port)) return undefined;
   return range;
 }

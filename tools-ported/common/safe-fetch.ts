@@ -175,8 +175,9 @@ async function checkedAddresses(url: URL, allow: NetAllowlist, resolve = default
     }
     if (addresses.length === 0) throw new SafeFetchError('dns', `${label}: the host ${host} of ${shownUrl(url)} has no address.`);
   }
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
   for (const { address } of addresses) {
-    const verdict = addressVerdict(host, address, allow);
+    const verdict = addressVerdict(host, address, allow, port);
     if (verdict !== undefined) {
       const via = family === 0 ? ` (${host} resolves to ${address})` : '';
       throw new SafeFetchError(

@@ -6,7 +6,8 @@ import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src
 import { displayFor, stopDisplaysOf } from './display-sessions.js';
 import { parseKeys } from './keys.js';
 import { addressVerdict, netAllowlistFromEnv, normalHost } from '../common/net-policy.js';
-import { browserCommand, displaySize, findXPrograms, type VirtualDisplay } from './virtual-display.js';
+import { browserLaunch } from './browser-launch.js';
+import { displaySize, findXPrograms, type VirtualDisplay } from './virtual-display.js';
 
 /** What computer_use does. */
 export type ComputerAction = 'screenshot' | 'click' | 'double_click' | 'type' | 'key' | 'scroll' | 'move' | 'drag' | 'wait' | 'open';
@@ -280,8 +281,9 @@ function pageUrl(ctx: ToolContext, url: string | undefined): string {
 
 /**
  * Refuse a page whose host is not a public address, as `http_request` does (case N1, the
- * allowlist of `TOOLGATE_NET_ALLOW` included): the browser shares the host's network when the
- * call's sandbox has one, so `http://127.0.0.1:PORT/` would reach the host's own services.
+ * allowlist of `TOOLGATE_NET_ALLOW` included), before anything starts: a clear error for the
+ * model. The guarantee is the egress proxy's (browser-launch.ts), which judges every connection
+ * the browser makes afterwards, redirects and the page's own requests included.
  * @throws ToolExecutionError (`INVALID_ARGUMENTS`) for a local, private or unresolvable host.
  */
 async function checkPageHost(url: string): Promise<void> {
@@ -300,16 +302,20 @@ async function checkPageHost(url: string): Promise<void> {
     }
   }
   for (const address of addresses) {
-    const blocked = addressVerdict(host, address, allow);
+    const blocked = addressVerdict(host, address, allow, parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port));
     if (blocked !== undefined) {
       throw new ToolExecutionError(`computer_use: ${parsed.host.slice(0, 100)} is a local or private address (${address}: ${blocked}); open shows public pages and workspace files only (an operator allows more with TOOLGATE_NET_ALLOW). Nothing was opened.`, 'INVALID_ARGUMENTS');
     }
   }
 }
 
-/** Open `url` in a browser window at the top left of the screen, and wait until it has a window (at most 20 s). */
+/**
+ * Open `url` in a browser window at the top left of the screen, and wait until it has a window
+ * (at most 20 s). Every connection the browser then makes is judged at connect time (browser-launch.ts).
+ */
 async function openPage(display: VirtualDisplay, url: string, ctx: ToolContext): Promise<string> {
-  display.open(browserCommand(url, display), ctx.sandbox);
+  const launch = await browserLaunch(display, url, ctx.sandbox);
+  display.open(launch.argv, launch.policy, launch.readOnly);
   const until = Math.min(Date.now() + 20_000, ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - 3000);
   let state = await describeScreen(display);
   while (!/^Windows/m.test(state) && Date.now() < until && !ctx.signal.aborted) {

@@ -14,7 +14,9 @@
  * - `xdotool` and `scrot` run in a sandbox of their own (read-only, no network) with the same
  *   folder bound in, once per action (a few milliseconds each).
  * - Programs opened on the display ({@link VirtualDisplay.open}) run in the call's sandbox
- *   (the workspace writable in `workspace-write`), with the folder bound in.
+ *   (the workspace writable in `workspace-write`), with the folder bound in. The browser of
+ *   `open` always gets a network namespace of its own; its way out is the display's egress
+ *   proxy ({@link VirtualDisplay.egressProxy}, browser-launch.ts), stopped with the display.
  *
  * What cannot run sandboxed: nothing, as long as bubblewrap works. Under the `none` profile
  * (the user turned the sandbox off) Xvfb runs on the host on a free display number it picks
@@ -38,6 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { commandEnv, findExecutable, launchScript } from '../../src/internal.js';
 import { sandboxLauncher, ToolExecutionError, type SandboxPolicy } from '../../src/tool.js';
+import { EgressProxy } from '../common/egress-proxy.js';
 
 /** The X programs computer_use needs: the environment variable naming each (a path or a name on `PATH`), its default, and its Debian package. */
 const X_PROGRAMS = Object.freeze({
@@ -54,9 +57,15 @@ const BROWSER = Object.freeze({ env: 'TOOLGATE_BROWSER', name: 'chromium', packa
  * screen. Chromium's own sandbox is off (`--no-sandbox`): it needs namespaces or a setuid
  * helper that a process inside bubblewrap cannot have; the bubblewrap sandbox the browser
  * runs in is its confinement instead. Its profile lives in {@link VirtualDisplay.scratchDir}.
+ *
+ * With `proxy` (`127.0.0.1:PORT`, the egress proxy or its forwarder) every connection goes
+ * there: `--proxy-bypass-list=<-loopback>` removes Chromium's implicit bypass of loopback and
+ * link-local hosts (net/docs/proxy.md), `--host-resolver-rules` makes every name the browser
+ * would resolve itself fail (the proxy resolves), QUIC is off and WebRTC may not send UDP
+ * outside the proxy.
  * @throws ToolExecutionError `PACKAGE_UNAVAILABLE` naming the Debian package when the browser is missing.
  */
-export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width' | 'height' | 'scratchDir'>, env: NodeJS.ProcessEnv = process.env): string[] {
+export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width' | 'height' | 'scratchDir'>, env: NodeJS.ProcessEnv = process.env, proxy?: string): string[] {
   const wanted = env[BROWSER.env]?.trim() || BROWSER.name;
   const file = findExecutable(wanted);
   if (file === undefined) {
@@ -65,7 +74,12 @@ export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width
   return [
     file, '--no-sandbox', '--test-type', '--disable-gpu', '--no-first-run', '--no-default-browser-check', '--disable-background-networking',
     '--disable-component-update', '--disable-sync', '--password-store=basic', `--user-data-dir=${display.scratchDir}/browser`,
-    '--window-position=0,0', `--window-size=${display.width},${display.height}`, '--new-window', url,
+    '--window-position=0,0', `--window-size=${display.width},${display.height}`,
+    ...(proxy === undefined ? [] : [
+      `--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>', `--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE ${proxy.slice(0, proxy.lastIndexOf(':'))}`,
+      '--disable-quic', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    ]),
+    '--new-window', url,
   ];
 }
 
@@ -169,6 +183,7 @@ export class VirtualDisplay {
   private readonly dir: string;
   private readonly socketDir: string;
   private stopped = false;
+  private readonly proxies = new Map<string, Promise<EgressProxy>>();
 
   private constructor(private readonly options: DisplayStartOptions) {
     const size = displaySize();
@@ -198,13 +213,16 @@ export class VirtualDisplay {
     return display;
   }
 
-  /** The launcher prefix (ending with `--`, or empty) for an X program under `policy`, with the socket folder bound in. */
-  private prefix(policy: SandboxPolicy): string[] {
+  /**
+   * The launcher prefix (ending with `--`, or empty) for an X program under `policy`, with the
+   * socket folder bound in, and each of `readOnly` (host folder, path inside) bound read-only.
+   */
+  private prefix(policy: SandboxPolicy, readOnly: ReadonlyArray<readonly [string, string]> = []): string[] {
     if (!this.sandboxed) return [];
     const root = this.options.workspaceRoot;
     const launcher = sandboxLauncher(policy, { workspace: root, cwd: root }, 'computer_use');
-    // bwrap takes mounts in order: this one after the private /tmp it lands in.
-    return [...launcher.slice(0, -1), '--bind', this.socketDir, '/tmp/.X11-unix', '--'];
+    // bwrap takes mounts in order: these after the private /tmp they land in.
+    return [...launcher.slice(0, -1), '--bind', this.socketDir, '/tmp/.X11-unix', ...readOnly.flatMap(([from, to]) => ['--ro-bind', from, to]), '--'];
   }
 
   private env(): Record<string, string> {
@@ -212,9 +230,9 @@ export class VirtualDisplay {
   }
 
   /** Spawn a long-running X program under the lifeline, in a process group of its own. */
-  private spawnLong(policy: SandboxPolicy, argv: readonly string[], env: Record<string, string>): ChildProcess {
+  private spawnLong(policy: SandboxPolicy, argv: readonly string[], env: Record<string, string>, readOnly: ReadonlyArray<readonly [string, string]> = []): ChildProcess {
     const shell = ['bash', '--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', this.sandboxed ? '-1' : '0', `exec ${shellLine(argv)}`];
-    const full = [...this.prefix(policy), ...shell];
+    const full = [...this.prefix(policy, readOnly), ...shell];
     const child = spawn(full[0]!, full.slice(1), { cwd: this.options.workspaceRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     (child.stdio[3] as { unref?: () => void } | null | undefined)?.unref?.();
     child.on('error', () => undefined);
@@ -306,19 +324,49 @@ export class VirtualDisplay {
   /**
    * Open a program on the display (an `xterm`, a browser), in the sandbox `policy` gives (the
    * workspace writable under `workspace-write`), its working folder the workspace root. It
-   * ends when the display stops.
+   * ends when the display stops. `readOnly` pairs (a host folder, its path inside) are bound
+   * into its sandbox read-only (the egress proxy's socket folder, {@link egressSocketDir}).
    * @returns its launcher process (its process group's id is its pid).
    * @throws ToolExecutionError when the display is not running or {@link MAX_OPEN_PROGRAMS} are open.
    */
-  open(argv: readonly string[], policy: SandboxPolicy = this.options.sandbox): ChildProcess {
+  open(argv: readonly string[], policy: SandboxPolicy = this.options.sandbox, readOnly: ReadonlyArray<readonly [string, string]> = []): ChildProcess {
     if (!this.running) throw new ToolExecutionError('computer_use: the virtual display is not running.');
     for (const child of this.opened) if (child.exitCode !== null || child.signalCode !== null) this.opened.delete(child);
     if (this.opened.size >= MAX_OPEN_PROGRAMS) throw new ToolExecutionError(`computer_use: at most ${MAX_OPEN_PROGRAMS} programs are open on one display.`);
-    const child = this.spawnLong(policy, argv, this.env());
+    const child = this.spawnLong(policy, argv, this.env(), readOnly);
     child.stdout!.resume();
     child.stderr!.resume();
     this.opened.add(child);
     return child;
+  }
+
+  /**
+   * The display's egress proxy (egress-proxy.ts), started on first use: with `refuseAll`, one
+   * that refuses every connection with that reason. Sandboxed, it listens on a Unix socket in
+   * {@link egressSocketDir}; unsandboxed, on a free loopback TCP port. Stopped with the display.
+   */
+  egressProxy(refuseAll?: string): Promise<EgressProxy> {
+    const key = refuseAll ?? '';
+    let proxy = this.proxies.get(key);
+    if (proxy === undefined) {
+      if (this.sandboxed) fs.mkdirSync(this.egressSocketDir, { recursive: true, mode: 0o700 });
+      const listen = this.sandboxed ? { path: path.join(this.egressSocketDir, refuseAll === undefined ? 'proxy.sock' : 'refuse.sock') } : { host: '127.0.0.1', port: 0 };
+      proxy = EgressProxy.start(listen, refuseAll === undefined ? {} : { refuseAll });
+      proxy.catch(() => this.proxies.delete(key));
+      this.proxies.set(key, proxy);
+    }
+    return proxy;
+  }
+
+  /** The host folder of the egress proxies' Unix sockets (inside the display's own folder, only this user may enter). */
+  get egressSocketDir(): string {
+    return path.join(this.dir, 'egress');
+  }
+
+  private async closeProxies(): Promise<void> {
+    const proxies = [...this.proxies.values()];
+    this.proxies.clear();
+    await Promise.all(proxies.map(async (p) => (await p.catch(() => undefined))?.close()));
   }
 
   /** Kill every process of the display at once (the host is exiting). */
@@ -342,6 +390,7 @@ export class VirtualDisplay {
       clearTimeout(timer);
       signalGroup(child, 'SIGKILL'); // whatever is left in its group
     }));
+    await this.closeProxies();
     fs.rmSync(this.dir, { recursive: true, force: true });
     live.delete(this);
   }
