@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** One entry of a snapshot, by its path relative to the folder (`/` separated). */
-export type SnapshotEntry =
+type SnapshotEntry =
   | { readonly type: 'file'; readonly bytes: Buffer }
   | { readonly type: 'link'; readonly target: string }
   | { readonly type: 'other' };
