@@ -17,6 +17,7 @@
  * toolgate result CALL_ID [--session S] [--json]
  * toolgate trace [--session S] [--call ID] [--json]
  * toolgate cockpit [--port N] [--host ADDR]
+ * toolgate skills [list | trust NAME | untrust NAME] [--workspace DIR] [--yes]
  * ```
  * `--config FILE` names MCP servers to bridge in (see `src/cli/tool-system.ts`); a
  * `toolgate.config.json` in the workspace is used only when named so.
@@ -72,6 +73,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   trace: async () => (await import('./trace-command.js')).traceCommand,
   cockpit: async () => (await import('./cockpit-command.js')).cockpitCommand,
   worker: async () => (await import('./worker-command.js')).workerCommand,
+  skills: async () => (await import('./skills-command.js')).skillsCommand,
 };
 
 /**

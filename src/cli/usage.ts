@@ -63,6 +63,14 @@ const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] 
                asker died before acting on); allow or deny one (the first answer counts; when
                the asking process is gone, the call runs here, once). list only reads`;
 
+/** Usage lines of `toolgate skills`. */
+const SKILLS_USAGE = `  toolgate skills [list] [--json] [--workspace DIR]
+  toolgate skills trust|untrust NAME [--workspace DIR] [--yes]
+               the skills found (yours and the workspace's .toolgate/skills/), each with its
+               content digest and whether it is trusted, untrusted or changed since trusted;
+               trust shows a workspace skill's files and tools, then pins that content in
+               skills-trust.json (a change to any file untrusts it; --yes off a terminal)`;
+
 /** Usage lines of `toolgate result`. */
 const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR]
                print the whole stored output of a call (the newest call with that id
@@ -176,6 +184,7 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = Object.freeze({
   trace: TRACE_USAGE,
   cockpit: COCKPIT_USAGE,
   worker: WORKER_USAGE,
+  skills: SKILLS_USAGE,
 });
 
 /**
@@ -198,6 +207,7 @@ ${AGENT_USAGE}
 ${MCP_USAGE}
 ${POLICY_USAGE}
 ${APPROVALS_USAGE}
+${SKILLS_USAGE}
 ${RESULT_USAGE}
 ${TRACE_USAGE}
 ${COCKPIT_USAGE}

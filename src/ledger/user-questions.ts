@@ -96,7 +96,7 @@ export function ledgerQuestionHandler(ledger: CallStore, options: LedgerQuestion
 }
 
 /** The reply of a stored answer, or `undefined` for a refusal (`deny`, `cancelled`, anything else). */
-function replyOf(answer: string): string | string[] | undefined {
+export function replyOf(answer: string): string | string[] | undefined {
   try {
     const { reply } = JSON.parse(answer) as { reply?: unknown };
     if (typeof reply === 'string') return reply;

@@ -16,7 +16,10 @@
  *   call (same revision, same arguments) and carry an answer that fits its form; the answer is
  *   then stored with a conditional write (it counts once: a replayed or concurrent retry is
  *   refused), the gates decide again, and the stored call ends `done` with the answer as its
- *   output (or `failed` when the person declined). One ledger row shows the question
+ *   output (or `failed` when the person declined). A question the person answered elsewhere
+ *   before the retry (the cockpit's reply, `toolgate approvals deny`) is not refused: the retry
+ *   receives that answer, whatever its form holds, and ends the call with it (one retry does:
+ *   the call's end is conditional). One ledger row shows the question
  *   (arguments) and the answer (result), with the gates' decisions; any instance sharing the
  *   store can take the retry. No suspended run waits anywhere in between.
  * - **Client without elicitation:** with `--cockpit` (`waitForAnswers`) and a ledger, the
@@ -31,6 +34,7 @@ import { completedResult, failedResult } from '../closeout/results.js';
 import type { ExecuteOptions } from '../executor/executor-options.js';
 import { toCallToolResult } from '../formats/mcp.js';
 import type { CallStore } from '../ledger/call-store.js';
+import { replyOf } from '../ledger/user-questions.js';
 import type { Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isCallerTool } from '../registry/visibility.js';
@@ -40,6 +44,9 @@ import { bindAsker, encodeState, findAsked } from './input-required.js';
 
 /** The key of the question's form in `inputRequests` and the retry's `inputResponses`. */
 const QUESTION_INPUT = 'toolgate_question';
+
+/** Who a retry's answer is recorded as given by (an answer by anyone else is the person's, given elsewhere). */
+const RETRY_BY = 'mcp retry';
 
 /** Longest free-text answer taken (characters). */
 const MAX_ANSWER = 100_000;
@@ -163,21 +170,33 @@ export async function askUserFirstRound(c: AskUserCall): Promise<InputRequiredRe
  * @returns the call's result, or a message saying why the retry is refused (nothing recorded).
  */
 export async function askUserRetry(c: AskUserCall, rawState: unknown, responses: Record<string, unknown> | undefined): Promise<CallToolResult | string> {
-  const found = await findAsked(c.ledger, rawState, c.tool, c.args, 'question', c.requestor);
+  const found = await findAsked(c.ledger, rawState, c.tool, c.args, 'question', c.requestor, RETRY_BY);
   if (typeof found === 'string') return found;
   const { state, question } = found;
+  // Answered by the person elsewhere (the cockpit, `toolgate approvals deny`) before this retry:
+  // that answer is the person's, and the retry receives it (whatever the client's form holds).
+  const elsewhere = question.answer;
   const view = inputResponse(responses, QUESTION_INPUT);
-  if (view.kind !== 'elicit') return `the retry carries no answer to question ${question.id} (inputResponses.${QUESTION_INPUT}); nothing was recorded.`;
   let reply: string | string[] | undefined;
-  if (view.action === 'accept') {
-    const checked = replyOfForm(view.content, c.args as unknown as AskUserInput);
-    if ('problem' in checked) return `the answer to question ${question.id} does not fit it: ${checked.problem}; nothing was recorded. Retry with the same requestState and an answer that fits.`;
-    reply = checked.reply;
+  let declined = 'declined to answer';
+  if (elsewhere !== undefined) {
+    reply = replyOf(elsewhere);
+  } else {
+    if (view.kind !== 'elicit') return `the retry carries no answer to question ${question.id} (inputResponses.${QUESTION_INPUT}); nothing was recorded.`;
+    if (view.action === 'accept') {
+      const checked = replyOfForm(view.content, c.args as unknown as AskUserInput);
+      if ('problem' in checked) return `the answer to question ${question.id} does not fit it: ${checked.problem}; nothing was recorded. Retry with the same requestState and an answer that fits.`;
+      reply = checked.reply;
+    } else if (view.action !== 'decline') {
+      declined = 'dismissed the question';
+    }
   }
   // The gates decide again at answer time (a policy may have changed since the question).
   const preview = await c.system.preview({ name: c.tool.name, arguments: c.args, callId: state.callId }, c.options);
-  const counted = await c.ledger.answer(question.id, reply === undefined ? 'deny' : JSON.stringify({ reply }), 'mcp retry');
-  if (counted === undefined || !counted.first) return `question ${question.id} was answered already: a requestState counts once, and this retry recorded nothing.`;
+  if (elsewhere === undefined) {
+    const counted = await c.ledger.answer(question.id, reply === undefined ? 'deny' : JSON.stringify({ reply }), RETRY_BY);
+    if (counted === undefined || !counted.first) return `question ${question.id} was answered already: a requestState counts once, and this retry recorded nothing.`;
+  }
   const fields = { tool: c.tool.name, version: c.tool.version, callId: state.callId, readOnly: true };
   let result: ToolExecutionResult;
   let status: 'done' | 'failed' | 'denied';
@@ -185,7 +204,7 @@ export async function askUserRetry(c: AskUserCall, rawState: unknown, responses:
     result = failedResult(preview.code ?? 'CONFIRMATION_REQUIRED', preview.reason ?? 'the gates no longer allow this ask_user call', fields);
     status = 'denied';
   } else if (reply === undefined) {
-    result = failedResult('CONFIRMATION_DENIED', `the user ${view.action === 'decline' ? 'declined to answer' : 'dismissed the question'}; decide with what you have`, { ...fields, stopReason: 'error' });
+    result = failedResult('CONFIRMATION_DENIED', `the user ${declined}; decide with what you have`, { ...fields, stopReason: 'error' });
     status = 'failed';
   } else {
     result = completedResult(askUserOutput(reply), fields);
@@ -196,6 +215,10 @@ export async function askUserRetry(c: AskUserCall, rawState: unknown, responses:
     ended = await c.ledger.finish({ callId: state.callId, session: state.session }, { state: status, decisions: preview.decisions, result });
   } catch (error) {
     c.logger.error({ event: 'ledger_write_failed', tool: c.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the answer of an ask_user call');
+  }
+  if (!ended && elsewhere !== undefined && (await c.ledger.get(state.callId, state.session))?.state !== 'pending') {
+    // Another retry with this state ended the call first: the answer went to it, once.
+    return `question ${question.id} was answered already (${elsewhere}) and its call ended by another retry: a requestState counts once, and this retry recorded nothing.`;
   }
   if (!ended) c.logger.warn({ event: 'ask_user_not_ended', tool: c.tool.name, callId: state.callId }, 'the answer of an ask_user call is stored, but its call could not be ended here (held by another instance\'s lease)');
   return toCallToolResult(c.tool, result);

@@ -133,10 +133,13 @@ export interface AskedQuestion {
  * state this server minted, naming a stored question of that call id and session, still
  * unanswered, of a `pending` call of the same tool, tool revision and arguments as the retry,
  * and of the expected kind (`approval` for a confirmation, `question` for `ask_user`).
+ * @param answeredElsewhere - who a retry answers as (`mcp retry`): when given, a question
+ *   answered by anyone else (the person, in the cockpit or with `toolgate approvals`) while its
+ *   call still waits is found too, its `answer` set; without it, an answered question is refused.
  * @returns the question, or a message saying why the retry is refused (nothing runs then).
  */
 export async function findAsked(
-  ledger: CallStore, rawState: unknown, tool: RegisteredTool, args: Record<string, unknown>, kind: 'approval' | 'question', requestor: string,
+  ledger: CallStore, rawState: unknown, tool: RegisteredTool, args: Record<string, unknown>, kind: 'approval' | 'question', requestor: string, answeredElsewhere?: string,
 ): Promise<AskedQuestion | string> {
   const state = decodeState(rawState);
   if (state === undefined) return 'the retry\'s requestState is not one this server issued (or it was altered); nothing ran. Call the tool again without requestState to be asked again.';
@@ -147,7 +150,10 @@ export async function findAsked(
   if (question === undefined || question.callId !== state.callId || question.session !== state.session) {
     return 'the retry\'s requestState names no stored question of this server (altered, or pruned); nothing ran. Call the tool again without requestState to be asked again.';
   }
-  if (question.answer !== undefined || question.callState !== 'pending') {
+  // A question the person answered elsewhere (the cockpit, `toolgate approvals`) while its call
+  // still waits is found with that answer, when the caller takes one (`answeredElsewhere`).
+  const elsewhere = answeredElsewhere !== undefined && question.answer !== undefined && question.answeredBy !== answeredElsewhere;
+  if ((question.answer !== undefined && !elsewhere) || question.callState !== 'pending') {
     return `question ${question.id} was answered already (${question.answer ?? question.callState}): a requestState counts once, and this retry ran nothing. Call the tool again without requestState for a new question.`;
   }
   // The state is bound to the requestor of its first round (bindAsker): another client (another

@@ -8,12 +8,15 @@
  * messages give the exact entry to add.
  */
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ToolSystem } from '../../src/index.js';
 import { bubblewrapAvailable } from '../../src/internal.js';
 import { findSkills, skillDigest } from '../../tools-ported/skills/skill-catalog.js';
+import { readSkill } from '../../tools-ported/skills/skill-file.js';
+import { snapshotSkillFolder } from '../../tools-ported/skills/skill-snapshot.js';
 import { tempWorkspace } from '../helpers.js';
 
 const SANDBOX = bubblewrapAvailable() ? {} : { sandbox: 'none' as const };
@@ -88,6 +91,35 @@ describe('workspace skills trusted by content', () => {
     const catalog = findSkills({ workspaceRoot: t.ws });
     assert.equal(catalog.trusted.size, 0);
     assert.match(catalog.problems.map((p) => p.message).join('\n'), /must map names to digests/);
+  });
+});
+
+describe('a workspace skill is read once: what is digested is what is loaded', () => {
+  const t = tempWorkspace();
+  after(t.cleanup);
+
+  it('the skill parsed from a snapshot is the snapshot\'s, whatever the folder holds by then', () => {
+    const dir = path.join(t.ws, '.toolgate', 'skills', 'once');
+    fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: once\ndescription: Once.\ntools:\n  - name: go\n    description: Go.\n    script: bin/go.sh\n---\nRead once.\n');
+    fs.writeFileSync(path.join(dir, 'bin', 'go.sh'), '#!/bin/sh\necho reviewed\n');
+    const snapshot = snapshotSkillFolder(dir)!;
+    assert.equal(snapshot.digest, skillDigest(dir), 'the digest a pin compares with is the snapshot\'s');
+    // The folder changes after it was read (between the read and the parse, before).
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: once\ndescription: Once.\ntools:\n  - name: go\n    description: Go.\n    shell: echo swapped\n---\nSwapped.\n');
+    fs.writeFileSync(path.join(dir, 'bin', 'go.sh'), '#!/bin/sh\necho swapped\n');
+    const skill = readSkill(dir, 'workspace', snapshot);
+    assert.equal(skill.instructions, 'Read once.');
+    const run = skill.tools[0]!.run as { type: string; sha256: string };
+    assert.equal(run.type, 'script');
+    assert.equal(run.sha256, crypto.createHash('sha256').update('#!/bin/sh\necho reviewed\n').digest('hex'), 'the script checked at each call is the one read');
+    assert.equal(readSkill(dir, 'workspace').instructions, 'Swapped.', 'from the disk, the new content');
+    // A script reached through a link is not taken from a snapshot (the link's target was not digested as the script).
+    fs.rmSync(path.join(dir, 'bin', 'go.sh'));
+    fs.writeFileSync(path.join(dir, 'real.sh'), '#!/bin/sh\necho real\n');
+    fs.symlinkSync('../real.sh', path.join(dir, 'bin', 'go.sh'));
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: once\ndescription: Once.\ntools:\n  - name: go\n    description: Go.\n    script: bin/go.sh\n---\nLinked.\n');
+    assert.throws(() => readSkill(dir, 'workspace', snapshotSkillFolder(dir)), /is a symbolic link; a workspace skill's script must be a regular file/);
   });
 });
 

@@ -7,7 +7,8 @@
  * - the workspace's: `<workspace>/.toolgate/skills/`, untrusted until the user trusts each
  *   skill by its content in `skills-trust.json` of the same user folder:
  *   `{"workspaces": [{"path": "/abs/path", "skills": {"<name>": "sha256:..."}}]}` (real paths;
- *   the digest is {@link skillDigest} of the skill's folder, every file). A skill added or
+ *   the digest is {@link skillDigest} of the skill's folder, every file; `toolgate skills trust`
+ *   writes it). A skill added or
  *   changed later (by a command the user approved, say) is untrusted until pinned again: trust
  *   is never given to content the user has not seen. As a workspace's policy file can only
  *   narrow, a workspace's skills can only add instructions: an untrusted workspace skill is
@@ -20,11 +21,11 @@
  *
  * @module
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ownStateFolders } from '../../src/internal.js';
 import { readSkill, SKILL_LIMITS, SkillFileError, type Skill } from './skill-file.js';
+import { snapshotSkillFolder, SNAPSHOT_LIMITS, type SkillSnapshot } from './skill-snapshot.js';
 
 /** A skill folder that could not be read, and why (the file at fault is named). */
 export interface SkillProblem {
@@ -52,6 +53,10 @@ export interface SkillCatalog {
   readonly workspaceRoot: string | undefined;
   /** The content digest ({@link skillDigest}) of each workspace skill, as read now (absent: too large to pin). */
   readonly digests: ReadonlyMap<Skill, string>;
+  /** Each workspace skill's folder as read once (its files, what the digest covers; absent: too large to pin). */
+  readonly snapshots: ReadonlyMap<Skill, SkillSnapshot>;
+  /** The digests `skills-trust.json` pins for the workspace, by skill name (empty when none). */
+  readonly pins: ReadonlyMap<string, string>;
   /** The trust file (`skills-trust.json` of the user's config folder). */
   readonly trustFile: string;
 }
@@ -82,7 +87,7 @@ export function findSkills(options: FindSkillsOptions = {}): SkillCatalog {
   const problems: SkillProblem[] = [];
   const skills: Skill[] = [];
   const trusted = new Set<Skill>();
-  for (const skill of readFolder(userFolder, 'user', problems)) {
+  for (const [skill] of readFolder(userFolder, 'user', problems)) {
     skills.push(skill);
     trusted.add(skill);
   }
@@ -90,6 +95,8 @@ export function findSkills(options: FindSkillsOptions = {}): SkillCatalog {
   let workspaceTrusted = false;
   let workspaceRoot: string | undefined;
   const digests = new Map<Skill, string>();
+  const snapshots = new Map<Skill, SkillSnapshot>();
+  let pinned = new Map<string, string>();
   const trustFile = path.join(config, SKILLS_TRUST_FILE);
   if (options.workspaceRoot !== undefined) {
     const root = realOr(options.workspaceRoot);
@@ -97,86 +104,38 @@ export function findSkills(options: FindSkillsOptions = {}): SkillCatalog {
     workspaceFolder = path.join(root, '.toolgate', 'skills');
     const pins = trustedWorkspaces(trustFile, problems).get(root);
     workspaceTrusted = pins !== undefined;
+    pinned = pins ?? pinned;
     const linked = [path.join(root, '.toolgate'), workspaceFolder].find((p) => fs.lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink());
     if (linked !== undefined) {
       problems.push({ file: linked, message: `${linked} is a symbolic link; a workspace's skills are read only from a real folder (a repository could ship a link to elsewhere), so none were loaded` });
     } else {
       const names = new Set(skills.map((s) => s.id));
-      // Digests before and after the skills are read: a skill changing meanwhile is not trusted.
-      const before = pins === undefined ? new Map<string, string | undefined>() : folderDigests(workspaceFolder);
-      for (const skill of readFolder(workspaceFolder, 'workspace', problems)) {
+      // Each skill folder is read once (a snapshot) and the skill parsed from those bytes: the
+      // digest compared with the pin is that of the very content loaded.
+      for (const [skill, snapshot] of readFolder(workspaceFolder, 'workspace', problems)) {
         if (names.has(skill.id)) {
           problems.push({ file: skill.file, message: `the workspace's skill ${skill.name} has the name of one of the user's skills; the user's is kept and this one left out` });
           continue;
         }
         names.add(skill.id);
         skills.push(skill);
-        const digest = skillDigest(skill.folder);
-        if (digest !== undefined) digests.set(skill, digest);
-        const pinned = pins?.get(skill.name);
-        if (digest !== undefined && pinned === digest && before.get(path.basename(skill.folder)) === digest) trusted.add(skill);
+        if (snapshot === undefined) continue;
+        digests.set(skill, snapshot.digest);
+        snapshots.set(skill, snapshot);
+        if (pins?.get(skill.name) === snapshot.digest) trusted.add(skill);
       }
     }
   }
-  return { skills, trusted, problems, userFolder, workspaceFolder, workspaceTrusted, workspaceRoot, digests, trustFile };
+  return { skills, trusted, problems, userFolder, workspaceFolder, workspaceTrusted, workspaceRoot, digests, snapshots, pins: pinned, trustFile };
 }
 
-/** Bounds of {@link skillDigest}: a bigger skill folder cannot be pinned (the SDK's skills limits). */
-const DIGEST_LIMITS = Object.freeze({ files: 512, bytes: 16 * 1024 * 1024 });
-
 /**
- * The content digest of a skill folder: `sha256:` and the SHA-256 of one line per entry, in
- * path order (`f <path> <sha256 of its bytes>` for a file, `l <path> <target>` for a symbolic
- * link, `o <path>` for anything else; dot files included). Any change to any file (a new one, a
- * removed one, a script edited) changes it.
+ * The content digest of a skill folder (see `snapshotSkillFolder`: every entry, paths and
+ * bytes, dot files and links included): what `skills-trust.json` pins.
  * @returns the digest, or `undefined` when the folder cannot be read or exceeds 512 files or 16 MiB.
  */
 export function skillDigest(folder: string): string | undefined {
-  const lines: string[] = [];
-  let bytes = 0;
-  const walk = (rel: string): boolean => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(path.join(folder, rel), { withFileTypes: true });
-    } catch {
-      return false;
-    }
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const name = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      const full = path.join(folder, name);
-      if (lines.length >= DIGEST_LIMITS.files) return false;
-      if (entry.isDirectory()) {
-        if (!walk(name)) return false;
-      } else if (entry.isSymbolicLink()) {
-        lines.push(`l ${name} ${fs.readlinkSync(full)}`);
-      } else if (entry.isFile()) {
-        const data = fs.readFileSync(full);
-        bytes += data.length;
-        if (bytes > DIGEST_LIMITS.bytes) return false;
-        lines.push(`f ${name} ${crypto.createHash('sha256').update(data).digest('hex')}`);
-      } else {
-        lines.push(`o ${name}`);
-      }
-    }
-    return true;
-  };
-  try {
-    if (!walk('')) return undefined;
-  } catch {
-    return undefined;
-  }
-  return `sha256:${crypto.createHash('sha256').update(lines.join('\n')).digest('hex')}`;
-}
-
-/** The digest of every sub-folder of a skill folder, by folder name. */
-function folderDigests(folder: string): Map<string, string | undefined> {
-  const out = new Map<string, string | undefined>();
-  try {
-    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) if (entry.isDirectory()) out.set(entry.name, skillDigest(path.join(folder, entry.name)));
-  } catch {
-    // no folder: nothing to trust
-  }
-  return out;
+  return snapshotSkillFolder(folder)?.digest;
 }
 
 /**
@@ -186,14 +145,24 @@ function folderDigests(folder: string): Map<string, string | undefined> {
 export function untrustedReason(skill: Skill, catalog: SkillCatalog): string | undefined {
   if (skill.origin !== 'workspace' || catalog.trusted.has(skill)) return undefined;
   const digest = catalog.digests.get(skill);
-  if (digest === undefined) return `the workspace's skill ${skill.name} is untrusted: its folder is over ${DIGEST_LIMITS.files} files or ${DIGEST_LIMITS.bytes} bytes (or unreadable), so it cannot be pinned`;
+  if (digest === undefined) return `the workspace's skill ${skill.name} is untrusted: its folder is over ${SNAPSHOT_LIMITS.files} files or ${SNAPSHOT_LIMITS.bytes} bytes (or unreadable), so it cannot be pinned`;
   const entry = JSON.stringify({ path: catalog.workspaceRoot, skills: { [skill.name]: digest } });
-  const why = catalog.workspaceTrusted ? 'its content is not the one pinned in' : 'the workspace is not named in';
-  return `the workspace's skill ${skill.name} is untrusted (${why} ${catalog.trustFile}); after reviewing its folder ${skill.folder}, trust this content by adding to "workspaces" there: ${entry}`;
+  const why = catalog.pins.has(skill.name) ? 'it changed since it was trusted: its content is not the one pinned in' : catalog.workspaceTrusted ? 'it is not pinned in' : 'the workspace is not named in';
+  const command = `toolgate skills trust ${skill.name} --workspace ${shellWord(catalog.workspaceRoot ?? '.')}`;
+  return `the workspace's skill ${skill.name} is untrusted (${why} ${catalog.trustFile}); the user can review its files and tools and trust this content with \`${command}\` (or add to "workspaces" there: ${entry})`;
 }
 
-/** The skills of one skill folder (each sub-folder with a `SKILL.md`), bad ones named in `problems`. */
-function readFolder(folder: string, origin: Skill['origin'], problems: SkillProblem[]): Skill[] {
+/** A path as one shell word (single-quoted unless it is plain). */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The skills of one skill folder (each sub-folder with a `SKILL.md`), bad ones named in
+ * `problems`. A workspace's skill is read from a snapshot of its folder (with it; none when the
+ * folder is too large to pin: it is then read from the disk, and cannot be trusted).
+ */
+function readFolder(folder: string, origin: Skill['origin'], problems: SkillProblem[]): Array<[Skill, SkillSnapshot | undefined]> {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(folder, { withFileTypes: true });
@@ -201,7 +170,7 @@ function readFolder(folder: string, origin: Skill['origin'], problems: SkillProb
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push({ file: folder, message: `cannot read the skill folder: ${(error as Error).message}` });
     return [];
   }
-  const out: Skill[] = [];
+  const out: Array<[Skill, SkillSnapshot | undefined]> = [];
   const seen = new Set<string>();
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name)).slice(0, SKILL_LIMITS.skills)) {
     if (entry.name.startsWith('.')) continue;
@@ -212,10 +181,11 @@ function readFolder(folder: string, origin: Skill['origin'], problems: SkillProb
     }
     if (!(entry.isDirectory() || (entry.isSymbolicLink() && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()))) continue;
     try {
-      const skill = readSkill(dir, origin);
+      const snapshot = origin === 'workspace' ? snapshotSkillFolder(dir) : undefined;
+      const skill = readSkill(dir, origin, snapshot);
       if (seen.has(skill.id)) throw new SkillFileError(skill.file, `the name ${skill.name} is used by another skill of ${folder}`);
       seen.add(skill.id);
-      out.push(skill);
+      out.push([skill, snapshot]);
     } catch (error) {
       problems.push(error instanceof SkillFileError ? { file: error.file, message: error.message } : { file: dir, message: `${dir}: ${(error as Error).message}` });
     }

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { SKILL_TOOL_PREFIX } from '../../src/internal.js';
+import type { SkillSnapshot } from './skill-snapshot.js';
 
 /** The file every skill folder holds. */
 const SKILL_FILE = 'SKILL.md';
@@ -103,22 +104,20 @@ export function snakeName(name: unknown): string | undefined {
  * Read and check the skill in `folder`.
  * @param folder - the skill's folder (absolute); its `SKILL.md` is read.
  * @param origin - which skill folder it came from.
+ * @param snapshot - the folder as read once (`snapshotSkillFolder`): `SKILL.md` and the
+ *   scripts are then taken from it, not from the disk (what was digested is what is loaded);
+ *   a script must then be a regular file of the folder, not reached through a link.
  * @throws SkillFileError naming the file and the problem: no `SKILL.md`, a symlink, too big,
  *   no front matter or bad YAML, a missing or unusable `name`/`description`, a declared tool
  *   with a bad name, no or several ways to run, a bad schema shape, a script outside the
  *   folder (`..`, an absolute path, a symlink leading out) or missing.
  */
-export function readSkill(folder: string, origin: Skill['origin']): Skill {
+export function readSkill(folder: string, origin: Skill['origin'], snapshot?: SkillSnapshot): Skill {
   const file = path.join(folder, SKILL_FILE);
   const fail = (problem: string): never => {
     throw new SkillFileError(file, problem);
   };
-  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
-  if (stat === undefined) fail(`no ${SKILL_FILE} in the skill folder`);
-  if (stat!.isSymbolicLink()) fail(`${SKILL_FILE} is a symbolic link; a skill's file must be a regular file of its folder`);
-  if (!stat!.isFile()) fail(`${SKILL_FILE} is not a regular file`);
-  if (stat!.size > SKILL_LIMITS.fileBytes) fail(`${SKILL_FILE} is ${stat!.size} bytes; at most ${SKILL_LIMITS.fileBytes} are read`);
-  const text = fs.readFileSync(file, 'utf8');
+  const text = snapshot === undefined ? skillFileText(file, fail) : snapshotText(snapshot, fail);
   const match = FRONT_MATTER.exec(text);
   if (match === null) fail('no YAML front matter: the file must start with a line "---", the name and description, and another "---"');
   let data: unknown;
@@ -137,14 +136,41 @@ export function readSkill(folder: string, origin: Skill['origin']): Skill {
   if (description.length > SKILL_LIMITS.description) fail(`the description has ${description.length} characters; at most ${SKILL_LIMITS.description}`);
   const realFolder = fs.realpathSync(folder);
   const hash = crypto.createHash('sha256').update(text);
-  const tools = checkTools(meta.tools, id!, realFolder, fail, hash);
+  const tools = checkTools(meta.tools, id!, { folder: realFolder, snapshot }, fail, hash);
   return {
     name: meta.name as string, id: id!, description, instructions: text.slice(match![0].length).trim(), folder: realFolder,
     file: path.join(realFolder, SKILL_FILE), origin, tools, revision: hash.digest('hex'),
   };
 }
 
-function checkTools(given: unknown, skillId: string, folder: string, fail: (problem: string) => never, hash: crypto.Hash): SkillTool[] {
+/** `SKILL.md` read from the disk: a regular file of the folder, bounded. */
+function skillFileText(file: string, fail: (problem: string) => never): string {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (stat === undefined) fail(`no ${SKILL_FILE} in the skill folder`);
+  if (stat!.isSymbolicLink()) fail(`${SKILL_FILE} is a symbolic link; a skill's file must be a regular file of its folder`);
+  if (!stat!.isFile()) fail(`${SKILL_FILE} is not a regular file`);
+  if (stat!.size > SKILL_LIMITS.fileBytes) fail(`${SKILL_FILE} is ${stat!.size} bytes; at most ${SKILL_LIMITS.fileBytes} are read`);
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** `SKILL.md` as a snapshot holds it, checked as {@link skillFileText} checks the disk's. */
+function snapshotText(snapshot: SkillSnapshot, fail: (problem: string) => never): string {
+  const entry = snapshot.entries.get(SKILL_FILE);
+  if (entry === undefined) fail(`no ${SKILL_FILE} in the skill folder`);
+  if (entry!.type === 'link') fail(`${SKILL_FILE} is a symbolic link; a skill's file must be a regular file of its folder`);
+  if (entry!.type !== 'file') fail(`${SKILL_FILE} is not a regular file`);
+  const { bytes } = entry as { bytes: Buffer };
+  if (bytes.length > SKILL_LIMITS.fileBytes) fail(`${SKILL_FILE} is ${bytes.length} bytes; at most ${SKILL_LIMITS.fileBytes} are read`);
+  return bytes.toString('utf8');
+}
+
+/** Where a skill's scripts are read: its (real) folder, or the snapshot of it when one was taken. */
+interface ScriptSource {
+  readonly folder: string;
+  readonly snapshot: SkillSnapshot | undefined;
+}
+
+function checkTools(given: unknown, skillId: string, folder: ScriptSource, fail: (problem: string) => never, hash: crypto.Hash): SkillTool[] {
   if (given === undefined || given === null) return [];
   if (!Array.isArray(given)) fail('tools must be a list of tool declarations');
   const list = given as unknown[];
@@ -177,14 +203,18 @@ function checkTools(given: unknown, skillId: string, folder: string, fail: (prob
   });
 }
 
-function checkRun(decl: Record<string, unknown>, at: string, folder: string, fail: (problem: string) => never, hash: crypto.Hash): SkillToolRun {
+function checkRun(decl: Record<string, unknown>, at: string, source: ScriptSource, fail: (problem: string) => never, hash: crypto.Hash): SkillToolRun {
   if (decl.shell !== undefined) {
     if (typeof decl.shell !== 'string' || decl.shell.trim() === '') fail(`${at}.shell must be a command line`);
     return { type: 'shell', command: decl.shell as string };
   }
   if (decl.script !== undefined) {
-    const file = scriptFile(decl.script, `${at}.script`, folder, fail);
-    const bytes = fs.readFileSync(file);
+    const { file, bytes } = source.snapshot === undefined
+      ? (() => {
+        const real = scriptFile(decl.script, `${at}.script`, source.folder, fail);
+        return { file: real, bytes: fs.readFileSync(real) };
+      })()
+      : snapshotScript(decl.script, `${at}.script`, source as ScriptSource & { snapshot: SkillSnapshot }, fail);
     if (bytes.length > SKILL_LIMITS.scriptBytes) fail(`${at}.script ${JSON.stringify(decl.script)} is ${bytes.length} bytes; at most ${SKILL_LIMITS.scriptBytes}`);
     if (bytes.includes(0)) fail(`${at}.script ${JSON.stringify(decl.script)} holds NUL bytes; a script must be text (with a #! line)`);
     const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
@@ -201,6 +231,24 @@ function checkRun(decl: Record<string, unknown>, at: string, folder: string, fai
   if (typeof url !== 'string' || !/^https?:\/\/[^/?#{}]+(?:[/?#]|$)/i.test(url)) fail(`${at}.http.url must be an http(s) URL whose host is fixed (placeholders like {id} only in the path or query)`);
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) fail(`${at}.http.headers must map names to strings`);
   return { type: 'http', method: (method as string).toUpperCase(), url: url as string, headers: headers as Record<string, string> };
+}
+
+/**
+ * A script as the snapshot holds it: a regular file of the folder at that path, not reached
+ * through a symbolic link (the snapshot's bytes are what was digested).
+ */
+function snapshotScript(given: unknown, at: string, source: ScriptSource & { snapshot: SkillSnapshot }, fail: (problem: string) => never): { file: string; bytes: Buffer } {
+  if (typeof given !== 'string' || given === '') fail(`${at} must be a path relative to the skill folder`);
+  const parts = (given as string).split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  if (path.isAbsolute(given as string) || parts.includes('..')) fail(`${at} ${JSON.stringify(given)} leaves the skill folder: give a path inside it, without ".."`);
+  for (let i = 1; i < parts.length; i++) {
+    if (source.snapshot.entries.get(parts.slice(0, i).join('/'))?.type === 'link') fail(`${at} ${JSON.stringify(given)} is under a symbolic link; a workspace skill's script must be a regular file of its folder`);
+  }
+  const entry = source.snapshot.entries.get(parts.join('/'));
+  if (entry === undefined) fail(`${at} ${JSON.stringify(given)} does not exist in the skill folder`);
+  if (entry!.type === 'link') fail(`${at} ${JSON.stringify(given)} is a symbolic link; a workspace skill's script must be a regular file of its folder`);
+  if (entry!.type !== 'file') fail(`${at} ${JSON.stringify(given)} is not a regular file`);
+  return { file: path.join(source.folder, ...parts), bytes: (entry as { bytes: Buffer }).bytes };
 }
 
 /** The real path of a script, checked to be a regular file inside the skill's (real) folder. */
