@@ -25,7 +25,7 @@ import type { ToolClient } from '../types/tool.js';
 /** An MCP `CallToolResult` (as `toCallToolResult` makes it; only server.ts imports the SDK). */
 type CallToolResult = ReturnType<typeof toCallToolResult>;
 
-/** What the server runs calls on (a `ToolSystem` or a `ToolExecutor`). */
+/** What the server runs calls on: its `ToolSystem` (the MCP server takes nothing else). */
 interface CallTarget {
   readonly registry: ToolRegistry;
   execute(call: ToolCallRequest, options: ExecuteOptions): Promise<ToolExecutionResult>;
