@@ -104,4 +104,10 @@ describe('MCP through the ToolSystem facade', () => {
     assert.ok(outside, 'a builtin tool outside the fs tag');
     await assert.rejects(client.callTool({ name: outside.name, arguments: {} }), /Unknown tool/);
   });
+
+  test('the MCP server takes a ToolSystem only: a bare executor, or none, is refused naming the option', () => {
+    for (const options of [{ system: system.executor }, { executor: system.executor }, {}, { system: null }]) {
+      assert.throws(() => createMcpServer(options as never), (error: Error & { code?: string }) => /createMcpServer needs options\.system, a ToolSystem/.test(error.message), JSON.stringify(Object.keys(options)));
+    }
+  });
 });
