@@ -7,7 +7,8 @@
  * @module
  */
 import crypto from 'node:crypto';
-import { askUserSpec } from '../builtin/ask-user.js';
+import { ASK_USER_TOOL, askUserSpec } from '../builtin/ask-user.js';
+import { offeredCallerTools } from '../decisions/visibility.decider.js';
 import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { ApprovalMode } from '../decisions/decision.js';
 import { MODES, resolveMode, type AgentMode, type ModeName } from '../modes/modes.js';
@@ -21,7 +22,7 @@ import { SubagentSessions, type SubagentEvent, type SubagentOptions } from './su
 import type { PendingToolCall } from '../formats/common.js';
 import type { QuestionHandler } from '../builtin/ask-user.js';
 import { RunRetries, retrySettings, type RetryEvent, type RetryOptions } from './retry.js';
-import type { LazyDomainsOptions } from '../registry/lazy-visibility.js';
+import { REQUEST_TOOLS_NAME, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import { AgentLazyTools, lazyDomainsOption } from './lazy-tools.js';
 import { turnLimitReached, turnLimits, type TurnLimits } from './turn-limits.js';
 
@@ -210,16 +211,20 @@ export class BaseAgent {
   }
 
   /**
-   * The tools offered to the model: the mode's and model class's selection, plus `ask_user`
-   * with a question handler and the subagent tools with `subagents`; with lazy visibility,
-   * `lazy`'s visible tools and `request_tools`.
+   * The tools offered to the model: the mode's and model class's selection, plus the caller
+   * tools the visibility decider offers for what this agent answers them with (`ask_user` with a
+   * question handler, the subagent tools with `subagents` for a parent, `request_tools` with
+   * lazy visibility while a domain exists); with lazy visibility, `lazy`'s visible tools.
    */
   toolSpecs(lazy?: AgentLazyTools): OpenAITool[] {
     const specs = this.options.tools.toolSpecs('openai', { mode: this.mode, scopedWriteDirs: this.scopedWriteDirs, agent: this.name, modelClass: this.modelClass, visibility: lazy?.visibility });
-    if (this.options.questionHandler) specs.push(askUserSpec('openai') as OpenAITool);
-    if (this.subagents) specs.push(...this.subagents.specs());
-    const request = lazy?.requestToolsSpec();
-    if (request !== undefined) specs.push(request);
+    const offer = { askUser: this.options.questionHandler !== undefined, subagentDepth: this.subagents?.depth, lazyDomains: lazy?.domains() };
+    let subagentSpecs: OpenAITool[] | undefined;
+    for (const name of offeredCallerTools(offer, this.mode)) {
+      if (name === ASK_USER_TOOL.name) specs.push(askUserSpec('openai') as OpenAITool);
+      else if (name === REQUEST_TOOLS_NAME) specs.push(lazy!.requestToolsSpec());
+      else specs.push(...(subagentSpecs ??= this.subagents!.specs()).filter((spec) => spec.function.name === name));
+    }
     return specs;
   }
 

@@ -52,20 +52,14 @@ export class AgentLazyTools {
     return this.tools.tools({ ...this.selection, mode: MODES.default });
   }
 
-  /**
-   * The `request_tools` spec (OpenAI shape) while some domain of the selection exists; its
-   * `enum` lists every such domain, and its description names each hidden domain's tools.
-   * `undefined` when the selection has no domain.
-   */
-  requestToolsSpec(): OpenAITool | undefined {
-    const selected = this.selected();
-    const domains = this.visibility.domains(selected);
-    if (domains.length === 0) return undefined;
-    const hidden: Record<string, string[]> = {};
-    for (const tool of this.tools.tools(this.selection)) {
-      const domain = this.visibility.domainOf(tool);
-      if (domain !== undefined && !this.visibility.shows(tool)) (hidden[domain] ??= []).push(tool.name);
-    }
-    return exportTool(requestToolsSpec(domains, hidden), 'openai') as OpenAITool;
+  /** The domains of the agent's selection, sorted (`request_tools` is offered while there is one: the visibility decider's rule). */
+  domains(): string[] {
+    return this.visibility.domains(this.selected());
+  }
+
+  /** The `request_tools` spec (OpenAI shape): its `enum` lists {@link domains}, its description names each hidden domain's tools. */
+  requestToolsSpec(): OpenAITool {
+    const hidden = this.visibility.hiddenByDomain(this.tools.tools(this.selection));
+    return exportTool(requestToolsSpec(this.domains(), hidden), 'openai') as OpenAITool;
   }
 }

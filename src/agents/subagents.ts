@@ -236,9 +236,9 @@ export class SubagentSessions implements SubagentDriver {
     this.check = this.depth === 0 ? subagentArgumentCheckers(this.choices()) : undefined;
   }
 
-  /** The specs the agent offers its model: both tools for a parent, none for a child. */
+  /** The specs of both subagent tools, with this agent's choices (which are offered, a child's none: the visibility decider's `offeredCallerTools`). */
   specs(): OpenAITool[] {
-    return this.depth === 0 ? subagentSpecs(this.choices()) : [];
+    return subagentSpecs(this.choices());
   }
 
   /** The children kept, oldest first. */

@@ -7,13 +7,13 @@
  * What they answer with belongs to their caller (an agent's question handler, a session's
  * lazy visibility, an agent's children): it reaches them through the call as
  * {@link CallerServices} (`caller-services.ts`), and a call whose caller lent no such service
- * is denied by the visibility decider with {@link callerToolUnavailable}'s message.
+ * is denied by the visibility decider (`callerToolUnavailable` in `src/decisions/visibility.decider.ts`).
  *
  * - Registered by {@link registerCallerTools} (idempotent) into the registry the caller's calls
  *   resolve in: the `ToolCallHandler` does it for every turn, the MCP server for a session with
  *   lazy domains. A registry that already has a tool of one of these names keeps it.
- * - Never in a selection (`isCallerTool` in `src/registry/visibility.ts`): the caller offers each
- *   with its own spec (`askUserSpec`, `requestToolsSpec`, `subagentSpecs`), whose enums are
+ * - Never in a selection: the caller offers each (which ones: `offeredCallerTools` in the
+ *   visibility decider) with its own spec (`askUserSpec`, `requestToolsSpec`, `subagentSpecs`), whose enums are
  *   the caller's; the registered schemas are the same without those enums.
  * - `readOnly` and of kind `internal`: the call itself changes nothing (a subagent's own calls
  *   are decided one by one), so read-only modes run them; each runs alone in a model turn
@@ -29,11 +29,11 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { CALLER_TOOL_SOURCE } from '../registry/visibility.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types/tool.js';
-import { ASK_USER_INPUT_SCHEMA, ASK_USER_TOOL, askUserOutput, ASK_USER_UNAVAILABLE, checkAskUserArguments, type AskUserInput, type UserQuestion } from './ask-user.js';
+import { ASK_USER_INPUT_SCHEMA, ASK_USER_TOOL, askUserOutput, checkAskUserArguments, type AskUserInput, type UserQuestion } from './ask-user.js';
 import { servicesOf, type CallerServices } from './caller-services.js';
 import { REQUEST_TOOLS_INPUT_SCHEMA, type RequestToolsInput } from './request-tools.js';
 import {
-  INPUT_SUBAGENT, RUN_SUBAGENT, SUBAGENT_DEPTH_MESSAGE, registeredSubagentSchemas, subagentTools, type InputSubagentInput, type RunSubagentInput, type SubagentDriver, type SubagentReport,
+  INPUT_SUBAGENT, RUN_SUBAGENT, registeredSubagentSchemas, subagentTools, type InputSubagentInput, type RunSubagentInput, type SubagentDriver, type SubagentReport,
 } from './subagent.js';
 
 /** The version every caller tool is registered with. */
@@ -47,43 +47,20 @@ const VERSION = '1.0.0';
 export const CALLER_TOOL_NAMES: ReadonlySet<string> = new Set([ASK_USER_TOOL.name, REQUEST_TOOLS_NAME, RUN_SUBAGENT, INPUT_SUBAGENT]);
 
 
-/** Message of `request_tools` when the session has no lazy domains. */
-const REQUEST_TOOLS_UNAVAILABLE = `${REQUEST_TOOLS_NAME} is unavailable: tools are not grouped in domains here, so every tool you may use is offered already.`;
-
 /**
- * Why a call of the caller tool `name` cannot be answered with what the caller lent
- * (`services`), or `undefined` when it can. What the visibility decider denies with
- * (`UNKNOWN_TOOL`); `undefined` too for a name that is no caller tool.
+ * The services a caller tool needs (`fields` of the call's {@link CallerServices}), or the
+ * `CLIENT_UNAVAILABLE` error: the visibility decider denies such calls first, saying why.
  */
-export function callerToolUnavailable(name: string, services: CallerServices | undefined): string | undefined {
-  switch (name) {
-    case ASK_USER_TOOL.name:
-      return services?.askUser === undefined ? ASK_USER_UNAVAILABLE : undefined;
-    case REQUEST_TOOLS_NAME:
-      return services?.visibility === undefined || services.domains === undefined ? REQUEST_TOOLS_UNAVAILABLE : undefined;
-    case RUN_SUBAGENT:
-    case INPUT_SUBAGENT: {
-      const driver = services?.subagents;
-      if (driver === undefined) return `${name} is unavailable: this agent was given no subagents, so it cannot start or drive any. Do the work yourself with your other tools.`;
-      return driver.depth === 0 ? undefined : `${name} is ${SUBAGENT_DEPTH_MESSAGE}`;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** The services a caller tool needs, or the `CLIENT_UNAVAILABLE` error (the visibility decider denies such calls first). */
-function lent(name: string, ctx: ToolContext): CallerServices {
+function lent(name: string, ctx: ToolContext, ...fields: Array<keyof CallerServices>): CallerServices {
   const services = servicesOf(ctx.client);
-  const missing = callerToolUnavailable(name, services);
-  if (missing !== undefined) throw new ToolExecutionError(missing, 'CLIENT_UNAVAILABLE');
-  return services!;
+  if (services === undefined || fields.some((f) => services[f] === undefined)) throw new ToolExecutionError(`${name} is unavailable: its caller lent nothing to answer it with`, 'CLIENT_UNAVAILABLE');
+  return services;
 }
 
 /** `ask_user`: the question goes to the caller's question handler; the answer is the output. */
 class AskUserTool implements Tool<AskUserInput, string> {
   async run(args: AskUserInput, ctx: ToolContext): Promise<string> {
-    const ask = lent(ASK_USER_TOOL.name, ctx).askUser!;
+    const ask = lent(ASK_USER_TOOL.name, ctx, 'askUser').askUser!;
     const problem = checkAskUserArguments(args);
     if (problem !== undefined) throw new ToolExecutionError(`Invalid arguments for ask_user: ${problem}.`, 'INVALID_ARGUMENTS');
     const question: UserQuestion = { callId: ctx.callId, question: args.question };
@@ -103,7 +80,7 @@ class AskUserTool implements Tool<AskUserInput, string> {
 /** `request_tools`: the session's lazy visibility grows; the answer says what became visible (JSON). */
 class RequestToolsTool implements Tool<RequestToolsInput, string> {
   run(args: RequestToolsInput, ctx: ToolContext): string {
-    const { visibility, domains } = lent(REQUEST_TOOLS_NAME, ctx);
+    const { visibility, domains } = lent(REQUEST_TOOLS_NAME, ctx, 'visibility', 'domains');
     return JSON.stringify(visibility!.request(args.domains, domains!.selected(), domains!.offered()));
   }
 }
@@ -114,7 +91,7 @@ type SubagentOutput = Readonly<Record<string, unknown>> & { message: string };
 function subagentTool(name: string, drive: (driver: SubagentDriver, args: never, call: Parameters<SubagentDriver['run']>[1]) => Promise<SubagentReport>): ToolClass {
   return class SubagentTool implements Tool<Record<string, unknown>, SubagentOutput> {
     async run(args: Record<string, unknown>, ctx: ToolContext): Promise<SubagentOutput> {
-      const services = lent(name, ctx);
+      const services = lent(name, ctx, 'subagents');
       const report = await drive(services.subagents!, args as never, { callId: ctx.callId, session: services.session, turnId: services.turnId, signal: ctx.signal });
       return { ...report.structured, message: report.text };
     }

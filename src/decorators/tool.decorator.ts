@@ -82,7 +82,7 @@ export interface ToolOptions {
    * The model class the tool is meant for: `vision` (its result carries an image only a vision
    * model can look at, like `read_image`) or `text-only` (it stands in for looking, like
    * `describe_image`). Agents and exports given a model class offer only the tools of that
-   * class and the tools without one (`isOfferedToModel` in registry/visibility.ts). Offering,
+   * class and the tools without one (`isOfferedToModel` in decisions/visibility.decider.ts). Offering,
    * not authorization: a call is not refused for it. Default: none (offered to every model).
    */
   forModel?: ModelClass;

@@ -10,9 +10,8 @@
  *
  * @module
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import { hasExited, procStat, signalReaches } from '../sandbox/proc.js';
+import { bootId, hasExited, procStat, signalReaches } from '../sandbox/proc.js';
 
 /** A process: its pid and start time (`undefined` where it cannot be read). */
 export interface ProcessIdentity {
@@ -62,12 +61,7 @@ let host: string | undefined;
  */
 export function hostId(): string {
   if (host !== undefined) return host;
-  let boot = '';
-  try {
-    boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').replace(/[^0-9a-f]/gi, '').slice(0, 8);
-  } catch {
-    // not Linux: the host name alone
-  }
+  const boot = bootId(); // '' where not Linux: the host name alone
   host = `${os.hostname() || 'localhost'}${boot ? `/${boot}` : ''}`;
   return host;
 }

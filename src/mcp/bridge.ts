@@ -47,6 +47,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { TOOL_LOG_LEVELS, type JsonSchema, type SampleRequest, type ToolContext, type ToolLogLevel } from '../types/tool.js';
 import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
 import { assignProxyNames, serverPrefix } from './proxy-names.js';
+import { bridgedDescription, bridgedKind, contentText, upstreamOf } from './bridged-tool.js';
 import { BridgeOAuthProvider, oauthFetch, type OAuthAuthorizer } from './oauth.js';
 
 /** Default per-request timeout of a bridged call without progress, in ms (the SDK's default). */
@@ -62,8 +63,6 @@ const MAX_TOOL_PAGES = 100;
 /** Lines of a stdio server's stderr kept for error messages. */
 const STDERR_LINES = 20;
 
-/** Characters of a bridged tool's description kept (a server's longer text is cut, with a note). */
-export const MAX_BRIDGED_DESCRIPTION = 4000;
 
 /** Options of {@link McpBridge.connect}; every option documents its default. */
 export interface McpBridgeOptions {
@@ -405,10 +404,7 @@ export class McpBridge {
     const kind = bridgedKind(conn.config, spec);
     const readOnly = kind === 'mcp_read';
     // Every description is sent to the model with every request: a server's must not fill the context.
-    const given = (spec.description ?? '').trim();
-    const description = given === ''
-      ? `Tool ${spec.name} of the MCP server ${conn.name}.`
-      : given.length > MAX_BRIDGED_DESCRIPTION ? `${given.slice(0, MAX_BRIDGED_DESCRIPTION)}... [description cut at ${MAX_BRIDGED_DESCRIPTION} characters]` : given;
+    const description = bridgedDescription(spec, conn.name);
     const outputSchema = spec.outputSchema && typeof spec.outputSchema === 'object' ? (spec.outputSchema as JsonSchema) : null;
     // Writing (or unknown) tools ask, as our own writing tools do, unless the config says otherwise.
     const requiresConfirmation = conn.config.requiresConfirmation ?? !readOnly;
@@ -511,35 +507,7 @@ export class McpBridge {
 
   /** The proxy's return value: `structuredContent` when the tool declares an output schema, else the content as text. */
   private resultValue(conn: ServerConnection, remote: string, result: CallToolResult, ctx: ToolContext): unknown {
-    const parts: string[] = [];
-    for (const block of result.content ?? []) {
-      switch (block.type) {
-        case 'text':
-          parts.push(block.text);
-          break;
-        case 'image':
-          try {
-            ctx.attachImage(`data:${block.mimeType};base64,${block.data}`);
-          } catch (error) {
-            parts.push(`[image of type ${block.mimeType} not attached: ${(error as Error).message}]`);
-          }
-          break;
-        case 'audio':
-          parts.push(`[audio of type ${block.mimeType}, ${block.data.length} base64 characters, not shown]`);
-          break;
-        case 'resource': {
-          const res = block.resource as { uri: string; text?: string; mimeType?: string };
-          parts.push(typeof res.text === 'string' ? `[resource ${res.uri}]\n${res.text}` : `[binary resource ${res.uri}${res.mimeType ? ` (${res.mimeType})` : ''}, not shown]`);
-          break;
-        }
-        case 'resource_link':
-          parts.push(`[resource link ${block.uri}${block.name ? ` (${block.name})` : ''}]`);
-          break;
-        default:
-          parts.push(`[content of type ${String((block as { type?: unknown }).type)}, not shown]`);
-      }
-    }
-    const text = parts.join('\n');
+    const text = contentText(result, ctx);
     if (result.isError === true) {
       throw new ToolExecutionError(`${remote} on MCP server ${conn.name} reported an error: ${text || '(no message)'}`, 'TOOL_ERROR');
     }
@@ -547,26 +515,6 @@ export class McpBridge {
     if (tool?.outputSchema && result.structuredContent !== undefined) return result.structuredContent;
     return text;
   }
-}
-
-/**
- * The action kind of a bridged tool: `mcp_read` only when its server is `trusted` (the config
- * says to believe its hints) and the tool says `annotations.readOnlyHint: true`; anything else,
- * a missing hint included, is `mcp_write_or_unknown`. An untrusted server's hints are hints,
- * not guarantees (MCP specification 2025-11-25, "Tool annotations").
- */
-export function bridgedKind(config: Pick<McpServerConfig, 'trusted'>, spec: Pick<McpToolSpec, 'annotations'>): ActionKind {
-  return config.trusted === true && spec.annotations?.readOnlyHint === true ? 'mcp_read' : 'mcp_write_or_unknown';
-}
-
-/** A tool's title and annotations as its server listed them (kept as hints), or `undefined` when it gave none. */
-function upstreamOf(spec: McpToolSpec): { title?: string; annotations?: Record<string, unknown> } | undefined {
-  const out: { title?: string; annotations?: Record<string, unknown> } = {};
-  const annotations = spec.annotations as Record<string, unknown> | undefined;
-  const title = typeof spec.title === 'string' && spec.title.trim() !== '' ? spec.title : typeof annotations?.title === 'string' ? annotations.title : undefined;
-  if (title !== undefined) out.title = title.slice(0, 200);
-  if (annotations !== undefined && typeof annotations === 'object' && Object.keys(annotations).length > 0) out.annotations = { ...annotations };
-  return out.title === undefined && out.annotations === undefined ? undefined : out;
 }
 
 /**

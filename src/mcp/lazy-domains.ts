@@ -25,7 +25,7 @@ import type { ToolClient } from '../types/tool.js';
 /** An MCP `CallToolResult` (as `toCallToolResult` makes it; only server.ts imports the SDK). */
 type CallToolResult = ReturnType<typeof toCallToolResult>;
 
-/** What the server runs calls on (a `ToolSystem` or a `ToolExecutor`). */
+/** What the server runs calls on: its `ToolSystem` (the MCP server takes nothing else). */
 interface CallTarget {
   readonly registry: ToolRegistry;
   execute(call: ToolCallRequest, options: ExecuteOptions): Promise<ToolExecutionResult>;
@@ -47,16 +47,15 @@ export class McpLazyTools {
     this.services = new CallerServices({ visibility: this.visibility, domains: { selected, offered } });
   }
 
-  /** The `request_tools` tool in the MCP shape, or `undefined` when the selection has no domain. */
-  requestTool(): McpTool | undefined {
-    const domains = this.visibility.domains(this.selected());
-    if (domains.length === 0) return undefined;
-    const hidden: Record<string, string[]> = {};
-    for (const tool of this.offered()) {
-      const domain = this.visibility.domainOf(tool);
-      if (domain !== undefined && !this.visibility.shows(tool)) (hidden[domain] ??= []).push(tool.name);
-    }
-    return toMcpTool(requestToolsSpec(domains, hidden));
+  /** The domains of the server's selection, sorted (`request_tools` is listed while there is one: the visibility decider's rule). */
+  domains(): string[] {
+    return this.visibility.domains(this.selected());
+  }
+
+  /** The `request_tools` tool in the MCP shape (its `enum`: {@link domains}; its description names each hidden domain's tools). */
+  requestTool(): McpTool {
+    const domains = this.domains();
+    return toMcpTool(requestToolsSpec(domains, this.visibility.hiddenByDomain(this.offered())));
   }
 
   /** `client` carrying this session's lazy visibility: pass it as the `client` of every call of the session. */

@@ -57,16 +57,17 @@ import { ERROR_CODES } from '../errors/error-codes.js';
 import type { ApprovalAnswer, ConfirmationHandler } from '../decisions/approval.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
-import { isSelected } from '../registry/visibility.js';
+import { isCallerTool } from '../registry/visibility.js';
+import { isCallable, isSelected, offeredCallerTools, type CallerToolOffer, type ToolSelectionFilter } from '../decisions/visibility.decider.js';
 import { toCallToolResult, type McpTool } from '../formats/mcp.js';
 import { LedgerTaskStore, LOCAL_REQUESTOR, TASK_SESSION } from './tasks.js';
 import { callClient, type SessionLogLevel } from './call-client.js';
 import { serverIdentity } from './early-initialize.js';
 import type { ToolSystem } from '../system/tool-system.js';
 import type { ToolExecutionResult } from '../types/result.js';
-import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
+import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type DomainVisibility, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import { McpLazyTools } from './lazy-domains.js';
-import { MODES } from '../modes/modes.js';
+import { MODES, resolveMode } from '../modes/modes.js';
 import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
 import { bindAsker, checkRetry, inputRequiredFor, isInputSuspension, stateKind, suspendForInput, type CheckedRetry } from './input-required.js';
 import { askUserFirstRound, askUserRetry, cannotAsk, cannotAskUserMessage, elicitQuestion, isAskUser, type AskUserCall } from './ask-user.js';
@@ -237,31 +238,34 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   /** Who a 2026-07-28 request's tasks belong to (no session on that revision). */
   const requestorOf = (ctx: ServerContext): string => modernRequestor(ctx, options.taskRequestor ?? LOCAL_REQUESTOR);
   if (modernTasks !== undefined) registerTaskExtension(server, modernTasks, requestorOf);
-  const selection = { names: options.tools, tags: options.tags };
+  // What is listed and what may be called is the visibility decider's (visibility.decider.ts);
+  // this server only says what it answers caller tools with.
+  const selections: ToolSelectionFilter[] = [{ names: options.tools, tags: options.tags }];
   const registry = system.registry;
-  // ask_user is served when the selection would hold it (as if it were an ordinary tool): the
-  // server lends what answers it (ask-user.ts).
   registerCallerTools(registry);
-  const servesAskUser = options.askUser !== false && isSelected({ name: ASK_USER_TOOL.name, tags: ASK_USER_TOOL.tags }, selection) && system.selectsTags(ASK_USER_TOOL.tags);
-  const visible = (name: string): RegisteredTool | undefined => {
-    const tool = registry.get(name);
-    return tool !== undefined && (isSelected(tool, selection) || (servesAskUser && isAskUser(tool))) ? tool : undefined;
-  };
-  // Listed: the selected tools the mode would ever let run (a read-only mode hides the
-  // writing tools it always denies, as agents do). A call still reaches the mode decider.
-  const offered = (anyMode = false): RegisteredTool[] => {
-    const choice = { mode: anyMode ? MODES.default : options.mode, scopedWriteDirs: options.scopedWriteDirs };
-    return system.tools(choice).filter((t) => isSelected(t, selection));
+  const mode = resolveMode(options.mode ?? system.defaultMode);
+  // The selected tools the mode would ever let run (with `visibility`, those it shows), as agents are offered them.
+  const offered = (anyMode = false, visibility?: DomainVisibility): RegisteredTool[] => {
+    const choice = { mode: anyMode ? MODES.default : options.mode, scopedWriteDirs: options.scopedWriteDirs, visibility };
+    return system.tools(choice).filter((t) => isSelected(t, ...selections));
   };
   // Lazy visibility: this session's domains (one server per session; per request for a 2026-07-28 HTTP client).
   const lazy = lazyOptions === undefined ? undefined : new McpLazyTools(lazyOptions, () => offered(true), () => offered());
-  const listed = (): McpTool[] => {
-    const all = offered();
-    const tools = all.filter((t) => lazy === undefined || lazy.visibility.shows(t)).map((t) => system.spec(t, 'mcp'));
-    // ask_user is read-only: offered in every mode that offers anything.
-    if (servesAskUser && all.length > 0) tools.push(askUserSpec('mcp') as McpTool);
-    const request = lazy?.requestTool();
-    return request === undefined ? tools : [...tools, request];
+  // ask_user is answered through the client (ask-user.ts) unless a config toolset serves exactly its tools (askUser false).
+  const callerOffer = (): CallerToolOffer => ({ askUser: options.askUser !== false, askUserSelections: [...selections, system.selection], lazyDomains: lazy?.domains() });
+  const visible = (name: string): RegisteredTool | undefined => {
+    const tool = registry.get(name);
+    return tool !== undefined && isCallable(tool, selections, callerOffer()) ? tool : undefined;
+  };
+  const listed = (): { tools: McpTool[]; atOnce: ReadonlySet<string> } => {
+    const tools = offered(false, lazy?.visibility).map((t) => system.spec(t, 'mcp'));
+    // The caller tools are answered at once (their answers come from the client or the session), never as a task.
+    const atOnce = new Set(offeredCallerTools(callerOffer(), mode));
+    for (const name of atOnce) {
+      const spec = name === ASK_USER_TOOL.name ? askUserSpec('mcp') as McpTool : name === REQUEST_TOOLS_NAME ? lazy?.requestTool() : undefined;
+      if (spec !== undefined) tools.push(spec);
+    }
+    return { tools, atOnce };
   };
 
   // logging/setLevel (2025 only; a 2026-07-28 request names its level in _meta): the lowest
@@ -279,9 +283,8 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   server.setRequestHandler('tools/list', { params: LOOSE_PARAMS }, async (params) => {
     const cursor = (params as { cursor?: unknown }).cursor;
     if (cursor !== undefined && typeof cursor !== 'string') throw invalidParams('Invalid params: a tools/list request\'s cursor must be a string (the nextCursor of the previous page)');
-    // request_tools and ask_user (its answer comes from the client) are answered at once, never as a task.
-    const atOnce = (t: McpTool) => (t.name === REQUEST_TOOLS_NAME && lazy !== undefined) || (t.name === ASK_USER_TOOL.name && servesAskUser);
-    const all = tasks === undefined ? listed() : listed().map((t) => (atOnce(t) ? t : { ...t, execution: { taskSupport: 'optional' as const } }));
+    const { tools, atOnce } = listed();
+    const all = tasks === undefined ? tools : tools.map((t) => (atOnce.has(t.name) ? t : { ...t, execution: { taskSupport: 'optional' as const } }));
     try {
       return pageOf(all, cursor, pageSize);
     } catch (error) {
@@ -330,7 +333,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const requestId = ctx.mcpReq.id;
     const signal = ctx.mcpReq.signal;
     const session = `mcp_${ctx.sessionId ?? connection}`;
-    if (lazy !== undefined && name === REQUEST_TOOLS_NAME) {
+    const tool = visible(name);
+    if (tool === undefined) throw invalidParams(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
+    if (lazy !== undefined && isCallerTool(tool) && name === REQUEST_TOOLS_NAME) {
       const { result, changed } = await lazy.answer(system, request.params.arguments ?? {}, callIdOf(requestId), {
         mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, signal, workspaceRoot: options.workspaceRoot, turnId: session, session,
       });
@@ -338,8 +343,6 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       if (changed) await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
       return result;
     }
-    const tool = visible(name);
-    if (tool === undefined) throw invalidParams(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     const caps = capabilitiesOf(ctx);
     const formElicitation = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
     // A 2026-07-28 client cannot be sent elicitation/create (no server-initiated requests):

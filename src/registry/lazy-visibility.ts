@@ -104,6 +104,16 @@ export class DomainVisibility {
     return [...this.shown];
   }
 
+  /** The tools of `tools` still hidden, by domain (`{ git: ['git_add', ...] }`; what `request_tools` names in its description). */
+  hiddenByDomain(tools: readonly DomainTool[]): Record<string, string[]> {
+    const hidden: Record<string, string[]> = {};
+    for (const tool of tools) {
+      const domain = this.domainOf(tool);
+      if (domain !== undefined && !this.shown.has(domain)) (hidden[domain] ??= []).push(tool.name);
+    }
+    return hidden;
+  }
+
   /** The domains of `tools`, sorted (what `request_tools` offers in its `enum`). */
   domains(tools: readonly DomainTool[]): string[] {
     const out = new Set<string>();

@@ -2,7 +2,7 @@
  * The one reader of `/proc` for what toolgate asks of processes: whether one is alive (its
  * state and start time, `/proc/<pid>/stat`; signal 0 where `/proc` cannot be read), how much
  * memory it holds (`/proc/<pid>/status`), and this process's own surroundings (its cgroups,
- * `/proc/self/cgroup`). Used by the ledger (which process owns a call), the leftovers sweep
+ * `/proc/self/cgroup`; the kernel's boot id, `/proc/sys/kernel/random/boot_id`). Used by the ledger (which process owns a call), the leftovers sweep
  * (which owner is gone), the process runner and the Python interpreters (a child's memory,
  * its process tree) and the pids cgroup.
  *
@@ -121,4 +121,17 @@ export function ownCgroups(): { pidsV1?: string; unified?: string } {
   const v2 = /^0::(.*)$/m.exec(text);
   if (v2) found.unified = v2[1]!;
   return found;
+}
+
+/**
+ * The first 8 hex digits of the kernel's boot id (`/proc/sys/kernel/random/boot_id`): with the
+ * host name, what makes a pid and start time comparable only on the boot that recorded them.
+ * `''` where it cannot be read (not Linux).
+ */
+export function bootId(): string {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').replace(/[^0-9a-f]/gi, '').slice(0, 8);
+  } catch {
+    return '';
+  }
 }

@@ -29,7 +29,7 @@ import { type OpenAITool } from '../formats/openai.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 import { failedResult } from '../closeout/results.js';
-import { isCallerTool, isOfferedInMode, isOfferedToModel, isSelected } from '../registry/visibility.js';
+import { existsFor, isSelected, offers, type ToolSelectionFilter } from '../decisions/visibility.decider.js';
 import type { ModelClass } from '../types/model-class.js';
 import type { DomainVisibility } from '../registry/lazy-visibility.js';
 import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
@@ -354,34 +354,37 @@ export class ToolSystem implements ToolCallTarget {
     await this.executor.close();
   }
 
-  /** Is `tool` inside the `tags` selection? */
+  /** Is `tool` inside the `tags` selection (the visibility decider's rule)? */
   private selected(tool: RegisteredTool): boolean {
-    return isSelected(tool, { tags: this.tags });
+    return isSelected(tool, this.selection);
   }
 
   /**
-   * Would the system's `tags` selection hold a tool with these tags? For a caller that offers a
-   * caller-side builtin itself (`toolgate mcp` offers `ask_user`), which no selection holds.
+   * The system's `tags` selection, as the visibility decider takes it: for a caller that offers
+   * a caller-side builtin itself (`toolgate mcp` offers `ask_user` inside it), which no
+   * selection holds.
    */
-  selectsTags(tags: readonly string[]): boolean {
-    return isSelected({ name: '', tags }, { tags: this.tags });
+  get selection(): ToolSelectionFilter {
+    return { tags: this.tags };
   }
 
   /**
    * The tools an agent is offered, one version per name (its pin, else the latest), sorted by
-   * name. In a read-only mode: the read-only tools, plus the tools that may write inside
-   * scoped folders when the mode or the agent has some.
+   * name: those the visibility decider offers (`offers`: the `tags` selection, the mode, the
+   * model class, lazy visibility). In a read-only mode: the read-only tools, plus the tools
+   * that may write inside scoped folders when the mode or the agent has some.
    */
   tools(selection: ToolSelection = {}): RegisteredTool[] {
     const mode = resolveMode(selection.mode ?? this.defaultMode);
     if (mode === undefined) return [];
+    const viewer = {
+      selections: [this.selection], mode, scopedWriteDirs: selection.scopedWriteDirs, scopedWriteTools: this.executor.scopedWriteTools,
+      modelClass: selection.modelClass, visibility: selection.visibility,
+    };
     const out: RegisteredTool[] = [];
     for (const latest of this.registry.list()) {
       const tool = this.versions.resolve(latest.name, selection.agent);
-      if (tool === undefined || !this.selected(tool) || !isOfferedInMode(tool, mode, selection.scopedWriteDirs, this.executor.scopedWriteTools)) continue;
-      if (!isOfferedToModel(tool, selection.modelClass)) continue;
-      if (selection.visibility !== undefined && !selection.visibility.shows(tool)) continue;
-      out.push(tool);
+      if (tool !== undefined && offers(tool, viewer)) out.push(tool);
     }
     return out;
   }
@@ -456,7 +459,7 @@ export class ToolSystem implements ToolCallTarget {
     if (visibility !== undefined) rest.client = withVisibility(rest.client, visibility);
     if (name !== undefined) {
       const tool = this.registry.get(name);
-      if (tool !== undefined && !isCallerTool(tool) && !this.selected(tool)) return this.notSelected(call, name);
+      if (tool !== undefined && !existsFor(tool, this.selection)) return this.notSelected(call, name);
       if (tool?.domain === MEMORY_DOMAIN) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ memory: this.memoryStore() }));
       if (tool?.domain === TASK_DOMAIN && this.tasks !== undefined) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ tasks: this.tasks.forCaller(options) }));
       const range = call.version ?? this.versions.rangeFor(agent, name);
@@ -483,7 +486,7 @@ export class ToolSystem implements ToolCallTarget {
     if (visibility !== undefined) rest.client = withVisibility(rest.client, visibility);
     if (name !== undefined) {
       const tool = this.registry.get(name);
-      if (tool !== undefined && !isCallerTool(tool) && !this.selected(tool)) return { verdict: 'deny', code: 'UNKNOWN_TOOL', reason: this.notSelected(call, name).output };
+      if (tool !== undefined && !existsFor(tool, this.selection)) return { verdict: 'deny', code: 'UNKNOWN_TOOL', reason: this.notSelected(call, name).output };
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };
     }

@@ -2,7 +2,8 @@
  * The caller tools (ask_user, run_subagent, input_subagent, request_tools) run through the
  * executor like every tool: a policy file's deny rule denies them, the model sees the denied
  * result, nothing behind them runs (no question, no child), and the ledger records the call
- * with its decision. Issue 31, item 4: "a policy rule can deny run_subagent and ask_user".
+ * with its decision, which `toolgate trace` shows. Issue 31: "a policy rule can deny run_subagent
+ * and ask_user; their calls appear in `toolgate trace`".
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { GeneralAgent, Ledger, ToolSystem, type ToolExecutionResult, type UserQuestion } from '../../src/index.js';
 import { RUN_SUBAGENT } from '../../src/builtin/subagent.js';
 import { tempWorkspace } from '../helpers.js';
+import { cliInProcess } from '../cli/in-process.js';
 import { offeredTools, ScriptedModel, toolCalls, toolMessages, finalAnswer } from './scripted-model.js';
 
 function byCall(results: readonly ToolExecutionResult[], callId: string): ToolExecutionResult {
@@ -56,6 +58,7 @@ describe('a policy file denies the caller tools', () => {
     assert.deepEqual([call?.callId, call?.tool, call?.state, call?.errorCode], ['p_sub', RUN_SUBAGENT, 'denied', 'POLICY_DENIED']);
     const decisions = await ledger.decisions(call!.callId, call!.session);
     assert.deepEqual(decisions.map((d) => [d.decider, d.verdict]), [['policy', 'deny']]);
+    await assertTraced('p_sub', RUN_SUBAGENT);
   });
 
   it('ask_user: the question never reaches the handler; the model sees POLICY_DENIED; the ledger has the call', async () => {
@@ -73,7 +76,20 @@ describe('a policy file denies the caller tools', () => {
     assert.deepEqual(asked, []);
     const [call] = await ledger.list({ turn: 'ask-turn' });
     assert.deepEqual([call?.callId, call?.tool, call?.state], ['q1', 'ask_user', 'denied']);
+    await assertTraced('q1', 'ask_user');
   });
+
+  /** `toolgate trace` (the command line, reading this ledger) shows the denied call with the policy's decision. */
+  async function assertTraced(callId: string, tool: string): Promise<void> {
+    const where = ['--workspace', t.ws, '--state-dir', path.join(t.root, 'state')];
+    const json = await cliInProcess(['trace', ...where, '--call', callId, '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    const calls = JSON.parse(json.stdout) as Array<{ tool: string; state: string; status: string; decisions: string[] }>;
+    assert.deepEqual(calls.map((c) => [c.tool, c.state, c.status]), [[tool, 'denied', 'POLICY_DENIED']]);
+    assert.match(calls[0]!.decisions.join(' '), /^policy:deny:/);
+    const text = await cliInProcess(['trace', ...where]);
+    assert.match(text.stdout, new RegExp(`${callId} {2}${tool}@1\\.0\\.0 {2}denied`));
+  }
 });
 
 describe('the caller tools without a policy: decided, recorded and bounded like every tool', () => {

@@ -1,6 +1,6 @@
 /**
  * Tools by model class: `forModel` from the decorator through the build's tool manifest into
- * the registry; `isOfferedToModel` (registry/visibility.ts); a scripted model through
+ * the registry; `isOfferedToModel` (the visibility decider); a scripted model through
  * GeneralAgent offered describe_image and not read_image when text-only, the reverse when
  * vision (and by default); the ToolSystem's exports (OpenAI, Anthropic, MCP) by model class.
  */
@@ -12,7 +12,7 @@ import { GeneralAgent, MODEL_CLASSES, OpenAIChatModel, ToolDefinitionError, Tool
 import { isModelClass } from '../../src/types/model-class.js';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
 import { MANIFEST_FILE, readManifest } from '../../src/registry/manifest.js';
-import { isOfferedToModel } from '../../src/registry/visibility.js';
+import { isOfferedToModel } from '../../src/decisions/visibility.decider.js';
 import type { OpenAIAssistantMessage } from '../../src/formats/openai.js';
 import { REPO_ROOT, tempWorkspace } from '../helpers.js';
 import { offeredTools as offered, ScriptedModel } from './scripted-model.js';

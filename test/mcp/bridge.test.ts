@@ -13,7 +13,7 @@ import pino from 'pino';
 import { McpBridge, ToolExecutor, ToolRegistry, loadBuiltinTools, type McpServerConfig } from 'toolgate';
 import { BRIDGED_TOOL_NAME_PATTERN } from '../../src/decorators/tool.decorator.js';
 import { toMcpTool } from '../../src/formats/mcp.js';
-import { bridgedKind, MAX_BRIDGED_DESCRIPTION } from '../../src/mcp/bridge.js';
+import { bridgedKind, MAX_BRIDGED_DESCRIPTION } from '../../src/mcp/bridged-tool.js';
 import { assignProxyNames, serverPrefix } from '../../src/mcp/proxy-names.js';
 import { createFixtureServer } from '../fixtures/mcp-fixture-server.js';
 import { inMemoryTransport, REPO_ROOT } from '../helpers.js';

@@ -58,6 +58,21 @@ describe('MCP tools/list follows the mode; escapes are marked', () => {
   test('an unknown mode lists nothing', async () => {
     assert.deepEqual(await names(await connect({ mode: 'yolo' })), []);
   });
+
+  test('ask_user (the visibility decider\'s caller-tool offer): listed and callable by default; askUser false (a config toolset) or a selection without it hides it and a call is unknown', async () => {
+    const shown = await connect({ mode: 'explore' });
+    assert.ok((await names(shown)).includes('ask_user'), 'read-only: offered in explore');
+    for (const hidden of [await connect({ askUser: false }), await connect({ tags: ['fs'] }), await connect({ tools: ['read_file'] })]) {
+      const listed = await names(hidden);
+      assert.ok(!listed.includes('ask_user'), listed.join(','));
+      await assert.rejects(hidden.callTool({ name: 'ask_user', arguments: { question: 'q?' } }), /Unknown tool/);
+    }
+    assert.ok((await names(await connect({ tools: ['read_file', 'ask_user'] }))).includes('ask_user'), 'a selection naming it');
+    const subagents = await connect({});
+    assert.ok(!(await names(subagents)).includes('run_subagent'), 'the MCP server drives no subagents');
+    await assert.rejects(subagents.callTool({ name: 'run_subagent', arguments: { prompt: 'x' } }), /Unknown tool/);
+    await assert.rejects(subagents.callTool({ name: 'request_tools', arguments: { domains: ['git'], reason: 'r' } }), /Unknown tool/, 'no lazy domains: no request_tools');
+  });
 });
 
 describe('MCP through the ToolSystem facade', () => {
@@ -88,5 +103,11 @@ describe('MCP through the ToolSystem facade', () => {
     const outside = system.registry.list().find((t) => !t.tags.includes('fs'));
     assert.ok(outside, 'a builtin tool outside the fs tag');
     await assert.rejects(client.callTool({ name: outside.name, arguments: {} }), /Unknown tool/);
+  });
+
+  test('the MCP server takes a ToolSystem only: a bare executor, or none, is refused naming the option', () => {
+    for (const options of [{ system: system.executor }, { executor: system.executor }, {}, { system: null }]) {
+      assert.throws(() => createMcpServer(options as never), (error: Error & { code?: string }) => /createMcpServer needs options\.system, a ToolSystem/.test(error.message), JSON.stringify(Object.keys(options)));
+    }
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The one `/proc` reader (`src/sandbox/proc.ts`): a live process, a zombie, a gone pid, and
- * this process's memory and cgroups, checked against real processes.
+ * this process's memory, cgroups and boot id, checked against real processes.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { hasExited, isZombie, ownCgroups, procStat, residentBytes, signalReaches } from '../../src/sandbox/proc.js';
+import fs from 'node:fs';
+import { bootId, hasExited, isZombie, ownCgroups, procStat, residentBytes, signalReaches } from '../../src/sandbox/proc.js';
 
 describe('the /proc reader', { skip: process.platform === 'linux' ? false : 'Linux only' }, () => {
   test('this process: running, a start time, some resident memory; a pid that is gone: unknown, unreachable', () => {
@@ -44,5 +45,13 @@ describe('the /proc reader', { skip: process.platform === 'linux' ? false : 'Lin
     const found = ownCgroups();
     assert.ok(found.unified !== undefined || found.pidsV1 !== undefined, JSON.stringify(found));
     for (const value of Object.values(found)) assert.match(value, /^\//);
+  });
+
+  test('the boot id is the kernel\'s, its first 8 hex digits; the ledger\'s host id carries it', async () => {
+    const kernel = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').replace(/-/g, '').trim().slice(0, 8);
+    assert.match(bootId(), /^[0-9a-f]{8}$/);
+    assert.equal(bootId(), kernel);
+    const { hostId } = await import('../../src/ledger/owner.js');
+    assert.ok(hostId().endsWith(`/${kernel}`), hostId());
   });
 });
