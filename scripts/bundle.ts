@@ -1,6 +1,6 @@
 /**
  * The last step of `npm run build`: fewer, larger modules on the paths where start-up time
- * counts. Three outputs under `dist/bundle/`:
+ * counts. Four outputs under `dist/bundle/`:
  * - `core.js`: every module the authoring entries `toolgate/tool` (`src/tool.ts`) and
  *   `toolgate/internal` (`src/internal.ts`, the shipped tools' helpers) reach (the decorator,
  *   the workspace, the sandbox helpers) as one file, but the errors (`errors.js`,
@@ -9,6 +9,10 @@
  *   a class such as `PathTraversalError`, or the decorator's metadata, exists once in a
  *   process however it is imported (through `toolgate`, `toolgate/tool`, a tool module, the
  *   files themselves).
+ * - `root.js`: the modules the root entry `toolgate` (`src/index.ts`) reaches, but the
+ *   authoring ones (core.js) and those the pool's worker and the child load (they keep their
+ *   own files), as one file; their files in `dist/src/` re-export from it the same way
+ *   ({@link rootBundle}). What every SDK user and test file pays at import (docs/performance.md).
  * - `main.js` and its chunks: the CLI (`src/cli/main.ts`), which `bin/toolgate.js` loads; each
  *   command, and each module loaded on first use, a chunk of its own. `early.js` (what the
  *   CLI starts before its modules load, `src/cli/early.ts`) shares its chunks.
@@ -146,6 +150,54 @@ const toHomes = (except?: string): Plugin => ({
   },
 });
 
+/** The root entry, `toolgate`, and its bundle. */
+const ROOT_ENTRY = path.join(SRC, 'index.js');
+const ROOT = path.join(OUT, 'root.js');
+/**
+ * Files that a worker thread or a child process loads by path (the pool's worker, the process
+ * runner's child when its bundle is stale): the modules they reach keep files of their own,
+ * which root.js imports, so that a worker loads them and not the whole root entry.
+ */
+const SEPARATE_ENTRIES = [path.join(SRC, 'runner', 'pool', 'worker.js'), path.join(SRC, 'runner', 'process', 'child.js')];
+
+/** Imports of `separate` modules, and every `import()` of a module of dist/src, stay imports of their own files. */
+const ownFiles = (separate: ReadonlySet<string>): Plugin => ({
+  name: 'toolgate-own-files',
+  setup(plugins) {
+    plugins.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const file = path.resolve(args.resolveDir, args.path);
+      if (!inSrc(file) || (args.kind !== 'dynamic-import' && !separate.has(file))) return undefined;
+      return { path: specifier(OUT, file), external: true };
+    });
+  },
+});
+
+/** The modules of dist/src that `entries` reach through import statements, the authoring ones (core.js) and `separate` ones excepted. */
+async function reached(entries: string[], separate: ReadonlySet<string>): Promise<string[]> {
+  const { metafile } = await build({ ...COMMON, entryPoints: entries, outdir: OUT, write: false, metafile: true, logLevel: 'silent', plugins: [toHomes(), ownFiles(separate)] });
+  return Object.keys(metafile.inputs).map((input) => path.resolve(input)).filter(inSrc).sort();
+}
+
+/**
+ * `dist/bundle/root.js`: the modules the root entry reaches, as one file (Node 20 loads each
+ * ES module in about 0.5 ms of CPU; the root entry reached about 200). Each module's names are
+ * exported under an alias of its own (`m12$name`: two modules may export the same name), and
+ * its file in dist/src is rewritten to re-export them, so a class exists once in a process
+ * however it is imported. Returns each module's (alias, name) pairs.
+ */
+async function rootBundle(): Promise<{ names: Map<string, [string, string][]>; separate: number }> {
+  const separate = new Set(await reached(SEPARATE_ENTRIES, new Set()));
+  const modules = (await reached([ROOT_ENTRY], separate)).filter((file) => !separate.has(file));
+  const names = new Map<string, [string, string][]>();
+  await Promise.all(modules.map(async (file, index) => {
+    if (/^\s*export\s*\*/m.test(fs.readFileSync(file, 'utf8'))) throw new Error(`${file}: \`export *\` in a module of the root entry; name what it exports (scripts/bundle.ts)`);
+    names.set(file, (await exportsOf(file)).map((name) => [`m${index}$${name}`, name]));
+  }));
+  const entry = modules.map((file) => `export { ${names.get(file)!.map(([alias, name]) => `${name} as ${alias}`).join(', ')} } from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
+  await build({ ...COMMON, stdin: { contents: entry, resolveDir: SRC, sourcefile: 'root-entry.js' }, outfile: ROOT, sourcemap: 'linked', plugins: [toHomes(), ownFiles(separate), ownModuleUrls] });
+  return { names, separate: separate.size };
+}
+
 fs.rmSync(OUT, { recursive: true, force: true });
 // The files of their own, each from its module alone (it may import no other authoring module).
 for (const [file, home] of OWN_FILES) {
@@ -161,6 +213,9 @@ const outputs = { ...COMMON, outdir: OUT, sourcemap: 'linked', metafile: true, p
 const cli = await build({ ...outputs, entryPoints: { main: path.join(SRC, 'cli', 'main.js'), early: path.join(SRC, 'cli', 'early.js') }, splitting: true, chunkNames: 'chunk-[hash]' });
 const child = await build({ ...outputs, entryPoints: { child: path.join(SRC, 'runner', 'process', 'child.js') } });
 
+// The root entry's modules: root.js, and their own files re-export from it (below).
+const root = await rootBundle();
+
 // Last: the authoring modules' own files re-export from their homes.
 for (const file of shared) {
   const byHome = new Map<string, string[]>();
@@ -170,6 +225,13 @@ for (const file of shared) {
   }
   const lines = [...byHome].map(([home, list]) => `export { ${list.join(', ')} } from ${JSON.stringify(specifier(path.dirname(file), home))};`);
   fs.writeFileSync(file, `${SHIM_MARK}\n${lines.length === 0 ? 'export {};' : lines.join('\n')}\n`);
+  fs.rmSync(`${file}.map`, { force: true });
+}
+
+for (const [file, list] of root.names) {
+  const from = JSON.stringify(specifier(path.dirname(file), ROOT));
+  const line = list.length === 0 ? `import ${from};` : `export { ${list.map(([alias, name]) => `${alias} as ${name}`).join(', ')} } from ${from};`;
+  fs.writeFileSync(file, `${SHIM_MARK}\n${line}\n`);
   fs.rmSync(`${file}.map`, { force: true });
 }
 
@@ -184,5 +246,6 @@ if (process.argv.includes('--verbose')) {
     const files = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length;
     process.stdout.write(`dist/bundle/${name}.js: ${bundled} modules in ${files} files\n`);
   }
+  process.stdout.write(`dist/bundle/root.js: ${root.names.size} modules (those of toolgate but the authoring ones and ${root.separate} the pool worker and the child load)\n`);
   process.stdout.write(`dist/bundle/core.js and ${[...OWN_FILES.values()].map((home) => path.basename(home)).join(', ')}: ${shared.length} modules (those of toolgate/tool and toolgate/internal)\n`);
 }
