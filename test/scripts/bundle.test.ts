@@ -1,8 +1,8 @@
 /**
  * What `npm run build` bundles (scripts/bundle.ts) is the same program as the files it was
  * made of: the authoring modules exist once (however they are imported), the CLI's and the
- * child's bundles hold no copy of them, the root entry's modules (dist/bundle/root.js) exist
- * once too, the pool worker's modules keep their own files, and a second run on already
+ * child's bundles hold no copy of them, the root entry's modules (dist/bundle/root.js and
+ * runtime.js) exist once too, the pool worker's modules are in runtime.js only, and a second run on already
  * bundled output refuses.
  */
 import { describe, test } from 'node:test';
@@ -40,11 +40,7 @@ describe('dist/bundle', () => {
       assert.equal(defining.length, 1, `${definition}: ${defining.join(', ')}`);
       assert.ok(defining[0] === 'core.js' || defining[0] === 'errors.js', defining[0]);
     }
-    for (const file of files.filter((name) => name !== 'root.js')) assert.doesNotMatch(fs.readFileSync(dist(`bundle/${file}`), 'utf8'), /from "\.\.\/src\//, `${file} imports a module of dist/src`);
-    // root.js imports the modules the pool worker and the child load, which keep their own files (not re-exports of root.js).
-    const own = [...fs.readFileSync(dist('bundle/root.js'), 'utf8').matchAll(/from "\.\.\/(src\/[^"]+)"/g)].map((match) => match[1]!);
-    assert.ok(own.includes('src/runner/runner.js'), own.join(' '));
-    for (const file of own) assert.doesNotMatch(fs.readFileSync(dist(file), 'utf8'), /^\/\/ Bundled into dist\/bundle\//, `root.js imports ${file}, a re-export`);
+    for (const file of files) assert.doesNotMatch(fs.readFileSync(dist(`bundle/${file}`), 'utf8'), /from "\.\.\/src\//, `${file} imports a module of dist/src`);
   });
 
   test('a class of the root entry is one class through toolgate and its own module (dist/bundle/root.js)', async () => {
@@ -54,9 +50,12 @@ describe('dist/bundle', () => {
     assert.equal(root.ToolExecutor, executor.ToolExecutor);
     assert.ok(Object.values(bundle).includes(root.ToolSystem));
     assert.match(fs.readFileSync(dist('src/ledger/store.js'), 'utf8'), /from "\.\.\/\.\.\/bundle\/root\.js"/);
+    const [runner, runtime] = await Promise.all([load('src/runner/runner.js'), load('bundle/runtime.js')]);
+    assert.equal(typeof runner.serializeError, 'function');
+    assert.ok(Object.values(runtime).includes(runner.serializeError));
   });
 
-  test("the modules of the pool's worker load as their own files, not root.js", async () => {
+  test("the modules of the pool's worker load as runtime.js, not root.js", async () => {
     // What runner/pool/worker.js imports (it cannot load outside a worker thread: it reads workerData).
     const modules = ['src/runner/tool-host.js', 'src/runner/client-relay.js', 'src/runner/pool/shared-lines.js'].map((file) => pathToFileURL(dist(file)).href);
     const hooks = `data:text/javascript,${encodeURIComponent('export async function load(url, context, next) { process._rawDebug("LOADED " + url); return next(url, context); }')}`;
@@ -65,7 +64,7 @@ describe('dist/bundle', () => {
       execFile(process.execPath, ['--import', register, '--input-type=module', '-e', `for (const m of ${JSON.stringify(modules)}) await import(m);`], (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }));
     });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /LOADED .*\/dist\/src\/runner\/tool-host\.js/);
+    assert.match(run.stderr, /LOADED .*\/dist\/bundle\/runtime\.js/);
     assert.doesNotMatch(run.stderr, /LOADED .*\/dist\/bundle\/root\.js/);
   });
 
