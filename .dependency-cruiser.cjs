@@ -47,8 +47,8 @@ const ALLOWED_IMPORTERS = {
   'safe-stable-stringify': ['^src/registry/registered-tool\\.ts$'],
   openai: ['^src/agents/model-client\\.ts$'],
   zod: ['^src/mcp/(server|task-methods|task-extension)\\.ts$'],
-  // SDK v2's client: the bridge and its OAuth
-  '@modelcontextprotocol/client': ['^src/mcp/(bridge|oauth)\\.ts$'],
+  // SDK v2's client: the bridge (types; the values through client-sdk, loaded at first use) and its OAuth
+  '@modelcontextprotocol/client': ['^src/mcp/(bridge|client-sdk|oauth)\\.ts$'],
   // SDK v2's schemas: the server, and the token file of a bridged OAuth server
   '@modelcontextprotocol/core': ['^src/mcp/(server|oauth)\\.ts$'],
   '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|input-required|ask-user|call-client|tasks|task-methods|task-extension|event-store|early-initialize|protocol-server|skills-extension)\\.ts$', '^src/formats/mcp\\.ts$'],

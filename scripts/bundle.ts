@@ -1,6 +1,6 @@
 /**
  * The last step of `npm run build`: fewer, larger modules on the paths where start-up time
- * counts. Three outputs under `dist/bundle/`:
+ * counts. Five outputs under `dist/bundle/`:
  * - `core.js`: every module the authoring entries `toolgate/tool` (`src/tool.ts`) and
  *   `toolgate/internal` (`src/internal.ts`, the shipped tools' helpers) reach (the decorator,
  *   the workspace, the sandbox helpers) as one file, but the errors (`errors.js`,
@@ -9,6 +9,11 @@
  *   a class such as `PathTraversalError`, or the decorator's metadata, exists once in a
  *   process however it is imported (through `toolgate`, `toolgate/tool`, a tool module, the
  *   files themselves).
+ * - `root.js` and `runtime.js`: the modules the root entry `toolgate` (`src/index.ts`)
+ *   reaches but the authoring ones, as two files: runtime.js what the pool's worker and the
+ *   child reach too, root.js the rest; their files in `dist/src/` re-export from them the
+ *   same way ({@link groupBundle}). What every SDK user and test file pays at import
+ *   (docs/performance.md).
  * - `main.js` and its chunks: the CLI (`src/cli/main.ts`), which `bin/toolgate.js` loads; each
  *   command, and each module loaded on first use, a chunk of its own. `early.js` (what the
  *   CLI starts before its modules load, `src/cli/early.ts`) shares its chunks.
@@ -146,6 +151,82 @@ const toHomes = (except?: string): Plugin => ({
   },
 });
 
+/** The root entry, `toolgate`, and its bundle. */
+const ROOT_ENTRY = path.join(SRC, 'index.js');
+const ROOT = path.join(OUT, 'root.js');
+/**
+ * Files that a worker thread or a child process loads by path (the pool's worker, the process
+ * runner's child when its bundle is stale): they keep their own files, and the modules they
+ * reach are bundled apart from the root entry's, into runtime.js, so that a worker loads those
+ * and not the whole root entry.
+ */
+const SEPARATE_ENTRIES = new Set([path.join(SRC, 'runner', 'pool', 'worker.js'), path.join(SRC, 'runner', 'process', 'child.js')]);
+const RUNTIME = path.join(OUT, 'runtime.js');
+
+/** A bundled group of modules: each module's (alias, name) pairs, the alias being what the group's file exports. */
+type Group = Map<string, [alias: string, name: string][]>;
+
+/** Imports of {@link SEPARATE_ENTRIES}, and every `import()` of a module of dist/src, stay imports of their own files. */
+const ownFiles: Plugin = {
+  name: 'toolgate-own-files',
+  setup(plugins) {
+    plugins.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const file = path.resolve(args.resolveDir, args.path);
+      if (!inSrc(file) || (args.kind !== 'dynamic-import' && !SEPARATE_ENTRIES.has(file))) return undefined;
+      return { path: specifier(OUT, file), external: true };
+    });
+  },
+};
+
+/** Imports of a module of `group` become imports of its aliases from the group's file `home` (beside the bundles). */
+const toGroup = (group: Group, home: string): Plugin => ({
+  name: 'toolgate-group',
+  setup(plugins) {
+    plugins.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (args.namespace === 'toolgate-group') return { path: specifier(OUT, home), external: true };
+      const file = path.resolve(args.resolveDir, args.path);
+      return group.has(file) ? { path: file, namespace: 'toolgate-group' } : undefined;
+    });
+    plugins.onLoad({ filter: /./, namespace: 'toolgate-group' }, (args) => ({
+      contents: `export { ${group.get(args.path)!.map(([alias, name]) => `${alias} as ${name}`).join(', ')} } from ${JSON.stringify(specifier(OUT, home))};`,
+      resolveDir: OUT,
+      loader: 'js',
+    }));
+  },
+});
+
+/** The modules of dist/src that `entries` reach through import statements and that `plugins` leave in the bundle. */
+async function reached(entries: string[], plugins: Plugin[]): Promise<string[]> {
+  const { metafile } = await build({ ...COMMON, entryPoints: entries, outdir: OUT, write: false, metafile: true, logLevel: 'silent', plugins });
+  return Object.keys(metafile.inputs).map((input) => path.resolve(input)).filter(inSrc).sort();
+}
+
+/**
+ * `modules` as one file, `out`, each module's names exported under an alias of its own
+ * (`${prefix}12$name`: two modules may export the same name); their files in dist/src are
+ * rewritten to re-export them (below), so a class exists once in a process however it is
+ * imported. Node 20 spends about 0.5 ms of CPU on each ES module it loads.
+ */
+async function groupBundle(modules: string[], out: string, prefix: string, plugins: Plugin[]): Promise<Group> {
+  const names: Group = new Map();
+  const lists = await Promise.all(modules.map(async (file, index) => {
+    if (/^\s*export\s*\*/m.test(fs.readFileSync(file, 'utf8'))) throw new Error(`${file}: \`export *\` in a bundled module; name what it exports (scripts/bundle.ts)`);
+    return (await exportsOf(file)).map((name): [string, string] => [`${prefix}${index}$${name}`, name]);
+  }));
+  modules.forEach((file, index) => names.set(file, lists[index]!));
+  const entry = modules.map((file) => `export { ${names.get(file)!.map(([alias, name]) => `${name} as ${alias}`).join(', ')} } from ${JSON.stringify(specifier(SRC, file))};`).join('\n');
+  await build({ ...COMMON, stdin: { contents: entry, resolveDir: SRC, sourcefile: `${path.basename(out)}-entry.js` }, outfile: out, sourcemap: 'linked', plugins: [...plugins, ownModuleUrls] });
+  return names;
+}
+
+/** runtime.js (what the pool's worker and the child reach) and root.js (the rest of what the root entry reaches). */
+async function runtimeAndRoot(): Promise<[runtime: Group, root: Group]> {
+  const runtimeModules = (await reached([...SEPARATE_ENTRIES], [toHomes(), ownFiles])).filter((file) => !SEPARATE_ENTRIES.has(file));
+  const runtime = await groupBundle(runtimeModules, RUNTIME, 'r', [toHomes(), ownFiles]);
+  const rootPlugins = [toHomes(), ownFiles, toGroup(runtime, RUNTIME)];
+  const rootModules = (await reached([ROOT_ENTRY], rootPlugins)).filter((file) => !runtime.has(file));
+  return [runtime, await groupBundle(rootModules, ROOT, 'm', rootPlugins)];
+}
 fs.rmSync(OUT, { recursive: true, force: true });
 // The files of their own, each from its module alone (it may import no other authoring module).
 for (const [file, home] of OWN_FILES) {
@@ -161,6 +242,9 @@ const outputs = { ...COMMON, outdir: OUT, sourcemap: 'linked', metafile: true, p
 const cli = await build({ ...outputs, entryPoints: { main: path.join(SRC, 'cli', 'main.js'), early: path.join(SRC, 'cli', 'early.js') }, splitting: true, chunkNames: 'chunk-[hash]' });
 const child = await build({ ...outputs, entryPoints: { child: path.join(SRC, 'runner', 'process', 'child.js') } });
 
+// The root entry's modules: runtime.js and root.js; their own files re-export from them (below).
+const [runtime, root] = await runtimeAndRoot();
+
 // Last: the authoring modules' own files re-export from their homes.
 for (const file of shared) {
   const byHome = new Map<string, string[]>();
@@ -171,6 +255,15 @@ for (const file of shared) {
   const lines = [...byHome].map(([home, list]) => `export { ${list.join(', ')} } from ${JSON.stringify(specifier(path.dirname(file), home))};`);
   fs.writeFileSync(file, `${SHIM_MARK}\n${lines.length === 0 ? 'export {};' : lines.join('\n')}\n`);
   fs.rmSync(`${file}.map`, { force: true });
+}
+
+for (const [group, home] of [[runtime, RUNTIME], [root, ROOT]] as const) {
+  for (const [file, list] of group) {
+    const from = JSON.stringify(specifier(path.dirname(file), home));
+    const line = list.length === 0 ? `import ${from};` : `export { ${list.map(([alias, name]) => `${alias} as ${name}`).join(', ')} } from ${from};`;
+    fs.writeFileSync(file, `${SHIM_MARK}\n${line}\n`);
+    fs.rmSync(`${file}.map`, { force: true });
+  }
 }
 
 // The bash grammar, beside the module that loads it (src/policy/shell/analyze.ts).
@@ -184,5 +277,6 @@ if (process.argv.includes('--verbose')) {
     const files = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length;
     process.stdout.write(`dist/bundle/${name}.js: ${bundled} modules in ${files} files\n`);
   }
+  process.stdout.write(`dist/bundle/runtime.js: ${runtime.size} modules (what the pool's worker and the child reach); root.js: ${root.size} (the rest of toolgate's)\n`);
   process.stdout.write(`dist/bundle/core.js and ${[...OWN_FILES.values()].map((home) => path.basename(home)).join(', ')}: ${shared.length} modules (those of toolgate/tool and toolgate/internal)\n`);
 }

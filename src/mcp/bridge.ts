@@ -33,10 +33,7 @@
  *
  * @module
  */
-import {
-  Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type CallToolResult, type Tool as McpToolSpec, type Transport,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { CallToolResult, Client, Tool as McpToolSpec, Transport } from '@modelcontextprotocol/client';
 import { isValidVersion } from '../util/semver.js';
 import { commandEnv } from '../sandbox/child-env.js';
 import { ToolExecutionError } from '../errors/errors.js';
@@ -48,7 +45,8 @@ import { TOOL_LOG_LEVELS, type JsonSchema, type SampleRequest, type ToolContext,
 import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
 import { assignProxyNames, serverPrefix } from './proxy-names.js';
 import { bridgedDescription, bridgedKind, contentText, upstreamOf } from './bridged-tool.js';
-import { BridgeOAuthProvider, oauthFetch, type OAuthAuthorizer } from './oauth.js';
+import type { OAuthAuthorizer } from './oauth.js';
+import { loadClientSdk, type ClientSdk } from './client-sdk.js';
 
 /** Default per-request timeout of a bridged call without progress, in ms (the SDK's default). */
 const DEFAULT_MCP_TIMEOUT_MS = 60_000;
@@ -125,6 +123,7 @@ interface ProxyTarget {
 /** One bridged server. */
 class ServerConnection {
   client: Client | undefined;
+  sdk: ClientSdk | undefined; // the client SDK, loaded by start() (client-sdk.ts)
   transport: Transport | undefined;
   state: McpServerStatus['state'] = 'closed';
   error: string | undefined;
@@ -250,7 +249,8 @@ export class McpBridge {
   private async start(conn: ServerConnection): Promise<void> {
     const started = Date.now();
     const startTimeout = conn.config.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
-    const client = new Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, {
+    const sdk = (conn.sdk = await loadClientSdk());
+    const client = new sdk.Client(this.options.clientInfo ?? { name: 'toolgate', version: '0.1.0' }, {
       // Both revisions: `server/discover` first; a 2026-07-28 answer selects the stateless
       // revision, anything else (an error, no answer on stdio) the 2025-11-25 `initialize`.
       // The probe gets half the start time: a stdio server that never answers it is taken for a
@@ -273,9 +273,9 @@ export class McpBridge {
       },
     });
     conn.client = client;
-    this.relayToCallers(conn, client);
+    this.relayToCallers(conn, client, sdk);
     try {
-      conn.transport = this.transportFor(conn);
+      conn.transport = this.transportFor(conn, sdk);
       await withTimeout(client.connect(conn.transport, { timeout: startTimeout }), startTimeout, `did not answer initialize within ${startTimeout} ms`);
       const tools = await listAllTools(client, startTimeout);
       const version = client.getServerVersion()?.version;
@@ -301,7 +301,7 @@ export class McpBridge {
    * messages to each (`ctx.log`); elicitation and sampling requests to the one running call
    * (refused when none or several run: the protocol does not say which call asks).
    */
-  private relayToCallers(conn: ServerConnection, client: Client): void {
+  private relayToCallers(conn: ServerConnection, client: Client, { ProtocolError, ProtocolErrorCode }: ClientSdk): void {
     client.setNotificationHandler('notifications/message', (notification) => {
       const { level, data, logger } = notification.params;
       const known: ToolLogLevel = (TOOL_LOG_LEVELS as readonly string[]).includes(level) ? level : 'info';
@@ -339,7 +339,7 @@ export class McpBridge {
     this.options.onToolsChanged?.(conn.name);
   }
 
-  private transportFor(conn: ServerConnection): Transport {
+  private transportFor(conn: ServerConnection, { BridgeOAuthProvider, StdioClientTransport, StreamableHTTPClientTransport, oauthFetch }: ClientSdk): Transport {
     const config = conn.config;
     const given = this.options.transportFor?.(conn.name, config);
     if (given !== undefined) return given;
@@ -485,6 +485,7 @@ export class McpBridge {
 
   private callError(conn: ServerConnection, remote: string, error: unknown, progress: number, total: number): ToolExecutionError {
     const message = (error as Error)?.message ?? String(error);
+    const { SdkError, SdkErrorCode, ProtocolError } = conn.sdk!; // a call runs on a started connection: its SDK is loaded
     if (error instanceof SdkError || error instanceof ProtocolError) {
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         const data = error.data as { maxTotalTimeout?: number } | undefined;

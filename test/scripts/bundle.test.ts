@@ -1,7 +1,9 @@
 /**
  * What `npm run build` bundles (scripts/bundle.ts) is the same program as the files it was
  * made of: the authoring modules exist once (however they are imported), the CLI's and the
- * child's bundles hold no copy of them, and a second run on already bundled output refuses.
+ * child's bundles hold no copy of them, the root entry's modules (dist/bundle/root.js and
+ * runtime.js) exist once too, the pool worker's modules are in runtime.js only, and a second run on already
+ * bundled output refuses.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,6 +41,31 @@ describe('dist/bundle', () => {
       assert.ok(defining[0] === 'core.js' || defining[0] === 'errors.js', defining[0]);
     }
     for (const file of files) assert.doesNotMatch(fs.readFileSync(dist(`bundle/${file}`), 'utf8'), /from "\.\.\/src\//, `${file} imports a module of dist/src`);
+  });
+
+  test('a class of the root entry is one class through toolgate and its own module (dist/bundle/root.js)', async () => {
+    const [root, store, executor, bundle] = await Promise.all([import('toolgate'), load('src/ledger/store.js'), load('src/executor/executor.js'), load('bundle/root.js')]);
+    assert.equal(typeof store.Ledger, 'function');
+    assert.equal(root.Ledger, store.Ledger);
+    assert.equal(root.ToolExecutor, executor.ToolExecutor);
+    assert.ok(Object.values(bundle).includes(root.ToolSystem));
+    assert.match(fs.readFileSync(dist('src/ledger/store.js'), 'utf8'), /from "\.\.\/\.\.\/bundle\/root\.js"/);
+    const [runner, runtime] = await Promise.all([load('src/runner/runner.js'), load('bundle/runtime.js')]);
+    assert.equal(typeof runner.serializeError, 'function');
+    assert.ok(Object.values(runtime).includes(runner.serializeError));
+  });
+
+  test("the modules of the pool's worker load as runtime.js, not root.js", async () => {
+    // What runner/pool/worker.js imports (it cannot load outside a worker thread: it reads workerData).
+    const modules = ['src/runner/tool-host.js', 'src/runner/client-relay.js', 'src/runner/pool/shared-lines.js'].map((file) => pathToFileURL(dist(file)).href);
+    const hooks = `data:text/javascript,${encodeURIComponent('export async function load(url, context, next) { process._rawDebug("LOADED " + url); return next(url, context); }')}`;
+    const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--import', register, '--input-type=module', '-e', `for (const m of ${JSON.stringify(modules)}) await import(m);`], (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }));
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /LOADED .*\/dist\/bundle\/runtime\.js/);
+    assert.doesNotMatch(run.stderr, /LOADED .*\/dist\/bundle\/root\.js/);
   });
 
   test('toolgate --version loads errors.js and not core.js', async () => {
