@@ -71,7 +71,8 @@ export class PolicyFilesDecider implements Decider {
   decide(call: PreparedCall): Decision | undefined {
     const set = this.setFor(call.workspace.realRoot);
     const { input, incomplete } = policyInput(call);
-    const said = set.decide(input);
+    // Checked now (a stat per file), and marked as checked for this call: its later looks (its commands' paths, its path filter) use the same states.
+    const said = set.decide(input, { call, recheck: true });
     const decided = decisionOf(said, call);
     if (decided?.verdict === 'deny' || (decided?.verdict === 'ask' && decided.fresh === true)) return decided;
     if (call.commands.length !== 0) {
@@ -80,7 +81,7 @@ export class PolicyFilesDecider implements Decider {
     }
     if (incomplete === undefined) return decided;
     // Paths the call reaches went unseen: a deny or ask rule on paths could be about one of them.
-    const rule = pathRuleThatCouldMatch(set);
+    const rule = pathRuleThatCouldMatch(set, call);
     if (rule === undefined) return decided;
     return { verdict: 'ask', decider: NAME, reason: `${incomplete}; the policy rule ${rule.id} could be about one of them`, rule: rule.id, source: { file: rule.file, line: rule.line } };
   }
@@ -113,7 +114,7 @@ function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: 
  * `git-content-reads.ts`) asks, and under a deny rule on paths only a person answers.
  */
 export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' | 'args' | 'workspace' | 'paths' | 'commands' | 'sandbox'>): Decision | undefined {
-  const pathRule = pathRuleThatCouldMatch(set);
+  const pathRule = pathRuleThatCouldMatch(set, call);
   if (pathRule === undefined) return undefined;
   const { workspace } = call;
   const from = call.paths[0]?.real ?? workspace.realRoot;
@@ -175,7 +176,7 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
           for (const { relative: p, held } of judged) {
             if (seen.has(p) || p === '.' || p.startsWith('../')) continue;
             seen.add(p);
-            const said = set.decide(policyCallInput(call.tool, call.args, [p], []));
+            const said = set.decide(policyCallInput(call.tool, call.args, [p], []), { call, recheck: false });
             if (said.rule?.matchers.path === undefined || said.verdict === undefined || said.verdict === 'allow') continue;
             const source = { file: said.rule.file, line: said.rule.line };
             const what = held ? `the folder ${JSON.stringify(word)}, which holds ${JSON.stringify(p)} (a command may read all a folder holds)` : `${JSON.stringify(word)}, which is ${JSON.stringify(p)}`;
@@ -285,9 +286,9 @@ function globPattern(part: string): RegExp {
 }
 
 /** A deny rule with `paths` in either file (the user's first), else such an ask rule, if any. */
-function pathRuleThatCouldMatch(set: PolicySet): PolicyRule | undefined {
+function pathRuleThatCouldMatch(set: PolicySet, call: object): PolicyRule | undefined {
   let ask: PolicyRule | undefined;
-  for (const status of set.check()) {
+  for (const status of set.check(call)) {
     const rules = status.policy?.rules.filter((r) => r.action !== 'allow' && r.matchers.path !== undefined) ?? [];
     const deny = rules.find((r) => r.action === 'deny');
     if (deny !== undefined) return deny;

@@ -85,7 +85,8 @@ export function pathFilterSpecOf(policyFiles: PolicyFilesOptions | undefined, ca
     workspaceFiles.set(root, workspace);
   }
   if (!policyFiles.workspaceFiles) workspace = undefined;
-  const rules = setOf(policyFiles.userFile, workspace).check().flatMap((s) => s.policy?.rules ?? []).filter((r) => r.action !== 'allow' && r.matchers.path !== undefined);
+  // The files as the policy decider checked them for this call (no stat more), else checked now.
+  const rules = setOf(policyFiles.userFile, workspace).check(call).flatMap((s) => s.policy?.rules ?? []).filter((r) => r.action !== 'allow' && r.matchers.path !== undefined);
   if (rules.length === 0) return undefined;
   const { tool } = call;
   const answered = trail.filter((d) => d.decider === 'policy' && d.verdict === 'ask' && d.rule !== undefined).map((d) => d.rule!);

@@ -95,6 +95,8 @@ const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 class WatchedFile {
   private signature = '';
   private hash = '';
+  /** The call the last check was made for (see {@link recent}), weakly. */
+  private checkedFor: WeakRef<object> | undefined;
   status: PolicyFileStatus;
   private readonly absent: PolicyFileStatus;
 
@@ -109,7 +111,8 @@ class WatchedFile {
    * A rewrite that keeps size, inode and a coarse mtime all the same is not seen until the
    * next change; on the file systems toolgate runs on mtime has sub-millisecond resolution.
    */
-  refresh(): PolicyFileStatus {
+  refresh(call?: object): PolicyFileStatus {
+    this.checkedFor = call === undefined ? undefined : new WeakRef(call);
     let stat: fs.Stats | undefined;
     try {
       stat = this.layer === 'workspace' ? fs.lstatSync(this.path, { throwIfNoEntry: false }) : fs.statSync(this.path, { throwIfNoEntry: false });
@@ -173,6 +176,17 @@ class WatchedFile {
     }
   }
 
+  /**
+   * The state as checked for `call` (an object of that call: the executor's call state): the
+   * last check's when it was made for that same call (the policy decider's, a moment ago),
+   * else a check now. So a call's later looks at the files (its path filter, the paths of its
+   * commands) see what its decision saw, without a stat more, and a file changed between two
+   * calls is seen by the second.
+   */
+  recent(call: object): PolicyFileStatus {
+    return this.checkedFor?.deref() === call ? this.status : this.refresh(call);
+  }
+
   /** {@link status}, checking once if it was never checked. */
   current(): PolicyFileStatus {
     return this.signature === '' && this.hash === '' ? this.refresh() : this.status;
@@ -223,21 +237,24 @@ function refusal(stat: fs.Stats): string | undefined {
  * get a second WatchedFile while the saved approvals still read the first, which the policy
  * decider no longer refreshes: a deleted approval would keep counting.)
  */
-const userFiles = new Map<string, WeakRef<WatchedFile>>();
-const forgotten = new FinalizationRegistry<string>((file) => {
-  if (userFiles.get(file)?.deref() === undefined) userFiles.delete(file);
+const watchedFiles = new Map<string, WeakRef<WatchedFile>>();
+const forgotten = new FinalizationRegistry<string>((key) => {
+  if (watchedFiles.get(key)?.deref() === undefined) watchedFiles.delete(key);
 });
 
 /**
- * The one {@link WatchedFile} of the user's file at `file`, shared by every {@link PolicySet}
- * (one per workspace) and by the saved approvals, so its text is parsed once and kept once.
+ * The one {@link WatchedFile} of a layer's file at `file`, shared by every {@link PolicySet}
+ * (the policy decider's, the path filter's; one per workspace) and, for the user's file, by
+ * the saved approvals, so its text is parsed once and kept once, and a call's looks at it are
+ * one stat ({@link WatchedFile.recent}).
  */
-function sharedUserFile(file: string): WatchedFile {
-  let watched = userFiles.get(file)?.deref();
+function sharedFile(layer: PolicyLayer, file: string): WatchedFile {
+  const key = `${layer}\u0000${file}`;
+  let watched = watchedFiles.get(key)?.deref();
   if (watched === undefined) {
-    watched = new WatchedFile('user', file);
-    userFiles.set(file, new WeakRef(watched));
-    forgotten.register(watched, file);
+    watched = new WatchedFile(layer, file);
+    watchedFiles.set(key, new WeakRef(watched));
+    forgotten.register(watched, key);
   }
   return watched;
 }
@@ -256,7 +273,7 @@ export interface UserPolicyFile {
 
 /** The shared view of the user's file at `file` (see {@link UserPolicyFile}). */
 export function userPolicyFile(file: string): UserPolicyFile {
-  const watched = sharedUserFile(file);
+  const watched = sharedFile('user', file);
   return { current: () => watched.current(), refresh: () => watched.refresh() };
 }
 
@@ -274,13 +291,16 @@ export class PolicySet {
    */
   constructor(paths: PolicyPaths) {
     this.watched = [];
-    if (paths.user !== undefined) this.watched.push(sharedUserFile(paths.user));
-    if (paths.workspace !== undefined) this.watched.push(new WatchedFile('workspace', paths.workspace));
+    if (paths.user !== undefined) this.watched.push(sharedFile('user', paths.user));
+    if (paths.workspace !== undefined) this.watched.push(sharedFile('workspace', paths.workspace));
   }
 
-  /** Re-check the files and return their states (user first). */
-  check(): readonly PolicyFileStatus[] {
-    return this.watched.map((w) => w.refresh());
+  /**
+   * Re-check the files and return their states (user first); with `call`, the states as
+   * checked for that call already if they were ({@link WatchedFile.recent}).
+   */
+  check(call?: object): readonly PolicyFileStatus[] {
+    return this.watched.map((w) => (call === undefined ? w.refresh() : w.recent(call)));
   }
 
   /**
@@ -288,9 +308,12 @@ export class PolicySet {
    * invalid file denies every call, naming the file and line, until it is fixed. Otherwise
    * each file's rules give a verdict ({@link matchPolicyRules}) and the stricter one wins
    * (the user's file on a tie).
+   * @param look - for one call: `recheck: true` checks the files now and marks them checked
+   *   for `call`; `recheck: false` uses the states checked for `call` already (one stat per
+   *   file per call), checking only a file not checked for it. Without it, a check now.
    */
-  decide(input: PolicyCallInput): PolicyDecision {
-    return this.evaluate(input, false).decision;
+  decide(input: PolicyCallInput, look?: { call: object; recheck: boolean }): PolicyDecision {
+    return this.evaluate(input, false, look).decision;
   }
 
   /** {@link decide}, with each file's own verdict and, for a shell call, each command's (for `toolgate policy check --explain`). */
@@ -298,14 +321,15 @@ export class PolicySet {
     return this.evaluate(input, true);
   }
 
-  private evaluate(input: PolicyCallInput, detail: boolean): PolicyExplanation {
+  /** @param look - for a call: `recheck` checks the files now (marked as checked for it), else the states already checked for it are used. */
+  private evaluate(input: PolicyCallInput, detail: boolean, look?: { call: object; recheck: boolean }): PolicyExplanation {
     const files: Array<PolicyFileStatus & { match?: PolicyMatch }> = [];
     let fresh = false;
     let person = false;
     let invalid: PolicyFileStatus | undefined;
     let best: { match: PolicyMatch; layer: PolicyLayer } | undefined;
     for (const watched of this.watched) {
-      const status = watched.refresh();
+      const status = look === undefined ? watched.refresh() : look.recheck ? watched.refresh(look.call) : watched.recent(look.call);
       if (status.state === 'invalid') {
         invalid ??= status;
         files.push(status);

@@ -4,7 +4,10 @@
  * tombstone; tombstones bounded by age and count. It runs in small steps (at most
  * `stepCalls` calls or `stepBytes` bytes each, one transaction), on an unref'd timer a while
  * after calls end, never inside the write that ended them. Counting reads only the partial
- * index of ended calls (`calls_ended`, schema 4), never the results' blobs.
+ * index of ended calls (`calls_ended`, schema 4), never the results' blobs; the timer's step
+ * first looks (a read, no write lock) at the calls ended since the last step, from the oldest
+ * call then open on, and runs only when a limit may be exceeded (or the last step is a
+ * minute old).
  *
  * @module
  */
@@ -27,6 +30,9 @@ function taskStatements(db: Connection) {
     oldestCancelled: db.prepare("DELETE FROM scheduled_tasks WHERE id IN (SELECT id FROM scheduled_tasks WHERE state = 'cancelled' ORDER BY updated_at, id LIMIT ?)"),
   };
 }
+
+/** How old the last step may be before the timer's step runs whatever the look says (tombstones and cancelled tasks age), in ms. */
+const FULL_STEP_MS = 60_000;
 
 /** The limits of {@link SqliteRetention}: counts, bytes and milliseconds. */
 export interface RetentionLimits {
@@ -54,6 +60,12 @@ function statements(db: Connection) {
     oldestEnded: db.prepare<[number], EndedRow>(`SELECT id, call_id, session, tool, version, arguments, state, error_code, ended_at, stored_bytes
       FROM calls WHERE state IN ${ENDED_SQL} ORDER BY id LIMIT ?`),
     deleteCall: db.prepare('DELETE FROM calls WHERE id = ?'),
+    // The lowest id from @from on of a call not ended (rows by id from ?1, stopping at the first
+    // open one), or past the last id when none is open: with @from the last step's answer (every
+    // call below it was ended then, and stays so), each row is walked over about once.
+    firstOpen: db.prepare<[{ from: number }], { id: number }>(`SELECT coalesce((SELECT id FROM calls WHERE id >= @from AND state NOT IN ${ENDED_SQL} ORDER BY id LIMIT 1), (SELECT max(id) FROM calls) + 1, @from) AS id`),
+    // Ended calls from an id on: a range of the partial index calls_ended only.
+    endedFrom: db.prepare<[number], { n: number; bytes: number | null }>(`SELECT count(*) AS n, sum(stored_bytes) AS bytes FROM calls WHERE state IN ${ENDED_SQL} AND id >= ?`),
   };
 }
 
@@ -84,6 +96,14 @@ export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSe
   private endedSinceStep = 0;
   private waiters: Array<() => void> = [];
   private closed = false;
+  /**
+   * What the last step left, for the cheap look of the timer's next step: the ended calls'
+   * count and bytes, and those of the calls from the lowest call still open then (`from`) on.
+   * Every call below `from` was ended then, and an ended call changes only by being deleted,
+   * so the ended calls now are at most `n - tail.n` plus those from `from` on now: a range of
+   * the ended index from the oldest open call, not a count of all of them (whichever process ended them).
+   */
+  private left: { n: number; bytes: number; from: number; tailN: number; tailBytes: number; at: number } | undefined;
 
   /** @param tombstones - whether the file has the tombstones table (an old file read-only may not). */
   constructor(private readonly db: Connection, tombstones: boolean, private readonly writes: WriteQueue, private readonly limits: RetentionLimits) {
@@ -128,8 +148,8 @@ export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSe
       let overCalls = totals.n - this.limits.maxCalls;
       let overBytes = (totals.bytes ?? 0) - this.limits.maxBytes;
       let deleted = 0;
+      let freed = 0;
       if (overCalls > 0 || overBytes > 0) {
-        let freed = 0;
         for (const row of this.sql.oldestEnded.all(maxCalls)) {
           if (overCalls <= 0 && overBytes <= 0) break;
           if (deleted > 0 && freed + (row.stored_bytes ?? 0) > this.limits.stepBytes) break;
@@ -142,8 +162,23 @@ export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSe
       }
       this.pruneTombstones(now);
       this.pruneTasks(now);
+      const from = Math.max(this.left?.from ?? 0, this.sql.firstOpen.get({ from: this.left?.from ?? 0 })!.id);
+      const tail = this.sql.endedFrom.get(from)!;
+      this.left = { n: totals.n - deleted, bytes: (totals.bytes ?? 0) - freed, from, tailN: tail.n, tailBytes: tail.bytes ?? 0, at: now };
       return deleted;
     });
+  }
+
+  /**
+   * Whether the timer's step may find a limit exceeded, by the look {@link left} allows (a
+   * read, no write lock): only then, or when the last step is older than {@link FULL_STEP_MS}
+   * (tombstones and cancelled tasks age), does the step run.
+   */
+  private mayExceed(): boolean {
+    const left = this.left;
+    if (left === undefined || Date.now() - left.at >= FULL_STEP_MS) return true;
+    const tail = this.sql.endedFrom.get(left.from)!;
+    return left.n - left.tailN + tail.n > this.limits.maxCalls || left.bytes - left.tailBytes + (tail.bytes ?? 0) > this.limits.maxBytes;
   }
 
   private get tasks(): ReturnType<typeof taskStatements> | null {
@@ -196,7 +231,8 @@ export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSe
     this.timer = undefined;
     let deleted = 0;
     try {
-      deleted = this.pruneStep();
+      if (this.mayExceed()) deleted = this.pruneStep();
+      else this.endedSinceStep = 0;
     } catch {
       // Busy (another process writes) or broken: the next ends schedule another step.
     }
