@@ -7,14 +7,17 @@
  * receives the call's real outcome (allowed: it runs once and its result is returned; denied:
  * a denied result), and a second retry with the same state runs nothing again. Two in-process
  * servers over one SQLite state folder (the retry lands on the other one); folders removed.
+ * The same race for a 2025-11-25 client (the cockpit answers while the client's form is open):
+ * the cockpit's answer wins over the form's.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { createMcpServer, ToolSystem } from 'toolgate';
-import { fixtureRegistry, runCli, tempWorkspace } from '../helpers.js';
+import { fixtureRegistry, inMemoryTransport, runCli, tempWorkspace } from '../helpers.js';
 import { callModern, CONFIRM_KEY as KEY, type Rpc } from './input-required-helpers.js';
 
 const accept = { [KEY]: { action: 'accept', content: { approve: true } } };
@@ -148,5 +151,49 @@ describe('MCP 2026-07-28: a confirmation answered elsewhere before the retry', (
     assert.equal(fs.readFileSync(path.join(tmp.ws, args.filepath), 'utf8'), args.content);
     assert.equal(await runs(c, s), 1);
     assert.equal((await ledger().get(c, s))?.state, 'done');
+  });
+});
+
+describe('MCP 2025-11-25: a confirmation answered elsewhere while the client\'s elicitation is open', () => {
+  let tmp: ReturnType<typeof tempWorkspace>;
+  let system: ToolSystem;
+  before(async () => {
+    tmp = tempWorkspace();
+    system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: path.join(tmp.root, 'state') }, outputStore: false, sweepLeftovers: false } });
+  });
+  after(async () => {
+    await system.close();
+    tmp.cleanup();
+  });
+
+  /** A 2025-11-25 client whose person answers `elsewhere` in the cockpit while the form is open, then `form` in the client. */
+  async function exercise(filepath: string, elsewhere: 'allow_once' | 'deny', form: 'accept' | 'decline') {
+    const ledger = system.executor.ledger!;
+    const client = new Client({ name: 'elsewhere', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', async () => {
+      const question = (await ledger.pendingApprovals()).find((q) => q.tool === 'write_file' && (q.request.arguments as { filepath?: string }).filepath === filepath);
+      assert.ok(question !== undefined, 'the question is stored before the client is asked');
+      await ledger.answer(question.id, elsewhere, 'cockpit:test');
+      return form === 'accept' ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
+    });
+    await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false })));
+    try {
+      return (await client.callTool({ name: 'write_file', arguments: { filepath, content: 'x\n' } })) as CallToolResult;
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('allowed in the cockpit, declined in the client: the cockpit\'s answer wins, the call runs once', async () => {
+    const result = await exercise('legacy-allow.txt', 'allow_once', 'decline');
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.equal(fs.readFileSync(path.join(tmp.ws, 'legacy-allow.txt'), 'utf8'), 'x\n');
+  });
+
+  it('denied in the cockpit, accepted in the client: the cockpit\'s answer wins, nothing runs', async () => {
+    const result = await exercise('legacy-deny.txt', 'deny', 'accept');
+    assert.equal(result.isError, true, JSON.stringify(result));
+    assert.equal(result._meta?.['toolgate/errorCode'], 'CONFIRMATION_DENIED');
+    assert.equal(fs.existsSync(path.join(tmp.ws, 'legacy-deny.txt')), false);
   });
 });
