@@ -18,6 +18,9 @@
  *   arguments (compare vercel/ai#16068). The call then runs under its stored call id and
  *   session: the executor takes the client's answer for that question once (a conditional
  *   write), and a second retry with the same state is refused (the question is answered).
+ *   A question the person answered elsewhere first (the cockpit, `toolgate approvals`) is not
+ *   refused: its answer wins whatever the retry's form holds, and the retry receives the call's
+ *   outcome (the executor takes the stored answer, or replays the end that answer made).
  *   Because everything checked is in the call store, any instance sharing the store accepts
  *   the retry.
  *
@@ -134,8 +137,9 @@ export interface AskedQuestion {
  * unanswered, of a `pending` call of the same tool, tool revision and arguments as the retry,
  * and of the expected kind (`approval` for a confirmation, `question` for `ask_user`).
  * @param answeredElsewhere - who a retry answers as (`mcp retry`): when given, a question
- *   answered by anyone else (the person, in the cockpit or with `toolgate approvals`) while its
- *   call still waits is found too, its `answer` set; without it, an answered question is refused.
+ *   answered by anyone else (the person, in the cockpit or with `toolgate approvals`) is found
+ *   too, its `answer` set, while its call waits or once it ended (not while it runs); without
+ *   it, an answered question is refused. A confirmation's retry answers as {@link BY_HANDLER}.
  * @returns the question, or a message saying why the retry is refused (nothing runs then).
  */
 export async function findAsked(
