@@ -53,7 +53,10 @@ export interface ConfirmationRequest {
 export type ApprovalAnswer = 'allow_once' | 'allow_for_turn' | 'always' | 'deny';
 
 /** Every {@link ApprovalAnswer}, widest grant last but one. */
-const APPROVAL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'allow_for_turn', 'always', 'deny']);
+export const APPROVAL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allow_once', 'allow_for_turn', 'always', 'deny']);
+
+/** Who a stored question's answer is recorded as given by when the call's own confirmation handler gave it (the person answering elsewhere is recorded as themselves: `cli:<pid>`, `cockpit:<pid>`). */
+export const BY_HANDLER = 'handler';
 
 /**
  * Asks a person (or a policy) whether a call may run. Resolves `true` (the same as
@@ -264,7 +267,7 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
       let counted: string = recorded;
       looking = true; // no look while the handler's answer is stored: the store then says which counts
       try {
-        counted = (await questions.settle(id, recorded, answer === FAILED ? 'handler (failed)' : 'handler')) ?? recorded;
+        counted = (await questions.settle(id, recorded, answer === FAILED ? `${BY_HANDLER} (failed)` : BY_HANDLER)) ?? recorded;
       } catch (error) {
         // The answer could not be stored: it still decides this call (the question stays open
         // in the store, for a later look by a person).

@@ -217,8 +217,8 @@ export async function askUserRetry(c: AskUserCall, rawState: unknown, responses:
     c.logger.error({ event: 'ledger_write_failed', tool: c.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the answer of an ask_user call');
   }
   if (!ended && elsewhere !== undefined && (await c.ledger.get(state.callId, state.session))?.state !== 'pending') {
-    // Another retry with this state ended the call first: the answer went to it, once.
-    return `question ${question.id} was answered already (${elsewhere}) and its call ended by another retry: a requestState counts once, and this retry recorded nothing.`;
+    // Another retry with this state (or `toolgate approvals`) ended the call first: the answer went to it, once.
+    return `question ${question.id} was answered already (${elsewhere}) and its call has ended: a requestState counts once, and this retry recorded nothing.`;
   }
   if (!ended) c.logger.warn({ event: 'ask_user_not_ended', tool: c.tool.name, callId: state.callId }, 'the answer of an ask_user call is stored, but its call could not be ended here (held by another instance\'s lease)');
   return toCallToolResult(c.tool, result);

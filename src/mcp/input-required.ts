@@ -18,6 +18,9 @@
  *   arguments (compare vercel/ai#16068). The call then runs under its stored call id and
  *   session: the executor takes the client's answer for that question once (a conditional
  *   write), and a second retry with the same state is refused (the question is answered).
+ *   A question the person answered elsewhere first (the cockpit, `toolgate approvals`) is not
+ *   refused: its answer wins whatever the retry's form holds, and the retry receives the call's
+ *   outcome (the executor takes the stored answer, or replays the end that answer made).
  *   Because everything checked is in the call store, any instance sharing the store accepts
  *   the retry.
  *
@@ -25,7 +28,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { inputRequired, inputResponse, type InputRequiredResult } from '@modelcontextprotocol/server';
-import { SUSPENDS, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
+import { APPROVAL_ANSWERS, BY_HANDLER, SUSPENDS, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
 import type { ApprovalRecord, CallStore } from '../ledger/call-store.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { answerOfForm, confirmationForm } from './confirmation.js';
@@ -134,8 +137,9 @@ export interface AskedQuestion {
  * unanswered, of a `pending` call of the same tool, tool revision and arguments as the retry,
  * and of the expected kind (`approval` for a confirmation, `question` for `ask_user`).
  * @param answeredElsewhere - who a retry answers as (`mcp retry`): when given, a question
- *   answered by anyone else (the person, in the cockpit or with `toolgate approvals`) while its
- *   call still waits is found too, its `answer` set; without it, an answered question is refused.
+ *   answered by anyone else (the person, in the cockpit or with `toolgate approvals`) is found
+ *   too, its `answer` set, while its call waits or once it ended (not while it runs); without
+ *   it, an answered question is refused. A confirmation's retry answers as {@link BY_HANDLER}.
  * @returns the question, or a message saying why the retry is refused (nothing runs then).
  */
 export async function findAsked(
@@ -150,10 +154,12 @@ export async function findAsked(
   if (question === undefined || question.callId !== state.callId || question.session !== state.session) {
     return 'the retry\'s requestState names no stored question of this server (altered, or pruned); nothing ran. Call the tool again without requestState to be asked again.';
   }
-  // A question the person answered elsewhere (the cockpit, `toolgate approvals`) while its call
-  // still waits is found with that answer, when the caller takes one (`answeredElsewhere`).
+  // A question the person answered elsewhere (the cockpit, `toolgate approvals`) is found with
+  // that answer, when the caller takes one (`answeredElsewhere`): while its call still waits, and
+  // once that answer ended it (`toolgate approvals` ends or runs a call whose asker is gone), so
+  // that the retry receives the call's outcome; never while the call runs.
   const elsewhere = answeredElsewhere !== undefined && question.answer !== undefined && question.answeredBy !== answeredElsewhere;
-  if ((question.answer !== undefined && !elsewhere) || question.callState !== 'pending') {
+  if ((question.answer !== undefined && !elsewhere) || (question.callState !== 'pending' && (!elsewhere || question.callState === 'running'))) {
     return `question ${question.id} was answered already (${question.answer ?? question.callState}): a requestState counts once, and this retry ran nothing. Call the tool again without requestState for a new question.`;
   }
   // The state is bound to the requestor of its first round (bindAsker): another client (another
@@ -176,13 +182,21 @@ export async function findAsked(
 export async function checkRetry(
   ledger: CallStore, rawState: unknown, responses: Record<string, unknown> | undefined, tool: RegisteredTool, args: Record<string, unknown>, requestor: string,
 ): Promise<CheckedRetry | string> {
-  const found = await findAsked(ledger, rawState, tool, args, 'approval', requestor);
+  const found = await findAsked(ledger, rawState, tool, args, 'approval', requestor, BY_HANDLER);
   if (typeof found === 'string') return found;
   const { state, question } = found;
-  const view = inputResponse(responses, CONFIRM_INPUT);
-  if (view.kind !== 'elicit') return `the retry carries no answer to question ${question.id} (inputResponses.${CONFIRM_INPUT}); nothing ran.`;
-  const offers = (question.request as { offers?: unknown }).offers;
-  const answer = answerOfForm(view.action, view.content, Array.isArray(offers) ? offers as ApprovalAnswer[] : ['allow_once', 'deny']);
+  let answer: ApprovalAnswer;
+  if (question.answer !== undefined) {
+    // Answered by the person elsewhere (the cockpit, `toolgate approvals`) before this retry: that
+    // answer wins whatever the client's form holds (the executor takes the stored answer, or
+    // replays the end it made), and the retry receives the call's outcome.
+    answer = (APPROVAL_ANSWERS as readonly string[]).includes(question.answer) ? question.answer as ApprovalAnswer : 'deny';
+  } else {
+    const view = inputResponse(responses, CONFIRM_INPUT);
+    if (view.kind !== 'elicit') return `the retry carries no answer to question ${question.id} (inputResponses.${CONFIRM_INPUT}); nothing ran.`;
+    const offers = (question.request as { offers?: unknown }).offers;
+    answer = answerOfForm(view.action, view.content, Array.isArray(offers) ? offers as ApprovalAnswer[] : ['allow_once', 'deny']);
+  }
   const handler: ConfirmationHandler = (_request, context) => (context?.questionId === state.question ? answer : 'deny');
   return { state, answer, handler };
 }
