@@ -7,7 +7,7 @@
  * @module
  */
 import type { Server } from '@modelcontextprotocol/server';
-import type { ApprovalAnswer, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
+import type { ApprovalAnswer, ConfirmationContext, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
 
 /** The message of a denied confirmation when the client cannot be asked and no ledger keeps questions (`--no-ledger`). */
@@ -104,9 +104,13 @@ export function answerOfForm(action: string, content: Record<string, unknown> | 
 /**
  * Ask the client, through form elicitation, whether a call may run, and for how long the
  * answer counts (the request's `offers`; MCP 2025-11-25 form mode: a boolean and a string enum).
+ * The elicitation is withdrawn (the client gets `notifications/cancelled`) when `signal` aborts
+ * or when the executor's `context.signal` does: the question was answered elsewhere (the
+ * cockpit, `toolgate approvals`), so the client's form no longer counts.
  */
-export async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+export async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal, context?: ConfirmationContext): Promise<ApprovalAnswer> {
   const form = confirmationForm(request);
-  const answer = await server.elicitInput({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema as never }, { signal });
+  const withdrawn = context?.signal === undefined ? signal : AbortSignal.any([signal, context.signal]);
+  const answer = await server.elicitInput({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema as never }, { signal: withdrawn });
   return answerOfForm(answer.action, answer.content as Record<string, unknown> | undefined, request.offers);
 }

@@ -357,10 +357,10 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       const args = request.params.arguments ?? {};
       // Asked while the client is there; else (or once it is gone) the question waits in the
       // ledger for `toolgate approvals allow|deny` (the task reads input_required meanwhile).
-      const askOrWait = (taskSignal: AbortSignal): ConfirmationHandler => async (req) => {
+      const askOrWait = (taskSignal: AbortSignal): ConfirmationHandler => async (req, context) => {
         if (canAsk) {
           try {
-            return await elicitConfirmation(server, req, taskSignal);
+            return await elicitConfirmation(server, req, taskSignal, context);
           } catch {
             // the client went away: wait for an answer given elsewhere
           }
@@ -398,10 +398,10 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const waitMs = options.waitForAnswers === true ? undefined : options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
     const waitForAnswer: ConfirmationHandler | null = ledger === undefined ? null : answerElsewhere(ledger, session, signal, elsewhere, tell, waitMs, options.cockpitUrl);
     let askFailed: string | undefined;
-    const ask: ConfirmationHandler = async (req) => {
+    const ask: ConfirmationHandler = async (req, context) => {
       asked = true;
       try {
-        return await elicitConfirmation(server, req, signal);
+        return await elicitConfirmation(server, req, signal, context);
       } catch (error) {
         // With a cockpit, the question waits in the ledger for an answer given there (or by
         // toolgate approvals), as a task's does.

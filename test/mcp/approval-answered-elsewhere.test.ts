@@ -190,6 +190,38 @@ describe('MCP 2025-11-25: a confirmation answered elsewhere while the client\'s 
     assert.equal(fs.readFileSync(path.join(tmp.ws, 'legacy-allow.txt'), 'utf8'), 'x\n');
   });
 
+  it('answered in the cockpit while the client\'s form is open: the elicitation is withdrawn before the result', async () => {
+    const ledger = system.executor.ledger!;
+    const filepath = 'legacy-withdrawn.txt';
+    const client = new Client({ name: 'withdrawn', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    let returned = false;
+    let withdrawn: 'before the result' | 'after the result' | 'never' = 'never';
+    client.setRequestHandler('elicitation/create', async (_request, ctx) => {
+      const question = (await ledger.pendingApprovals()).find((q) => (q.request.arguments as { filepath?: string }).filepath === filepath);
+      assert.ok(question !== undefined, 'the question is stored before the client is asked');
+      await ledger.answer(question.id, 'allow_once', 'cockpit:test');
+      // The person's form stays open here: the server must withdraw it (notifications/cancelled).
+      await new Promise<void>((resolve) => {
+        const bound = setTimeout(resolve, 15_000);
+        ctx.mcpReq.signal.addEventListener('abort', () => {
+          withdrawn = returned ? 'after the result' : 'before the result';
+          clearTimeout(bound);
+          resolve();
+        });
+      });
+      return { action: 'decline' };
+    });
+    await client.connect(await inMemoryTransport(createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false })));
+    try {
+      const result = (await client.callTool({ name: 'write_file', arguments: { filepath, content: 'x\n' } })) as CallToolResult;
+      returned = true;
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.equal(withdrawn, 'before the result');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('denied in the cockpit, accepted in the client: the cockpit\'s answer wins, nothing runs', async () => {
     const result = await exercise('legacy-deny.txt', 'deny', 'accept');
     assert.equal(result.isError, true, JSON.stringify(result));
