@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
-import { gitContentRead, type PathKind } from '../policy/git-content-reads.js';
+import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
@@ -122,9 +122,15 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
   const seen = new Set<string>();
   const walked = new Set<string>();
   const kindOf = (word: string): PathKind => pathKind(workspace, path.resolve(from, word));
+  // a pathspec matches in every commit, where a file's name may have been a folder holding withheld paths
+  const withheld = withheldGlobs(set);
+  const underWithheld = (word: string): boolean => {
+    const relative = relativeTo(workspace.realRoot, path.resolve(from, word));
+    return relative.startsWith('../') || withheld.some((glob) => couldMatchBelow(glob, relative));
+  };
   for (const analysis of call.commands) {
     for (const command of analysis.commands) {
-      const gitReads = gitAsk === undefined ? gitContentRead(command, kindOf) : undefined;
+      const gitReads = gitAsk === undefined ? gitContentRead(command, kindOf, underWithheld) : undefined;
       if (gitReads !== undefined) {
         // git reads its own objects, which no path word names and the sandbox does not hide
         const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
@@ -282,6 +288,11 @@ function globPattern(part: string): RegExp {
   } catch {
     return /^/; // a class the engine cannot read: every name (fail closed)
   }
+}
+
+/** The `paths` globs of every deny and ask rule in either file. */
+function withheldGlobs(set: PolicySet): string[] {
+  return set.check().flatMap((status) => status.policy?.rules.filter((r) => r.action !== 'allow').flatMap((r) => r.paths ?? []) ?? []);
 }
 
 /** A deny rule with `paths` in either file (the user's first), else such an ask rule, if any. */
