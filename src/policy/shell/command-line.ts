@@ -512,7 +512,6 @@ class CommandLineWalk implements CommandWalker {
       const runs = runsCommandsFromText(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)));
       if (runs !== undefined) this.doubt(`${runs}: ${quote(text)}`);
       if (readsCodeFromStdin(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)))) this.readsInput(`${program} reads code`, context, text);
-      this.optionCommands(program, argv, { ...context, wrappers, wrapperWords }, text);
       const fedCode = runsFedCode(program, argv.slice(1).map((word) => (word.isStatic ? word.text : undefined)), context.fedInput === true, context.fedText);
       if (fedCode !== undefined) this.doubt(`${fedCode}: ${quote(text)}`);
       if (SHELLS.has(program)) return shell(this, program, argv, { ...context, wrappers, wrapperWords }, text);
@@ -531,6 +530,7 @@ class CommandLineWalk implements CommandWalker {
         return this.record(argv, wrappers, context, text, wrapperWords);
       }
       this.record(argv, wrappers, context, text, wrapperWords);
+      this.optionCommands(program, argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'find') findExec(this, argv, { ...context, writes: [], wrappers: [...wrappers, 'find'], wrapperWords }, text);
       return;
     }
