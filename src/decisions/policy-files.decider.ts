@@ -162,7 +162,8 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
           if (unsandboxed && proc !== null && !(proc[1] !== undefined && /self/.test(proc[1]) && proc[2] === 'root')) {
             unseen ??= `${JSON.stringify(word)} names a file through another process's view (/proc/.../cwd, fd), which the words do not show`;
           }
-          for (const named of bases.flatMap((base) => (/[*?[]/.test(form) ? globMatches(base, form) : [path.resolve(base, form)]))) {
+          // not normalised: `..` after a link climbs from the link's target, as the kernel does (workspace.resolve walks it so)
+          for (const named of bases.flatMap((base) => (/[*?[]/.test(form) ? globMatches(base, form) : [path.isAbsolute(form) ? form : `${base}${path.sep}${form}`]))) {
             let real: string;
             try {
               real = workspace.resolve(named);

@@ -7,7 +7,8 @@
  * - with no sandbox (`--sandbox none`), where nothing hides what the words miss: a link made
  *   earlier in the line (`ln -s / r && cat r/WS/secrets/key.txt`), `/proc/self/cwd/...`, brace
  *   expansion, variables, `$(...)`, `~+`, a folder holding the workspace (`grep -r x ..`), `cd
- *   sub && cat ../.env`, `env -C sub cat ../.env`.
+ *   sub && cat ../.env`, `env -C sub cat ../.env`, and `..` after a link (`cat sub/link/../key.txt`
+ *   with `sub/link -> ../secrets/inner`: the words were normalised before links were followed).
  * Now the decider judges a command word's other names (hard links), the sandbox hides every
  * name of a withheld file, and without a sandbox a word or a folder change the analysis cannot
  * follow asks (only a person answers under a deny rule), `..` is walked as the workspace, and
@@ -40,6 +41,9 @@ describe('paths a shell command reaches that its words do not show', () => {
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok\n');
     fs.linkSync(path.join(t.ws, 'secrets/key.txt'), path.join(t.ws, 'hardlink.txt'));
     fs.mkdirSync(path.join(t.ws, 'sub'));
+    fs.mkdirSync(path.join(t.ws, 'docs'));
+    fs.mkdirSync(path.join(t.ws, 'secrets/inner'));
+    fs.symlinkSync('../secrets/inner', path.join(t.ws, 'sub/link'));
     ws = fs.realpathSync(t.ws);
   });
   after(async () => {
@@ -81,13 +85,15 @@ describe('paths a shell command reaches that its words do not show', () => {
       'cat hardlink.txt', `ln -s / r && cat r${ws}/secrets/key.txt`, 'cat /proc/self/cwd/secrets/key.txt', 'cat /proc/$$/cwd/.env',
       'cat secre{t,}s/key.txt', 'x=secrets; cat $x/key.txt', 'cat "${HOME:+secrets}/key.txt"', 'cat ~+/secrets/key.txt', "cat $(printf '.e%s' nv)",
       'grep -r SECRET sub ..', 'cd sub && cat ../.env', 'cd sub; cd ..; cat .env', 'env -C sub cat ../.env', 'cd "$(printf sub)" && cat ../.env',
+      // `..` after a link climbs from the link's target: sub/link/.. is secrets, not sub
+      'cat sub/link/../key.txt',
     ];
     for (const command of lines) await held(bare, command);
   });
 
   test('the control: with no sandbox, lines whose words show everything run', async () => {
     const bare = executor('none');
-    for (const command of ['cat ok.txt', 'cd sub && ls', 'ls -la', `awk '{print $1}' ok.txt`]) {
+    for (const command of ['cat ok.txt', 'cd docs && ls', 'ls -la docs', `awk '{print $1}' ok.txt`]) {
       const r = await bare.execute({ name: 'run_command', arguments: { command } });
       assert.equal(r.errorCode, undefined, `${command}: ${r.errorCode} ${r.error}`);
     }
