@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
-import { gitContentRead, type PathKind } from '../policy/git-content-reads.js';
+import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
@@ -123,9 +123,30 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
   const seen = new Set<string>();
   const walked = new Set<string>();
   const kindOf = (word: string): PathKind => pathKind(workspace, path.resolve(from, word));
+  // a pathspec matches in every commit, where a file's name may have been a folder holding withheld paths
+  const withheld = withheldGlobs(set);
+  const underWithheld = (word: string): boolean => {
+    const relative = relativeTo(workspace.realRoot, path.resolve(from, word));
+    return relative.startsWith('../') || withheld.some((glob) => couldMatchBelow(glob, relative));
+  };
+  // Without a sandbox nothing hides a withheld path from what the words do not show: a word
+  // computed when the line runs, a link or a folder change made earlier in the same line.
+  const unsandboxed = call.sandbox === undefined || call.sandbox.profile === 'none';
+  let unseen: string | undefined;
+  const bases = unsandboxed ? folderBases(call.commands, from, (why) => { unseen ??= why; }) : [from];
   for (const analysis of call.commands) {
+    if (unsandboxed && analysis.commands.length > 1) {
+      const link = analysis.commands.find(makesLink);
+      if (link !== undefined) unseen ??= `\`${link.text.slice(0, 120)}\` makes a link that a later command of the line may read through`;
+    }
     for (const command of analysis.commands) {
-      const gitReads = gitAsk === undefined ? gitContentRead(command, kindOf) : undefined;
+      if (unsandboxed) {
+        for (const i of command.dynamicWords ?? []) {
+          const word = command.argv[i] ?? '';
+          if (!/^[^'"\\$`{}~]*[*?[]/.test(word)) unseen ??= `the word \`${word.slice(0, 80)}\` of \`${command.text.slice(0, 120)}\` is computed when the line runs`;
+        }
+      }
+      const gitReads = gitAsk === undefined ? gitContentRead(command, kindOf, underWithheld) : undefined;
       if (gitReads !== undefined) {
         // git reads its own objects, which no path word names and the sandbox does not hide
         const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
@@ -134,17 +155,29 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
       }
       for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
         for (const form of pathForms(word)) {
+          if (unsandboxed && form.startsWith('~')) unseen ??= `the word \`${word.slice(0, 80)}\` names a folder (~, ~+, ~-) the words do not show`;
           if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
           const judged: { relative: string; held: boolean }[] = [];
           const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
-          for (const named of /[*?[]/.test(form) ? globMatches(from, form) : [path.resolve(from, form)]) {
+          const proc = /^\/proc\/(self|thread-self|\d+)\/(cwd|root|fd|map_files)(\/|$)/.exec(form);
+          if (unsandboxed && proc !== null && !(proc[1] !== undefined && /self/.test(proc[1]) && proc[2] === 'root')) {
+            unseen ??= `${JSON.stringify(word)} names a file through another process's view (/proc/.../cwd, fd), which the words do not show`;
+          }
+          // not normalised: `..` after a link climbs from the link's target, as the kernel does (workspace.resolve walks it so)
+          for (const named of bases.flatMap((base) => (/[*?[]/.test(form) ? globMatches(base, form) : [path.isAbsolute(form) ? form : `${base}${path.sep}${form}`]))) {
             let real: string;
             try {
               real = workspace.resolve(named);
             } catch {
-              continue;
+              // outside the workspace: nothing to judge, unless it is a folder holding the workspace (`grep -r x ..`)
+              if (!unsandboxed || /^\.\.(\/|$)/.test(relativeTo(named, workspace.realRoot))) continue;
+              real = named;
             }
             judged.push({ relative: relativeTo(workspace.realRoot, real), held: false }, { relative: relativeTo(workspace.realRoot, named), held: false });
+            // other names of the same file (hard links): `cat notes.txt` after `ln .env notes.txt` reads .env
+            const aliases = judgedPaths([{ given: word, real }], { workspace, contents: false });
+            for (const p of aliases.paths) if (p.via === 'alias') judged.push({ relative: p.relative, held: false });
+            if (aliases.incomplete !== undefined) asked ??= { verdict: 'ask', decider: NAME, reason: `the command \`${shown}\` names ${JSON.stringify(word)}, a file with other names: ${aliases.incomplete}, and a path rule may deny one of them`, rule: 'too-large' };
             // A folder word: the program may read everything below it (`grep -r x .`), which no
             // filter can trim from a command's output, so what the folder holds is judged too,
             // and what the links in it lead to (`grep -R` follows them).
@@ -152,9 +185,14 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
             const folders = call.sandbox === undefined || call.sandbox.profile === 'none' ? [real] : [];
             while (folders.length > 0) {
               const folder = folders.pop()!;
-              // path rules name workspace paths: a folder outside it holds nothing they judge
-              if (walked.has(folder) || relativeTo(workspace.realRoot, folder).startsWith('../') || !isFolder(folder)) continue;
+              // path rules name workspace paths: a folder outside it holds nothing they judge, unless it holds the workspace (`grep -r x ..`)
+              if (walked.has(folder) || !isFolder(folder)) continue;
               walked.add(folder);
+              if (/^\.\.(\/|$)/.test(relativeTo(workspace.realRoot, folder))) {
+                if (/^\.\.(\/|$)/.test(relativeTo(folder, workspace.realRoot))) continue;
+                folders.push(workspace.realRoot);
+                continue;
+              }
               const inside = walked.size > MAX_WALKED_FOLDERS ? { paths: [], incomplete: `it leads through more than ${MAX_WALKED_FOLDERS} linked folders` } : judgedPaths([{ given: word, real: folder }], { workspace, contents: true, aliases: false });
               for (const p of inside.paths) {
                 if (p.via !== 'inside') continue;
@@ -187,7 +225,52 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
       }
     }
   }
-  return gitAsk?.fresh === true ? gitAsk : asked ?? gitAsk;
+  if (gitAsk?.fresh === true) return gitAsk;
+  if (unseen !== undefined && (asked === undefined || pathRule.action === 'deny')) {
+    return { verdict: 'ask', decider: NAME, reason: `${unseen}; with no sandbox to hide what the policy rule ${pathRule.id} (${pathRule.action}) withholds, a person decides`, rule: pathRule.id, source: { file: pathRule.file, line: pathRule.line }, ...(pathRule.action === 'deny' && { fresh: true }) };
+  }
+  return asked ?? gitAsk;
+}
+
+/** Programs and options that make a link (`ln`, `link`, `cp -s`/`-l`, a bind mount). */
+function makesLink(command: { readonly program: string; readonly argv: readonly string[] }): boolean {
+  if (['ln', 'link', 'mount', 'bindfs'].includes(command.program)) return true;
+  return command.program === 'cp' && command.argv.some((w) => /^--(link|symbolic-link)$/.test(w) || /^-[A-Za-z]*[sl]/.test(w));
+}
+
+/**
+ * The folders the commands of a line may run in, without a sandbox: the call's folder, and
+ * where each static `cd`/`pushd` of the line leads from those (at most 16). A folder change
+ * that is not static (`cd "$d"`, `cd -`, `cd` alone, `popd`) is reported through `unseen`.
+ */
+function folderBases(analyses: PreparedCall['commands'], from: string, unseen: (why: string) => void): string[] {
+  let bases = [from];
+  for (const analysis of analyses) {
+    for (const command of analysis.commands) {
+      // `env -C DIR cmd`, `env --chdir=DIR cmd`: the command runs in DIR
+      const env = command.wrappers.indexOf('env');
+      const words = env >= 0 ? command.wrapperWords?.[env] ?? [] : [];
+      const chdir = words.findIndex((w) => /^(-[^-]*C|--chdir)/.test(w));
+      if (chdir >= 0) {
+        const w = words[chdir]!;
+        const dir = w.startsWith('--chdir=') ? w.slice('--chdir='.length) : /^-[^-]*C./.test(w) ? w.slice(w.indexOf('C') + 1) : words[chdir + 1];
+        if (dir === undefined || /[$`~{}]/.test(dir)) unseen(`\`${command.text.slice(0, 120)}\` runs in a folder the words do not show`);
+        else bases = [...new Set([...bases, ...bases.map((base) => path.resolve(base, dir))])].slice(0, 16);
+      }
+      if (!['cd', 'pushd', 'popd'].includes(command.program)) continue;
+      const target = command.argv.slice(1).find((w) => !/^-[LPe@]+$/.test(w));
+      if (command.program === 'popd' || target === undefined || target === '-' || (command.dynamicWords?.length ?? 0) > 0 || /^[~+-]/.test(target)) {
+        unseen(`\`${command.text.slice(0, 120)}\` changes to a folder the words do not show`);
+        continue;
+      }
+      bases = [...new Set([...bases, ...bases.map((base) => path.resolve(base, target))])];
+      if (bases.length > 16) {
+        unseen('the line changes folder more often than is followed');
+        bases = bases.slice(0, 16);
+      }
+    }
+  }
+  return bases;
 }
 
 /** What `absolute` is in the workspace (links followed): a regular file, something else, or nothing (missing, outside, unreadable). */
@@ -283,6 +366,11 @@ function globPattern(part: string): RegExp {
   } catch {
     return /^/; // a class the engine cannot read: every name (fail closed)
   }
+}
+
+/** The `paths` globs of every deny and ask rule in either file. */
+function withheldGlobs(set: PolicySet): string[] {
+  return set.check().flatMap((status) => status.policy?.rules.filter((r) => r.action !== 'allow').flatMap((r) => r.paths ?? []) ?? []);
 }
 
 /** A deny rule with `paths` in either file (the user's first), else such an ask rule, if any. */

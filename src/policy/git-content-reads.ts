@@ -52,9 +52,11 @@ const NO_PATCH = new Set(['-s', '--no-patch', '--stat', '--numstat', '--shortsta
 
 /**
  * Why `command` (a `git` command) may print committed file content not named by a judged
- * path, or undefined when it cannot. `kindOf` tells what a word names in the workspace.
+ * path, or undefined when it cannot. `kindOf` tells what a word names in the workspace;
+ * `underWithheld` whether a withheld path could lie at or below a word were it a folder in
+ * some commit ({@link couldMatchBelow}; by default every word could).
  */
-export function gitContentRead(command: ShellCommand, kindOf: (word: string) => PathKind): string | undefined {
+export function gitContentRead(command: ShellCommand, kindOf: (word: string) => PathKind, underWithheld: (word: string) => boolean = () => true): string | undefined {
   if (command.program !== 'git') return undefined;
   const args = command.argv.slice(1);
   const sub = args[0];
@@ -85,7 +87,7 @@ export function gitContentRead(command: ShellCommand, kindOf: (word: string) => 
   }
   if (!patch) return undefined;
   if (options.some((o) => ['--full-diff', '--follow'].includes(o.split('=')[0]!))) return why;
-  return limitedToFiles(rest, kindOf) ? undefined : why;
+  return limitedToFiles(rest, kindOf, underWithheld) ? undefined : why;
 }
 
 /** The words that are not options, `--` excluded (pathspecs after it included). */
@@ -108,8 +110,13 @@ function hasOption(options: readonly string[], short: string, long: readonly str
   });
 }
 
-/** Whether the output is limited by pathspecs that each name an existing regular file: those after `--`, or operands not right after an option (whose value they may be). */
-function limitedToFiles(rest: readonly string[], kindOf: (word: string) => PathKind): boolean {
+/**
+ * Whether the output is limited by pathspecs that each name an existing regular file: those
+ * after `--`, or operands not right after an option (whose value they may be); and that no
+ * withheld glob could match below, since a pathspec matches in every commit, where the same
+ * name may have been a folder (`git log -p -- notes` once `notes/` held `notes/id.pem`).
+ */
+function limitedToFiles(rest: readonly string[], kindOf: (word: string) => PathKind, underWithheld: (word: string) => boolean): boolean {
   const dashes = rest.indexOf('--');
   const specs = dashes >= 0 ? rest.slice(dashes + 1) : [];
   const before = dashes < 0 ? rest : rest.slice(0, dashes);
@@ -118,7 +125,58 @@ function limitedToFiles(rest: readonly string[], kindOf: (word: string) => PathK
     if (word.startsWith('-') || (i > 0 && before[i - 1]!.startsWith('-'))) continue;
     if (kindOf(word) !== undefined) specs.push(word);
   }
-  return specs.length > 0 && specs.every((s) => !/[*?[\]:\\]/.test(s) && kindOf(s) === 'file');
+  return specs.length > 0 && specs.every((s) => !/[*?[\]:\\]/.test(s) && kindOf(s) === 'file' && !underWithheld(s));
+}
+
+/**
+ * Whether the path glob `glob` (a deny or ask rule's, workspace-relative, matched in any case)
+ * could match `spec` or a path below it, were `spec` a folder: the glob's segments, `**`
+ * taking any number, are matched against the spec's, and some are left over for what lies
+ * below. A glob with syntax this reading does not follow (braces, extglobs, negation) could.
+ */
+export function couldMatchBelow(glob: string, spec: string): boolean {
+  if (/[{}()!+@]/.test(glob)) return true;
+  const parts = glob.split('/').filter((p) => p !== '' && p !== '.');
+  const names = spec.split('/').filter((p) => p !== '' && p !== '.');
+  if (names.includes('..')) return true;
+  const segment = (pattern: string, name: string): boolean => segmentPattern(pattern).test(name);
+  const memo = new Map<string, boolean>();
+  const can = (i: number, j: number): boolean => {
+    const key = `${i},${j}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    if (i === names.length) result = true; // the spec is used up: what is below it may match the rest (or the spec itself matched)
+    else if (j === parts.length) result = false;
+    else if (parts[j] === '**') result = can(i, j + 1) || can(i + 1, j);
+    else result = segment(parts[j]!, names[i]!) && can(i + 1, j + 1);
+    memo.set(key, result);
+    return result;
+  };
+  return can(0, 0);
+}
+
+/** One glob segment (`*`, `?`, `[...]`, the rest literal) as a case-insensitive regular expression. */
+function segmentPattern(part: string): RegExp {
+  let source = '';
+  for (let i = 0; i < part.length; i++) {
+    const c = part[i]!;
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '[') {
+      const end = part.indexOf(']', i + 2);
+      if (end < 0) source += '\\[';
+      else {
+        source += `[${part.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 'is');
+  } catch {
+    return /^/;
+  }
 }
 
 /** `git cat-file`: content unless only sizes, types or existence are asked, or every object is `rev:path`. */

@@ -229,7 +229,7 @@ function callKeys(call: PreparedCall, questions: readonly string[]): CallKeys {
   // into a program (assignments, `cd`, heredocs, words the shell expands) or names a program by
   // path: such a line is keyed as a whole, by its exact text, and never saved for good unless
   // every word is literal (a literal heredoc is exact; `rm -rf *` or `$F` is not).
-  const literal = commands.every((c) => !c.argv[0]!.includes('/') && c.argv.every(isLiteralWord) && c.writes.every(isLiteralWord));
+  const literal = commands.every((c) => !c.argv[0]!.includes('/') && [...c.argv, ...c.writes, ...(c.reads ?? []), ...(c.globalWords ?? []), ...(c.wrapperWords ?? []).flat()].every(isLiteralWord));
   const texts = call.tool.commandArguments.map((name) => call.args[name]).filter((v): v is string => typeof v === 'string');
   const stateful = texts.some((t) => /<<|(^|[\s;&|(`])[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(t)) || commands.some((c) => STATEFUL_PROGRAMS.has(c.program));
   if (!literal || stateful) return asWhole(literal && !commands.some(isBroad));
@@ -239,8 +239,11 @@ function callKeys(call: PreparedCall, questions: readonly string[]): CallKeys {
   const keys: string[] = [];
   const summaries: string[] = [];
   for (const command of commands) {
-    keys.push(keyOf({ tool: call.tool.name, ...shared, command: { argv: command.argv, wrappers: command.wrappers, writes: command.writes }, rest }));
-    summaries.push(`${call.tool.name}: ${clip(command.argv.join(' '))}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
+    // Every word the person saw is in the key: the wrappers' own options (`time -o FILE`), git's
+    // global options (`git --bare -p log` is not `git log`), and the files read (`cat < .env` is not `cat < notes.txt`).
+    const own = { argv: command.argv, wrappers: command.wrapperWords ?? command.wrappers, globals: command.globalWords ?? [], writes: command.writes, reads: command.reads ?? [] };
+    keys.push(keyOf({ tool: call.tool.name, ...shared, command: own, rest }));
+    summaries.push(`${call.tool.name}: ${clip([...(command.wrapperWords ?? []).flat(), ...command.argv.slice(0, 1), ...(command.globalWords ?? []), ...command.argv.slice(1)].join(' '))}${command.reads?.length ? ` < ${command.reads.join(' ')}` : ''}${command.writes.length ? ` > ${command.writes.join(' ')}` : ''}`);
   }
   return { keys, whole, narrow: !commands.some(isBroad), summaries };
 }

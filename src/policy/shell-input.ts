@@ -36,6 +36,7 @@ import { analyzeCommandArguments, type ShellAnalyzer } from './shell/analyze.js'
 import { SHELLS, SHELL_VALUE_OPTIONS } from './shell/programs.js';
 import type { ShellAnalysis, ShellCommand } from './shell/types.js';
 import { typesInput } from './typed-input.js';
+import { runsFedCode } from './shell/fed-code.js';
 
 /**
  * Programs that, started inside a shell session, may read the rest of its input as code or
@@ -251,10 +252,14 @@ function opaque(text: string, into: string, argv: readonly string[], program: st
     argv, program, wrappers: [], kind: 'shell_command', writes: [], opaqueInput: true,
     text: `${JSON.stringify(clip(text, 200))} typed into \`${clip(into, 120)}\``,
   };
-  if (asShell === undefined) return { commands: [command], uncertain: [], kind: 'shell_command' };
+  // a program that runs what it reads as commands (ed's `!`, sqlite3's `.shell`, psql's `\!`):
+  // typed text is fed code, as a heredoc of a command line is (`fed-code.ts`)
+  const fed = runsFedCode(program, argv.slice(1), true, text);
+  const fedDoubt = fed === undefined ? [] : [`${fed}: ${JSON.stringify(clip(text, 80))} typed into \`${clip(into, 80)}\``];
+  if (asShell === undefined) return { commands: [command], uncertain: fedDoubt, kind: 'shell_command' };
   return {
     commands: [command, ...asShell.commands.map((c): ShellCommand => ({ ...c, readAsShell: true }))],
-    uncertain: asShell.uncertain, kind: mostSevere(['shell_command', asShell.kind]),
+    uncertain: [...asShell.uncertain, ...fedDoubt], kind: mostSevere(['shell_command', asShell.kind]),
     ...(asShell.beyondLimits === true && { beyondLimits: true }),
   };
 }

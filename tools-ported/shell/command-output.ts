@@ -44,17 +44,22 @@ const MAX_HIDDEN_WALK = 5000;
  * The real paths in the workspace that the call's path rules withhold (`workspace.withholds`),
  * for the sandbox to cover: a command cannot be filtered the way a folder tool is, so what a
  * deny rule covers is out of its sight (`grep -r KEY` with no folder named, `cd secrets; cat
- * *`). A withheld folder is not opened; links are not followed (their targets are entries of
- * their own). At most {@link MAX_HIDDEN_WALK} entries are looked at (the deciders judged the
- * command's words already).
+ * *`). Other names of a withheld file (hard links elsewhere in the workspace: `ln .env
+ * notes.txt` made earlier) are covered too: the file is the same, whatever its name. A
+ * withheld folder is walked only for files with more than one name; links are not followed
+ * (their targets are entries of their own). At most {@link MAX_HIDDEN_WALK} entries are
+ * looked at (the deciders judged the command's words already, their hard links included).
  */
 function withheldPaths(workspace: Workspace): string[] {
   if (!workspace.hasPathFilter) return [];
   const hidden: string[] = [];
-  const folders = [workspace.realRoot];
+  /** dev:ino of withheld files with more than one name, and the names not withheld of files with more than one. */
+  const withheldFiles = new Set<string>();
+  const linked = new Map<string, string[]>();
+  const folders: { folder: string; withheld: boolean }[] = [{ folder: workspace.realRoot, withheld: false }];
   let left = MAX_HIDDEN_WALK;
   while (folders.length > 0 && left > 0) {
-    const folder = folders.pop()!;
+    const { folder, withheld: inWithheld } = folders.pop()!;
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(folder, { withFileTypes: true });
@@ -65,11 +70,30 @@ function withheldPaths(workspace: Workspace): string[] {
       if (--left < 0) break;
       const full = path.join(folder, entry.name);
       if (entry.isSymbolicLink()) continue;
-      if (workspace.withholds(full)) hidden.push(full);
-      else if (entry.isDirectory()) folders.push(full);
+      const withheld = inWithheld || workspace.withholds(full);
+      if (withheld && !inWithheld) hidden.push(full);
+      if (entry.isDirectory()) {
+        folders.push({ folder: full, withheld });
+        continue;
+      }
+      if (!entry.isFile()) continue;
+      const stat = lstatOf(full);
+      if (stat === undefined || stat.nlink < 2) continue;
+      const key = `${stat.dev}:${stat.ino}`;
+      if (withheld) withheldFiles.add(key);
+      else linked.set(key, [...(linked.get(key) ?? []), full]);
     }
   }
+  for (const key of withheldFiles) hidden.push(...(linked.get(key) ?? []));
   return hidden;
+}
+
+function lstatOf(full: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(full);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -57,6 +57,7 @@ import {
 } from './syntax-tables.js';
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 import { runsFedCode } from './fed-code.js';
+import { commandsInOptions } from './command-options.js';
 import { echoedText, feedsInput, literalFeed } from './fed-input.js';
 import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
 import { alias, basename, checkAssignment, evaluate, findExec, MAX_COMMAND_LINE_LENGTH, quote, shell, splitWords, switchUser, trap, xargsPastes } from './command-runners.js';
@@ -529,9 +530,18 @@ class CommandLineWalk implements CommandWalker {
         return this.record(argv, wrappers, context, text, wrapperWords);
       }
       this.record(argv, wrappers, context, text, wrapperWords);
+      this.optionCommands(program, argv, { ...context, wrappers, wrapperWords }, text);
       if (program === 'find') findExec(this, argv, { ...context, writes: [], wrappers: [...wrappers, 'find'], wrapperWords }, text);
       return;
     }
+  }
+
+  /** Command lines and files of commands a program's own options make it run (`command-options.ts`): walked as nested lines, or a doubt. */
+  private optionCommands(program: string, argv: readonly Word[], context: Context, text: string): void {
+    const from = program === 'git' ? argv.length - (normaliseGit(argv.map((word) => word.text)).argv.length - 1) : 1;
+    const found = commandsInOptions(program, argv.slice(from).map((word) => (word.isStatic ? word.text : undefined)));
+    if (found.doubt !== undefined) this.doubt(`${found.doubt}: ${quote(text)}`);
+    for (const line of found.lines) this.line(line, { depth: context.depth + 1, writes: [], wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }) });
   }
 
   /** A `NAME=value` node: its name per {@link checkAssignment}; a static value holding code (`x='a[$(rm x)]'`) is uncertain, since later arithmetic or `${x@P}` runs it. */

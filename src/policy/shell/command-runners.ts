@@ -9,7 +9,7 @@
  * @module
  */
 import { codeWordIndex, takesCode } from './code-arguments.js';
-import { isInheritedEnvironmentName, isSafeEnvironmentName, isStdinPath, SHELL_VALUE_OPTIONS } from './programs.js';
+import { isInheritedEnvironmentName, isSafeEnvironmentName, isStdinPath, SHELL_VALUE_OPTIONS, SHELLS } from './programs.js';
 import { FIND_EXEC_ACTIONS, LOOKUP_VARIABLES } from './syntax-tables.js';
 import { childrenOf, resolveWord, type Word } from './words.js';
 import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
@@ -85,6 +85,8 @@ export function shell(walk: CommandWalker, program: string, argv: readonly Word[
     if (word.text === '--' || word.text === '-') { i += 1; break; }
     if (!/^[-+]/.test(word.text) || word.text.length < 2) break;
     if (word.text.startsWith('--')) {
+      // an interactive shell runs its startup file first: commands the analysis does not read
+      if (/^--(rcfile|init-file)(=|$)/.test(word.text)) walk.doubt(`${program} runs the commands of a startup file the analysis does not read: ${quote(text)}`);
       i += SHELL_VALUE_OPTIONS.has(word.text) ? 2 : 1;
       continue;
     }
@@ -184,8 +186,9 @@ export function xargsPastes(walk: CommandWalker, options: readonly Word[], inner
   const program = basename(head.text);
   const args = inner.slice(1).map((word) => (word.isStatic ? word.text : undefined));
   const at = codeWordIndex(program, args);
-  // Without its code, the program takes it from the input: `xargs awk`, `xargs sh -c`.
-  if (at === -1) return walk.doubt(`xargs gives its input to ${program} as code: ${quote(text)}`);
+  // Without its code, the program takes it from the input: `xargs awk`, `xargs sh -c`, and
+  // a shell given no -c takes the input as the script it runs (`xargs -a list sh`)
+  if (at === -1 || (at === undefined && SHELLS.has(program))) return walk.doubt(`xargs gives its input to ${program} as code or as the script it runs: ${quote(text)}`);
   const replace = replaceString(options);
   if (replace === undefined || at === undefined) return;
   const code = args[at];

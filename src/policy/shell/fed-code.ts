@@ -26,7 +26,7 @@ const FED_COMMAND_READERS: ReadonlyMap<string, LiteralCheck | undefined> = new M
   // keystrokes or ex commands (`:!cmd`)
   ...['ex', 'vi', 'vim', 'nvim', 'view', 'vimdiff', 'rvim', 'gvim', 'emacs', 'nano', 'psql', 'mysql', 'mariadb', 'ftp', 'lftp', 'sftp',
     'gnuplot', 'octave', 'R', 'irb', 'jshell', 'ghci', 'guile', 'sbcl', 'clisp', 'racket', 'crontab', 'mongosh', 'mongo', 'sage', 'maxima',
-    'julia', 'scala', 'groovysh', 'erl', 'iex', 'ksh93', 'busybox'].map((name) => [name, undefined] as const),
+    'julia', 'scala', 'groovysh', 'erl', 'iex', 'ksh93', 'busybox', 'm4'].map((name) => [name, undefined] as const),
 ]);
 
 /** make's options that name a makefile. */

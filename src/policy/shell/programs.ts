@@ -168,11 +168,14 @@ const GIT_VALUE_OPTIONS: ReadonlySet<string> = new Set([
 const GIT_REPOSITORY_OPTIONS: ReadonlySet<string> = new Set(['-C', '--git-dir', '--work-tree', '--namespace']);
 
 /**
- * `-c key=value` settings (lower-cased key) with which git itself runs a program: an alias
- * (`alias.x=!rm -rf .`), a pager, hook folder, ssh or fsmonitor command and the like. The
- * analysis cannot vouch for such a call, so these make it uncertain.
+ * `-c key=value` settings (lower-cased key) known to run nothing: colours, advice, columns,
+ * identity, how names, dates and diffs are shown. Every other key makes the call uncertain:
+ * git runs programs from many settings (`alias.x=!cmd`, `core.pager`, `core.fsmonitor`,
+ * `interactive.difffilter`, `difftool.*.cmd`, `submodule.*.update=!cmd`, `init.templatedir`
+ * hooks, `core.attributesfile` with a textconv driver, `safe.directory` trusting a planted
+ * repository...), and a list of those cannot be complete.
  */
-const GIT_RUNNING_CONFIG = /^(alias\.|core\.(pager|sshcommand|fsmonitor|hookspath|editor|askpass|gitproxy)$|credential\.|filter\.|diff\.|merge\.|pager\.|gpg\.|sequence\.editor$|uploadpack\.|receive\.|remote\..*\.(uploadpack|receivepack|proxy)$|protocol\.|include)/;
+const GIT_SAFE_CONFIG = /^(color\.[a-z.]+|advice\.[a-z]+|column\.[a-z]+|user\.(name|email)|author\.(name|email)|committer\.(name|email)|core\.(quotepath|abbrev|autocrlf|safecrlf|eol|filemode|ignorecase|precomposeunicode|untrackedcache|whitespace)|init\.defaultbranch|log\.(date|decorate|abbrevcommit|follow|graphcolors|showroot|mailmap|excludedecoration|initialdecorationset)|diff\.(renames|renamelimit|noprefix|mnemonicprefix|relative|context|interhunkcontext|algorithm|indentheuristic|colormoved|colormovedws|suppressblankempty|statgraphwidth|statnamewidth|dirstat|wserrorhighlight|submodule|ignoresubmodules)|i18n\.[a-z]+|status\.(short|branch|showuntrackedfiles|relativepaths|aheadbehind|renames|renamelimit|showstash|displaycommentprefix)|pull\.(rebase|ff)|merge\.(ff|conflictstyle|stat|log|renames|renamelimit)|rebase\.(autosquash|autostash|stat|abbreviatecommands|missingcommitscheck|updaterefs)|push\.(default|autosetupremote|followtags)|fetch\.(prune|prunetags|parallel)|tag\.sort|branch\.sort|versionsort\.suffix|grep\.(linenumber|patterntype|extendedregexp|column|fullname|threads)|blame\.(coloring|date|showemail|blankboundary|showroot)|format\.(pretty|numbered|signoff|suffix|coverletter)|pretty\.[a-z0-9_-]+|gc\.(auto|autodetach)|maintenance\.auto|feature\.manyfiles|pack\.threads|index\.threads|checkout\.workers|commit\.(verbose|status|cleanup))$/;
 
 /** What {@link normaliseGit} made of a git command line. */
 export interface NormalisedGit {
@@ -200,7 +203,7 @@ export function normaliseGit(argv: readonly string[]): NormalisedGit {
     else if (GIT_VALUE_OPTIONS.has(word)) { value = argv[i + 1]; i += 1; }
     if (name === '-c' || name === '--config-env') {
       const key = (value ?? '').split('=')[0]!.toLowerCase();
-      if (GIT_RUNNING_CONFIG.test(key)) uncertain.push(`git setting \`${key}\` can run a program`);
+      if (!GIT_SAFE_CONFIG.test(key)) uncertain.push(`git setting \`${key}\` is not known to run nothing (git runs programs from many settings)`);
     }
     if (name === '--exec-path' && value !== undefined) uncertain.push('git --exec-path runs git programs from another folder');
     // another repository's config (a planted bare-repo-shaped folder) can run programs: core.fsmonitor, hooks
