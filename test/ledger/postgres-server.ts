@@ -5,8 +5,9 @@
  * the `postgres` user (PostgreSQL refuses to run as root: as root, every command runs through
  * `runuser -u postgres`), listening on a free loopback port, its socket in that folder, the
  * superuser's password random (scram-sha-256 over TCP). It is stopped and its folder removed at
- * the end of the file (and on exit, should the file die first). Each file gets a database of its
- * own (`CREATE DATABASE`), so files can run at once on one server.
+ * the end of the file (and on exit, should the file die first); `initdb --no-sync` and
+ * `fsync=off`, since the cluster is thrown away. Each file gets a database of its own
+ * (`CREATE DATABASE`), so files can run at once on one server.
  *
  * Neither a URL nor the binaries: {@link postgresForTests} returns a `skip` reason naming the
  * package to install (Debian `postgresql`).
@@ -159,7 +160,7 @@ export async function postgresForTests(file: string): Promise<PgTestServer | { s
     const chown = spawnSync('chown', ['-R', 'postgres:postgres', dir]);
     if (chown.status !== 0) return { skip: `cannot give ${dir} to the postgres user` };
   }
-  const init = asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-instructions']);
+  const init = asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-instructions', '--no-sync']);
   if (init.status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.output}`);
