@@ -15,7 +15,7 @@ import { Cluster, until } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const missing = redisMissing();
-const pg = missing === undefined ? await postgresForTests(import.meta.url) : { skip: missing };
+const pg = missing === undefined ? await postgresForTests(import.meta.url, { restarts: true }) : { skip: missing };
 const skip = 'skip' in pg ? pg.skip : pg.own ? undefined : 'TOOLGATE_PG_URL names a server these tests cannot restart';
 
 describe('a PostgreSQL restart under workers and callers', { skip, concurrency: false }, () => {
