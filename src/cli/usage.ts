@@ -113,11 +113,12 @@ const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one S
 
 /** Usage lines of `toolgate worker`. */
 const WORKER_USAGE = `  toolgate worker --store FILE|URL --queue redis://HOST:PORT|postgres://... [--workspace DIR] [--pool NAME]
-               [--concurrency N] [--lease-ms MS] [--memory-workspace NAME] [sandbox options]
-               [--no-policy] take the calls sent to the pool and run them in the workspace (decided
-               again here: its policy files, protected paths, this registry); a call's lease
-               (default 30000 ms) is renewed while the worker lives: a worker that dies
-               leaves its calls interrupted, never run twice (docs/distributed.md)`;
+               [--concurrency N] [--lease-ms MS] [--rate-limit-wait-ms MS] [--memory-workspace NAME]
+               [sandbox options] [--no-policy] take the calls sent to the pool and run them in the
+               workspace (decided again here: its policy files, protected paths, this registry); a
+               call's lease (default 30000 ms) is renewed while the worker lives: a worker that dies
+               leaves its calls interrupted, never run twice; a rate-limited tool's call waits up to
+               --rate-limit-wait-ms (default 10000) for its turn (docs/distributed.md)`;
 
 /** The cockpit's port unless --port / --cockpit-port names another. */
 export const DEFAULT_COCKPIT_PORT = 7357;

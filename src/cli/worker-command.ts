@@ -1,6 +1,6 @@
 /**
  * `toolgate worker --workspace DIR --store FILE|URL --queue redis://HOST:PORT|postgres://... [--pool NAME]
- * [--concurrency N] [--lease-ms MS]`: take the calls of a pool from the queue and run them in DIR with this
+ * [--concurrency N] [--lease-ms MS] [--rate-limit-wait-ms MS]`: take the calls of a pool from the queue and run them in DIR with this
  * machine's runners and sandbox, deciding each one again (docs/distributed.md). Runs until
  * SIGINT or SIGTERM; calls parked on a question stay pending for another worker.
  *
@@ -21,6 +21,7 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     pool: { type: 'string' },
     concurrency: { type: 'string' },
     'lease-ms': { type: 'string' },
+    'rate-limit-wait-ms': { type: 'string' },
     'memory-workspace': { type: 'string' },
     ...SANDBOX_FLAGS,
   });
@@ -30,6 +31,8 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) throw new UsageError(`--concurrency must be a positive integer; got ${JSON.stringify(values.concurrency)}`);
   const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
   if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 1000 || leaseMs > 600_000)) throw new UsageError(`--lease-ms must be an integer from 1000 to 600000; got ${JSON.stringify(values['lease-ms'])}`);
+  const rateWait = values['rate-limit-wait-ms'] === undefined ? undefined : Number(values['rate-limit-wait-ms']);
+  if (rateWait !== undefined && (!Number.isInteger(rateWait) || rateWait < 0 || rateWait > 600_000)) throw new UsageError(`--rate-limit-wait-ms must be an integer from 0 to 600000; got ${JSON.stringify(values['rate-limit-wait-ms'])}`);
   const workspace = workspaceOption(values, ctx);
   const { openStore } = await import('../distributed/store-url.js');
   const { serveQueue } = await import('../distributed/serve.js');
@@ -65,7 +68,7 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
       system: {
         ...(values['memory-workspace'] === undefined ? {} : { memoryWorkspace: values['memory-workspace'] as string }),
         logLevel: logLevel(values), toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx),
-        executor: { ...sandboxOptions(values, ctx), policy: policyOption(values, ctx), outputStore: false },
+        executor: { ...sandboxOptions(values, ctx), policy: policyOption(values, ctx), outputStore: false, ...(rateWait === undefined ? {} : { rateLimitMaxWaitMs: rateWait }) },
       },
     });
   } catch (error) {

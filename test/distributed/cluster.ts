@@ -91,6 +91,25 @@ export class Cluster {
     return killed;
   }
 
+  /**
+   * Wait until none of the jobs `ids` of `pool` is in the queue any more: each was taken by a
+   * worker and handled (jobs are removed when they complete or fail), so whatever it would do
+   * is done. @throws after `ms`.
+   */
+  async jobsHandled(ids: readonly string[], pool = 'default', ms = 30_000): Promise<void> {
+    const { Queue } = await import('bullmq');
+    const { Redis } = await import('ioredis');
+    const { queueName } = await import('../../src/distributed/job.js');
+    const connection = new Redis(this.redis.url, { maxRetriesPerRequest: null });
+    const queue = new Queue(queueName(pool), { connection });
+    try {
+      await until(async () => (await Promise.all(ids.map((id) => queue.getJob(id)))).every((job) => job === undefined), ms, `the jobs ${ids.join(', ')} to be handled`);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  }
+
   /** Stop every worker (SIGTERM, then SIGKILL), Redis, and remove the folders. */
   async stop(): Promise<void> {
     await this.stopWorkers();

@@ -10,6 +10,7 @@ import type { CallStore } from '../../src/ledger/call-store.js';
 import { openCallStore } from '../../src/ledger/open-store.js';
 import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
+import { jobIdOf } from '../../src/distributed/job.js';
 import { Cluster, freshDatabase, until } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
@@ -89,7 +90,8 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind !== 'SQLit
     // Jobs added after the end find it ended.
     await caller.enqueue({ callId: 'q-dup', session: 's1' }, 3);
     assert.equal((await caller.call(request, { session: 's1' })).success, true);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Every job of the call (rounds 0 to 3) taken and handled by a worker: none ran it again.
+    await cluster.jobsHandled([0, 1, 2, 3].map((round) => jobIdOf({ callId: 'q-dup', session: 's1' }, round)));
     assert.equal(cluster.marker('dup.txt').length, 1, cluster.marker('dup.txt').join('\n'));
   });
 
@@ -134,7 +136,11 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind !== 'SQLit
     await cluster.worker();
     await caller.enqueue({ callId: 'q-kill', session: 's1' });
     assert.equal((await caller.call({ name: 'append_call_id', arguments: { file: 'kill.txt', waitMs: 60_000 }, callId: 'q-kill' }, { session: 's1' })).errorCode, 'INTERRUPTED');
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The dead worker's job (round 0) stays active until BullMQ's stall check fails it, so a
+    // job re-added under its id is dropped meanwhile; one of another round is taken at once.
+    // Once a worker has handled it (a run would append and hold it for 60 s), nothing ran.
+    await caller.enqueue({ callId: 'q-kill', session: 's1' }, 1);
+    await cluster.jobsHandled([jobIdOf({ callId: 'q-kill', session: 's1' }, 1)]);
     assert.equal(cluster.marker('kill.txt').length, 1);
   });
 });

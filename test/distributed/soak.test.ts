@@ -47,7 +47,7 @@ describe('distributed soak', { skip, concurrency: false }, () => {
     // On PostgreSQL (with one `pg_ctl restart -m immediate`) when its binaries are here (or
     // TOOLGATE_PG_URL names a server, then without the restart); on a SQLite file otherwise,
     // or with TOOLGATE_DIST_SOAK_SQLITE=1.
-    const server = process.env.TOOLGATE_DIST_SOAK_SQLITE === '1' && !PG_QUEUE ? { skip: 'TOOLGATE_DIST_SOAK_SQLITE=1' } : await postgresForTests(import.meta.url);
+    const server = process.env.TOOLGATE_DIST_SOAK_SQLITE === '1' && !PG_QUEUE ? { skip: 'TOOLGATE_DIST_SOAK_SQLITE=1' } : await postgresForTests(import.meta.url, { restarts: true });
     pg = 'skip' in server ? undefined : server;
     if (pg === undefined) process.stdout.write(`# distributed soak on SQLite: ${(server as { skip: string }).skip}\n`);
     assert.ok(!PG_QUEUE || pg !== undefined, 'TOOLGATE_DIST_SOAK_QUEUE=postgres needs PostgreSQL');

@@ -10,11 +10,12 @@ import type { CallStore } from '../../src/ledger/call-store.js';
 import { openCallStore } from '../../src/ledger/open-store.js';
 import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
+import { jobIdOf } from '../../src/distributed/job.js';
 import { Cluster, until } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const missing = redisMissing();
-const pg = missing === undefined ? await postgresForTests(import.meta.url) : { skip: missing };
+const pg = missing === undefined ? await postgresForTests(import.meta.url, { restarts: true }) : { skip: missing };
 const skip = 'skip' in pg ? pg.skip : pg.own ? undefined : 'TOOLGATE_PG_URL names a server these tests cannot restart';
 
 describe('a PostgreSQL restart under workers and callers', { skip, concurrency: false }, () => {
@@ -51,8 +52,9 @@ describe('a PostgreSQL restart under workers and callers', { skip, concurrency: 
     // Every worker takes calls after the restart: the lease keeper, LISTEN and BullMQ survived.
     const after = await Promise.all(Array.from({ length: 9 }, (_, n) => caller.call({ name: 'append_call_id', arguments: { file: 'after.txt', waitMs: 300 }, callId: `r-after-${n}` }, { session: 'r' })));
     for (const ended of after) assert.equal(ended.success, true, ended.output);
+    // A job re-added for it, taken and handled by a worker: it does not run again.
     await caller.enqueue({ callId: 'r-running', session: 'r' });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await cluster.jobsHandled([jobIdOf({ callId: 'r-running', session: 'r' })]);
     assert.equal(cluster.marker('restart.txt').length, 1, 'the call that ran through the restart never ran again');
     const ids = cluster.marker('after.txt').map((l) => l.split(' ')[0]);
     assert.equal(new Set(ids).size, 9);

@@ -5,8 +5,11 @@
  * the `postgres` user (PostgreSQL refuses to run as root: as root, every command runs through
  * `runuser -u postgres`), listening on a free loopback port, its socket in that folder, the
  * superuser's password random (scram-sha-256 over TCP). It is stopped and its folder removed at
- * the end of the file (and on exit, should the file die first). Each file gets a database of its
- * own (`CREATE DATABASE`), so files can run at once on one server.
+ * the end of the file (and on exit, should the file die first); `initdb --no-sync` and
+ * `fsync=off`, since the cluster is thrown away. Each file gets a database of its own
+ * (`CREATE DATABASE`), so files can run at once on one server. `npm test` runs its files under
+ * `test/with-postgres.ts`, which starts one server for the whole run ({@link sharePostgres}):
+ * a file then only makes its database there, unless it restarts the server (`restarts`).
  *
  * Neither a URL nor the binaries: {@link postgresForTests} returns a `skip` reason naming the
  * package to install (Debian `postgresql`).
@@ -127,29 +130,78 @@ async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+/** A server started by this process: its superuser's URL (database `postgres`) and password. */
+interface OwnServer {
+  readonly admin: string;
+  readonly password: string;
+  restartImmediate(downMs?: number): Promise<void>;
+  /** Stop it (`-m immediate`) and remove its folder. */
+  stop(): Promise<void>;
+}
+
+/** The variable through which a run ({@link sharePostgres}) gives its files one server: `{ admin }` (the superuser's URL) as JSON. */
+const SHARED_ENV = 'TOOLGATE_PG_TEST_SHARED';
+
+/** Options of {@link postgresForTests}. */
+export interface PgTestOptions {
+  /** The file restarts the server (`restartImmediate`): it starts one of its own even when the run shares one. */
+  restarts?: boolean;
+}
+
 /**
- * The server for the test file `file` (its `import.meta.url`), or `{ skip }` saying why there is none.
+ * The server for the test file `file` (its `import.meta.url`), or `{ skip }` saying why there
+ * is none: a database on `TOOLGATE_PG_URL`'s server, else on the run's shared server (see
+ * {@link sharePostgres}; not for a file that `restarts` it), else on a server of its own.
  */
-export async function postgresForTests(file: string): Promise<PgTestServer | { skip: string }> {
+export async function postgresForTests(file: string, options: PgTestOptions = {}): Promise<PgTestServer | { skip: string }> {
   const inherited = process.env[CHILD_ENV];
   if (inherited !== undefined) {
     const { url, password } = JSON.parse(inherited) as { url: string; password: string };
     return { url, password, own: false, restartImmediate: async () => { throw new Error('a child does not restart the server'); }, stop: async () => undefined };
   }
   const database = `toolgate_${path.basename(new URL(file).pathname).replace(/\W+/g, '_').toLowerCase().slice(0, 40)}_${randomBytes(3).toString('hex')}`;
-  const given = process.env.TOOLGATE_PG_URL;
+  const shared = options.restarts === true ? undefined : process.env[SHARED_ENV];
+  const given = process.env.TOOLGATE_PG_URL || (shared ? (JSON.parse(shared) as { admin: string }).admin : undefined);
   if (given) {
     const url = await makeDatabase(given, database);
     process.env[CHILD_ENV] = JSON.stringify({ url, password: decodeURIComponent(new URL(given).password) });
     return {
       url, password: decodeURIComponent(new URL(given).password), own: false,
-      restartImmediate: async () => { throw new Error('TOOLGATE_PG_URL names a server these tests did not start: it cannot be restarted'); },
+      restartImmediate: async () => { throw new Error('the server is not this file\'s (TOOLGATE_PG_URL, or the run\'s shared one): it cannot be restarted'); },
       stop: () => dropDatabase(given, database),
     };
   }
   if (!fs.existsSync(path.join(BIN, 'pg_ctl'))) {
     return { skip: `no PostgreSQL: install the Debian package postgresql (binaries in ${BIN}) or set TOOLGATE_PG_URL to a superuser's postgres:// URL` };
   }
+  const server = await startPostgres();
+  const url = await makeDatabase(server.admin, database);
+  process.env[CHILD_ENV] = JSON.stringify({ url, password: server.password });
+  return { url, password: server.password, own: true, restartImmediate: (downMs) => server.restartImmediate(downMs), stop: () => server.stop() };
+}
+
+/**
+ * One server for every test file of a run (`test/with-postgres.ts`): its files get their
+ * databases on it (through the environment of the processes started after this), except those
+ * that restart it. `undefined` when `TOOLGATE_PG_URL` names a server or there are no binaries.
+ * The caller stops it; it is stopped on exit and on SIGINT/SIGTERM too.
+ */
+export async function sharePostgres(): Promise<{ stop(): Promise<void> } | undefined> {
+  if (process.env.TOOLGATE_PG_URL || !fs.existsSync(path.join(BIN, 'pg_ctl'))) return undefined;
+  let server: OwnServer;
+  try {
+    server = await startPostgres();
+  } catch (error) {
+    // Each file starts its own then (and says why it cannot).
+    process.stderr.write(`# no shared PostgreSQL for this run: ${(error as Error).message.slice(0, 300)}\n`);
+    return undefined;
+  }
+  process.env[SHARED_ENV] = JSON.stringify({ admin: server.admin });
+  return { stop: () => server.stop() };
+}
+
+/** initdb and start a server in a new folder; it is stopped on exit, on SIGINT/SIGTERM, or by `stop()`. */
+async function startPostgres(): Promise<OwnServer> {
   const root = process.getuid?.() === 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-pg-'));
   const data = path.join(dir, 'data');
@@ -157,9 +209,9 @@ export async function postgresForTests(file: string): Promise<PgTestServer | { s
   fs.writeFileSync(path.join(dir, 'pwfile'), `${password}\n`, { mode: 0o600 });
   if (root) {
     const chown = spawnSync('chown', ['-R', 'postgres:postgres', dir]);
-    if (chown.status !== 0) return { skip: `cannot give ${dir} to the postgres user` };
+    if (chown.status !== 0) throw new Error(`cannot give ${dir} to the postgres user`);
   }
-  const init = asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-instructions']);
+  const init = asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-instructions', '--no-sync']);
   if (init.status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.output}`);
@@ -189,10 +241,8 @@ export async function postgresForTests(file: string): Promise<PgTestServer | { s
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   const admin = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-  const url = await makeDatabase(admin, database);
-  process.env[CHILD_ENV] = JSON.stringify({ url, password });
   return {
-    url, password, own: true,
+    admin, password,
     restartImmediate: async (downMs = 0) => {
       const tail = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-2000) : '(no log)');
       const stop = await asPostgresAsync('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);

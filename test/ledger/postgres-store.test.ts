@@ -18,7 +18,7 @@ import type { ToolExecutionResult } from '../../src/types/result.js';
 import { BIN } from '../helpers.js';
 import { postgresForTests } from './postgres-server.js';
 
-const server = await postgresForTests(import.meta.url);
+const server = await postgresForTests(import.meta.url, { restarts: true });
 const STORE_MODULE = fileURLToPath(new URL('../../src/ledger/postgres/store.js', import.meta.url));
 
 function call(callId: string): NewCall {

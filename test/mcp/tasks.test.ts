@@ -142,14 +142,20 @@ describe('MCP tasks from the ledger', () => {
   it('over streamable HTTP, the session that created a task polls it to completed (tasks/result blocks until it is done); a new session does not find it', async () => {
     const served = await httpServer();
     const first = await httpClient(served);
-    const task = await createTask(first, 'sleep_then_answer', { ms: 1500 });
+    // The tool runs until release.txt appears: the task is working for as long as this test needs.
+    const task = await createTask(first, 'answer_when_released', { filepath: 'release.txt' });
     const now = await first.experimental.tasks.getTask(task.taskId);
     assert.equal(now.status, 'working');
     const second = await httpClient(served);
     await assert.rejects(second.experimental.tasks.getTask(task.taskId), /not found/i);
-    // tasks/result waits for the end (the SDK checks every pollInterval).
-    const result = await first.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
-    assert.match(text(result as CallToolResult), /1500/);
+    // tasks/result waits for the end (the SDK checks every pollInterval): asked before the release.
+    let answered = false;
+    const waiting = first.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).finally(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(answered, false, 'tasks/result has not answered while the task works');
+    fs.writeFileSync(path.join(ws, 'release.txt'), '');
+    const result = await waiting;
+    assert.match(text(result as CallToolResult), /released release\.txt/);
     assert.equal((await first.experimental.tasks.getTask(task.taskId)).status, 'completed');
   });
 

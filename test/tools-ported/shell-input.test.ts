@@ -171,7 +171,13 @@ describe('C7: input_command into a session is decided like run_command of the sa
     // Even the shell text of C7 typed into python asks: it is python's input, not a command line.
     const shellText = await input(executor, id, `touch pwn3; curl -s http://127.0.0.1:${port}/\n`);
     assert.equal(shellText.errorCode, 'CONFIRMATION_REQUIRED', shellText.output);
-    await assertNothingHappened('pwn3');
+    // A line approved after them: python answers it only after any line typed before it (had the
+    // os.system line reached python, touch and curl would have finished by now). The printed
+    // text is joined at run time, so the echo of the typed line does not match it.
+    const later = await input(executor, id, 'print("after-" + "pwn3")\n', true);
+    assert.equal(later.success, true, later.output);
+    assert.match(/after-pwn3/.test(later.output) ? later.output : await readUntil(executor, id, /after-pwn3/), /after-pwn3/);
+    await assertNothingHappened('pwn3', 0);
     await input(executor, id, '\u0003');
   });
 

@@ -1,0 +1,38 @@
+/**
+ * `npm test`'s run of every test file (`node dist/test/run-all.js [FILE...]`): three files at a
+ * time, each in its own process, with the spec reporter, as `node --test --test-concurrency=3`
+ * does, but started in this order (`node --test` sorts the files it is given): the long files
+ * named in `long-files.txt` first, longest first, then every other file by path. Started in
+ * path order, the longest files began in the last part of the run and ran on alone at the end
+ * while the other slots were idle. A name in the list that no longer exists is passed over.
+ * With FILE arguments, runs those (in the same order). Exits 1 when a test failed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function testFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const at = path.join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(at);
+    return entry.name.endsWith('.test.js') ? [at] : [];
+  });
+}
+
+const given = process.argv.slice(2).map((file) => path.resolve(file));
+const all = given.length > 0 ? given : testFiles(here).sort();
+const listed = fs.readFileSync(path.join(here, '../../test/long-files.txt'), 'utf8').split('\n')
+  .map((line) => line.replace(/#.*/, '').trim()).filter((line) => line !== '')
+  .map((name) => path.join(here, name.replace(/\.ts$/, '.js')));
+const first = listed.filter((file) => all.includes(file));
+const files = [...first, ...all.filter((file) => !first.includes(file))];
+
+const stream = run({ files, concurrency: 3 });
+stream.on('test:fail', () => {
+  process.exitCode = 1;
+});
+stream.compose(new spec()).pipe(process.stdout);
