@@ -28,7 +28,7 @@ import { loadOptional } from '../util/optional-package.js';
 import { queueName } from './job.js';
 import { loadBullMq, type BullMq } from './peers.js';
 import { PostgresRateLimiter, RATE_DDL } from './postgres-rate-limit.js';
-import type { JobEventHandlers, JobEvents, JobQueue, JobWorker, JobWorkerOptions, QueueBackend, QueueBackendKind, QueueJob } from './queue-backend.js';
+import { hearJobEvents, redactPassword, type JobEventHandlers, type JobEvents, type JobQueue, type JobWorker, type JobWorkerOptions, type QueueBackend, type QueueBackendKind, type QueueJob } from './queue-backend.js';
 
 /** The NOTIFY channel of cancel requests (every worker on the database listens). */
 const CANCEL_CHANNEL = 'toolgate_cancel';
@@ -85,11 +85,7 @@ class PostgresQueueBackend implements QueueBackend {
 
   async events(pool: string, handlers: JobEventHandlers): Promise<JobEvents> {
     const events = new this.bull.QueueEvents(queueName(pool), { connection: this.pool as never }, this.bull.createPostgresBackend);
-    events.on('error', () => undefined);
-    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => handlers.completed(jobId, returnvalue));
-    events.on('failed', ({ jobId }: { jobId: string }) => handlers.failed(jobId));
-    await events.waitUntilReady();
-    return events;
+    return hearJobEvents(events, handlers);
   }
 
   async publishCancel(message: string): Promise<void> {
@@ -114,21 +110,12 @@ class PostgresQueueBackend implements QueueBackend {
   }
 
   redact(text: string): string {
-    const password = passwordOf(this.url);
-    return password === undefined ? text : text.split(password).join('***');
+    return redactPassword(this.url, text);
   }
 
   async close(): Promise<void> {
     await Promise.all(this.listeners.map((l) => l.stop()));
     await this.pool.end().catch(() => undefined);
-  }
-}
-
-function passwordOf(url: string): string | undefined {
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
   }
 }
 
