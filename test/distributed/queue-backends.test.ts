@@ -46,6 +46,22 @@ for (const kind of ['Redis', 'PostgreSQL'] as const) {
       assert.deepEqual(JSON.parse(heard[0]!), { callId: 'c1', session: 's' });
     });
 
+    it('the cancel listener hears again after the server restarts, and a turn is taken again', { skip: kind === 'Redis' ? 'a Redis restart is the soak\'s' : 'own' in pg && !pg.own ? 'the server is not this file\'s' : undefined }, async () => {
+      const [a, b] = [await open(), await open()];
+      const heard: string[] = [];
+      await b.onCancel((message) => heard.push(message));
+      await (pg as PgTestServer).restartImmediate(1000);
+      // Notifications sent while no connection listened are lost (the store's flag covers them): publish until one is heard.
+      await until(async () => {
+        await a.publishCancel(JSON.stringify({ callId: 'after-restart', session: 's' })).catch(() => undefined);
+        return heard.length > 0;
+      }, 30_000, 'a cancel heard after the restart');
+      assert.deepEqual(JSON.parse(heard[0]!), { callId: 'after-restart', session: 's' });
+      const limiter = a.rateLimiter(2500);
+      assert.equal(await limiter.acquire('restart-tool@1', 'restart_tool', 600), undefined);
+      await limiter.close();
+    });
+
     it('rate-limit turns are spaced across processes, and a turn past the longest wait is refused unrun', async () => {
       // 30 rpm: turns 2100 ms apart (2000 ms + the 100 ms margin); a wait of at most 2500 ms.
       const [a, b] = [(await open()).rateLimiter(2500), (await open()).rateLimiter(2500)];
