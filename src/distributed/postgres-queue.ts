@@ -14,7 +14,8 @@
  *
  * BullMQ's migrations and the turns table are set up on first open (under advisory locks:
  * processes starting at once set up once). The pool is made here and handed to BullMQ (its
- * ESM build cannot load `pg` itself), its `search_path` pinned to BullMQ's schema.
+ * ESM build cannot load `pg` itself), its `search_path` pinned to BullMQ's schema and its
+ * isolation to `read committed`.
  *
  * Credentials: the password comes from the URL, `PGPASSWORD` or a password file (`~/.pgpass`,
  * `PGPASSFILE`), as `pg` reads them; messages carry the URL without it.
@@ -27,13 +28,20 @@ import { loadOptional } from '../util/optional-package.js';
 import { queueName } from './job.js';
 import { loadBullMq, type BullMq } from './peers.js';
 import { PostgresRateLimiter, RATE_DDL } from './postgres-rate-limit.js';
-import type { JobEventHandlers, JobEvents, JobQueue, JobWorker, JobWorkerOptions, QueueBackend, QueueBackendKind, QueueJob } from './queue-backend.js';
+import { hearJobEvents, redactPassword, type JobEventHandlers, type JobEvents, type JobQueue, type JobWorker, type JobWorkerOptions, type QueueBackend, type QueueBackendKind, type QueueJob } from './queue-backend.js';
 
 /** The NOTIFY channel of cancel requests (every worker on the database listens). */
 const CANCEL_CHANNEL = 'toolgate_cancel';
 
 /** BullMQ's schema (its default; a pool we make is pinned to it). */
 const BULL_SCHEMA = 'bullmq';
+
+/**
+ * The pool's isolation, whatever the database's default: the turns function's row lock (and
+ * BullMQ's claims) wait for a concurrent transaction and then read its row, where `repeatable
+ * read` or `serializable` would fail them with a serialization error.
+ */
+const READ_COMMITTED = '-c default_transaction_isolation=read\\ committed';
 
 /** Connections of one backend's pool at most (BullMQ's LISTEN connections are taken from it). */
 const POOL_SIZE = 10;
@@ -77,11 +85,7 @@ class PostgresQueueBackend implements QueueBackend {
 
   async events(pool: string, handlers: JobEventHandlers): Promise<JobEvents> {
     const events = new this.bull.QueueEvents(queueName(pool), { connection: this.pool as never }, this.bull.createPostgresBackend);
-    events.on('error', () => undefined);
-    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => handlers.completed(jobId, returnvalue));
-    events.on('failed', ({ jobId }: { jobId: string }) => handlers.failed(jobId));
-    await events.waitUntilReady();
-    return events;
+    return hearJobEvents(events, handlers);
   }
 
   async publishCancel(message: string): Promise<void> {
@@ -106,21 +110,12 @@ class PostgresQueueBackend implements QueueBackend {
   }
 
   redact(text: string): string {
-    const password = passwordOf(this.url);
-    return password === undefined ? text : text.split(password).join('***');
+    return redactPassword(this.url, text);
   }
 
   async close(): Promise<void> {
     await Promise.all(this.listeners.map((l) => l.stop()));
     await this.pool.end().catch(() => undefined);
-  }
-}
-
-function passwordOf(url: string): string | undefined {
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -174,7 +169,7 @@ export const postgresQueue: QueueBackendKind = {
     const mod = await loadOptional<{ default?: PgModule }>('pg', `the ${option} option`);
     const pg = (mod.default ?? mod) as unknown as PgModule;
     const pool = new pg.Pool({
-      connectionString: url, options: `-c search_path=${BULL_SCHEMA}`, application_name: 'toolgate-queue', max: POOL_SIZE,
+      connectionString: url, options: `-c search_path=${BULL_SCHEMA} ${READ_COMMITTED}`, application_name: 'toolgate-queue', max: POOL_SIZE,
       connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000,
     }) as unknown as Pool;
     // An idle connection the server dropped: the pool discards it; the next query connects anew.

@@ -16,13 +16,16 @@
  *
  * @module
  */
-import type { JobsOptions } from 'bullmq';
+import type { JobsOptions, QueueEvents } from 'bullmq';
 import type { RateAdmission } from '../decisions/rate-limit.js';
 
 /** What a worker's processor is given of a job (its data is untrusted: `job.ts` checks it). */
 export interface QueueJob {
+  /** `call` (a call's job) or `task` (a task's delayed job); anything else is dropped. */
   readonly name: string;
+  /** The job id (`call-<hash>`, `call-<hash>-r<round>`, `task-<id>-<due>`), for logs. */
   readonly id?: string | undefined;
+  /** The job's data as stored on the server: untrusted, parsed by `parseJob` or `parseTaskJob`. */
   readonly data: unknown;
 }
 
@@ -30,18 +33,23 @@ export interface QueueJob {
 export interface JobQueue {
   /** Add a job (a job of the same `jobId` that still exists makes it a no-op). */
   add(name: string, data: Record<string, unknown>, options: JobsOptions): Promise<unknown>;
+  /** Stop using the queue (its backend's connections stay open until the backend closes). */
   close(): Promise<void>;
 }
 
 /** A pool's BullMQ worker (made with `autorun: false`: {@link JobWorker.run} starts it). */
 export interface JobWorker {
+  /** Take jobs until closed (rejects when the worker stops on an error). */
   run(): Promise<void>;
+  /** Resolves once the worker can take jobs. @throws the server's error when it cannot. */
   waitUntilReady(): Promise<unknown>;
+  /** Stop taking jobs and wait for the jobs under way to settle. */
   close(): Promise<void>;
 }
 
 /** Options of {@link QueueBackend.worker}. */
 export interface JobWorkerOptions {
+  /** Jobs processed at once (1 to 1024). */
   concurrency: number;
   /** BullMQ's job lock, in ms. */
   lockDuration: number;
@@ -95,4 +103,30 @@ export interface QueueBackendKind {
    * @throws ToolgateOptionError for a bad URL; PackageUnavailableError for a missing peer; the server's error (password redacted) when it cannot be set up.
    */
   open(url: string, option: string): Promise<QueueBackend>;
+}
+
+/** What {@link hearJobEvents} needs of BullMQ's `QueueEvents` (on either backend: `any` for its backend and connection types). */
+type QueueEventsLike = Pick<QueueEvents<unknown, any, any>, 'on' | 'waitUntilReady' | 'close'>;
+
+/**
+ * Hand a pool's BullMQ queue events to `handlers` (errors ignored: a caller also waits on the
+ * store) and resolve once they are heard; a backend's {@link QueueBackend.events}.
+ */
+export async function hearJobEvents(events: QueueEventsLike, handlers: JobEventHandlers): Promise<JobEvents> {
+  events.on('error', () => undefined);
+  events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => handlers.completed(jobId, returnvalue));
+  events.on('failed', ({ jobId }: { jobId: string }) => handlers.failed(jobId));
+  await events.waitUntilReady();
+  return events;
+}
+
+/** `text` with the password of `url` (percent-decoded) replaced by `***`; a backend's {@link QueueBackend.redact}. */
+export function redactPassword(url: string, text: string): string {
+  let password: string | undefined;
+  try {
+    password = decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    password = undefined;
+  }
+  return password === undefined ? text : text.split(password).join('***');
 }

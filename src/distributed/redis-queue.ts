@@ -12,7 +12,7 @@ import { CANCEL_CHANNEL, redisClient } from './connection.js';
 import { queueName } from './job.js';
 import { loadBullMq, type BullMq } from './peers.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
-import type { JobEventHandlers, JobEvents, JobQueue, JobWorker, JobWorkerOptions, QueueBackend, QueueBackendKind, QueueJob } from './queue-backend.js';
+import { hearJobEvents, redactPassword, type JobEventHandlers, type JobEvents, type JobQueue, type JobWorker, type JobWorkerOptions, type QueueBackend, type QueueBackendKind, type QueueJob } from './queue-backend.js';
 
 class RedisQueueBackend implements QueueBackend {
   readonly kind = 'redis';
@@ -40,11 +40,7 @@ class RedisQueueBackend implements QueueBackend {
     const connection = await redisClient(this.url, this.option);
     this.others.push(connection);
     const events = new this.bull.QueueEvents(queueName(pool), { connection });
-    events.on('error', () => undefined);
-    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => handlers.completed(jobId, returnvalue));
-    events.on('failed', ({ jobId }: { jobId: string }) => handlers.failed(jobId));
-    await events.waitUntilReady();
-    return events;
+    return hearJobEvents(events, handlers);
   }
 
   async publishCancel(message: string): Promise<void> {
@@ -63,21 +59,12 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   redact(text: string): string {
-    const password = passwordOf(this.url);
-    return password === undefined ? text : text.split(password).join('***');
+    return redactPassword(this.url, text);
   }
 
   async close(): Promise<void> {
     for (const client of this.others) client.disconnect();
     this.main.disconnect();
-  }
-}
-
-function passwordOf(url: string): string | undefined {
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
   }
 }
 

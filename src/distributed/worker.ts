@@ -224,7 +224,11 @@ export class QueueWorker {
     return (await leases.end(key, end)) && replyKey !== undefined ? signReply(replyKey, result) : undefined;
   }
 
-  /** A message on the cancel channel: stop the named call if it runs here. */
+  /**
+   * A message on the cancel channel: stop the named call if it runs here and its cancel was
+   * asked in the store. Anyone who reaches the channel can send one (on PostgreSQL any role
+   * that can connect, NOTIFY needing no privilege): the store's flag is the authority.
+   */
   private cancelMessage(message: string): void {
     let key;
     try {
@@ -232,7 +236,9 @@ export class QueueWorker {
     } catch {
       return;
     }
-    if (key !== undefined) this.running.get(keyString(key))?.controller.abort();
+    const here = key === undefined ? undefined : this.running.get(keyString(key));
+    if (key === undefined || here === undefined) return;
+    this.options.leases.store.get(key.callId, key.session).then((record) => record?.cancelRequested === true && here.controller.abort(), () => undefined);
   }
 
   /** Stop taking jobs, stop the calls running here (they end `ABORTED`), close the connections. */

@@ -113,6 +113,21 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind !== 'SQLit
     assert.equal(cluster.marker('cancel.txt').length, 1);
   });
 
+  it('a cancel message forged on the channel (no cancel asked in the store) does not stop the call', async () => {
+    const { openQueueBackend } = await import('../../src/distributed/queue-backends.js');
+    // Anyone who reaches the channel can publish (on PostgreSQL, any role that can connect: NOTIFY needs no privilege).
+    const forger = await openQueueBackend(cluster.queue);
+    try {
+      const running = caller.call({ name: 'append_call_id', arguments: { file: 'cancel-forged.txt', waitMs: 1500 }, callId: 'q-cancel-forged' }, { session: 's1' });
+      await until(() => cluster.marker('cancel-forged.txt').length === 1, 30_000, 'the call to start');
+      await forger.publishCancel(JSON.stringify({ callId: 'q-cancel-forged', session: 's1' }));
+      const result = await running;
+      assert.equal(result.success, true, result.output);
+    } finally {
+      await forger.close();
+    }
+  });
+
   it('a cancel asked in the store alone (its message lost) stops the call on its worker', async () => {
     const running = caller.call({ name: 'append_call_id', arguments: { file: 'cancel-store.txt', waitMs: 60_000 }, callId: 'q-cancel-store' }, { session: 's1' });
     await until(() => cluster.marker('cancel-store.txt').length === 1, 30_000, 'the call to start');
