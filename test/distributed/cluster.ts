@@ -97,16 +97,11 @@ export class Cluster {
    * is done. @throws after `ms`.
    */
   async jobsHandled(ids: readonly string[], pool = 'default', ms = 30_000): Promise<void> {
-    const { Queue } = await import('bullmq');
-    const { Redis } = await import('ioredis');
-    const { queueName } = await import('../../src/distributed/job.js');
-    const connection = new Redis(this.redis.url, { maxRetriesPerRequest: null });
-    const queue = new Queue(queueName(pool), { connection });
+    const queue = await rawQueue(this.queue, pool);
     try {
-      await until(async () => (await Promise.all(ids.map((id) => queue.getJob(id)))).every((job) => job === undefined), ms, `the jobs ${ids.join(', ')} to be handled`);
+      await until(async () => (await Promise.all(ids.map((id) => queue.getJob(id)))).every((job) => job === undefined || job === null), ms, `the jobs ${ids.join(', ')} to be handled`);
     } finally {
       await queue.close();
-      connection.disconnect();
     }
   }
 
