@@ -110,6 +110,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     const result = await queuedCall({
       queue: values.queue as string, store: values.store as string, pool: values.pool as string | undefined, cwd: ctx.cwd, workspace, name,
       version: values.version as string | undefined, arguments: args, callId: (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`, session: (values.session as string | undefined) ?? 'cli', timeoutMs,
+      notice: (text) => ctx.stderr.write(text),
     });
     if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (result.success) ctx.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
