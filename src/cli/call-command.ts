@@ -27,7 +27,7 @@ import { callProgress } from './call-progress.js';
 import type { ToolSystem } from '../system/tool-system.js';
 
 
-/** The exit code of a call stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+/** The exit code of a call stopped by Ctrl-C (128 + SIGINT, as shells report it; SIGTERM: 143). */
 const EXIT_INTERRUPTED = 130;
 
 /** The `--timeout-ms` option, if given. */
@@ -189,11 +189,17 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     // Ctrl-C stops the call (its process group killed, the ledger says ABORTED, not a call
     // left "running" by a vanished owner) and exits 130; a second Ctrl-C quits at once.
     const interrupt = new AbortController();
-    const onSigint = () => {
+    let exitOnSignal: number = EXIT_INTERRUPTED;
+    const onSigint = (signal?: NodeJS.Signals) => {
+      if (signal === 'SIGTERM') exitOnSignal = 128 + 15;
       ctx.stderr.write(`\ntoolgate: interrupted: stopping call ${terminalSafe(callId, false)} (Ctrl-C again quits at once)\n`);
       interrupt.abort();
+      process.off('SIGTERM', onSigint);
+      process.off('SIGINT', onSigint);
     };
+    // (SIGTERM, as `timeout` and service managers send it, likewise.)
     process.once('SIGINT', onSigint);
+    process.once('SIGTERM', onSigint);
     progress.start();
     try {
       const result = await system.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
@@ -208,6 +214,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         ...(values.session === undefined ? { turnId: callId.startsWith('cli_') ? callId : `cli:${callId}` } : {}),
       }).finally(() => {
         process.off('SIGINT', onSigint);
+        process.off('SIGTERM', onSigint);
         progress.stop();
       });
       // (The same id for another request is refused with another code than the stored one.)
@@ -241,10 +248,11 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
           if (result.errorCode === 'MODE_DENIED' && mode !== 'default' && scoped && !((values['scoped-write'] as string[] | undefined)?.length)) ctx.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
         }
       }
-      if (interrupt.signal.aborted && !result.success) return EXIT_INTERRUPTED;
+      if (interrupt.signal.aborted && !result.success) return exitOnSignal;
       return result.success ? EXIT.ok : EXIT.failed;
     } catch (error) {
       process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
       if (!(error instanceof PathTraversalError)) throw error;
       if (values.json) {
         const version = registry.get(name, values.version as string | undefined)?.version;

@@ -27,13 +27,14 @@ export interface QueuedCallOptions {
   notice?: (text: string) => void;
 }
 
-/** Run one call on a worker; SIGINT cancels it wherever it runs. */
+/** Run one call on a worker; SIGINT or SIGTERM cancels it wherever it runs. */
 export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecutionResult> {
   const store = await openStore(options.store, options.cwd);
   let caller: QueueCaller | undefined;
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const ended = new AbortController();
   try {
     caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace });
@@ -45,6 +46,7 @@ export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecut
   } finally {
     ended.abort();
     process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await caller?.close();
     await store.close();
   }

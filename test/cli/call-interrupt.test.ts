@@ -43,3 +43,31 @@ describe('toolgate call interrupted by SIGINT', () => {
     }
   });
 });
+
+describe('toolgate call stopped by SIGTERM (timeout, a service manager)', () => {
+  it('stops the call likewise and exits 143', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-term-'));
+    const env = { ...process.env, XDG_STATE_HOME: path.join(dir, 'state'), XDG_CONFIG_HOME: path.join(dir, 'config') };
+    const ws = path.join(dir, 'ws');
+    fs.mkdirSync(ws);
+    try {
+      const child = spawn(process.execPath, [BIN, 'call', 'run_command', '{"command":"echo started; sleep 60"}',
+        '--workspace', ws, '--yes', '--stream', '--dangerously-disable-sandbox', '--call-id', 'term1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (d) => {
+          stderr += d;
+          if (stderr.includes('started')) resolve();
+        });
+        child.on('close', () => reject(new Error(`exited before the command started: ${stderr}`)));
+      });
+      child.kill('SIGTERM');
+      assert.equal(await closed, 143, stderr);
+      const trace = await runCli(['trace', '--workspace', ws, '--call', 'term1', '--json'], { env });
+      assert.match(trace.stdout, /ABORTED/, trace.stdout);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
