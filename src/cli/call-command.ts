@@ -3,7 +3,7 @@
  * its output (or the whole result with `--json`).
  *
  * Exit codes: 0 success; 1 the tool failed or a gate stopped the call; 2 an unknown tool or
- * version; 3 a path left the workspace.
+ * version; 3 a path left the workspace; 130 interrupted (Ctrl-C: the call is stopped, recorded `ABORTED`).
  *
  * @module
  */
@@ -26,6 +26,9 @@ import { configToolset, toolFoldersOption } from './tool-registry.js';
 import { callProgress } from './call-progress.js';
 import type { ToolSystem } from '../system/tool-system.js';
 
+
+/** The exit code of a call stopped by Ctrl-C (128 + SIGINT, as shells report it; SIGTERM: 143). */
+const EXIT_INTERRUPTED = 130;
 
 /** The `--timeout-ms` option, if given. */
 function timeoutOption(values: Record<string, unknown>): number | undefined {
@@ -110,6 +113,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     const result = await queuedCall({
       queue: values.queue as string, store: values.store as string, pool: values.pool as string | undefined, cwd: ctx.cwd, workspace, name,
       version: values.version as string | undefined, arguments: args, callId: (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`, session: (values.session as string | undefined) ?? 'cli', timeoutMs,
+      notice: (text) => ctx.stderr.write(text),
     });
     if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (result.success) ctx.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
@@ -182,9 +186,24 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     const earlier = values['call-id'] === undefined ? undefined : await system.executor.ledger?.get(callId, session).catch(() => undefined);
     // Like every result's durationMs: the call alone, not loading the registry.
     const started = Date.now();
+    // Ctrl-C stops the call (its process group killed, the ledger says ABORTED, not a call
+    // left "running" by a vanished owner) and exits 130; a second Ctrl-C quits at once.
+    const interrupt = new AbortController();
+    let exitOnSignal: number = EXIT_INTERRUPTED;
+    const onSigint = (signal?: NodeJS.Signals) => {
+      if (signal === 'SIGTERM') exitOnSignal = 128 + 15;
+      ctx.stderr.write(`\ntoolgate: interrupted: stopping call ${terminalSafe(callId, false)} (Ctrl-C again quits at once)\n`);
+      interrupt.abort();
+      process.off('SIGTERM', onSigint);
+      process.off('SIGINT', onSigint);
+    };
+    // (SIGTERM, as `timeout` and service managers send it, likewise.)
+    process.once('SIGINT', onSigint);
+    process.once('SIGTERM', onSigint);
     progress.start();
     try {
       const result = await system.execute({ name, arguments: args, callId, version: values.version as string | undefined }, {
+        signal: interrupt.signal,
         mode,
         scopedWriteDirs: (values['scoped-write'] as string[] | undefined) ?? [],
         confirm: values.yes === true,
@@ -193,7 +212,11 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         // In the cockpit each call is a session of its own (a person supervises a call by its
         // turn); in the ledger the calls stay in session `cli`, so that --call-id alone replays.
         ...(values.session === undefined ? { turnId: callId.startsWith('cli_') ? callId : `cli:${callId}` } : {}),
-      }).finally(() => progress.stop());
+      }).finally(() => {
+        process.off('SIGINT', onSigint);
+        process.off('SIGTERM', onSigint);
+        progress.stop();
+      });
       // (The same id for another request is refused with another code than the stored one.)
       if (earlier?.endedAt !== undefined && result.errorCode === earlier.errorCode) {
         ctx.stderr.write(`toolgate: replay: call ${terminalSafe(callId, false)} of session ${terminalSafe(session, false)} already ran (${earlier.state}, ${new Date(earlier.endedAt).toISOString()}); this is its stored result, it did not run again (a new call needs a new --call-id)\n`);
@@ -225,8 +248,11 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
           if (result.errorCode === 'MODE_DENIED' && mode !== 'default' && scoped && !((values['scoped-write'] as string[] | undefined)?.length)) ctx.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');
         }
       }
+      if (interrupt.signal.aborted && !result.success) return exitOnSignal;
       return result.success ? EXIT.ok : EXIT.failed;
     } catch (error) {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
       if (!(error instanceof PathTraversalError)) throw error;
       if (values.json) {
         const version = registry.get(name, values.version as string | undefined)?.version;

@@ -15,6 +15,7 @@ import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import { defaultPolicyPaths } from '../policy/policy-paths.js';
 import { defaultStateDir } from '../ledger/paths.js';
 import type { LedgerOptions } from '../ledger/store.js';
+import { nearName } from './near-name.js';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, escape: 3 } as const;
@@ -90,7 +91,8 @@ function parseErrorMessage(error: Error & { code?: string }, options: NonNullabl
   if (flag === undefined) return error.message;
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const known = Object.entries(options).map(([name, o]) => (o.short === undefined ? `--${name}` : `--${name} (-${o.short})`)).sort();
-    return `unknown flag ${flag}; this command takes ${known.join(', ')} (a value that starts with - goes after --)`;
+    const near = flag.startsWith('--') ? nearName(flag.slice(2), Object.keys(options)) : undefined;
+    return `unknown flag ${flag}${near === undefined ? '' : ` (did you mean --${near}?)`}; this command takes ${known.join(', ')} (a value that starts with - goes after --)`;
   }
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     return /argument missing/.test(error.message) ? `${flag} needs a value (${flag} VALUE)` : `${flag} takes no value`;

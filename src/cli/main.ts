@@ -34,6 +34,7 @@ import fs from 'node:fs';
 import { PackageUnavailableError, ToolDefinitionError, ToolgateOptionError } from '../errors/errors.js';
 import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
 import { commandUsage, USAGE } from './usage.js';
+import { nearName } from './near-name.js';
 
 export type { CliOptions };
 
@@ -101,7 +102,10 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
       return command === undefined ? EXIT.usage : EXIT.ok;
     }
     const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-    if (load === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    if (load === undefined) {
+      const near = nearName(command, Object.keys(COMMANDS));
+      throw new UsageError(`unknown command ${JSON.stringify(command)}${near === undefined ? '' : ` (did you mean ${near}?)`}`);
+    }
     return await (await load())(rest, ctx);
   } catch (error) {
     if (error instanceof UsageError) {

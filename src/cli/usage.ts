@@ -57,8 +57,8 @@ const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_
                 CALL_JSON: '{"name":"write_file","arguments":{...}}')`;
 
 /** Usage lines of `toolgate approvals`. */
-const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR]
-  toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR] [--no-policy]
+const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR | --store FILE|URL]
+  toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR | --store FILE|URL] [--no-policy]
                the questions waiting in the workspace's ledger (also one answered that its
                asker died before acting on); allow or deny one (the first answer counts; when
                the asking process is gone, the call runs here, once). list only reads`;
@@ -72,13 +72,13 @@ const SKILLS_USAGE = `  toolgate skills [list] [--json] [--workspace DIR]
                skills-trust.json (a change to any file untrusts it; --yes off a terminal)`;
 
 /** Usage lines of `toolgate result`. */
-const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR]
+const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR | --store FILE|URL]
                print the whole stored output of a call (the newest call with that id
                unless --session names one)`;
 
 /** Usage lines of `toolgate trace`. */
 const TRACE_USAGE = `  toolgate trace [--session S] [--call ID] [--limit N] [--json] [--workspace DIR]
-               [--state-dir DIR]
+               [--state-dir DIR | --store FILE|URL]
                every recorded call: state, decisions, timings, result status and size`;
 
 /** Usage lines of {@link SANDBOX_FLAGS}. */
@@ -105,10 +105,11 @@ const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one S
                      path); processes naming the same one on a store share the notes
   --no-ledger        record nothing (call, mcp, agent): no exactly-once, no durable
                      questions, no toolgate result / trace for these calls
-  --store FILE       the call store shared with workers (a SQLite file on one machine);
-                     approvals, result and trace read it too
+  --store FILE|URL   the call store shared with workers (a SQLite file on one machine,
+                     postgres://user@host/db across machines); approvals, result, trace
+                     and cockpit take it too
   --queue URL        send calls to workers (redis://HOST:PORT or postgres://...) instead of
-                     running them here;
+                     running them here; a call that asks waits for toolgate approvals allow
   --pool NAME        to this pool's workers (default: default); see toolgate worker`;
 
 /** Usage lines of `toolgate worker`. */
@@ -124,7 +125,7 @@ const WORKER_USAGE = `  toolgate worker --store FILE|URL --queue redis://HOST:PO
 export const DEFAULT_COCKPIT_PORT = 7357;
 
 /** Usage lines of `toolgate cockpit`. */
-const COCKPIT_USAGE = `  toolgate cockpit [--port N] [--host ADDR] [--workspace DIR] [--state-dir DIR] [--no-policy]
+const COCKPIT_USAGE = `  toolgate cockpit [--port N] [--host ADDR] [--workspace DIR] [--state-dir DIR | --store FILE|URL] [--no-policy]
                a web page on http://127.0.0.1:${DEFAULT_COCKPIT_PORT}/ for the workspace's ledger: answer the
                questions waiting (any toolgate process of the workspace), set each session's
                approval mode, watch the calls live, read whole outputs; open the address
@@ -157,7 +158,7 @@ const COMMON_USAGE = `Common options:
 const ARGS_JSON_NOTE = `ARGS_JSON is one JSON object (quote it as one word), or - to read it from stdin; default {}.
 The workspace defaults to the current folder.`;
 
-const EXIT_CODES = 'Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace.';
+const EXIT_CODES = 'Exit codes: 0 success, 1 tool failure or gate denial, 2 usage error, 3 path outside the workspace, 130 interrupted (Ctrl-C).';
 
 /** The option sections of call, mcp and agent (sandbox, approval, ledger), with their headings. */
 const RUN_SECTIONS = `Sandbox options:

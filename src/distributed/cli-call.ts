@@ -8,6 +8,7 @@
 import type { ToolExecutionResult } from '../types/result.js';
 import { openStore } from './store-url.js';
 import { QueueCaller } from './queue-caller.js';
+import { noticeQuestion } from './question-notice.js';
 
 /** What {@link queuedCall} needs from the command line. */
 export interface QueuedCallOptions {
@@ -22,23 +23,30 @@ export interface QueuedCallOptions {
   callId: string;
   session: string;
   timeoutMs: number | undefined;
+  /** Where the notice of a question the call waits on goes (stderr); none when absent. */
+  notice?: (text: string) => void;
 }
 
-/** Run one call on a worker; SIGINT cancels it wherever it runs. */
+/** Run one call on a worker; SIGINT or SIGTERM cancels it wherever it runs. */
 export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecutionResult> {
   const store = await openStore(options.store, options.cwd);
   let caller: QueueCaller | undefined;
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const ended = new AbortController();
   try {
     caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace });
+    if (options.notice !== undefined) void noticeQuestion(store, { callId: options.callId, session: options.session }, options.store, options.notice, ended.signal);
     return await caller.call(
       { name: options.name, arguments: options.arguments, callId: options.callId, ...(options.version === undefined ? {} : { version: options.version }) },
       { session: options.session, signal: controller.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
     );
   } finally {
+    ended.abort();
     process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await caller?.close();
     await store.close();
   }
