@@ -2,7 +2,8 @@
  * What `toolgate call` shows while its call runs: the tool's progress and log messages
  * (`ctx.progress`, `ctx.log`), through the {@link ToolClient} the call is given.
  * - `--stream`: each message as a line on stderr as it comes (`[progress 2/5] copying`,
- *   `[info] text`), so that stdout keeps the result alone;
+ *   `[progress 120]` with no total, `[info] text`, each line of a log message marked), so that
+ *   stdout keeps the result alone;
  * - on a terminal (stderr is a TTY): one live line, redrawn in place, with the time since the
  *   call started and the last message; erased before anything else is written (the
  *   confirmation question pauses it).
@@ -101,7 +102,8 @@ export function callProgress(io: CliIo, options: CallProgressOptions): CallProgr
     log(level: ToolLogLevel, data: unknown) {
       if (!options.debug && TOOL_LOG_LEVELS.indexOf(level) < SHOWN_FROM) return;
       const text = textOf(data);
-      heardOf(lastLine(text), `[${level}] ${text.replace(/\n$/, '')}`);
+      // Each line of a message marked, so that every line of stderr says what it is.
+      heardOf(lastLine(text), text.replace(/\n$/, '').split('\n').map((line) => `[${level}] ${line}`).join('\n'));
     },
   };
   return {

@@ -1,10 +1,11 @@
 /**
  * A running command's output, streamed to whoever waits for the call while it runs: at most
  * one report per {@link PROGRESS_INTERVAL_MS}, each a `ctx.progress` (the characters written so
- * far, which only grow, with the last output line as its message) and a `ctx.log` at `info`
- * (the output since the last report, its last {@link LOG_TAIL_CHARS} characters). A caller
- * without a client gets nothing (the context drops them); the call's result still holds the
- * whole (bounded) output.
+ * far, which only grow; no total, no message) and a `ctx.log` at `info` (the output since the
+ * last report, its last {@link LOG_TAIL_CHARS} characters). The text goes in the log message
+ * only, so a caller that shows both (the CLI's `--stream`, an MCP client) sees each line once.
+ * A caller without a client gets nothing (the context drops them); the call's result still
+ * holds the whole (bounded) output.
  *
  * @module
  */
@@ -16,8 +17,6 @@ import type { CommandProcess } from './command-process.js';
 const PROGRESS_INTERVAL_MS = 500;
 /** Characters of new output a log message carries, at most (the last ones). */
 const LOG_TAIL_CHARS = 2000;
-/** Characters of the last line a progress message carries, at most. */
-const LINE_CHARS = 200;
 
 /**
  * Report `proc`'s output through `ctx` as it arrives, until the returned function is called
@@ -34,9 +33,7 @@ export function streamOutput(proc: CommandProcess, ctx: Pick<ToolContext, 'progr
     lastAt = Date.now();
     const text = stripVTControlCharacters(pending);
     pending = '';
-    const lines = text.split(/\r?\n|\r/).filter((line) => line.trim() !== '');
-    const last = lines.at(-1)?.slice(-LINE_CHARS);
-    ctx.progress(written, undefined, last);
+    ctx.progress(written);
     ctx.log('info', text);
   };
   const stop = proc.onOutput((text) => {
