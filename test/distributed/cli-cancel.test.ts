@@ -39,7 +39,7 @@ describe('toolgate call --queue interrupted while its call waits for an answer',
         await new Promise<void>((resolve, reject) => {
           child.stderr!.on('data', (d) => {
             stderr += d;
-            if (stderr.includes('waits on a worker')) resolve();
+            if (stderr.includes('Ctrl-C cancels the call')) resolve();
           });
           child.once('close', () => reject(new Error(`exited before the notice: ${stderr}`)));
         });
