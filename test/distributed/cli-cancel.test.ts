@@ -9,17 +9,20 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { Ledger } from '../../src/ledger/store.js';
 import { BIN, REPO_ROOT } from '../helpers.js';
-import { Cluster, until } from './cluster.js';
+import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
+import { Cluster } from './cluster.js';
 import { redisMissing } from './redis-server.js';
 
 const skip = redisMissing();
+const pg = skip === undefined ? await postgresForTests(import.meta.url) : { skip };
 
-describe('toolgate call --queue interrupted while its call waits for an answer', { skip, concurrency: false }, () => {
+for (const kind of ['Redis', 'PostgreSQL'] as const) {
+describe(`toolgate call --queue interrupted while its call waits for an answer (queue on ${kind})`, { skip: skip ?? (kind === 'PostgreSQL' && 'skip' in pg ? pg.skip : undefined), concurrency: false }, () => {
   let cluster: Cluster;
   let store: Ledger;
 
   before(async () => {
-    cluster = await Cluster.start();
+    cluster = await Cluster.start(undefined, kind === 'PostgreSQL' ? (pg as PgTestServer).url : undefined);
     await cluster.worker('asking', ['--concurrency', '1']);
     store = Ledger.open({ file: cluster.store });
   });
@@ -30,7 +33,7 @@ describe('toolgate call --queue interrupted while its call waits for an answer',
 
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     it(`${signal} cancels the parked call: ABORTED, its question gone, never run, exit ${code}`, async () => {
-      const callId = `cancel-${signal}`;
+      const callId = `cancel-${kind}-${signal}`;
       const child = spawn(process.execPath, [BIN, 'call', 'append_call_id_asking', `{"file":"${callId}.txt"}`, '--call-id', callId, '--store', cluster.store,
         '--queue', cluster.queue, '--pool', 'asking', '--workspace', cluster.workspace], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
@@ -59,4 +62,9 @@ describe('toolgate call --queue interrupted while its call waits for an answer',
       }
     });
   }
+});
+}
+
+after(async () => {
+  if (!('skip' in pg)) await pg.stop();
 });
