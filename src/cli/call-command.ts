@@ -110,14 +110,21 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     // On a worker of a pool (docs/distributed.md): decided and run there.
     if (values.store === undefined) throw new UsageError('--queue needs --store FILE|URL: the store the workers share');
     const { queuedCall } = await import('../distributed/cli-call.js');
+    let interrupted: NodeJS.Signals | undefined;
+    const callId = (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`;
     const result = await queuedCall({
       queue: values.queue as string, store: values.store as string, pool: values.pool as string | undefined, cwd: ctx.cwd, workspace, name,
-      version: values.version as string | undefined, arguments: args, callId: (values['call-id'] as string | undefined) ?? `cli_${process.pid}_${Date.now().toString(36)}`, session: (values.session as string | undefined) ?? 'cli', timeoutMs,
+      version: values.version as string | undefined, arguments: args, callId, session: (values.session as string | undefined) ?? 'cli', timeoutMs,
       notice: (text) => ctx.stderr.write(text),
+      interrupted: (signal) => {
+        interrupted = signal;
+        ctx.stderr.write(`\ntoolgate: interrupted: cancelling call ${terminalSafe(callId, false)} (Ctrl-C again quits at once)\n`);
+      },
     });
     if (values.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (result.success) ctx.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
     else ctx.stderr.write(`${terminalSafe(result.output)}\n`);
+    if (interrupted !== undefined && !result.success) return interrupted === 'SIGTERM' ? 128 + 15 : EXIT_INTERRUPTED;
     return result.success ? EXIT.ok : EXIT.failed;
   }
   const ledger = ledgerOption(values, ctx, workspace);

@@ -25,6 +25,8 @@ export interface QueuedCallOptions {
   timeoutMs: number | undefined;
   /** Where the notice of a question the call waits on goes (stderr); none when absent. */
   notice?: (text: string) => void;
+  /** Called on the first SIGINT or SIGTERM (the call is being cancelled); a second signal quits at once. */
+  interrupted?: (signal: NodeJS.Signals) => void;
 }
 
 /** Run one call on a worker; SIGINT or SIGTERM cancels it wherever it runs. */
@@ -32,7 +34,13 @@ export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecut
   const store = await openStore(options.store, options.cwd);
   let caller: QueueCaller | undefined;
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
+  const onSignal = (signal: NodeJS.Signals) => {
+    // Removed at once, so that a second Ctrl-C (or SIGTERM) quits at once.
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    options.interrupted?.(signal);
+    controller.abort();
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const ended = new AbortController();

@@ -27,7 +27,7 @@ export async function noticeQuestion(store: Pick<QuestionBook, 'pendingApprovals
     if (question !== undefined) {
       const where = `--store ${shellWord(storeArgument)}`;
       write(`toolgate: call ${key.callId} waits on a worker for a person's answer (question ${question.id}, ${question.tool}); a worker has no terminal to ask on.\n`
-        + `toolgate: answer it from any terminal: toolgate approvals allow ${question.id} ${where} (or deny ${question.id}), or in the cockpit: toolgate cockpit ${where}.\n`);
+        + `toolgate: answer it from any terminal: toolgate approvals allow ${question.id} ${where} (or deny ${question.id}), or in the cockpit: toolgate cockpit ${where}. Ctrl-C cancels the call.\n`);
       return;
     }
     await new Promise<void>((resolve) => {

@@ -200,14 +200,24 @@ export class QueueCaller {
   }
 
   /**
-   * Ask whichever worker runs a call to stop it: the store's cancel flag (read by a worker
-   * before it starts the call and while it runs) and a message on the backend's cancel channel.
+   * Cancel a call: a call no worker holds (still queued, or parked on a question for a
+   * person's answer) is ended here `ABORTED` (its question answered `cancelled`); one a worker
+   * holds or runs is asked to stop: the store's cancel flag (read by a worker before it starts
+   * the call and while it runs) and a message on the backend's cancel channel (which also lets
+   * the worker a parked call asked on drop it).
    * @returns whether the call was pending or running.
    */
   async cancel(key: CallKey): Promise<boolean> {
     const requested = await this.store.requestCancel(key.callId, key.session);
-    if (requested) await this.backend.publishCancel(JSON.stringify(key));
-    return requested;
+    if (!requested) return false;
+    // Held here (one of any number of holders wins), so that no worker takes it meanwhile.
+    const hold = await this.store.takeLease(key);
+    if (hold !== undefined) {
+      const result = failedResult('ABORTED', `call ${key.callId} was cancelled before it ran`, { tool: (await this.store.get(key.callId, key.session))?.tool ?? '', callId: key.callId });
+      await this.store.finish(key, { state: 'failed', decisions: undefined, result }, { token: hold.token });
+    }
+    await this.backend.publishCancel(JSON.stringify(key));
+    return true;
   }
 
   /**
