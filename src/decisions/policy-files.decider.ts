@@ -28,6 +28,7 @@ import path from 'node:path';
 import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
 import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
+import { globSegmentPattern } from '../policy/glob-segment.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
@@ -328,7 +329,7 @@ function globMatches(from: string, word: string): string[] {
       current = current.map((c) => path.join(c, part));
       continue;
     }
-    const pattern = globPattern(part);
+    const pattern = globSegmentPattern(part);
     const next: string[] = [];
     for (const folder of current) {
       let names: string[];
@@ -342,30 +343,6 @@ function globMatches(from: string, word: string): string[] {
     current = next.slice(0, MAX_GLOB_MATCHES);
   }
   return current;
-}
-
-/** One path component's glob as a regular expression (`*`, `?`, bracket classes; the rest literal). */
-function globPattern(part: string): RegExp {
-  let source = '';
-  for (let i = 0; i < part.length; i++) {
-    const c = part[i]!;
-    if (c === '*') source += '.*';
-    else if (c === '?') source += '.';
-    else if (c === '[') {
-      const end = part.indexOf(']', i + 2);
-      if (end < 0) source += '\\[';
-      else {
-        const body = part.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
-        source += `[${body}]`;
-        i = end;
-      }
-    } else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  try {
-    return new RegExp(`^${source}$`, 's');
-  } catch {
-    return /^/; // a class the engine cannot read: every name (fail closed)
-  }
 }
 
 /** The `paths` globs of every deny and ask rule in either file. */

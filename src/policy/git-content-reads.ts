@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { globSegmentPattern } from './glob-segment.js';
 import type { ShellCommand } from './shell/types.js';
 
 /** What a pathspec word names in the workspace: a regular file, a folder (or anything else), or nothing. */
@@ -139,7 +140,7 @@ export function couldMatchBelow(glob: string, spec: string): boolean {
   const parts = glob.split('/').filter((p) => p !== '' && p !== '.');
   const names = spec.split('/').filter((p) => p !== '' && p !== '.');
   if (names.includes('..')) return true;
-  const segment = (pattern: string, name: string): boolean => segmentPattern(pattern).test(name);
+  const segment = (pattern: string, name: string): boolean => globSegmentPattern(pattern, true).test(name);
   const memo = new Map<string, boolean>();
   const can = (i: number, j: number): boolean => {
     const key = `${i},${j}`;
@@ -154,29 +155,6 @@ export function couldMatchBelow(glob: string, spec: string): boolean {
     return result;
   };
   return can(0, 0);
-}
-
-/** One glob segment (`*`, `?`, `[...]`, the rest literal) as a case-insensitive regular expression. */
-function segmentPattern(part: string): RegExp {
-  let source = '';
-  for (let i = 0; i < part.length; i++) {
-    const c = part[i]!;
-    if (c === '*') source += '.*';
-    else if (c === '?') source += '.';
-    else if (c === '[') {
-      const end = part.indexOf(']', i + 2);
-      if (end < 0) source += '\\[';
-      else {
-        source += `[${part.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
-        i = end;
-      }
-    } else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  try {
-    return new RegExp(`^${source}$`, 'is');
-  } catch {
-    return /^/;
-  }
 }
 
 /** `git cat-file`: content unless only sizes, types or existence are asked, or every object is `rev:path`. */
