@@ -15,10 +15,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, type CallToolResult } from '@modelcontextprotocol/client';
-import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { createMcpServer, ToolSystem } from 'toolgate';
-import { fixtureRegistry, inMemoryTransport, runCli, tempWorkspace } from '../helpers.js';
-import { callModern, CONFIRM_KEY as KEY, type Rpc } from './input-required-helpers.js';
+import { fixtureRegistry, inMemoryTransport, runCli, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { callModern, CONFIRM_KEY as KEY, type Rpc, twoInstancesOnOneLedger } from './input-required-helpers.js';
 
 const accept = { [KEY]: { action: 'accept', content: { approve: true } } };
 const decline = { [KEY]: { action: 'decline' } };
@@ -26,27 +26,13 @@ const text = (result: Rpc['result']) => (result?.content ?? []).map((c) => c.tex
 const codeOf = (result: Rpc['result']) => (result as { _meta?: Record<string, unknown> } | undefined)?._meta?.['toolgate/errorCode'];
 
 describe('MCP 2026-07-28: a confirmation answered elsewhere before the retry', () => {
-  let tmp: ReturnType<typeof tempWorkspace>;
+  const instances = twoInstancesOnOneLedger();
+  let tmp: TempWorkspace;
   let state: string;
-  const systems: ToolSystem[] = [];
+  let systems: ToolSystem[];
   let a: McpHttpHandler;
   let b: McpHttpHandler;
-
-  async function handler(): Promise<McpHttpHandler> {
-    const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: state }, outputStore: false, sweepLeftovers: false } });
-    systems.push(system);
-    return createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false }, { era: ctx.era }));
-  }
-  before(async () => {
-    tmp = tempWorkspace();
-    state = path.join(tmp.root, 'state');
-    a = await handler();
-    b = await handler();
-  });
-  after(async () => {
-    for (const system of systems) await system.close();
-    tmp.cleanup();
-  });
+  before(() => void ({ tmp, state, systems, a, b } = instances.get()));
 
   const ledger = () => systems[0]!.executor.ledger!;
   const write = (to: McpHttpHandler, args: Record<string, unknown>, more: Record<string, unknown> = {}) => callModern(to, { name: 'write_file', arguments: args, ...more });

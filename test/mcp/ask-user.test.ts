@@ -16,36 +16,21 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { createMcpServer, ToolSystem } from 'toolgate';
-import { fixtureRegistry, inMemoryTransport, runCli, tempWorkspace } from '../helpers.js';
-import { callModern, CONFIRM_KEY, type Rpc } from './input-required-helpers.js';
+import { fixtureRegistry, inMemoryTransport, runCli, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { callModern, CONFIRM_KEY, type Rpc, twoInstancesOnOneLedger } from './input-required-helpers.js';
 
 const KEY = 'toolgate_question';
 const answer = (value: unknown) => ({ [KEY]: { action: 'accept', content: { answer: value } } });
 const text = (result: { content?: { type: string; text?: string }[] } | undefined) => (result?.content ?? []).map((c) => c.text ?? '').join('');
 
 describe('MCP 2026-07-28: ask_user as input required, answered by a retry (issue 33, item 4)', () => {
-  let tmp: ReturnType<typeof tempWorkspace>;
+  const instances = twoInstancesOnOneLedger();
+  let tmp: TempWorkspace;
   let state: string;
-  const systems: ToolSystem[] = [];
+  let systems: ToolSystem[];
   let a: McpHttpHandler;
   let b: McpHttpHandler;
-
-  async function handler(): Promise<McpHttpHandler> {
-    const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: state }, outputStore: false, sweepLeftovers: false } });
-    systems.push(system);
-    return createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false }, { era: ctx.era }));
-  }
-
-  before(async () => {
-    tmp = tempWorkspace();
-    state = path.join(tmp.root, 'state');
-    a = await handler();
-    b = await handler();
-  });
-  after(async () => {
-    for (const system of systems) await system.close();
-    tmp.cleanup();
-  });
+  before(() => void ({ tmp, state, systems, a, b } = instances.get()));
 
   const ledger = () => systems[0]!.executor.ledger!;
   const ask = (to: McpHttpHandler, args: Record<string, unknown>, more: Record<string, unknown> = {}) => callModern(to, { name: 'ask_user', arguments: args, ...more });

@@ -1,5 +1,9 @@
 /** Raw 2026-07-28 `tools/call` requests to an in-process `createMcpHandler`, for the input-required tests. */
-import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import path from 'node:path';
+import { after, before } from 'node:test';
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpServer, ToolSystem } from 'toolgate';
+import { fixtureRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 export const MODERN = '2026-07-28';
 /** The URL requests are addressed to (nothing listens: the handler is called directly). */
@@ -30,4 +34,39 @@ export async function callModern(to: McpHttpHandler, params: Record<string, unkn
     return data.find((m) => m.id === id) ?? { error: { code: 0, message: `no response in ${text}` } };
   }
   return JSON.parse(text) as Rpc;
+}
+
+/** Two `toolgate mcp` instances (in-process handlers, as behind one load balancer) over one SQLite state folder. */
+export interface TwoInstances {
+  a: McpHttpHandler;
+  b: McpHttpHandler;
+  tmp: TempWorkspace;
+  /** The state folder both ledgers open. */
+  state: string;
+  /** Their tool systems, `a`'s first. */
+  systems: ToolSystem[];
+}
+
+/**
+ * Set up {@link TwoInstances} before the enclosing `describe`'s tests and close them after
+ * (call it inside the `describe`); `get()` hands them over once `before` has run.
+ */
+export function twoInstancesOnOneLedger(): { get(): TwoInstances } {
+  let instances: TwoInstances | undefined;
+  before(async () => {
+    const tmp = tempWorkspace();
+    const state = path.join(tmp.root, 'state');
+    const systems: ToolSystem[] = [];
+    const handler = async (): Promise<McpHttpHandler> => {
+      const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: state }, outputStore: false, sweepLeftovers: false } });
+      systems.push(system);
+      return createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false }, { era: ctx.era }));
+    };
+    instances = { tmp, state, systems, a: await handler(), b: await handler() };
+  });
+  after(async () => {
+    for (const system of instances?.systems ?? []) await system.close();
+    instances?.tmp.cleanup();
+  });
+  return { get: () => instances! };
 }

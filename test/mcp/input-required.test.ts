@@ -14,34 +14,19 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { createMcpServer, ToolSystem } from 'toolgate';
-import { BIN, fixtureRegistry, tempWorkspace } from '../helpers.js';
+import type { ToolSystem } from 'toolgate';
+import { BIN, type TempWorkspace } from '../helpers.js';
 
-import { callModern, CONFIRM_KEY as KEY, MODERN, MODERN_URL as URL_, type Rpc } from './input-required-helpers.js';
+import { callModern, CONFIRM_KEY as KEY, MODERN, MODERN_URL as URL_, type Rpc, twoInstancesOnOneLedger } from './input-required-helpers.js';
 
 describe('MCP 2026-07-28: confirmation as input required, answered by a retry (issue 33, item 4)', () => {
-  let tmp: ReturnType<typeof tempWorkspace>;
+  const instances = twoInstancesOnOneLedger();
+  let tmp: TempWorkspace;
   let state: string;
-  const systems: ToolSystem[] = [];
+  let systems: ToolSystem[];
   let a: McpHttpHandler;
   let b: McpHttpHandler;
-
-  async function handler(): Promise<McpHttpHandler> {
-    const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: state }, outputStore: false, sweepLeftovers: false } });
-    systems.push(system);
-    return createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false }, { era: ctx.era }));
-  }
-
-  before(async () => {
-    tmp = tempWorkspace();
-    state = path.join(tmp.root, 'state');
-    a = await handler();
-    b = await handler();
-  });
-  after(async () => {
-    for (const system of systems) await system.close();
-    tmp.cleanup();
-  });
+  before(() => void ({ tmp, state, systems, a, b } = instances.get()));
 
   const call = (to: McpHttpHandler, params: Record<string, unknown>, capabilities?: Record<string, unknown>): Promise<Rpc> => callModern(to, params, capabilities);
 
