@@ -121,8 +121,10 @@ describe('process runner: nothing outlives a host killed with SIGKILL', () => {
     const host = spawn(process.execPath, [script], { stdio: 'ignore' });
     const pidFile = path.join(ws, 'child.pid');
     try {
-      for (let i = 0; i < 300 && !fs.existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-      const child = Number(fs.readFileSync(pidFile, 'utf8'));
+      // The file exists before its bytes are in it: wait for a whole number, not for the name.
+      const readPid = (): number => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim() || 0) : 0);
+      for (let i = 0; i < 300 && !(readPid() > 0); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const child = readPid();
       assert.ok(child > 0 && child !== host.pid);
       assert.ok(alive(child), 'the child runs the call');
       host.kill('SIGKILL');
