@@ -219,6 +219,20 @@ export interface SessionSetting {
   setAt: number;
 }
 
+/**
+ * The key of a store's synchronous read of a session setting, where it has one (SQLite's
+ * `Ledger`: better-sqlite3 reads are synchronous): same answer as
+ * {@link SessionSettings.sessionSetting}, but it throws instead of rejecting. The
+ * approval-mode decider reads through it so that a decision with nothing to wait for stays
+ * synchronous (no promise, no abort listeners per call). Not public API.
+ */
+export const SESSION_SETTING_NOW: unique symbol = Symbol('toolgate.sessionSettingNow');
+
+/** A store that may read a session setting synchronously ({@link SESSION_SETTING_NOW}). */
+export interface SessionSettingNow {
+  [SESSION_SETTING_NOW]?: (session: string, name: string, fallback?: string) => SessionSetting | undefined;
+}
+
 /** What retention leaves of a call it deleted ({@link Retention.tombstone}). */
 export interface TombstoneRecord {
   callId: string;

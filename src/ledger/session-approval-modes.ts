@@ -16,7 +16,7 @@ import { parseSubagentTurnId } from '../builtin/subagent.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../decisions/decision.js';
 import type { SessionApprovalModes } from '../decisions/approval-mode.decider.js';
 import type { Logger } from '../logging/logger.js';
-import type { SessionSettings } from './call-store.js';
+import { SESSION_SETTING_NOW, type SessionSettingNow, type SessionSettings } from './call-store.js';
 
 /** The name of the setting in the ledger's `session_settings`. */
 const APPROVAL_MODE_SETTING = 'approval_mode';
@@ -39,7 +39,11 @@ export function supervisedSession(session: string, turnId: string): string {
  * @param fallback - a session whose mode counts when `session` has none (`*` for the decider).
  */
 export async function sessionApprovalMode(ledger: SessionSettings, session: string, fallback?: string): Promise<ApprovalMode | undefined> {
-  const value = (await ledger.sessionSetting(session, APPROVAL_MODE_SETTING, fallback))?.value;
+  return modeIn((await ledger.sessionSetting(session, APPROVAL_MODE_SETTING, fallback))?.value);
+}
+
+/** The approval mode a setting's value names, `undefined` for none (or not a mode). */
+function modeIn(value: string | undefined): ApprovalMode | undefined {
   return value !== undefined && (APPROVAL_MODES as readonly string[]).includes(value) ? (value as ApprovalMode) : undefined;
 }
 
@@ -56,18 +60,29 @@ export async function setSessionApprovalMode(ledger: SessionSettings, session: s
 
 /**
  * The ledger's session approval modes, for the approval-mode decider: one indexed read per
- * decision (the session's mode, else the one of `*`), awaited, not cached: a mode a person
- * sets in one process counts for the next decision of every process (a cache would need the
- * store's change feed to stay correct, and the read is one indexed lookup). A ledger that
- * cannot be read counts as no mode set (logged), never as a failed call.
+ * decision (the session's mode, else the one of `*`), not cached: a mode a person sets in one
+ * process counts for the next decision of every process (a cache would need the store's change
+ * feed to stay correct, and the read is one indexed lookup). A store that reads synchronously
+ * (SQLite: {@link SESSION_SETTING_NOW}) answers at once, so that the decision stays synchronous;
+ * another's read is awaited. A ledger that cannot be read counts as no mode set (logged), never
+ * as a failed call.
  */
-export function ledgerApprovalModes(ledger: SessionSettings, logger: Logger): SessionApprovalModes {
+export function ledgerApprovalModes(ledger: SessionSettings & SessionSettingNow, logger: Logger): SessionApprovalModes {
+  const unreadable = (session: string, error: unknown): undefined => {
+    logger.warn({ event: 'session_mode_unreadable', session, err: (error as Error)?.message }, 'could not read the session\'s approval mode from the ledger; using the call\'s');
+    return undefined;
+  };
+  const now = ledger[SESSION_SETTING_NOW];
   return {
-    modeOf(session: string, turnId: string): Promise<ApprovalMode | undefined> {
-      return sessionApprovalMode(ledger, supervisedSession(session, turnId), EVERY_SESSION).catch((error: unknown) => {
-        logger.warn({ event: 'session_mode_unreadable', session, err: (error as Error)?.message }, 'could not read the session\'s approval mode from the ledger; using the call\'s');
-        return undefined;
-      });
+    modeOf(session: string, turnId: string): ApprovalMode | undefined | Promise<ApprovalMode | undefined> {
+      if (now !== undefined) {
+        try {
+          return modeIn(now.call(ledger, supervisedSession(session, turnId), APPROVAL_MODE_SETTING, EVERY_SESSION)?.value);
+        } catch (error) {
+          return unreadable(session, error);
+        }
+      }
+      return sessionApprovalMode(ledger, supervisedSession(session, turnId), EVERY_SESSION).catch((error: unknown) => unreadable(session, error));
     },
   };
 }

@@ -38,6 +38,7 @@
 import path from 'node:path';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { DecisionRecord } from '../types/result.js';
+import { SESSION_SETTING_NOW } from './call-store.js';
 import type {
   ApprovalRecord, CallEnd, CallKey, CallProgressDetail, CallRecord, CallStore, CountedAnswer, Fence, Lease, LeaseRequest, LedgerEvent, LedgerFeedEvent, ListFilter, NewCall, OutputPage,
   OwnerFacts, RecordOutcome, SessionSetting, StoredResult, TombstoneRecord,
@@ -378,6 +379,10 @@ export class Ledger implements CallStore {
     return this.feed.outputPage(callId, session, offset, maxBytes);
   }
   async sessionSetting(session: string, name: string, fallback?: string): Promise<SessionSetting | undefined> {
+    return this.feed.sessionSetting(session, name, fallback);
+  }
+  /** The synchronous form of {@link Ledger.sessionSetting} (`call-store.ts` {@link SESSION_SETTING_NOW}); throws where that rejects. */
+  [SESSION_SETTING_NOW](session: string, name: string, fallback?: string): SessionSetting | undefined {
     return this.feed.sessionSetting(session, name, fallback);
   }
   async sessionSettings(): Promise<SessionSetting[]> {
