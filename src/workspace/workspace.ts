@@ -8,9 +8,13 @@ import path from 'node:path';
 import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { clip } from '../util/values.js';
 import type { PathFilter } from './path-filter.js';
+import { inodeKey, withheldInodes, type WithheldInodes } from './withheld-inodes.js';
 
 /** Longest path argument accepted, in characters (Linux's PATH_MAX is 4096 bytes). */
 const MAX_PATH_LENGTH = 4096;
+
+/** A UTF-16 surrogate that is not half of a pair (`String.prototype.isWellFormed`, ES2024, in a regular expression). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** How many symbolic links one resolution may follow before it is refused (as the kernel's ELOOP). */
 const MAX_LINK_HOPS = 40;
@@ -54,6 +58,8 @@ export class Workspace {
   /** The call's path rules, when the workspace is one call's ({@link withPathFilter}). */
   private readonly pathFilter: PathFilter | undefined;
   private withheldCount = 0;
+  /** The withheld files' identities, found at the first multi-link file judged (withheld-inodes.ts). */
+  private withheldIds: WithheldInodes | undefined;
 
   /**
    * @param root - the workspace root folder; relative roots resolve against the process's
@@ -79,8 +85,10 @@ export class Workspace {
    * skips an entry for which this is true (and does not descend into a withheld folder); one
    * that writes such a path refuses. The deciders judged the call's own path arguments already.
    *
-   * The path is judged by its real path (every link resolved: `env-link -> .env` is `.env`)
-   * and by its spelling (normalised, inside the root), as the policy decider judges a path
+   * The path is judged by its real path (every link resolved: `env-link -> .env` is `.env`),
+   * by its spelling (normalised, inside the root), and, for a file with more than one link,
+   * by its other names in the workspace (a hard link of `.env` is `.env`; a workspace too
+   * large to search withholds every such file), as the policy decider judges a path
    * argument; a `deny` rule covering either withholds it, and so does an `ask` rule that the
    * person was not asked about for this call. A path outside the workspace or that cannot be
    * resolved is judged by its spelling only. Without path rules (no policy files, or the
@@ -100,9 +108,26 @@ export class Workspace {
     }
     const spelled = spelledRelative(this.root, this.realRootCache ?? this.root, input);
     if (spelled !== undefined && spelled !== judged[0]) judged.push(spelled);
-    if (!judged.some((p) => p !== '.' && !p.startsWith('../') && filter(p))) return false;
+    if (!judged.some((p) => p !== '.' && !p.startsWith('../') && filter(p)) && !this.isOtherNameOfWithheld(input)) return false;
     this.withheldCount++;
     return true;
+  }
+
+  /**
+   * Whether `input` is a file with more than one link (a hard link) of which another name is
+   * withheld: the same content under a name no rule covers (case P9's family).
+   */
+  private isOtherNameOfWithheld(input: string): boolean {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(path.resolve(this.root, input));
+    } catch {
+      return false;
+    }
+    if (!stat.isFile() || stat.nlink < 2) return false;
+    const filter = this.pathFilter!;
+    this.withheldIds ??= withheldInodes(this.realRoot, (p) => filter(p));
+    return this.withheldIds.incomplete || this.withheldIds.keys.has(inodeKey(stat));
   }
 
   /**
@@ -159,7 +184,8 @@ export class Workspace {
    * @param input - the path as the model gave it (relative to the root, or absolute inside it).
    * @returns the absolute path with every existing symbolic link resolved; the file itself
    *   need not exist.
-   * @throws InvalidPathError when the path is not a string, is empty, holds a NUL byte, goes
+   * @throws InvalidPathError when the path is not a string, is empty, holds a NUL byte or a
+   *   lone UTF-16 surrogate, goes
    *   through more than 40 symbolic links, or uses `..` after a folder that does not exist.
    * @throws PathTraversalError when it resolves outside the workspace.
    */
@@ -167,6 +193,9 @@ export class Workspace {
     if (typeof input !== 'string') throw new InvalidPathError(input, 'a path must be a string');
     if (input.trim() === '') throw new InvalidPathError(input, 'the path is empty; name a file or folder inside the workspace (use "." for the root)');
     if (input.includes('\0')) throw new InvalidPathError(clip(input, 300), 'the path contains a NUL byte');
+    // A lone UTF-16 surrogate has no UTF-8 form: the file system would get U+FFFD instead, a
+    // name other than the one judged and shown.
+    if (LONE_SURROGATE.test(input)) throw new InvalidPathError(clip(input, 300).replace(new RegExp(LONE_SURROGATE, 'g'), '\ufffd'), 'the path holds a lone UTF-16 surrogate (half of a character), which cannot be a file name');
     if (input.length > MAX_PATH_LENGTH) throw new InvalidPathError(clip(input, 300), `is longer than ${MAX_PATH_LENGTH} characters`);
     const realRoot = this.realRoot;
     // A shell would expand "~" and "~user/..." to a home directory; we never expand them, and
