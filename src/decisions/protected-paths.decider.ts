@@ -19,15 +19,17 @@
  * folder with the ledgers, an output store's folder) are out of reach of every tool call:
  * a writing tool or a command naming one is denied (`POLICY_DENIED`), a reading tool asks.
  *
- * Names match case-insensitively on every file system (on a case-sensitive one that protects
- * a little more than needed; on a case-insensitive one `.GIT` is `.git`).
+ * Names match in every spelling some file system takes for them, on every file system
+ * (`namesProtected`: `.GIT`, `.git.`, `.git::$INDEX_ALLOCATION`, `GIT~1`, `.g\u200cit`; on
+ * ext4 that protects a little more than needed; on a case-insensitive, NTFS, vfat or HFS+ one
+ * each is `.git`).
  *
  * @module
  */
 import path from 'node:path';
 import fs from 'node:fs';
 import { judgedPaths } from '../workspace/judged-paths.js';
-import { gitDirShapeOf, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
+import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
@@ -168,7 +170,7 @@ export class ProtectedPathsDecider implements Decider {
   /** The protected component or prefix a workspace-relative path (`/`- or platform-separated) reaches, if any. */
   private protectedPart(relative: string): string | undefined {
     const parts = relative.split(/[\\/]/);
-    for (const part of parts) if (this.names.has(part.toLowerCase())) return part;
+    for (const part of parts) if ([...this.names].some((name) => namesProtected(part, name))) return part;
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
   }
