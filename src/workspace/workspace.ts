@@ -9,6 +9,7 @@ import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../err
 import { clip } from '../util/values.js';
 import type { PathFilter } from './path-filter.js';
 import { inodeKey, withheldInodes, type WithheldInodes } from './withheld-inodes.js';
+import { readOnlyStatePaths } from '../sandbox/own-state-paths.js';
 
 /** Longest path argument accepted, in characters (Linux's PATH_MAX is 4096 bytes). */
 const MAX_PATH_LENGTH = 4096;
@@ -144,12 +145,35 @@ export class Workspace {
   }
 
   /**
-   * Check that a resolved path may be written: inside one of {@link writeRoots} when set.
-   * File tools call it (through `writeFileInside`) at the moment of writing, so a link put in
-   * place after the mode gate's check cannot carry a scoped write elsewhere.
-   * @throws ToolExecutionError (code `MODE_DENIED`) when it may not.
+   * Check that a resolved path may be written: not toolgate's own file or folder (the user's
+   * policy and config folder, the state folder with the ledgers, a ledger folder this process
+   * has open, `protectOwnStatePath` additions: `readOnlyStatePaths`, the list the sandbox binds
+   * read-only), and inside one of {@link writeRoots} when set. File tools call it (through
+   * `writeFileInside`, `resolveWritable`, and for each member an archive unpacks) at the
+   * moment of writing, so a link put in place after the gate's check (a snapshot's path now
+   * leading to `~/.config/toolgate/policy.toml`), or a path the deciders never saw (an
+   * archive member), cannot carry a write there (cases O1 and M1).
+   * @throws ToolExecutionError (code `POLICY_DENIED`) for toolgate's own files, (code
+   *   `MODE_DENIED`) outside the write roots.
    */
   assertWritable(real: string, input: string): void {
+    this.writeCheck()(real, input);
+  }
+
+  /**
+   * {@link assertWritable} for many paths of one step (an archive's members): toolgate's own
+   * paths are listed once, when it is made.
+   */
+  writeCheck(): (real: string, input: string) => void {
+    const ownState = readOnlyStatePaths();
+    return (real, input) => this.checkWritable(ownState, real, input);
+  }
+
+  private checkWritable(ownState: readonly string[], real: string, input: string): void {
+    const own = ownState.find((o) => isInside(o, real));
+    if (own !== undefined) {
+      throw new ToolExecutionError(`${clip(input, 300)} leads to ${own}, toolgate's own file or folder (its policy, approvals, ledger or outputs), which no tool call may change; nothing was written. Change toolgate's settings with toolgate's own commands.`, 'POLICY_DENIED');
+    }
     if (this.writeRoots === undefined) return;
     if (this.writeRoots.some((r) => real !== r && isInside(r, real))) return;
     throw new ToolExecutionError(
