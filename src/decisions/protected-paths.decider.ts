@@ -19,6 +19,11 @@
  * folder with the ledgers, an output store's folder) are out of reach of every tool call:
  * a writing tool or a command naming one is denied (`POLICY_DENIED`), a reading tool asks.
  *
+ * A workspace that holds the user's home folder (the home folder itself, or a folder above
+ * it) protects that folder's hidden entries too (`~/.bashrc`, `~/.profile`, `~/.gitconfig`,
+ * `~/.config/git/config`, `~/.ssh/`, `~/.config/autostart/`): shells, git, ssh and desktops
+ * run programs those name, outside every sandbox, the next time the person works.
+ *
  * Names match in every spelling some file system takes for them, on every file system
  * (`namesProtected`: `.GIT`, `.git.`, `.git::$INDEX_ALLOCATION`, `GIT~1`, `.g\u200cit`; on
  * ext4 that protects a little more than needed; on a case-insensitive, NTFS, vfat or HFS+ one
@@ -81,9 +86,12 @@ export class ProtectedPathsDecider implements Decider {
     // Every path the call names counts toward the shape together with what is on disk: one
     // apply_diff creating HEAD, config, objects/x and refs/x plants a repository folder at once.
     const together = judged.paths.filter((p) => p.via === 'target' || p.via === 'spelled');
+    const homes = homesInside(root);
     for (const p of judged.paths) {
       const named = this.protectedPart(p.relative);
       const shaped = named === undefined && (p.via === 'target' || p.via === 'spelled') ? gitDirShape(root, p.relative, p.isFile, together) : undefined;
+      const dotted = named === undefined && shaped === undefined ? homeDotEntry(path.join(root, p.relative), homes) : undefined;
+      if (dotted !== undefined) return this.refusal(call, `${JSON.stringify(p.given)} is inside ${JSON.stringify(dotted)}, a hidden file or folder of the user's home folder, where shells, git, ssh and desktops take settings that run programs (toolgate asks before such writes)`, dotted);
       const hit = named ?? shaped;
       if (hit === undefined) continue;
       const what = p.via === 'inside' ? `${JSON.stringify(p.given)} holds ${JSON.stringify(p.relative)}, which`
@@ -153,10 +161,12 @@ export class ProtectedPathsDecider implements Decider {
    * well: the analysis cannot tell a read from a write by the words alone.
    */
   private namedByCommands(call: PreparedCall): Decision | undefined {
+    const homes = homesInside(call.workspace.realRoot);
+    const from = call.paths[0]?.real ?? call.workspace.realRoot;
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
         for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
-          const hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
+          const hit = this.protectedPart(word.replace(/^(\.\/)+/, '')) ?? (homes.length === 0 ? undefined : wordPaths(word, from, process.env.HOME).map((p) => homeDotEntry(p, homes)).find((d) => d !== undefined));
           if (hit === undefined) continue;
           const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
           if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
@@ -204,6 +214,37 @@ function gitDirShape(root: string, relative: string, isFile: boolean | undefined
     }
   });
   return folder === undefined ? undefined : folder.length === 0 ? '.' : folder.join('/');
+}
+
+/**
+ * The user's home folder (as `HOME` names it, and its real path) when the workspace `root`
+ * holds it (the workspace is the home folder, or a folder above it); else none.
+ */
+function homesInside(root: string): string[] {
+  const home = process.env.HOME;
+  if (home === undefined || !path.isAbsolute(home)) return [];
+  let real = home;
+  try {
+    real = fs.realpathSync.native(home);
+  } catch {
+    // judged as spelled
+  }
+  return [...new Set([home, real])].filter((h) => isInside(root, h));
+}
+
+/**
+ * The hidden entry of a home folder in `homes` that `absolute` is or is inside, as `~/.name`
+ * (`~/.bashrc`, `~/.gitconfig`, `~/.ssh`, `~/.config`): shells, git, ssh and desktop sessions
+ * run what these name, outside any sandbox, the next time the person uses them, as git runs
+ * a repository's `.git/config` (case G1's family, for a workspace that is the home folder).
+ */
+function homeDotEntry(absolute: string, homes: readonly string[]): string | undefined {
+  for (const home of homes) {
+    if (absolute === home || !isInside(home, absolute)) continue;
+    const first = path.relative(home, absolute).split(path.sep)[0]!;
+    if (first.startsWith('.') && first !== '.' && first !== '..') return `~/${first}`;
+  }
+  return undefined;
 }
 
 /**
