@@ -34,7 +34,7 @@ const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  *
  * @internal
  */
-export function foldedName(name: string): string {
+function foldedName(name: string): string {
   let folded = name.replace(HFS_IGNORED, '').normalize('NFKC').toLowerCase();
   const stream = folded.indexOf(':');
   if (stream > 0) folded = folded.slice(0, stream);

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Most entries the walk visits before it gives up and withholds every multi-link file. */
-export const MAX_INDEXED_ENTRIES = 100_000;
+const MAX_INDEXED_ENTRIES = 100_000;
 
 /** What {@link withheldInodes} found. */
 export interface WithheldInodes {
