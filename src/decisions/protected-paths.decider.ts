@@ -33,6 +33,7 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
+import { homeDotEntry, homesInside } from '../workspace/home-dotfiles.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
@@ -214,37 +215,6 @@ function gitDirShape(root: string, relative: string, isFile: boolean | undefined
     }
   });
   return folder === undefined ? undefined : folder.length === 0 ? '.' : folder.join('/');
-}
-
-/**
- * The user's home folder (as `HOME` names it, and its real path) when the workspace `root`
- * holds it (the workspace is the home folder, or a folder above it); else none.
- */
-function homesInside(root: string): string[] {
-  const home = process.env.HOME;
-  if (home === undefined || !path.isAbsolute(home)) return [];
-  let real = home;
-  try {
-    real = fs.realpathSync.native(home);
-  } catch {
-    // judged as spelled
-  }
-  return [...new Set([home, real])].filter((h) => isInside(root, h));
-}
-
-/**
- * The hidden entry of a home folder in `homes` that `absolute` is or is inside, as `~/.name`
- * (`~/.bashrc`, `~/.gitconfig`, `~/.ssh`, `~/.config`): shells, git, ssh and desktop sessions
- * run what these name, outside any sandbox, the next time the person uses them, as git runs
- * a repository's `.git/config` (case G1's family, for a workspace that is the home folder).
- */
-function homeDotEntry(absolute: string, homes: readonly string[]): string | undefined {
-  for (const home of homes) {
-    if (absolute === home || !isInside(home, absolute)) continue;
-    const first = path.relative(home, absolute).split(path.sep)[0]!;
-    if (first.startsWith('.') && first !== '.' && first !== '..') return `~/${first}`;
-  }
-  return undefined;
 }
 
 /**

