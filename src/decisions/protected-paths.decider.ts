@@ -19,15 +19,23 @@
  * folder with the ledgers, an output store's folder) are out of reach of every tool call:
  * a writing tool or a command naming one is denied (`POLICY_DENIED`), a reading tool asks.
  *
- * Names match case-insensitively on every file system (on a case-sensitive one that protects
- * a little more than needed; on a case-insensitive one `.GIT` is `.git`).
+ * A workspace that holds the user's home folder (the home folder itself, or a folder above
+ * it) protects that folder's hidden entries too (`~/.bashrc`, `~/.profile`, `~/.gitconfig`,
+ * `~/.config/git/config`, `~/.ssh/`, `~/.config/autostart/`): shells, git, ssh and desktops
+ * run programs those name, outside every sandbox, the next time the person works.
+ *
+ * Names match in every spelling some file system takes for them, on every file system
+ * (`namesProtected`: `.GIT`, `.git.`, `.git::$INDEX_ALLOCATION`, `GIT~1`, `.g\u200cit`; on
+ * ext4 that protects a little more than needed; on a case-insensitive, NTFS, vfat or HFS+ one
+ * each is `.git`).
  *
  * @module
  */
 import path from 'node:path';
 import fs from 'node:fs';
+import { homeDotEntry, homesInside } from '../workspace/home-dotfiles.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
-import { gitDirShapeOf, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
+import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
@@ -79,9 +87,12 @@ export class ProtectedPathsDecider implements Decider {
     // Every path the call names counts toward the shape together with what is on disk: one
     // apply_diff creating HEAD, config, objects/x and refs/x plants a repository folder at once.
     const together = judged.paths.filter((p) => p.via === 'target' || p.via === 'spelled');
+    const homes = homesInside(root);
     for (const p of judged.paths) {
       const named = this.protectedPart(p.relative);
       const shaped = named === undefined && (p.via === 'target' || p.via === 'spelled') ? gitDirShape(root, p.relative, p.isFile, together) : undefined;
+      const dotted = named === undefined && shaped === undefined ? homeDotEntry(path.join(root, p.relative), homes) : undefined;
+      if (dotted !== undefined) return this.refusal(call, `${JSON.stringify(p.given)} is inside ${JSON.stringify(dotted)}, a hidden file or folder of the user's home folder, where shells, git, ssh and desktops take settings that run programs (toolgate asks before such writes)`, dotted);
       const hit = named ?? shaped;
       if (hit === undefined) continue;
       const what = p.via === 'inside' ? `${JSON.stringify(p.given)} holds ${JSON.stringify(p.relative)}, which`
@@ -151,10 +162,12 @@ export class ProtectedPathsDecider implements Decider {
    * well: the analysis cannot tell a read from a write by the words alone.
    */
   private namedByCommands(call: PreparedCall): Decision | undefined {
+    const homes = homesInside(call.workspace.realRoot);
+    const from = call.paths[0]?.real ?? call.workspace.realRoot;
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
         for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
-          const hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
+          const hit = this.protectedPart(word.replace(/^(\.\/)+/, '')) ?? (homes.length === 0 ? undefined : wordPaths(word, from, process.env.HOME).map((p) => homeDotEntry(p, homes)).find((d) => d !== undefined));
           if (hit === undefined) continue;
           const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
           if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
@@ -168,7 +181,7 @@ export class ProtectedPathsDecider implements Decider {
   /** The protected component or prefix a workspace-relative path (`/`- or platform-separated) reaches, if any. */
   private protectedPart(relative: string): string | undefined {
     const parts = relative.split(/[\\/]/);
-    for (const part of parts) if (this.names.has(part.toLowerCase())) return part;
+    for (const part of parts) if ([...this.names].some((name) => namesProtected(part, name))) return part;
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
   }

@@ -18,6 +18,46 @@
 export const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.toolgate', '.hg', '.jj', '.envrc', '.husky']);
 
 /**
+ * Code points HFS+ ignores in names (git's `is_hfs_dotgit`): zero-width joiners and marks,
+ * directional formatting, the deprecated format characters and the byte-order mark, so that
+ * `.g\u200cit` is `.git` there.
+ */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/**
+ * The name a file system that folds names may make of `name`, for comparing it with a
+ * protected name: HFS+'s ignored code points removed, compatibility forms unified (NFKC:
+ * fullwidth `．ｇｉｔ`), lower case (case-insensitive file systems), an NTFS alternate data
+ * stream dropped (`.git::$INDEX_ALLOCATION` is the folder `.git`), and trailing dots and
+ * spaces dropped (Windows and vfat store `.git.` and `.git ` as `.git`). Git refuses these
+ * forms in a tree for the same reason (`core.protectHFS`, `core.protectNTFS`).
+ *
+ * @internal
+ */
+function foldedName(name: string): string {
+  let folded = name.replace(HFS_IGNORED, '').normalize('NFKC').toLowerCase();
+  const stream = folded.indexOf(':');
+  if (stream > 0) folded = folded.slice(0, stream);
+  return folded.replace(/[. ]+$/, '');
+}
+
+/**
+ * Whether the path component `part` names `name` (lower case) on some file system: the same
+ * {@link foldedName}, or `name`'s NTFS short (8.3) name, `GIT~1` for `.git` (its first six
+ * letters, `~` and a digit; for `.git` also git's hashed `GI7EBA~1`).
+ *
+ * @internal
+ */
+export function namesProtected(part: string, name: string): boolean {
+  const folded = foldedName(part);
+  if (folded === name) return true;
+  const tilde = /^([a-z0-9]{1,6})~[1-9]$/.exec(folded);
+  if (tilde === null) return false;
+  const short = name.replace(/^\.+/, '').replace(/[^a-z0-9]/g, '').slice(0, 6);
+  return tilde[1] === short || (name === '.git' && tilde[1] === 'gi7eba');
+}
+
+/**
  * A name in a path and what it names: a file, or a folder.
  *
  * @internal
@@ -32,14 +72,14 @@ export interface PathEntry {
  * under another name, or a worktree's admin folder): a file `HEAD`, `config`, `commondir`
  * (it points git at another folder's `objects` and `refs`, standing in for both) or `gitdir`,
  * a folder `objects` or `refs`. git reads `config` (and runs what it names) in a folder that
- * has them. Names compare case-insensitively (a case-insensitive file system finds `head`
- * for `HEAD`); an entry whose kind is not known yet (`isFile` undefined: a path a write will
+ * has them. Names compare as {@link foldedName} folds them (a case-insensitive file system
+ * finds `head` for `HEAD`); an entry whose kind is not known yet (`isFile` undefined: a path a write will
  * make, as a file or a folder) counts with either kind.
  *
  * @internal
  */
 export function isGitDirEntry(entry: PathEntry | { readonly name: string; readonly isFile: boolean | undefined }): boolean {
-  const name = entry.name.toLowerCase();
+  const name = foldedName(entry.name);
   const asFile = name === 'head' || name === 'config' || name === 'commondir' || name === 'gitdir';
   const asFolder = name === 'objects' || name === 'refs';
   return entry.isFile === undefined ? asFile || asFolder : entry.isFile ? asFile : asFolder;
@@ -47,7 +87,7 @@ export function isGitDirEntry(entry: PathEntry | { readonly name: string; readon
 
 /** The name {@link isGitDirEntry} counts `name` as (one entry per name whatever its case). */
 function entryKey(name: string): string {
-  return name.toLowerCase();
+  return foldedName(name);
 }
 
 /**
@@ -85,11 +125,13 @@ export function isGitDirShape(entries: Iterable<PathEntry>): boolean {
 }
 
 /**
- * The protected name a path (relative, `/`- or platform-separated) passes through, if any.
+ * The protected name a path (relative, `/`- or platform-separated) passes through, if any,
+ * in any spelling a file system may take for it ({@link namesProtected}: `.GIT`, `.git.`,
+ * `GIT~1`, `.g\u200cit`).
  *
  * @internal
  */
 export function protectedNameIn(relative: string): string | undefined {
-  return relative.split(/[\\/]/).find((part) => PROTECTED_NAMES.includes(part.toLowerCase()));
+  return relative.split(/[\\/]/).find((part) => PROTECTED_NAMES.some((name) => namesProtected(part, name)));
 }
 

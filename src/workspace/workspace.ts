@@ -8,9 +8,15 @@ import path from 'node:path';
 import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { clip } from '../util/values.js';
 import type { PathFilter } from './path-filter.js';
+import { inodeKey, withheldInodes, type WithheldInodes } from './withheld-inodes.js';
+import { readOnlyStatePaths } from '../sandbox/own-state-paths.js';
+import { homeDotEntry, homesInside } from './home-dotfiles.js';
 
 /** Longest path argument accepted, in characters (Linux's PATH_MAX is 4096 bytes). */
 const MAX_PATH_LENGTH = 4096;
+
+/** A UTF-16 surrogate that is not half of a pair (`String.prototype.isWellFormed`, ES2024, in a regular expression). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** How many symbolic links one resolution may follow before it is refused (as the kernel's ELOOP). */
 const MAX_LINK_HOPS = 40;
@@ -54,6 +60,8 @@ export class Workspace {
   /** The call's path rules, when the workspace is one call's ({@link withPathFilter}). */
   private readonly pathFilter: PathFilter | undefined;
   private withheldCount = 0;
+  /** The withheld files' identities, found at the first multi-link file judged (withheld-inodes.ts). */
+  private withheldIds: WithheldInodes | undefined;
 
   /**
    * @param root - the workspace root folder; relative roots resolve against the process's
@@ -79,8 +87,10 @@ export class Workspace {
    * skips an entry for which this is true (and does not descend into a withheld folder); one
    * that writes such a path refuses. The deciders judged the call's own path arguments already.
    *
-   * The path is judged by its real path (every link resolved: `env-link -> .env` is `.env`)
-   * and by its spelling (normalised, inside the root), as the policy decider judges a path
+   * The path is judged by its real path (every link resolved: `env-link -> .env` is `.env`),
+   * by its spelling (normalised, inside the root), and, for a file with more than one link,
+   * by its other names in the workspace (a hard link of `.env` is `.env`; a workspace too
+   * large to search withholds every such file), as the policy decider judges a path
    * argument; a `deny` rule covering either withholds it, and so does an `ask` rule that the
    * person was not asked about for this call. A path outside the workspace or that cannot be
    * resolved is judged by its spelling only. Without path rules (no policy files, or the
@@ -100,9 +110,26 @@ export class Workspace {
     }
     const spelled = spelledRelative(this.root, this.realRootCache ?? this.root, input);
     if (spelled !== undefined && spelled !== judged[0]) judged.push(spelled);
-    if (!judged.some((p) => p !== '.' && !p.startsWith('../') && filter(p))) return false;
+    if (!judged.some((p) => p !== '.' && !p.startsWith('../') && filter(p)) && !this.isOtherNameOfWithheld(input)) return false;
     this.withheldCount++;
     return true;
+  }
+
+  /**
+   * Whether `input` is a file with more than one link (a hard link) of which another name is
+   * withheld: the same content under a name no rule covers (case P9's family).
+   */
+  private isOtherNameOfWithheld(input: string): boolean {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(path.resolve(this.root, input));
+    } catch {
+      return false;
+    }
+    if (!stat.isFile() || stat.nlink < 2) return false;
+    const filter = this.pathFilter!;
+    this.withheldIds ??= withheldInodes(this.realRoot, (p) => filter(p));
+    return this.withheldIds.incomplete || this.withheldIds.keys.has(inodeKey(stat));
   }
 
   /**
@@ -119,18 +146,51 @@ export class Workspace {
   }
 
   /**
-   * Check that a resolved path may be written: inside one of {@link writeRoots} when set.
-   * File tools call it (through `writeFileInside`) at the moment of writing, so a link put in
-   * place after the mode gate's check cannot carry a scoped write elsewhere.
-   * @throws ToolExecutionError (code `MODE_DENIED`) when it may not.
+   * Check that a resolved path may be written: not toolgate's own file or folder (the user's
+   * policy and config folder, the state folder with the ledgers, a ledger folder this process
+   * has open, `protectOwnStatePath` additions: `readOnlyStatePaths`, the list the sandbox binds
+   * read-only), and inside one of {@link writeRoots} when set. File tools call it (through
+   * `writeFileInside`, `resolveWritable`, and for each member an archive unpacks) at the
+   * moment of writing, so a link put in place after the gate's check (a snapshot's path now
+   * leading to `~/.config/toolgate/policy.toml`), or a path the deciders never saw (an
+   * archive member), cannot carry a write there (cases O1 and M1).
+   * @throws ToolExecutionError (code `POLICY_DENIED`) for toolgate's own files, (code
+   *   `MODE_DENIED`) outside the write roots.
    */
   assertWritable(real: string, input: string): void {
+    this.writeCheck()(real, input);
+  }
+
+  /**
+   * {@link assertWritable} for many paths of one step (an archive's members): toolgate's own
+   * paths are listed once, when it is made.
+   */
+  writeCheck(): (real: string, input: string) => void {
+    const ownState = readOnlyStatePaths();
+    return (real, input) => this.checkWritable(ownState, real, input);
+  }
+
+  private checkWritable(ownState: readonly string[], real: string, input: string): void {
+    const own = ownState.find((o) => isInside(o, real));
+    if (own !== undefined) {
+      throw new ToolExecutionError(`${clip(input, 300)} leads to ${own}, toolgate's own file or folder (its policy, approvals, ledger or outputs), which no tool call may change; nothing was written. Change toolgate's settings with toolgate's own commands.`, 'POLICY_DENIED');
+    }
     if (this.writeRoots === undefined) return;
     if (this.writeRoots.some((r) => real !== r && isInside(r, real))) return;
     throw new ToolExecutionError(
       `${clip(input, 300)} leads outside the folders this mode may write to (${this.writeRoots.map((r) => this.relative(r)).join(', ')}); nothing was written.`,
       'MODE_DENIED',
     );
+  }
+
+  /**
+   * The hidden entry of the user's home folder (`~/.bashrc`, `~/.gitconfig`, `~/.config`) that
+   * the real path `real` is or is inside, when this workspace holds the home folder; else
+   * `undefined`. A tool that writes a path the deciders never saw (an archive member, a
+   * snapshot's file) refuses such a path, as it refuses `.git` (home-dotfiles.ts).
+   */
+  homeDotEntryOf(real: string): string | undefined {
+    return homeDotEntry(real, homesInside(this.realRoot));
   }
 
   /**
@@ -159,7 +219,8 @@ export class Workspace {
    * @param input - the path as the model gave it (relative to the root, or absolute inside it).
    * @returns the absolute path with every existing symbolic link resolved; the file itself
    *   need not exist.
-   * @throws InvalidPathError when the path is not a string, is empty, holds a NUL byte, goes
+   * @throws InvalidPathError when the path is not a string, is empty, holds a NUL byte or a
+   *   lone UTF-16 surrogate, goes
    *   through more than 40 symbolic links, or uses `..` after a folder that does not exist.
    * @throws PathTraversalError when it resolves outside the workspace.
    */
@@ -167,6 +228,9 @@ export class Workspace {
     if (typeof input !== 'string') throw new InvalidPathError(input, 'a path must be a string');
     if (input.trim() === '') throw new InvalidPathError(input, 'the path is empty; name a file or folder inside the workspace (use "." for the root)');
     if (input.includes('\0')) throw new InvalidPathError(clip(input, 300), 'the path contains a NUL byte');
+    // A lone UTF-16 surrogate has no UTF-8 form: the file system would get U+FFFD instead, a
+    // name other than the one judged and shown.
+    if (LONE_SURROGATE.test(input)) throw new InvalidPathError(clip(input, 300).replace(new RegExp(LONE_SURROGATE, 'g'), '\ufffd'), 'the path holds a lone UTF-16 surrogate (half of a character), which cannot be a file name');
     if (input.length > MAX_PATH_LENGTH) throw new InvalidPathError(clip(input, 300), `is longer than ${MAX_PATH_LENGTH} characters`);
     const realRoot = this.realRoot;
     // A shell would expand "~" and "~user/..." to a home directory; we never expand them, and

@@ -96,6 +96,15 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
   const entries = checkEntries(listed, (parts) => heldOnDisk(dest, parts));
   // Where each member lands is judged by the call's path rules (the deciders saw only the
   // destination folder): one landing on a path a rule denies refuses the whole archive.
+  // So is each landing path as a write: never one of toolgate's own files (a workspace that
+  // is the home folder holds ~/.config/toolgate), nor outside a mode's write folders.
+  const writable = workspace.writeCheck();
+  for (const e of entries) {
+    const landing = path.join(dest, ...e.path.split('/'));
+    writable(landing, path.posix.join(workspace.relative(dest), e.path));
+    const dotted = workspace.homeDotEntryOf(landing);
+    if (dotted !== undefined) throw new ToolExecutionError(`${args.filepath} holds ${JSON.stringify(e.path)}, which would land in ${dotted}, a hidden file or folder of the user's home folder (shells, git and ssh run programs such files name), so archives never unpack there (unpack it yourself if you trust it); nothing was extracted.`);
+  }
   const withheld = entries.find((e) => workspace.withholds(path.join(dest, ...e.path.split('/'))));
   if (withheld !== undefined) throw new ToolExecutionError(`${args.filepath} holds ${JSON.stringify(withheld.path)}, which would land on ${path.posix.join(workspace.relative(dest), withheld.path)}, a path the policy's rules deny (or ask about); the archive is refused and nothing was extracted.`);
   const doing = { doing: 'extracted' };

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandboxLauncher, ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
-import { exitNote, exitSignal, type CommandProcess } from './command-process.js';
+import { exitNote, exitSignal, type CommandProcess, type HeadTailBuffer } from './command-process.js';
 import { commandSessions, type CommandSession } from './command-sessions.js';
 
 /**
@@ -108,6 +108,16 @@ export function reportExit(proc: CommandProcess, ctx: ToolContext): void {
   if (exit.code !== 0) ctx.reportError(signal ? `the command was killed by ${signal}` : `the command exited with status ${exit.code}`);
 }
 
+/**
+ * `text` (just read from `buffer`) as the result's text, with a note (outside the result's
+ * own truncation, which could cut the buffer's marker away) when the buffer dropped part of
+ * it: the model is told how much of the output it never sees (case T7).
+ */
+export function withDroppedNote(text: string, buffer: HeadTailBuffer, ctx: ToolContext): string {
+  if (buffer.lastDropped > 0) ctx.note(`[output: ${buffer.lastDropped} characters the command wrote were dropped from the middle before the text above was cut to size (${buffer.total} written in all)]`);
+  return text;
+}
+
 /** Milliseconds in a message, as seconds. */
 export function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
@@ -120,11 +130,11 @@ export function seconds(ms: number): string {
 export async function sessionOutput(session: CommandSession, exited: boolean, ctx: ToolContext, runningNote: string): Promise<string> {
   if (!exited) {
     ctx.note(runningNote);
-    return session.process.readNew();
+    return withDroppedNote(session.process.readNew(), session.process.output, ctx);
   }
   await session.process.exited;
   commandSessions.remove(session.id);
-  const text = session.process.readNew();
+  const text = withDroppedNote(session.process.readNew(), session.process.output, ctx);
   reportExit(session.process, ctx);
   return text;
 }

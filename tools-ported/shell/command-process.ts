@@ -48,6 +48,8 @@ export class HeadTailBuffer {
   total = 0;
   /** Position (in `total`) up to which output was read. */
   private readUpTo = 0;
+  /** Characters of the last read's range ({@link unread}, {@link all}) that were dropped from the middle. */
+  lastDropped = 0;
 
   constructor(
     private readonly headChars = 512 * 1024,
@@ -79,9 +81,11 @@ export class HeadTailBuffer {
     this.trimTail();
     const tailStart = this.head.length + this.dropped;
     let out = '';
+    this.lastDropped = 0;
     if (from < this.head.length) out += this.head.slice(from);
     if (from < tailStart && this.dropped > 0) {
       const lost = tailStart - Math.max(from, this.head.length);
+      this.lastDropped = lost;
       out += `\n[... ${lost} characters of output dropped here: the buffer keeps the first ${this.headChars} and the last ${this.tailChars} ...]\n`;
     }
     out += this.tail.slice(Math.max(0, from - tailStart));

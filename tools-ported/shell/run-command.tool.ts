@@ -1,6 +1,6 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
 import { CommandProcess, commandEnv, stopOwnedBy } from './command-process.js';
-import { commandSandbox, reportExit, seconds, workingFolder } from './command-output.js';
+import { commandSandbox, reportExit, seconds, withDroppedNote, workingFolder } from './command-output.js';
 import { streamOutput } from './command-progress.js';
 
 /** Arguments of run_command. */
@@ -77,7 +77,7 @@ export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEn
     if (!exited) {
       const why = ctx.signal.aborted ? 'the call was stopped' : `timed out after ${seconds(timeoutMs)}`;
       await proc.stop(why);
-      const output = proc.output.all();
+      const output = withDroppedNote(proc.output.all(), proc.output, ctx);
       ctx.note(`[stopped: ${why}; TERM, then KILL, went to ${proc.sandboxed || proc.limited ? 'every process of the command' : "the command's process group"}]`);
       throw new ToolExecutionError(
         `the command ${ctx.signal.aborted ? 'was stopped before it finished' : `ran longer than timeout_ms=${timeoutMs} and was stopped`}; output so far:\n${output === '' ? '[no output]' : output}`,
@@ -88,6 +88,7 @@ export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEn
   } finally {
     streaming();
   }
+  const output = withDroppedNote(proc.output.all(), proc.output, ctx);
   reportExit(proc, ctx);
-  return proc.output.all();
+  return output;
 }

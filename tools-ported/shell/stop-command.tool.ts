@@ -1,5 +1,5 @@
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
-import { reportExit } from './command-output.js';
+import { reportExit, withDroppedNote } from './command-output.js';
 import { commandSessions } from './command-sessions.js';
 
 /** Arguments of stop_command. */
@@ -22,7 +22,7 @@ export class StopCommandTool implements Tool<StopCommandInput, string> {
     }
     commandSessions.remove(session.id);
     await session.process.stop('stopped by stop_command');
-    const text = session.process.readNew();
+    const text = withDroppedNote(session.process.readNew(), session.process.output, ctx);
     reportExit(session.process, ctx);
     return text;
   }

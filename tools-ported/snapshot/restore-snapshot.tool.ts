@@ -36,9 +36,12 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
   // The decisions saw no path (the target is in the snapshot's metadata): what the recorded
   // path resolves to now is checked here, so a link swapped in since (to `.git/config`) is
   // not written through.
-  const planted = protectedNameIn(relative) ?? protectedNameIn(meta.path);
+  const planted = protectedNameIn(relative) ?? protectedNameIn(meta.path) ?? workspace.homeDotEntryOf(real);
   if (planted !== undefined) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, inside ${planted}, a protected path; restore_snapshot never writes there (write it with write_file, which asks). Nothing was restored.`);
   resolveWritable(workspace, meta.path);
+  // Nor where the call's path rules withhold (by the real path too: a link to `.env`): the
+  // current content would be read into a new snapshot, and the target overwritten.
+  if (workspace.withholds(meta.path)) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, a path the policy's path rules deny (or ask about); restore_snapshot does not read or write it. Nothing was restored.`, 'POLICY_DENIED');
   const current = await statInside(workspace, real, meta.path);
   if (current !== undefined && current.kind !== 'file') throw new ToolExecutionError(`${relative} is now a folder or special file; it was not replaced.`);
   let saved = '';
