@@ -19,13 +19,8 @@ type ServerModules = typeof import('./server-modules.js');
 
 let modules: ServerModules | undefined;
 
-/**
- * The MCP server modules and what they take of the SDK, loaded now on first use (a
- * synchronous `require` of the ES module `server-modules.js`).
- *
- * @internal
- */
-export function mcpServerModules(): ServerModules {
+/** The MCP server modules, loaded now on first use (a synchronous `require` of the ES module `server-modules.js`). */
+function mcpServerModules(): ServerModules {
   // Not named `require`: the build's bundler would take a call of that name for its own.
   const load = createRequire(import.meta.url);
   modules ??= load('./server-modules.js') as ServerModules;
