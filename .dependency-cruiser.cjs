@@ -51,7 +51,7 @@ const ALLOWED_IMPORTERS = {
   '@modelcontextprotocol/client': ['^src/mcp/(bridge|client-sdk|oauth)\\.ts$'],
   // SDK v2's schemas: the server, and the token file of a bridged OAuth server
   '@modelcontextprotocol/core': ['^src/mcp/(server|oauth)\\.ts$'],
-  '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|input-required|ask-user|call-client|tasks|task-methods|task-extension|event-store|early-initialize|protocol-server|skills-extension)\\.ts$', '^src/formats/mcp\\.ts$'],
+  '@modelcontextprotocol/server': ['^src/mcp/(server|stdio-server|http-server|confirmation|input-required|ask-user|call-client|tasks|task-methods|task-extension|event-store|early-initialize|protocol-server|skills-extension|protocol-errors|lazy-server)\\.ts$', '^src/formats/mcp\\.ts$'],
   'p-limit': ['^src/executor/batch\\.ts$'],
   // OpenTelemetry: the API only (the application brings the SDK); one module
   '@opentelemetry/api': ['^src/executor/telemetry\\.ts$'],

@@ -8,7 +8,9 @@
  *   (3) `toolgate call read_file` of a small file in a temporary workspace (with the ledger, in
  *       a temporary state folder: what the command does by default),
  *   (4) an MCP stdio client's wait for the answer to `initialize`: `toolgate mcp` is spawned,
- *       the request written to its stdin at once, and the time taken to the answer's line.
+ *       the request written to its stdin at once, and the time taken to the answer's line,
+ *   (5) `import('toolgate')` in a new process: what every SDK user and test file pays before
+ *       its first line runs (docs/performance.md, "Import cost").
  * Each is timed from spawn to exit (to the answer for (4)) as a new process, and the median of
  * each is printed with its ratio to (0) and PASS or FAIL against its target. The exit code is
  * 1 when a ratio misses its target.
@@ -21,6 +23,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/toolgate.js', import.meta.url));
+/** The root entry `toolgate` (dist/src/index.js), as an application imports it. */
+const ROOT_ENTRY = new URL('../src/index.js', import.meta.url).href;
 
 /** Is the startup bench asked for (`--startup` on the command line)? */
 export function startupRequested(argv: readonly string[] = process.argv): boolean {
@@ -106,6 +110,7 @@ export async function runStartupBench(argv: readonly string[] = process.argv): P
       { label: 'toolgate list', target: 3, sample: () => timeRun([BIN, 'list'], env) },
       { label: 'toolgate call read_file', target: 4, sample: () => timeRun([BIN, 'call', 'read_file', '{"filepath":"notes.txt"}', '--workspace', workspace], env) },
       { label: 'MCP stdio initialize answered', target: 4, sample: () => timeMcpInitialize(['--workspace', workspace], env) },
+      { label: "import('toolgate')", target: 2, sample: () => timeRun(['--input-type=module', '-e', `await import(${JSON.stringify(ROOT_ENTRY)});`], env) },
     ];
     const samples = paths.map(() => [] as number[]);
     for (const p of paths) await p.sample(); // warm-up: the file system cache, the ledger file

@@ -1,6 +1,6 @@
 /**
  * The last step of `npm run build`: fewer, larger modules on the paths where start-up time
- * counts. Five outputs under `dist/bundle/`:
+ * counts. Six outputs under `dist/bundle/`:
  * - `core.js`: every module the authoring entries `toolgate/tool` (`src/tool.ts`) and
  *   `toolgate/internal` (`src/internal.ts`, the shipped tools' helpers) reach (the decorator,
  *   the workspace, the sandbox helpers) as one file, but the errors (`errors.js`,
@@ -14,6 +14,9 @@
  *   child reach too, root.js the rest; their files in `dist/src/` re-export from them the
  *   same way ({@link groupBundle}). What every SDK user and test file pays at import
  *   (docs/performance.md).
+ * - `mcp.js`: the MCP server modules the root entry loads on first use
+ *   (`src/mcp/lazy-server.ts`: `createMcpServer`, `serveStdio`, `serveHttp`), which import
+ *   the MCP server SDK; re-exported by their files the same way.
  * - `main.js` and its chunks: the CLI (`src/cli/main.ts`), which `bin/toolgate.js` loads; each
  *   command, and each module loaded on first use, a chunk of its own. `early.js` (what the
  *   CLI starts before its modules load, `src/cli/early.ts`) shares its chunks.
@@ -162,6 +165,13 @@ const ROOT = path.join(OUT, 'root.js');
  */
 const SEPARATE_ENTRIES = new Set([path.join(SRC, 'runner', 'pool', 'worker.js'), path.join(SRC, 'runner', 'process', 'child.js')]);
 const RUNTIME = path.join(OUT, 'runtime.js');
+/**
+ * The root entry's MCP server modules, which `src/mcp/lazy-server.ts` loads on first use (a
+ * `require`, which the bundler does not follow): the modules they reach but root.js and
+ * runtime.js hold are bundled into mcp.js, with the MCP server SDK kept an import of it.
+ */
+const MCP_ENTRY = path.join(SRC, 'mcp', 'server-modules.js');
+const MCP = path.join(OUT, 'mcp.js');
 
 /** A bundled group of modules: each module's (alias, name) pairs, the alias being what the group's file exports. */
 type Group = Map<string, [alias: string, name: string][]>;
@@ -180,14 +190,16 @@ const ownFiles: Plugin = {
 
 /** Imports of a module of `group` become imports of its aliases from the group's file `home` (beside the bundles). */
 const toGroup = (group: Group, home: string): Plugin => ({
-  name: 'toolgate-group',
+  name: `toolgate-group-${path.basename(home)}`,
   setup(plugins) {
+    // A namespace per group: a bundle may import from two groups (mcp.js from runtime.js and root.js).
+    const namespace = `toolgate-group-${path.basename(home)}`;
     plugins.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.namespace === 'toolgate-group') return { path: specifier(OUT, home), external: true };
+      if (args.namespace === namespace) return { path: specifier(OUT, home), external: true };
       const file = path.resolve(args.resolveDir, args.path);
-      return group.has(file) ? { path: file, namespace: 'toolgate-group' } : undefined;
+      return group.has(file) ? { path: file, namespace } : undefined;
     });
-    plugins.onLoad({ filter: /./, namespace: 'toolgate-group' }, (args) => ({
+    plugins.onLoad({ filter: /./, namespace }, (args) => ({
       contents: `export { ${group.get(args.path)!.map(([alias, name]) => `${alias} as ${name}`).join(', ')} } from ${JSON.stringify(specifier(OUT, home))};`,
       resolveDir: OUT,
       loader: 'js',
@@ -219,13 +231,16 @@ async function groupBundle(modules: string[], out: string, prefix: string, plugi
   return names;
 }
 
-/** runtime.js (what the pool's worker and the child reach) and root.js (the rest of what the root entry reaches). */
-async function runtimeAndRoot(): Promise<[runtime: Group, root: Group]> {
+/** runtime.js (what the pool's worker and the child reach), root.js (the rest of what the root entry reaches) and mcp.js (what its MCP server functions load on first use). */
+async function runtimeRootAndMcp(): Promise<[runtime: Group, root: Group, mcp: Group]> {
   const runtimeModules = (await reached([...SEPARATE_ENTRIES], [toHomes(), ownFiles])).filter((file) => !SEPARATE_ENTRIES.has(file));
   const runtime = await groupBundle(runtimeModules, RUNTIME, 'r', [toHomes(), ownFiles]);
   const rootPlugins = [toHomes(), ownFiles, toGroup(runtime, RUNTIME)];
   const rootModules = (await reached([ROOT_ENTRY], rootPlugins)).filter((file) => !runtime.has(file));
-  return [runtime, await groupBundle(rootModules, ROOT, 'm', rootPlugins)];
+  const root = await groupBundle(rootModules, ROOT, 'm', rootPlugins);
+  const mcpPlugins = [...rootPlugins, toGroup(root, ROOT)];
+  const mcpModules = (await reached([MCP_ENTRY], mcpPlugins)).filter((file) => !runtime.has(file) && !root.has(file));
+  return [runtime, root, await groupBundle(mcpModules, MCP, 'p', mcpPlugins)];
 }
 fs.rmSync(OUT, { recursive: true, force: true });
 // The files of their own, each from its module alone (it may import no other authoring module).
@@ -243,7 +258,7 @@ const cli = await build({ ...outputs, entryPoints: { main: path.join(SRC, 'cli',
 const child = await build({ ...outputs, entryPoints: { child: path.join(SRC, 'runner', 'process', 'child.js') } });
 
 // The root entry's modules: runtime.js and root.js; their own files re-export from them (below).
-const [runtime, root] = await runtimeAndRoot();
+const [runtime, root, mcp] = await runtimeRootAndMcp();
 
 // Last: the authoring modules' own files re-export from their homes.
 for (const file of shared) {
@@ -257,7 +272,7 @@ for (const file of shared) {
   fs.rmSync(`${file}.map`, { force: true });
 }
 
-for (const [group, home] of [[runtime, RUNTIME], [root, ROOT]] as const) {
+for (const [group, home] of [[runtime, RUNTIME], [root, ROOT], [mcp, MCP]] as const) {
   for (const [file, list] of group) {
     const from = JSON.stringify(specifier(path.dirname(file), home));
     const line = list.length === 0 ? `import ${from};` : `export { ${list.map(([alias, name]) => `${alias} as ${name}`).join(', ')} } from ${from};`;
@@ -277,6 +292,6 @@ if (process.argv.includes('--verbose')) {
     const files = Object.keys(metafile.outputs).filter((file) => file.endsWith('.js')).length;
     process.stdout.write(`dist/bundle/${name}.js: ${bundled} modules in ${files} files\n`);
   }
-  process.stdout.write(`dist/bundle/runtime.js: ${runtime.size} modules (what the pool's worker and the child reach); root.js: ${root.size} (the rest of toolgate's)\n`);
+  process.stdout.write(`dist/bundle/runtime.js: ${runtime.size} modules (what the pool's worker and the child reach); root.js: ${root.size} (the rest of toolgate's); mcp.js: ${mcp.size} (its MCP server, on first use)\n`);
   process.stdout.write(`dist/bundle/core.js and ${[...OWN_FILES.values()].map((home) => path.basename(home)).join(', ')}: ${shared.length} modules (those of toolgate/tool and toolgate/internal)\n`);
 }

@@ -82,8 +82,9 @@ export {
   loadConfig, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpOAuthConfig,
 } from './mcp/config.js';
 export type { OAuthAuthorizer } from './mcp/oauth.js';
-export { createMcpServer, type McpServeOptions, type McpServerHandle } from './mcp/server.js';
-export { serveStdio } from './mcp/stdio-server.js';
-export { serveHttp, type McpHttpOptions } from './mcp/http-server.js';
+// The MCP server SDK loads on first use of these (mcp/lazy-server.ts), not at import.
+export { createMcpServer, serveStdio, serveHttp } from './mcp/lazy-server.js';
+export type { McpServeOptions, McpServerHandle } from './mcp/server.js';
+export type { McpHttpOptions } from './mcp/http-server.js';
 export { LedgerTaskStore, type LedgerTaskStoreOptions } from './mcp/tasks.js';
 export { listArtifacts, readArtifact, type ArtifactRecord } from './workspace/artifact-store.js';

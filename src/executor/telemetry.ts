@@ -13,14 +13,20 @@
  * is made, and the API is not even loaded until an SDK registers something) and the executor
  * takes its usual path: no wrapper, no promise turn.
  *
+ * The API is an optional peer dependency (as OpenTelemetry asks of instrumented libraries: the
+ * application that registers an SDK has it). When an SDK registered something but toolgate
+ * cannot load the API (not installed where toolgate finds it), calls run untraced and the
+ * process is warned once (`TOOLGATE_PACKAGE_UNAVAILABLE`): "unavailable: tracing tool calls
+ * needs the package `@opentelemetry/api` ... npm install @opentelemetry/api".
+ *
  * The only module that imports `@opentelemetry/api`.
  *
  * @module
  */
-import { createRequire } from 'node:module';
 import type { Histogram, MeterProvider, Span } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
-import { PathTraversalError } from '../errors/errors.js';
+import { PackageUnavailableError, PathTraversalError } from '../errors/errors.js';
+import { requireOptional } from '../util/optional-package.js';
 import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
 import { clip } from '../util/values.js';
 
@@ -48,11 +54,27 @@ interface Loaded {
   noopHistogram: Histogram;
 }
 let loaded: Loaded | undefined;
+/** The API could not be loaded (the process was warned): calls run untraced. */
+let unavailable = false;
 
-/** The API, loaded now (a CommonJS package: required, so that a call needs no promise turn). */
-function otel(): Loaded {
-  if (loaded === undefined) {
-    const api = createRequire(import.meta.url)('@opentelemetry/api') as Api;
+/** What needs the API, in the warning when it is missing. */
+const FEATURE = 'tracing tool calls (OpenTelemetry)';
+
+/**
+ * The API, loaded now (a CommonJS package: required, so that a call needs no promise turn);
+ * `undefined` when it is not installed (the process is warned once).
+ */
+function loadOtel(): Loaded | undefined {
+  if (loaded === undefined && !unavailable) {
+    let api: Api;
+    try {
+      api = requireOptional<Api>('@opentelemetry/api', FEATURE);
+    } catch (error) {
+      if (!(error instanceof PackageUnavailableError)) throw error;
+      unavailable = true;
+      process.emitWarning(`toolgate: an OpenTelemetry SDK is registered, but tool calls are not traced: ${error.message}`, { code: 'TOOLGATE_PACKAGE_UNAVAILABLE' });
+      return undefined;
+    }
     loaded = {
       api,
       tracer: api.trace.getTracer(INSTRUMENTATION_SCOPE),
@@ -61,6 +83,11 @@ function otel(): Loaded {
     };
   }
   return loaded;
+}
+
+/** The API, loaded by {@link observeCall} before any {@link CallObservation} exists. */
+function otel(): Loaded {
+  return loaded!;
 }
 
 /** Is a tracer provider registered? (A proxy of another copy of the API counts as yes: its spans then decide.) */
@@ -196,7 +223,8 @@ const TRUNCATION_NOTE = /\n\[output truncated: \d+ of \d+ characters|\n\[\.\.\. 
 export function observeCall(call: ToolCallRequest): CallObservation | undefined {
   // Nothing registered by any SDK: no span, no metric, and the API need not even load.
   if ((globalThis as Record<symbol, unknown>)[API_GLOBALS] === undefined) return undefined;
-  const api = otel();
+  const api = loadOtel();
+  if (api === undefined) return undefined;
   const metric = durationHistogram(api);
   if (metric === undefined && !tracing(api)) return undefined;
   const given = call !== null && typeof call === 'object';

@@ -47,7 +47,8 @@
  * @module
  */
 import crypto from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Request, type RequestId, type Result, type Task } from '@modelcontextprotocol/server';
+import type { CallToolResult, Request, RequestId, Result, Task } from '@modelcontextprotocol/server';
+import { createRequire } from 'node:module';
 import { INTERRUPTED_MESSAGE, type CallRecord, type CallStore, type NewCall } from '../ledger/call-store.js';
 import { pollerOf } from '../ledger/poller.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
@@ -91,10 +92,23 @@ export interface TaskStore {
   listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }>;
 }
 
+let errors: typeof import('./protocol-errors.js') | undefined;
+
+/**
+ * The SDK's `ProtocolError` and its codes, loaded when first needed (`protocol-errors.ts`):
+ * the root entry exports this store, and `import('toolgate')` does not load the SDK.
+ */
+function protocolErrors(): typeof import('./protocol-errors.js') {
+  // Not named `require`: the build's bundler would take a call of that name for its own.
+  const load = createRequire(import.meta.url);
+  errors ??= load('./protocol-errors.js') as typeof import('./protocol-errors.js');
+  return errors;
+}
+
 /** What another requestor gets for a task that is not theirs, as for one that does not exist. */
 function notFound(taskId: string): Error & { code: number } {
   // A plain error with a code (the SDK sends its message and code as they are).
-  return Object.assign(new Error(`Task not found: ${taskId.slice(0, 200)}`), { code: ProtocolErrorCode.InvalidParams });
+  return Object.assign(new Error(`Task not found: ${taskId.slice(0, 200)}`), { code: protocolErrors().ProtocolErrorCode.InvalidParams });
 }
 
 /** Options of {@link LedgerTaskStore}; every option documents its default. */
@@ -206,6 +220,7 @@ export class LedgerTaskStore {
    */
   async createTask(_params: CreateTaskOptions, _requestId: RequestId, _request: Request, requestor: string = LOCAL_REQUESTOR): Promise<Task> {
     if (this.liveCount >= this.maxLiveTasks) {
+      const { ProtocolError, ProtocolErrorCode } = protocolErrors();
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
         `too many tasks: this server runs or keeps waiting at most ${this.maxLiveTasks} tasks at once, and that many have not ended. Wait for one to end (tasks/get), cancel one (tasks/cancel), or call the tool without a task.`,
@@ -242,6 +257,7 @@ export class LedgerTaskStore {
     } catch (error) {
       if (bound) await this.ledger.unbindTask(taskId, TASK_SESSION);
       this.live.delete(taskId);
+      const { ProtocolError, ProtocolErrorCode } = protocolErrors();
       throw new ProtocolError(ProtocolErrorCode.InternalError, `the task was not started: the ledger ${this.ledger.file} could not record it (${(error as Error)?.message ?? String(error)})`);
     }
     // A tasks/cancel received by another process sets the cancel flag: abort the call here.

@@ -7,7 +7,8 @@
  * `PACKAGE_UNAVAILABLE` result.
  *
  * The one place that loads an optional package: every use site calls {@link loadOptional} (a
- * module) or {@link resolveOptional} (a file of the package, e.g. pyodide's folder).
+ * module), {@link requireOptional} (a CommonJS module on a synchronous path) or
+ * {@link resolveOptional} (a file of the package, e.g. pyodide's folder).
  *
  * Tests simulate a missing package with the environment variable {@link HIDE_PACKAGES_ENV}
  * (a comma-separated list of package names). It can only take packages away: a hidden package
@@ -89,6 +90,29 @@ export function resolveOptional(specifier: string, feature: string): string {
   checkNotHidden([name], feature);
   try {
     return createRequire(import.meta.url).resolve(specifier);
+  } catch (error) {
+    if (isMissing(error, name)) throw new PackageUnavailableError([name], feature, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Require an optional CommonJS package (or a module of it) now, on a synchronous path (such as
+ * `@opentelemetry/api` for a call's span).
+ *
+ * @param specifier - what to require, e.g. `'@opentelemetry/api'`.
+ * @param feature - what needs it, for the error.
+ * @returns the module's exports (`T`).
+ * @throws PackageUnavailableError when the package is not installed (or hidden by {@link HIDE_PACKAGES_ENV}).
+ *   Any other failure while loading it is thrown as it is.
+ *
+ * @internal
+ */
+export function requireOptional<T>(specifier: string, feature: string): T {
+  const name = packageOf(specifier);
+  checkNotHidden([name], feature);
+  try {
+    return createRequire(import.meta.url)(specifier) as T;
   } catch (error) {
     if (isMissing(error, name)) throw new PackageUnavailableError([name], feature, { cause: error });
     throw error;

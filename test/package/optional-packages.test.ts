@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PackageUnavailableError, ToolgateError } from 'toolgate';
-import { HIDE_PACKAGES_ENV, loadOptional, packageOf, resolveOptional } from '../../src/util/optional-package.js';
+import { HIDE_PACKAGES_ENV, loadOptional, packageOf, requireOptional, resolveOptional } from '../../src/util/optional-package.js';
 import { OpenAIChatModel } from '../../src/agents/model-client.js';
 import { REPO_ROOT, runCli } from '../helpers.js';
 import { startWebFixture, type WebFixture } from '../web-fixture.js';
@@ -125,13 +125,26 @@ describe('a feature without its optional package names the package', () => {
   });
 });
 
-describe('loadOptional and resolveOptional', () => {
+describe('loadOptional, requireOptional and resolveOptional', () => {
   it('a package installed nowhere: PackageUnavailableError naming it', async () => {
     const error = await loadOptional('toolgate-no-such-package/sub.js', 'a test feature').then(() => assert.fail('loaded'), (e: unknown) => e);
     assert.ok(error instanceof PackageUnavailableError && error instanceof ToolgateError);
     assert.deepEqual(error.packages, ['toolgate-no-such-package']);
     assert.equal(error.message, 'unavailable: a test feature needs the package `toolgate-no-such-package`, not installed here. Install it: npm install toolgate-no-such-package');
     assert.throws(() => resolveOptional('@toolgate-none/pkg/package.json', 'x'), (e: unknown) => e instanceof PackageUnavailableError && e.packages[0] === '@toolgate-none/pkg');
+    assert.throws(() => requireOptional('@toolgate-none/pkg', 'a test feature'), (e: unknown) => e instanceof PackageUnavailableError && e.packages[0] === '@toolgate-none/pkg' && /npm install @toolgate-none\/pkg/.test(e.message));
+  });
+
+  it('requireOptional: an installed CommonJS package loads at once; a hidden one is unavailable', () => {
+    assert.equal(requireOptional<{ valid: (v: string) => string | null }>('semver', 'a test').valid('1.2.3'), '1.2.3');
+    const saved = process.env[HIDE_PACKAGES_ENV];
+    process.env[HIDE_PACKAGES_ENV] = 'semver';
+    try {
+      assert.throws(() => requireOptional('semver', 'a test'), (e: unknown) => e instanceof PackageUnavailableError && e.packages[0] === 'semver');
+    } finally {
+      if (saved === undefined) delete process.env[HIDE_PACKAGES_ENV];
+      else process.env[HIDE_PACKAGES_ENV] = saved;
+    }
   });
 
   it('an installed package loads; a broken module inside one is not reported as missing', async () => {
