@@ -97,6 +97,7 @@ describe('MCP 2026-07-28: ask_user runs through the executor; a retry of an ende
     const { c, s } = named(first);
     const retried = await ask(b, args, { inputResponses: answer('left'), requestState });
     assert.equal(text(retried.result), 'left', JSON.stringify(retried));
+    await flush(); // the instance that ran it writes its end off the call's way: the call has ended now
     for (const [to, form] of [[a, answer('left')], [b, answer('right')]] as const) {
       const replayed = await ask(to, args, { inputResponses: form, requestState });
       assert.equal(replayed.error, undefined, JSON.stringify(replayed));
@@ -118,6 +119,7 @@ describe('MCP 2026-07-28: ask_user runs through the executor; a retry of an ende
     const requestState = first.result!.requestState;
     const retried = await ask(b, args, { inputResponses: answer('main'), requestState });
     assert.equal(text(retried.result), 'dev', JSON.stringify(retried));
+    await flush();
     const again = await ask(a, args, { inputResponses: answer('main'), requestState });
     assert.equal(again.error, undefined, JSON.stringify(again));
     assert.equal(text(again.result), 'dev');
@@ -150,6 +152,7 @@ describe('MCP 2026-07-28: ask_user runs through the executor; a retry of an ende
     const retried = await callModern(b, { name: 'write_file', arguments: args, inputResponses: accept, requestState });
     assert.equal(retried.result?.isError, undefined, JSON.stringify(retried));
     fs.rmSync(path.join(tmp.ws, 'replayed.txt'));
+    await flush();
     const again = await callModern(a, { name: 'write_file', arguments: args, inputResponses: accept, requestState });
     assert.equal(again.error, undefined, JSON.stringify(again));
     assert.deepEqual({ text: text(again.result), isError: again.result?.isError }, { text: text(retried.result), isError: undefined });
