@@ -6,22 +6,23 @@
  * - **2025-11-25 client with form elicitation:** the question is put through
  *   `elicitation/create` while the call runs ({@link elicitQuestion}), as approvals are.
  * - **2026-07-28 client with form elicitation, ledger on:** that revision has no
- *   server-initiated requests, so the question is decided before the tool runs: `ask_user`
- *   has no side effect, its run is only the answer, so the first round
- *   ({@link askUserFirstRound}) stores the question in the call store (the `ask_user` call
- *   `pending`, a question of kind `question`, the one the cockpit shows) and answers
+ *   server-initiated requests, so the question is asked in rounds, each an ordinary executor
+ *   call of `ask_user` (recorded, decided, claimed, run, logged, traced, closed out). In the
+ *   first, the run's question handler ({@link askInNextRound}) stores the question in the call
+ *   store (a question of kind `question`, the one the cockpit shows) and suspends: the executor
+ *   puts the call back to `pending` (its lease lapsed), and the server answers
  *   `input_required` with the question as a form elicitation (`inputRequests.toolgate_question`:
- *   a free text, one of the choices, or several) and a `requestState` naming it. The retry
- *   ({@link askUserRetry}) must name that stored, unanswered question of the same `ask_user`
- *   call (same revision, same arguments) and carry an answer that fits its form; the answer is
- *   then stored with a conditional write (it counts once: a replayed or concurrent retry is
- *   refused), the gates decide again, and the stored call ends `done` with the answer as its
- *   output (or `failed` when the person declined). A question the person answered elsewhere
- *   before the retry (the cockpit's reply, `toolgate approvals deny`) is not refused: the retry
- *   receives that answer, whatever its form holds, and ends the call with it (one retry does:
- *   the call's end is conditional). One ledger row shows the question
- *   (arguments) and the answer (result), with the gates' decisions; any instance sharing the
- *   store can take the retry. No suspended run waits anywhere in between.
+ *   a free text, one of the choices, or several) and a `requestState` naming it
+ *   ({@link questionInputRequired}). The retry ({@link checkQuestionRetry}) must name that
+ *   stored question of the same `ask_user` call (same revision, same arguments, same
+ *   requestor) and, while it is unanswered, carry an answer that fits its form (else it is
+ *   refused and nothing is recorded); the same call then runs again under its stored call id,
+ *   on any instance sharing the store: the gates decide again, and the run's question handler
+ *   stores the answer with a conditional write (the first answer given counts: a concurrent
+ *   retry's or the person's given elsewhere, in the cockpit) and the call ends `done` with it
+ *   as its output (`failed` when the person declined). A retry of a call that has ended gets
+ *   its recorded end (the executor's replay by call id). No suspended run waits anywhere in
+ *   between.
  * - **Client without elicitation:** with `--cockpit` (`waitForAnswers`) and a ledger, the
  *   question waits in the ledger for an answer given in the cockpit (`ledgerQuestionHandler`);
  *   else the call fails at once with {@link cannotAskUserMessage}, which says how to answer.

@@ -31,9 +31,10 @@
  *   the question's id at once (a log message, and progress when it sent a token); without a
  *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).
  * - `ask_user` (the model's question to the person): served when the selection would hold it,
- *   answered through elicitation (2025), an input-required round decided before the tool runs
- *   (2026-07-28, with a ledger), the cockpit (`waitForAnswers`), or a message that says how to
- *   answer (`ask-user.ts`).
+ *   run by the executor like every call and answered through elicitation (2025), input-required
+ *   rounds (2026-07-28, with a ledger: the first round's run stores the question and suspends,
+ *   the retry's run takes the answer), the cockpit (`waitForAnswers`), or a message that says
+ *   how to answer (`ask-user.ts`).
  * - Tasks (2025-11-25, experimental; 2025-era servers only), with a ledger: the `tasks`
  *   capability and every tool's `execution.taskSupport: 'optional'`; a `tools/call` with a
  *   `task` field is answered at once with a task, its call runs in the background (ledger
