@@ -95,7 +95,9 @@ export interface UserQuestion extends AskUserInput {
 
 /**
  * Answers an `ask_user` question: the user's answer as text, or the chosen choices (an array
- * for `multi`). A handler that throws makes the call a `TOOL_ERROR` result.
+ * for `multi`). A handler that throws makes the call a `TOOL_ERROR` result, except with a
+ * suspension (`isSuspension`: the answer comes in a later request of the caller), which
+ * leaves the call waiting, to be run again when the caller resumes it.
  */
 export type QuestionHandler = (question: UserQuestion, signal: AbortSignal | undefined) => string | string[] | Promise<string | string[]>;
 

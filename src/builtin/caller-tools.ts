@@ -29,6 +29,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { CALLER_TOOL_SOURCE } from '../registry/visibility.js';
 import type { SchemaFileEntry } from '../schema/schema-file.js';
 import type { JsonSchema, Tool, ToolClass, ToolContext } from '../types/tool.js';
+import { isSuspension } from '../util/suspension.js';
 import { ASK_USER_INPUT_SCHEMA, ASK_USER_TOOL, askUserOutput, checkAskUserArguments, type AskUserInput, type UserQuestion } from './ask-user.js';
 import { servicesOf, type CallerServices } from './caller-services.js';
 import { REQUEST_TOOLS_INPUT_SCHEMA, type RequestToolsInput } from './request-tools.js';
@@ -70,7 +71,8 @@ class AskUserTool implements Tool<AskUserInput, string> {
     try {
       answer = await ask(question, ctx.signal);
     } catch (error) {
-      if (ctx.signal.aborted) throw error;
+      // Aborted, or suspended: the handler asks in a later request (MCP 2026-07-28), and the call waits for it.
+      if (ctx.signal.aborted || isSuspension(error)) throw error;
       throw new ToolExecutionError(`the question could not be put to the user (${String((error as Error)?.message ?? error).slice(0, 500)}).`);
     }
     return askUserOutput(answer);

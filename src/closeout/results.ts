@@ -170,6 +170,9 @@ export function resultOf(call: RanCall, outcome: RunOutcome, outputs: OutputStor
       return fail(outcome.code, `${tool.name} did not run: ${outcome.message}.`, 'not_run');
     case 'invalid-output':
       return fail('INVALID_OUTPUT', `${tool.name} failed: ${outcome.message}. This is a bug in the tool, not in the call.`);
+    case 'suspended':
+      // The executor leaves such a call waiting before it asks for a result; a caller that cannot resume it gets this.
+      return fail('TOOL_ERROR', `${tool.name} did not finish: it asked a question that only a later request of its caller answers, and nothing here can resume it.`);
   }
 }
 

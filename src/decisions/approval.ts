@@ -9,6 +9,7 @@
  */
 import type { Logger } from '../logging/logger.js';
 import { deny, type Decision } from './decision.js';
+import { isSuspension, SUSPENDS } from '../util/suspension.js';
 
 /** What a confirmation handler is asked about. */
 export interface ConfirmationRequest {
@@ -66,28 +67,7 @@ export const BY_HANDLER = 'handler';
  */
 export type ConfirmationHandler = (request: ConfirmationRequest, context?: ConfirmationContext) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
 
-/**
- * The marker a framework's suspension error carries, as toolgate recognises it without
- * importing the framework: `is_bubble_up: true` (LangGraph's `GraphInterrupt`, which
- * `interrupt()` throws, and `ParentCommand`), or this symbol's property set to `true` (for
- * any other framework: `Object.assign(error, { [SUSPENDS]: true })`).
- */
-export const SUSPENDS: unique symbol = Symbol.for('toolgate.suspends');
-
-/**
- * Whether a confirmation handler's throw suspends the caller (its framework pauses the run and
- * resumes it later) rather than refusing the call: an error with `is_bubble_up === true`
- * (LangGraph) or with `[SUSPENDS] === true`. The executor then leaves the call waiting (in a
- * ledger: `pending`, its question open, an event `suspended`; nothing refused, nothing run)
- * and rejects with the error, so that the framework sees it. When the framework resumes, the
- * same call (same call id and session) is made again: it goes on with the same question, and
- * the handler's answer then (`interrupt()`'s resume value) decides it, once.
- */
-export function isSuspension(error: unknown): boolean {
-  if (error === null || (typeof error !== 'object' && typeof error !== 'function')) return false;
-  const marked = error as { is_bubble_up?: unknown; [SUSPENDS]?: unknown };
-  return marked.is_bubble_up === true || marked[SUSPENDS] === true;
-}
+export { isSuspension, SUSPENDS };
 
 /**
  * What a confirmation handler may use beside the request: given when the question is stored

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { OutputStore } from '../closeout/output-store.js';
 import { ledgerKeepsText, ledgerView } from '../closeout/projection.js';
+import { toolFailure } from '../closeout/results.js';
 import type { DurableQuestions } from '../decisions/approval.js';
 import type { SessionApprovalModes } from '../decisions/approval-mode.decider.js';
 import { codesWhere } from '../errors/error-codes.js';
@@ -268,18 +269,34 @@ export class CallJournal {
 
   /**
    * Leave a recorded call waiting: its caller's framework suspended the run while the call's
-   * question is open (`isSuspension`). The call stays `pending` with its question, nothing is
-   * refused; when the framework resumes the run, the same call is adopted by its next check
-   * here ({@link CallStore.suspend}). A ledger that cannot be written is logged. Never rejects.
+   * question is open (`isSuspension`), in its confirmation handler (the call is `pending`) or
+   * in the run of a `main`-runner tool that asked (the call is claimed: it goes back to
+   * `pending`, to be claimed and run again when resumed). The call stays `pending` with its
+   * question, nothing is refused; when the framework resumes the run, the same call is adopted
+   * by its next check here ({@link CallStore.suspend}). A ledger that cannot be written is logged.
+   * @returns `undefined` when the call waits (or, not claimed, could not be marked: it is
+   *   `pending` anyway); for a claimed call the store could not put back to waiting, the failed
+   *   result it was ended with instead (it must not stay `running`). Never rejects.
    */
-  async suspend(state: CallState): Promise<void> {
+  async suspend(state: CallState): Promise<ToolExecutionResult | undefined> {
     const entry = state.entry!;
     state.entry = undefined;
+    state.recording?.stop();
+    const claimed = state.claimed;
+    let waits = false;
     try {
-      await this.ledger.suspend?.(entry);
+      waits = (await this.ledger.suspend?.(entry, claimed ? { claimed: true } : undefined)) === true;
     } catch (error) {
       this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record a suspended call');
     }
+    if (waits || !claimed) return undefined;
+    const result = toolFailure(state.tool, 'INTERNAL', `${state.tool.name} asked a question that a later request answers, but the ledger ${this.ledger.file} could not leave the call waiting for it; the call ended here. Call it again.`, { callId: state.callId, stopReason: 'error' });
+    try {
+      await this.ledger.finish(entry, { state: 'failed', decisions: undefined, result: ledgerView(state.tool, result) });
+    } catch (error) {
+      this.logger.error({ event: 'ledger_write_failed', tool: state.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the end of a call');
+    }
+    return result;
   }
 
   /** Close the ledger when the journal opened it, else write what is queued (the caller closes it). Rejects with the store's error. */

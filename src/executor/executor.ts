@@ -338,8 +338,9 @@ export class ToolExecutor {
     failed: (error: unknown, call: DispatchRequest) => this.callError(error, call as CallState),
   };
 
-  /** Step 5: the result of a run (a bug on the way becomes `INTERNAL`; a workspace escape is thrown on). */
+  /** Step 5: the result of a run (a bug on the way becomes `INTERNAL`; a workspace escape is thrown on; a suspension waits). */
   private settle(state: CallState, outcome: RunOutcome): CallResult {
+    if (outcome.kind === 'suspended') return this.suspended(state, outcome.suspension); // a main-runner tool asked what a later request answers
     try {
       const result = resultOf(state, byStopPriority(outcome, state.signal?.aborted === true), this.outputs, this.closed);
       const finished = this.log.finish(state.started, result, undefined, result.success ? state.args : state.rawArguments, state.decisions);
@@ -358,13 +359,11 @@ export class ToolExecutor {
     return state.entry !== undefined ? this.journal!.closeOut(state, result, this.closed) : result;
   }
 
-  /**
-   * A call whose confirmation handler suspended its caller (`isSuspension`): no result; a recorded
-   * call is left waiting with its question ({@link CallJournal.suspend}); the error is thrown on.
-   */
-  private suspended(state: CallState, error: unknown): Promise<never> {
+  /** A confirmation handler or `main`-runner run suspended (`isSuspension`): the call waits ({@link CallJournal.suspend}), the error is thrown on. */
+  private suspended(state: CallState, error: unknown): Promise<ToolExecutionResult> {
     this.log.logger.info({ event: 'call_suspended', tool: state.tool.name, callId: state.callId }, 'the caller suspended while its question was open; the call waits for it to resume');
-    return (state.entry === undefined ? Promise.resolve() : this.journal!.suspend(state)).then(() => { throw error; });
+    if (state.entry === undefined) return Promise.reject(error);
+    return this.journal!.suspend(state).then((ended) => (ended === undefined ? Promise.reject(error) : this.log.finish(state.started, ended)));
   }
 
   /** A recorded call that ends in a workspace escape is stored `failed` (`PATH_TRAVERSAL`) before the error is thrown on (or the promise rejects with it). */

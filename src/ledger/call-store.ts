@@ -397,8 +397,14 @@ export interface CallJournal {
    * resuming it (an MCP 2026-07-28 retry sent to another instance) takes it over (`taken_over`,
    * atomic; the claim that runs it stays exclusive). Optional (without it
    * such a call is `in_progress` until this process is gone). @returns false when unknown or not `pending`.
+   *
+   * With `claimed`: a `running` call this process claimed whose run suspended (a tool on the
+   * `main` runner that asked a question only a later request answers: `ask_user` of an MCP
+   * 2026-07-28 client) goes back to `pending` the same way, its lease lapsed, to be claimed
+   * (exclusively, as ever) and run again from the start when resumed. @returns false when
+   * unknown, not `running`, or not this process's.
    */
-  suspend?(key: CallKey): Promise<boolean>;
+  suspend?(key: CallKey, options?: { claimed?: boolean }): Promise<boolean>;
   /** A retry of an ended call was answered with its stored result: writes an event `replayed` (`toolgate trace` counts them). Optional. @returns false when unknown. */
   replayed?(key: CallKey): Promise<boolean>;
   /** Set the cancel flag of a `pending` or `running` call (stopping it is its owner's part). @returns false when unknown or ended. Atomic. */

@@ -92,7 +92,7 @@ export async function settleQuestion(
   }
   if (!ALLOWS.has(counted.answer)) {
     // Refused, and nobody waits: the call ends denied here and never runs.
-    await endDenied(store, call);
+    await endDenied(store, call, question.request.kind === 'question');
     report.info(`process ${call.ownerPid}, which asked, is gone: call ${call.callId} ends denied and does not run`);
     return { ...outcome, next: 'denied_here' };
   }
@@ -104,9 +104,12 @@ export async function settleQuestion(
   return { ...outcome, next: 'ran_here', run: runHere(call) };
 }
 
-/** End a waiting call `denied` (the person refused it; it never runs). */
-async function endDenied(store: CallStore, call: CallRecord): Promise<void> {
-  const result = failedResult('CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${call.tool} call (toolgate approvals deny). Do not retry it unchanged; ask the user or take another approach.`, { tool: call.tool, version: call.version, callId: call.callId });
+/** End a waiting call `denied` (the person refused it, or refused to answer its `ask_user` question; it never runs). */
+async function endDenied(store: CallStore, call: CallRecord, question: boolean): Promise<void> {
+  const message = question
+    ? 'the user declined to answer (toolgate approvals deny); decide with what you have'
+    : `Confirmation denied: the user did not approve this ${call.tool} call (toolgate approvals deny). Do not retry it unchanged; ask the user or take another approach.`;
+  const result = failedResult('CONFIRMATION_DENIED', message, { tool: call.tool, version: call.version, callId: call.callId });
   result.confirmed = false;
   await store.finish(call, { state: 'denied', decisions: [{ decider: 'confirmation', verdict: 'deny', reason: result.output, rule: 'deny' }], result });
 }

@@ -293,8 +293,8 @@ export class Ledger implements CallStore {
   async progress(callId: string, session: string, progress: CallProgressDetail): Promise<boolean> {
     return this.calls.progress(callId, session, progress);
   }
-  async suspend(key: CallKey): Promise<boolean> {
-    return this.calls.suspend(key);
+  async suspend(key: CallKey, options?: { claimed?: boolean }): Promise<boolean> {
+    return this.calls.suspend(key, options);
   }
   async replayed(key: CallKey): Promise<boolean> {
     return this.calls.replayed(key);

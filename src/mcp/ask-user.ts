@@ -6,41 +6,37 @@
  * - **2025-11-25 client with form elicitation:** the question is put through
  *   `elicitation/create` while the call runs ({@link elicitQuestion}), as approvals are.
  * - **2026-07-28 client with form elicitation, ledger on:** that revision has no
- *   server-initiated requests, so the question is decided before the tool runs: `ask_user`
- *   has no side effect, its run is only the answer, so the first round
- *   ({@link askUserFirstRound}) stores the question in the call store (the `ask_user` call
- *   `pending`, a question of kind `question`, the one the cockpit shows) and answers
+ *   server-initiated requests, so the question is asked in rounds, each an ordinary executor
+ *   call of `ask_user` (recorded, decided, claimed, run, logged, traced, closed out). In the
+ *   first, the run's question handler ({@link askInNextRound}) stores the question in the call
+ *   store (a question of kind `question`, the one the cockpit shows) and suspends: the executor
+ *   puts the call back to `pending` (its lease lapsed), and the server answers
  *   `input_required` with the question as a form elicitation (`inputRequests.toolgate_question`:
- *   a free text, one of the choices, or several) and a `requestState` naming it. The retry
- *   ({@link askUserRetry}) must name that stored, unanswered question of the same `ask_user`
- *   call (same revision, same arguments) and carry an answer that fits its form; the answer is
- *   then stored with a conditional write (it counts once: a replayed or concurrent retry is
- *   refused), the gates decide again, and the stored call ends `done` with the answer as its
- *   output (or `failed` when the person declined). A question the person answered elsewhere
- *   before the retry (the cockpit's reply, `toolgate approvals deny`) is not refused: the retry
- *   receives that answer, whatever its form holds, and ends the call with it (one retry does:
- *   the call's end is conditional). One ledger row shows the question
- *   (arguments) and the answer (result), with the gates' decisions; any instance sharing the
- *   store can take the retry. No suspended run waits anywhere in between.
+ *   a free text, one of the choices, or several) and a `requestState` naming it
+ *   ({@link questionInputRequired}). The retry ({@link checkQuestionRetry}) must name that
+ *   stored question of the same `ask_user` call (same revision, same arguments, same
+ *   requestor) and, while it is unanswered, carry an answer that fits its form (else it is
+ *   refused and nothing is recorded); the same call then runs again under its stored call id,
+ *   on any instance sharing the store: the gates decide again, and the run's question handler
+ *   stores the answer with a conditional write (the first answer given counts: a concurrent
+ *   retry's or the person's given elsewhere, in the cockpit) and the call ends `done` with it
+ *   as its output (`failed` when the person declined). A retry of a call that has ended gets
+ *   its recorded end (the executor's replay by call id). No suspended run waits anywhere in
+ *   between.
  * - **Client without elicitation:** with `--cockpit` (`waitForAnswers`) and a ledger, the
  *   question waits in the ledger for an answer given in the cockpit (`ledgerQuestionHandler`);
  *   else the call fails at once with {@link cannotAskUserMessage}, which says how to answer.
  *
  * @module
  */
-import { inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type Server } from '@modelcontextprotocol/server';
-import { ASK_USER_TOOL, askUserOutput, checkAskUserArguments, type AskUserInput, type QuestionHandler } from '../builtin/ask-user.js';
-import { completedResult, failedResult } from '../closeout/results.js';
-import type { ExecuteOptions } from '../executor/executor-options.js';
-import { toCallToolResult } from '../formats/mcp.js';
+import { inputRequired, inputResponse, type InputRequiredResult, type Server } from '@modelcontextprotocol/server';
+import { ASK_USER_TOOL, type AskUserInput, type QuestionHandler } from '../builtin/ask-user.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { replyOf } from '../ledger/user-questions.js';
-import type { Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isCallerTool } from '../registry/visibility.js';
-import type { ToolSystem } from '../system/tool-system.js';
-import type { ToolExecutionResult } from '../types/result.js';
-import { bindAsker, encodeState, findAsked } from './input-required.js';
+import { isSuspension, SUSPENDS } from '../util/suspension.js';
+import { encodeState, findAsked, type QuestionState } from './input-required.js';
 
 /** The key of the question's form in `inputRequests` and the retry's `inputResponses`. */
 const QUESTION_INPUT = 'toolgate_question';
@@ -119,107 +115,90 @@ export function cannotAsk(message: string): QuestionHandler {
   };
 }
 
-/** One `ask_user` call of a 2026-07-28 client, as {@link askUserFirstRound} and {@link askUserRetry} take it. */
-export interface AskUserCall {
-  system: ToolSystem;
-  ledger: CallStore;
-  /** The registered `ask_user`. */
-  tool: RegisteredTool;
-  args: Record<string, unknown>;
-  /** The first round's call id and ledger session (a retry uses the state's). */
-  callId: string;
-  session: string;
-  /** Who asks (the requestor of the request, as for MCP tasks): the state is bound to it. */
-  requestor: string;
-  /** The workspace recorded with the call (absolute). */
-  workspace: string;
-  /** What the gates decide with: mode, scoped folders, workspace root, and a client lending `askUser`. */
-  options: Pick<ExecuteOptions, 'mode' | 'scopedWriteDirs' | 'workspaceRoot' | 'client'>;
-  logger: Logger;
+/** The suspension of an `ask_user` run whose question goes to a 2026-07-28 client in an "input required" result ({@link askInNextRound}). */
+export interface QuestionSuspension extends Error {
+  /** The stored question's id. */
+  questionId: number;
+  /** What is asked (the call's `ask_user` arguments). */
+  question: AskUserInput;
+}
+
+/** Whether `error` is {@link askInNextRound}'s suspension. */
+export function isQuestionSuspension(error: unknown): error is QuestionSuspension {
+  return isSuspension(error) && (error as Partial<QuestionSuspension>).questionId !== undefined && (error as Partial<QuestionSuspension>).question !== undefined;
 }
 
 /**
- * The first round: the question stored (the call `pending`), answered `input_required`.
- * @returns `undefined` when the call should run the ordinary way instead: invalid arguments
- *   (the executor refuses them), or gates that would not simply allow it (a policy's deny is
- *   recorded by the executor without asking anyone; an `ask` goes through the approval round).
+ * `ask_user`'s question handler for the first round of a 2026-07-28 client (which gets no
+ * server-initiated requests): asked while the executor runs the `ask_user` call, it stores the
+ * question in the call store (kind `question`, the one the cockpit shows) and throws a
+ * {@link QuestionSuspension}; the executor then leaves the call `pending` with its question
+ * (`CallStore.suspend`), and the server answers {@link questionInputRequired}.
+ * @param call - the call id and ledger session the executor runs the call under.
  */
-export async function askUserFirstRound(c: AskUserCall): Promise<InputRequiredResult | undefined> {
-  if (checkAskUserArguments(c.args) !== undefined) return undefined;
-  const preview = await c.system.preview({ name: c.tool.name, arguments: c.args, callId: c.callId }, c.options);
-  if (preview.verdict !== 'allow') return undefined;
-  const { tool } = c;
-  const id = await c.ledger.ask(
-    { callId: c.callId, session: c.session, tool: tool.name, version: tool.version, arguments: c.args, workspace: c.workspace, turn: c.session },
-    {
-      kind: 'question', tool: tool.name, version: tool.version, callId: c.callId, arguments: c.args, description: 'The agent asks you a question.', paths: [],
+export function askInNextRound(ledger: CallStore, tool: RegisteredTool, call: { callId: string; session: string }): QuestionHandler {
+  return async (asked) => {
+    const question: AskUserInput = { question: asked.question };
+    if (asked.choices !== undefined) question.choices = asked.choices;
+    if (asked.multi === true) question.multi = true;
+    const id = await ledger.ask(call, {
+      kind: 'question', tool: tool.name, version: tool.version, callId: call.callId, arguments: question, description: 'The agent asks you a question.', paths: [],
       ask: { decider: 'ask_user', reason: 'the agent asks the user' }, offers: [],
-    },
-  );
-  await bindAsker(c.ledger, c.callId, c.session, c.requestor);
-  const form = questionForm(c.args as unknown as AskUserInput);
+    });
+    throw Object.assign(new Error('ask_user: the question is asked in an input-required result'), { [SUSPENDS]: true, questionId: id, question });
+  };
+}
+
+/** The "input required" result of a suspended `ask_user` call: the question as a form elicitation, and the state naming it. */
+export function questionInputRequired(suspension: QuestionSuspension, callId: string, session: string): InputRequiredResult {
+  const form = questionForm(suspension.question);
   return inputRequired({
     inputRequests: { [QUESTION_INPUT]: inputRequired.elicit({ message: form.message, requestedSchema: form.requestedSchema as never }) },
-    requestState: encodeState({ question: id, callId: c.callId, session: c.session }),
+    requestState: encodeState({ question: suspension.questionId, callId, session }),
   });
 }
 
+/** A retry of an `ask_user` question that may go on: the stored call to run, and what answers its question then. */
+export interface QuestionRetry {
+  state: QuestionState;
+  /** `ask_user`'s question handler for the run: the answer that counts. */
+  handler: QuestionHandler;
+}
+
 /**
- * The retry: checked against the stored question (see the module's text), the answer stored
- * once, the stored call ended with it.
- * @returns the call's result, or a message saying why the retry is refused (nothing recorded).
+ * Check the retry of an `ask_user` question (see the module's text) before its call runs again.
+ * @returns the stored call to run and its question handler, or a message saying why the retry
+ *   is refused (nothing recorded then).
  */
-export async function askUserRetry(c: AskUserCall, rawState: unknown, responses: Record<string, unknown> | undefined): Promise<CallToolResult | string> {
-  const found = await findAsked(c.ledger, rawState, c.tool, c.args, 'question', c.requestor, RETRY_BY);
+export async function checkQuestionRetry(
+  ledger: CallStore, rawState: unknown, responses: Record<string, unknown> | undefined, tool: RegisteredTool, args: Record<string, unknown>, requestor: string,
+): Promise<QuestionRetry | string> {
+  const found = await findAsked(ledger, rawState, tool, args, 'question', requestor, RETRY_BY);
   if (typeof found === 'string') return found;
   const { state, question } = found;
-  // Answered by the person elsewhere (the cockpit, `toolgate approvals deny`) before this retry:
-  // that answer is the person's, and the retry receives it (whatever the client's form holds).
-  const elsewhere = question.answer;
-  const view = inputResponse(responses, QUESTION_INPUT);
-  let reply: string | string[] | undefined;
+  // The client's own answer, unless the question has one already (the person's, given
+  // elsewhere: it counts whatever the form holds; or the call ended: the executor replays its end).
+  let mine: string | undefined;
   let declined = 'declined to answer';
-  if (elsewhere !== undefined) {
-    reply = replyOf(elsewhere);
-  } else {
+  if (question.answer === undefined) {
+    const view = inputResponse(responses, QUESTION_INPUT);
     if (view.kind !== 'elicit') return `the retry carries no answer to question ${question.id} (inputResponses.${QUESTION_INPUT}); nothing was recorded.`;
     if (view.action === 'accept') {
-      const checked = replyOfForm(view.content, c.args as unknown as AskUserInput);
+      const checked = replyOfForm(view.content, args as unknown as AskUserInput);
       if ('problem' in checked) return `the answer to question ${question.id} does not fit it: ${checked.problem}; nothing was recorded. Retry with the same requestState and an answer that fits.`;
-      reply = checked.reply;
-    } else if (view.action !== 'decline') {
-      declined = 'dismissed the question';
+      mine = JSON.stringify({ reply: checked.reply });
+    } else {
+      mine = 'deny';
+      if (view.action !== 'decline') declined = 'dismissed the question';
     }
   }
-  // The gates decide again at answer time (a policy may have changed since the question).
-  const preview = await c.system.preview({ name: c.tool.name, arguments: c.args, callId: state.callId }, c.options);
-  if (elsewhere === undefined) {
-    const counted = await c.ledger.answer(question.id, reply === undefined ? 'deny' : JSON.stringify({ reply }), RETRY_BY);
-    if (counted === undefined || !counted.first) return `question ${question.id} was answered already: a requestState counts once, and this retry recorded nothing.`;
-  }
-  const fields = { tool: c.tool.name, version: c.tool.version, callId: state.callId, readOnly: true };
-  let result: ToolExecutionResult;
-  let status: 'done' | 'failed' | 'denied';
-  if (preview.verdict !== 'allow') {
-    result = failedResult(preview.code ?? 'CONFIRMATION_REQUIRED', preview.reason ?? 'the gates no longer allow this ask_user call', fields);
-    status = 'denied';
-  } else if (reply === undefined) {
-    result = failedResult('CONFIRMATION_DENIED', `the user ${declined}; decide with what you have`, { ...fields, stopReason: 'error' });
-    status = 'failed';
-  } else {
-    result = completedResult(askUserOutput(reply), fields);
-    status = 'done';
-  }
-  let ended = false;
-  try {
-    ended = await c.ledger.finish({ callId: state.callId, session: state.session }, { state: status, decisions: preview.decisions, result });
-  } catch (error) {
-    c.logger.error({ event: 'ledger_write_failed', tool: c.tool.name, callId: state.callId, err: (error as Error)?.message }, 'the ledger could not record the answer of an ask_user call');
-  }
-  if (!ended && elsewhere !== undefined && (await c.ledger.get(state.callId, state.session))?.state !== 'pending') {
-    // Another retry with this state (or `toolgate approvals`) ended the call first: the answer went to it, once.
-    return `question ${question.id} was answered already (${elsewhere}) and its call has ended: a requestState counts once, and this retry recorded nothing.`;
-  }
-  if (!ended) c.logger.warn({ event: 'ask_user_not_ended', tool: c.tool.name, callId: state.callId }, 'the answer of an ask_user call is stored, but its call could not be ended here (held by another instance\'s lease)');
-  return toCallToolResult(c.tool, result);
+  // Asked while the executor runs the call (claimed: one run at a time): the answer is stored
+  // with a conditional write, and the first one given counts.
+  const handler: QuestionHandler = async () => {
+    const counted = mine === undefined ? question.answer : (await ledger.answer(question.id, mine, RETRY_BY))?.answer;
+    const reply = counted === undefined ? undefined : replyOf(counted);
+    if (reply === undefined) throw new Error(`the user ${counted === mine ? declined : 'declined to answer'}; decide with what you have`);
+    return reply;
+  };
+  return { state, handler };
 }

@@ -17,7 +17,9 @@
  *   authenticated principal, the local user over stdio), so an answer cannot approve another call or other
  *   arguments (compare vercel/ai#16068). The call then runs under its stored call id and
  *   session: the executor takes the client's answer for that question once (a conditional
- *   write), and a second retry with the same state is refused (the question is answered).
+ *   write). A second retry with the same state runs nothing again: refused while the call
+ *   runs, and once the call has ended it receives the call's recorded end (the executor's
+ *   replay by call id: a client whose answer was lost retries safely).
  *   A question the person answered elsewhere first (the cockpit, `toolgate approvals`) is not
  *   refused: its answer wins whatever the retry's form holds, and the retry receives the call's
  *   outcome (the executor takes the stored answer, or replays the end that answer made).
@@ -134,12 +136,14 @@ export interface AskedQuestion {
 /**
  * Find the stored question a retry's `requestState` names and check the retry against it: a
  * state this server minted, naming a stored question of that call id and session, still
- * unanswered, of a `pending` call of the same tool, tool revision and arguments as the retry,
- * and of the expected kind (`approval` for a confirmation, `question` for `ask_user`).
+ * unanswered, of a `pending` call (or answered, of a call that has ended: the retry gets its
+ * recorded end) of the same tool, tool revision and arguments as the retry, and of the expected kind (`approval` for a confirmation, `question` for `ask_user`).
  * @param answeredElsewhere - who a retry answers as (`mcp retry`): when given, a question
  *   answered by anyone else (the person, in the cockpit or with `toolgate approvals`) is found
- *   too, its `answer` set, while its call waits or once it ended (not while it runs); without
- *   it, an answered question is refused. A confirmation's retry answers as {@link BY_HANDLER}.
+ *   too while its call waits, its `answer` set; without it, an answered question of a waiting
+ *   call is refused. A confirmation's retry answers as {@link BY_HANDLER}. A question whose call
+ *   has ended is found whoever answered it (its retry gets the recorded end); one whose call
+ *   runs is refused.
  * @returns the question, or a message saying why the retry is refused (nothing runs then).
  */
 export async function findAsked(
@@ -155,11 +159,14 @@ export async function findAsked(
     return 'the retry\'s requestState names no stored question of this server (altered, or pruned); nothing ran. Call the tool again without requestState to be asked again.';
   }
   // A question the person answered elsewhere (the cockpit, `toolgate approvals`) is found with
-  // that answer, when the caller takes one (`answeredElsewhere`): while its call still waits, and
-  // once that answer ended it (`toolgate approvals` ends or runs a call whose asker is gone), so
-  // that the retry receives the call's outcome; never while the call runs.
+  // that answer, when the caller takes one (`answeredElsewhere`), while its call still waits.
+  // A question whose call has ended is found whoever answered it (an earlier retry, the person,
+  // `toolgate approvals` ending a call whose asker is gone): the retry is run again by call id,
+  // and the executor answers it with the call's recorded end (nothing runs again). Never while
+  // the call runs.
   const elsewhere = answeredElsewhere !== undefined && question.answer !== undefined && question.answeredBy !== answeredElsewhere;
-  if ((question.answer !== undefined && !elsewhere) || (question.callState !== 'pending' && (!elsewhere || question.callState === 'running'))) {
+  const ended = question.callState !== 'pending' && question.callState !== 'running';
+  if (!ended && ((question.answer !== undefined && !elsewhere) || question.callState === 'running')) {
     return `question ${question.id} was answered already (${question.answer ?? question.callState}): a requestState counts once, and this retry ran nothing. Call the tool again without requestState for a new question.`;
   }
   // The state is bound to the requestor of its first round (bindAsker): another client (another

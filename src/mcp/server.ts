@@ -31,9 +31,10 @@
  *   the question's id at once (a log message, and progress when it sent a token); without a
  *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).
  * - `ask_user` (the model's question to the person): served when the selection would hold it,
- *   answered through elicitation (2025), an input-required round decided before the tool runs
- *   (2026-07-28, with a ledger), the cockpit (`waitForAnswers`), or a message that says how to
- *   answer (`ask-user.ts`).
+ *   run by the executor like every call and answered through elicitation (2025), input-required
+ *   rounds (2026-07-28, with a ledger: the first round's run stores the question and suspends,
+ *   the retry's run takes the answer), the cockpit (`waitForAnswers`), or a message that says
+ *   how to answer (`ask-user.ts`).
  * - Tasks (2025-11-25, experimental; 2025-era servers only), with a ledger: the `tasks`
  *   capability and every tool's `execution.taskSupport: 'optional'`; a `tools/call` with a
  *   `task` field is answered at once with a task, its call runs in the background (ledger
@@ -70,7 +71,7 @@ import { McpLazyTools } from './lazy-domains.js';
 import { MODES, resolveMode } from '../modes/modes.js';
 import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
 import { bindAsker, checkRetry, inputRequiredFor, isInputSuspension, stateKind, suspendForInput, type CheckedRetry } from './input-required.js';
-import { askUserFirstRound, askUserRetry, cannotAsk, cannotAskUserMessage, elicitQuestion, isAskUser, type AskUserCall } from './ask-user.js';
+import { askInNextRound, cannotAsk, cannotAskUserMessage, checkQuestionRetry, elicitQuestion, isAskUser, isQuestionSuspension, questionInputRequired, type QuestionRetry } from './ask-user.js';
 import { ASK_USER_TOOL, askUserSpec, type QuestionHandler } from '../builtin/ask-user.js';
 import { CallerServices, servicesOf, withServices } from '../builtin/caller-services.js';
 import { registerCallerTools } from '../builtin/caller-tools.js';
@@ -412,8 +413,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
         return 'deny';
       }
     };
-    // A retry carrying the answer and the state naming its question: checked against the
-    // stored question and call, then run under the stored call id and session.
+    // A 2026-07-28 retry's state (it names a stored question; see below).
     const rawState = modern ? ctx.mcpReq.requestState() : undefined;
     // A 2026-07-28 client declaring the tasks extension gets a task (its questions are asked
     // in the task: input_required, answered by tasks/update through any instance).
@@ -436,63 +436,72 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       return { resultType: 'task', ...wireTask(task) } as never;
     }
     const firstCallId = callIdOf(requestId);
-    // ask_user: answered by elicitation (2025), by an input-required round (2026-07-28, ask-user.ts), else how to answer.
-    const askUser = isAskUser(tool) ? questionHandler(modern, formElicitation, canAsk, session) : undefined;
-    if (askUser !== undefined && modern && formElicitation && ledger !== undefined) {
-      const c: AskUserCall = {
-        system, ledger, tool, args: request.params.arguments ?? {}, callId: firstCallId, session, requestor: requestorOf(ctx), workspace: options.workspaceRoot ?? process.cwd(), logger,
-        options: { mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, workspaceRoot: options.workspaceRoot, client: lendAskUser(lazy === undefined ? client : lazy.client(client), askUser) },
-      };
-      if (rawState === undefined) {
-        const first = await askUserFirstRound(c);
-        if (first !== undefined) return first as never;
-      } else if (await stateKind(ledger, rawState) !== 'approval') {
-        const answered = await askUserRetry(c, rawState, ctx.mcpReq.inputResponses);
-        if (typeof answered !== 'string') return answered;
-        logger.warn({ event: 'mcp_retry_refused', tool: name }, answered);
-        throw invalidParams(`Invalid params: ${answered}`);
-      }
-    }
+    const args = request.params.arguments ?? {};
+    // ask_user of a 2026-07-28 client that fills forms, with a ledger: the executor runs it in
+    // rounds (ask-user.ts): its run stores the question and the call waits for the retry,
+    // whose run takes the answer. Other clients: elicitation (2025), the cockpit, or a message.
+    const questionRounds = isAskUser(tool) && modern && formElicitation && ledger !== undefined;
+    let askUser = isAskUser(tool) ? questionHandler(modern, formElicitation, canAsk, session) : undefined;
+    // A retry carrying the answer and the state naming its question: checked against the
+    // stored question and call, then run under the stored call id and session.
     let retry: CheckedRetry | undefined;
+    let answered: QuestionRetry | undefined;
     if (rawState !== undefined) {
-      if (!askInRetry || ledger === undefined) throw invalidParams('Invalid params: this retry carries a requestState, but this server asks no questions through input required for this client (it needs elicitation in its capabilities, and a ledger)');
-      const checked = await checkRetry(ledger, rawState, ctx.mcpReq.inputResponses, tool, request.params.arguments ?? {}, requestorOf(ctx));
-      if (typeof checked === 'string') {
-        logger.warn({ event: 'mcp_retry_refused', tool: name }, checked);
-        throw invalidParams(`Invalid params: ${checked}`);
+      if (questionRounds && await stateKind(ledger, rawState) !== 'approval') {
+        const checked = await checkQuestionRetry(ledger, rawState, ctx.mcpReq.inputResponses, tool, args, requestorOf(ctx));
+        if (typeof checked === 'string') {
+          logger.warn({ event: 'mcp_retry_refused', tool: name }, checked);
+          throw invalidParams(`Invalid params: ${checked}`);
+        }
+        answered = checked;
+        askUser = checked.handler;
+      } else {
+        if (!askInRetry || ledger === undefined) throw invalidParams('Invalid params: this retry carries a requestState, but this server asks no questions through input required for this client (it needs elicitation in its capabilities, and a ledger)');
+        const checked = await checkRetry(ledger, rawState, ctx.mcpReq.inputResponses, tool, args, requestorOf(ctx));
+        if (typeof checked === 'string') {
+          logger.warn({ event: 'mcp_retry_refused', tool: name }, checked);
+          throw invalidParams(`Invalid params: ${checked}`);
+        }
+        retry = checked;
       }
-      retry = checked;
     }
+    const { callId, session: callSession } = answered?.state ?? retry?.state ?? { callId: firstCallId, session };
+    // The first round of a question: its run asks in an input-required result. (After an
+    // approval's retry, ask_user's run cannot ask: questionHandler says to call it again.)
+    if (questionRounds && rawState === undefined) askUser = askInNextRound(ledger, tool, { callId, session: callSession });
     let result: ToolExecutionResult;
     const closeSse = ctx.http?.closeSSE;
     const letGo = options.pollAfterMs !== undefined && closeSse !== undefined ? setTimeout(closeSse, options.pollAfterMs) : undefined;
     try {
-      const callId = retry === undefined ? firstCallId : retry.state.callId;
-      const call = { name, arguments: request.params.arguments ?? {}, callId };
       result = await system.execute(
-        call,
+        { name, arguments: args, callId },
         {
           mode: options.mode,
           scopedWriteDirs: options.scopedWriteDirs,
           confirm: options.yes === true,
-          confirmationHandler: retry !== undefined ? retry.handler : askInRetry ? suspendForInput : canAsk ? ask : waitForAnswer,
+          // A question's retry asks nobody about the call: a gate that asks now refuses it.
+          confirmationHandler: answered !== undefined ? undefined : retry !== undefined ? retry.handler : askInRetry ? suspendForInput : canAsk ? ask : waitForAnswer,
           signal,
           workspaceRoot: options.workspaceRoot,
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session
           // (its connection over stdio; one request for a 2026-07-28 client over HTTP).
-          turnId: retry === undefined ? session : retry.state.session,
+          turnId: callSession,
           // ctx.progress / ctx.log / ctx.elicit / ctx.sample reach this client.
           client: lendAskUser(lazy === undefined ? client : lazy.client(client), askUser),
           // The ledger's idempotency key is call id and session.
-          session: retry === undefined ? session : retry.state.session,
+          session: callSession,
         },
       );
     } catch (error) {
       // First round for a 2026-07-28 client: the question is stored, the call waits for the retry.
+      // The state counts only for this requestor (a binding that cannot be written fails the call: no state is given).
+      if (isQuestionSuspension(error) && ledger !== undefined) {
+        await bindAsker(ledger, callId, callSession, requestorOf(ctx));
+        return questionInputRequired(error, callId, callSession) as never;
+      }
       if (isInputSuspension(error) && ledger !== undefined) {
-        // The state counts only for this requestor (a binding that cannot be written fails the call: no state is given).
-        await bindAsker(ledger, firstCallId, session, requestorOf(ctx));
-        return inputRequiredFor(error, firstCallId, session) as never;
+        await bindAsker(ledger, callId, callSession, requestorOf(ctx));
+        return inputRequiredFor(error, callId, callSession) as never;
       }
       if (error instanceof PathTraversalError) {
         logger.warn({ event: 'mcp_path_traversal', tool: name, path: error.path }, 'path traversal refused');

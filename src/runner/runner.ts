@@ -119,7 +119,13 @@ export type RunOutcome =
   | { kind: 'memory'; memoryMb: number | undefined; message: string }
   | { kind: 'crashed'; message: string }
   | { kind: 'unavailable'; code: 'ABORTED' | 'OVERLOADED'; message: string }
-  | { kind: 'invalid-output'; message: string };
+  | { kind: 'invalid-output'; message: string }
+  /**
+   * The `main` runner only: the tool's run threw a suspension (`isSuspension`: the question
+   * handler a caller lent `ask_user` when the answer comes in a later request). The run did
+   * not end: the executor leaves the call waiting and rejects with `suspension`.
+   */
+  | { kind: 'suspended'; suspension: unknown };
 
 /**
  * A place where tool calls run: worker threads, the main thread, (later) child processes or

@@ -65,6 +65,28 @@ export function eventContract(ctx: EventContext): void {
     assert.equal(await store.suspend!(call('nope')), false, 'unknown');
   });
 
+  it('suspend a claimed call: a running call whose run suspended goes back to pending, its question open, and is claimed again when resumed; not a pending or an ended one', async () => {
+    const a = await ctx.open();
+    const b = await ctx.open();
+    await a.record(call('u1'));
+    assert.equal(await a.claim(call('u1')), true);
+    await a.ask(call('u1'), { kind: 'question', tool: 'write_file', ask: { decider: 'ask_user', reason: 'contract' } });
+    assert.equal(await a.suspend!(call('u1'), { claimed: true }), true);
+    assert.equal((await b.get('u1', 'es'))?.state, 'pending');
+    assert.equal((await b.pendingApprovals()).filter((q) => q.callId === 'u1' && q.answer === undefined).length, 1, 'its question stays open');
+    assert.ok((await kinds(b, 'u1')).includes('suspended'));
+    // Resumed through another handle (another instance on the same store): taken, and claimed once.
+    assert.ok(['recorded', 'taken_over'].includes((await b.check(call('u1'))).kind));
+    assert.equal(await b.claim(call('u1')), true);
+    assert.equal(await a.claim(call('u1')), false, 'one claim at a time');
+    assert.equal((await kinds(b, 'u1')).filter((k) => k === 'running').length, 2);
+    await b.finish(call('u1'), done('u1'));
+    assert.equal(await b.suspend!(call('u1'), { claimed: true }), false, 'ended');
+    await a.record(call('u2'));
+    assert.equal(await a.suspend!(call('u2'), { claimed: true }), false, 'pending: not claimed');
+    assert.equal((await a.get('u2', 'es'))?.state, 'pending');
+  });
+
   it('replayed: marks an ended call each time a retry is answered with its stored result', async () => {
     const store = await ctx.open();
     await store.finish(call('r1'), done('r1'));

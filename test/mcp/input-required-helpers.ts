@@ -1,6 +1,8 @@
 /** Raw 2026-07-28 `tools/call` requests to an in-process `createMcpHandler`, for the input-required tests. */
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before } from 'node:test';
+import { pino } from 'pino';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { createMcpServer, ToolSystem } from 'toolgate';
 import { fixtureRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
@@ -45,24 +47,32 @@ export interface TwoInstances {
   state: string;
   /** Their tool systems, `a`'s first. */
   systems: ToolSystem[];
+  /** With `{ logs: true }`: what each system's logger wrote (pino lines, parsed), `a`'s first; else empty. */
+  logs: Record<string, unknown>[][];
 }
 
 /**
  * Set up {@link TwoInstances} before the enclosing `describe`'s tests and close them after
  * (call it inside the `describe`); `get()` hands them over once `before` has run.
+ * @param options - `logs`: give each system a logger (level info) whose lines land in `logs`.
  */
-export function twoInstancesOnOneLedger(): { get(): TwoInstances } {
+export function twoInstancesOnOneLedger(options: { logs?: boolean } = {}): { get(): TwoInstances } {
   let instances: TwoInstances | undefined;
   before(async () => {
     const tmp = tempWorkspace();
     const state = path.join(tmp.root, 'state');
     const systems: ToolSystem[] = [];
+    const logs: Record<string, unknown>[][] = [];
     const handler = async (): Promise<McpHttpHandler> => {
-      const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, executor: { ledger: { dir: state }, outputStore: false, sweepLeftovers: false } });
+      const lines: Record<string, unknown>[] = [];
+      logs.push(lines);
+      const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>); done(); } });
+      const logger = options.logs === true ? pino({ level: 'info' }, sink) : undefined;
+      const system = new ToolSystem({ registry: await fixtureRegistry(), workspace: tmp.ws, logger, executor: { ledger: { dir: state }, outputStore: false, sweepLeftovers: false } });
       systems.push(system);
       return createMcpHandler((ctx) => createMcpServer({ system, workspaceRoot: tmp.ws, tasks: false }, { era: ctx.era }));
     };
-    instances = { tmp, state, systems, a: await handler(), b: await handler() };
+    instances = { tmp, state, systems, logs, a: await handler(), b: await handler() };
   });
   after(async () => {
     for (const system of instances?.systems ?? []) await system.close();

@@ -2,8 +2,8 @@
  * Issue 33, item 4: for an MCP 2026-07-28 client that can fill forms, a call that requires
  * confirmation is answered "input required" (its question stored in the ledger first, the
  * state naming it), and the client's retry carries the answer: checked against the stored
- * question (same tool, revision and arguments), answered once, run once; a forged, tampered
- * or replayed retry runs nothing. Two servers over one SQLite state folder stand for two
+ * question (same tool, revision and arguments), answered once, run once; a forged or tampered
+ * retry runs nothing, and a replayed one gets the call's recorded end. Two servers over one SQLite state folder stand for two
  * instances behind a load balancer: the retry lands on the other one. In-process servers
  * behind the SDK's `createMcpHandler` (fetch-shaped, no network); the folders are removed.
  */
@@ -68,11 +68,11 @@ describe('MCP 2026-07-28: confirmation as input required, answered by a retry (i
     const question = await ledger.approval(before.questions[0]!.id);
     assert.equal(question?.answer, 'allow_once');
     assert.equal((await ledgerOf('once.txt')).calls.length, 1, 'one call recorded');
-    // The same state again: refused, nothing runs again.
+    // The same state again: the call's recorded end (idempotent by call id), nothing runs again.
     fs.rmSync(path.join(tmp.ws, 'once.txt'));
     const replayed = await call(a, { name: 'write_file', arguments: args, inputResponses: accept, requestState });
-    assert.equal(replayed.error?.code, -32602, JSON.stringify(replayed));
-    assert.match(replayed.error!.message, /answered already/);
+    assert.equal(replayed.error, undefined, JSON.stringify(replayed));
+    assert.deepEqual(replayed.result?.content, retried.result?.content);
     assert.equal(fs.existsSync(path.join(tmp.ws, 'once.txt')), false, 'a replayed state ran the call again');
   });
 

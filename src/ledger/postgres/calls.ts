@@ -316,13 +316,19 @@ export class PgCalls {
     });
   }
 
-  async suspend(key: CallKey): Promise<boolean> {
+  async suspend(key: CallKey, options?: { claimed?: boolean }): Promise<boolean> {
+    const claimed = options?.claimed === true;
     this.held.delete(keyOf(key));
+    // A claimed call goes back to waiting only under this handle's lease (its claim, its run).
+    const token = claimed ? this.keeper.tokenOf(key) : undefined;
     // Its lease lapses now (and is not renewed): a caller resuming it in another process (the
     // retry of an MCP 2026-07-28 call on another instance) takes it over at once.
     this.keeper.drop(key);
+    if (claimed && token === undefined) return false;
     return this.db.tx(async (q) => {
-      const [row] = await q<{ id: number }>(`UPDATE calls SET lease_expires_at = ${NOW_MS} WHERE call_id = $1 AND session = $2 AND state = 'pending' RETURNING id`, [key.callId, key.session]);
+      const [row] = claimed
+        ? await q<{ id: number }>(`UPDATE calls SET state = 'pending', lease_expires_at = ${NOW_MS} WHERE call_id = $1 AND session = $2 AND state = 'running' AND lease_token = $3 RETURNING id`, [key.callId, key.session, token])
+        : await q<{ id: number }>(`UPDATE calls SET lease_expires_at = ${NOW_MS} WHERE call_id = $1 AND session = $2 AND state = 'pending' RETURNING id`, [key.callId, key.session]);
       if (row === undefined) return false;
       await this.event(q, row.id, 'suspended', null);
       return true;

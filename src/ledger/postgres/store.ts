@@ -221,9 +221,9 @@ export class PostgresStore implements CallStore {
     await this.writable();
     return this.calls.progress(callId, session, progress);
   }
-  async suspend(key: CallKey): Promise<boolean> {
+  async suspend(key: CallKey, options?: { claimed?: boolean }): Promise<boolean> {
     await this.writable();
-    return this.calls.suspend(key);
+    return this.calls.suspend(key, options);
   }
   async replayed(key: CallKey): Promise<boolean> {
     await this.writable();

@@ -40,6 +40,8 @@ function leaseStatements(db: Connection) {
     release: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE call_id = ? AND session = ? AND lease_token = ? AND state = 'pending'`),
     // A suspended call: its lease lapses, so that another process may take it over.
     lapse: db.prepare(`UPDATE calls SET lease_expires_at = ? WHERE id = ? AND state = 'pending'`),
+    // A claimed call whose run suspended: waiting again, its lease lapsed (see suspend).
+    unclaim: db.prepare(`UPDATE calls SET state = 'pending', lease_expires_at = ? WHERE id = ? AND state = 'running'`),
     // Only calls queued for a pool: a lapsed lease of another pending call says its owner is gone (it is taken over).
     lapsedPending: db.prepare(`UPDATE calls SET lease_token = NULL, lease_expires_at = NULL WHERE state = 'pending' AND pool IS NOT NULL AND lease_expires_at <= ?`),
   };
@@ -356,16 +358,24 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     });
   }
 
-  suspend(key: CallKey): boolean {
+  suspend(key: CallKey, options?: { claimed?: boolean }): boolean {
+    const claimed = options?.claimed === true;
     this.held.delete(keyOf(key));
     // Its lease lapses now (and is not renewed): a caller resuming it in another process (the
     // retry of an MCP 2026-07-28 call on another instance) takes it over at once.
     this.keeper.drop(key);
     const now = Date.now();
+    const me = thisProcess();
     return this.writes.immediate(() => {
       const row = this.sql.checkRow.get(key.callId, key.session);
-      if (row === undefined || row.state !== 'pending') return false;
-      this.lease.lapse.run(now, row.id);
+      if (row === undefined || row.state !== (claimed ? 'running' : 'pending')) return false;
+      if (claimed) {
+        // Only a run of this process goes back to waiting (its claim, its run).
+        if (row.owner_pid !== me.pid || (row.owner_host ?? hostId()) !== hostId() || (row.owner_start ?? null) !== (me.start ?? null)) return false;
+        if (this.lease.unclaim.run(now, row.id).changes !== 1) return false;
+      } else {
+        this.lease.lapse.run(now, row.id);
+      }
       this.sql.event.run(row.id, now, 'suspended', null);
       return true;
     });

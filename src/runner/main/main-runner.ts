@@ -7,6 +7,7 @@
  * @module
  */
 import type { Tool } from '../../types/tool.js';
+import { isSuspension } from '../../util/suspension.js';
 import { isThenable } from '../../util/values.js';
 import { CallContext } from '../call-context.js';
 import { CallWatch } from '../call-watch.js';
@@ -132,7 +133,7 @@ export class MainRunner implements Runner {
       returned = instance instanceof Promise ? instance.then((loaded) => enter(loaded).run(call.args as never, ctx)) : enter(instance).run(call.args as never, ctx);
     } catch (error) {
       leave();
-      return { kind: 'error', error: serializeError(error), notes: ctx.notes };
+      return thrownOutcome(error, ctx);
     }
     if (!isThenable(returned)) {
       // Returned synchronously: done before any timer or abort could fire.
@@ -151,7 +152,7 @@ export class MainRunner implements Runner {
       watch.watch(call.timeoutMs, call.timeoutFrom, call);
       pending.then(
         (value) => watch.settle(okOutcome(value, ctx)),
-        (error: unknown) => watch.settle({ kind: 'error', error: serializeError(error), notes: ctx.notes }),
+        (error: unknown) => watch.settle(thrownOutcome(error, ctx)),
       );
     });
   }
@@ -188,6 +189,12 @@ class MainCallWatch extends CallWatch {
     this.active.delete(this);
     this.resolve(outcome);
   }
+}
+
+/** What a tool's throw makes: a suspension passed on as it is (the call waits), any other error as data. */
+function thrownOutcome(error: unknown, ctx: CallContext): RunOutcome {
+  if (isSuspension(error)) return { kind: 'suspended', suspension: error };
+  return { kind: 'error', error: serializeError(error), notes: ctx.notes };
 }
 
 function okOutcome(value: unknown, ctx: CallContext): RunOutcome {
