@@ -8,7 +8,7 @@
 import type { ToolExecutionResult } from '../types/result.js';
 import { openStore } from './store-url.js';
 import { QueueCaller } from './queue-caller.js';
-import { noticeQuestion } from './question-notice.js';
+import { noticeQuestion, noticeUnclaimed } from './question-notice.js';
 
 /** What {@link queuedCall} needs from the command line. */
 export interface QueuedCallOptions {
@@ -46,7 +46,10 @@ export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecut
   const ended = new AbortController();
   try {
     caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace });
-    if (options.notice !== undefined) void noticeQuestion(store, { callId: options.callId, session: options.session }, options.store, options.notice, ended.signal);
+    if (options.notice !== undefined) {
+      void noticeQuestion(store, { callId: options.callId, session: options.session }, options.store, options.notice, ended.signal);
+      void noticeUnclaimed(store, { callId: options.callId, session: options.session }, options.store, options.notice, ended.signal);
+    }
     return await caller.call(
       { name: options.name, arguments: options.arguments, callId: options.callId, ...(options.version === undefined ? {} : { version: options.version }) },
       { session: options.session, signal: controller.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
