@@ -12,7 +12,7 @@ import { noticeQuestion, noticeUnclaimed } from './question-notice.js';
 import { redactUrl } from '../ledger/postgres/database.js';
 
 /** After this many ms of a queue not answering, `toolgate call --queue` and `toolgate worker` say so (it is retried for ever). */
-export const SLOW_QUEUE_MS = 5000;
+const SLOW_QUEUE_MS = 5000;
 
 /** What {@link queuedCall} needs from the command line. */
 export interface QueuedCallOptions {
