@@ -4,9 +4,11 @@
  * - `--stream`: each message as a line on stderr as it comes (`[progress 2/5] copying`,
  *   `[progress 120]` with no total, `[info] text`, each line of a log message marked), so that
  *   stdout keeps the result alone;
- * - on a terminal (stderr is a TTY): one live line, redrawn in place, with the time since the
- *   call started and the last message; erased before anything else is written (the
- *   confirmation question pauses it).
+ * - else, on a terminal (stderr is a TTY): one live line, redrawn in place, with the time since
+ *   the call started and the last message; erased before anything else is written (the
+ *   confirmation question pauses it). Not with `--stream`: its lines are the display, and a
+ *   line redrawn between them would run into them wherever the terminal's output is kept as
+ *   text (a log of the session, a captured pseudo-terminal).
  *
  * @module
  */
@@ -56,6 +58,8 @@ export interface CallProgress {
 export function callProgress(io: CliIo, options: CallProgressOptions): CallProgress {
   const err = io.stderr as NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   const tty = err.isTTY === true;
+  /** The live line: on a terminal, unless --stream writes each message as a line. */
+  const live = tty && !options.stream;
   let started = Date.now();
   let last = '';
   let heard = false;
@@ -71,7 +75,7 @@ export function callProgress(io: CliIo, options: CallProgressOptions): CallProgr
     drawn = false;
   };
   const draw = () => {
-    if (!tty || paused || stopped) return;
+    if (!live || paused || stopped) return;
     const elapsed = Date.now() - started;
     if (!heard && elapsed < QUIET_MS) return;
     const head = `${options.tool} ${(elapsed / 1000).toFixed(1)} s`;
@@ -111,7 +115,7 @@ export function callProgress(io: CliIo, options: CallProgressOptions): CallProgr
     start() {
       started = Date.now();
       stopped = false;
-      if (tty) timer = setInterval(draw, REDRAW_MS).unref();
+      if (live) timer = setInterval(draw, REDRAW_MS).unref();
     },
     pause() {
       paused = true;

@@ -96,7 +96,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
   let first: FirstMessage | undefined;
   if (!values.http) {
     first = await readFirstMessage(ctx.stdin, ctx.signal);
-    if (first.initialize !== undefined) answerInitialize(ctx.stdout, first.initialize, serverIdentity(ledger !== false, undefined, skillFoldersPresent(workspace)));
+    if (first.initialize !== undefined) answerInitialize(ctx.stdout, first.initialize, serverIdentity(ledger !== false, undefined, skillFoldersPresent(workspace, ctx.env)));
   }
   try {
     return await serve(values, ctx, { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first });

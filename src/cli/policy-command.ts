@@ -63,6 +63,10 @@ export async function policyCommand(argv: string[], ctx: CliContext): Promise<nu
     if (words !== undefined) out('paths', `${words.verdict}: ${words.reason}`);
     const verdict = words !== undefined && (words.verdict === 'deny' || decision.verdict !== 'ask') ? words : decision;
     out('verdict', verdict.verdict === undefined ? 'no rule matched (the approval mode decides)' : `${verdict.verdict}: ${verdict.reason}`);
+    // The decider takes an allow from the user's file only: say so where the verdict would mislead.
+    if (verdict === decision && decision.verdict === 'allow' && decision.layer !== 'user') {
+      out('', `but that allow is the workspace's: its file only narrows yours, so the call still asks if ${found.name} requires confirmation or the approval mode asks (an allow rule in your own file, ${statuses.find((f) => f.layer === 'user')?.path ?? 'policy.toml'}, lifts that)`);
+    }
     if (decision.fresh && decision.verdict !== 'deny') out('', 'always_ask is set: a person is asked afresh, whatever was allowed or remembered');
   } finally {
     await system.close();
@@ -137,7 +141,10 @@ function warnings(status: PolicyFileStatus): string[] {
   const stars = rules
     .filter((rule) => rule.action === 'allow' && rule.command !== undefined && rule.command.length > 1 && rule.command[rule.command.length - 1] === '*' && rule.allowOptions === undefined)
     .map((rule) => `${rule.id}: the trailing "*" of command = "${rule.command!.join(' ')}" adds nothing: an allow rule covers only what the program's table knows safe (or, for a program no table knows, exactly its words); say more with allow_options`);
-  return [...args, ...stars];
+  // A workspace's allow counts within its own file only (an exception to its own deny and ask).
+  const allows = status.layer === 'user' ? [] : rules.filter((rule) => rule.action === 'allow');
+  const narrow = allows.length === 0 ? [] : [`${allows.map((rule) => rule.id).join(', ')}: an allow rule of the workspace's file only makes an exception to this file's own deny and ask rules; it lifts no question (a tool that requires confirmation, the approval mode): only an allow rule in your own file does`];
+  return [...args, ...stars, ...narrow];
 }
 
 function describeStatus(status: PolicyFileStatus): string {

@@ -8,8 +8,9 @@
  * and showed; off a terminal it needs `--yes`. The skills' modules are the ported tools'
  * (`tools-ported/skills/`), loaded by URL as the tool system loads them.
  *
- * Exit codes: 0 done; 1 no such skill, a skill that cannot be pinned, a trust file that cannot
- * be written, or the person said no; 2 usage (and `trust` off a terminal without `--yes`).
+ * Exit codes: 0 done; 1 a skill that cannot be pinned, a trust file that cannot be written, or
+ * the person said no; 2 usage: no such skill, `--state-dir`, and `trust` off a terminal
+ * without `--yes`.
  *
  * @module
  */
@@ -38,7 +39,8 @@ const TRUST_FILE_MODULE = new URL('../../tools-ported/skills/skill-trust-file.js
 
 /** Run `toolgate skills`; `argv` are the arguments after `skills`. */
 export async function skillsCommand(argv: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parse(argv, { workspace: { type: 'string' }, yes: { type: 'boolean', short: 'y' }, json: { type: 'boolean' } });
+  // --state-dir is parsed only to say why it does not apply (every other stateful command takes it).
+  const { values, positionals } = parse(argv, { workspace: { type: 'string' }, yes: { type: 'boolean', short: 'y' }, json: { type: 'boolean' }, 'state-dir': { type: 'string' } });
   const [action = 'list', name, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
   if (!['list', 'trust', 'untrust'].includes(action)) throw new UsageError(`skills: unknown action ${JSON.stringify(action)} (list, trust NAME, untrust NAME)`);
@@ -46,12 +48,15 @@ export async function skillsCommand(argv: string[], ctx: CliContext): Promise<nu
   const workspace = workspaceOption(values, ctx);
   const { findSkills } = (await import(CATALOG_MODULE.href)) as CatalogModule;
   const catalog = findSkills({ workspaceRoot: workspace, env: ctx.env });
+  if (values['state-dir'] !== undefined) {
+    throw new UsageError(`skills takes no --state-dir: trust is your configuration, not state; it is kept in ${catalog.trustFile} (your config folder: $XDG_CONFIG_HOME/toolgate, else ~/.config/toolgate), which every command reads whatever its --state-dir; set XDG_CONFIG_HOME to keep it elsewhere`);
+  }
   if (action === 'list') return list(catalog, values.json === true, ctx);
   const skill = catalog.skills.find((s) => s.name === name || s.id === name);
   if (skill === undefined) {
-    ctx.stderr.write(`toolgate: no skill ${JSON.stringify(name)} for ${workspace}; skills: ${catalog.skills.map((s) => s.name).join(', ') || '(none)'}\n`);
+    // A name that is not there is a usage error (exit 2), as an unknown tool is for `call`.
     for (const p of catalog.problems) ctx.stderr.write(`toolgate: not loaded: ${terminalSafe(p.message, false)}\n`);
-    return EXIT.failed;
+    throw new UsageError(`no skill ${JSON.stringify(name)} for ${workspace}; skills: ${catalog.skills.map((s) => s.name).join(', ') || '(none)'} (toolgate skills list shows them)`);
   }
   if (skill.origin === 'user') {
     ctx.stderr.write(`toolgate: ${skill.name} is one of your own skills (${skill.folder}): those are trusted without a pin; to stop using it, move it out of that folder\n`);

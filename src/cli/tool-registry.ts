@@ -77,7 +77,7 @@ export async function cliToolRegistry(values: Record<string, unknown>, ctx: CliC
   const registry = new ToolRegistry();
   let logger: Logger | undefined;
   const log = () => (logger ??= createLogger(options.logLevel));
-  await loadToolFolders(registry, { toolFolders, ...configToolset(values, ctx), workspace: options.workspace }, log);
+  await loadToolFolders(registry, { toolFolders, ...configToolset(values, ctx), workspace: options.workspace, configEnv: ctx.env }, log);
   const stateDir = typeof values['state-dir'] === 'string' ? path.resolve(ctx.cwd, values['state-dir']) : undefined;
   const bridge = await bridgeConfigured(registry, config, options.workspace, log, ctx, undefined, stateDir);
   return { registry, close: async () => bridge?.close() };

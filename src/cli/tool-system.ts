@@ -48,6 +48,8 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
   const ledger = options.executor?.ledger;
   return new ToolSystem({
     workspace: options.workspace,
+    // The user's skills and their trust: where the command's environment puts its config folder.
+    configEnv: ctx.env,
     // `--state-dir` (the ledger's `dir`), the folder of a `--store FILE`, else the context's default.
     ...(ledger !== undefined && ledger !== false && typeof ledger === 'object' && ('dir' in ledger || 'file' in ledger) ? {} : { stateDir: defaultStateDir(ctx.env) }),
     ...(typeof values['memory-workspace'] === 'string' ? { memoryWorkspace: values['memory-workspace'] } : {}),

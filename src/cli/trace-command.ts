@@ -29,6 +29,8 @@ interface TracedCall extends CallRecord {
   ownerAlive?: boolean;
   /** For a call sent to a pool that no worker holds yet: the pool it waits in (docs/distributed.md). */
   waitingForPool?: string;
+  /** For a call parked on a question nobody answered yet: the question's id (`toolgate approvals allow ID`). */
+  waitingForAnswer?: number;
   /** How many retries of its call id were answered with its stored result, without running again (events `replayed`). */
   replays: number;
   /** For an `ask_user` call: the question, the answer once given (its output, or the stored reply), and who answered when a stored question was answered. */
@@ -51,7 +53,10 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
   }
   try {
     const listed = await ledger.list({ session: values.session as string | undefined, callId: values.call as string | undefined, limit });
-    const calls = await Promise.all(listed.map((c) => traced(ledger, c)));
+    // A queued call parked on a question is pending with no worker's lease too: told apart by its question.
+    const open = listed.some((c) => c.state === 'pending') ? await ledger.pendingApprovals().catch(() => []) : [];
+    const questions = new Map(open.filter((q) => q.answer === undefined).map((q) => [`${q.session}\u0000${q.callId}`, q.id]));
+    const calls = await Promise.all(listed.map((c) => traced(ledger, c, questions.get(`${c.session}\u0000${c.callId}`))));
     if (values.json) {
       ctx.stdout.write(`${JSON.stringify(calls, null, 2)}\n`);
       return EXIT.ok;
@@ -62,7 +67,7 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
     }
     for (const c of calls) {
       const timing = `wait ${c.waitMs === undefined ? '-' : `${c.waitMs} ms`}, run ${c.runMs === undefined ? '-' : `${c.runMs} ms`}`;
-      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}@${c.version}  ${c.state}${c.waitingForPool !== undefined ? ` (waiting for a worker of pool ${c.waitingForPool})` : c.ownerAlive === false ? ' (owner gone)' : ''}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
+      const line = `${new Date(c.createdAt).toISOString()}  ${c.callId}  ${c.tool}${c.version === '' ? '' : `@${c.version}`}  ${c.state}${whyWaiting(c)}  ${timing}  ${c.status}  ${bytes(c.resultSize)}  `
         + `session ${c.session}  ${c.decisions.length === 0 ? 'no decisions' : c.decisions.join(' ')}`
         + (c.replays === 0 ? '' : `  replayed ${c.replays}x (stored result returned, not run again)`)
         + (c.asked === undefined ? '' : `  question ${JSON.stringify(clip(c.asked.question, SHOWN_CHARS))} answer ${c.asked.answer === undefined ? '-' : JSON.stringify(clip(c.asked.answer, SHOWN_CHARS))}${c.asked.by === undefined ? '' : ` (by ${c.asked.by})`}`);
@@ -74,17 +79,26 @@ export async function traceCommand(argv: string[], ctx: CliContext): Promise<num
   }
 }
 
-async function traced(ledger: CallStore, call: CallRecord): Promise<TracedCall> {
+/** What a call not ended waits for, as trace shows it after its state (` (owner gone)`), or nothing. */
+function whyWaiting(c: TracedCall): string {
+  const gone = c.ownerAlive === false ? 'owner gone' : undefined;
+  if (c.waitingForAnswer !== undefined) return ` (waiting for an answer: question ${c.waitingForAnswer}${gone === undefined ? '' : `; ${gone}`})`;
+  if (c.waitingForPool !== undefined) return ` (waiting for a worker of pool ${c.waitingForPool})`;
+  return gone === undefined ? '' : ` (${gone})`;
+}
+
+async function traced(ledger: CallStore, call: CallRecord, question: number | undefined): Promise<TracedCall> {
   const [stored, events] = await Promise.all([ledger.decisions(call.callId, call.session), ledger.events(call.callId, call.session)]);
   const decisions = stored.map((d) => `${d.decider}:${d.verdict}${d.rule === undefined ? '' : `:${d.rule}`}`);
   const replays = events.filter((e) => e.kind === 'replayed').length;
   const asked = call.tool === 'ask_user' && typeof call.arguments.question === 'string' ? await askedOf(ledger, call, events) : undefined;
   const open = call.state === 'pending' || call.state === 'running';
-  const pool = queuedFor(call);
+  const pool = question === undefined ? queuedFor(call) : undefined;
   return {
     ...call, decisions, replays,
     ...(open ? { ownerAlive: ledger.ownerAlive(call) } : {}),
     ...(pool === undefined ? {} : { waitingForPool: pool }),
+    ...(question === undefined || call.state !== 'pending' ? {} : { waitingForAnswer: question }),
     ...(asked === undefined ? {} : { asked }),
     waitMs: call.startedAt === undefined ? undefined : call.startedAt - call.createdAt,
     runMs: call.startedAt === undefined || call.endedAt === undefined ? undefined : call.endedAt - call.startedAt,

@@ -69,7 +69,9 @@ const SKILLS_USAGE = `  toolgate skills [list] [--json] [--workspace DIR]
                the skills found (yours and the workspace's .toolgate/skills/), each with its
                content digest and whether it is trusted, untrusted or changed since trusted;
                trust shows a workspace skill's files and tools, then pins that content in
-               skills-trust.json (a change to any file untrusts it; --yes off a terminal)`;
+               skills-trust.json (a change to any file untrusts it; --yes off a terminal).
+               No --state-dir: trust is configuration, kept in your config folder
+               ($XDG_CONFIG_HOME/toolgate, else ~/.config/toolgate), which every command reads`;
 
 /** Usage lines of `toolgate result`. */
 const RESULT_USAGE = `  toolgate result CALL_ID [--session S] [--json] [--workspace DIR] [--state-dir DIR | --store FILE|URL]

@@ -6,8 +6,12 @@
  *
  * @module
  */
+import { redactUrl } from '../ledger/postgres/database.js';
 import { EXIT, logLevel, parse, policyOption, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { configToolset, toolFoldersOption } from './tool-registry.js';
+
+/** After this many ms of the queue not answering at start, the worker says so (it is retried for ever). */
+const SLOW_QUEUE_MS = 5000;
 
 /** How long a starting worker waits for a store it cannot reach, in ms. */
 const STORE_WAIT_MS = 120_000;
@@ -62,18 +66,23 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     process.off('SIGTERM', stopWaiting);
   }
   let served;
+  // A queue that does not answer is retried for ever (a Redis restarting): say so, not nothing.
+  const slow = setTimeout(() => ctx.stderr.write(`toolgate worker: the queue ${redactUrl(values.queue as string)} has not answered for ${SLOW_QUEUE_MS / 1000} s: is its server running, and reachable from here? Still trying; Ctrl-C stops.\n`), SLOW_QUEUE_MS);
+  slow.unref();
   try {
     served = await serveQueue({
       queue: values.queue as string, store, workspace, pool: values.pool as string | undefined, concurrency, leaseMs,
       system: {
         ...(values['memory-workspace'] === undefined ? {} : { memoryWorkspace: values['memory-workspace'] as string }),
-        logLevel: logLevel(values), toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx),
+        configEnv: ctx.env, logLevel: logLevel(values), toolFolders: toolFoldersOption(values, ctx), ...configToolset(values, ctx),
         executor: { ...sandboxOptions(values, ctx), policy: policyOption(values, ctx), outputStore: false, ...(rateWait === undefined ? {} : { rateLimitMaxWaitMs: rateWait }) },
       },
     });
   } catch (error) {
     await store.close();
     throw error;
+  } finally {
+    clearTimeout(slow);
   }
   ctx.stderr.write(`toolgate worker: pool ${served.worker.pool}, workspace ${workspace}, pid ${process.pid}: ready\n`);
   await new Promise<void>((resolve) => {

@@ -8,7 +8,11 @@
 import type { ToolExecutionResult } from '../types/result.js';
 import { openStore } from './store-url.js';
 import { QueueCaller } from './queue-caller.js';
-import { noticeQuestion } from './question-notice.js';
+import { noticeQuestion, noticeUnclaimed } from './question-notice.js';
+import { redactUrl } from '../ledger/postgres/database.js';
+
+/** After this many ms of a queue not answering, `toolgate call --queue` and `toolgate worker` say so (it is retried for ever). */
+const SLOW_QUEUE_MS = 5000;
 
 /** What {@link queuedCall} needs from the command line. */
 export interface QueuedCallOptions {
@@ -45,8 +49,18 @@ export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecut
   process.once('SIGTERM', onSignal);
   const ended = new AbortController();
   try {
-    caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace });
-    if (options.notice !== undefined) void noticeQuestion(store, { callId: options.callId, session: options.session }, options.store, options.notice, ended.signal);
+    // A queue that does not answer is retried for ever: say so, not nothing.
+    const slow = setTimeout(() => options.notice?.(`toolgate: the queue ${redactUrl(options.queue)} has not answered for ${SLOW_QUEUE_MS / 1000} s: is its server running, and reachable from here? Still trying; Ctrl-C twice quits.\n`), SLOW_QUEUE_MS);
+    slow.unref();
+    try {
+      caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace });
+    } finally {
+      clearTimeout(slow);
+    }
+    if (options.notice !== undefined) {
+      void noticeQuestion(store, { callId: options.callId, session: options.session }, options.store, options.notice, ended.signal);
+      void noticeUnclaimed(store, { callId: options.callId, session: options.session }, options.store, options.notice, ended.signal);
+    }
     return await caller.call(
       { name: options.name, arguments: options.arguments, callId: options.callId, ...(options.version === undefined ? {} : { version: options.version }) },
       { session: options.session, signal: controller.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },

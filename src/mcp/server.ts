@@ -226,7 +226,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   // The task methods answer from a view bound to this server's client, never from a session id the SDK passes.
   const mine = tasks?.boundTo(options.taskRequestor ?? LOCAL_REQUESTOR);
   const workspaceRoot = options.workspaceRoot ?? system.workspace;
-  const skills = skillFoldersPresent(workspaceRoot);
+  const skills = skillFoldersPresent(workspaceRoot, system.configEnv);
   const identity = serverIdentity(tasks !== undefined, options.serverInfo, skills);
   const { serverInfo, instructions } = identity;
   const known = (identity.capabilities as { extensions?: Record<string, unknown> }).extensions ?? {};

@@ -52,7 +52,7 @@ export async function serveStdio(
   };
   output.on('error', onOutputError);
   const answered = options.answered;
-  const wire = answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo, skillFoldersPresent(options.workspaceRoot ?? options.system.workspace)), (detail) => {
+  const wire = answered === undefined ? transport : replayInitialize(transport, answered, serverIdentity(tasks !== undefined, options.serverInfo, skillFoldersPresent(options.workspaceRoot ?? options.system.workspace, options.system.configEnv)), (detail) => {
     logger.error({ event: 'mcp_early_initialize_mismatch', detail }, 'the early answer to initialize differs from the MCP SDK\'s');
   });
   // The server the SDK pinned for this connection (made when the first message arrived).

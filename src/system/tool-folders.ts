@@ -48,6 +48,11 @@ export interface ToolFoldersOptions {
    */
   workspace?: string;
   /**
+   * The environment the user's config folder is found from (`XDG_CONFIG_HOME`, `HOME`): the
+   * user's skills and `skills-trust.json`. Default `process.env`.
+   */
+  configEnv?: NodeJS.ProcessEnv;
+  /**
    * Register the tools the skills declare (only when `read_skill` was loaded). Default true;
    * the build's scripts say false, so that what they make does not depend on the machine's skills.
    */
@@ -75,7 +80,7 @@ export async function loadToolFolders(registry: ToolRegistry, options: ToolFolde
   // The skills' tools come with the ported library's read_skill (a toolset without it has none).
   if (options.skills !== false && (options.ported ?? builtins) && registry.get('read_skill') !== undefined) {
     try {
-      await registerSkillTools(registry, path.resolve(options.workspace ?? process.cwd()), logger);
+      await registerSkillTools(registry, path.resolve(options.workspace ?? process.cwd()), options.configEnv ?? process.env, logger);
     } catch (error) {
       // Skills add tools; failing to read them leaves the rest of the tool system as it is.
       logger().warn({ event: 'skill_not_loaded', err: (error as Error)?.message }, `the skills' tools were not registered: ${(error as Error)?.message}`);
@@ -138,14 +143,15 @@ interface SkillTools {
  * each skill's all or none: a skill whose tool has a schema that does not compile, or the
  * name of a tool already registered, adds none. Skills that were not loaded, and untrusted
  * workspace skills' tools, are logged at warn (event `skill_not_loaded`, naming the file).
+ * `env` places the user's config folder (the CLI's context's environment, not the process's).
  */
-async function registerSkillTools(registry: ToolRegistry, workspace: string, logger: () => Logger): Promise<void> {
+async function registerSkillTools(registry: ToolRegistry, workspace: string, env: NodeJS.ProcessEnv, logger: () => Logger): Promise<void> {
   // Fast start: no skill folder (nor a link in its place), nothing to import. The skills'
   // modules bring the shell and HTTP tools' modules, which commands that only read the tool
   // list must not load (test/cli/fast-start.test.ts).
-  if (!skillFoldersPresent(workspace)) return;
-  const { skillToolDefinitions } = (await import(SKILL_TOOLS_MODULE.href)) as { skillToolDefinitions(options: { workspaceRoot: string }): SkillTools };
-  const found = skillToolDefinitions({ workspaceRoot: workspace });
+  if (!skillFoldersPresent(workspace, env)) return;
+  const { skillToolDefinitions } = (await import(SKILL_TOOLS_MODULE.href)) as { skillToolDefinitions(options: { workspaceRoot: string; env: NodeJS.ProcessEnv }): SkillTools };
+  const found = skillToolDefinitions({ workspaceRoot: workspace, env });
   const problems = [...found.problems];
   for (const set of found.sets) {
     const done: string[] = [];

@@ -168,6 +168,13 @@ export interface ToolSystemOptions {
    * PostgreSQL `store`). 1 to 200 characters. Default: the workspace's real path.
    */
   memoryWorkspace?: string;
+  /**
+   * The environment the user's config folder is found from (`XDG_CONFIG_HOME`, `HOME`): the
+   * user's skills and `skills-trust.json`, whose skills' tools `start()` registers
+   * (docs/skills.md), and whether an MCP server offers skills. The CLI gives its context's.
+   * Default `process.env`.
+   */
+  configEnv?: NodeJS.ProcessEnv;
 }
 
 /** Which tools an agent is offered: its mode, its scoped write folders and its pins. */
@@ -230,6 +237,8 @@ export class ToolSystem implements ToolCallTarget {
   private tasks: TaskScheduler | undefined;
   /** The state folder in use (absolute; see {@link ToolSystemOptions.stateDir}). */
   readonly stateDir: string;
+  /** The environment the user's config folder is found from ({@link ToolSystemOptions.configEnv}). */
+  readonly configEnv: NodeJS.ProcessEnv;
   /** The memory tools' store (opened on the first memory call, closed by `close()`). */
   private memory: MemoryStore | undefined;
 
@@ -251,6 +260,7 @@ export class ToolSystem implements ToolCallTarget {
     if (wait !== undefined && typeof wait !== 'boolean' && !(typeof wait === 'number' && wait > 0)) throw ToolgateOptionError.fromBadOption('waitForAnswers', `must be a boolean or a positive number of milliseconds; got ${String(wait).slice(0, 50)}`);
     const given = options.store === undefined ? options.ledger ?? options.executor?.ledger : this.storeLedger(options.store, options.ledger ?? options.executor?.ledger);
     this.stateDir = path.resolve(options.stateDir ?? stateDirOf(given) ?? defaultStateDir());
+    this.configEnv = options.configEnv ?? process.env;
     const memoryWorkspace = options.memoryWorkspace;
     if (memoryWorkspace !== undefined && (typeof memoryWorkspace !== 'string' || memoryWorkspace.length === 0 || memoryWorkspace.length > 200)) {
       throw ToolgateOptionError.fromBadOption('memoryWorkspace', 'must be a name of 1 to 200 characters');

@@ -56,6 +56,24 @@ describe('toolgate call: the tool\'s progress', () => {
     assert.ok(err.endsWith('\r\u001b[2K'), `the line is erased at the end: ${JSON.stringify(err)}`);
     for (const line of err.split('\r\u001b[2K')) assert.ok(line.length <= 59, `cut to the terminal's width: ${line}`);
   });
+
+  test('on a terminal with --stream: the lines alone, no live line drawn between them (it ran into them in a kept transcript)', async () => {
+    const stdin = new PassThrough();
+    stdin.end('');
+    const stdout = new PassThrough();
+    const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 60 });
+    let out = '';
+    let err = '';
+    stdout.on('data', (d) => (out += d));
+    stderr.on('data', (d) => (err += d));
+    const code = await runCli(['call', 'talk_to_caller_main', '{}', '--yes', '--stream', ...fixtures], { stdin, stdout, stderr });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(code, 0, err);
+    assert.equal(out, '{}\n');
+    assert.equal(err.includes('\r'), false, `no carriage return, no redrawn line: ${JSON.stringify(err)}`);
+    assert.match(err, /^\[progress 1\/3\] started\n/);
+    assert.ok(err.endsWith('[warning] the last line\n'), JSON.stringify(err));
+  });
 });
 
 describe('toolgate call records its progress for the cockpit', () => {

@@ -119,8 +119,9 @@ describe('toolgate skills', () => {
 
   it('an unknown skill, a user\'s skill and bad usage', async () => {
     const unknown = await skills(['trust', 'nope', '--yes']);
-    assert.equal(unknown.code, 1);
+    assert.equal(unknown.code, 2, 'a NAME that is not there is a usage error');
     assert.match(unknown.stderr, /no skill "nope".*skills: repo-helper/);
+    assert.equal((await skills(['untrust', 'nope'])).code, 2);
     const mine = path.join(config, 'toolgate', 'skills', 'mine');
     fs.mkdirSync(mine, { recursive: true });
     fs.writeFileSync(path.join(mine, 'SKILL.md'), '---\nname: mine\ndescription: Mine.\n---\nx\n');
@@ -131,5 +132,25 @@ describe('toolgate skills', () => {
     assert.equal((await skills(['frobnicate'])).code, 2);
     assert.equal((await skills(['trust'])).code, 2);
     assert.match((await cliInProcess(['skills', '--help'])).stdout, /toolgate skills trust\|untrust NAME/);
+  });
+
+  it('--state-dir is refused (exit 2), naming the trust file the environment places, which call and list read whatever their --state-dir', async () => {
+    const run = await runCli(['skills', 'list', '--workspace', t.ws, '--state-dir', path.join(t.root, 'state')], { env });
+    assert.equal(run.code, 2);
+    assert.ok(run.stderr.includes(`skills takes no --state-dir: trust is your configuration, not state; it is kept in ${trustFile}`), run.stderr);
+    assert.match(run.stderr, /set XDG_CONFIG_HOME to keep it elsewhere/);
+    assert.match((await cliInProcess(['skills', '--help'])).stdout, /No --state-dir: trust is configuration/);
+  });
+
+  it('the skills\' tools are registered from the trust of the context\'s environment, not the process\'s (runCli in process)', async () => {
+    assert.notEqual(process.env.XDG_CONFIG_HOME, config, 'the process knows another config folder');
+    assert.equal((await skills(['trust', 'repo-helper', '--yes'])).code, 0);
+    try {
+      const listed = await cliInProcess(['list', '--json', '--domain', 'skills'], { cwd: t.ws, env });
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.deepEqual((JSON.parse(listed.stdout) as Array<{ name: string }>).map((r) => r.name).sort(), ['skill__repo_helper__count', 'skill__repo_helper__render']);
+    } finally {
+      assert.equal((await skills(['untrust', 'repo-helper'])).code, 0);
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `toolgate call run_command ... --stream` (new-user trial): each line of the command's output
  * appears once on stderr, as an `[info]` log line; the progress of a command (the characters
- * of output so far, no total) is a bare count, `[progress N]`, not the same line again. The
+ * of output so far, no total) is a bare count, `[progress N]`, not the same line again; a line
+ * written in pieces is reported once whole. The
  * command runs in the default sandbox where bubblewrap works, unconfined
  * (`--dangerously-disable-sandbox`) where it does not.
  */
@@ -30,5 +31,16 @@ describe('toolgate call run_command --stream', () => {
     assert.ok(progress.length > 0, run.stderr);
     for (const line of progress) assert.match(line, /^\[progress \d+\]$/);
     assert.deepEqual(lines.filter((line) => !line.startsWith('[progress')), ['[info] line 1', '[info] line 2', '[info] line 3'], 'each line of a log message marked');
+  });
+
+  test('a line written in two pieces is one [info] line; the last line, unended, is whole too; the exit status on its own line', async () => {
+    // Before: the first piece was reported at once (`[info] partial`), the rest as a line of its own (`[info] hi`).
+    const command = 'printf partial; sleep 0.7; echo hi; printf tail';
+    const run = await runCli(['call', 'run_command', JSON.stringify({ command }), '--workspace', tmp.ws, '--yes', '--stream', '--no-ledger', ...SANDBOX]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /(^|\n)partialhi\ntail\n\[exit status 0\]\n$/);
+    const info = run.stderr.split('\n').filter((line) => /partial|hi$|tail/.test(line));
+    assert.deepEqual(info, ['[info] partialhi', '[info] tail'], run.stderr);
+    assert.ok(run.stderr.endsWith('\n'), 'stderr ends with a whole line');
   });
 });

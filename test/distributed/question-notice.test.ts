@@ -1,6 +1,7 @@
 /**
  * `toolgate call --queue`: a call that waits on a worker for a person's answer says so, with
- * the commands that answer it (it sat silent before, and a new user thought it hung).
+ * the commands that answer it (it sat silent before, and a new user thought it hung); so does
+ * a call no worker of its pool takes (a misspelled --pool sat silent too).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Ledger } from '../../src/ledger/store.js';
-import { noticeQuestion } from '../../src/distributed/question-notice.js';
+import { noticeQuestion, noticeUnclaimed } from '../../src/distributed/question-notice.js';
 
 describe('the notice of a question a queued call waits on', () => {
   it('names the question and the approvals and cockpit commands with the same --store, once', async () => {
@@ -42,5 +43,35 @@ describe('the notice of a question a queued call waits on', () => {
     ended.abort();
     await watching;
     assert.deepEqual(written, []);
+  });
+
+  it('a call untaken in its pool is said so once, naming the pool and the worker command; one parked on a question is not', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-notice-'));
+    const file = path.join(dir, 'store.sqlite');
+    const store = Ledger.open({ file });
+    const ended = new AbortController();
+    try {
+      const parked = { callId: 'asks', session: 'cli' };
+      await store.record({ ...parked, tool: 'run_command', version: '', arguments: { command: 'make' }, workspace: dir, turn: '', pool: 'build' });
+      await store.ask(parked, { tool: 'run_command' });
+      const untaken = { callId: 'untaken', session: 'cli' };
+      await store.record({ ...untaken, tool: 'read_file', version: '', arguments: { filepath: 'x' }, workspace: dir, turn: '', pool: 'nobody' });
+      const written: string[] = [];
+      const onUntaken = noticeUnclaimed(store, untaken, file, (t) => written.push(t), ended.signal, 20, 5);
+      const onParked = noticeUnclaimed(store, parked, file, (t) => written.push(`parked: ${t}`), ended.signal, 20, 5);
+      await onUntaken;
+      assert.equal(written.length, 1, written.join(''));
+      assert.match(written[0]!, /^toolgate: call untaken waits in the queue of pool nobody: no worker of that pool has taken it/);
+      assert.ok(written[0]!.includes(`toolgate worker --pool nobody --store ${file} --queue QUEUE`), written[0]);
+      // The parked call has waited as long: still nothing said of it.
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(written.filter((w) => w.startsWith('parked')).length, 0);
+      ended.abort();
+      await onParked;
+    } finally {
+      ended.abort();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

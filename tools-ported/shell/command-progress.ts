@@ -4,6 +4,9 @@
  * far, which only grow; no total, no message) and a `ctx.log` at `info` (the output since the
  * last report, its last {@link LOG_TAIL_CHARS} characters). The text goes in the log message
  * only, so a caller that shows both (the CLI's `--stream`, an MCP client) sees each line once.
+ * A log message holds whole lines: a line the command has begun but not ended waits for its
+ * end (`printf partial; sleep 1; echo hi` is one line, `partialhi`, not two), or for
+ * {@link HOLD_MS} (a prompt waiting for input is shown), or for the command's end.
  * A caller without a client gets nothing (the context drops them); the call's result still
  * holds the whole (bounded) output.
  *
@@ -17,6 +20,8 @@ import type { CommandProcess } from './command-process.js';
 const PROGRESS_INTERVAL_MS = 500;
 /** Characters of new output a log message carries, at most (the last ones). */
 const LOG_TAIL_CHARS = 2000;
+/** Milliseconds a line begun but not ended is held back before it is reported as it is. */
+const HOLD_MS = 2000;
 
 /**
  * Report `proc`'s output through `ctx` as it arrives, until the returned function is called
@@ -26,27 +31,47 @@ export function streamOutput(proc: CommandProcess, ctx: Pick<ToolContext, 'progr
   let pending = '';
   let written = 0;
   let lastAt = 0;
+  /** Since when `pending` ends in a line not ended yet (ms since the epoch; 0: it does not). */
+  let partialSince = 0;
   let timer: NodeJS.Timeout | undefined;
-  const report = () => {
+  const later = (ms: number) => {
+    timer = setTimeout(report, Math.max(0, ms));
+    timer.unref();
+  };
+  /** Report the whole lines of `pending` (everything, with `all` or once a begun line was held long enough). */
+  const report = (all = false) => {
     timer = undefined;
     if (pending === '') return;
-    lastAt = Date.now();
-    const text = stripVTControlCharacters(pending);
-    pending = '';
+    const now = Date.now();
+    const whole = pending.lastIndexOf('\n') + 1;
+    let text: string;
+    if (all || (whole === 0 && now - partialSince >= HOLD_MS)) {
+      text = pending;
+      pending = '';
+      partialSince = 0;
+    } else if (whole > 0) {
+      text = pending.slice(0, whole);
+      pending = pending.slice(whole);
+      partialSince = pending === '' ? 0 : now;
+    } else {
+      // Only a begun line: look again at the next interval (or when its hold ends).
+      later(Math.min(PROGRESS_INTERVAL_MS, partialSince + HOLD_MS - now));
+      return;
+    }
+    lastAt = now;
     ctx.progress(written);
-    ctx.log('info', text);
+    ctx.log('info', stripVTControlCharacters(text));
   };
   const stop = proc.onOutput((text) => {
     written += text.length;
     pending = (pending + text).slice(-LOG_TAIL_CHARS);
-    if (timer === undefined) {
-      timer = setTimeout(report, Math.max(0, lastAt + PROGRESS_INTERVAL_MS - Date.now()));
-      timer.unref();
-    }
+    if (pending.endsWith('\n')) partialSince = 0;
+    else if (partialSince === 0) partialSince = Date.now();
+    if (timer === undefined) later(lastAt + PROGRESS_INTERVAL_MS - Date.now());
   });
   return () => {
     stop();
     clearTimeout(timer);
-    report();
+    report(true);
   };
 }
