@@ -28,6 +28,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { commandCoverage } from '../policy/shell/program-tables/coverage.js';
+import { programTable } from '../policy/shell/program-tables/index.js';
 import type { ShellCommand } from '../policy/shell/types.js';
 import { commandTargets, lineFolders, realOutside, shownText } from './command-word-paths.js';
 import { gitDirShapeOf, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
@@ -38,10 +39,22 @@ const NAME = 'protected-paths';
 /** The protected names, as messages list them. */
 const PROTECTED_LIST = PROTECTED_NAMES.join(', ');
 
-/** Whether a command may write files: a redirect, or words its program's table does not know to only read (`program-tables/`). */
+/**
+ * Whether a command may write files: a redirect, static words its program's table does not know
+ * to only read (`program-tables/`), or a word computed when the line runs where the form has
+ * options or operands that write or run programs (`sort "$o"` may be `sort -oFILE`; `cat "$f"`
+ * only reads, whatever `$f` is).
+ */
 function mayWrite(command: ShellCommand): boolean {
   if (['cd', 'pushd', 'popd'].includes(command.program) && command.writes.length === 0) return false;
-  return command.writes.length > 0 || !commandCoverage(command, { named: 0, matched: 0, namedWrapper: -1, allowOption: () => false }).covered;
+  if (command.writes.length > 0) return true;
+  const { dynamicWords, ...fixed } = command;
+  if (!commandCoverage(fixed, { named: 0, matched: 0, namedWrapper: -1, allowOption: () => false }).covered) return true;
+  if (dynamicWords === undefined || dynamicWords.length === 0) return false;
+  const table = command.argv[0]?.includes('/') === true ? undefined : programTable(command.program);
+  const form = table?.subcommands !== undefined ? (dynamicWords.includes(1) ? undefined : table.subcommands[command.argv[1] ?? '']) : table?.form;
+  if (form === undefined || form.check !== undefined || form.noOptions === true) return form?.noOptions !== true;
+  return (form.operands ?? 'any') !== 'any' || form.options.some((o) => o.effect !== undefined && o.effect !== 'read');
 }
 
 /** The protected-paths step of the pipeline. */
@@ -158,7 +171,12 @@ export class ProtectedPathsDecider implements Decider {
    * A shell command whose words or redirections name a protected path (`echo x >
    * .git/hooks/pre-commit`, `cp hook sub/.git/hooks/`, `tee .toolgate/policy.toml`): it may
    * write there, so it asks (under `allow-all` too). Reading commands that name one ask as
-   * well: the analysis cannot tell a read from a write by the words alone.
+   * well: the analysis cannot tell a read from a write by the words alone. Each word is judged
+   * as written and as every path it may name (`command-word-paths.ts`): links followed (`g/x`
+   * with `g` a link to `.git`), globs expanded (`.gi?/x`), `~` expanded, and from every folder
+   * the command may run in (`env -C g touch x`, `tar -C g ...`). A line that may write
+   * (a redirect, or a command its table does not know to only read) and holds a word or a
+   * folder the analysis cannot show (`cp x "$f"`, `cd "$d"`, `find -execdir`) asks too.
    */
   private namedByCommands(call: PreparedCall): Decision | undefined {
     const { workspace } = call;
@@ -168,6 +186,9 @@ export class ProtectedPathsDecider implements Decider {
     const bases = lineFolders(call.commands, from, note);
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
+        // a word computed when the line runs may be any path, a protected one too
+        const computed = command.writes.find((w) => /[$`]/.test(w)) ?? (mayWrite(command) ? command.dynamicWords?.map((i) => command.argv[i]!)[0] : undefined);
+        if (computed !== undefined) note(`the word \`${computed.slice(0, 80)}\` of \`${shownText(command)}\` is computed when the line runs`);
         for (const { word, targets } of commandTargets(command, bases, note)) {
           // as written (`sub/../.git/x`), then every path it may name, links followed (`g/hooks/x` with `g` a link to `.git`)
           let hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
@@ -191,9 +212,9 @@ export class ProtectedPathsDecider implements Decider {
         }
       }
     }
-    // a folder the words do not show (`cd "$d"`, `find -execdir`): a protected path could be written there
+    // a folder or a word the analysis does not show (`cd "$d"`, `find -execdir`, `cp x "$f"`): a protected path could be written there
     if (unseen !== undefined && call.commands.some((a) => a.commands.some((c) => mayWrite(c)))) {
-      return this.refusal(call, `${unseen}, and the line writes files, which could land in a protected path`, 'unseen-folder');
+      return this.refusal(call, `${unseen}, and the line may write files, which could land in a protected path`, 'unseen-path');
     }
     return undefined;
   }

@@ -83,7 +83,7 @@ describe('command words judged from the folder they run in, after links', () => 
       'make -C sub -f ../.env', 'make --directory=sub -f ../.env', 'env -C sub cat ../.env', 'env --chdir=sub cat ../.env',
       'unshare -w sub cat ../.env', 'nsenter --wd=sub cat ../.env', 'cd sub && cat ../.env',
       // an option's attached value is a path too
-      'xargs -a .env echo', 'xargs -a.env echo', 'sort -m -o/dev/stdout .env',
+      'xargs -a .env echo', 'xargs -a.env echo',
     ];
     for (const line of lines) {
       const r = await run(line, { confirm: true });
@@ -143,6 +143,22 @@ describe('command words judged from the folder they run in, after links', () => 
     // the same programs elsewhere run unasked
     asked = [];
     const r = await run('touch sub/fine.txt');
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked.length, 0);
+  });
+
+  test('G1: under allow-all, a line that may write and holds a word computed when it runs (a link or a copy to "$(...)") asks; one that only reads does not', async () => {
+    policy('');
+    for (const line of ['ln -s "$(printf .gi)t" h', 'cp notes.txt "$(printf .gi)t/pwn"', 'echo x > "$(printf .gi)t/pwn"', 'd=$(printf .gi)t; cd "$d" && touch pwn']) {
+      asked = [];
+      const r = await run(line, { approvalMode: 'allow-all' });
+      assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      assert.match(asked[0]?.ask.reason ?? '', /computed when the line runs|folder the words do not show/, line);
+      assert.deepEqual(pwned(), [], line);
+      assert.equal(fs.existsSync(path.join(t.ws, 'h')), false, line);
+    }
+    asked = [];
+    const r = await run('echo "$(printf hello)"', { approvalMode: 'allow-all' });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);
   });
