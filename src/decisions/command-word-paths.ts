@@ -29,6 +29,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { globSegmentPattern } from '../policy/glob-segment.js';
+import { programTable } from '../policy/shell/program-tables/index.js';
 import type { ShellAnalysis, ShellCommand } from '../policy/shell/types.js';
 import { realOf } from '../workspace/own-state-paths.js';
 
@@ -116,7 +117,7 @@ export function realOutside(absolute: string): string {
  * (fail closed); at most {@link MAX_GLOB_MATCHES}. A `..` component climbs from where the
  * folder before it really is (a link's target), as the kernel does.
  */
-export function globMatches(from: string, word: string): string[] {
+function globMatches(from: string, word: string): string[] {
   let current = [path.isAbsolute(word) ? path.parse(word).root : from];
   for (const part of word.split('/')) {
     if (part === '' || part === '.') continue;
@@ -149,7 +150,7 @@ export function globMatches(from: string, word: string): string[] {
  * each of its {@link wordPathForms}, `~` expanded, globs expanded. Forms that are not static
  * text (`$`, backquotes, braces) are skipped: the deciders see them through `dynamicWords`.
  */
-export function wordTargets(command: ShellCommand, word: string, bases: readonly string[], unseen: Unseen, roots: readonly string[] = []): string[] {
+function wordTargets(command: ShellCommand, word: string, bases: readonly string[], unseen: Unseen, roots: readonly string[], lexical: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (const raw of wordPathForms(word)) {
     const form = expandTilde(raw);
@@ -163,7 +164,7 @@ export function wordTargets(command: ShellCommand, word: string, bases: readonly
     }
     const glob = /[*?[]/.test(form);
     // an absolute word names the same path below each new root the command names
-    const spelled = path.isAbsolute(form) ? [form, ...roots.map((root) => path.join(root, form))] : bases.map((base) => `${base}${path.sep}${form}`);
+    const spelled = path.isAbsolute(form) ? [form, ...roots.map((root) => path.join(root, form))] : bases.map((base) => (lexical.has(base) ? path.resolve(base, form) : `${base}${path.sep}${form}`));
     for (const one of spelled) {
       if (glob) out.push(...globMatches('/', one));
       else out.push(one);
@@ -218,7 +219,7 @@ const IN_FOUND_FOLDER = new Set(['-execdir', '-okdir']);
  * from each of them too. A command of `find -execdir`/`-okdir` with words besides `{}` runs in
  * folders the words do not show (every folder below the starting points): `unseen`.
  */
-export function commandFolders(command: ShellCommand, bases: readonly string[], unseen: Unseen): string[] {
+function commandFolders(command: ShellCommand, bases: readonly string[], unseen: Unseen, lexical: Set<string>): string[] {
   if (command.program === 'find') {
     const argv = command.argv;
     for (let i = 1; i < argv.length; i++) {
@@ -232,14 +233,21 @@ export function commandFolders(command: ShellCommand, bases: readonly string[], 
     }
   }
   const words = [...command.argv.slice(1), ...(command.wrapperWords ?? []).flatMap((w) => w.slice(1)), ...(command.globalWords ?? [])];
+  // a folder made earlier in the line (`mkdir d && tar -C d -cf - ../.env`) does not exist yet: a word climbing with `..` is also taken from it, on paper
+  const climbs = [...words, ...command.writes, ...(command.reads ?? [])].some((word) => wordPathForms(word).some((form) => /(^|\/)\.\.(\/|$)/.test(form)));
   const out = [...bases];
   for (const word of words) {
     for (const raw of wordPathForms(word)) {
       const form = expandTilde(raw);
       if (form === undefined || /[*?[{}$`\u0000]/.test(form)) continue;
       for (const base of bases) {
-        const folder = path.resolve(base, form);
-        if (out.includes(folder) || !isFolder(folder)) continue;
+        // not normalised: `sub/link/..` is where the link leads's parent, as the kernel reads it
+        const folder = path.isAbsolute(form) ? form : `${base}${path.sep}${form}`;
+        if (out.includes(folder)) continue;
+        if (!isFolder(folder)) {
+          if (!climbs || fs.existsSync(folder)) continue;
+          lexical.add(folder);
+        }
         if (out.length >= MAX_FOLDERS * 2) {
           unseen(`\`${shownText(command)}\` names more folders than are followed`);
           return out;
@@ -259,10 +267,41 @@ export function commandFolders(command: ShellCommand, bases: readonly string[], 
  * line's (a new root: `chroot sub`, `sudo -R sub`).
  */
 export function commandTargets(command: ShellCommand, lineBases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
-  const folders = commandFolders(command, lineBases, unseen);
+  // folders that do not exist yet (made earlier in the line): words are taken from them on paper
+  const lexical = new Set<string>();
+  const folders = commandFolders(command, lineBases, unseen, lexical);
   const roots = folders.slice(lineBases.length);
   const words = [...command.argv.slice(1), ...(command.wrapperWords ?? []).flatMap((w) => w.slice(1)), ...(command.globalWords ?? []), ...command.writes, ...(command.reads ?? [])];
   const out: { word: string; targets: string[] }[] = [];
-  for (const word of new Set(words)) out.push({ word, targets: wordTargets(command, word, folders, unseen, roots) });
+  for (const word of new Set(words)) out.push({ word, targets: wordTargets(command, word, folders, unseen, roots, lexical) });
   return out;
+}
+
+/**
+ * Why a command reads files no word of the line names, or undefined: under `xargs` its words
+ * come from the input (`ls -a | xargs cat`, `xargs -a list cat`), or an option of its table
+ * reads a list of file names from a file (`sort --files0-from=list`, `tar -T list`,
+ * `md5sum -c sums`; `readsNames` in `program-tables/`). A long option is matched by its name or a
+ * prefix of at least 3 letters (GNU abbreviations), a short one anywhere in a cluster: fail closed.
+ */
+export function namesNotInWords(command: ShellCommand): string | undefined {
+  if (command.wrappers.includes('xargs')) return `\`${shownText(command)}\` gets file names from xargs's input, which the words do not show`;
+  const table = command.argv[0]?.includes('/') === true ? undefined : programTable(command.program);
+  const form = table?.subcommands !== undefined ? table.subcommands[command.argv[1] ?? ''] : table?.form;
+  for (const entry of form?.options ?? []) {
+    if (entry.readsNames !== true) continue;
+    for (const name of entry.names) {
+      const long = name.startsWith('--');
+      const hit = command.argv.slice(1).find((word) => {
+        if (word === '--') return false;
+        if (long) {
+          const given = word.split('=')[0]!;
+          return given.length >= 5 && name.startsWith(given);
+        }
+        return !word.startsWith('--') && word.startsWith('-') && word.slice(1).includes(name[1]!) || (table?.programs.includes('tar') === true && /^[A-Za-z]+$/.test(word) && word.includes(name[1]!) && word === command.argv[1]);
+      });
+      if (hit !== undefined) return `\`${shownText(command)}\` reads the names of the files it reads from a file (${hit}), which the words do not show`;
+    }
+  }
+  return undefined;
 }

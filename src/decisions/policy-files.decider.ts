@@ -30,7 +30,7 @@ import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/po
 import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
-import { commandTargets, lineFolders } from './command-word-paths.js';
+import { commandTargets, lineFolders, namesNotInWords } from './command-word-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'policy';
@@ -143,6 +143,8 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
     }
     for (const command of analysis.commands) {
       if (unsandboxed) {
+        const names = namesNotInWords(command);
+        if (names !== undefined) unseen ??= names;
         for (const i of command.dynamicWords ?? []) {
           const word = command.argv[i] ?? '';
           if (!/^(~[^/'"\\$`{}]*)?[^'"\\$`{}~]*[*?[]/.test(word)) unseen ??= `the word \`${word.slice(0, 80)}\` of \`${command.text.slice(0, 120)}\` is computed when the line runs`;

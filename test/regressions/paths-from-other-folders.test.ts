@@ -112,6 +112,26 @@ describe('command words judged from the folder they run in, after links', () => 
     assert.equal(asked.length, 0);
   });
 
+  test('P9: file names that come from xargs\'s input or from a list file (sort --files0-from, tar -T, md5sum -c) ask a person under a deny rule with no sandbox; nothing leaks', async () => {
+    policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
+    fs.writeFileSync(path.join(t.ws, 'list'), '.env\n');
+    fs.writeFileSync(path.join(t.ws, 'list0'), '.env\0');
+    const lines = ['ls -a | xargs cat', 'rev <<< vne. | xargs cat', 'xargs cat < list', 'xargs -a list cat', 'sort --files0-from=list0', 'sort --files0=list0',
+      'tar -cf - -T list | tar -xOf -', 'tar cTf list - | tar -xOf -', 'wc --files0-from=list0', 'md5sum -c list', 'file -f list'];
+    for (const line of lines) {
+      asked = [];
+      const r = await run(line, { confirm: true });
+      stopped(r, line);
+      assert.equal(asked.length, 1, `${line}: a person was asked`);
+      assert.match(asked[0]!.ask.reason, /xargs's input|names of the files it reads/, line);
+    }
+    // the same programs with the names in their words are judged by them
+    asked = [];
+    const r = await run('sort notes.txt sub/a.txt', { confirm: true });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked.length, 0);
+  });
+
   test('P9/O1: ~ is the home folder the command sees (the workspace at home), and a glob with .. climbs from where a link leads', async () => {
     policy('[[rules]]\npaths = [".env", "secrets/**"]\naction = "deny"\n');
     const home = process.env.HOME;
