@@ -190,10 +190,16 @@ function isFolder(absolute: string): boolean {
  */
 export function lineFolders(analyses: readonly ShellAnalysis[], from: string, unseen: Unseen): string[] {
   let bases = [from];
+  // cd looks a relative name up in CDPATH's folders first (`CDPATH=sub cd deep`, `read CDPATH`)
+  const cdpath = analyses.some((analysis) => analysis.commands.some((command) => /CDPATH/.test(command.text)));
   for (const analysis of analyses) {
     for (const command of analysis.commands) {
       if (!['cd', 'pushd', 'popd'].includes(command.program)) continue;
       const target = command.argv.slice(1).find((w) => !/^-[LPe@]+$/.test(w));
+      if (cdpath && target !== undefined && !/^(\/|\.\.?(\/|$)|~)/.test(target)) {
+        unseen(`\`${shownText(command)}\` may change to a folder of CDPATH, which the line sets`);
+        continue;
+      }
       const expanded = target === undefined ? undefined : expandTilde(target);
       if (command.program === 'popd' || expanded === undefined || target === '-' || (command.dynamicWords?.length ?? 0) > 0 || /^[+-]/.test(target!)) {
         unseen(`\`${shownText(command)}\` changes to a folder the words do not show`);

@@ -137,6 +137,9 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
   const note = unsandboxed ? (why: string) => { unseen ??= why; } : () => {};
   const bases = unsandboxed ? lineFolders(call.commands, from, note) : [from];
   for (const analysis of call.commands) {
+    // what the analysis cannot vouch for may name any path (a variable cd reads, a hidden command)
+    const doubt = analysis.uncertain.find((why) => !(analysis.callerInput ?? []).includes(why));
+    if (unsandboxed && doubt !== undefined) unseen ??= `the analysis cannot vouch for the line (${doubt.slice(0, 160)})`;
     if (unsandboxed && analysis.commands.length > 1) {
       const link = analysis.commands.find(makesLink);
       if (link !== undefined) unseen ??= `\`${link.text.slice(0, 120)}\` makes a link that a later command of the line may read through`;

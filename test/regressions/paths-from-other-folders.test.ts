@@ -82,6 +82,8 @@ describe('command words judged from the folder they run in, after links', () => 
       'tar -C sub -cf - ../.env', 'tar -cf - --directory sub ../.env', 'tar --directory=sub -cf - ../.env | tar -xOf -',
       'make -C sub -f ../.env', 'make --directory=sub -f ../.env', 'env -C sub cat ../.env', 'env --chdir=sub cat ../.env',
       'unshare -w sub cat ../.env', 'nsenter --wd=sub cat ../.env', 'cd sub && cat ../.env',
+      // a folder made earlier in the line
+      'mkdir made && tar -C made -cf - ../.env', 'mkdir -p n/m && env -C n/m cat ../../.env',
       // an option's attached value is a path too
       'xargs -a .env echo', 'xargs -a.env echo',
     ];
@@ -130,6 +132,17 @@ describe('command words judged from the folder they run in, after links', () => 
     const r = await run('sort notes.txt sub/a.txt', { confirm: true });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);
+  });
+
+  test('P9: cd through CDPATH (set by an assignment or by read) and lines the analysis cannot vouch for ask a person under a deny rule with no sandbox; nothing leaks', async () => {
+    policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
+    for (const line of ['CDPATH=sub cd deep && cat ../../.env', 'echo sub | { read CDPATH; cd deep; cat ../../.env; }', 'CDPATH=sub; cd deep; cat ../../.env']) {
+      asked = [];
+      const r = await run(line, { confirm: true });
+      stopped(r, line);
+      assert.equal(asked.length, 1, `${line}: a person was asked`);
+      assert.match(asked[0]!.ask.reason, /CDPATH/, line);
+    }
   });
 
   test('P9/O1: ~ is the home folder the command sees (the workspace at home), and a glob with .. climbs from where a link leads', async () => {
