@@ -28,9 +28,9 @@ import path from 'node:path';
 import type { PolicyRule } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/policy-set.js';
 import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
-import { globSegmentPattern } from '../policy/glob-segment.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
+import { commandTargets, lineFolders, namesNotInWords } from './command-word-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'policy';
@@ -134,17 +134,23 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
   // computed when the line runs, a link or a folder change made earlier in the same line.
   const unsandboxed = call.sandbox === undefined || call.sandbox.profile === 'none';
   let unseen: string | undefined;
-  const bases = unsandboxed ? folderBases(call.commands, from, (why) => { unseen ??= why; }) : [from];
+  const note = unsandboxed ? (why: string) => { unseen ??= why; } : () => {};
+  const bases = unsandboxed ? lineFolders(call.commands, from, note) : [from];
   for (const analysis of call.commands) {
+    // what the analysis cannot vouch for may name any path (a variable cd reads, a hidden command)
+    const doubt = analysis.uncertain.find((why) => !(analysis.callerInput ?? []).includes(why));
+    if (unsandboxed && doubt !== undefined) unseen ??= `the analysis cannot vouch for the line (${doubt.slice(0, 160)})`;
     if (unsandboxed && analysis.commands.length > 1) {
       const link = analysis.commands.find(makesLink);
       if (link !== undefined) unseen ??= `\`${link.text.slice(0, 120)}\` makes a link that a later command of the line may read through`;
     }
     for (const command of analysis.commands) {
       if (unsandboxed) {
+        const names = namesNotInWords(command);
+        if (names !== undefined) unseen ??= names;
         for (const i of command.dynamicWords ?? []) {
           const word = command.argv[i] ?? '';
-          if (!/^[^'"\\$`{}~]*[*?[]/.test(word)) unseen ??= `the word \`${word.slice(0, 80)}\` of \`${command.text.slice(0, 120)}\` is computed when the line runs`;
+          if (!/^(~[^/'"\\$`{}]*)?[^'"\\$`{}~]*[*?[]/.test(word)) unseen ??= `the word \`${word.slice(0, 80)}\` of \`${command.text.slice(0, 120)}\` is computed when the line runs`;
         }
       }
       const gitReads = gitAsk === undefined ? gitContentRead(command, kindOf, underWithheld) : undefined;
@@ -154,18 +160,12 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
         const reason = `the command \`${shown}\`: ${gitReads}, and the policy rule ${pathRule.id} (${pathRule.action}) withholds paths, so a person decides`;
         gitAsk = { verdict: 'ask', decider: NAME, reason, rule: pathRule.id, source: { file: pathRule.file, line: pathRule.line }, ...(pathRule.action === 'deny' && { fresh: true }) };
       }
-      for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
-        for (const form of pathForms(word)) {
-          if (unsandboxed && form.startsWith('~')) unseen ??= `the word \`${word.slice(0, 80)}\` names a folder (~, ~+, ~-) the words do not show`;
-          if (form === '' || /[{}$`~\u0000]/.test(form)) continue;
+      for (const { word, targets } of commandTargets(command, bases, note)) {
+        {
           const judged: { relative: string; held: boolean }[] = [];
           const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
-          const proc = /^\/proc\/(self|thread-self|\d+)\/(cwd|root|fd|map_files)(\/|$)/.exec(form);
-          if (unsandboxed && proc !== null && !(proc[1] !== undefined && /self/.test(proc[1]) && proc[2] === 'root')) {
-            unseen ??= `${JSON.stringify(word)} names a file through another process's view (/proc/.../cwd, fd), which the words do not show`;
-          }
           // not normalised: `..` after a link climbs from the link's target, as the kernel does (workspace.resolve walks it so)
-          for (const named of bases.flatMap((base) => (/[*?[]/.test(form) ? globMatches(base, form) : [path.isAbsolute(form) ? form : `${base}${path.sep}${form}`]))) {
+          for (const named of targets) {
             let real: string;
             try {
               real = workspace.resolve(named);
@@ -239,41 +239,6 @@ function makesLink(command: { readonly program: string; readonly argv: readonly 
   return command.program === 'cp' && command.argv.some((w) => /^--(link|symbolic-link)$/.test(w) || /^-[A-Za-z]*[sl]/.test(w));
 }
 
-/**
- * The folders the commands of a line may run in, without a sandbox: the call's folder, and
- * where each static `cd`/`pushd` of the line leads from those (at most 16). A folder change
- * that is not static (`cd "$d"`, `cd -`, `cd` alone, `popd`) is reported through `unseen`.
- */
-function folderBases(analyses: PreparedCall['commands'], from: string, unseen: (why: string) => void): string[] {
-  let bases = [from];
-  for (const analysis of analyses) {
-    for (const command of analysis.commands) {
-      // `env -C DIR cmd`, `env --chdir=DIR cmd`: the command runs in DIR
-      const env = command.wrappers.indexOf('env');
-      const words = env >= 0 ? command.wrapperWords?.[env] ?? [] : [];
-      const chdir = words.findIndex((w) => /^(-[^-]*C|--chdir)/.test(w));
-      if (chdir >= 0) {
-        const w = words[chdir]!;
-        const dir = w.startsWith('--chdir=') ? w.slice('--chdir='.length) : /^-[^-]*C./.test(w) ? w.slice(w.indexOf('C') + 1) : words[chdir + 1];
-        if (dir === undefined || /[$`~{}]/.test(dir)) unseen(`\`${command.text.slice(0, 120)}\` runs in a folder the words do not show`);
-        else bases = [...new Set([...bases, ...bases.map((base) => path.resolve(base, dir))])].slice(0, 16);
-      }
-      if (!['cd', 'pushd', 'popd'].includes(command.program)) continue;
-      const target = command.argv.slice(1).find((w) => !/^-[LPe@]+$/.test(w));
-      if (command.program === 'popd' || target === undefined || target === '-' || (command.dynamicWords?.length ?? 0) > 0 || /^[~+-]/.test(target)) {
-        unseen(`\`${command.text.slice(0, 120)}\` changes to a folder the words do not show`);
-        continue;
-      }
-      bases = [...new Set([...bases, ...bases.map((base) => path.resolve(base, target))])];
-      if (bases.length > 16) {
-        unseen('the line changes folder more often than is followed');
-        bases = bases.slice(0, 16);
-      }
-    }
-  }
-  return bases;
-}
-
 /** What `absolute` is in the workspace (links followed): a regular file, something else, or nothing (missing, outside, unreadable). */
 function pathKind(workspace: PreparedCall['workspace'], absolute: string): PathKind {
   try {
@@ -281,19 +246,6 @@ function pathKind(workspace: PreparedCall['workspace'], absolute: string): PathK
   } catch {
     return undefined;
   }
-}
-
-/**
- * The paths a command word may name: the word (an option's value after `=`), and what follows
- * each `:` in it, as git reads `HEAD:secrets/key`, `:0:secrets/key` and `-L1,2:secrets/key`
- * (a file's content in a commit or the index, which the sandbox's hiding of the file does
- * not reach).
- */
-function pathForms(word: string): string[] {
-  const form = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : word.includes(':') ? word : '') : word;
-  const forms = form.startsWith('-') ? [] : [form];
-  for (let at = form.indexOf(':'); at >= 0; at = form.indexOf(':', at + 1)) forms.push(form.slice(at + 1));
-  return forms;
 }
 
 /** `real` relative to the workspace's real root, `/`-separated (`.` for the root). */
@@ -312,38 +264,6 @@ function isFolder(real: string): boolean {
 
 /** Most folders (a folder word's and those its links lead to) one call's command words walk for judging; past it the call asks. */
 const MAX_WALKED_FOLDERS = 64;
-
-/** Most paths one glob word of a command is expanded to for judging. */
-const MAX_GLOB_MATCHES = 500;
-
-/**
- * The existing paths (absolute) a shell glob word (`*`, `?`, `[...]` in its components) names
- * from the folder `from`, as bash would expand it, except that a leading dot is matched too
- * (fail closed); at most {@link MAX_GLOB_MATCHES}. Links are not followed on the way down.
- */
-function globMatches(from: string, word: string): string[] {
-  let current = [path.isAbsolute(word) ? path.parse(word).root : from];
-  for (const part of word.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (!/[*?[]/.test(part)) {
-      current = current.map((c) => path.join(c, part));
-      continue;
-    }
-    const pattern = globSegmentPattern(part);
-    const next: string[] = [];
-    for (const folder of current) {
-      let names: string[];
-      try {
-        names = fs.readdirSync(folder);
-      } catch {
-        continue;
-      }
-      for (const name of names) if (pattern.test(name) && next.push(path.join(folder, name)) >= MAX_GLOB_MATCHES) break;
-    }
-    current = next.slice(0, MAX_GLOB_MATCHES);
-  }
-  return current;
-}
 
 /** The `paths` globs of every deny and ask rule in either file. */
 function withheldGlobs(set: PolicySet): string[] {

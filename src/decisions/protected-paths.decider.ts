@@ -35,6 +35,10 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { homeDotEntry, homesInside } from '../workspace/home-dotfiles.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
+import { commandCoverage } from '../policy/shell/program-tables/coverage.js';
+import { programTable } from '../policy/shell/program-tables/index.js';
+import type { ShellCommand } from '../policy/shell/types.js';
+import { commandTargets, lineFolders, realOutside, shownText } from './command-word-paths.js';
 import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
@@ -42,6 +46,24 @@ import { deny, type Decider, type Decision, type PreparedCall } from './decision
 const NAME = 'protected-paths';
 /** The protected names, as messages list them. */
 const PROTECTED_LIST = PROTECTED_NAMES.join(', ');
+
+/**
+ * Whether a command may write files: a redirect, static words its program's table does not know
+ * to only read (`program-tables/`), or a word computed when the line runs where the form has
+ * options or operands that write or run programs (`sort "$o"` may be `sort -oFILE`; `cat "$f"`
+ * only reads, whatever `$f` is).
+ */
+function mayWrite(command: ShellCommand): boolean {
+  if (['cd', 'pushd', 'popd'].includes(command.program) && command.writes.length === 0) return false;
+  if (command.writes.length > 0) return true;
+  const { dynamicWords, ...fixed } = command;
+  if (!commandCoverage(fixed, { named: 0, matched: 0, namedWrapper: -1, allowOption: () => false }).covered) return true;
+  if (dynamicWords === undefined || dynamicWords.length === 0) return false;
+  const table = command.argv[0]?.includes('/') === true ? undefined : programTable(command.program);
+  const form = table?.subcommands !== undefined ? (dynamicWords.includes(1) ? undefined : table.subcommands[command.argv[1] ?? '']) : table?.form;
+  if (form === undefined || form.check !== undefined || form.noOptions === true) return form?.noOptions !== true;
+  return (form.operands ?? 'any') !== 'any' || form.options.some((o) => o.effect !== undefined && o.effect !== 'read');
+}
 
 /** The protected-paths step of the pipeline. */
 export class ProtectedPathsDecider implements Decider {
@@ -134,15 +156,16 @@ export class ProtectedPathsDecider implements Decider {
       return deny(NAME, 'POLICY_DENIED', `${why}. Change toolgate's settings with toolgate's own commands.`, 'own-state');
     }
     if (call.commands.length === 0) return undefined;
-    const home = process.env.HOME;
     const from = call.paths[0]?.real ?? workspace.realRoot;
+    const bases = lineFolders(call.commands, from, () => {});
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
-        for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
-          for (const candidate of wordPaths(word, from, home)) {
-            const own = this.ownStateOf(candidate);
+        for (const { word, targets } of commandTargets(command, bases, () => {})) {
+          for (const candidate of targets) {
+            // judged as written and where its links lead (`cfg/policy.toml` with `cfg` a link to the config folder)
+            const own = this.ownStateOf(path.resolve(candidate)) ?? this.ownStateOf(realOutside(candidate));
             if (own === undefined) continue;
-            return deny(NAME, 'POLICY_DENIED', `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, toolgate's own file or folder ${JSON.stringify(own)} (its policy, approvals, ledger or outputs), which no tool call may change. Change toolgate's settings with toolgate's own commands.`, 'own-state');
+            return deny(NAME, 'POLICY_DENIED', `the command \`${shownText(command, 200)}\` names ${JSON.stringify(word)}, toolgate's own file or folder ${JSON.stringify(own)} (its policy, approvals, ledger or outputs), which no tool call may change. Change toolgate's settings with toolgate's own commands.`, 'own-state');
           }
         }
       }
@@ -159,21 +182,53 @@ export class ProtectedPathsDecider implements Decider {
    * A shell command whose words or redirections name a protected path (`echo x >
    * .git/hooks/pre-commit`, `cp hook sub/.git/hooks/`, `tee .toolgate/policy.toml`): it may
    * write there, so it asks (under `allow-all` too). Reading commands that name one ask as
-   * well: the analysis cannot tell a read from a write by the words alone.
+   * well: the analysis cannot tell a read from a write by the words alone. Each word is judged
+   * as written and as every path it may name (`command-word-paths.ts`): links followed (`g/x`
+   * with `g` a link to `.git`), globs expanded (`.gi?/x`), `~` expanded, and from every folder
+   * the command may run in (`env -C g touch x`, `tar -C g ...`). A line that may write
+   * (a redirect, or a command its table does not know to only read) and holds a word or a
+   * folder the analysis cannot show (`cp x "$f"`, `cd "$d"`, `find -execdir`) asks too.
    */
   private namedByCommands(call: PreparedCall): Decision | undefined {
-    const homes = homesInside(call.workspace.realRoot);
-    const from = call.paths[0]?.real ?? call.workspace.realRoot;
+    const { workspace } = call;
+    // a workspace holding the user's home folder: its hidden entries (shells, git, ssh and desktops run what they name)
+    const homes = homesInside(workspace.realRoot);
+    const from = call.paths[0]?.real ?? workspace.realRoot;
+    let unseen: string | undefined;
+    const note = (why: string) => { unseen ??= why; };
+    const bases = lineFolders(call.commands, from, note);
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
-        for (const word of [...command.argv.slice(1), ...command.writes, ...(command.reads ?? [])]) {
-          const hit = this.protectedPart(word.replace(/^(\.\/)+/, '')) ?? (homes.length === 0 ? undefined : wordPaths(word, from, process.env.HOME).map((p) => homeDotEntry(p, homes)).find((d) => d !== undefined));
+        // a word computed when the line runs may be any path, a protected one too
+        const computed = command.writes.find((w) => /[$`]/.test(w)) ?? (mayWrite(command) ? command.dynamicWords?.map((i) => command.argv[i]!)[0] : undefined);
+        if (computed !== undefined) note(`the word \`${computed.slice(0, 80)}\` of \`${shownText(command)}\` is computed when the line runs`);
+        for (const { word, targets } of commandTargets(command, bases, note)) {
+          // as written (`sub/../.git/x`), then every path it may name, links followed (`g/hooks/x` with `g` a link to `.git`)
+          let hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
+          let through: string | undefined;
+          for (const target of hit === undefined ? targets : []) {
+            let real: string;
+            try {
+              real = workspace.resolve(target);
+            } catch {
+              continue; // outside the workspace: the sandbox's business, not a protected name
+            }
+            hit = this.protectedPart(workspace.relative(real)) ?? this.protectedPart(workspace.relative(path.resolve(target)))
+              ?? (homes.length === 0 ? undefined : homeDotEntry(real, homes) ?? homeDotEntry(path.resolve(target), homes));
+            if (hit !== undefined) {
+              through = workspace.relative(real);
+              break;
+            }
+          }
           if (hit === undefined) continue;
-          const why = `the command \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` names ${JSON.stringify(word)}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`;
-          if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, hit);
-          return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: hit };
+          const named = through === undefined || through === word ? JSON.stringify(word) : `${JSON.stringify(word)} (${JSON.stringify(through)})`;
+          return this.refusal(call, `the command \`${shownText(command, 200)}\` names ${named}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`, hit);
         }
       }
+    }
+    // a folder or a word the analysis does not show (`cd "$d"`, `find -execdir`, `cp x "$f"`): a protected path could be written there
+    if (unseen !== undefined && call.commands.some((a) => a.commands.some((c) => mayWrite(c)))) {
+      return this.refusal(call, `${unseen}, and the line may write files, which could land in a protected path`, 'unseen-path');
     }
     return undefined;
   }
@@ -215,23 +270,4 @@ function gitDirShape(root: string, relative: string, isFile: boolean | undefined
     }
   });
   return folder === undefined ? undefined : folder.length === 0 ? '.' : folder.join('/');
-}
-
-/**
- * The absolute paths a command word may name: as written when absolute, below `HOME` for
- * `~/...`, else against the command's folder; an option's value after `=` too
- * (`--output=~/.config/toolgate/policy.toml`).
- */
-function wordPaths(word: string, from: string, home: string | undefined): string[] {
-  const out: string[] = [];
-  const forms = word.includes('=') ? [word, word.slice(word.indexOf('=') + 1)] : [word];
-  for (const form of forms) {
-    if (form === '' || form.includes('\0')) continue;
-    if (form === '~' || form.startsWith('~/')) {
-      if (home !== undefined && path.isAbsolute(home)) out.push(path.join(home, form.slice(1)));
-    } else {
-      out.push(path.resolve(from, form));
-    }
-  }
-  return out;
 }

@@ -71,8 +71,12 @@ export function ownStateFolders(env: NodeJS.ProcessEnv = process.env): string[] 
   return [under('XDG_CONFIG_HOME', '.config'), under('XDG_STATE_HOME', path.join('.local', 'state'))];
 }
 
-/** The real path of `absolute`, or of its nearest existing parent with the rest appended; `undefined` when nothing of it resolves. */
-function realOf(absolute: string): string | undefined {
+/**
+ * The real path of `absolute`, or of its nearest existing parent with the rest appended; `undefined` when nothing of it resolves.
+ *
+ * @internal
+ */
+export function realOf(absolute: string): string | undefined {
   let at = absolute;
   const rest: string[] = [];
   for (;;) {

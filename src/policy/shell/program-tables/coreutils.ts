@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { opts } from './options.js';
+import { names, opts } from './options.js';
 import type { FormEntry, OptionEntry, ProgramTable } from './types.js';
 
 const reading = (programs: string[], options: readonly OptionEntry[], extra: Partial<FormEntry> = {}): ProgramTable =>
@@ -37,7 +37,7 @@ export const COREUTILS: readonly ProgramTable[] = [
   reading(['head'], [...HELP, ...opts('-c= --bytes=', '-n= --lines=', '-q --quiet --silent', '-v --verbose', '-z --zero-terminated')], { numberOption: true }),
   reading(['tail'], [...HELP, ...opts('-c= --bytes=', '-f --follow[=]', '-F', '-n= --lines=', '--max-unchanged-stats=', '--pid=', '-q --quiet --silent',
     '--retry', '-s= --sleep-interval=', '-v --verbose', '-z --zero-terminated')], { numberOption: true }),
-  reading(['wc'], [...HELP, ...opts('-c --bytes', '-m --chars', '-l --lines', '--files0-from=', '-L --max-line-length', '-w --words', '--total=')]),
+  reading(['wc'], [...HELP, ...opts('-c --bytes', '-m --chars', '-l --lines', '-L --max-line-length', '-w --words', '--total='), ...names('--files0-from=')]),
   reading(['diff'], [...HELP, ...opts('--normal', '-q --brief', '-s --report-identical-files', '-c', '-C= --context[=]', '-u', '-U= --unified[=]', '-e --ed',
     '-n --rcs', '-y --side-by-side', '-W= --width=', '--left-column', '--suppress-common-lines', '-p --show-c-function', '-F= --show-function-line=',
     '--label=', '--expand-tabs -t', '-T --initial-tab', '--tabsize=', '--suppress-blank-empty', '-l --paginate', '-r --recursive', '--no-dereference',
@@ -63,8 +63,8 @@ export const COREUTILS: readonly ProgramTable[] = [
   reading(['readlink'], [...HELP, ...opts('-f --canonicalize', '-e --canonicalize-existing', '-m --canonicalize-missing', '-n --no-newline', '-q --quiet', '-s --silent', '-v --verbose', '-z --zero')]),
   reading(['stat'], [...HELP, ...opts('-L --dereference', '-f --file-system', '--cached=', '-c= --format=', '--printf=', '-t --terse')]),
   reading(['du'], [...HELP, ...opts('-0 --null', '-a --all', '-A --apparent-size', '-B= --block-size=', '-b --bytes', '-c --total', '-D --dereference-args', '-d= --max-depth=',
-    '--files0-from=', '-H', '-h --human-readable', '--inodes', '-k', '-L --dereference', '-l --count-links', '-m', '-P --no-dereference', '-S --separate-dirs',
-    '--si', '-s --summarize', '-t= --threshold=', '--time[=]', '--time-style=', '-X= --exclude-from=', '--exclude=', '-x --one-file-system')]),
+    '-H', '-h --human-readable', '--inodes', '-k', '-L --dereference', '-l --count-links', '-m', '-P --no-dereference', '-S --separate-dirs',
+    '--si', '-s --summarize', '-t= --threshold=', '--time[=]', '--time-style=', '-X= --exclude-from=', '--exclude=', '-x --one-file-system'), ...names('--files0-from=')]),
   reading(['df'], [...HELP, ...opts('-a --all', '-B= --block-size=', '-h --human-readable', '-H --si', '-i --inodes', '-k', '-l --local', '--no-sync', '--output[=]', '-P --portability', '--sync', '--total', '-t= --type=', '-T --print-type', '-x= --exclude-type=')]),
   reading(['date'], [...HELP, ...opts('-d= --date=', '--debug', '-f= --file=', '-I[=] --iso-8601[=]', '--resolution', '-R --rfc-email', '--rfc-3339=', '-r= --reference=', '-u --utc --universal')],
     { operands: dateOperands, note: 'not -s/--set, nor an operand that is not +FORMAT' }),
@@ -74,16 +74,16 @@ export const COREUTILS: readonly ProgramTable[] = [
   reading(['whoami', 'id', 'groups', 'uname', 'nproc', 'tty', 'logname', 'arch', 'hostid', 'printenv'], [...HELP, ...opts('-a --all', '-s --kernel-name', '-n --nodename',
     '-r --kernel-release', '-v --kernel-version', '-m --machine', '-p --processor', '-i --hardware-platform', '-o --operating-system', '-u --user', '-g --group',
     '-G --groups', '-z --zero', '--ignore=', '-Z --context')]),
-  reading(['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum'], [...HELP, ...opts('-b --binary', '-c --check',
+  reading(['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum'], [...HELP, ...names('-c --check'), ...opts('-b --binary',
     '--tag', '-t --text', '-z --zero', '--ignore-missing', '--quiet', '--status', '--strict', '-w --warn', '-l= --length=', '-a= --algorithm=', '--base64', '--raw', '--untagged', '-r', '-s --sysv')]),
   reading(['base64', 'base32', 'basenc'], [...HELP, ...opts('-d --decode', '-i --ignore-garbage', '-w= --wrap=', '--base64', '--base64url', '--base32', '--base32hex', '--base16', '--base2msbf', '--base2lsbf', '--z85')]),
   reading(['od'], [...HELP, ...opts('-A= --address-radix=', '--endian=', '-j= --skip-bytes=', '-N= --read-bytes=', '-S[=] --strings[=]', '-t= --format=', '-v --output-duplicates',
     '-w[=] --width[=]', '--traditional', '-a', '-b', '-c', '-d', '-f', '-i', '-l', '-o', '-s', '-x')]),
   reading(['xxd'], opts('-a -autoskip', '-b -bits', '-c=', '-cols=', '-E -EBCDIC', '-e', '-g=', '-groupsize=', '-i -include', '-l=', '-len=', '-n=', '-name=', '-o=', '-offset=', '-p -ps -postscript -plain', '-r -revert', '-s=', '-seek=', '-u', '-R='),
     { operands: { max: 1 }, note: 'one operand at most (a second is written)' }),
-  reading(['file'], [...HELP, ...opts('-b --brief', '-E', '-e= --exclude=', '--exclude-quiet=', '--extension', '-F= --separator=', '-f= --files-from=', '-h --no-dereference',
+  reading(['file'], [...HELP, ...opts('-b --brief', '-E', '-e= --exclude=', '--exclude-quiet=', '--extension', '-F= --separator=', '-h --no-dereference',
     '-i --mime', '--mime-type', '--mime-encoding', '-k --keep-going', '-L --dereference', '-l --list', '-m= --magic-file=', '-N --no-pad', '-n --no-buffer',
-    '-0 --print0', '-p --preserve-date', '-P=', '-r --raw', '-s --special-files', '-S --no-sandbox', '-z --uncompress', '-Z --uncompress-noreport')]),
+    '-0 --print0', '-p --preserve-date', '-P=', '-r --raw', '-s --special-files', '-S --no-sandbox', '-z --uncompress', '-Z --uncompress-noreport'), ...names('-f= --files-from=')]),
   reading(['column'], [...HELP, ...opts('-t --table', '-s= --separator=', '-o= --output-separator=', '-c= --output-width=', '-x --fillrows', '-N= --table-columns=',
     '-R= --table-right=', '-T= --table-truncate=', '-E= --table-noextreme=', '-W= --table-wrap=', '-H= --table-hide=', '-O= --table-order=', '-n= --table-name=',
     '-J --json', '-L --keep-empty-lines', '-r= --tree=', '-i= --tree-id=', '-p= --tree-parent=', '-e --table-header-repeat', '-l= --table-columns-limit=', '-d --table-noheadings')]),

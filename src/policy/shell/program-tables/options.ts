@@ -34,6 +34,11 @@ export function opts(...specs: readonly string[]): OptionEntry[] {
   return specs.flatMap((spec) => entries(spec, undefined));
 }
 
+/** Reading options whose value names a file listing more files to read (see {@link OptionEntry.readsNames}). */
+export function names(...specs: readonly string[]): OptionEntry[] {
+  return specs.flatMap((spec) => entries(spec, undefined).map((entry) => Object.freeze({ ...entry, readsNames: true as const })));
+}
+
 /** Options that write files (known, so that `allow_options` may name them, and not covered otherwise). */
 export function writes(...specs: readonly string[]): OptionEntry[] {
   return specs.flatMap((spec) => entries(spec, 'write'));

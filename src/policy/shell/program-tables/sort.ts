@@ -5,16 +5,17 @@
  *
  * @module
  */
-import { opts, runs, writes } from './options.js';
+import { names, opts, runs, writes } from './options.js';
 import type { ProgramTable } from './types.js';
 
 const SORT_OPTIONS = [
   ...opts(
     '-b --ignore-leading-blanks', '-d --dictionary-order', '-f --ignore-case', '-g --general-numeric-sort', '-i --ignore-nonprinting',
     '-M --month-sort', '-h --human-numeric-sort', '-n --numeric-sort', '-R --random-sort', '--random-source=', '-r --reverse', '--sort=',
-    '-V --version-sort', '--batch-size=', '-c --check[=]', '-C', '--debug', '--files0-from=', '-k= --key=', '-m --merge', '-s --stable',
+    '-V --version-sort', '--batch-size=', '-c --check[=]', '-C', '--debug', '-k= --key=', '-m --merge', '-s --stable',
     '-S= --buffer-size=', '-t= --field-separator=', '--parallel=', '-u --unique', '-z --zero-terminated', '--help', '--version',
   ),
+  ...names('--files0-from='),
   ...writes('-o= --output=', '-T= --temporary-directory='),
   ...runs('--compress-program='),
 ];

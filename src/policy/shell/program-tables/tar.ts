@@ -9,14 +9,14 @@
  *
  * @module
  */
-import { opts, runs, writes } from './options.js';
+import { names, opts, runs, writes } from './options.js';
 import type { OptionEntry, ProgramTable } from './types.js';
 
 const TAR_OPTIONS: readonly OptionEntry[] = [
   ...opts(
     '-t --list', '-x --extract --get', '-c --create', '-v --verbose', '-f= --file=', '-z --gzip --gunzip --ungzip', '-j --bzip2', '-J --xz',
     '--zstd', '--lzip', '--lzma', '--lzop', '-Z --compress --uncompress', '-a --auto-compress', '-O --to-stdout', '-C= --directory=',
-    '-T= --files-from=', '-X= --exclude-from=', '--exclude=', '--exclude-vcs', '--exclude-vcs-ignores', '--exclude-caches', '--wildcards',
+    '-X= --exclude-from=', '--exclude=', '--exclude-vcs', '--exclude-vcs-ignores', '--exclude-caches', '--wildcards',
     '--no-wildcards', '--anchored', '--no-anchored', '--ignore-case', '--no-ignore-case', '--null', '--no-null', '--no-recursion', '--recursion',
     '--numeric-owner', '--owner=', '--group=', '--mode=', '--mtime=', '--sort=', '--format=', '-H=', '--force-local', '-b= --blocking-factor=',
     '-B --read-full-records', '-i --ignore-zeros', '--occurrence[=]', '-w --interactive', '--totals[=]', '--utc', '--full-time', '-R --block-number',
@@ -25,6 +25,7 @@ const TAR_OPTIONS: readonly OptionEntry[] = [
     '--checkpoint[=]', '--record-size=', '--label= -V=', '--posix', '--pax-option=', '--acls', '--no-acls', '--xattrs', '--no-xattrs',
     '--selinux', '--no-selinux', '--help', '--usage', '--version',
   ),
+  ...names('-T= --files-from='),
   ...writes('--index-file=', '--volno-file=', '-r --append', '-u --update', '-A --catenate --concatenate', '--delete', '-k --keep-old-files', '--overwrite', '--remove-files', '-g= --listed-incremental='),
   ...runs('--to-command=', '-I= --use-compress-program=', '-F= --info-script= --new-volume-script=', '--checkpoint-action=', '--rsh-command=', '--rmt-command='),
 ];

@@ -46,6 +46,12 @@ export interface OptionEntry {
   readonly value?: 'required' | 'optional';
   /** What it does; default `read`. An option with another effect is covered only by `allow_options`. */
   readonly effect?: ArgumentEffect;
+  /**
+   * Set when its value names a file listing the files the program reads (`--files0-from`, tar's
+   * `-T`, `md5sum -c`): names no word of the line shows, which the path rules cannot judge
+   * without a sandbox (`policy-files.decider.ts` asks then).
+   */
+  readonly readsNames?: true;
 }
 
 /**

@@ -1,0 +1,313 @@
+/**
+ * What files and folders a shell command's words may name, for the deciders that judge paths
+ * (`policy-files.decider.ts`: path rules; `protected-paths.decider.ts`: protected paths and
+ * toolgate's own files). One reading for both, so that a word is judged the same way wherever
+ * it is judged:
+ *
+ * - the word itself, an option's value after `=` (`--output=f`), the rest of a short option
+ *   cluster (`-ofile`, `-fsecrets/key`), and what follows each `:` (git's `HEAD:path`);
+ * - `~` and `~user` expanded to the home folder the command would see (`HOME`, or the user's
+ *   entry in `/etc/passwd`); `~+`, `~-` and an unknown user are folders the words do not show;
+ * - globs expanded against the folder's entries as bash would (dot files too: fail closed),
+ *   with a `..` component climbing from where a link leads, as the kernel does;
+ * - relative words taken from every folder the command may run in: the call's folder, where
+ *   each static `cd`/`pushd` of the line leads ({@link lineFolders}), and every folder the
+ *   command's own words or its wrappers' words name ({@link commandFolders}): a program option
+ *   that changes folder (`git -C DIR`, `tar -C DIR`, `make -C DIR`, `sudo -D DIR`, `env -C DIR`,
+ *   `unshare -w DIR`, `ninja -C DIR`...) names its folder as a word, so this needs no list of
+ *   such options, and it holds for programs no table knows; an absolute word is also taken below
+ *   each such folder (`chroot DIR`, `sudo -R DIR`);
+ * - a folder no word shows (`find -execdir`, `cd "$d"`, `cd -`, `popd`) is reported through
+ *   `unseen`, and the deciders ask.
+ *
+ * The candidates are absolute paths, links not yet resolved (`Workspace.resolve` or
+ * {@link realOutside} resolve them).
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { globSegmentPattern } from '../policy/glob-segment.js';
+import { programTable } from '../policy/shell/program-tables/index.js';
+import type { ShellAnalysis, ShellCommand } from '../policy/shell/types.js';
+import { realOf } from '../workspace/own-state-paths.js';
+
+/** Most folders one command is judged from (the line's and its own). */
+const MAX_FOLDERS = 16;
+
+/** Most paths one glob word of a command is expanded to for judging. */
+const MAX_GLOB_MATCHES = 500;
+
+/** Most characters of an option cluster whose rests are taken as paths (`-abcdefgFILE`). */
+const MAX_CLUSTER = 8;
+
+/** A reason that some path of the line is not shown by its words (the deciders ask). */
+export type Unseen = (why: string) => void;
+
+/** Shortened command text for messages. */
+export function shownText(command: ShellCommand, max = 120): string {
+  return command.text.length > max ? `${command.text.slice(0, max)}…` : command.text;
+}
+
+/**
+ * The forms of a word that may be paths: the word (unless an option), an option's value after
+ * `=`, the rests of a short option cluster (`-ofile` gives `ofile`, `file`...), and what follows
+ * each `:` (git reads `HEAD:secrets/key`, `:0:secrets/key`).
+ */
+export function wordPathForms(word: string): string[] {
+  const forms: string[] = [];
+  if (!word.startsWith('-')) forms.push(word);
+  else if (word.includes('=')) forms.push(word.slice(word.indexOf('=') + 1));
+  else if (!word.startsWith('--')) for (let k = 2; k < Math.min(word.length, MAX_CLUSTER + 2); k++) forms.push(word.slice(k));
+  for (const form of [...forms, ...(word.startsWith('-') && !word.includes('=') && word.includes(':') ? [word] : [])]) {
+    for (let at = form.indexOf(':'); at >= 0; at = form.indexOf(':', at + 1)) forms.push(form.slice(at + 1));
+  }
+  return [...new Set(forms.filter((f) => f !== '' && !f.startsWith('-') && !f.includes('\u0000')))];
+}
+
+/**
+ * The home folder `~user` names (`user` empty: the command's own `HOME`), or undefined when it
+ * is not known. Read from `/etc/passwd` for another user (Node has no getpwnam).
+ */
+export function homeFolder(user: string): string | undefined {
+  if (user === '') {
+    const home = process.env.HOME || os.homedir();
+    return path.isAbsolute(home) ? home : undefined;
+  }
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*\$?$/.test(user)) return undefined;
+  try {
+    if (os.userInfo().username === user) return os.userInfo().homedir;
+  } catch {
+    // no entry for the current user: read the file
+  }
+  try {
+    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const fields = line.split(':');
+      if (fields[0] === user && fields[5] !== undefined && path.isAbsolute(fields[5])) return fields[5];
+    }
+  } catch {
+    // no passwd file: not known
+  }
+  return undefined;
+}
+
+/**
+ * A path form with a leading `~` or `~user` expanded, as bash expands it at the start of a
+ * word (and after `=` in an assignment-like option value); `undefined` when the folder is not
+ * known (`~+`, `~-`, an unknown user). A form without `~` is returned as it is.
+ */
+export function expandTilde(form: string): string | undefined {
+  const m = /^~([^/]*)(\/.*)?$/.exec(form);
+  if (m === null) return form;
+  const user = m[1]!;
+  if (user === '+' || user === '-' || /^[+-]?\d+$/.test(user)) return undefined;
+  const home = homeFolder(user);
+  return home === undefined ? undefined : `${home}${m[2] ?? ''}`;
+}
+
+/** `absolute` with every existing link resolved (the missing rest appended), wherever it is. */
+export function realOutside(absolute: string): string {
+  return realOf(absolute) ?? absolute;
+}
+
+/**
+ * The existing paths (absolute) a shell glob word (`*`, `?`, `[...]` in its components) names
+ * from the folder `from`, as bash would expand it, except that a leading dot is matched too
+ * (fail closed); at most {@link MAX_GLOB_MATCHES}. A `..` component climbs from where the
+ * folder before it really is (a link's target), as the kernel does.
+ */
+function globMatches(from: string, word: string): string[] {
+  let current = [path.isAbsolute(word) ? path.parse(word).root : from];
+  for (const part of word.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      current = [...new Set(current.map((c) => path.dirname(realOutside(c))))];
+      continue;
+    }
+    if (!/[*?[]/.test(part)) {
+      current = current.map((c) => path.join(c, part));
+      continue;
+    }
+    const pattern = globSegmentPattern(part);
+    const next: string[] = [];
+    for (const folder of current) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(folder);
+      } catch {
+        continue;
+      }
+      for (const name of names) if (pattern.test(name) && next.push(path.join(folder, name)) >= MAX_GLOB_MATCHES) break;
+    }
+    current = next.slice(0, MAX_GLOB_MATCHES);
+  }
+  return current;
+}
+
+/**
+ * The absolute paths (links not resolved) a command word may name from the folders `bases`:
+ * each of its {@link wordPathForms}, `~` expanded, globs expanded. Forms that are not static
+ * text (`$`, backquotes, braces) are skipped: the deciders see them through `dynamicWords`.
+ */
+function wordTargets(command: ShellCommand, word: string, bases: readonly string[], unseen: Unseen, roots: readonly string[], lexical: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const raw of wordPathForms(word)) {
+    const form = expandTilde(raw);
+    if (form === undefined) {
+      unseen(`the word \`${word.slice(0, 80)}\` of \`${shownText(command)}\` names a folder (~+, ~-, an unknown user's home) the words do not show`);
+      continue;
+    }
+    if (/[{}$`\u0000]/.test(form)) continue;
+    if (/^\/proc\/(self|thread-self|\d+)\/(cwd|root|fd|map_files)(\/|$)/.test(form) && !/^\/proc\/(self|thread-self)\/root(\/|$)/.test(form)) {
+      unseen(`${JSON.stringify(word.slice(0, 80))} names a file through another process's view (/proc/.../cwd, fd), which the words do not show`);
+    }
+    const glob = /[*?[]/.test(form);
+    // an absolute word names the same path below each new root the command names
+    const spelled = path.isAbsolute(form) ? [form, ...roots.map((root) => path.join(root, form))] : bases.map((base) => (lexical.has(base) ? path.resolve(base, form) : `${base}${path.sep}${form}`));
+    for (const one of spelled) {
+      if (glob) out.push(...globMatches('/', one));
+      else out.push(one);
+    }
+  }
+  return [...new Set(out)];
+}
+
+/** Whether `absolute` is a folder (links followed). */
+function isFolder(absolute: string): boolean {
+  try {
+    return fs.statSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The folders the commands of a line may run in, without a sandbox: the call's folder, and
+ * where each static `cd`/`pushd` of the line leads from those (at most {@link MAX_FOLDERS}). A
+ * folder change that is not static (`cd "$d"`, `cd -`, `cd` alone, `popd`) is reported through
+ * `unseen`.
+ */
+export function lineFolders(analyses: readonly ShellAnalysis[], from: string, unseen: Unseen): string[] {
+  let bases = [from];
+  // cd looks a relative name up in CDPATH's folders first (`CDPATH=sub cd deep`, `read CDPATH`)
+  const cdpath = analyses.some((analysis) => analysis.commands.some((command) => /CDPATH/.test(command.text)));
+  for (const analysis of analyses) {
+    for (const command of analysis.commands) {
+      if (!['cd', 'pushd', 'popd'].includes(command.program)) continue;
+      const target = command.argv.slice(1).find((w) => !/^-[LPe@]+$/.test(w));
+      if (cdpath && target !== undefined && !/^(\/|\.\.?(\/|$)|~)/.test(target)) {
+        unseen(`\`${shownText(command)}\` may change to a folder of CDPATH, which the line sets`);
+        continue;
+      }
+      const expanded = target === undefined ? undefined : expandTilde(target);
+      if (command.program === 'popd' || expanded === undefined || target === '-' || (command.dynamicWords?.length ?? 0) > 0 || /^[+-]/.test(target!)) {
+        unseen(`\`${shownText(command)}\` changes to a folder the words do not show`);
+        continue;
+      }
+      bases = [...new Set([...bases, ...bases.map((base) => path.resolve(base, expanded))])];
+      if (bases.length > MAX_FOLDERS) {
+        unseen('the line changes folder more often than is followed');
+        bases = bases.slice(0, MAX_FOLDERS);
+      }
+    }
+  }
+  return bases;
+}
+
+/** find's actions that run a command in the folder of each file found. */
+const IN_FOUND_FOLDER = new Set(['-execdir', '-okdir']);
+
+/**
+ * The folders one command may run in or be rooted at: the line's `bases`, and every existing
+ * folder its words and its wrappers' words name from those (`git -C sub`, `tar -C sub`,
+ * `sudo -D sub`, `env --chdir=sub`, `chroot sub`): a relative word of the command is judged
+ * from each of them too. A command of `find -execdir`/`-okdir` with words besides `{}` runs in
+ * folders the words do not show (every folder below the starting points): `unseen`.
+ */
+function commandFolders(command: ShellCommand, bases: readonly string[], unseen: Unseen, lexical: Set<string>): string[] {
+  if (command.program === 'find') {
+    const argv = command.argv;
+    for (let i = 1; i < argv.length; i++) {
+      if (!IN_FOUND_FOLDER.has(argv[i]!)) continue;
+      let end = i + 1;
+      while (end < argv.length && argv[end] !== ';' && argv[end] !== '+') end++;
+      if (argv.slice(i + 1, end).some((w, k) => k > 0 && w !== '{}')) {
+        unseen(`\`${shownText(command)}\` runs a command in each folder find walks (${argv[i]}), which the words do not show`);
+      }
+      i = end;
+    }
+  }
+  const words = [...command.argv.slice(1), ...(command.wrapperWords ?? []).flatMap((w) => w.slice(1)), ...(command.globalWords ?? [])];
+  // a folder made earlier in the line (`mkdir d && tar -C d -cf - ../.env`) does not exist yet: a word climbing with `..` is also taken from it, on paper
+  const climbs = [...words, ...command.writes, ...(command.reads ?? [])].some((word) => wordPathForms(word).some((form) => /(^|\/)\.\.(\/|$)/.test(form)));
+  const out = [...bases];
+  for (const word of words) {
+    for (const raw of wordPathForms(word)) {
+      const form = expandTilde(raw);
+      if (form === undefined || /[*?[{}$`\u0000]/.test(form)) continue;
+      for (const base of bases) {
+        // not normalised: `sub/link/..` is where the link leads's parent, as the kernel reads it
+        const folder = path.isAbsolute(form) ? form : `${base}${path.sep}${form}`;
+        if (out.includes(folder)) continue;
+        if (!isFolder(folder)) {
+          if (!climbs || fs.existsSync(folder)) continue;
+          lexical.add(folder);
+        }
+        if (out.length >= MAX_FOLDERS * 2) {
+          unseen(`\`${shownText(command)}\` names more folders than are followed`);
+          return out;
+        }
+        out.push(folder);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Every word of a command that may name a path, with the folders to take it from: its
+ * arguments, its wrappers' own words (`xargs -a FILE`, `flock FILE`, `time -o FILE`), git's
+ * global words, its redirect targets and input files. A relative word is taken from every folder
+ * of {@link commandFolders}; an absolute one also below each folder the command names past the
+ * line's (a new root: `chroot sub`, `sudo -R sub`).
+ */
+export function commandTargets(command: ShellCommand, lineBases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
+  // folders that do not exist yet (made earlier in the line): words are taken from them on paper
+  const lexical = new Set<string>();
+  const folders = commandFolders(command, lineBases, unseen, lexical);
+  const roots = folders.slice(lineBases.length);
+  const words = [...command.argv.slice(1), ...(command.wrapperWords ?? []).flatMap((w) => w.slice(1)), ...(command.globalWords ?? []), ...command.writes, ...(command.reads ?? [])];
+  const out: { word: string; targets: string[] }[] = [];
+  for (const word of new Set(words)) out.push({ word, targets: wordTargets(command, word, folders, unseen, roots, lexical) });
+  return out;
+}
+
+/**
+ * Why a command reads files no word of the line names, or undefined: under `xargs` its words
+ * come from the input (`ls -a | xargs cat`, `xargs -a list cat`), or an option of its table
+ * reads a list of file names from a file (`sort --files0-from=list`, `tar -T list`,
+ * `md5sum -c sums`; `readsNames` in `program-tables/`). A long option is matched by its name or a
+ * prefix of at least 3 letters (GNU abbreviations), a short one anywhere in a cluster: fail closed.
+ */
+export function namesNotInWords(command: ShellCommand): string | undefined {
+  if (command.wrappers.includes('xargs')) return `\`${shownText(command)}\` gets file names from xargs's input, which the words do not show`;
+  const table = command.argv[0]?.includes('/') === true ? undefined : programTable(command.program);
+  const form = table?.subcommands !== undefined ? table.subcommands[command.argv[1] ?? ''] : table?.form;
+  for (const entry of form?.options ?? []) {
+    if (entry.readsNames !== true) continue;
+    for (const name of entry.names) {
+      const long = name.startsWith('--');
+      const hit = command.argv.slice(1).find((word) => {
+        if (word === '--') return false;
+        if (long) {
+          const given = word.split('=')[0]!;
+          return given.length >= 5 && name.startsWith(given);
+        }
+        return !word.startsWith('--') && word.startsWith('-') && word.slice(1).includes(name[1]!) || (table?.programs.includes('tar') === true && /^[A-Za-z]+$/.test(word) && word.includes(name[1]!) && word === command.argv[1]);
+      });
+      if (hit !== undefined) return `\`${shownText(command)}\` reads the names of the files it reads from a file (${hit}), which the words do not show`;
+    }
+  }
+  return undefined;
+}

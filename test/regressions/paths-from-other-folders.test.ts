@@ -1,0 +1,231 @@
+/**
+ * Every path a shell command touches is judged from the folder it really runs in, after links
+ * (issue 30 items 2 and 4, "grant exactly what the person granted"), through the executor users
+ * get, with no sandbox (nothing hides a withheld path, so the judging is all there is):
+ *
+ * - P9: a program option that runs the command (or the program) in another folder (`find
+ *   -execdir`, `sudo -D`, `git -C`, `tar -C`, `make -C`, `env -C`, `unshare -w`, `nsenter --wd`)
+ *   does not hide `../.env` from a deny rule on `.env`; `-execdir` whose folder the words do not
+ *   show asks a person (`--yes` does not answer);
+ * - P9/O1: `~` words are judged at the home folder the command sees (the workspace at the home
+ *   folder), globs with `..` climb from where a link leads;
+ * - G1: a command word reaching a protected path through a link, a glob, `..` or a folder option
+ *   (`touch g/pwn` with `g -> .git`, `cp x .gi?/pwn`, `env -C g touch pwn`) asks under an allow
+ *   rule for the program;
+ * - O1: toolgate's own policy file named through a link or `~` is denied.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { expandTilde, homeFolder, wordPathForms } from '../../src/decisions/command-word-paths.js';
+import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+
+describe('command words judged from the folder they run in, after links', () => {
+  let registry: ToolRegistry;
+  let t: TempWorkspace;
+  let userFile: string;
+  let executor: ToolExecutor;
+  let asked: ConfirmationRequest[];
+  const answer: ApprovalAnswer = 'deny';
+
+  before(async () => {
+    registry = await portedRegistry();
+    t = tempWorkspace();
+    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
+    fs.mkdirSync(path.dirname(userFile), { recursive: true });
+    executor = new ToolExecutor(registry, {
+      workspaceRoot: t.ws,
+      policy: { user: userFile, workspace: false },
+      sandbox: 'none',
+      confirmationHandler: (request) => {
+        asked.push(request);
+        return answer;
+      },
+    });
+  });
+  after(async () => {
+    await executor.close();
+    t.cleanup();
+  });
+  beforeEach(() => {
+    asked = [];
+    for (const name of fs.readdirSync(t.ws)) fs.rmSync(path.join(t.ws, name), { recursive: true, force: true });
+    execFileSync('git', ['init', '-q'], { cwd: t.ws });
+    for (const folder of ['sub/deep', 'secrets', 'lnk']) fs.mkdirSync(path.join(t.ws, folder), { recursive: true });
+    fs.writeFileSync(path.join(t.ws, '.env'), 'SECRET-ENV\n');
+    fs.writeFileSync(path.join(t.ws, 'secrets', 'key.txt'), 'SECRET-KEY\n');
+    fs.writeFileSync(path.join(t.ws, 'sub', 'a.txt'), 'a\n');
+    fs.writeFileSync(path.join(t.ws, 'sub', 'deep', 'b.txt'), 'b\n');
+    fs.writeFileSync(path.join(t.ws, 'notes.txt'), 'notes\n');
+    fs.symlinkSync('../secrets', path.join(t.ws, 'lnk', 'sl'));
+    fs.symlinkSync('.git', path.join(t.ws, 'g'));
+  });
+
+  const policy = (text: string) => fs.writeFileSync(userFile, text);
+  const run = (command: string, options: ExecuteOptions = {}): Promise<ToolExecutionResult> =>
+    executor.execute({ name: 'run_command', arguments: { command } }, options);
+  /** The call did not run: denied, or asked and refused; no secret in what came back. */
+  const stopped = (r: ToolExecutionResult, command: string) => {
+    assert.ok(r.errorCode === 'POLICY_DENIED' || r.errorCode === 'CONFIRMATION_DENIED', `${command}: ran (${r.errorCode ?? 'success'}): ${JSON.stringify(r.output).slice(0, 200)}`);
+    assert.doesNotMatch(JSON.stringify(r), /SECRET-(ENV|KEY)/, command);
+  };
+  const pwned = () => ['.git/pwn', 'pwn', 'sub/pwn'].filter((p) => fs.existsSync(path.join(t.ws, p)));
+
+  test('P9: a program option that runs the command in another folder (find -execdir, sudo -D, git -C, tar -C, make -C, env -C, unshare -w, nsenter --wd) does not hide ../.env from a deny rule on .env; with --yes, nothing leaks', async () => {
+    policy('[[rules]]\npaths = [".env", "secrets/**"]\naction = "deny"\n');
+    const lines = [
+      'find sub -execdir cat ../.env \\;', 'find sub -okdir cat ../.env \\;', 'find sub/deep -execdir cat ../../.env \\;',
+      'sudo -D sub cat ../.env', 'sudo --chdir=sub cat ../.env', 'git -C sub diff --no-index ../.env /dev/null',
+      'tar -C sub -cf - ../.env', 'tar -cf - --directory sub ../.env', 'tar --directory=sub -cf - ../.env | tar -xOf -',
+      'make -C sub -f ../.env', 'make --directory=sub -f ../.env', 'env -C sub cat ../.env', 'env --chdir=sub cat ../.env',
+      'unshare -w sub cat ../.env', 'nsenter --wd=sub cat ../.env', 'cd sub && cat ../.env',
+      // a folder made earlier in the line
+      'mkdir made && tar -C made -cf - ../.env', 'mkdir -p n/m && env -C n/m cat ../../.env',
+      // an option's attached value is a path too
+      'xargs -a .env echo', 'xargs -a.env echo',
+    ];
+    for (const line of lines) {
+      const r = await run(line, { confirm: true });
+      assert.equal(r.errorCode, 'POLICY_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      stopped(r, line);
+    }
+    assert.equal(asked.length, 0);
+  });
+
+  test('P9: find -execdir runs its command in folders no word shows: with words besides {} it asks a person under a deny rule on paths (--yes does not answer), and nothing leaks', async () => {
+    policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
+    for (const line of ['find sub -execdir cat ../../.env \\;', 'find sub -name b.txt -execdir cat ../../.env \\;', 'find sub -okdir cat ../../.env \\;']) {
+      asked = [];
+      const r = await run(line, { confirm: true });
+      stopped(r, line);
+      if (r.errorCode === 'CONFIRMATION_DENIED') {
+        assert.equal(asked.length, 1, line);
+        assert.match(asked[0]!.ask.reason, /-execdir|-okdir/, line);
+      }
+    }
+    // {} alone names only what find found below a folder judged whole
+    policy('[[rules]]\npaths = ["secrets/**"]\naction = "deny"\n');
+    asked = [];
+    const r = await run('find sub -name a.txt -execdir cat {} \\;', { confirm: true });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked.length, 0);
+  });
+
+  test('P9: file names that come from xargs\'s input or from a list file (sort --files0-from, tar -T, md5sum -c) ask a person under a deny rule with no sandbox; nothing leaks', async () => {
+    policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
+    fs.writeFileSync(path.join(t.ws, 'list'), '.env\n');
+    fs.writeFileSync(path.join(t.ws, 'list0'), '.env\0');
+    const lines = ['ls -a | xargs cat', 'rev <<< vne. | xargs cat', 'xargs cat < list', 'xargs -a list cat', 'sort --files0-from=list0', 'sort --files0=list0',
+      'tar -cf - -T list | tar -xOf -', 'tar cTf list - | tar -xOf -', 'wc --files0-from=list0', 'md5sum -c list', 'file -f list'];
+    for (const line of lines) {
+      asked = [];
+      const r = await run(line, { confirm: true });
+      stopped(r, line);
+      assert.equal(asked.length, 1, `${line}: a person was asked`);
+      assert.match(asked[0]!.ask.reason, /xargs's input|names of the files it reads/, line);
+    }
+    // the same programs with the names in their words are judged by them
+    asked = [];
+    const r = await run('sort notes.txt sub/a.txt', { confirm: true });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked.length, 0);
+  });
+
+  test('P9: cd through CDPATH (set by an assignment or by read) and lines the analysis cannot vouch for ask a person under a deny rule with no sandbox; nothing leaks', async () => {
+    policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
+    for (const line of ['CDPATH=sub cd deep && cat ../../.env', 'echo sub | { read CDPATH; cd deep; cat ../../.env; }', 'CDPATH=sub; cd deep; cat ../../.env']) {
+      asked = [];
+      const r = await run(line, { confirm: true });
+      stopped(r, line);
+      assert.equal(asked.length, 1, `${line}: a person was asked`);
+      assert.match(asked[0]!.ask.reason, /CDPATH/, line);
+    }
+  });
+
+  test('P9/O1: ~ is the home folder the command sees (the workspace at home), and a glob with .. climbs from where a link leads', async () => {
+    policy('[[rules]]\npaths = [".env", "secrets/**"]\naction = "deny"\n');
+    const home = process.env.HOME;
+    process.env.HOME = t.ws;
+    try {
+      for (const line of ['cat ~/.env', 'cat ~/sub/../.env', 'cat ~/.e*', 'cd ~ && cat .env', 'cat lnk/sl/../*', 'cat lnk/sl/../secrets/*', 'cat lnk/sl/../.e*', 'cat lnk/sl/../../proj/.e?v']) {
+        const r = await run(line, { confirm: true });
+        stopped(r, line);
+        assert.equal(r.errorCode, 'POLICY_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      }
+    } finally {
+      if (home === undefined) delete process.env.HOME;
+      else process.env.HOME = home;
+    }
+    // ~+ is the folder the shell is in: not shown by the words, so a person decides
+    const r = await run('cat ~+/.env', { confirm: true });
+    stopped(r, 'cat ~+/.env');
+  });
+
+  test('G1: under allow rules for the programs, a word reaching .git through a link, a glob, .. or a folder option asks; nothing is written there', async () => {
+    policy(['touch', 'cp', 'tee', 'env', 'tar', 'mkdir'].map((c) => `[[rules]]\ncommand = "${c}"\naction = "allow"\n`).join('\n'));
+    for (const line of ['touch g/pwn', 'cp notes.txt g/pwn', 'echo x | tee g/pwn', 'touch .gi?/pwn', 'cp notes.txt .g*/pwn', 'touch sub/../g/pwn', 'env -C g touch pwn', 'mkdir -p g/pwn', 'tar -C g -cf pwn ../notes.txt']) {
+      asked = [];
+      const r = await run(line);
+      assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      assert.match(asked[0]?.ask.reason ?? '', /\.git/, line);
+      assert.deepEqual(pwned(), [], line);
+    }
+    // the same programs elsewhere run unasked
+    asked = [];
+    const r = await run('touch sub/fine.txt');
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked.length, 0);
+  });
+
+  test('G1: under allow-all, a line that may write and holds a word computed when it runs (a link or a copy to "$(...)") asks; one that only reads does not', async () => {
+    policy('');
+    for (const line of ['ln -s "$(printf .gi)t" h', 'cp notes.txt "$(printf .gi)t/pwn"', 'echo x > "$(printf .gi)t/pwn"', 'd=$(printf .gi)t; cd "$d" && touch pwn']) {
+      asked = [];
+      const r = await run(line, { approvalMode: 'allow-all' });
+      assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      assert.match(asked[0]?.ask.reason ?? '', /computed when the line runs|folder the words do not show/, line);
+      assert.deepEqual(pwned(), [], line);
+      assert.equal(fs.existsSync(path.join(t.ws, 'h')), false, line);
+    }
+    asked = [];
+    const r = await run('echo "$(printf hello)"', { approvalMode: 'allow-all' });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked.length, 0);
+  });
+
+  test('O1: toolgate\'s own policy file named through a link in the workspace or through ~ is denied, and unchanged', async () => {
+    policy('[[rules]]\ncommand = "tee"\naction = "allow"\n');
+    const before = fs.readFileSync(userFile, 'utf8');
+    fs.symlinkSync(path.dirname(userFile), path.join(t.ws, 'cfg'));
+    const home = process.env.HOME;
+    process.env.HOME = t.root;
+    try {
+      for (const line of ['echo x | tee cfg/policy.toml', 'echo x | tee cfg/../toolgate/policy.toml', 'echo x | tee ~/config/toolgate/policy.toml', 'echo x | tee ~/config/*/policy.toml', 'echo x | tee -a cf?/policy.toml']) {
+        const r = await run(line, { confirm: true });
+        assert.equal(r.errorCode, 'POLICY_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+        assert.match(r.error ?? '', /toolgate's own file/);
+      }
+    } finally {
+      if (home === undefined) delete process.env.HOME;
+      else process.env.HOME = home;
+    }
+    assert.equal(fs.readFileSync(userFile, 'utf8'), before);
+  });
+
+  test('the word forms read as paths, and ~ expanded as bash does', () => {
+    assert.deepEqual(wordPathForms('--output=out.txt'), ['out.txt']);
+    assert.deepEqual(wordPathForms('-ofile'), ['file', 'ile', 'le', 'e']);
+    assert.deepEqual(wordPathForms('HEAD:secrets/key'), ['HEAD:secrets/key', 'secrets/key']);
+    assert.deepEqual(wordPathForms('--long'), []);
+    assert.equal(expandTilde('notes.txt'), 'notes.txt');
+    assert.equal(expandTilde('~+/x'), undefined);
+    assert.equal(expandTilde('~-'), undefined);
+    assert.equal(expandTilde('~no-such-user-here/x'), undefined);
+    const root = homeFolder('root');
+    if (root !== undefined) assert.equal(expandTilde('~root/x'), `${root}/x`);
+    assert.equal(expandTilde('~/x'), `${homeFolder('')}/x`);
+  });
+});
