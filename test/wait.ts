@@ -109,3 +109,16 @@ export function textFrom(stream: Readable): { text(): string; waitFor(pattern: R
     }),
   };
 }
+
+/**
+ * Call `answer` once for every `prompt` in the text of `stream`, found in the whole text so far
+ * (a prompt split over two chunks, or two prompts in one chunk, are each answered once).
+ */
+export function onEachPrompt(stream: Readable, prompt: string, answer: () => void): void {
+  let text = '';
+  let answered = 0;
+  stream.on('data', (chunk: Buffer | string) => {
+    text += chunk.toString();
+    for (const asked = text.split(prompt).length - 1; answered < asked; answered++) answer();
+  });
+}

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { textFrom, waitFor, wholeNumberIn } from '../wait.js';
+import { onEachPrompt, textFrom, waitFor, wholeNumberIn } from '../wait.js';
 
 describe('test wait helpers', () => {
   test('wholeNumberIn gives a number only once the file holds all of it', () => {
@@ -50,5 +50,16 @@ describe('test wait helpers', () => {
     const never = out.waitFor(/served \d+/, 'a served line');
     stream.end('bye\n');
     await assert.rejects(never, /the stream ended before a served line; it gave: worker pid 1: ready\nbye\n/);
+  });
+
+  test('onEachPrompt answers a prompt split over two chunks once, and two prompts in one chunk twice', () => {
+    const stream = new PassThrough();
+    let answers = 0;
+    onEachPrompt(stream, '[y/N]', () => answers++);
+    stream.write('Trust it? [y');
+    stream.write('/N] ');
+    assert.equal(answers, 1);
+    stream.write('again? [y/N] and again? [y/N] ');
+    assert.equal(answers, 3);
   });
 });
