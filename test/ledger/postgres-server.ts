@@ -218,13 +218,22 @@ async function startPostgres(): Promise<OwnServer> {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.output}`);
   }
-  const port = await freePort();
   const log = path.join(dir, 'server.log');
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`;
-  const start = asPostgres('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
-  if (start.status !== 0) {
+  // PostgreSQL cannot listen on port 0: the port is chosen free, then bound by the server a
+  // moment later, and another process may take it in between (test files run at once): then
+  // it starts again on another.
+  let port = 0;
+  let options = '';
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`;
+    const logged = fs.existsSync(log) ? fs.statSync(log).size : 0;
+    const start = asPostgres('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
+    if (start.status === 0) break;
+    const said = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(logged) : '';
+    if (attempt < 5 && /Address already in use/.test(said)) continue;
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error(`pg_ctl start failed: ${start.output}`);
+    throw new Error(`pg_ctl start failed on port ${port}: ${start.output}\n${said.slice(-2000)}`);
   }
   let stopped = false;
   const stopNow = (): void => {
