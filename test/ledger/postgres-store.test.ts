@@ -81,6 +81,7 @@ if ('skip' in server) {
         for (let i = 0; i < 30; i++) await store.record({ ...call(`f${i}`), pool: 'p' });
         const body = (owner: string) => `
           const store = await open('fence');
+          say('open');
           await line();
           const won = [];
           await Promise.all(Array.from({ length: 30 }, async (_, i) => {
@@ -91,7 +92,9 @@ if ('skip' in server) {
           await store.close();`;
         const a = child(server.url, body('worker-a'));
         const b = child(server.url, body('worker-b'));
-        await sleep(300);
+        // Both have their store open (they say so), then both go: the claims race, whatever
+        // time a loaded machine takes to start the two (300 ms once stood for that).
+        assert.deepEqual(await Promise.all([next(a.lines), next(b.lines)]), ['open', 'open']);
         a.send('go');
         b.send('go');
         const [wonA, wonB] = (await Promise.all([next(a.lines), next(b.lines)])) as [number[], number[]];
