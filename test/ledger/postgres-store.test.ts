@@ -176,7 +176,10 @@ if ('skip' in server) {
           woken = true;
           return record;
         });
-        await sleep(300); // the watcher listens
+        // The watcher's LISTEN is set up off this path and says nothing when it is: 300 ms lets
+        // it be in place before the restart. Were it not yet, the test still passes (the waiter
+        // re-reads the state on its new connection), so a slow machine makes it check less, never fail.
+        await sleep(300);
         await server.restartImmediate();
         assert.equal(woken, false);
         assert.equal(await store.finish(call('r1'), done('r1')), true, 'the end is written on a new connection');
