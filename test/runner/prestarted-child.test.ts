@@ -12,11 +12,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { ToolExecutor } from 'toolgate';
 import { processGone } from '../../src/workspace/leftovers.js';
+// The same module (file URL) as SPAWN_CHILD below: one waiting child for both.
+import { prestartedMessages } from '../../src/runner/process/spawn-child.js';
 import { fixtureRegistry, REPO_ROOT } from '../helpers.js';
 import { waitFor } from '../wait.js';
 
 const SPAWN_CHILD = pathToFileURL(path.join(REPO_ROOT, 'dist/src/runner/process/spawn-child.js')).href;
-const { prestartChild, prestartedMessages } = (await import(SPAWN_CHILD)) as typeof import('../../src/runner/process/spawn-child.js');
+const { prestartChild } = (await import(SPAWN_CHILD)) as typeof import('../../src/runner/process/spawn-child.js');
 
 /** Wait (up to 10 s) for a process to be gone (a zombie is: an orphan's init may not reap it soon); false if it is still there. */
 async function gone(pid: number): Promise<boolean> {
