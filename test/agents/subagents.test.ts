@@ -14,6 +14,7 @@ import { ExploreAgent, GeneralAgent, Ledger, ToolSystem, setSessionApprovalMode,
 import { INPUT_SUBAGENT, RUN_SUBAGENT, parseSubagentTurnId } from '../../src/builtin/subagent.js';
 import { SUBAGENT_DEPTH_MESSAGE } from '../../src/agents/subagents.js';
 import { tempWorkspace } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 type Step = (request: ChatRequest) => OpenAIAssistantMessage | Promise<OpenAIAssistantMessage>;
 
@@ -273,7 +274,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     const run = await running;
     assert.equal(run.stopReason, 'aborted');
     assert.equal(childSignal?.aborted, true);
-    for (let i = 0; i < 1000 && agent.subagents!.list()[0]!.status === 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => agent.subagents!.list()[0]!.status !== 'running', { what: 'the aborted subagent to stop running', intervalMs: 10 });
     assert.equal(agent.subagents!.list()[0]!.status, 'aborted');
   });
 
@@ -304,7 +305,7 @@ describe('run_subagent / input_subagent on a GeneralAgent', () => {
     controller.abort();
     assert.equal((await running).stopReason, 'aborted');
     assert.equal(childSignal?.aborted, true, 'the child of the first run was aborted');
-    for (let i = 0; i < 1000 && agent.subagents!.list()[0]!.status === 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => agent.subagents!.list()[0]!.status !== 'running', { what: 'the aborted subagent to stop running', intervalMs: 10 });
     assert.equal(agent.subagents!.list()[0]!.status, 'aborted');
   });
 

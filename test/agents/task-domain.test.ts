@@ -100,11 +100,16 @@ describe('the task domain', () => {
     const marker = path.join(t.ws, 'restart.txt');
     assert.equal(fs.existsSync(marker), false, 'not run before the kill');
     // Two new processes on the same state folder race for the task; it runs once.
+    // Each stays until the race is over: the task claimed and its call done in the store (a
+    // second start would then be refused by its call id), not for the marker plus 1.5 s.
     const runners = [0, 1].map(() => spawn(process.execPath, ['--input-type=module', '-e', `${setup}
-      const { existsSync } = await import('node:fs');
-      while (!existsSync(process.argv[2])) await new Promise((r) => setTimeout(r, 50));
-      await new Promise((r) => setTimeout(r, 1500));
-      await tools.close();`, t.ws, marker], { env, stdio: ['ignore', 'inherit', 'inherit'] }));
+      const ledger = tools.executor.ledger;
+      for (const end = Date.now() + 60_000; Date.now() < end;) {
+        const task = (await ledger.tasks({ workspace: tools.workspace, limit: 1000 })).find((t) => t.id === process.argv[2]);
+        if (task?.state === 'started' && (await ledger.get(task.callId, task.session))?.state === 'done') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await tools.close();`, t.ws, idOf(created.output)], { env, stdio: ['ignore', 'inherit', 'inherit'] }));
     children.push(...runners);
     await Promise.all(runners.map((child) => new Promise((resolve) => child.once('exit', resolve))));
     const lines = fs.readFileSync(marker, 'utf8').trim().split('\n');

@@ -12,6 +12,7 @@ import { runCli } from '../../src/cli/main.js';
 import { BWRAP_ENV, bubblewrapAvailable } from '../../src/internal.js';
 import { cliInProcess } from './in-process.js';
 import { runCli as spawnCli, tempWorkspace } from '../helpers.js';
+import { onEachPrompt } from '../wait.js';
 import { startOpenAIFixture, turn, type OpenAIFixture, type ScriptStep } from '../openai-fixture.js';
 
 /** The environment without any model endpoint variables, plus `extra`. */
@@ -146,11 +147,9 @@ describe('toolgate agent on a terminal', () => {
       let out = '';
       let err = '';
       stdout.on('data', (d) => (out += d));
-      stderr.on('data', (d) => {
-        err += d;
-        if (String(d).includes('[N]o ')) stdin.write('y\n');
-        if (String(d).includes('Answer (a number, or text)')) stdin.write('2\n');
-      });
+      stderr.on('data', (d) => (err += d));
+      onEachPrompt(stderr, '[N]o ', () => stdin.write('y\n'));
+      onEachPrompt(stderr, 'Answer (a number, or text)', () => stdin.write('2\n'));
       const code = await runCli(['agent', 'Write hi and ask me', '--workspace', t.ws, '--base-url', fixture.baseUrl, '--model', 'm'], { stdin, stdout, stderr });
       assert.equal(code, 0, err);
       assert.equal(out, 'Wrote hello.txt; you chose blue.\n');
@@ -169,10 +168,8 @@ describe('toolgate agent on a terminal', () => {
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       let err = '';
-      stderr.on('data', (d) => {
-        err += d;
-        if (String(d).includes('Answer (a number, or text)')) stdin.write('1\n');
-      });
+      stderr.on('data', (d) => (err += d));
+      onEachPrompt(stderr, 'Answer (a number, or text)', () => stdin.write('1\n'));
       return { io: { stdin, stdout, stderr }, err: () => err };
     };
     await withFixture([ask('call_ask'), turn('You chose red.')], async (fixture) => {

@@ -154,6 +154,8 @@ describe('ledger through the CLI, with kill -9', () => {
     assert.deepEqual(json.map((c) => [c.state, c.status]), [['interrupted', 'INTERRUPTED']]);
     const result = await runCli(['result', 'long-1', ...where()]);
     assert.match(result.stdout, /check before repeating/);
+    // A window, not a wait for an event: a replay must not happen, and no event marks that it
+    // never will.
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(runs(), 'long-run\n', 'ran once, never replayed');
   });

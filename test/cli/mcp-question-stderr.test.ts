@@ -26,8 +26,10 @@ describe('toolgate mcp: a waiting question on stderr', () => {
           if (/waits for an answer/.test(stderr)) resolve();
         });
         // Without the line, the call's refusal (after the 45 s wait) ends the wait: the test fails, never hangs.
+        let stdout = '';
         child.stdout.on('data', (d: Buffer) => {
-          if (/"id":1\b/.test(d.toString())) resolve();
+          stdout += d.toString(); // the whole text so far: the answer may come in pieces
+          if (/"id":1\b/.test(stdout)) resolve();
         });
         child.on('close', () => resolve());
       });

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/main.js';
 import { confirmationPrompt } from '../../src/cli/terminal.js';
 import { tempWorkspace } from '../helpers.js';
+import { onEachPrompt } from '../wait.js';
 
 /** Run the CLI in process with a fake terminal on stdin that answers `answer`. */
 async function runWithTty(args: string[], answer: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -15,10 +16,8 @@ async function runWithTty(args: string[], answer: string): Promise<{ code: numbe
   let out = '';
   let err = '';
   stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => {
-    err += d;
-    if (String(d).includes('[N]o ')) stdin.write(`${answer}\n`);
-  });
+  stderr.on('data', (d) => (err += d));
+  onEachPrompt(stderr, '[N]o ', () => stdin.write(`${answer}\n`));
   const code = await runCli(args, { stdin, stdout, stderr });
   return { code, stdout: out, stderr: err };
 }

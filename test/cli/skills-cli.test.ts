@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test';
 import { runCli as runCliInProcess } from '../../src/cli/main.js';
 import { skillDigest } from '../../tools-ported/skills/skill-catalog.js';
 import { runCli, tempWorkspace } from '../helpers.js';
+import { onEachPrompt } from '../wait.js';
 import { cliInProcess } from './in-process.js';
 
 const SKILL = '---\nname: repo-helper\ndescription: Helps with the repository.\ntools:\n  - name: count\n    description: Count the files.\n    shell: ls | wc -l\n  - name: render\n    description: Render the notes.\n    script: scripts/render.sh\n---\nUse count first.\n';
@@ -44,10 +45,8 @@ describe('toolgate skills', () => {
     let out = '';
     let err = '';
     stdout.on('data', (d) => (out += d));
-    stderr.on('data', (d) => {
-      err += d;
-      if (String(d).includes('[y/N]')) stdin.write(`${answer}\n`);
-    });
+    stderr.on('data', (d) => (err += d));
+    onEachPrompt(stderr, '[y/N]', () => stdin.write(`${answer}\n`));
     const code = await runCliInProcess(['skills', 'trust', 'repo-helper', '--workspace', t.ws], { stdin, stdout, stderr, env, cwd: t.ws });
     await new Promise((resolve) => setImmediate(resolve));
     return { code, stdout: out, stderr: err };

@@ -67,6 +67,9 @@ describe(`caller -> queue -> worker (${kind})`, { skip: skip ?? (kind !== 'SQLit
     try {
       const pending = forgeCaller.call({ name: 'append_call_id', arguments: { file: 'forged.txt' }, callId: 'q-forged' }, { session: 's1' });
       await until(() => completed === 1, 10_000, 'the forged completion');
+      // A window, not a wait for an event: what is tested is that nothing happens (the caller
+      // does not take the forged reply), and no event marks that it never will; the caller
+      // checks every 200 ms (checkMs), so 600 ms gives it three looks.
       await new Promise((resolve) => setTimeout(resolve, 600));
       // Still awaited: the forged reply was ignored and the store says pending.
       assert.equal((await store.get('q-forged', 's1'))?.state, 'pending');

@@ -39,13 +39,26 @@ export class RedisServer {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Start a server (`undefined` when redis-server is missing). */
-  static async start(): Promise<RedisServer> {
+  /**
+   * Start a server (`undefined` when redis-server is missing). Redis cannot listen on port 0:
+   * the port is chosen free, then bound by redis-server a moment later, and another process
+   * may take it in between (other test files run at once): then it starts again on another.
+   * @param choosePort - how a port is chosen (a test gives a taken one first).
+   */
+  static async start(choosePort: () => Promise<number> = freePort): Promise<RedisServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-redis-'));
-    const server = new RedisServer(await freePort(), dir);
-    await server.launch();
-    process.on('exit', () => server.kill());
-    return server;
+    for (let attempt = 1; ; attempt++) {
+      const server = new RedisServer(await choosePort(), dir);
+      try {
+        await server.launch();
+      } catch (error) {
+        if (attempt < 5 && /Address already in use/.test((error as Error).message)) continue;
+        fs.rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+      process.on('exit', () => server.kill());
+      return server;
+    }
   }
 
   private async launch(): Promise<void> {
@@ -64,7 +77,8 @@ export class RedisServer {
       };
       child.stdout!.on('data', onData);
       child.stderr!.resume();
-      child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${seen.slice(-500)}`)));
+      // 'close', not 'exit': its output (why it exited) is all read by then.
+      child.once('close', (code) => reject(new Error(`redis-server exited (${code}) on port ${this.port}: ${seen.slice(-500)}`)));
     });
   }
 

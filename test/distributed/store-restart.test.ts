@@ -11,7 +11,8 @@ import { openCallStore } from '../../src/ledger/open-store.js';
 import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { QueueCaller } from '../../src/distributed/queue-caller.js';
 import { jobIdOf } from '../../src/distributed/job.js';
-import { Cluster, until } from './cluster.js';
+import { Cluster, until, type WorkerProcess } from './cluster.js';
+import { waitFor } from '../wait.js';
 import { redisMissing } from './redis-server.js';
 
 const missing = redisMissing();
@@ -39,12 +40,17 @@ describe('a PostgreSQL restart under workers and callers', { skip, concurrency: 
   it('ends a running call once, and a worker started while the server is down serves once it is back', { timeout: 180_000 }, async () => {
     const running = caller.call({ name: 'append_call_id', arguments: { file: 'restart.txt', waitMs: 2500 }, callId: 'r-running' }, { session: 'r' });
     await until(() => cluster.marker('restart.txt').length === 1, 30_000, 'the call to start');
-    const restarting = (pg as PgTestServer).restartImmediate(4000);
-    // Started while the server is down: it waits for the store instead of giving up.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const late = cluster.worker();
-    await restarting;
-    const worker = await late;
+    // A worker started while the server is down waits for the store instead of giving up: the
+    // server stays down until the worker says so (an event; a fixed 4 s down could end before a
+    // loaded machine had even started the worker, and then tested nothing).
+    let late: Promise<WorkerProcess> | undefined;
+    await (pg as PgTestServer).restartImmediate(async () => {
+      late = cluster.worker();
+      late.catch(() => undefined); // awaited below, after the restart
+      const starting = cluster.workers.at(-1)!;
+      await waitFor(() => /the store cannot be reached yet/.test(starting.stderr), { what: 'the worker started while PostgreSQL is down to say it waits for the store', timeoutMs: 60_000, seen: () => starting.stderr });
+    });
+    const worker = await late!;
     const result = await running;
     assert.ok(result.success || result.errorCode === 'INTERRUPTED', `${result.errorCode}: ${result.output}`);
     assert.ok(['done', 'interrupted'].includes((await store.get('r-running', 'r'))!.state));

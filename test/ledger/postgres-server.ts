@@ -34,12 +34,14 @@ export interface PgTestServer {
   /** Whether this file started the server (and can restart it). */
   readonly own: boolean;
   /**
-   * `pg_ctl stop -m immediate` (every connection dropped), `downMs` with no server, then start
-   * it again on the same port and socket folder (crash recovery) and wait until it takes a
-   * connection. Runs without blocking this process (its workers and callers go on meanwhile).
-   * @throws when the server is not this file's, or does not come back within 60 s (with its log's tail).
+   * `pg_ctl stop -m immediate` (every connection dropped), then with no server either `down`
+   * ms or, better, until `down()` resolves (a test waits there for what must happen while the
+   * server is down, an event, not a time), then start it again on the same port and socket
+   * folder (crash recovery) and wait until it takes a connection. Runs without blocking this
+   * process (its workers and callers go on meanwhile).
+   * @throws when the server is not this file's, or does not come back within 60 s (with its log's tail); what `down()` throws.
    */
-  restartImmediate(downMs?: number): Promise<void>;
+  restartImmediate(down?: number | (() => Promise<void>)): Promise<void>;
   /** Drop the database, stop the server this file started, remove its folder. */
   stop(): Promise<void>;
 }
@@ -134,7 +136,7 @@ async function dropDatabase(adminUrl: string, name: string): Promise<void> {
 interface OwnServer {
   readonly admin: string;
   readonly password: string;
-  restartImmediate(downMs?: number): Promise<void>;
+  restartImmediate(down?: number | (() => Promise<void>)): Promise<void>;
   /** Stop it (`-m immediate`) and remove its folder. */
   stop(): Promise<void>;
 }
@@ -177,7 +179,7 @@ export async function postgresForTests(file: string, options: PgTestOptions = {}
   const server = await startPostgres();
   const url = await makeDatabase(server.admin, database);
   process.env[CHILD_ENV] = JSON.stringify({ url, password: server.password });
-  return { url, password: server.password, own: true, restartImmediate: (downMs) => server.restartImmediate(downMs), stop: () => server.stop() };
+  return { url, password: server.password, own: true, restartImmediate: (down) => server.restartImmediate(down), stop: () => server.stop() };
 }
 
 /**
@@ -216,13 +218,22 @@ async function startPostgres(): Promise<OwnServer> {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.output}`);
   }
-  const port = await freePort();
   const log = path.join(dir, 'server.log');
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`;
-  const start = asPostgres('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
-  if (start.status !== 0) {
+  // PostgreSQL cannot listen on port 0: the port is chosen free, then bound by the server a
+  // moment later, and another process may take it in between (test files run at once): then
+  // it starts again on another.
+  let port = 0;
+  let options = '';
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`;
+    const logged = fs.existsSync(log) ? fs.statSync(log).size : 0;
+    const start = asPostgres('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
+    if (start.status === 0) break;
+    const said = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(logged) : '';
+    if (attempt < 5 && /Address already in use/.test(said)) continue;
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error(`pg_ctl start failed: ${start.output}`);
+    throw new Error(`pg_ctl start failed on port ${port}: ${start.output}\n${said.slice(-2000)}`);
   }
   let stopped = false;
   const stopNow = (): void => {
@@ -243,11 +254,14 @@ async function startPostgres(): Promise<OwnServer> {
   const admin = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   return {
     admin, password,
-    restartImmediate: async (downMs = 0) => {
+    restartImmediate: async (down = 0) => {
       const tail = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-2000) : '(no log)');
       const stop = await asPostgresAsync('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);
       if (stop.status !== 0) throw new Error(`pg_ctl stop -m immediate failed: ${stop.output}\n${tail()}`);
-      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      // What `down()` throws is thrown once the server is back: a failed wait leaves no server down.
+      let failed: { error: unknown } | undefined;
+      if (typeof down === 'function') await down().catch((error: unknown) => void (failed = { error }));
+      else if (down > 0) await new Promise((resolve) => setTimeout(resolve, down));
       // The same options as the first start: the port, the socket folder, the settings.
       const start = await asPostgresAsync('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
       if (start.status !== 0) throw new Error(`pg_ctl start after the immediate stop failed: ${start.output}\n${tail()}`);
@@ -256,6 +270,7 @@ async function startPostgres(): Promise<OwnServer> {
       } catch (error) {
         throw new Error(`PostgreSQL did not take connections after its restart: ${(error as Error).message}\n${tail()}`);
       }
+      if (failed !== undefined) throw failed.error;
     },
     stop: async () => {
       process.removeListener('exit', stopNow);

@@ -81,6 +81,7 @@ if ('skip' in server) {
         for (let i = 0; i < 30; i++) await store.record({ ...call(`f${i}`), pool: 'p' });
         const body = (owner: string) => `
           const store = await open('fence');
+          say('open');
           await line();
           const won = [];
           await Promise.all(Array.from({ length: 30 }, async (_, i) => {
@@ -91,7 +92,9 @@ if ('skip' in server) {
           await store.close();`;
         const a = child(server.url, body('worker-a'));
         const b = child(server.url, body('worker-b'));
-        await sleep(300);
+        // Both have their store open (they say so), then both go: the claims race, whatever
+        // time a loaded machine takes to start the two (300 ms once stood for that).
+        assert.deepEqual(await Promise.all([next(a.lines), next(b.lines)]), ['open', 'open']);
         a.send('go');
         b.send('go');
         const [wonA, wonB] = (await Promise.all([next(a.lines), next(b.lines)])) as [number[], number[]];
@@ -173,7 +176,10 @@ if ('skip' in server) {
           woken = true;
           return record;
         });
-        await sleep(300); // the watcher listens
+        // The watcher's LISTEN is set up off this path and says nothing when it is: 300 ms lets
+        // it be in place before the restart. Were it not yet, the test still passes (the waiter
+        // re-reads the state on its new connection), so a slow machine makes it check less, never fail.
+        await sleep(300);
         await server.restartImmediate();
         assert.equal(woken, false);
         assert.equal(await store.finish(call('r1'), done('r1')), true, 'the end is written on a new connection');

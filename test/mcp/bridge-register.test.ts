@@ -12,6 +12,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, McpBridge, ToolExecutor, ToolRegistry, ToolSystem, type ConfirmationRequest } from 'toolgate';
 import { inMemoryTransport, tempWorkspace } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 const tmp = tempWorkspace();
 after(() => tmp.cleanup());
@@ -38,8 +39,7 @@ async function changingServer(): Promise<{ server: Server; describe: (text: stri
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(check(), `timed out waiting for ${what}`);
+  await waitFor(check, { what, intervalMs: 10 });
 }
 
 describe('the MCP bridge registers through registry.register(definition)', () => {

@@ -17,6 +17,7 @@ import { bridgedKind, MAX_BRIDGED_DESCRIPTION } from '../../src/mcp/bridged-tool
 import { assignProxyNames, serverPrefix } from '../../src/mcp/proxy-names.js';
 import { createFixtureServer } from '../fixtures/mcp-fixture-server.js';
 import { inMemoryTransport, REPO_ROOT } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'dist/test/fixtures/mcp-fixture-server.js');
 
@@ -246,8 +247,7 @@ describe('bridging fixture servers', () => {
     assert.equal(registry.has('basic__late_tool'), false);
     const r = await executor.call('basic__add_tool', { name: 'late_tool' });
     assert.equal(r.success, true, r.output);
-    for (let i = 0; i < 100 && !registry.has('basic__late_tool'); i++) await new Promise((res) => setTimeout(res, 50));
-    assert.equal(registry.has('basic__late_tool'), true);
+    await waitFor(() => registry.has('basic__late_tool'), { what: 'list_changed to register basic__late_tool' });
     assert.equal((await executor.call('basic__late_tool', {})).output, 'late_tool called');
     // The other proxies are still there.
     assert.equal((await executor.call('basic__ping', {})).output, 'pong');

@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadBuiltinTools, ToolDefinitionError, ToolExecutor, ToolRegistry, ToolSystem, type ConfirmationRequest, type ToolDefinition } from 'toolgate';
 import { tempWorkspace } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 const tmp = tempWorkspace();
 after(() => tmp.cleanup());
@@ -250,12 +251,12 @@ describe('a registered definition runs through the same path as a decorated tool
       assert.deepEqual(closed, [], 'the replaced instance still runs a call: not closed yet');
       release();
       assert.equal((await inFlight).output, 'first');
-      for (let i = 0; i < 100 && closed.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      await waitFor(() => closed.length > 0, { what: 'the replaced instance to close once its last call ended' });
       assert.deepEqual(closed, ['slow'], 'closed once its last call ended, before the executor closes');
       // A replaced instance with no call running is closed at once.
       registry.register(quick('third'));
       assert.equal((await executor.call('slow_echo', { text: 'y' })).output, 'y');
-      for (let i = 0; i < 100 && closed.length === 1; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      await waitFor(() => closed.length > 1, { what: 'the replaced idle instance to close' });
       assert.deepEqual(closed, ['slow', 'second']);
       // The same definition object registered twice (each call made an instance): its close runs once.
       const same = quick('same');

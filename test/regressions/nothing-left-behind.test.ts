@@ -71,6 +71,8 @@ describe('nothing left behind', () => {
     assert.equal(r.errorCode, 'TIMEOUT', r.error);
     // The write stops at its next piece; before this change it went on and renamed big.bin into place.
     assert.ok(await until(() => tree(ws).length === 0, 10_000), `left: ${tree(ws).join(', ')}`);
+    // A window, not a wait for an event: nothing must come back (the write renamed into place
+    // late), and no event marks that it never will.
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.deepEqual(tree(ws), []);
   });

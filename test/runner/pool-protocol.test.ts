@@ -14,6 +14,7 @@ import { PoolRunner } from '../../src/runner/pool/pool-runner.js';
 import type { RunOutcome, RunRequest } from '../../src/runner/runner.js';
 import { appendLines, createSharedLines, readLines } from '../../src/runner/pool/shared-lines.js';
 import { fixtureRegistry, REPO_ROOT, tempWorkspace } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 describe('shared lines', () => {
   it('appends while lines fit and reads on from an offset', () => {
@@ -161,21 +162,31 @@ describe('pool runner call bookkeeping', () => {
 
   it('a module that answered in one worker is loaded by the other workers too, so the spare is ready', async () => {
     // Sequential calls all go to the first idle worker; without spreading the module, the
-    // spare would load it on its first call (such as the one after a timeout).
+    // spare would load it on its first call (such as the one after a timeout). Each worker
+    // that loads module_age adds a line to a file (the fixture, TOOLGATE_TEST_MODULE_AGE_LOADS):
+    // the test waits for the spare's load, with no call sent to it, instead of a time (3 s were
+    // once too few on a loaded 2-core CI machine, and otherwise wasted).
+    const t = tempWorkspace();
+    const file = path.join(t.root, 'module-age-loads.txt');
+    // Whole lines only: a line being appended is not a load yet.
+    const loads = (): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(0, -1) : []);
+    process.env.TOOLGATE_TEST_MODULE_AGE_LOADS = file;
     const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 2 });
     try {
       const first = await executor.call('module_age', { ms: 0 });
       assert.equal(first.success, true, first.output);
-      // Time for the spare to import it off any call's path (on a loaded 2-core CI machine that
-      // has taken more than a second); a worker that loads it only for its call reports an age
-      // of about 0 ms, since the tool reads it before it sleeps.
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const answered = (JSON.parse(first.output) as { thread: string }).thread;
+      await waitFor(() => loads().includes(answered) && loads().some((thread) => thread !== answered), { what: 'the spare worker to load module_age with no call of its own', seen: () => `loads by ${loads().join(', ')}` });
+      const loadedBefore = loads();
       const both = await Promise.all([executor.call('module_age', { ms: 300 }), executor.call('module_age', { ms: 300 })]);
-      const seen = both.map((r) => JSON.parse(r.output) as { thread: number; loadedMsAgo: number });
+      const seen = both.map((r) => JSON.parse(r.output) as { thread: string; loadedMsAgo: number });
       assert.notEqual(seen[0]!.thread, seen[1]!.thread, 'both workers answered');
-      for (const s of seen) assert.ok(s.loadedMsAgo >= 200, `worker ${s.thread} loaded the module ${s.loadedMsAgo} ms before its call`);
+      for (const s of seen) assert.ok(loadedBefore.includes(s.thread), `worker ${s.thread} had not loaded the module before its call (loads by ${loadedBefore.join(', ')})`);
+      assert.deepEqual(loads(), loadedBefore, 'no worker loaded the module again for its call');
     } finally {
+      delete process.env.TOOLGATE_TEST_MODULE_AGE_LOADS;
       await executor.close();
+      t.cleanup();
     }
   });
 

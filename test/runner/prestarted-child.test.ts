@@ -12,7 +12,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { ToolExecutor } from 'toolgate';
 import { processGone } from '../../src/workspace/leftovers.js';
+// The same module (file URL) as SPAWN_CHILD below: one waiting child for both.
+import { prestartedMessages } from '../../src/runner/process/spawn-child.js';
 import { fixtureRegistry, REPO_ROOT } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 const SPAWN_CHILD = pathToFileURL(path.join(REPO_ROOT, 'dist/src/runner/process/spawn-child.js')).href;
 const { prestartChild } = (await import(SPAWN_CHILD)) as typeof import('../../src/runner/process/spawn-child.js');
@@ -37,8 +40,9 @@ describe('the prestarted child', () => {
   test('a process runner of the default memory cap adopts it, with the ready it said before it was adopted', async () => {
     const pid = prestartChild();
     assert.ok(pid !== undefined && pid > 0);
-    // Time to boot and say `ready` while no runner listens: lost, the call below would hang.
-    await sleep(1500);
+    // It boots and says `ready` while no runner listens: wait for that (lost, the call below
+    // would hang), not for a time that a loaded machine may outrun.
+    await waitFor(() => prestartedMessages().includes('ready'), { what: 'the prestarted child to say ready before a runner adopts it', seen: () => JSON.stringify(prestartedMessages()) });
     const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1 });
     try {
       const result = await executor.execute({ name: 'answer_at_once', arguments: { text: 'adopted' } });
@@ -82,8 +86,13 @@ describe('the prestarted child', () => {
     const first = prestartChild()!;
     process.kill(first, 'SIGKILL');
     assert.ok(await gone(first));
-    await sleep(100); // Node's own 'exit' event for it
-    const second = prestartChild()!;
+    // The kernel has reaped it; Node's own 'exit' event for it comes after. Until then a start
+    // gives the same pid again (it still waits): wait for the event, not for 100 ms that a
+    // loaded machine can outrun.
+    const second = await waitFor(() => {
+      const pid = prestartChild();
+      return pid !== first ? pid : undefined;
+    }, { what: `a start after ${first} died to start a new child` });
     assert.notEqual(second, first);
     const executor = new ToolExecutor(await fixtureRegistry(), { poolSize: 1 });
     try {

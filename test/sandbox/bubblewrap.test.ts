@@ -22,6 +22,7 @@ import { sandboxLauncher } from '../../src/tool.js';
 import { BWRAP_ENV, bubblewrapAvailable } from '../../src/internal.js';
 import { processLimitAvailable } from '../../tools-ported/shell/command-process.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 const HAS_BWRAP = bubblewrapAvailable();
 const SECRET = `sk-openai-sandbox-test-${crypto.randomBytes(6).toString('hex')}`;
@@ -314,21 +315,30 @@ if (!HAS_BWRAP) {
       const escape = [
         'grep CapEff /proc/self/status',
         'for f in /sys/fs/cgroup/pids/cgroup.procs /sys/fs/cgroup/cgroup.procs; do echo $$ > $f && echo "moved via $f"; done',
-        `sleep 3; : ${tag}`,
+        // Says it tried (a file), then stays until the test has looked (another file): events,
+        // not a 500 ms guess at the loop's end and a 3 s guess at how long the look takes.
+        `: > ${tag}.tried`,
+        `for i in $(seq 600); do [ -e ${tag}.looked ] && break; sleep 0.1; done; : ${tag}`,
       ].join('; ');
       const pending = run(escape);
-      assert.ok(await until(() => pidsWith(tag).length > 0, 5000), 'the command started');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      for (const pid of pidsWith(tag)) {
-        let groups: string;
-        try {
-          groups = fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8');
-        } catch {
-          continue; // ended meanwhile
+      let looked = 0;
+      try {
+        await waitFor(() => fs.existsSync(path.join(tmp.ws, `${tag}.tried`)), { what: 'the command to try to leave its cgroup' });
+        for (const pid of pidsWith(tag)) {
+          let groups: string;
+          try {
+            groups = fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+          } catch {
+            continue; // ended meanwhile
+          }
+          const pids = /^\d+:pids:(.*)$/m.exec(groups)?.[1] ?? /^0::(.*)$/m.exec(groups)?.[1] ?? '';
+          assert.match(pids, /\/toolgate-\d+-\d+$/, `process ${pid} is in ${pids}`);
+          looked++;
         }
-        const pids = /^\d+:pids:(.*)$/m.exec(groups)?.[1] ?? /^0::(.*)$/m.exec(groups)?.[1] ?? '';
-        assert.match(pids, /\/toolgate-\d+-\d+$/, `process ${pid} is in ${pids}`);
+      } finally {
+        fs.writeFileSync(path.join(tmp.ws, `${tag}.looked`), '');
       }
+      assert.ok(looked > 0, 'the command was still running when its cgroup was read');
       const result = await pending;
       assert.match(result.output, /^CapEff:\s+0+$/m, result.output);
       assert.doesNotMatch(result.output, /moved via/, result.output);

@@ -22,6 +22,7 @@ import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { assertFailed, assertOk, assertTraversal, callsTo, portedRegistry } from '../helpers.js';
 import { filterDriverOverrides, gitEnv, runGit, SAFE_GIT_CONFIG } from '../../tools-ported/git/git-process.js';
 import { checkRef, GitToolError } from '../../tools-ported/git/git-repository.js';
+import { waitFor, wholeNumberIn } from '../wait.js';
 
 const GIT_TOOLS = ['git_add', 'git_blame', 'git_branch', 'git_checkout', 'git_commit', 'git_diff', 'git_log', 'git_show', 'git_status'];
 const READ_TOOLS = new Set(['git_blame', 'git_diff', 'git_log', 'git_show', 'git_status']);
@@ -903,13 +904,12 @@ describe('git process runner', () => {
     const controller = new AbortController();
     const env = gitEnv(process.env, { ceiling: base });
     const running = runGit(['-c', `alias.wait=!echo $$ > ${pidFile}; exec sleep 60`, 'wait'], { cwd: dir, env, signal: controller.signal });
-    while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === '') await new Promise((r) => setTimeout(r, 20));
-    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    // `echo $$ > file` makes the file before it writes: a whole line, not the name, is the pid.
+    const pid = await waitFor(() => wholeNumberIn(pidFile, { newline: true }), { what: 'git\'s alias to write its pid' });
     controller.abort();
     await assert.rejects(running, (e: unknown) => e instanceof Error && (e as GitToolError).code === 'ABORTED');
     // SIGKILL is delivered asynchronously: on a loaded machine the process may take a moment to go.
-    for (let i = 0; i < 100 && !gone(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(gone(pid), 'the sleeping child of git is gone within 2 s (or a zombie waiting to be reaped)');
+    await waitFor(() => gone(pid), { what: 'the sleeping child of git to be gone (or a zombie waiting to be reaped)' });
   });
 
   test('a timeout kills git and reports TIMEOUT; too much output is cut and the process stopped', async () => {

@@ -21,6 +21,7 @@ import {
 } from '../../tools/web-search.tool.js';
 import { fixtureRegistry, runCli } from '../helpers.js';
 import { FIXTURE_KEY, LONG_CONTENT, SCENARIO, startTavilyFixture, type TavilyFixture } from '../tavily-fixture.js';
+import { waitFor } from '../wait.js';
 
 let fixture: TavilyFixture;
 
@@ -244,8 +245,7 @@ describe('webSearch failures: each a WebSearchError a model can act on, never wi
     assert.ok(Date.now() - started < 5000);
     assert.match(error.message, /cancelled/);
     // The fixture sees the connection go away.
-    for (let i = 0; i < 50 && fixture.pending() > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(fixture.pending(), 0, 'the aborted request no longer holds a connection');
+    await waitFor(() => fixture.pending() === 0, { what: 'the aborted request to let go of its connection' });
 
     const { requests } = await recording(() => failsWith(webSearch('x', 5, options({ signal: AbortSignal.abort() })), 'aborted'));
     assert.equal(requests.length, 0, 'an already aborted call sends nothing');

@@ -126,6 +126,16 @@ export function prestartChild(): number | undefined {
   return child.pid;
 }
 
+/**
+ * What the child started by {@link prestartChild} has said while it waits to be adopted (a copy;
+ * empty when none waits): tests wait for its `ready` instead of a time.
+ *
+ * @internal
+ */
+export function prestartedMessages(): unknown[] {
+  return ahead === undefined ? [] : [...ahead.messages];
+}
+
 /** Let go of the waiting child: our listeners off, and it is no longer waiting. */
 function drop(taken: NonNullable<typeof ahead>): void {
   if (ahead === taken) ahead = undefined;

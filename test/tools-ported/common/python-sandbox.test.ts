@@ -25,6 +25,7 @@ import { pythonOutput } from '../../../tools/execute-python.tool.js';
 import { PythonSandbox, type PythonRunResult } from '../../../tools-ported/common/python-sandbox.js';
 import { PYTHON_ESCAPE_VECTORS, renderEscapeVector, STRIP_SECOND_LAYER } from '../../fixtures/python-escape-vectors.js';
 import { SECRET_TEXT, startHostTargets, type HostTargets } from './host-targets.js';
+import { waitFor } from '../../wait.js';
 
 let sandbox: PythonSandbox;
 let targets: HostTargets;
@@ -219,20 +220,14 @@ describe('S1: the escape catalogue', () => {
       });
       await said('ran');
       // The standby is spawned at the end of the run; on a busy machine it may not have reached exec yet.
-      let during: number[] = [];
-      for (let i = 0; i < 100 && during.length === 0; i++) {
-        during = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
-        if (during.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      assert.ok(during.length >= 1, 'a standby interpreter is loading for the next call');
+      const during = await waitFor(() => {
+        const pids = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
+        return pids.length > 0 ? pids : undefined;
+      }, { what: 'a standby interpreter to be loading for the next call', intervalMs: 100 });
       host.stdin!.write('close\n');
       await said('closed');
-      let left = during;
-      for (let i = 0; i < 50 && left.length; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        left = interpreterPids().filter((pid) => during.includes(pid));
-      }
-      assert.deepEqual(left, [], 'no interpreter of the closed sandbox is left');
+      // Gone, not gone within 5 s: the bound is for a loaded machine.
+      await waitFor(() => interpreterPids().filter((pid) => during.includes(pid)).length === 0, { what: 'no interpreter of the closed sandbox to be left', intervalMs: 100, seen: () => interpreterPids().filter((pid) => during.includes(pid)).join(', ') });
     } finally {
       host.kill('SIGKILL');
     }
@@ -269,12 +264,7 @@ describe('isolation on this machine', () => {
     const before = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
     assert.ok(before.length > 0, 'the host started an interpreter');
     host.kill('SIGKILL');
-    let left = before;
-    for (let i = 0; i < 50 && left.length; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      left = interpreterPids().filter((pid) => before.includes(pid));
-    }
-    assert.deepEqual(left, [], 'the interpreter of a dead host is gone');
+    await waitFor(() => interpreterPids().filter((pid) => before.includes(pid)).length === 0, { what: 'the interpreter of a dead host to be gone', intervalMs: 100, seen: () => interpreterPids().filter((pid) => before.includes(pid)).join(', ') });
   });
 });
 
