@@ -78,8 +78,8 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     await store.close();
     throw error;
   }
-  ctx.stderr.write(`toolgate worker: pool ${served.worker.pool}, workspace ${workspace}, pid ${process.pid}: ready\n`);
-  const signal = await new Promise<NodeJS.Signals | undefined>((resolve) => {
+  // Listened for before `ready` is said: a signal sent on reading it finds the listener.
+  const signalled = new Promise<NodeJS.Signals | undefined>((resolve) => {
     const stop = (received?: NodeJS.Signals) => {
       // A second signal ends the process at once (their default).
       process.off('SIGINT', stop);
@@ -90,6 +90,8 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     process.on('SIGTERM', stop);
     ctx.signal?.addEventListener('abort', () => stop(), { once: true });
   });
+  ctx.stderr.write(`toolgate worker: pool ${served.worker.pool}, workspace ${workspace}, pid ${process.pid}: ready\n`);
+  const signal = await signalled;
   const running = served.worker.runningCalls;
   const parked = served.worker.parkedCalls;
   ctx.stderr.write(`toolgate worker: ${signal ?? 'stopped'}: stopping; ${running} ${running === 1 ? 'call was' : 'calls were'} running here (stopped: they end ABORTED)`
