@@ -15,7 +15,7 @@ import { noticeQuestion } from './question-notice.js';
  * ms: a worker that does not stop it by then (stuck, or its tool ignores the abort) is left to
  * it, and the command returns `ABORTED` (the cancel request stays recorded in the store).
  */
-export const CANCEL_GRACE_MS = 5_000;
+const CANCEL_GRACE_MS = 5_000;
 
 /** What {@link queuedCall} needs from the command line. */
 export interface QueuedCallOptions {

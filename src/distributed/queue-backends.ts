@@ -29,7 +29,7 @@ const QUEUE_BACKENDS: readonly QueueBackendEntry[] = [
 export const QUEUE_URL_FORMS = QUEUE_BACKENDS.map((kind) => kind.example).join(' or ');
 
 /** The URL schemes `--queue` takes (`redis://, rediss://, postgres://, postgresql://`). */
-export const QUEUE_URL_SCHEMES = QUEUE_BACKENDS.flatMap((kind) => kind.protocols.map((p) => `${p}//`)).join(', ');
+const QUEUE_URL_SCHEMES = QUEUE_BACKENDS.flatMap((kind) => kind.protocols.map((p) => `${p}//`)).join(', ');
 
 /**
  * Open the queue backend `url` names.
