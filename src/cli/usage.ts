@@ -121,8 +121,9 @@ const WORKER_USAGE = `  toolgate worker --store FILE|URL --queue URL [--workspac
                workspace (decided again here: its policy files, protected paths, this registry); a
                call's lease (default 30000 ms) is renewed while the worker lives: a worker that dies
                leaves its calls interrupted, never run twice; a rate-limited tool's call waits up to
-               --rate-limit-wait-ms (default 10000) for its turn; the queue's URL: ${QUEUE_URL_FORMS}
-               (docs/distributed.md); SIGINT/SIGTERM stop it (exit 130/143)`;
+               --rate-limit-wait-ms (default 10000) for its turn (docs/distributed.md); SIGINT or
+               SIGTERM stops it (exit 130, 143); the queue's URL:
+               ${QUEUE_URL_FORMS}`;
 
 /** The cockpit's port unless --port / --cockpit-port names another. */
 export const DEFAULT_COCKPIT_PORT = 7357;
