@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { QUEUE_URL_FORMS } from '../distributed/queue-backends.js';
 
 /** Usage lines of `toolgate list`. */
 const LIST_USAGE = '  toolgate list [--tag T]... [--domain D]... [--json]';
@@ -110,18 +111,21 @@ const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one S
   --store FILE|URL   the call store shared with workers (a SQLite file on one machine,
                      postgres://user@host/db across machines); approvals, result, trace
                      and cockpit take it too
-  --queue URL        send calls to workers (redis://HOST:PORT or postgres://...) instead of
-                     running them here; a call that asks waits for toolgate approvals allow
+  --queue URL        send calls to workers instead of running them here (the queue's server:
+                     ${QUEUE_URL_FORMS}); a call that asks
+                     waits for toolgate approvals allow
   --pool NAME        to this pool's workers (default: default); see toolgate worker`;
 
 /** Usage lines of `toolgate worker`. */
-const WORKER_USAGE = `  toolgate worker --store FILE|URL --queue redis://HOST:PORT|postgres://... [--workspace DIR] [--pool NAME]
+const WORKER_USAGE = `  toolgate worker --store FILE|URL --queue URL [--workspace DIR] [--pool NAME]
                [--concurrency N] [--lease-ms MS] [--rate-limit-wait-ms MS] [--memory-workspace NAME]
                [sandbox options] [--no-policy] take the calls sent to the pool and run them in the
                workspace (decided again here: its policy files, protected paths, this registry); a
                call's lease (default 30000 ms) is renewed while the worker lives: a worker that dies
                leaves its calls interrupted, never run twice; a rate-limited tool's call waits up to
-               --rate-limit-wait-ms (default 10000) for its turn (docs/distributed.md)`;
+               --rate-limit-wait-ms (default 10000) for its turn (docs/distributed.md); SIGINT or
+               SIGTERM stops it (exit 130, 143); the queue's URL:
+               ${QUEUE_URL_FORMS}`;
 
 /** The cockpit's port unless --port / --cockpit-port names another. */
 export const DEFAULT_COCKPIT_PORT = 7357;

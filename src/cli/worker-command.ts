@@ -1,14 +1,17 @@
 /**
- * `toolgate worker --workspace DIR --store FILE|URL --queue redis://HOST:PORT|postgres://... [--pool NAME]
- * [--concurrency N] [--lease-ms MS] [--rate-limit-wait-ms MS]`: take the calls of a pool from the queue and run them in DIR with this
- * machine's runners and sandbox, deciding each one again (docs/distributed.md). Runs until
- * SIGINT or SIGTERM; calls parked on a question stay pending for another worker.
+ * `toolgate worker --workspace DIR --store FILE|URL --queue URL [--pool NAME] [--concurrency N]
+ * [--lease-ms MS] [--rate-limit-wait-ms MS]` (the queue's URL forms: `queue-backends.ts`): take
+ * the calls of a pool from the queue and run them in DIR with this machine's runners and
+ * sandbox, deciding each one again (docs/distributed.md). Runs until SIGINT or SIGTERM: it says
+ * on stderr that it stops and how many calls it was running (they end `ABORTED`; calls parked
+ * on a question stay pending for another worker), and exits 130 (SIGINT) or 143 (SIGTERM).
  *
  * @module
  */
 import { redactUrl } from '../ledger/postgres/database.js';
 import { EXIT, logLevel, parse, policyOption, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import { configToolset, toolFoldersOption } from './tool-registry.js';
+import { QUEUE_URL_FORMS } from '../distributed/queue-backends.js';
 
 /** After this many ms of the queue not answering at start, the worker says so (it is retried for ever). */
 const SLOW_QUEUE_MS = 5000;
@@ -30,7 +33,7 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     ...SANDBOX_FLAGS,
   });
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-  if (values.store === undefined || values.queue === undefined) throw new UsageError('worker needs --store FILE|URL and --queue redis://HOST:PORT or postgres://...');
+  if (values.store === undefined || values.queue === undefined) throw new UsageError(`worker needs --store FILE|URL and --queue ${QUEUE_URL_FORMS}`);
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) throw new UsageError(`--concurrency must be a positive integer; got ${JSON.stringify(values.concurrency)}`);
   const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
@@ -84,14 +87,25 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
   } finally {
     clearTimeout(slow);
   }
-  ctx.stderr.write(`toolgate worker: pool ${served.worker.pool}, workspace ${workspace}, pid ${process.pid}: ready\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    ctx.signal?.addEventListener('abort', stop, { once: true });
+  // Listened for before `ready` is said: a signal sent on reading it finds the listener.
+  const signalled = new Promise<NodeJS.Signals | undefined>((resolve) => {
+    const stop = (received?: NodeJS.Signals) => {
+      // A second signal ends the process at once (their default).
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(received);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    ctx.signal?.addEventListener('abort', () => stop(), { once: true });
   });
+  ctx.stderr.write(`toolgate worker: pool ${served.worker.pool}, workspace ${workspace}, pid ${process.pid}: ready\n`);
+  const signal = await signalled;
+  const running = served.worker.runningCalls;
+  const parked = served.worker.parkedCalls;
+  ctx.stderr.write(`toolgate worker: ${signal ?? 'stopped'}: stopping; ${running} ${running === 1 ? 'call was' : 'calls were'} running here (stopped: they end ABORTED)`
+    + `${parked === 0 ? '' : `, ${parked} parked on a question ${parked === 1 ? 'stays' : 'stay'} pending for any worker of the pool`}\n`);
   await served.close();
   await store.close();
-  return EXIT.ok;
+  return signal === undefined ? EXIT.ok : 128 + (signal === 'SIGINT' ? 2 : 15);
 }

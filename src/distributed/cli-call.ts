@@ -14,6 +14,13 @@ import { redactUrl } from '../ledger/postgres/database.js';
 /** After this many ms of a queue not answering, `toolgate call --queue` and `toolgate worker` say so (it is retried for ever). */
 const SLOW_QUEUE_MS = 5000;
 
+/**
+ * How long after Ctrl-C (SIGINT, SIGTERM) the command waits for the cancelled call's end, in
+ * ms: a worker that does not stop it by then (stuck, or its tool ignores the abort) is left to
+ * it, and the command returns `ABORTED` (the cancel request stays recorded in the store).
+ */
+const CANCEL_GRACE_MS = 5_000;
+
 /** What {@link queuedCall} needs from the command line. */
 export interface QueuedCallOptions {
   queue: string;
@@ -29,11 +36,11 @@ export interface QueuedCallOptions {
   timeoutMs: number | undefined;
   /** Where the notice of a question the call waits on goes (stderr); none when absent. */
   notice?: (text: string) => void;
-  /** Called on the first SIGINT or SIGTERM (the call is being cancelled); a second signal quits at once. */
+  /** Called on the first SIGINT or SIGTERM (the call is being cancelled, its end awaited up to {@link CANCEL_GRACE_MS}); a second signal quits at once. */
   interrupted?: (signal: NodeJS.Signals) => void;
 }
 
-/** Run one call on a worker; SIGINT or SIGTERM cancels it wherever it runs. */
+/** Run one call on a worker; SIGINT or SIGTERM cancels it wherever it runs (its end awaited up to {@link CANCEL_GRACE_MS}). */
 export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecutionResult> {
   const store = await openStore(options.store, options.cwd);
   let caller: QueueCaller | undefined;
@@ -63,7 +70,7 @@ export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecut
     }
     return await caller.call(
       { name: options.name, arguments: options.arguments, callId: options.callId, ...(options.version === undefined ? {} : { version: options.version }) },
-      { session: options.session, signal: controller.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
+      { session: options.session, signal: controller.signal, cancelGraceMs: CANCEL_GRACE_MS, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
     );
   } finally {
     ended.abort();

@@ -12,8 +12,12 @@
  * - `rateLimitRpm` turns by a PL/pgSQL function over a per-tool turns table in the schema
  *   `toolgate_queue` (`postgres-rate-limit.ts`).
  *
- * BullMQ's migrations and the turns table are set up on first open (under advisory locks:
- * processes starting at once set up once). The pool is made here and handed to BullMQ (its
+ * BullMQ's migrations and the turns table are set up by the first process that opens the
+ * queue as a role that may (the schemas' owner, or one with CREATE on the database; under
+ * advisory locks: processes starting at once set up once). A process finding them set up at
+ * this version writes no DDL: it reads BullMQ's migration ledger (`assertSchemaCompatibility`)
+ * and looks for the turns function, so callers and workers may connect as a role that only
+ * uses the schemas (docs/distributed.md lists its grants). The pool is made here and handed to BullMQ (its
  * ESM build cannot load `pg` itself), its `search_path` pinned to BullMQ's schema and its
  * isolation to `read committed`.
  *
@@ -27,8 +31,8 @@ import { connectionError, isPostgresUrl, Listener, redactUrl, type PgClient, typ
 import { loadOptional } from '../util/optional-package.js';
 import { queueName } from './job.js';
 import { loadBullMq, type BullMq } from './peers.js';
-import { PostgresRateLimiter, RATE_DDL } from './postgres-rate-limit.js';
-import { hearJobEvents, redactPassword, type JobEventHandlers, type JobEvents, type JobQueue, type JobWorker, type JobWorkerOptions, type QueueBackend, type QueueBackendKind, type QueueJob } from './queue-backend.js';
+import { PostgresRateLimiter, RATE_DDL, RESERVE_SIGNATURE } from './postgres-rate-limit.js';
+import { hearJobEvents, redactPassword, RUN_RETRY_DELAY_MS, type JobEventHandlers, type JobEvents, type JobQueue, type JobWorker, type JobWorkerOptions, type QueueBackend, type QueueBackendKind, type QueueJob } from './queue-backend.js';
 
 /** The NOTIFY channel of cancel requests (every worker on the database listens). */
 const CANCEL_CHANNEL = 'toolgate_cancel';
@@ -43,8 +47,14 @@ const BULL_SCHEMA = 'bullmq';
  */
 const READ_COMMITTED = '-c default_transaction_isolation=read\\ committed';
 
-/** Connections of one backend's pool at most (BullMQ's LISTEN connections are taken from it). */
+/** Connections of one backend's pool at most unless the opener says (BullMQ's LISTEN connections are taken from it). */
 const POOL_SIZE = 10;
+
+/** The fewest a pool may have: a LISTEN connection BullMQ holds, and one for queries. */
+const POOL_MIN = 2;
+
+/** PostgreSQL's `insufficient_privilege`: the role may use the queue's schemas but not set them up. */
+const NO_PRIVILEGE = '42501';
 
 /** How long opening retries a server it cannot reach (restarting), in ms. */
 const SETUP_RETRY_MS = 30_000;
@@ -77,7 +87,7 @@ class PostgresQueueBackend implements QueueBackend {
 
   worker(pool: string, processor: (job: QueueJob) => Promise<unknown>, options: JobWorkerOptions): JobWorker {
     const worker = new this.bull.Worker(queueName(pool), processor, {
-      connection: this.pool as never, concurrency: options.concurrency, maxStalledCount: 0, lockDuration: options.lockDuration, autorun: false,
+      connection: this.pool as never, concurrency: options.concurrency, maxStalledCount: 0, lockDuration: options.lockDuration, autorun: false, runRetryDelay: RUN_RETRY_DELAY_MS,
     }, this.bull.createPostgresBackend);
     worker.on('error', (error) => options.onError(this.redact(String(error?.message))));
     return worker;
@@ -136,16 +146,7 @@ async function setUpDatabase(bull: BullMq, pool: Pool): Promise<void> {
     try {
       const client = await pool.connect();
       try {
-        await bull.runMigrations(client as never, BULL_SCHEMA);
-        await client.query('BEGIN');
-        try {
-          await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
-          for (const statement of RATE_DDL) await client.query(statement);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
+        if (!(await setUpAlready(bull, client))) await setUpNow(bull, client);
         client.release();
       } catch (error) {
         client.release(connectionError(error) ? (error as Error) : undefined);
@@ -159,17 +160,63 @@ async function setUpDatabase(bull: BullMq, pool: Pool): Promise<void> {
   }
 }
 
+type SetUpClient = Awaited<ReturnType<Pool['connect']>>;
+
+/**
+ * Whether the queue is set up at this version already, read without a lock or a write:
+ * BullMQ's migration ledger at its latest schema version (or a newer compatible one) and the
+ * turns function present.
+ * @throws BullMQ's `SchemaVersionMismatchError` (a newer BullMQ set the schema up); the server's error (no USAGE on `bullmq`).
+ */
+async function setUpAlready(bull: BullMq, client: SetUpClient): Promise<boolean> {
+  let version: number;
+  try {
+    version = await bull.assertSchemaCompatibility(client as never, BULL_SCHEMA);
+  } catch (error) {
+    if (error instanceof bull.SchemaMigrationRequiredError || (error as { code?: unknown })?.code === '3F000') return false; // no schema yet
+    throw error;
+  }
+  if (version < bull.LATEST_SCHEMA_VERSION) return false;
+  const { rows } = await client.query('SELECT to_regprocedure($1) IS NOT NULL AS found', [RESERVE_SIGNATURE]);
+  return (rows[0] as { found?: unknown } | undefined)?.found === true;
+}
+
+/**
+ * BullMQ's migrations and the turns table and function (the owner's work).
+ * @throws Error saying what to do when this role may not (PostgreSQL's `insufficient_privilege`).
+ */
+async function setUpNow(bull: BullMq, client: SetUpClient): Promise<void> {
+  try {
+    await bull.runMigrations(client as never, BULL_SCHEMA);
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
+      for (const statement of RATE_DDL) await client.query(statement);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  } catch (error) {
+    if ((error as { code?: unknown })?.code !== NO_PRIVILEGE) throw error;
+    const { rows } = await client.query('SELECT current_user AS role').catch(() => ({ rows: [] as unknown[] }));
+    const role = (rows[0] as { role?: string } | undefined)?.role ?? 'this role';
+    throw Object.assign(new Error(`the schemas ${BULL_SCHEMA} and toolgate_queue are not set up for this version, and ${role} may not set them up (${(error as Error).message}): `
+      + 'open the queue once as their owner (start one worker or caller with the owner\'s URL), then connect as a role with the grants docs/distributed.md lists'), { code: NO_PRIVILEGE });
+  }
+}
+
 /** The PostgreSQL queue backend kind. */
 export const postgresQueue: QueueBackendKind = {
-  protocols: ['postgres:', 'postgresql:'],
-  example: 'postgres://USER@HOST:PORT/DATABASE',
-  async open(url, option) {
+  async open(url, option, options = {}) {
+    const connections = options.connections ?? POOL_SIZE;
+    if (!Number.isInteger(connections) || connections < POOL_MIN) throw ToolgateOptionError.fromBadOption(`${option}.connections`, `must be an integer of at least ${POOL_MIN}`);
     if (!isPostgresUrl(url)) throw ToolgateOptionError.fromBadOption(option, `must be a postgres:// or postgresql:// URL; got ${redactUrl(url).slice(0, 80)}`);
     const bull = await loadBullMq(option);
     const mod = await loadOptional<{ default?: PgModule }>('pg', `the ${option} option`);
     const pg = (mod.default ?? mod) as unknown as PgModule;
     const pool = new pg.Pool({
-      connectionString: url, options: `-c search_path=${BULL_SCHEMA} ${READ_COMMITTED}`, application_name: 'toolgate-queue', max: POOL_SIZE,
+      connectionString: url, options: `-c search_path=${BULL_SCHEMA} ${READ_COMMITTED}`, application_name: 'toolgate-queue', max: connections,
       connectionTimeoutMillis: 5_000, idleTimeoutMillis: 10_000,
     }) as unknown as Pool;
     // An idle connection the server dropped: the pool discards it; the next query connects anew.

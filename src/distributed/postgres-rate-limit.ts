@@ -16,6 +16,9 @@ const QUEUE_SCHEMA = 'toolgate_queue';
 /** The reservation function: (key, spacing ms, longest wait ms) -> wait ms, or -(wait) - 1 when refused. */
 const RESERVE_FUNCTION = `${QUEUE_SCHEMA}.reserve_turn_v1`;
 
+/** The reservation function's signature (`to_regprocedure` finds it set up). */
+export const RESERVE_SIGNATURE = `${RESERVE_FUNCTION}(text,bigint,bigint)`;
+
 /** DDL of the turns table and the function (idempotent; run under the queue's setup lock). */
 export const RATE_DDL = [
   `CREATE SCHEMA IF NOT EXISTS ${QUEUE_SCHEMA}`,

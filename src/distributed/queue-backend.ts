@@ -10,8 +10,9 @@
  * - `postgres://`, `postgresql://`: BullMQ's PostgreSQL backend, `LISTEN/NOTIFY`, a PL/pgSQL
  *   function over a per-tool turns table (`postgres-queue.ts`).
  *
- * A backend object is opened per part of a process (a caller, a worker, its reconciler) and
- * closed by it: it owns the connections it made. Passwords come from the URL, the environment
+ * A backend object is opened once per caller, and once per worker process (shared by its
+ * worker, reconciler, rate-limit turns and task jobs), and closed by whoever opened it: it
+ * owns the connections it made. Passwords come from the URL, the environment
  * or a password file, and are never logged ({@link QueueBackend.redact}).
  *
  * @module
@@ -46,6 +47,13 @@ export interface JobWorker {
   /** Stop taking jobs and wait for the jobs under way to settle. */
   close(): Promise<void>;
 }
+
+/**
+ * BullMQ's worker's wait after a connection error before it fetches again, in ms (its
+ * `runRetryDelay`; BullMQ's default 15 s). Its wait cannot be cut short by `close`: with the
+ * server down, a process that closes its worker ends only when that wait does.
+ */
+export const RUN_RETRY_DELAY_MS = 1_000;
 
 /** Options of {@link QueueBackend.worker}. */
 export interface JobWorkerOptions {
@@ -91,18 +99,27 @@ export interface QueueBackend {
   close(): Promise<void>;
 }
 
-/** A kind of queue server: the URL schemes it serves and how to open it. */
+/** Options of {@link QueueBackendKind.open}. */
+export interface QueueOpenOptions {
+  /**
+   * Connections the backend may hold at once, its listening ones included (a worker sizes it
+   * from its concurrency). Servers whose clients multiplex one connection (Redis) ignore it.
+   * Default 10.
+   */
+  connections?: number;
+}
+
+/**
+ * A kind of queue server: how to open it. The URL schemes it serves and its example are its
+ * entry in `queue-backends.ts` (read by the usage text without loading the backend).
+ */
 export interface QueueBackendKind {
-  /** URL protocols served, with the colon (`redis:`). */
-  readonly protocols: readonly string[];
-  /** What the usage text shows (`redis://HOST:PORT`). */
-  readonly example: string;
   /**
    * Open a backend on `url`.
    * @param option - the option named in errors (`queue`).
    * @throws ToolgateOptionError for a bad URL; PackageUnavailableError for a missing peer; the server's error (password redacted) when it cannot be set up.
    */
-  open(url: string, option: string): Promise<QueueBackend>;
+  open(url: string, option: string, options?: QueueOpenOptions): Promise<QueueBackend>;
 }
 
 /** What {@link hearJobEvents} needs of BullMQ's `QueueEvents` (on either backend: `any` for its backend and connection types). */

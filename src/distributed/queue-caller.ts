@@ -44,6 +44,13 @@ export interface QueueCallOptions {
   signal?: AbortSignal;
   /** The call's timeout override, in ms (recorded; the worker bounds it by the tool's). */
   timeoutMs?: number;
+  /**
+   * How long after `signal` aborts the call's end is waited for, in ms: past it, the result
+   * is `ABORTED` ("cancel requested; the worker has not stopped it yet") without its end (the
+   * cancel stays recorded in the store: the worker stops it when it can, or its lease lapses).
+   * Default: wait for the end.
+   */
+  cancelGraceMs?: number;
 }
 
 /** The reason a wait is stopped with (a constant: no exception object is made per wake). */
@@ -144,7 +151,7 @@ export class QueueCaller {
       } catch (error) {
         return failedResult('INTERNAL', `the call was not sent: ${(error as Error)?.message ?? String(error)}`, fields);
       }
-      return await this.awaitEnd(key, fields, options.signal, wake, fresh ? replyKey : undefined);
+      return await this.awaitEnd(key, fields, options, wake, fresh ? replyKey : undefined);
     } finally {
       wake.stop();
     }
@@ -227,12 +234,21 @@ export class QueueCaller {
    *   before): a job's completion carrying its stored result signed with it ends the wait
    *   without a look at the store.
    */
-  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, signal: AbortSignal | undefined, wake: Waker, replyKey: string | undefined): Promise<ToolExecutionResult> {
+  private async awaitEnd(key: CallKey, fields: { tool: string; callId: string }, options: QueueCallOptions, wake: Waker, replyKey: string | undefined): Promise<ToolExecutionResult> {
+    const { signal, cancelGraceMs } = options;
     let cancelled = false;
+    let graceOver = false;
+    let graceTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
       if (cancelled) return;
       cancelled = true;
       this.cancel(key).catch(() => undefined);
+      if (cancelGraceMs !== undefined) {
+        graceTimer = setTimeout(() => {
+          graceOver = true;
+          wake.wake();
+        }, cancelGraceMs);
+      }
     };
     if (signal?.aborted === true) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -258,6 +274,7 @@ export class QueueCaller {
           if (outcome?.kind === 'ended') return outcome.result;
         }
         if (this.closed) return failedResult('ABORTED', 'the queue caller closed while the call was awaited; it may still run on a worker: `toolgate result` prints its end', fields);
+        if (graceOver) return failedResult('ABORTED', `call ${key.callId} was cancelled; its worker has not stopped it yet (the cancel stays recorded: it stops when the worker can, or ends interrupted when its lease lapses); \`toolgate result ${key.callId}\` prints its end`, fields);
         if (wake.woken) {
           wake.woken = false;
         } else {
@@ -274,6 +291,7 @@ export class QueueCaller {
         first = false;
       }
     } finally {
+      clearTimeout(graceTimer);
       signal?.removeEventListener('abort', onAbort);
     }
   }

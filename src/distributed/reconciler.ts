@@ -16,7 +16,6 @@ import { queuedFor, type CallStore } from '../ledger/call-store.js';
 import type { Logger } from '../logging/logger.js';
 import { jobIdOf } from './job.js';
 import type { JobQueue, QueueBackend } from './queue-backend.js';
-import { openQueueBackend } from './queue-backends.js';
 
 /** The round of a call's job that resumes it after an answer. */
 export const RESUME_ROUND = 1;
@@ -26,7 +25,8 @@ const GRACE_MS = 3000;
 
 /** Options of {@link Reconciler.start}. */
 export interface ReconcilerOptions {
-  queue: string;
+  /** The worker process's queue backend (its queue is made here; the backend stays the opener's). */
+  backend: QueueBackend;
   store: CallStore;
   pool: string;
   intervalMs: number;
@@ -37,21 +37,22 @@ export interface ReconcilerOptions {
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Aborted by {@link close}: a pass under way stops at its next step. */
+  private readonly closing = new AbortController();
 
-  private constructor(private readonly options: ReconcilerOptions, readonly queue: JobQueue, private readonly backend: QueueBackend) {}
+  private constructor(private readonly options: ReconcilerOptions, readonly queue: JobQueue) {}
 
-  static async start(options: ReconcilerOptions): Promise<Reconciler> {
-    const backend = await openQueueBackend(options.queue);
-    const reconciler = new Reconciler(options, backend.queue(options.pool), backend);
+  static start(options: ReconcilerOptions): Reconciler {
+    const reconciler = new Reconciler(options, options.backend.queue(options.pool));
     reconciler.timer = setInterval(() => reconciler.tick(), options.intervalMs);
     reconciler.timer.unref();
     return reconciler;
   }
 
   private tick(): void {
-    if (this.running !== undefined) return;
+    if (this.running !== undefined || this.closing.signal.aborted) return;
     this.running = this.pass().then(() => undefined, (error: unknown) => {
-      this.options.logger.warn({ event: 'reconcile_failed', err: (error as Error)?.message }, 'the reconciler could not look at the store; trying again');
+      if (!this.closing.signal.aborted) this.options.logger.warn({ event: 'reconcile_failed', err: (error as Error)?.message }, 'the reconciler could not look at the store; trying again');
     }).finally(() => (this.running = undefined));
   }
 
@@ -61,9 +62,11 @@ export class Reconciler {
    */
   async pass(now = Date.now()): Promise<number> {
     const { store, pool } = this.options;
+    const closing = this.closing.signal;
     // Running calls whose lease lapsed (their worker died) become interrupted; pending ones
     // whose hold lapsed are queued again.
     await store.expireLeases();
+    if (closing.aborted) return 0;
     const pending = (await store.list({ state: 'pending', pool, limit: 1000 })).filter((call) => queuedFor(call, now) === pool);
     if (pending.length === 0) return 0;
     const asked = new Set<string>();
@@ -72,6 +75,7 @@ export class Reconciler {
     }
     let added = 0;
     for (const call of pending) {
+      if (closing.aborted) break;
       const key = { callId: call.callId, session: call.session };
       if (asked.has(`${call.session}\u0000${call.callId}`)) continue; // parked: waits for its answer
       const answered = await store.answeredQuestion(call.callId, call.session);
@@ -82,10 +86,14 @@ export class Reconciler {
     return added;
   }
 
+  /**
+   * Stop: no pass starts again; one under way stops at its next step and is not waited for (a
+   * store that cannot be reached retries each step for seconds: the store's close ends that).
+   * Its queue is closed; the backend stays open (the opener's).
+   */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.running;
+    this.closing.abort();
     await this.queue.close().catch(() => undefined);
-    await this.backend.close();
   }
 }

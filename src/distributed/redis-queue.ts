@@ -12,7 +12,7 @@ import { CANCEL_CHANNEL, redisClient } from './connection.js';
 import { queueName } from './job.js';
 import { loadBullMq, type BullMq } from './peers.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
-import { hearJobEvents, redactPassword, type JobEventHandlers, type JobEvents, type JobQueue, type JobWorker, type JobWorkerOptions, type QueueBackend, type QueueBackendKind, type QueueJob } from './queue-backend.js';
+import { hearJobEvents, redactPassword, RUN_RETRY_DELAY_MS, type JobEventHandlers, type JobEvents, type JobQueue, type JobWorker, type JobWorkerOptions, type QueueBackend, type QueueBackendKind, type QueueJob } from './queue-backend.js';
 
 class RedisQueueBackend implements QueueBackend {
   readonly kind = 'redis';
@@ -29,7 +29,7 @@ class RedisQueueBackend implements QueueBackend {
 
   worker(pool: string, processor: (job: QueueJob) => Promise<unknown>, options: JobWorkerOptions): JobWorker {
     const worker = new this.bull.Worker(queueName(pool), processor, {
-      connection: this.main, concurrency: options.concurrency, maxStalledCount: 0, lockDuration: options.lockDuration, autorun: false,
+      connection: this.main, concurrency: options.concurrency, maxStalledCount: 0, lockDuration: options.lockDuration, autorun: false, runRetryDelay: RUN_RETRY_DELAY_MS,
     });
     worker.on('error', (error) => options.onError(this.redact(String(error?.message))));
     return worker;
@@ -70,8 +70,6 @@ class RedisQueueBackend implements QueueBackend {
 
 /** The Redis queue backend kind. */
 export const redisQueue: QueueBackendKind = {
-  protocols: ['redis:', 'rediss:'],
-  example: 'redis://HOST:PORT',
   async open(url, option) {
     const bull = await loadBullMq(option);
     return new RedisQueueBackend(bull, url, option, await redisClient(url, option));

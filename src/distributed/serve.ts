@@ -37,6 +37,13 @@ export interface ServedQueue {
   close(): Promise<void>;
 }
 
+/**
+ * Connections of a worker process's queue backend besides one per call it runs at once: the
+ * LISTEN connection BullMQ's worker holds, and one for the reconciler's, the tasks' and the
+ * turns' queries.
+ */
+const SPARE_CONNECTIONS = 2;
+
 /** Start a worker. @throws ToolgateOptionError when an option is wrong or a peer is missing. */
 export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueue> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -44,7 +51,10 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
   const leases = new WorkerStore(options.store, { owner: workerOwner(), leaseMs, resume: (key) => worker?.resume(key) });
   // rateLimitRpm holds across every worker: turns are taken on the queue's server.
   const pool = poolOption(options.pool);
-  const backend = await openQueueBackend(options.queue);
+  const concurrency = options.concurrency ?? 4;
+  // One backend for the whole process (worker, reconciler, turns, task jobs): on PostgreSQL one
+  // pool, sized for the calls it runs at once.
+  const backend = await openQueueBackend(options.queue, 'queue', Number.isInteger(concurrency) && concurrency > 0 ? { connections: concurrency + SPARE_CONNECTIONS } : {});
   const system = new ToolSystem({
     ...options.system, workspace: options.workspace,
     executor: { ...options.system?.executor, ledger: leases.view, rateLimiter: backend.rateLimiter(options.system?.executor?.rateLimitMaxWaitMs) },
@@ -55,7 +65,7 @@ export async function serveQueue(options: ServeQueueOptions): Promise<ServedQueu
   try {
     await system.start();
     worker = await QueueWorker.start({
-      queue: options.queue, leases, system, pool, concurrency: options.concurrency, tasks,
+      backend, leases, system, pool, concurrency, tasks,
       lockDurationMs: leaseMs, reconcileMs: options.reconcileMs, logger: system.logger,
     });
   } catch (error) {

@@ -25,7 +25,6 @@ import type { Logger } from '../logging/logger.js';
 import { codesWhere } from '../errors/error-codes.js';
 import { poolOption, jobIdOf, parseJob } from './job.js';
 import type { JobQueue, JobWorker, QueueBackend, QueueJob } from './queue-backend.js';
-import { openQueueBackend } from './queue-backends.js';
 import { keyString, WorkerStore } from './worker-store.js';
 import { signReply, type SignedReply } from './reply.js';
 import { Reconciler, RESUME_ROUND } from './reconciler.js';
@@ -35,8 +34,8 @@ import { parseTaskJob, TASK_JOB, type QueueTaskDispatch } from './task-dispatch.
 
 /** Options of a {@link QueueWorker}. */
 export interface QueueWorkerOptions {
-  /** The queue's URL (`redis://`, `postgres://`: `queue-backends.ts`). */
-  queue: string;
+  /** The worker process's queue backend (`queue-backends.ts`), shared with its reconciler, turns and task jobs; the opener closes it. */
+  backend: QueueBackend;
   /** The shared store, seen by the system's executor through `leases.view`. */
   leases: WorkerStore;
   /** The tool system the calls run in: its executor's `ledger` is `leases.view`. */
@@ -73,7 +72,6 @@ export class QueueWorker {
   private constructor(
     private readonly options: QueueWorkerOptions & { pool: string },
     private readonly worker: JobWorker,
-    private readonly backend: QueueBackend,
     private readonly reconciler: Reconciler,
     private readonly resumeQueue: JobQueue,
   ) {}
@@ -86,24 +84,24 @@ export class QueueWorker {
     const pool = poolOption(options.pool);
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) throw ToolgateOptionError.fromBadOption('concurrency', 'must be an integer from 1 to 1024');
-    const backend = await openQueueBackend(options.queue);
-    let reconciler: Reconciler;
-    try {
-      reconciler = await Reconciler.start({ queue: options.queue, store: options.leases.store, pool, intervalMs: options.reconcileMs ?? 2000, logger: options.logger });
-    } catch (error) {
-      await backend.close();
-      throw error;
-    }
+    const { backend } = options;
+    const reconciler = Reconciler.start({ backend, store: options.leases.store, pool, intervalMs: options.reconcileMs ?? 2000, logger: options.logger });
     let self: QueueWorker | undefined;
     // A job whose worker died is not run again by BullMQ (`maxStalledCount: 0`): its call's lease says what became of it.
     const worker = backend.worker(pool, (job: QueueJob) => self!.process(job), {
       concurrency, lockDuration: options.lockDurationMs ?? 30_000,
       onError: (message) => options.logger.warn({ event: 'queue_worker_error', err: message }, 'queue worker error'),
     });
-    self = new QueueWorker({ ...options, pool }, worker, backend, reconciler, reconciler.queue);
-    await backend.onCancel((message) => self!.cancelMessage(message));
-    void worker.run().catch((error: unknown) => options.logger.error({ event: 'queue_worker_stopped', err: backend.redact(String((error as Error)?.message)) }, 'the queue worker stopped'));
-    await worker.waitUntilReady();
+    self = new QueueWorker({ ...options, pool }, worker, reconciler, reconciler.queue);
+    try {
+      await backend.onCancel((message) => self!.cancelMessage(message));
+      void worker.run().catch((error: unknown) => options.logger.error({ event: 'queue_worker_stopped', err: backend.redact(String((error as Error)?.message)) }, 'the queue worker stopped'));
+      await worker.waitUntilReady();
+    } catch (error) {
+      // The queue's server refused (or cannot be reached): nothing of this worker stays open.
+      await self.close();
+      throw error;
+    }
     return self;
   }
 
@@ -241,7 +239,24 @@ export class QueueWorker {
     this.options.leases.store.get(key.callId, key.session).then((record) => record?.cancelRequested === true && here.controller.abort(), () => undefined);
   }
 
-  /** Stop taking jobs, stop the calls running here (they end `ABORTED`), close the connections. */
+  /** Calls running here now (not those parked on a question). */
+  get runningCalls(): number {
+    let count = 0;
+    for (const id of this.running.keys()) if (this.options.leases.held.get(id)?.parked !== true) count++;
+    return count;
+  }
+
+  /** Calls parked here on a question (they stay pending for any worker of the pool). */
+  get parkedCalls(): number {
+    return this.running.size - this.runningCalls;
+  }
+
+  /**
+   * Stop taking jobs, stop the calls running here (they end `ABORTED`), stop the reconciler. The
+   * backend is the opener's to close. Nothing here waits for a server to come back: a pass of
+   * the reconciler under way is left to end with the store's close, and BullMQ's worker waits
+   * at most `RUN_RETRY_DELAY_MS` (1 s, `queue-backend.ts`) after a connection error.
+   */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
@@ -249,6 +264,5 @@ export class QueueWorker {
     // Calls parked on a question stay pending (their holds are released already).
     for (const [id, { controller }] of this.running) if (this.options.leases.held.get(id)?.parked !== true) controller.abort();
     await this.worker.close().catch(() => undefined);
-    await this.backend.close();
   }
 }

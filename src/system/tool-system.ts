@@ -134,11 +134,12 @@ export interface ToolSystemOptions {
   connectors?: readonly ToolSystemConnector[];
   /**
    * Send every call to a worker of a pool instead of running it here (docs/distributed.md):
-   * `url` the queue's server (`redis://HOST:PORT`, or `postgres://...`: BullMQ's PostgreSQL
-   * backend, which may be the store's database), `pool` (default `default`). Calls are
+   * `url` the queue's server (a URL of a kind listed in `src/distributed/queue-backends.ts`,
+   * the usage text's `--queue`: Redis, or PostgreSQL through BullMQ's PostgreSQL backend,
+   * which may be the store's database), `pool` (default `default`). Calls are
    * recorded in the executor's `ledger`, which must be the store the workers share; the worker
    * decides and runs them, and `execute` returns the stored result. Needs the optional peers
-   * `bullmq` and `ioredis` (Redis) or `pg` (PostgreSQL). Default none: calls run here.
+   * `bullmq` and the server's client (`ioredis`, `pg`). Default none: calls run here.
    * @throws ToolgateOptionError from `start()` when the ledger is missing or a peer is not installed.
    */
   queue?: { readonly url: string; readonly pool?: string };

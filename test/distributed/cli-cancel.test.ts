@@ -65,6 +65,51 @@ describe(`toolgate call --queue interrupted while its call waits for an answer (
 });
 }
 
+describe('toolgate call --queue interrupted while a worker that does not stop holds its call', { skip, concurrency: false }, () => {
+  let cluster: Cluster;
+  let store: Ledger;
+
+  before(async () => {
+    cluster = await Cluster.start();
+    // A lease far longer than the test: the call never ends interrupted meanwhile.
+    await cluster.worker('stuck', ['--concurrency', '1', '--lease-ms', '600000']);
+    store = Ledger.open({ file: cluster.store });
+  });
+  after(async () => {
+    for (const worker of cluster?.workers ?? []) if (worker.child.exitCode === null) worker.child.kill('SIGCONT');
+    await store?.close();
+    await cluster?.stop();
+  });
+
+  it('the first Ctrl-C returns ABORTED after its grace, exit 130, the cancel still recorded', async () => {
+    const callId = 'cancel-stuck';
+    const child = spawn(process.execPath, [BIN, 'call', 'append_call_id', `{"file":"${callId}.txt","waitMs":600000}`, '--call-id', callId, '--store', cluster.store,
+      '--queue', cluster.queue, '--pool', 'stuck', '--workspace', cluster.workspace], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const closed = new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    try {
+      const waitFor = async (what: string, check: () => boolean) => {
+        for (const end = Date.now() + 30_000; !check(); await new Promise((r) => setTimeout(r, 50))) if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${output}`);
+      };
+      await waitFor('the call to run', () => cluster.marker(`${callId}.txt`).length === 1);
+      // The worker stops answering (frozen), holding the call under its long lease.
+      cluster.workers[0]!.child.kill('SIGSTOP');
+      child.kill('SIGINT');
+      // Bounded so that a hang fails here instead of at the test runner's timeout (not a speed assertion).
+      const exit = await Promise.race([closed, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 30_000).unref())]);
+      assert.equal(exit, 130, output);
+      assert.match(output, /has not stopped it yet/, output);
+      const record = await store.get(callId, 'cli');
+      assert.equal(record?.cancelRequested, true, 'the cancel request stays recorded');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await closed;
+    }
+  });
+});
+
 after(async () => {
   if (!('skip' in pg)) await pg.stop();
 });
