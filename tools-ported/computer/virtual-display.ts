@@ -334,7 +334,11 @@ export class VirtualDisplay {
    */
   open(argv: readonly string[], policy: SandboxPolicy = this.options.sandbox, readOnly: ReadonlyArray<readonly [string, string]> = []): ChildProcess {
     if (!this.running) throw new ToolExecutionError('computer_use: the virtual display is not running.');
-    for (const child of this.opened) if (child.exitCode !== null || child.signalCode !== null) this.opened.delete(child);
+    for (const child of this.opened) {
+      if (child.exitCode === null && child.signalCode === null) continue;
+      this.opened.delete(child);
+      signalGroup(child, 'SIGKILL'); // what it left in its group (unsandboxed, the lifeline's watcher)
+    }
     if (this.opened.size >= MAX_OPEN_PROGRAMS) throw new ToolExecutionError(`computer_use: at most ${MAX_OPEN_PROGRAMS} programs are open on one display.`);
     const child = this.spawnLong(policy, argv, this.env(), readOnly);
     child.stdout!.resume();
@@ -385,7 +389,10 @@ export class VirtualDisplay {
     this.stopped = true;
     const children = [...this.opened, ...(this.server ? [this.server] : [])];
     await Promise.all(children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      if (child.pid === undefined) return;
+      // A program that ended by itself may leave its group behind: unsandboxed, the lifeline's
+      // watcher holds the program's output pipes open, and with them this process.
+      if (child.exitCode !== null || child.signalCode !== null) return signalGroup(child, 'SIGKILL');
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       signalGroup(child, 'SIGTERM');
       const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
