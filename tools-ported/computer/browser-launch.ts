@@ -8,7 +8,8 @@
  *   its own loopback), whatever the call's policy says about the network. With the network
  *   allowed, its one way out is the display's egress proxy, listening on a Unix socket on the
  *   host that is bound read-only into the sandbox; a forwarder inside the namespace (Node,
- *   {@link FORWARDER}) listens on the namespace's 127.0.0.1:{@link FORWARDER_PORT} and relays
+ *   {@link FORWARDER}, the host's Node binary bound in at {@link NODE_INSIDE}) listens on the
+ *   namespace's 127.0.0.1:{@link FORWARDER_PORT} and relays
  *   each connection to that socket, and the browser is told to use it as its proxy. A request
  *   that slipped past the proxy settings would find no route: this is kernel-enforced. Without
  *   the network, there is no proxy and no way out at all.
@@ -20,6 +21,7 @@
  *
  * @module
  */
+import fs from 'node:fs';
 import type { SandboxPolicy } from '../../src/tool.js';
 import { browserCommand, type VirtualDisplay } from './virtual-display.js';
 
@@ -27,6 +29,13 @@ import { browserCommand, type VirtualDisplay } from './virtual-display.js';
 const FORWARDER_PORT = 3128;
 /** Where the proxy's socket folder appears inside the browser's sandbox. */
 const SOCKET_INSIDE = '/tmp/.toolgate-egress';
+/**
+ * Where the Node binary running toolgate appears inside the browser's sandbox, for the
+ * forwarder: bound there read-only from its real path, since that path may lie in a folder the
+ * sandbox hides (a Node unpacked under `/tmp` or `/run`), where the forwarder would not start
+ * and the browser with it.
+ */
+const NODE_INSIDE = '/tmp/.toolgate-node';
 
 /**
  * The forwarder, run with `node -e` inside the browser's sandbox: arguments are the proxy's
@@ -70,8 +79,8 @@ export async function browserLaunch(display: VirtualDisplay, url: string, sandbo
     const policy: SandboxPolicy = { ...sandbox, network: false };
     if (!sandbox.network) return { argv: browserCommand(url, display, env), policy, readOnly: [] };
     await display.egressProxy();
-    const argv = [process.execPath, '-e', FORWARDER, `${SOCKET_INSIDE}/proxy.sock`, String(FORWARDER_PORT), ...browserCommand(url, display, env, `127.0.0.1:${FORWARDER_PORT}`)];
-    return { argv, policy, readOnly: [[display.egressSocketDir, SOCKET_INSIDE]] };
+    const argv = [NODE_INSIDE, '-e', FORWARDER, `${SOCKET_INSIDE}/proxy.sock`, String(FORWARDER_PORT), ...browserCommand(url, display, env, `127.0.0.1:${FORWARDER_PORT}`)];
+    return { argv, policy, readOnly: [[display.egressSocketDir, SOCKET_INSIDE], [fs.realpathSync(process.execPath), NODE_INSIDE]] };
   }
   const proxy = await display.egressProxy(sandbox.network ? undefined : 'the call\'s sandbox policy allows no network (sandboxNetwork is off).');
   return { argv: browserCommand(url, display, env, proxy.address), policy: sandbox, readOnly: [] };

@@ -312,15 +312,26 @@ async function checkPageHost(url: string): Promise<void> {
 /**
  * Open `url` in a browser window at the top left of the screen, and wait until it has a window
  * (at most 20 s). Every connection the browser then makes is judged at connect time (browser-launch.ts).
+ * @throws ToolExecutionError when the browser (or, sandboxed, its egress forwarder) exits
+ *   before any window shows, with the last lines it wrote: a failed start is an error, not a
+ *   blank screen.
  */
 async function openPage(display: VirtualDisplay, url: string, ctx: ToolContext): Promise<string> {
   const launch = await browserLaunch(display, url, ctx.sandbox);
-  display.open(launch.argv, launch.policy, launch.readOnly);
+  const child = display.open(launch.argv, launch.policy, launch.readOnly);
+  let errors = '';
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => (errors = (errors + s).slice(-4000)));
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
   const until = Math.min(Date.now() + 20_000, ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - 3000);
   let state = await describeScreen(display);
   while (!/^Windows/m.test(state) && Date.now() < until && !ctx.signal.aborted) {
-    await sleep(250, ctx.signal);
+    const gone = exited();
+    if (!gone) await sleep(250, ctx.signal);
     state = await describeScreen(display);
+    if (gone && !/^Windows/m.test(state)) {
+      const tail = errors.trim().split('\n').filter((l) => l.trim() !== '').slice(-3).join(' | ').slice(0, 600);
+      throw new ToolExecutionError(`computer_use: the browser did not start: it exited (${child.signalCode ?? `status ${child.exitCode}`}) before showing a window${tail ? `: ${tail}` : ' and wrote nothing'}. Nothing was opened.`);
+    }
   }
   return `Opened ${url} in a browser window.\n${state}\nTake a screenshot to see it.`;
 }

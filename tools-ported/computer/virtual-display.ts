@@ -62,7 +62,10 @@ const BROWSER = Object.freeze({ env: 'TOOLGATE_BROWSER', name: 'chromium', packa
  * there: `--proxy-bypass-list=<-loopback>` removes Chromium's implicit bypass of loopback and
  * link-local hosts (net/docs/proxy.md), `--host-resolver-rules` makes every name the browser
  * would resolve itself fail (the proxy resolves), QUIC is off and WebRTC may not send UDP
- * outside the proxy.
+ * outside the proxy (`--webrtc-ip-handling-policy=disable_non_proxied_udp`: no host
+ * candidates, no STUN or TURN over UDP; TURN over TCP goes through the proxy, judged there).
+ * The older `--force-webrtc-ip-handling-policy` is not a switch of Chromium 156 (Debian 12's):
+ * with it alone a page's STUN requests left by UDP (computer-use-webrtc.test.ts).
  * @throws ToolExecutionError `PACKAGE_UNAVAILABLE` naming the Debian package when the browser is missing.
  */
 export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width' | 'height' | 'scratchDir'>, env: NodeJS.ProcessEnv = process.env, proxy?: string): string[] {
@@ -77,7 +80,7 @@ export function browserCommand(url: string, display: Pick<VirtualDisplay, 'width
     '--window-position=0,0', `--window-size=${display.width},${display.height}`,
     ...(proxy === undefined ? [] : [
       `--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>', `--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE ${proxy.slice(0, proxy.lastIndexOf(':'))}`,
-      '--disable-quic', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+      '--disable-quic', '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     ]),
     '--new-window', url,
   ];
@@ -331,7 +334,11 @@ export class VirtualDisplay {
    */
   open(argv: readonly string[], policy: SandboxPolicy = this.options.sandbox, readOnly: ReadonlyArray<readonly [string, string]> = []): ChildProcess {
     if (!this.running) throw new ToolExecutionError('computer_use: the virtual display is not running.');
-    for (const child of this.opened) if (child.exitCode !== null || child.signalCode !== null) this.opened.delete(child);
+    for (const child of this.opened) {
+      if (child.exitCode === null && child.signalCode === null) continue;
+      this.opened.delete(child);
+      signalGroup(child, 'SIGKILL'); // what it left in its group (unsandboxed, the lifeline's watcher)
+    }
     if (this.opened.size >= MAX_OPEN_PROGRAMS) throw new ToolExecutionError(`computer_use: at most ${MAX_OPEN_PROGRAMS} programs are open on one display.`);
     const child = this.spawnLong(policy, argv, this.env(), readOnly);
     child.stdout!.resume();
@@ -382,7 +389,10 @@ export class VirtualDisplay {
     this.stopped = true;
     const children = [...this.opened, ...(this.server ? [this.server] : [])];
     await Promise.all(children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      if (child.pid === undefined) return;
+      // A program that ended by itself may leave its group behind: unsandboxed, the lifeline's
+      // watcher holds the program's output pipes open, and with them this process.
+      if (child.exitCode !== null || child.signalCode !== null) return signalGroup(child, 'SIGKILL');
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       signalGroup(child, 'SIGTERM');
       const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
