@@ -17,7 +17,7 @@
  */
 
 /** Spaces in a row shown as they are; a longer run is shown as `\u{20}×N` (an indentation at a line's start: up to {@link MAX_INDENT}). */
-export const MAX_SPACE_RUN = 8;
+const MAX_SPACE_RUN = 8;
 /** Spaces at the start of a line (after a newline) shown as they are: indentation. */
 const MAX_INDENT = 40;
 
@@ -27,7 +27,7 @@ const MAX_INDENT = 40;
  * separators, spaces other than U+0020, and the invisible fillers and selectors. A run of the
  * same one is matched whole.
  */
-const HIDDEN = /( {9,})|((?! )[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0])\2*/gu;
+const HIDDEN = new RegExp(`( {${MAX_SPACE_RUN + 1},})|((?! )[\\p{Cc}\\p{Cf}\\p{Cs}\\p{Co}\\p{Cn}\\p{Zl}\\p{Zp}\\p{Zs}\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u3164\\ufe00-\\ufe0f\\uffa0])\\2*`, 'gu');
 
 /**
  * `text` with everything that could hide or disguise part of it escaped (see the module
@@ -74,12 +74,12 @@ export function visibleJson(value: unknown, indent?: number): string {
 const COMMAND_ARGUMENT = /^(command|cmd|commands|script|shell|argv|code|program|source)$/i;
 
 /** Whether argument `key` holds a command (a `run_command`-like tool's): shown whole unless really enormous. */
-export function isCommandArgument(key: string): boolean {
+function isCommandArgument(key: string): boolean {
   return COMMAND_ARGUMENT.test(key);
 }
 
 /** Bounds of one shown argument value. */
-export interface ShownBounds {
+interface ShownBounds {
   /** Characters shown whole at most; more are shown as head and tail. */
   chars: number;
   /** Lines shown whole at most; more are shown as head and tail lines. */
@@ -87,12 +87,12 @@ export interface ShownBounds {
 }
 
 /** Bounds of an ordinary argument in a prompt. */
-export const ARGUMENT_BOUNDS: ShownBounds = { chars: 600, lines: 16 };
+const ARGUMENT_BOUNDS: ShownBounds = { chars: 600, lines: 16 };
 /** Bounds of a command argument ({@link isCommandArgument}) in a prompt. */
-export const COMMAND_BOUNDS: ShownBounds = { chars: 4000, lines: 120 };
+const COMMAND_BOUNDS: ShownBounds = { chars: 4000, lines: 120 };
 
 /** One argument's value as shown. */
-export interface ShownValue {
+interface ShownValue {
   /** The text shown ({@link visibleText}; newlines kept as newlines). */
   text: string;
   /** Characters of the value (code points) left out of `text`; 0 when shown whole. */
@@ -109,7 +109,7 @@ export interface ShownValue {
  * line its head and tail with `... [N characters omitted] ...` between them. Escaping
  * ({@link visibleText}) applies to what is shown, after the cut.
  */
-export function shownValue(value: string, bounds: ShownBounds): ShownValue {
+function shownValue(value: string, bounds: ShownBounds): ShownValue {
   const chars = [...value];
   const length = chars.length;
   let omittedLines = 0;
@@ -143,7 +143,7 @@ export function shownValue(value: string, bounds: ShownBounds): ShownValue {
 }
 
 /** A value as text: a string as it is, anything else as JSON. */
-export function argumentText(value: unknown): string {
+function argumentText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
 }
 
