@@ -39,7 +39,7 @@ export interface QuestionView {
    * whole as indented JSON, the paths, the reason, the description, and for a `question` its
    * text and choices' labels (`question.choices` are the values an answer sends).
    */
-  shown: { arguments: string; paths: string[]; why: string; description: string; question?: string; choices?: string[] };
+  shown: { arguments: string; paths: string[]; why: string; description: string; callId: string; supervised: string; workspace: string; question?: string; choices?: string[] };
   /** Whether the process that asked still runs (else an allow runs the call in the cockpit's process). */
   askerAlive: boolean;
 }
@@ -133,12 +133,13 @@ async function questionView(ledger: CallStore, q: ApprovalRecord): Promise<Quest
     callId: q.callId, session: q.session, supervised: supervisedSession(q.session, call?.turn ?? ''), workspace: call?.workspace ?? '',
     paths: strings(request.paths), arguments: request.arguments ?? call?.arguments, description: typeof request.description === 'string' ? request.description : '',
     ask: request.ask as QuestionView['ask'], offers: strings(request.offers), askedAt: q.askedAt, askerAlive: q.ownerAlive,
-    shown: { arguments: '', paths: [], why: '', description: '' },
+    shown: { arguments: '', paths: [], why: '', description: '', callId: '', supervised: '', workspace: '' },
   };
   const ask = view.ask;
   view.shown = {
     arguments: visibleJson(view.arguments ?? {}, 2), paths: view.paths.map((p) => visibleText(p, false)),
     why: ask === undefined ? '' : visibleText(`${ask.decider}${ask.rule ? ` [${ask.rule}]` : ''}: ${ask.reason}`, false), description: visibleText(view.description),
+    callId: visibleText(view.callId, false), supervised: visibleText(view.supervised, false), workspace: visibleText(view.workspace, false),
   };
   if (view.kind === 'question') {
     const args = (request.arguments ?? {}) as { question?: unknown; choices?: unknown; multi?: unknown };

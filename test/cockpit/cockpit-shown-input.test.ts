@@ -27,8 +27,8 @@ describe('the cockpit shows a question\'s input escaped and whole', () => {
     fs.mkdirSync(ws);
     ledger = Ledger.open({ dir: path.join(root, 'state'), workspace: ws });
     const args = { command: COMMAND, steps: Array.from({ length: 30 }, (_, i) => `step ${i}`) };
-    id = await ledger.ask({ callId: 'c1', session: 's1', tool: 'run_command', version: '1.0.0', arguments: args, workspace: ws, turn: '' }, {
-      tool: 'run_command', version: '1.0.0', arguments: args, callId: 'c1', description: 'Runs \u202ea command', paths: ['x\u202etxt.sh'],
+    id = await ledger.ask({ callId: 'c1\u202e', session: 's1', tool: 'run_command', version: '1.0.0', arguments: args, workspace: ws, turn: '' }, {
+      tool: 'run_command', version: '1.0.0', arguments: args, callId: 'c1\u202e', description: 'Runs \u202ea command', paths: ['x\u202etxt.sh'],
       ask: { decider: 'approval', reason: 'it asks\u001b[31m' }, offers: ['allow_once', 'deny'],
     });
     cockpit = await startCockpit({ ledger, port: 0, pollMs: 100 });
@@ -42,7 +42,7 @@ describe('the cockpit shows a question\'s input escaped and whole', () => {
 
   it('/api/questions gives the escaped texts the page shows, the input whole', async () => {
     const res = await fetch(`${cockpit.url}api/questions`, { headers: { authorization: `Bearer ${cockpit.token}` } });
-    const [q] = (await res.json()) as Array<{ id: number; arguments: { command: string }; shown: { arguments: string; paths: string[]; why: string; description: string } }>;
+    const [q] = (await res.json()) as Array<{ id: number; arguments: { command: string }; shown: { arguments: string; paths: string[]; why: string; description: string; callId: string } }>;
     assert.equal(q!.id, id);
     assert.equal(q!.arguments.command, COMMAND, 'the raw input is there for what the page sends back');
     const shown = JSON.parse(q!.shown.arguments) as { command: string };
@@ -51,6 +51,7 @@ describe('the cockpit shows a question\'s input escaped and whole', () => {
     assert.deepEqual(q!.shown.paths, ['x\\u{202e}txt.sh']);
     assert.equal(q!.shown.why, 'approval: it asks\\u{1b}[31m');
     assert.equal(q!.shown.description, 'Runs \\u{202e}a command');
+    assert.equal(q!.shown.callId, 'c1\\u{202e}');
   });
 
   it('the page renders no bidi override or run of spaces, and says a long input must be scrolled', { skip: chromiumMissing() }, async () => {

@@ -121,7 +121,7 @@ function questionCard(q) {
       const input = el('input', { type: 'text', 'data-testid': 'reply', placeholder: 'Your answer' });
       actions.append(input, el('button', { type: 'button', class: 'allow', text: 'Send', on: { click: () => reply(input.value) } }));
     }
-    card.append(el('dl', null, el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.supervised })), actions, status);
+    card.append(el('dl', null, el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.shown.supervised })), actions, status);
     return card;
   }
   // Every text shown is the server's escaped one (q.shown): no control, bidi or zero-width
@@ -132,9 +132,9 @@ function questionCard(q) {
     el('p', { text: q.shown.description }),
     el('dl', null,
       el('dt', { text: 'Why' }), el('dd', { text: q.shown.why, 'data-testid': 'question-why' }),
-      el('dt', { text: 'Workspace' }), el('dd', { class: 'mono', text: q.workspace }),
-      el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.supervised }),
-      el('dt', { text: 'Call' }), el('dd', { class: 'mono', text: q.callId }),
+      el('dt', { text: 'Workspace' }), el('dd', { class: 'mono', text: q.shown.workspace }),
+      el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.shown.supervised }),
+      el('dt', { text: 'Call' }), el('dd', { class: 'mono', text: q.shown.callId }),
       el('dt', { text: 'Paths' }), el('dd', { class: 'mono', text: q.shown.paths.length ? q.shown.paths.join('\n') : '(none)' }),
       el('dt', { text: 'Asked' }), el('dd', { text: `${time(q.askedAt)}${q.askerAlive ? '' : ' (the asking process is gone: an allow runs the call here)'}` }),
     ),
