@@ -37,6 +37,7 @@
  *
  * @module
  */
+import { visibleJson, visibleText } from '../decisions/shown-arguments.js';
 import { randomUUID } from 'node:crypto';
 import { ToolMessage, type MessageContent } from '@langchain/core/messages';
 import { DynamicStructuredTool, ToolInputParsingException, type ToolRunnableConfig } from '@langchain/core/tools';
@@ -149,7 +150,8 @@ export function toLangChainInterruptOn(system: ToolSystem, options: LangChainToo
       allowedDecisions: ['approve', 'reject'],
       description: (toolCall) => {
         const reason = askedAbout(system, toolCall.id)?.reason;
-        return `${name} needs your approval${reason === undefined ? '' : `: ${reason}`}\n\nArguments: ${JSON.stringify(toolCall.args, null, 2)}`;
+        // Whole, with nothing rendered that could hide part of it (bidi, control characters, long space runs: \uXXXX escapes).
+        return `${name} needs your approval${reason === undefined ? '' : `: ${visibleText(reason, false)}`}\n\nArguments: ${visibleJson(toolCall.args, 2)}`;
       },
       when: async ({ toolCall }) => {
         const preview = await system.preview({ name, arguments: toolCall.args, callId: toolCall.id }, base);

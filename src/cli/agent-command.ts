@@ -30,7 +30,7 @@ import type { ApprovalAnswer, ConfirmationContext, ConfirmationRequest } from '.
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
 import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
-import { answerOf, confirmationPrompt, terminalSafe } from './terminal.js';
+import { askUntilAnswered, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 import { COCKPIT_FLAGS_USAGE } from './usage.js';
 import { ledgerQuestionHandler } from '../ledger/user-questions.js';
@@ -266,7 +266,8 @@ class TerminalAsker {
   async confirm(request: ConfirmationRequest, context?: ConfirmationContext): Promise<ApprovalAnswer> {
     const signal = context?.signal;
     try {
-      return answerOf(await this.rl.question(confirmationPrompt(request, context, { command: (id) => `toolgate approvals allow ${id}` }), signal === undefined ? {} : { signal }), request);
+      const question = (prompt: string) => this.rl.question(prompt, signal === undefined ? {} : { signal });
+      return await askUntilAnswered(question, this.io.stderr, request, context, { command: (id) => `toolgate approvals allow ${id}` });
     } catch (error) {
       if (!signal?.aborted) throw error;
       this.io.stderr.write('(answered elsewhere)\n');

@@ -1,6 +1,8 @@
 /**
- * `toolgate approvals [list] | allow ID | deny ID`: the questions stored in the workspace's
- * ledger that nobody has answered, and answering one from here. The first answer counts
+ * `toolgate approvals [list] | show ID | allow ID | deny ID`: the questions stored in the
+ * workspace's ledger that nobody has answered (`list`: each call's arguments summarised, head
+ * and tail, flagged when cut; `show`: one question with every argument whole, escaped, or as
+ * JSON with `--json`), and answering one from here. The first answer counts
  * (whether given here, by the asking process's own handler, or by another `approvals`).
  * When the process that asked still runs, it resumes on the answer; when it is gone (killed,
  * restarted), `allow` runs the call here, once, through an executor with the same ledger,
@@ -18,8 +20,9 @@ import { settleQuestion, type RunHere, type SettleReport } from '../ledger/resum
 import type { SandboxProfile } from '../sandbox/bubblewrap.js';
 import type { ApprovalMode } from '../decisions/decision.js';
 import { EXIT, logLevel, parse, policyOption, UsageError, APPROVE_FLAGS, type CliContext } from './context.js';
-import { age, argumentSummary, LEDGER_COMMAND_FLAGS, openCliLedger, openCliLedgerReadOnly } from './ledger-cli.js';
+import { age, LEDGER_COMMAND_FLAGS, openCliLedger, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
+import { argumentsSummary, visibleJson, visibleText, wholeArguments } from '../decisions/shown-arguments.js';
 import { cliToolSystem } from './tool-system.js';
 
 
@@ -42,7 +45,22 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
       await ledger.close();
     }
   }
-  if (action !== 'allow' && action !== 'deny') throw new UsageError(`approvals: unknown action ${JSON.stringify(action)} (list, allow ID, deny ID)`);
+  if (action === 'show') {
+    if (id === undefined || !/^\d+$/.test(id)) throw new UsageError('approvals show needs the question\'s ID (a number: toolgate approvals list shows them)');
+    const ledger = await openCliLedgerReadOnly(values, ctx);
+    try {
+      const question = await ledger?.approval(Number(id));
+      if (question === undefined) {
+        ctx.stderr.write(`toolgate: no question ${id} in this ledger\n`);
+        return EXIT.failed;
+      }
+      ctx.stdout.write(values.json === true ? `${visibleJson(question, 2)}\n` : showText(question));
+      return EXIT.ok;
+    } finally {
+      await ledger?.close();
+    }
+  }
+  if (action !== 'allow' && action !== 'deny') throw new UsageError(`approvals: unknown action ${JSON.stringify(action)} (list, show ID, allow ID, deny ID)`);
   if (id === undefined || !/^\d+$/.test(id)) throw new UsageError(`approvals ${action} needs the question's ID (a number: toolgate approvals list shows them)`);
   const ledger = await openCliLedger(values, ctx);
   try {
@@ -62,7 +80,9 @@ export async function approvalsCommand(argv: string[], ctx: CliContext): Promise
 async function list(ledger: CallStore, json: boolean, ctx: CliContext): Promise<number> {
   const pending = await ledger.pendingApprovals();
   if (json) {
-    ctx.stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
+    // Whole, and nothing in it rendered: a bidi or control character inside a string is
+    // written as a \uXXXX escape (the JSON parses to the same values).
+    ctx.stdout.write(`${visibleJson(pending, 2)}\n`);
     return EXIT.ok;
   }
   if (pending.length === 0) {
@@ -70,12 +90,30 @@ async function list(ledger: CallStore, json: boolean, ctx: CliContext): Promise<
     return EXIT.ok;
   }
   const now = Date.now();
-  const rows = pending.map((q) => [String(q.id), age(q.askedAt, now), q.tool, q.callId, q.ownerAlive ? 'waiting' : 'gone', q.answer ?? '-', why(q), argumentSummary(q.request.arguments)]);
+  let cut = false;
+  const rows = pending.map((q) => {
+    const summary = argumentsSummary(q.request.arguments);
+    cut ||= summary.cut;
+    const cells = [String(q.id), age(q.askedAt, now), q.tool, q.callId, q.ownerAlive ? 'waiting' : 'gone', q.answer ?? '-', why(q)].map((c) => visibleText(c, false));
+    return [...cells, summary.cut ? `${summary.text} (cut: toolgate approvals show ${q.id})` : summary.text];
+  });
   const head = ['ID', 'AGE', 'TOOL', 'CALL', 'ASKER', 'ANSWER', 'WHY', 'ARGUMENTS'];
   const widths = head.map((h, i) => Math.min(40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i]!))).join('  ');
-  ctx.stdout.write(`${[line(head), ...rows.map(line)].map((l) => terminalSafe(l, false)).join('\n')}\n`);
+  ctx.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);
+  if (cut) ctx.stdout.write('Arguments cut above have their middle left out: toolgate approvals show ID prints them whole (--json: as JSON).\n');
   return EXIT.ok;
+}
+
+/** `approvals show ID`: the question as a person is asked it, every argument whole and escaped. */
+function showText(q: ApprovalRecord): string {
+  const request = q.request as { version?: unknown; paths?: unknown; arguments?: Record<string, unknown>; ask?: { reason?: string } };
+  const lines = [`Question ${q.id}: ${visibleText(q.tool, false)} ${visibleText(String(request.version ?? ''), false)} (call ${visibleText(q.callId, false)}, session ${visibleText(q.session, false)})`];
+  lines.push(`  asked: ${new Date(q.askedAt).toISOString()}, ${q.answer === undefined ? 'not answered' : `answered ${visibleText(q.answer, false)}`}; the call is ${q.callState}`);
+  lines.push(`  why: ${visibleText(why(q), false)}: ${visibleText(String(request.ask?.reason ?? ''), false)}`);
+  if (Array.isArray(request.paths)) for (const p of request.paths) lines.push(`  target: ${visibleText(String(p), false)}`);
+  lines.push(wholeArguments(request.arguments ?? {}));
+  return `${lines.join('\n')}\n`;
 }
 
 /** Why a question was asked: its decider and reason. */

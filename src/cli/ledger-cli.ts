@@ -89,9 +89,3 @@ export function bytes(n: number | undefined): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
-
-/** Arguments on one line, clipped: `{"filepath":"a.txt","content":"hel…"}`. */
-export function argumentSummary(args: unknown, max = 60): string {
-  const text = (JSON.stringify(args) ?? '').replace(/\s+/g, ' ');
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

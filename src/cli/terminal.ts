@@ -6,6 +6,7 @@
  */
 import readline from 'node:readline/promises';
 import type { ApprovalAnswer, ConfirmationContext, ConfirmationRequest } from '../decisions/approval.js';
+import { indentLines, shownArguments, visibleText, wholeArguments } from '../decisions/shown-arguments.js';
 import type { CliIo } from './context.js';
 
 /**
@@ -27,21 +28,6 @@ const ANSWER_KEYS: ReadonlyArray<{ answer: ApprovalAnswer; keys: RegExp; shown: 
   { answer: 'always', keys: /^a(lways)?$/i, shown: '[a]lways' },
 ];
 
-/** Lines of one argument's value shown at most (a long text is cut there too). */
-const MAX_VALUE_LINES = 12;
-
-/**
- * One argument's value as the prompt shows it: control characters escaped, a newline kept as
- * a newline with the next line indented under the value (so that it cannot pass for a line of
- * the prompt), long values cut.
- */
-function shownValue(text: string): string {
-  let shown = text.length > 300 ? `${text.slice(0, 300)}... (${text.length} characters)` : text;
-  const lines = shown.split(/\r?\n/);
-  if (lines.length > MAX_VALUE_LINES) shown = `${lines.slice(0, MAX_VALUE_LINES).join('\n')}\n... (${lines.length} lines)`;
-  // A tab would move the text out of its indent: shown escaped, as any other control character.
-  return terminalSafe(shown.replace(/\r(?=\n)/g, ''), true).replace(/\t/g, '\\u{9}').replace(/\n/g, '\n    | ');
-}
 
 /** Where else the question can be answered (the CLI names its own `toolgate approvals` flags). */
 export interface AnswerElsewhere {
@@ -51,28 +37,62 @@ export interface AnswerElsewhere {
 
 /**
  * The confirmation question: why it asks, the target paths first and whole, then each
- * argument, long values cut (a text's lines kept as lines, indented), then the question's id
- * and where else to answer it (when it is stored in a ledger), then the answers the request offers.
+ * argument ({@link shownArguments}: escaped, a text's lines kept as lines and indented, a long
+ * value shown as head and tail with what is omitted counted, a command whole unless enormous),
+ * then a note (a warning for a command) when anything is cut, with the `[v]iew` answer that
+ * prints every argument whole, then the question's id and where else to answer it (when it is
+ * stored in a ledger), then the answers the request offers.
  */
 export function confirmationPrompt(request: ConfirmationRequest, context?: ConfirmationContext, elsewhere?: AnswerElsewhere): string {
-  const lines = [`${request.tool} ${request.version} asks to run: ${terminalSafe(request.ask.reason, false)}`];
-  for (const p of request.paths) lines.push(`  target: ${terminalSafe(p, false)}`);
-  for (const [key, value] of Object.entries(request.arguments)) {
-    const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-    lines.push(`  ${terminalSafe(key, false)}: ${shownValue(text)}`);
+  const lines = [`${request.tool} ${request.version} asks to run: ${visibleText(request.ask.reason, false)}`];
+  for (const p of request.paths) lines.push(`  target: ${visibleText(p, false)}`);
+  const shown = shownArguments(request.arguments, request.commandArguments);
+  for (const { key, value } of shown.entries) lines.push(`  ${key}: ${indentLines(value.text)}`);
+  for (const { key, value, command } of shown.entries) {
+    if (!command || (value.omittedChars === 0 && value.omittedLines === 0)) continue;
+    lines.push(`WARNING: ${key} is ${value.length} characters long and cannot be shown whole here: answer v to read all of it before you allow it.`);
   }
-  if (context?.questionId !== undefined) {
-    const id = context.questionId;
+  if (shown.cut.length > shown.cutCommands.length) {
+    lines.push(`Cut above (the middle left out): ${shown.cut.filter((k) => !shown.cutCommands.includes(k)).join(', ')}; answer v to view every argument whole.`);
+  }
+  const id = context?.questionId;
+  if (id !== undefined) {
     lines.push(`Question ${id}${elsewhere === undefined ? '' : `: answer here, or from another terminal with ${elsewhere.command(id)} (deny likewise), or in the cockpit`}.`);
   }
   const choices = ANSWER_KEYS.filter((a) => request.offers.includes(a.answer)).map((a) => a.shown);
+  if (shown.cut.length > 0) choices.push('[v]iew whole');
   return `${lines.join('\n')}\nAllow? ${choices.join(' / ')} / [N]o `;
 }
 
+/** What the `[v]iew` answer prints: the call's every argument whole, escaped, then the question again. */
+function wholeView(request: ConfirmationRequest): string {
+  const size = [...JSON.stringify(request.arguments)].length;
+  return `--- ${request.tool} ${request.version}: every argument whole (${size} characters as JSON) ---\n${wholeArguments(request.arguments)}\n--- end of the arguments ---\n`;
+}
+
+/** Whether `typed` asks to view the arguments whole (`v`, `view`). */
+function isViewAnswer(typed: string): boolean {
+  return /^v(iew)?$/i.test(typed.trim());
+}
+
 /** The answer typed: one the request offers, else `deny`. */
-export function answerOf(typed: string, request: ConfirmationRequest): ApprovalAnswer {
+function answerOf(typed: string, request: ConfirmationRequest): ApprovalAnswer {
   const found = ANSWER_KEYS.find((a) => a.keys.test(typed.trim()));
   return found !== undefined && request.offers.includes(found.answer) ? found.answer : 'deny';
+}
+
+/**
+ * Ask the confirmation question with `question` until the answer is not `v`/`view` (which
+ * prints every argument whole on `out`, then asks again).
+ */
+export async function askUntilAnswered(
+  question: (prompt: string) => Promise<string>, out: NodeJS.WritableStream, request: ConfirmationRequest, context?: ConfirmationContext, elsewhere?: AnswerElsewhere,
+): Promise<ApprovalAnswer> {
+  for (;;) {
+    const typed = await question(confirmationPrompt(request, context, elsewhere));
+    if (!isViewAnswer(typed)) return answerOf(typed, request);
+    out.write(wholeView(request));
+  }
 }
 
 /**
@@ -86,7 +106,7 @@ export async function askOnTty(io: CliIo, request: ConfirmationRequest, context?
   const { signal } = context ?? {};
   try {
     if (signal?.aborted) return 'deny';
-    return answerOf(await rl.question(confirmationPrompt(request, context, elsewhere), signal === undefined ? {} : { signal }), request);
+    return await askUntilAnswered((prompt) => rl.question(prompt, signal === undefined ? {} : { signal }), io.stderr, request, context, elsewhere);
   } catch (error) {
     if (signal?.aborted) {
       io.stderr.write('(answered elsewhere)\n');

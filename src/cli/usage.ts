@@ -59,10 +59,12 @@ const POLICY_USAGE = `  toolgate policy check [--workspace DIR] [--explain CALL_
 
 /** Usage lines of `toolgate approvals`. */
 const APPROVALS_USAGE = `  toolgate approvals [list] [--json] [--workspace DIR] [--state-dir DIR | --store FILE|URL]
+  toolgate approvals show ID [--json] [--workspace DIR] [--state-dir DIR | --store FILE|URL]
   toolgate approvals allow|deny ID [--workspace DIR] [--state-dir DIR | --store FILE|URL] [--no-policy]
                the questions waiting in the workspace's ledger (also one answered that its
-               asker died before acting on); allow or deny one (the first answer counts; when
-               the asking process is gone, the call runs here, once). list only reads`;
+               asker died before acting on); show one with every argument whole (list cuts
+               long ones and says so); allow or deny one (the first answer counts; when
+               the asking process is gone, the call runs here, once). list and show only read`;
 
 /** Usage lines of `toolgate skills`. */
 const SKILLS_USAGE = `  toolgate skills [list] [--json] [--workspace DIR]

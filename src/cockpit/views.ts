@@ -7,6 +7,7 @@
  */
 import type { ApprovalRecord, CallRecord, CallStore } from '../ledger/call-store.js';
 import { sessionApprovalMode, supervisedSession } from '../ledger/session-approval-modes.js';
+import { visibleJson, visibleText } from '../decisions/shown-arguments.js';
 
 /** A waiting question as the page shows it. */
 export interface QuestionView {
@@ -32,6 +33,13 @@ export interface QuestionView {
   /** For `question`: the text, the choices and whether several may be picked. */
   question?: { text: string; choices?: string[]; multi?: boolean };
   askedAt: number;
+  /**
+   * What the page shows, nothing in it rendered that could hide or disguise text (control,
+   * bidi, zero-width characters and long space runs escaped: `shown-arguments.ts`): the input
+   * whole as indented JSON, the paths, the reason, the description, and for a `question` its
+   * text and choices' labels (`question.choices` are the values an answer sends).
+   */
+  shown: { arguments: string; paths: string[]; why: string; description: string; callId: string; supervised: string; workspace: string; question?: string; choices?: string[] };
   /** Whether the process that asked still runs (else an allow runs the call in the cockpit's process). */
   askerAlive: boolean;
 }
@@ -125,12 +133,21 @@ async function questionView(ledger: CallStore, q: ApprovalRecord): Promise<Quest
     callId: q.callId, session: q.session, supervised: supervisedSession(q.session, call?.turn ?? ''), workspace: call?.workspace ?? '',
     paths: strings(request.paths), arguments: request.arguments ?? call?.arguments, description: typeof request.description === 'string' ? request.description : '',
     ask: request.ask as QuestionView['ask'], offers: strings(request.offers), askedAt: q.askedAt, askerAlive: q.ownerAlive,
+    shown: { arguments: '', paths: [], why: '', description: '', callId: '', supervised: '', workspace: '' },
+  };
+  const ask = view.ask;
+  view.shown = {
+    arguments: visibleJson(view.arguments ?? {}, 2), paths: view.paths.map((p) => visibleText(p, false)),
+    why: ask === undefined ? '' : visibleText(`${ask.decider}${ask.rule ? ` [${ask.rule}]` : ''}: ${ask.reason}`, false), description: visibleText(view.description),
+    callId: visibleText(view.callId, false), supervised: visibleText(view.supervised, false), workspace: visibleText(view.workspace, false),
   };
   if (view.kind === 'question') {
     const args = (request.arguments ?? {}) as { question?: unknown; choices?: unknown; multi?: unknown };
     view.question = { text: String(args.question ?? '') };
     if (Array.isArray(args.choices)) view.question.choices = strings(args.choices);
     if (args.multi === true) view.question.multi = true;
+    view.shown.question = visibleText(view.question.text);
+    if (view.question.choices !== undefined) view.shown.choices = view.question.choices.map((c) => visibleText(c, false));
   }
   return view;
 }

@@ -39,6 +39,12 @@ export interface ConfirmationRequest {
    * the closest narrower one (`always` becomes `allow_for_turn`, that becomes `allow_once`).
    */
   offers: readonly ApprovalAnswer[];
+  /**
+   * The arguments that hold a command (the tool's `commandArguments`): a prompt shows these
+   * whole unless really enormous, and warns when it cannot (`shown-arguments.ts`). When
+   * absent, arguments named like one (`command`, `script`, ...) count.
+   */
+  commandArguments?: readonly string[];
 }
 
 /**

@@ -148,6 +148,7 @@ export class DecisionPipeline {
       paths: call.paths.map((p) => workspace.relative(p.real)),
       ask: asked.rule === undefined ? { decider: asked.decider, reason: asked.reason } : { decider: asked.decider, reason: asked.reason, rule: asked.rule },
       offers: fresh ? ONCE_ONLY : this.offers(call),
+      ...(tool.commandArguments.length === 0 ? {} : { commandArguments: [...tool.commandArguments] }),
     };
     // Whatever ends the wait, the answer is the confirmation step's.
     const askedAt = performance.now();

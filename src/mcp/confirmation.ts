@@ -9,6 +9,7 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { ApprovalAnswer, ConfirmationContext, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
+import { indentLines, shownArguments, visibleText } from '../decisions/shown-arguments.js';
 
 /** The message of a denied confirmation when the client cannot be asked and no ledger keeps questions (`--no-ledger`). */
 export function cannotAskMessage(tool: string): string {
@@ -78,20 +79,32 @@ export function answerElsewhere(
   };
 }
 
-/** The confirmation form of `request` (MCP form mode: a boolean, and a string enum of the answers that are remembered when more than one is offered). */
-export function confirmationForm(request: ConfirmationRequest): { message: string; requestedSchema: Record<string, unknown> } {
-  const args = JSON.stringify(request.arguments);
-  const shown = args.length > 2000 ? `${args.slice(0, 2000)}... (${args.length} characters)` : args;
-  const targets = request.paths.length ? `\nTargets: ${request.paths.join(', ')}` : '';
+/**
+ * The confirmation form of `request` (MCP form mode: a boolean, and a string enum of the
+ * answers that are remembered when more than one is offered). Its message shows the targets
+ * whole and each argument as the CLI prompt does ({@link shownArguments}: escaped, a long value
+ * as head and tail with what is omitted counted, a command whole unless enormous), and says
+ * when something is cut and how to read it whole (`toolgate approvals show ID` when the
+ * question is stored: `questionId`).
+ */
+export function confirmationForm(request: ConfirmationRequest, questionId?: number): { message: string; requestedSchema: Record<string, unknown> } {
+  const shown = shownArguments(request.arguments, request.commandArguments);
+  const lines = [`toolgate: allow ${visibleText(request.tool, false)} ${visibleText(request.version, false)} to run? It asks because ${visibleText(request.ask.reason, false)}`];
+  if (request.paths.length) lines.push(`Targets: ${request.paths.map((p) => visibleText(p, false)).join(', ')}`);
+  lines.push('Arguments:', ...shown.entries.map(({ key, value }) => `  ${key}: ${indentLines(value.text)}`));
+  const whole = questionId === undefined ? 'it cannot be read whole here' : `\`toolgate approvals show ${questionId}\` (same --workspace) prints it whole`;
+  for (const { key, value, command } of shown.entries) {
+    if (command && (value.omittedChars > 0 || value.omittedLines > 0)) lines.push(`WARNING: ${key} is ${value.length} characters long and is not shown whole: ${whole}. Do not allow what you have not read.`);
+  }
+  if (shown.cut.length > shown.cutCommands.length) {
+    lines.push(`Cut above (the middle left out): ${shown.cut.filter((k) => !shown.cutCommands.includes(k)).join(', ')}; ${questionId === undefined ? 'they cannot be read whole here' : `\`toolgate approvals show ${questionId}\` (same --workspace) prints every argument whole`}.`);
+  }
   const remembered: readonly ApprovalAnswer[] = request.offers.filter((o) => o !== 'deny');
   const properties: Record<string, unknown> = { approve: { type: 'boolean', title: 'Allow this call', description: `Run ${request.tool} with these arguments.`, default: false } };
   if (remembered.length > 1) {
     properties.remember = { type: 'string', title: 'Remember the answer', enum: remembered, description: 'allow_once: this call only; allow_for_turn: this exact request for the rest of this session; always: saved in the user policy file.', default: 'allow_once' };
   }
-  return {
-    message: `toolgate: allow ${request.tool} ${request.version} to run? It asks because ${request.ask.reason}${targets}\nArguments: ${shown}`,
-    requestedSchema: { type: 'object', properties, required: ['approve'] },
-  };
+  return { message: lines.join('\n'), requestedSchema: { type: 'object', properties, required: ['approve'] } };
 }
 
 /** The answer a filled confirmation form gives: `deny` unless accepted with `approve: true`; `remember` when offered, else `allow_once`. */
@@ -109,7 +122,7 @@ export function answerOfForm(action: string, content: Record<string, unknown> | 
  * cockpit, `toolgate approvals`), so the client's form no longer counts.
  */
 export async function elicitConfirmation(server: Server, request: ConfirmationRequest, signal: AbortSignal, context?: ConfirmationContext): Promise<ApprovalAnswer> {
-  const form = confirmationForm(request);
+  const form = confirmationForm(request, context?.questionId);
   const withdrawn = context?.signal === undefined ? signal : AbortSignal.any([signal, context.signal]);
   const answer = await server.elicitInput({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema as never }, { signal: withdrawn });
   return answerOfForm(answer.action, answer.content as Record<string, unknown> | undefined, request.offers);

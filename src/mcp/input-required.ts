@@ -92,7 +92,7 @@ export const suspendForInput: ConfirmationHandler = (request, context) => {
 
 /** The "input required" result of a suspended call: the confirmation form, and the state naming its question. */
 export function inputRequiredFor(suspension: InputSuspension, callId: string, session: string): InputRequiredResult {
-  const form = confirmationForm(suspension.request);
+  const form = confirmationForm(suspension.request, suspension.questionId);
   return inputRequired({
     inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: `${form.message}\n(question ${suspension.questionId})`, requestedSchema: form.requestedSchema as never }) },
     requestState: encodeState({ question: suspension.questionId, callId, session }),

@@ -114,7 +114,7 @@ async function detailedTask(store: LedgerTaskStore, taskId: string, requestor: s
   if (task.status === 'input_required') {
     const question = await openQuestion(store.ledger, taskId);
     if (question === undefined) return { ...wire, status: 'working' };
-    const form = confirmationForm(question.request as never);
+    const form = confirmationForm(question.request as never, question.id);
     wire.inputRequests = {
       [`${QUESTION_KEY}${question.id}`]: { method: 'elicitation/create', params: { mode: 'form', message: `${form.message}\n(question ${question.id})`, requestedSchema: form.requestedSchema } },
     };

@@ -15,7 +15,8 @@
  * | ended unsuccessfully, `denied`, `interrupted` (the server died while it ran; a server already running sees that when asked, not only a newly started one) | `failed` |
  * | `tasks/cancel` asked (the cancel flag)   | `cancelled`      |
  *
- * The ttl is the server's (`ttlMs`, a receiver may override what a client asks for) and counts
+ * The ttl is the server's (`ttlMs`, a receiver may override what a client asks for: a larger
+ * one asked for is clamped to it; a negative or non-number one is refused with `-32602`) and counts
  * from creation; a task that ended more than `ttlMs` after it was created is no longer found. A
  * task that has not ended is never dropped. The ledger's retention (10,000 calls by default)
  * may drop one earlier.
@@ -73,7 +74,7 @@ export function httpRequestor(sessionId: string, token: string | undefined): str
 
 /** What a `tools/call` asks of its task (MCP 2025-11-25 `TaskMetadata`): a ttl the server may override. */
 export interface CreateTaskOptions {
-  /** The ttl the client asks for, in ms (this store keeps its own `ttlMs`). */
+  /** The ttl the client asks for, in ms, 0 or more (this store keeps its own `ttlMs`: a larger one is clamped to it; a negative one is refused). */
   ttl?: number;
 }
 
@@ -103,6 +104,21 @@ function protocolErrors(): typeof import('./protocol-errors.js') {
   const load = createRequire(import.meta.url);
   errors ??= load('./protocol-errors.js') as typeof import('./protocol-errors.js');
   return errors;
+}
+
+/**
+ * Check the ttl a client asks for (MCP 2025-11-25 `TaskMetadata.ttl`: a requested duration in
+ * milliseconds, which the receiver may override). A negative, non-finite or non-number ttl is
+ * refused; any other is clamped to the server's own (`ttlMs`, what every task gets and
+ * `tasks/get` reports), so that `1e308` asks for nothing more than an hour.
+ * @throws ProtocolError `-32602` (invalid params) naming the value.
+ */
+function checkRequestedTtl(ttl: unknown): void {
+  if (ttl === undefined || ttl === null) return;
+  if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0) {
+    const { ProtocolError, ProtocolErrorCode } = protocolErrors();
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `task.ttl must be a number of milliseconds, 0 or more (got ${JSON.stringify(ttl)?.slice(0, 40) ?? typeof ttl}); the server keeps a task for its own ttl, at most, whatever is asked`);
+  }
 }
 
 /** What another requestor gets for a task that is not theirs, as for one that does not exist. */
@@ -216,9 +232,12 @@ export class LedgerTaskStore {
    * {@link start}, which records it and its binding).
    * @param requestor - who asks (the SDK passes its session id here when this store is handed
    *   to a `Server` directly; toolgate's servers hand it {@link boundTo} views). Default {@link LOCAL_REQUESTOR}.
-   * @throws ProtocolError `-32600` (invalid request) when `maxLiveTasks` tasks have not ended yet.
+   * @throws ProtocolError `-32600` (invalid request) when `maxLiveTasks` tasks have not ended yet;
+   *   `-32602` (invalid params) when the ttl asked for is not a number of milliseconds, 0 or
+   *   more ({@link checkRequestedTtl}).
    */
-  async createTask(_params: CreateTaskOptions, _requestId: RequestId, _request: Request, requestor: string = LOCAL_REQUESTOR): Promise<Task> {
+  async createTask(params: CreateTaskOptions, _requestId: RequestId, _request: Request, requestor: string = LOCAL_REQUESTOR): Promise<Task> {
+    checkRequestedTtl(params?.ttl);
     if (this.liveCount >= this.maxLiveTasks) {
       const { ProtocolError, ProtocolErrorCode } = protocolErrors();
       throw new ProtocolError(

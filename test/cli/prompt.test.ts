@@ -40,7 +40,7 @@ describe('CLI confirmation on a terminal', () => {
     assert.equal(r.code, 1);
     const lines = r.stderr.split('\n');
     assert.equal(lines[1], '  target: README.md');
-    assert.match(r.stderr, /content: Harmless.*\(1000 characters\)/);
+    assert.match(r.stderr, /content: Harmless.* \.\.\. \[\d+ characters omitted\] \.\.\. .*notes\. \n/);
   });
 
   it('escapes terminal control and bidi characters in the prompt', async () => {
@@ -72,10 +72,12 @@ describe('the confirmation prompt', () => {
     assert.ok(!shown.includes('\\u{a}'), 'newlines are not shown as \\u{a}');
   });
 
-  it('cuts a value of many lines', () => {
+  it('shows a value of many lines as its first and last lines, the omitted ones counted, and offers the whole view', () => {
     const shown = confirmationPrompt({ ...request, arguments: { content: Array.from({ length: 40 }, (_, i) => `l${i}`).join('\n') } });
-    assert.match(shown, /\| l11\n    \| \.\.\. \(40 lines\)/);
-    assert.ok(!shown.includes('l12'));
+    assert.match(shown, /\| l10\n    \| \.\.\. \[24 lines omitted\] \.\.\.\n    \| l35\n/);
+    assert.match(shown, /\| l39\n/, 'the last line is in sight');
+    assert.ok(!shown.includes('l11') && !shown.includes('l34'));
+    assert.match(shown, /\[v\]iew whole \/ \[N\]o $/);
   });
 
   it('names the stored question and how to answer it elsewhere', () => {

@@ -7,6 +7,7 @@
  * - waiting tasks share one poller: more tasks waiting for an answer add no timer;
  * - `tasks/cancel` received by another `toolgate mcp` on the same state folder stops the tool
  *   in the process that runs it (its signal is aborted), and the task reads `cancelled`.
+ * - a requested ttl is clamped to the server's own, a negative one refused (`-32602`).
  * In-process servers over the SDK's in-memory transport, real `toolgate mcp` processes where the
  * test is about processes (closing a stdio client ends its server). Folders are removed.
  */
@@ -102,6 +103,19 @@ describe('MCP tasks: review findings of the ledger (issue 16)', () => {
     await pollUntil(client, task.taskId, (t) => t.status === 'input_required');
     // What a later process needs to run it the same way (`toolgate approvals allow`): the executor's options.
     assert.deepEqual((await ledger.get(task.taskId, TASK_SESSION))?.options, { mode: 'default' });
+  });
+
+  it('a requested ttl is clamped to the server\'s (1e308) or refused with -32602 when negative (2025-11-25: a duration in ms the receiver may override)', async () => {
+    const { client, tasks } = await inProcess();
+    const call = (ttl: unknown) => client.request({ method: 'tools/call', params: { name: 'sleep_then_answer', arguments: { ms: 1 }, task: { ttl } } } as never, CreateTaskResultSchema);
+    const huge = await call(1e308);
+    assert.equal(huge.task.ttl, tasks.ttlMs, 'the server\'s own ttl');
+    for (const bad of [-5, -0.5]) {
+      await assert.rejects(call(bad), (error: unknown) => error instanceof McpError && error.code === ErrorCode.InvalidParams && /task\.ttl must be a number of milliseconds, 0 or more/.test(error.message), String(bad));
+    }
+    await assert.rejects(tasks.createTask({ ttl: Number.POSITIVE_INFINITY }, 1, { method: 'tools/call' }), /task\.ttl must be/);
+    await assert.rejects(tasks.createTask({ ttl: Number.NaN }, 1, { method: 'tools/call' }), /task\.ttl must be/);
+    assert.equal((await tasks.createTask({ ttl: 0 }, 1, { method: 'tools/call' })).ttl, tasks.ttlMs);
   });
 
   it('a task recorded by a server that died before its call ran reads failed (it did not run) after a restart', async () => {

@@ -104,39 +104,42 @@ function questionCard(q) {
   const card = el('article', { class: 'question', 'data-testid': 'question', 'data-question-id': q.id, 'data-tool': q.tool });
   const status = el('p', { class: 'hint', 'data-testid': 'question-status' });
   if (q.kind === 'question') {
-    card.append(el('h3', { text: 'The agent asks' }), el('p', { text: q.question.text, 'data-testid': 'question-text' }));
+    card.append(el('h3', { text: 'The agent asks' }), el('p', { text: q.shown.question, 'data-testid': 'question-text' }));
+    const label = (i) => q.shown.choices[i];
     const reply = (value) => answer(q, { reply: value }, card, status);
     const actions = el('div', { class: 'actions' });
     if (q.question.choices && !q.question.multi) {
-      for (const choice of q.question.choices) actions.append(el('button', { type: 'button', text: choice, on: { click: () => reply(choice) } }));
+      q.question.choices.forEach((choice, i) => actions.append(el('button', { type: 'button', text: label(i), on: { click: () => reply(choice) } })));
     } else if (q.question.choices) {
       const picked = new Set();
-      for (const choice of q.question.choices) {
+      q.question.choices.forEach((choice, i) => {
         const box = el('input', { type: 'checkbox', on: { change: () => (box.checked ? picked.add(choice) : picked.delete(choice)) } });
-        actions.append(el('label', null, box, document.createTextNode(` ${choice}`)));
-      }
+        actions.append(el('label', null, box, document.createTextNode(` ${label(i)}`)));
+      });
       actions.append(el('button', { type: 'button', class: 'allow', text: 'Send', on: { click: () => reply([...picked]) } }));
     } else {
       const input = el('input', { type: 'text', 'data-testid': 'reply', placeholder: 'Your answer' });
       actions.append(input, el('button', { type: 'button', class: 'allow', text: 'Send', on: { click: () => reply(input.value) } }));
     }
-    card.append(el('dl', null, el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.supervised })), actions, status);
+    card.append(el('dl', null, el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.shown.supervised })), actions, status);
     return card;
   }
-  const why = q.ask ? `${q.ask.decider}${q.ask.rule ? ` [${q.ask.rule}]` : ''}: ${q.ask.reason}` : '';
+  // Every text shown is the server's escaped one (q.shown): no control, bidi or zero-width
+  // character, nor a long run of spaces, is rendered (the input is whole, in a box that scrolls).
+  const lines = q.shown.arguments.split('\n').length;
   card.append(
     el('h3', null, el('span', { class: 'mono', text: `${q.tool}@${q.version}` }), document.createTextNode(` — question ${q.id}`)),
-    el('p', { text: q.description }),
+    el('p', { text: q.shown.description }),
     el('dl', null,
-      el('dt', { text: 'Why' }), el('dd', { text: why, 'data-testid': 'question-why' }),
-      el('dt', { text: 'Workspace' }), el('dd', { class: 'mono', text: q.workspace }),
-      el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.supervised }),
-      el('dt', { text: 'Call' }), el('dd', { class: 'mono', text: q.callId }),
-      el('dt', { text: 'Paths' }), el('dd', { class: 'mono', text: q.paths.length ? q.paths.join('\n') : '(none)' }),
+      el('dt', { text: 'Why' }), el('dd', { text: q.shown.why, 'data-testid': 'question-why' }),
+      el('dt', { text: 'Workspace' }), el('dd', { class: 'mono', text: q.shown.workspace }),
+      el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.shown.supervised }),
+      el('dt', { text: 'Call' }), el('dd', { class: 'mono', text: q.shown.callId }),
+      el('dt', { text: 'Paths' }), el('dd', { class: 'mono', text: q.shown.paths.length ? q.shown.paths.join('\n') : '(none)' }),
       el('dt', { text: 'Asked' }), el('dd', { text: `${time(q.askedAt)}${q.askerAlive ? '' : ' (the asking process is gone: an allow runs the call here)'}` }),
     ),
-    el('div', { class: 'hint', text: 'Input' }),
-    el('pre', { class: 'mono', 'data-testid': 'question-input', text: JSON.stringify(q.arguments, null, 2) }),
+    el('div', { class: 'hint', 'data-testid': 'question-input-hint', text: lines > 20 ? `Input, whole (${lines} lines: scroll the box to read all of it before you answer)` : 'Input, whole' }),
+    el('pre', { class: 'mono', 'data-testid': 'question-input', text: q.shown.arguments }),
   );
   const actions = el('div', { class: 'actions' });
   const offers = q.offers.length ? q.offers : ['allow_once', 'deny'];
