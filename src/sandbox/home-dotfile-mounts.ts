@@ -21,8 +21,8 @@ function within(child: string, parent: string): boolean {
 
 /**
  * The real paths to bind read-only for a command whose writable folders are `writable` (real
- * paths): each entry of `HOME_RUN_CODE_ENTRIES` below a home folder strictly inside a
- * writable folder, except those `granted` holds whole (real paths a person allowed this call to
+ * paths): each entry of `HOME_RUN_CODE_ENTRIES` of a home folder that is inside a writable
+ * folder or holds one (`~/.config` scoped: `~/.config/autostart` is read-only there too), except those `granted` holds whole (real paths a person allowed this call to
  * write; default none: a grant of a path inside an entry, `~/.ssh/config`, leaves the entry read-only). bubblewrap binds only what exists, and a mount point must exist on
  * the host, so an entry that is missing is made first, on the host, where an empty one reads
  * as a missing one (`makeWhenMissing`): an empty file (mode 0600), an empty folder (mode
@@ -33,8 +33,10 @@ function within(child: string, parent: string): boolean {
  */
 export function homeDotfileTargets(writable: readonly string[], granted: readonly string[] = []): string[] {
   const targets: string[] = [];
-  const homes = homesInside('/').filter((home) => writable.some((dir) => within(home, dir)));
-  for (const home of new Set(homes.map((h) => realOr(h)))) {
+  // A writable folder inside an entry (`~/.config` scoped: `~/.config/autostart` below it) counts too.
+  const reached = (p: string) => writable.some((dir) => within(p, dir) || within(dir, p));
+  for (const home of new Set(homesInside('/').map((h) => realOr(h)))) {
+    if (!reached(home)) continue;
     for (const entry of HOME_RUN_CODE_ENTRIES) {
       const at = path.join(home, ...entry.path.split('/'));
       if (granted.some((g) => within(at, g))) continue;
@@ -42,9 +44,9 @@ export function homeDotfileTargets(writable: readonly string[], granted: readonl
       try {
         if (fs.lstatSync(at).isSymbolicLink()) target = realOr(at, true);
       } catch {
-        target = entry.makeWhenMissing && make(at, entry.kind) ? realOr(at) : undefined;
+        target = entry.makeWhenMissing && writable.some((dir) => within(at, dir)) && make(at, entry.kind) ? realOr(at) : undefined;
       }
-      if (target !== undefined && writable.some((dir) => within(target, dir) && target !== dir)) targets.push(target);
+      if (target !== undefined && reached(target)) targets.push(target);
     }
   }
   return [...new Set(targets)];

@@ -90,7 +90,7 @@ function realish(file: string): string {
  * The bubblewrap arguments that keep toolgate's own state read-only for a command whose
  * writable folders are `writable` (real paths; mounted before these arguments), and the
  * `extra` real paths given (the home folder's dotfiles that run code, `home-dotfile-mounts.ts`),
- * which must exist. Only paths strictly inside a writable folder need them (the rest of the
+ * which must exist (these also when they are a writable folder or hold one). Only paths strictly inside a writable folder need them (the rest of the
  * file system is read-only already). For each:
  * - a missing folder of the config or state folders is made first, on the host (empty,
  *   mode 0700), so that a command cannot create one with a policy file of its own in it;
@@ -107,10 +107,14 @@ export function ownStateProtections(writable: readonly string[], env: NodeJS.Pro
   const readOnly: string[] = [];
   const pinned = new Set<string>();
   const folders = new Set(ownStateFolders(env));
-  const targets = [...readOnlyStatePaths(env).map((given) => ({ given, target: realish(given) })), ...extra.map((target) => ({ given: target, target }))];
-  for (const { given, target } of targets) {
+  const targets = [...readOnlyStatePaths(env).map((given) => ({ given, target: realish(given), extra: false })), ...extra.map((target) => ({ given: target, target, extra: true }))];
+  for (const { given, target, extra: isExtra } of targets) {
     const root = writable.find((dir) => within(target, dir) && target !== dir);
-    if (root === undefined) continue;
+    if (root === undefined) {
+      // an extra path that is a writable folder or holds one: read-only over it (nothing to pin)
+      if (isExtra && writable.some((dir) => within(dir, target))) readOnly.push('--ro-bind', target, target);
+      continue;
+    }
     if (!fs.existsSync(target)) {
       if (!folders.has(given)) continue;
       try {

@@ -15,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { ToolExecutor } from 'toolgate';
 import { bubblewrapAvailable } from 'toolgate/internal';
 import { homeDotfileTargets } from '../../src/sandbox/home-dotfile-mounts.js';
+import { ownStateProtections } from '../../src/sandbox/own-state-paths.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 const ORIGINAL: Record<string, string> = { '.bashrc': 'alias ll="ls -l"\n', '.gitconfig': '[user]\n\tname = me\n', '.ssh/config': 'Host *\n', '.profile': 'PATH=$PATH\n' };
@@ -110,6 +111,13 @@ describe('G1 family: which dotfiles the sandbox binds read-only', () => {
     const granted = homeDotfileTargets([ws], [path.join(ws, '.gitconfig'), path.join(ws, '.ssh/config')]);
     assert.ok(!granted.includes(path.join(ws, '.gitconfig')));
     assert.ok(granted.includes(path.join(ws, '.ssh')), 'a grant of ~/.ssh/config leaves ~/.ssh read-only (fail closed)');
+    // a writable folder scoped to ~/.config (or to ~/.ssh itself): the entries in or over it stay read-only
+    const config = path.join(ws, '.config');
+    assert.deepEqual(homeDotfileTargets([config]).filter((p) => !p.startsWith(`${config}/`)), []);
+    assert.ok(homeDotfileTargets([config]).includes(path.join(config, 'autostart')));
+    const ssh = path.join(ws, '.ssh');
+    const args = ownStateProtections([ssh], process.env, homeDotfileTargets([ssh]));
+    assert.deepEqual(args.slice(args.indexOf(ssh) - 1, args.indexOf(ssh) + 2), ['--ro-bind', ssh, ssh]);
   });
 });
 
