@@ -41,6 +41,7 @@ import type { ShellCommand } from '../policy/shell/types.js';
 import { commandTargets, lineFolders, realOutside, shownText } from './command-word-paths.js';
 import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
+import type { ShellCommand } from '../policy/shell/types.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'protected-paths';
@@ -224,6 +225,16 @@ export class ProtectedPathsDecider implements Decider {
           const named = through === undefined || through === word ? JSON.stringify(word) : `${JSON.stringify(word)} (${JSON.stringify(through)})`;
           return this.refusal(call, `the command \`${shownText(command, 200)}\` names ${named}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`, hit);
         }
+        // Without a sandbox nothing but the words keeps a command off the home folder's
+        // dotfiles (with one, they are read-only mounts: src/sandbox/home-dotfile-mounts.ts),
+        // and a word computed when the line runs (`$HOME/.bashrc`, `"$f"` of a `for` loop over
+        // `.b*rc`) shows none: a person decides. A plain glob is judged above (its matches).
+        const computed = homes.length > 0 && (call.sandbox === undefined || call.sandbox.profile === 'none') ? computedWord(command) : undefined;
+        if (computed !== undefined) {
+          const why = `the word \`${computed.slice(0, 80)}\` of \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` is computed when the line runs, the workspace holds the home folder and no sandbox keeps its hidden files (\`~/.bashrc\`, \`~/.gitconfig\`, \`~/.ssh\`) read-only`;
+          if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, '~/.*');
+          return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: '~/.*' };
+        }
       }
     }
     // a folder or a word the analysis does not show (`cd "$d"`, `find -execdir`, `cp x "$f"`): a protected path could be written there
@@ -240,6 +251,15 @@ export class ProtectedPathsDecider implements Decider {
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
   }
+}
+
+/** A word of `command` (an argument, a redirection) computed when the line runs (`$x`, `` `x` ``, `$(x)`), not a plain glob; none when every word shows itself. */
+function computedWord(command: ShellCommand): string | undefined {
+  for (const i of command.dynamicWords ?? []) {
+    const word = command.argv[i] ?? '';
+    if (!/^[^'"\\$`{}~]*[*?[]/.test(word)) return word;
+  }
+  return [...command.writes, ...(command.reads ?? [])].find((word) => /[$`]/.test(word));
 }
 
 /**

@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { SandboxUnavailableError } from '../errors/errors.js';
 import { findExecutable, parentDeathLauncher } from './executables.js';
+import { homeDotfileTargets } from './home-dotfile-mounts.js';
 import { ownStateProtections } from './own-state-paths.js';
 
 /**
@@ -149,6 +150,13 @@ export interface SandboxMounts {
    * (read-only). Default: none.
    */
   hidden?: readonly string[];
+  /**
+   * Real paths of the home folder's dotfiles that run code (`~/.bashrc`, `~/.ssh`, ...) a
+   * person granted this call to write, when a writable folder holds the home folder: each
+   * entry of `HOME_RUN_CODE_ENTRIES` one of these holds whole stays writable; every other is
+   * bound read-only. Default: none.
+   */
+  homeWritable?: readonly string[];
 }
 
 /** Bytes the empty tmpfs over a hidden folder may hold (it is read-only: nothing is written there). */
@@ -242,7 +250,8 @@ function ownFolderProtections(roots: readonly string[]): string[] {
  * Unix socket works on a read-only mount); with network, the host's resolver file again if
  * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
  * `read-only`; `.git` and `.toolgate` protections in each writable root; toolgate's own files inside a
- * writable root read-only (`own-state-paths.ts`); `/dev/null` over every Unix
+ * writable root read-only (`own-state-paths.ts`), and the home folder's dotfiles that run code
+ * (`home-dotfile-mounts.ts`); `/dev/null` over every Unix
  * socket listening elsewhere (see {@link listeningSockets}); `mounts.hidden` covered (an
  * empty read-only tmpfs over a folder, `/dev/null` over a file). Namespaces: PID, IPC, UTS, cgroup
  * (where the kernel has one), network unless `network`. All capabilities dropped.
@@ -282,8 +291,9 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
     if (!writable.includes(mounts.workspace)) args.push('--ro-bind', mounts.workspace, mounts.workspace);
     for (const dir of writable) args.push('--bind', dir, dir);
     args.push(...gitProtections(writable), ...ownFolderProtections(writable));
-    // toolgate's own policy, config and state: read-only whatever the workspace is (the home folder, say).
-    args.push(...ownStateProtections(writable));
+    // toolgate's own policy, config and state, and the home folder's dotfiles that run code
+    // (a workspace at the home folder): read-only, whatever the command's words name.
+    args.push(...ownStateProtections(writable, process.env, homeDotfileTargets(writable, mounts.homeWritable)));
   }
   for (const socket of listeningSockets(mounts.workspace)) args.push('--ro-bind', '/dev/null', socket);
   for (const hidden of mounts.hidden ?? []) {

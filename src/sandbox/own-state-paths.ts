@@ -88,24 +88,33 @@ function realish(file: string): string {
 
 /**
  * The bubblewrap arguments that keep toolgate's own state read-only for a command whose
- * writable folders are `writable` (real paths; mounted before these arguments). Only paths
- * strictly inside a writable folder need them (the rest of the file system is read-only
- * already). For each:
+ * writable folders are `writable` (real paths; mounted before these arguments), and the
+ * `extra` real paths given (the home folder's dotfiles that run code, `home-dotfile-mounts.ts`),
+ * which must exist (these also when they are a writable folder or hold one). Only paths strictly inside a writable folder need them (the rest of the
+ * file system is read-only already). For each:
  * - a missing folder of the config or state folders is made first, on the host (empty,
  *   mode 0700), so that a command cannot create one with a policy file of its own in it;
  * - every folder between the writable root and it is bound onto itself, writable: a mount
  *   point cannot be renamed or removed, so the protected path cannot be moved away and
  *   planted again under its name;
  * - it is bound read-only onto itself: no write, no removal, nothing renamed over it.
+ *
+ * Every folder binding comes before every read-only one: a folder bound again later would
+ * bring back the host's view below it, undoing a read-only binding made there before.
  */
-export function ownStateProtections(writable: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const args: string[] = [];
+export function ownStateProtections(writable: readonly string[], env: NodeJS.ProcessEnv = process.env, extra: readonly string[] = []): string[] {
+  const pins: string[] = [];
+  const readOnly: string[] = [];
   const pinned = new Set<string>();
   const folders = new Set(ownStateFolders(env));
-  for (const given of readOnlyStatePaths(env)) {
-    const target = realish(given);
+  const targets = [...readOnlyStatePaths(env).map((given) => ({ given, target: realish(given), extra: false })), ...extra.map((target) => ({ given: target, target, extra: true }))];
+  for (const { given, target, extra: isExtra } of targets) {
     const root = writable.find((dir) => within(target, dir) && target !== dir);
-    if (root === undefined) continue;
+    if (root === undefined) {
+      // an extra path that is a writable folder or holds one: read-only over it (nothing to pin)
+      if (isExtra && writable.some((dir) => within(dir, target))) readOnly.push('--ro-bind', target, target);
+      continue;
+    }
     if (!fs.existsSync(target)) {
       if (!folders.has(given)) continue;
       try {
@@ -120,9 +129,9 @@ export function ownStateProtections(writable: readonly string[], env: NodeJS.Pro
     for (const dir of between) {
       if (pinned.has(dir)) continue;
       pinned.add(dir);
-      args.push('--bind', dir, dir);
+      pins.push('--bind', dir, dir);
     }
-    args.push('--ro-bind', target, target);
+    readOnly.push('--ro-bind', target, target);
   }
-  return args;
+  return [...pins, ...readOnly];
 }

@@ -48,3 +48,49 @@ export function homeDotEntry(absolute: string, homes: readonly string[]): string
   return undefined;
 }
 
+
+/**
+ * One of the home folder's hidden entries that later run code: read by a shell, git, ssh, a
+ * desktop session, systemd or an editor when the person next uses them, outside every sandbox.
+ */
+export interface HomeRunCodeEntry {
+  /** Path below the home folder, `/`-separated (`.bashrc`, `.config/autostart`). */
+  readonly path: string;
+  /** A file or a folder. */
+  readonly kind: 'file' | 'folder';
+  /**
+   * When missing, the sandbox may make it (an empty file, an empty 0700 folder) to bind it
+   * read-only: false where an empty one is not read as a missing one (an empty
+   * `.bash_profile` stops bash from reading `.profile`; an empty `.xsession` is an empty
+   * session).
+   */
+  readonly makeWhenMissing: boolean;
+}
+
+const file = (p: string, makeWhenMissing = true): HomeRunCodeEntry => ({ path: p, kind: 'file', makeWhenMissing });
+const folder = (p: string, makeWhenMissing = true): HomeRunCodeEntry => ({ path: p, kind: 'folder', makeWhenMissing });
+
+/**
+ * The home folder's hidden entries that later run code, which the sandbox binds read-only
+ * when the workspace holds the home folder (`src/sandbox/home-dotfile-mounts.ts`): a command's
+ * words may never name them (a glob, a variable, a script), so the deciders cannot see it
+ * coming. Every one is a `~/.name` entry, which the protected-paths decider and
+ * `Workspace.homeDotEntryOf` protect as a whole (all hidden entries, a wider set: caches
+ * such as `~/.npm` stay writable for commands, which write there without naming them).
+ */
+export const HOME_RUN_CODE_ENTRIES: readonly HomeRunCodeEntry[] = Object.freeze([
+  // shells
+  file('.bashrc'), file('.bash_profile', false), file('.bash_login', false), file('.bash_logout'), file('.bash_aliases'),
+  file('.profile'), file('.zshrc'), file('.zshenv'), file('.zprofile'), file('.zlogin'), file('.zlogout'),
+  file('.kshrc'), file('.mkshrc'), file('.cshrc'), file('.tcshrc'), file('.login'), file('.pam_environment'),
+  folder('.config/fish', false), folder('.config/environment.d'),
+  // git, ssh, gpg, npm, tools run by shells
+  file('.gitconfig'), folder('.config/git'), folder('.ssh'), folder('.gnupg', false), file('.npmrc'),
+  file('.curlrc'), file('.wgetrc'), folder('.local/bin'),
+  // desktop sessions and user services
+  file('.xprofile'), file('.xsession', false), file('.xinitrc', false), file('.xsessionrc'),
+  folder('.config/autostart'), folder('.config/systemd'),
+  // editors and terminal multiplexers
+  file('.vimrc', false), file('.exrc', false), folder('.vim', false), folder('.config/nvim', false),
+  file('.emacs', false), folder('.emacs.d', false), file('.tmux.conf'),
+]);

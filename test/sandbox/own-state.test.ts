@@ -146,10 +146,12 @@ describe('own state paths (the list and the mounts)', () => {
       const pairs: string[][] = [];
       for (let i = 0; i < args.length; i += 3) pairs.push(args.slice(i, i + 3));
       assert.deepEqual(pairs.filter(([, p]) => p!.startsWith(home)), [
+        // every folder pinned before any read-only binding: a folder bound later would bring
+        // back the host's view below it (~/.config pinned after ~/.config/autostart went read-only)
         ['--bind', path.join(home, '.config'), path.join(home, '.config')],
-        ['--ro-bind', config, config],
         ['--bind', path.join(home, '.local'), path.join(home, '.local')],
         ['--bind', path.join(home, '.local', 'state'), path.join(home, '.local', 'state')],
+        ['--ro-bind', config, config],
         ['--ro-bind', stateDir, stateDir],
       ]);
       // A writable root that is elsewhere, or the protected folder itself: nothing to add.
