@@ -41,7 +41,6 @@ import type { ShellCommand } from '../policy/shell/types.js';
 import { commandTargets, lineFolders, realOutside, shownText } from './command-word-paths.js';
 import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
-import type { ShellCommand } from '../policy/shell/types.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'protected-paths';
@@ -229,11 +228,10 @@ export class ProtectedPathsDecider implements Decider {
         // dotfiles (with one, they are read-only mounts: src/sandbox/home-dotfile-mounts.ts),
         // and a word computed when the line runs (`$HOME/.bashrc`, `"$f"` of a `for` loop over
         // `.b*rc`) shows none: a person decides. A plain glob is judged above (its matches).
-        const computed = homes.length > 0 && (call.sandbox === undefined || call.sandbox.profile === 'none') ? computedWord(command) : undefined;
-        if (computed !== undefined) {
-          const why = `the word \`${computed.slice(0, 80)}\` of \`${command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text}\` is computed when the line runs, the workspace holds the home folder and no sandbox keeps its hidden files (\`~/.bashrc\`, \`~/.gitconfig\`, \`~/.ssh\`) read-only`;
-          if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, '~/.*');
-          return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule: '~/.*' };
+        const homeComputed = homes.length > 0 && (call.sandbox === undefined || call.sandbox.profile === 'none') ? computedWord(command) : undefined;
+        if (homeComputed !== undefined) {
+          const why = `the word \`${homeComputed.slice(0, 80)}\` of \`${shownText(command, 200)}\` is computed when the line runs, the workspace holds the home folder and no sandbox keeps its hidden files (\`~/.bashrc\`, \`~/.gitconfig\`, \`~/.ssh\`) read-only`;
+          return this.refusal(call, why, '~/.*');
         }
       }
     }
