@@ -75,7 +75,7 @@ async function tarGz(specs: Spec[]): Promise<Buffer> {
   for (const s of specs) {
     const type = s.type ?? 'file';
     await new Promise<void>((resolve, reject) => {
-      const header = { name: s.name, type, mode: s.mode ?? (type === 'directory' ? 0o755 : 0o644), linkname: s.linkname } as tarStream.Header;
+      const header = { name: s.name, type, mode: s.mode ?? (type === 'directory' ? 0o755 : 0o644), linkname: s.linkname } as Parameters<typeof pack.entry>[0];
       const cb = (e?: Error | null) => (e ? reject(e) : resolve());
       if (type === 'file') pack.entry(header, s.content ?? '', cb);
       else pack.entry(header, cb);
