@@ -11,6 +11,11 @@
  *   enter), bound in, so the socket is reachable by the processes this module starts and by
  *   no other user. Inside its sandbox every display is `:0`: sessions never compete for
  *   display numbers.
+ * - Xvfb never resets (`-noreset`). By default an X server resets when its last client leaves,
+ *   and the reset closes every connection still being set up: a browser connecting while the
+ *   `xdotool` run that looks for its window leaves was dropped ("Missing X server or $DISPLAY",
+ *   "The platform failed to initialize"), a start failing one time in a few under load. The
+ *   reset also dropped what the display held between actions (root window properties, atoms).
  * - `xdotool` and `scrot` run in a sandbox of their own (read-only, no network) with the same
  *   folder bound in, once per action (a few milliseconds each).
  * - Programs opened on the display ({@link VirtualDisplay.open}) run in the call's sandbox
@@ -250,7 +255,7 @@ export class VirtualDisplay {
       });
     }
     live.add(this);
-    const argv = [this.options.programs.xvfb, '-displayfd', '1', '-screen', '0', `${this.width}x${this.height}x24`, '-nolisten', 'tcp', '-nolisten', 'local', '-nocursor'];
+    const argv = [this.options.programs.xvfb, '-displayfd', '1', '-screen', '0', `${this.width}x${this.height}x24`, '-nolisten', 'tcp', '-nolisten', 'local', '-nocursor', '-noreset'];
     // The host's /tmp/.X11-unix is where an unsandboxed Xvfb puts its socket.
     const server = this.spawnLong({ profile: this.sandboxed ? 'read-only' : 'none', network: false }, argv, commandEnv(process.env));
     this.server = server;
