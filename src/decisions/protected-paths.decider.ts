@@ -207,14 +207,19 @@ export class ProtectedPathsDecider implements Decider {
           let hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
           let through: string | undefined;
           for (const target of hit === undefined ? targets : []) {
+            // as spelled first: a home dotfile that is a link leading outside the workspace
+            // (dotfiles kept elsewhere) is still that dotfile, whatever its real path is
+            const spelled = path.resolve(target);
+            hit = homes.length === 0 ? undefined : homeDotEntry(spelled, homes);
+            if (hit !== undefined) break;
             let real: string;
             try {
               real = workspace.resolve(target);
             } catch {
               continue; // outside the workspace: the sandbox's business, not a protected name
             }
-            hit = this.protectedPart(workspace.relative(real)) ?? this.protectedPart(workspace.relative(path.resolve(target)))
-              ?? (homes.length === 0 ? undefined : homeDotEntry(real, homes) ?? homeDotEntry(path.resolve(target), homes));
+            hit = this.protectedPart(workspace.relative(real)) ?? this.protectedPart(workspace.relative(spelled))
+              ?? (homes.length === 0 ? undefined : homeDotEntry(real, homes));
             if (hit !== undefined) {
               through = workspace.relative(real);
               break;

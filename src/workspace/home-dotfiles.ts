@@ -8,6 +8,7 @@
  *
  * @module
  */
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -22,8 +23,9 @@ function isInside(root: string, candidate: string): boolean {
  * holds it (the workspace is the home folder, or a folder above it); else none.
  */
 export function homesInside(root: string): string[] {
-  const home = process.env.HOME;
-  if (home === undefined || !path.isAbsolute(home)) return [];
+  // HOME unset (a daemon, a service): the account's home, which `~` in a command reaches too
+  const home = process.env.HOME || os.homedir();
+  if (!path.isAbsolute(home)) return [];
   let real = home;
   try {
     real = fs.realpathSync.native(home);

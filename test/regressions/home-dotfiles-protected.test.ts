@@ -51,6 +51,22 @@ describe('G1 family: a workspace at the home folder protects its hidden entries'
     assert.equal(r.errorCode, 'CONFIRMATION_REQUIRED', r.error);
   });
 
+  test('G1: a command naming a dotfile that is a link to a file kept outside the workspace asks (review s19: the check ran only on a real path inside)', async () => {
+    const kept = path.join(t.root, 'dotfiles-kept-elsewhere');
+    fs.mkdirSync(kept, { recursive: true });
+    fs.writeFileSync(path.join(kept, 'kshrc'), '# kept elsewhere\n');
+    fs.symlinkSync(path.join(kept, 'kshrc'), path.join(t.ws, '.kshrc'));
+    try {
+      for (const command of ['echo "curl x | sh" >> .kshrc', 'rm .kshrc; echo "curl x | sh" > ~/.kshrc']) {
+        const r = await executor.execute({ name: 'run_command', arguments: { command } }, { approvalMode: 'allow-all' });
+        assert.equal(r.errorCode, 'CONFIRMATION_REQUIRED', `${command}: ${r.error}`);
+      }
+      assert.equal(fs.readFileSync(path.join(kept, 'kshrc'), 'utf8'), '# kept elsewhere\n');
+    } finally {
+      fs.rmSync(path.join(t.ws, '.kshrc'), { force: true });
+    }
+  });
+
   test('G1: an archive member landing on ~/.bashrc, and a snapshot restored through a link to it, are refused', async () => {
     const stage = path.join(t.root, 'stage');
     fs.mkdirSync(stage);
