@@ -97,7 +97,8 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    ctx.signal?.addEventListener('abort', () => stop(), { once: true });
+    if (ctx.signal?.aborted === true) stop();
+    else ctx.signal?.addEventListener('abort', () => stop(), { once: true });
   });
   ctx.stderr.write(`toolgate worker: pool ${served.worker.pool}, workspace ${workspace}, pid ${process.pid}: ready\n`);
   const signal = await signalled;

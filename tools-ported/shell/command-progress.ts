@@ -61,6 +61,8 @@ export function streamOutput(proc: CommandProcess, ctx: Pick<ToolContext, 'progr
     lastAt = now;
     ctx.progress(written);
     ctx.log('info', stripVTControlCharacters(text));
+    // A begun line left behind (`Password: ` after whole lines) shows once its hold ends, not at the next output.
+    if (pending !== '' && timer === undefined) later(HOLD_MS);
   };
   const stop = proc.onOutput((text) => {
     written += text.length;
