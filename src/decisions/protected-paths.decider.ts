@@ -94,13 +94,14 @@ export class ProtectedPathsDecider implements Decider {
   }
 
   decide(call: PreparedCall): Decision | undefined {
+    const reading = new LineReading(call);
     if (this.ownState.length !== 0) {
-      const own = this.ownStateReached(call);
+      const own = this.ownStateReached(call, reading);
       if (own !== undefined) return own;
     }
     if (call.tool.readOnly) return undefined;
     if (call.commands.length !== 0) {
-      const named = this.namedByCommands(call);
+      const named = this.namedByCommands(call, reading);
       if (named !== undefined) return named;
     }
     if (call.paths.length === 0) return undefined;
@@ -144,7 +145,7 @@ export class ProtectedPathsDecider implements Decider {
    * A path argument (its real path or its spelling) or a command word inside toolgate's own
    * files: a writing tool or a command is denied, a reading tool asks.
    */
-  private ownStateReached(call: PreparedCall): Decision | undefined {
+  private ownStateReached(call: PreparedCall, reading: LineReading): Decision | undefined {
     const { workspace } = call;
     for (const { given, real } of call.paths) {
       const spelled = path.resolve(workspace.root, given);
@@ -156,11 +157,10 @@ export class ProtectedPathsDecider implements Decider {
       return deny(NAME, 'POLICY_DENIED', `${why}. Change toolgate's settings with toolgate's own commands.`, 'own-state');
     }
     if (call.commands.length === 0) return undefined;
-    const from = call.paths[0]?.real ?? workspace.realRoot;
-    const bases = lineFolders(call.commands, from, () => {});
+    const bases = reading.bases(() => {});
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
-        for (const { word, targets } of commandTargets(command, bases, () => {})) {
+        for (const { word, targets } of reading.targets(command, bases, () => {})) {
           for (const candidate of targets) {
             // judged as written and where its links lead (`cfg/policy.toml` with `cfg` a link to the config folder)
             const own = this.ownStateOf(path.resolve(candidate)) ?? this.ownStateOf(realOutside(candidate));
@@ -189,20 +189,19 @@ export class ProtectedPathsDecider implements Decider {
    * (a redirect, or a command its table does not know to only read) and holds a word or a
    * folder the analysis cannot show (`cp x "$f"`, `cd "$d"`, `find -execdir`) asks too.
    */
-  private namedByCommands(call: PreparedCall): Decision | undefined {
+  private namedByCommands(call: PreparedCall, reading: LineReading): Decision | undefined {
     const { workspace } = call;
     // a workspace holding the user's home folder: its hidden entries (shells, git, ssh and desktops run what they name)
     const homes = homesInside(workspace.realRoot);
-    const from = call.paths[0]?.real ?? workspace.realRoot;
     let unseen: string | undefined;
     const note = (why: string) => { unseen ??= why; };
-    const bases = lineFolders(call.commands, from, note);
+    const bases = reading.bases(note);
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
         // a word computed when the line runs may be any path, a protected one too
         const computed = command.writes.find((w) => /[$`]/.test(w)) ?? (mayWrite(command) ? command.dynamicWords?.map((i) => command.argv[i]!)[0] : undefined);
         if (computed !== undefined) note(`the word \`${computed.slice(0, 80)}\` of \`${shownText(command)}\` is computed when the line runs`);
-        for (const { word, targets } of commandTargets(command, bases, note)) {
+        for (const { word, targets } of reading.targets(command, bases, note)) {
           // as written (`sub/../.git/x`), then every path it may name, links followed (`g/hooks/x` with `g` a link to `.git`)
           let hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
           let through: string | undefined;
@@ -253,6 +252,42 @@ export class ProtectedPathsDecider implements Decider {
     for (const part of parts) if ([...this.names].some((name) => namesProtected(part, name))) return part;
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
+  }
+}
+
+/**
+ * One call's command words read as paths (`command-word-paths.ts`: folders, links, globs, `~`),
+ * made once and shared by the own-state and protected-name checks of one decision: each
+ * reading stats and resolves every word in every folder, and both checks judge the same line.
+ * What the reading could not show is kept in order and told to each check again.
+ */
+class LineReading {
+  private lineBases: { bases: string[]; notes: string[] } | undefined;
+  private readonly byCommand = new Map<ShellCommand, { targets: { word: string; targets: string[] }[]; notes: string[] }>();
+
+  constructor(private readonly call: PreparedCall) {}
+
+  /** The folders the line's commands may run in (`lineFolders`), its notes told to `unseen`. */
+  bases(unseen: (why: string) => void): string[] {
+    if (this.lineBases === undefined) {
+      const notes: string[] = [];
+      const from = this.call.paths[0]?.real ?? this.call.workspace.realRoot;
+      this.lineBases = { bases: lineFolders(this.call.commands, from, (why) => notes.push(why)), notes };
+    }
+    for (const why of this.lineBases.notes) unseen(why);
+    return this.lineBases.bases;
+  }
+
+  /** What `command`'s words may name from `bases` (`commandTargets`), its notes told to `unseen`. */
+  targets(command: ShellCommand, bases: readonly string[], unseen: (why: string) => void): { word: string; targets: string[] }[] {
+    let read = this.byCommand.get(command);
+    if (read === undefined) {
+      const notes: string[] = [];
+      read = { targets: commandTargets(command, bases, (why) => notes.push(why)), notes };
+      this.byCommand.set(command, read);
+    }
+    for (const why of read.notes) unseen(why);
+    return read.targets;
   }
 }
 
