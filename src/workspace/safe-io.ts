@@ -54,8 +54,9 @@ export interface OpenInside {
 }
 
 /** Open `input` as a regular file inside the workspace (the checks of {@link openFileInside}). */
-async function openChecked(workspace: Workspace, input: string): Promise<{ handle: PinnedFile; size: number; real: string }> {
+async function openChecked(workspace: Workspace, input: string, expectedPath?: string): Promise<{ handle: PinnedFile; size: number; real: string }> {
   const real = resolveFile(workspace, input);
+  if (expectedPath !== undefined && real !== expectedPath) throw movedError(workspace, input, real);
   const isFolder = () => new ToolExecutionError(`${input} is a folder; use list_files to see its contents.`);
   if (real === workspace.realRoot) throw isFolder();
   const cannot = (code: string | undefined) => {
@@ -108,12 +109,15 @@ export async function openFileInside(workspace: Workspace, input: string): Promi
  * Read a regular file inside the workspace.
  * @param input - the path argument as given.
  * @param maxBytes - read at most this many bytes from the start (default: the whole file).
+ * @param options - `expectedPath`: the real path the caller judged; when `input` now resolves
+ *   elsewhere (a link put in place since), nothing is read (ToolExecutionError). The file is
+ *   opened without following links, so what is read is that path's file.
  * @throws PathTraversalError when the path, or the file actually opened, is outside.
  * @throws ToolExecutionError when it is missing, a folder, or not a regular file (FIFOs and
  *   devices are refused without blocking).
  */
-export async function readFileInside(workspace: Workspace, input: string, maxBytes = Number.POSITIVE_INFINITY): Promise<ReadInside> {
-  const { handle, size } = await openChecked(workspace, input);
+export async function readFileInside(workspace: Workspace, input: string, maxBytes = Number.POSITIVE_INFINITY, options: { expectedPath?: string } = {}): Promise<ReadInside> {
+  const { handle, size } = await openChecked(workspace, input, options.expectedPath);
   try {
     const want = Math.min(size, maxBytes);
     const bytes = Buffer.alloc(want);
@@ -133,6 +137,13 @@ export async function readFileInside(workspace: Workspace, input: string, maxByt
 export interface WriteInsideOptions extends WriteStop {
   /** Permission bits of the written file (for example `0o600`); default: those of the file replaced, else 0666 less the umask. */
   mode?: number;
+  /**
+   * The real path the caller judged (for a path the deciders never saw: a snapshot's file):
+   * when `input` now resolves to another path (a link put in place since), nothing is written
+   * (ToolExecutionError). The folder is then opened without following links, so the write
+   * lands on this path exactly.
+   */
+  expectedPath?: string;
 }
 
 /** Bytes written at a time, so that an abort or a deadline stops a large write between pieces. */
@@ -171,6 +182,7 @@ export interface WriteInside {
 export async function writeFileInside(workspace: Workspace, input: string, data: string | Uint8Array, options: WriteInsideOptions = {}): Promise<WriteInside> {
   const real = resolveFile(workspace, input);
   if (real === workspace.realRoot) throw new ToolExecutionError(`${input} is the workspace folder itself; give a file path.`);
+  if (options.expectedPath !== undefined && real !== options.expectedPath) throw movedError(workspace, input, real);
   workspace.assertWritable(real, input);
   throwIfStopped(options, input);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -191,6 +203,11 @@ export async function writeFileInside(workspace: Workspace, input: string, data:
   } finally {
     await folder.close();
   }
+}
+
+/** The refusal of a path that resolves elsewhere than where its caller judged it. */
+function movedError(workspace: Workspace, input: string, real: string): ToolExecutionError {
+  return new ToolExecutionError(`${input} now leads to ${workspace.relative(real)}, not to the path that was checked (a link was put in place meanwhile); nothing was read or written there.`);
 }
 
 /** Write `bytes` from the file's current position a piece at a time, checking `stop` before each piece. */

@@ -34,8 +34,10 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
   const bytes = await readSnapshotBytes(workspace, meta);
   const { real, relative } = snapshotPathOf(workspace, meta.path);
   // The decisions saw no path (the target is in the snapshot's metadata): what the recorded
-  // path resolves to now is checked here, so a link swapped in since (to `.git/config`) is
-  // not written through.
+  // path resolves to now is judged here, and the current content is then read from, and the
+  // snapshot written to, that real path only (`expectedPath`: the folders are opened without
+  // following links, and a path that resolves elsewhere by then is refused), so a link swapped
+  // in since the judgement (to `.git/config`, `~/.bashrc`, `.env`) is not read or written through.
   const planted = protectedNameIn(relative) ?? protectedNameIn(meta.path) ?? workspace.homeDotEntryOf(real);
   if (planted !== undefined) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, inside ${planted}, a protected path; restore_snapshot never writes there (write it with write_file, which asks). Nothing was restored.`);
   resolveWritable(workspace, meta.path);
@@ -46,7 +48,7 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
   if (current !== undefined && current.kind !== 'file') throw new ToolExecutionError(`${relative} is now a folder or special file; it was not replaced.`);
   let saved = '';
   if (current !== undefined) {
-    const now = await readFileInside(workspace, meta.path, MAX_SNAPSHOT_BYTES + 1);
+    const now = await readFileInside(workspace, meta.path, MAX_SNAPSHOT_BYTES + 1, { expectedPath: real });
     if (now.size <= MAX_SNAPSHOT_BYTES && now.bytes.length === bytes.length && sha256(now.bytes) === meta.sha256) {
       return `${relative} already matches snapshot ${meta.id}; nothing was changed.`;
     }
@@ -57,6 +59,6 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
       saved = ` Its previous content is in snapshot ${taken.meta.id} (restore that to undo this).`;
     }
   }
-  const written = await writeFileInside(workspace, meta.path, bytes);
+  const written = await writeFileInside(workspace, meta.path, bytes, { expectedPath: real });
   return `Restored ${relative} from snapshot ${meta.id} (taken ${meta.created}, ${plural(written.bytes, 'byte')})${current === undefined ? '; the file had been deleted and was recreated' : ''}.${saved}`;
 }
