@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { SandboxUnavailableError } from '../errors/errors.js';
 import { findExecutable, parentDeathLauncher } from './executables.js';
-import { homeDotfileTargets } from './home-dotfile-mounts.js';
+import { homeDotfileSeals, homeDotfileTargets } from './home-dotfile-mounts.js';
 import { ownStateProtections } from './own-state-paths.js';
 
 /**
@@ -249,9 +249,10 @@ function ownFolderProtections(roots: readonly string[]): string[] {
  * `/var/tmp`, `/run` and `/dev/shm` (host sockets there are out of reach: connecting to a
  * Unix socket works on a read-only mount); with network, the host's resolver file again if
  * it lives under `/run`; the workspace (or the `writable` folders) writable, read-only in
- * `read-only`; `.git` and `.toolgate` protections in each writable root; toolgate's own files inside a
- * writable root read-only (`own-state-paths.ts`), and the home folder's dotfiles that run code
- * (`home-dotfile-mounts.ts`); `/dev/null` over every Unix
+ * `read-only`; toolgate's own files inside a writable root read-only (`own-state-paths.ts`),
+ * and the home folder's dotfiles that run code, with the folders that hold a link on the way
+ * to one sealed (`home-dotfile-mounts.ts`); `.git` and `.toolgate` protections in each
+ * writable root; `/dev/null` over every Unix
  * socket listening elsewhere (see {@link listeningSockets}); `mounts.hidden` covered (an
  * empty read-only tmpfs over a folder, `/dev/null` over a file). Namespaces: PID, IPC, UTS, cgroup
  * (where the kernel has one), network unless `network`. All capabilities dropped.
@@ -290,10 +291,12 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
     // may lie under a hidden folder such as /tmp.
     if (!writable.includes(mounts.workspace)) args.push('--ro-bind', mounts.workspace, mounts.workspace);
     for (const dir of writable) args.push('--bind', dir, dir);
-    args.push(...gitProtections(writable), ...ownFolderProtections(writable));
     // toolgate's own policy, config and state, and the home folder's dotfiles that run code
-    // (a workspace at the home folder): read-only, whatever the command's words name.
-    args.push(...ownStateProtections(writable, process.env, homeDotfileTargets(writable, mounts.homeWritable)));
+    // (a workspace at the home folder): read-only, whatever the command's words name. Before
+    // `.git` and `.toolgate`: a folder sealed there (the home folder) binds its entries again.
+    const homeTargets = homeDotfileTargets(writable, mounts.homeWritable);
+    args.push(...ownStateProtections(writable, process.env, homeTargets, homeDotfileSeals(writable, mounts.homeWritable)));
+    args.push(...gitProtections(writable), ...ownFolderProtections(writable));
   }
   for (const socket of listeningSockets(mounts.workspace)) args.push('--ro-bind', '/dev/null', socket);
   for (const hidden of mounts.hidden ?? []) {

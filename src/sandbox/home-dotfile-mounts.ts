@@ -22,14 +22,23 @@ function within(child: string, parent: string): boolean {
 /**
  * The real paths to bind read-only for a command whose writable folders are `writable` (real
  * paths): each entry of `HOME_RUN_CODE_ENTRIES` of a home folder that is inside a writable
- * folder or holds one (`~/.config` scoped: `~/.config/autostart` is read-only there too), except those `granted` holds whole (real paths a person allowed this call to
- * write; default none: a grant of a path inside an entry, `~/.ssh/config`, leaves the entry read-only). bubblewrap binds only what exists, and a mount point must exist on
- * the host, so an entry that is missing is made first, on the host, where an empty one reads
- * as a missing one (`makeWhenMissing`): an empty file (mode 0600), an empty folder (mode
- * 0700, its parents too), both then read-only, so the command cannot create it either. The
- * others (`~/.bash_profile`, `~/.xsession`, ...) stay missing, and creatable (docs/sandbox.md).
- * An entry that is a symbolic link is protected at its target only (a mount follows the
- * link; the link itself can be removed and replaced), and not at all when it dangles.
+ * folder or holds one (`~/.config` scoped: `~/.config/autostart` is read-only there too),
+ * except those `granted` holds whole (real paths a person allowed this call to write; default
+ * none: a grant of a path inside an entry, `~/.ssh/config`, leaves the entry read-only).
+ *
+ * **Side effect: it creates placeholders in the user's real home folder**, on the host, and
+ * leaves them there. bubblewrap binds only what exists, and a mount point must exist on the
+ * host, so an entry that is missing (inside a writable folder) is made first where an empty
+ * one reads as a missing one (`makeWhenMissing`): an empty file (mode 0600: `~/.bashrc`,
+ * `~/.profile`, `~/.gitconfig`, ...) or an empty folder (mode 0700, its parents too:
+ * `~/.ssh`, `~/.config/autostart`), both then bound read-only, so the command cannot create
+ * it either. The others (`~/.bash_profile`, `~/.xsession`, ...) are not made, and stay
+ * creatable (docs/sandbox.md says why).
+ *
+ * An entry that is a symbolic link, or lies below one (`~/.config -> dotfiles/config`), is
+ * bound at its target; the link itself is kept in place by {@link homeDotfileSeals}. A
+ * dangling one has no target to bind (its seals keep the link and the folder its target would
+ * be made in).
  */
 export function homeDotfileTargets(writable: readonly string[], granted: readonly string[] = []): string[] {
   const targets: string[] = [];
@@ -50,6 +59,74 @@ export function homeDotfileTargets(writable: readonly string[], granted: readonl
     }
   }
   return [...new Set(targets)];
+}
+
+/**
+ * The real folders to seal (`ownStateProtections`' `sealed`: read-only, with their entries
+ * bound writable again) for a command whose writable folders are `writable`: each folder that
+ * holds a symbolic link on the way to an entry of `HOME_RUN_CODE_ENTRIES` (the home folder for
+ * `~/.config -> dotfiles/config` or `~/.bashrc -> dotfiles/bashrc`). A mount follows a link,
+ * so the entry's target is read-only ({@link homeDotfileTargets}) but the link itself could
+ * be removed and a folder or file of the command's made under its name (`rm ~/.config; mkdir
+ * -p ~/.config/autostart`); in a sealed folder no entry can be made, removed or renamed. For a
+ * dangling link, the nearest existing folder of where its target would be is sealed too (a
+ * write through the link would create it). Entries `granted` holds whole are left out; only
+ * folders inside a writable folder are returned (the rest is read-only already).
+ */
+export function homeDotfileSeals(writable: readonly string[], granted: readonly string[] = []): string[] {
+  const seals: string[] = [];
+  for (const home of new Set(homesInside('/').map((h) => realOr(h)))) {
+    for (const entry of HOME_RUN_CODE_ENTRIES) {
+      if (granted.some((g) => within(path.join(home, ...entry.path.split('/')), g))) continue;
+      let folder = home; // a real path
+      for (const name of entry.path.split('/')) {
+        const at = path.join(folder, name);
+        let link: boolean;
+        try {
+          link = fs.lstatSync(at).isSymbolicLink();
+        } catch {
+          break; // missing: no link further down
+        }
+        if (!link) {
+          folder = at;
+          continue;
+        }
+        seals.push(folder);
+        const target = realOr(at, true);
+        if (target === undefined) {
+          const made = nearestFolder(path.resolve(folder, readlinkOr(at)));
+          if (made !== undefined) seals.push(made);
+          break;
+        }
+        folder = target;
+      }
+    }
+  }
+  return [...new Set(seals)].filter((p) => writable.some((dir) => within(p, dir)));
+}
+
+/** The link's text, `.` when it cannot be read (gone meanwhile). */
+function readlinkOr(at: string): string {
+  try {
+    return fs.readlinkSync(at);
+  } catch {
+    return '.';
+  }
+}
+
+/** The real path of the nearest existing folder that is `p` or above it. */
+function nearestFolder(p: string): string | undefined {
+  for (let dir = p; ; dir = path.dirname(dir)) {
+    const real = realOr(dir, true);
+    if (real !== undefined) {
+      try {
+        if (fs.statSync(real).isDirectory()) return real;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (dir === path.dirname(dir)) return undefined;
+  }
 }
 
 /** The real path of `p`; `p` itself when it has none, or undefined then when `strict`. */

@@ -99,13 +99,41 @@ function realish(file: string): string {
  *   planted again under its name;
  * - it is bound read-only onto itself: no write, no removal, nothing renamed over it.
  *
- * Every folder binding comes before every read-only one: a folder bound again later would
- * bring back the host's view below it, undoing a read-only binding made there before.
+ * `sealed` (real paths of folders; the home folder's folders that hold a link on the way to a
+ * dotfile, `home-dotfile-mounts.ts`) are sealed when inside a writable folder: bound read-only
+ * onto themselves, so that no entry can be made, removed or renamed in them (the link stays
+ * what it is), and each of their folders and files bound writable again onto itself (so its
+ * content stays writable; links and special files among them stay as they are, read-only).
+ * At most {@link MAX_SEALED_ENTRIES} entries of one folder are bound again; the rest stay
+ * read-only (fail closed).
+ *
+ * Every folder binding comes before every read-only one, outermost first: a folder bound
+ * again later would bring back the host's view below it, undoing a binding made there before.
  */
-export function ownStateProtections(writable: readonly string[], env: NodeJS.ProcessEnv = process.env, extra: readonly string[] = []): string[] {
-  const pins: string[] = [];
+export function ownStateProtections(writable: readonly string[], env: NodeJS.ProcessEnv = process.env, extra: readonly string[] = [], sealed: readonly string[] = []): string[] {
+  /** Folder bindings by path: `--bind` (a pin, an entry of a sealed folder) or `--ro-bind` (a sealed folder). */
+  const folderBinds = new Map<string, '--bind' | '--ro-bind'>();
   const readOnly: string[] = [];
-  const pinned = new Set<string>();
+  const pin = (target: string, root: string) => {
+    for (let dir = path.dirname(target); dir !== root && within(dir, root); dir = path.dirname(dir)) {
+      if (!folderBinds.has(dir)) folderBinds.set(dir, '--bind');
+    }
+  };
+  const seals = [...new Set(sealed)].filter((folder) => writable.some((dir) => within(folder, dir))); // the rest is read-only already
+  for (const folder of seals) folderBinds.set(folder, '--ro-bind');
+  for (const folder of seals) {
+    pin(folder, writable.find((dir) => within(folder, dir))!);
+    let names: fs.Dirent[] = [];
+    try {
+      names = fs.readdirSync(folder, { withFileTypes: true }).slice(0, MAX_SEALED_ENTRIES);
+    } catch {
+      // unreadable: nothing in it is bound again (read-only as a whole)
+    }
+    for (const d of names) {
+      const entry = path.join(folder, d.name);
+      if ((d.isDirectory() || d.isFile()) && !folderBinds.has(entry)) folderBinds.set(entry, '--bind');
+    }
+  }
   const folders = new Set(ownStateFolders(env));
   const targets = [...readOnlyStatePaths(env).map((given) => ({ given, target: realish(given), extra: false })), ...extra.map((target) => ({ given: target, target, extra: true }))];
   for (const { given, target, extra: isExtra } of targets) {
@@ -123,15 +151,15 @@ export function ownStateProtections(writable: readonly string[], env: NodeJS.Pro
         continue; // not ours to make here: nor the command's, which runs as the same user
       }
     }
-    // Folders between the root and the target, outermost first.
-    const between: string[] = [];
-    for (let dir = path.dirname(target); dir !== root && within(dir, root); dir = path.dirname(dir)) between.unshift(dir);
-    for (const dir of between) {
-      if (pinned.has(dir)) continue;
-      pinned.add(dir);
-      pins.push('--bind', dir, dir);
-    }
+    // Folders between the root and the target.
+    pin(target, root);
     readOnly.push('--ro-bind', target, target);
   }
-  return [...pins, ...readOnly];
+  // Outermost first (a stable sort: at one depth, in the order found).
+  const depth = (p: string) => p.split('/').length;
+  const ordered = [...folderBinds].sort(([a], [b]) => depth(a) - depth(b));
+  return [...ordered.flatMap(([dir, flag]) => [flag, dir, dir]), ...readOnly];
 }
+
+/** Most entries of one sealed folder bound writable again (a home folder holds a few hundred). */
+const MAX_SEALED_ENTRIES = 4096;
