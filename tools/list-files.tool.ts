@@ -110,7 +110,7 @@ export async function listFiles(workspace: Workspace, directory: string, pattern
     const withheld: string[] = [];
     for (const rel of found) {
       // The policy's path rules withhold an entry (and what a withheld folder holds).
-      if (withheld.some((w) => rel.startsWith(w)) || (workspace.withholds(path.join(dir, rel)) && withheld.push(rel.replace(/\/?$/, '/')))) continue;
+      if (withheld.some((w) => rel.startsWith(w)) || ((await workspace.withholds(path.join(dir, rel))) && withheld.push(rel.replace(/\/?$/, '/')))) continue;
       if (lines.length >= LIST_FILES_MAX_ENTRIES) {
         more++;
         continue;

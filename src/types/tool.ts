@@ -27,7 +27,7 @@ export interface ToolContext {
   readonly version: string;
   /**
    * The workspace this call may touch; resolve every path argument through it. A tool that
-   * walks a folder skips each entry for which `workspace.withholds(path)` is true (the call's
+   * walks a folder skips each entry for which `await workspace.withholds(path)` is true (the call's
    * policy path rules withhold it; a note after the output counts them): see
    * docs/writing-tools.md, "The path filter".
    */

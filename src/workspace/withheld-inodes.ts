@@ -8,8 +8,11 @@
  *
  * Built once per call, when the first file with more than one link is judged: a walk of the
  * workspace (links not followed) noting each file that the rules withhold by its own path and
- * that has more than one link. A walk cut short at {@link MAX_INDEXED_ENTRIES} entries cannot
- * tell, so every file with more than one link is then withheld (fail closed).
+ * that has more than one link. The walk reads each folder asynchronously, a batch of entries
+ * at a time, so the event loop runs between batches (other calls, timers, an abort). A walk
+ * that cannot tell (cut short at {@link MAX_INDEXED_ENTRIES} entries, or a folder that could
+ * not be read) is incomplete, and every file with more than one link then counts as withheld
+ * (fail closed).
  *
  * @module
  */
@@ -17,13 +20,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Most entries the walk visits before it gives up and withholds every multi-link file. */
-const MAX_INDEXED_ENTRIES = 100_000;
+export const MAX_INDEXED_ENTRIES = 1_000_000;
+
+/** Entries read from a folder at a time (one turn of the event loop each). */
+const BATCH = 256;
 
 /** What {@link withheldInodes} found. */
 export interface WithheldInodes {
   /** `dev:ino` of each withheld file that has other names. */
   readonly keys: ReadonlySet<string>;
-  /** True when the walk was cut short: every multi-link file counts as withheld. */
+  /** True when the walk was cut short or a folder could not be read: every multi-link file counts as withheld. */
   readonly incomplete: boolean;
 }
 
@@ -35,31 +41,32 @@ export function inodeKey(stat: fs.Stats): string {
 /**
  * Walk `realRoot` and collect the identities of the files `withheld` (by their
  * workspace-relative, `/`-separated path) says yes to, among those with more than one link.
+ * A folder removed while the walk runs is skipped; one that cannot be read (EACCES, ...)
+ * makes the answer incomplete.
+ * @param limit - most entries visited (default {@link MAX_INDEXED_ENTRIES}).
+ * @throws the signal's reason when `signal` aborts.
  */
-export function withheldInodes(realRoot: string, withheld: (relative: string) => boolean): WithheldInodes {
+export async function withheldInodes(realRoot: string, withheld: (relative: string) => boolean, signal?: AbortSignal, limit = MAX_INDEXED_ENTRIES): Promise<WithheldInodes> {
   const keys = new Set<string>();
-  let left = MAX_INDEXED_ENTRIES;
+  let left = limit;
   const pending: string[] = [''];
   while (pending.length > 0) {
+    signal?.throwIfAborted();
     const rel = pending.pop()!;
-    let dirents: fs.Dirent[];
     try {
-      dirents = fs.readdirSync(rel === '' ? realRoot : path.join(realRoot, rel), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const d of dirents) {
-      if (--left < 0) return { keys, incomplete: true };
-      const sub = rel === '' ? d.name : `${rel}/${d.name}`;
-      if (d.isDirectory()) pending.push(sub);
-      else if (d.isFile() && withheld(sub)) {
-        try {
-          const stat = fs.lstatSync(path.join(realRoot, sub));
-          if (stat.nlink > 1) keys.add(inodeKey(stat));
-        } catch {
-          // gone meanwhile
+      const dir = await fs.promises.opendir(rel === '' ? realRoot : path.join(realRoot, rel), { bufferSize: BATCH });
+      for await (const d of dir) {
+        if (--left < 0) return { keys, incomplete: true };
+        const sub = rel === '' ? d.name : `${rel}/${d.name}`;
+        if (d.isDirectory()) pending.push(sub);
+        else if (d.isFile() && withheld(sub)) {
+          const stat = await fs.promises.lstat(path.join(realRoot, sub)).catch(() => undefined); // gone meanwhile
+          if (stat !== undefined && stat.nlink > 1) keys.add(inodeKey(stat));
         }
       }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile
+      return { keys, incomplete: true };
     }
   }
   return { keys, incomplete: false };

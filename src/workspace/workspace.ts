@@ -60,8 +60,8 @@ export class Workspace {
   /** The call's path rules, when the workspace is one call's ({@link withPathFilter}). */
   private readonly pathFilter: PathFilter | undefined;
   private withheldCount = 0;
-  /** The withheld files' identities, found at the first multi-link file judged (withheld-inodes.ts). */
-  private withheldIds: WithheldInodes | undefined;
+  /** The withheld files' identities, looked for at the first multi-link file judged (withheld-inodes.ts). */
+  private withheldIds: Promise<WithheldInodes> | undefined;
 
   /**
    * @param root - the workspace root folder; relative roots resolve against the process's
@@ -89,19 +89,41 @@ export class Workspace {
    *
    * The path is judged by its real path (every link resolved: `env-link -> .env` is `.env`),
    * by its spelling (normalised, inside the root), and, for a file with more than one link,
-   * by its other names in the workspace (a hard link of `.env` is `.env`; a workspace too
-   * large to search withholds every such file), as the policy decider judges a path
-   * argument; a `deny` rule covering either withholds it, and so does an `ask` rule that the
-   * person was not asked about for this call. A path outside the workspace or that cannot be
-   * resolved is judged by its spelling only. Without path rules (no policy files, or the
-   * `Workspace` is not a call's) nothing is withheld.
+   * by its other names in the workspace (a hard link of `.env` is `.env`), as the policy
+   * decider judges a path argument; a `deny` rule covering either withholds it, and so does an
+   * `ask` rule that the person was not asked about for this call. The other names are found by
+   * one asynchronous walk of the workspace per call, made when the first file with more than
+   * one link is judged (`withheld-inodes.ts`); when that walk cannot tell (more than 1,000,000
+   * entries, or a folder it cannot read), every file with more than one link is withheld. A
+   * path outside the workspace or that cannot be resolved is judged by its spelling only.
+   * Without path rules (no policy files, or the `Workspace` is not a call's) nothing is withheld.
    *
    * @param input - absolute, or relative to the root.
+   * @param signal - stops the walk for other names (the call's signal); the promise then rejects.
    * @returns true when withheld; each true answer adds one to {@link withheld}.
    */
-  withholds(input: string): boolean {
-    const filter = this.pathFilter;
-    if (filter === undefined) return false;
+  async withholds(input: string, signal?: AbortSignal): Promise<boolean> {
+    if (this.pathFilter === undefined) return false;
+    if (!this.judgedByName(input) && !(await this.isOtherNameOfWithheld(input, signal))) return false;
+    this.withheldCount++;
+    return true;
+  }
+
+  /**
+   * {@link withholds} without the other names of a file with more than one link: the real
+   * path and the spelling only, answered at once. For a caller that finds the other names
+   * itself (the sandbox's covers of a shell command, `tools-ported/shell/command-output.ts`).
+   * @returns true when withheld; each true answer adds one to {@link withheld}.
+   */
+  withholdsByName(input: string): boolean {
+    if (this.pathFilter === undefined || !this.judgedByName(input)) return false;
+    this.withheldCount++;
+    return true;
+  }
+
+  /** Whether the path rules withhold `input` by its real path or its spelling. */
+  private judgedByName(input: string): boolean {
+    const filter = this.pathFilter!;
     const judged: string[] = [];
     try {
       judged.push(this.relative(this.resolve(input)));
@@ -110,26 +132,27 @@ export class Workspace {
     }
     const spelled = spelledRelative(this.root, this.realRootCache ?? this.root, input);
     if (spelled !== undefined && spelled !== judged[0]) judged.push(spelled);
-    if (!judged.some((p) => p !== '.' && !p.startsWith('../') && filter(p)) && !this.isOtherNameOfWithheld(input)) return false;
-    this.withheldCount++;
-    return true;
+    return judged.some((p) => p !== '.' && !p.startsWith('../') && filter(p));
   }
 
   /**
    * Whether `input` is a file with more than one link (a hard link) of which another name is
    * withheld: the same content under a name no rule covers (case P9's family).
    */
-  private isOtherNameOfWithheld(input: string): boolean {
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(path.resolve(this.root, input));
-    } catch {
-      return false;
-    }
-    if (!stat.isFile() || stat.nlink < 2) return false;
+  private async isOtherNameOfWithheld(input: string, signal: AbortSignal | undefined): Promise<boolean> {
+    const stat = await fs.promises.stat(path.resolve(this.root, input)).catch(() => undefined);
+    if (stat === undefined || !stat.isFile() || stat.nlink < 2) return false;
     const filter = this.pathFilter!;
-    this.withheldIds ??= withheldInodes(this.realRoot, (p) => filter(p));
-    return this.withheldIds.incomplete || this.withheldIds.keys.has(inodeKey(stat));
+    // One walk per call, shared by every question asked while it runs; a walk stopped by a
+    // signal is not kept (the next question starts another).
+    const walk = (this.withheldIds ??= withheldInodes(this.realRoot, (p) => filter(p), signal));
+    try {
+      const ids = await walk;
+      return ids.incomplete || ids.keys.has(inodeKey(stat));
+    } catch (error) {
+      if (this.withheldIds === walk) this.withheldIds = undefined;
+      throw error;
+    }
   }
 
   /**

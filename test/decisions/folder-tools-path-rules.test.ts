@@ -199,7 +199,7 @@ describe('read_image and describe_image: a source that is not an http(s) URL is 
 });
 
 describe('ctx.workspace.withholds (the path filter a call carries)', () => {
-  test('P9: judged by real path and spelling, ask rules answered for the call withhold nothing, a note counts what was withheld', () => {
+  test('P9: judged by real path and spelling, ask rules answered for the call withhold nothing, a note counts what was withheld', async () => {
     const t = tempWorkspace();
     try {
       const userFile = path.join(t.root, 'policy.toml');
@@ -212,20 +212,20 @@ describe('ctx.workspace.withholds (the path filter a call carries)', () => {
       const ctx = new CallContext('c1', 'tree', '1.0.0', t.ws, false, 1000);
       ctx.pathFilter = spec;
       const ws = ctx.workspace;
-      assert.equal(ws.withholds('.env'), true);
-      assert.equal(ws.withholds(path.join(t.ws, 'env-link')), true, 'a link is judged by its target');
-      assert.equal(ws.withholds('named-link'), true, 'and by its own name');
-      assert.equal(ws.withholds('ok.txt'), false);
-      assert.equal(ws.withholds('drafts/a.md'), true, 'an ask rule nobody answered');
-      assert.equal(ws.withholds('.'), false);
+      assert.equal(await ws.withholds('.env'), true);
+      assert.equal(await ws.withholds(path.join(t.ws, 'env-link')), true, 'a link is judged by its target');
+      assert.equal(await ws.withholds('named-link'), true, 'and by its own name');
+      assert.equal(await ws.withholds('ok.txt'), false);
+      assert.equal(await ws.withholds('drafts/a.md'), true, 'an ask rule nobody answered');
+      assert.equal(await ws.withholds('.'), false);
       assert.equal(ws.withheld, 4);
       assert.match(ctx.notes.at(-1)!, /^4 entries were withheld by the policy's path rules/);
       const answered = new CallContext('c2', 'tree', '1.0.0', t.ws, false, 1000);
       answered.pathFilter = { ...spec, answered: [`${userFile}:5`] };
-      assert.equal(answered.workspace.withholds('drafts/a.md'), false, 'the ask rule was answered for this call');
+      assert.equal(await answered.workspace.withholds('drafts/a.md'), false, 'the ask rule was answered for this call');
       assert.deepEqual(answered.notes, []);
       const unfiltered = new CallContext('c3', 'tree', '1.0.0', t.ws, false, 1000);
-      assert.equal(unfiltered.workspace.withholds('.env'), false, 'no path rules, nothing withheld');
+      assert.equal(await unfiltered.workspace.withholds('.env'), false, 'no path rules, nothing withheld');
     } finally {
       t.cleanup();
     }

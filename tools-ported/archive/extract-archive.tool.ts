@@ -105,7 +105,13 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
     const dotted = workspace.homeDotEntryOf(landing);
     if (dotted !== undefined) throw new ToolExecutionError(`${args.filepath} holds ${JSON.stringify(e.path)}, which would land in ${dotted}, a hidden file or folder of the user's home folder (shells, git and ssh run programs such files name), so archives never unpack there (unpack it yourself if you trust it); nothing was extracted.`);
   }
-  const withheld = entries.find((e) => workspace.withholds(path.join(dest, ...e.path.split('/'))));
+  let withheld: (typeof entries)[number] | undefined;
+  for (const e of entries) {
+    if (await workspace.withholds(path.join(dest, ...e.path.split('/')))) {
+      withheld = e;
+      break;
+    }
+  }
   if (withheld !== undefined) throw new ToolExecutionError(`${args.filepath} holds ${JSON.stringify(withheld.path)}, which would land on ${path.posix.join(workspace.relative(dest), withheld.path)}, a path the policy's rules deny (or ask about); the archive is refused and nothing was extracted.`);
   const doing = { doing: 'extracted' };
   // Every step below goes through pinned folders (src/workspace/pinned-folder.ts), so a folder

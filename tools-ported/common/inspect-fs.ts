@@ -126,7 +126,7 @@ export class CheckedFolders {
     try {
       const opened = await folder.openDir({ bufferSize: 256 });
       for await (const dirent of opened) {
-        if (entries.length < maxNames && this.workspace.withholds(path.join(dir, dirent.name))) continue; // the policy's path rules withhold it
+        if (entries.length < maxNames && (await this.workspace.withholds(path.join(dir, dirent.name)))) continue; // the policy's path rules withhold it
         total++;
         if (entries.length >= maxNames) continue;
         let kind = kindOf(dirent);

@@ -167,7 +167,7 @@ export async function globEntries(workspace: Workspace, dir: string, options: Gl
   try {
     for (const rel of kept) {
       const absolute = path.join(dir, rel.replace(/\/$/, ''));
-      if (workspace.withholds(absolute)) continue; // the policy's path rules withhold it
+      if (await workspace.withholds(absolute, options.signal)) continue; // the policy's path rules withhold it
       const found = await folders.lstat(path.dirname(absolute), path.basename(absolute));
       if (found === undefined) continue; // outside the workspace, or gone meanwhile
       if (options.kinds === 'file' && found.kind !== 'file') continue;

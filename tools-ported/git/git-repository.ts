@@ -191,7 +191,8 @@ export class GitRepository {
     if (run.code !== 0) return { specs: [...specs], withheld: 0 }; // the read itself reports the error
     if (run.cut) throw GitToolError.badArgument('paths', `the changes touch more paths than toolgate checks against the policy's path rules; pass paths to narrow the read.`);
     const names = [...new Set(run.stdout.split('\0').filter((n) => n !== ''))];
-    const kept = names.filter((n) => !this.workspace.withholds(path.join(this.top, n)));
+    const kept: string[] = [];
+    for (const n of names) if (!(await this.workspace.withholds(path.join(this.top, n)))) kept.push(n);
     if (kept.length === names.length) return { specs: [...specs], withheld: 0 };
     return { specs: kept, withheld: names.length - kept.length };
   }

@@ -41,7 +41,7 @@ export function commandSandbox(ctx: ToolContext, cwd: string): string[] {
 const MAX_HIDDEN_WALK = 5000;
 
 /**
- * The real paths in the workspace that the call's path rules withhold (`workspace.withholds`),
+ * The real paths in the workspace that the call's path rules withhold (`workspace.withholdsByName`),
  * for the sandbox to cover: a command cannot be filtered the way a folder tool is, so what a
  * deny rule covers is out of its sight (`grep -r KEY` with no folder named, `cd secrets; cat
  * *`). Other names of a withheld file (hard links elsewhere in the workspace: `ln .env
@@ -70,7 +70,7 @@ function withheldPaths(workspace: Workspace): string[] {
       if (--left < 0) break;
       const full = path.join(folder, entry.name);
       if (entry.isSymbolicLink()) continue;
-      const withheld = inWithheld || workspace.withholds(full);
+      const withheld = inWithheld || workspace.withholdsByName(full);
       if (withheld && !inWithheld) hidden.push(full);
       if (entry.isDirectory()) {
         folders.push({ folder: full, withheld });

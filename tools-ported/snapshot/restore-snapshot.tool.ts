@@ -43,7 +43,7 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
   resolveWritable(workspace, meta.path);
   // Nor where the call's path rules withhold (by the real path too: a link to `.env`): the
   // current content would be read into a new snapshot, and the target overwritten.
-  if (workspace.withholds(meta.path)) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, a path the policy's path rules deny (or ask about); restore_snapshot does not read or write it. Nothing was restored.`, 'POLICY_DENIED');
+  if (await workspace.withholds(meta.path)) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, a path the policy's path rules deny (or ask about); restore_snapshot does not read or write it. Nothing was restored.`, 'POLICY_DENIED');
   const current = await statInside(workspace, real, meta.path);
   if (current !== undefined && current.kind !== 'file') throw new ToolExecutionError(`${relative} is now a folder or special file; it was not replaced.`);
   let saved = '';
