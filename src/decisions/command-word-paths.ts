@@ -29,6 +29,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { globSegmentPattern } from '../policy/glob-segment.js';
+import { namesFilesInCode } from '../policy/shell/code-arguments.js';
 import { programTable } from '../policy/shell/program-tables/index.js';
 import type { ShellAnalysis, ShellCommand } from '../policy/shell/types.js';
 import { realOf } from '../workspace/own-state-paths.js';
@@ -287,11 +288,14 @@ export function commandTargets(command: ShellCommand, lineBases: readonly string
  * Why a command reads files no word of the line names, or undefined: under `xargs` its words
  * come from the input (`ls -a | xargs cat`, `xargs -a list cat`), or an option of its table
  * reads a list of file names from a file (`sort --files0-from=list`, `tar -T list`,
- * `md5sum -c sums`; `readsNames` in `program-tables/`). A long option is matched by its name or a
+ * `md5sum -c sums`; `readsNames` in `program-tables/`), or its own code names files (an
+ * interpreter's code, awk's `ARGV`, sed's `r`/`w`: `namesFilesInCode`). A long option is matched by its name or a
  * prefix of at least 3 letters (GNU abbreviations), a short one anywhere in a cluster: fail closed.
  */
 export function namesNotInWords(command: ShellCommand): string | undefined {
   if (command.wrappers.includes('xargs')) return `\`${shownText(command)}\` gets file names from xargs's input, which the words do not show`;
+  const inCode = command.argv[0] === undefined ? undefined : namesFilesInCode(command.program, command.argv.slice(1));
+  if (inCode !== undefined) return `\`${shownText(command)}\`: ${inCode}, which the words do not show`;
   const table = command.argv[0]?.includes('/') === true ? undefined : programTable(command.program);
   const form = table?.subcommands !== undefined ? table.subcommands[command.argv[1] ?? ''] : table?.form;
   for (const entry of form?.options ?? []) {

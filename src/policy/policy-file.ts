@@ -99,8 +99,12 @@ export interface PolicyRule {
   readonly paths?: readonly string[];
   /**
    * Value patterns (picomatch, `dot: true`) by argument name (`{ url = "https://api.example.com/**" }`).
-   * Every listed argument must be a string matching its pattern; a missing or non-string
-   * value does not match. Absent: any arguments.
+   * Every listed argument must match its pattern. A URL is matched as the tools read it as
+   * well as written (`argument-readings.ts`: `https://EVIL.com./x` is `https://evil.com/x`,
+   * `https://evil.com?.example.com/` is evil.com): an `allow` needs every reading to match, a
+   * `deny` or `ask` any one. For an `allow` a missing or non-string value does not match; a
+   * `deny` or `ask` also matches a number or boolean by its text and an array by any item.
+   * Absent: any arguments.
    */
   readonly args?: Readonly<Record<string, string>>;
   /**

@@ -6,6 +6,7 @@
  * @module
  */
 import { mostSevere, type ActionKind } from './action-kinds.js';
+import { argumentReadings } from './argument-readings.js';
 import { ruleNamedInArguments } from './named-in-arguments.js';
 import type { PolicyAction, PolicyFile, PolicyRule } from './policy-file.js';
 import { commandCoverage, type Coverage } from './shell/program-tables/coverage.js';
@@ -366,8 +367,9 @@ function callMatches(rule: PolicyRule, input: PolicyCallInput): boolean {
     const commandArguments = input.commandArguments;
     for (const [name, matches] of m.args) {
       if (commandArguments !== undefined && commandArguments.includes(name)) return false;
-      const value = Object.hasOwn(input.args, name) ? input.args[name] : undefined;
-      if (typeof value !== 'string' || !matches(value)) return false;
+      // every reading of the value (a URL as the tool parses it): an allow must match each, a deny or ask any
+      const readings = argumentReadings(Object.hasOwn(input.args, name) ? input.args[name] : undefined, rule.action !== 'allow');
+      if (readings.length === 0 || (rule.action === 'allow' ? !readings.every(matches) : !readings.some(matches))) return false;
     }
   }
   return true;

@@ -201,7 +201,16 @@ function sedRuns(script: string): boolean {
   return sedRunsRead(script, false) || sedRunsRead(script, true);
 }
 
-function sedRunsRead(s: string, brackets: boolean): boolean {
+/**
+ * Whether a sed script's own commands name files: `r`, `R`, `w`, `W`, or the `w` flag of `s`
+ * (read with and without bracket expressions).
+ */
+function sedNamesFiles(script: string): boolean {
+  return sedRunsRead(script, false, 'rRwW') || sedRunsRead(script, true, 'rRwW');
+}
+
+/** Whether the script holds one of the command letters `wanted` (`e`: the `e` command, or the `e` flag of `s`; `w` also finds the `w` flag). */
+function sedRunsRead(s: string, brackets: boolean, wanted = 'e'): boolean {
   let i = 0;
   while (i < s.length) {
     while (i < s.length && /[\s;{}]/.test(s[i]!)) i++;
@@ -209,7 +218,7 @@ function sedRunsRead(s: string, brackets: boolean): boolean {
     i = skipAddress(s, i, brackets);
     const command = s[i];
     i++;
-    if (command === 'e') return true;
+    if (command !== undefined && wanted.includes(command)) return true;
     if (command === 's' || command === 'y') {
       const delimiter = s[i];
       if (delimiter === undefined) break;
@@ -218,7 +227,8 @@ function sedRunsRead(s: string, brackets: boolean): boolean {
       if (command === 's') {
         const flags = /^[^;\n}]*/.exec(s.slice(i))![0];
         // `w FILE` ends the flags: the rest is a file name
-        if (/^[^w]*e/.test(flags)) return true;
+        if (wanted.includes('e') && /^[^w]*e/.test(flags)) return true;
+        if (wanted.includes('w') && flags.includes('w')) return true;
         i += flags.length;
       }
       continue;
@@ -319,4 +329,26 @@ export function readsCodeFromStdin(program: string, args: ReadonlyArray<string |
 /** Whether `program` runs code given in its arguments: a shell's `-c` script, an interpreter's code, an awk or sed program (what `xargs -I` and `find -exec` must not paste data into). */
 export function takesCode(program: string): boolean {
   return SHELLS.has(program) || INTERPRETERS.has(program) || AWKS.has(program) || SEDS.has(program);
+}
+
+/**
+ * Why a program's own code may name files that no word of the line names, or undefined: an
+ * interpreter runs code (`python3 -c 'open(".env")'`, `node script.js`), an awk program sets
+ * `ARGV` or `ARGC` (the files it reads), an sed script reads or writes a file (`r`, `R`, `w`,
+ * `W`, the `s` flag `w`), or a program or script the analysis cannot read. The policy's path
+ * rules judge words; without a sandbox to hide what they withhold, such a line is asked about.
+ */
+export function namesFilesInCode(program: string, args: ReadonlyArray<string | undefined>): string | undefined {
+  if (INTERPRETERS.has(program)) return `${program} runs code that may open files no word names`;
+  if (AWKS.has(program)) {
+    const { texts, hidden } = awkProgram(args);
+    if (hidden) return `${program} runs a program the analysis cannot read`;
+    return texts.some((t) => /\bARG[VC]\b/.test(t)) ? `${program}'s program changes the files it reads (ARGV, ARGC)` : undefined;
+  }
+  if (SEDS.has(program)) {
+    const { scripts, hidden } = sedScripts(args);
+    if (hidden) return `${program} runs a script the analysis cannot read`;
+    return scripts.some(sedNamesFiles) ? `${program}'s script reads or writes a file it names (r, R, w, W)` : undefined;
+  }
+  return undefined;
 }
