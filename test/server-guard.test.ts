@@ -3,7 +3,8 @@
  * process starts a Redis (`distributed/redis-server.ts`) and, where its binaries are here, a
  * PostgreSQL of its own (`ledger/postgres-server.ts`), and is killed with SIGKILL (no exit
  * hook runs; PostgreSQL runs in a session of its own): both servers and their folders must be
- * gone. A guard disarmed by its owner exits and kills nothing.
+ * gone; so must the `toolgate worker` processes of its distributed cluster (`distributed/cluster.ts`,
+ * which outlive their parent otherwise). A guard disarmed by its owner exits and kills nothing.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -60,6 +61,29 @@ describe('test servers die with their test process', () => {
       await waitFor(() => !running(started.pg!.pid), { what: 'the PostgreSQL of the killed test process to be gone' });
       await waitFor(() => !fs.existsSync(pgDir!), { what: 'the PostgreSQL folder to be removed', seen: () => pgDir! });
     }
+  });
+
+  it('a test process killed with SIGKILL leaves no worker of its cluster running, and not its folder', { skip: redisMissing() }, async () => {
+    const script = `
+      import { Cluster } from ${JSON.stringify(new URL('./distributed/cluster.js', import.meta.url).href)};
+      const cluster = await Cluster.start();
+      const worker = await cluster.worker();
+      console.log(JSON.stringify({ worker: worker.pid, redis: cluster.redis.pid, root: cluster.root }));
+      setInterval(() => {}, 1000);`;
+    const owner = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = textFrom(owner.stdout!);
+    const err = textFrom(owner.stderr!);
+    let started: { worker: number; redis: number; root: string };
+    try {
+      const said = await out.waitFor(/\}\n/, 'the cluster to start', 120_000).catch((error: Error) => Promise.reject(new Error(`${error.message}\n${err.text()}`)));
+      started = JSON.parse(said.trim().split('\n').pop()!) as typeof started;
+    } finally {
+      owner.kill('SIGKILL');
+    }
+    assert.ok(running(started.worker), 'the worker was running');
+    await waitFor(() => !running(started.worker), { what: 'the worker of the killed test process to be gone' });
+    await waitFor(() => !running(started.redis), { what: 'the Redis of the killed test process to be gone' });
+    await waitFor(() => !fs.existsSync(started.root), { what: 'the cluster folder to be removed' });
   });
 
   it('a guard disarmed by its owner exits and kills nothing', async () => {
