@@ -20,7 +20,9 @@ export class ServerGuard {
   private ended = false;
 
   private constructor() {
-    this.child = spawn(process.execPath, [MAIN], { stdio: ['pipe', 'ignore', 'inherit'], detached: true });
+    // No output of its own: an inherited stderr would hold the test runner's pipe open after
+    // this process ended, while the watchdog works.
+    this.child = spawn(process.execPath, [MAIN], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
     this.child.on('error', () => undefined);
     this.child.stdin!.on('error', () => undefined);
     // Neither the watchdog nor its pipe keeps this process alive.
