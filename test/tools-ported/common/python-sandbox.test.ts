@@ -25,7 +25,7 @@ import { pythonOutput } from '../../../tools/execute-python.tool.js';
 import { PythonSandbox, type PythonRunResult } from '../../../tools-ported/common/python-sandbox.js';
 import { PYTHON_ESCAPE_VECTORS, renderEscapeVector, STRIP_SECOND_LAYER } from '../../fixtures/python-escape-vectors.js';
 import { SECRET_TEXT, startHostTargets, type HostTargets } from './host-targets.js';
-import { waitFor } from '../../wait.js';
+import { textFrom, waitFor } from '../../wait.js';
 
 let sandbox: PythonSandbox;
 let targets: HostTargets;
@@ -59,6 +59,16 @@ function descendsFrom(pid: number, ancestor: number): boolean {
     // gone meanwhile
   }
   return false;
+}
+
+/** CPU time (user and system, in clock ticks) process `pid` has used so far; 0 once it is gone. */
+function cpuTicks(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
 
 /** Interpreter processes of the sandbox still running on this machine (by their entry file, from /proc). */
@@ -258,15 +268,18 @@ describe('isolation on this machine', () => {
       console.log(first.stdout.trim());
       setInterval(() => {}, 1000);`;
     const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let said = '';
-    host.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString()));
-    const started = Date.now();
-    while (Date.now() - started < 60_000 && !said.includes('loaded') && host.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.match(said, /loaded/, 'the host loaded an interpreter and ran code in it');
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the endless run is under way in the loaded interpreter
-    const before = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
-    assert.ok(before.length > 0, 'the host started an interpreter');
-    host.kill('SIGKILL');
+    let before: number[];
+    try {
+      // The host loaded an interpreter and ran code in it.
+      await textFrom(host.stdout!).waitFor('loaded', 'the host to say its interpreter loaded', 60_000);
+      before = interpreterPids().filter((pid) => descendsFrom(pid, host.pid!));
+      assert.ok(before.length > 0, 'the host started an interpreter');
+      // The endless run is under way: the interpreter spends CPU (0.2 s of it), no fixed wait.
+      const spent = before.map(cpuTicks);
+      await waitFor(() => before.some((pid, i) => cpuTicks(pid) - spent[i]! >= 20), { what: 'the endless run to spin in the interpreter', intervalMs: 100 });
+    } finally {
+      host.kill('SIGKILL');
+    }
     await waitFor(() => interpreterPids().filter((pid) => before.includes(pid)).length === 0, { what: 'the interpreter of a dead host to be gone', intervalMs: 100, seen: () => interpreterPids().filter((pid) => before.includes(pid)).join(', ') });
   });
 });
