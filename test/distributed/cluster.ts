@@ -1,13 +1,16 @@
 /**
  * A small cluster for the distributed tests: a queue (a Redis server, or a PostgreSQL database
  * given by URL), a shared store (a SQLite file, or a PostgreSQL URL), a workspace, and
- * `toolgate worker` processes of the fixture tools (started, killed, stopped).
+ * `toolgate worker` processes of the fixture tools (started, killed, stopped). Should the test
+ * process be killed from outside, its watchdog (`../server-guard.ts`) kills the workers and
+ * removes the folder (a worker outlives its parent, retrying its queue).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, FIXTURE_SCHEMAS, FIXTURES_DIR, REPO_ROOT } from '../helpers.js';
+import { ServerGuard } from '../server-guard.js';
 import { RedisServer } from './redis-server.js';
 
 /** A running `toolgate worker`. */
@@ -19,7 +22,7 @@ export interface WorkerProcess {
 
 export class Cluster {
   readonly workers: WorkerProcess[] = [];
-  private constructor(private readonly redisServer: RedisServer | undefined, private readonly queueUrl: string | undefined, readonly root: string, readonly workspace: string, readonly store: string) {}
+  private constructor(private readonly redisServer: RedisServer | undefined, private readonly queueUrl: string | undefined, readonly root: string, readonly workspace: string, readonly store: string, private readonly guard: ServerGuard) {}
 
   /**
    * @param store - the shared store's spec (a `postgres://` URL); default a SQLite file in the cluster's folder.
@@ -28,9 +31,11 @@ export class Cluster {
   static async start(store?: string, queue?: string): Promise<Cluster> {
     const redis = queue === undefined ? await RedisServer.start() : undefined;
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-dist-'));
+    const guard = ServerGuard.start();
+    guard.remove('folder', root);
     const workspace = path.join(root, 'ws');
     fs.mkdirSync(workspace);
-    return new Cluster(redis, queue, root, workspace, store ?? path.join(root, 'store.sqlite'));
+    return new Cluster(redis, queue, root, workspace, store ?? path.join(root, 'store.sqlite'), guard);
   }
 
   /** The Redis server of a cluster whose queue is on Redis. */
@@ -50,6 +55,7 @@ export class Cluster {
       '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--lease-ms', '2000', ...extra], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     const worker: WorkerProcess = { child, pid: child.pid!, stderr: '' };
     this.workers.push(worker);
+    if (child.pid !== undefined) this.guard.kill(`worker-${child.pid}`, child.pid);
     await new Promise<void>((resolve, reject) => {
       child.stderr!.on('data', (chunk: Buffer) => {
         worker.stderr += chunk.toString();
@@ -110,6 +116,7 @@ export class Cluster {
     await this.stopWorkers();
     await this.redisServer?.stop();
     fs.rmSync(this.root, { recursive: true, force: true });
+    this.guard.disarm();
   }
 }
 

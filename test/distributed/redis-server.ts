@@ -1,7 +1,8 @@
 /**
  * A Redis server for the distributed tests: `redis-server` on a free loopback port, in a
  * temporary folder, with AOF and `noeviction` (as in production); restartable on the same
- * folder and port; killed by {@link RedisServer.stop} and when the test process exits.
+ * folder and port; killed by {@link RedisServer.stop}, when the test process exits, and, when
+ * the test process is killed from outside, by its watchdog (`../server-guard.ts`).
  * {@link startRedis} answers `undefined` (the test skips, saying why) when `redis-server` is
  * not installed.
  */
@@ -10,6 +11,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ServerGuard } from '../server-guard.js';
+import { waitFor } from '../wait.js';
 
 /** Why the tests that need Redis skip here, or `undefined` when they can run. */
 export function redisMissing(): string | undefined {
@@ -32,7 +35,13 @@ export function freePort(): Promise<number> {
 /** A running test Redis. */
 export class RedisServer {
   private child: ChildProcess | undefined;
-  private constructor(readonly port: number, readonly dir: string) {}
+  private constructor(readonly port: number, readonly dir: string, private readonly guard: ServerGuard) {}
+
+  /** The running redis-server's pid (`undefined` while it is down). */
+  get pid(): number | undefined {
+    const child = this.child;
+    return child === undefined || child.exitCode !== null || child.signalCode !== null ? undefined : child.pid;
+  }
 
   /** Its URL. */
   get url(): string {
@@ -47,13 +56,16 @@ export class RedisServer {
    */
   static async start(choosePort: () => Promise<number> = freePort): Promise<RedisServer> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-redis-'));
+    const guard = ServerGuard.start();
+    guard.remove('folder', dir);
     for (let attempt = 1; ; attempt++) {
-      const server = new RedisServer(await choosePort(), dir);
+      const server = new RedisServer(await choosePort(), dir, guard);
       try {
         await server.launch();
       } catch (error) {
         if (attempt < 5 && /Address already in use/.test((error as Error).message)) continue;
         fs.rmSync(dir, { recursive: true, force: true });
+        guard.disarm();
         throw error;
       }
       process.on('exit', () => server.kill());
@@ -65,6 +77,7 @@ export class RedisServer {
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--appendonly', 'yes',
       '--maxmemory-policy', 'noeviction', '--save', '', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
+    if (child.pid !== undefined) this.guard.kill('server', child.pid);
     await new Promise<void>((resolve, reject) => {
       let seen = '';
       const onData = (chunk: Buffer) => {
@@ -82,10 +95,33 @@ export class RedisServer {
     });
   }
 
-  /** Kill it hard (`SIGKILL`) and start it again on the same port and folder (its AOF replayed). */
-  async restart(): Promise<void> {
+  /**
+   * Kill it hard (`SIGKILL`) and start it again on the same port and folder (its AOF replayed).
+   * The same port, since its clients (workers, callers) hold its URL and must find it there
+   * again: another process that took the port while it was down is waited out (up to
+   * `portWaitMs`, default 30 s), then the restart fails saying so.
+   * @param options.down - awaited while the server is down (a test takes its port there).
+   */
+  async restart(options: { portWaitMs?: number; down?: () => Promise<void> } = {}): Promise<void> {
+    const { portWaitMs = 30_000, down } = options;
     await this.halt();
-    await this.launch();
+    await down?.();
+    let refused = '';
+    try {
+      await waitFor(async () => {
+        try {
+          await this.launch();
+          return true;
+        } catch (error) {
+          refused = (error as Error).message;
+          if (!/Address already in use/.test(refused)) throw error;
+          return false;
+        }
+      }, { what: `port ${this.port} to be free again`, timeoutMs: portWaitMs, intervalMs: 200 });
+    } catch (error) {
+      if (!/Address already in use/.test(refused)) throw error;
+      throw new Error(`the test Redis cannot restart on port ${this.port}: another process took the port while it was down, and kept it for ${portWaitMs / 1000} s (its clients hold redis://127.0.0.1:${this.port}, so it must come back there): ${refused}`);
+    }
   }
 
   private async halt(): Promise<void> {
@@ -108,5 +144,6 @@ export class RedisServer {
   async stop(): Promise<void> {
     await this.halt();
     fs.rmSync(this.dir, { recursive: true, force: true });
+    this.guard.disarm();
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PathTraversalError, ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
 import { fixtureRegistry, tempWorkspace } from '../helpers.js';
+import { waitFor } from '../wait.js';
 
 const failedWith = (result: ToolExecutionResult, code: string) => {
   assert.equal(result.success, false, `expected ${code}, got success: ${result.output}`);
@@ -313,19 +314,36 @@ describe('ToolExecutor', () => {
       failedWith(throws, 'CONFIRMATION_DENIED');
     });
 
-    it('rate limit: calls are spaced, and a call that would wait too long is refused at once', async () => {
+    it('rate limit: calls start one turn apart, and a call that would wait too long is refused at once', async () => {
+      // 60 rpm: one start a second; a wait of at most 1.5 s. The starts are recorded by the tool
+      // itself; what is asserted is their spacing and which calls were refused, not how long it took.
+      const starts: number[] = [];
+      registry.register({
+        name: 'record_rate_limited_start', version: '1.0.0', kind: 'internal', readOnly: true, rateLimitRpm: 60,
+        description: 'Records when it starts (60 calls per minute).', inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+        run: () => String(starts.push(Date.now())),
+      });
       const limited = new ToolExecutor(registry, { workspaceRoot: t.ws, rateLimitMaxWaitMs: 1500 });
       try {
-        const started = Date.now();
-        const results = await Promise.all([0, 1, 2, 3].map(() => limited.execute({ name: 'ping_rate_limited', arguments: {} })));
+        const results = await Promise.all(Array.from({ length: 6 }, () => limited.execute({ name: 'record_rate_limited_start', arguments: {} })));
         const ok = results.filter((r) => r.success);
-        const refused = results.filter((r) => r.errorCode === 'RATE_LIMITED');
-        assert.equal(ok.length, 2, 'one runs now and one waits 1 s (60 rpm, max wait 1.5 s)');
-        assert.equal(refused.length, 2);
-        assert.match(refused[0]!.error!, /allows 60 calls per minute.*retry in about 2 s/);
-        assert.ok(Date.now() - started >= 900, 'the second call waited for its turn');
+        const refused = results.filter((r) => !r.success);
+        // Turns 0 and 1 s always fit in the 1.5 s wait; the sixth call's turn (5 s after the
+        // first) fits only if it arrived 3.5 s after the first, which six calls given at once do not.
+        assert.ok(ok.length >= 2, `${ok.length} calls ran: the turns of 0 and 1 s fit in the wait`);
+        assert.ok(refused.length >= 1, 'six turns a second apart do not fit in a 1.5 s wait');
+        for (const r of refused) {
+          failedWith(r, 'RATE_LIMITED');
+          assert.match(r.error!, /allows 60 calls per minute.*retry in about \d+ s/);
+          assert.ok(r.retryAfterMs! > 1500, `refused with a turn ${r.retryAfterMs} ms away, within the 1.5 s wait`);
+        }
+        assert.equal(starts.length, ok.length, 'every call that succeeded ran once; no refused call ran');
+        // Turns are 1000 ms apart; a start is a little later than its turn, by as much as the
+        // steps between them took (the shared limiter's margin, 100 ms, allows for the same).
+        for (let i = 1; i < starts.length; i++) assert.ok(starts[i]! - starts[i - 1]! >= 900, `starts ${i - 1} and ${i} are ${starts[i]! - starts[i - 1]!} ms apart`);
       } finally {
         await limited.close();
+        registry.unregister('record_rate_limited_start');
       }
     });
   });
@@ -373,17 +391,33 @@ describe('ToolExecutor', () => {
     });
 
     it('runs read-only calls concurrently within the bound', async () => {
-      const started = Date.now();
-      const results = await executor.executeMany(
-        Array.from({ length: 4 }, () => ({ name: 'sleep_then_answer', arguments: { ms: 800 } })),
-        { concurrency: 4 },
-      );
-      const elapsed = Date.now() - started;
-      assert.ok(results.every((r) => r.success));
-      // Run one after another, the calls would take at least the sum of their own durations;
-      // comparing with that sum (not a fixed 2800 ms) holds on a loaded machine too.
-      const serial = results.reduce((sum, r) => sum + r.durationMs, 0);
-      assert.ok(elapsed < serial * 0.75, `four 800 ms calls overlap: ${elapsed} ms in all, ${Math.round(serial)} ms one after another`);
+      // Each call holds until the test opens the gate: run one after another, the first would
+      // hold for good and four would never run at once; unbounded, all six would.
+      let running = 0;
+      let most = 0;
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      registry.register({
+        name: 'hold_until_opened', version: '1.0.0', kind: 'internal', readOnly: true,
+        description: 'Holds until the test opens its gate.', inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+        run: async () => {
+          most = Math.max(most, ++running);
+          await gate;
+          running--;
+          return 'held';
+        },
+      });
+      try {
+        const batch = executor.executeMany(Array.from({ length: 6 }, () => ({ name: 'hold_until_opened', arguments: {} })), { concurrency: 4 });
+        await waitFor(() => running >= 4, { what: 'four calls of the batch running at once', seen: () => `${running} running` });
+        open();
+        const results = await batch;
+        assert.ok(results.every((r) => r.success && r.output === 'held'), JSON.stringify(results.map((r) => r.output)));
+        assert.equal(most, 4, 'at most four at once (the bound), and four did run at once');
+      } finally {
+        open();
+        registry.unregister('hold_until_opened');
+      }
     });
   });
 });

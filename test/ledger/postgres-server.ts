@@ -5,7 +5,8 @@
  * the `postgres` user (PostgreSQL refuses to run as root: as root, every command runs through
  * `runuser -u postgres`), listening on a free loopback port, its socket in that folder, the
  * superuser's password random (scram-sha-256 over TCP). It is stopped and its folder removed at
- * the end of the file (and on exit, should the file die first); `initdb --no-sync` and
+ * the end of the file (and on exit, should the file die first; and by its watchdog,
+ * `../server-guard.ts`, should the file be killed from outside); `initdb --no-sync` and
  * `fsync=off`, since the cluster is thrown away. Each file gets a database of its own
  * (`CREATE DATABASE`), so files can run at once on one server. `npm test` runs its files under
  * `test/with-postgres.ts`, which starts one server for the whole run ({@link sharePostgres}):
@@ -24,6 +25,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { ServerGuard } from '../server-guard.js';
 
 /** A server (and a database of this file on it). */
 export interface PgTestServer {
@@ -33,6 +35,8 @@ export interface PgTestServer {
   readonly password: string;
   /** Whether this file started the server (and can restart it). */
   readonly own: boolean;
+  /** The server's pid (its postmaster) when this file started it. */
+  readonly pid?: number;
   /**
    * `pg_ctl stop -m immediate` (every connection dropped), then with no server either `down`
    * ms or, better, until `down()` resolves (a test waits there for what must happen while the
@@ -136,6 +140,8 @@ async function dropDatabase(adminUrl: string, name: string): Promise<void> {
 interface OwnServer {
   readonly admin: string;
   readonly password: string;
+  /** The postmaster's pid (a new one after a restart). */
+  readonly pid: number;
   restartImmediate(down?: number | (() => Promise<void>)): Promise<void>;
   /** Stop it (`-m immediate`) and remove its folder. */
   stop(): Promise<void>;
@@ -179,7 +185,12 @@ export async function postgresForTests(file: string, options: PgTestOptions = {}
   const server = await startPostgres();
   const url = await makeDatabase(server.admin, database);
   process.env[CHILD_ENV] = JSON.stringify({ url, password: server.password });
-  return { url, password: server.password, own: true, restartImmediate: (down) => server.restartImmediate(down), stop: () => server.stop() };
+  return {
+    url, password: server.password, own: true, get pid() {
+      return server.pid;
+    },
+    restartImmediate: (down) => server.restartImmediate(down), stop: () => server.stop(),
+  };
 }
 
 /**
@@ -202,10 +213,21 @@ export async function sharePostgres(): Promise<{ stop(): Promise<void> } | undef
   return { stop: () => server.stop() };
 }
 
+/** The pid of the server running on the data folder `data` (the first line of its postmaster.pid). */
+function postmasterPid(data: string): number {
+  const pid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`no server pid in ${data}/postmaster.pid`);
+  return pid;
+}
+
 /** initdb and start a server in a new folder; it is stopped on exit, on SIGINT/SIGTERM, or by `stop()`. */
 async function startPostgres(): Promise<OwnServer> {
   const root = process.getuid?.() === 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-pg-'));
+  // Killed from outside, this process runs no hook: its watchdog stops the server (pg_ctl
+  // detaches it into a session of its own) and removes the folder.
+  const guard = ServerGuard.start();
+  guard.remove('folder', dir);
   const data = path.join(dir, 'data');
   const password = randomBytes(12).toString('hex');
   fs.writeFileSync(path.join(dir, 'pwfile'), `${password}\n`, { mode: 0o600 });
@@ -216,6 +238,7 @@ async function startPostgres(): Promise<OwnServer> {
   const init = asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pwfile')}`, '-E', 'UTF8', '--no-instructions', '--no-sync']);
   if (init.status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
+    guard.disarm();
     throw new Error(`initdb failed: ${init.output}`);
   }
   const log = path.join(dir, 'server.log');
@@ -233,14 +256,19 @@ async function startPostgres(): Promise<OwnServer> {
     const said = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(logged) : '';
     if (attempt < 5 && /Address already in use/.test(said)) continue;
     fs.rmSync(dir, { recursive: true, force: true });
+    guard.disarm();
     throw new Error(`pg_ctl start failed on port ${port}: ${start.output}\n${said.slice(-2000)}`);
   }
+  // SIGQUIT is `pg_ctl stop -m immediate`; its backends are in its process group.
+  let pid = postmasterPid(data);
+  guard.kill('server', pid, { signal: 'SIGQUIT', group: true });
   let stopped = false;
   const stopNow = (): void => {
     if (stopped) return;
     stopped = true;
     asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     fs.rmSync(dir, { recursive: true, force: true });
+    guard.disarm();
   };
   process.once('exit', stopNow);
   process.once('beforeExit', stopNow);
@@ -253,7 +281,9 @@ async function startPostgres(): Promise<OwnServer> {
   process.once('SIGINT', onSignal);
   const admin = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   return {
-    admin, password,
+    admin, password, get pid() {
+      return pid;
+    },
     restartImmediate: async (down = 0) => {
       const tail = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-2000) : '(no log)');
       const stop = await asPostgresAsync('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);
@@ -262,9 +292,21 @@ async function startPostgres(): Promise<OwnServer> {
       let failed: { error: unknown } | undefined;
       if (typeof down === 'function') await down().catch((error: unknown) => void (failed = { error }));
       else if (down > 0) await new Promise((resolve) => setTimeout(resolve, down));
-      // The same options as the first start: the port, the socket folder, the settings.
-      const start = await asPostgresAsync('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
-      if (start.status !== 0) throw new Error(`pg_ctl start after the immediate stop failed: ${start.output}\n${tail()}`);
+      // The same options as the first start: the port, the socket folder, the settings. The
+      // same port, since its clients hold its URL: another process that took the port while
+      // the server was down is waited out (30 s), then the restart fails saying so.
+      const portFreeBy = Date.now() + 30_000;
+      for (;;) {
+        const logged = fs.existsSync(log) ? fs.statSync(log).size : 0;
+        const start = await asPostgresAsync('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
+        if (start.status === 0) break;
+        const said = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(logged) : '';
+        if (!/Address already in use/.test(said)) throw new Error(`pg_ctl start after the immediate stop failed: ${start.output}\n${tail()}`);
+        if (Date.now() > portFreeBy) throw new Error(`the test PostgreSQL cannot restart on port ${port}: another process took the port while it was down, and kept it for 30 s (its clients hold its URL, so it must come back there): ${said.slice(-500)}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      pid = postmasterPid(data);
+      guard.kill('server', pid, { signal: 'SIGQUIT', group: true });
       try {
         await untilServing(admin, 60_000);
       } catch (error) {
