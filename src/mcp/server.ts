@@ -526,6 +526,10 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       clearTimeout(letGo);
     }
     if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw invalidParams(result.error ?? `Unknown tool: ${name}`);
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && answered !== undefined) {
+      const text = `Error: ${tool.name} did not run: a gate asks for approval of this call now (an approval mode or a rule changed since its question was asked), and the round that carries the answer asks nobody; the answer was not used.`;
+      return { content: [{ type: 'text', text }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+    }
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
       return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
     }
