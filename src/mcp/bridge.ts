@@ -7,6 +7,10 @@
  * - Safety class: a proxy is read-only, of kind `mcp_read`, only when its server is `trusted`
  *   and the tool says `annotations.readOnlyHint: true`; otherwise it counts as writing (read-only
  *   modes deny it), of kind `mcp_write_or_unknown` ({@link bridgedKind}).
+ * - The client SDK, `@modelcontextprotocol/client`, is an optional peer dependency, loaded when
+ *   a server is to be started (`client-sdk.ts`): without it {@link McpBridge.connect} throws a
+ *   `PackageUnavailableError` naming it and the `npm install` command (not a server's failure:
+ *   no server could start).
  * - Availability fails open (case T12): a server that does not start, or stops later, is
  *   logged; the others keep working, and calls to its proxies end `SERVER_UNAVAILABLE`.
  * - `notifications/tools/list_changed` refreshes a server's proxies.
@@ -183,11 +187,17 @@ export class McpBridge {
    * @param registry - where proxies are registered.
    * @param servers - the `mcpServers` section (checked here; `disabled` servers are skipped).
    * @throws ToolgateOptionError when `servers` does not fit the config shape.
+   * @throws PackageUnavailableError (code `PACKAGE_UNAVAILABLE`) when a server is to be started
+   *   and the MCP client SDK, `@modelcontextprotocol/client` (an optional peer dependency), is
+   *   not installed: the message names it and `npm install @modelcontextprotocol/client`.
+   *   Nothing is started then.
    */
   static async connect(registry: ToolRegistry, servers: Record<string, McpServerConfig> | undefined, options: McpBridgeOptions = {}): Promise<McpBridge> {
     const checked = checkMcpServers(servers ?? {});
     const bridge = new McpBridge(registry, options);
     const entries = Object.entries(checked).filter(([, config]) => config.disabled !== true);
+    // Not a server's failure (which fails open): without the SDK no server can start.
+    if (entries.length > 0) await loadClientSdk();
     for (const [name, config] of entries) bridge.connections.set(name, new ServerConnection(name, serverPrefix(name)!, config));
     await Promise.all([...bridge.connections.values()].map((conn) => bridge.start(conn)));
     return bridge;

@@ -11,6 +11,27 @@ import type { ApprovalAnswer, ConfirmationContext, ConfirmationHandler, Confirma
 import type { CallStore } from '../ledger/call-store.js';
 import { indentLines, shownArguments, visibleText } from '../decisions/shown-arguments.js';
 
+/**
+ * Who answers the questions of a call the MCP server runs: a handler the server chose for its
+ * client (elicitation, an input-required round, a wait in the ledger), or `null` for nobody (a
+ * call that asks is refused, `CONFIRMATION_REQUIRED`). Never left out: a call's
+ * `confirmationHandler` left `undefined` falls back to the executor's own
+ * (`ToolExecutorOptions.confirmationHandler`), which an embedder that serves its `ToolSystem`
+ * over MCP may have set (a terminal prompt, a handler that allows everything), and which the
+ * MCP client never chose.
+ */
+export type ClientAsker = ConfirmationHandler | null;
+
+/**
+ * The {@link ClientAsker} of a request that is not a `tools/call` of its own (a skill read, a
+ * `request_tools` call): form elicitation when the client (2025-11-25) declared it
+ * (`canElicit`), withdrawn when `signal` aborts; else nobody. An elicitation that fails counts
+ * as a no (the executor takes a handler that throws as one).
+ */
+export function elicitOrNobody(server: Server, canElicit: boolean, signal: AbortSignal): ClientAsker {
+  return canElicit ? (request, context) => elicitConfirmation(server, request, signal, context) : null;
+}
+
 /** The message of a denied confirmation when the client cannot be asked and no ledger keeps questions (`--no-ledger`). */
 export function cannotAskMessage(tool: string): string {
   return `${tool} requires confirmation, and this MCP client cannot be asked (it does not support elicitation), and without a ledger (--no-ledger) nobody can answer elsewhere. `

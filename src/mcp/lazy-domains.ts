@@ -14,6 +14,7 @@
 import { CallerServices, withServices } from '../builtin/caller-services.js';
 import { registerCallerTools } from '../builtin/caller-tools.js';
 import { requestToolsSpec } from '../builtin/request-tools.js';
+import type { ConfirmationHandler } from '../decisions/approval.js';
 import type { ExecuteOptions } from '../executor/executor.js';
 import { toCallToolResult, toMcpTool, type McpTool } from '../formats/mcp.js';
 import { DomainVisibility, REQUEST_TOOLS_NAME, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
@@ -25,10 +26,16 @@ import type { ToolClient } from '../types/tool.js';
 /** An MCP `CallToolResult` (as `toCallToolResult` makes it; only server.ts imports the SDK). */
 type CallToolResult = ReturnType<typeof toCallToolResult>;
 
-/** What the server runs calls on: its `ToolSystem` (the MCP server takes nothing else). */
+/**
+ * The options of a call the server runs: its asker always named (`ClientAsker` in
+ * confirmation.ts; `null` for nobody), so that the executor's own handler never answers for the client.
+ */
+type ClientCallOptions = ExecuteOptions & { confirmationHandler: ConfirmationHandler | null };
+
+/** What the server runs calls on: its `ToolSystem`'s registry, and its calls (the MCP server takes nothing else). */
 interface CallTarget {
   readonly registry: ToolRegistry;
-  execute(call: ToolCallRequest, options: ExecuteOptions): Promise<ToolExecutionResult>;
+  execute(call: ToolCallRequest, options: ClientCallOptions): Promise<ToolExecutionResult>;
 }
 
 /** The lazy-visibility state and offer of one MCP session. */
@@ -65,11 +72,11 @@ export class McpLazyTools {
 
   /**
    * Run a `request_tools` call through `target` (registering the caller tools there first).
-   * @param options - the session's call options (mode, session, signal...); its `client` gets this session's services.
+   * @param options - the session's call options (mode, session, signal, who is asked...); its `client` gets this session's services.
    * @returns the tool result, and whether a domain became visible (then send `list_changed`).
    * @throws PathTraversalError as `execute` does (never for this tool's arguments).
    */
-  async answer(target: CallTarget, args: Record<string, unknown>, callId: string, options: ExecuteOptions): Promise<{ result: CallToolResult; changed: boolean }> {
+  async answer(target: CallTarget, args: Record<string, unknown>, callId: string, options: ClientCallOptions): Promise<{ result: CallToolResult; changed: boolean }> {
     registerCallerTools(target.registry);
     const before = this.visibility.visibleDomains.length;
     const result = await target.execute({ name: REQUEST_TOOLS_NAME, arguments: args, callId }, { ...options, client: this.client(options.client) });

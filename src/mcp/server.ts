@@ -29,7 +29,9 @@
  *   be asked either way and a ledger keeps questions, the question waits there (`answerWaitMs`, or without bound with
  *   `waitForAnswers`) for `toolgate approvals allow ID` or the cockpit, and the client is told
  *   the question's id at once (a log message, and progress when it sent a token); without a
- *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`).
+ *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`). Every call
+ *   names who is asked (a skill read and `request_tools`: elicitation, else nobody), never
+ *   leaving it to the executor's own `confirmationHandler`, which the MCP client did not choose.
  * - `ask_user` (the model's question to the person): served when the selection would hold it,
  *   run by the executor like every call and answered through elicitation (2025), input-required
  *   rounds (2026-07-28, with a ledger: the first round's run stores the question and suspends,
@@ -65,11 +67,12 @@ import { LedgerTaskStore, LOCAL_REQUESTOR, TASK_SESSION } from './tasks.js';
 import { callClient, type SessionLogLevel } from './call-client.js';
 import { serverIdentity } from './early-initialize.js';
 import type { ToolSystem } from '../system/tool-system.js';
-import type { ToolExecutionResult } from '../types/result.js';
+import type { ToolCallRequest, ToolExecutionResult } from '../types/result.js';
+import type { AgentCallOptions } from '../system/tool-call-handler.js';
 import { checkLazyDomainsOptions, REQUEST_TOOLS_NAME, type DomainVisibility, type LazyDomainsOptions } from '../registry/lazy-visibility.js';
 import { McpLazyTools } from './lazy-domains.js';
 import { MODES, resolveMode } from '../modes/modes.js';
-import { answerElsewhere, cannotAskMessage, elicitConfirmation, unansweredMessage, type ElsewhereWait } from './confirmation.js';
+import { answerElsewhere, cannotAskMessage, elicitConfirmation, elicitOrNobody, unansweredMessage, type ClientAsker, type ElsewhereWait } from './confirmation.js';
 import { bindAsker, checkRetry, inputRequiredFor, isInputSuspension, stateKind, suspendForInput, type CheckedRetry } from './input-required.js';
 import { askInNextRound, cannotAsk, cannotAskUserMessage, checkQuestionRetry, elicitQuestion, isAskUser, isQuestionSuspension, questionInputRequired, type QuestionRetry } from './ask-user.js';
 import { ASK_USER_TOOL, askUserSpec, type QuestionHandler } from '../builtin/ask-user.js';
@@ -306,6 +309,15 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   const capabilitiesOf = (ctx: ServerContext): ClientCapabilities | undefined => (modern
     ? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
     : server.getClientCapabilities());
+  /** Whether the client fills forms (form elicitation; a client that names no mode means form). */
+  const fillsForms = (caps: ClientCapabilities | undefined): boolean => caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
+  /** A 2025-11-25 client that fills forms is asked by elicitation (a 2026-07-28 one gets no server-initiated requests). */
+  const canElicit = (ctx: ServerContext): boolean => !modern && fillsForms(capabilitiesOf(ctx));
+  /**
+   * Every call this server runs, its asker named (`ClientAsker`, confirmation.ts): what the
+   * client can be asked through, or nobody, never the executor's own handler.
+   */
+  const run = (call: ToolCallRequest, callOptions: AgentCallOptions & { confirmationHandler: ClientAsker }): Promise<ToolExecutionResult> => system.execute(call, callOptions);
   /** What answers ask_user for this client (see ask-user.ts): elicitation, the cockpit through the ledger, or a message saying how to answer. */
   const questionHandler = (isModern: boolean, formElicitation: boolean, canAsk: boolean, session: string): QuestionHandler => {
     const ledger = system.executor.ledger;
@@ -323,8 +335,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   if (skills) {
     attachSkills(server, {
       workspaceRoot, logger, served: (name) => visible(name) !== undefined,
-      run: (name, args, ctx) => system.execute({ name, arguments: args, callId: callIdOf(ctx.mcpReq.id) }, {
+      run: (name, args, ctx) => run({ name, arguments: args, callId: callIdOf(ctx.mcpReq.id) }, {
         mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, signal: ctx.mcpReq.signal,
+        confirmationHandler: elicitOrNobody(server, canElicit(ctx), ctx.mcpReq.signal),
         workspaceRoot: options.workspaceRoot, turnId: `mcp_${ctx.sessionId ?? connection}`, session: `mcp_${ctx.sessionId ?? connection}`,
       }),
     });
@@ -337,15 +350,16 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const tool = visible(name);
     if (tool === undefined) throw invalidParams(`Unknown tool: ${JSON.stringify(name.slice(0, 200))}. tools/list shows the tools this server offers.`);
     if (lazy !== undefined && isCallerTool(tool) && name === REQUEST_TOOLS_NAME) {
-      const { result, changed } = await lazy.answer(system, request.params.arguments ?? {}, callIdOf(requestId), {
-        mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, signal, workspaceRoot: options.workspaceRoot, turnId: session, session,
+      const { result, changed } = await lazy.answer({ registry, execute: run }, request.params.arguments ?? {}, callIdOf(requestId), {
+        mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, signal, workspaceRoot: options.workspaceRoot, turnId: session, session,
+        confirmationHandler: elicitOrNobody(server, canElicit(ctx), signal),
       });
       // On the request's own stream (streamable HTTP), so the client gets it without a GET stream.
       if (changed) await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
       return result;
     }
     const caps = capabilitiesOf(ctx);
-    const formElicitation = caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined);
+    const formElicitation = fillsForms(caps);
     // A 2026-07-28 client cannot be sent elicitation/create (no server-initiated requests):
     // one that can fill forms is asked through an "input required" result and answers in a
     // retry (input-required.ts; the question is kept in the ledger); others' questions wait there.
@@ -371,7 +385,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       await tasks.start(
         task.taskId,
         { tool: tool.name, version: tool.version, arguments: args, workspace: options.workspaceRoot ?? process.cwd(), turn: '' },
-        (taskSignal) => system.execute(
+        (taskSignal) => run(
           { name, arguments: args, callId: task.taskId },
           {
             mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, confirmationHandler: askOrWait(taskSignal),
@@ -423,7 +437,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       await modernTasks.start(
         task.taskId,
         { tool: tool.name, version: tool.version, arguments: args, workspace: options.workspaceRoot ?? process.cwd(), turn: '' },
-        (taskSignal) => system.execute(
+        (taskSignal) => run(
           { name, arguments: args, callId: task.taskId },
           {
             mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true,
@@ -473,14 +487,14 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const closeSse = ctx.http?.closeSSE;
     const letGo = options.pollAfterMs !== undefined && closeSse !== undefined ? setTimeout(closeSse, options.pollAfterMs) : undefined;
     try {
-      result = await system.execute(
+      result = await run(
         { name, arguments: args, callId },
         {
           mode: options.mode,
           scopedWriteDirs: options.scopedWriteDirs,
           confirm: options.yes === true,
           // A question's retry asks nobody about the call: a gate that asks now refuses it.
-          confirmationHandler: answered !== undefined ? undefined : retry !== undefined ? retry.handler : askInRetry ? suspendForInput : canAsk ? ask : waitForAnswer,
+          confirmationHandler: answered !== undefined ? null : retry !== undefined ? retry.handler : askInRetry ? suspendForInput : canAsk ? ask : waitForAnswer,
           signal,
           workspaceRoot: options.workspaceRoot,
           // MCP has no turns: an answer `for this turn` lasts as long as the client's session
@@ -512,6 +526,10 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       clearTimeout(letGo);
     }
     if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw invalidParams(result.error ?? `Unknown tool: ${name}`);
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && answered !== undefined) {
+      const text = `Error: ${tool.name} did not run: a gate asks for approval of this call now (an approval mode or a rule changed since its question was asked), and the round that carries the answer asks nobody; the answer was not used.`;
+      return { content: [{ type: 'text', text }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+    }
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
       return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
     }

@@ -125,6 +125,8 @@ export interface ToolSystemOptions {
    * timeouts, `disabled`): each server's tools become gated proxies named `{server}__{tool}`.
    * A server that fails to start is logged and skipped (see {@link ToolSystem.mcp}). Default none.
    * @throws ToolgateOptionError from `start()` when an entry is malformed (the message names the field).
+   * @throws PackageUnavailableError from `start()` when a server is enabled and the MCP client SDK
+   *   (`@modelcontextprotocol/client`, an optional peer dependency) is not installed.
    */
   mcpServers?: Readonly<Record<string, McpServerConfig>>;
   /**

@@ -4,6 +4,8 @@
  * word for word: its tsconfig, its example tool, `toolgate schemas`, `tsc`, the installed
  * `npx toolgate call` (and its refusal of a path outside the workspace), the `ToolSystem`
  * snippet, the OpenAI request loop against a loopback stand-in, and the MCP client config.
+ * Without the optional packages, their features name them (the MCP bridge without
+ * `@modelcontextprotocol/client` included); with the client SDK added, the bridge works.
  *
  * The install is offline: the project's lock file is derived from ours (the tarball plus our
  * runtime dependencies, whose tarballs `npm ci` left in npm's cache), so nothing but loopback
@@ -67,7 +69,7 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     const largest = names.map((name, i) => [name, sizes[i]!] as const).sort((a, b) => b[1] - a[1]).slice(0, 15);
     t.diagnostic(`installed: ${(total! / 1024).toFixed(1)} MiB in ${names.length} packages; largest: ${largest.map(([name, kib]) => `${name} ${(kib / 1024).toFixed(1)}`).join(', ')}`);
     assert.ok(total! <= MAX_CORE_MIB * 1024, `the install is ${(total! / 1024).toFixed(1)} MiB, over ${MAX_CORE_MIB} MiB`);
-    for (const absent of ['typescript', 'typescript-json-schema', 'openai', 'sharp', 'pdfjs-dist', 'pyodide', 'mathjs', 'tree-sitter-bash']) {
+    for (const absent of ['typescript', 'typescript-json-schema', 'openai', 'sharp', 'pdfjs-dist', 'pyodide', 'mathjs', 'tree-sitter-bash', '@modelcontextprotocol/client']) {
       assert.equal(fs.existsSync(path.join(modules, absent)), false, `${absent} is installed with toolgate`);
     }
     // SDK v1 is a dev dependency (test fixtures): the server and the bridge run on v2 (issue 33).
@@ -88,6 +90,19 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     const schemas = await exec('npx', ['toolgate', 'schemas', 'notes.txt', '--out', 'tool-schemas.json'], project);
     assert.notEqual(schemas.code, 0);
     assert.match(schemas.stderr, /npm install typescript typescript-json-schema/);
+    // The MCP bridge needs the client SDK (an optional peer): a config that names a server says so, and nothing starts.
+    fs.writeFileSync(path.join(project, 'bridge.config.json'), JSON.stringify({ mcpServers: { inner: { command: process.execPath, args: [path.join(modules, 'toolgate/bin/toolgate.js'), 'mcp', '--workspace', '.', '--no-ledger'], trusted: true } } }));
+    const bridged = await exec('npx', ['toolgate', 'call', 'inner__read_file', '{"filepath":"notes.txt"}', '--workspace', '.', '--config', 'bridge.config.json', '--no-ledger'], project);
+    assert.equal(bridged.code, 1, bridged.stdout + bridged.stderr);
+    assert.match(bridged.stderr, /unavailable: the MCP bridge .* needs the package `@modelcontextprotocol\/client`.*npm install @modelcontextprotocol\/client/);
+    // `toolgate mcp` serves without it (the MCP client config at the end of this file starts it).
+  });
+
+  it('bridges another MCP server once @modelcontextprotocol/client is added', async () => {
+    await packed!.add({ dependencies: ['@modelcontextprotocol/client'] });
+    const bridged = await exec('npx', ['toolgate', 'call', 'inner__read_file', '{"filepath":"notes.txt"}', '--workspace', '.', '--config', 'bridge.config.json', '--no-ledger'], project);
+    assert.equal(bridged.code, 0, bridged.stderr);
+    assert.match(bridged.stdout, /one/);
   });
 
   it('installs the optional packages the README names for the five-minute path', async () => {

@@ -2,9 +2,11 @@
  * The packed package installed as a user installs it, shared by the TOOLGATE_PACK=1 tests
  * (packed-install.test.ts, new-user.test.ts): `npm pack` of the dist/ the suite runs on, and a
  * fresh ESM project that installs the tarball offline. The project's lock file is derived from
- * ours (the tarball plus our runtime dependencies, whose tarballs `npm ci` left in npm's
- * cache), so nothing but loopback is reached; optional packages (a framework, the schema
- * generator) are added the same way, from our lock's entries.
+ * ours (the tarball plus what our package.json's runtime dependencies need, whose tarballs
+ * `npm ci` left in npm's cache), so nothing but loopback is reached; optional packages (a
+ * framework, the schema generator) are added the same way, from our lock's entries. What is
+ * installed follows package.json (the tarball's), not the lock's `dev` marks: a package moved
+ * from the dependencies to the optional peers is left out even before the lock is written again.
  */
 import { createHash } from 'node:crypto';
 import { execFile, spawn } from 'node:child_process';
@@ -98,7 +100,8 @@ export async function installPacked(prefix: string): Promise<PackedProject> {
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', tmp], { cwd: REPO_ROOT });
     const tarball = path.join(tmp, stdout.trim().split('\n').at(-1)!);
     const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lock;
-    const ours = lock.packages['']!;
+    // What the tarball declares (its package.json is ours).
+    const ours = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as LockEntry;
     const spec = `file:../${path.basename(tarball)}`;
     // First toolgate alone, as `npm install <tarball>` installs it: no optional package.
     const manifest = { name: 'my-agent', version: '1.0.0', type: 'module', private: true, dependencies: { toolgate: spec } as Record<string, string>, devDependencies: {} as Record<string, string> };
@@ -108,11 +111,13 @@ export async function installPacked(prefix: string): Promise<PackedProject> {
         resolved: spec,
         integrity: `sha512-${createHash('sha512').update(fs.readFileSync(tarball)).digest('base64')}`,
         dependencies: ours.dependencies,
+        peerDependencies: ours.peerDependencies,
+        peerDependenciesMeta: ours.peerDependenciesMeta,
         engines: ours.engines,
         bin: { toolgate: 'bin/toolgate.js' },
       },
     };
-    for (const [key, entry] of Object.entries(lock.packages)) if (key.startsWith('node_modules/') && !entry.dev) packages[key] = entry;
+    for (const key of lockClosure(lock, Object.keys(ours.dependencies ?? {}))) packages[key] = lock.packages[key]!;
     /** The user's package.json and a lock file of `packages` (what `npm ci --offline` installs). */
     const writeProject = (): void => {
       const root = { name: manifest.name, version: manifest.version, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies };
