@@ -8,6 +8,7 @@
  * @module
  */
 import type { ActionKind } from '../policy/action-kinds.js';
+import type { PolicyFile } from '../policy/policy-file.js';
 import { defaultPolicyPaths, PolicySet } from '../policy/policy-set.js';
 import { matchPolicyRules, policyCallInput } from '../policy/policy-rules.js';
 import type { PathFilter, PathFilterSpec } from '../workspace/path-filter.js';
@@ -53,8 +54,33 @@ export function policyPathFilter(spec: PathFilterSpec): PathFilter {
   };
 }
 
+/** What a file's `deny` and `ask` rules with `paths` are: whether it has any, and whether one of them also has `args`. */
+interface PathRules {
+  readonly some: boolean;
+  readonly args: boolean;
+}
+
+const NO_PATH_RULES: PathRules = Object.freeze({ some: false, args: false });
+
+/** {@link PathRules} of each parsed file (a parse is immutable: worked out once, not per call). */
+const pathRulesByFile = new WeakMap<PolicyFile, PathRules>();
+
+function pathRulesOf(policy: PolicyFile): PathRules {
+  let rules = pathRulesByFile.get(policy);
+  if (rules === undefined) {
+    const withPaths = policy.rules.filter((r) => r.action !== 'allow' && r.matchers.path !== undefined);
+    rules = withPaths.length === 0 ? NO_PATH_RULES : { some: true, args: withPaths.some((r) => r.matchers.args !== undefined) };
+    pathRulesByFile.set(policy, rules);
+  }
+  return rules;
+}
+
+/** The last set {@link setOf} gave, with its files (calls of one process nearly always name the same). */
+let last: { user: string | undefined; workspace: string | undefined; set: PolicySet } | undefined;
+
 /** The policy set of these files (one per pair, kept across calls; each re-checks its files). */
 function setOf(user: string | undefined, workspace: string | undefined): PolicySet {
+  if (last !== undefined && last.user === user && last.workspace === workspace) return last.set;
   const key = `${user ?? ''}\u0000${workspace ?? ''}`;
   let set = sets.get(key);
   if (set === undefined) {
@@ -62,6 +88,7 @@ function setOf(user: string | undefined, workspace: string | undefined): PolicyS
     set = new PolicySet({ user, workspace });
     sets.set(key, set);
   }
+  last = { user, workspace, set };
   return set;
 }
 
@@ -86,15 +113,21 @@ export function pathFilterSpecOf(policyFiles: PolicyFilesOptions | undefined, ca
   }
   if (!policyFiles.workspaceFiles) workspace = undefined;
   // The files as the policy decider checked them for this call (no stat more), else checked now.
-  const rules = setOf(policyFiles.userFile, workspace).check(call).flatMap((s) => s.policy?.rules ?? []).filter((r) => r.action !== 'allow' && r.matchers.path !== undefined);
-  if (rules.length === 0) return undefined;
+  let some = false;
+  let withArgs = false;
+  for (const status of setOf(policyFiles.userFile, workspace).check(call)) {
+    const rules = status.policy === undefined ? NO_PATH_RULES : pathRulesOf(status.policy);
+    some ||= rules.some;
+    withArgs ||= rules.args;
+  }
+  if (!some) return undefined;
   const { tool } = call;
   const answered = trail.filter((d) => d.decider === 'policy' && d.verdict === 'ask' && d.rule !== undefined).map((d) => d.rule!);
   return {
     ...(policyFiles.userFile === undefined ? {} : { user: policyFiles.userFile }),
     ...(workspace === undefined ? {} : { workspace }),
     tool: { name: tool.name, kind: tool.kind, commandArguments: [...tool.commandArguments] },
-    ...(rules.some((r) => r.matchers.args !== undefined) ? { args: call.args } : {}),
+    ...(withArgs ? { args: call.args } : {}),
     answered,
   };
 }

@@ -19,6 +19,7 @@ import { poolOption, jobIdOf, jobIdsOf } from './job.js';
 import { RESUME_ROUND } from './reconciler.js';
 import { newReplyKey, openReply } from './reply.js';
 import { ToolgateOptionError } from '../errors/errors.js';
+import { DeadlineEntry, DeadlineTimers } from '../runner/deadlines.js';
 
 /** Options of a {@link QueueCaller}. */
 export interface QueueCallerOptions {
@@ -56,26 +57,46 @@ export interface QueueCallOptions {
 /** The reason a wait is stopped with (a constant: no exception object is made per wake). */
 const WOKEN = Symbol('woken');
 
-/** What wakes a call awaited: its jobs' completion, the look-again timer, {@link QueueCaller.close}. */
-interface Waker {
-  /** The job ids of its call (round 0, the resumed round). */
-  readonly jobs: readonly [string, string];
+/** The look-again deadlines of the calls awaited: one timer per distinct interval, none armed per wait (`src/runner/deadlines.ts`). */
+const LOOKS = new DeadlineTimers();
+
+/**
+ * What wakes a call awaited: its jobs' completion, the look-again deadline (it is its own
+ * deadline entry), {@link QueueCaller.close}.
+ */
+class Waker extends DeadlineEntry {
   /** Ends the wait under way (set while one is); called once by {@link wake}. */
-  current: (() => void) | undefined;
+  current: (() => void) | undefined = undefined;
   /** Woken while no wait was under way: the next wait is skipped. */
-  woken: boolean;
+  woken = false;
   /** The return value of a job of its call that completed (a signed reply, or anything: checked before use). */
-  reply: unknown;
+  reply: unknown = undefined;
+
+  /** @param jobs - the job ids of its call (round 0, the resumed round). */
+  constructor(readonly jobs: readonly [string, string]) {
+    super();
+  }
+
   /** Wake the wait (`reply`: a job's return value). */
-  wake(reply?: unknown): void;
-  stop(): void;
+  wake(reply?: unknown): void {
+    if (reply !== undefined) this.reply = reply;
+    const end = this.current;
+    this.current = undefined;
+    if (end !== undefined) end();
+    else this.woken = true;
+  }
+
+  /** The look-again deadline: wake. */
+  protected expire(): void {
+    this.wake();
+  }
 }
 
 /** Sends calls to workers and waits for their ends. */
 export class QueueCaller {
-  private readonly waiting = new Set<() => void>();
+  private readonly waiting = new Set<Waker>();
   /** Wakers of the calls awaited, by job id: a job that completes (its call ended or parked) wakes its caller at once. */
-  private readonly byJob = new Map<string, Set<(reply?: unknown) => void>>();
+  private readonly byJob = new Map<string, Set<Waker>>();
   private closed = false;
   private events: JobEvents | undefined;
 
@@ -102,10 +123,10 @@ export class QueueCaller {
     try {
       caller.events = await backend.events(pool, {
         completed: (jobId, returnvalue) => {
-          for (const waker of caller.byJob.get(jobId) ?? []) waker(returnvalue);
+          for (const waker of caller.byJob.get(jobId) ?? []) waker.wake(returnvalue);
         },
         failed: (jobId) => {
-          for (const waker of caller.byJob.get(jobId) ?? []) waker();
+          for (const waker of caller.byJob.get(jobId) ?? []) waker.wake();
         },
       });
     } catch (error) {
@@ -153,7 +174,7 @@ export class QueueCaller {
       }
       return await this.awaitEnd(key, fields, options, wake, fresh ? replyKey : undefined);
     } finally {
-      wake.stop();
+      this.unwatch(wake);
     }
   }
 
@@ -167,34 +188,27 @@ export class QueueCaller {
     return pruned !== undefined && (pruned.tool !== entry.tool || pruned.argumentsSha256 !== argumentsSha256(entry.arguments));
   }
 
-  /** Register the wakers of a call awaited: its jobs' completion events and {@link close}. */
+  /** Register the waker of a call awaited: its jobs' completion events and {@link close}. */
   private watch(key: CallKey): Waker {
-    const jobs = jobIdsOf(key, RESUME_ROUND);
-    const waker: Waker = {
-      jobs, woken: false, current: undefined, reply: undefined,
-      wake: (reply?: unknown) => {
-        if (reply !== undefined) waker.reply = reply;
-        const end = waker.current;
-        waker.current = undefined;
-        if (end !== undefined) end();
-        else waker.woken = true;
-      },
-      stop: () => {
-        this.waiting.delete(waker.wake);
-        for (const job of jobs) {
-          const set = this.byJob.get(job);
-          set?.delete(waker.wake);
-          if (set?.size === 0) this.byJob.delete(job);
-        }
-      },
-    };
-    this.waiting.add(waker.wake);
-    for (const job of jobs) {
+    const waker = new Waker(jobIdsOf(key, RESUME_ROUND));
+    this.waiting.add(waker);
+    for (const job of waker.jobs) {
       let set = this.byJob.get(job);
       if (set === undefined) this.byJob.set(job, (set = new Set()));
-      set.add(waker.wake);
+      set.add(waker);
     }
     return waker;
+  }
+
+  /** Stop waking a call's waker (its wait is over). */
+  private unwatch(waker: Waker): void {
+    waker.cancel();
+    this.waiting.delete(waker);
+    for (const job of waker.jobs) {
+      const set = this.byJob.get(job);
+      set?.delete(waker);
+      if (set?.size === 0) this.byJob.delete(job);
+    }
   }
 
   /** Add a call's job (again: a job of the same id that still exists makes it a no-op). */
@@ -278,13 +292,13 @@ export class QueueCaller {
         if (wake.woken) {
           wake.woken = false;
         } else {
-          const timer = setTimeout(wake.wake, first ? Math.min(this.checkMs, this.store.pollMs) : this.checkMs);
+          LOOKS.schedule(wake, first ? Math.min(this.checkMs, this.store.pollMs) : this.checkMs);
           try {
             await (first ? new Promise<void>((resolve) => (wake.current = resolve)) : this.storeWait(key, wake));
           } catch {
-            // woken by its job's end, the timer or close, or the store failed: look again
+            // woken by its job's end, the deadline or close, or the store failed: look again
           } finally {
-            clearTimeout(timer);
+            wake.cancel();
             wake.current = undefined;
           }
         }
@@ -307,7 +321,7 @@ export class QueueCaller {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const wake of [...this.waiting]) wake();
+    for (const waker of [...this.waiting]) waker.wake();
     await this.queue.close().catch(() => undefined);
     await this.events?.close().catch(() => undefined);
     await this.backend.close();

@@ -14,6 +14,9 @@
 import type { CallEnd, CallKey, CallStore, Lease, NewCall, RecordOutcome } from '../ledger/call-store.js';
 import type { DecisionRecord } from '../types/result.js';
 
+/** The check's answer for a call this worker took (one object for every call; never written to). */
+const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
+
 /** The key of a call in a map. */
 export function keyString(key: CallKey): string {
   return `${key.session}\u0000${key.callId}`;
@@ -144,9 +147,9 @@ export class WorkerStore {
     // call swept `interrupted`), the fenced claim and finish refuse it.
     // Not `adopted`: the worker's request is built from the stored row, so there is nothing to compare.
     const held = this.held.get(keyString(key));
-    if (held !== undefined && held.parked !== true && held.run === undefined) return { kind: 'recorded' };
+    if (held !== undefined && held.parked !== true && held.run === undefined) return RECORDED;
     const outcome = await this.store.check(key);
-    if (outcome.kind === 'in_progress' && outcome.record.state === 'pending' && this.held.has(keyString(key))) return { kind: 'recorded' };
+    if (outcome.kind === 'in_progress' && outcome.record.state === 'pending' && this.held.has(keyString(key))) return RECORDED;
     return outcome;
   }
 
@@ -160,7 +163,8 @@ export class WorkerStore {
       return false;
     }
     // Unheld (decided allow at once): claimed straight from `pending`, unless another holds it.
-    const run = await this.store.claimLease(key, { owner: this.options.owner, leaseMs: this.options.leaseMs, ...(held.hold === undefined ? {} : { token: held.hold.token }) }, decisions);
+    const { owner, leaseMs } = this.options;
+    const run = await this.store.claimLease(key, held.hold === undefined ? { owner, leaseMs } : { owner, leaseMs, token: held.hold.token }, decisions);
     if (run === undefined) return false;
     held.run = run;
     return true;

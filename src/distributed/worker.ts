@@ -18,7 +18,7 @@
  * @module
  */
 import type { ToolSystem } from '../system/tool-system.js';
-import type { CallKey, CallStore } from '../ledger/call-store.js';
+import type { CallKey, CallRecord } from '../ledger/call-store.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { ToolgateOptionError } from '../errors/errors.js';
 import type { Logger } from '../logging/logger.js';
@@ -31,6 +31,7 @@ import { Reconciler, RESUME_ROUND } from './reconciler.js';
 import { hostId } from '../ledger/owner.js';
 import crypto from 'node:crypto';
 import { parseTaskJob, TASK_JOB, type QueueTaskDispatch } from './task-dispatch.js';
+import { AbortControllers, RunningCall } from './running-call.js';
 
 /** Options of a {@link QueueWorker}. */
 export interface QueueWorkerOptions {
@@ -55,9 +56,6 @@ export interface QueueWorkerOptions {
 
 const DENIALS = codesWhere((e) => e.stage === 'gate');
 
-/** The reason a call's cancel watch is stopped with (a constant: no exception object per call). */
-const ENDED = Symbol('ended');
-
 /** A worker's owner id: its host, process and a random part (unique per start). */
 export function workerOwner(): string {
   return `worker:${hostId()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
@@ -65,8 +63,10 @@ export function workerOwner(): string {
 
 /** Runs the calls of one pool. */
 export class QueueWorker {
-  /** Calls executing here, by key: their abort controllers and executions. */
-  private readonly running = new Map<string, { controller: AbortController; execution: Promise<void> }>();
+  /** Calls executing here, by key. */
+  private readonly running = new Map<string, RunningCall>();
+  /** Their abort controllers, given again to later calls while fresh. */
+  private readonly controllers = new AbortControllers();
   private closing = false;
 
   private constructor(
@@ -140,8 +140,10 @@ export class QueueWorker {
     // for a call parked here whose question is still open (a duplicate, or one injected into
     // the queue) has nothing to do, and must not hold a slot until someone answers.
     const here = this.running.get(id);
-    if (here !== undefined && leases.held.get(id)?.parked === true && await store.answeredQuestion(key.callId, key.session) === undefined) return;
-    await here?.execution;
+    if (here !== undefined) {
+      if (leases.held.get(id)?.parked === true && await store.answeredQuestion(key.callId, key.session) === undefined) return;
+      await here.execution;
+    }
     const record = await store.get(key.callId, key.session);
     // Unknown, claimed or ended already (a redelivery, a duplicate), or not this pool's: nothing to do.
     if (record === undefined || record.state !== 'pending') return;
@@ -152,49 +154,59 @@ export class QueueWorker {
     // Decided here without a write first: the claim (or the hold before a question or an end
     // without a run) is what one worker of any number wins.
     leases.adopt(key);
-    const fields = { tool: record.tool, callId: key.callId };
     if (record.cancelRequested) {
       const { failedResult } = await import('../closeout/results.js');
-      await leases.end(key, { state: 'failed', decisions: undefined, result: failedResult('ABORTED', 'the call was cancelled before it started', fields) });
+      await leases.end(key, { state: 'failed', decisions: undefined, result: failedResult('ABORTED', 'the call was cancelled before it started', { tool: record.tool, callId: key.callId }) });
       leases.forget(key);
       return;
     }
-    const controller = new AbortController();
-    let park: () => void = () => undefined;
-    const parkedNow = new Promise<'parked'>((resolve) => (park = () => resolve('parked')));
-    // A cancel asked in the store (the pub/sub message may be lost in a Redis restart): its
-    // flag was read with the call just now, so the store's watch starts one poll interval
-    // later (a call that ends sooner never pays for it; a cancel asked meanwhile is seen by
-    // its first look).
-    let stopWatching: AbortController | undefined;
-    const watchCancel = setTimeout(() => {
-      stopWatching = new AbortController();
-      store.waitForCancel(key, stopWatching.signal).then((asked) => asked && controller.abort(), () => undefined);
-    }, store.pollMs);
-    const execution = this.options.system.execute(
-      { name: record.tool, arguments: record.arguments, callId: key.callId, ...(record.version === '' ? {} : { version: record.version }) },
-      {
-        session: key.session, turnId: record.turn, signal: controller.signal,
-        ...(record.options.timeoutMs === undefined ? {} : { timeoutMs: record.options.timeoutMs }),
-        // The question is stored before this is asked: the call parks (its hold released)
-        // until an answer is given anywhere.
-        confirmationHandler: () => {
-          void leases.park(key).then(park, park);
-          return new Promise<boolean>(() => undefined);
+    return await this.run(key, id, record); // awaited: a promise turn fewer than returning it
+  }
+
+  /**
+   * Run an adopted call: resolves with the caller's reply once it ended here (`undefined` when
+   * there is none), or with `undefined` as soon as it parks on a question (its job completes;
+   * its execution goes on until the question is answered). Rejects when its end could not be
+   * handled (the job fails; the caller reads the store).
+   */
+  private run(key: CallKey, id: string, record: CallRecord): Promise<SignedReply | undefined> {
+    const { leases, logger } = this.options;
+    const call = new RunningCall(leases.store, key, this.controllers.take());
+    this.running.set(id, call);
+    const { replyKey, timeoutMs } = record.options;
+    return new Promise((resolve, reject) => {
+      const park = () => resolve(undefined);
+      call.execution = this.options.system.execute(
+        record.version === '' ? { name: record.tool, arguments: record.arguments, callId: key.callId } : { name: record.tool, arguments: record.arguments, callId: key.callId, version: record.version },
+        {
+          session: key.session, turnId: record.turn, signal: call.controller.signal,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          // The question is stored before this is asked: the call parks (its hold released)
+          // until an answer is given anywhere.
+          confirmationHandler: () => {
+            void leases.park(key).then(park, park);
+            return new Promise<boolean>(() => undefined);
+          },
         },
-      },
-    ).then((result) => this.ended(key, result, record.options.replyKey), (error: unknown) => {
-      logger.error({ event: 'queue_call_failed', callId: key.callId, err: (error as Error)?.message }, 'a queued call failed');
-      return undefined;
-    }).finally(() => {
-      clearTimeout(watchCancel);
-      stopWatching?.abort(ENDED);
-      this.running.delete(id);
-      leases.forget(key);
+      ).then((result) => this.ended(key, result, replyKey), (error: unknown) => {
+        logger.error({ event: 'queue_call_failed', callId: key.callId, err: (error as Error)?.message }, 'a queued call failed');
+        return undefined;
+      }).then((reply) => {
+        this.over(call, id);
+        resolve(reply);
+      }, (error: unknown) => {
+        this.over(call, id);
+        reject(error);
+      });
     });
-    this.running.set(id, { controller, execution: execution.then(() => undefined) });
-    const outcome = await Promise.race([execution, parkedNow]);
-    return outcome === 'parked' ? undefined : outcome;
+  }
+
+  /** A call's execution and the handling of its end are over: it is no longer this worker's. */
+  private over(call: RunningCall, id: string): void {
+    call.ended();
+    this.running.delete(id);
+    this.options.leases.forget(call.key);
+    this.controllers.giveBack(call.controller);
   }
 
   /**
@@ -204,7 +216,6 @@ export class QueueWorker {
    */
   private async ended(key: CallKey, result: ToolExecutionResult, replyKey: string | undefined): Promise<SignedReply | undefined> {
     const { leases } = this.options;
-    await leases.store.flush();
     if (result.errorCode === 'CALL_IN_PROGRESS') return undefined; // another worker's, or parked
     // Its end written by the executor under this worker's token: it is not `pending` now (or,
     // the lease lost, someone else ended it); either way nothing is left to write.
@@ -215,6 +226,9 @@ export class QueueWorker {
       const end = await held.written;
       return replyKey === undefined || end === undefined ? undefined : signReply(replyKey, end.result);
     }
+    // Ended without a run (unknown tool, bad arguments): what this store queued is committed
+    // before the call is read back.
+    await leases.store.flush();
     const record = await leases.store.get(key.callId, key.session);
     if (record?.state !== 'pending') return undefined;
     const state = result.stopReason === 'not_run' && result.errorCode !== undefined && DENIALS.has(result.errorCode) ? 'denied' : 'failed';
