@@ -43,6 +43,14 @@
  *   one row per task (its tool, arguments and call options as JSON, scope, state, when it is
  *   due, the call id it runs as, and who started it), indexed by state and due time for the
  *   scheduler's look for due tasks.
+ * - migration 8, one page less in every commit that writes an event (a call's record, claim
+ *   and end each wrote the last leaf of `events_by_call` as well: a WAL frame of two `pwrite`s,
+ *   and a page more for the other process to read again; see docs/bench.md): the index is gone,
+ *   and `calls.first_event` and `calls.last_event` (the ids of a call's first and latest event,
+ *   kept by the trigger `events_bound_their_call` in the same commit as the event, on the
+ *   `calls` row that commit mostly writes anyway) bound a call's events instead: its trail and
+ *   retention's delete read that range of `events` by id. `events` is rebuilt without its
+ *   foreign key, whose cascade needed the index (retention deletes a call's events itself).
  *
  * Few indexes on purpose: every index is one more page written per commit, and a commit's
  * cost is its page writes. Lookups by session scan a table bounded by retention (10,000 calls
@@ -184,5 +192,24 @@ export const MIGRATIONS: readonly string[] = Object.freeze([
     started_by TEXT
   ) WITHOUT ROWID;
   CREATE INDEX scheduled_tasks_due ON scheduled_tasks (state, run_at);
+  `,
+  `
+  ALTER TABLE calls ADD COLUMN first_event INTEGER;
+  ALTER TABLE calls ADD COLUMN last_event INTEGER;
+  UPDATE calls SET first_event = (SELECT min(id) FROM events WHERE events.call = calls.id),
+    last_event = (SELECT max(id) FROM events WHERE events.call = calls.id);
+  CREATE TABLE events_v8 (
+    id INTEGER PRIMARY KEY,
+    call INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT
+  );
+  INSERT INTO events_v8 (id, call, at, kind, detail) SELECT id, call, at, kind, detail FROM events ORDER BY id;
+  DROP TABLE events;
+  ALTER TABLE events_v8 RENAME TO events;
+  CREATE TRIGGER events_bound_their_call AFTER INSERT ON events BEGIN
+    UPDATE calls SET first_event = coalesce(first_event, new.id), last_event = new.id WHERE id = new.call;
+  END;
   `,
 ]);

@@ -169,7 +169,7 @@ export class Ledger implements CallStore {
       // The parts need each other: the queue writes ends through the calls, retention prunes through the queue.
       let retention: SqliteRetention | undefined;
       this.keeper = new LeaseKeeper(async (leases) => this.calls.renewLeases(leases));
-      const calls = new SqliteCalls(db, has.sizes, (key) => retention!.prunedOutcome(key), maxOutputBytes, this.keeper, has.leases);
+      const calls = new SqliteCalls(db, has.sizes, (key) => retention!.prunedOutcome(key), maxOutputBytes, this.keeper, has.leases, has.eventBounds);
       this.writes = new WriteQueue(db, file, this.readonly, (q) => calls.writeEnd(q), (n) => retention!.ended(n));
       calls.writes = this.writes;
       retention = new SqliteRetention(db, has.tombstones, this.writes, limits);

@@ -48,7 +48,7 @@ function leaseStatements(db: Connection) {
 }
 
 /** Prepared statements on calls, made once per ledger. */
-function statements(db: Connection, sizes: boolean, leases: boolean) {
+function statements(db: Connection, sizes: boolean, leases: boolean, eventBounds: boolean) {
   const columns = callColumns(sizes);
   return {
     callByKey: db.prepare<[string, string], CallRow>(`SELECT ${columns} FROM calls WHERE call_id = ? AND session = ?`),
@@ -67,7 +67,10 @@ function statements(db: Connection, sizes: boolean, leases: boolean) {
     cancelPendingOf: db.prepare(`UPDATE approvals SET answer = 'cancelled', answered_by = 'toolgate', answered_at = ? WHERE call = ? AND answer IS NULL`),
     decisionsOf: db.prepare<[number], { decider: string; verdict: DecisionRecord['verdict']; reason: string; rule: string | null; file: string | null; line: number | null }>(
       'SELECT decider, verdict, reason, rule, file, line FROM decisions WHERE call = ? ORDER BY seq'),
-    eventsOf: db.prepare<[number], { at: number; kind: string; detail: string | null }>('SELECT at, kind, detail FROM events WHERE call = ? ORDER BY id'),
+    // A call's events: the range of ids its row bounds (migration 8), else (an older file read only) by the index events_by_call.
+    eventsOf: db.prepare<[string, string], { at: number; kind: string; detail: string | null }>(eventBounds
+      ? 'SELECT events.at, events.kind, events.detail FROM calls JOIN events ON events.id BETWEEN calls.first_event AND calls.last_event AND events.call = calls.id WHERE calls.call_id = ? AND calls.session = ? ORDER BY events.id'
+      : 'SELECT events.at, events.kind, events.detail FROM calls JOIN events ON events.call = calls.id WHERE calls.call_id = ? AND calls.session = ? ORDER BY events.id'),
     requestCancel: db.prepare(`UPDATE calls SET cancel_requested = 1 WHERE id = ? AND state IN ('pending', 'running')`),
     cancelRequested: db.prepare<[number], { cancel_requested: number }>('SELECT cancel_requested FROM calls WHERE id = ?'),
     amend: db.prepare(`UPDATE calls SET arguments = ?, workspace = ?, turn = ?, options = ?
@@ -96,8 +99,9 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
     /** The leases this ledger handle granted (its own unfenced ends use their tokens). */
     private readonly keeper: LeaseKeeper,
     leases: boolean,
+    eventBounds: boolean,
   ) {
-    this.sql = statements(db, sizes, leases);
+    this.sql = statements(db, sizes, leases, eventBounds);
   }
 
   private get lease(): ReturnType<typeof leaseStatements> {
@@ -323,9 +327,7 @@ export class SqliteCalls implements Synchronous<Omit<CallJournal, 'file' | 'read
 
   events(callId: string, session: string): LedgerEvent[] {
     this.writes.flush();
-    const id = this.idOf(callId, session);
-    if (id === undefined) return [];
-    return this.sql.eventsOf.all(id).map((e) => ({ at: e.at, kind: e.kind, detail: e.detail === null ? undefined : JSON.parse(e.detail) }));
+    return this.sql.eventsOf.all(callId, session).map((e) => ({ at: e.at, kind: e.kind, detail: e.detail === null ? undefined : JSON.parse(e.detail) }));
   }
 
   result(callId: string, session?: string): StoredResult | undefined {

@@ -32,13 +32,15 @@ interface SchemaFeatures {
   sizes: boolean;
   /** The owner and lease columns of `calls` (migration 6). */
   leases: boolean;
+  /** `calls.first_event` and `calls.last_event`, which bound a call's events (migration 8; before it, the index `events_by_call`). */
+  eventBounds: boolean;
 }
 
 /** What the file's schema has. */
 function featuresOf(db: Connection): SchemaFeatures {
   const tables = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((t) => t.name));
   const columns = new Set((db.prepare(`SELECT name FROM pragma_table_info('calls')`).all() as Array<{ name: string }>).map((c) => c.name));
-  return { tombstones: tables.has('tombstones'), sizes: columns.has('output_bytes') && columns.has('stored_bytes'), leases: columns.has('lease_token') };
+  return { tombstones: tables.has('tombstones'), sizes: columns.has('output_bytes') && columns.has('stored_bytes'), leases: columns.has('lease_token'), eventBounds: columns.has('last_event') };
 }
 
 /**

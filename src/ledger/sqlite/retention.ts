@@ -51,15 +51,20 @@ export interface RetentionLimits {
 interface EndedRow {
   id: number; call_id: string; session: string; tool: string; version: string; arguments: string; state: EndState;
   error_code: string | null; ended_at: number | null; stored_bytes: number | null;
+  /** The ids of its first and latest event (migration 8), or null without events. */
+  first_event: number | null; last_event: number | null;
 }
 
 function statements(db: Connection) {
   return {
     // Both read only the partial index calls_ended (id, stored_bytes, state).
     totals: db.prepare<[], { n: number; bytes: number | null }>(`SELECT count(*) AS n, sum(stored_bytes) AS bytes FROM calls WHERE state IN ${ENDED_SQL}`),
-    oldestEnded: db.prepare<[number], EndedRow>(`SELECT id, call_id, session, tool, version, arguments, state, error_code, ended_at, stored_bytes
-      FROM calls WHERE state IN ${ENDED_SQL} ORDER BY id LIMIT ?`),
+    oldestEnded: db.prepare<[number], EndedRow>(`SELECT id, call_id, session, tool, version, arguments, state, error_code, ended_at, stored_bytes,
+      first_event, last_event FROM calls WHERE state IN ${ENDED_SQL} ORDER BY id LIMIT ?`),
+    // Its decisions, approvals and result go by their foreign keys' cascade; its events (no
+    // foreign key since migration 8) by the range of ids its row bounds.
     deleteCall: db.prepare('DELETE FROM calls WHERE id = ?'),
+    deleteEvents: db.prepare('DELETE FROM events WHERE id BETWEEN ? AND ? AND call = ?'),
     // The lowest id from @from on of a call not ended (rows by id from ?1, stopping at the first
     // open one), or past the last id when none is open: with @from the last step's answer (every
     // call below it was ended then, and stays so), each row is walked over about once.
@@ -256,6 +261,7 @@ export class SqliteRetention implements Synchronous<Omit<Retention, 'retentionSe
     }
     this.graves!.insert.run(row.call_id, row.session, row.tool, row.version, sha, row.state, row.error_code, row.ended_at, now);
     this.sql.deleteCall.run(row.id);
+    if (row.first_event !== null && row.last_event !== null) this.sql.deleteEvents.run(row.first_event, row.last_event, row.id);
     // The task it ran for (if any) has ended: it goes with its call.
     this.tasks?.withCall.run(row.call_id, row.call_id, row.session);
   }
