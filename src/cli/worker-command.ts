@@ -106,7 +106,14 @@ export async function workerCommand(argv: string[], ctx: CliContext): Promise<nu
   const parked = served.worker.parkedCalls;
   ctx.stderr.write(`toolgate worker: ${signal ?? 'stopped'}: stopping; ${running} ${running === 1 ? 'call was' : 'calls were'} running here (stopped: they end ABORTED)`
     + `${parked === 0 ? '' : `, ${parked} parked on a question ${parked === 1 ? 'stays' : 'stay'} pending for any worker of the pool`}\n`);
-  await served.close();
+  // Closing waits for the queue (a Redis that went away is retried for ever): say so, not nothing.
+  const slowClose = setTimeout(() => ctx.stderr.write(`toolgate worker: the queue ${redactUrl(values.queue as string)} has not answered for ${SLOW_QUEUE_MS / 1000} s while stopping: is its server running? Still waiting for it; a second Ctrl-C (or SIGTERM) ends the worker now.\n`), SLOW_QUEUE_MS);
+  slowClose.unref();
+  try {
+    await served.close();
+  } finally {
+    clearTimeout(slowClose);
+  }
   await store.close();
   return signal === undefined ? EXIT.ok : 128 + (signal === 'SIGINT' ? 2 : 15);
 }

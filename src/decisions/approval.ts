@@ -185,24 +185,25 @@ export async function answerAsk(
 
 /**
  * The handler's answer, narrowed to what the request offers: `deny` for a no it gave (`false`,
- * `'deny'`), {@link FAILED} for a throw or anything unexpected (a refusal of this call that is
+ * `'deny'`), a {@link Failed} for a throw or anything unexpected (a refusal of this call that is
  * not a person's no, so nothing remembers it).
  */
-async function handlerAnswer(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, context?: ConfirmationContext): Promise<ApprovalAnswer | typeof FAILED> {
+async function handlerAnswer(request: ConfirmationRequest, handler: ConfirmationHandler, logger: Logger, context?: ConfirmationContext): Promise<ApprovalAnswer | Failed> {
   try {
     const said = await (context === undefined ? handler(request) : handler(request, context));
     if (said === true) return 'allow_once';
     if (said === false) return 'deny';
     if (typeof said === 'string' && (APPROVAL_ANSWERS as readonly string[]).includes(said)) return offered(said as ApprovalAnswer, request.offers);
+    return { failed: `it answered ${JSON.stringify(said)?.slice(0, 50) ?? String(said)}, not an answer` };
   } catch (error) {
     if (isSuspension(error)) throw error; // the caller's framework pauses: not an answer
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
+    return { failed: String((error as Error)?.message ?? error).slice(0, 500) };
   }
-  return FAILED;
 }
 
-/** What {@link handlerAnswer} gives for a handler that failed: a refusal nobody remembers. */
-const FAILED = 'failed';
+/** What {@link handlerAnswer} gives for a handler that failed (what went wrong): a refusal nobody remembers, and no person's no. */
+interface Failed { readonly failed: string }
 
 /**
  * Store the question, then take whichever answer comes first: the handler's (recorded with a
@@ -216,7 +217,7 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
   const handlerDone = new AbortController();
   return new Promise<Decision>((resolve, reject) => {
     let over = false;
-    const end = (answer: string, by: string) => {
+    const end = (answer: string | Failed, by: string) => {
       if (over) return;
       over = true;
       stopPolling();
@@ -249,11 +250,12 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
     void handlerAnswer(request, handler, logger, { questionId: id, signal: handlerDone.signal }).then(async (answer) => {
       if (over) return;
       // A handler that failed closes the question as a refusal, but not as a person's no.
-      const recorded = answer === FAILED ? 'deny' : answer;
+      const failed = typeof answer === 'object';
+      const recorded = failed ? 'deny' : answer;
       let counted: string = recorded;
       looking = true; // no look while the handler's answer is stored: the store then says which counts
       try {
-        counted = (await questions.settle(id, recorded, answer === FAILED ? `${BY_HANDLER} (failed)` : BY_HANDLER)) ?? recorded;
+        counted = (await questions.settle(id, recorded, failed ? `${BY_HANDLER} (failed)` : BY_HANDLER)) ?? recorded;
       } catch (error) {
         // The answer could not be stored: it still decides this call (the question stays open
         // in the store, for a later look by a person).
@@ -272,8 +274,15 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
   });
 }
 
-/** The decision an answer makes; `by` says who gave it. Only a no given as one carries the rule `deny` (remembered for the turn). */
-function decisionOf(given: string, request: ConfirmationRequest, by: string): Decision {
+/**
+ * The decision an answer makes; `by` says who gave it. Only a no given as one carries the rule
+ * `deny` (remembered for the turn); a handler that failed (or a wait that ran out) is said as
+ * such, not as the user's no.
+ */
+function decisionOf(given: string | Failed, request: ConfirmationRequest, by: string): Decision {
+  if (typeof given === 'object') {
+    return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: nobody approved this ${request.tool} call (the confirmation handler failed: ${given.failed}). Do not retry it unchanged; ask the user or take another approach.`);
+  }
   const answer = (APPROVAL_ANSWERS as readonly string[]).includes(given) ? offered(given as ApprovalAnswer, request.offers) : 'deny';
   if (answer !== 'deny') return { verdict: 'allow', decider: NAME, reason: `approved by ${by} (${answer})`, rule: answer };
   return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user did not approve this ${request.tool} call. Do not retry it unchanged; ask the user or take another approach.`, given === 'deny' ? 'deny' : undefined);

@@ -8,6 +8,8 @@
  * - `policy check --explain` said `allow` for a workspace's allow rule, while the call still
  *   asked: a workspace's file only narrows the user's.
  * - `worker` (and `call --queue`) with a queue that does not answer sat silent for ever.
+ * - (s20) `worker` stopped by SIGTERM after its Redis went away said "stopping" and then sat
+ *   silent for ever (closing waits for the queue); it now says so and that a second signal ends it.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,6 +18,7 @@ import { spawn } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { Ledger } from '../../src/ledger/store.js';
 import { BIN, REPO_ROOT, runCli, tempWorkspace } from '../helpers.js';
+import { RedisServer, redisMissing } from '../distributed/redis-server.js';
 
 describe('new-user trial: call --queue, trace, policy check', () => {
   const t = tempWorkspace();
@@ -100,6 +103,30 @@ describe('new-user trial: call --queue, trace, policy check', () => {
     } finally {
       child.kill('SIGTERM');
       await exited;
+    }
+  });
+
+  test('worker stopped after its Redis went away says why it waits, and a second SIGTERM ends it', { skip: redisMissing() }, async () => {
+    const redis = await RedisServer.start();
+    const child = spawn(process.execPath, [BIN, 'worker', '--workspace', t.ws, '--store', store, '--queue', redis.url], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const seen = (text: string) => new Promise<void>((resolve, reject) => {
+      const look = setInterval(() => { if (stderr.includes(text)) { clearInterval(look); clearTimeout(limit); resolve(); } }, 100);
+      const limit = setTimeout(() => { clearInterval(look); reject(new Error(`no "${text}" within 60 s: ${stderr}`)); }, 60_000);
+    });
+    try {
+      await seen(': ready');
+      await redis.stop();
+      child.kill('SIGTERM');
+      // Before: "stopping" and then nothing, for ever.
+      await seen('while stopping');
+      assert.match(stderr, /has not answered for 5 s while stopping: is its server running\? Still waiting for it; a second Ctrl-C \(or SIGTERM\) ends the worker now/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await redis.stop();
     }
   });
 });

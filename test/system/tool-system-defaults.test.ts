@@ -107,6 +107,9 @@ describe('ToolSystem defaults', () => {
       // Bounded by the call's timeout: nobody answers, the call is refused (not left hanging).
       const unanswered = await system.execute({ name: 'write_file', arguments: { filepath: 'never.txt', content: 'x' }, callId: 'w3' }, { timeoutMs: 50 });
       assert.equal(unanswered.errorCode, 'CONFIRMATION_DENIED');
+      // Said as a wait that ran out, not as the user's no (before: "the user did not approve").
+      assert.doesNotMatch(unanswered.output, /the user did not approve/);
+      assert.match(unanswered.output, /nobody approved this write_file call .*nobody answered .* within 50 ms/);
       assert.equal(fs.existsSync(path.join(tmp.ws, 'never.txt')), false);
     } finally {
       await other.close();
