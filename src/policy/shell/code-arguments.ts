@@ -354,7 +354,8 @@ export function takesCode(program: string): boolean {
  * rules judge words; without a sandbox to hide what they withhold, such a line is asked about.
  */
 export function namesFilesInCode(program: string, args: ReadonlyArray<string | undefined>): string | undefined {
-  if (INTERPRETERS.has(program)) return `${program} runs code that may open files no word names`;
+  // a versioned name is the same interpreter (`python3.11`, `perl5.36`, `lua5.4`, `php8.2`)
+  if (INTERPRETERS.has(program) || INTERPRETERS.has(program.replace(/[\d.]+$/, '')) || INTERPRETERS.has(program.replace(/\.[\d.]+$/, ''))) return `${program} runs code that may open files no word names`;
   if (AWKS.has(program)) {
     const { texts, hidden } = awkProgram(args);
     if (hidden) return `${program} runs a program the analysis cannot read`;
