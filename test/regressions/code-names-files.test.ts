@@ -22,6 +22,7 @@ describe('files a program\'s own code names, with no sandbox', () => {
     fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = [".env"]\n');
     fs.writeFileSync(path.join(t.ws, '.env'), 'ENVSECRET\n');
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok\n');
+    fs.writeFileSync(path.join(t.ws, 'show.sh'), '#!/bin/sh\ncat .e""nv\n', { mode: 0o755 });
     executor = new ToolExecutor(await portedRegistry(), {
       workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', confirmationHandler: () => 'deny', sandbox: 'none',
     });
@@ -36,6 +37,10 @@ describe('files a program\'s own code names, with no sandbox', () => {
       `awk 'BEGIN{ARGV[1]=".env";ARGC=2}{print}' ok.txt`, `awk 'BEGIN { ARGV[ARGC++] = ".e" "nv" } { print }'`, `sed '1r .env' ok.txt`, `sed -n -e 'R .env' ok.txt`,
       `sed '/ok/r.env' ok.txt`, `python3 -c 'print(open(".env").read())'`, `node -e 'console.log(require("fs").readFileSync(".env","utf8"))'`,
       `perl -e 'open F, ".env"; print <F>'`, `sed -n 'w .env' ok.txt`, `sed 's/ok/x/w .env' ok.txt`,
+      // awk's own redirections (review s20): getline < FILE reads, print > FILE writes
+      // a versioned interpreter's name and a program run by its path (review s20)
+      `python3.11 -c 'print(open(".env").read())'`, `./show.sh`,
+      `awk 'BEGIN{while((getline l < ".env")>0) print l}'`, `awk 'BEGIN{f=".e" "nv"; getline l < f; print l}'`, `awk '{f=".e" "nv"; print "x" > f}' ok.txt`,
     ];
     for (const command of lines) {
       const r = await executor.execute({ name: 'run_command', arguments: { command } }, { confirm: true });
@@ -46,7 +51,7 @@ describe('files a program\'s own code names, with no sandbox', () => {
   });
 
   test('the control: awk and sed programs that name no file run', async () => {
-    for (const command of [`awk '{print $1}' ok.txt`, `sed 's/ok/yes/' ok.txt`, `sed -n '/r/p' ok.txt`, `awk 'BEGIN{print "ARG"}'`]) {
+    for (const command of [`awk '{print $1}' ok.txt`, `sed 's/ok/yes/' ok.txt`, `sed -n '/r/p' ok.txt`, `awk 'BEGIN{print "ARG"}'`, `awk '$1 > "a" {print $1}' ok.txt`, `awk '{print "<a>"}' ok.txt`]) {
       const r = await executor.execute({ name: 'run_command', arguments: { command } });
       assert.equal(r.errorCode, undefined, `${command}: ${r.errorCode} ${r.error}`);
     }

@@ -76,9 +76,24 @@ function awkProgram(args: ReadonlyArray<string | undefined>): { texts: string[];
 /** Whether awk code may start a command: `system()`, a pipe to or from a command, `@include`/`@load`, an indirect call. */
 function awkRuns(code: string): boolean {
   if (/\bsystem\s*\(/.test(code)) return true;
-  // Strings and regular expressions hold `|` as data: `FS="|"`, `/a|b/`.
-  const bare = code.replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/(^|[\s(,;~!&|{}])\/(?:[^/\\\n]|\\.)+\//g, '$1//');
+  const bare = awkBare(code);
   return /(^|[^|])\|(?!\|)/.test(bare) || /@(include|load)\b/.test(bare) || /@[A-Za-z_]\w*\s*\(/.test(bare);
+}
+
+/** awk code with its strings and regular expressions emptied: they hold `|`, `<` and `>` as data (`FS="|"`, `/a|b/`). */
+function awkBare(code: string): string {
+  return code.replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/(^|[\s(,;~!&|{}])\/(?:[^/\\\n]|\\.)+\//g, '$1//');
+}
+
+/**
+ * Whether awk code opens files of its own: it sets `ARGV` or `ARGC` (the files it reads), reads
+ * with `getline < FILE`, or prints to `> FILE` / `>> FILE` (a `>` in a `print` statement is a
+ * redirection unless parenthesised; a parenthesised comparison is asked about too: fail closed).
+ */
+function awkNamesFiles(code: string): boolean {
+  if (/\bARG[VC]\b/.test(code)) return true;
+  const bare = awkBare(code);
+  return /\bgetline\b[^;{}\n]*</.test(bare) || /\bprintf?\b[^;{}\n]*>/.test(bare);
 }
 
 /** A sed call's scripts, and whether one is hidden (`-f`, an unknown word); `--sandbox` turns `e` off. */
@@ -334,16 +349,17 @@ export function takesCode(program: string): boolean {
 /**
  * Why a program's own code may name files that no word of the line names, or undefined: an
  * interpreter runs code (`python3 -c 'open(".env")'`, `node script.js`), an awk program sets
- * `ARGV` or `ARGC` (the files it reads), an sed script reads or writes a file (`r`, `R`, `w`,
+ * `ARGV` or `ARGC` (the files it reads) or redirects (`getline < FILE`, `print > FILE`), an sed script reads or writes a file (`r`, `R`, `w`,
  * `W`, the `s` flag `w`), or a program or script the analysis cannot read. The policy's path
  * rules judge words; without a sandbox to hide what they withhold, such a line is asked about.
  */
 export function namesFilesInCode(program: string, args: ReadonlyArray<string | undefined>): string | undefined {
-  if (INTERPRETERS.has(program)) return `${program} runs code that may open files no word names`;
+  // a versioned name is the same interpreter (`python3.11`, `perl5.36`, `lua5.4`, `php8.2`)
+  if (INTERPRETERS.has(program) || INTERPRETERS.has(program.replace(/[\d.]+$/, '')) || INTERPRETERS.has(program.replace(/\.[\d.]+$/, ''))) return `${program} runs code that may open files no word names`;
   if (AWKS.has(program)) {
     const { texts, hidden } = awkProgram(args);
     if (hidden) return `${program} runs a program the analysis cannot read`;
-    return texts.some((t) => /\bARG[VC]\b/.test(t)) ? `${program}'s program changes the files it reads (ARGV, ARGC)` : undefined;
+    return texts.some(awkNamesFiles) ? `${program}'s program opens files it names (ARGV, ARGC, getline <, print >)` : undefined;
   }
   if (SEDS.has(program)) {
     const { scripts, hidden } = sedScripts(args);
