@@ -30,6 +30,8 @@ export class RunningCall extends DeadlineEntry {
   /** Settles once the execution ended and its end was handled; never rejects. */
   execution: Promise<void> = DONE;
   private stopWatching: AbortController | undefined = undefined;
+  /** Set by {@link ended}: from then on its controller may be a later call's. */
+  private over = false;
 
   constructor(
     private readonly store: CallStore,
@@ -44,11 +46,21 @@ export class RunningCall extends DeadlineEntry {
   /** One poll interval after the start: watch the store's cancel flag until the call ends. */
   protected expire(): void {
     const stop = (this.stopWatching = new AbortController());
-    this.store.waitForCancel(this.key, stop.signal).then((asked) => asked && this.controller.abort(), () => undefined);
+    this.store.waitForCancel(this.key, stop.signal).then((asked) => asked && this.abort(), () => undefined);
+  }
+
+  /**
+   * Stop the call (its cancel was asked). Nothing once it ended: a cancel found by a look that
+   * settled as the call ended (the watch's, the cancel channel's store read) would otherwise
+   * abort a controller already given back, and so a later call that asked for nothing.
+   */
+  abort(): void {
+    if (!this.over) this.controller.abort();
   }
 
   /** The call ended here: stop its watch (or its deadline, when it ended within the poll interval). */
   ended(): void {
+    this.over = true;
     this.cancel();
     this.stopWatching?.abort(ENDED);
   }
@@ -71,7 +83,9 @@ export class AbortControllers {
 
   /** A controller whose signal has not aborted and has no listener. */
   take(): AbortController {
-    return this.spare.pop() ?? new AbortController();
+    // An aborted one is never given (one aborted after it came back is dropped here).
+    for (let spare = this.spare.pop(); spare !== undefined; spare = this.spare.pop()) if (!spare.signal.aborted) return spare;
+    return new AbortController();
   }
 
   /** A call's controller, once its call ended: kept for a later call when it is still fresh. */

@@ -250,7 +250,7 @@ export class QueueWorker {
     }
     const here = key === undefined ? undefined : this.running.get(keyString(key));
     if (key === undefined || here === undefined) return;
-    this.options.leases.store.get(key.callId, key.session).then((record) => record?.cancelRequested === true && here.controller.abort(), () => undefined);
+    this.options.leases.store.get(key.callId, key.session).then((record) => record?.cancelRequested === true && here.abort(), () => undefined);
   }
 
   /** Calls running here now (not those parked on a question). */

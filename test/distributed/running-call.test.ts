@@ -43,6 +43,35 @@ describe('running calls', () => {
     assert.equal(call.controller.signal.aborted, false);
   });
 
+  it('never abort their controller once ended, though the watch found a cancel just before (it may be a later call\'s by then)', async () => {
+    const { store, watches } = watchedStore(5);
+    const controllers = new AbortControllers();
+    const call = new RunningCall(store, { callId: 'c3', session: 's' }, controllers.take());
+    const watch = await waitFor(() => watches[0], { what: 'the cancel watch to start' });
+    // The watch's look found the flag and settled; in the same turn the call ended and its controller went back.
+    watch.answer(true);
+    call.ended();
+    controllers.giveBack(call.controller);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(call.controller.signal.aborted, false, 'the ended call\'s controller is left as it was');
+    assert.equal(controllers.take().signal.aborted, false, 'the next call gets a fresh signal');
+  });
+
+  it('take a cancel (the cancel channel\'s, after its store read) only while running', () => {
+    const { store } = watchedStore(60_000);
+    const controllers = new AbortControllers();
+    const call = new RunningCall(store, { callId: 'c4', session: 's' }, controllers.take());
+    call.ended();
+    controllers.giveBack(call.controller);
+    const next = new RunningCall(store, { callId: 'c5', session: 's' }, controllers.take());
+    assert.equal(next.controller, call.controller, 'the fresh controller went to the next call');
+    call.abort();
+    assert.equal(next.controller.signal.aborted, false, 'the ended call\'s late cancel does not stop the next call');
+    next.abort();
+    assert.equal(next.controller.signal.aborted, true, 'the running call\'s own cancel does');
+    next.ended();
+  });
+
   it('that end within the interval never start a watch', async () => {
     const { store, watches } = watchedStore(5);
     const early = new RunningCall(store, { callId: 'early', session: 's' }, new AbortController());
@@ -75,6 +104,11 @@ describe('abort controllers of a worker', () => {
     const after = controllers.take();
     assert.notEqual(after, aborted, 'aborted: dropped');
     assert.equal(after.signal.aborted, false);
+
+    // Aborted after it came back (by whoever still held it): never given.
+    controllers.giveBack(after);
+    after.abort();
+    assert.equal(controllers.take().signal.aborted, false);
   });
 
   it('give it again once the listeners of the call are gone', () => {
