@@ -32,6 +32,7 @@ import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js
 import { judgedPaths } from '../workspace/judged-paths.js';
 import { commandTargets, lineFolders, namesNotInWords } from './command-word-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+import { commandBeyondView } from './shown-arguments.js';
 
 const NAME = 'policy';
 
@@ -298,6 +299,11 @@ function decisionOf(said: PolicyDecision, call: PreparedCall): Decision | undefi
       // A repository's file only narrows: its allow lifts no question the user's policy (or
       // the approval mode, or the tool) would ask. Only the user's own allow grants.
       if (said.layer !== 'user') return undefined;
+      // A command too long to show whole: nobody read what the rule would grant, so it grants
+      // nothing and the call is put to the user as without the rule (the prompt offers the whole view).
+      if (commandBeyondView(call.args, call.tool.commandArguments) !== undefined) {
+        return named({ verdict: 'allow', decider: NAME, reason: `${said.reason}, but the command is too long to show whole, so the rule grants nothing`, rule: ruleId });
+      }
       return named({ verdict: 'allow', decider: NAME, reason: said.reason, rule: ruleId, grants: true });
     default:
       if (said.fresh) return { verdict: 'ask', decider: NAME, reason: `always_ask is set in a policy file, so every ${call.tool.name} call is put to the user`, rule: 'always_ask', fresh: true };
