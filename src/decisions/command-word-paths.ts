@@ -213,7 +213,7 @@ function isFolder(absolute: string): boolean {
  * kernel resolves it (`cd -P`: links first, then `..`), and a `~` word both as the home folder
  * and as a folder named `~` ({@link tildeReadings}).
  */
-export function lineFolders(analyses: readonly ShellAnalysis[], from: string, unseen: Unseen): string[] {
+function lineFolders(analyses: readonly ShellAnalysis[], from: string, unseen: Unseen): string[] {
   let bases = [from];
   // cd looks a relative name up in CDPATH's folders first (`CDPATH=sub cd deep`, `read CDPATH`)
   const cdpath = analyses.some((analysis) => analysis.commands.some((command) => /CDPATH/.test(command.text)));
@@ -310,7 +310,7 @@ function commandFolders(command: ShellCommand, bases: readonly string[], unseen:
  * of {@link commandFolders}; an absolute one also below each folder the command names past the
  * line's (a new root: `chroot sub`, `sudo -R sub`).
  */
-export function commandTargets(command: ShellCommand, lineBases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
+function commandTargets(command: ShellCommand, lineBases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
   // folders that do not exist yet (made earlier in the line): words are taken from them on paper
   const lexical = new Set<string>();
   const folders = commandFolders(command, lineBases, unseen, lexical);
@@ -348,4 +348,64 @@ export function namesNotInWords(command: ShellCommand): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * One call's command words read as paths ({@link lineFolders}, {@link commandTargets}), shared
+ * by the deciders of one decision (protected paths, own state, policy path rules): each reading
+ * stats and resolves every word in every folder. What the reading could not show is kept in
+ * order and told to each reader again, so each decides as with a reading of its own.
+ */
+export class LineReading {
+  private lineBases: { bases: string[]; notes: string[] } | undefined;
+  private own: string[] | undefined;
+  private readonly byBases = new Map<readonly string[], Map<ShellCommand, { targets: { word: string; targets: string[] }[]; notes: string[] }>>();
+
+  constructor(private readonly call: { readonly paths: readonly { readonly real: string }[]; readonly workspace: { readonly realRoot: string }; readonly commands: readonly ShellAnalysis[] }) {}
+
+  /** The call's own folder (its first path argument's, else the workspace root), as one stable list. */
+  callFolder(): string[] {
+    return (this.own ??= [this.call.paths[0]?.real ?? this.call.workspace.realRoot]);
+  }
+
+  /** The folders the line's commands may run in ({@link lineFolders}), its notes told to `unseen`. */
+  bases(unseen: Unseen): string[] {
+    if (this.lineBases === undefined) {
+      const notes: string[] = [];
+      this.lineBases = { bases: lineFolders(this.call.commands, this.callFolder()[0]!, (why) => notes.push(why)), notes };
+    }
+    for (const why of this.lineBases.notes) unseen(why);
+    return this.lineBases.bases;
+  }
+
+  /** What `command`'s words may name from `bases` (one of this reading's lists; {@link commandTargets}), its notes told to `unseen`. */
+  targets(command: ShellCommand, bases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
+    let cache = this.byBases.get(bases);
+    if (cache === undefined) this.byBases.set(bases, (cache = new Map()));
+    let read = cache.get(command);
+    if (read === undefined) {
+      const notes: string[] = [];
+      read = { targets: commandTargets(command, bases, (why) => notes.push(why)), notes };
+      cache.set(command, read);
+    }
+    for (const why of read.notes) unseen(why);
+    return read.targets;
+  }
+}
+
+const readings = new WeakMap<object, LineReading>();
+
+/**
+ * The {@link LineReading} of `call` for the deciders asked about it in this synchronous pass:
+ * made on first use and forgotten at the next microtask, so a later look (the recheck after a
+ * person's answer, a decision after an async decider) reads the file system afresh.
+ */
+export function lineReading(call: ConstructorParameters<typeof LineReading>[0]): LineReading {
+  let reading = readings.get(call);
+  if (reading === undefined) {
+    reading = new LineReading(call);
+    readings.set(call, reading);
+    queueMicrotask(() => readings.delete(call));
+  }
+  return reading;
 }

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { expandTilde, homeFolder, tildeReadings, wordPathForms } from '../../src/decisions/command-word-paths.js';
+import { expandTilde, homeFolder, lineReading, tildeReadings, wordPathForms } from '../../src/decisions/command-word-paths.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 describe('command words judged from the folder they run in, after links', () => {
@@ -283,6 +283,15 @@ describe('command words judged from the folder they run in, after links', () => 
     const r = await run('cd lnk/dl/.. && touch fine', { approvalMode: 'allow-all' });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);
+  });
+
+  test('one reading of a call\'s words per decision: shared by the deciders of one pass, read afresh after an await (the recheck after an answer)', async () => {
+    const call = { paths: [], workspace: { realRoot: fs.realpathSync(t.ws) }, commands: [] };
+    const first = lineReading(call);
+    assert.equal(lineReading(call), first);
+    assert.equal(first.bases(() => {}), first.bases(() => {}));
+    await Promise.resolve();
+    assert.notEqual(lineReading(call), first);
   });
 
   test('the word forms read as paths, and ~ expanded as bash does', () => {
