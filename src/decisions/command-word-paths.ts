@@ -8,10 +8,17 @@
  *   cluster (`-ofile`, `-fsecrets/key`), and what follows each `:` (git's `HEAD:path`);
  * - `~` and `~user` expanded to the home folder the command would see (`HOME`, or the user's
  *   entry in `/etc/passwd`); `~+`, `~-` and an unknown user are folders the words do not show;
+ *   the analysis gives words without their quotes, and bash leaves a quoted `~` (`"~/x"`) or
+ *   one after `=` or `:` in a word that is not an assignment (`--out=~/x`) as it is, so a form
+ *   starting with `~` is judged both ways: the home reading and a folder named `~`
+ *   ({@link tildeReadings});
+ * - the value of a `NAME=VALUE` argument (`dd of=FILE`), where bash expands `~` too;
  * - globs expanded against the folder's entries as bash would (dot files too: fail closed),
  *   with a `..` component climbing from where a link leads, as the kernel does;
  * - relative words taken from every folder the command may run in: the call's folder, where
- *   each static `cd`/`pushd` of the line leads ({@link lineFolders}), and every folder the
+ *   each static `cd`/`pushd` of the line leads, both as bash's default (`-L`) reads it (`..`
+ *   removes the name before it) and as the kernel does (`-P`: `..` after a link climbs from
+ *   where it leads) ({@link lineFolders}), and every folder the
  *   command's own words or its wrappers' words name ({@link commandFolders}): a program option
  *   that changes folder (`git -C DIR`, `tar -C DIR`, `make -C DIR`, `sudo -D DIR`, `env -C DIR`,
  *   `unshare -w DIR`, `ninja -C DIR`...) names its folder as a word, so this needs no list of
@@ -58,8 +65,13 @@ export function shownText(command: ShellCommand, max = 120): string {
  */
 export function wordPathForms(word: string): string[] {
   const forms: string[] = [];
-  if (!word.startsWith('-')) forms.push(word);
-  else if (word.includes('=')) forms.push(word.slice(word.indexOf('=') + 1));
+  if (!word.startsWith('-')) {
+    forms.push(word);
+    // `NAME=VALUE` as an argument (`dd of=~/.bashrc`, `make FILE=x`): bash expands a `~` after
+    // its `=` as in an assignment, and the program may read VALUE as a path
+    const assigned = /^[A-Za-z_][A-Za-z0-9_]*=/.exec(word);
+    if (assigned !== null) forms.push(word.slice(assigned[0].length));
+  } else if (word.includes('=')) forms.push(word.slice(word.indexOf('=') + 1));
   else if (!word.startsWith('--')) for (let k = 2; k < Math.min(word.length, MAX_CLUSTER + 2); k++) forms.push(word.slice(k));
   for (const form of [...forms, ...(word.startsWith('-') && !word.includes('=') && word.includes(':') ? [word] : [])]) {
     for (let at = form.indexOf(':'); at >= 0; at = form.indexOf(':', at + 1)) forms.push(form.slice(at + 1));
@@ -105,6 +117,19 @@ export function expandTilde(form: string): string | undefined {
   if (user === '+' || user === '-' || /^[+-]?\d+$/.test(user)) return undefined;
   const home = homeFolder(user);
   return home === undefined ? undefined : `${home}${m[2] ?? ''}`;
+}
+
+/**
+ * The paths a form may be after tilde expansion: the form itself when it does not start with
+ * `~`; else its home reading ({@link expandTilde}, absent with `unknown` set when that folder is
+ * not known) and the form as written (a folder named `~`): the words come without their quotes,
+ * and bash expands `~` only unquoted, at the start of a word or after the first `=` or a `:` of
+ * an assignment, so both readings are judged (fail closed).
+ */
+export function tildeReadings(form: string): { forms: string[]; unknown: boolean } {
+  if (!form.startsWith('~')) return { forms: [form], unknown: false };
+  const home = expandTilde(form);
+  return { forms: home === undefined ? [form] : [home, form], unknown: home === undefined };
 }
 
 /** `absolute` with every existing link resolved (the missing rest appended), wherever it is. */
@@ -154,24 +179,22 @@ function globMatches(from: string, word: string): string[] {
 function wordTargets(command: ShellCommand, word: string, bases: readonly string[], unseen: Unseen, roots: readonly string[], lexical: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (const raw of wordPathForms(word)) {
-    const form = expandTilde(raw);
-    if (form === undefined) {
-      unseen(`the word \`${word.slice(0, 80)}\` of \`${shownText(command)}\` names a folder (~+, ~-, an unknown user's home) the words do not show`);
-      continue;
-    }
-    if (/[{}$`\u0000]/.test(form)) continue;
-    if (/^\/proc\/(self|thread-self|\d+)\/(cwd|root|fd|map_files)(\/|$)/.test(form) && !/^\/proc\/(self|thread-self)\/root(\/|$)/.test(form)) {
-      unseen(`${JSON.stringify(word.slice(0, 80))} names a file through another process's view (/proc/.../cwd, fd), which the words do not show`);
-    }
-    const glob = /[*?[]/.test(form);
-    // an absolute word names the same path below each new root the command names
-    const spelled = path.isAbsolute(form) ? [form, ...roots.map((root) => path.join(root, form))] : bases.map((base) => (lexical.has(base) ? path.resolve(base, form) : `${base}${path.sep}${form}`));
-    for (const one of spelled) {
-      if (glob) out.push(...globMatches('/', one));
-      else out.push(one);
-    }
+    const readings = tildeReadings(raw);
+    if (readings.unknown) unseen(`the word \`${word.slice(0, 80)}\` of \`${shownText(command)}\` names a folder (~+, ~-, an unknown user's home) the words do not show`);
+    for (const form of readings.forms) out.push(...formTargets(word, form, bases, unseen, roots, lexical));
   }
   return [...new Set(out)];
+}
+
+/** The absolute paths one path form (`~` expanded or not) of `word` names from `bases` (see {@link wordTargets}). */
+function formTargets(word: string, form: string, bases: readonly string[], unseen: Unseen, roots: readonly string[], lexical: ReadonlySet<string>): string[] {
+  if (/[{}$`\u0000]/.test(form)) return [];
+  if (/^\/proc\/(self|thread-self|\d+)\/(cwd|root|fd|map_files)(\/|$)/.test(form) && !/^\/proc\/(self|thread-self)\/root(\/|$)/.test(form)) {
+    unseen(`${JSON.stringify(word.slice(0, 80))} names a file through another process's view (/proc/.../cwd, fd), which the words do not show`);
+  }
+  // an absolute word names the same path below each new root the command names
+  const spelled = path.isAbsolute(form) ? [form, ...roots.map((root) => path.join(root, form))] : bases.map((base) => (lexical.has(base) ? path.resolve(base, form) : `${base}${path.sep}${form}`));
+  return /[*?[]/.test(form) ? spelled.flatMap((one) => globMatches('/', one)) : spelled;
 }
 
 /** Whether `absolute` is a folder (links followed). */
@@ -187,9 +210,11 @@ function isFolder(absolute: string): boolean {
  * The folders the commands of a line may run in, without a sandbox: the call's folder, and
  * where each static `cd`/`pushd` of the line leads from those (at most {@link MAX_FOLDERS}). A
  * folder change that is not static (`cd "$d"`, `cd -`, `cd` alone, `popd`) is reported through
- * `unseen`.
+ * `unseen`. Each change is followed as bash's default `cd -L` reads it (lexically) and as the
+ * kernel resolves it (`cd -P`: links first, then `..`), and a `~` word both as the home folder
+ * and as a folder named `~` ({@link tildeReadings}).
  */
-export function lineFolders(analyses: readonly ShellAnalysis[], from: string, unseen: Unseen): string[] {
+function lineFolders(analyses: readonly ShellAnalysis[], from: string, unseen: Unseen): string[] {
   let bases = [from];
   // cd looks a relative name up in CDPATH's folders first (`CDPATH=sub cd deep`, `read CDPATH`)
   const cdpath = analyses.some((analysis) => analysis.commands.some((command) => /CDPATH/.test(command.text)));
@@ -197,16 +222,29 @@ export function lineFolders(analyses: readonly ShellAnalysis[], from: string, un
     for (const command of analysis.commands) {
       if (!['cd', 'pushd', 'popd'].includes(command.program)) continue;
       const target = command.argv.slice(1).find((w) => !/^-[LPe@]+$/.test(w));
-      if (cdpath && target !== undefined && !/^(\/|\.\.?(\/|$)|~)/.test(target)) {
+      // (a `~` word may be quoted, then a name CDPATH is searched for)
+      if (cdpath && target !== undefined && !/^(\/|\.\.?(\/|$))/.test(target)) {
         unseen(`\`${shownText(command)}\` may change to a folder of CDPATH, which the line sets`);
         continue;
       }
-      const expanded = target === undefined ? undefined : expandTilde(target);
-      if (command.program === 'popd' || expanded === undefined || target === '-' || (command.dynamicWords?.length ?? 0) > 0 || /^[+-]/.test(target!)) {
+      const readings = target === undefined ? undefined : tildeReadings(target);
+      if (command.program === 'popd' || readings === undefined || readings.unknown || target === '-' || (command.dynamicWords?.length ?? 0) > 0 || /^[+-]/.test(target!)) {
         unseen(`\`${shownText(command)}\` changes to a folder the words do not show`);
         continue;
       }
-      bases = [...new Set([...bases, ...bases.map((base) => path.resolve(base, expanded))])];
+      // bash's cd (-L) removes the name before a `..`; `cd -P`, `set -P`, or a -L change that
+      // fails, go where the kernel leads (`..` after a link climbs from the link's target): both
+      const next: string[] = [];
+      for (const base of bases) {
+        for (const form of readings.forms) {
+          const lexical = path.resolve(base, form);
+          const physical = realOutside(path.isAbsolute(form) ? form : `${base}${path.sep}${form}`);
+          next.push(lexical);
+          // the same folder unless a `..` follows a link
+          if (physical !== realOutside(lexical)) next.push(physical);
+        }
+      }
+      bases = [...new Set([...bases, ...next])];
       if (bases.length > MAX_FOLDERS) {
         unseen('the line changes folder more often than is followed');
         bases = bases.slice(0, MAX_FOLDERS);
@@ -244,9 +282,8 @@ function commandFolders(command: ShellCommand, bases: readonly string[], unseen:
   const climbs = [...words, ...command.writes, ...(command.reads ?? [])].some((word) => wordPathForms(word).some((form) => /(^|\/)\.\.(\/|$)/.test(form)));
   const out = [...bases];
   for (const word of words) {
-    for (const raw of wordPathForms(word)) {
-      const form = expandTilde(raw);
-      if (form === undefined || /[*?[{}$`\u0000]/.test(form)) continue;
+    for (const form of wordPathForms(word).flatMap((raw) => tildeReadings(raw).forms)) {
+      if (/[*?[{}$`\u0000]/.test(form)) continue;
       for (const base of bases) {
         // not normalised: `sub/link/..` is where the link leads's parent, as the kernel reads it
         const folder = path.isAbsolute(form) ? form : `${base}${path.sep}${form}`;
@@ -269,16 +306,17 @@ function commandFolders(command: ShellCommand, bases: readonly string[], unseen:
 /**
  * Every word of a command that may name a path, with the folders to take it from: its
  * arguments, its wrappers' own words (`xargs -a FILE`, `flock FILE`, `time -o FILE`), git's
- * global words, its redirect targets and input files. A relative word is taken from every folder
+ * global words, its redirect targets and input files, and the words the loops around it
+ * iterate over (`ShellCommand.loopWords`: `for f in ~/.ssh/*; do cat "$f"; done`). A relative word is taken from every folder
  * of {@link commandFolders}; an absolute one also below each folder the command names past the
  * line's (a new root: `chroot sub`, `sudo -R sub`).
  */
-export function commandTargets(command: ShellCommand, lineBases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
+function commandTargets(command: ShellCommand, lineBases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
   // folders that do not exist yet (made earlier in the line): words are taken from them on paper
   const lexical = new Set<string>();
   const folders = commandFolders(command, lineBases, unseen, lexical);
   const roots = folders.slice(lineBases.length);
-  const words = [...command.argv.slice(1), ...(command.wrapperWords ?? []).flatMap((w) => w.slice(1)), ...(command.globalWords ?? []), ...command.writes, ...(command.reads ?? [])];
+  const words = [...command.argv.slice(1), ...(command.wrapperWords ?? []).flatMap((w) => w.slice(1)), ...(command.globalWords ?? []), ...command.writes, ...(command.reads ?? []), ...(command.loopWords ?? [])];
   const out: { word: string; targets: string[] }[] = [];
   for (const word of new Set(words)) out.push({ word, targets: wordTargets(command, word, folders, unseen, roots, lexical) });
   return out;
@@ -317,4 +355,64 @@ export function namesNotInWords(command: ShellCommand): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * One call's command words read as paths ({@link lineFolders}, {@link commandTargets}), shared
+ * by the deciders of one decision (protected paths, own state, policy path rules): each reading
+ * stats and resolves every word in every folder. What the reading could not show is kept in
+ * order and told to each reader again, so each decides as with a reading of its own.
+ */
+export class LineReading {
+  private lineBases: { bases: string[]; notes: string[] } | undefined;
+  private own: string[] | undefined;
+  private readonly byBases = new Map<readonly string[], Map<ShellCommand, { targets: { word: string; targets: string[] }[]; notes: string[] }>>();
+
+  constructor(private readonly call: { readonly paths: readonly { readonly real: string }[]; readonly workspace: { readonly realRoot: string }; readonly commands: readonly ShellAnalysis[] }) {}
+
+  /** The call's own folder (its first path argument's, else the workspace root), as one stable list. */
+  callFolder(): string[] {
+    return (this.own ??= [this.call.paths[0]?.real ?? this.call.workspace.realRoot]);
+  }
+
+  /** The folders the line's commands may run in ({@link lineFolders}), its notes told to `unseen`. */
+  bases(unseen: Unseen): string[] {
+    if (this.lineBases === undefined) {
+      const notes: string[] = [];
+      this.lineBases = { bases: lineFolders(this.call.commands, this.callFolder()[0]!, (why) => notes.push(why)), notes };
+    }
+    for (const why of this.lineBases.notes) unseen(why);
+    return this.lineBases.bases;
+  }
+
+  /** What `command`'s words may name from `bases` (one of this reading's lists; {@link commandTargets}), its notes told to `unseen`. */
+  targets(command: ShellCommand, bases: readonly string[], unseen: Unseen): { word: string; targets: string[] }[] {
+    let cache = this.byBases.get(bases);
+    if (cache === undefined) this.byBases.set(bases, (cache = new Map()));
+    let read = cache.get(command);
+    if (read === undefined) {
+      const notes: string[] = [];
+      read = { targets: commandTargets(command, bases, (why) => notes.push(why)), notes };
+      cache.set(command, read);
+    }
+    for (const why of read.notes) unseen(why);
+    return read.targets;
+  }
+}
+
+const readings = new WeakMap<object, LineReading>();
+
+/**
+ * The {@link LineReading} of `call` for the deciders asked about it in this synchronous pass:
+ * made on first use and forgotten at the next microtask, so a later look (the recheck after a
+ * person's answer, a decision after an async decider) reads the file system afresh.
+ */
+export function lineReading(call: ConstructorParameters<typeof LineReading>[0]): LineReading {
+  let reading = readings.get(call);
+  if (reading === undefined) {
+    reading = new LineReading(call);
+    readings.set(call, reading);
+    queueMicrotask(() => readings.delete(call));
+  }
+  return reading;
 }

@@ -30,8 +30,9 @@ import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/po
 import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
-import { commandTargets, lineFolders, namesNotInWords } from './command-word-paths.js';
+import { lineReading, namesNotInWords } from './command-word-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
+import { commandBeyondView } from './shown-arguments.js';
 
 const NAME = 'policy';
 
@@ -135,7 +136,9 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
   const unsandboxed = call.sandbox === undefined || call.sandbox.profile === 'none';
   let unseen: string | undefined;
   const note = unsandboxed ? (why: string) => { unseen ??= why; } : () => {};
-  const bases = unsandboxed ? lineFolders(call.commands, from, note) : [from];
+  // one reading of the words per decision, shared with the protected-paths decider
+  const reading = lineReading(call);
+  const bases = unsandboxed ? reading.bases(note) : reading.callFolder();
   for (const analysis of call.commands) {
     // what the analysis cannot vouch for may name any path (a variable cd reads, a hidden command)
     const doubt = analysis.uncertain.find((why) => !(analysis.callerInput ?? []).includes(why));
@@ -160,7 +163,7 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
         const reason = `the command \`${shown}\`: ${gitReads}, and the policy rule ${pathRule.id} (${pathRule.action}) withholds paths, so a person decides`;
         gitAsk = { verdict: 'ask', decider: NAME, reason, rule: pathRule.id, source: { file: pathRule.file, line: pathRule.line }, ...(pathRule.action === 'deny' && { fresh: true }) };
       }
-      for (const { word, targets } of commandTargets(command, bases, note)) {
+      for (const { word, targets } of reading.targets(command, bases, note)) {
         {
           const judged: { relative: string; held: boolean }[] = [];
           const shown = command.text.length > 200 ? `${command.text.slice(0, 200)}…` : command.text;
@@ -298,6 +301,11 @@ function decisionOf(said: PolicyDecision, call: PreparedCall): Decision | undefi
       // A repository's file only narrows: its allow lifts no question the user's policy (or
       // the approval mode, or the tool) would ask. Only the user's own allow grants.
       if (said.layer !== 'user') return undefined;
+      // A command too long to show whole: nobody read what the rule would grant, so it grants
+      // nothing and the call is put to the user as without the rule (the prompt offers the whole view).
+      if (commandBeyondView(call.args, call.tool.commandArguments) !== undefined) {
+        return named({ verdict: 'allow', decider: NAME, reason: `${said.reason}, but the command is too long to show whole, so the rule grants nothing`, rule: ruleId });
+      }
       return named({ verdict: 'allow', decider: NAME, reason: said.reason, rule: ruleId, grants: true });
     default:
       if (said.fresh) return { verdict: 'ask', decider: NAME, reason: `always_ask is set in a policy file, so every ${call.tool.name} call is put to the user`, rule: 'always_ask', fresh: true };

@@ -38,7 +38,7 @@ import { judgedPaths } from '../workspace/judged-paths.js';
 import { commandCoverage } from '../policy/shell/program-tables/coverage.js';
 import { programTable } from '../policy/shell/program-tables/index.js';
 import type { ShellCommand } from '../policy/shell/types.js';
-import { commandTargets, lineFolders, realOutside, shownText } from './command-word-paths.js';
+import { lineReading, realOutside, shownText, type LineReading } from './command-word-paths.js';
 import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
@@ -94,7 +94,7 @@ export class ProtectedPathsDecider implements Decider {
   }
 
   decide(call: PreparedCall): Decision | undefined {
-    const reading = new LineReading(call);
+    const reading = lineReading(call);
     if (this.ownState.length !== 0) {
       const own = this.ownStateReached(call, reading);
       if (own !== undefined) return own;
@@ -252,42 +252,6 @@ export class ProtectedPathsDecider implements Decider {
     for (const part of parts) if ([...this.names].some((name) => namesProtected(part, name))) return part;
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
-  }
-}
-
-/**
- * One call's command words read as paths (`command-word-paths.ts`: folders, links, globs, `~`),
- * made once and shared by the own-state and protected-name checks of one decision: each
- * reading stats and resolves every word in every folder, and both checks judge the same line.
- * What the reading could not show is kept in order and told to each check again.
- */
-class LineReading {
-  private lineBases: { bases: string[]; notes: string[] } | undefined;
-  private readonly byCommand = new Map<ShellCommand, { targets: { word: string; targets: string[] }[]; notes: string[] }>();
-
-  constructor(private readonly call: PreparedCall) {}
-
-  /** The folders the line's commands may run in (`lineFolders`), its notes told to `unseen`. */
-  bases(unseen: (why: string) => void): string[] {
-    if (this.lineBases === undefined) {
-      const notes: string[] = [];
-      const from = this.call.paths[0]?.real ?? this.call.workspace.realRoot;
-      this.lineBases = { bases: lineFolders(this.call.commands, from, (why) => notes.push(why)), notes };
-    }
-    for (const why of this.lineBases.notes) unseen(why);
-    return this.lineBases.bases;
-  }
-
-  /** What `command`'s words may name from `bases` (`commandTargets`), its notes told to `unseen`. */
-  targets(command: ShellCommand, bases: readonly string[], unseen: (why: string) => void): { word: string; targets: string[] }[] {
-    let read = this.byCommand.get(command);
-    if (read === undefined) {
-      const notes: string[] = [];
-      read = { targets: commandTargets(command, bases, (why) => notes.push(why)), notes };
-      this.byCommand.set(command, read);
-    }
-    for (const why of read.notes) unseen(why);
-    return read.targets;
   }
 }
 

@@ -14,6 +14,7 @@
  * @module
  */
 import type { ApprovalAnswer } from './approval.js';
+import { commandBeyondView } from './shown-arguments.js';
 import type { RememberedApprovals } from '../policy/remembered-approvals.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
@@ -33,6 +34,8 @@ export class RememberedDecider implements Decider {
     if (this.memory.nothingFor(call.turnId)) return undefined;
     const recalled = this.memory.recall(call);
     if (recalled === undefined) return undefined;
+    // a command too long to show whole: the person who answered may not have seen all of it
+    if (recalled.verdict !== 'deny' && commandBeyondView(call.args, call.tool.commandArguments) !== undefined) return undefined;
     if (recalled.verdict === 'deny') {
       return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: the user already refused this exact ${call.tool.name} request in this turn, so it is not asked again. Do not retry it; take another approach or ask the user.`, 'deny');
     }

@@ -178,6 +178,24 @@ export function shownArguments(args: Readonly<Record<string, unknown>>, commandA
 }
 
 /**
+ * The first command argument (the tool's `commandArguments`, or one named like one) whose value
+ * a prompt cannot show whole ({@link COMMAND_BOUNDS}: more than 4,000 characters or 120 lines),
+ * or undefined when each is shown whole. A grant nobody saw the command of (an allow rule, a
+ * remembered answer) does not cover such a call: a person is asked, with the whole view offered.
+ */
+export function commandBeyondView(args: Readonly<Record<string, unknown>>, commandArguments: readonly string[]): string | undefined {
+  for (const [key, raw] of Object.entries(args ?? {})) {
+    if (!(commandArguments.includes(key) || isCommandArgument(key))) continue;
+    const text = argumentText(raw);
+    // shorter than one line's room and the line bound: shown whole
+    if (text.length <= 80) continue;
+    const value = shownValue(text, COMMAND_BOUNDS);
+    if (value.omittedChars > 0 || value.omittedLines > 0) return key;
+  }
+  return undefined;
+}
+
+/**
  * Every argument whole, as lines of text: `key: value`, escaped ({@link visibleText}), a
  * value's further lines indented under it as `    | ...` (so that none passes for a line of
  * the view).

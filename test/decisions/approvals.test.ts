@@ -5,6 +5,8 @@
  * revision, the canonical input and the workspace; one audit event per decision.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -230,6 +232,55 @@ describe('always is not offered for programs that run code the model can change'
       // A narrow command still gets it.
       await executor.execute({ name: 'run_command', arguments: { command: 'ls -la' } });
       assert.ok(asker.asked.at(-1)!.offers!.includes('always'));
+    } finally {
+      await executor.close();
+    }
+  });
+});
+
+describe('a command too long to show whole is granted by nobody who did not see it', () => {
+  let registry: ToolRegistry;
+  let t: TempWorkspace;
+  before(async () => {
+    registry = await portedRegistry();
+    t = tempWorkspace();
+  });
+  after(() => t.cleanup());
+
+  // over the prompt's bound for a command (4,000 characters): the prompt shows its head and tail
+  const long = `echo ${'a'.repeat(2500)} ${'b'.repeat(2500)}`;
+  const run = (executor: ToolExecutor, command: string, options = {}) => executor.execute({ name: 'run_command', arguments: { command } }, options);
+
+  test('a remembered allow_for_turn does not settle it: the person is asked each time; a command shown whole is remembered', async () => {
+    const { asked, handler } = answering('allow_for_turn');
+    const executor = new ToolExecutor(registry, { workspaceRoot: t.ws, sandbox: 'none', confirmationHandler: handler });
+    try {
+      assert.equal((await run(executor, long, { turnId: 't1' })).success, true);
+      const again = await run(executor, long, { turnId: 't1' });
+      assert.equal(again.success, true, again.error);
+      assert.equal(asked.length, 2, 'asked again');
+      assert.equal(again.decisions?.some((d) => d.decider === 'remembered'), false);
+      await run(executor, 'echo short', { turnId: 't1' });
+      await run(executor, 'echo short', { turnId: 't1' });
+      assert.equal(asked.length, 3, 'a short command is remembered');
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('an allow rule of the user\'s policy grants nothing for it: the default question is asked; a command shown whole is granted', async () => {
+    const userFile = path.join(t.root, 'policy.toml');
+    fs.writeFileSync(userFile, '[[rules]]\ncommand = "echo"\naction = "allow"\n');
+    const { asked, handler } = answering(false);
+    const executor = new ToolExecutor(registry, { workspaceRoot: t.ws, sandbox: 'none', policy: { user: userFile, workspace: false }, confirmationHandler: handler });
+    try {
+      const r = await run(executor, long);
+      assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${r.errorCode} ${r.error}`);
+      assert.equal(asked.length, 1);
+      assert.ok(r.decisions?.some((d) => d.decider === 'policy' && /too long to show whole/.test(d.reason)), JSON.stringify(r.decisions));
+      const short = await run(executor, 'echo short');
+      assert.equal(short.success, true, short.error);
+      assert.equal(asked.length, 1);
     } finally {
       await executor.close();
     }

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { expandTilde, homeFolder, wordPathForms } from '../../src/decisions/command-word-paths.js';
+import { expandTilde, homeFolder, lineReading, tildeReadings, wordPathForms } from '../../src/decisions/command-word-paths.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 describe('command words judged from the folder they run in, after links', () => {
@@ -215,7 +215,91 @@ describe('command words judged from the folder they run in, after links', () => 
     assert.equal(fs.readFileSync(userFile, 'utf8'), before);
   });
 
+  test('the words a for or select loop iterates over (and a case subject) are judged as paths: a deny rule on paths denies, toolgate\'s own file is denied, a protected name asks', async () => {
+    policy('[[rules]]\npaths = [".env", "secrets/**"]\naction = "deny"\n');
+    for (const line of ['for f in .e*; do cat "$f"; done', 'for f in secrets/*; do cat "$f"; done', 'for f in sub .env; do cat "$f"; done',
+      'select f in lnk/sl/key.txt; do cat "$f"; break; done < /dev/null', 'for d in x; do for f in .env; do cat "$f"; done; done', 'case .env in *) cat .env;; esac',
+      'for f in ".env"; do bash -c \'cat "$1"\' _ "$f"; done']) {
+      asked = [];
+      const r = await run(line, { confirm: true });
+      assert.equal(r.errorCode, 'POLICY_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      stopped(r, line);
+    }
+    policy('[[rules]]\ncommand = "tee"\naction = "allow"\n[[rules]]\ncommand = "cp"\naction = "allow"\n');
+    const before = fs.readFileSync(userFile, 'utf8');
+    fs.symlinkSync(path.dirname(userFile), path.join(t.ws, 'cfg'));
+    const own = await run('for f in cfg/*.toml; do echo x | tee "$f"; done', { confirm: true });
+    assert.equal(own.errorCode, 'POLICY_DENIED', `${own.errorCode} ${own.error}`);
+    assert.match(own.error ?? '', /toolgate's own file/);
+    assert.equal(fs.readFileSync(userFile, 'utf8'), before);
+    asked = [];
+    const hook = await run('for f in g/hooks; do cp notes.txt "$f/pre-commit"; done');
+    assert.equal(hook.errorCode, 'CONFIRMATION_DENIED', `${hook.errorCode} ${hook.error}`);
+    assert.match(asked[0]?.ask.reason ?? '', /\.git|protected|computed/);
+    assert.deepEqual(pwned(), []);
+    // the control: a loop over files no rule withholds runs (its variable, computed when the
+    // line runs, would ask a person with no sandbox: the words it may be are not followed into it)
+    policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
+    const r = await run('for f in sub/*.txt notes.txt; do echo ok; done', { confirm: true });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+  });
+
+  test('~ where bash leaves it as written (quoted, after = or : of a word that is not an assignment) is judged as a folder named ~ as well; NAME=VALUE arguments are judged by their value', async () => {
+    policy('[[rules]]\npaths = [".env", "secrets/**"]\naction = "deny"\n');
+    fs.symlinkSync('secrets', path.join(t.ws, '~'));
+    for (const line of ['cat "~/key.txt"', "cat '~'/key.txt", 'cat \\~/key.txt', 'grep -r --exclude-from="~/key.txt" x sub', 'dd if=secrets/key.txt status=none', 'cat x:"~/key.txt" 2>/dev/null; cat "~/key.txt"', 'cd "~" && cat key.txt']) {
+      const r = await run(line, { confirm: true });
+      assert.equal(r.errorCode, 'POLICY_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      stopped(r, line);
+    }
+    // where bash expands it, the home reading is judged
+    const home = process.env.HOME;
+    process.env.HOME = t.ws;
+    try {
+      for (const line of ['dd if=~/.env status=none', 'env X=a:~/.env true; cat ~/.env']) {
+        const r = await run(line, { confirm: true });
+        assert.equal(r.errorCode, 'POLICY_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      }
+    } finally {
+      if (home === undefined) delete process.env.HOME;
+      else process.env.HOME = home;
+    }
+  });
+
+  test('cd -P and cd through a link then ..: under allow-all, later words are judged from the folder the kernel is in, as well as from the one bash -L names', async () => {
+    // lnk/dl -> ../sub/deep: physically, lnk/dl/.. is sub (where h -> ../.git/hooks); lexically it is lnk
+    fs.symlinkSync('../sub/deep', path.join(t.ws, 'lnk', 'dl'));
+    fs.symlinkSync('../.git/hooks', path.join(t.ws, 'sub', 'h'));
+    policy('');
+    for (const line of ['cd -P lnk/dl/.. && touch h/pwn', 'cd lnk/dl && cd -P .. && touch h/pwn', 'set -P; cd lnk/dl/.. && touch h/pwn', 'cd -P lnk/dl/../deep/.. && cp notes.txt h/pwn', 'pushd -P lnk/dl/.. && touch h/pwn']) {
+      asked = [];
+      const r = await run(line, { approvalMode: 'allow-all' });
+      assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
+      assert.match(asked[0]?.ask.reason ?? '', /hooks/, line);
+      assert.equal(fs.existsSync(path.join(t.ws, '.git/hooks/pwn')), false, line);
+    }
+    // the control: the lexical folder (bash's cd -L) holds no such link, and a write there runs
+    asked = [];
+    const r = await run('cd lnk/dl/.. && touch fine', { approvalMode: 'allow-all' });
+    assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
+    assert.equal(asked.length, 0);
+  });
+
+  test('one reading of a call\'s words per decision: shared by the deciders of one pass, read afresh after an await (the recheck after an answer)', async () => {
+    const call = { paths: [], workspace: { realRoot: fs.realpathSync(t.ws) }, commands: [] };
+    const first = lineReading(call);
+    assert.equal(lineReading(call), first);
+    assert.equal(first.bases(() => {}), first.bases(() => {}));
+    await Promise.resolve();
+    assert.notEqual(lineReading(call), first);
+  });
+
   test('the word forms read as paths, and ~ expanded as bash does', () => {
+    assert.deepEqual(wordPathForms('of=out.txt'), ['of=out.txt', 'out.txt']);
+    assert.deepEqual(wordPathForms('a-b=out.txt'), ['a-b=out.txt']);
+    assert.deepEqual(tildeReadings('~/x').forms, [`${homeFolder('')}/x`, '~/x']);
+    assert.deepEqual(tildeReadings('~+/x'), { forms: ['~+/x'], unknown: true });
+    assert.deepEqual(tildeReadings('a~/x'), { forms: ['a~/x'], unknown: false });
     assert.deepEqual(wordPathForms('--output=out.txt'), ['out.txt']);
     assert.deepEqual(wordPathForms('-ofile'), ['file', 'ile', 'le', 'e']);
     assert.deepEqual(wordPathForms('HEAD:secrets/key'), ['HEAD:secrets/key', 'secrets/key']);

@@ -99,6 +99,20 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
   return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
 }
 
+/**
+ * `context` with the words a `for`/`select` loop iterates over, or a `case` statement's subject
+ * (its `value` fields; a case item's patterns are not), added to `loopWords`: a static word
+ * without its quotes, any other as written.
+ */
+function withLoopWords(node: SyntaxNode, context: Context): Context {
+  const words: string[] = [];
+  for (let i = 0; i < node.childCount; i += 1) {
+    const child = node.child(i);
+    if (child !== null && node.fieldNameForChild(i) === 'value') words.push(resolveWord(child).text);
+  }
+  return words.length === 0 ? context : { ...context, loopWords: [...(context.loopWords ?? []), ...words] };
+}
+
 /** Builtins that change the working folder of the commands after them. */
 const CHANGE_FOLDER: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
 
@@ -220,6 +234,11 @@ class CommandLineWalk implements CommandWalker {
           if (child !== null && child.isNamed && node.fieldNameForChild(i) !== 'body') this.arithmetic(child, node);
         }
         return this.visitChildren(node, context, level);
+      case 'for_statement':
+      case 'case_statement':
+        // the words a loop iterates over (and a case's subject) are words of the line: each
+        // command inside judges them as paths (`for f in ~/.ssh/*; do cat "$f"; done`)
+        return this.visitChildren(node, withLoopWords(node, context), level);
       case 'subscript':
         this.subscript(node);
         return this.visitChildren(node, context, level);
@@ -469,7 +488,7 @@ class CommandLineWalk implements CommandWalker {
             this.doubt(`${program} runs a command string that is not static: ${quote(text)}`);
             return this.record(argv, wrappers, context, text, wrapperWords);
           }
-          return this.line(command.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...wrappers, program], wrapperWords });
+          return this.line(command.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...wrappers, program], wrapperWords, loopWords: context.loopWords });
         }
         if (unwrapped.kind !== 'inner') {
           if (unwrapped.kind === 'stdin-shell') this.doubt(`${program} starts a shell reading commands from standard input`);
@@ -541,7 +560,7 @@ class CommandLineWalk implements CommandWalker {
     const from = program === 'git' ? argv.length - (normaliseGit(argv.map((word) => word.text)).argv.length - 1) : 1;
     const found = commandsInOptions(program, argv.slice(from).map((word) => (word.isStatic ? word.text : undefined)));
     if (found.doubt !== undefined) this.doubt(`${found.doubt}: ${quote(text)}`);
-    for (const line of found.lines) this.line(line, { depth: context.depth + 1, writes: [], wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }) });
+    for (const line of found.lines) this.line(line, { depth: context.depth + 1, writes: [], wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }), loopWords: context.loopWords });
   }
 
   /** A `NAME=value` node: its name per {@link checkAssignment}; a static value holding code (`x='a[$(rm x)]'`) is uncertain, since later arithmetic or `${x@P}` runs it. */
@@ -556,7 +575,7 @@ class CommandLineWalk implements CommandWalker {
     }
   }
 
-  record(argv: readonly Word[], wrappers: readonly string[], { writes, reads }: Pick<Context, 'writes' | 'reads'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
+  record(argv: readonly Word[], wrappers: readonly string[], { writes, reads, loopWords }: Pick<Context, 'writes' | 'reads' | 'loopWords'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void {
     const head = argv[0]!;
     const program = head.isStatic ? basename(head.text) : head.text;
     if (head.isStatic && RESERVED_WORDS.has(head.text)) this.limit(`the parser read the reserved word ${quote(head.text)} as a program in ${quote(text)}: what bash runs there is unknown`);
@@ -589,6 +608,7 @@ class CommandLineWalk implements CommandWalker {
     this.commands.push({
       argv: words, program, wrappers: [...wrappers], kind, writes: [...writes], text,
       ...(reads !== undefined && reads.length > 0 && { reads: [...reads] }),
+      ...(loopWords !== undefined && loopWords.length > 0 && { loopWords: [...loopWords] }),
       ...(wrappers.length > 0 && { wrapperWords: own }),
       ...(globalWords !== undefined && globalWords.length > 0 && { globalWords }),
       ...(dynamicWords.length > 0 && { dynamicWords }),

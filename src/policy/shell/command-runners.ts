@@ -101,11 +101,11 @@ export function shell(walk: CommandWalker, program: string, argv: readonly Word[
       walk.doubt(`${program} -c runs a command string that is not static: ${quote(text)}`);
       return walk.record(argv, context.wrappers, context, text, context.wrapperWords);
     }
-    return walk.line(operand.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords });
+    return walk.line(operand.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, program], wrapperWords: context.wrapperWords, loopWords: context.loopWords });
   }
   if (readsStdin || operand === undefined) {
     walk.readsInput(`${program} reads commands`, context, text);
-    if (context.fedText !== undefined) walk.line(context.fedText, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }) });
+    if (context.fedText !== undefined) walk.line(context.fedText, { depth: context.depth + 1, writes: context.writes, wrappers: [...context.wrappers, program], ...(context.wrapperWords !== undefined && { wrapperWords: context.wrapperWords }), loopWords: context.loopWords });
   } else if (operand.node?.type === 'process_substitution' || (operand.isStatic && isStdinPath(operand.text))) {
     walk.doubt(`${program} runs a script the analysis cannot see: ${quote(text)}`);
   } else {
@@ -122,7 +122,7 @@ export function evaluate(walk: CommandWalker, argv: readonly Word[], context: Co
     if (args.length > 0) walk.doubt(`eval of text that is not static: ${quote(text)}`);
     return walk.record(argv, context.wrappers, context, text, context.wrapperWords);
   }
-  walk.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'eval'], wrapperWords: context.wrapperWords });
+  walk.line(args.map((word) => word.text).join(' '), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'eval'], wrapperWords: context.wrapperWords, loopWords: context.loopWords });
 }
 
 /**
@@ -134,7 +134,7 @@ export function alias(walk: CommandWalker, argv: readonly Word[], context: Conte
   if (definitions.length === 0) return walk.record(argv, context.wrappers, context, text, context.wrapperWords);
   for (const definition of definitions) {
     if (!definition.isStatic) walk.doubt(`alias with a definition that is not static: ${quote(text)}`);
-    else walk.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'alias'], wrapperWords: context.wrapperWords });
+    else walk.line(definition.text.slice(definition.text.indexOf('=') + 1), { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'alias'], wrapperWords: context.wrapperWords, loopWords: context.loopWords });
   }
 }
 
@@ -154,7 +154,7 @@ export function trap(walk: CommandWalker, argv: readonly Word[], context: Contex
     walk.doubt(`trap with an action that is not static: ${quote(text)}`);
     return walk.record(argv, context.wrappers, context, text, context.wrapperWords);
   }
-  walk.line(action.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'trap'], wrapperWords: context.wrapperWords });
+  walk.line(action.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'trap'], wrapperWords: context.wrapperWords, loopWords: context.loopWords });
 }
 
 /** `su [options] [-] [user] [-c TEXT]`: TEXT runs in the user's shell; without it, the shell reads standard input. */
@@ -170,7 +170,7 @@ export function switchUser(walk: CommandWalker, argv: readonly Word[], context: 
   }
   if (command === undefined) walk.doubt(`su starts a shell reading commands from standard input: ${quote(text)}`);
   else if (!command.isStatic) walk.doubt(`su -c runs a command string that is not static: ${quote(text)}`);
-  else return walk.line(command.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'su'], wrapperWords: context.wrapperWords });
+  else return walk.line(command.text, { depth: context.depth + 1, writes: context.writes, reads: context.reads, wrappers: [...context.wrappers, 'su'], wrapperWords: context.wrapperWords, loopWords: context.loopWords });
   walk.record(argv, context.wrappers, context, text, context.wrapperWords);
 }
 

@@ -36,6 +36,15 @@ export interface ShellCommand {
    * the file as surely as `head secrets/key.txt`.
    */
   readonly reads?: readonly string[];
+  /**
+   * The words the `for`/`select` loops around it iterate over, and the subjects of the `case`
+   * statements around it (`for f in .b*rc ~/.ssh/*; do cat "$f"; done` gives `cat` the loop
+   * words `[".b*rc", "~/.ssh/*"]`): a static word without its quotes, any other as written;
+   * absent when none. The loop's variable in the command's words is not static (`dynamicWords`);
+   * the deciders that judge paths judge these words like the command's own
+   * (`command-word-paths.ts`).
+   */
+  readonly loopWords?: readonly string[];
   /** Its source text, for messages. */
   readonly text: string;
   /**

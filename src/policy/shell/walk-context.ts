@@ -37,6 +37,12 @@ export interface Context {
   /** The own words of the wrappers of `wrappers.ts` among them (name, options, operands before the command), by index in `wrappers`. */
   readonly wrapperWords?: ReadonlyMap<number, readonly string[]>;
   /**
+   * The words the `for`/`select` loops around this text iterate over and the subjects of the
+   * `case` statements around it (static words without quotes, others as written); absent when
+   * none. Recorded on each command inside as `ShellCommand.loopWords`.
+   */
+  readonly loopWords?: readonly string[] | undefined;
+  /**
    * Whether the command's standard input is fed within the line (a heredoc, a here-string, a
    * `<` file, a pipe from an earlier command), not the call's own: a shell reading it runs
    * text the line supplies (case C6), not what a person or an `input_command` types.
@@ -69,5 +75,5 @@ export interface CommandWalker {
   /** Unwraps wrappers, shells and `eval` around `words`, and records what runs. */
   run(words: readonly Word[], context: Context, text: string): void;
   /** Records one simple command as it runs. */
-  record(argv: readonly Word[], wrappers: readonly string[], context: Pick<Context, 'writes' | 'reads'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void;
+  record(argv: readonly Word[], wrappers: readonly string[], context: Pick<Context, 'writes' | 'reads' | 'loopWords'>, text: string, wrapperWords?: ReadonlyMap<number, readonly string[]>): void;
 }
