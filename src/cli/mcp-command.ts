@@ -23,7 +23,7 @@ import { isLoopbackAddress } from '../util/loopback.js';
 import { approvalsWhere, questionsOnStderr } from './mcp-questions.js';
 import { answerInitialize, readFirstMessage, serverIdentity, type FirstMessage } from '../mcp/early-initialize.js';
 import { skillFoldersPresent } from '../system/skill-folders.js';
-import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, EXIT, logLevel, modeOption, parse, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 
 
 /**
@@ -54,6 +54,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     ...COCKPIT_FLAGS,
   });
   if (positionals.length) throw new UsageError(`mcp takes no positional arguments; got ${positionals.join(' ')}`);
+  refuseLocalFlags(values, 'mcp');
   const workspace = workspaceOption(values, ctx);
   const mode = modeOption(values);
   const sandbox = sandboxOptions(values, ctx);
