@@ -32,7 +32,16 @@ export interface QueueCallerOptions {
   workspace?: string;
   /** How often a call awaited is looked at for a lapsed lease of its worker, in ms (its end itself wakes the caller at once). Default 1000. */
   checkMs?: number;
+  /**
+   * Connections to a PostgreSQL queue's server at most (ignored by Redis), the listening one of
+   * its job events included: at least 2. Default {@link CALLER_CONNECTIONS} (3): adding a job
+   * is one short statement, so calls sent at once share them.
+   */
+  connections?: number;
 }
+
+/** A caller's connections to a PostgreSQL queue: its job events' LISTEN connection, and two for adding jobs and publishing cancels. */
+export const CALLER_CONNECTIONS = 3;
 
 /** Per-call options of {@link QueueCaller.call}. */
 export interface QueueCallOptions {
@@ -96,7 +105,7 @@ export class QueueCaller {
     const pool = poolOption(options.pool);
     const checkMs = options.checkMs ?? 1000;
     if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
-    const backend = await openQueueBackend(options.queue);
+    const backend = await openQueueBackend(options.queue, 'queue', { connections: options.connections ?? CALLER_CONNECTIONS });
     const queue = backend.queue(pool);
     const caller = new QueueCaller(options.store, queue, backend, pool, options.workspace ?? process.cwd(), checkMs);
     try {
