@@ -29,7 +29,7 @@ import { ToolDefinitionError } from '../errors/errors.js';
 import type { ApprovalAnswer, ConfirmationContext, ConfirmationRequest } from '../decisions/approval.js';
 import type { LevelWithSilent } from '../logging/logger.js';
 import { loadConfig } from '../mcp/config.js';
-import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, LOG_LEVELS, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
+import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, LOG_LEVELS, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, type CliContext, type CliIo } from './context.js';
 import { askUntilAnswered, terminalSafe } from './terminal.js';
 import { cliToolSystem } from './tool-system.js';
 import { COCKPIT_FLAGS_USAGE } from './usage.js';
@@ -114,6 +114,7 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
   let approvalMode;
   let ledger;
   try {
+    refuseLocalFlags(values, 'agent');
     sandbox = sandboxOptions(values, ctx);
     approvalMode = approvalOption(values);
     ledger = storeOrLedgerOption(values, ctx, path.resolve(ctx.cwd, values.workspace ?? '.'));

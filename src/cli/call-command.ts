@@ -13,7 +13,7 @@ import { PathTraversalError } from '../errors/errors.js';
 import { codesWhere } from '../errors/error-codes.js';
 import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
-import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe, type AnswerElsewhere } from './terminal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -52,22 +52,6 @@ function answerElsewhere(values: Record<string, unknown>, ctx: CliContext, works
   if (workspace !== ctx.cwd) where.push('--workspace', shellWord(workspace));
   if (values['state-dir'] !== undefined) where.push('--state-dir', shellWord(path.resolve(ctx.cwd, values['state-dir'] as string)));
   return { command: (id) => ['toolgate approvals allow', String(id), ...where].join(' ') };
-}
-
-/** The flags of `call` that decide or show a call run here, which a queued call (`--queue`) cannot honour. */
-const LOCAL_FLAGS = ['yes', 'mode', 'scoped-write', 'approve', 'no-policy', 'sandbox', 'sandbox-network', 'dangerously-disable-sandbox', 'stream', 'explain', 'output-dir', 'memory-workspace'] as const;
-
-/**
- * A call sent to a worker (`--queue`) is decided and run there, with the worker's own policy,
- * sandbox and approvals: a flag that would decide or show it here is refused, not ignored
- * (`--yes` ignored left the call waiting for an answer the user thought given).
- * @throws UsageError naming the flags and what to do instead.
- */
-function refuseLocalFlags(values: Record<string, unknown>): void {
-  const given = LOCAL_FLAGS.filter((flag) => values[flag] !== undefined);
-  if (given.length === 0) return;
-  const yes = given.includes('yes') ? ' A worker has no terminal and takes no --yes from a caller: a call that asks waits, this command prints the question\'s id, and toolgate approvals allow ID --store STORE (or the cockpit) answers it.' : '';
-  throw new UsageError(`${given.map((flag) => `--${flag}`).join(', ')} cannot go with --queue: a worker of the pool decides and runs the call with its own policy files, sandbox and approval options (those of toolgate worker), and its progress does not reach this command.${yes}`);
 }
 
 /** A process runner for the call: made by the command, or started early by `runCli` (with a child of the default memory cap already booting). */
@@ -113,7 +97,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   const timeoutMs = timeoutOption(values);
   const workspace = workspaceOption(values, ctx);
   const mode = modeOption(values);
-  if (values.queue !== undefined) refuseLocalFlags(values);
+  if (values.queue !== undefined) refuseLocalFlags(values, 'call');
   const approvalMode = approvalOption(values);
   for (const dir of (values['scoped-write'] as string[] | undefined) ?? []) {
     const hit = protectedNameIn(dir);

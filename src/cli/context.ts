@@ -206,6 +206,28 @@ export const LEDGER_FLAGS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /**
+ * The flags that decide or show a call run in this process, which a call sent to a worker of a
+ * pool (`--queue`) never carries: the worker decides and runs it with its own options.
+ */
+const LOCAL_ONLY_FLAGS = ['yes', 'mode', 'scoped-write', 'approve', 'no-policy', 'sandbox', 'sandbox-network', 'dangerously-disable-sandbox', 'stream', 'explain', 'output-dir', 'memory-workspace'] as const;
+
+/**
+ * With `--queue`, calls are decided and run on a worker, with the worker's own policy, sandbox
+ * and approvals: a flag that would decide or show them here is refused, not ignored (`--yes`
+ * ignored left a call waiting for an answer the user thought given). One check for `call`,
+ * `mcp` and `agent`.
+ * @param command - the command, named in the message.
+ * @throws UsageError naming the flags and what to do instead.
+ */
+export function refuseLocalFlags(values: Record<string, unknown>, command: string): void {
+  if (values.queue === undefined) return;
+  const given = LOCAL_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
+  if (given.length === 0) return;
+  const yes = given.includes('yes') ? ' A worker has no terminal and takes no --yes from a caller: a call that asks waits for a person\'s answer, given with toolgate approvals allow ID --store STORE (toolgate approvals list shows the ids) or in the cockpit.' : '';
+  throw new UsageError(`${given.map((flag) => `--${flag}`).join(', ')} cannot go with --queue: a worker of the pool decides and runs the call with its own policy files, sandbox and approval options (those of toolgate worker), and its progress does not reach toolgate ${command}.${yes}`);
+}
+
+/**
  * {@link ledgerOption}, or the URL of a PostgreSQL `--store postgres://...` (what `toolgate mcp`
  * and `agent` record in, through the tool system's `store` option).
  */

@@ -23,7 +23,7 @@ import { isLoopbackAddress } from '../util/loopback.js';
 import { approvalsWhere, questionsOnStderr } from './mcp-questions.js';
 import { answerInitialize, readFirstMessage, serverIdentity, type FirstMessage } from '../mcp/early-initialize.js';
 import { skillFoldersPresent } from '../system/skill-folders.js';
-import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, EXIT, logLevel, modeOption, parse, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, COCKPIT_FLAGS, LEDGER_FLAGS, storeOrLedgerOption, policyOption, EXIT, logLevel, modeOption, parse, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 
 
 /**
@@ -54,6 +54,7 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     ...COCKPIT_FLAGS,
   });
   if (positionals.length) throw new UsageError(`mcp takes no positional arguments; got ${positionals.join(' ')}`);
+  refuseLocalFlags(values, 'mcp');
   const workspace = workspaceOption(values, ctx);
   const mode = modeOption(values);
   const sandbox = sandboxOptions(values, ctx);
@@ -127,7 +128,7 @@ interface ServeSetup {
 /** Start the tool system and serve it until the client goes or a signal comes. */
 async function serve(values: Record<string, unknown>, ctx: CliContext, setup: ServeSetup): Promise<number> {
   const { workspace, mode, ledger, sandbox, approvalMode, tagDomains, httpLimits, port, token, first } = setup;
-  const [{ cliToolSystem }, { serveHttp }, { serveStdio }] = await Promise.all([import('./tool-system.js'), import('../mcp/http-server.js'), import('../mcp/stdio-server.js')]);
+  const [{ cliToolSystem }, { serveHttp }, { serveStdio }, { toolsListed }] = await Promise.all([import('./tool-system.js'), import('../mcp/http-server.js'), import('../mcp/stdio-server.js'), import('../mcp/server.js')]);
   let onToolsChanged: (() => void) | undefined;
   const system = cliToolSystem(values, ctx, { workspace, logLevel: logLevel(values), executor: { ...sandbox, approvalMode, policy: policyOption(values, ctx), outputStore: ledger === false ? false : {}, ...(typeof ledger === 'string' ? {} : { ledger }) }, ...(typeof ledger === 'string' ? { store: ledger } : {}), runTasks: true, onToolsChanged: () => onToolsChanged?.() });
   let stop!: () => void;
@@ -165,7 +166,8 @@ async function serve(values: Record<string, unknown>, ctx: CliContext, setup: Se
         throw error;
       }
       onToolsChanged = () => handle.notifyToolsChanged();
-      ctx.stderr.write(`toolgate mcp: serving ${registry.list({ names: serve.tools, tags: serve.tags }).length} tools on ${handle.url}\n`);
+      // The count of the list tools/list serves (ask_user and the other caller tools included).
+      ctx.stderr.write(`toolgate mcp: serving ${toolsListed(serve).length} tools on ${handle.url}\n`);
       ctx.stderr.write(tokenNotice(token, handle.token));
       await stopped;
       await handle.close();

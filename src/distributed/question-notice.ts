@@ -6,9 +6,12 @@
  *
  * @module
  */
-import { queuedFor, type CallJournal, type CallKey, type QuestionBook } from '../ledger/call-store.js';
+import { queuedFor, type ApprovalRecord, type CallJournal, type CallKey, type CallRecord, type QuestionBook } from '../ledger/call-store.js';
 
-/** How often the store's waiting questions are looked at, in ms. */
+/** What the notices read of the store: one call, its event log and one question (never every question waiting). */
+type CallReads = Pick<CallJournal, 'get' | 'events'> & Pick<QuestionBook, 'approval'>;
+
+/** How often the call's question (or its state) is looked at, in ms. */
 const LOOK_EVERY_MS = 1000;
 
 /**
@@ -19,12 +22,9 @@ const LOOK_EVERY_MS = 1000;
  * @param write - where the notice goes (stderr).
  * @param everyMs - the interval between looks, in ms (default 1000).
  */
-export async function noticeQuestion(store: Pick<QuestionBook, 'pendingApprovals'>, key: CallKey, storeArgument: string, write: (text: string) => void, signal: AbortSignal, everyMs = LOOK_EVERY_MS): Promise<void> {
+export async function noticeQuestion(store: CallReads, key: CallKey, storeArgument: string, write: (text: string) => void, signal: AbortSignal, everyMs = LOOK_EVERY_MS): Promise<void> {
   while (!signal.aborted) {
-    const question = await store.pendingApprovals().then(
-      (questions) => questions.find((q) => q.callId === key.callId && q.session === key.session && q.answer === undefined),
-      () => undefined,
-    );
+    const question = await openQuestion(store, key).catch(() => undefined);
     if (question !== undefined) {
       const where = `--store ${shellWord(storeArgument)}`;
       write(`toolgate: call ${key.callId} waits on a worker for a person's answer (question ${question.id}, ${question.tool}); a worker has no terminal to ask on.\n`
@@ -33,6 +33,22 @@ export async function noticeQuestion(store: Pick<QuestionBook, 'pendingApprovals
     }
     await pause(everyMs, signal);
   }
+}
+
+/**
+ * The unanswered question of the call `key`, read from that call alone: its record, then
+ * (while it is `pending`: a queued call asks before it is claimed, and parks so) its event
+ * log's latest `asked` and that question. `undefined` when it has none.
+ * @param record - the call's record when just read.
+ */
+async function openQuestion(store: CallReads, key: CallKey, record?: CallRecord): Promise<ApprovalRecord | undefined> {
+  const call = record ?? await store.get(key.callId, key.session);
+  if (call?.state !== 'pending') return undefined;
+  let id: unknown;
+  for (const event of await store.events(key.callId, key.session)) if (event.kind === 'asked') id = (event.detail as { approval?: unknown } | null)?.approval;
+  if (typeof id !== 'number') return undefined;
+  const question = await store.approval(id);
+  return question?.answer === undefined ? question : undefined;
 }
 
 /** How long a call waits in the queue untaken before {@link noticeUnclaimed} says so, in ms. */
@@ -48,13 +64,13 @@ const UNCLAIMED_AFTER_MS = 3000;
  * @param afterMs - how long the call waits untaken before the notice (default 3000).
  * @param everyMs - the interval between looks, in ms (default 1000).
  */
-export async function noticeUnclaimed(store: Pick<CallJournal, 'get'> & Pick<QuestionBook, 'pendingApprovals'>, key: CallKey, storeArgument: string, write: (text: string) => void, signal: AbortSignal, afterMs = UNCLAIMED_AFTER_MS, everyMs = LOOK_EVERY_MS): Promise<void> {
+export async function noticeUnclaimed(store: CallReads, key: CallKey, storeArgument: string, write: (text: string) => void, signal: AbortSignal, afterMs = UNCLAIMED_AFTER_MS, everyMs = LOOK_EVERY_MS): Promise<void> {
   let since: number | undefined;
   while (!signal.aborted) {
     const record = await store.get(key.callId, key.session).catch(() => undefined);
     // (A call parked on a question is pending, in its pool, with no lease too: not untaken.)
     const pool = record === undefined ? undefined : queuedFor(record);
-    const asking = pool !== undefined && await waitsOnQuestion(store, key);
+    const asking = pool !== undefined && await openQuestion(store, key, record).then((q) => q !== undefined, () => true);
     if (pool === undefined || asking) since = undefined;
     else if (since === undefined) since = Date.now();
     else if (Date.now() - since >= afterMs) {
@@ -65,14 +81,6 @@ export async function noticeUnclaimed(store: Pick<CallJournal, 'get'> & Pick<Que
     }
     await pause(everyMs, signal);
   }
-}
-
-/** Does the call `key` wait for a person's answer (an unanswered question; `true` when the store cannot say)? */
-async function waitsOnQuestion(store: Pick<QuestionBook, 'pendingApprovals'>, key: CallKey): Promise<boolean> {
-  return store.pendingApprovals().then(
-    (questions) => questions.some((q) => q.callId === key.callId && q.session === key.session && q.answer === undefined),
-    () => true,
-  );
 }
 
 /** Wait `ms`, or less when `signal` aborts. */

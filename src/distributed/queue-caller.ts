@@ -33,7 +33,27 @@ export interface QueueCallerOptions {
   workspace?: string;
   /** How often a call awaited is looked at for a lapsed lease of its worker, in ms (its end itself wakes the caller at once). Default 1000. */
   checkMs?: number;
+  /**
+   * Connections to a PostgreSQL queue's server at most (ignored by Redis), the listening one of
+   * its job events included: at least 2. Default {@link CALLER_CONNECTIONS} (3): adding a job
+   * is one short statement, so calls sent at once share them.
+   */
+  connections?: number;
+  /**
+   * How long each call waits for the queue's server to take its job, in ms: past it, the call
+   * (recorded already) ends `QUEUE_UNAVAILABLE` in the store under the caller's hold, so that
+   * no worker runs it when the job arrives later. Default {@link QUEUE_WAIT_MS} (30 s); the
+   * client retries the server meanwhile (a restart rides through). {@link QueueCaller.open}
+   * itself still waits for the server.
+   */
+  queueWaitMs?: number;
 }
+
+/** How long a call waits for the queue's server to take its job before it ends `QUEUE_UNAVAILABLE`, in ms. */
+const QUEUE_WAIT_MS = 30_000;
+
+/** A caller's connections to a PostgreSQL queue: its job events' LISTEN connection, and two for adding jobs and publishing cancels. */
+export const CALLER_CONNECTIONS = 3;
 
 /** Per-call options of {@link QueueCaller.call}. */
 export interface QueueCallOptions {
@@ -107,6 +127,7 @@ export class QueueCaller {
     readonly pool: string,
     private readonly workspace: string,
     private readonly checkMs: number,
+    private readonly queueWaitMs: number,
   ) {}
 
   /**
@@ -117,9 +138,11 @@ export class QueueCaller {
     const pool = poolOption(options.pool);
     const checkMs = options.checkMs ?? 1000;
     if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
-    const backend = await openQueueBackend(options.queue);
+    const queueWaitMs = options.queueWaitMs ?? QUEUE_WAIT_MS;
+    if (!Number.isInteger(queueWaitMs) || queueWaitMs < 1) throw ToolgateOptionError.fromBadOption('queueWaitMs', 'must be a positive integer');
+    const backend = await openQueueBackend(options.queue, 'queue', { connections: options.connections ?? CALLER_CONNECTIONS });
     const queue = backend.queue(pool);
-    const caller = new QueueCaller(options.store, queue, backend, pool, options.workspace ?? process.cwd(), checkMs);
+    const caller = new QueueCaller(options.store, queue, backend, pool, options.workspace ?? process.cwd(), checkMs, queueWaitMs);
     try {
       caller.events = await backend.events(pool, {
         completed: (jobId, returnvalue) => {
@@ -167,7 +190,13 @@ export class QueueCaller {
           return failedResult('INVALID_ARGUMENTS', `call id ${callId} of session ${session} was used before for another request; it was not run. A retry repeats the same call; a new call needs a new call id.`, fields);
         }
         if (outcome.kind === 'ended') return outcome.result;
-        if (outcome.kind !== 'in_progress' || outcome.record.state === 'pending') await this.addJob(key, wake.jobs[0]);
+        if (outcome.kind !== 'in_progress' || outcome.record.state === 'pending') {
+          const added = await within(this.queueWaitMs, this.addJob(key, wake.jobs[0]).then(() => true), () => false);
+          if (!added) {
+            const ended = await this.endUnsent(key, fields);
+            if (ended !== undefined) return ended;
+          }
+        }
         fresh = outcome.kind === 'recorded';
       } catch (error) {
         return failedResult('INTERNAL', `the call was not sent: ${(error as Error)?.message ?? String(error)}`, fields);
@@ -176,6 +205,19 @@ export class QueueCaller {
     } finally {
       this.unwatch(wake);
     }
+  }
+
+  /**
+   * A call whose job the queue's server did not take within {@link queueWaitMs}: ended
+   * `QUEUE_UNAVAILABLE` under this caller's hold (one holder of any number wins), so that a
+   * worker given its job later finds it ended and drops it.
+   * @returns its end; `undefined` when a worker holds or ran it meanwhile (its end is awaited).
+   */
+  private async endUnsent(key: CallKey, fields: { tool: string; callId: string }): Promise<ToolExecutionResult | undefined> {
+    const hold = await this.store.takeLease(key);
+    if (hold === undefined) return undefined;
+    const result = failedResult('QUEUE_UNAVAILABLE', `the queue's server did not take call ${key.callId} within ${this.queueWaitMs / 1000} s (down or unreachable): it was not run, and no worker runs it later. Retry with a new call id once the server answers.`, fields);
+    return (await this.store.finish(key, { state: 'failed', decisions: undefined, result }, { token: hold.token })) ? result : undefined;
   }
 
   /** Whether the call stored under `entry`'s key (or its tombstone) is another request than `entry`: another tool, revision or arguments. */
@@ -326,6 +368,22 @@ export class QueueCaller {
     await this.events?.close().catch(() => undefined);
     await this.backend.close();
   }
+}
+
+/** `work`'s value, or `late()`'s once `ms` passed first (`work` goes on; its rejection is then ignored). */
+function within<T, L>(ms: number, work: Promise<T>, late: () => L): Promise<T | L> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<L>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The arguments as an object, from an object or JSON text of one; `undefined` when neither. */

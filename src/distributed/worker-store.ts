@@ -87,7 +87,13 @@ export class WorkerStore {
         // Written now rather than on the next turn, so that whether the fence held is known
         // without reading the call back; a write that fails is queued as before (retried).
         held.written = store.finish(call, end, { token }).then((done) => (done ? end : undefined), () => {
-          store.finishSoon(call, end, { token });
+          // Retried by the store until it answers (the end of a run is never dropped while the
+          // worker lives); a store closing meanwhile names it in its warning.
+          try {
+            store.finishSoon(call, end, { token });
+          } catch {
+            // The store was closed: the call's lease lapses and it ends `interrupted`.
+          }
           return undefined;
         });
       },

@@ -188,7 +188,12 @@ export class QueueWorker {
             return new Promise<boolean>(() => undefined);
           },
         },
-      ).then((result) => this.ended(key, result, replyKey), (error: unknown) => {
+      ).then((result) => this.ended(key, result, replyKey).catch((error: unknown) => {
+        // The store did not answer within its retry (`retryMs`): the end stays queued in it,
+        // written once the server is back (the caller reads it then); no reply meanwhile.
+        logger.warn({ event: 'queue_end_pending', callId: key.callId, err: (error as Error)?.message }, 'the store has not recorded a call\'s end yet; it stays queued and is written once the store answers');
+        return undefined;
+      }), (error: unknown) => {
         logger.error({ event: 'queue_call_failed', callId: key.callId, err: (error as Error)?.message }, 'a queued call failed');
         return undefined;
       }).then((reply) => {
@@ -213,6 +218,7 @@ export class QueueWorker {
    * After a call's execution: commit its end; a call that ended before it was recorded (unknown
    * tool, bad arguments) is ended here.
    * @returns the caller's reply when this worker's end is the one stored and the call has a reply key.
+   * @throws the store's error when it cannot be reached within its retry (ends queued stay queued).
    */
   private async ended(key: CallKey, result: ToolExecutionResult, replyKey: string | undefined): Promise<SignedReply | undefined> {
     const { leases } = this.options;

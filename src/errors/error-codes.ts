@@ -36,6 +36,7 @@ export type ToolErrorCode =
   | 'INVALID_OPTIONS'
   | 'OVERLOADED'
   | 'SERVER_UNAVAILABLE'
+  | 'QUEUE_UNAVAILABLE'
   | 'SANDBOX_UNAVAILABLE'
   | 'PACKAGE_UNAVAILABLE'
   | 'INTERRUPTED'
@@ -144,6 +145,7 @@ export const ERROR_CODES: Readonly<Record<ToolErrorCode, ErrorCodeEntry>> = Obje
   INVALID_OUTPUT: row({ errorClass: 'tool_error', retry: 'never', stage: 'run' }, 'The tool returned a value that fails its output schema, or one that cannot leave its worker.'),
   OVERLOADED: row({ errorClass: 'overloaded', retry: 'auto', stage: 'run', reportable: true }, 'Too many calls are in flight (or a capacity of the tool\'s own is full: `run_subagent` with every kept child running); retry later.'),
   SERVER_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'auto', stage: 'run', reportable: true }, 'The MCP server behind a bridged tool did not start or has stopped.'),
+  QUEUE_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'auto', stage: 'run', reportable: true }, 'A call sent to workers (`--queue`) could not be handed to the queue\'s server within the caller\'s wait (`queueWaitMs`, 30 s): the server is down or unreachable. The call was recorded and ended without running; no worker runs it later. A retry with a new call id may work once the server answers.'),
   SANDBOX_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'never', stage: 'run', reportable: true }, 'The tool runs processes in a sandbox and none can be made here (bubblewrap missing); the user did not choose to run without one.'),
   PACKAGE_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'never', stage: 'run', reportable: true }, 'The tool needs an optional package that is not installed (`PackageUnavailableError`); the message names it and the `npm install` command.'),
   CLIENT_UNAVAILABLE: row({ errorClass: 'unavailable', retry: 'never', stage: 'run', reportable: true }, 'The tool asked its caller for something the caller cannot give (`ctx.elicit` or `ctx.sample` with no MCP client or SDK handler that supports it).'),

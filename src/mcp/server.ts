@@ -187,6 +187,51 @@ export interface McpServeOptions {
 }
 
 /**
+ * What a server of `options` lists and lets be called, for one session (its lazy domains):
+ * `listed` is the list `tools/list` serves (the caller tools, `ask_user`, included), which
+ * {@link toolsListed} gives `toolgate mcp` for its count.
+ */
+function toolView(options: McpServeOptions, lazyOptions: LazyDomainsOptions | undefined) {
+  const { system } = options;
+  // What is listed and what may be called is the visibility decider's (visibility.decider.ts);
+  // this server only says what it answers caller tools with.
+  const selections: ToolSelectionFilter[] = [{ names: options.tools, tags: options.tags }];
+  const registry = system.registry;
+  registerCallerTools(registry);
+  const mode = resolveMode(options.mode ?? system.defaultMode);
+  // The selected tools the mode would ever let run (with `visibility`, those it shows), as agents are offered them.
+  const offered = (anyMode = false, visibility?: DomainVisibility): RegisteredTool[] => {
+    const choice = { mode: anyMode ? MODES.default : options.mode, scopedWriteDirs: options.scopedWriteDirs, visibility };
+    return system.tools(choice).filter((t) => isSelected(t, ...selections));
+  };
+  // Lazy visibility: this session's domains (one server per session; per request for a 2026-07-28 HTTP client).
+  const lazy = lazyOptions === undefined ? undefined : new McpLazyTools(lazyOptions, () => offered(true), () => offered());
+  // ask_user is answered through the client (ask-user.ts) unless a config toolset serves exactly its tools (askUser false).
+  const callerOffer = (): CallerToolOffer => ({ askUser: options.askUser !== false, askUserSelections: [...selections, system.selection], lazyDomains: lazy?.domains() });
+  const visible = (name: string): RegisteredTool | undefined => {
+    const tool = registry.get(name);
+    return tool !== undefined && isCallable(tool, selections, callerOffer()) ? tool : undefined;
+  };
+  const listed = (): { tools: McpTool[]; atOnce: ReadonlySet<string> } => {
+    const tools = offered(false, lazy?.visibility).map((t) => system.spec(t, 'mcp'));
+    // The caller tools are answered at once (their answers come from the client or the session), never as a task.
+    const atOnce = new Set(offeredCallerTools(callerOffer(), mode));
+    for (const name of atOnce) {
+      const spec = name === ASK_USER_TOOL.name ? askUserSpec('mcp') as McpTool : name === REQUEST_TOOLS_NAME ? lazy?.requestTool() : undefined;
+      if (spec !== undefined) tools.push(spec);
+    }
+    return { tools, atOnce };
+  };
+  return { registry, mode, lazy, visible, listed };
+}
+
+/** The tools a new session's `tools/list` serves (every page), for a count or a look: the same list, not a copy of its rules. */
+export function toolsListed(options: McpServeOptions): McpTool[] {
+  const lazyOptions = options.lazyDomains === true ? {} : options.lazyDomains === false ? undefined : options.lazyDomains;
+  return toolView(options, lazyOptions).listed().tools;
+}
+
+/**
  * The task store `options` ask for: theirs, else one over the executor's ledger (none without one).
  */
 export function taskStoreFor(options: McpServeOptions): LedgerTaskStore | undefined {
@@ -242,35 +287,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   /** Who a 2026-07-28 request's tasks belong to (no session on that revision). */
   const requestorOf = (ctx: ServerContext): string => modernRequestor(ctx, options.taskRequestor ?? LOCAL_REQUESTOR);
   if (modernTasks !== undefined) registerTaskExtension(server, modernTasks, requestorOf);
-  // What is listed and what may be called is the visibility decider's (visibility.decider.ts);
-  // this server only says what it answers caller tools with.
-  const selections: ToolSelectionFilter[] = [{ names: options.tools, tags: options.tags }];
-  const registry = system.registry;
-  registerCallerTools(registry);
-  const mode = resolveMode(options.mode ?? system.defaultMode);
-  // The selected tools the mode would ever let run (with `visibility`, those it shows), as agents are offered them.
-  const offered = (anyMode = false, visibility?: DomainVisibility): RegisteredTool[] => {
-    const choice = { mode: anyMode ? MODES.default : options.mode, scopedWriteDirs: options.scopedWriteDirs, visibility };
-    return system.tools(choice).filter((t) => isSelected(t, ...selections));
-  };
-  // Lazy visibility: this session's domains (one server per session; per request for a 2026-07-28 HTTP client).
-  const lazy = lazyOptions === undefined ? undefined : new McpLazyTools(lazyOptions, () => offered(true), () => offered());
-  // ask_user is answered through the client (ask-user.ts) unless a config toolset serves exactly its tools (askUser false).
-  const callerOffer = (): CallerToolOffer => ({ askUser: options.askUser !== false, askUserSelections: [...selections, system.selection], lazyDomains: lazy?.domains() });
-  const visible = (name: string): RegisteredTool | undefined => {
-    const tool = registry.get(name);
-    return tool !== undefined && isCallable(tool, selections, callerOffer()) ? tool : undefined;
-  };
-  const listed = (): { tools: McpTool[]; atOnce: ReadonlySet<string> } => {
-    const tools = offered(false, lazy?.visibility).map((t) => system.spec(t, 'mcp'));
-    // The caller tools are answered at once (their answers come from the client or the session), never as a task.
-    const atOnce = new Set(offeredCallerTools(callerOffer(), mode));
-    for (const name of atOnce) {
-      const spec = name === ASK_USER_TOOL.name ? askUserSpec('mcp') as McpTool : name === REQUEST_TOOLS_NAME ? lazy?.requestTool() : undefined;
-      if (spec !== undefined) tools.push(spec);
-    }
-    return { tools, atOnce };
-  };
+  const { registry, mode, lazy, visible, listed } = toolView(options, lazyOptions);
 
   // logging/setLevel (2025 only; a 2026-07-28 request names its level in _meta): the lowest
   // level of the log messages tools send this session (ctx.log).

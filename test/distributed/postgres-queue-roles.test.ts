@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { CallStore } from '../../src/ledger/call-store.js';
 import { openCallStore } from '../../src/ledger/open-store.js';
-import { QueueCaller } from '../../src/distributed/queue-caller.js';
+import { CALLER_CONNECTIONS, QueueCaller } from '../../src/distributed/queue-caller.js';
 import { openQueueBackend } from '../../src/distributed/queue-backends.js';
 import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
 import { Cluster, freshDatabase, until } from './cluster.js';
@@ -168,6 +168,32 @@ describe('a worker process\'s connections to the PostgreSQL queue', { skip, conc
     t.diagnostic(`worker --concurrency ${concurrency}: ${idle} connections idle, at most ${most} under load`);
     assert.ok(most <= concurrency + 3, `at most ${concurrency + 3} connections; saw ${most}`);
     assert.equal(cluster.marker('conns.txt').length, 4 * concurrency);
+  });
+
+  it('a caller holds at most three while it sends many calls at once (before: a pool of 10)', async (t) => {
+    assert.ok(cluster !== undefined && store !== undefined, 'the worker of the test before runs');
+    // The caller connects as the superuser; the worker as its own role.
+    const count = async () => Number((await run(database.url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = current_user AND application_name = 'toolgate-queue'`)).rows[0].n);
+    const caller = await QueueCaller.open({ queue: database.url, store, workspace: cluster.workspace });
+    let most = await count();
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        most = Math.max(most, await count());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    try {
+      const results = await Promise.all(Array.from({ length: 16 }, (_, i) => caller.call({ name: 'append_call_id', arguments: { file: 'caller-conns.txt' }, callId: `caller-conns-${i}` }, { session: 's' })));
+      for (const result of results) assert.equal(result.success, true, result.output);
+    } finally {
+      sampling = false;
+      await sampler;
+      await caller.close();
+    }
+    t.diagnostic(`a caller sending 16 calls at once: at most ${most} connections`);
+    assert.ok(most <= CALLER_CONNECTIONS, `at most ${CALLER_CONNECTIONS} connections; saw ${most}`);
+    assert.equal(cluster.marker('caller-conns.txt').length, 16);
   });
 });
 

@@ -39,7 +39,7 @@ describe('the notice of a question a queued call waits on', () => {
   it('stops without a word when the call ends first', async () => {
     const ended = new AbortController();
     const written: string[] = [];
-    const watching = noticeQuestion({ pendingApprovals: async () => [] }, { callId: 'c', session: 's' }, 's.sqlite', (t) => written.push(t), ended.signal, 10);
+    const watching = noticeQuestion({ get: async () => undefined, events: async () => [], approval: async () => undefined }, { callId: 'c', session: 's' }, 's.sqlite', (t) => written.push(t), ended.signal, 10);
     ended.abort();
     await watching;
     assert.deepEqual(written, []);
@@ -71,6 +71,48 @@ describe('the notice of a question a queued call waits on', () => {
     } finally {
       ended.abort();
       await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads only its call\'s question, never every question waiting (other calls\' questions do not count)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-notice-'));
+    const file = path.join(dir, 'store.sqlite');
+    const ledger = Ledger.open({ file });
+    const ended = new AbortController();
+    let everyQuestion = 0;
+    // The store as the notices see it, counting reads of every question waiting.
+    const store = new Proxy(ledger, {
+      get(target, property) {
+        if (property === 'pendingApprovals') everyQuestion++;
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      // Other calls wait on questions of their own.
+      for (let n = 0; n < 5; n++) {
+        const other = { callId: `other-${n}`, session: 'cli' };
+        await ledger.record({ ...other, tool: 'run_command', version: '', arguments: { command: 'make' }, workspace: dir, turn: '', pool: 'build' });
+        await ledger.ask(other, { tool: 'run_command' });
+      }
+      const key = { callId: 'mine', session: 'cli' };
+      await ledger.record({ ...key, tool: 'write_file', version: '', arguments: { filepath: 'a' }, workspace: dir, turn: '', pool: 'build' });
+      const written: string[] = [];
+      const asking = noticeQuestion(store, key, file, (t) => written.push(t), ended.signal, 5);
+      const untaken = noticeUnclaimed(store, key, file, (t) => written.push(t), ended.signal, 1_000_000, 5);
+      await new Promise((r) => setTimeout(r, 60));
+      assert.deepEqual(written, [], 'the other calls\' questions are not this call\'s');
+      const id = await ledger.ask(key, { tool: 'write_file' });
+      await asking;
+      assert.equal(written.length, 1);
+      assert.match(written[0]!, new RegExp(`call mine waits on a worker for a person's answer \\(question ${id}, write_file\\)`));
+      ended.abort();
+      await untaken;
+      assert.equal(everyQuestion, 0, 'every question waiting was read');
+    } finally {
+      ended.abort();
+      await ledger.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
