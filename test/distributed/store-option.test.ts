@@ -40,7 +40,7 @@ describe('a PostgreSQL store for toolgate mcp and ToolSystem({ store })', { skip
     const client = new Client({ name: 'store-option-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
       command: process.execPath, stderr: 'pipe',
-      args: [BIN, 'mcp', '--workspace', cluster.workspace, '--store', url, '--queue', cluster.redis.url, '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS, '--no-policy'],
+      args: [BIN, 'mcp', '--workspace', cluster.workspace, '--store', url, '--queue', cluster.redis.url, '--tools', FIXTURES_DIR, '--schemas', FIXTURE_SCHEMAS],
     });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
