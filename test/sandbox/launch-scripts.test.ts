@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { launchScript, type LaunchScriptName } from 'toolgate/internal';
 import { REPO_ROOT } from '../helpers.js';
@@ -68,6 +69,28 @@ describe('launch scripts', () => {
       } catch {
         // gone
       }
+    }
+  });
+
+  test('lifeline --exec: runs a program with its arguments as given, without a login shell (nothing of the profile runs); a command line "--exec" alone (or any starting with "-") is still a command line', () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-lifeline-home-'));
+    try {
+      const marker = path.join(home, 'profile-ran');
+      fs.writeFileSync(path.join(home, '.bash_profile'), `touch '${marker}'\n`);
+      const env = { ...process.env, HOME: home };
+      const direct = spawnSync('bash', ['--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', '0', '--exec', 'printf', '[%s]', 'two words', "it's", '$HOME'], { encoding: 'utf8', env });
+      assert.equal(direct.status, 0, direct.stderr);
+      assert.equal(direct.stdout, "[two words][it's][$HOME]");
+      assert.equal(fs.existsSync(marker), false, 'the login profile did not run');
+      const login = spawnSync('bash', ['--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', '0', 'echo ran'], { encoding: 'utf8', env });
+      assert.equal(login.stdout, 'ran\n', login.stderr);
+      assert.equal(fs.existsSync(marker), true, 'a command line runs in the login shell, its profile first');
+      fs.rmSync(marker);
+      const alone = spawnSync('bash', ['--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', '0', '--exec'], { encoding: 'utf8', env });
+      assert.equal(alone.status, 127, 'the login shell looked for a command named --exec');
+      assert.equal(fs.existsSync(marker), true);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
     }
   });
 });

@@ -24,10 +24,16 @@
  *   proxy ({@link VirtualDisplay.egressProxy}, browser-launch.ts), stopped with the display.
  *
  * What cannot run sandboxed: nothing, as long as bubblewrap works. Under the `none` profile
- * (the user turned the sandbox off) Xvfb runs on the host on a free display number it picks
- * itself (`-displayfd`), its socket in the host's `/tmp/.X11-unix`: Xlib connects to a display
- * by number only (a socket path in `DISPLAY` is not understood by libX11 1.8), so the clients
- * need that folder at that path, which only a mount namespace can give them elsewhere.
+ * (the user turned the sandbox off) Xvfb runs on the host, its socket in the host's
+ * `/tmp/.X11-unix`: Xlib connects to a display by number only (a socket path in `DISPLAY` is
+ * not understood by libX11 1.8), so the clients need that folder at that path, which only a
+ * mount namespace can give them elsewhere. Its display number is reserved with X's own lock
+ * file before it starts (display-number.ts): Xvfb's own pick (`-displayfd` alone) takes no
+ * lock, and two sessions starting at once were both given `:0`, one server for both.
+ *
+ * The long-running X programs are started directly (the lifeline's `--exec`), never through
+ * the user's login shell: a profile that waits (a version manager's lock left by a killed
+ * shell waits 60 s) held the display's start past its timeout.
  *
  * No Xvfb is left behind: each long-running X process runs under toolgate's lifeline
  * (`src/sandbox/scripts/lifeline.sh`, as shell commands do): descriptor 3 is a socket only this
@@ -46,6 +52,7 @@ import path from 'node:path';
 import { commandEnv, findExecutable, launchScript } from '../../src/internal.js';
 import { sandboxLauncher, ToolExecutionError, type SandboxPolicy } from '../../src/tool.js';
 import { EgressProxy } from '../common/egress-proxy.js';
+import { reserveDisplayNumber, sweepDisplayLock, type DisplayNumber } from './display-number.js';
 
 /** The X programs computer_use needs: the environment variable naming each (a path or a name on `PATH`), its default, and its Debian package. */
 const X_PROGRAMS = Object.freeze({
@@ -108,6 +115,10 @@ const KILL_GRACE_MS = 1000;
 /** Programs opened on one display at most. */
 const MAX_OPEN_PROGRAMS = 16;
 const DIR_PREFIX = 'toolgate-display-';
+/** The file of a display's folder holding its reserved host display number (unsandboxed only), for the sweep of a dead host's lock. */
+const NUMBER_FILE = 'display-number';
+/** Unsandboxed starts tried when another X server takes the reserved number first. */
+const START_TRIES = 3;
 
 /**
  * The X programs, each from its environment variable or `PATH`.
@@ -141,11 +152,6 @@ export function displaySize(env: NodeJS.ProcessEnv = process.env): { width: numb
   const width = Math.min(3840, Math.max(320, Number(match[1])));
   const height = Math.min(2160, Math.max(200, Number(match[2])));
   return { width, height };
-}
-
-/** `argv` as one POSIX shell command line. */
-function shellLine(argv: readonly string[]): string {
-  return argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
 }
 
 /** What a client run gave. */
@@ -187,6 +193,8 @@ export class VirtualDisplay {
     return this.server?.pid;
   }
   private server: ChildProcess | undefined;
+  /** The host display number held for an unsandboxed Xvfb, released when it stops. */
+  private hostNumber: DisplayNumber | undefined;
   private readonly opened = new Set<ChildProcess>();
   private readonly dir: string;
   private readonly socketDir: string;
@@ -239,7 +247,7 @@ export class VirtualDisplay {
 
   /** Spawn a long-running X program under the lifeline, in a process group of its own. */
   private spawnLong(policy: SandboxPolicy, argv: readonly string[], env: Record<string, string>, readOnly: ReadonlyArray<readonly [string, string]> = []): ChildProcess {
-    const shell = ['bash', '--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', this.sandboxed ? '-1' : '0', `exec ${shellLine(argv)}`];
+    const shell = ['bash', '--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', this.sandboxed ? '-1' : '0', '--exec', ...argv];
     const full = [...this.prefix(policy, readOnly), ...shell];
     const child = spawn(full[0]!, full.slice(1), { cwd: this.options.workspaceRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     (child.stdio[3] as { unref?: () => void } | null | undefined)?.unref?.();
@@ -255,7 +263,39 @@ export class VirtualDisplay {
       });
     }
     live.add(this);
-    const argv = [this.options.programs.xvfb, '-displayfd', '1', '-screen', '0', `${this.width}x${this.height}x24`, '-nolisten', 'tcp', '-nolisten', 'local', '-nocursor', '-noreset'];
+    if (this.sandboxed) {
+      // Its own /tmp: the first free number is :0, and no other session can take it.
+      this.display = `:${await this.startXvfb([])}`;
+      return;
+    }
+    const taken = new Set<number>();
+    for (let attempt = 1; ; attempt += 1) {
+      const reserved = reserveDisplayNumber(taken);
+      this.hostNumber = reserved;
+      fs.writeFileSync(path.join(this.dir, NUMBER_FILE), `${reserved.number}\n`);
+      try {
+        this.display = `:${await this.startXvfb([`:${reserved.number}`, '-nolock'])}`;
+        return;
+      } catch (error) {
+        // Another X server, one that takes no lock, bound the socket between the check and the start.
+        const lost = error instanceof XvfbExited && /already running|already in use|Cannot establish any listening sockets/i.test(error.stderr);
+        if (!lost || attempt >= START_TRIES) throw error;
+        taken.add(reserved.number);
+        reserved.release();
+        this.hostNumber = undefined;
+        this.server = undefined;
+      }
+    }
+  }
+
+  /**
+   * Start Xvfb (on `numberArgs`' display, or the first free one) and wait until it accepts
+   * connections: it writes its display number to its standard output (`-displayfd 1`) then.
+   * @returns the display number it wrote.
+   * @throws XvfbExited when it exits first; ToolExecutionError when it says nothing for {@link START_TIMEOUT_MS}.
+   */
+  private async startXvfb(numberArgs: readonly string[]): Promise<string> {
+    const argv = [this.options.programs.xvfb, ...numberArgs, '-displayfd', '1', '-screen', '0', `${this.width}x${this.height}x24`, '-nolisten', 'tcp', '-nolisten', 'local', '-nocursor', '-noreset'];
     // The host's /tmp/.X11-unix is where an unsandboxed Xvfb puts its socket.
     const server = this.spawnLong({ profile: this.sandboxed ? 'read-only' : 'none', network: false }, argv, commandEnv(process.env));
     this.server = server;
@@ -263,25 +303,34 @@ export class VirtualDisplay {
     let err = '';
     server.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
     server.stderr!.setEncoding('utf8').on('data', (s: string) => (err = (err + s).slice(-4000)));
-    const number = await new Promise<string>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => fail(`Xvfb did not accept connections within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
-      const fail = (why: string) => {
+      const message = (why: string) => {
+        const tail = err.trim().split('\n').slice(-3).join(' | ');
+        return `computer_use: the virtual display did not start: ${why}${tail ? ` (${tail.slice(0, 600)})` : ''}. Nothing was done.`;
+      };
+      const settle = () => {
         clearTimeout(timer);
         server.stdout!.off('data', check);
-        const tail = err.trim().split('\n').slice(-3).join(' | ');
-        reject(new ToolExecutionError(`computer_use: the virtual display did not start: ${why}${tail ? ` (${tail.slice(0, 600)})` : ''}. Nothing was done.`));
+        server.off('exit', exited);
+      };
+      const fail = (why: string) => {
+        settle();
+        reject(new ToolExecutionError(message(why)));
+      };
+      const exited = (code: number | null, signal: NodeJS.Signals | null) => {
+        settle();
+        reject(new XvfbExited(message(`Xvfb exited (${signal ?? `status ${code}`})`), err));
       };
       const check = () => {
         const line = /^(\d+)\n/m.exec(out);
         if (line === null) return;
-        clearTimeout(timer);
-        server.stdout!.off('data', check);
+        settle();
         resolve(line[1]!);
       };
       server.stdout!.on('data', check);
-      server.once('exit', (code, signal) => fail(`Xvfb exited (${signal ?? `status ${code}`})`));
+      server.once('exit', exited);
     });
-    this.display = `:${number}`;
   }
 
   /** A folder for programs on the display (a browser's profile): the sandbox's private `/tmp`, or unsandboxed this display's own folder. */
@@ -384,6 +433,7 @@ export class VirtualDisplay {
   /** Kill every process of the display at once (the host is exiting). */
   killNow(): void {
     for (const child of [...this.opened, ...(this.server ? [this.server] : [])]) signalGroup(child, 'SIGKILL');
+    this.hostNumber?.release();
     fs.rmSync(this.dir, { recursive: true, force: true });
     live.delete(this);
   }
@@ -406,8 +456,28 @@ export class VirtualDisplay {
       signalGroup(child, 'SIGKILL'); // whatever is left in its group
     }));
     await this.closeProxies();
+    this.hostNumber?.release();
     fs.rmSync(this.dir, { recursive: true, force: true });
     live.delete(this);
+  }
+}
+
+/** Xvfb exited before it accepted connections; `stderr` is the end of what it wrote. */
+class XvfbExited extends ToolExecutionError {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A small file's text, or '' when it cannot be read (not a regular file, gone). */
+function readSmall(file: string): string {
+  try {
+    return fs.lstatSync(file).isFile() ? fs.readFileSync(file, 'utf8').slice(0, 64) : '';
+  } catch {
+    return '';
   }
 }
 
@@ -439,7 +509,11 @@ function sweepDisplayDirs(): void {
     }
     try {
       const full = path.join(os.tmpdir(), entry);
-      if (fs.lstatSync(full).isDirectory() && fs.lstatSync(full).uid === process.getuid?.()) fs.rmSync(full, { recursive: true, force: true });
+      if (fs.lstatSync(full).isDirectory() && fs.lstatSync(full).uid === process.getuid?.()) {
+        const number = /^(\d+)\n$/.exec(readSmall(path.join(full, NUMBER_FILE)));
+        if (number !== null) sweepDisplayLock(Number(number[1]), Number(match[1]));
+        fs.rmSync(full, { recursive: true, force: true });
+      }
     } catch {
       // not ours, or gone
     }
