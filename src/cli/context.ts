@@ -214,13 +214,18 @@ const LOCAL_ONLY_FLAGS = ['yes', 'mode', 'scoped-write', 'approve', 'no-policy',
 /**
  * With `--queue`, calls are decided and run on a worker, with the worker's own policy, sandbox
  * and approvals: a flag that would decide or show them here is refused, not ignored (`--yes`
- * ignored left a call waiting for an answer the user thought given). One check for `call`,
- * `mcp` and `agent`.
+ * ignored left a call waiting for an answer the user thought given), and so is `agent`'s
+ * `--agent explore|plan` (a mode). One check for `call`, `mcp` and `agent`.
  * @param command - the command, named in the message.
  * @throws UsageError naming the flags and what to do instead.
  */
 export function refuseLocalFlags(values: Record<string, unknown>, command: string): void {
   if (values.queue === undefined) return;
+  // `agent --agent explore|plan` is a mode (read-only; plan writes only in --plan-dir) that the
+  // calls it makes would carry here; a worker decides them with its own workspace's policy.
+  if (values.agent === 'explore' || values.agent === 'plan') {
+    throw new UsageError(`--agent ${values.agent} cannot go with --queue: its read-only mode${values.agent === 'plan' ? ' (writes only in --plan-dir)' : ''} is not seen by the workers of the pool, which decide every call with their own workspace's policy files and approval options (those of toolgate worker): its calls could write. Run it without --queue, or --agent general on a pool whose policy allows only what you want.`);
+  }
   const given = LOCAL_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
   if (given.length === 0) return;
   const yes = given.includes('yes') ? ' A worker has no terminal and takes no --yes from a caller: a call that asks waits for a person\'s answer, given with toolgate approvals allow ID --store STORE (toolgate approvals list shows the ids) or in the cockpit.' : '';
