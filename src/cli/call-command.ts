@@ -13,7 +13,7 @@ import { PathTraversalError } from '../errors/errors.js';
 import { codesWhere } from '../errors/error-codes.js';
 import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
-import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
+import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, queueWaitOption, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe, type AnswerElsewhere } from './terminal.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -97,7 +97,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   const timeoutMs = timeoutOption(values);
   const workspace = workspaceOption(values, ctx);
   const mode = modeOption(values);
-  if (values.queue !== undefined) refuseLocalFlags(values, 'call');
+  refuseLocalFlags(values, 'call');
   const approvalMode = approvalOption(values);
   for (const dir of (values['scoped-write'] as string[] | undefined) ?? []) {
     const hit = protectedNameIn(dir);
@@ -116,6 +116,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
     const result = await queuedCall({
       queue: values.queue as string, store: values.store as string, pool: values.pool as string | undefined, cwd: ctx.cwd, workspace, name,
       version: values.version as string | undefined, arguments: args, callId, session: (values.session as string | undefined) ?? 'cli', timeoutMs,
+      queueWaitMs: queueWaitOption(values),
       notice: (text) => ctx.stderr.write(text),
       interrupted: (signal) => {
         interrupted = signal;

@@ -203,6 +203,7 @@ export const LEDGER_FLAGS = {
   store: { type: 'string' },
   queue: { type: 'string' },
   pool: { type: 'string' },
+  'queue-wait-ms': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /**
@@ -214,17 +215,41 @@ const LOCAL_ONLY_FLAGS = ['yes', 'mode', 'scoped-write', 'approve', 'no-policy',
 /**
  * With `--queue`, calls are decided and run on a worker, with the worker's own policy, sandbox
  * and approvals: a flag that would decide or show them here is refused, not ignored (`--yes`
- * ignored left a call waiting for an answer the user thought given). One check for `call`,
- * `mcp` and `agent`.
+ * ignored left a call waiting for an answer the user thought given), and so is `agent`'s
+ * `--agent explore|plan` (a mode). One check for `call`, `mcp` and `agent`, also of
+ * `--queue-wait-ms` (it needs `--queue`, and is a positive integer).
  * @param command - the command, named in the message.
  * @throws UsageError naming the flags and what to do instead.
  */
 export function refuseLocalFlags(values: Record<string, unknown>, command: string): void {
-  if (values.queue === undefined) return;
+  if (values.queue === undefined) {
+    if (values['queue-wait-ms'] !== undefined) throw new UsageError('--queue-wait-ms needs --queue: it bounds the wait for the queue\'s server');
+    return;
+  }
+  queueWaitOption(values);
+  // `agent --agent explore|plan` is a mode (read-only; plan writes only in --plan-dir) that the
+  // calls it makes would carry here; a worker decides them with its own workspace's policy.
+  if (values.agent === 'explore' || values.agent === 'plan') {
+    throw new UsageError(`--agent ${values.agent} cannot go with --queue: its read-only mode${values.agent === 'plan' ? ' (writes only in --plan-dir)' : ''} is not seen by the workers of the pool, which decide every call with their own workspace's policy files and approval options (those of toolgate worker): its calls could write. Run it without --queue, or --agent general on a pool whose policy allows only what you want.`);
+  }
   const given = LOCAL_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
   if (given.length === 0) return;
   const yes = given.includes('yes') ? ' A worker has no terminal and takes no --yes from a caller: a call that asks waits for a person\'s answer, given with toolgate approvals allow ID --store STORE (toolgate approvals list shows the ids) or in the cockpit.' : '';
   throw new UsageError(`${given.map((flag) => `--${flag}`).join(', ')} cannot go with --queue: a worker of the pool decides and runs the call with its own policy files, sandbox and approval options (those of toolgate worker), and its progress does not reach toolgate ${command}.${yes}`);
+}
+
+/**
+ * `--queue-wait-ms MS`: how long a command sending calls to a pool (`--queue`) waits for the
+ * queue's server, to connect and for each call's job, before it ends `QUEUE_UNAVAILABLE`.
+ * @returns the milliseconds, `undefined` when not given (QueueCaller's default, 30 s).
+ * @throws UsageError when it is not a positive integer (its need of `--queue`: {@link refuseLocalFlags}).
+ */
+export function queueWaitOption(values: Record<string, unknown>): number | undefined {
+  const raw = values['queue-wait-ms'];
+  if (raw === undefined) return undefined;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(String(raw)) || !Number.isSafeInteger(ms) || ms < 1) throw new UsageError(`--queue-wait-ms must be a positive integer (milliseconds); got ${JSON.stringify(raw)}`);
+  return ms;
 }
 
 /**

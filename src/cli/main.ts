@@ -31,7 +31,7 @@
  * @module
  */
 import fs from 'node:fs';
-import { PackageUnavailableError, ToolDefinitionError, ToolgateOptionError } from '../errors/errors.js';
+import { PackageUnavailableError, ToolDefinitionError, ToolgateError, ToolgateOptionError } from '../errors/errors.js';
 import { cliContext, EXIT, UsageError, type CliContext, type CliOptions } from './context.js';
 import { commandUsage, USAGE } from './usage.js';
 import { nearName } from './near-name.js';
@@ -122,6 +122,11 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
       // A config file's mistake found while loading tools (a toolset entry naming no tool).
       ctx.stderr.write(`toolgate: ${error.message.replace(/^options\./, '')}\n`);
       return EXIT.usage;
+    }
+    if (error instanceof ToolgateError && error.code === 'QUEUE_UNAVAILABLE') {
+      // `mcp|agent --queue`: the queue's server did not answer within --queue-wait-ms.
+      ctx.stderr.write(`toolgate: ${error.message}\n`);
+      return EXIT.failed;
     }
     if (error instanceof PackageUnavailableError) {
       // An optional package the command needs (`toolgate schemas` without the schema generator).

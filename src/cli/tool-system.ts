@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { LevelWithSilent } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { ToolSystem, type ToolSystemOptions } from '../system/tool-system.js';
-import { UsageError, type CliContext } from './context.js';
+import { queueWaitOption, UsageError, type CliContext } from './context.js';
 import { defaultStateDir } from '../ledger/paths.js';
 import { bridgeConfigured, configToolset, toolFoldersOption } from './tool-registry.js';
 
@@ -62,7 +62,7 @@ export function cliToolSystem(values: Record<string, unknown>, ctx: CliContext, 
     // `toolgate call` exits with its own status for a workspace escape, and `toolgate mcp` answers it itself.
     pathTraversal: 'throw',
     runTasks: options.runTasks === true,
-    ...(values.queue === undefined ? {} : { queue: { url: values.queue as string, ...(values.pool === undefined ? {} : { pool: values.pool as string }) } }),
+    ...(values.queue === undefined ? {} : { queue: { url: values.queue as string, ...(values.pool === undefined ? {} : { pool: values.pool as string }), ...(values['queue-wait-ms'] === undefined ? {} : { waitMs: queueWaitOption(values) }) } }),
     connectors: [async (system) => {
       const bridge = await bridgeConfigured(system.registry, config, options.workspace, () => system.logger, ctx, options.onToolsChanged, system.stateDir);
       return bridge === undefined ? undefined : () => bridge.close();

@@ -116,7 +116,9 @@ const LEDGER_USAGE = `  --state-dir DIR    the folder of the call ledgers (one S
   --queue URL        send calls to workers instead of running them here (the queue's server:
                      ${QUEUE_URL_FORMS}); a call that asks
                      waits for toolgate approvals allow
-  --pool NAME        to this pool's workers (default: default); see toolgate worker`;
+  --pool NAME        to this pool's workers (default: default); see toolgate worker
+  --queue-wait-ms MS how long the queue's server is waited for, to connect and for each
+                     call's job (default 30000); past it: QUEUE_UNAVAILABLE, exit 1`;
 
 /** Usage lines of `toolgate worker`. */
 const WORKER_USAGE = `  toolgate worker --store FILE|URL --queue URL [--workspace DIR] [--pool NAME]

@@ -8,6 +8,8 @@
 import type { ToolExecutionResult } from '../types/result.js';
 import { openStore } from './store-url.js';
 import { QueueCaller } from './queue-caller.js';
+import { failedResult } from '../closeout/results.js';
+import { ToolgateError } from '../errors/errors.js';
 import { noticeQuestion, noticeUnclaimed } from './question-notice.js';
 import { redactUrl } from '../ledger/postgres/database.js';
 
@@ -34,6 +36,8 @@ export interface QueuedCallOptions {
   callId: string;
   session: string;
   timeoutMs: number | undefined;
+  /** How long the queue's server is waited for, in ms (`--queue-wait-ms`; QueueCaller's `connectWaitMs` and `queueWaitMs`, default 30 s): to connect, and for each call's job. */
+  queueWaitMs?: number | undefined;
   /** Where the notice of a question the call waits on goes (stderr); none when absent. */
   notice?: (text: string) => void;
   /** Called on the first SIGINT or SIGTERM (the call is being cancelled, its end awaited up to {@link CANCEL_GRACE_MS}); a second signal quits at once. */
@@ -57,10 +61,14 @@ export async function queuedCall(options: QueuedCallOptions): Promise<ToolExecut
   const ended = new AbortController();
   try {
     // A queue that does not answer is retried for ever: say so, not nothing.
-    const slow = setTimeout(() => options.notice?.(`toolgate: the queue ${redactUrl(options.queue)} has not answered for ${SLOW_QUEUE_MS / 1000} s: is its server running, and reachable from here? Still trying; Ctrl-C twice quits.\n`), SLOW_QUEUE_MS);
+    const slow = setTimeout(() => options.notice?.(`toolgate: the queue ${redactUrl(options.queue)} has not answered for ${SLOW_QUEUE_MS / 1000} s: is its server running, and reachable from here? Still trying (up to --queue-wait-ms); Ctrl-C twice quits.\n`), SLOW_QUEUE_MS);
     slow.unref();
     try {
-      caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace });
+      caller = await QueueCaller.open({ queue: options.queue, store, pool: options.pool, workspace: options.workspace, ...(options.queueWaitMs === undefined ? {} : { queueWaitMs: options.queueWaitMs, connectWaitMs: options.queueWaitMs }) });
+    } catch (error) {
+      // Not connected within the wait: the call was not sent (nor recorded), a structured end.
+      if (error instanceof ToolgateError && error.code === 'QUEUE_UNAVAILABLE') return failedResult('QUEUE_UNAVAILABLE', error.message, { tool: options.name, callId: options.callId });
+      throw error;
     } finally {
       clearTimeout(slow);
     }

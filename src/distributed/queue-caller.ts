@@ -18,7 +18,8 @@ import { openQueueBackend } from './queue-backends.js';
 import { poolOption, jobIdOf, jobIdsOf } from './job.js';
 import { RESUME_ROUND } from './reconciler.js';
 import { newReplyKey, openReply } from './reply.js';
-import { ToolgateOptionError } from '../errors/errors.js';
+import { ToolgateError, ToolgateOptionError } from '../errors/errors.js';
+import { redactUrl } from '../ledger/postgres/database.js';
 import { DeadlineEntry, DeadlineTimers } from '../runner/deadlines.js';
 
 /** Options of a {@link QueueCaller}. */
@@ -43,10 +44,16 @@ export interface QueueCallerOptions {
    * How long each call waits for the queue's server to take its job, in ms: past it, the call
    * (recorded already) ends `QUEUE_UNAVAILABLE` in the store under the caller's hold, so that
    * no worker runs it when the job arrives later. Default {@link QUEUE_WAIT_MS} (30 s); the
-   * client retries the server meanwhile (a restart rides through). {@link QueueCaller.open}
-   * itself still waits for the server.
+   * client retries the server meanwhile (a restart rides through).
    */
   queueWaitMs?: number;
+  /**
+   * How long {@link QueueCaller.open} waits for the queue's server to answer, in ms (loading the
+   * backend's packages included): past it, it throws a `QUEUE_UNAVAILABLE` error and nothing
+   * of the caller stays open. Default {@link QUEUE_WAIT_MS} (30 s). The CLI's
+   * `--queue-wait-ms` sets it and {@link queueWaitMs}.
+   */
+  connectWaitMs?: number;
 }
 
 /** How long a call waits for the queue's server to take its job before it ends `QUEUE_UNAVAILABLE`, in ms. */
@@ -131,8 +138,8 @@ export class QueueCaller {
   ) {}
 
   /**
-   * Connect to the queue of a pool.
-   * @throws ToolgateOptionError when an option is wrong or a peer (`bullmq`, `ioredis` or `pg`) is missing; the queue server's error when it cannot be set up.
+   * Connect to the queue of a pool, waiting for its server at most `connectWaitMs`.
+   * @throws ToolgateOptionError when an option is wrong or a peer (`bullmq`, `ioredis` or `pg`) is missing; a `ToolgateError` of code `QUEUE_UNAVAILABLE` when the queue's server has not answered within `connectWaitMs` (down, unreachable, or not a queue's server: nothing of the caller stays open); the queue server's error when it cannot be set up.
    */
   static async open(options: QueueCallerOptions): Promise<QueueCaller> {
     const pool = poolOption(options.pool);
@@ -140,23 +147,41 @@ export class QueueCaller {
     if (!Number.isInteger(checkMs) || checkMs < 1) throw ToolgateOptionError.fromBadOption('checkMs', 'must be a positive integer');
     const queueWaitMs = options.queueWaitMs ?? QUEUE_WAIT_MS;
     if (!Number.isInteger(queueWaitMs) || queueWaitMs < 1) throw ToolgateOptionError.fromBadOption('queueWaitMs', 'must be a positive integer');
-    const backend = await openQueueBackend(options.queue, 'queue', { connections: options.connections ?? CALLER_CONNECTIONS });
-    const queue = backend.queue(pool);
-    const caller = new QueueCaller(options.store, queue, backend, pool, options.workspace ?? process.cwd(), checkMs, queueWaitMs);
-    try {
-      caller.events = await backend.events(pool, {
-        completed: (jobId, returnvalue) => {
-          for (const waker of caller.byJob.get(jobId) ?? []) waker.wake(returnvalue);
-        },
-        failed: (jobId) => {
-          for (const waker of caller.byJob.get(jobId) ?? []) waker.wake();
-        },
-      });
-    } catch (error) {
-      await caller.close();
-      throw error;
-    }
-    return caller;
+    const connectWaitMs = options.connectWaitMs ?? QUEUE_WAIT_MS;
+    if (!Number.isInteger(connectWaitMs) || connectWaitMs < 1) throw ToolgateOptionError.fromBadOption('connectWaitMs', 'must be a positive integer');
+    let backend: QueueBackend | undefined;
+    let gaveUp = false;
+    const connecting = (async () => {
+      const opened = await openQueueBackend(options.queue, 'queue', { connections: options.connections ?? CALLER_CONNECTIONS });
+      if (gaveUp) {
+        await opened.close();
+        throw new Error('the caller gave up waiting for the queue');
+      }
+      backend = opened;
+      const caller = new QueueCaller(options.store, opened.queue(pool), opened, pool, options.workspace ?? process.cwd(), checkMs, queueWaitMs);
+      try {
+        caller.events = await opened.events(pool, {
+          completed: (jobId, returnvalue) => {
+            for (const waker of caller.byJob.get(jobId) ?? []) waker.wake(returnvalue);
+          },
+          failed: (jobId) => {
+            for (const waker of caller.byJob.get(jobId) ?? []) waker.wake();
+          },
+        });
+      } catch (error) {
+        await caller.close();
+        throw error;
+      }
+      return caller;
+    })();
+    const caller = await within(connectWaitMs, connecting, () => undefined);
+    if (caller !== undefined) return caller;
+    // Not connected in time: every connection made so far is ended (BullMQ's job events
+    // included, which would retry the server for ever), and one that opens later is closed.
+    gaveUp = true;
+    void connecting.then((late) => late.close(), () => undefined);
+    await backend?.close().catch(() => undefined);
+    throw new ToolgateError('QUEUE_UNAVAILABLE', `the queue's server ${redactUrl(options.queue)} did not answer within ${connectWaitMs / 1000} s (down, unreachable, or not a queue's server): no call was sent. Start it, or check the --queue URL; retry once it answers.`);
   }
 
   /**

@@ -18,6 +18,7 @@ class RedisQueueBackend implements QueueBackend {
   readonly kind = 'redis';
   /** Clients made besides the main one (events, the cancel subscription). */
   private readonly others: Redis[] = [];
+  private closed = false;
 
   constructor(private readonly bull: BullMq, private readonly url: string, private readonly option: string, private readonly main: Redis) {}
 
@@ -36,9 +37,20 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async events(pool: string, handlers: JobEventHandlers): Promise<JobEvents> {
-    // Its own connection (it blocks reading the queue's event stream).
+    // Its own connection (it blocks reading the queue's event stream). BullMQ reads through a
+    // duplicate of the client given, made and owned by it, whose close waits for it to be ready
+    // (for ever while the server does not answer): each duplicate is kept here too, so that
+    // close() ends it whatever its state, and nothing of a caller that gave up stays open.
     const connection = await redisClient(this.url, this.option);
     this.others.push(connection);
+    const duplicate = connection.duplicate.bind(connection);
+    connection.duplicate = (...args: Parameters<Redis['duplicate']>) => {
+      const made = duplicate(...args);
+      made.on('error', () => undefined);
+      if (this.closed) made.disconnect();
+      else this.others.push(made);
+      return made;
+    };
     const events = new this.bull.QueueEvents(queueName(pool), { connection });
     return hearJobEvents(events, handlers);
   }
@@ -63,6 +75,7 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const client of this.others) client.disconnect();
     this.main.disconnect();
   }

@@ -13,6 +13,7 @@
  */
 import type { CallEnd, CallKey, CallStore, Lease, NewCall, RecordOutcome } from '../ledger/call-store.js';
 import type { DecisionRecord } from '../types/result.js';
+import { UnwrittenEnds } from './unwritten-ends.js';
 
 /** The check's answer for a call this worker took (one object for every call; never written to). */
 const RECORDED: RecordOutcome = Object.freeze({ kind: 'recorded' });
@@ -58,8 +59,11 @@ export class WorkerStore {
   readonly held = new Map<string, Held>();
   /** The view the executor records in. */
   readonly view: CallStore;
+  /** Ends decided here without a run that the store did not take: retried until it does. */
+  private readonly unwritten: UnwrittenEnds;
 
   constructor(readonly store: CallStore, private readonly options: WorkerStoreOptions) {
+    this.unwritten = new UnwrittenEnds(store, options);
     const overrides: Partial<CallStore> = {
       check: (key) => this.check(key),
       amend: async (call) => this.held.has(keyString(call)) || store.amend(call),
@@ -69,7 +73,12 @@ export class WorkerStore {
         if (held === undefined) return store.finish(call, end, fence);
         if (held.parked === true) return Promise.resolve(false);
         held.ended = true;
-        return this.end(call, end);
+        // An end without a run (a refusal, a person's no): kept and retried should the store
+        // not take it now.
+        return this.end(call, end).catch((error: unknown) => {
+          this.keep(call, end);
+          throw error;
+        });
       },
       ask: async (call, request) => {
         const key = { callId: call.callId, session: call.session };
@@ -138,6 +147,20 @@ export class WorkerStore {
   /** Forget a call (its execution is over). */
   forget(key: CallKey): void {
     this.held.delete(keyString(key));
+  }
+
+  /**
+   * Keep the end of a held call that the store did not take (it was away past its retry), to
+   * write it once the store answers (`unwritten-ends.ts`), under the hold taken for it if any.
+   */
+  keep(key: CallKey, end: CallEnd): void {
+    const held = this.held.get(keyString(key));
+    this.unwritten.add(key, end, (held?.run ?? held?.hold)?.token);
+  }
+
+  /** Stop retrying the ends kept (their calls stay `pending`: the recovery decides them again). */
+  close(): void {
+    this.unwritten.close();
   }
 
   /** End a held call that ended before the executor recorded it (unknown tool, bad arguments). */

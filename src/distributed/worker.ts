@@ -189,9 +189,10 @@ export class QueueWorker {
           },
         },
       ).then((result) => this.ended(key, result, replyKey).catch((error: unknown) => {
-        // The store did not answer within its retry (`retryMs`): the end stays queued in it,
-        // written once the server is back (the caller reads it then); no reply meanwhile.
-        logger.warn({ event: 'queue_end_pending', callId: key.callId, err: (error as Error)?.message }, 'the store has not recorded a call\'s end yet; it stays queued and is written once the store answers');
+        // The store did not answer within its retry (`retryMs`): the end is kept (by the
+        // worker, `unwritten-ends.ts`) and written once the server is back (the caller reads
+        // it then); no reply meanwhile.
+        logger.warn({ event: 'queue_end_pending', callId: key.callId, err: (error as Error)?.message }, 'the store has not recorded a call\'s end yet; it is kept and written once the store answers');
         return undefined;
       }), (error: unknown) => {
         logger.error({ event: 'queue_call_failed', callId: key.callId, err: (error as Error)?.message }, 'a queued call failed');
@@ -218,7 +219,8 @@ export class QueueWorker {
    * After a call's execution: commit its end; a call that ended before it was recorded (unknown
    * tool, bad arguments) is ended here.
    * @returns the caller's reply when this worker's end is the one stored and the call has a reply key.
-   * @throws the store's error when it cannot be reached within its retry (ends queued stay queued).
+   * @throws the store's error when it cannot be reached within its retry (an end queued stays
+   *   queued in the store; one this worker writes is kept by it: both are written once it answers).
    */
   private async ended(key: CallKey, result: ToolExecutionResult, replyKey: string | undefined): Promise<SignedReply | undefined> {
     const { leases } = this.options;
@@ -232,14 +234,22 @@ export class QueueWorker {
       const end = await held.written;
       return replyKey === undefined || end === undefined ? undefined : signReply(replyKey, end.result);
     }
+    // Parked (it asked a person; its hold released): nothing of this execution is written; the
+    // worker that takes its job once it is answered ends it.
+    if (held?.parked === true) return undefined;
     // Ended without a run (unknown tool, bad arguments): what this store queued is committed
-    // before the call is read back.
-    await leases.store.flush();
-    const record = await leases.store.get(key.callId, key.session);
-    if (record?.state !== 'pending') return undefined;
+    // before the call is read back; an end the store does not take is kept and retried.
     const state = result.stopReason === 'not_run' && result.errorCode !== undefined && DENIALS.has(result.errorCode) ? 'denied' : 'failed';
     const end = { state: result.success ? 'done' : state, decisions: result.decisions, result } as const;
-    return (await leases.end(key, end)) && replyKey !== undefined ? signReply(replyKey, result) : undefined;
+    try {
+      await leases.store.flush();
+      const record = await leases.store.get(key.callId, key.session);
+      if (record?.state !== 'pending') return undefined;
+      return (await leases.end(key, end)) && replyKey !== undefined ? signReply(replyKey, result) : undefined;
+    } catch (error) {
+      leases.keep(key, end);
+      throw error;
+    }
   }
 
   /**
@@ -284,5 +294,6 @@ export class QueueWorker {
     // Calls parked on a question stay pending (their holds are released already).
     for (const [id, { controller }] of this.running) if (this.options.leases.held.get(id)?.parked !== true) controller.abort();
     await this.worker.close().catch(() => undefined);
+    this.options.leases.close();
   }
 }

@@ -141,10 +141,13 @@ export interface ToolSystemOptions {
    * which may be the store's database), `pool` (default `default`). Calls are
    * recorded in the executor's `ledger`, which must be the store the workers share; the worker
    * decides and runs them, and `execute` returns the stored result. Needs the optional peers
-   * `bullmq` and the server's client (`ioredis`, `pg`). Default none: calls run here.
+   * `bullmq` and the server's client (`ioredis`, `pg`). `waitMs`: how long the queue's server
+   * is waited for, in ms, by `start()` to connect and by each call for its job to be taken
+   * (past it, a `QUEUE_UNAVAILABLE` error or result); default 30000. Default none: calls run here.
    * @throws ToolgateOptionError from `start()` when the ledger is missing or a peer is not installed.
+   * @throws ToolgateError of code `QUEUE_UNAVAILABLE` from `start()` when the queue's server did not answer within `waitMs`.
    */
-  queue?: { readonly url: string; readonly pool?: string };
+  queue?: { readonly url: string; readonly pool?: string; readonly waitMs?: number };
   /**
    * The call store (docs/distributed.md), shared with workers and other processes: a
    * `postgres://`/`postgresql://` URL (the PostgreSQL store, opened by `start()`, closed by
@@ -308,7 +311,7 @@ export class ToolSystem implements ToolCallTarget {
       const store = this.executor.ledger;
       if (store === undefined) throw ToolgateOptionError.fromBadOption('queue', 'needs the executor\'s ledger: the store the workers share');
       const { QueueCaller } = await import('../distributed/queue-caller.js');
-      const caller = await QueueCaller.open({ queue: queue.url, pool: queue.pool, store, workspace: this.workspace });
+      const caller = await QueueCaller.open({ queue: queue.url, pool: queue.pool, store, workspace: this.workspace, ...(queue.waitMs === undefined ? {} : { queueWaitMs: queue.waitMs, connectWaitMs: queue.waitMs }) });
       this.queueCaller = caller;
       this.closers.push(() => caller.close());
     }
