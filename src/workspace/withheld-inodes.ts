@@ -143,37 +143,48 @@ export async function countNames(realRoot: string, withheld: (relative: string) 
  *   at the next entry, so within one batch however large the folder.
  */
 async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined): Promise<boolean> {
-  let left = limit;
-  let complete = true;
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    signal?.throwIfAborted();
-    const rel = pending.pop()!;
-    let dir: fs.Dir;
-    try {
-      dir = await fs.promises.opendir(rel === '' ? realRoot : path.join(realRoot, rel), { bufferSize: WALK_BATCH });
-    } catch (error) {
-      if (!isGone(error)) complete = false;
-      continue;
-    }
-    try {
-      for await (const d of dir) {
-        signal?.throwIfAborted();
-        if (--left < 0) return false;
-        const sub = rel === '' ? d.name : `${rel}/${d.name}`;
-        if (d.isDirectory()) pending.push(sub);
-        else if (d.isFile()) {
-          const visiting = visit(sub);
-          if (visiting !== undefined) await visiting; // no turn of the microtask queue for the files not withheld
-        }
+  signal?.throwIfAborted();
+  // Set by the abort event: a variable read per entry rather than a call on the signal.
+  let aborted = false;
+  const onAbort = (): void => {
+    aborted = true;
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    let left = limit;
+    let complete = true;
+    const pending: string[] = [''];
+    while (pending.length > 0) {
+      if (aborted) throw signal!.reason;
+      const rel = pending.pop()!;
+      let dir: fs.Dir;
+      try {
+        dir = await fs.promises.opendir(rel === '' ? realRoot : path.join(realRoot, rel), { bufferSize: WALK_BATCH });
+      } catch (error) {
+        if (!isGone(error)) complete = false;
+        continue;
       }
-    } catch (error) {
-      if (signal?.aborted === true) throw signal.reason;
-      // A read that failed part-way (EIO, the folder removed): what it held is unseen.
-      if (!isGone(error)) complete = false;
+      try {
+        for await (const d of dir) {
+          if (aborted) throw signal!.reason;
+          if (--left < 0) return false;
+          const sub = rel === '' ? d.name : `${rel}/${d.name}`;
+          if (d.isDirectory()) pending.push(sub);
+          else if (d.isFile()) {
+            const visiting = visit(sub);
+            if (visiting !== undefined) await visiting; // no turn of the microtask queue for the files not withheld
+          }
+        }
+      } catch (error) {
+        if (aborted) throw signal!.reason;
+        // A read that failed part-way (EIO, the folder removed): what it held is unseen.
+        if (!isGone(error)) complete = false;
+      }
     }
+    return complete;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
-  return complete;
 }
 
 /** A folder removed, or replaced by something else, since its parent was read. */
