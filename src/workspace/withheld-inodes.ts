@@ -8,33 +8,46 @@
  *
  * Built once per call, when the first file with more than one link is judged: a walk of the
  * workspace (links not followed) noting each file that the rules withhold by its own path and
- * that has more than one link. The walk reads each folder asynchronously, a batch of entries
- * at a time, so the event loop runs between batches (other calls, timers, an abort). A walk
- * that cannot tell (cut short at {@link MAX_INDEXED_ENTRIES} entries, or a folder that could
- * not be read) is incomplete, and every file with more than one link then counts as withheld
- * (fail closed).
+ * that has more than one link ({@link withheldInodes}). The walk reads each folder
+ * asynchronously, {@link WALK_BATCH} entries at a time, so the event loop runs between
+ * batches (other calls, timers, an abort), and it looks at its signal before every entry, so
+ * an abort ends it within one batch, in a folder of any size.
+ *
+ * A walk that cannot see everything is incomplete: cut short at {@link MAX_INDEXED_ENTRIES}
+ * entries, or a folder it could not read (the walk goes on past that folder, so every
+ * withheld file it can reach is still found). What it did not see may hold a withheld file
+ * whose other name is the file asked about, so a file with more than one link that was not
+ * found withheld is then shown only when every one of its names was seen, and none is
+ * withheld: a second walk over the same entries counts the names of each multi-link file
+ * ({@link countNames}), and a file whose link count is higher than the names counted keeps a
+ * name the walks did not see (in the unread folder, past the bound, or outside the workspace)
+ * and stays withheld (fail closed). docs/sandbox.md has the reasoning.
  *
  * @module
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Most entries the walk visits before it gives up and withholds every multi-link file. */
+/** Most entries a walk visits before it stops (and the answer is incomplete). */
 export const MAX_INDEXED_ENTRIES = 1_000_000;
 
-/** Entries read from a folder at a time (one turn of the event loop each). */
-const BATCH = 256;
+/** Entries read from a folder at a time (one turn of the event loop each); an abort lands within one batch. */
+export const WALK_BATCH = 256;
 
 /** What {@link withheldInodes} found. */
 export interface WithheldInodes {
-  /** `dev:ino` of each withheld file that has other names. */
+  /** `dev:ino` of each withheld file with other names that the walk reached. */
   readonly keys: ReadonlySet<string>;
-  /** True when the walk was cut short or a folder could not be read: every multi-link file counts as withheld. */
+  /**
+   * True when the walk was cut short or a folder could not be read: a withheld file may lie
+   * where it did not look, so a multi-link file not in {@link keys} is shown only when
+   * {@link countNames} accounts for every one of its names.
+   */
   readonly incomplete: boolean;
 }
 
 /** The identity key of a stat. */
-export function inodeKey(stat: fs.Stats): string {
+export function inodeKey(stat: fs.Stats | fs.BigIntStats): string {
   return `${stat.dev}:${stat.ino}`;
 }
 
@@ -42,32 +55,140 @@ export function inodeKey(stat: fs.Stats): string {
  * Walk `realRoot` and collect the identities of the files `withheld` (by their
  * workspace-relative, `/`-separated path) says yes to, among those with more than one link.
  * A folder removed while the walk runs is skipped; one that cannot be read (EACCES, ...)
- * makes the answer incomplete.
+ * makes the answer incomplete, and the walk goes on with the others.
  * @param limit - most entries visited (default {@link MAX_INDEXED_ENTRIES}).
- * @throws the signal's reason when `signal` aborts.
+ * @throws the signal's reason when `signal` aborts (looked at before every entry).
  */
 export async function withheldInodes(realRoot: string, withheld: (relative: string) => boolean, signal?: AbortSignal, limit = MAX_INDEXED_ENTRIES): Promise<WithheldInodes> {
   const keys = new Set<string>();
-  let left = limit;
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    signal?.throwIfAborted();
-    const rel = pending.pop()!;
+  const note = async (sub: string): Promise<void> => {
+    const stat = await fs.promises.lstat(path.join(realRoot, sub)).catch(() => undefined); // gone meanwhile
+    if (stat !== undefined && stat.nlink > 1) keys.add(inodeKey(stat));
+  };
+  const complete = await walkFiles(realRoot, signal, limit, (sub) => (withheld(sub) ? note(sub) : undefined));
+  return { keys, incomplete: !complete };
+}
+
+/** What {@link countNames} found: the names of each multi-link file seen in the walked part of the workspace. */
+export interface NameCounts {
+  /**
+   * Whether every name of the file `stat` describes was seen, and none is withheld: the names
+   * counted reach its link count now and the highest link count seen while counting. False
+   * (not proven) for a file the walk did not meet, one with a withheld name, or one with a
+   * name the walk could not see (a folder it could not read, past its bound, outside the
+   * workspace).
+   * @param stat - the file's stat with `bigint: true` (exact inode numbers: a rounded one could
+   *   add another file's names to its count).
+   */
+  accountsFor(stat: fs.BigIntStats): boolean;
+}
+
+/** Names seen of one multi-link file, and the highest link count they showed. */
+interface Seen {
+  names: number;
+  nlink: bigint;
+}
+
+/**
+ * Walk `realRoot` as {@link withheldInodes} does (the same entries, the same bound) and count
+ * the names of each file with more than one link. Made only when that walk was incomplete
+ * and a multi-link file it did not find withheld is judged. Each file is stat'ed
+ * synchronously (a round trip through libuv's thread pool per entry costs more than the
+ * system call); the event loop still turns once per batch.
+ * @param limit - most entries visited (default {@link MAX_INDEXED_ENTRIES}).
+ * @throws the signal's reason when `signal` aborts (looked at before every entry).
+ */
+export async function countNames(realRoot: string, withheld: (relative: string) => boolean, signal?: AbortSignal, limit = MAX_INDEXED_ENTRIES): Promise<NameCounts> {
+  const seen = new Map<string, Seen>();
+  const denied = new Set<string>();
+  await walkFiles(realRoot, signal, limit, (sub): undefined => {
+    let stat: fs.BigIntStats | undefined;
     try {
-      const dir = await fs.promises.opendir(rel === '' ? realRoot : path.join(realRoot, rel), { bufferSize: BATCH });
-      for await (const d of dir) {
-        if (--left < 0) return { keys, incomplete: true };
-        const sub = rel === '' ? d.name : `${rel}/${d.name}`;
-        if (d.isDirectory()) pending.push(sub);
-        else if (d.isFile() && withheld(sub)) {
-          const stat = await fs.promises.lstat(path.join(realRoot, sub)).catch(() => undefined); // gone meanwhile
-          if (stat !== undefined && stat.nlink > 1) keys.add(inodeKey(stat));
-        }
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile
-      return { keys, incomplete: true };
+      stat = fs.lstatSync(path.join(realRoot, sub), { bigint: true, throwIfNoEntry: false });
+    } catch {
+      stat = undefined; // unreadable meanwhile: its names stay uncounted (not proven)
     }
+    if (stat === undefined || stat.nlink < 2n) return;
+    const key = inodeKey(stat);
+    // A withheld name found now (one the first walk could not read, or made since) proves the opposite.
+    if (withheld(sub)) {
+      denied.add(key);
+      return;
+    }
+    const known = seen.get(key);
+    if (known === undefined) seen.set(key, { names: 1, nlink: stat.nlink });
+    else {
+      known.names++;
+      if (stat.nlink > known.nlink) known.nlink = stat.nlink;
+    }
+  });
+  return {
+    accountsFor(stat) {
+      const key = inodeKey(stat);
+      if (denied.has(key)) return false;
+      const known = seen.get(key);
+      return known !== undefined && BigInt(known.names) >= known.nlink && BigInt(known.names) >= stat.nlink;
+    },
+  };
+}
+
+/**
+ * Visit every regular file below `realRoot` (links not followed), folder by folder, each folder
+ * read {@link WALK_BATCH} entries at a time; `visit` gets the workspace-relative,
+ * `/`-separated path. A folder removed (or replaced by a file) meanwhile is skipped.
+ * @returns false when something went unseen: a folder could not be opened or read to its end
+ *   (the walk goes on with the others), or `limit` entries were visited (the walk stops).
+ * @throws the signal's reason when `signal` aborts, looked at before every entry: an abort is
+ *   delivered while the walk waits (for a batch, or the stat of a withheld file), and it stops
+ *   at the next entry, so within one batch however large the folder.
+ */
+async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined): Promise<boolean> {
+  signal?.throwIfAborted();
+  // Set by the abort event: a variable read per entry rather than a call on the signal.
+  let aborted = false;
+  const onAbort = (): void => {
+    aborted = true;
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    let left = limit;
+    let complete = true;
+    const pending: string[] = [''];
+    while (pending.length > 0) {
+      if (aborted) throw signal!.reason;
+      const rel = pending.pop()!;
+      let dir: fs.Dir;
+      try {
+        dir = await fs.promises.opendir(rel === '' ? realRoot : path.join(realRoot, rel), { bufferSize: WALK_BATCH });
+      } catch (error) {
+        if (!isGone(error)) complete = false;
+        continue;
+      }
+      try {
+        for await (const d of dir) {
+          if (aborted) throw signal!.reason;
+          if (--left < 0) return false;
+          const sub = rel === '' ? d.name : `${rel}/${d.name}`;
+          if (d.isDirectory()) pending.push(sub);
+          else if (d.isFile()) {
+            const visiting = visit(sub);
+            if (visiting !== undefined) await visiting; // no turn of the microtask queue for the files not withheld
+          }
+        }
+      } catch (error) {
+        if (aborted) throw signal!.reason;
+        // A read that failed part-way (EIO, the folder removed): what it held is unseen.
+        if (!isGone(error)) complete = false;
+      }
+    }
+    return complete;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
-  return { keys, incomplete: false };
+}
+
+/** A folder removed, or replaced by something else, since its parent was read. */
+function isGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }

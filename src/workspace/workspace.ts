@@ -8,7 +8,7 @@ import path from 'node:path';
 import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { clip } from '../util/values.js';
 import type { PathFilter } from './path-filter.js';
-import { inodeKey, withheldInodes, type WithheldInodes } from './withheld-inodes.js';
+import { countNames, inodeKey, withheldInodes, type NameCounts, type WithheldInodes } from './withheld-inodes.js';
 import { readOnlyStatePaths } from '../sandbox/own-state-paths.js';
 import { homeDotEntry, homesInside } from './home-dotfiles.js';
 
@@ -62,6 +62,8 @@ export class Workspace {
   private withheldCount = 0;
   /** The withheld files' identities, looked for at the first multi-link file judged (withheld-inodes.ts). */
   private withheldIds: Promise<WithheldInodes> | undefined;
+  /** The names counted of each multi-link file, when that walk was incomplete (withheld-inodes.ts). */
+  private nameCounts: Promise<NameCounts> | undefined;
 
   /**
    * @param root - the workspace root folder; relative roots resolve against the process's
@@ -93,13 +95,17 @@ export class Workspace {
    * decider judges a path argument; a `deny` rule covering either withholds it, and so does an
    * `ask` rule that the person was not asked about for this call. The other names are found by
    * one asynchronous walk of the workspace per call, made when the first file with more than
-   * one link is judged (`withheld-inodes.ts`); when that walk cannot tell (more than 1,000,000
-   * entries, or a folder it cannot read), every file with more than one link is withheld. A
-   * path outside the workspace or that cannot be resolved is judged by its spelling only.
+   * one link is judged (`withheld-inodes.ts`). When that walk cannot see everything (more than
+   * 1,000,000 entries, or a folder it cannot read), a file with more than one link that it did
+   * not find withheld is shown only when a second walk counts all of its names (its link
+   * count) and none is withheld; otherwise it is withheld (a name left unseen may be a withheld
+   * file's: docs/sandbox.md). A path outside the workspace or that cannot be resolved is judged
+   * by its spelling only.
    * Without path rules (no policy files, or the `Workspace` is not a call's) nothing is withheld.
    *
    * @param input - absolute, or relative to the root.
-   * @param signal - stops the walk for other names (the call's signal); the promise then rejects.
+   * @param signal - stops the walks for other names (the call's signal), within one batch of
+   *   256 entries; the promise then rejects with the signal's reason.
    * @returns true when withheld; each true answer adds one to {@link withheld}.
    */
   async withholds(input: string, signal?: AbortSignal): Promise<boolean> {
@@ -153,11 +159,30 @@ export class Workspace {
     // One walk per call, shared by every question asked while it runs; a walk stopped by a
     // signal is not kept (the next question starts another).
     const walk = (this.withheldIds ??= withheldInodes(this.realRoot, (p) => filter(p), signal));
+    let ids: WithheldInodes;
     try {
-      const ids = await walk;
-      return ids.incomplete || ids.keys.has(inodeKey(stat));
+      ids = await walk;
     } catch (error) {
       if (this.withheldIds === walk) this.withheldIds = undefined;
+      throw error;
+    }
+    if (ids.keys.has(inodeKey(stat))) return true;
+    if (!ids.incomplete) return false;
+    // The walk did not see everything: shown only when every name of the file was seen and
+    // none is withheld (exact inode numbers: a rounded one could borrow another file's names).
+    let exact: fs.BigIntStats | undefined;
+    try {
+      exact = fs.statSync(path.resolve(this.root, input), { bigint: true, throwIfNoEntry: false });
+    } catch {
+      exact = undefined;
+    }
+    if (exact === undefined) return true; // gone meanwhile (or unreadable): not proven
+    if (!exact.isFile() || exact.nlink < 2n) return false; // replaced meanwhile by a file with one name
+    const counting = (this.nameCounts ??= countNames(this.realRoot, (p) => filter(p), signal));
+    try {
+      return !(await counting).accountsFor(exact);
+    } catch (error) {
+      if (this.nameCounts === counting) this.nameCounts = undefined;
       throw error;
     }
   }

@@ -4,7 +4,8 @@
 // still meanwhile (every other call, timer and abort of the process waited). And a folder the
 // walk could not read was taken as walked, so a hard link of `.env` inside it was missed while
 // its other name elsewhere was shown. The walk now reads folders asynchronously, and a folder
-// it cannot read makes it incomplete (every multi-link file withheld: fail closed).
+// it cannot read makes it incomplete (fail closed: a multi-link file is then shown only when
+// all of its names were seen, withheld-inodes-incomplete.test.ts).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

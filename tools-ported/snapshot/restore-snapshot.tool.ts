@@ -19,16 +19,22 @@ export interface RestoreSnapshotInput {
 @tool({ name: 'restore_snapshot', version: '1.0.0', kind: 'file_write', requiresConfirmation: true, domain: 'snapshot', tags: ['snapshot', 'ported'], timeoutMs: 60_000 })
 export class RestoreSnapshotTool implements Tool<RestoreSnapshotInput, string> {
   run(args: RestoreSnapshotInput, ctx: ToolContext): Promise<string> {
-    return restoreSnapshot(ctx.workspace, args);
+    return restoreSnapshot(ctx.workspace, args, ctx.signal);
   }
 }
 
 /**
  * Restore the file of snapshot `snapshot_id`.
+ * @param signal - the call's signal: it stops the search for the file's other names
+ *   (`workspace.withholds`), which reads the whole workspace when the file has more than one
+ *   link, and is looked at again before the current content is read and before the file is
+ *   written.
  * @throws ToolExecutionError for unknown or damaged snapshots, or a folder now in the file's place.
  * @throws PathTraversalError when the recorded path leads outside the workspace (tampered metadata).
+ * @throws the signal's reason when it aborts before the file is written: the file is unchanged
+ *   then (the snapshot of its current content may have been stored, whole).
  */
-export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapshotInput): Promise<string> {
+export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapshotInput, signal?: AbortSignal): Promise<string> {
   const { key, seq } = parseSnapshotId(args.snapshot_id);
   const meta = await readMeta(workspace, key, seq);
   const bytes = await readSnapshotBytes(workspace, meta);
@@ -43,7 +49,8 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
   resolveWritable(workspace, meta.path);
   // Nor where the call's path rules withhold (by the real path too: a link to `.env`): the
   // current content would be read into a new snapshot, and the target overwritten.
-  if (await workspace.withholds(meta.path)) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, a path the policy's path rules deny (or ask about); restore_snapshot does not read or write it. Nothing was restored.`, 'POLICY_DENIED');
+  if (await workspace.withholds(meta.path, signal)) throw new ToolExecutionError(`${meta.path} now leads to ${relative}, a path the policy's path rules deny (or ask about); restore_snapshot does not read or write it. Nothing was restored.`, 'POLICY_DENIED');
+  signal?.throwIfAborted();
   const current = await statInside(workspace, real, meta.path);
   if (current !== undefined && current.kind !== 'file') throw new ToolExecutionError(`${relative} is now a folder or special file; it was not replaced.`);
   let saved = '';
@@ -59,6 +66,8 @@ export async function restoreSnapshot(workspace: Workspace, args: RestoreSnapsho
       saved = ` Its previous content is in snapshot ${taken.meta.id} (restore that to undo this).`;
     }
   }
+  // An abort while the current content was saved: the file stays as it is (that snapshot is whole).
+  signal?.throwIfAborted();
   const written = await writeFileInside(workspace, meta.path, bytes, { expectedPath: real });
   return `Restored ${relative} from snapshot ${meta.id} (taken ${meta.created}, ${plural(written.bytes, 'byte')})${current === undefined ? '; the file had been deleted and was recreated' : ''}.${saved}`;
 }
