@@ -26,8 +26,11 @@ const RETRY_MAX_MS = 5_000;
 interface Unwritten {
   readonly key: CallKey;
   readonly end: CallEnd;
-  /** The token of the hold the worker took for it, when it took one before the store went away. */
-  readonly token: string | undefined;
+  /**
+   * The token of the hold the worker took for it, when it took one before the store went away;
+   * replaced by the hold a retry takes, so that a retry whose write then fails writes under it next.
+   */
+  token: string | undefined;
 }
 
 /** The warning code of the store's writes that wait (as the store's own queue's). */
@@ -114,12 +117,16 @@ export class UnwrittenEnds {
    * to end any more: ended meanwhile, or another worker took its job again).
    * @throws the store's error when it does not answer.
    */
-  private async write({ key, end, token }: Unwritten): Promise<void> {
+  private async write(unwritten: Unwritten): Promise<void> {
+    const { key, end, token } = unwritten;
     if (token !== undefined && await this.store.finish(key, end, { token })) return;
     const record = await this.store.get(key.callId, key.session);
     if (record?.state !== 'pending') return;
     const hold = await this.store.takeLease(key, this.lease);
     if (hold === undefined) return;
+    // Kept before the write: should it fail, the next try is this hold's (the call is held by
+    // this worker now, and a new hold would be refused).
+    unwritten.token = hold.token;
     await this.store.finish(key, end, { token: hold.token });
   }
 }

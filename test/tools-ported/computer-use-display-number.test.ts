@@ -17,6 +17,7 @@ import { findExecutable } from '../../src/internal.js';
 import { reserveDisplayNumber, sweepDisplayLock } from '../../tools-ported/computer/display-number.js';
 import { findXPrograms, VirtualDisplay } from '../../tools-ported/computer/virtual-display.js';
 import { tempWorkspace } from '../helpers.js';
+import { waitFor, wholeNumberIn } from '../wait.js';
 
 const missing = ['Xvfb', 'xprop', 'xdotool', 'scrot'].filter((p) => findExecutable(p) === undefined);
 const skip = missing.length > 0 ? `missing ${missing.join(', ')}` : false;
@@ -123,6 +124,42 @@ describe('computer_use with the sandbox off: one server per display', { skip, co
       process.env.HOME = saved;
       await display?.stop();
       t.cleanup();
+    }
+  });
+});
+
+describe('computer_use with the sandbox off: a start lost to another X server', () => {
+  it('leaves nothing of the lost try running: its lifeline\'s process group is killed before the next number is tried', async () => {
+    // A stand-in for Xvfb: the first run says another server has its display (as Xvfb does when
+    // one that takes no lock bound the socket first) and exits; the next one starts.
+    const state = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-fake-xvfb-'));
+    const fake = path.join(state, 'Xvfb');
+    fs.writeFileSync(fake, [
+      '#!/bin/bash',
+      `if [ ! -e '${state}/first' ]; then echo $$ > '${state}/first'; echo "_XSERVTransMakeAllCOTSServerListeners: server already running" >&2; exit 1; fi`,
+      'echo "${1#:}"',
+      'exec sleep 600',
+      '',
+    ].join('\n'), { mode: 0o755 });
+    const t = tempWorkspace();
+    let display: VirtualDisplay | undefined;
+    try {
+      display = await VirtualDisplay.start({ workspaceRoot: t.ws, sandbox: OFF, programs: { xvfb: fake, xdotool: 'xdotool', scrot: 'scrot' } });
+      const first = wholeNumberIn(path.join(state, 'first'), { newline: true });
+      assert.ok(first !== undefined, 'the first try ran');
+      // Its group held the lifeline's watcher (reading descriptor 3 until this process ends).
+      await waitFor(() => {
+        try {
+          process.kill(-first, 0);
+          return false;
+        } catch (error) {
+          return (error as NodeJS.ErrnoException).code === 'ESRCH';
+        }
+      }, { what: `the process group ${first} of the lost try to be gone`, timeoutMs: 10_000 });
+    } finally {
+      await display?.stop();
+      t.cleanup();
+      fs.rmSync(state, { recursive: true, force: true });
     }
   });
 });

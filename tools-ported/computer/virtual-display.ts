@@ -281,6 +281,9 @@ export class VirtualDisplay {
         const lost = error instanceof XvfbExited && /already running|already in use|Cannot establish any listening sockets/i.test(error.stderr);
         if (!lost || attempt >= START_TRIES) throw error;
         taken.add(reserved.number);
+        // Its Xvfb exited, but not its group: the lifeline's watcher reads descriptor 3 (and
+        // holds the output pipes, keeping this process alive) until this process ends.
+        if (this.server !== undefined) signalGroup(this.server, 'SIGKILL');
         reserved.release();
         this.hostNumber = undefined;
         this.server = undefined;
