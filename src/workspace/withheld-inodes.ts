@@ -132,17 +132,84 @@ export async function countNames(realRoot: string, withheld: (relative: string) 
   };
 }
 
+/** What {@link withheldCovers} found. */
+export interface WithheldCovers {
+  /**
+   * Workspace-relative, `/`-separated paths to cover: each entry the rules withhold that no
+   * other one holds (a folder whole), then each other name (hard link) of a withheld file.
+   */
+  readonly paths: readonly string[];
+  /** False when something went unseen: past the bound, or a folder that could not be read. */
+  readonly complete: boolean;
+}
+
+/**
+ * What a sandbox must cover for a shell command, whose reads cannot be judged one by one
+ * (`grep -r KEY`): every entry below `realRoot` (links not followed) that `withheld` says yes
+ * to, topmost only (a withheld folder is covered whole, its entries still walked for their
+ * links), and every other name of a withheld file with more than one link. The second walk, for
+ * those other names, runs only when a withheld file has more than one link. Each walk visits at
+ * most `limit` entries; what it did not see makes the answer incomplete (the caller refuses to
+ * run the command rather than leave a withheld path uncovered).
+ * @param limit - most entries visited per walk (default {@link MAX_INDEXED_ENTRIES}).
+ * @throws the signal's reason when `signal` aborts (looked at before every entry).
+ */
+export async function withheldCovers(realRoot: string, withheld: (relative: string) => boolean, signal?: AbortSignal, limit = MAX_INDEXED_ENTRIES): Promise<WithheldCovers> {
+  const paths: string[] = [];
+  const covered = new Set<string>();
+  const underCover = (sub: string): boolean => {
+    for (let cut = sub.lastIndexOf('/'); cut > 0; cut = sub.lastIndexOf('/', cut - 1)) if (covered.has(sub.slice(0, cut))) return true;
+    return false;
+  };
+  const cover = (sub: string): void => {
+    covered.add(sub);
+    paths.push(sub);
+  };
+  const keys = new Set<string>();
+  const noteWithheld = (sub: string): undefined => {
+    const inside = underCover(sub);
+    if (!inside && !withheld(sub)) return undefined;
+    if (!inside) cover(sub);
+    const stat = lstatOrUndefined(path.join(realRoot, sub));
+    if (stat !== undefined && stat.nlink > 1) keys.add(inodeKey(stat));
+    return undefined;
+  };
+  let complete = await walkFiles(realRoot, signal, limit, noteWithheld, (sub) => {
+    if (!underCover(sub) && withheld(sub)) cover(sub);
+  });
+  if (keys.size > 0) {
+    const otherNames = await walkFiles(realRoot, signal, limit, (sub) => {
+      if (underCover(sub) || covered.has(sub)) return undefined;
+      const stat = lstatOrUndefined(path.join(realRoot, sub));
+      if (stat !== undefined && stat.nlink > 1 && keys.has(inodeKey(stat))) paths.push(sub);
+      return undefined;
+    });
+    complete &&= otherNames;
+  }
+  return { paths, complete };
+}
+
+/** A synchronous lstat (one system call costs less than a trip through libuv's thread pool), or undefined when the entry is gone. */
+function lstatOrUndefined(full: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(full);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Visit every regular file below `realRoot` (links not followed), folder by folder, each folder
  * read {@link WALK_BATCH} entries at a time; `visit` gets the workspace-relative,
- * `/`-separated path. A folder removed (or replaced by a file) meanwhile is skipped.
+ * `/`-separated path, and `onFolder` each folder's, when it is met (before its entries). A
+ * folder removed (or replaced by a file) meanwhile is skipped.
  * @returns false when something went unseen: a folder could not be opened or read to its end
  *   (the walk goes on with the others), or `limit` entries were visited (the walk stops).
  * @throws the signal's reason when `signal` aborts, looked at before every entry: an abort is
  *   delivered while the walk waits (for a batch, or the stat of a withheld file), and it stops
  *   at the next entry, so within one batch however large the folder.
  */
-async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined): Promise<boolean> {
+async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined, onFolder?: (relative: string) => void): Promise<boolean> {
   signal?.throwIfAborted();
   // Set by the abort event: a variable read per entry rather than a call on the signal.
   let aborted = false;
@@ -169,8 +236,10 @@ async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limi
           if (aborted) throw signal!.reason;
           if (--left < 0) return false;
           const sub = rel === '' ? d.name : `${rel}/${d.name}`;
-          if (d.isDirectory()) pending.push(sub);
-          else if (d.isFile()) {
+          if (d.isDirectory()) {
+            onFolder?.(sub);
+            pending.push(sub);
+          } else if (d.isFile()) {
             const visiting = visit(sub);
             if (visiting !== undefined) await visiting; // no turn of the microtask queue for the files not withheld
           }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { clip } from '../util/values.js';
 import type { PathFilter } from './path-filter.js';
-import { countNames, inodeKey, withheldInodes, type NameCounts, type WithheldInodes } from './withheld-inodes.js';
+import { countNames, inodeKey, withheldCovers, withheldInodes, type NameCounts, type WithheldInodes } from './withheld-inodes.js';
 import { readOnlyStatePaths } from '../sandbox/own-state-paths.js';
 import { homeDotEntry, homesInside } from './home-dotfiles.js';
 
@@ -115,16 +115,25 @@ export class Workspace {
     return true;
   }
 
+
   /**
-   * {@link withholds} without the other names of a file with more than one link: the real
-   * path and the spelling only, answered at once. For a caller that finds the other names
-   * itself (the sandbox's covers of a shell command, `tools-ported/shell/command-output.ts`).
-   * @returns true when withheld; each true answer adds one to {@link withheld}.
+   * What a sandbox must cover so that a shell command, whose reads are not judged one by one
+   * (`grep -r KEY`, `cat *`), sees nothing the call's path rules withhold: the real paths of
+   * the withheld entries of the workspace (a folder whole) and the other names (hard links) of
+   * withheld files, found by walking the workspace (links not followed; `withheld-inodes.ts`,
+   * {@link withheldCovers}). Each path found adds one to {@link withheld}.
+   * @param signal - stops the walk (the call's signal), within one batch of 256 entries; the
+   *   promise then rejects with the signal's reason.
+   * @returns the absolute paths, and `complete: false` when part of the workspace went unseen
+   *   (more than 1,000,000 entries, or a folder that could not be read): a withheld path may
+   *   then be left uncovered, so the caller must not run the command.
    */
-  withholdsByName(input: string): boolean {
-    if (this.pathFilter === undefined || !this.judgedByName(input)) return false;
-    this.withheldCount++;
-    return true;
+  async sandboxCovers(signal?: AbortSignal): Promise<{ paths: string[]; complete: boolean }> {
+    const filter = this.pathFilter;
+    if (filter === undefined) return { paths: [], complete: true };
+    const found = await withheldCovers(this.realRoot, (p) => filter(p), signal);
+    this.withheldCount += found.paths.length;
+    return { paths: found.paths.map((p) => path.join(this.realRoot, p)), complete: found.complete };
   }
 
   /** Whether the path rules withhold `input` by its real path or its spelling. */

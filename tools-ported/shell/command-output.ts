@@ -5,7 +5,6 @@
  * @module
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { sandboxLauncher, ToolExecutionError, type ToolContext, type Workspace } from '../../src/tool.js';
 import { exitNote, exitSignal, type CommandProcess, type HeadTailBuffer } from './command-process.js';
 import { commandSessions, type CommandSession } from './command-sessions.js';
@@ -28,72 +27,31 @@ export function workingFolder(workspace: Workspace, workdir: string | undefined)
 
 /**
  * The sandbox launcher of a command run by a call: the call's sandbox policy, with the
- * workspace (or only its scoped write folders) writable as the profile allows.
- * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work here.
+ * workspace (or only its scoped write folders) writable as the profile allows, and what the
+ * call's path rules withhold covered ({@link Workspace.sandboxCovers}): a command cannot be
+ * filtered the way a folder tool is, so what a deny rule covers is out of its sight (`grep -r
+ * KEY` with no folder named, `cd secrets; cat *`), other names (hard links) of a withheld file
+ * included. The workspace is walked for them before every sandboxed command of a call with
+ * path rules (links not followed, at most 1,000,000 entries, the call's signal looked at
+ * before every entry).
+ * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work here;
+ *   ToolExecutionError when part of the workspace could not be walked (past the bound, or a
+ *   folder that cannot be read): a withheld path could be left in sight, so nothing runs.
  */
-export function commandSandbox(ctx: ToolContext, cwd: string): string[] {
+export async function commandSandbox(ctx: ToolContext, cwd: string): Promise<string[]> {
   const { workspace } = ctx;
-  const hidden = ctx.sandbox.profile === 'none' ? [] : withheldPaths(workspace);
+  let hidden: string[] = [];
+  if (ctx.sandbox.profile !== 'none') {
+    const covers = await workspace.sandboxCovers(ctx.signal);
+    if (!covers.complete) {
+      throw new ToolExecutionError(
+        `${ctx.toolName}: nothing was run: the call's path rules withhold files, and the sandbox could not find all of them to hide them from the command (the workspace holds more than 1,000,000 entries, or a folder in it cannot be read). ` +
+          'Narrow the workspace to the project (--workspace), make the folder readable, or remove what cannot be read; folder tools (read_file, grep, list_files) still work and judge each path they meet.',
+      );
+    }
+    hidden = covers.paths;
+  }
   return sandboxLauncher(ctx.sandbox, { workspace: workspace.realRoot, writable: workspace.writeRoots, cwd, ...(hidden.length > 0 && { hidden }) }, ctx.toolName);
-}
-
-/** Most workspace entries {@link withheldPaths} looks at. */
-const MAX_HIDDEN_WALK = 5000;
-
-/**
- * The real paths in the workspace that the call's path rules withhold (`workspace.withholdsByName`),
- * for the sandbox to cover: a command cannot be filtered the way a folder tool is, so what a
- * deny rule covers is out of its sight (`grep -r KEY` with no folder named, `cd secrets; cat
- * *`). Other names of a withheld file (hard links elsewhere in the workspace: `ln .env
- * notes.txt` made earlier) are covered too: the file is the same, whatever its name. A
- * withheld folder is walked only for files with more than one name; links are not followed
- * (their targets are entries of their own). At most {@link MAX_HIDDEN_WALK} entries are
- * looked at (the deciders judged the command's words already, their hard links included).
- */
-function withheldPaths(workspace: Workspace): string[] {
-  if (!workspace.hasPathFilter) return [];
-  const hidden: string[] = [];
-  /** dev:ino of withheld files with more than one name, and the names not withheld of files with more than one. */
-  const withheldFiles = new Set<string>();
-  const linked = new Map<string, string[]>();
-  const folders: { folder: string; withheld: boolean }[] = [{ folder: workspace.realRoot, withheld: false }];
-  let left = MAX_HIDDEN_WALK;
-  while (folders.length > 0 && left > 0) {
-    const { folder, withheld: inWithheld } = folders.pop()!;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(folder, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (--left < 0) break;
-      const full = path.join(folder, entry.name);
-      if (entry.isSymbolicLink()) continue;
-      const withheld = inWithheld || workspace.withholdsByName(full);
-      if (withheld && !inWithheld) hidden.push(full);
-      if (entry.isDirectory()) {
-        folders.push({ folder: full, withheld });
-        continue;
-      }
-      if (!entry.isFile()) continue;
-      const stat = lstatOf(full);
-      if (stat === undefined || stat.nlink < 2) continue;
-      const key = `${stat.dev}:${stat.ino}`;
-      if (withheld) withheldFiles.add(key);
-      else linked.set(key, [...(linked.get(key) ?? []), full]);
-    }
-  }
-  for (const key of withheldFiles) hidden.push(...(linked.get(key) ?? []));
-  return hidden;
-}
-
-function lstatOf(full: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(full);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -53,7 +53,7 @@ export class ExecCommandTool implements Tool<ExecCommandInput, string> {
     } catch (error) {
       throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
     }
-    const sandbox = commandSandbox(ctx, cwd);
+    const sandbox = await commandSandbox(ctx, cwd);
     let session;
     try {
       session = commandSessions.start({ command: args.cmd, cwd, env, sandbox, stdin: true }, this, ctx.workspace.realRoot);

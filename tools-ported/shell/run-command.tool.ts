@@ -67,7 +67,7 @@ export async function runCommand(args: RunCommandInput, ctx: ToolContext, hostEn
   } catch (error) {
     throw new ToolExecutionError((error as Error).message, 'INVALID_ARGUMENTS');
   }
-  const sandbox = commandSandbox(ctx, cwd);
+  const sandbox = await commandSandbox(ctx, cwd);
   const timeoutMs = args.timeout_ms ?? DEFAULT_RUN_TIMEOUT_MS;
   const proc = CommandProcess.start({ command: args.command, cwd, env, sandbox, stdin: false, owner });
   // Its output reaches the caller while it runs (progress and log messages).
