@@ -88,6 +88,8 @@ describe('launch scripts', () => {
       fs.rmSync(marker);
       const alone = spawnSync('bash', ['--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', '0', '--exec'], { encoding: 'utf8', env });
       assert.equal(alone.status, 127, 'the login shell looked for a command named --exec');
+      const dashed = spawnSync('bash', ['--norc', '--noprofile', '-c', launchScript('lifeline'), 'toolgate-lifeline', '0', '-x'], { encoding: 'utf8', env });
+      assert.equal(dashed.status, 127, `a command line starting with '-' is a command for the login shell, not its option: ${dashed.stderr}`);
       assert.equal(fs.existsSync(marker), true);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });

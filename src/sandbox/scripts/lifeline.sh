@@ -9,5 +9,5 @@
 #       toolgate's own programs, such as computer_use's Xvfb and browser, so that nothing of
 #       the user's profile runs, or waits on a lock, before them
 ( [ -e /proc/$BASHPID/fd/3 ] || exit 0; read -r -u 3 _; kill -KILL "$1" ) & exec 3<&-
-if [ "$#" -gt 2 ] && [ "$2" = --exec ]; then shift 2; exec "$@"; fi
+if [ "$#" -gt 2 ] && [ "$2" = --exec ]; then shift 2; exec -- "$@"; fi
 exec bash -lc -- "$2"
