@@ -172,7 +172,7 @@ export async function createArchive(workspace: Workspace, args: CreateArchiveInp
       for await (const child of await folder.openDir()) children.push(child.name);
       children.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       for (const child of children) {
-        if (await workspace.withholds(path.join(real, child))) continue; // the policy's path rules withhold it
+        if (await workspace.withholds(path.join(real, child), signal)) continue; // the policy's path rules withhold it
         const childName = name === '' ? child : `${name}/${child}`;
         const childStat = await folder.lstat(child);
         if (childStat === undefined) continue; // removed while the folder was read

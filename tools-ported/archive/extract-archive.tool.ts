@@ -107,7 +107,7 @@ export async function extractArchive(workspace: Workspace, args: ExtractArchiveI
   }
   let withheld: (typeof entries)[number] | undefined;
   for (const e of entries) {
-    if (await workspace.withholds(path.join(dest, ...e.path.split('/')))) {
+    if (await workspace.withholds(path.join(dest, ...e.path.split('/')), signal)) {
       withheld = e;
       break;
     }

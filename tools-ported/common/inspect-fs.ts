@@ -85,7 +85,14 @@ function kindOf(entry: FolderDirent | FileStatus): EntryKind | undefined {
 export class CheckedFolders {
   private readonly open = new Map<string, PinnedFolder | null>();
 
-  constructor(private readonly workspace: Workspace) {}
+  /**
+   * @param signal - the call's signal, handed to the walk for other names of withheld files
+   *   (`Workspace.withholds`): an abort ends it within one batch.
+   */
+  constructor(
+    private readonly workspace: Workspace,
+    private readonly signal?: AbortSignal,
+  ) {}
 
   /** The pinned folder at absolute path `dir`, or `null` when it is outside, gone, or not a folder. */
   private async folder(dir: string): Promise<PinnedFolder | null> {
@@ -126,7 +133,7 @@ export class CheckedFolders {
     try {
       const opened = await folder.openDir({ bufferSize: 256 });
       for await (const dirent of opened) {
-        if (entries.length < maxNames && (await this.workspace.withholds(path.join(dir, dirent.name)))) continue; // the policy's path rules withhold it
+        if (entries.length < maxNames && (await this.workspace.withholds(path.join(dir, dirent.name), this.signal))) continue; // the policy's path rules withhold it
         total++;
         if (entries.length >= maxNames) continue;
         let kind = kindOf(dirent);

@@ -162,7 +162,7 @@ export async function globEntries(workspace: Workspace, dir: string, options: Gl
   }
   kept = kept.sort().slice(0, options.maxEntries);
 
-  const folders = new CheckedFolders(workspace);
+  const folders = new CheckedFolders(workspace, options.signal);
   const entries: FoundEntry[] = [];
   try {
     for (const rel of kept) {

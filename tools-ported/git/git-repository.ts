@@ -192,7 +192,7 @@ export class GitRepository {
     if (run.cut) throw GitToolError.badArgument('paths', `the changes touch more paths than toolgate checks against the policy's path rules; pass paths to narrow the read.`);
     const names = [...new Set(run.stdout.split('\0').filter((n) => n !== ''))];
     const kept: string[] = [];
-    for (const n of names) if (!(await this.workspace.withholds(path.join(this.top, n)))) kept.push(n);
+    for (const n of names) if (!(await this.workspace.withholds(path.join(this.top, n), this.ctx.signal))) kept.push(n);
     if (kept.length === names.length) return { specs: [...specs], withheld: 0 };
     return { specs: kept, withheld: names.length - kept.length };
   }

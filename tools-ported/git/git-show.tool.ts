@@ -62,7 +62,7 @@ export async function gitShow(args: GitShowInput, ctx: ToolContext): Promise<str
   const given = repo.pathspecs(args.paths);
   // "<commit>:<path>" shows a file's content: that path is judged by the call's path rules.
   const shownPath = /^(?::[0-3]:|[^:]*:)(.+)$/s.exec(ref)?.[1];
-  if (shownPath !== undefined && (await repo.workspace.withholds(path.join(repo.top, shownPath)))) {
+  if (shownPath !== undefined && (await repo.workspace.withholds(path.join(repo.top, shownPath), ctx.signal))) {
     throw GitToolError.badArgument('ref', `${JSON.stringify(shownPath)} is a path the policy's rules deny (or ask about); it is not shown.`);
   }
   const { specs, withheld } = shownPath !== undefined ? { specs: given, withheld: 0 } : await repo.pathspecsShown(['show', '--no-color', '--format=', '--name-only', '-z', '--no-renames', '--end-of-options', ref], given);

@@ -115,7 +115,7 @@ export async function fileInfo(workspace: Workspace, filepath: string, signal?: 
   const base = path.basename(filepath.replace(/[\\/]+$/, ''));
   if (base !== '' && base !== '.' && base !== '..' && real !== workspace.realRoot) {
     // Is the name itself a link? Look in its (checked) folder; its target is what `real` describes.
-    const folders = new CheckedFolders(workspace);
+    const folders = new CheckedFolders(workspace, signal);
     try {
       const parent = workspace.resolve(path.dirname(path.isAbsolute(filepath) ? filepath : path.join(workspace.realRoot, filepath)));
       const entry = await folders.lstat(parent, base);

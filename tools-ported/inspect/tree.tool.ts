@@ -77,7 +77,7 @@ export async function showTree(
   options: { maxDepth: number; maxEntries: number; includeIgnored: boolean; signal?: AbortSignal },
 ): Promise<string> {
   const { real } = await resolveFolder(workspace, directory, 'tree shows folders; use file_info or read_lines for a file.');
-  const folders = new CheckedFolders(workspace);
+  const folders = new CheckedFolders(workspace, options.signal);
   const root: Node = { absolute: real, depth: 0, shown: [], omitted: 0 };
   let budget = options.maxEntries;
   let omittedByBudget = 0;
