@@ -49,10 +49,16 @@ export interface AgentOptions {
   mode?: ModeName | AgentMode;
   /** Folders (workspace-relative) where file-editing tools may write in a read-only mode. Default: the kind's (`plans` for {@link PlanAgent}). */
   scopedWriteDirs?: readonly string[];
-  /** Run tools that need confirmation without asking (`confirm: true` on every call). Default false. */
+  /**
+   * Run tools that need confirmation without asking (`confirm: true` on every call). Default
+   * false. Questions only a person answers still go to `confirmationHandler` (a protected
+   * path: `.git`, `.toolgate`, toolgate's own files; a policy file's `always_ask`; a line a
+   * deny rule may hide in): without one, such a call is answered `CONFIRMATION_REQUIRED`.
+   */
   autoConfirmTools?: boolean;
   /**
-   * Asked when a call needs confirmation (and `autoConfirmTools` is off); on yes the call
+   * Asked when a call needs confirmation (and `autoConfirmTools` is off, or the question is
+   * one only a person answers); on yes the call
    * runs. Without one, such a call is answered `CONFIRMATION_REQUIRED` and the model is told
    * the user must approve. Default: none (the tool system's executor handler, if it has one).
    */

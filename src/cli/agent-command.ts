@@ -52,9 +52,10 @@ Runs an agent on TASK with the tools, against an OpenAI-compatible chat completi
                                             (offered describe_image, see docs/image-tools.md)
 --agent: general (default mode: every tool, writes ask for confirmation), explore (read-only),
 plan (read-only, may write its plan inside --plan-dir, default plans/).
---yes approves every tool call that asks for confirmation. Without --yes, confirmations and
-the model's questions are asked on the terminal; with no terminal, such calls are refused and
-the model is told so. --approve sets the approval mode (see toolgate help).
+--yes approves every tool call that asks for confirmation, except the questions only a person
+answers (a protected path: .git, .toolgate, toolgate's own files), still asked on the terminal.
+Without --yes, confirmations and the model's questions are asked on the terminal; with no
+terminal, such calls are refused and the model is told so. --approve sets the approval mode (see toolgate help).
 MCP servers named in --config FILE (for example the workspace's toolgate.config.json) are bridged in.
 --max-rounds N stops after N model calls (default 32). --lazy-domains offers the tools of a domain
 (git, archive, data, snapshot) only after the model asks for it with request_tools.
@@ -166,7 +167,8 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
       throw error;
     }
     let questionHandler: QuestionHandler | undefined = tty ? (question) => tty.ask(question) : undefined;
-    let confirmationHandler: AgentOptions['confirmationHandler'] = tty && !values.yes ? (request, context) => tty.confirm(request, context) : undefined;
+    // With --yes the terminal is still asked what only a person answers (a protected path).
+    let confirmationHandler: AgentOptions['confirmationHandler'] = tty ? (request, context) => tty.confirm(request, context) : undefined;
     if (withCockpit) {
       try {
         stopCockpit = await (await import('./cockpit-command.js')).cockpitAlongside(values, ctx, ledger, tools.logger);
@@ -175,7 +177,8 @@ export async function agentCommand(argv: string[], ctx: CliContext): Promise<num
         throw error;
       }
       // The questions are stored in the ledger and answered in the cockpit: this handler only waits.
-      if (!values.yes) confirmationHandler = () => new Promise<ApprovalAnswer>(() => undefined);
+      // (with --yes, only the questions a person must answer: a protected path's)
+      confirmationHandler = () => new Promise<ApprovalAnswer>(() => undefined);
       questionHandler = ledgerQuestionHandler(tools.executor.ledger!, { workspace });
     }
     const options: AgentOptions = {

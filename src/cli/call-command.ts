@@ -13,6 +13,7 @@ import { PathTraversalError } from '../errors/errors.js';
 import { codesWhere } from '../errors/error-codes.js';
 import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
+import { ADVANCE_NOT_ENOUGH } from '../decisions/approval.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, queueWaitOption, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe, type AnswerElsewhere } from './terminal.js';
@@ -106,7 +107,8 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   const args = rawArgs === '-' ? await readStdin(ctx.stdin) : rawArgs ?? '{}';
   const level = logLevel(values);
   const sandbox = sandboxOptions(values, ctx);
-  const interactive = ctx.stdin.isTTY === true && !values.yes;
+  // With --yes the terminal is still asked what only a person answers (a protected path's question).
+  const interactive = ctx.stdin.isTTY === true;
   if (values.queue !== undefined) {
     // On a worker of a pool (docs/distributed.md): decided and run there.
     if (values.store === undefined) throw new UsageError('--queue needs --store FILE|URL: the store the workers share');
@@ -251,7 +253,11 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
           ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
         } else {
           ctx.stderr.write(`${(ctx.stderr as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output}\n`);
-          if (result.errorCode === 'CONFIRMATION_REQUIRED') ctx.stderr.write('toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
+          if (result.errorCode === 'CONFIRMATION_REQUIRED') {
+            ctx.stderr.write(result.error?.includes(ADVANCE_NOT_ENOUGH) === true
+              ? 'toolgate: --yes does not answer this question (a protected path): a person answers it; run the call on a terminal.\n'
+              : 'toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
+          }
           // The hint only where it can help: tools that may write inside scoped folders.
           const scoped = result.tool !== undefined && registry.get(result.tool, result.version)?.scopedWrite === true;
           if (result.errorCode === 'MODE_DENIED' && mode !== 'default' && scoped && !((values['scoped-write'] as string[] | undefined)?.length)) ctx.stderr.write('toolgate: --scoped-write DIR lets file-writing tools write inside DIR in this mode.\n');

@@ -41,8 +41,8 @@ const MCP_USAGE = `  toolgate mcp [--http [--port N] [--host ADDR] [--no-token] 
                of other sites are refused; every request sends "Authorization:
                Bearer TOKEN", TOKEN from TOOLGATE_MCP_TOKEN or made at each start and
                printed on stderr; --no-token: none, loopback only); --yes approves calls
-               that need confirmation, else the client is asked (elicitation) or they
-               are denied; HTTP keeps at most --max-sessions sessions (default 100)
+               that need confirmation (not a protected path's question, which a person
+               answers), else the client is asked (elicitation) or they are denied; HTTP keeps at most --max-sessions sessions (default 100)
                and closes one idle for --session-idle-ms (default 1800000, 30 min);
                --lazy-domains lists tools with a domain only after the client's
                request_tools asks for it (--tag-domain puts a tag's tools in a domain)

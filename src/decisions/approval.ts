@@ -146,6 +146,20 @@ function confirmationRequiredReason(request: ConfirmationRequest): string {
   return `Confirmation required: ${request.tool} needs the user's approval before it runs, and none was given.${why} Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;
 }
 
+/** What the refusal of a question only a person answers says when the caller approved in advance (starts as {@link confirmationRequiredReason}'s). */
+export const ADVANCE_NOT_ENOUGH = 'An approval given in advance (--yes, confirm: true, autoConfirmTools) does not answer this question';
+
+/**
+ * Reason text of the `CONFIRMATION_REQUIRED` result of a question only a person answers
+ * (`Decision.person`, `fresh`) when the caller approved in advance and nobody could be asked:
+ * names why it asked (the protected path) and who can answer.
+ */
+export function personOnlyReason(request: ConfirmationRequest): string {
+  return `Confirmation required: ${request.tool} needs a person's answer before it runs, and nobody could be asked. It asks because ${request.ask.reason.replace(/[\s.]*$/, '')}. `
+    + `${ADVANCE_NOT_ENOUGH}: a person answers it (on a terminal, through the MCP client, with toolgate approvals allow ID, in the cockpit). `
+    + 'Repeating the call will not help: tell the user what you want to do and why, or take another approach.';
+}
+
 /** Shared `allow` of a call the caller approved in advance (never written to). */
 const APPROVED_IN_ADVANCE: Decision = Object.freeze({ verdict: 'allow', decider: NAME, reason: 'approved in advance by the caller (confirm: true)', rule: 'allow_once' });
 

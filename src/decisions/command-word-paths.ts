@@ -327,14 +327,12 @@ function commandTargets(command: ShellCommand, lineBases: readonly string[], uns
  * come from the input (`ls -a | xargs cat`, `xargs -a list cat`), or an option of its table
  * reads a list of file names from a file (`sort --files0-from=list`, `tar -T list`,
  * `md5sum -c sums`; `readsNames` in `program-tables/`), or its own code names files (an
- * interpreter's code, awk's `ARGV`, sed's `r`/`w`: `namesFilesInCode`; a program run by its path,
- * `./run.sh`, whose code is unknown). A long option is matched by its name or a
+ * interpreter's code, awk's `ARGV`, sed's `r`/`w`: `namesFilesInCode`). A program the analysis
+ * does not understand at all (`make`, `./run.sh`) is `understood-programs.ts`'s. A long option is matched by its name or a
  * prefix of at least 3 letters (GNU abbreviations), a short one anywhere in a cluster: fail closed.
  */
 export function namesNotInWords(command: ShellCommand): string | undefined {
   if (command.wrappers.includes('xargs')) return `\`${shownText(command)}\` gets file names from xargs's input, which the words do not show`;
-  // a program run by its path (`./run.sh`, `bin/tool`): its code is not one the analysis knows
-  if (command.argv[0]?.includes('/') === true) return `\`${shownText(command)}\` runs the program ${command.argv[0]}, whose code may open files no word names`;
   const inCode = command.argv[0] === undefined ? undefined : namesFilesInCode(command.program, command.argv.slice(1));
   if (inCode !== undefined) return `\`${shownText(command)}\`: ${inCode}, which the words do not show`;
   const table = command.argv[0]?.includes('/') === true ? undefined : programTable(command.program);

@@ -54,8 +54,11 @@ export interface DeciderOptions {
 
 /** Build the deciders, in order. */
 export function buildDeciders(options: DeciderOptions): Decider[] {
-  const deciders: Decider[] = [new VisibilityDecider(options.scopedWriteTools), new ModeDecider(options.scopedWriteTools), new ProtectedPathsDecider(options.protectedPaths, ownStateOf(options))];
-  if (options.policyFiles !== undefined) deciders.push(new PolicyFilesDecider(options.policyFiles));
+  const policy = options.policyFiles === undefined ? undefined : new PolicyFilesDecider(options.policyFiles);
+  // an explicit allow rule naming a program the analysis cannot see is the person's grant for it (no policy files: none)
+  const grantsProgram = policy === undefined ? undefined : policy.grantsProgram.bind(policy);
+  const deciders: Decider[] = [new VisibilityDecider(options.scopedWriteTools), new ModeDecider(options.scopedWriteTools), new ProtectedPathsDecider(options.protectedPaths, ownStateOf(options), grantsProgram)];
+  if (policy !== undefined) deciders.push(policy);
   deciders.push(new RememberedDecider(options.remembered));
   if (options.policyHook !== undefined) deciders.push(new PolicyHookDecider(options.policyHook, options.logger, options.policyTimeoutMs));
   deciders.push(new ApprovalModeDecider(options.sessionApprovalModes));

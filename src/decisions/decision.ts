@@ -58,6 +58,16 @@ export interface Decision {
    */
   readonly fresh?: boolean;
   /**
+   * On `ask`: a person answers it, never an approval given in advance (the caller's
+   * `confirm: true`, the CLI's `--yes`, an agent's `autoConfirmTools`, `toolgate mcp --yes`):
+   * a handler (a terminal, an MCP client's elicitation, `toolgate approvals allow ID`, the
+   * cockpit), or a person's remembered answer to this exact request. With nobody to ask, the
+   * call is refused (`CONFIRMATION_REQUIRED`, naming the question's reason). Set on every
+   * question of the protected-paths decider: `.git`, `.toolgate` and the other protected paths,
+   * toolgate's own files, a line whose writes the analysis cannot see without a sandbox.
+   */
+  readonly person?: boolean;
+  /**
    * On `allow`: this decision is a remembered answer to this exact request (see
    * `remembered.decider.ts`): it settles every `ask` of the call that is not `fresh`.
    */

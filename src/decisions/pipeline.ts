@@ -8,7 +8,9 @@
  *    approval modes;
  * 2. otherwise, an `ask` that is `fresh` (a policy file's `always_ask`, the `always-ask`
  *    approval mode) goes to a person: nothing remembered, no `allow` and no advance approval
- *    (the caller's `confirm`, the CLI's `--yes`) settles it;
+ *    (the caller's `confirm`, the CLI's `--yes`) settles it; an `ask` that is `person` (a
+ *    protected path's) is settled by no advance approval either, but a person's remembered
+ *    answer to this exact request settles it (step 3);
  * 3. otherwise, an `ask` is settled by a remembered answer to this exact request (an `allow`
  *    with `answersAsk`), or else goes to a person: ask beats allow. An `allow` rule lifts only
  *    the default question (a tool's `requiresConfirmation`, the `read-only` approval mode's),
@@ -36,7 +38,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
-import { ANSWER_STEP, answerAsk, isSuspension, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest, type DurableCallKey, type DurableQuestions } from './approval.js';
+import { ANSWER_STEP, answerAsk, isSuspension, personOnlyReason, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest, type DurableCallKey, type DurableQuestions } from './approval.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /** What the pipeline decided about one call. */
@@ -124,24 +126,27 @@ export class DecisionPipeline {
     }
     if (trail === undefined) return ALLOWED;
     let asked: Decision | undefined;
-    let fresh = false;
+    let fresh: Decision | undefined;
+    let person: Decision | undefined;
     let remembered: Decision | undefined;
     for (const d of trail) {
       if (d.verdict === 'ask') {
         asked ??= d;
-        if (d.fresh === true) fresh = true;
+        if (d.fresh === true) fresh ??= d;
+        if (d.person === true) person ??= d;
       } else if (d.answersAsk === true) remembered ??= d;
     }
     if (asked === undefined) return finish(trail, trail[trail.length - 1]!);
-    if (!fresh && remembered !== undefined) return finish(trail, remembered);
-    return this.answer(fresh ? trail.find((d) => d.fresh === true)! : asked, fresh, trail, call, ask, signal);
+    if (fresh === undefined && remembered !== undefined) return finish(trail, remembered);
+    // the question shown is one that only a person answers, when there is one
+    return this.answer(fresh ?? person ?? asked, fresh !== undefined, person !== undefined, trail, call, ask, signal);
   }
 
   /**
    * Answer the `ask`, bounded by the call's signal and the executor closing; after a yes, ask
    * again the deciders that recheck; then tell the deciders that learn from answers.
    */
-  private async answer(asked: Decision, fresh: boolean, trail: Decision[], call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Promise<Decided> {
+  private async answer(asked: Decision, fresh: boolean, person: boolean, trail: Decision[], call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Promise<Decided> {
     const { tool, workspace } = call;
     const request: ConfirmationRequest = {
       tool: tool.name, version: tool.version, arguments: frozenCopy(call.args), callId: call.callId, description: tool.description,
@@ -153,8 +158,11 @@ export class DecisionPipeline {
     // Whatever ends the wait, the answer is the confirmation step's.
     const askedAt = performance.now();
     const durable = ask.questions === undefined || ask.call === undefined ? undefined : { questions: ask.questions, call: ask.call, signals: [signal, this.closing] };
-    // An advance approval (`--yes`) answers no question that must go to a person (issue 30, item 6).
-    const answer = (await this.bounded(answerAsk(request, fresh ? undefined : ask.confirm, ask.handler, this.logger, durable), ANSWER_STEP, signal, 0, undefined))!;
+    // An advance approval (`--yes`) answers no question that must go to a person (issue 30,
+    // item 6; a protected path's): with nobody to ask, the refusal says so.
+    const advanceRefused = (fresh || person) && ask.confirm === true;
+    const answered = (await this.bounded(answerAsk(request, fresh || person ? undefined : ask.confirm, ask.handler, this.logger, durable), ANSWER_STEP, signal, 0, undefined))!;
+    const answer = advanceRefused && answered.code === 'CONFIRMATION_REQUIRED' ? { ...answered, reason: personOnlyReason(request) } : answered;
     const answerWaitMs = performance.now() - askedAt;
     trail.push(answer);
     if (answer.verdict === 'allow') {

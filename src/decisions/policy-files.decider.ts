@@ -30,9 +30,11 @@ import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/po
 import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
-import { lineReading, namesNotInWords } from './command-word-paths.js';
+import { lineReading, namesNotInWords, shownText } from './command-word-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 import { commandBeyondView } from './shown-arguments.js';
+import { unseenProgram } from './understood-programs.js';
+import type { ShellCommand } from '../policy/shell/types.js';
 
 const NAME = 'policy';
 
@@ -68,6 +70,14 @@ export class PolicyFilesDecider implements Decider {
     }
     this.sets.set(workspaceRoot, set);
     return set;
+  }
+
+  /**
+   * Whether the user's policy file grants `command`'s program by name: see {@link programGranted}.
+   * What the protected-paths decider asks before it holds a program it cannot see against a line.
+   */
+  grantsProgram(call: Pick<PreparedCall, 'tool' | 'args' | 'workspace'>, command: ShellCommand): boolean {
+    return programGranted(this.setFor(call.workspace.realRoot), call, command);
   }
 
   decide(call: PreparedCall): Decision | undefined {
@@ -149,7 +159,7 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
     }
     for (const command of analysis.commands) {
       if (unsandboxed) {
-        const names = namesNotInWords(command);
+        const names = namesNotInWords(command) ?? ungrantedProgram(set, call, command);
         if (names !== undefined) unseen ??= names;
         for (const i of command.dynamicWords ?? []) {
           const word = command.argv[i] ?? '';
@@ -234,6 +244,32 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
     return { verdict: 'ask', decider: NAME, reason: `${unseen}; with no sandbox to hide what the policy rule ${pathRule.id} (${pathRule.action}) withholds, a person decides`, rule: pathRule.id, source: { file: pathRule.file, line: pathRule.line }, ...(pathRule.action === 'deny' && { fresh: true }) };
   }
   return asked ?? gitAsk;
+}
+
+/**
+ * Whether an explicit allow rule of the user's policy file names `command`'s program exactly
+ * and covers this command: the rule's first `command` word is literal and is the program as
+ * the line runs it (`command = "make"` for `make test`, `command = "./build.sh"` for
+ * `./build.sh`), and it is the rule that allows this command (the last matching rule of the
+ * file, not overridden by an `ask`, a `deny` or `always_ask` of either file). Such a rule is
+ * the person's grant for what that program's code does, which the analysis cannot see. A rule
+ * for every command (`tool = "run_command"` with no `command`, `command = "*"`), a glob
+ * (`command = "ma*"`), a workspace file's allow, a remembered answer and the `allow-all`
+ * approval mode are not: they were not written for this program.
+ */
+function programGranted(set: PolicySet, call: Pick<PreparedCall, 'tool' | 'args'>, command: ShellCommand): boolean {
+  const input = policyCallInput(call.tool, call.args, [], [{ commands: [command], uncertain: [], kind: command.kind }]);
+  const said = set.decide(input, { call, recheck: false });
+  if (said.verdict !== 'allow' || said.fresh || said.layer !== 'user' || said.rule === undefined) return false;
+  const first = said.rule.command?.[0];
+  return first !== undefined && (said.rule.matchers.literalWords ?? 0) >= 1 && first === command.argv[0];
+}
+
+/** Why `command`'s program is unseen ({@link unseenProgram}) and not granted by name ({@link programGranted}), or undefined. */
+function ungrantedProgram(set: PolicySet, call: Pick<PreparedCall, 'tool' | 'args'>, command: ShellCommand): string | undefined {
+  const unseen = unseenProgram(command);
+  if (unseen === undefined || (unseen.grantable && programGranted(set, call, command))) return undefined;
+  return `\`${shownText(command)}\` ${unseen.reason}`;
 }
 
 /** Programs and options that make a link (`ln`, `link`, `cp -s`/`-l`, a bind mount). */

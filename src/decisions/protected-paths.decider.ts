@@ -1,7 +1,9 @@
 /**
  * Protected-paths decider: a call of a writing tool whose paths reach into a protected folder
  * or file asks first, in every mode and whatever the scoped write folders; in a read-only mode
- * it is denied. Protected: every `.git` (a repository's folder, or a worktree's `.git` file, at
+ * it is denied. Its questions go to a person (`Decision.person`): `--yes`, `confirm: true`,
+ * an agent's `autoConfirmTools` and the `allow-all` approval mode answer none of them; with
+ * nobody to ask the call is refused (`CONFIRMATION_REQUIRED`, naming the protected path). Protected: every `.git` (a repository's folder, or a worktree's `.git` file, at
  * any depth: git runs programs its `config` and `hooks/` name, so a `plans/.git/config`
  * written in plan mode would run a command at the next `git status` there), every
  * `.toolgate` (toolgate's own settings), the other names of `PROTECTED_NAMES` (`.hg`, `.jj`,
@@ -38,7 +40,8 @@ import { judgedPaths } from '../workspace/judged-paths.js';
 import { commandCoverage } from '../policy/shell/program-tables/coverage.js';
 import { programTable } from '../policy/shell/program-tables/index.js';
 import type { ShellCommand } from '../policy/shell/types.js';
-import { lineReading, realOutside, shownText, type LineReading } from './command-word-paths.js';
+import { lineReading, namesNotInWords, realOutside, shownText, type LineReading } from './command-word-paths.js';
+import { unseenProgram } from './understood-programs.js';
 import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
 import { isInside } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
@@ -48,7 +51,8 @@ const NAME = 'protected-paths';
 const PROTECTED_LIST = PROTECTED_NAMES.join(', ');
 
 /**
- * Whether a command may write files: a redirect, static words its program's table does not know
+ * Whether a command may write files: a redirect, a program the analysis cannot see
+ * (`understood-programs.ts`), static words its program's table does not know
  * to only read (`program-tables/`), or a word computed when the line runs where the form has
  * options or operands that write or run programs (`sort "$o"` may be `sort -oFILE`; `cat "$f"`
  * only reads, whatever `$f` is).
@@ -56,6 +60,8 @@ const PROTECTED_LIST = PROTECTED_NAMES.join(', ');
 function mayWrite(command: ShellCommand): boolean {
   if (['cd', 'pushd', 'popd'].includes(command.program) && command.writes.length === 0) return false;
   if (command.writes.length > 0) return true;
+  // a program whose code the analysis cannot see (`make`, `./run.sh`), with or without words
+  if (unseenProgram(command)?.grantable === true) return true;
   const { dynamicWords, ...fixed } = command;
   if (!commandCoverage(fixed, { named: 0, matched: 0, namedWrapper: -1, allowOption: () => false }).covered) return true;
   if (dynamicWords === undefined || dynamicWords.length === 0) return false;
@@ -79,8 +85,15 @@ export class ProtectedPathsDecider implements Decider {
    *   protected with everything below it.
    * @param ownState - absolute paths of toolgate's own files and folders
    *   (`ownStatePaths()`), each with everything below it: no call writes there.
+   * @param grantsProgram - whether an explicit allow rule of the user's policy file names the
+   *   program of a command the analysis cannot see (`PolicyFilesDecider.grantsProgram`): the
+   *   person's grant for what its code does; default none.
    */
-  constructor(extra: readonly string[] = [], private readonly ownState: readonly string[] = []) {
+  constructor(
+    extra: readonly string[] = [],
+    private readonly ownState: readonly string[] = [],
+    private readonly grantsProgram: (call: PreparedCall, command: ShellCommand) => boolean = () => false,
+  ) {
     const names = new Set(PROTECTED_NAMES);
     const prefixes: string[] = [];
     for (const entry of extra) {
@@ -135,10 +148,13 @@ export class ProtectedPathsDecider implements Decider {
     return undefined;
   }
 
-  /** Ask, or in a read-only mode deny, naming `why`. */
+  /**
+   * Ask, or in a read-only mode deny, naming `why`. A person answers (`person`): an approval
+   * given in advance (`--yes`, `confirm: true`) does not, nor does `allow-all`.
+   */
   private refusal(call: PreparedCall, why: string, rule: string): Decision {
     if (call.mode?.readOnly) return deny(NAME, 'MODE_DENIED', `${call.tool.name} is not allowed in ${call.mode.name} mode: ${why}.`, rule);
-    return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule };
+    return { verdict: 'ask', decider: NAME, reason: `${why}.`, rule, person: true };
   }
 
   /**
@@ -153,7 +169,7 @@ export class ProtectedPathsDecider implements Decider {
       const own = this.ownStateOf(real) ?? this.ownStateOf(spelled) ?? (call.tool.scopedWrite && !call.tool.readOnly ? this.ownState.find((o) => isInside(real, o) || isInside(spelled, o)) : undefined);
       if (own === undefined) continue;
       const why = `${JSON.stringify(given)} is toolgate's own file or folder ${JSON.stringify(own)} (its policy, approvals, ledger or outputs), which no tool call may change`;
-      if (call.tool.readOnly) return { verdict: 'ask', decider: NAME, reason: `${why}; reading it is put to the user.`, rule: 'own-state' };
+      if (call.tool.readOnly) return { verdict: 'ask', decider: NAME, reason: `${why}; reading it is put to the user.`, rule: 'own-state', person: true };
       return deny(NAME, 'POLICY_DENIED', `${why}. Change toolgate's settings with toolgate's own commands.`, 'own-state');
     }
     if (call.commands.length === 0) return undefined;
@@ -196,11 +212,20 @@ export class ProtectedPathsDecider implements Decider {
     let unseen: string | undefined;
     const note = (why: string) => { unseen ??= why; };
     const bases = reading.bases(note);
+    const unsandboxed = call.sandbox === undefined || call.sandbox.profile === 'none';
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
         // a word computed when the line runs may be any path, a protected one too
         const computed = command.writes.find((w) => /[$`]/.test(w)) ?? (mayWrite(command) ? command.dynamicWords?.map((i) => command.argv[i]!)[0] : undefined);
         if (computed !== undefined) note(`the word \`${computed.slice(0, 80)}\` of \`${shownText(command)}\` is computed when the line runs`);
+        // Without a sandbox nothing but the words keeps a command off `.git`, `.toolgate` and
+        // toolgate's own files (with one, they are read-only mounts): a program whose code the
+        // analysis cannot see (`make`, `npm test`, `./run.sh`, `python3 -c`) or whose file names
+        // come from elsewhere (`xargs rm`) may write any of them.
+        if (unsandboxed && mayWrite(command)) {
+          const hidden = namesNotInWords(command) ?? this.ungranted(call, command);
+          if (hidden !== undefined) note(`${hidden}; with no sandbox, nothing keeps .git, .toolgate and toolgate's own files read-only`);
+        }
         for (const { word, targets } of reading.targets(command, bases, note)) {
           // as written (`sub/../.git/x`), then every path it may name, links followed (`g/hooks/x` with `g` a link to `.git`)
           let hit = this.protectedPart(word.replace(/^(\.\/)+/, ''));
@@ -232,7 +257,7 @@ export class ProtectedPathsDecider implements Decider {
         // dotfiles (with one, they are read-only mounts: src/sandbox/home-dotfile-mounts.ts),
         // and a word computed when the line runs (`$HOME/.bashrc`, `"$f"` of a `for` loop over
         // `.b*rc`) shows none: a person decides. A plain glob is judged above (its matches).
-        const homeComputed = homes.length > 0 && (call.sandbox === undefined || call.sandbox.profile === 'none') ? computedWord(command) : undefined;
+        const homeComputed = homes.length > 0 && unsandboxed ? computedWord(command) : undefined;
         if (homeComputed !== undefined) {
           const why = `the word \`${homeComputed.slice(0, 80)}\` of \`${shownText(command, 200)}\` is computed when the line runs, the workspace holds the home folder and no sandbox keeps its hidden files (\`~/.bashrc\`, \`~/.gitconfig\`, \`~/.ssh\`) read-only`;
           return this.refusal(call, why, '~/.*');
@@ -244,6 +269,13 @@ export class ProtectedPathsDecider implements Decider {
       return this.refusal(call, `${unseen}, and the line may write files, which could land in a protected path`, 'unseen-path');
     }
     return undefined;
+  }
+
+  /** Why `command` is a program the analysis cannot see that no allow rule names ({@link unseenProgram}), or undefined. */
+  private ungranted(call: PreparedCall, command: ShellCommand): string | undefined {
+    const unseen = unseenProgram(command);
+    if (unseen === undefined || (unseen.grantable && this.grantsProgram(call, command))) return undefined;
+    return `\`${shownText(command)}\` ${unseen.reason}`;
   }
 
   /** The protected component or prefix a workspace-relative path (`/`- or platform-separated) reaches, if any. */

@@ -111,7 +111,8 @@ describe('the artifact domain in an agent run', () => {
     ];
     for (const [p, message] of cases) {
       // A path that leads outside is refused before any tool runs (execute rejects with PATH_TRAVERSAL).
-      const result = await tools.execute({ name: 'artifact_register', arguments: { path: p }, callId: `bad-${p}` }, { confirm: true })
+      // approved by a person (a protected path's question, `.toolgate/artifacts`, is not answered by confirm: true alone)
+      const result = await tools.execute({ name: 'artifact_register', arguments: { path: p }, callId: `bad-${p}` }, { confirm: true, confirmationHandler: () => 'allow_once' })
         .catch((error: Error & { code?: string }) => ({ success: false, error: `${error.code}: ${error.message}`, output: '' }));
       assert.equal(result.success, false, p);
       assert.match(result.error ?? result.output, message, p);

@@ -68,7 +68,11 @@ describe('protected paths', () => {
   });
 
   test('the same write with the user\'s approval runs; writes elsewhere never ask', async () => {
-    const approved = await unvetted('.git/info/note', { confirm: true });
+    // a person's answer (the handler), not an approval given in advance (session 21: confirm: true, --yes)
+    const inAdvance = await unvetted('.git/info/note', { confirm: true });
+    assert.equal(inAdvance.errorCode, 'CONFIRMATION_REQUIRED', inAdvance.error);
+    assert.equal(fs.existsSync(path.join(t.ws, '.git/info/note')), false);
+    const approved = await unvetted('.git/info/note', { confirm: true, confirmationHandler: () => 'allow_once' });
     assert.equal(approved.success, true, approved.error);
     for (const target of ['src/gitignore.txt', 'config/secrets-not/x', 'my.git/x', '.gitignore']) {
       const plain = await unvetted(target);

@@ -50,7 +50,8 @@ after(async () => {
 });
 
 function run(command: string, on: ToolExecutor = executor): Promise<ToolExecutionResult> {
-  return on.execute({ name: 'run_command', arguments: { command } }, { confirm: true });
+  // approved by a person: a protected path's question is not answered by confirm: true alone (session 21); the kernel barrier is what is tested
+  return on.execute({ name: 'run_command', arguments: { command } }, { confirm: true, confirmationHandler: () => 'allow_once' });
 }
 
 /** Pids of processes (other than this one) whose command line holds `tag`, from /proc. */

@@ -66,7 +66,8 @@ describe('G1 family: home dotfiles that run code are read-only in the sandbox', 
     await executor.close();
     home.restore();
   });
-  const run = (command: string) => executor.execute({ name: 'run_command', arguments: { command } }, { confirm: true });
+  // approved by a person: a protected path's question is not answered by confirm: true alone (session 21); the read-only mounts are what is tested
+  const run = (command: string) => executor.execute({ name: 'run_command', arguments: { command } }, { confirm: true, confirmationHandler: () => 'allow_once' });
 
   test('G1: approved commands writing them through a glob, a variable, a script or a renamed folder leave them unchanged, and fail', async () => {
     for (const command of ATTACKS) {

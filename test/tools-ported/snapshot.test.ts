@@ -138,7 +138,8 @@ describe('snapshot_file, restore_snapshot, list_snapshots', () => {
   test('documented errors: a missing file, a folder, the store itself, malformed and unknown ids', async () => {
     failed(await call('snapshot_file', { filepath: 's/none.txt' }), /does not exist; there is nothing to snapshot/);
     failed(await call('snapshot_file', { filepath: 's' }), /is not a regular file/);
-    failed(await call('snapshot_file', { filepath: `${STORE}/${keyOf('s/doc.txt')}/1.bin` }), /inside the snapshot store/);
+    // the store is under .toolgate, a protected path: a person's yes (not confirm: true alone) lets the call reach the tool's own refusal
+    failed(await call('snapshot_file', { filepath: `${STORE}/${keyOf('s/doc.txt')}/1.bin` }, { confirm: true, confirmationHandler: () => 'allow_once' }), /inside the snapshot store/);
     failed(await call('restore_snapshot', { snapshot_id: 'latest' }), /is not a snapshot id/);
     failed(await call('restore_snapshot', { snapshot_id: '../../etc/passwd' }), /is not a snapshot id/);
     failed(await call('restore_snapshot', { snapshot_id: 'abcdefabcdef-1' }), /there is no snapshot abcdefabcdef-1/);

@@ -1,0 +1,160 @@
+/**
+ * The programs whose file accesses the analysis understands, for judging paths without a
+ * sandbox (`--dangerously-disable-sandbox`, `sandbox: 'none'`): every file such a program
+ * opens is named by the words of its line (its arguments, its redirections, the folders its
+ * line changes to), where the deciders judge it, and it runs no code the line does not show
+ * (no Makefile, no package script, no test, no plugin found in the working folder). A
+ * program not listed here runs code the analysis cannot see (`make` runs a Makefile's
+ * recipes, `npm run x` a package script, `pytest` the tests it collects), so without a
+ * sandbox to withhold files at the kernel, its line is unseen for path purposes
+ * ({@link unseenProgram}): under a `deny` or `ask` path rule, and for the protected paths,
+ * a person decides (`policy-files.decider.ts`, `protected-paths.decider.ts`). With a sandbox
+ * nothing here applies: the kernel withholds what a deny path rule covers, and `.git`,
+ * `.toolgate` and toolgate's own files are read-only mounts.
+ *
+ * Adding a program is one line in {@link UNDERSTOOD}: `name: true`, or a check that says
+ * when a form of it reads files no word names (`grep -r` with no file searches its working
+ * folder). A program belongs here only when its file reads and writes are all in its words;
+ * what its words may run (`find -exec`, `xargs`, `git -c core.pager=...`, `tar -I PROG`,
+ * awk's and sed's code) is the shell analysis's part (src/policy/shell/), and interpreters'
+ * and awk's or sed's own code naming files is `namesFilesInCode`'s.
+ *
+ * @module
+ */
+import type { ShellCommand } from '../policy/shell/types.js';
+
+/** Why a form of a listed program reads files no word names (`undefined`: none). */
+type FormCheck = (args: readonly string[]) => string | undefined;
+
+/**
+ * Every file operand that follows the options, for a program whose options `valued` (short
+ * letters, long names) take the next word as their value; `--` ends the options.
+ */
+function positionals(args: readonly string[], valued: { short: string; long: readonly string[] }): { words: string[]; given: Set<string> } {
+  const words: string[] = [];
+  const given = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word === '--') {
+      words.push(...args.slice(i + 1));
+      break;
+    }
+    if (word.startsWith('--')) {
+      const name = word.split('=')[0]!;
+      given.add(name);
+      if (!word.includes('=') && valued.long.includes(name)) i++;
+    } else if (word.startsWith('-') && word.length > 1) {
+      for (let k = 1; k < word.length; k++) {
+        given.add(`-${word[k]!}`);
+        if (valued.short.includes(word[k]!)) {
+          if (k === word.length - 1) i++;
+          break;
+        }
+      }
+    } else words.push(word);
+  }
+  return { words, given };
+}
+
+const GREP_VALUED = {
+  short: 'efmABCdD',
+  long: ['--regexp', '--file', '--max-count', '--after-context', '--before-context', '--context', '--directories', '--devices', '--label', '--binary-files', '--include', '--exclude', '--exclude-dir', '--exclude-from', '--group-separator'],
+};
+
+/** grep searching folders (`-r`, `-R`, `-d recurse`, `rgrep`) with no file operand: it reads its working folder, which no word names. */
+function grepForm(recursive: boolean): FormCheck {
+  return (args) => {
+    const { words, given } = positionals(args, GREP_VALUED);
+    const recurses = recursive || ['-r', '-R', '--recursive', '--dereference-recursive'].some((o) => given.has(o))
+      || args.some((w, i) => /^--directories=recurse$/.test(w) || (/^-[A-Za-z]*d$/.test(w) && args[i + 1] === 'recurse') || /^-[A-Za-z]*drecurse$/.test(w) || (w === '--directories' && args[i + 1] === 'recurse'));
+    if (!recurses) return undefined;
+    const patternGiven = ['-e', '-f', '--regexp', '--file'].some((o) => given.has(o));
+    return words.length - (patternGiven ? 0 : 1) <= 0 ? 'searches its working folder, which no word names' : undefined;
+  };
+}
+
+const RG_VALUED = {
+  short: 'ABCEefgjMmrtT',
+  long: ['--regexp', '--file', '--glob', '--iglob', '--type', '--type-not', '--type-add', '--type-clear', '--max-count', '--after-context', '--before-context', '--context',
+    '--threads', '--max-columns', '--replace', '--encoding', '--max-depth', '--max-filesize', '--ignore-file', '--path-separator', '--pre-glob', '--sort', '--sortr',
+    '--colors', '--context-separator', '--field-context-separator', '--field-match-separator', '--dfa-size-limit', '--regex-size-limit', '--engine', '--hostname-bin', '--hyperlink-format', '--pre'],
+};
+
+/** ripgrep: with no path it searches its working folder; `--pre` runs a program on every file it reads. */
+const rgForm: FormCheck = (args) => {
+  const { words, given } = positionals(args, RG_VALUED);
+  if ([...given].some((o) => o === '--pre' || o === '--search-zip' || o === '-z')) return 'runs a program on the files it searches (--pre, --search-zip)';
+  if (given.has('--files') || given.has('--type-list')) return words.length === 0 ? 'lists its working folder, which no word names' : undefined;
+  const patternGiven = ['-e', '-f', '--regexp', '--file'].some((o) => given.has(o));
+  return words.length - (patternGiven ? 0 : 1) <= 0 ? 'searches its working folder, which no word names' : undefined;
+};
+
+/** install: `-s`/`--strip` runs `strip`, or the program `--strip-program` names, on what it installs. */
+const installForm: FormCheck = (args) =>
+  args.some((w) => /^--strip(-program)?(=|$)/.test(w) || /^-[A-Za-z]*s/.test(w)) ? 'runs a strip program on what it installs (-s, --strip-program)' : undefined;
+
+/**
+ * The programs the analysis understands: shell builtins and plain tools whose every file is
+ * one of their words. One line per program (or per family of one program's names).
+ */
+const UNDERSTOOD: Readonly<Record<string, true | FormCheck>> = Object.freeze({
+  // bash builtins that open no file of their own (the walker follows `cd`/`pushd`/`popd`;
+  // `source`, `.`, `enable -f`, `fc` and `history` are not here: they run or read files)
+  'cd': true, 'pushd': true, 'popd': true, 'dirs': true, 'pwd': true,
+  'echo': true, 'printf': true, 'test': true, '[': true, 'true': true, 'false': true, ':': true,
+  'export': true, 'unset': true, 'set': true, 'shift': true, 'local': true, 'declare': true, 'typeset': true, 'readonly': true, 'let': true,
+  'read': true, 'mapfile': true, 'readarray': true, 'getopts': true,
+  'exit': true, 'return': true, 'break': true, 'continue': true, 'wait': true, 'sleep': true,
+  'type': true, 'hash': true, 'command': true, 'builtin': true, 'umask': true, 'ulimit': true, 'times': true, 'jobs': true, 'kill': true, 'alias': true, 'unalias': true, 'shopt': true,
+  // the environment, printed
+  'env': true, 'printenv': true,
+  // coreutils and friends that read only the files they are given (`program-tables/coreutils.ts`)
+  'cat': true, 'tac': true, 'nl': true, 'head': true, 'tail': true, 'wc': true, 'ls': true, 'dir': true, 'vdir': true, 'tree': true, 'stat': true, 'file': true, 'du': true, 'df': true,
+  'diff': true, 'cmp': true, 'comm': true, 'cut': true, 'paste': true, 'join': true, 'tr': true, 'fold': true, 'expand': true, 'unexpand': true, 'rev': true, 'column': true,
+  'sort': true, 'uniq': true, 'basename': true, 'dirname': true, 'realpath': true, 'readlink': true, 'date': true, 'seq': true, 'yes': true, 'which': true,
+  'whoami': true, 'id': true, 'groups': true, 'uname': true, 'nproc': true, 'tty': true, 'logname': true, 'arch': true, 'hostid': true, 'hostname': true,
+  'md5sum': true, 'sha1sum': true, 'sha224sum': true, 'sha256sum': true, 'sha384sum': true, 'sha512sum': true, 'b2sum': true, 'cksum': true, 'sum': true,
+  'base64': true, 'base32': true, 'basenc': true, 'od': true, 'xxd': true,
+  // coreutils that write the operands they are given (`program-tables/writing.ts`)
+  'cp': true, 'mv': true, 'rm': true, 'rmdir': true, 'mkdir': true, 'touch': true, 'ln': true, 'tee': true, 'install': installForm, 'truncate': true, 'chmod': true, 'chown': true, 'chgrp': true, 'mktemp': true, 'dd': true,
+  // searching: named files, or the working folder when none is named
+  'grep': grepForm(false), 'egrep': grepForm(false), 'fgrep': grepForm(false), 'rgrep': grepForm(true), 'rg': rgForm,
+  'find': true,
+  // programs whose code the analysis reads (`namesFilesInCode`: ARGV, getline <, r/R/w/W)
+  'awk': true, 'gawk': true, 'mawk': true, 'nawk': true, 'sed': true, 'gsed': true,
+  // archives and git by their tables (what they run is the analysis's: `tar -I`, `git -c`)
+  'tar': true, 'gtar': true, 'bsdtar': true, 'git': true,
+  // JSON and HTTP: files only as words (`jq -f F`, `--rawfile N F`; `curl -T F`, `-K F`, `-o F`)
+  'jq': true, 'curl': true,
+});
+
+/** Why a command is unseen for path purposes ({@link unseenProgram}). */
+export interface UnseenProgram {
+  /** Readable: what the program may do that no word shows. */
+  readonly reason: string;
+  /**
+   * Whether an explicit allow rule naming exactly this program (`command = "make"`,
+   * `command = "./build.sh"`) is the person's grant for it: true for a program the analysis
+   * does not know (its code is the person's to vouch for), false for a known program's form
+   * that reads what no word names (`grep -r KEY`), which a rule for the program does not grant.
+   */
+  readonly grantable: boolean;
+}
+
+/**
+ * Why `command`'s program may open files no word of the line names when no sandbox withholds
+ * them, or `undefined` when it is understood ({@link UNDERSTOOD}): a program run by its path
+ * (`./run.sh`, `bin/tool`: its code is not one the analysis knows), a program not listed
+ * (`make`, `npm`, `cargo`, `pytest`...), or a listed program's form that reads its working
+ * folder unnamed (`grep -r KEY`).
+ */
+export function unseenProgram(command: ShellCommand): UnseenProgram | undefined {
+  const name = command.argv[0];
+  if (name === undefined) return undefined;
+  if (name.includes('/')) return { reason: `runs the program ${name}, whose code may open files no word names`, grantable: true };
+  const entry = Object.hasOwn(UNDERSTOOD, command.program) ? UNDERSTOOD[command.program] : undefined;
+  if (entry === undefined) return { reason: `runs ${command.program}, a program whose code (a Makefile, a package script, a test, a plugin) the analysis cannot see, which may open files no word names`, grantable: true };
+  if (entry === true) return undefined;
+  const why = entry(command.argv.slice(1));
+  return why === undefined ? undefined : { reason: `${command.program} ${why}`, grantable: false };
+}
