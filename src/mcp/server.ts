@@ -348,7 +348,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   // The MCP skills extension: listed and read through list_skills and read_skill, as this client's calls.
   if (skills) {
     attachSkills(server, {
-      workspaceRoot, logger, served: (name) => visible(name) !== undefined,
+      workspaceRoot, configEnv: system.configEnv, logger, served: (name) => visible(name) !== undefined,
       run: (name, args, ctx) => run({ name, arguments: args, callId: callIdOf(ctx.mcpReq.id) }, {
         mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, signal: ctx.mcpReq.signal,
         confirmationHandler: elicitOrNobody(server, canElicit(ctx), ctx.mcpReq.signal),
