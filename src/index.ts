@@ -77,11 +77,10 @@ export { DomainVisibility, type LazyDomainsOptions } from './registry/lazy-visib
 export type { TurnLimits } from './agents/turn-limits.js';
 
 // MCP: bridging servers in, serving the tools out, the config file.
-export { McpBridge, type McpBridgeOptions, type McpServerStatus } from './mcp/bridge.js';
+export { McpBridge, type McpBridgeOptions, type McpServerStatus, type McpClientTransport } from './mcp/bridge.js';
 export {
-  loadConfig, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpOAuthConfig,
+  loadConfig, type ToolgateConfig, type LoadedConfig, type McpServerConfig, type McpStdioServerConfig, type McpHttpServerConfig, type McpOAuthConfig, type OAuthAuthorizer,
 } from './mcp/config.js';
-export type { OAuthAuthorizer } from './mcp/oauth.js';
 // The MCP server SDK loads on first use of these (mcp/lazy-server.ts), not at import.
 export { createMcpServer, serveStdio, serveHttp } from './mcp/lazy-server.js';
 export type { McpServeOptions, McpServerHandle } from './mcp/server.js';

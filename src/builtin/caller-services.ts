@@ -47,6 +47,12 @@ export interface CallerServicesInit {
   tasks?: TaskService | undefined;
   /** The tool system's memory store, for a call of a memory tool (`memory-service.ts`). Absent: the memory tools answer "unavailable". */
   memory?: MemoryStore | undefined;
+  /**
+   * The environment the user's config folder is found from (the tool system's `configEnv`), for
+   * a call of `list_skills` or `read_skill`, so that they read the skills the tool system
+   * registered. Absent: `process.env`.
+   */
+  configEnv?: NodeJS.ProcessEnv | undefined;
 }
 
 /** The services of one caller's turn or session (frozen; see the module's TSDoc for how they travel). */
@@ -59,6 +65,7 @@ export class CallerServices {
   readonly turnId: string | undefined;
   readonly tasks: TaskService | undefined;
   readonly memory: MemoryStore | undefined;
+  readonly configEnv: NodeJS.ProcessEnv | undefined;
 
   constructor(init: CallerServicesInit) {
     this.askUser = init.askUser;
@@ -69,6 +76,7 @@ export class CallerServices {
     this.turnId = init.turnId;
     this.tasks = init.tasks;
     this.memory = init.memory;
+    this.configEnv = init.configEnv;
     Object.freeze(this);
   }
 
@@ -78,7 +86,7 @@ export class CallerServices {
   }
 
   private init(): CallerServicesInit {
-    return { askUser: this.askUser, visibility: this.visibility, domains: this.domains, subagents: this.subagents, session: this.session, turnId: this.turnId, tasks: this.tasks, memory: this.memory };
+    return { askUser: this.askUser, visibility: this.visibility, domains: this.domains, subagents: this.subagents, session: this.session, turnId: this.turnId, tasks: this.tasks, memory: this.memory, configEnv: this.configEnv };
   }
 }
 

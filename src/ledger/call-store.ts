@@ -421,6 +421,24 @@ export interface CallJournal {
 }
 
 /**
+ * The kind of a question: `question` for an `ask_user` question (its request's `kind`), else
+ * `approval` (a gate asked about the call). A call may have both (`ask_user` over MCP, approved
+ * in one round and asking in the next): each kind is its own thread of questions.
+ * @param request - the request, or its stored JSON.
+ */
+export function questionKind(request: unknown): 'approval' | 'question' {
+  let value = request;
+  if (typeof request === 'string') {
+    try {
+      value = JSON.parse(request);
+    } catch {
+      return 'approval';
+    }
+  }
+  return value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === 'question' ? 'question' : 'approval';
+}
+
+/**
  * Questions put to a person about a call, and their answers. The first answer counts: an
  * answer is a conditional write, atomic across processes.
  */
@@ -429,7 +447,8 @@ export interface QuestionBook {
   readonly pollMs: number;
   /**
    * Store a question about a call (the request shown, JSON), or return the call's latest one
-   * when it is unanswered or answered but not acted on. A {@link NewCall} not yet recorded is
+   * of the same kind ({@link questionKind}: an approval, or an `ask_user` question) when it is
+   * unanswered or answered but not acted on. A {@link NewCall} not yet recorded is
    * recorded with it. Atomic. @returns the question's id. Rejects with an Error when the call is not recorded.
    */
   ask(call: CallKey | NewCall, request: unknown): Promise<number>;
@@ -439,7 +458,10 @@ export interface QuestionBook {
    * @returns the answer that counts and whether it is this one; `undefined` for an unknown question.
    */
   answer(approvalId: number, answer: string, by: string): Promise<CountedAnswer | undefined>;
-  /** The answer of a call's latest question, when it has one answered and not cancelled. */
+  /**
+   * The answer of a call's latest approval (not an `ask_user` question: {@link questionKind}),
+   * when it has one answered and not cancelled.
+   */
   answeredQuestion(callId: string, session: string): Promise<string | undefined>;
   /** The answer of a question so far (`undefined` while unanswered or unknown): cheap enough to poll. */
   answerOf(approvalId: number): Promise<string | undefined>;

@@ -223,9 +223,11 @@ export class Ledger implements CallStore {
 
   /**
    * The SQLite connection, for a module of `src/ledger/` that keeps one concern in tables of
-   * its own (`task-requestors.ts`). @internal Not for use outside `src/ledger/`.
+   * its own (`task-requestors.ts`). @internal Not for use outside `src/ledger/`. Typed by the
+   * one method it is used for, so that the package's declarations do not name better-sqlite3's
+   * types (a development package: a user compiling with `skipLibCheck: false` lacks them).
    */
-  connection(): Connection {
+  connection(): { prepare(sql: string): unknown } {
     return this.db;
   }
 

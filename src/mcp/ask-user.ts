@@ -23,6 +23,15 @@
  *   as its output (`failed` when the person declined). A retry of a call that has ended gets
  *   its recorded end (the executor's replay by call id). No suspended run waits anywhere in
  *   between.
+ *   When a gate asks about the call first (the approval mode `always-ask`, a policy rule), the
+ *   first round is the approval's (input-required.ts); its retry runs the approved call, whose
+ *   question is then asked as above: a second question of the call, of another kind (the
+ *   call store keeps a call's approval and its `ask_user` question apart: `questionKind`). The
+ *   answer round's gates take the answer that call's approval got (the executor reads a call's
+ *   answered approval before asking anyone), so nobody is asked again: the approval counts for
+ *   its call only, whose answer round runs once (a replay gets the recorded end), and a new
+ *   call is asked again. Without one (a gate that asks only now), the answer round refuses the
+ *   call: nobody is asked then.
  * - **Client without elicitation:** with `--cockpit` (`waitForAnswers`) and a ledger, the
  *   question waits in the ledger for an answer given in the cockpit (`ledgerQuestionHandler`);
  *   else the call fails at once with {@link cannotAskUserMessage}, which says how to answer.

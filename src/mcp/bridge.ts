@@ -46,10 +46,9 @@ import type { ActionKind } from '../policy/action-kinds.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { TOOL_LOG_LEVELS, type JsonSchema, type SampleRequest, type ToolContext, type ToolLogLevel } from '../types/tool.js';
-import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
+import { checkMcpServers, type McpHttpServerConfig, type McpServerConfig, type McpStdioServerConfig, type OAuthAuthorizer } from './config.js';
 import { assignProxyNames, serverPrefix } from './proxy-names.js';
 import { bridgedDescription, bridgedKind, contentText, upstreamOf } from './bridged-tool.js';
-import type { OAuthAuthorizer } from './oauth.js';
 import { loadClientSdk, type ClientSdk } from './client-sdk.js';
 
 /** Default per-request timeout of a bridged call without progress, in ms (the SDK's default). */
@@ -65,6 +64,22 @@ const MAX_TOOL_PAGES = 100;
 /** Lines of a stdio server's stderr kept for error messages. */
 const STDERR_LINES = 20;
 
+
+/**
+ * A transport of the MCP client SDK (`Transport` of `@modelcontextprotocol/client`: its
+ * `InMemoryTransport`, `StdioClientTransport`, `StreamableHTTPClientTransport`, or one of your
+ * own), as {@link McpBridgeOptions.transportFor} takes it. Declared here by the shape every such
+ * transport has, so that toolgate's types compile without that optional package installed;
+ * pass the SDK's object as it is.
+ */
+export interface McpClientTransport {
+  /** Starts the transport (connects, or spawns the server); the SDK's `Client.connect` calls it. */
+  start(): Promise<void>;
+  /** Sends one JSON-RPC message (the SDK's `JSONRPCMessage`, with its `TransportSendOptions`). */
+  send(message: unknown, options?: unknown): Promise<void>;
+  /** Closes the transport. */
+  close(): Promise<void>;
+}
 
 /** Options of {@link McpBridge.connect}; every option documents its default. */
 export interface McpBridgeOptions {
@@ -83,7 +98,7 @@ export interface McpBridgeOptions {
    * (an in-process server, as tests connect over the SDK's in-memory transport); `undefined`
    * for a server reached as its config says. Default: every server is reached as its config says.
    */
-  transportFor?: (server: string, config: McpServerConfig) => Transport | undefined;
+  transportFor?: (server: string, config: McpServerConfig) => McpClientTransport | undefined;
   /**
    * State folder where servers with `oauth` keep their token files (`mcp-oauth/`, mode 0600;
    * src/mcp/oauth.ts). Default none: such servers fail to start, saying so.
@@ -352,7 +367,8 @@ export class McpBridge {
   private transportFor(conn: ServerConnection, { BridgeOAuthProvider, StdioClientTransport, StreamableHTTPClientTransport, oauthFetch }: ClientSdk): Transport {
     const config = conn.config;
     const given = this.options.transportFor?.(conn.name, config);
-    if (given !== undefined) return given;
+    // A transport of the client SDK, as the option says (its type is declared by shape).
+    if (given !== undefined) return given as Transport;
     if ('url' in config) {
       const http = config as McpHttpServerConfig;
       const requestInit = { headers: { ...(http.headers ?? {}) } };

@@ -104,6 +104,12 @@ export interface McpHttpServerConfig extends McpServerCommon {
   oauth?: true | McpOAuthConfig;
 }
 
+/**
+ * Opens an authorization URL for the person (prints it, starts a browser): resolves once it
+ * was shown; the redirect back arrives at the loopback listener (src/mcp/oauth.ts).
+ */
+export type OAuthAuthorizer = (server: string, authorizationUrl: URL) => Promise<void>;
+
 /** The `oauth` settings of a streamable HTTP server; every field is optional. */
 export interface McpOAuthConfig {
   /** A client registered beforehand with the authorization server (no dynamic registration). Default none. */

@@ -37,13 +37,7 @@ import {
   type StoredOAuthClientInformation, type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
-import type { McpOAuthConfig } from './config.js';
-
-/**
- * Opens an authorization URL for the person (prints it, starts a browser): resolves once it
- * was shown; the redirect back arrives at the loopback listener.
- */
-export type OAuthAuthorizer = (server: string, authorizationUrl: URL) => Promise<void>;
+import type { McpOAuthConfig, OAuthAuthorizer } from './config.js';
 
 /** A server needs the person to authorize toolgate, and this bridge cannot ask (no authorizer). */
 class OAuthLoginNeededError extends Error {

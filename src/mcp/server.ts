@@ -339,11 +339,8 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   const questionHandler = (isModern: boolean, formElicitation: boolean, canAsk: boolean, session: string): QuestionHandler => {
     const ledger = system.executor.ledger;
     if (canAsk) return elicitQuestion(server);
-    if (isModern && formElicitation) {
-      return cannotAsk(ledger === undefined
-        ? 'ask_user: a 2026-07-28 client is asked through an input-required result, which needs the ledger (toolgate mcp without --no-ledger)'
-        : 'ask_user: this call was approved in a first round, and a 2026-07-28 client cannot be asked a question from inside a running call; call ask_user again to be asked');
-    }
+    // With a ledger, a 2026-07-28 client that fills forms is asked in rounds (askInNextRound, below).
+    if (isModern && formElicitation) return cannotAsk('ask_user: a 2026-07-28 client is asked through an input-required result, which needs the ledger (toolgate mcp without --no-ledger)');
     if (options.waitForAnswers === true && ledger !== undefined) return ledgerQuestionHandler(ledger, { workspace: options.workspaceRoot ?? process.cwd(), turn: session });
     return cannotAsk(cannotAskUserMessage(ledger === undefined));
   };
@@ -351,7 +348,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   // The MCP skills extension: listed and read through list_skills and read_skill, as this client's calls.
   if (skills) {
     attachSkills(server, {
-      workspaceRoot, logger, served: (name) => visible(name) !== undefined,
+      workspaceRoot, configEnv: system.configEnv, logger, served: (name) => visible(name) !== undefined,
       run: (name, args, ctx) => run({ name, arguments: args, callId: callIdOf(ctx.mcpReq.id) }, {
         mode: options.mode, scopedWriteDirs: options.scopedWriteDirs, confirm: options.yes === true, signal: ctx.mcpReq.signal,
         confirmationHandler: elicitOrNobody(server, canElicit(ctx), ctx.mcpReq.signal),
@@ -497,9 +494,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       }
     }
     const { callId, session: callSession } = answered?.state ?? retry?.state ?? { callId: firstCallId, session };
-    // The first round of a question: its run asks in an input-required result. (After an
-    // approval's retry, ask_user's run cannot ask: questionHandler says to call it again.)
-    if (questionRounds && rawState === undefined) askUser = askInNextRound(ledger, tool, { callId, session: callSession });
+    // The first round of a question, or the retry that approved its call: the run asks in an
+    // input-required result.
+    if (questionRounds && answered === undefined) askUser = askInNextRound(ledger, tool, { callId, session: callSession });
     let result: ToolExecutionResult;
     const closeSse = ctx.http?.closeSSE;
     const letGo = options.pollAfterMs !== undefined && closeSse !== undefined ? setTimeout(closeSse, options.pollAfterMs) : undefined;
@@ -510,7 +507,8 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
           mode: options.mode,
           scopedWriteDirs: options.scopedWriteDirs,
           confirm: options.yes === true,
-          // A question's retry asks nobody about the call: a gate that asks now refuses it.
+          // A question's retry asks nobody about the call: a gate that asks now takes the answer
+          // of the call's approval round (ask-user.ts), if it had one; else it refuses the call.
           confirmationHandler: answered !== undefined ? null : retry !== undefined ? retry.handler : askInRetry ? suspendForInput : canAsk ? ask : waitForAnswer,
           signal,
           workspaceRoot: options.workspaceRoot,

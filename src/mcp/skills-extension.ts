@@ -47,6 +47,8 @@ const MAX_FILE_CHARS = 64_000;
 export interface SkillsServing {
   /** The workspace whose skills are served (absolute). */
   workspaceRoot: string;
+  /** The environment the user's config folder is found from (the tool system's `configEnv`, as `list_skills` and `read_skill` read it). */
+  configEnv: NodeJS.ProcessEnv;
   /** Is this tool served to this client (`list_skills`, `read_skill`)? */
   served(name: string): boolean;
   /** Run a tool as this client's call, through the tool system (decisions, ledger). */
@@ -57,7 +59,7 @@ export interface SkillsServing {
 
 /** What the skills' catalog module (`tools-ported/skills/skill-catalog.js`) gives. */
 interface CatalogModule {
-  findSkills(options: { workspaceRoot: string }): { skills: Array<{ name: string; folder: string }>; trusted: ReadonlySet<unknown> };
+  findSkills(options: { workspaceRoot: string; env: NodeJS.ProcessEnv }): { skills: Array<{ name: string; folder: string }>; trusted: ReadonlySet<unknown> };
 }
 
 /** The skills' catalog module, loaded by URL as the ported tools are (only when a client lists skills). */
@@ -123,7 +125,7 @@ class ToolSystemSkills implements SkillSource {
   /** The trusted skills' folders by name. */
   private async trustedFolders(): Promise<Map<string, string>> {
     const { findSkills } = (await import(CATALOG_MODULE.href)) as CatalogModule;
-    const catalog = findSkills({ workspaceRoot: this.serving.workspaceRoot });
+    const catalog = findSkills({ workspaceRoot: this.serving.workspaceRoot, env: this.serving.configEnv });
     return new Map(catalog.skills.filter((s) => catalog.trusted.has(s)).map((s) => [s.name, s.folder]));
   }
 }

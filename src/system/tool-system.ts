@@ -54,6 +54,13 @@ export type { ToolFolder } from './tool-folders.js';
  */
 export type ToolSystemConnector = (system: ToolSystem) => Promise<void | (() => void | Promise<void>)>;
 
+/**
+ * The skills' catalog tools (tools-ported/skills/): each call is lent the system's
+ * `configEnv`, so that they read the user's skills from the folder whose skills' tools
+ * `start()` registered and the MCP server offers (not from `process.env`).
+ */
+const SKILL_CATALOG_TOOLS: ReadonlySet<string> = new Set(['list_skills', 'read_skill']);
+
 /** Options of a {@link ToolSystem}; every option documents its default. */
 export interface ToolSystemOptions {
   /** Workspace root every call is confined to. Default: `process.cwd()` when constructed. */
@@ -477,6 +484,7 @@ export class ToolSystem implements ToolCallTarget {
       const tool = this.registry.get(name);
       if (tool !== undefined && !existsFor(tool, this.selection)) return this.notSelected(call, name);
       if (tool?.domain === MEMORY_DOMAIN) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ memory: this.memoryStore() }));
+      if (tool !== undefined && SKILL_CATALOG_TOOLS.has(tool.name)) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ configEnv: this.configEnv }));
       if (tool?.domain === TASK_DOMAIN && this.tasks !== undefined) rest.client = withServices(rest.client, (servicesOf(rest.client) ?? new CallerServices({})).with({ tasks: this.tasks.forCaller(options) }));
       const range = call.version ?? this.versions.rangeFor(agent, name);
       if (range !== call.version) request = { ...call, version: range };

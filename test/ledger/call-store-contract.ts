@@ -235,6 +235,29 @@ export function callStoreContract(name: string, factory: CallStoreFactory): void
       assert.deepEqual((await a.pendingApprovals()).map((p) => p.id), [asked]);
     });
 
+    it('a call\'s approval and its ask_user question are two threads: each kind asked once, the approval\'s answer read past the question', async () => {
+      const store = await open();
+      await store.record(call('k1'));
+      const approval = await store.ask(call('k1'), { tool: 'ask_user', ask: { decider: 'approval_mode', reason: 'always-ask' } });
+      await store.answer(approval, 'allow_once', 'handler');
+      // The approved run asks the person its question: a new question, not the answered approval.
+      await store.claim(call('k1'));
+      const question = await store.ask(call('k1'), { kind: 'question', tool: 'ask_user', question: 'Which color?' });
+      assert.notEqual(question, approval);
+      assert.equal(await store.ask(call('k1'), { kind: 'question', tool: 'ask_user', question: 'Which color?' }), question, 'the call keeps its open question');
+      assert.equal(await store.ask(call('k1'), { tool: 'ask_user' }), approval, 'and its approval');
+      // The gates of the answer round read the approval's answer, not the open question's.
+      assert.equal(await store.answeredQuestion('k1', 's1'), 'allow_once');
+      assert.deepEqual(await store.answer(question, JSON.stringify({ reply: 'blue' }), 'mcp retry'), { answer: JSON.stringify({ reply: 'blue' }), first: true });
+      assert.equal(await store.answeredQuestion('k1', 's1'), 'allow_once');
+      assert.deepEqual((await store.approval(question))?.request, { kind: 'question', tool: 'ask_user', question: 'Which color?' });
+      // A call with only an ask_user question has no approval answered.
+      await store.record(call('k2'));
+      const only = await store.ask(call('k2'), { kind: 'question', tool: 'ask_user', question: 'Anyone?' });
+      await store.answer(only, JSON.stringify({ reply: 'yes' }), 'cockpit:1');
+      assert.equal(await store.answeredQuestion('k2', 's1'), undefined);
+    });
+
     it('a question answered while its asker lived, never acted on before it died, stays listed with its answer', async () => {
       const question = orphan('answered', 'a1');
       const store = await open();

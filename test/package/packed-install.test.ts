@@ -5,7 +5,8 @@
  * `npx toolgate call` (and its refusal of a path outside the workspace), the `ToolSystem`
  * snippet, the OpenAI request loop against a loopback stand-in, and the MCP client config.
  * Without the optional packages, their features name them (the MCP bridge without
- * `@modelcontextprotocol/client` included); with the client SDK added, the bridge works.
+ * `@modelcontextprotocol/client` included), and the package's types compile with
+ * `skipLibCheck: false`; with the client SDK added, the bridge works.
  *
  * The install is offline: the project's lock file is derived from ours (the tarball plus our
  * runtime dependencies, whose tarballs `npm ci` left in npm's cache), so nothing but loopback
@@ -19,7 +20,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startOpenAIFixture, turn, type OpenAIFixture } from '../openai-fixture.js';
-import { du, exec, installPacked, packEnabled, readmeBlocks, type PackedProject } from './packed-project.js';
+import { compileAgainstPackage, du, exec, installPacked, packEnabled, readmeBlocks, type PackedProject } from './packed-project.js';
 
 const skip = packEnabled ? false : 'installs a packed tarball (about two minutes); set TOOLGATE_PACK=1';
 
@@ -96,6 +97,20 @@ describe('the packed package, installed as a user installs it', { skip }, () => 
     assert.equal(bridged.code, 1, bridged.stdout + bridged.stderr);
     assert.match(bridged.stderr, /unavailable: the MCP bridge .* needs the package `@modelcontextprotocol\/client`.*npm install @modelcontextprotocol\/client/);
     // `toolgate mcp` serves without it (the MCP client config at the end of this file starts it).
+  });
+
+  it('its types compile with skipLibCheck false before any optional peer is added (the MCP bridge\'s options included)', async () => {
+    for (const absent of ['@modelcontextprotocol/client', '@opentelemetry/api', 'ai', '@openai/agents', '@langchain/core', '@types/better-sqlite3']) {
+      assert.equal(fs.existsSync(path.join(project, 'node_modules', absent)), false, `${absent} is installed`);
+    }
+    // In the user's project (its node_modules), removed after: the README's tsconfig compiles every file there.
+    const folder = path.join(project, 'types-check');
+    try {
+      const { code, out } = await compileAgainstPackage(folder);
+      assert.equal(code, 0, out);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('bridges another MCP server once @modelcontextprotocol/client is added', async () => {

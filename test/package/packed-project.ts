@@ -51,6 +51,41 @@ function lockClosure(lock: Lock, names: string[]): string[] {
   return [...seen];
 }
 
+/**
+ * A TypeScript project in `folder` that imports the package's main entries (`toolgate`,
+ * `toolgate/tool`, `toolgate/internal`) and the MCP bridge's options from the `toolgate` its
+ * `node_modules` holds, checked with `skipLibCheck: false` (the TypeScript and `@types/node` of
+ * this repository); `source` replaces the file's text. `tsc`'s exit code and what it printed.
+ */
+export async function compileAgainstPackage(folder: string, source?: string, compilerOptions: Record<string, unknown> = {}): Promise<{ code: number; out: string }> {
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true,
+      types: ['node'], typeRoots: [path.join(REPO_ROOT, 'node_modules/@types')], ...compilerOptions,
+    },
+    files: ['index.ts'],
+  }));
+  fs.writeFileSync(path.join(folder, 'index.ts'), source ?? [
+    "import * as toolgate from 'toolgate';",
+    "import * as tool from 'toolgate/tool';",
+    "import * as internal from 'toolgate/internal';",
+    "import type { McpBridgeOptions, McpClientTransport, OAuthAuthorizer } from 'toolgate';",
+    'const transport: McpClientTransport = { start: async () => undefined, send: async () => undefined, close: async () => undefined };',
+    'const authorizer: OAuthAuthorizer = async () => undefined;',
+    'export const options: McpBridgeOptions = { transportFor: () => transport, oauthAuthorizer: authorizer };',
+    'export const used = [toolgate.ToolSystem, tool, internal];',
+    '',
+  ].join('\n'));
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', folder], { cwd: folder, maxBuffer: 16 << 20 });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === 'number' ? failed.code : 1, out: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
 /** Sizes in KiB (`du -sk`) of `paths`, in order. */
 export async function du(paths: string[]): Promise<number[]> {
   const { stdout } = await run('du', ['-sk', ...paths]);

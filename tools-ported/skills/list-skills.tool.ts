@@ -1,5 +1,5 @@
 import { tool, type Tool, type ToolContext } from '../../src/tool.js';
-import { findSkills } from './skill-catalog.js';
+import { configEnvOf, findSkills } from './skill-catalog.js';
 
 /** Arguments of list_skills (none). */
 export interface ListSkillsInput {}
@@ -13,7 +13,7 @@ export interface ListSkillsInput {}
 @tool({ name: 'list_skills', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['skills', 'ported'], runner: 'main', timeoutMs: 30_000 })
 export class ListSkillsTool implements Tool<ListSkillsInput, string> {
   async run(_args: ListSkillsInput, ctx: ToolContext): Promise<string> {
-    const catalog = findSkills({ workspaceRoot: ctx.workspace.realRoot });
+    const catalog = findSkills({ workspaceRoot: ctx.workspace.realRoot, env: configEnvOf(ctx) });
     const lines = catalog.skills.map((s) => {
       const tools = s.tools.length === 0 ? '' : catalog.trusted.has(s) ? ` [tools: ${s.tools.map((t) => t.name).join(', ')}]` : ' [its tools are not available: untrusted workspace skill; read_skill says how the user can trust it]';
       return `- ${s.name} (${s.origin}): ${s.description}${tools}`;

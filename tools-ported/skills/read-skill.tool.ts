@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { tool, ToolExecutionError, type Tool, type ToolContext } from '../../src/tool.js';
-import { findSkills, untrustedReason, type SkillCatalog } from './skill-catalog.js';
+import { configEnvOf, findSkills, untrustedReason, type SkillCatalog } from './skill-catalog.js';
 import { SKILL_LIMITS, snakeName, type Skill } from './skill-file.js';
 import { SKILL_TOOLS_DOMAIN } from './skill-tools.js';
 
@@ -36,7 +36,7 @@ export const READ_SKILL_MAX_CHARS = 64_000;
 @tool({ name: 'read_skill', version: '1.0.0', kind: 'file_read', readOnly: true, tags: ['skills', 'ported'], runner: 'main', timeoutMs: 30_000, maxOutputLength: 64_000 })
 export class ReadSkillTool implements Tool<ReadSkillInput, string> {
   async run(args: ReadSkillInput, ctx: ToolContext): Promise<string> {
-    const catalog = findSkills({ workspaceRoot: ctx.workspace.realRoot });
+    const catalog = findSkills({ workspaceRoot: ctx.workspace.realRoot, env: configEnvOf(ctx) });
     const id = snakeName(args.name.trim());
     const skill = catalog.skills.find((s) => s.name === args.name.trim() || s.id === id);
     if (skill === undefined) {

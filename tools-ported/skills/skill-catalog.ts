@@ -24,6 +24,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ownStateFolders } from '../../src/internal.js';
+import type { ToolContext } from '../../src/tool.js';
 import { readSkill, SKILL_LIMITS, SkillFileError, type Skill } from './skill-file.js';
 import { snapshotSkillFolder, SNAPSHOT_LIMITS, type SkillSnapshot } from './skill-snapshot.js';
 
@@ -67,6 +68,16 @@ export interface FindSkillsOptions {
   readonly workspaceRoot?: string;
   /** Environment for `XDG_CONFIG_HOME` and `HOME`. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The environment a call of a catalog tool (`list_skills`, `read_skill`) finds the user's
+ * config folder from: the one its tool system lent it (its `configEnv`, through the call's
+ * caller services, read here by shape), else `process.env`.
+ */
+export function configEnvOf(ctx: Pick<ToolContext, 'client'>): NodeJS.ProcessEnv {
+  const env = (ctx.client?.services as { configEnv?: unknown } | undefined)?.configEnv;
+  return env !== null && typeof env === 'object' ? env as NodeJS.ProcessEnv : process.env;
 }
 
 /** The file of the user's config folder that names the workspaces whose skills are trusted. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ApprovalRecord, CallKey, CountedAnswer, NewCall } from '../call-store.js';
+import { questionKind, type ApprovalRecord, type CallKey, type CountedAnswer, type NewCall } from '../call-store.js';
 import { callTopic, questionTopic } from '../waits.js';
 import type { PgCalls } from './calls.js';
 import { NOW_MS, type PgDatabase } from './database.js';
@@ -22,7 +22,9 @@ export class PgQuestions {
     const id = await this.db.tx(async (q, notify) => {
       const callRow = await this.calls.rowOf(q, call, notify, true, granted);
       if (callRow === undefined) throw new Error(`call store: call ${call.callId} of session ${call.session} is not recorded`);
-      const [last] = await q<{ id: number; answer: string | null }>('SELECT id, answer FROM approvals WHERE call = $1 ORDER BY id DESC LIMIT 1', [callRow]);
+      const kind = questionKind(request);
+      const asked = await q<{ id: number; answer: string | null; request: string }>('SELECT id, answer, request FROM approvals WHERE call = $1 ORDER BY id DESC', [callRow]);
+      const last = asked.find((row) => questionKind(row.request) === kind);
       if (last !== undefined && last.answer !== 'cancelled') return last.id;
       const [row] = await q<{ id: number }>(`INSERT INTO approvals (call, request, asked_at) VALUES ($1, $2, ${NOW_MS}) RETURNING id`, [callRow, JSON.stringify(request)]);
       await this.calls.event(q, callRow, 'asked', { approval: row!.id });
@@ -50,8 +52,9 @@ export class PgQuestions {
 
   async answeredQuestion(callId: string, session: string): Promise<string | undefined> {
     await this.settle();
-    const [row] = await this.db.read<{ answer: string | null }>(
-      'SELECT a.answer FROM approvals a JOIN calls c ON c.id = a.call WHERE c.call_id = $1 AND c.session = $2 ORDER BY a.id DESC LIMIT 1', [callId, session]);
+    const rows = await this.db.read<{ answer: string | null; request: string }>(
+      'SELECT a.answer, a.request FROM approvals a JOIN calls c ON c.id = a.call WHERE c.call_id = $1 AND c.session = $2 ORDER BY a.id DESC', [callId, session]);
+    const row = rows.find((r) => questionKind(r.request) === 'approval');
     return row === undefined || row.answer === null || row.answer === 'cancelled' ? undefined : row.answer;
   }
 

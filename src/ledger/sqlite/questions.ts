@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ApprovalRecord, CallKey, CountedAnswer, NewCall, QuestionBook } from '../call-store.js';
+import { questionKind, type ApprovalRecord, type CallKey, type CountedAnswer, type NewCall, type QuestionBook } from '../call-store.js';
 import type { SqliteCalls } from './calls.js';
 import type { Connection } from './database.js';
 import { approvalOf, type ApprovalRow, type Synchronous } from './rows.js';
@@ -16,7 +16,8 @@ function statements(db: Connection, leases: boolean) {
     leases ? 'calls.owner_host, calls.lease_expires_at' : 'NULL AS owner_host, NULL AS lease_expires_at'}`;
   return {
     insertApproval: db.prepare('INSERT INTO approvals (call, request, asked_at) VALUES (?, ?, ?)'),
-    approvalOfCall: db.prepare<[number], { id: number }>('SELECT id FROM approvals WHERE call = ? ORDER BY id DESC LIMIT 1'),
+    // A call's questions, newest first (a handful at most: its approval, and an ask_user question).
+    questionsOfCall: db.prepare<[number], { id: number; answer: string | null; request: string }>('SELECT id, answer, request FROM approvals WHERE call = ? ORDER BY id DESC'),
     answerApproval: db.prepare('UPDATE approvals SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answer IS NULL'),
     answerOf: db.prepare<[number], { answer: string | null; call: number }>('SELECT answer, call FROM approvals WHERE id = ?'),
     approval: db.prepare<[number], ApprovalRow>(`${question} FROM approvals JOIN calls ON calls.id = approvals.call WHERE approvals.id = ?`),
@@ -43,8 +44,9 @@ export class SqliteQuestions implements Synchronous<Omit<QuestionBook, 'pollMs'>
     return this.writes.immediate(() => {
       const id = this.calls.rowOf(call, now);
       if (id === undefined) throw new Error(`ledger: call ${call.callId} of session ${call.session} is not recorded`);
-      const last = this.sql.approvalOfCall.get(id);
-      if (last !== undefined && this.sql.answerOf.get(last.id)!.answer !== 'cancelled') return last.id;
+      const kind = questionKind(request);
+      const last = this.sql.questionsOfCall.all(id).find((q) => questionKind(q.request) === kind);
+      if (last !== undefined && last.answer !== 'cancelled') return last.id;
       const question = Number(this.sql.insertApproval.run(id, JSON.stringify(request), now).lastInsertRowid);
       this.calls.event(id, now, 'asked', { approval: question });
       return question;
@@ -68,8 +70,7 @@ export class SqliteQuestions implements Synchronous<Omit<QuestionBook, 'pollMs'>
     this.writes.flush();
     const id = this.calls.idOf(callId, session);
     if (id === undefined) return undefined;
-    const last = this.sql.approvalOfCall.get(id);
-    const answer = last === undefined ? undefined : this.sql.answerOf.get(last.id)!.answer;
+    const answer = this.sql.questionsOfCall.all(id).find((q) => questionKind(q.request) === 'approval')?.answer;
     return answer === null || answer === 'cancelled' ? undefined : answer;
   }
 
