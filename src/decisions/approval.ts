@@ -211,13 +211,25 @@ async function handlerAnswer(request: ConfirmationRequest, handler: Confirmation
     return { failed: `it answered ${JSON.stringify(said)?.slice(0, 50) ?? String(said)}, not an answer` };
   } catch (error) {
     if (isSuspension(error)) throw error; // the caller's framework pauses: not an answer
+    if (error instanceof NoAnswerError) return { failed: error.message.slice(0, 500), unanswered: true };
     logger.warn({ event: 'confirmation_handler_failed', tool: request.tool, callId: request.callId, err: (error as Error)?.message }, 'confirmation handler threw; treating as no');
     return { failed: String((error as Error)?.message ?? error).slice(0, 500) };
   }
 }
 
-/** What {@link handlerAnswer} gives for a handler that failed (what went wrong): a refusal nobody remembers, and no person's no. */
-interface Failed { readonly failed: string }
+/**
+ * What {@link handlerAnswer} gives for a handler that failed (what went wrong): a refusal nobody
+ * remembers, and no person's no. `unanswered`: it gave up waiting ({@link NoAnswerError}).
+ */
+interface Failed { readonly failed: string; readonly unanswered?: boolean }
+
+/**
+ * What a confirmation handler throws (or rejects with) when its wait for a person ran out
+ * (the MCP server's wait for an answer given elsewhere): nobody answered, so the call is
+ * refused with `CONFIRMATION_REQUIRED`, as when nobody can be asked, not `CONFIRMATION_DENIED`:
+ * nobody said no, and nothing remembers it.
+ */
+export class NoAnswerError extends Error {}
 
 /**
  * Store the question, then take whichever answer comes first: the handler's (recorded with a
@@ -269,7 +281,7 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
       let counted: string = recorded;
       looking = true; // no look while the handler's answer is stored: the store then says which counts
       try {
-        counted = (await questions.settle(id, recorded, failed ? `${BY_HANDLER} (failed)` : BY_HANDLER)) ?? recorded;
+        counted = (await questions.settle(id, recorded, failed ? `${BY_HANDLER} (${answer.unanswered === true ? 'no answer' : 'failed'})` : BY_HANDLER)) ?? recorded;
       } catch (error) {
         // The answer could not be stored: it still decides this call (the question stays open
         // in the store, for a later look by a person).
@@ -295,6 +307,9 @@ async function askDurably(request: ConfirmationRequest, handler: ConfirmationHan
  */
 function decisionOf(given: string | Failed, request: ConfirmationRequest, by: string): Decision {
   if (typeof given === 'object') {
+    if (given.unanswered === true) {
+      return deny(NAME, 'CONFIRMATION_REQUIRED', `Confirmation required: ${request.tool} needs the user's approval before it runs, and nobody answered (${given.failed}). Repeating the call will not help unless the user approves it: tell the user what you want to do and why.`);
+    }
     return deny(NAME, 'CONFIRMATION_DENIED', `Confirmation denied: nobody approved this ${request.tool} call (the confirmation handler failed: ${given.failed}). Do not retry it unchanged; ask the user or take another approach.`);
   }
   const answer = (APPROVAL_ANSWERS as readonly string[]).includes(given) ? offered(given as ApprovalAnswer, request.offers) : 'deny';

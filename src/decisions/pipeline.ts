@@ -81,6 +81,17 @@ const NO_DECISIONS: readonly Decision[] = Object.freeze([]);
 /** The shared result of a call nobody objected to (never written to). */
 const ALLOWED: Decided = Object.freeze({ final: Object.freeze({ verdict: 'allow', decider: 'pipeline', reason: 'no decider objected' }), trail: Object.freeze([]) as readonly Decision[] });
 
+/**
+ * `reason` followed by the reason of every `allow` in `trail` that lifts nothing (not a grant,
+ * a remembered answer or a write confinement: a workspace policy file's allow rule, an allow
+ * of a command too long to show), so the question says why a rule that matched did not settle it.
+ */
+function withUnlifted(reason: string, trail: readonly Decision[]): string {
+  const unlifted = trail.filter((d) => d.verdict === 'allow' && d.grants !== true && d.answersAsk !== true && d.writeRoots === undefined);
+  if (unlifted.length === 0) return reason;
+  return `${reason.replace(/[\s.]*$/, '')}. ${unlifted.map((d) => `Note: ${d.reason.replace(/[\s.]*$/, '')}.`).join(' ')}`;
+}
+
 /** Runs the deciders in order. One per executor. */
 export class DecisionPipeline {
   /**
@@ -151,7 +162,7 @@ export class DecisionPipeline {
     const request: ConfirmationRequest = {
       tool: tool.name, version: tool.version, arguments: frozenCopy(call.args), callId: call.callId, description: tool.description,
       paths: call.paths.map((p) => workspace.relative(p.real)),
-      ask: asked.rule === undefined ? { decider: asked.decider, reason: asked.reason } : { decider: asked.decider, reason: asked.reason, rule: asked.rule },
+      ask: asked.rule === undefined ? { decider: asked.decider, reason: withUnlifted(asked.reason, trail) } : { decider: asked.decider, reason: withUnlifted(asked.reason, trail), rule: asked.rule },
       offers: fresh ? ONCE_ONLY : this.offers(call),
       ...(tool.commandArguments.length === 0 ? {} : { commandArguments: [...tool.commandArguments] }),
     };

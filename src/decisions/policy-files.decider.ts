@@ -15,8 +15,9 @@
  * - an `ask` rule: `ask`, settled by a person or a remembered answer to this exact request;
  * - an `allow` rule of the user's file: `allow` with `grants`, which lifts the default
  *   question of the tool and of the approval mode (never a protected path's, another rule's
- *   `ask` or `always-ask`); an `allow` of the workspace's file is no opinion: a repository's
- *   file only narrows, so it lifts no question;
+ *   `ask` or `always-ask`); an `allow` of the workspace's file is an `allow` without
+ *   `grants`: a repository's file only narrows, so it lifts no question, and its reason (shown
+ *   by `--explain` and added to the question the call is asked) says so and names the user's file;
  * - `always_ask = true` in either file: every call that is not denied asks afresh.
  * The workspace file is the one of the call's workspace: one {@link PolicySet} per workspace
  * is kept (at most {@link MAX_WORKSPACES}, the least recently used forgotten first).
@@ -85,7 +86,7 @@ export class PolicyFilesDecider implements Decider {
     const { input, incomplete } = policyInput(call);
     // Checked now (a stat per file), and marked as checked for this call: its later looks (its commands' paths, its path filter) use the same states.
     const said = set.decide(input, { call, recheck: true });
-    const decided = decisionOf(said, call);
+    const decided = decisionOf(said, call, this.options.userFile);
     if (decided?.verdict === 'deny' || (decided?.verdict === 'ask' && decided.fresh === true)) return decided;
     if (call.commands.length !== 0) {
       const named = namedByCommands(set, call);
@@ -322,7 +323,7 @@ function pathRuleThatCouldMatch(set: PolicySet, call: object): PolicyRule | unde
 }
 
 /** The pipeline's decision for what the policy files said. */
-function decisionOf(said: PolicyDecision, call: PreparedCall): Decision | undefined {
+function decisionOf(said: PolicyDecision, call: PreparedCall, userFile: string | undefined): Decision | undefined {
   const { rule, error } = said;
   const source = rule !== undefined ? { file: rule.file, line: rule.line } : error !== undefined && error.line !== undefined ? { file: error.file, line: error.line } : undefined;
   const named = (d: Decision): Decision => (source === undefined ? d : { ...d, source });
@@ -335,8 +336,10 @@ function decisionOf(said: PolicyDecision, call: PreparedCall): Decision | undefi
     case 'allow':
       if (said.fresh) return named({ verdict: 'ask', decider: NAME, reason: `${said.reason}, but always_ask is set, so every call is put to the user`, rule: ruleId, fresh: true });
       // A repository's file only narrows: its allow lifts no question the user's policy (or
-      // the approval mode, or the tool) would ask. Only the user's own allow grants.
-      if (said.layer !== 'user') return undefined;
+      // the approval mode, or the tool) would ask. Only the user's own allow grants. Said as an
+      // allow that grants nothing, so `--explain` shows it and a question the call is asked
+      // tells why the rule did not settle it (`pipeline.ts`).
+      if (said.layer !== 'user') return named({ verdict: 'allow', decider: NAME, reason: workspaceAllowReason(said.reason, userFile), rule: ruleId });
       // A command too long to show whole: nobody read what the rule would grant, so it grants
       // nothing and the call is put to the user as without the rule (the prompt offers the whole view).
       if (commandBeyondView(call.args, call.tool.commandArguments) !== undefined) {
@@ -346,5 +349,29 @@ function decisionOf(said: PolicyDecision, call: PreparedCall): Decision | undefi
     default:
       if (said.fresh) return { verdict: 'ask', decider: NAME, reason: `always_ask is set in a policy file, so every ${call.tool.name} call is put to the user`, rule: 'always_ask', fresh: true };
       return undefined;
+  }
+}
+
+/**
+ * Why a workspace file's allow rule lifts no question (`said` names the rule by file:line),
+ * and where an allow that would is written: the user's own policy file (its real path when it exists).
+ */
+function workspaceAllowReason(said: string, userFile: string | undefined): string {
+  const own = userFile === undefined
+    ? 'no policy file of your own is read here (the executor\'s policy option names none)'
+    : `put that allow rule in your own policy file, ${realOrGiven(userFile)}`;
+  return `${said}, but that rule is in the workspace's policy file, whose allow rules lift no question (a repository's file may only deny or ask: it must not grant itself); to let such a call run without asking, ${own}`;
+}
+
+/** The real path of `file` (links resolved; of its folder when the file does not exist yet), else `file` as given. */
+function realOrGiven(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    try {
+      return path.join(fs.realpathSync(path.dirname(file)), path.basename(file));
+    } catch {
+      return file;
+    }
   }
 }

@@ -138,6 +138,23 @@ export class PathTraversalError extends ToolgateError {
   }
 }
 
+/** Workspace escapes refused before their call ran (see {@link refusedBeforeRun}). */
+const NOT_RUN = new WeakSet<PathTraversalError>();
+
+/**
+ * Marks `error` as thrown by the executor's check of a call's arguments, before the tool ran
+ * (returns it). Internal: the MCP server reads it to say the call had no side effects.
+ */
+export function markRefusedBeforeRun(error: PathTraversalError): PathTraversalError {
+  NOT_RUN.add(error);
+  return error;
+}
+
+/** Whether `error` was marked by {@link markRefusedBeforeRun}; otherwise the tool may have acted before finding the escape. */
+export function refusedBeforeRun(error: PathTraversalError): boolean {
+  return NOT_RUN.has(error);
+}
+
 /**
  * A path argument is malformed (empty, NUL byte, not a string). Reported as an
  * `INVALID_PATH` result, not thrown to the caller.

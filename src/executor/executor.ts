@@ -16,7 +16,7 @@
 import crypto from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
+import { markRefusedBeforeRun, PathTraversalError, ToolgateOptionError, type ToolErrorCode } from '../errors/errors.js';
 import { OutputStore } from '../closeout/output-store.js';
 import { byStopPriority, failedResult, requestedCallId, requestedName, resultOf, toolFailure } from '../closeout/results.js';
 import { ANSWER_STEP, isSuspension } from '../decisions/approval.js';
@@ -244,6 +244,7 @@ export class ToolExecutor {
     try {
       failure = prepareCall(state, given, this.settings); // one settings object for every call
     } catch (error) {
+      if (error instanceof PathTraversalError) markRefusedBeforeRun(error);
       if (!(error instanceof PathTraversalError) || !record) throw error;
       this.log.traversal(error, state.tool, state.callId);
       if (this.journal === undefined) throw error;

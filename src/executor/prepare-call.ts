@@ -8,6 +8,7 @@
 import type { ResolvedPath } from '../decisions/decision.js';
 import { PathTraversalError, type ToolErrorCode } from '../errors/errors.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
+import { schemaFileOf } from '../registry/schema-origin.js';
 import type { SandboxPolicy } from '../sandbox/bubblewrap.js';
 import { dropNullOptionals, pathValues } from '../schema/path-arguments.js';
 import { checkJsonData, copyJsonData, isPlainObject, MAX_ARGUMENT_VALUES, parseArguments, textHasTooManyValues, textTooLarge, TOO_LARGE, TOO_MANY_VALUES } from './arguments.js';
@@ -69,7 +70,7 @@ export function prepareCall(state: CallState, given: unknown, settings: PrepareS
   }
   const args = dropNullOptionals(tool.inputSchema, value) as Record<string, unknown>;
   const problem = tool.validateInput(args);
-  if (problem !== undefined) return invalid(tool, `${problem}. Expected ${signatureOf(tool)}`);
+  if (problem !== undefined) return invalid(tool, `${problem}. Expected ${signatureOf(tool)}${staleSchemaHint(tool, problem)}`);
   state.args = args;
   state.workspaceRoot = state.options.workspaceRoot ?? settings.workspaceRoot ?? process.cwd();
   state.sandbox = settings.sandbox;
@@ -89,6 +90,17 @@ export function prepareCall(state: CallState, given: unknown, settings: PrepareS
     state.paths = resolved;
   }
   return undefined;
+}
+
+/**
+ * For an unknown argument of a user's tool whose schema was read from a generated schema file:
+ * where the schema comes from, and that `toolgate schemas` regenerates it (a file left stale
+ * after the tool's types gained a property refuses the new argument). `''` otherwise.
+ */
+function staleSchemaHint(tool: RegisteredTool, problem: string): string {
+  const file = / an unknown argument '/.test(problem) ? schemaFileOf(tool) : undefined;
+  if (file === undefined) return '';
+  return ` (${tool.name}'s JSON Schema comes from the generated schema file ${file}; if the tool's types changed since, run \`toolgate schemas\` to regenerate it, then restart)`;
 }
 
 function invalid(tool: RegisteredTool, problem: string): PrepareFailure {

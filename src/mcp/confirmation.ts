@@ -7,7 +7,7 @@
  * @module
  */
 import type { Server } from '@modelcontextprotocol/server';
-import type { ApprovalAnswer, ConfirmationContext, ConfirmationHandler, ConfirmationRequest } from '../decisions/approval.js';
+import { NoAnswerError, type ApprovalAnswer, type ConfirmationContext, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { indentLines, shownArguments, visibleText } from '../decisions/shown-arguments.js';
 
@@ -40,11 +40,17 @@ export function cannotAskMessage(tool: string): string {
 }
 
 /** Where a person answers question `id` (a number, or `ID` in general advice): the command, and the cockpit when one runs. */
-function whereToAnswer(id: number | 'ID', cockpitUrl: string | undefined): string {
+function whereToAnswer(id: number | 'ID', cockpitUrl: string | undefined, workspace: string): string {
   const cockpit = cockpitUrl === undefined
     ? ' (or restart `toolgate mcp` with --cockpit to answer such questions in the browser)'
     : `, or in the cockpit at ${cockpitUrl} (its login address, with a code, is on toolgate's stderr)`;
-  return `run \`toolgate approvals allow ${id}\` (or \`toolgate approvals deny ${id}\`) in a terminal, with the same --workspace (and --state-dir) as this server${cockpit}`;
+  const at = `--workspace ${shellWord(workspace)}`;
+  return `run \`toolgate approvals allow ${id} ${at}\` (or \`toolgate approvals deny ${id} ${at}\`) in a terminal (with this server's --state-dir too, if it was given one)${cockpit}`;
+}
+
+/** `word` as one shell word: bare when it holds only safe characters, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Milliseconds as text: `300 ms`, `45 s`. */
@@ -53,15 +59,15 @@ function duration(ms: number): string {
 }
 
 /** What the model and the person are told while question `id` waits for an answer given elsewhere. */
-function waitingMessage(tool: string, id: number, waitMs: number | undefined, cockpitUrl: string | undefined): string {
+function waitingMessage(tool: string, id: number, waitMs: number | undefined, cockpitUrl: string | undefined, workspace: string): string {
   const bound = waitMs === undefined ? '' : ` for up to ${duration(waitMs)}`;
-  return `toolgate: ${tool} requires confirmation, and this MCP client cannot ask the person (no elicitation); question ${id} waits${bound}. To answer it, ${whereToAnswer(id, cockpitUrl)}.`;
+  return `toolgate: ${tool} requires confirmation, and this MCP client cannot ask the person (no elicitation); question ${id} waits${bound}. To answer it, ${whereToAnswer(id, cockpitUrl, workspace)}.`;
 }
 
 /** The result text of a call whose question nobody answered in time: the call did not run. */
-export function unansweredMessage(tool: string, id: number, waitMs: number, cockpitUrl: string | undefined): string {
+export function unansweredMessage(tool: string, id: number, waitMs: number, cockpitUrl: string | undefined, workspace: string): string {
   return `${tool} requires confirmation, and nobody answered question ${id} within ${duration(waitMs)}, so the call did not run (this MCP client cannot ask the person: no elicitation). `
-    + `Tell the person: while such a call waits, ${whereToAnswer('ID', cockpitUrl)} (\`toolgate approvals\` lists the waiting questions and their ids); then call again. `
+    + `Tell the person: while such a call waits, ${whereToAnswer('ID', cockpitUrl, workspace)} (\`toolgate approvals\` lists the waiting questions and their ids); then call again. `
     + 'Or restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
 }
 
@@ -77,23 +83,24 @@ export interface ElsewhereWait {
  * A confirmation handler for a client that cannot be asked: it finds the call's question in
  * the ledger (the executor stores it before asking), tells the model and the person how to
  * answer it (`tell`), then waits: the executor takes an answer given elsewhere as soon as it
- * is stored. After `waitMs` (when given) the handler fails, which refuses this call without
- * remembering a no; `wait.timedOut` says so. An aborted `signal` ends the wait.
+ * is stored. After `waitMs` (when given) the handler fails with {@link NoAnswerError}, which
+ * refuses this call with `CONFIRMATION_REQUIRED` (nobody said no, nothing remembers it);
+ * `wait.timedOut` says so. An aborted `signal` ends the wait.
  */
 export function answerElsewhere(
-  ledger: CallStore, session: string, signal: AbortSignal, wait: ElsewhereWait, tell: (text: string) => void, waitMs: number | undefined, cockpitUrl: string | undefined,
+  ledger: CallStore, session: string, signal: AbortSignal, wait: ElsewhereWait, tell: (text: string) => void, waitMs: number | undefined, cockpitUrl: string | undefined, workspace: string,
 ): ConfirmationHandler {
   return async (request) => {
     const question = (await ledger.pendingApprovals()).find((q) => q.callId === request.callId && q.session === session && q.answer === undefined);
     if (question !== undefined) {
       wait.questionId = question.id;
-      tell(waitingMessage(request.tool, question.id, waitMs, cockpitUrl));
+      tell(waitingMessage(request.tool, question.id, waitMs, cockpitUrl, workspace));
     }
     return new Promise<ApprovalAnswer>((_resolve, reject) => {
       if (waitMs === undefined) return; // answered elsewhere, or the call is cancelled
       const timer = setTimeout(() => {
         wait.timedOut = true;
-        reject(new Error(`nobody answered within ${waitMs} ms`));
+        reject(new NoAnswerError(`nobody answered within ${waitMs} ms`));
       }, waitMs);
       signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
     });

@@ -55,8 +55,9 @@ import crypto from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type CreateTaskResult, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import * as z from 'zod/v4';
-import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
-import { ERROR_CODES } from '../errors/error-codes.js';
+import { PathTraversalError, refusedBeforeRun, ToolgateOptionError } from '../errors/errors.js';
+import { failedResult } from '../closeout/results.js';
+import { ERROR_CODES, type ToolErrorCode } from '../errors/error-codes.js';
 import type { ApprovalAnswer, ConfirmationHandler } from '../decisions/approval.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
@@ -425,7 +426,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       client.progress?.(0, undefined, text);
     };
     const waitMs = options.waitForAnswers === true ? undefined : options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
-    const waitForAnswer: ConfirmationHandler | null = ledger === undefined ? null : answerElsewhere(ledger, session, signal, elsewhere, tell, waitMs, options.cockpitUrl);
+    const waitForAnswer: ConfirmationHandler | null = ledger === undefined ? null : answerElsewhere(ledger, session, signal, elsewhere, tell, waitMs, options.cockpitUrl, workspaceRoot);
     let askFailed: string | undefined;
     const ask: ConfirmationHandler = async (req, context) => {
       asked = true;
@@ -534,7 +535,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       }
       if (error instanceof PathTraversalError) {
         logger.warn({ event: 'mcp_path_traversal', tool: name, path: error.path }, 'path traversal refused');
-        return { content: [{ type: 'text', text: `Error: ${error.message}` }], isError: true, _meta: { 'toolgate/errorCode': 'PATH_TRAVERSAL' } };
+        // A result like any other error's (outcome, side effects): refused before the tool ran, unless the tool found the escape itself.
+        const refused = failedResult('PATH_TRAVERSAL', error.message, { tool: tool.name, version: tool.version, callId, stopReason: refusedBeforeRun(error) ? 'not_run' : 'error', readOnly: tool.readOnly });
+        return toCallToolResult(tool, refused) as CallToolResult;
       }
       throw error;
     } finally {
@@ -543,18 +546,19 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw invalidParams(result.error ?? `Unknown tool: ${name}`);
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && answered !== undefined) {
       const text = `Error: ${tool.name} did not run: a gate asks for approval of this call now (an approval mode or a rule changed since its question was asked), and the round that carries the answer asks nobody; the answer was not used.`;
-      return { content: [{ type: 'text', text }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+      return reworded(tool, result, text);
+    }
+    // (Before the next: the wait for an answer elsewhere ran out, which the store records as this code too.)
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && elsewhere.timedOut === true && elsewhere.questionId !== undefined && waitMs !== undefined) {
+      return reworded(tool, result, `Error: ${unansweredMessage(tool.name, elsewhere.questionId, waitMs, options.cockpitUrl, workspaceRoot)}`);
     }
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
-      return { content: [{ type: 'text', text: `Error: ${cannotAskMessage(tool.name)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
-    }
-    if (result.errorCode === 'CONFIRMATION_DENIED' && elsewhere.timedOut === true && elsewhere.questionId !== undefined && waitMs !== undefined) {
-      return { content: [{ type: 'text', text: `Error: ${unansweredMessage(tool.name, elsewhere.questionId, waitMs, options.cockpitUrl)}` }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+      return reworded(tool, result, `Error: ${cannotAskMessage(tool.name)}`);
     }
     if (result.errorCode === 'CONFIRMATION_DENIED' && askFailed !== undefined) {
       const text = `Error: ${tool.name} requires confirmation, and asking through this MCP client failed (${askFailed.slice(0, 300)}). `
         + 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
-      return { content: [{ type: 'text', text }], isError: true, _meta: { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED' } };
+      return reworded(tool, result, text, 'CONFIRMATION_REQUIRED');
     }
     return toCallToolResult(tool, result) as CallToolResult;
   };
@@ -587,3 +591,10 @@ export interface McpServerHandle {
   close(): Promise<void>;
 }
 
+/**
+ * `result` told in this server's own words (`text`, the whole text block), under `code` when
+ * given: the same `_meta` (outcome, side effects, error class) as every other error result.
+ */
+function reworded(tool: RegisteredTool, result: ToolExecutionResult, text: string, code: ToolErrorCode = result.errorCode ?? 'TOOL_ERROR'): CallToolResult {
+  return toCallToolResult(tool, { ...result, output: text, errorCode: code }) as CallToolResult;
+}

@@ -345,8 +345,10 @@ export class LedgerTaskStore {
       return toCallToolResult(this.toolNamed(record.tool) ?? NO_SCHEMA, stored.result);
     }
     if (task?.result !== undefined) return task.result;
-    if (task?.cancelled === true || (await this.ledger.get(taskId, TASK_SESSION))?.cancelRequested === true) {
-      return { content: [{ type: 'text', text: 'Error: the task was cancelled before its tool ran.' }], isError: true };
+    const record = await this.ledger.get(taskId, TASK_SESSION);
+    if (task?.cancelled === true || record?.cancelRequested === true) {
+      // As every error result: its code, outcome and side effects (none: the tool did not run).
+      return toCallToolResult(NO_SCHEMA, failedResult('ABORTED', 'the task was cancelled before its tool ran.', { tool: record?.tool ?? '', callId: taskId }));
     }
     throw new Error(`task ${taskId} has no result yet`);
   }

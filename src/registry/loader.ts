@@ -12,6 +12,7 @@ import { getToolMetadata, type ToolDescriptor } from '../decorators/metadata.js'
 import { ToolDefinitionError } from '../errors/errors.js';
 import { readSchemaFile, type SchemaFile } from '../schema/schema-file.js';
 import { moduleFiles, readManifest } from './manifest.js';
+import { setSchemaFile } from './schema-origin.js';
 import type { RegisteredTool, RegisterOptions } from './registered-tool.js';
 import { ToolRegistry } from './registry.js';
 
@@ -108,6 +109,12 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
       if (picked === false) continue;
       loaded.push(registry.register(located, entryOf(`${meta.name}@${meta.version}`), picked));
     }
+  }
+  // A user's generated schema file is named in argument errors (a stale one shows there first).
+  if (!given) {
+    const spec = options.schemas as string | URL;
+    const file = spec instanceof URL || spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(spec);
+    for (const tool of loaded) if (!isShippedModule(tool.moduleUrl)) setSchemaFile(tool, file);
   }
   return { registry, loaded, staleManifests };
 }

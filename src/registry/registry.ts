@@ -15,6 +15,7 @@ import type { ToolClass } from '../types/tool.js';
 import { checkToolDefinition, isToolDefinition, type DefinitionRegisterOptions, type ToolDefinition } from './programmatic.js';
 import { RegisteredTool, type RegisterOptions } from './registered-tool.js';
 import { toolNamespaceProblem } from '../decorators/tool-namespaces.js';
+import { isCallerTool } from './visibility.js';
 
 /** Filter for {@link ToolRegistry.list}. */
 export interface ToolFilter {
@@ -215,7 +216,9 @@ export class ToolRegistry {
   }
 
   private unknownToolMessage(name: string): string {
-    const names = [...this.byName.keys()].sort();
+    // The caller tools (ask_user, run_subagent...) are offered by their caller, never listed
+    // as available: the count then agrees with what `toolSpecs` exports and `toolgate list` counts.
+    const names = [...this.byName].filter(([, versions]) => ![...versions.values()].some(isCallerTool)).map(([n]) => n).sort();
     const words = new Set(name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2));
     const close = names.filter((n) => n.includes(name) || name.includes(n) || editDistance(n, name) <= 2);
     // Tools sharing a word with the name asked for ("delete_everything" -> delete_file) come

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { ToolCallHandler, type AgentCallOptions, type ToolCallTarget } from './tool-call-handler.js';
-import { PathTraversalError, ToolgateOptionError } from '../errors/errors.js';
+import { PathTraversalError, refusedBeforeRun, ToolgateOptionError } from '../errors/errors.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { defaultStateDir } from '../ledger/paths.js';
 import { deferredStore } from '../ledger/deferred-store.js';
@@ -460,7 +460,8 @@ export class ToolSystem implements ToolCallTarget {
       const callId = typeof call?.callId === 'string' ? call.callId : '';
       const tool = clip(typeof call?.name === 'string' ? call.name : '?', 200);
       this.logger.warn({ event: 'path_traversal', tool, callId, path: error.path }, 'a tool call tried to leave the workspace');
-      return failedResult('PATH_TRAVERSAL', `refused: ${error.message}`, { tool, callId });
+      // Not run when the executor refused its arguments; a tool that found the escape itself may have acted.
+      return failedResult('PATH_TRAVERSAL', `refused: ${error.message}`, { tool, callId, stopReason: refusedBeforeRun(error) ? 'not_run' : 'error' });
     }
   }
 

@@ -7,6 +7,8 @@
  *   and said a call parked on a question waited "for a worker of pool P".
  * - `policy check --explain` said `allow` for a workspace's allow rule, while the call still
  *   asked: a workspace's file only narrows the user's.
+ *   (s21) `call` and `call --explain` did not say it either: the question and the decision
+ *   path now name the rule, why it lifts nothing, and the user's own file.
  * - `worker` (and `call --queue`) with a queue that does not answer sat silent for ever.
  * - (s20) `worker` stopped by SIGTERM after its Redis went away said "stopping" and then sat
  *   silent for ever (closing waits for the queue); it now says so and that a second signal ends it.
@@ -75,6 +77,16 @@ describe('new-user trial: call --queue, trace, policy check', () => {
       const call = await runCli(['call', 'write_file', '{"filepath":"docs/a.md","content":"x"}', '--workspace', t.ws, '--no-ledger'], { env, cwd: t.root });
       assert.equal(call.code, 1);
       assert.match(call.stderr, /re-run with --yes/);
+      // (s21) The refusal and --explain say the workspace's allow matched, why it lifts nothing, and where the user's file is.
+      const own = `put that allow rule in your own policy file, ${path.join(config, 'toolgate', 'policy.toml')}`;
+      const withExplain = await runCli(['call', 'write_file', '{"filepath":"docs/a.md","content":"x"}', '--workspace', t.ws, '--no-ledger', '--explain', '--json'], { env, cwd: t.root });
+      assert.equal(withExplain.code, 1);
+      assert.match(withExplain.stderr, new RegExp(`\\d\\. policy: allow \\[${fs.realpathSync(wsFile).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1\\]: .*whose allow rules lift no question`), withExplain.stderr);
+      assert.ok(withExplain.stderr.includes(own), withExplain.stderr);
+      const result = JSON.parse(withExplain.stdout) as { errorCode: string; error: string };
+      assert.equal(result.errorCode, 'CONFIRMATION_REQUIRED');
+      assert.ok(result.error.includes(`Note: the policy rule ${fs.realpathSync(wsFile)}:1 (allow)`), result.error);
+      assert.ok(result.error.includes(own), result.error);
     } finally {
       fs.rmSync(wsFile);
     }

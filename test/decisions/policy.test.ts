@@ -217,7 +217,16 @@ describe('policy files', () => {
 
   test('a workspace allow lifts no question when the user\'s file is silent (the repository only narrows)', async () => {
     policy(workspaceFile, '[[rules]]\naction = "allow"\n\n[[rules]]\ncommand = "*"\naction = "allow"\n');
-    askedAbout(await executor.execute({ name: 'write_file', arguments: { filepath: 'ws-allow.md', content: 'x' } }), /approval/);
+    const written = await executor.execute({ name: 'write_file', arguments: { filepath: 'ws-allow.md', content: 'x' } });
+    // The question says why the matching rule did not settle it, and where a rule that would goes.
+    const note = asked[0]?.ask.reason ?? '';
+    assert.ok(note.includes(`Note: the policy rule ${fs.realpathSync(workspaceFile)}:1 (allow)`) || note.includes(`Note: the policy rule ${workspaceFile}:1 (allow)`), note);
+    assert.ok(note.includes(`whose allow rules lift no question`), note);
+    assert.equal(fs.existsSync(userFile), false, 'the user has no file yet: its folder is named by its real path');
+    assert.ok(note.includes(`put that allow rule in your own policy file, ${path.join(fs.realpathSync(path.dirname(userFile)), 'policy.toml')}`), note);
+    const step = written.decisions?.find((d) => d.decider === 'policy');
+    assert.equal(step?.verdict, 'allow', 'the matched rule is on the decision path');
+    askedAbout(written, /approval/);
     askedAbout(await run('touch pwned'), /approval/);
     askedAbout(await run('touch pwned', { approvalMode: 'read-only' }), /read-only/);
     assert.equal(fs.existsSync(path.join(t.ws, 'pwned')), false);

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
-import { ACTION_KINDS, tool, ToolDefinitionError, type Tool } from 'toolgate';
+import { ACTION_KINDS, tool, ToolDefinitionError, ToolExecutor, ToolRegistry, type Tool, type ToolClass } from 'toolgate';
+import { REPO_ROOT } from '../helpers.js';
 import { kindFitsReadOnly } from '../../src/decorators/tool.decorator.js';
 import { getToolMetadata } from '../../src/decorators/metadata.js';
 import { buildToolDescriptor } from '../../src/decorators/tool.decorator.js';
@@ -137,5 +142,41 @@ describe('@tool decorator', () => {
     const fits = (readOnly: boolean) => ACTION_KINDS.filter((kind) => kindFitsReadOnly(kind, readOnly));
     assert.deepEqual(fits(true), ['internal', 'file_read', 'mcp_read', 'network']);
     assert.deepEqual(fits(false), ['file_write', 'mcp_write_or_unknown', 'task_subagent', 'dynamic_skill_tool', 'shell_command', 'network', 'computer_use', 'unknown']);
+  });
+
+  // The tests above are compiled as this repository compiles (experimentalDecorators: the
+  // legacy form). (s21) A project compiled without it gets TC39 standard decorators, which
+  // tsc lowers for Node 20: @tool (a class decorator; toolgate reads no emitted type metadata,
+  // the schemas come from `toolgate schemas`) records the same descriptor and the tool runs.
+  it('works as a TC39 standard decorator (compiled without experimentalDecorators)', async () => {
+    const ts = (await import('typescript')).default;
+    const index = pathToFileURL(path.join(REPO_ROOT, 'dist/src/index.js')).href;
+    const source = `import { tool } from ${JSON.stringify(index)};\n`
+      + `@tool({ name: 'standard_tool', version: '1.0.0', kind: 'internal', readOnly: true, runner: 'main' })\n`
+      + `export class StandardTool { run(input: { who: string }): string { return 'hi ' + input.who; } }\n`;
+    const compiled = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, experimentalDecorators: false } });
+    assert.match(compiled.outputText, /__esDecorate/, 'compiled as a standard decorator');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-standard-decorator-'));
+    const file = path.join(dir, 'standard.tool.mjs');
+    fs.writeFileSync(file, compiled.outputText);
+    try {
+      const mod = (await import(pathToFileURL(file).href)) as { StandardTool: ToolClass };
+      const meta = getToolMetadata(mod.StandardTool);
+      assert.equal(meta?.name, 'standard_tool');
+      assert.equal(meta?.exportName, 'StandardTool');
+      assert.equal(meta?.moduleUrl, pathToFileURL(file).href, 'module URL detected from the call site');
+      const registry = new ToolRegistry();
+      const inputSchema = { type: 'object', properties: { who: { type: 'string' } }, required: ['who'], additionalProperties: false };
+      registry.register(mod.StandardTool, { name: 'standard_tool', version: '1.0.0', description: 'Greets.', className: 'StandardTool', source: 'standard.tool.ts', inputSchema, outputSchema: null });
+      const executor = new ToolExecutor(registry, { workspaceRoot: dir, outputStore: false });
+      try {
+        const r = await executor.execute({ name: 'standard_tool', arguments: { who: 'a' } });
+        assert.equal(r.output, 'hi a', r.error);
+      } finally {
+        await executor.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -60,6 +60,8 @@ describe('MCP: a client without elicitation waits for an answer given elsewhere 
       const told = logs.find((d) => typeof d === 'string' && /question \d+ waits/.test(d)) as string | undefined;
       assert.ok(told, JSON.stringify(logs));
       assert.match(told, /toolgate approvals allow \d+/);
+      // (s21) It names the workspace the answer must be given in, not "the same --workspace".
+      assert.ok(told.includes(` --workspace ${tmp.ws}\``), told);
       assert.match(told, /cockpit at http:\/\/127\.0\.0\.1:9\//);
     } finally {
       await close();
@@ -74,6 +76,7 @@ describe('MCP: a client without elicitation waits for an answer given elsewhere 
       assert.equal(result._meta?.['toolgate/errorCode'], 'CONFIRMATION_REQUIRED');
       assert.match(text(result), /nobody answered question \d+ within 300 ms, so the call did not run/);
       assert.match(text(result), /toolgate approvals allow ID/);
+      assert.ok(text(result).includes(`toolgate approvals allow ID --workspace ${tmp.ws}\``), text(result));
       assert.match(text(result), /toolgate approvals deny ID/);
       assert.match(text(result), /restart `toolgate mcp` with --cockpit/);
       assert.match(text(result), /--yes/);
@@ -82,7 +85,10 @@ describe('MCP: a client without elicitation waits for an answer given elsewhere 
       assert.match(text(again), /nobody answered question \d+/);
       const id = Number(/question (\d+)/.exec(text(again))![1]);
       const question = await system.executor.ledger!.approval(id);
-      assert.equal(question?.answeredBy, 'handler (failed)', JSON.stringify(question));
+      assert.equal(question?.answeredBy, 'handler (no answer)', JSON.stringify(question));
+      // (s21) What the store keeps, and so `toolgate trace`, agrees with the result: nobody said no.
+      const stored = await system.executor.ledger!.get(question!.callId, question!.session);
+      assert.equal(stored?.errorCode, 'CONFIRMATION_REQUIRED', JSON.stringify(stored));
     } finally {
       await close();
     }

@@ -91,3 +91,37 @@ describe('toolgate mcp over stdio: outcomes in _meta', () => {
     }
   });
 });
+
+describe('toolgate mcp over stdio: every error result carries its outcome (s21)', () => {
+  test('a workspace escape, a bad path, a policy denial, a missing file and a question nobody can answer', async () => {
+    const tmp = tempWorkspace();
+    fs.mkdirSync(path.join(tmp.ws, '.toolgate'));
+    fs.writeFileSync(path.join(tmp.ws, '.toolgate', 'policy.toml'), '[[rules]]\npaths = ["secret.txt"]\naction = "deny"\n');
+    fs.writeFileSync(path.join(tmp.ws, 'secret.txt'), 'hush\n');
+    const env = { ...process.env, XDG_CONFIG_HOME: path.join(tmp.root, 'config') } as Record<string, string>;
+    const client = new Client({ name: 'outcomes-errors', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--workspace', tmp.ws, '--no-ledger'], stderr: 'pipe', env }));
+    try {
+      const meta = async (name: string, args: Record<string, unknown>) => {
+        const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; _meta?: Record<string, unknown> };
+        assert.equal(result.isError, true, JSON.stringify(result));
+        const m = result._meta ?? {};
+        for (const key of ['toolgate/errorCode', 'toolgate/outcome', 'toolgate/sideEffects', 'toolgate/errorClass']) assert.equal(typeof m[key], 'string', `${name} ${JSON.stringify(args)}: ${key} in ${JSON.stringify(m)}`);
+        return m;
+      };
+      // PATH_TRAVERSAL was built apart from every other result (the executor throws it) and carried only its code.
+      assert.deepEqual(await meta('read_file', { filepath: '../outside.txt' }), { 'toolgate/errorCode': 'PATH_TRAVERSAL', 'toolgate/outcome': 'fatal', 'toolgate/sideEffects': 'none', 'toolgate/errorClass': 'denied' });
+      assert.equal((await meta('write_file', { filepath: '/etc/passwd-not', content: 'x' }))['toolgate/errorCode'], 'PATH_TRAVERSAL');
+      assert.equal((await meta('read_file', { filepath: '' }))['toolgate/sideEffects'], 'none');
+      assert.equal((await meta('read_file', { filepath: 'secret.txt' }))['toolgate/errorCode'], 'POLICY_DENIED');
+      assert.equal((await meta('read_file', { filepath: 'absent.txt' }))['toolgate/outcome'], 'fatal');
+      // Worded by the server (no elicitation, no ledger: nobody can be asked).
+      const asked = await meta('write_file', { filepath: 'new.txt', content: 'x' });
+      assert.deepEqual(asked, { 'toolgate/errorCode': 'CONFIRMATION_REQUIRED', 'toolgate/outcome': 'fatal', 'toolgate/sideEffects': 'none', 'toolgate/errorClass': 'denied' });
+      assert.equal(fs.existsSync(path.join(tmp.ws, 'new.txt')), false);
+    } finally {
+      await client.close();
+      tmp.cleanup();
+    }
+  });
+});

@@ -22,6 +22,32 @@ describe('ToolSystem defaults', () => {
 
   after(() => tmp.cleanup());
 
+  it('counts agree (s21): the unknown-tool error counts the tools toolSpecs exports, not the caller tools; a toolset narrows both', async () => {
+    const system = new ToolSystem({ workspace: tmp.ws, ledger: false });
+    await system.start();
+    try {
+      const specs = system.toolSpecs('openai');
+      const unknown = await system.execute({ name: 'no_such_tool_here', arguments: {} });
+      assert.equal(unknown.errorCode, 'UNKNOWN_TOOL');
+      assert.ok(unknown.error!.includes(`(${specs.length} in all)`), `${specs.length} specs: ${unknown.error}`);
+      for (const callerTool of ['ask_user', 'input_subagent', 'run_subagent']) assert.equal(unknown.error!.includes(callerTool), false, callerTool);
+      assert.ok(specs.some((s) => s.function.name === 'run_command'));
+      const explore = system.toolSpecs('openai', { mode: 'explore' }).map((s) => s.function.name);
+      assert.ok(explore.includes('read_file') && !explore.includes('run_command') && !explore.includes('write_file'), explore.join(', '));
+    } finally {
+      await system.close();
+    }
+    // README's narrowing: a toolset keeps only the shipped tools it names.
+    const narrow = new ToolSystem({ workspace: tmp.ws, ledger: false, toolset: ['read_file', 'grep_files'] });
+    await narrow.start();
+    try {
+      assert.deepEqual(narrow.toolSpecs('openai').map((s) => s.function.name).sort(), ['grep_files', 'read_file']);
+      assert.equal((await narrow.execute({ name: 'run_command', arguments: { command: 'true' } })).errorCode, 'UNKNOWN_TOOL');
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('answers a workspace escape with a PATH_TRAVERSAL result, and stops the rest of the turn', async () => {
     const system = new ToolSystem({ workspace: tmp.ws, ported: false, ledger: false });
     await system.start();
