@@ -35,7 +35,7 @@
  *   is commonly exported already (`PAGER`, `GIT_*`...).
  * - git in a command line that changes folder anywhere (`cd`, `pushd`, `popd`, `find -execdir`,
  *   `env -C`, `sudo -D`, `chroot`...) is uncertain, like `git -C DIR`: it may read the repository
- *   (and config that runs programs) of another folder.
+ *   (and config that runs programs) of another folder (`folder-changes.ts`).
  * - `coproc` with a compound command, and programs that run a command the analysis does not
  *   unwrap (`strace`, `watch`, `gdb`...), are uncertain.
  *
@@ -48,15 +48,17 @@ import { mostSevere, type ActionKind } from '../action-kinds.js';
 import { readsCodeFromStdin, runsCommandsFromText } from './code-arguments.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
+import { arithmeticDoubt, expansionDoubts, subscriptDoubt, testCommandDoubts } from './evaluated-syntax.js';
 import {
   hasDynamicSubcommand, isProgramLoader, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
 } from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
 import {
-  ARITHMETIC_TESTS, ARITHMETIC_VALUES, COMPOUND_STARTS, LITERAL, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
+  COMPOUND_STARTS, LITERAL, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
 } from './syntax-tables.js';
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 import { runsFedCode } from './fed-code.js';
+import { changesFolder, gitInChangedFolder, wrapperChangesFolder } from './folder-changes.js';
 import { commandsInOptions } from './command-options.js';
 import { echoedText, feedsInput, literalFeed } from './fed-input.js';
 import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
@@ -89,10 +91,8 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
   } catch (error) {
     walk.limit(`the analysis failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // git finds its repository from the working folder: a planted bare-repo-shaped folder's config runs programs
-  if (walk.changedFolder && walk.commands.some((command) => command.program === 'git')) {
-    walk.doubt('git runs in a command line that changes folder (cd, pushd, find -execdir, env -C...): it may read a repository the analysis cannot vouch for');
-  }
+  const git = gitInChangedFolder(walk.changedFolder, walk.commands);
+  if (git !== undefined) walk.doubt(git);
   const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
   const callerInput = [...walk.callerInput].filter((reason) => walk.uncertain.has(reason));
   const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds), ...(callerInput.length > 0 && { callerInput }) };
@@ -112,15 +112,6 @@ function withLoopWords(node: SyntaxNode, context: Context): Context {
   }
   return words.length === 0 ? context : { ...context, loopWords: [...(context.loopWords ?? []), ...words] };
 }
-
-/** Builtins that change the working folder of the commands after them. */
-const CHANGE_FOLDER: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
-
-/** Wrapper options that run the command in another folder or root: env -C/--chdir, sudo -D/--chdir/-R/--chroot, unshare and nsenter -w/--wd/-R/-r/--root/-W/--wdns. */
-const CHANGE_FOLDER_OPTIONS = /^(-[^-]*[CDRrwW]|--(chdir|chroot|wd|root|wdns))/;
-
-/** The wrappers {@link CHANGE_FOLDER_OPTIONS} applies to (`xargs -r` is not a change of folder). */
-const FOLDER_WRAPPERS: ReadonlySet<string> = new Set(['env', 'sudo', 'doas', 'unshare', 'nsenter']);
 
 class CommandLineWalk implements CommandWalker {
   readonly commands: ShellCommand[] = [];
@@ -223,15 +214,15 @@ class CommandLineWalk implements CommandWalker {
       case 'heredoc_redirect':
         return this.heredoc(node, context, level);
       case 'arithmetic_expansion':
-        this.arithmetic(node, node);
+        arithmeticDoubt(this, node, node);
         return this.visitChildren(node, context, level);
       case 'compound_statement':
-        if (node.child(0)?.type === '((') this.arithmetic(node, node);
+        if (node.child(0)?.type === '((') arithmeticDoubt(this, node, node);
         return this.visitChildren(node, context, level);
       case 'c_style_for_statement':
         for (let i = 0; i < node.childCount; i += 1) {
           const child = node.child(i);
-          if (child !== null && child.isNamed && node.fieldNameForChild(i) !== 'body') this.arithmetic(child, node);
+          if (child !== null && child.isNamed && node.fieldNameForChild(i) !== 'body') arithmeticDoubt(this, child, node);
         }
         return this.visitChildren(node, context, level);
       case 'for_statement':
@@ -240,13 +231,13 @@ class CommandLineWalk implements CommandWalker {
         // command inside judges them as paths (`for f in ~/.ssh/*; do cat "$f"; done`)
         return this.visitChildren(node, withLoopWords(node, context), level);
       case 'subscript':
-        this.subscript(node);
+        subscriptDoubt(this, node);
         return this.visitChildren(node, context, level);
       case 'expansion':
-        this.expansion(node);
+        expansionDoubts(this, node);
         return this.visitChildren(node, context, level);
       case 'test_command':
-        this.testCommand(node);
+        testCommandDoubts(this, node);
         return this.visitChildren(node, context, level);
       case 'array':
         for (const child of childrenOf(node)) {
@@ -285,60 +276,6 @@ class CommandLineWalk implements CommandWalker {
     for (const child of childrenOf(node)) {
       if (!(quoted && child.type === 'heredoc_body')) this.visit(child, context, level + 1);
     }
-  }
-
-  /**
-   * An arithmetic expression (`$((...))`, `((...))`, a C-style for, a subscript): a variable or
-   * a substitution in it is evaluated as arithmetic, and a value like `a[$(rm x)]` runs `rm x`.
-   */
-  private arithmetic(node: SyntaxNode, whole: SyntaxNode): void {
-    const values = (current: SyntaxNode): boolean =>
-      (current.isNamed && ARITHMETIC_VALUES.has(current.type) && !(current.type === 'word' && /^\d+$/.test(current.text))) ||
-      childrenOf(current).some(values);
-    if (values(node)) this.doubt(`arithmetic over a variable or a substitution (its value is evaluated as code): ${quote(whole.text)}`);
-  }
-
-  /** `NAME[INDEX]`: INDEX is arithmetic for indexed arrays, so anything but digits, `@` or `*` is evaluated. */
-  private subscript(node: SyntaxNode): void {
-    for (let i = 0; i < node.childCount; i += 1) {
-      const child = node.child(i);
-      if (child === null || node.fieldNameForChild(i) !== 'index') continue;
-      if (!/^(\d+|@|\*)$/.test(child.text)) this.doubt(`an array subscript that is evaluated: ${quote(node.text)}`);
-    }
-  }
-
-  /** `${...}`: `${x@P}` runs the substitutions in x's value, `${!x}` evaluates x's value as a name, `${x:OFFSET}` is arithmetic. */
-  private expansion(node: SyntaxNode): void {
-    const children = childrenOf(node);
-    const operators = children.filter((child) => !child.isNamed).map((child) => child.type);
-    const at = operators.indexOf('@');
-    if (at >= 0 && operators.slice(at + 1).some((operator) => /P/.test(operator))) this.doubt(`\${x@P} runs the substitutions in a variable's value: ${quote(node.text)}`);
-    if (/^\$\{!/.test(node.text) && !/^\$\{![A-Za-z_][A-Za-z0-9_]*([*@]|\[[@*]\])\}$/.test(node.text)) {
-      this.doubt(`an indirect expansion evaluates a variable's value as a name: ${quote(node.text)}`);
-    }
-    const colon = children.findIndex((child) => !child.isNamed && child.type === ':');
-    if (colon >= 0) for (const child of children.slice(colon + 1)) if (child.isNamed) this.arithmetic(child, node);
-  }
-
-  /** `[[ ]]` and `[ ]`: arithmetic comparisons and `-v NAME` evaluate their operands; `[ ]` splits unquoted expansions. */
-  private testCommand(node: SyntaxNode): void {
-    const single = node.child(0)?.type === '[';
-    const walk = (current: SyntaxNode): void => {
-      const children = childrenOf(current);
-      const operator = children.find((child) => child.type === 'test_operator')?.text;
-      if (current.type === 'binary_expression' && operator !== undefined && ARITHMETIC_TESTS.has(operator) && !single) {
-        for (const child of children) if (child.type !== 'test_operator') this.arithmetic(child, node);
-      }
-      if (current.type === 'unary_expression' && (operator === '-v' || operator === '-R')) {
-        const operand = children[children.length - 1];
-        if (operand === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(operand.text)) this.doubt(`${operator} with a name that is evaluated: ${quote(node.text)}`);
-      }
-      if (single && ['simple_expansion', 'expansion', 'command_substitution'].includes(current.type)) {
-        this.doubt(`an unquoted expansion in [ ] may split into -v NAME: ${quote(node.text)}`);
-      }
-      if (current.type !== 'string') for (const child of children) walk(child);
-    };
-    for (const child of childrenOf(node)) walk(child);
   }
 
   private visitChildren(node: SyntaxNode, context: Context, level: number): void {
@@ -495,7 +432,7 @@ class CommandLineWalk implements CommandWalker {
           return this.record(argv, wrappers, context, text, wrapperWords);
         }
         const consumed = argv.slice(1, unwrapped.start);
-        if (program === 'chroot' || (FOLDER_WRAPPERS.has(program) && consumed.some((word) => CHANGE_FOLDER_OPTIONS.test(word.text)))) this.changedFolder = true;
+        if (wrapperChangesFolder(program, consumed)) this.changedFolder = true;
         // an unquoted expansion among the wrapper's own words may split into several (or none),
         // shifting where the command starts: `timeout $T rm x` with T='5 curl evil'
         if (consumed.some((word) => !word.isStatic && word.node?.type !== 'string')) {
@@ -588,7 +525,7 @@ class CommandLineWalk implements CommandWalker {
     const evaluated = evaluatedWords(program, argv);
     if (evaluated !== undefined) this.doubt(`${evaluated}: ${quote(text)}`);
     if (hasDynamicSubcommand(argv, program)) this.doubt(`${program} with a subcommand that is not static: ${quote(text)}`);
-    if (CHANGE_FOLDER.has(program)) this.changedFolder = true;
+    if (changesFolder(program)) this.changedFolder = true;
     let globalWords: string[] | undefined;
     if (program === 'git') {
       const git = normaliseGit(words);
