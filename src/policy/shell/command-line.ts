@@ -59,12 +59,17 @@ import {
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 import { runsFedCode } from './fed-code.js';
 import { changesFolder, gitInChangedFolder, wrapperChangesFolder } from './folder-changes.js';
+import { homeWordsUnseen } from './home-words.js';
+import { nameChanges, type NameChanges } from './name-changes.js';
 import { commandsInOptions } from './command-options.js';
 import { echoedText, feedsInput, literalFeed } from './fed-input.js';
 import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
 import { alias, basename, checkAssignment, evaluate, findExec, MAX_COMMAND_LINE_LENGTH, quote, shell, splitWords, switchUser, trap, xargsPastes } from './command-runners.js';
 export type { ParseCommandLine } from './walk-context.js';
 export { MAX_COMMAND_LINE_LENGTH } from './command-runners.js';
+
+/** Wrappers and runners that run their command as another user, whose `HOME` differs. */
+const USER_SWITCHES: ReadonlySet<string> = new Set(['sudo', 'doas', 'su']);
 
 /** How deep shells, `eval` and `env -S` may nest (`bash -c "bash -c '...'"`) before the analysis gives up: 8 levels. */
 const MAX_NESTED_SHELLS = 8;
@@ -93,9 +98,17 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
   }
   const git = gitInChangedFolder(walk.changedFolder, walk.commands);
   if (git !== undefined) walk.doubt(git);
-  const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
+  let commands: readonly ShellCommand[] = walk.commands;
+  if (walk.homeChange !== undefined) {
+    const unseen = commands.map((command) => homeWordsUnseen(command));
+    if (unseen.some((command) => command !== undefined)) {
+      commands = commands.map((command, i) => unseen[i] ?? command);
+      walk.doubt(`HOME may change in the command line (${quote(walk.homeChange)}), so its ~ words name a folder the analysis does not know`);
+    }
+  }
+  const kinds: ActionKind[] = ['shell_command', ...commands.map((command) => command.kind)];
   const callerInput = [...walk.callerInput].filter((reason) => walk.uncertain.has(reason));
-  const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds), ...(callerInput.length > 0 && { callerInput }) };
+  const analysis = { commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds), ...(callerInput.length > 0 && { callerInput }) };
   return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
 }
 
@@ -125,6 +138,9 @@ class CommandLineWalk implements CommandWalker {
   private source = '';
 
   constructor(private readonly parse: ParseCommandLine) {}
+
+  /** Where the line may change `HOME` (`read HOME`, `for HOME in`, `env HOME=v bash -c`...), when it may: its `~` words are then unseen (`home-words.ts`). */
+  homeChange: string | undefined;
 
   /** Whether the walk stopped at one of its limits (length, commands, nesting, parse time): commands may be missing anywhere. */
   beyondLimits = false;
@@ -159,6 +175,7 @@ class CommandLineWalk implements CommandWalker {
     if (text.length > MAX_COMMAND_LINE_LENGTH) return this.limit(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
     const parsed = this.parse(text);
     if (typeof parsed === 'string') return this.limit(parsed);
+    this.changedNames(nameChanges(parsed.root), context);
     const outer = this.source;
     this.source = text;
     try {
@@ -169,6 +186,19 @@ class CommandLineWalk implements CommandWalker {
       this.source = outer;
       parsed.release();
     }
+  }
+
+  /**
+   * The variables a walked text may change other than by `NAME=value` (checked where it
+   * stands): `read PATH`, `for PAGER in ...`, `printf -v GIT_DIR` are doubts like an assignment
+   * statement of the name; and whether `HOME` may change, here or for a shell run as another
+   * user (`sudo bash -c`), which makes the line's `~` words unseen.
+   */
+  private changedNames(changes: NameChanges, context: Context): void {
+    for (const [name, where] of changes.names) if (!where.assignment) checkAssignment(this, `${name}=`, where.text, 'statement');
+    const switched = context.wrappers.find((wrapper) => USER_SWITCHES.has(wrapper));
+    this.homeChange ??= changes.names.get('HOME')?.text ?? (changes.environment.has('HOME') ? 'HOME given to a program\'s environment' : undefined)
+      ?? changes.any ?? (switched === undefined ? undefined : `a shell run by ${switched}`);
   }
 
   private visit(node: SyntaxNode, context: Context, level: number): void {

@@ -18,6 +18,9 @@ export interface ShellCommand {
    * word exactly as written when it holds a `/` (`./git status` gives `["./git", "status"]`,
    * `/bin/rm -rf x` gives `["/bin/rm", "-rf", "x"]`): a program run by path may be any file, so
    * an allow rule for `git` must not allow `./git` (see `commandMatches` in `policy-rules.ts`).
+   * In a line that may change `HOME` (`read HOME`, `for HOME in ...`, `unset HOME`...), a `~`
+   * that reads `HOME` is given as `$HOME` in every word list of the command (`~/x` gives
+   * `$HOME/x`, listed in `dynamicWords`): it names a folder only known when the line runs.
    */
   readonly argv: readonly string[];
   /** The program's name: `argv[0]` without a folder (`/bin/rm` gives `rm`), for deny rules and kinds. */
