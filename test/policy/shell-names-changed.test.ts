@@ -98,3 +98,58 @@ describe('variables changed by builtins and loops are judged like assignments', 
     }
   });
 });
+
+describe('a for loop variable read as each of its static words', () => {
+  const commandsOf = (line: string) => analyze(line).commands;
+
+  test('a body that never changes the variable: each use is each word (quoted, unquoted when bash neither splits nor globs it, ${f}, in a redirection)', () => {
+    const echo = commandsOf('for f in a.txt "b c.txt"; do echo x > "$f"; done');
+    assert.deepEqual(echo.map((command) => command.writes), [['a.txt'], ['b c.txt']]);
+    assert.deepEqual(analyze('for f in a.txt "b c.txt"; do echo x > "$f"; done').uncertain, []);
+    assert.deepEqual(commandsOf('for f in a b; do rm -f $f ${f}.bak "dir/$f"; done').map((command) => command.argv), [['rm', '-f', 'a', 'a.bak', 'dir/a'], ['rm', '-f', 'b', 'b.bak', 'dir/b']]);
+    assert.deepEqual(commandsOf('for f in a; do for g in b c; do cp "$f" "$g"; done; done').map((command) => command.argv), [['cp', 'a', 'b'], ['cp', 'a', 'c']]);
+    const cp = commandsOf('for f in a b; do cp "$f" x; done');
+    assert.ok(cp.every((command) => command.dynamicWords === undefined), JSON.stringify(cp));
+    // text a shell runs: `bash -c "..."` gets the value, and the commands in it are walked
+    assert.deepEqual(commandsOf('for f in "a;rm -rf z"; do bash -c "echo $f"; done').map((command) => command.argv), [['echo', 'a'], ['rm', '-rf', 'z']]);
+  });
+
+  test('a glob word is read as its matches only where bash takes them whole: quoted, as path components', () => {
+    const cat = commandsOf('for f in *.txt; do cat "$f" "$f"/x; done')[0]!;
+    assert.deepEqual(cat.argv, ['cat', '*.txt', '*.txt/x']);
+    assert.deepEqual(cat.dynamicWords, [1, 2]);
+    for (const line of ['for f in *.txt; do cat $f; done', 'for f in *.txt; do cat "$f.bak"; done', 'for f in *.txt; do cat "[$f]"; done']) {
+      assert.ok(commandsOf(line).every((command) => command.argv.some((word) => word.includes('$f'))), line);
+    }
+  });
+
+  test('unquoted values bash would split or glob, and other expansions of the variable, stay unseen', () => {
+    for (const line of ['for f in "a b"; do rm $f; done', 'for f in "*"; do rm $f; done', 'for f in ""; do rm $f; done', 'for f in a; do rm "${f%.txt}"; done', 'for f in a; do rm "${#f}"; done']) {
+      assert.ok(commandsOf(line).some((command) => (command.dynamicWords?.length ?? 0) > 0), line);
+    }
+    // an empty quoted value is an empty word, as bash passes it
+    assert.deepEqual(commandsOf('for f in ""; do rm -rf "$f"/; done')[0]!.argv, ['rm', '-rf', '/']);
+  });
+
+  test('a body that may change the variable, a select, a $@ or computed word list, or a line with code that runs inside the body, leaves the use unseen', () => {
+    const bodies = [
+      'f=.git;', 'f+=x;', 'read f;', 'read -r f < h;', 'printf -v f x;', 'unset f;', 'declare f=x;', 'local f;', 'export f=x;', 'mapfile f < h;',
+      'getopts a f;', 'for f in c; do :; done;', 'eval x;', 'source x;', ': ${f:=x};', '(( f = 1 ));', 'let f=1;', 'echo $((i+1));', 'g;', 'read "$n";', '"$cmd" f;',
+      'command read f;', 'x=$(read f);',
+    ];
+    for (const body of bodies) {
+      const line = `g() { f=.git; }; for f in a.txt b.txt; do ${body} echo x > "$f"; done`;
+      const writes = commandsOf(line).flatMap((command) => command.writes);
+      assert.ok(writes.includes('"$f"') && !writes.includes('a.txt'), `${line}: ${JSON.stringify(writes)}`);
+    }
+    for (const line of [
+      'select f in a.txt; do echo x > "$f"; done', 'for f; do echo x > "$f"; done', 'for f in "$@"; do echo x > "$f"; done', 'for f in $(ls); do echo x > "$f"; done',
+      'for f in {a,b}.txt; do echo x > "$f"; done', 'trap "f=.git" DEBUG; for f in a.txt; do echo x > "$f"; done', 'declare -n r=f; for f in a.txt; do r=.git; echo x > "$f"; done',
+      'alias echo="f=.git; echo"; for f in a.txt; do echo x > "$f"; done', 'eval "trap x DEBUG"; for f in a.txt; do echo x > "$f"; done', 'for F in a.txt; do echo x > "$F"; done',
+      'h() { g; }; g() { read f; }; for f in a.txt; do h; echo x > "$f"; done',
+    ]) {
+      const writes = commandsOf(line).flatMap((command) => command.writes);
+      assert.ok(!writes.includes('a.txt'), `${line}: ${JSON.stringify(writes)}`);
+    }
+  });
+});

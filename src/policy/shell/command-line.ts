@@ -61,6 +61,7 @@ import { runsFedCode } from './fed-code.js';
 import { changesFolder, gitInChangedFolder, wrapperChangesFolder } from './folder-changes.js';
 import { homeWordsUnseen } from './home-words.js';
 import { nameChanges, type NameChanges } from './name-changes.js';
+import { bindLoop, readingsOf, readWord, withLoopWords, type LoopReading } from './loop-bindings.js';
 import { commandsInOptions } from './command-options.js';
 import { echoedText, feedsInput, literalFeed } from './fed-input.js';
 import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
@@ -112,20 +113,6 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
   return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
 }
 
-/**
- * `context` with the words a `for`/`select` loop iterates over, or a `case` statement's subject
- * (its `value` fields; a case item's patterns are not), added to `loopWords`: a static word
- * without its quotes, any other as written.
- */
-function withLoopWords(node: SyntaxNode, context: Context): Context {
-  const words: string[] = [];
-  for (let i = 0; i < node.childCount; i += 1) {
-    const child = node.child(i);
-    if (child !== null && node.fieldNameForChild(i) === 'value') words.push(resolveWord(child).text);
-  }
-  return words.length === 0 ? context : { ...context, loopWords: [...(context.loopWords ?? []), ...words] };
-}
-
 class CommandLineWalk implements CommandWalker {
   readonly commands: ShellCommand[] = [];
   readonly uncertain = new Set<string>();
@@ -136,6 +123,8 @@ class CommandLineWalk implements CommandWalker {
   changedFolder = false;
   /** The text being walked (the command line, or the text of a `bash -c` inside it): node indices point into it. */
   private source = '';
+  /** What the texts being walked hold that may change a loop's variable inside its body (`trap`, `alias`, namerefs, `eval`; the functions they define). */
+  private scope: { deferred: string | undefined; functions: ReadonlyMap<string, NameChanges> } = { deferred: undefined, functions: new Map() };
 
   constructor(private readonly parse: ParseCommandLine) {}
 
@@ -175,15 +164,20 @@ class CommandLineWalk implements CommandWalker {
     if (text.length > MAX_COMMAND_LINE_LENGTH) return this.limit(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
     const parsed = this.parse(text);
     if (typeof parsed === 'string') return this.limit(parsed);
-    this.changedNames(nameChanges(parsed.root), context);
+    const changes = nameChanges(parsed.root);
+    this.changedNames(changes, context);
     const outer = this.source;
+    const outerScope = this.scope;
     this.source = text;
+    // what a loop of this text must not find anywhere in it (or around it): code that runs inside its body
+    this.scope = { deferred: outerScope.deferred ?? changes.deferred, functions: new Map([...outerScope.functions, ...changes.functions]) };
     try {
       const before = this.uncertain.size;
       this.visit(parsed.root, context, 0);
       if (parsed.root.hasError && this.uncertain.size === before) this.doubt(`cannot parse ${quote(text)}`);
     } finally {
       this.source = outer;
+      this.scope = outerScope;
       parsed.release();
     }
   }
@@ -259,7 +253,7 @@ class CommandLineWalk implements CommandWalker {
       case 'case_statement':
         // the words a loop iterates over (and a case's subject) are words of the line: each
         // command inside judges them as paths (`for f in ~/.ssh/*; do cat "$f"; done`)
-        return this.visitChildren(node, withLoopWords(node, context), level);
+        return this.visitChildren(node, { ...withLoopWords(node, context), bindings: bindLoop(node, context.bindings, this.scope) }, level);
       case 'subscript':
         subscriptDoubt(this, node);
         return this.visitChildren(node, context, level);
@@ -337,9 +331,6 @@ class CommandLineWalk implements CommandWalker {
 
   /** A redirected statement: its writes go to the commands of its body. */
   private redirected(node: SyntaxNode, context: Context, level: number): void {
-    const writes = [...context.writes];
-    const reads = [...(context.reads ?? [])];
-    const extraWords: SyntaxNode[] = [];
     const redirects: SyntaxNode[] = [];
     let body: SyntaxNode | undefined;
     for (let i = 0; i < node.childCount; i += 1) {
@@ -347,20 +338,26 @@ class CommandLineWalk implements CommandWalker {
       if (child === null) continue;
       const field = node.fieldNameForChild(i);
       if (field === 'body') body = child;
-      else if (field === 'redirect') {
-        redirects.push(child);
-        this.redirect(child, writes, reads, extraWords);
-      } else this.visit(child, context, level + 1);
+      else if (field === 'redirect') redirects.push(child);
+      else this.visit(child, context, level + 1);
     }
     const feeding = redirects.filter(feedsInput);
     const fedText = body?.type === 'command' && feeding.length === 1 ? literalFeed(feeding[0]!) : undefined;
     const { fedText: _outer, ...rest } = context;
-    const inner = { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) };
-    if (body?.type === 'command') this.command(body, inner, extraWords, level + 1);
-    else {
-      if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
-      if (body !== undefined) this.visit(body, inner, level + 1);
-      else if (writes.length > context.writes.length) this.doubt(`a redirection without a command writes ${quote(node.text)}`);
+    // a command and its redirections read the loop variables alike, once per reading (`loop-bindings.ts`)
+    const readings = body?.type === 'command' ? readingsOf(node, context.bindings) : [undefined];
+    for (const [n, reading] of readings.entries()) {
+      const writes = [...context.writes];
+      const reads = [...(context.reads ?? [])];
+      const extraWords: SyntaxNode[] = [];
+      for (const redirect of redirects) this.redirect(redirect, writes, reads, extraWords, reading);
+      const inner = { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) };
+      if (body?.type === 'command') this.command(body, inner, extraWords, level + 1, [reading], n === 0);
+      else {
+        if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
+        if (body !== undefined) this.visit(body, inner, level + 1);
+        else if (writes.length > context.writes.length) this.doubt(`a redirection without a command writes ${quote(node.text)}`);
+      }
     }
     for (const redirect of redirects) this.visit(redirect, context, level + 1);
   }
@@ -369,9 +366,9 @@ class CommandLineWalk implements CommandWalker {
    * Records what a redirection writes into `writes`; words the grammar hangs on it after its
    * target (`echo a > f b`: `b` is echo's) go to `extraWords`.
    */
-  private redirect(node: SyntaxNode, writes: string[], reads: string[], extraWords: SyntaxNode[]): void {
+  private redirect(node: SyntaxNode, writes: string[], reads: string[], extraWords: SyntaxNode[], reading?: LoopReading): void {
     if (node.type === 'heredoc_redirect') {
-      for (const child of childrenOf(node)) if (child.type === 'file_redirect') this.redirect(child, writes, reads, extraWords);
+      for (const child of childrenOf(node)) if (child.type === 'file_redirect') this.redirect(child, writes, reads, extraWords, reading);
       return;
     }
     if (node.type !== 'file_redirect') return;
@@ -381,7 +378,7 @@ class CommandLineWalk implements CommandWalker {
       const child = node.child(i);
       if (child === null) continue;
       if (node.fieldNameForChild(i) === 'destination') {
-        if (target === undefined) target = resolveWord(child);
+        if (target === undefined) target = readWord(child, reading);
         else extraWords.push(child);
       } else if (!child.isNamed && operator === undefined) operator = child.type;
     }
@@ -399,26 +396,30 @@ class CommandLineWalk implements CommandWalker {
   }
 
   /** A simple command: its words resolved, wrappers unwrapped, substitutions in it walked. */
-  private command(node: SyntaxNode, context: Context, extraWords: readonly SyntaxNode[], level: number): void {
-    const writes = [...context.writes];
-    const reads = [...(context.reads ?? [])];
-    const wordNodes: SyntaxNode[] = [];
-    for (let i = 0; i < node.childCount; i += 1) {
-      const child = node.child(i);
-      if (child === null) continue;
-      const field = node.fieldNameForChild(i);
-      if (field === 'name') {
-        const name = child.childCount === 1 ? child.child(0) : child;
-        if (name !== null && !name.isMissing) wordNodes.unshift(name);
-      } else if (field === 'argument') wordNodes.push(child);
-      else if (field === 'redirect') this.redirect(child, writes, reads, wordNodes);
-      else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
-    }
-    const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
+  private command(node: SyntaxNode, context: Context, extraWords: readonly SyntaxNode[], level: number, readings = readingsOf(node, context.bindings), parts = true): void {
     const feeding = childrenOf(node).filter(feedsInput);
     const fedText = feeding.length === 1 ? literalFeed(feeding[0]!) : feeding.length === 0 ? context.fedText : undefined;
     const { fedText: _outer, ...rest } = context;
-    this.run(words, { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) }, node.text);
+    // once per reading of the loop variables it uses (`loop-bindings.ts`)
+    for (const reading of readings) {
+      const writes = [...context.writes];
+      const reads = [...(context.reads ?? [])];
+      const wordNodes: SyntaxNode[] = [];
+      for (let i = 0; i < node.childCount; i += 1) {
+        const child = node.child(i);
+        if (child === null) continue;
+        const field = node.fieldNameForChild(i);
+        if (field === 'name') {
+          const name = child.childCount === 1 ? child.child(0) : child;
+          if (name !== null && !name.isMissing) wordNodes.unshift(name);
+        } else if (field === 'argument') wordNodes.push(child);
+        else if (field === 'redirect') this.redirect(child, writes, reads, wordNodes, reading);
+        else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
+      }
+      const words = [...wordNodes, ...extraWords].map((word) => readWord(word, reading));
+      this.run(words, { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) }, node.text);
+    }
+    if (!parts) return;
     context = rest;
     // prefix assignments were checked above as environment; their values may hold substitutions
     for (const child of childrenOf(node)) {

@@ -179,7 +179,7 @@ function operands(words: readonly SyntaxNode[], keyword: string, text: string, o
       continue;
     }
     if (/^[-+]/.test(resolved.text)) {
-      if (keyword !== 'unset' && /n/.test(resolved.text)) out.deferred ??= `a nameref (${keyword} ${resolved.text}) assigns another variable: ${text}`;
+      if (keyword !== 'unset' && /[nf]/.test(resolved.text)) out.deferred ??= `${keyword} ${resolved.text} makes a nameref (which assigns another variable) or passes functions on: ${text}`;
       continue;
     }
     add(out, resolved.text, text);

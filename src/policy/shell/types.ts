@@ -43,7 +43,10 @@ export interface ShellCommand {
    * The words the `for`/`select` loops around it iterate over, and the subjects of the `case`
    * statements around it (`for f in .b*rc ~/.ssh/*; do cat "$f"; done` gives `cat` the loop
    * words `[".b*rc", "~/.ssh/*"]`): a static word without its quotes, any other as written;
-   * absent when none. The loop's variable in the command's words is not static (`dynamicWords`);
+   * absent when none. The loop's variable in the command's words is not static (`dynamicWords`),
+   * except where the loop's words are static (or plain globs) and its body provably never changes
+   * it: the command is then recorded once for each word, the use read as that word
+   * (`loop-bindings.ts`);
    * the deciders that judge paths judge these words like the command's own
    * (`command-word-paths.ts`).
    */
