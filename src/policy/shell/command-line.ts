@@ -35,7 +35,7 @@
  *   is commonly exported already (`PAGER`, `GIT_*`...).
  * - git in a command line that changes folder anywhere (`cd`, `pushd`, `popd`, `find -execdir`,
  *   `env -C`, `sudo -D`, `chroot`...) is uncertain, like `git -C DIR`: it may read the repository
- *   (and config that runs programs) of another folder.
+ *   (and config that runs programs) of another folder (`folder-changes.ts`).
  * - `coproc` with a compound command, and programs that run a command the analysis does not
  *   unwrap (`strace`, `watch`, `gdb`...), are uncertain.
  *
@@ -48,21 +48,29 @@ import { mostSevere, type ActionKind } from '../action-kinds.js';
 import { readsCodeFromStdin, runsCommandsFromText } from './code-arguments.js';
 import type { ShellAnalysis, ShellCommand } from './types.js';
 import { evaluatedDeclaration, evaluatedWords, holdsCode, holdsSubstitution } from './evaluation.js';
+import { arithmeticDoubt, expansionDoubts, subscriptDoubt, testCommandDoubts } from './evaluated-syntax.js';
 import {
   hasDynamicSubcommand, isProgramLoader, isSafeEnvironmentName, isStdinPath, kindOfCommand, normaliseGit, SHELLS, SOURCE_BUILTINS, UNANALYSED_RUNNERS,
 } from './programs.js';
 import { childrenOf, resolveWord, type SyntaxNode, type Word } from './words.js';
 import {
-  ARITHMETIC_TESTS, ARITHMETIC_VALUES, COMPOUND_STARTS, LITERAL, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
+  COMPOUND_STARTS, LITERAL, RESERVED_WORDS, TRANSPARENT, WRITING_REDIRECTS,
 } from './syntax-tables.js';
 import { isWrapper, takesAssignments, unwrapOnce } from './wrappers.js';
 import { runsFedCode } from './fed-code.js';
+import { changesFolder, gitInChangedFolder, wrapperChangesFolder } from './folder-changes.js';
+import { homeWordsUnseen } from './home-words.js';
+import { nameChanges, type NameChanges } from './name-changes.js';
+import { bindLoop, readingsOf, readWord, withLoopWords, type LoopReading } from './loop-bindings.js';
 import { commandsInOptions } from './command-options.js';
 import { echoedText, feedsInput, literalFeed } from './fed-input.js';
 import type { AssignmentUse, CommandWalker, Context, ParseCommandLine } from './walk-context.js';
 import { alias, basename, checkAssignment, evaluate, findExec, MAX_COMMAND_LINE_LENGTH, quote, shell, splitWords, switchUser, trap, xargsPastes } from './command-runners.js';
 export type { ParseCommandLine } from './walk-context.js';
 export { MAX_COMMAND_LINE_LENGTH } from './command-runners.js';
+
+/** Wrappers and runners that run their command as another user, whose `HOME` differs. */
+const USER_SWITCHES: ReadonlySet<string> = new Set(['sudo', 'doas', 'su']);
 
 /** How deep shells, `eval` and `env -S` may nest (`bash -c "bash -c '...'"`) before the analysis gives up: 8 levels. */
 const MAX_NESTED_SHELLS = 8;
@@ -89,38 +97,21 @@ export function analyseCommandLine(text: string, parse: ParseCommandLine): Shell
   } catch (error) {
     walk.limit(`the analysis failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // git finds its repository from the working folder: a planted bare-repo-shaped folder's config runs programs
-  if (walk.changedFolder && walk.commands.some((command) => command.program === 'git')) {
-    walk.doubt('git runs in a command line that changes folder (cd, pushd, find -execdir, env -C...): it may read a repository the analysis cannot vouch for');
+  const git = gitInChangedFolder(walk.changedFolder, walk.commands);
+  if (git !== undefined) walk.doubt(git);
+  let commands: readonly ShellCommand[] = walk.commands;
+  if (walk.homeChange !== undefined) {
+    const unseen = commands.map((command) => homeWordsUnseen(command));
+    if (unseen.some((command) => command !== undefined)) {
+      commands = commands.map((command, i) => unseen[i] ?? command);
+      walk.doubt(`HOME may change in the command line (${quote(walk.homeChange)}), so its ~ words name a folder the analysis does not know`);
+    }
   }
-  const kinds: ActionKind[] = ['shell_command', ...walk.commands.map((command) => command.kind)];
+  const kinds: ActionKind[] = ['shell_command', ...commands.map((command) => command.kind)];
   const callerInput = [...walk.callerInput].filter((reason) => walk.uncertain.has(reason));
-  const analysis = { commands: walk.commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds), ...(callerInput.length > 0 && { callerInput }) };
+  const analysis = { commands, uncertain: [...walk.uncertain], kind: mostSevere(kinds), ...(callerInput.length > 0 && { callerInput }) };
   return walk.beyondLimits ? { ...analysis, beyondLimits: true } : analysis;
 }
-
-/**
- * `context` with the words a `for`/`select` loop iterates over, or a `case` statement's subject
- * (its `value` fields; a case item's patterns are not), added to `loopWords`: a static word
- * without its quotes, any other as written.
- */
-function withLoopWords(node: SyntaxNode, context: Context): Context {
-  const words: string[] = [];
-  for (let i = 0; i < node.childCount; i += 1) {
-    const child = node.child(i);
-    if (child !== null && node.fieldNameForChild(i) === 'value') words.push(resolveWord(child).text);
-  }
-  return words.length === 0 ? context : { ...context, loopWords: [...(context.loopWords ?? []), ...words] };
-}
-
-/** Builtins that change the working folder of the commands after them. */
-const CHANGE_FOLDER: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
-
-/** Wrapper options that run the command in another folder or root: env -C/--chdir, sudo -D/--chdir/-R/--chroot, unshare and nsenter -w/--wd/-R/-r/--root/-W/--wdns. */
-const CHANGE_FOLDER_OPTIONS = /^(-[^-]*[CDRrwW]|--(chdir|chroot|wd|root|wdns))/;
-
-/** The wrappers {@link CHANGE_FOLDER_OPTIONS} applies to (`xargs -r` is not a change of folder). */
-const FOLDER_WRAPPERS: ReadonlySet<string> = new Set(['env', 'sudo', 'doas', 'unshare', 'nsenter']);
 
 class CommandLineWalk implements CommandWalker {
   readonly commands: ShellCommand[] = [];
@@ -132,8 +123,13 @@ class CommandLineWalk implements CommandWalker {
   changedFolder = false;
   /** The text being walked (the command line, or the text of a `bash -c` inside it): node indices point into it. */
   private source = '';
+  /** What the texts being walked hold that may change a loop's variable inside its body (`trap`, `alias`, namerefs, `eval`; the functions they define). */
+  private scope: { deferred: string | undefined; functions: ReadonlyMap<string, NameChanges> } = { deferred: undefined, functions: new Map() };
 
   constructor(private readonly parse: ParseCommandLine) {}
+
+  /** Where the line may change `HOME` (`read HOME`, `for HOME in`, `env HOME=v bash -c`...), when it may: its `~` words are then unseen (`home-words.ts`). */
+  homeChange: string | undefined;
 
   /** Whether the walk stopped at one of its limits (length, commands, nesting, parse time): commands may be missing anywhere. */
   beyondLimits = false;
@@ -168,16 +164,35 @@ class CommandLineWalk implements CommandWalker {
     if (text.length > MAX_COMMAND_LINE_LENGTH) return this.limit(`command line longer than ${MAX_COMMAND_LINE_LENGTH} characters`);
     const parsed = this.parse(text);
     if (typeof parsed === 'string') return this.limit(parsed);
+    const changes = nameChanges(parsed.root);
+    this.changedNames(changes, context);
     const outer = this.source;
+    const outerScope = this.scope;
     this.source = text;
+    // what a loop of this text must not find anywhere in it (or around it): code that runs inside its body
+    this.scope = { deferred: outerScope.deferred ?? changes.deferred, functions: new Map([...outerScope.functions, ...changes.functions]) };
     try {
       const before = this.uncertain.size;
       this.visit(parsed.root, context, 0);
       if (parsed.root.hasError && this.uncertain.size === before) this.doubt(`cannot parse ${quote(text)}`);
     } finally {
       this.source = outer;
+      this.scope = outerScope;
       parsed.release();
     }
+  }
+
+  /**
+   * The variables a walked text may change other than by `NAME=value` (checked where it
+   * stands): `read PATH`, `for PAGER in ...`, `printf -v GIT_DIR` are doubts like an assignment
+   * statement of the name; and whether `HOME` may change, here or for a shell run as another
+   * user (`sudo bash -c`), which makes the line's `~` words unseen.
+   */
+  private changedNames(changes: NameChanges, context: Context): void {
+    for (const [name, where] of changes.names) if (!where.assignment) checkAssignment(this, `${name}=`, where.text, 'statement');
+    const switched = context.wrappers.find((wrapper) => USER_SWITCHES.has(wrapper));
+    this.homeChange ??= changes.names.get('HOME')?.text ?? (changes.environment.has('HOME') ? 'HOME given to a program\'s environment' : undefined)
+      ?? changes.any ?? (switched === undefined ? undefined : `a shell run by ${switched}`);
   }
 
   private visit(node: SyntaxNode, context: Context, level: number): void {
@@ -223,30 +238,30 @@ class CommandLineWalk implements CommandWalker {
       case 'heredoc_redirect':
         return this.heredoc(node, context, level);
       case 'arithmetic_expansion':
-        this.arithmetic(node, node);
+        arithmeticDoubt(this, node, node);
         return this.visitChildren(node, context, level);
       case 'compound_statement':
-        if (node.child(0)?.type === '((') this.arithmetic(node, node);
+        if (node.child(0)?.type === '((') arithmeticDoubt(this, node, node);
         return this.visitChildren(node, context, level);
       case 'c_style_for_statement':
         for (let i = 0; i < node.childCount; i += 1) {
           const child = node.child(i);
-          if (child !== null && child.isNamed && node.fieldNameForChild(i) !== 'body') this.arithmetic(child, node);
+          if (child !== null && child.isNamed && node.fieldNameForChild(i) !== 'body') arithmeticDoubt(this, child, node);
         }
         return this.visitChildren(node, context, level);
       case 'for_statement':
       case 'case_statement':
         // the words a loop iterates over (and a case's subject) are words of the line: each
         // command inside judges them as paths (`for f in ~/.ssh/*; do cat "$f"; done`)
-        return this.visitChildren(node, withLoopWords(node, context), level);
+        return this.visitChildren(node, { ...withLoopWords(node, context), bindings: bindLoop(node, context.bindings, this.scope) }, level);
       case 'subscript':
-        this.subscript(node);
+        subscriptDoubt(this, node);
         return this.visitChildren(node, context, level);
       case 'expansion':
-        this.expansion(node);
+        expansionDoubts(this, node);
         return this.visitChildren(node, context, level);
       case 'test_command':
-        this.testCommand(node);
+        testCommandDoubts(this, node);
         return this.visitChildren(node, context, level);
       case 'array':
         for (const child of childrenOf(node)) {
@@ -287,60 +302,6 @@ class CommandLineWalk implements CommandWalker {
     }
   }
 
-  /**
-   * An arithmetic expression (`$((...))`, `((...))`, a C-style for, a subscript): a variable or
-   * a substitution in it is evaluated as arithmetic, and a value like `a[$(rm x)]` runs `rm x`.
-   */
-  private arithmetic(node: SyntaxNode, whole: SyntaxNode): void {
-    const values = (current: SyntaxNode): boolean =>
-      (current.isNamed && ARITHMETIC_VALUES.has(current.type) && !(current.type === 'word' && /^\d+$/.test(current.text))) ||
-      childrenOf(current).some(values);
-    if (values(node)) this.doubt(`arithmetic over a variable or a substitution (its value is evaluated as code): ${quote(whole.text)}`);
-  }
-
-  /** `NAME[INDEX]`: INDEX is arithmetic for indexed arrays, so anything but digits, `@` or `*` is evaluated. */
-  private subscript(node: SyntaxNode): void {
-    for (let i = 0; i < node.childCount; i += 1) {
-      const child = node.child(i);
-      if (child === null || node.fieldNameForChild(i) !== 'index') continue;
-      if (!/^(\d+|@|\*)$/.test(child.text)) this.doubt(`an array subscript that is evaluated: ${quote(node.text)}`);
-    }
-  }
-
-  /** `${...}`: `${x@P}` runs the substitutions in x's value, `${!x}` evaluates x's value as a name, `${x:OFFSET}` is arithmetic. */
-  private expansion(node: SyntaxNode): void {
-    const children = childrenOf(node);
-    const operators = children.filter((child) => !child.isNamed).map((child) => child.type);
-    const at = operators.indexOf('@');
-    if (at >= 0 && operators.slice(at + 1).some((operator) => /P/.test(operator))) this.doubt(`\${x@P} runs the substitutions in a variable's value: ${quote(node.text)}`);
-    if (/^\$\{!/.test(node.text) && !/^\$\{![A-Za-z_][A-Za-z0-9_]*([*@]|\[[@*]\])\}$/.test(node.text)) {
-      this.doubt(`an indirect expansion evaluates a variable's value as a name: ${quote(node.text)}`);
-    }
-    const colon = children.findIndex((child) => !child.isNamed && child.type === ':');
-    if (colon >= 0) for (const child of children.slice(colon + 1)) if (child.isNamed) this.arithmetic(child, node);
-  }
-
-  /** `[[ ]]` and `[ ]`: arithmetic comparisons and `-v NAME` evaluate their operands; `[ ]` splits unquoted expansions. */
-  private testCommand(node: SyntaxNode): void {
-    const single = node.child(0)?.type === '[';
-    const walk = (current: SyntaxNode): void => {
-      const children = childrenOf(current);
-      const operator = children.find((child) => child.type === 'test_operator')?.text;
-      if (current.type === 'binary_expression' && operator !== undefined && ARITHMETIC_TESTS.has(operator) && !single) {
-        for (const child of children) if (child.type !== 'test_operator') this.arithmetic(child, node);
-      }
-      if (current.type === 'unary_expression' && (operator === '-v' || operator === '-R')) {
-        const operand = children[children.length - 1];
-        if (operand === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(operand.text)) this.doubt(`${operator} with a name that is evaluated: ${quote(node.text)}`);
-      }
-      if (single && ['simple_expansion', 'expansion', 'command_substitution'].includes(current.type)) {
-        this.doubt(`an unquoted expansion in [ ] may split into -v NAME: ${quote(node.text)}`);
-      }
-      if (current.type !== 'string') for (const child of children) walk(child);
-    };
-    for (const child of childrenOf(node)) walk(child);
-  }
-
   private visitChildren(node: SyntaxNode, context: Context, level: number): void {
     for (const child of childrenOf(node)) this.visit(child, context, level + 1);
   }
@@ -370,9 +331,6 @@ class CommandLineWalk implements CommandWalker {
 
   /** A redirected statement: its writes go to the commands of its body. */
   private redirected(node: SyntaxNode, context: Context, level: number): void {
-    const writes = [...context.writes];
-    const reads = [...(context.reads ?? [])];
-    const extraWords: SyntaxNode[] = [];
     const redirects: SyntaxNode[] = [];
     let body: SyntaxNode | undefined;
     for (let i = 0; i < node.childCount; i += 1) {
@@ -380,20 +338,26 @@ class CommandLineWalk implements CommandWalker {
       if (child === null) continue;
       const field = node.fieldNameForChild(i);
       if (field === 'body') body = child;
-      else if (field === 'redirect') {
-        redirects.push(child);
-        this.redirect(child, writes, reads, extraWords);
-      } else this.visit(child, context, level + 1);
+      else if (field === 'redirect') redirects.push(child);
+      else this.visit(child, context, level + 1);
     }
     const feeding = redirects.filter(feedsInput);
     const fedText = body?.type === 'command' && feeding.length === 1 ? literalFeed(feeding[0]!) : undefined;
     const { fedText: _outer, ...rest } = context;
-    const inner = { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) };
-    if (body?.type === 'command') this.command(body, inner, extraWords, level + 1);
-    else {
-      if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
-      if (body !== undefined) this.visit(body, inner, level + 1);
-      else if (writes.length > context.writes.length) this.doubt(`a redirection without a command writes ${quote(node.text)}`);
+    // a command and its redirections read the loop variables alike, once per reading (`loop-bindings.ts`)
+    const readings = body?.type === 'command' ? readingsOf(node, context.bindings) : [undefined];
+    for (const [n, reading] of readings.entries()) {
+      const writes = [...context.writes];
+      const reads = [...(context.reads ?? [])];
+      const extraWords: SyntaxNode[] = [];
+      for (const redirect of redirects) this.redirect(redirect, writes, reads, extraWords, reading);
+      const inner = { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) };
+      if (body?.type === 'command') this.command(body, inner, extraWords, level + 1, [reading], n === 0);
+      else {
+        if (extraWords.length > 0) this.doubt(`words after a redirection of a compound command: ${quote(node.text)}`);
+        if (body !== undefined) this.visit(body, inner, level + 1);
+        else if (writes.length > context.writes.length) this.doubt(`a redirection without a command writes ${quote(node.text)}`);
+      }
     }
     for (const redirect of redirects) this.visit(redirect, context, level + 1);
   }
@@ -402,9 +366,9 @@ class CommandLineWalk implements CommandWalker {
    * Records what a redirection writes into `writes`; words the grammar hangs on it after its
    * target (`echo a > f b`: `b` is echo's) go to `extraWords`.
    */
-  private redirect(node: SyntaxNode, writes: string[], reads: string[], extraWords: SyntaxNode[]): void {
+  private redirect(node: SyntaxNode, writes: string[], reads: string[], extraWords: SyntaxNode[], reading?: LoopReading): void {
     if (node.type === 'heredoc_redirect') {
-      for (const child of childrenOf(node)) if (child.type === 'file_redirect') this.redirect(child, writes, reads, extraWords);
+      for (const child of childrenOf(node)) if (child.type === 'file_redirect') this.redirect(child, writes, reads, extraWords, reading);
       return;
     }
     if (node.type !== 'file_redirect') return;
@@ -414,7 +378,7 @@ class CommandLineWalk implements CommandWalker {
       const child = node.child(i);
       if (child === null) continue;
       if (node.fieldNameForChild(i) === 'destination') {
-        if (target === undefined) target = resolveWord(child);
+        if (target === undefined) target = readWord(child, reading);
         else extraWords.push(child);
       } else if (!child.isNamed && operator === undefined) operator = child.type;
     }
@@ -432,26 +396,30 @@ class CommandLineWalk implements CommandWalker {
   }
 
   /** A simple command: its words resolved, wrappers unwrapped, substitutions in it walked. */
-  private command(node: SyntaxNode, context: Context, extraWords: readonly SyntaxNode[], level: number): void {
-    const writes = [...context.writes];
-    const reads = [...(context.reads ?? [])];
-    const wordNodes: SyntaxNode[] = [];
-    for (let i = 0; i < node.childCount; i += 1) {
-      const child = node.child(i);
-      if (child === null) continue;
-      const field = node.fieldNameForChild(i);
-      if (field === 'name') {
-        const name = child.childCount === 1 ? child.child(0) : child;
-        if (name !== null && !name.isMissing) wordNodes.unshift(name);
-      } else if (field === 'argument') wordNodes.push(child);
-      else if (field === 'redirect') this.redirect(child, writes, reads, wordNodes);
-      else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
-    }
-    const words = [...wordNodes, ...extraWords].map((word) => resolveWord(word));
+  private command(node: SyntaxNode, context: Context, extraWords: readonly SyntaxNode[], level: number, readings = readingsOf(node, context.bindings), parts = true): void {
     const feeding = childrenOf(node).filter(feedsInput);
     const fedText = feeding.length === 1 ? literalFeed(feeding[0]!) : feeding.length === 0 ? context.fedText : undefined;
     const { fedText: _outer, ...rest } = context;
-    this.run(words, { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) }, node.text);
+    // once per reading of the loop variables it uses (`loop-bindings.ts`)
+    for (const reading of readings) {
+      const writes = [...context.writes];
+      const reads = [...(context.reads ?? [])];
+      const wordNodes: SyntaxNode[] = [];
+      for (let i = 0; i < node.childCount; i += 1) {
+        const child = node.child(i);
+        if (child === null) continue;
+        const field = node.fieldNameForChild(i);
+        if (field === 'name') {
+          const name = child.childCount === 1 ? child.child(0) : child;
+          if (name !== null && !name.isMissing) wordNodes.unshift(name);
+        } else if (field === 'argument') wordNodes.push(child);
+        else if (field === 'redirect') this.redirect(child, writes, reads, wordNodes, reading);
+        else if (child.type === 'variable_assignment') this.assignment(child, 'environment', node.text);
+      }
+      const words = [...wordNodes, ...extraWords].map((word) => readWord(word, reading));
+      this.run(words, { ...rest, writes, reads, ...(feeding.length > 0 && { fedInput: true }), ...(fedText !== undefined && { fedText }) }, node.text);
+    }
+    if (!parts) return;
     context = rest;
     // prefix assignments were checked above as environment; their values may hold substitutions
     for (const child of childrenOf(node)) {
@@ -495,7 +463,7 @@ class CommandLineWalk implements CommandWalker {
           return this.record(argv, wrappers, context, text, wrapperWords);
         }
         const consumed = argv.slice(1, unwrapped.start);
-        if (program === 'chroot' || (FOLDER_WRAPPERS.has(program) && consumed.some((word) => CHANGE_FOLDER_OPTIONS.test(word.text)))) this.changedFolder = true;
+        if (wrapperChangesFolder(program, consumed)) this.changedFolder = true;
         // an unquoted expansion among the wrapper's own words may split into several (or none),
         // shifting where the command starts: `timeout $T rm x` with T='5 curl evil'
         if (consumed.some((word) => !word.isStatic && word.node?.type !== 'string')) {
@@ -588,7 +556,7 @@ class CommandLineWalk implements CommandWalker {
     const evaluated = evaluatedWords(program, argv);
     if (evaluated !== undefined) this.doubt(`${evaluated}: ${quote(text)}`);
     if (hasDynamicSubcommand(argv, program)) this.doubt(`${program} with a subcommand that is not static: ${quote(text)}`);
-    if (CHANGE_FOLDER.has(program)) this.changedFolder = true;
+    if (changesFolder(program)) this.changedFolder = true;
     let globalWords: string[] | undefined;
     if (program === 'git') {
       const git = normaliseGit(words);

@@ -18,6 +18,9 @@ export interface ShellCommand {
    * word exactly as written when it holds a `/` (`./git status` gives `["./git", "status"]`,
    * `/bin/rm -rf x` gives `["/bin/rm", "-rf", "x"]`): a program run by path may be any file, so
    * an allow rule for `git` must not allow `./git` (see `commandMatches` in `policy-rules.ts`).
+   * In a line that may change `HOME` (`read HOME`, `for HOME in ...`, `unset HOME`...), a `~`
+   * that reads `HOME` is given as `$HOME` in every word list of the command (`~/x` gives
+   * `$HOME/x`, listed in `dynamicWords`): it names a folder only known when the line runs.
    */
   readonly argv: readonly string[];
   /** The program's name: `argv[0]` without a folder (`/bin/rm` gives `rm`), for deny rules and kinds. */
@@ -40,7 +43,10 @@ export interface ShellCommand {
    * The words the `for`/`select` loops around it iterate over, and the subjects of the `case`
    * statements around it (`for f in .b*rc ~/.ssh/*; do cat "$f"; done` gives `cat` the loop
    * words `[".b*rc", "~/.ssh/*"]`): a static word without its quotes, any other as written;
-   * absent when none. The loop's variable in the command's words is not static (`dynamicWords`);
+   * absent when none. The loop's variable in the command's words is not static (`dynamicWords`),
+   * except where the loop's words are static (or plain globs) and its body provably never changes
+   * it: the command is then recorded once for each word, the use read as that word
+   * (`loop-bindings.ts`);
    * the deciders that judge paths judge these words like the command's own
    * (`command-word-paths.ts`).
    */

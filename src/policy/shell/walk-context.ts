@@ -17,6 +17,15 @@ interface ParsedCommandLine {
 /** Parses a command line; a string return says why it could not (too slow, no tree). */
 export type ParseCommandLine = (text: string) => ParsedCommandLine | string;
 
+/** One word a `for` loop's variable takes (`loop-bindings.ts`): static text, or a plain glob whose matches it takes. */
+export interface LoopValue {
+  readonly text: string;
+  readonly glob: boolean;
+}
+
+/** Loop variables whose values are known, by name, with the words each takes. */
+export type LoopBindings = ReadonlyMap<string, readonly LoopValue[]>;
+
 /** How an assignment is made, which decides which names are vouched for. */
 export type AssignmentUse =
   /** `NAME=v cmd`, `env NAME=v cmd`, `export NAME=v`: NAME goes into a program's environment. */
@@ -42,6 +51,11 @@ export interface Context {
    * none. Recorded on each command inside as `ShellCommand.loopWords`.
    */
   readonly loopWords?: readonly string[] | undefined;
+  /**
+   * The `for` loop variables around this text whose values are known, with their words
+   * (`loop-bindings.ts`): a use of one is read as each of them. Absent when none.
+   */
+  readonly bindings?: LoopBindings | undefined;
   /**
    * Whether the command's standard input is fed within the line (a heredoc, a here-string, a
    * `<` file, a pipe from an earlier command), not the call's own: a shell reading it runs

@@ -60,6 +60,16 @@ export function resolveWord(node: SyntaxNode): Word {
   return value === undefined ? { text: node.text, isStatic: false, node } : { text: value, isStatic: true, node };
 }
 
+/** Whether unquoted word text holds a glob character (`*`, `?`, `[`) that is not escaped. */
+export function hasGlob(text: string): boolean {
+  return GLOB.test(text);
+}
+
+/** The static text a node stands for (quotes removed), or undefined when it expands (see {@link resolveWord}). */
+export function staticText(node: SyntaxNode): string | undefined {
+  return staticValue(node);
+}
+
 function staticValue(node: SyntaxNode): string | undefined {
   switch (node.type) {
     case 'word':
