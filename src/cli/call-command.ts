@@ -228,6 +228,9 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         process.off('SIGTERM', onSigint);
         progress.stop();
       });
+      // A command session the call left running ends with this process (system.close below):
+      // the printed result says so instead of offering a process_id nobody can use.
+      stoppedOnExit(result);
       // (The same id for another request is refused with another code than the stored one.)
       if (earlier?.endedAt !== undefined && result.errorCode === earlier.errorCode) {
         ctx.stderr.write(`toolgate: replay: call ${terminalSafe(callId, false)} of session ${terminalSafe(session, false)} already ran (${earlier.state}, ${new Date(earlier.endedAt).toISOString()}); this is its stored result, it did not run again (a new call needs a new --call-id)\n`);
@@ -282,6 +285,22 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
   } finally {
     await system.close();
   }
+}
+
+/**
+ * exec_command's and input_command's marker for a session left running
+ * (tools-ported/shell/exec-command.tool.ts, input-command.tool.ts): `[still running as process_id ID...]`.
+ */
+const STILL_RUNNING = /\[still running as process_id (\S+?)(?::[^\n]*)?\]$/m;
+
+/**
+ * In a one-shot `toolgate call`, a command session the call left running is stopped when the
+ * tool system closes (the executor's close stops every session its tools started), before the
+ * process exits: its result's marker says that instead of inviting input_command.
+ */
+function stoppedOnExit(result: { output: string }): void {
+  result.output = result.output.replace(STILL_RUNNING, (_all, id: string) =>
+    `[stopped when toolgate call exited (process_id ${id}): command sessions live as long as the toolgate process that started them (toolgate mcp, toolgate agent, or your program)]`);
 }
 
 /** Result codes of calls that end before the deciders are asked (what `--explain` must not call allowed). */

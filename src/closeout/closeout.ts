@@ -78,3 +78,29 @@ export function closeOut(value: unknown, notes: readonly string[], maxLength: nu
   if (notes.length === 0) return body;
   return `${body}${body.endsWith('\n') ? '' : '\n'}${notes.join('\n')}`;
 }
+
+/** {@link truncate}'s note, matched where it begins: head-tail's, then head's. */
+const NOTES = [
+  /\n\[\.\.\. \d+ characters \(\d+ lines?\) omitted from the middle of \d+; limit \d+ characters( \.\.\.\])/y,
+  /\n\[output truncated: \d+ of \d+ characters \(\d+ lines?\) omitted; limit \d+ characters(\])/y,
+] as const;
+
+/**
+ * `output` with `where` (where the whole output is kept, and how much of it) said inside the
+ * note that {@link truncate} wrote when it cut the text at `maxLength` with `strategy` (looked
+ * for only where that note begins, so text of the tool's that looks like one is left alone);
+ * `output` as it is when there is none there (a summary the tool's projection made, say).
+ */
+export function withKeptNote(output: string, where: string, maxLength: number, strategy: TruncationStrategy): string {
+  const cut = strategy === 'head-tail' ? Math.ceil(maxLength / 2) : maxLength;
+  const note = NOTES[strategy === 'head-tail' ? 0 : 1];
+  // safeEnd may have moved the cut one unit back (a surrogate pair kept whole).
+  for (const at of [cut, cut - 1]) {
+    note.lastIndex = at;
+    const match = note.exec(output);
+    if (match === null) continue;
+    const close = match.index + match[0].length - match[1]!.length;
+    return `${output.slice(0, close)}; ${where}${output.slice(close)}`;
+  }
+  return output;
+}

@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { OutputStore } from '../closeout/output-store.js';
 import { ledgerKeepsText, ledgerView } from '../closeout/projection.js';
 import { toolFailure } from '../closeout/results.js';
+import { withKeptNote } from '../closeout/closeout.js';
 import type { DurableQuestions } from '../decisions/approval.js';
 import type { SessionApprovalModes } from '../decisions/approval-mode.decider.js';
 import { codesWhere } from '../errors/error-codes.js';
@@ -245,9 +246,11 @@ export class CallJournal {
         // the output store dropped it (its cap): the ledger keeps what the model saw
       }
       if (this.outputsInLedger && fullOutput !== undefined) {
-        // The ledger keeps it now; the temporary file was only the way there.
+        // The ledger keeps it now; the temporary file was only the way there. The model is told
+        // how to get it (in the note that says what was cut).
         this.outputs!.discard(result.fullOutput.path);
         delete result.fullOutput;
+        result.output = withKeptNote(result.output, keptInLedger(state.callId, fullOutput), state.tool.maxOutputLength, state.tool.truncation);
       }
     }
     const failed = (error: unknown) => {
@@ -312,4 +315,12 @@ function isCallStore(option: CallStore | LedgerOptions): option is CallStore {
 
 function messageOf(error: unknown): string {
   return clip((error as Error)?.message ?? String(error), 500);
+}
+
+/**
+ * Where the ledger keeps a call's whole output, and how much of it: said to the model in the
+ * truncation note. (The ledger keeps its first `maxOutputBytes`, 8 MiB unless set otherwise.)
+ */
+function keptInLedger(callId: string, whole: string): string {
+  return `the whole output (${whole.length} characters, ${Buffer.byteLength(whole, 'utf8')} bytes) is kept by call id ${callId}: \`toolgate result ${callId}\` prints it (the ledger keeps its first 8 MiB unless its maxOutputBytes is set otherwise)`;
 }

@@ -5,6 +5,14 @@
  * - progress: `notifications/progress` with the request's `_meta.progressToken`, only when the
  *   client sent one; values that do not increase are dropped (the specification requires
  *   progress to increase).
+ * - heartbeat: while such a call runs and has sent no progress for {@link HEARTBEAT_MS}
+ *   (its `heartbeatMs`), a progress notification says it still runs ("still running, 40 s, no
+ *   new output or progress for 10 s"), so a client that resets its request timeout on progress
+ *   (most do; many wait 60 s otherwise) keeps waiting for a silent command. Its `progress` is
+ *   the last value sent plus {@link HEARTBEAT_STEP} per heartbeat, so it increases without
+ *   reaching the tool's next value (a count of characters, items, bytes); a tool's value that
+ *   would not be above it is sent just above it, with its message. One timer a call, ended by
+ *   {@link CallClient.end} before the result goes out (never a heartbeat after it).
  * - log: `notifications/message` (`logger` = the tool's name) when the level is at or above the
  *   session's `logging/setLevel` (every level until the client sets one).
  * - elicit: `elicitation/create` (form mode), only when the client declared `elicitation`
@@ -21,6 +29,11 @@
 import type { ClientCapabilities, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { TOOL_LOG_LEVELS, type ElicitAnswer, type SampleAnswer, type ToolClient, type ToolLogLevel } from '../types/tool.js';
 
+/** Milliseconds without progress after which a call with a progress token gets a heartbeat (10 s; below the 60 s most clients wait). */
+const HEARTBEAT_MS = 10_000;
+/** What a heartbeat adds to the last progress value sent (2^-20: small beside any whole count a tool reports). */
+const HEARTBEAT_STEP = 2 ** -20;
+
 /** Longest wait for a client's answer to an elicitation or sampling request, in ms (the call's own timeout usually ends it first). */
 const ANSWER_TIMEOUT_MS = 2_147_483_647;
 
@@ -36,30 +49,73 @@ function passesLogLevel(level: ToolLogLevel, session: SessionLogLevel): boolean 
   return TOOL_LOG_LEVELS.indexOf(level) >= TOOL_LOG_LEVELS.indexOf(session.level);
 }
 
+/** The client of one `tools/call`, with the start and end of its heartbeat. */
+export interface CallClient extends ToolClient {
+  /** Start the call's heartbeat (when the client sent a progress token and heartbeats are on): call it as the call's run begins. */
+  start(): void;
+  /** Stop the call's heartbeat and drop any progress sent later: call it before the result goes out (idempotent). */
+  end(): void;
+}
+
 /**
  * The client of one `tools/call`.
  * @param ctx - the request's context (its `_meta.progressToken`, signal, related sends).
  * @param caps - what the client declared it can do; `undefined` offers neither elicitation nor sampling.
  * @param logLevel - the level `notifications/message` must reach.
+ * @param heartbeatMs - milliseconds without progress before a heartbeat (default {@link HEARTBEAT_MS}; 0: none).
  */
-export function callClient(ctx: ServerContext, caps: ClientCapabilities | undefined, logLevel: SessionLogLevel): ToolClient {
+export function callClient(ctx: ServerContext, caps: ClientCapabilities | undefined, logLevel: SessionLogLevel, heartbeatMs = HEARTBEAT_MS): CallClient {
   const req = ctx.mcpReq;
   const progressToken = req._meta?.progressToken;
-  const client: ToolClient = {
+  let ended = false;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let startHeartbeat = () => undefined as void;
+  const client: CallClient = {
+    start() {
+      if (!ended) startHeartbeat();
+    },
+    end() {
+      ended = true;
+      clearTimeout(heartbeat);
+      heartbeat = undefined;
+    },
     log(level, data, tool) {
       if (!passesLogLevel(level, logLevel)) return;
       void req.notify({ method: 'notifications/message', params: { level, logger: tool, data } }).catch(() => undefined);
     },
   };
   if (progressToken !== undefined) {
-    let last = -Infinity;
-    client.progress = (done, total, message) => {
-      if (!(done > last)) return;
-      last = done;
-      const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: done };
+    /** The tool's last value (its own must increase) and the last value sent (heartbeats included). */
+    let toolLast = -Infinity;
+    let sent = -Infinity;
+    let started = Date.now();
+    let toolAt = started;
+    const send = (progress: number, total: number | undefined, message: string | undefined) => {
+      sent = progress;
+      const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress };
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
       void req.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+      heartbeat?.refresh();
+    };
+    client.progress = (done, total, message) => {
+      if (ended || !(done > toolLast)) return;
+      toolLast = done;
+      toolAt = Date.now();
+      send(done > sent ? done : sent + HEARTBEAT_STEP, total, message);
+    };
+    if (heartbeatMs > 0) startHeartbeat = () => {
+      if (heartbeat !== undefined) return;
+      started = Date.now();
+      if (toolLast === -Infinity) toolAt = started;
+      heartbeat = setTimeout(function beat() {
+        if (ended) return;
+        const now = Date.now();
+        const at = Math.round((now - started) / 1000);
+        const quiet = Math.round((now - toolAt) / 1000);
+        send(sent === -Infinity ? 0 : sent + HEARTBEAT_STEP, undefined, `still running, ${at} s, no new output or progress for ${quiet} s`);
+      }, heartbeatMs);
+      heartbeat.unref();
     };
   }
   if (caps?.elicitation !== undefined && (caps.elicitation.form !== undefined || caps.elicitation.url === undefined)) {

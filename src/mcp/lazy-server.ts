@@ -33,7 +33,7 @@ function mcpServerModules(): ServerModules {
  * connection (stdio) or a single HTTP request (`createMcpHandler` asks for one per request).
  * The first call loads the MCP server SDK (`import('toolgate')` does not).
  * @param context - the era it serves (default `legacy`: an `initialize` picks the revision).
- * @throws ToolgateOptionError when `system` is not a `ToolSystem`, or `lazyDomains`, `answerWaitMs` or `toolsPageSize` is malformed.
+ * @throws ToolgateOptionError when `system` is not a `ToolSystem`, or `lazyDomains`, `answerWaitMs`, `heartbeatMs` or `toolsPageSize` is malformed.
  */
 export function createMcpServer(options: McpServeOptions, context: { era?: McpEra } = {}): Server {
   return mcpServerModules().createMcpServer(options, context);

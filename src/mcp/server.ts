@@ -136,6 +136,13 @@ export interface McpServeOptions {
    * when it sent a progress token). Default 45000 (below the 60 s most clients wait for a result).
    */
   answerWaitMs?: number;
+  /**
+   * Milliseconds a call whose client sent a progress token may go without progress before
+   * the server sends one saying it still runs (a heartbeat, again after each such stretch, until
+   * its result), so that clients that reset their request timeout on progress keep waiting.
+   * Default 10000 (10 s); 0 sends none.
+   */
+  heartbeatMs?: number;
   /** The cockpit's address (without its login code), named in the messages that say how to answer a question. Default: none. */
   cockpitUrl?: string;
   /** Approve every call that requires confirmation (`--yes`). Default false: ask through elicitation, or deny. */
@@ -248,7 +255,7 @@ export function taskStoreFor(options: McpServeOptions): LedgerTaskStore | undefi
  * one transport: a 2025-era server serves one connection or HTTP session, a 2026-07-28 one a
  * connection (stdio) or a single HTTP request (`createMcpHandler` asks for one per request).
  * @param context - the era it serves (default `legacy`: an `initialize` picks the revision).
- * @throws ToolgateOptionError when `system` is not a {@link ToolSystem}, or `lazyDomains`, `answerWaitMs` or `toolsPageSize` is malformed.
+ * @throws ToolgateOptionError when `system` is not a {@link ToolSystem}, or `lazyDomains`, `answerWaitMs`, `heartbeatMs` or `toolsPageSize` is malformed.
  */
 export function createMcpServer(options: McpServeOptions, context: { era?: McpEra } = {}): Server {
   const { system } = options;
@@ -260,6 +267,9 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
   const lazyOptions = options.lazyDomains === true ? {} : options.lazyDomains === false ? undefined : options.lazyDomains;
   const lazyProblem = lazyOptions === undefined ? undefined : checkLazyDomainsOptions(lazyOptions);
   if (lazyProblem !== undefined) throw ToolgateOptionError.fromBadOption('lazyDomains', lazyProblem);
+  if (options.heartbeatMs !== undefined && !(Number.isSafeInteger(options.heartbeatMs) && options.heartbeatMs >= 0)) {
+    throw ToolgateOptionError.fromBadOption('heartbeatMs', `must be a whole number of milliseconds, 0 or more; got ${String(options.heartbeatMs).slice(0, 50)}`);
+  }
   if (options.answerWaitMs !== undefined && !(Number.isSafeInteger(options.answerWaitMs) && options.answerWaitMs > 0)) {
     throw ToolgateOptionError.fromBadOption('answerWaitMs', `must be a positive whole number of milliseconds; got ${String(options.answerWaitMs).slice(0, 50)}`);
   }
@@ -416,7 +426,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     let asked = false;
     // A 2026-07-28 client gets no elicitation or sampling (no server-initiated requests on that
     // revision), so its capabilities are not passed on.
-    const client = callClient(ctx, modern ? undefined : caps, modern ? requestLogLevel(ctx) : logLevel);
+    const client = callClient(ctx, modern ? undefined : caps, modern ? requestLogLevel(ctx) : logLevel, options.heartbeatMs);
     // A client that cannot be asked: with a ledger, the question waits there for an answer
     // given elsewhere (bounded unless waitForAnswers), and the client is told how to answer.
     const elsewhere: ElsewhereWait = {};
@@ -502,6 +512,7 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     const closeSse = ctx.http?.closeSSE;
     const letGo = options.pollAfterMs !== undefined && closeSse !== undefined ? setTimeout(closeSse, options.pollAfterMs) : undefined;
     try {
+      client.start();
       result = await run(
         { name, arguments: args, callId },
         {
@@ -541,6 +552,8 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
       }
       throw error;
     } finally {
+      // No heartbeat after the result (whatever ends the call).
+      client.end();
       clearTimeout(letGo);
     }
     if (result.errorCode !== undefined && ERROR_CODES[result.errorCode].mcp === 'invalid_params') throw invalidParams(result.error ?? `Unknown tool: ${name}`);

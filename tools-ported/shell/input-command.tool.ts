@@ -51,7 +51,7 @@ export class InputCommandTool implements Tool<InputCommandInput, string> {
     if (session === undefined) {
       const known = commandSessions.list(ctx.workspace.realRoot).map((s) => `${s.id} (${s.running ? 'running' : 'exited'}: ${s.command.slice(0, 60)})`);
       throw new ToolExecutionError(
-        `no command session has process_id ${JSON.stringify(args.process_id)}${known.length ? `; known: ${known.join(', ')}` : '; none is running'}. Sessions end once their exit status was reported.`,
+        `no command session has process_id ${JSON.stringify(args.process_id)}${known.length ? `; known: ${known.join(', ')}` : '; none is running'}. A session is gone once its exit status was reported, once it was stopped, or once the toolgate process that started it exited (each \`toolgate call\` is a process of its own, and ends its sessions as it exits); process_ids are known only to that process.`,
         'INVALID_ARGUMENTS',
       );
     }
