@@ -143,7 +143,7 @@ describe('a worker process\'s connections to the PostgreSQL queue', { skip, conc
     const workerUrl = as(database.url, role, password);
     (await openQueueBackend(workerUrl).then(async (b) => b.close()));
     cluster = await Cluster.start(undefined, workerUrl);
-    const count = async () => Number((await run(database.url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = '${role}'`)).rows[0].n);
+    const count = async () => Number((await run(database.url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = '${role}' AND datname = current_database()`)).rows[0].n);
     await until(async () => (await count()) === 0, 30_000, 'the set-up connection to close');
     await cluster.worker('default', ['--concurrency', String(concurrency)]);
     const idle = await count();
@@ -173,7 +173,7 @@ describe('a worker process\'s connections to the PostgreSQL queue', { skip, conc
   it('a caller holds at most three while it sends many calls at once (before: a pool of 10)', async (t) => {
     assert.ok(cluster !== undefined && store !== undefined, 'the worker of the test before runs');
     // The caller connects as the superuser; the worker as its own role.
-    const count = async () => Number((await run(database.url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = current_user AND application_name = 'toolgate-queue'`)).rows[0].n);
+    const count = async () => Number((await run(database.url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = current_user AND application_name = 'toolgate-queue' AND datname = current_database()`)).rows[0].n);
     const caller = await QueueCaller.open({ queue: database.url, store, workspace: cluster.workspace });
     let most = await count();
     let sampling = true;
