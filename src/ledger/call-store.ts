@@ -421,24 +421,6 @@ export interface CallJournal {
 }
 
 /**
- * The kind of a question: `question` for an `ask_user` question (its request's `kind`), else
- * `approval` (a gate asked about the call). A call may have both (`ask_user` over MCP, approved
- * in one round and asking in the next): each kind is its own thread of questions.
- * @param request - the request, or its stored JSON.
- */
-export function questionKind(request: unknown): 'approval' | 'question' {
-  let value = request;
-  if (typeof request === 'string') {
-    try {
-      value = JSON.parse(request);
-    } catch {
-      return 'approval';
-    }
-  }
-  return value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === 'question' ? 'question' : 'approval';
-}
-
-/**
  * Questions put to a person about a call, and their answers. The first answer counts: an
  * answer is a conditional write, atomic across processes.
  */
@@ -447,7 +429,7 @@ export interface QuestionBook {
   readonly pollMs: number;
   /**
    * Store a question about a call (the request shown, JSON), or return the call's latest one
-   * of the same kind ({@link questionKind}: an approval, or an `ask_user` question) when it is
+   * of the same kind (`questionKind`, question-kind.ts: an approval, or an `ask_user` question) when it is
    * unanswered or answered but not acted on. A {@link NewCall} not yet recorded is
    * recorded with it. Atomic. @returns the question's id. Rejects with an Error when the call is not recorded.
    */
@@ -459,7 +441,7 @@ export interface QuestionBook {
    */
   answer(approvalId: number, answer: string, by: string): Promise<CountedAnswer | undefined>;
   /**
-   * The answer of a call's latest approval (not an `ask_user` question: {@link questionKind}),
+   * The answer of a call's latest approval (not an `ask_user` question: `questionKind`, question-kind.ts),
    * when it has one answered and not cancelled.
    */
   answeredQuestion(callId: string, session: string): Promise<string | undefined>;

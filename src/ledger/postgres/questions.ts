@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { questionKind, type ApprovalRecord, type CallKey, type CountedAnswer, type NewCall } from '../call-store.js';
+import type { ApprovalRecord, CallKey, CountedAnswer, NewCall } from '../call-store.js';
+import { questionKind } from '../question-kind.js';
 import { callTopic, questionTopic } from '../waits.js';
 import type { PgCalls } from './calls.js';
 import { NOW_MS, type PgDatabase } from './database.js';

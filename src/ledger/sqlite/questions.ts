@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { questionKind, type ApprovalRecord, type CallKey, type CountedAnswer, type NewCall, type QuestionBook } from '../call-store.js';
+import type { ApprovalRecord, CallKey, CountedAnswer, NewCall, QuestionBook } from '../call-store.js';
+import { questionKind } from '../question-kind.js';
 import type { SqliteCalls } from './calls.js';
 import type { Connection } from './database.js';
 import { approvalOf, type ApprovalRow, type Synchronous } from './rows.js';
