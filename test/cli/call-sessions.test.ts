@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { runCli, tempWorkspace } from '../helpers.js';
 import { waitFor } from '../wait.js';
 
@@ -29,13 +30,18 @@ function processesWith(token: string): number[] {
 describe('toolgate call: a command session left running', () => {
   const tmp = tempWorkspace();
   const state = path.join(tmp.root, 'state');
+  // Without bubblewrap the command runs unsandboxed (as a user who turned it off), under a home
+  // folder of its own: the login shell reads no profile of this machine's user.
+  const sandbox = bubblewrapAvailable() ? [] : ['--dangerously-disable-sandbox'];
+  const home = path.join(tmp.root, 'home');
+  fs.mkdirSync(home);
+  const env = { ...process.env, HOME: home };
   after(() => tmp.cleanup());
 
   test('exec_command: the command is stopped as the CLI exits, and the result says so', { timeout: 120_000 }, async () => {
-    fs.rmSync('/root/.pyenv/shims/.pyenv-shim', { force: true });
     const seconds = 900_000 + Math.floor(Math.random() * 99_999);
     const cmd = `echo begun; sleep ${seconds}`;
-    const run = await runCli(['call', 'exec_command', JSON.stringify({ cmd, yield_time_ms: 500 }), '--yes', '--workspace', tmp.ws, '--state-dir', state, '--json']);
+    const run = await runCli(['call', 'exec_command', JSON.stringify({ cmd, yield_time_ms: 500 }), '--yes', ...sandbox, '--workspace', tmp.ws, '--state-dir', state, '--json'], { env });
     const result = JSON.parse(run.stdout) as { success: boolean; output: string };
     assert.equal(result.success, true, run.stdout + run.stderr);
     assert.match(result.output, /begun/);

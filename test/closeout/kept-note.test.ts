@@ -6,9 +6,11 @@
  * and that command prints the whole output from the ledger.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { truncate, withKeptNote } from '../../src/closeout/closeout.js';
+import { bubblewrapAvailable } from '../../src/internal.js';
 import { runCli, tempWorkspace } from '../helpers.js';
 
 describe('withKeptNote', () => {
@@ -42,10 +44,13 @@ describe('withKeptNote', () => {
 describe('toolgate call: a long output names where its whole is kept', () => {
   const tmp = tempWorkspace();
   const state = path.join(tmp.root, 'state');
+  // A home folder of its own: the command's login shell reads no profile of this machine's user.
+  const home = path.join(tmp.root, 'home');
+  fs.mkdirSync(home);
   after(() => tmp.cleanup());
 
   it('the note names `toolgate result CALL_ID` and its size; that command prints the whole', { timeout: 120_000 }, async () => {
-    const run = await runCli(['call', 'run_command', JSON.stringify({ command: 'seq 1 100000' }), '--yes', '--workspace', tmp.ws, '--state-dir', state, '--json', '--call-id', 'long1']);
+    const run = await runCli(['call', 'run_command', JSON.stringify({ command: 'seq 1 100000' }), '--yes', ...(bubblewrapAvailable() ? [] : ['--dangerously-disable-sandbox']), '--workspace', tmp.ws, '--state-dir', state, '--json', '--call-id', 'long1'], { env: { ...process.env, HOME: home } });
     const result = JSON.parse(run.stdout) as { success: boolean; output: string };
     assert.equal(result.success, true, run.stdout + run.stderr);
     // (The whole is seq's 588,895 characters and the notes run_command adds.)
