@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolExecutor, ToolRegistry, type ExecuteOptions, type ToolExecutionResult } from 'toolgate';
+import { loadBuiltinTools, loadPortedTools, loadTools, PathTraversalError, ToolExecutor, ToolRegistry, type ConfirmationHandler, type ExecuteOptions, type ToolExecutionResult } from 'toolgate';
+import { NoAnswerError } from '../src/decisions/approval.js';
 
 /**
  * The ledgers of the CLI runs of a test file (`toolgate call`, `mcp` and `agent` keep one by
@@ -117,6 +118,21 @@ export function existsIn(root: string, rel: string): boolean {
     return false;
   }
 }
+
+/**
+ * A person who answers one kind of question, for test files that run commands without a
+ * sandbox on purpose (where bubblewrap is missing, as CI runs the whole suite once): without a
+ * sandbox, a program whose code the analysis cannot see (`bash`, `python3 -c`, a function the
+ * line defines) may write `.git`, `.toolgate` or toolgate's own files, so it asks a person, and
+ * `confirm: true` does not answer (src/decisions/protected-paths.decider.ts). This handler says
+ * `allow_once` to that question, and only to it: any other question is left unanswered
+ * ({@link NoAnswerError}: `CONFIRMATION_REQUIRED`, as when nobody can be asked), so a test of
+ * what asks or is refused still sees it.
+ */
+export const unsandboxedProgramsPerson: ConfirmationHandler = (request) => {
+  if (/with no sandbox, nothing keeps \.git, \.toolgate and toolgate's own files read-only/.test(request.ask.reason)) return 'allow_once';
+  throw new NoAnswerError(`nobody answers this question in the test: ${request.ask.reason}`);
+};
 
 /** One call through a test file's executor: tool name, arguments (an object or JSON text), options over the defaults. */
 export type CallTool = (name: string, args?: unknown, options?: ExecuteOptions) => Promise<ToolExecutionResult>;

@@ -105,7 +105,8 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
       ['git grep -O touch one', /-O|unknown option/],
       ['git config alias.x "!touch pwn"', /git config/],
       ['git branch pwn', /operand/],
-      [`sed -n '1w pwn' notes.txt`, /w` writes a file/],
+      // (without a sandbox the question names the script's file commands first)
+      [`sed -n '1w pwn' notes.txt`, /w` writes a file|\(r, R, w, W\)/],
       [`sed 's/one/touch pwn/e' notes.txt`, /runs/],
       ['sed -i s/one/ONE/ notes.txt', /-i/],
       [`find . -exec sh -c 'touch pwn' \\;`, /-exec runs a command/],

@@ -11,7 +11,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ToolExecutionResult } from 'toolgate';
 import { bubblewrapAvailable } from '../../src/internal.js';
-import { portedRegistry, tempWorkspace } from '../helpers.js';
+import { portedRegistry, tempWorkspace, unsandboxedProgramsPerson } from '../helpers.js';
 
 let tmp: ReturnType<typeof tempWorkspace>;
 let server: http.Server;
@@ -21,6 +21,16 @@ let realHome: string | undefined;
 const executors: ToolExecutor[] = [];
 
 const SANDBOX = bubblewrapAvailable() ? { sandboxNetwork: true } : { sandbox: 'none' as const };
+/**
+ * Without a sandbox, a shell or an interpreter may write `.git` or toolgate's own files, so
+ * starting one asks a person, and so does a line typed into it that runs a program the analysis
+ * cannot see (`cu` of a split line, python code): `confirm: true` answers neither
+ * (src/decisions/protected-paths.decider.ts). There, the person who approves a session's start
+ * (every question of it: {@link start}) and an input typed with `confirm: true` (the question
+ * about programs the analysis cannot see, and only it) stands in for the advance approval these
+ * tests give; an input typed without `confirm` meets nobody, as with a sandbox.
+ */
+const UNSANDBOXED = !bubblewrapAvailable();
 const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
 /**
@@ -70,7 +80,7 @@ after(async () => {
  * call waits the least exec_command allows (250 ms): every wait for output below polls.
  */
 async function start(executor: ToolExecutor, cmd: string): Promise<string> {
-  const started = await executor.execute({ name: 'exec_command', arguments: { cmd, yield_time_ms: 250 } }, { confirm: true });
+  const started = await executor.execute({ name: 'exec_command', arguments: { cmd, yield_time_ms: 250 } }, { confirm: true, ...(UNSANDBOXED ? { confirmationHandler: () => 'allow_once' as const } : {}) });
   const id = /process_id (cmd_[0-9a-f]+)/.exec(started.output)?.[1];
   assert.ok(id, started.output);
   return id;
@@ -82,7 +92,8 @@ async function start(executor: ToolExecutor, cmd: string): Promise<string> {
  * wait here is short; a Ctrl-C whose output nothing reads waits not at all.
  */
 function input(executor: ToolExecutor, id: string, chars: string, confirm = false, yieldMs = chars === '\u0003' ? 0 : 100): Promise<ToolExecutionResult> {
-  return executor.execute({ name: 'input_command', arguments: { process_id: id, chars, yield_time_ms: yieldMs } }, { confirm });
+  const person = confirm && UNSANDBOXED ? { confirmationHandler: unsandboxedProgramsPerson } : {};
+  return executor.execute({ name: 'input_command', arguments: { process_id: id, chars, yield_time_ms: yieldMs } }, { confirm, ...person });
 }
 
 /** Poll until the session's output matches `pattern`. */
@@ -184,9 +195,16 @@ describe('C7: input_command into a session is decided like run_command of the sa
   test('a rule that names input_command and the interpreter allows input to it, and only to it', async () => {
     const executor = await executorWith('python-input-rule', `${DENY_CURL}[[rules]]\ntool = "input_command"\ncommand = "${PYTHON}"\naction = "allow"\n`);
     const id = await start(executor, `${PYTHON} -u -i -q`);
-    const allowed = await input(executor, id, 'print(6 * 7)\n');
-    assert.equal(allowed.success, true, allowed.output);
-    assert.match(allowed.output.includes('42') ? allowed.output : await readUntil(executor, id, /42/), /42/);
+    if (UNSANDBOXED) {
+      // Without a sandbox the rule is not the person's answer about what python's code may write.
+      const asked = await input(executor, id, 'print(6 * 7)\n');
+      assert.equal(asked.errorCode, 'CONFIRMATION_REQUIRED', asked.output);
+      assert.match(asked.output, /with no sandbox, nothing keeps \.git/);
+    } else {
+      const allowed = await input(executor, id, 'print(6 * 7)\n');
+      assert.equal(allowed.success, true, allowed.output);
+      assert.match(allowed.output.includes('42') ? allowed.output : await readUntil(executor, id, /42/), /42/);
+    }
     const bash = await start(executor, 'bash');
     const other = await input(executor, bash, 'ls\n');
     assert.equal(other.errorCode, 'CONFIRMATION_REQUIRED', other.output);
