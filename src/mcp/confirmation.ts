@@ -7,7 +7,7 @@
  * @module
  */
 import type { Server } from '@modelcontextprotocol/server';
-import { NoAnswerError, type ApprovalAnswer, type ConfirmationContext, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
+import { ADVANCE_NOT_ENOUGH, NoAnswerError, type ApprovalAnswer, type ConfirmationContext, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
 import { indentLines, shownArguments, visibleText } from '../decisions/shown-arguments.js';
 
@@ -64,11 +64,16 @@ function waitingMessage(tool: string, id: number, waitMs: number | undefined, co
   return `toolgate: ${tool} requires confirmation, and this MCP client cannot ask the person (no elicitation); question ${id} waits${bound}. To answer it, ${whereToAnswer(id, cockpitUrl, workspace)}.`;
 }
 
-/** The result text of a call whose question nobody answered in time: the call did not run. */
-export function unansweredMessage(tool: string, id: number, waitMs: number, cockpitUrl: string | undefined, workspace: string): string {
+/**
+ * The result text of a call whose question nobody answered in time: the call did not run.
+ * @param advance - the server approves in advance (`--yes`): the question was one only a person answers, so --yes is not offered as the way on.
+ */
+export function unansweredMessage(tool: string, id: number, waitMs: number, cockpitUrl: string | undefined, workspace: string, advance = false): string {
   return `${tool} requires confirmation, and nobody answered question ${id} within ${duration(waitMs)}, so the call did not run (this MCP client cannot ask the person: no elicitation). `
     + `Tell the person: while such a call waits, ${whereToAnswer('ID', cockpitUrl, workspace)} (\`toolgate approvals\` lists the waiting questions and their ids); then call again. `
-    + 'Or restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
+    + (advance
+      ? `${ADVANCE_NOT_ENOUGH} (a protected path's, an always-ask one): only a person answers it.`
+      : 'Or restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.');
 }
 
 /** What {@link answerElsewhere} reports: the question it waits on, and whether the wait ran out. */

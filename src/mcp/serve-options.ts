@@ -52,7 +52,11 @@ export interface McpServeOptions {
   heartbeatMs?: number;
   /** The cockpit's address (without its login code), named in the messages that say how to answer a question. Default: none. */
   cockpitUrl?: string;
-  /** Approve every call that requires confirmation (`--yes`). Default false: ask through elicitation, or deny. */
+  /**
+   * Approve in advance every call that requires confirmation (`--yes`), except a question only
+   * a person answers (a protected path's, `always_ask`), which is asked as without it (through
+   * the client, else in the ledger). Default false: ask through elicitation, or deny.
+   */
   yes?: boolean;
   /** pino logger. Default: silent. */
   logger?: Logger;

@@ -21,7 +21,9 @@
  *   are protocol errors (JSON-RPC `-32602` / the SDK's request validation); arguments that
  *   fail the input schema, gate denials and failures inside a tool are results with
  *   `isError: true`, which the model can read and correct.
- * - Confirmation: with `yes`, calls are approved; otherwise a tool that requires confirmation
+ * - Confirmation: with `yes`, calls are approved in advance, but a question only a person
+ *   answers (a protected path's, `always_ask`: `Decision.person`, `fresh`) is asked as below,
+ *   as every question is without it: a tool that requires confirmation
  *   is asked about through MCP elicitation when a 2025 client supports it; a 2026-07-28
  *   client (no server-initiated requests on that revision) that declares form elicitation in
  *   its request's `_meta` gets an "input required" result and answers in a retry, checked
@@ -29,7 +31,8 @@
  *   be asked either way and a ledger keeps questions, the question waits there (`answerWaitMs`, or without bound with
  *   `waitForAnswers`) for `toolgate approvals allow ID` or the cockpit, and the client is told
  *   the question's id at once (a log message, and progress when it sent a token); without a
- *   ledger the call is refused with a message naming `--yes` (`confirmation.ts`). Every call
+ *   ledger the call is refused with a message naming `--yes` (with `yes`, the pipeline's own:
+ *   --yes does not answer it) (`confirmation.ts`). Every call
  *   names who is asked (a skill read and `request_tools`: elicitation, else nobody), never
  *   leaving it to the executor's own `confirmationHandler`, which the MCP client did not choose.
  * - `ask_user` (the model's question to the person): served when the selection would hold it,
@@ -58,7 +61,7 @@ import * as z from 'zod/v4';
 import { PathTraversalError, refusedBeforeRun, ToolgateOptionError } from '../errors/errors.js';
 import { failedResult } from '../closeout/results.js';
 import { ERROR_CODES, type ToolErrorCode } from '../errors/error-codes.js';
-import type { ApprovalAnswer, ConfirmationHandler } from '../decisions/approval.js';
+import { ADVANCE_NOT_ENOUGH, type ApprovalAnswer, type ConfirmationHandler } from '../decisions/approval.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import type { RegisteredTool } from '../registry/registered-tool.js';
 import { isCallerTool } from '../registry/visibility.js';
@@ -299,9 +302,12 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     // A 2026-07-28 client cannot be sent elicitation/create (no server-initiated requests):
     // one that can fill forms is asked through an "input required" result and answers in a
     // retry (input-required.ts; the question is kept in the ledger); others' questions wait there.
+    // The same with --yes: its advance approval answers every ordinary question before a
+    // handler is asked (pipeline.ts), so the handler meets only a question a person answers
+    // (a protected path's, `always_ask`), which goes to the client's person as without --yes.
     const canAsk = !modern && formElicitation;
     const ledger = system.executor.ledger;
-    const askInRetry = modern && formElicitation && ledger !== undefined && options.yes !== true;
+    const askInRetry = modern && formElicitation && ledger !== undefined;
     const taskParams = (request.params as { task?: { ttl?: number } }).task;
     if (taskParams !== undefined && tasks !== undefined && mine !== undefined) {
       const task = await mine.createTask(taskParams, requestId, request as never);
@@ -474,14 +480,18 @@ export function createMcpServer(options: McpServeOptions, context: { era?: McpEr
     }
     // (Before the next: the wait for an answer elsewhere ran out, which the store records as this code too.)
     if (result.errorCode === 'CONFIRMATION_REQUIRED' && elsewhere.timedOut === true && elsewhere.questionId !== undefined && waitMs !== undefined) {
-      return reworded(tool, result, `Error: ${unansweredMessage(tool.name, elsewhere.questionId, waitMs, options.cockpitUrl, workspaceRoot)}`);
+      return reworded(tool, result, `Error: ${unansweredMessage(tool.name, elsewhere.questionId, waitMs, options.cockpitUrl, workspaceRoot, options.yes === true)}`);
     }
-    if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked) {
+    // With --yes only a question a person answers is left to ask: the pipeline's refusal says
+    // so (personOnlyReason), where this server's own words would send the person to --yes.
+    if (result.errorCode === 'CONFIRMATION_REQUIRED' && !canAsk && !asked && options.yes !== true) {
       return reworded(tool, result, `Error: ${cannotAskMessage(tool.name)}`);
     }
     if (result.errorCode === 'CONFIRMATION_DENIED' && askFailed !== undefined) {
       const text = `Error: ${tool.name} requires confirmation, and asking through this MCP client failed (${askFailed.slice(0, 300)}). `
-        + 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.';
+        + (options.yes === true
+          ? `${ADVANCE_NOT_ENOUGH} (a protected path's, an always-ask one): a person answers it, through a client that can ask them, with toolgate approvals allow ID, or in the cockpit.`
+          : 'To allow it, restart `toolgate mcp` with --yes (approves every call that needs confirmation), or allow the call with a policy.');
       return reworded(tool, result, text, 'CONFIRMATION_REQUIRED');
     }
     return toCallToolResult(tool, result) as CallToolResult;
