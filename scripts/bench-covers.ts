@@ -5,7 +5,9 @@
  * 1,000, 20,000 and 100,000 files (folders of 100 files, one `.env` among them), measured
  * in the same run, interleaved (a call with the rule, a call without, the order alternating).
  * Prints, per size, the median ms per call of each and their difference and ratio. Each
- * executor serves warm-up calls first, uncounted.
+ * executor serves warm-up calls first, uncounted. Then the covers alone (`workspaceCovers`,
+ * without the command's own ~0.5 s around them): a fresh walk vs an answer kept from an
+ * earlier walk (`cover-snapshots.ts`: one `lstat` per folder and the mount table read).
  *
  * Needs bubblewrap (the covers apply only inside the sandbox); without it the bench says so
  * and exits 0. Options: `--calls N` (default 15 per path and size), `--sizes 1000,20000`.
@@ -18,6 +20,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadBuiltinTools, loadPortedTools, ToolExecutor, type ToolRegistry } from '../src/index.js';
 import { bubblewrapAvailable } from '../src/sandbox/bubblewrap.js';
+import { forgetCoverSnapshots, workspaceCovers } from '../src/workspace/cover-snapshots.js';
 
 /** Is this bench asked for (`--covers`)? */
 export function coversRequested(argv: readonly string[] = process.argv): boolean {
@@ -50,7 +53,7 @@ function makeWorkspace(root: string, files: number): string {
 }
 
 /** Median ms per `run_command 'true'` with one deny path rule and with none, for one workspace size. */
-async function benchSize(registry: ToolRegistry, files: number, calls: number): Promise<{ ruled: number; plain: number }> {
+async function benchSize(registry: ToolRegistry, files: number, calls: number): Promise<{ ruled: number; plain: number; walked: number; kept: number }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-covers-'));
   const executors: ToolExecutor[] = [];
   try {
@@ -81,7 +84,22 @@ async function benchSize(registry: ToolRegistry, files: number, calls: number): 
         samples.ruled.push(await call(ruled));
       }
     }
-    return { ruled: median(samples.ruled), plain: median(samples.plain) };
+    // The covers alone, without the command around them (whose own ~0.5 s varies by more
+    // than the walk on a shared machine): a fresh walk vs an answer kept from an earlier one.
+    const filter = Object.assign((p: string) => p === '.env' || p.endsWith('/.env'), { rulesKey: 'bench' });
+    const real = fs.realpathSync(ws);
+    const walked: number[] = [];
+    const kept: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      forgetCoverSnapshots();
+      let t0 = performance.now();
+      await workspaceCovers(real, filter);
+      walked.push(performance.now() - t0);
+      t0 = performance.now();
+      await workspaceCovers(real, filter);
+      kept.push(performance.now() - t0);
+    }
+    return { ruled: median(samples.ruled), plain: median(samples.plain), walked: median(walked), kept: median(kept) };
   } finally {
     for (const e of executors) await e.close();
     fs.rmSync(root, { recursive: true, force: true });
@@ -101,7 +119,7 @@ export async function runCoversBench(argv: readonly string[] = process.argv): Pr
   process.stdout.write(`sandbox covers: run_command 'true', one deny path rule vs none, ${calls} calls each (median ms per call)\n`);
   for (const files of sizes) {
     const r = await benchSize(registry, files, calls);
-    process.stdout.write(`  ${String(files).padStart(7)} files: with rule ${r.ruled.toFixed(1)} ms, without ${r.plain.toFixed(1)} ms, difference ${(r.ruled - r.plain).toFixed(1)} ms, ratio ${(r.ruled / r.plain).toFixed(2)}x\n`);
+    process.stdout.write(`  ${String(files).padStart(7)} files: with rule ${r.ruled.toFixed(1)} ms, without ${r.plain.toFixed(1)} ms, difference ${(r.ruled - r.plain).toFixed(1)} ms, ratio ${(r.ruled / r.plain).toFixed(2)}x; the covers alone: walked ${r.walked.toFixed(2)} ms, kept ${r.kept.toFixed(2)} ms\n`);
   }
   return 0;
 }
