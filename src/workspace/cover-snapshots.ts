@@ -30,8 +30,8 @@
  * system's clock as the stamped one; so a folder changed less than {@link RACY_MS} before it
  * was stamped (`racy`, as git calls it), a stamp that fails, a file system whose timestamps
  * are not known to follow every change (only ext2/3/4, xfs, btrfs, tmpfs and overlayfs
- * count), an incomplete walk, or an unreadable mount table keep nothing: the next command
- * walks again.
+ * count), an incomplete walk, more than {@link MAX_KEPT_FOLDERS} folders, or an unreadable
+ * mount table keep nothing: the next command walks again.
  *
  * Limits: the clock must not be set back by more than {@link RACY_MS} between the walk and a
  * later change (a ctime may then repeat); a hard link the kernel makes without a folder
@@ -50,6 +50,9 @@ export const RACY_MS = 2000;
 
 /** Snapshots kept (one per real root and rules), the least recently used dropped first. */
 const MAX_SNAPSHOTS = 4;
+
+/** Most folders a kept snapshot stamps (about 100 bytes each): a larger workspace is walked every time. */
+const MAX_KEPT_FOLDERS = 250_000;
 
 /**
  * File systems (statfs `f_type`) whose folders' ctime is set by every entry created, removed
@@ -92,7 +95,7 @@ export async function workspaceCovers(realRoot: string, filter: PathFilter, sign
   const mounts = mountTable();
   const stamps = new FolderStamps(realRoot);
   const covers = await withheldCovers(realRoot, withheld, signal, limit, (rel) => stamps.stamp(rel));
-  if (covers.complete && stamps.usable && mounts !== undefined) {
+  if (covers.complete && stamps.usable && stamps.folders.length <= MAX_KEPT_FOLDERS && mounts !== undefined) {
     if (snapshots.size >= MAX_SNAPSHOTS) snapshots.delete(snapshots.keys().next().value!);
     snapshots.set(key, { covers, mounts, folders: stamps.folders, stamps: stamps.stamps });
   }
