@@ -35,7 +35,9 @@
  * --workers N (default 2), --in-flight N (default 1000), --warm-calls N (default 1000).
  * `--startup [--runs N]` runs the start-up bench instead (`bench-startup.ts`);
  * `--ledger-full [--calls N]` runs only the full-ledger entry (`bench-ledger-full.ts`);
- * `--distributed [--calls N]` runs the distributed mode's bench (`bench-distributed.ts`).
+ * `--distributed [--calls N]` runs the distributed mode's bench (`bench-distributed.ts`);
+ * `--covers [--calls N] [--sizes 1000,20000,100000]` runs the sandbox covers' bench
+ * (`bench-covers.ts`: a shell command under a deny path rule vs none, by workspace size).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -48,10 +50,18 @@ import { policyBenchLine } from './bench-policy.js';
 import { ledgerBenchLine } from './bench-ledger.js';
 import { runStartupBench, startupRequested } from './bench-startup.js';
 import { fullLedgerBenchLine, fullLedgerRequested } from './bench-ledger-full.js';
+import { coversRequested, runCoversBench } from './bench-covers.js';
 
 // `--startup`: the start-up bench (bench-startup.ts) instead of the call path.
 if (startupRequested()) {
   const code = await runStartupBench();
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
+}
+
+// `--covers`: the sandbox covers' bench (bench-covers.ts) instead of the call path.
+if (coversRequested()) {
+  const code = await runCoversBench();
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);
 }

@@ -43,7 +43,7 @@ export function policyPathFilter(spec: PathFilterSpec): PathFilter {
     }
     return asked;
   };
-  return (relative) => {
+  const filter = (relative: string): boolean => {
     if (invalid) return true;
     let withheld = known.get(relative);
     if (withheld === undefined) {
@@ -52,6 +52,29 @@ export function policyPathFilter(spec: PathFilterSpec): PathFilter {
     }
     return withheld;
   };
+  const rulesKey = rulesKeyOf(invalid, policies, spec);
+  return rulesKey === undefined ? filter : Object.assign(filter, { rulesKey });
+}
+
+/** A number for each parse of a policy file (a parse is immutable: an edited file is parsed anew). */
+const parseIds = new WeakMap<PolicyFile, number>();
+let nextParseId = 0;
+
+/**
+ * The `rulesKey` of a filter: what its answers depend on (the parses its rules come from, the
+ * tool as the rules see it, the answered `ask` rules); every filter of an invalid file
+ * withholds everything. Undefined when a rule with `paths` also has `args` (the call's
+ * arguments then count: each call's differ, and nothing is kept).
+ */
+function rulesKeyOf(invalid: boolean, policies: readonly PolicyFile[], spec: PathFilterSpec): string | undefined {
+  if (invalid) return 'invalid';
+  if (spec.args !== undefined) return undefined;
+  const parses = policies.map((p) => {
+    let id = parseIds.get(p);
+    if (id === undefined) parseIds.set(p, (id = nextParseId++));
+    return id;
+  });
+  return JSON.stringify([parses, spec.tool.name, spec.tool.kind, spec.tool.commandArguments, [...spec.answered].sort()]);
 }
 
 /** What a file's `deny` and `ask` rules with `paths` are: whether it has any, and whether one of them also has `args`. */

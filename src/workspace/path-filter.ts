@@ -18,7 +18,14 @@
  * separators (`.` for the root). True for a path a `deny` rule covers, or an `ask` rule the
  * person was not asked about for this call.
  */
-export type PathFilter = (relative: string) => boolean;
+export type PathFilter = ((relative: string) => boolean) & {
+  /**
+   * Names the rules the filter answers from: two filters with the same key withhold exactly the
+   * same paths of the same workspace, so what was worked out for one may be kept for the other
+   * (`cover-snapshots.ts`). Absent: nothing is kept across filters.
+   */
+  readonly rulesKey?: string;
+};
 
 /** What a runner needs to rebuild a call's {@link PathFilter}: plain JSON data. */
 export interface PathFilterSpec {

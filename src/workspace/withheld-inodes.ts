@@ -152,9 +152,11 @@ export interface WithheldCovers {
  * most `limit` entries; what it did not see makes the answer incomplete (the caller refuses to
  * run the command rather than leave a withheld path uncovered).
  * @param limit - most entries visited per walk (default {@link MAX_INDEXED_ENTRIES}).
+ * @param beforeRead - called with each folder's workspace-relative path (`''` for the root)
+ *   just before the first walk opens it (`cover-snapshots.ts` stamps the folder there).
  * @throws the signal's reason when `signal` aborts (looked at before every entry).
  */
-export async function withheldCovers(realRoot: string, withheld: (relative: string) => boolean, signal?: AbortSignal, limit = MAX_INDEXED_ENTRIES): Promise<WithheldCovers> {
+export async function withheldCovers(realRoot: string, withheld: (relative: string) => boolean, signal?: AbortSignal, limit = MAX_INDEXED_ENTRIES, beforeRead?: (relative: string) => void): Promise<WithheldCovers> {
   const paths: string[] = [];
   const covered = new Set<string>();
   const underCover = (sub: string): boolean => {
@@ -174,9 +176,16 @@ export async function withheldCovers(realRoot: string, withheld: (relative: stri
     if (stat !== undefined && stat.nlink > 1) keys.add(inodeKey(stat));
     return undefined;
   };
-  let complete = await walkFiles(realRoot, signal, limit, noteWithheld, (sub) => {
-    if (!underCover(sub) && withheld(sub)) cover(sub);
-  });
+  let complete = await walkFiles(
+    realRoot,
+    signal,
+    limit,
+    noteWithheld,
+    (sub) => {
+      if (!underCover(sub) && withheld(sub)) cover(sub);
+    },
+    beforeRead,
+  );
   if (keys.size > 0) {
     const otherNames = await walkFiles(realRoot, signal, limit, (sub) => {
       if (underCover(sub) || covered.has(sub)) return undefined;
@@ -201,15 +210,16 @@ function lstatOrUndefined(full: string): fs.Stats | undefined {
 /**
  * Visit every regular file below `realRoot` (links not followed), folder by folder, each folder
  * read {@link WALK_BATCH} entries at a time; `visit` gets the workspace-relative,
- * `/`-separated path, and `onFolder` each folder's, when it is met (before its entries). A
- * folder removed (or replaced by a file) meanwhile is skipped.
+ * `/`-separated path, and `onFolder` each folder's, when it is met (before its entries), and
+ * `beforeRead` each folder's (`''` for the root) just before it is opened. A folder removed
+ * (or replaced by a file) meanwhile is skipped.
  * @returns false when something went unseen: a folder could not be opened or read to its end
  *   (the walk goes on with the others), or `limit` entries were visited (the walk stops).
  * @throws the signal's reason when `signal` aborts, looked at before every entry: an abort is
  *   delivered while the walk waits (for a batch, or the stat of a withheld file), and it stops
  *   at the next entry, so within one batch however large the folder.
  */
-async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined, onFolder?: (relative: string) => void): Promise<boolean> {
+async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined, onFolder?: (relative: string) => void, beforeRead?: (relative: string) => void): Promise<boolean> {
   signal?.throwIfAborted();
   // Set by the abort event: a variable read per entry rather than a call on the signal.
   let aborted = false;
@@ -224,6 +234,7 @@ async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limi
     while (pending.length > 0) {
       if (aborted) throw signal!.reason;
       const rel = pending.pop()!;
+      beforeRead?.(rel);
       let dir: fs.Dir;
       try {
         dir = await fs.promises.opendir(rel === '' ? realRoot : path.join(realRoot, rel), { bufferSize: WALK_BATCH });

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { InvalidPathError, PathTraversalError, ToolExecutionError } from '../errors/errors.js';
 import { clip } from '../util/values.js';
 import type { PathFilter } from './path-filter.js';
-import { countNames, inodeKey, withheldCovers, withheldInodes, type NameCounts, type WithheldInodes } from './withheld-inodes.js';
+import { countNames, inodeKey, withheldInodes, type NameCounts, type WithheldInodes } from './withheld-inodes.js';
+import { workspaceCovers } from './cover-snapshots.js';
 import { readOnlyStatePaths } from '../sandbox/own-state-paths.js';
 import { homeDotEntry, homesInside } from './home-dotfiles.js';
 
@@ -121,7 +122,9 @@ export class Workspace {
    * (`grep -r KEY`, `cat *`), sees nothing the call's path rules withhold: the real paths of
    * the withheld entries of the workspace (a folder whole) and the other names (hard links) of
    * withheld files, found by walking the workspace (links not followed; `withheld-inodes.ts`,
-   * {@link withheldCovers}). Each path found adds one to {@link withheld}.
+   * `withheldCovers`), or kept from an earlier walk under the same rules when no folder of the
+   * workspace and no mount has changed since (`cover-snapshots.ts`, which argues why that
+   * misses nothing the walk would find). Each path found adds one to {@link withheld}.
    * @param signal - stops the walk (the call's signal), within one batch of 256 entries; the
    *   promise then rejects with the signal's reason.
    * @returns the absolute paths, and `complete: false` when part of the workspace went unseen
@@ -131,7 +134,7 @@ export class Workspace {
   async sandboxCovers(signal?: AbortSignal): Promise<{ paths: string[]; complete: boolean }> {
     const filter = this.pathFilter;
     if (filter === undefined) return { paths: [], complete: true };
-    const found = await withheldCovers(this.realRoot, (p) => filter(p), signal);
+    const found = await workspaceCovers(this.realRoot, filter, signal);
     this.withheldCount += found.paths.length;
     return { paths: found.paths.map((p) => path.join(this.realRoot, p)), complete: found.complete };
   }

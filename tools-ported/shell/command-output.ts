@@ -31,9 +31,10 @@ export function workingFolder(workspace: Workspace, workdir: string | undefined)
  * call's path rules withhold covered ({@link Workspace.sandboxCovers}): a command cannot be
  * filtered the way a folder tool is, so what a deny rule covers is out of its sight (`grep -r
  * KEY` with no folder named, `cd secrets; cat *`), other names (hard links) of a withheld file
- * included. The workspace is walked for them before every sandboxed command of a call with
- * path rules (links not followed, at most 1,000,000 entries, the call's signal looked at
- * before every entry).
+ * included. The workspace is walked for them before a sandboxed command of a call with path
+ * rules (links not followed, at most 1,000,000 entries, the call's signal looked at before
+ * every entry), unless the answer of an earlier walk is kept and no folder has changed since
+ * (`src/workspace/cover-snapshots.ts`).
  * @throws SandboxUnavailableError when the policy needs bubblewrap and it does not work here;
  *   ToolExecutionError when part of the workspace could not be walked (past the bound, or a
  *   folder that cannot be read): a withheld path could be left in sight, so nothing runs.
@@ -46,7 +47,7 @@ export async function commandSandbox(ctx: ToolContext, cwd: string): Promise<str
     if (!covers.complete) {
       throw new ToolExecutionError(
         `${ctx.toolName}: nothing was run: the call's path rules withhold files, and the sandbox could not find all of them to hide them from the command (the workspace holds more than 1,000,000 entries, or a folder in it cannot be read). ` +
-          'Narrow the workspace to the project (--workspace), make the folder readable, or remove what cannot be read; folder tools (read_file, grep, list_files) still work and judge each path they meet.',
+          'Narrow the workspace to the project (--workspace), make the folder readable, or remove what cannot be read; folder tools (read_file, grep_files, find_files, tree) still work and judge each path they meet.',
       );
     }
     hidden = covers.paths;
