@@ -7,43 +7,18 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ConfirmationRequest, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { beforeEach, describe, test } from 'node:test';
+import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { bubblewrapAvailable } from '../../src/internal.js';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 /** Shell commands run only in the sandbox unless a test chooses none (the CI also runs the suite without bubblewrap). */
 const HAS_BWRAP = bubblewrapAvailable();
 
 describe('every path argument is judged (P9)', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: ConfirmationRequest[];
-
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws,
-      policy: { user: userFile, workspace: false },
-      approvalMode: 'allow-all',
-      confirmationHandler: (request) => {
-        asked.push(request);
-        return 'deny';
-      },
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
+  const fx = policyExecutor({ executor: { approvalMode: 'allow-all' }, person: 'deny', emptyEachTest: true });
+  const { t, userFile, asked, call } = fx;
   beforeEach(() => {
-    asked = [];
-    for (const entry of fs.readdirSync(t.ws)) fs.rmSync(path.join(t.ws, entry), { recursive: true, force: true });
     fs.mkdirSync(path.join(t.ws, 'secrets'));
     fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'SECRET KEY\n');
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok\n');
@@ -54,7 +29,6 @@ describe('every path argument is judged (P9)', () => {
   let size = 0;
   /** Write the user's policy file (a new size each time, so the re-check sees the change). */
   const policy = (text: string) => fs.writeFileSync(userFile, `${text}\n${'#'.repeat(++size)}\n`);
-  const call = (name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> => executor.execute({ name, arguments: args });
   const denied = (r: ToolExecutionResult, what: string) => {
     assert.equal(r.errorCode, 'POLICY_DENIED', `${what}: ${r.errorCode} ${r.error ?? r.output}`);
     assert.doesNotMatch(String(r.output ?? ''), /SECRET/, what);
@@ -162,7 +136,7 @@ describe('every path argument is judged (P9)', () => {
     fs.mkdirSync(path.join(t.ws, 'linked'));
     fs.symlinkSync('../secrets', path.join(t.ws, 'linked/to-secrets'));
     // (the pattern is KEY: `denied` checks that no output holds SECRET)
-    const unsandboxed = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', sandbox: 'none' });
+    const unsandboxed = new ToolExecutor(fx.registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', sandbox: 'none' });
     try {
       for (const command of ['grep -r KEY .', 'grep -R KEY linked', 'cat $(grep -rl KEY ./)', `grep -r KEY ../${path.basename(t.ws)}`, 'grep -r KEY secrets']) {
         const r = await unsandboxed.execute({ name: 'run_command', arguments: { command } });
@@ -177,7 +151,7 @@ describe('every path argument is judged (P9)', () => {
       await unsandboxed.close();
     }
     // A folder that holds nothing denied is searched.
-    const searcher = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', sandbox: 'none' });
+    const searcher = new ToolExecutor(fx.registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', sandbox: 'none' });
     const r = await searcher.execute({ name: 'run_command', arguments: { command: 'grep -r SECRET pub' } });
     await searcher.close();
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
@@ -216,10 +190,10 @@ describe('every path argument is judged (P9)', () => {
     fs.mkdirSync(path.join(t.ws, 'docs'));
     fs.writeFileSync(path.join(t.ws, 'docs/a.md'), 'a\n');
     policy('[[rules]]\naction = "allow"\ntool = "copy_file"\npaths = "docs/**"\n[[rules]]\naction = "ask"\npaths = "secrets/**"');
-    const inside = await executor.execute({ name: 'copy_file', arguments: { source: 'docs/a.md', destination: 'docs/b.md' } }, { approvalMode: 'read-only' });
+    const inside = await fx.executor.execute({ name: 'copy_file', arguments: { source: 'docs/a.md', destination: 'docs/b.md' } }, { approvalMode: 'read-only' });
     assert.equal(inside.success, true, inside.error);
     assert.equal(asked.length, 0);
-    const out = await executor.execute({ name: 'copy_file', arguments: { source: 'docs/a.md', destination: 'secrets/b.md' } }, { approvalMode: 'read-only' });
+    const out = await fx.executor.execute({ name: 'copy_file', arguments: { source: 'docs/a.md', destination: 'secrets/b.md' } }, { approvalMode: 'read-only' });
     assert.equal(out.errorCode, 'CONFIRMATION_DENIED', out.error);
     assert.equal(asked.length, 1);
     assert.match(asked[0]!.ask.reason, /secrets\/b\.md/);

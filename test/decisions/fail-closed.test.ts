@@ -14,43 +14,27 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { ToolExecutor, type ApprovalAnswer } from 'toolgate';
 import { bubblewrapAvailable } from '../../src/internal.js';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 /** Where bubblewrap is missing (CI runs the suite so too), the commands run with the profile none, chosen explicitly. */
 const SANDBOX = bubblewrapAvailable() ? {} : { sandbox: 'none' as const };
 
 describe('allow rules that fail closed; what cannot be analysed', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: ConfirmationRequest[];
   let answer: ApprovalAnswer;
+  const fx = policyExecutor({ executor: SANDBOX, person: () => answer });
+  const { t, userFile, asked, policy, run } = fx;
   let server: http.Server;
   let port: number;
   let requests: number;
 
   before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
     const git = (...args: string[]) => execFileSync('git', args, { cwd: t.ws, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: t.root } });
     git('init', '-q', '-b', 'main');
     fs.writeFileSync(path.join(t.ws, 'notes.txt'), 'one\ntwo\nthree\n');
     git('add', 'notes.txt');
     git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'first');
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws,
-      policy: { user: userFile, workspace: false },
-      ...SANDBOX,
-      confirmationHandler: (request) => {
-        asked.push(request);
-        return answer;
-      },
-    });
     requests = 0;
     server = http.createServer((_request, response) => {
       requests++;
@@ -60,21 +44,15 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
     port = (server.address() as AddressInfo).port;
   });
   after(async () => {
-    await executor.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    t.cleanup();
   });
   beforeEach(() => {
-    asked = [];
     answer = 'deny';
     fs.rmSync(userFile, { force: true });
     fs.mkdirSync(path.join(t.ws, 'data'), { recursive: true });
     fs.writeFileSync(path.join(t.ws, 'data', 'keep.txt'), 'keep\n');
   });
 
-  const policy = (text: string) => fs.writeFileSync(userFile, text);
-  const run = (command: string, options: ExecuteOptions = {}): Promise<ToolExecutionResult> =>
-    executor.execute({ name: 'run_command', arguments: { command } }, options);
   /** Nothing was written or removed: no pwn, no out.txt, data and notes intact. */
   const untouched = () => {
     for (const name of ['pwn', 'out.txt', 'pwn1']) assert.equal(fs.existsSync(path.join(t.ws, name)), false, `${name} was written`);
@@ -86,7 +64,7 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
     assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${command}: ${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 1, command);
     assert.match(asked[0]!.ask.reason, pattern, command);
-    asked = [];
+    asked.length = 0;
   };
   const ranUnasked = async (command: string) => {
     const r = await run(command);
@@ -191,7 +169,7 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
     fs.writeFileSync(path.join(t.ws, 'script.sh'), `curl -s ${url}\n`);
     for (const line of lines) {
       for (const options of [{ confirm: true }, { confirm: true, approvalMode: 'allow-all' as const }]) {
-        asked = [];
+        asked.length = 0;
         const r = await run(line, options);
         assert.ok(r.errorCode === 'POLICY_DENIED' || r.errorCode === 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
         if (r.errorCode === 'CONFIRMATION_DENIED') {
@@ -212,7 +190,7 @@ describe('allow rules that fail closed; what cannot be analysed', () => {
     assert.equal(asked.length, 1, 'the person was asked');
     untouched();
     // and with nobody to ask, it is refused, not run
-    const lonely = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, ...SANDBOX });
+    const lonely = new ToolExecutor(fx.registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, ...SANDBOX });
     try {
       const alone = await lonely.execute({ name: 'run_command', arguments: { command: 'touch pwn' } }, { confirm: true, approvalMode: 'allow-all' });
       assert.equal(alone.errorCode, 'CONFIRMATION_REQUIRED', `${alone.errorCode} ${alone.error}`);

@@ -11,42 +11,17 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { after, beforeEach, describe, test } from 'node:test';
+import { ToolExecutor } from 'toolgate';
 import { findPathArguments, pathValues } from '../../src/schema/path-arguments.js';
 import { CallContext } from '../../src/runner/call-context.js';
 import { cliInProcess } from '../cli/in-process.js';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { portedRegistry, tempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('folder-walking tools leave out what the path rules withhold (P9)', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: number;
-
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws,
-      policy: { user: userFile, workspace: false },
-      approvalMode: 'allow-all',
-      confirmationHandler: () => {
-        asked++;
-        return 'allow_once';
-      },
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
+  const { t, userFile, asked, call } = policyExecutor({ executor: { approvalMode: 'allow-all' }, person: 'allow_once', emptyEachTest: true });
   beforeEach(() => {
-    asked = 0;
-    for (const entry of fs.readdirSync(t.ws)) fs.rmSync(path.join(t.ws, entry), { recursive: true, force: true });
     fs.mkdirSync(path.join(t.ws, 'secrets'));
     fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'SECRET KEY needle\n');
     fs.mkdirSync(path.join(t.ws, 'src'));
@@ -60,7 +35,6 @@ describe('folder-walking tools leave out what the path rules withhold (P9)', () 
   let size = 0;
   /** Write the user's policy file (a new size each time, so the re-check sees the change). */
   const policy = (text: string) => fs.writeFileSync(userFile, `${text}\n${'#'.repeat(++size)}\n`);
-  const call = (name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> => executor.execute({ name, arguments: args });
   const DENY = '[[rules]]\naction = "deny"\npaths = ".env"\n\n[[rules]]\naction = "deny"\npaths = "secrets/**"';
 
   /** Each folder-walking tool over the whole workspace, and what it must still show. */
@@ -85,7 +59,7 @@ describe('folder-walking tools leave out what the path rules withhold (P9)', () 
       assert.doesNotMatch(out, /\.env|env-link/);
       assert.doesNotMatch(out, /secrets|secret-dir-link/);
       assert.match(out, /entr(y was|ies were) withheld by the policy's path rules/);
-      assert.equal(asked, 0);
+      assert.equal(asked.length, 0);
     });
   }
 
@@ -102,7 +76,7 @@ describe('folder-walking tools leave out what the path rules withhold (P9)', () 
     policy('[[rules]]\naction = "ask"\npaths = "secrets/**"');
     const r = await call('grep_files', { pattern: 'needle', directory: '.' });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
-    assert.equal(asked, 0);
+    assert.equal(asked.length, 0);
     assert.doesNotMatch(String(r.output), /SECRET KEY/);
     assert.match(String(r.output), /ok\.txt/);
   });
@@ -110,7 +84,7 @@ describe('folder-walking tools leave out what the path rules withhold (P9)', () 
   test('P9: an ask rule the person answered yes for this call withholds nothing it asked about', async () => {
     policy('[[rules]]\naction = "ask"\npaths = "secrets/**"');
     const r = await call('grep_files', { pattern: 'needle', directory: 'secrets' });
-    assert.equal(asked, 1);
+    assert.equal(asked.length, 1);
     assert.match(String(r.output), /SECRET KEY/);
   });
 

@@ -10,19 +10,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { CallStore } from '../../src/ledger/call-store.js';
-import { openCallStore } from '../../src/ledger/open-store.js';
 import { PostgresStore } from '../../src/ledger/postgres/store.js';
-import { serveQueue, type ServedQueue } from '../../src/distributed/serve.js';
-import { QueueCaller } from '../../src/distributed/queue-caller.js';
-import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
-import { FIXTURE_SCHEMAS, FIXTURES_DIR } from '../helpers.js';
+import type { ServedQueue } from '../../src/distributed/serve.js';
+import type { QueueCaller } from '../../src/distributed/queue-caller.js';
 import { Cluster } from './cluster.js';
 import { waitFor } from '../wait.js';
-import { redisMissing } from './redis-server.js';
+import { callerOf, closeInOrder, restartablePostgres, serveFixtureTools } from './restartable-postgres.js';
 
-const missing = redisMissing();
-const pg = missing === undefined ? await postgresForTests(import.meta.url, { restarts: true }) : { skip: missing };
-const skip = 'skip' in pg ? pg.skip : pg.own ? undefined : 'TOOLGATE_PG_URL names a server these tests cannot restart';
+const { pg, skip } = await restartablePostgres(import.meta.url);
 
 describe('a worker whose store goes down while its calls run', { skip, concurrency: false }, () => {
   let cluster: Cluster;
@@ -35,25 +30,16 @@ describe('a worker whose store goes down while its calls run', { skip, concurren
 
   before(async () => {
     process.on('unhandledRejection', onRejection);
-    cluster = await Cluster.start((pg as PgTestServer).url);
+    cluster = await Cluster.start(pg!.url);
     // The store's retry is short, so that the test outlasts it without waiting 15 s; the lease
     // is longer than the server is down, so that the calls' ends, not a lapsed lease, decide.
     workerStore = await PostgresStore.open({ url: cluster.store, retryMs: 1000 });
-    served = await serveQueue({
-      queue: cluster.redis.url, store: workerStore, workspace: cluster.workspace, concurrency: 2, leaseMs: 120_000,
-      system: { logLevel: 'silent', toolFolders: [{ directory: FIXTURES_DIR, schemas: FIXTURE_SCHEMAS }] },
-    });
-    store = await openCallStore(cluster.store);
-    caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, checkMs: 500 });
+    served = await serveFixtureTools(cluster, workerStore, { concurrency: 2, leaseMs: 120_000 });
+    ({ store, caller } = await callerOf(cluster, 500));
   });
   after(async () => {
     process.off('unhandledRejection', onRejection);
-    await caller?.close();
-    await store?.close();
-    await served?.close();
-    await workerStore?.close();
-    await cluster?.stop();
-    if (!('skip' in pg)) await pg.stop();
+    await closeInOrder(caller, store, served, workerStore, cluster, pg);
   });
 
   it('keeps the ends of the calls that ran and writes them once the server is back', { timeout: 120_000 }, async () => {
@@ -65,7 +51,7 @@ describe('a worker whose store goes down while its calls run', { skip, concurren
     const onWarning = (warning: Error) => warnings.push(warning.message);
     process.on('warning', onWarning);
     try {
-      await (pg as PgTestServer).restartImmediate(async () => {
+      await pg!.restartImmediate(async () => {
         // Down until both tools ended, their ends queued (the second given while the first's
         // was queued) and both jobs handed back, or a rejection went unhandled.
         await waitFor(() => rejections.length > 0 || (served.worker.runningCalls === 0 && warnings.some((w) => /call ends cannot be written yet/.test(w))), {

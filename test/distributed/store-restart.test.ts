@@ -7,17 +7,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CallStore } from '../../src/ledger/call-store.js';
-import { openCallStore } from '../../src/ledger/open-store.js';
-import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
-import { QueueCaller } from '../../src/distributed/queue-caller.js';
+import type { QueueCaller } from '../../src/distributed/queue-caller.js';
 import { jobIdOf } from '../../src/distributed/job.js';
 import { Cluster, until, type WorkerProcess } from './cluster.js';
 import { waitFor } from '../wait.js';
-import { redisMissing } from './redis-server.js';
+import { callerOf, closeInOrder, restartablePostgres } from './restartable-postgres.js';
 
-const missing = redisMissing();
-const pg = missing === undefined ? await postgresForTests(import.meta.url, { restarts: true }) : { skip: missing };
-const skip = 'skip' in pg ? pg.skip : pg.own ? undefined : 'TOOLGATE_PG_URL names a server these tests cannot restart';
+const { pg, skip } = await restartablePostgres(import.meta.url);
 
 describe('a PostgreSQL restart under workers and callers', { skip, concurrency: false }, () => {
   let cluster: Cluster;
@@ -25,16 +21,12 @@ describe('a PostgreSQL restart under workers and callers', { skip, concurrency: 
   let caller: QueueCaller;
 
   before(async () => {
-    cluster = await Cluster.start((pg as PgTestServer).url);
+    cluster = await Cluster.start(pg!.url);
     await Promise.all([cluster.worker(), cluster.worker()]);
-    store = await openCallStore(cluster.store);
-    caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, checkMs: 500 });
+    ({ store, caller } = await callerOf(cluster, 500));
   });
   after(async () => {
-    await caller?.close();
-    await store?.close();
-    await cluster?.stop();
-    if (!('skip' in pg)) await pg.stop();
+    await closeInOrder(caller, store, cluster, pg);
   });
 
   it('ends a running call once, and a worker started while the server is down serves once it is back', { timeout: 180_000 }, async () => {
@@ -44,7 +36,7 @@ describe('a PostgreSQL restart under workers and callers', { skip, concurrency: 
     // server stays down until the worker says so (an event; a fixed 4 s down could end before a
     // loaded machine had even started the worker, and then tested nothing).
     let late: Promise<WorkerProcess> | undefined;
-    await (pg as PgTestServer).restartImmediate(async () => {
+    await pg!.restartImmediate(async () => {
       late = cluster.worker();
       late.catch(() => undefined); // awaited below, after the restart
       const starting = cluster.workers.at(-1)!;

@@ -9,19 +9,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CallKey, CallStore, Lease, LeaseRequest } from '../../src/ledger/call-store.js';
-import { openCallStore } from '../../src/ledger/open-store.js';
 import { PostgresStore } from '../../src/ledger/postgres/store.js';
-import { serveQueue, type ServedQueue } from '../../src/distributed/serve.js';
-import { QueueCaller } from '../../src/distributed/queue-caller.js';
-import { postgresForTests, type PgTestServer } from '../ledger/postgres-server.js';
-import { FIXTURE_SCHEMAS, FIXTURES_DIR } from '../helpers.js';
+import type { ServedQueue } from '../../src/distributed/serve.js';
+import type { QueueCaller } from '../../src/distributed/queue-caller.js';
 import { Cluster } from './cluster.js';
 import { waitFor } from '../wait.js';
-import { redisMissing } from './redis-server.js';
+import { callerOf, closeInOrder, restartablePostgres, serveFixtureTools } from './restartable-postgres.js';
 
-const missing = redisMissing();
-const pg = missing === undefined ? await postgresForTests(import.meta.url, { restarts: true }) : { skip: missing };
-const skip = 'skip' in pg ? pg.skip : pg.own ? undefined : 'TOOLGATE_PG_URL names a server these tests cannot restart';
+const { pg, skip } = await restartablePostgres(import.meta.url);
 
 describe('an end the store does not take while it is down', { skip, concurrency: false }, () => {
   let cluster: Cluster;
@@ -37,7 +32,7 @@ describe('an end the store does not take while it is down', { skip, concurrency:
   const key: CallKey = { callId: 'u-1', session: 'unwritten' };
 
   before(async () => {
-    cluster = await Cluster.start((pg as PgTestServer).url);
+    cluster = await Cluster.start(pg!.url);
     // A short retry of the store's own, so that the test outlasts it without waiting 15 s.
     workerStore = await PostgresStore.open({ url: cluster.store, retryMs: 1000 });
     let held = false;
@@ -57,21 +52,12 @@ describe('an end the store does not take while it is down', { skip, concurrency:
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
-    served = await serveQueue({
-      queue: cluster.redis.url, store: gated, workspace: cluster.workspace, concurrency: 2, leaseMs: 120_000, reconcileMs: 3_600_000,
-      system: { logLevel: 'silent', toolFolders: [{ directory: FIXTURES_DIR, schemas: FIXTURE_SCHEMAS }] },
-    });
-    store = await openCallStore(cluster.store);
-    caller = await QueueCaller.open({ queue: cluster.redis.url, store, workspace: cluster.workspace, checkMs: 500 });
+    served = await serveFixtureTools(cluster, gated, { concurrency: 2, leaseMs: 120_000, reconcileMs: 3_600_000 });
+    ({ store, caller } = await callerOf(cluster, 500));
   });
   after(async () => {
     release?.();
-    await caller?.close();
-    await store?.close();
-    await served?.close();
-    await workerStore?.close();
-    await cluster?.stop();
-    if (!('skip' in pg)) await pg.stop();
+    await closeInOrder(caller, store, served, workerStore, cluster, pg);
   });
 
   it('is kept by the worker and written once the server is back', { timeout: 120_000 }, async () => {
@@ -81,7 +67,7 @@ describe('an end the store does not take while it is down', { skip, concurrency:
     const onWarning = (warning: Error) => warnings.push(warning.message);
     process.on('warning', onWarning);
     try {
-      await (pg as PgTestServer).restartImmediate(async () => {
+      await pg!.restartImmediate(async () => {
         release();
         // Down past the store's retry (its hold and write failed) and past a retry of the worker's own.
         await waitFor(() => served.worker.runningCalls === 0 && warnings.some((w) => /toolgate worker: 1 call ends cannot be written yet/.test(w)), {

@@ -4,39 +4,23 @@
  * feed and retention read and delete by that range; a file of schema 7 is migrated with its
  * events and read as it is when opened read-only.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
-import { Ledger, type ToolExecutionResult } from 'toolgate';
+import { Ledger } from 'toolgate';
 import type { NewCall } from '../../src/ledger/store.js';
+import { ledgerPerTest, writeFileResult } from './ledger-per-test.js';
 
-let dir: string;
-const opened: Ledger[] = [];
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-event-bounds-'));
-});
-afterEach(async () => {
-  for (const l of opened.splice(0)) await l.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function open(options: Parameters<typeof Ledger.open>[0] = {}): Ledger {
-  const ledger = Ledger.open({ dir, workspace: dir, ...options });
-  opened.push(ledger);
-  return ledger;
-}
+const ledgers = ledgerPerTest('toolgate-event-bounds-');
+const { open } = ledgers;
 
 function call(callId: string): NewCall {
-  return { callId, session: 's1', tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt', content: 'x' }, workspace: dir, turn: '' };
+  return { callId, session: 's1', tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt', content: 'x' }, workspace: ledgers.dir, turn: '' };
 }
 
-function result(callId: string): ToolExecutionResult {
-  return { success: true, output: 'ok', durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId, stopReason: 'completed', outcome: 'success', sideEffects: 'possible' };
-}
+const result = writeFileResult;
 
 const key = (callId: string) => ({ callId, session: 's1' });
 
@@ -104,13 +88,13 @@ describe('ledger schema 8 (events bounded by their call)', () => {
   });
 
   it('a file of schema 7 is migrated with its events (trails and feed as before); read-only, it is read as it is', async () => {
-    const file = path.join(dir, 'v7.sqlite');
+    const file = path.join(ledgers.dir, 'v7.sqlite');
     const raw = new Database(file);
     for (const migration of MIGRATIONS.slice(0, 7)) raw.exec(migration);
     raw.pragma('user_version = 7');
     const insert = raw.prepare(`INSERT INTO calls (call_id, session, tool, version, arguments, workspace, state, owner_pid, created_at, ended_at) VALUES (?, 's1', 'write_file', '1.0.0', '{}', ?, 'done', 1, 0, 1)`);
-    const x = Number(insert.run('x', dir).lastInsertRowid);
-    const y = Number(insert.run('y', dir).lastInsertRowid);
+    const x = Number(insert.run('x', ledgers.dir).lastInsertRowid);
+    const y = Number(insert.run('y', ledgers.dir).lastInsertRowid);
     const event = raw.prepare('INSERT INTO events (call, at, kind, detail) VALUES (?, 0, ?, NULL)');
     for (const [id, kind] of [[x, 'recorded'], [y, 'recorded'], [x, 'running'], [y, 'running'], [x, 'done'], [y, 'done']] as const) event.run(id, kind);
     raw.close();

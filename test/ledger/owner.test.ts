@@ -16,17 +16,12 @@ import { afterEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Ledger } from 'toolgate';
 import { isAlive, thisProcess } from '../../src/ledger/owner.js';
+import { killChildren } from '../child-processes.js';
 
 const children: ChildProcess[] = [];
 const folders: string[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
+  await killChildren(children);
   for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 });
 

@@ -5,37 +5,20 @@
  * of the file (another process, in production) count too, and so does a call that was open
  * at the last step and ended since.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Ledger, type ToolExecutionResult } from 'toolgate';
+import { describe, it } from 'node:test';
+import type { Ledger } from 'toolgate';
 import type { NewCall } from '../../src/ledger/store.js';
+import { ledgerPerTest, writeFileResult } from './ledger-per-test.js';
 
-let dir: string;
-const opened: Ledger[] = [];
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-retention-look-'));
-});
-afterEach(async () => {
-  for (const l of opened.splice(0)) await l.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function open(options: Parameters<typeof Ledger.open>[0] = {}): Ledger {
-  const ledger = Ledger.open({ dir, workspace: dir, ...options });
-  opened.push(ledger);
-  return ledger;
-}
+const ledgers = ledgerPerTest('toolgate-retention-look-');
+const { open } = ledgers;
 
 function call(callId: string): NewCall {
-  return { callId, session: 's1', tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, workspace: dir, turn: '' };
+  return { callId, session: 's1', tool: 'write_file', version: '1.0.0', arguments: { filepath: 'a.txt' }, workspace: ledgers.dir, turn: '' };
 }
 
-function result(callId: string): ToolExecutionResult {
-  return { success: true, output: 'ok', durationMs: 1, confirmed: true, tool: 'write_file', version: '1.0.0', callId, stopReason: 'completed', outcome: 'success', sideEffects: 'possible' };
-}
+const result = writeFileResult;
 
 const end = (ledger: Ledger, id: string) => ledger.finish(call(id), { state: 'done', decisions: undefined, result: result(id) });
 

@@ -22,6 +22,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { bubblewrapAvailable } from '../../src/internal.js';
 import { BIN, runCli } from '../helpers.js';
+import { killChildren } from '../child-processes.js';
 
 const HAS_BWRAP = bubblewrapAvailable();
 
@@ -41,13 +42,7 @@ beforeEach(() => {
   token = `60.${crypto.randomInt(100, 999)}`;
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
+  await killChildren(children);
   for (const pid of sleepers()) {
     try {
       process.kill(pid, 'SIGKILL');

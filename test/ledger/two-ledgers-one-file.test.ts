@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { Ledger } from 'toolgate';
 import { REPO_ROOT } from '../helpers.js';
+import { killChildren } from '../child-processes.js';
 
 const INDEX = pathToFileURL(path.join(REPO_ROOT, 'dist/src/index.js')).href;
 const SQLITE = import.meta.resolve('better-sqlite3');
@@ -31,13 +32,7 @@ const children: ChildProcess[] = [];
 const folders: string[] = [];
 const ledgers: Ledger[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
+  await killChildren(children);
   for (const ledger of ledgers.splice(0)) await ledger.close();
   for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 });

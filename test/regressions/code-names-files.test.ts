@@ -8,28 +8,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ToolExecutor } from 'toolgate';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { before, describe, test } from 'node:test';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('files a program\'s own code names, with no sandbox', () => {
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
-  before(async () => {
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = [".env"]\n');
+  const { t, run } = policyExecutor({ rules: '[[rules]]\naction = "deny"\npaths = [".env"]\n', executor: { approvalMode: 'allow-all', sandbox: 'none' }, person: 'deny' });
+  before(() => {
     fs.writeFileSync(path.join(t.ws, '.env'), 'ENVSECRET\n');
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok\n');
     fs.writeFileSync(path.join(t.ws, 'show.sh'), '#!/bin/sh\ncat .e""nv\n', { mode: 0o755 });
-    executor = new ToolExecutor(await portedRegistry(), {
-      workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', confirmationHandler: () => 'deny', sandbox: 'none',
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
   });
 
   test('P9: awk ARGV, sed r/R/w, and interpreter code naming .env ask a person (who says no): nothing read or written', async () => {
@@ -43,7 +30,7 @@ describe('files a program\'s own code names, with no sandbox', () => {
       `awk 'BEGIN{while((getline l < ".env")>0) print l}'`, `awk 'BEGIN{f=".e" "nv"; getline l < f; print l}'`, `awk '{f=".e" "nv"; print "x" > f}' ok.txt`,
     ];
     for (const command of lines) {
-      const r = await executor.execute({ name: 'run_command', arguments: { command } }, { confirm: true });
+      const r = await run(command, { confirm: true });
       assert.doesNotMatch(String(r.output ?? ''), /ENVSECRET/, `${command} printed .env`);
       assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${command}: ${r.errorCode ?? 'ran'} ${r.error ?? ''}`);
       assert.equal(fs.readFileSync(path.join(t.ws, '.env'), 'utf8'), 'ENVSECRET\n', `${command} wrote .env`);
@@ -52,7 +39,7 @@ describe('files a program\'s own code names, with no sandbox', () => {
 
   test('the control: awk and sed programs that name no file run', async () => {
     for (const command of [`awk '{print $1}' ok.txt`, `sed 's/ok/yes/' ok.txt`, `sed -n '/r/p' ok.txt`, `awk 'BEGIN{print "ARG"}'`, `awk '$1 > "a" {print $1}' ok.txt`, `awk '{print "<a>"}' ok.txt`]) {
-      const r = await executor.execute({ name: 'run_command', arguments: { command } });
+      const r = await run(command);
       assert.equal(r.errorCode, undefined, `${command}: ${r.errorCode} ${r.error}`);
     }
   });

@@ -11,28 +11,25 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ToolExecutor, type ToolRegistry } from 'toolgate';
+import { before, describe, test } from 'node:test';
 import { bubblewrapAvailable } from 'toolgate/internal';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('git commands that print committed content ask under a deny rule on paths', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
-
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, [
+  const { t, run } = policyExecutor({
+    rules: [
       '[[rules]]\naction = "deny"\npaths = ["secrets/**"]',
       '[[rules]]\ncommand = "git"\naction = "allow"',
       '[[rules]]\ncommand = "git archive"\naction = "allow"',
       '[[rules]]\ncommand = "git format-patch"\naction = "allow"',
       '[[rules]]\ncommand = "git stash"\naction = "allow"\n',
-    ].join('\n'));
+    ].join('\n'),
+    // CI also runs the suite without bubblewrap: the decision is what is tested, not the sandbox
+    executor: { approvalMode: 'allow-all', ...(bubblewrapAvailable() ? {} : { sandbox: 'none' as const }) },
+    person: 'deny',
+  });
+
+  before(() => {
     fs.mkdirSync(path.join(t.ws, 'secrets'));
     fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'TOPSECRET KEY\n');
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok\n');
@@ -45,16 +42,6 @@ describe('git commands that print committed content ask under a deny rule on pat
     git('commit', '-qam', 'second');
     fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'TOPSECRET KEY 3\n');
     git('stash', '-q');
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all',
-      confirmationHandler: () => 'deny',
-      // CI also runs the suite without bubblewrap: the decision is what is tested, not the sandbox
-      ...(bubblewrapAvailable() ? {} : { sandbox: 'none' as const }),
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
   });
 
   const lines = [
@@ -65,7 +52,7 @@ describe('git commands that print committed content ask under a deny rule on pat
   for (const command of lines) {
     test(command, async () => {
       // `confirm` (--yes) does not settle it: only a person answers, and the handler says no
-      const r = await executor.execute({ name: 'run_command', arguments: { command } }, { confirm: true });
+      const r = await run(command, { confirm: true });
       assert.notEqual(r.errorCode, undefined, `${command} ran: ${r.output}`);
       assert.doesNotMatch(String(r.output ?? ''), /TOPSECRET/);
     });
@@ -73,7 +60,7 @@ describe('git commands that print committed content ask under a deny rule on pat
 
   for (const command of ['git status', 'git log --oneline', 'git show HEAD:ok.txt', 'git log -p -- ok.txt', 'git diff HEAD~1 -- ok.txt', 'git grep ok -- ok.txt']) {
     test(`the control: ${command} runs`, async () => {
-      const r = await executor.execute({ name: 'run_command', arguments: { command } });
+      const r = await run(command);
       assert.equal(r.errorCode, undefined, `${command}: ${r.errorCode} ${r.error}`);
       assert.doesNotMatch(String(r.output ?? ''), /TOPSECRET/);
     });

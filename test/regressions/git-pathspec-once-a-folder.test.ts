@@ -11,23 +11,19 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ToolExecutor, type ToolRegistry } from 'toolgate';
+import { before, describe, test } from 'node:test';
 import { bubblewrapAvailable } from 'toolgate/internal';
 import { couldMatchBelow } from '../../src/policy/git-content-reads.js';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('a git pathspec that names a file now but was a folder of denied files before', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
+  const { t, run } = policyExecutor({
+    rules: '[[rules]]\naction = "deny"\npaths = ["config/secrets/**"]\n[[rules]]\ncommand = "git"\naction = "allow"\n',
+    executor: { approvalMode: 'allow-all', ...(bubblewrapAvailable() ? {} : { sandbox: 'none' as const }) },
+    person: 'deny',
+  });
 
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = ["config/secrets/**"]\n[[rules]]\ncommand = "git"\naction = "allow"\n');
+  before(() => {
     fs.mkdirSync(path.join(t.ws, 'config/secrets'), { recursive: true });
     fs.writeFileSync(path.join(t.ws, 'config/secrets/key.txt'), 'TOPSECRET KEY\n');
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok\n');
@@ -40,28 +36,19 @@ describe('a git pathspec that names a file now but was a folder of denied files 
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok 2\n');
     git('add', '-A');
     git('commit', '-qm', 'config is a file now');
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all',
-      confirmationHandler: () => 'deny',
-      ...(bubblewrapAvailable() ? {} : { sandbox: 'none' as const }),
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
   });
 
   for (const command of ['git log -p -- config', 'git log -p config', 'git diff HEAD~1 HEAD -- config', 'git whatchanged -p -- config']) {
     test(command, async () => {
       // --yes does not settle it: only a person answers, and the handler says no
-      const r = await executor.execute({ name: 'run_command', arguments: { command } }, { confirm: true });
+      const r = await run(command, { confirm: true });
       assert.notEqual(r.errorCode, undefined, `${command} ran: ${r.output}`);
       assert.doesNotMatch(String(r.output ?? ''), /TOPSECRET/);
     });
   }
 
   test('the control: a pathspec no withheld glob reaches below runs', async () => {
-    const r = await executor.execute({ name: 'run_command', arguments: { command: 'git log -p -- ok.txt' } });
+    const r = await run('git log -p -- ok.txt');
     assert.equal(r.errorCode, undefined, `${r.errorCode} ${r.error}`);
     assert.match(String(r.output ?? ''), /ok 2/);
   });

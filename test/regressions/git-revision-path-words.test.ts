@@ -10,21 +10,17 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ToolExecutor, type ToolRegistry } from 'toolgate';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { before, describe, test } from 'node:test';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('a git revision:path word is judged by path rules', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
+  const { t, run } = policyExecutor({
+    rules: '[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\ncommand = "git"\naction = "allow"\n',
+    executor: { approvalMode: 'allow-all' },
+    person: 'deny',
+  });
 
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = ["secrets/**"]\n[[rules]]\ncommand = "git"\naction = "allow"\n');
+  before(() => {
     fs.mkdirSync(path.join(t.ws, 'secrets'));
     fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'SECRET KEY\n');
     fs.writeFileSync(path.join(t.ws, 'ok.txt'), 'ok\n');
@@ -32,23 +28,18 @@ describe('a git revision:path word is judged by path rules', () => {
     git('init', '-q');
     git('add', '-A');
     git('commit', '-qm', 'init');
-    executor = new ToolExecutor(registry, { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all', confirmationHandler: () => 'deny' });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
   });
 
   for (const command of ['git show HEAD:secrets/key.txt', 'git cat-file -p HEAD:secrets/key.txt', 'git show :0:secrets/key.txt', 'git show :secrets/key.txt', 'git log -L1,1:secrets/key.txt']) {
     test(command, async () => {
-      const r = await executor.execute({ name: 'run_command', arguments: { command } });
+      const r = await run(command);
       assert.equal(r.errorCode, 'POLICY_DENIED', `${command}: ${r.errorCode} ${r.output}`);
       assert.doesNotMatch(String(r.output ?? ''), /SECRET/);
     });
   }
 
   test('the control: a revision:path of an allowed file is not held against the line', async () => {
-    const r = await executor.execute({ name: 'run_command', arguments: { command: 'git show HEAD:ok.txt' } });
+    const r = await run('git show HEAD:ok.txt');
     assert.notEqual(r.errorCode, 'POLICY_DENIED', r.error);
   });
 });

@@ -13,10 +13,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ConfirmationRequest, type ToolRegistry } from 'toolgate';
+import { before, beforeEach, describe, test } from 'node:test';
 import { loadShellAnalyzer } from '../../src/policy/shell/analyze.js';
-import { portedRegistry, runCli, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { runCli } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 import { analysisOf } from '../policy/line-verdict.js';
 
 /** Forms that run other code or write a file, each under an allow rule for its programs. */
@@ -59,33 +59,14 @@ const LINES: readonly string[] = [
 ];
 
 describe('a program granted by name reaches no form that runs other code or writes a file (C4, C5)', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: ConfirmationRequest[];
+  const fx = policyExecutor({ userFile: 'policy.toml', executor: { sandbox: 'none' }, person: 'deny' });
+  const { t, userFile, asked } = fx;
   let programsOf: (line: string) => string[];
 
   before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'policy.toml');
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws,
-      policy: { user: userFile, workspace: false },
-      sandbox: 'none',
-      confirmationHandler: (request) => {
-        asked.push(request);
-        return 'deny';
-      },
-    });
     const analyze = await loadShellAnalyzer();
     // the programs the line names itself: a wrapper's, not the command it runs (that one is judged on its own)
     programsOf = (line) => [...new Set(analysisOf(analyze, line).commands.flatMap((c) => (c.wrappers.length > 0 ? c.wrappers.filter((w) => !['sh', 'bash', 'find'].includes(w)) : [c.program])))];
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
   });
   beforeEach(() => {
     fs.writeFileSync(path.join(t.ws, 'notes.txt'), 'one\ntwo\n');
@@ -98,8 +79,8 @@ describe('a program granted by name reaches no form that runs other code or writ
     for (const line of LINES) {
       const programs = programsOf(line);
       fs.writeFileSync(userFile, programs.map((p) => `[[rules]]\ncommand = "${p}"\naction = "allow"\n`).join('\n'));
-      asked = [];
-      const r = await executor.execute({ name: 'run_command', arguments: { command: line } });
+      asked.length = 0;
+      const r = await fx.executor.execute({ name: 'run_command', arguments: { command: line } });
       if (!(r.errorCode === 'CONFIRMATION_DENIED' && asked.length === 1) && r.errorCode !== 'POLICY_DENIED') ran.push(`${line} (rules for ${programs.join(', ')}): ${r.errorCode ?? 'ran'}`);
       const left = leftovers();
       if (left.length > 0) ran.push(`${line}: left ${left.join(', ')}`);

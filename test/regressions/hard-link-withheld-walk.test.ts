@@ -8,19 +8,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { after, before, describe, test } from 'node:test';
-import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { before, describe, test } from 'node:test';
+import { callsTo } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('P9 family: a hard link of a withheld file is withheld from folder walks too', () => {
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
-  before(async () => {
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = [".env", "secrets/**"]\n');
-    executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all' });
+  const fx = policyExecutor({ rules: '[[rules]]\naction = "deny"\npaths = [".env", "secrets/**"]\n', executor: { approvalMode: 'allow-all' } });
+  const { t } = fx;
+  before(() => {
     fs.writeFileSync(path.join(t.ws, '.env'), 'TOKEN=SECRET-ENV needle\n');
     fs.mkdirSync(path.join(t.ws, 'secrets'));
     fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'SECRET-KEY needle\n');
@@ -32,11 +27,7 @@ describe('P9 family: a hard link of a withheld file is withheld from folder walk
     fs.writeFileSync(path.join(t.ws, 'notes/shared.txt'), 'shared needle\n');
     fs.linkSync(path.join(t.ws, 'notes/shared.txt'), path.join(t.ws, 'shared-too.txt'));
   });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
-  const call = (name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> => executor.execute({ name, arguments: args }, { confirm: true });
+  const call = callsTo(() => fx.executor, { confirm: true });
 
   for (const directory of ['notes', '.']) {
     test(`P9: grep_files directory=${JSON.stringify(directory)} shows nothing of .env or secrets/ through their hard links`, async () => {

@@ -12,9 +12,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { beforeEach, describe, test } from 'node:test';
+import type { ExecuteOptions } from 'toolgate';
+import { policyExecutor } from '../policy-executor.js';
 
 /** Ways of making HOME `.git` (read from h.txt, so that no word of the line names `.git`). */
 const SET_HOME = [
@@ -43,48 +43,19 @@ const AROUND = [
 const lines = (body: string): string[] => [...SET_HOME.map((set) => `${set} ${body}`), ...AROUND.map((around) => around.replace('%', body))];
 
 describe('~ after HOME changes in the line (no sandbox)', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: ConfirmationRequest[];
-
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws,
-      policy: { user: userFile, workspace: false },
-      sandbox: 'none',
-      confirmationHandler: (request) => {
-        asked.push(request);
-        return 'deny';
-      },
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
+  const { t, asked, policy, run } = policyExecutor({ executor: { sandbox: 'none' }, person: 'deny', emptyEachTest: true });
   beforeEach(() => {
-    asked = [];
-    for (const name of fs.readdirSync(t.ws)) fs.rmSync(path.join(t.ws, name), { recursive: true, force: true });
     execFileSync('git', ['init', '-q'], { cwd: t.ws });
     fs.appendFileSync(path.join(t.ws, '.git', 'config'), '[toolgate]\n\tmarker = SECRET-GIT\n');
     fs.writeFileSync(path.join(t.ws, 'h.txt'), '.git\n');
   });
 
-  const policy = (text: string) => fs.writeFileSync(userFile, text);
-  const run = (command: string, options: ExecuteOptions = {}): Promise<ToolExecutionResult> =>
-    executor.execute({ name: 'run_command', arguments: { command } }, options);
   const hook = () => path.join(t.ws, '.git', 'hooks', 'pre-commit');
 
   /** Runs each line; none may run: each asks (the answer is no) or is denied, and nothing reaches .git. */
   const refused = async (body: string, options: ExecuteOptions, what: RegExp) => {
     for (const line of lines(body)) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, options);
       assert.ok(r.errorCode === 'CONFIRMATION_DENIED' || r.errorCode === 'POLICY_DENIED', `${line}: ran (${r.errorCode ?? 'success'}): ${JSON.stringify(r.output).slice(0, 200)}`);
       if (r.errorCode === 'CONFIRMATION_DENIED') assert.match(asked[0]?.ask.reason ?? '', what, line);

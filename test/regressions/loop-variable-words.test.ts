@@ -11,39 +11,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { beforeEach, describe, test } from 'node:test';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('a loop variable read as each of its static words (no sandbox)', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: ConfirmationRequest[];
-
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws,
-      policy: { user: userFile, workspace: false },
-      sandbox: 'none',
-      confirmationHandler: (request) => {
-        asked.push(request);
-        return 'deny';
-      },
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
+  const { t, asked, policy, run } = policyExecutor({ executor: { sandbox: 'none' }, person: 'deny', emptyEachTest: true });
   beforeEach(() => {
-    asked = [];
-    for (const name of fs.readdirSync(t.ws)) fs.rmSync(path.join(t.ws, name), { recursive: true, force: true });
     execFileSync('git', ['init', '-q'], { cwd: t.ws });
     fs.mkdirSync(path.join(t.ws, 'secrets'));
     fs.writeFileSync(path.join(t.ws, 'secrets', 'key.txt'), 'SECRET-KEY\n');
@@ -51,9 +24,6 @@ describe('a loop variable read as each of its static words (no sandbox)', () => 
     fs.writeFileSync(path.join(t.ws, 'h.txt'), '.git/pwn\n');
   });
 
-  const policy = (text: string) => fs.writeFileSync(userFile, text);
-  const run = (command: string, options: ExecuteOptions = {}): Promise<ToolExecutionResult> =>
-    executor.execute({ name: 'run_command', arguments: { command } }, options);
   const read = (name: string) => (fs.existsSync(path.join(t.ws, name)) ? fs.readFileSync(path.join(t.ws, name), 'utf8') : undefined);
 
   test('a writing loop over static words that name allowed paths runs unasked, and writes them', async () => {
@@ -80,7 +50,7 @@ describe('a loop variable read as each of its static words (no sandbox)', () => 
     }
     policy('');
     for (const line of ['for d in sub .git; do echo x > "$d/pwn"; done', 'for d in .gi?; do echo x > "$d/pwn"; done']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line);
       assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
       assert.match(asked[0]?.ask.reason ?? '', /\.git/, line);
@@ -91,7 +61,7 @@ describe('a loop variable read as each of its static words (no sandbox)', () => 
   test('a body that may change the variable keeps the question, and nothing is written', async () => {
     policy('');
     for (const line of ['for f in a.txt; do read f < h.txt; echo x > "$f"; done', 'for f in a.txt; do f=$(cat h.txt); echo x > "$f"; done', 'g() { read f < h.txt; }; for f in a.txt; do g; echo x > "$f"; done', 'for f in a.txt; do printf -v f %s "$(cat h.txt)"; echo x > "$f"; done']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, { approvalMode: 'allow-all' });
       assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
       // The variable's value is unseen; a function the line defines is also a program the analysis cannot read without a sandbox: either reason asks.

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 const POLICY = '[[rules]]\naction = "deny"\ntool = "write_file"\n';
 
@@ -72,29 +73,17 @@ describe('O1 family: toolgate\'s own files are not written by tools whose target
 });
 
 describe('P9 family: restore_snapshot judges its target by the call\'s path rules', () => {
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
-  before(async () => {
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = [".env", "secrets/**"]\n');
-    executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: t.ws, policy: { user: userFile, workspace: false } });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
+  const { t, call } = policyExecutor({ userFile: 'config/policy.toml', rules: '[[rules]]\naction = "deny"\npaths = [".env", "secrets/**"]\n' });
 
   test('P9: a snapshot of notes.txt restored after notes.txt became a link to .env neither writes .env nor copies it into a snapshot', async () => {
     fs.writeFileSync(path.join(t.ws, '.env'), 'TOKEN=ENV-SECRET\n');
     fs.writeFileSync(path.join(t.ws, 'notes.txt'), 'old notes\n');
-    const taken = await executor.execute({ name: 'snapshot_file', arguments: { filepath: 'notes.txt' } });
+    const taken = await call('snapshot_file', { filepath: 'notes.txt' });
     assert.equal(taken.success, true, taken.error);
     const id = /Snapshot (\S+) of/.exec(String(taken.output))![1]!;
     fs.rmSync(path.join(t.ws, 'notes.txt'));
     fs.symlinkSync('.env', path.join(t.ws, 'notes.txt'));
-    const r = await executor.execute({ name: 'restore_snapshot', arguments: { snapshot_id: id } }, { confirm: true });
+    const r = await call('restore_snapshot', { snapshot_id: id }, { confirm: true });
     assert.equal(r.success, false, String(r.output));
     assert.match(r.error!, /policy's path rules/);
     assert.equal(fs.readFileSync(path.join(t.ws, '.env'), 'utf8'), 'TOKEN=ENV-SECRET\n');

@@ -18,41 +18,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ExecuteOptions, type ToolExecutionResult, type ToolRegistry } from 'toolgate';
+import { beforeEach, describe, test } from 'node:test';
+import type { ToolExecutionResult } from 'toolgate';
 import { expandTilde, homeFolder, lineReading, tildeReadings, wordPathForms } from '../../src/decisions/command-word-paths.js';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('command words judged from the folder they run in, after links', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: ConfirmationRequest[];
-  const answer: ApprovalAnswer = 'deny';
-
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws,
-      policy: { user: userFile, workspace: false },
-      sandbox: 'none',
-      confirmationHandler: (request) => {
-        asked.push(request);
-        return answer;
-      },
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
+  const { t, userFile, asked, policy, run } = policyExecutor({ executor: { sandbox: 'none' }, person: 'deny', emptyEachTest: true });
   beforeEach(() => {
-    asked = [];
-    for (const name of fs.readdirSync(t.ws)) fs.rmSync(path.join(t.ws, name), { recursive: true, force: true });
     execFileSync('git', ['init', '-q'], { cwd: t.ws });
     for (const folder of ['sub/deep', 'secrets', 'lnk']) fs.mkdirSync(path.join(t.ws, folder), { recursive: true });
     fs.writeFileSync(path.join(t.ws, '.env'), 'SECRET-ENV\n');
@@ -64,9 +37,6 @@ describe('command words judged from the folder they run in, after links', () => 
     fs.symlinkSync('.git', path.join(t.ws, 'g'));
   });
 
-  const policy = (text: string) => fs.writeFileSync(userFile, text);
-  const run = (command: string, options: ExecuteOptions = {}): Promise<ToolExecutionResult> =>
-    executor.execute({ name: 'run_command', arguments: { command } }, options);
   /** The call did not run: denied, or asked and refused; no secret in what came back. */
   const stopped = (r: ToolExecutionResult, command: string) => {
     assert.ok(r.errorCode === 'POLICY_DENIED' || r.errorCode === 'CONFIRMATION_DENIED', `${command}: ran (${r.errorCode ?? 'success'}): ${JSON.stringify(r.output).slice(0, 200)}`);
@@ -98,7 +68,7 @@ describe('command words judged from the folder they run in, after links', () => 
   test('P9: find -execdir runs its command in folders no word shows: with words besides {} it asks a person under a deny rule on paths (--yes does not answer), and nothing leaks', async () => {
     policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
     for (const line of ['find sub -execdir cat ../../.env \\;', 'find sub -name b.txt -execdir cat ../../.env \\;', 'find sub -okdir cat ../../.env \\;']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, { confirm: true });
       stopped(r, line);
       if (r.errorCode === 'CONFIRMATION_DENIED') {
@@ -108,7 +78,7 @@ describe('command words judged from the folder they run in, after links', () => 
     }
     // {} alone names only what find found below a folder judged whole
     policy('[[rules]]\npaths = ["secrets/**"]\naction = "deny"\n');
-    asked = [];
+    asked.length = 0;
     const r = await run('find sub -name a.txt -execdir cat {} \\;', { confirm: true });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);
@@ -121,14 +91,14 @@ describe('command words judged from the folder they run in, after links', () => 
     const lines = ['ls -a | xargs cat', 'rev <<< vne. | xargs cat', 'xargs cat < list', 'xargs -a list cat', 'sort --files0-from=list0', 'sort --files0=list0',
       'tar -cf - -T list | tar -xOf -', 'tar cTf list - | tar -xOf -', 'wc --files0-from=list0', 'md5sum -c list', 'file -f list'];
     for (const line of lines) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, { confirm: true });
       stopped(r, line);
       assert.equal(asked.length, 1, `${line}: a person was asked`);
       assert.match(asked[0]!.ask.reason, /xargs's input|names of the files it reads/, line);
     }
     // the same programs with the names in their words are judged by them
-    asked = [];
+    asked.length = 0;
     const r = await run('sort notes.txt sub/a.txt', { confirm: true });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);
@@ -137,7 +107,7 @@ describe('command words judged from the folder they run in, after links', () => 
   test('P9: cd through CDPATH (set by an assignment or by read) and lines the analysis cannot vouch for ask a person under a deny rule with no sandbox; nothing leaks', async () => {
     policy('[[rules]]\npaths = [".env"]\naction = "deny"\n');
     for (const line of ['CDPATH=sub cd deep && cat ../../.env', 'echo sub | { read CDPATH; cd deep; cat ../../.env; }', 'CDPATH=sub; cd deep; cat ../../.env']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, { confirm: true });
       stopped(r, line);
       assert.equal(asked.length, 1, `${line}: a person was asked`);
@@ -167,14 +137,14 @@ describe('command words judged from the folder they run in, after links', () => 
   test('G1: under allow rules for the programs, a word reaching .git through a link, a glob, .. or a folder option asks; nothing is written there', async () => {
     policy(['touch', 'cp', 'tee', 'env', 'tar', 'mkdir'].map((c) => `[[rules]]\ncommand = "${c}"\naction = "allow"\n`).join('\n'));
     for (const line of ['touch g/pwn', 'cp notes.txt g/pwn', 'echo x | tee g/pwn', 'touch .gi?/pwn', 'cp notes.txt .g*/pwn', 'touch sub/../g/pwn', 'env -C g touch pwn', 'mkdir -p g/pwn', 'tar -C g -cf pwn ../notes.txt']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line);
       assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
       assert.match(asked[0]?.ask.reason ?? '', /\.git/, line);
       assert.deepEqual(pwned(), [], line);
     }
     // the same programs elsewhere run unasked
-    asked = [];
+    asked.length = 0;
     const r = await run('touch sub/fine.txt');
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);
@@ -183,14 +153,14 @@ describe('command words judged from the folder they run in, after links', () => 
   test('G1: under allow-all, a line that may write and holds a word computed when it runs (a link or a copy to "$(...)") asks; one that only reads does not', async () => {
     policy('');
     for (const line of ['ln -s "$(printf .gi)t" h', 'cp notes.txt "$(printf .gi)t/pwn"', 'echo x > "$(printf .gi)t/pwn"', 'd=$(printf .gi)t; cd "$d" && touch pwn']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, { approvalMode: 'allow-all' });
       assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
       assert.match(asked[0]?.ask.reason ?? '', /computed when the line runs|folder the words do not show/, line);
       assert.deepEqual(pwned(), [], line);
       assert.equal(fs.existsSync(path.join(t.ws, 'h')), false, line);
     }
-    asked = [];
+    asked.length = 0;
     const r = await run('echo "$(printf hello)"', { approvalMode: 'allow-all' });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);
@@ -220,7 +190,7 @@ describe('command words judged from the folder they run in, after links', () => 
     for (const line of ['for f in .e*; do cat "$f"; done', 'for f in secrets/*; do cat "$f"; done', 'for f in sub .env; do cat "$f"; done',
       'select f in lnk/sl/key.txt; do cat "$f"; break; done < /dev/null', 'for d in x; do for f in .env; do cat "$f"; done; done', 'case .env in *) cat .env;; esac',
       'for f in ".env"; do bash -c \'cat "$1"\' _ "$f"; done']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, { confirm: true });
       assert.equal(r.errorCode, 'POLICY_DENIED', `${line}: ${r.errorCode} ${r.error}`);
       stopped(r, line);
@@ -232,7 +202,7 @@ describe('command words judged from the folder they run in, after links', () => 
     assert.equal(own.errorCode, 'POLICY_DENIED', `${own.errorCode} ${own.error}`);
     assert.match(own.error ?? '', /toolgate's own file/);
     assert.equal(fs.readFileSync(userFile, 'utf8'), before);
-    asked = [];
+    asked.length = 0;
     const hook = await run('for f in g/hooks; do cp notes.txt "$f/pre-commit"; done');
     assert.equal(hook.errorCode, 'CONFIRMATION_DENIED', `${hook.errorCode} ${hook.error}`);
     assert.match(asked[0]?.ask.reason ?? '', /\.git|protected|computed/);
@@ -272,14 +242,14 @@ describe('command words judged from the folder they run in, after links', () => 
     fs.symlinkSync('../.git/hooks', path.join(t.ws, 'sub', 'h'));
     policy('');
     for (const line of ['cd -P lnk/dl/.. && touch h/pwn', 'cd lnk/dl && cd -P .. && touch h/pwn', 'set -P; cd lnk/dl/.. && touch h/pwn', 'cd -P lnk/dl/../deep/.. && cp notes.txt h/pwn', 'pushd -P lnk/dl/.. && touch h/pwn']) {
-      asked = [];
+      asked.length = 0;
       const r = await run(line, { approvalMode: 'allow-all' });
       assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${line}: ${r.errorCode} ${r.error}`);
       assert.match(asked[0]?.ask.reason ?? '', /hooks/, line);
       assert.equal(fs.existsSync(path.join(t.ws, '.git/hooks/pwn')), false, line);
     }
     // the control: the lexical folder (bash's cd -L) holds no such link, and a write there runs
-    asked = [];
+    asked.length = 0;
     const r = await run('cd lnk/dl/.. && touch fine', { approvalMode: 'allow-all' });
     assert.equal(r.success, true, `${r.errorCode} ${r.error}`);
     assert.equal(asked.length, 0);

@@ -10,43 +10,23 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ToolRegistry } from 'toolgate';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { before, beforeEach, describe, test } from 'node:test';
+import type { ApprovalAnswer } from 'toolgate';
+import { policyExecutor } from '../policy-executor.js';
 
 describe('a remembered answer covers only the words the person saw', () => {
-  let registry: ToolRegistry;
-  let t: TempWorkspace;
-  let userFile: string;
-  let executor: ToolExecutor;
-  let asked: ConfirmationRequest[];
   let answer: ApprovalAnswer;
-
-  before(async () => {
-    registry = await portedRegistry();
-    t = tempWorkspace();
-    userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
+  const fx = policyExecutor({ executor: { sandbox: 'none' }, person: () => answer });
+  const { t, userFile, asked } = fx;
+  before(() => {
     fs.writeFileSync(path.join(t.ws, 'notes.txt'), 'notes\n');
     fs.writeFileSync(path.join(t.ws, 'other.txt'), 'other\n');
-    executor = new ToolExecutor(registry, {
-      workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, sandbox: 'none',
-      confirmationHandler: (request) => {
-        asked.push(request);
-        return answer;
-      },
-    });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
   });
   beforeEach(() => {
-    asked = [];
     fs.writeFileSync(userFile, '# rules\n');
   });
 
-  const run = (command: string, turnId?: string) => executor.execute({ name: 'run_command', arguments: { command } }, turnId === undefined ? {} : { turnId });
+  const run = (command: string, turnId?: string) => fx.executor.execute({ name: 'run_command', arguments: { command } }, turnId === undefined ? {} : { turnId });
 
   for (const [approved, other] of [['cat < notes.txt', 'cat < other.txt'], ['git log -1', 'git --bare -p log -1'], ['time ls', 'time -o out.txt ls']] as const) {
     test(`always for ${approved} does not cover ${other}`, async () => {

@@ -8,23 +8,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ToolExecutor } from 'toolgate';
 import { bubblewrapAvailable } from 'toolgate/internal';
 import { withheldCovers } from '../../src/workspace/withheld-inodes.js';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 const FOLDERS = 20;
 const FILES_PER_FOLDER = 600;
 
 describe('sandbox covers: every withheld path of a large workspace is hidden from a shell command', { skip: bubblewrapAvailable() ? false : 'bubblewrap does not work here' }, () => {
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
-  before(async () => {
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'toolgate', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, '[[rules]]\naction = "deny"\npaths = ["**/.env", "secrets/**"]\n');
-    executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: t.ws, policy: { user: userFile, workspace: false }, approvalMode: 'allow-all' });
+  const { t, run } = policyExecutor({ rules: '[[rules]]\naction = "deny"\npaths = ["**/.env", "secrets/**"]\n', executor: { approvalMode: 'allow-all' } });
+  before(() => {
     fs.mkdirSync(path.join(t.ws, 'secrets'));
     fs.writeFileSync(path.join(t.ws, 'secrets/key.txt'), 'SECRET-KEY needle\n');
     // 20 folders of 600 files (12,000 entries): past 5,000, at least eleven folders went unseen.
@@ -37,13 +31,9 @@ describe('sandbox covers: every withheld path of a large workspace is hidden fro
       fs.linkSync(path.join(t.ws, 'secrets/key.txt'), path.join(dir, 'key-link'));
     }
   });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
 
   test('grep -r over 12,000 entries finds every plain file and no withheld one, nor a hard link of one', async () => {
-    const r = await executor.execute({ name: 'run_command', arguments: { command: 'grep -r needle . | sort' } }, { confirm: true });
+    const r = await run('grep -r needle . | sort', { confirm: true });
     const output = String(r.output);
     assert.doesNotMatch(output, /SECRET/, output.slice(0, 2000));
     for (let f = 0; f < FOLDERS; f++) assert.match(output, new RegExp(`plain ${f} needle`));

@@ -8,13 +8,11 @@
 // `https://evil.com?x`, each a request to evil.com. A URL is now matched as written and as
 // parsed (`src/policy/argument-readings.ts`): an allow needs every reading, a deny any one.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ToolExecutor, type ToolExecutionResult } from 'toolgate';
+import { describe, test } from 'node:test';
+import type { ToolExecutionResult } from 'toolgate';
 import { parsePolicyFile } from '../../src/policy/policy-file.js';
 import { matchPolicyRules } from '../../src/policy/policy-rules.js';
-import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { policyExecutor } from '../policy-executor.js';
 
 const POLICY = `
 [[rules]]
@@ -34,29 +32,17 @@ action = "allow"
 `;
 
 describe('URL arguments are matched by policy rules as the tools read them', () => {
-  let t: TempWorkspace;
-  let executor: ToolExecutor;
-  before(async () => {
-    t = tempWorkspace();
-    const userFile = path.join(t.root, 'config', 'policy.toml');
-    fs.mkdirSync(path.dirname(userFile), { recursive: true });
-    fs.writeFileSync(userFile, POLICY);
-    executor = new ToolExecutor(await portedRegistry(), { workspaceRoot: t.ws, policy: { user: userFile, workspace: false } });
-  });
-  after(async () => {
-    await executor.close();
-    t.cleanup();
-  });
+  const fx = policyExecutor({ userFile: 'config/policy.toml', rules: POLICY });
   const policyVerdict = (r: ToolExecutionResult): string | undefined => r.decisions?.find((d) => d.decider === 'policy')?.verdict;
 
   test('N1/C4: an allow for https://*.example.com/** does not cover a URL whose host is another one', async () => {
     // 127.0.0.1 as the host: were the call allowed, the fetch stops at the address check (no traffic leaves).
     for (const url of ['https://127.0.0.1?.example.com/x', 'https://127.0.0.1#.example.com/x', 'https://127.0.0.1\\.example.com/x']) {
-      const r = await executor.execute({ name: 'http_request', arguments: { method: 'POST', url } }, { approvalMode: 'deny-all' });
+      const r = await fx.executor.execute({ name: 'http_request', arguments: { method: 'POST', url } }, { approvalMode: 'deny-all' });
       assert.notEqual(policyVerdict(r), 'allow', `${url}: ${r.error}`);
       assert.equal(r.success, false);
     }
-    const ok = await executor.execute({ name: 'http_request', arguments: { method: 'POST', url: 'https://api.example.com/v1' } }, { approvalMode: 'deny-all' });
+    const ok = await fx.executor.execute({ name: 'http_request', arguments: { method: 'POST', url: 'https://api.example.com/v1' } }, { approvalMode: 'deny-all' });
     assert.equal(policyVerdict(ok), 'allow', 'the host the rule names is still allowed by it');
   });
 
@@ -67,17 +53,17 @@ describe('URL arguments are matched by policy rules as the tools read them', () 
       'https:\\\\evil.com/x', 'https://ev\til.com/x', 'https://evil.com?x', 'https://evil.com#x', 'https://evil.com',
     ];
     for (const url of spellings) {
-      const r = await executor.execute({ name: 'web_fetch', arguments: { url } }, { approvalMode: 'deny-all' });
+      const r = await fx.executor.execute({ name: 'web_fetch', arguments: { url } }, { approvalMode: 'deny-all' });
       assert.equal(policyVerdict(r), 'deny', `${JSON.stringify(url)}: ${JSON.stringify(r.decisions)}`);
     }
   });
 
   test('N1: percent-escapes in the path are read decoded by a deny, and keep an allow from covering more', async () => {
-    const escaped = await executor.execute({ name: 'web_fetch', arguments: { url: 'https://evil.com/%61dmin' } }, { approvalMode: 'deny-all' });
+    const escaped = await fx.executor.execute({ name: 'web_fetch', arguments: { url: 'https://evil.com/%61dmin' } }, { approvalMode: 'deny-all' });
     assert.equal(policyVerdict(escaped), 'deny');
-    const climb = await executor.execute({ name: 'web_fetch', arguments: { url: 'https://docs.example.com/public/..%2fadmin' } }, { approvalMode: 'deny-all' });
+    const climb = await fx.executor.execute({ name: 'web_fetch', arguments: { url: 'https://docs.example.com/public/..%2fadmin' } }, { approvalMode: 'deny-all' });
     assert.notEqual(policyVerdict(climb), 'allow', JSON.stringify(climb.decisions));
-    const plain = await executor.execute({ name: 'web_fetch', arguments: { url: 'https://docs.example.com/public/a%20b.html' } }, { approvalMode: 'deny-all' });
+    const plain = await fx.executor.execute({ name: 'web_fetch', arguments: { url: 'https://docs.example.com/public/a%20b.html' } }, { approvalMode: 'deny-all' });
     assert.equal(policyVerdict(plain), 'allow', JSON.stringify(plain.decisions));
   });
 });
