@@ -13,7 +13,8 @@ import { PathTraversalError } from '../errors/errors.js';
 import { codesWhere } from '../errors/error-codes.js';
 import { protectedNameIn } from '../workspace/protected-names.js';
 import { failedResult } from '../closeout/results.js';
-import { ADVANCE_NOT_ENOUGH } from '../decisions/approval.js';
+import { confirmationHint } from './confirmation-hint.js';
+import { defaultPolicyPaths } from '../policy/policy-paths.js';
 import { APPROVE_FLAGS, approvalOption, LEDGER_FLAGS, ledgerOption, policyOption, EXIT, logLevel, modeOption, parse, queueWaitOption, refuseLocalFlags, SANDBOX_FLAGS, sandboxOptions, UsageError, workspaceOption, type CliContext } from './context.js';
 import type { ToolExecutionResult } from '../types/result.js';
 import { askOnTty, readStdin, terminalSafe, type AnswerElsewhere } from './terminal.js';
@@ -257,9 +258,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         } else {
           ctx.stderr.write(`${(ctx.stderr as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output}\n`);
           if (result.errorCode === 'CONFIRMATION_REQUIRED') {
-            ctx.stderr.write(result.error?.includes(ADVANCE_NOT_ENOUGH) === true
-              ? 'toolgate: --yes does not answer this question (a protected path): a person answers it; run the call on a terminal.\n'
-              : 'toolgate: re-run with --yes to approve this call (no terminal to ask on).\n');
+            ctx.stderr.write(confirmationHint(result, { yes: values.yes === true, userPolicyFile: defaultPolicyPaths({ env: ctx.env }).user! }));
           }
           // The hint only where it can help: tools that may write inside scoped folders.
           const scoped = result.tool !== undefined && registry.get(result.tool, result.version)?.scopedWrite === true;

@@ -91,7 +91,11 @@ const SANDBOX_USAGE = `  --sandbox PROFILE  how run_command, exec_command and ex
                      workspace-write (default) or read-only; needs bubblewrap on Linux
   --sandbox-network  let sandboxed commands use the network (default: none)
   --dangerously-disable-sandbox
-                     run those tools with no sandbox at all (the profile none)`;
+                     run those tools with no sandbox at all (the profile none); then
+                     a line whose program the analysis cannot read (make, npm test,
+                     ./run.sh) asks a person each time, not --yes, unless your policy
+                     file allows that program by name; an interpreter's code
+                     (python3 -c) always asks (docs/policy.md, "Without a sandbox")`;
 
 /** Usage lines of {@link APPROVE_FLAGS}. */
 const APPROVE_USAGE = `  --approve MODE     what a call no policy rule decided gets: allow-all (run it), deny-all

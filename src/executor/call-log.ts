@@ -80,7 +80,11 @@ export class CallLog {
   }
 }
 
-/** A decision as results and audit events carry it (the pipeline's flags left out). */
+/**
+ * A decision as results and audit events carry it: of the pipeline's flags only whether a
+ * question is one a person alone answers (`person` or `fresh`: no advance approval settles it),
+ * which tells a caller not to offer `--yes` for it.
+ */
 export function recordOf(d: Decision): DecisionRecord {
   const record: DecisionRecord = { decider: d.decider, verdict: d.verdict, reason: d.reason };
   if (d.rule !== undefined) record.rule = d.rule;
@@ -88,5 +92,6 @@ export function recordOf(d: Decision): DecisionRecord {
     record.file = d.source.file;
     record.line = d.source.line;
   }
+  if (d.verdict === 'ask' && (d.person === true || d.fresh === true)) record.person = true;
   return record;
 }

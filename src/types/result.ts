@@ -116,6 +116,13 @@ export interface DecisionRecord {
   /** The policy file the rule is in, and its line (1-based). */
   file?: string;
   line?: number;
+  /**
+   * On `ask`: only a person answers this question; an approval given in advance (the caller's
+   * `confirm: true`, the CLI's `--yes`, an agent's `autoConfirmTools`) does not: a protected
+   * path's question, a line whose program the analysis cannot read without a sandbox, an
+   * `always_ask` rule, the `always-ask` approval mode. Absent otherwise.
+   */
+  person?: true;
 }
 
 /** The model's tool call as the executor takes it. */
