@@ -13,7 +13,10 @@ import { after, before, describe, test } from 'node:test';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type SavedApprovals, type ToolRegistry } from 'toolgate';
 import { confirmationPrompt } from '../../src/cli/terminal.js';
 import { confirmationForm } from '../../src/mcp/confirmation.js';
-import { fixtureRegistry, portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
+import { RememberedDecider } from '../../src/decisions/remembered.decider.js';
+import type { Decision, PreparedCall } from '../../src/decisions/decision.js';
+import { RememberedApprovals } from '../../src/policy/remembered-approvals.js';
+import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
 /** Saved approvals kept in memory, as the user's policy file keeps them. */
 class MemorySaved implements SavedApprovals {
@@ -166,6 +169,24 @@ describe('a remembered answer settles only the questions it was given for', () =
     assert.equal(questions(person.asked[0]!).length >= 2, true, questions(person.asked[0]!).join('\n'));
     assert.equal(saved.size, 0);
   });
+});
+
+test('one rule, two questions: an answer remembered for one reason does not settle the same rule\'s other reason', () => {
+  const saved = new MemorySaved();
+  const decider = new RememberedDecider(new RememberedApprovals(saved));
+  const call = () => ({
+    tool: { name: 'run_command', revision: 'r', moduleUrl: undefined, commandArguments: [] },
+    args: { command: 'python3 y.py; cp x "$f"' }, workspace: { realRoot: t.ws }, paths: [], commands: [], turnId: 'turn',
+  }) as unknown as PreparedCall;
+  const unseen = (reason: string): Decision => ({ verdict: 'ask', decider: 'protected-paths', reason, rule: 'unseen-path', person: true });
+  const computed = unseen('the word `"$f"` of `cp x "$f"` is computed when the line runs, and the line may write files.');
+  const first = call();
+  assert.equal(decider.decide(first, [computed]), undefined);
+  decider.answered(first, { verdict: 'allow', decider: 'confirmation', reason: 'approved', rule: 'always' });
+  assert.equal(saved.size, 1);
+  assert.equal(decider.decide(call(), [computed])?.verdict, 'allow', 'the question answered is settled');
+  const noSandbox = unseen('`python3 y.py` runs code that may open files no word names; with no sandbox, nothing keeps .git, .toolgate and toolgate\'s own files read-only.');
+  assert.equal(decider.decide(call(), [noSandbox]), undefined, 'the same rule\'s other question is asked');
 });
 
 describe('a prompt stays readable and hides no question silently', () => {
