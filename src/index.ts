@@ -34,7 +34,7 @@ export { ToolExecutor, type ToolExecutorOptions, type ExecuteOptions, type Execu
 
 // Policy and decisions: what a user configures and answers.
 export type { PolicyHook, PolicyCall } from './decisions/policy-hook.decider.js';
-export type { ConfirmationHandler, ConfirmationContext, ConfirmationRequest, ApprovalAnswer } from './decisions/approval.js';
+export type { ConfirmationHandler, ConfirmationContext, ConfirmationRequest, ApprovalAnswer, AskedQuestion } from './decisions/approval.js';
 export { isSuspension, SUSPENDS } from './decisions/approval.js';
 export { APPROVAL_MODES, type ApprovalMode } from './decisions/decision.js';
 export type { SavedApprovals } from './policy/remembered-approvals.js';

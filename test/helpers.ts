@@ -125,13 +125,16 @@ export function existsIn(root: string, rel: string): boolean {
  * sandbox, a program whose code the analysis cannot see (`bash`, `python3 -c`, a function the
  * line defines) may write `.git`, `.toolgate` or toolgate's own files, so it asks a person, and
  * `confirm: true` does not answer (src/decisions/protected-paths.decider.ts). This handler says
- * `allow_once` to that question, and only to it: any other question is left unanswered
+ * `allow_once` to that question, and only to it (beside it, the call may raise only the tool's
+ * own question, which `confirm: true` answers): any other question is left unanswered
  * ({@link NoAnswerError}: `CONFIRMATION_REQUIRED`, as when nobody can be asked), so a test of
  * what asks or is refused still sees it.
  */
 export const unsandboxedProgramsPerson: ConfirmationHandler = (request) => {
-  if (/with no sandbox, nothing keeps \.git, \.toolgate and toolgate's own files read-only/.test(request.ask.reason)) return 'allow_once';
-  throw new NoAnswerError(`nobody answers this question in the test: ${request.ask.reason}`);
+  // The answer answers every question shown: beside that one, only the tool's own (which `confirm: true` answers).
+  const others = (request.also ?? []).every((q) => q.decider === 'approval' && (q.rule === undefined || q.rule === 'read-only'));
+  if (others && /with no sandbox, nothing keeps \.git, \.toolgate and toolgate's own files read-only/.test(request.ask.reason)) return 'allow_once';
+  throw new NoAnswerError(`nobody answers this question in the test: ${[request.ask, ...(request.also ?? [])].map((q) => q.reason).join(' / ')}`);
 };
 
 /** One call through a test file's executor: tool name, arguments (an object or JSON text), options over the defaults. */

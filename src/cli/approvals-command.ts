@@ -23,6 +23,7 @@ import { EXIT, logLevel, parse, policyOption, UsageError, APPROVE_FLAGS, type Cl
 import { age, LEDGER_COMMAND_FLAGS, openCliLedger, openCliLedgerReadOnly } from './ledger-cli.js';
 import { terminalSafe } from './terminal.js';
 import { argumentsSummary, visibleJson, visibleText, wholeArguments } from '../decisions/shown-arguments.js';
+import { questionLabel, questionsIn } from '../decisions/asked-questions.js';
 import { cliToolSystem } from './tool-system.js';
 
 
@@ -107,19 +108,23 @@ async function list(ledger: CallStore, json: boolean, ctx: CliContext): Promise<
 
 /** `approvals show ID`: the question as a person is asked it, every argument whole and escaped. */
 function showText(q: ApprovalRecord): string {
-  const request = q.request as { version?: unknown; paths?: unknown; arguments?: Record<string, unknown>; ask?: { reason?: string } };
+  const request = q.request as { version?: unknown; paths?: unknown; arguments?: Record<string, unknown>; ask?: { decider?: string; reason?: string; rule?: string }; also?: unknown };
   const lines = [`Question ${q.id}: ${visibleText(q.tool, false)} ${visibleText(String(request.version ?? ''), false)} (call ${visibleText(q.callId, false)}, session ${visibleText(q.session, false)})`];
   lines.push(`  asked: ${new Date(q.askedAt).toISOString()}, ${q.answer === undefined ? 'not answered' : `answered ${visibleText(q.answer, false)}`}; the call is ${q.callState}`);
-  lines.push(`  why: ${visibleText(why(q), false)}: ${visibleText(String(request.ask?.reason ?? ''), false)}`);
+  lines.push(`  why: ${visibleText(questionLabel(request.ask ?? {}), false)}: ${visibleText(String(request.ask?.reason ?? ''), false)}`);
+  // every other question of the call, none left out: the answer answers them too
+  for (const other of questionsIn(request.also)) lines.push(`  also: ${visibleText(questionLabel(other), false)}: ${visibleText(other.reason, false)}`);
   if (Array.isArray(request.paths)) for (const p of request.paths) lines.push(`  target: ${visibleText(String(p), false)}`);
   lines.push(wholeArguments(request.arguments ?? {}));
   return `${lines.join('\n')}\n`;
 }
 
-/** Why a question was asked: its decider and reason. */
+/** Who asked a question: its decider and rule, and how many other questions the call raised (`+N`: `approvals show ID` prints them). */
 function why(q: ApprovalRecord): string {
   const ask = q.request.ask as { decider?: string; reason?: string; rule?: string } | undefined;
-  return ask === undefined ? '-' : `${ask.decider ?? '?'}${ask.rule === undefined ? '' : ` [${ask.rule}]`}`;
+  if (ask === undefined) return '-';
+  const others = questionsIn(q.request.also).length;
+  return `${questionLabel(ask)}${others === 0 ? '' : ` +${others}`}`;
 }
 
 /**

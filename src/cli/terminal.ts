@@ -6,6 +6,7 @@
  */
 import readline from 'node:readline/promises';
 import type { ApprovalAnswer, ConfirmationContext, ConfirmationRequest } from '../decisions/approval.js';
+import { moreQuestions, questionLabel, shownOthers } from '../decisions/asked-questions.js';
 import { indentLines, shownArguments, visibleText, wholeArguments } from '../decisions/shown-arguments.js';
 import type { CliIo } from './context.js';
 
@@ -36,7 +37,9 @@ export interface AnswerElsewhere {
 }
 
 /**
- * The confirmation question: why it asks, the target paths first and whole, then each
+ * The confirmation question: why it asks (every question of the call: the first, then one
+ * `also` line for each other, at most `MAX_SHOWN_QUESTIONS` in all, then how many more), the
+ * target paths first and whole, then each
  * argument ({@link shownArguments}: escaped, a text's lines kept as lines and indented, a long
  * value shown as head and tail with what is omitted counted, a command whole unless enormous),
  * then a note (a warning for a command) when anything is cut, with the `[v]iew` answer that
@@ -45,6 +48,13 @@ export interface AnswerElsewhere {
  */
 export function confirmationPrompt(request: ConfirmationRequest, context?: ConfirmationContext, elsewhere?: AnswerElsewhere): string {
   const lines = [`${request.tool} ${request.version} asks to run: ${visibleText(request.ask.reason, false)}`];
+  // the answer answers every question of the call: each is shown (at most MAX_SHOWN_QUESTIONS, then how many more)
+  const others = shownOthers(request.also);
+  for (const q of others.shown) lines.push(`  also (${visibleText(questionLabel(q), false)}): ${visibleText(q.reason, false)}`);
+  if (others.more > 0) {
+    const where = context?.questionId === undefined ? 'not shown here' : `toolgate approvals show ${context.questionId} prints every one`;
+    lines.push(`  and ${moreQuestions(others.more)} (${where}): your answer answers them too.`);
+  }
   for (const p of request.paths) lines.push(`  target: ${visibleText(p, false)}`);
   const shown = shownArguments(request.arguments, request.commandArguments);
   for (const { key, value } of shown.entries) lines.push(`  ${key}: ${indentLines(value.text)}`);

@@ -8,6 +8,7 @@
 import type { ApprovalRecord, CallRecord, CallStore } from '../ledger/call-store.js';
 import { sessionApprovalMode, supervisedSession } from '../ledger/session-approval-modes.js';
 import { visibleJson, visibleText } from '../decisions/shown-arguments.js';
+import { questionLabel, questionsIn, type AskedQuestion } from '../decisions/asked-questions.js';
 
 /** A waiting question as the page shows it. */
 export interface QuestionView {
@@ -26,8 +27,10 @@ export interface QuestionView {
   /** The complete input. */
   arguments: unknown;
   description: string;
-  /** The decider, reason and rule (or mode) that asked. */
+  /** The decider, reason and rule (or mode) that asked: the question shown first. */
   ask: { decider: string; reason: string; rule?: string } | undefined;
+  /** The call's other questions (an answer answers them all), each once, in the order asked; `[]` for none. */
+  also: AskedQuestion[];
   /** The answers that may be given. */
   offers: string[];
   /** For `question`: the text, the choices and whether several may be picked. */
@@ -36,10 +39,11 @@ export interface QuestionView {
   /**
    * What the page shows, nothing in it rendered that could hide or disguise text (control,
    * bidi, zero-width characters and long space runs escaped: `shown-arguments.ts`): the input
-   * whole as indented JSON, the paths, the reason, the description, and for a `question` its
-   * text and choices' labels (`question.choices` are the values an answer sends).
+   * whole as indented JSON, the paths, the reason (`why`) and each other question's (`also`,
+   * every one), the description, and for a `question` its text and choices' labels
+   * (`question.choices` are the values an answer sends).
    */
-  shown: { arguments: string; paths: string[]; why: string; description: string; callId: string; supervised: string; workspace: string; question?: string; choices?: string[] };
+  shown: { arguments: string; paths: string[]; why: string; also: string[]; description: string; callId: string; supervised: string; workspace: string; question?: string; choices?: string[] };
   /** Whether the process that asked still runs (else an allow runs the call in the cockpit's process). */
   askerAlive: boolean;
 }
@@ -132,13 +136,14 @@ async function questionView(ledger: CallStore, q: ApprovalRecord): Promise<Quest
     id: q.id, kind: request.kind === 'question' ? 'question' : 'approval', tool: q.tool, version: call?.version ?? String(request.version ?? ''),
     callId: q.callId, session: q.session, supervised: supervisedSession(q.session, call?.turn ?? ''), workspace: call?.workspace ?? '',
     paths: strings(request.paths), arguments: request.arguments ?? call?.arguments, description: typeof request.description === 'string' ? request.description : '',
-    ask: request.ask as QuestionView['ask'], offers: strings(request.offers), askedAt: q.askedAt, askerAlive: q.ownerAlive,
-    shown: { arguments: '', paths: [], why: '', description: '', callId: '', supervised: '', workspace: '' },
+    ask: request.ask as QuestionView['ask'], also: questionsIn(request.also), offers: strings(request.offers), askedAt: q.askedAt, askerAlive: q.ownerAlive,
+    shown: { arguments: '', paths: [], why: '', also: [], description: '', callId: '', supervised: '', workspace: '' },
   };
   const ask = view.ask;
   view.shown = {
     arguments: visibleJson(view.arguments ?? {}, 2), paths: view.paths.map((p) => visibleText(p, false)),
-    why: ask === undefined ? '' : visibleText(`${ask.decider}${ask.rule ? ` [${ask.rule}]` : ''}: ${ask.reason}`, false), description: visibleText(view.description),
+    why: ask === undefined ? '' : visibleText(`${questionLabel(ask)}: ${ask.reason}`, false), description: visibleText(view.description),
+    also: view.also.map((other) => visibleText(`${questionLabel(other)}: ${other.reason}`, false)),
     callId: visibleText(view.callId, false), supervised: visibleText(view.supervised, false), workspace: visibleText(view.workspace, false),
   };
   if (view.kind === 'question') {

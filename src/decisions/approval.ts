@@ -9,6 +9,7 @@
  */
 import type { Logger } from '../logging/logger.js';
 import { deny, type Decision } from './decision.js';
+import { becauseText, type AskedQuestion } from './asked-questions.js';
 import { isSuspension, SUSPENDS } from '../util/suspension.js';
 
 /** What a confirmation handler is asked about. */
@@ -29,8 +30,20 @@ export interface ConfirmationRequest {
    * arguments hold.
    */
   paths: string[];
-  /** Why the call asks: the decider that asked, its reason, and its rule when it has named rules. */
-  ask: { decider: string; reason: string; rule?: string };
+  /**
+   * Why the call asks: the question shown first (one only a person answers, when there is one),
+   * with the decider that asked, its reason, and its rule when it has named rules.
+   */
+  ask: AskedQuestion;
+  /**
+   * The call's other questions, when it raised more than one (a protected path and a policy
+   * rule, say): each distinct one (by its reason; `ask`'s left out), in the order the deciders
+   * asked them, at most one per decider. One answer answers every question of the call, so a
+   * handler that asks a person shows these too: the CLI prompt, the MCP form, `toolgate approvals`
+   * and the cockpit do (a prompt shows at most five questions in all, and says how many more
+   * there are). Absent when `ask` is the only question.
+   */
+  also?: readonly AskedQuestion[];
   /**
    * The answers that may be given: always `allow_once` and `deny`; `allow_for_turn` and
    * `always` unless the question must be answered afresh every time (`always_ask`, the
@@ -74,6 +87,7 @@ export const BY_HANDLER = 'handler';
 export type ConfirmationHandler = (request: ConfirmationRequest, context?: ConfirmationContext) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
 
 export { isSuspension, SUSPENDS };
+export type { AskedQuestion } from './asked-questions.js';
 
 /**
  * What a confirmation handler may use beside the request: given when the question is stored
@@ -142,7 +156,8 @@ function confirmationRequiredReason(request: ConfirmationRequest): string {
   // Said to the model: `confirm` is the caller's option, not a tool argument, so the way on is
   // the user's approval, never a retry. When a decider other than the tool's own need asked,
   // its reason says why (a protected path, say).
-  const why = request.ask.decider === NAME ? '' : ` It asks because ${request.ask.reason.replace(/[\s.]*$/, '')}.`;
+  // Every question the call raised is named: the user's approval answers them all.
+  const why = request.ask.decider === NAME && request.also === undefined ? '' : ` ${becauseText(request)}`;
   return `Confirmation required: ${request.tool} needs the user's approval before it runs, and none was given.${why} Repeating the call will not help: tell the user what you want to do and why, so they can approve it.`;
 }
 
@@ -152,10 +167,10 @@ export const ADVANCE_NOT_ENOUGH = 'An approval given in advance (--yes, confirm:
 /**
  * Reason text of the `CONFIRMATION_REQUIRED` result of a question only a person answers
  * (`Decision.person`, `fresh`) when the caller approved in advance and nobody could be asked:
- * names why it asked (the protected path) and who can answer.
+ * names why it asked (the protected path, and every other question of the call) and who can answer.
  */
 export function personOnlyReason(request: ConfirmationRequest): string {
-  return `Confirmation required: ${request.tool} needs a person's answer before it runs, and nobody could be asked. It asks because ${request.ask.reason.replace(/[\s.]*$/, '')}. `
+  return `Confirmation required: ${request.tool} needs a person's answer before it runs, and nobody could be asked. ${becauseText(request)} `
     + `${ADVANCE_NOT_ENOUGH}: a person answers it (on a terminal, through the MCP client, with toolgate approvals allow ID, in the cockpit). `
     + 'Repeating the call will not help: tell the user what you want to do and why, or take another approach.';
 }

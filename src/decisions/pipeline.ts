@@ -21,7 +21,9 @@
  *    the call is denied.
  * An `ask` that goes to a person is answered by `approval.ts` (the caller's `confirm`, else
  * the confirmation handler, else `CONFIRMATION_REQUIRED`), which turns it into `allow` or
- * `deny`. After a yes, the deciders whose inputs may have changed meanwhile
+ * `deny`. The one answer settles every `ask` of the call, so the request shows each distinct
+ * question (`ConfirmationRequest.ask`, then `also`), and offers what the narrowest allows: once
+ * only when any is `fresh`, no advance approval when any is `person`. After a yes, the deciders whose inputs may have changed meanwhile
  * (`recheckAfterAnswer`: policy files) are asked again, and a `deny` from them wins; then every
  * decider with an `answered` hook (remembered approvals) is told the answer.
  *
@@ -39,6 +41,7 @@ import type { Logger } from '../logging/logger.js';
 import { frozenCopy, isThenable } from '../util/values.js';
 import { isInside } from '../workspace/workspace.js';
 import { ANSWER_STEP, answerAsk, isSuspension, personOnlyReason, type ApprovalAnswer, type ConfirmationHandler, type ConfirmationRequest, type DurableCallKey, type DurableQuestions } from './approval.js';
+import { askedQuestion, otherQuestions } from './asked-questions.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 /** What the pipeline decided about one call. */
@@ -149,7 +152,8 @@ export class DecisionPipeline {
     }
     if (asked === undefined) return finish(trail, trail[trail.length - 1]!);
     if (fresh === undefined && remembered !== undefined) return finish(trail, remembered);
-    // the question shown is one that only a person answers, when there is one
+    // the question shown first is one that only a person answers, when there is one; the
+    // others follow it (`ConfirmationRequest.also`): the answer settles them all
     return this.answer(fresh ?? person ?? asked, fresh !== undefined, person !== undefined, trail, call, ask, signal);
   }
 
@@ -159,10 +163,13 @@ export class DecisionPipeline {
    */
   private async answer(asked: Decision, fresh: boolean, person: boolean, trail: Decision[], call: PreparedCall, ask: AskOptions, signal: AbortSignal | undefined): Promise<Decided> {
     const { tool, workspace } = call;
+    const also = otherQuestions(trail, asked);
     const request: ConfirmationRequest = {
       tool: tool.name, version: tool.version, arguments: frozenCopy(call.args), callId: call.callId, description: tool.description,
       paths: call.paths.map((p) => workspace.relative(p.real)),
-      ask: asked.rule === undefined ? { decider: asked.decider, reason: withUnlifted(asked.reason, trail) } : { decider: asked.decider, reason: withUnlifted(asked.reason, trail), rule: asked.rule },
+      ask: askedQuestion(asked, withUnlifted(asked.reason, trail)),
+      // the answer answers every question of the call: each is shown
+      ...(also.length === 0 ? {} : { also }),
       offers: fresh ? ONCE_ONLY : this.offers(call),
       ...(tool.commandArguments.length === 0 ? {} : { commandArguments: [...tool.commandArguments] }),
     };

@@ -1,8 +1,9 @@
 /**
  * Remembered-approvals decider: a request a person already answered is not asked again.
  * - an `allow_for_turn` or `always` answer to this exact request (same tool registration and
- *   code, canonical input, workspace, resolved targets, and the same questions asked by the
- *   deciders before this one; for shell, every command of it) is an `allow` with
+ *   code, canonical input, workspace, resolved targets, and the same questions (decider, rule
+ *   and reason: every one the person was shown) asked by the deciders before this one; for
+ *   shell, every command of it) is an `allow` with
  *   `answersAsk`: it settles the call's questions, unless one must be answered afresh
  *   (`always_ask`, the `always-ask` approval mode). It sits after the policy rules, whose
  *   `deny` ends the pipeline first: a deny beats a saved approval;
@@ -58,12 +59,17 @@ export class RememberedDecider implements Decider {
 
 const NONE: readonly string[] = Object.freeze([]);
 
-/** The `decider:rule` of each `ask` among `earlier` (each once). */
+/**
+ * Each `ask` among `earlier` (each once), as `decider:rule:reason`: the reason too, since one
+ * rule may put different questions (the protected paths' `unseen-path` asks about a word
+ * computed when the line runs, or, with no sandbox, about a program that may write `.git`),
+ * and an answer settles only the questions the person was shown.
+ */
 function questionsOf(earlier: readonly Decision[]): readonly string[] {
   let found: string[] | undefined;
   for (const d of earlier) {
     if (d.verdict !== 'ask') continue;
-    const question = `${d.decider}:${d.rule ?? ''}`;
+    const question = `${d.decider}:${d.rule ?? ''}:${d.reason}`;
     if (!(found ??= []).includes(question)) found.push(question);
   }
   return found ?? NONE;

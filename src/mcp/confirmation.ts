@@ -9,6 +9,7 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { ADVANCE_NOT_ENOUGH, NoAnswerError, type ApprovalAnswer, type ConfirmationContext, type ConfirmationHandler, type ConfirmationRequest } from '../decisions/approval.js';
 import type { CallStore } from '../ledger/call-store.js';
+import { moreQuestions, questionLabel, shownOthers } from '../decisions/asked-questions.js';
 import { indentLines, shownArguments, visibleText } from '../decisions/shown-arguments.js';
 
 /**
@@ -114,15 +115,23 @@ export function answerElsewhere(
 
 /**
  * The confirmation form of `request` (MCP form mode: a boolean, and a string enum of the
- * answers that are remembered when more than one is offered). Its message shows the targets
- * whole and each argument as the CLI prompt does ({@link shownArguments}: escaped, a long value
- * as head and tail with what is omitted counted, a command whole unless enormous), and says
+ * answers that are remembered when more than one is offered). Its message shows why it asks
+ * (every question of the call, as the CLI prompt does: at most `MAX_SHOWN_QUESTIONS`, then how
+ * many more), the targets whole and each argument as the CLI prompt does ({@link shownArguments}:
+ * escaped, a long value as head and tail with what is omitted counted, a command whole unless
+ * enormous), and says
  * when something is cut and how to read it whole (`toolgate approvals show ID` when the
  * question is stored: `questionId`).
  */
 export function confirmationForm(request: ConfirmationRequest, questionId?: number): { message: string; requestedSchema: Record<string, unknown> } {
   const shown = shownArguments(request.arguments, request.commandArguments);
   const lines = [`toolgate: allow ${visibleText(request.tool, false)} ${visibleText(request.version, false)} to run? It asks because ${visibleText(request.ask.reason, false)}`];
+  // one answer answers every question of the call: each is shown (at most MAX_SHOWN_QUESTIONS, then how many more)
+  const others = shownOthers(request.also);
+  for (const q of others.shown) lines.push(`It also asks (${visibleText(questionLabel(q), false)}) because ${visibleText(q.reason, false)}`);
+  if (others.more > 0) {
+    lines.push(`It also asks ${moreQuestions(others.more)}, which your answer answers too: ${questionId === undefined ? 'they cannot be read here' : `\`toolgate approvals show ${questionId}\` (same --workspace) prints every one`}.`);
+  }
   if (request.paths.length) lines.push(`Targets: ${request.paths.map((p) => visibleText(p, false)).join(', ')}`);
   lines.push('Arguments:', ...shown.entries.map(({ key, value }) => `  ${key}: ${indentLines(value.text)}`));
   const whole = questionId === undefined ? 'it cannot be read whole here' : `\`toolgate approvals show ${questionId}\` (same --workspace) prints it whole`;

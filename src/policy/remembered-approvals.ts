@@ -114,7 +114,7 @@ export class RememberedApprovals {
   }
 
   /**
-   * Note the questions (`decider:rule` of each `ask`) the deciders before the remembered one
+   * Note the questions (`decider:rule:reason` of each `ask`) the deciders before the remembered one
    * asked about `call`: they are part of its keys, so a remembered answer settles only the
    * questions it was given for. Call before {@link recall}, {@link offers} and
    * {@link remember} (the remembered decider does, on every call).

@@ -132,6 +132,8 @@ function questionCard(q) {
     el('p', { text: q.shown.description }),
     el('dl', null,
       el('dt', { text: 'Why' }), el('dd', { text: q.shown.why, 'data-testid': 'question-why' }),
+      // every other question of the call, one a line: an answer answers them all
+      ...(q.shown.also.length ? [el('dt', { text: 'Also asks' }), el('dd', { class: 'lines', text: q.shown.also.join('\n'), 'data-testid': 'question-also' })] : []),
       el('dt', { text: 'Workspace' }), el('dd', { class: 'mono', text: q.shown.workspace }),
       el('dt', { text: 'Session' }), el('dd', { class: 'mono', text: q.shown.supervised }),
       el('dt', { text: 'Call' }), el('dd', { class: 'mono', text: q.shown.callId }),
