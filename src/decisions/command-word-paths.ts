@@ -5,7 +5,8 @@
  * it is judged:
  *
  * - the word itself, an option's value after `=` (`--output=f`), the rest of a short option
- *   cluster (`-ofile`, `-fsecrets/key`), and what follows each `:` (git's `HEAD:path`);
+ *   cluster (`-ofile`, `-fsecrets/key`), what follows each `:` (git's `HEAD:path`), and a file
+ *   given as `@F`, `<F` or `NAME@F` (curl's `-d @F`, `-F n=<F`, `--variable n@F`; `@argfile`);
  * - `~` and `~user` expanded to the home folder the command would see (`HOME`, or the user's
  *   entry in `/etc/passwd`); `~+`, `~-` and an unknown user are folders the words do not show;
  *   the analysis gives words without their quotes, and bash leaves a quoted `~` (`"~/x"`) or
@@ -60,8 +61,9 @@ export function shownText(command: ShellCommand, max = 120): string {
 
 /**
  * The forms of a word that may be paths: the word (unless an option), an option's value after
- * `=`, the rests of a short option cluster (`-ofile` gives `ofile`, `file`...), and what follows
- * each `:` (git reads `HEAD:secrets/key`, `:0:secrets/key`).
+ * `=`, the rests of a short option cluster (`-ofile` gives `ofile`, `file`...), what follows
+ * each `:` (git reads `HEAD:secrets/key`, `:0:secrets/key`), and the file of an `@F`, `<F` or
+ * `NAME@F` form (curl reads `-d @secrets/key`, `-F 'f=@secrets/key;type=text/plain'`).
  */
 export function wordPathForms(word: string): string[] {
   const forms: string[] = [];
@@ -75,6 +77,15 @@ export function wordPathForms(word: string): string[] {
   else if (!word.startsWith('--')) for (let k = 2; k < Math.min(word.length, MAX_CLUSTER + 2); k++) forms.push(word.slice(k));
   for (const form of [...forms, ...(word.startsWith('-') && !word.includes('=') && word.includes(':') ? [word] : [])]) {
     for (let at = form.indexOf(':'); at >= 0; at = form.indexOf(':', at + 1)) forms.push(form.slice(at + 1));
+  }
+  // a file given by `@F` or `<F` (curl's `-d @F`, `-F n=@F;type=x`, `-F 'n=<F'`, `-H @F`, a
+  // compiler's or javac's `@argfile`) or `NAME@F` (curl's `--variable n@F`, `--data-urlencode n@F`),
+  // with the `;type=...` curl allows after it and its quotes
+  for (const form of [...forms]) {
+    const at = /^(?:[<@]|%?[A-Za-z_][A-Za-z0-9_]*@)(.+)$/.exec(form);
+    if (at === null) continue;
+    const file = at[1]!.replace(/^"([^"]*)".*$/, '$1');
+    forms.push(file, file.split(';')[0]!);
   }
   return [...new Set(forms.filter((f) => f !== '' && !f.startsWith('-') && !f.includes('\u0000')))];
 }
