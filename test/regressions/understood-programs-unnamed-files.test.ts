@@ -8,7 +8,13 @@
 // - git wrote its own settings (`git config core.fsmonitor ./x`, `git remote add`), then ran the
 //   program at the next `git status`: `.git/config` changed with no word naming it;
 // - tar extracted an archive holding `.git/hooks/pre-commit` or `.envrc`;
-// - jq read a module's data file (`import "conf" as $c {search: "."}` reads ./conf.json).
+// - jq read a module's data file (`import "conf" as $c {search: "."}` reads ./conf.json);
+// - `cp -r stage/. .` copied a nested repository's `.git/hooks/pre-commit` into the workspace's
+//   `.git` (what a copied folder holds was not judged where it lands, as copy_file's is);
+// - `git init --bare b`, then `printf '[core] fsmonitor = ...' > b/config` (a command's words were
+//   judged by protected names only, not by the repository shape the file tools judge), then
+//   `cd b && git status` ran the fsmonitor; and a write below an existing repository folder's
+//   `hooks/` (write_file `b/hooks/pre-receive` too) was not judged a write in it.
 // Now the `@F`/`<F`/`NAME@F` forms are read as paths (command-word-paths.ts), and these forms of
 // curl, git, tar and jq are unseen for path purposes: a person decides (confirm: true does not).
 import assert from 'node:assert/strict';
@@ -119,6 +125,50 @@ describe('understood programs that open files no word names, with no sandbox', (
       assert.equal(fs.existsSync(path.join(t.ws, '.envrc')), false, `${command} wrote .envrc`);
       assert.equal(fs.existsSync(path.join(t.ws, '.git', 'hooks', 'pre-commit')), false, `${command} wrote a hook`);
       assert.equal(fs.existsSync(path.join(t.ws, 'sub')), false, `${command} cloned`);
+    }
+  });
+
+  test('G1: a copy of a folder that holds a repository (left by an earlier sandboxed call, where nested repositories are not read-only) onto the workspace asks a person, who says no: no hook lands in .git', async () => {
+    const ex = await executor('');
+    putFile(t.ws, 'stage/.git/hooks/pre-commit', 'touch pwned\n');
+    putFile(t.ws, 'plain/a.txt', 'a\n');
+    try {
+      for (const command of ['cp -r stage/. .', 'cp -rT stage .', 'cp -a stage/. ./', 'cd stage && cp -r . ..', 'cp -R stage/. --target-directory=.', 'mv stage/.[a-z]* .']) {
+        asked = [];
+        const r = await run(ex, command);
+        assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${command}: ${r.errorCode ?? 'ran'} ${r.error ?? ''}`);
+        assert.equal(fs.existsSync(path.join(t.ws, '.git', 'hooks', 'pre-commit')), false, `${command} wrote a hook`);
+      }
+      // the control: a folder that holds nothing protected is copied and moved
+      for (const command of ['cp -r plain plain2', 'mv plain2 plain3']) {
+        const r = await run(ex, command);
+        assert.equal(r.errorCode, undefined, `${command}: ${r.errorCode} ${r.error}`);
+      }
+      assert.equal(fs.readFileSync(path.join(t.ws, 'plain3', 'a.txt'), 'utf8'), 'a\n');
+    } finally {
+      for (const d of ['stage', 'plain', 'plain2', 'plain3']) fs.rmSync(path.join(t.ws, d), { recursive: true, force: true });
+    }
+  });
+
+  test('G2: a bare repository made by git init --bare is a repository folder: writing its config or hooks by name asks (commands and write_file), and git status there runs nothing', async () => {
+    const ex = await executor('');
+    try {
+      assert.equal((await run(ex, 'git init -q --bare b')).errorCode, undefined);
+      const config = fs.readFileSync(path.join(t.ws, 'b', 'config'), 'utf8');
+      for (const command of [`printf '[core]\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = "touch ${t.root}/pwned"\\n' > b/config`, 'cp ok.txt b/config', 'echo x >> b/config', 'tee b/hooks/post-checkout < ok.txt', 'cp ok.txt b/info/attributes']) {
+        const r = await run(ex, command);
+        assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `${command}: ${r.errorCode ?? 'ran'} ${r.error ?? ''}`);
+      }
+      for (const filepath of ['b/hooks/pre-receive', 'b/config']) {
+        const r = await ex.execute({ name: 'write_file', arguments: { filepath, content: 'touch pwned\n' } }, { confirm: true });
+        assert.equal(r.errorCode, 'CONFIRMATION_DENIED', `write_file ${filepath}: ${r.errorCode ?? 'ran'} ${r.error ?? ''}`);
+      }
+      assert.equal(fs.readFileSync(path.join(t.ws, 'b', 'config'), 'utf8'), config);
+      assert.equal(fs.existsSync(path.join(t.ws, 'b', 'hooks', 'pre-receive')), false);
+      await run(ex, 'cd b && git status');
+      assert.equal(fs.existsSync(path.join(t.root, 'pwned')), false, 'git status ran a planted fsmonitor');
+    } finally {
+      fs.rmSync(path.join(t.ws, 'b'), { recursive: true, force: true });
     }
   });
 
