@@ -87,7 +87,36 @@ export function wordPathForms(word: string): string[] {
     const file = at[1]!.replace(/^"([^"]*)".*$/, '$1');
     forms.push(file, file.split(';')[0]!);
   }
+  // a program's own brace globbing (curl expands `-T '{secrets/key,x}'` and `file:///a/{b}`):
+  // a quoted `{...}` is literal to bash, so the word is static, and each alternative is judged
+  for (const form of [...forms]) if (form.includes('{') && form.includes('}')) forms.push(...braceForms(form));
   return [...new Set(forms.filter((f) => f !== '' && !f.startsWith('-') && !f.includes('\u0000')))];
+}
+
+/**
+ * Most forms one word's braces expand to for judging. A curl word whose braces expand to more
+ * than {@link MAX_BRACE_WORDS} is unseen for path purposes (`understood-programs.ts`), so the
+ * cut never decides alone.
+ */
+const MAX_BRACE_FORMS = 256;
+
+/** How many names a word's braces may expand to before a program that globs them is unseen. */
+export const MAX_BRACE_WORDS = 64;
+
+/** `{a,b}` and `{a}` groups of `form` expanded (innermost first, as curl and bash read them), at most {@link MAX_BRACE_FORMS}. */
+function braceForms(form: string): string[] {
+  const out: string[] = [];
+  const pending = [form];
+  while (pending.length > 0 && out.length < MAX_BRACE_FORMS) {
+    const next = pending.pop()!;
+    const m = /\{([^{}]*)\}/.exec(next);
+    if (m === null) {
+      out.push(next);
+      continue;
+    }
+    for (const alternative of m[1]!.split(',')) pending.push(next.slice(0, m.index) + alternative + next.slice(m.index + m[0].length));
+  }
+  return out;
 }
 
 /**

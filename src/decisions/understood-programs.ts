@@ -25,6 +25,7 @@ import { commandCoverage } from '../policy/shell/program-tables/coverage.js';
 import { programTable } from '../policy/shell/program-tables/index.js';
 import { tarNamesNotInWords } from '../policy/shell/program-tables/tar.js';
 import type { ShellCommand } from '../policy/shell/types.js';
+import { MAX_BRACE_WORDS } from './command-word-paths.js';
 
 /**
  * Why a form of a listed program opens files no word names (`undefined`: none): a string for a
@@ -120,8 +121,25 @@ const gitForm: FormCheck = (_args, command) => {
   const own = { ...command, wrappers: [], wrapperWords: [] };
   const coverage = commandCoverage(own, { named: 2, matched: 2, namedWrapper: -1, allowOption: () => false });
   if (!coverage.covered) return { reason: `\`git ${sub}\` is not a form its table knows (${coverage.why ?? 'unknown'}): it may write git's settings (.git/config), whose core.fsmonitor, core.hooksPath and aliases run programs`, grantable: true };
-  return fromRevision(sub, command.argv.slice(2)) ? { reason: `\`git ${sub}\` writes the working tree from a commit or the index, whose file names no word shows (a fetched commit may hold .envrc, .toolgate/, .husky/, or a file a path rule covers)`, grantable: true } : undefined;
+  const args = command.argv.slice(2);
+  const unnamed = workingFolderRead(sub, args);
+  if (unnamed !== undefined) return unnamed;
+  return fromRevision(sub, args) ? { reason: `\`git ${sub}\` writes the working tree from a commit or the index, whose file names no word shows (a fetched commit may hold .envrc, .toolgate/, .husky/, or a file a path rule covers)`, grantable: true } : undefined;
 };
+
+/**
+ * Why a git form reads working-tree files no word names (a rule for git does not grant it; under
+ * a deny or ask path rule it asks): `add -A`/`--all`/`-u`/`--update` and `commit -a`/`--all`
+ * take every changed file of the working folder (`git add -A && git commit -m x && git push URL`
+ * sent a denied file away), and `--pathspec-from-file` takes names from a file.
+ */
+function workingFolderRead(sub: string, args: readonly string[]): string | undefined {
+  if (args.some((w) => w.startsWith('--pathspec-from-file'))) return 'takes the names of the files it reads from a file (--pathspec-from-file), which the words do not show';
+  const flags = (long: readonly string[], short: string) => args.some((w) => long.includes(w.split('=')[0]!) || (/^-[A-Za-z]+$/.test(w) && [...short].some((c) => w.slice(1).includes(c))));
+  if (sub === 'add' && flags(['--all', '--update', '--no-ignore-removal'], 'Au')) return 'add -A/-u reads every changed file of its working folder, which no word names';
+  if (sub === 'commit' && flags(['--all'], 'a')) return 'commit -a reads every changed tracked file of its working folder, which no word names';
+  return undefined;
+}
 
 /**
  * Whether a git subcommand its table knows writes working-tree files from a commit or the
@@ -180,7 +198,10 @@ function curlUnnamed(args: readonly string[]): string | undefined {
  */
 const curlForm: FormCheck = (args) => {
   const why = curlUnnamed(args);
-  return why === undefined ? undefined : { reason: why, grantable: true };
+  if (why !== undefined) return { reason: why, grantable: true };
+  // curl's own globbing (`-T '{a,b}'`, `file:///x/{a,b}`): each name is judged (`wordPathForms`) up to a bound
+  const names = (word: string) => [...word.matchAll(/\{([^{}]*)\}/g)].reduce((n, m) => n * m[1]!.split(',').length, 1);
+  return args.some((w) => names(w) > MAX_BRACE_WORDS) ? `expands {...} in a word to more than ${MAX_BRACE_WORDS} names, more than are judged` : undefined;
 };
 
 /**
