@@ -305,9 +305,16 @@ export class ProtectedPathsDecider implements Decider {
       }
     }
     if (resolved.length < (move ? 1 : 2)) return undefined;
-    const judged = judgedPaths(resolved, { workspace, contents: true, aliases: false });
+    // what the sources hold lands in the destination (the last operand, or -t DIR), not the other
+    // way round (`cp -r templates/ .`: the root's .git does not land in templates/), and the
+    // destination is not walked; when the words do not say which it is, every folder is both
+    const dest = destinationWord(command.argv.slice(1));
+    const destinations = dest === undefined ? [] : resolved.filter((r) => r.given === dest);
+    const sources = destinations.length === 0 ? resolved : resolved.filter((r) => r.given !== dest);
+    const judged = judgedPaths(sources, { workspace, contents: true, aliases: false });
+    const landed = destinations.length === 0 ? judged.paths : [...judged.paths, ...this.landings(workspace.realRoot, sources, destinations, judged.paths)];
     const doing = move ? 'moves' : 'copies';
-    for (const p of judged.paths) {
+    for (const p of landed) {
       if (p.via !== 'landing' && !(move && p.via === 'inside')) continue;
       const hit = this.protectedPart(p.relative);
       if (hit === undefined) continue;
@@ -318,6 +325,24 @@ export class ProtectedPathsDecider implements Decider {
     if (shape !== undefined) return this.refusal(call, `the command \`${shownText(command, 200)}\` would make ${JSON.stringify(shape)} look like a git repository folder (HEAD, config, objects, refs, commondir), whose config git runs programs from`, shape);
     if (judged.incomplete !== undefined) return this.refusal(call, `the command \`${shownText(command, 200)}\` ${doing} folders: ${judged.incomplete}, so what lands where is put to the user`, 'too-large');
     return undefined;
+  }
+
+  /** Where the entries below `sources` (`paths` via `inside`) land below each of `destinations` (workspace-relative). */
+  private landings(realRoot: string, sources: readonly { given: string; real: string }[], destinations: readonly { given: string; real: string }[], paths: readonly { given: string; relative: string; via: string }[]): { given: string; relative: string; via: 'landing' }[] {
+    const out: { given: string; relative: string; via: 'landing' }[] = [];
+    const rel = (real: string) => path.relative(realRoot, real).split(path.sep).join('/') || '.';
+    for (const p of paths) {
+      if (p.via !== 'inside') continue;
+      const source = sources.find((s) => s.given === p.given && (rel(s.real) === '.' || p.relative.startsWith(`${rel(s.real)}/`)));
+      if (source === undefined) continue;
+      const base = rel(source.real);
+      const below = base === '.' ? p.relative : p.relative.slice(base.length + 1);
+      for (const d of destinations) {
+        const at = rel(d.real);
+        out.push({ given: source.given, relative: at === '.' ? below : `${at}/${below}`, via: 'landing' });
+      }
+    }
+    return out;
   }
 
   /** Why `command` is a program the analysis cannot see that no allow rule names ({@link unseenProgram}), or undefined. */
@@ -334,6 +359,22 @@ export class ProtectedPathsDecider implements Decider {
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
   }
+}
+
+/**
+ * The destination word of a `cp` or `mv` (`-t DIR`, `--target-directory=DIR`, else the last
+ * operand), or undefined when the words do not say plainly (`-rt DIR` in a cluster): then every
+ * folder argument counts as a destination (fail closed).
+ */
+function destinationWord(args: readonly string[]): string | undefined {
+  const at = args.findIndex((w) => w === '-t' || w === '--target-directory');
+  if (at >= 0) return args[at + 1];
+  const long = args.find((w) => w.startsWith('--target-directory='));
+  if (long !== undefined) return long.slice('--target-directory='.length);
+  if (args.some((w) => /^-[A-Za-z]*t/.test(w) && !w.startsWith('--'))) return undefined;
+  const end = args.indexOf('--');
+  const operands = end >= 0 ? args.slice(end + 1) : args.filter((w) => !w.startsWith('-'));
+  return operands.at(-1);
 }
 
 /** A word of `command` (an argument, a redirection) computed when the line runs (`$x`, `` `x` ``, `$(x)`), not a plain glob; none when every word shows itself. */

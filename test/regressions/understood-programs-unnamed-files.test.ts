@@ -161,13 +161,13 @@ describe('understood programs that open files no word names, with no sandbox', (
         assert.equal(fs.existsSync(path.join(t.ws, '.git', 'hooks', 'pre-commit')), false, `${command} wrote a hook`);
       }
       // the control: a folder that holds nothing protected is copied and moved
-      for (const command of ['cp -r plain plain2', 'mv plain2 plain3']) {
+      for (const command of ['cp -r plain plain2', 'mv plain2 plain3', 'cp -r plain/. .']) {
         const r = await run(ex, command);
         assert.equal(r.errorCode, undefined, `${command}: ${r.errorCode} ${r.error}`);
       }
       assert.equal(fs.readFileSync(path.join(t.ws, 'plain3', 'a.txt'), 'utf8'), 'a\n');
     } finally {
-      for (const d of ['stage', 'plain', 'plain2', 'plain3']) fs.rmSync(path.join(t.ws, d), { recursive: true, force: true });
+      for (const d of ['stage', 'plain', 'plain2', 'plain3', 'a.txt']) fs.rmSync(path.join(t.ws, d), { recursive: true, force: true });
     }
   });
 
