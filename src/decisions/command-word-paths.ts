@@ -5,7 +5,8 @@
  * it is judged:
  *
  * - the word itself, an option's value after `=` (`--output=f`), the rest of a short option
- *   cluster (`-ofile`, `-fsecrets/key`), and what follows each `:` (git's `HEAD:path`);
+ *   cluster (`-ofile`, `-fsecrets/key`), what follows each `:` (git's `HEAD:path`), and a file
+ *   given as `@F`, `<F` or `NAME@F` (curl's `-d @F`, `-F n=<F`, `--variable n@F`; `@argfile`);
  * - `~` and `~user` expanded to the home folder the command would see (`HOME`, or the user's
  *   entry in `/etc/passwd`); `~+`, `~-` and an unknown user are folders the words do not show;
  *   the analysis gives words without their quotes, and bash leaves a quoted `~` (`"~/x"`) or
@@ -60,8 +61,9 @@ export function shownText(command: ShellCommand, max = 120): string {
 
 /**
  * The forms of a word that may be paths: the word (unless an option), an option's value after
- * `=`, the rests of a short option cluster (`-ofile` gives `ofile`, `file`...), and what follows
- * each `:` (git reads `HEAD:secrets/key`, `:0:secrets/key`).
+ * `=`, the rests of a short option cluster (`-ofile` gives `ofile`, `file`...), what follows
+ * each `:` (git reads `HEAD:secrets/key`, `:0:secrets/key`), and the file of an `@F`, `<F` or
+ * `NAME@F` form (curl reads `-d @secrets/key`, `-F 'f=@secrets/key;type=text/plain'`).
  */
 export function wordPathForms(word: string): string[] {
   const forms: string[] = [];
@@ -76,7 +78,45 @@ export function wordPathForms(word: string): string[] {
   for (const form of [...forms, ...(word.startsWith('-') && !word.includes('=') && word.includes(':') ? [word] : [])]) {
     for (let at = form.indexOf(':'); at >= 0; at = form.indexOf(':', at + 1)) forms.push(form.slice(at + 1));
   }
+  // a file given by `@F` or `<F` (curl's `-d @F`, `-F n=@F;type=x`, `-F 'n=<F'`, `-H @F`, a
+  // compiler's or javac's `@argfile`) or `NAME@F` (curl's `--variable n@F`, `--data-urlencode n@F`),
+  // with the `;type=...` curl allows after it and its quotes
+  for (const form of [...forms]) {
+    const at = /^(?:[<@]|%?[A-Za-z_][A-Za-z0-9_]*@)(.+)$/.exec(form);
+    if (at === null) continue;
+    const file = at[1]!.replace(/^"([^"]*)".*$/, '$1');
+    forms.push(file, file.split(';')[0]!);
+  }
+  // a program's own brace globbing (curl expands `-T '{secrets/key,x}'` and `file:///a/{b}`):
+  // a quoted `{...}` is literal to bash, so the word is static, and each alternative is judged
+  for (const form of [...forms]) if (form.includes('{') && form.includes('}')) forms.push(...braceForms(form));
   return [...new Set(forms.filter((f) => f !== '' && !f.startsWith('-') && !f.includes('\u0000')))];
+}
+
+/**
+ * Most forms one word's braces expand to for judging. A curl word whose braces expand to more
+ * than {@link MAX_BRACE_WORDS} is unseen for path purposes (`understood-programs.ts`), so the
+ * cut never decides alone.
+ */
+const MAX_BRACE_FORMS = 256;
+
+/** How many names a word's braces may expand to before a program that globs them is unseen. */
+export const MAX_BRACE_WORDS = 64;
+
+/** `{a,b}` and `{a}` groups of `form` expanded (innermost first, as curl and bash read them), at most {@link MAX_BRACE_FORMS}. */
+function braceForms(form: string): string[] {
+  const out: string[] = [];
+  const pending = [form];
+  while (pending.length > 0 && out.length < MAX_BRACE_FORMS) {
+    const next = pending.pop()!;
+    const m = /\{([^{}]*)\}/.exec(next);
+    if (m === null) {
+      out.push(next);
+      continue;
+    }
+    for (const alternative of m[1]!.split(',')) pending.push(next.slice(0, m.index) + alternative + next.slice(m.index + m[0].length));
+  }
+  return out;
 }
 
 /**

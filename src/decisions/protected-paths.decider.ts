@@ -215,14 +215,15 @@ export class ProtectedPathsDecider implements Decider {
     const unsandboxed = call.sandbox === undefined || call.sandbox.profile === 'none';
     for (const analysis of call.commands) {
       for (const command of analysis.commands) {
+        const writing = mayWrite(command);
         // a word computed when the line runs may be any path, a protected one too
-        const computed = command.writes.find((w) => /[$`]/.test(w)) ?? (mayWrite(command) ? command.dynamicWords?.map((i) => command.argv[i]!)[0] : undefined);
+        const computed = command.writes.find((w) => /[$`]/.test(w)) ?? (writing ? command.dynamicWords?.map((i) => command.argv[i]!)[0] : undefined);
         if (computed !== undefined) note(`the word \`${computed.slice(0, 80)}\` of \`${shownText(command)}\` is computed when the line runs`);
         // Without a sandbox nothing but the words keeps a command off `.git`, `.toolgate` and
         // toolgate's own files (with one, they are read-only mounts): a program whose code the
         // analysis cannot see (`make`, `npm test`, `./run.sh`, `python3 -c`) or whose file names
         // come from elsewhere (`xargs rm`) may write any of them.
-        if (unsandboxed && mayWrite(command)) {
+        if (unsandboxed && writing) {
           const hidden = namesNotInWords(command) ?? this.ungranted(call, command);
           if (hidden !== undefined) note(`${hidden}; with no sandbox, nothing keeps .git, .toolgate and toolgate's own files read-only`);
         }
@@ -248,11 +249,20 @@ export class ProtectedPathsDecider implements Decider {
               through = workspace.relative(real);
               break;
             }
+            // a write into a folder that is (or the write makes) a git repository folder under
+            // another name (`git init --bare b`, then `printf ... > b/config`): git runs its config
+            const relative = workspace.relative(real).split(path.sep).join('/');
+            const shaped = writing ? gitDirShape(workspace.realRoot, relative, undefined, []) : undefined;
+            if (shaped !== undefined) {
+              return this.refusal(call, `the command \`${shownText(command, 200)}\` names ${JSON.stringify(word)}, which would write in ${JSON.stringify(shaped)}, a folder that looks like a git repository folder (HEAD, config, objects, refs, commondir), whose config and hooks git runs (toolgate asks before such writes)`, shaped);
+            }
           }
           if (hit === undefined) continue;
           const named = through === undefined || through === word ? JSON.stringify(word) : `${JSON.stringify(word)} (${JSON.stringify(through)})`;
           return this.refusal(call, `the command \`${shownText(command, 200)}\` names ${named}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST} and the executor's protectedPaths)`, hit);
         }
+        const carried = unsandboxed ? this.carried(call, command, reading.targets(command, bases, note)) : undefined;
+        if (carried !== undefined) return carried;
         // Without a sandbox nothing but the words keeps a command off the home folder's
         // dotfiles (with one, they are read-only mounts: src/sandbox/home-dotfile-mounts.ts),
         // and a word computed when the line runs (`$HOME/.bashrc`, `"$f"` of a `for` loop over
@@ -271,6 +281,70 @@ export class ProtectedPathsDecider implements Decider {
     return undefined;
   }
 
+  /**
+   * A copy of folders (`cp -r`, `-R`, `-a`) or a move (`mv`) without a sandbox: what the
+   * folders hold lands below the destination, where a `.git`, `.envrc` or `.toolgate` inside
+   * them becomes a protected entry no word names (`cp -r stage/. .` with
+   * `stage/.git/hooks/pre-commit` wrote `.git/hooks/pre-commit`). Judged as the file tools judge
+   * copy_file and move_file (`judged-paths.ts`: where the entries land, and for a move what it
+   * takes away); a walk cut short asks. `words` are the command's words with their targets.
+   */
+  private carried(call: PreparedCall, command: ShellCommand, words: readonly { word: string; targets: readonly string[] }[]): Decision | undefined {
+    const move = command.program === 'mv';
+    const copy = command.program === 'cp' && command.argv.slice(1).some((w) => /^--(recursive|archive)$/.test(w) || /^-[A-Za-z]*[rRa]/.test(w));
+    if (!move && !copy) return undefined;
+    const { workspace } = call;
+    const resolved: { given: string; real: string }[] = [];
+    for (const { word, targets } of words) {
+      for (const target of targets) {
+        try {
+          resolved.push({ given: word, real: workspace.resolve(target) });
+        } catch {
+          // outside the workspace: no protected name lands there
+        }
+      }
+    }
+    if (resolved.length < (move ? 1 : 2)) return undefined;
+    // what the sources hold lands in the destination (the last operand, or -t DIR), not the other
+    // way round (`cp -r templates/ .`: the root's .git does not land in templates/), and the
+    // destination is not walked; when the words do not say which it is, every folder is both
+    const dest = destinationWord(command.argv.slice(1));
+    const destinations = dest === undefined ? [] : resolved.filter((r) => r.given === dest);
+    const sources = destinations.length === 0 ? resolved : resolved.filter((r) => r.given !== dest);
+    const judged = judgedPaths(sources, { workspace, contents: true, aliases: false });
+    const landed = destinations.length === 0 ? judged.paths : [...judged.paths, ...this.landings(workspace.realRoot, sources, destinations, judged.paths)];
+    const doing = move ? 'moves' : 'copies';
+    for (const p of landed) {
+      if (p.via !== 'landing' && !(move && p.via === 'inside')) continue;
+      const hit = this.protectedPart(p.relative);
+      if (hit === undefined) continue;
+      const where = p.via === 'landing' ? `would land ${JSON.stringify(p.relative)}` : `holds ${JSON.stringify(p.relative)}`;
+      return this.refusal(call, `the command \`${shownText(command, 200)}\` ${doing} ${JSON.stringify(p.given)}, which ${where}, inside ${JSON.stringify(hit)}, a protected path (toolgate asks before any write to ${PROTECTED_LIST}; with no sandbox nothing else keeps it read-only)`, hit);
+    }
+    const shape = judged.landingShapes[0];
+    if (shape !== undefined) return this.refusal(call, `the command \`${shownText(command, 200)}\` would make ${JSON.stringify(shape)} look like a git repository folder (HEAD, config, objects, refs, commondir), whose config git runs programs from`, shape);
+    if (judged.incomplete !== undefined) return this.refusal(call, `the command \`${shownText(command, 200)}\` ${doing} folders: ${judged.incomplete}, so what lands where is put to the user`, 'too-large');
+    return undefined;
+  }
+
+  /** Where the entries below `sources` (`paths` via `inside`) land below each of `destinations` (workspace-relative). */
+  private landings(realRoot: string, sources: readonly { given: string; real: string }[], destinations: readonly { given: string; real: string }[], paths: readonly { given: string; relative: string; via: string }[]): { given: string; relative: string; via: 'landing' }[] {
+    const out: { given: string; relative: string; via: 'landing' }[] = [];
+    const rel = (real: string) => path.relative(realRoot, real).split(path.sep).join('/') || '.';
+    for (const p of paths) {
+      if (p.via !== 'inside') continue;
+      const source = sources.find((s) => s.given === p.given && (rel(s.real) === '.' || p.relative.startsWith(`${rel(s.real)}/`)));
+      if (source === undefined) continue;
+      const base = rel(source.real);
+      const below = base === '.' ? p.relative : p.relative.slice(base.length + 1);
+      for (const d of destinations) {
+        const at = rel(d.real);
+        out.push({ given: source.given, relative: at === '.' ? below : `${at}/${below}`, via: 'landing' });
+      }
+    }
+    return out;
+  }
+
   /** Why `command` is a program the analysis cannot see that no allow rule names ({@link unseenProgram}), or undefined. */
   private ungranted(call: PreparedCall, command: ShellCommand): string | undefined {
     const unseen = unseenProgram(command);
@@ -285,6 +359,22 @@ export class ProtectedPathsDecider implements Decider {
     const joined = parts.join('/').toLowerCase();
     return this.prefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
   }
+}
+
+/**
+ * The destination word of a `cp` or `mv` (`-t DIR`, `--target-directory=DIR`, else the last
+ * operand), or undefined when the words do not say plainly (`-rt DIR` in a cluster): then every
+ * folder argument counts as a destination (fail closed).
+ */
+function destinationWord(args: readonly string[]): string | undefined {
+  const at = args.findIndex((w) => w === '-t' || w === '--target-directory');
+  if (at >= 0) return args[at + 1];
+  const long = args.find((w) => w.startsWith('--target-directory='));
+  if (long !== undefined) return long.slice('--target-directory='.length);
+  if (args.some((w) => /^-[A-Za-z]*t/.test(w) && !w.startsWith('--'))) return undefined;
+  const end = args.indexOf('--');
+  const operands = end >= 0 ? args.slice(end + 1) : args.filter((w) => !w.startsWith('-'));
+  return operands.at(-1);
 }
 
 /** A word of `command` (an argument, a redirection) computed when the line runs (`$x`, `` `x` ``, `$(x)`), not a plain glob; none when every word shows itself. */

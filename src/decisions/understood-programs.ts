@@ -21,10 +21,19 @@
  *
  * @module
  */
+import { commandCoverage } from '../policy/shell/program-tables/coverage.js';
+import { programTable } from '../policy/shell/program-tables/index.js';
+import { tarNamesNotInWords } from '../policy/shell/program-tables/tar.js';
 import type { ShellCommand } from '../policy/shell/types.js';
+import { MAX_BRACE_WORDS } from './command-word-paths.js';
 
-/** Why a form of a listed program reads files no word names (`undefined`: none). */
-type FormCheck = (args: readonly string[]) => string | undefined;
+/**
+ * Why a form of a listed program opens files no word names (`undefined`: none): a string for a
+ * form that reads what no word names (`grep -r KEY`: a rule for the program does not grant it),
+ * an {@link UnseenProgram} for a form that may also write files no word names or run code
+ * (`git config KEY VALUE` writes `.git/config`; `curl -K FILE` takes options from a file).
+ */
+type FormCheck = (args: readonly string[], command: ShellCommand) => string | UnseenProgram | undefined;
 
 /**
  * Every file operand that follows the options, for a program whose options `valued` (short
@@ -94,6 +103,127 @@ const installForm: FormCheck = (args) =>
   args.some((w) => /^--strip(-program)?(=|$)/.test(w) || /^-[A-Za-z]*s/.test(w)) ? 'runs a strip program on what it installs (-s, --strip-program)' : undefined;
 
 /**
+ * git: the subcommands and options its table knows (`program-tables/git.ts`, as a rule naming
+ * the subcommand covers them) write only the repository's objects, refs, index and working
+ * tree, files its words or its folder show. Anything else may write git's settings, which run
+ * programs at the next git command (`git config core.fsmonitor ./x`, `git config
+ * core.hooksPath d`, `git remote add r 'ext::sh ...'`, `git config alias.x '!sh'`), or is a
+ * subcommand no table reads (`submodule`, `worktree`, `clone --config`, `maintenance`, an
+ * alias): `.git/config` is then written with no word naming it. And a known subcommand that
+ * writes the working tree from a commit ({@link fromRevision}) writes the commit's names.
+ */
+const gitForm: FormCheck = (_args, command) => {
+  const sub = command.argv[1];
+  if (sub === undefined) return undefined;
+  if (programTable('git')?.subcommands?.[sub] === undefined) {
+    return { reason: `git ${sub} is a subcommand no table reads (an alias, submodule, worktree, clone...): it may write git's settings (.git/config), whose core.fsmonitor, core.hooksPath and aliases run programs, and files no word names`, grantable: true };
+  }
+  const own = { ...command, wrappers: [], wrapperWords: [] };
+  const coverage = commandCoverage(own, { named: 2, matched: 2, namedWrapper: -1, allowOption: () => false });
+  if (!coverage.covered) return { reason: `\`git ${sub}\` is not a form its table knows (${coverage.why ?? 'unknown'}): it may write git's settings (.git/config), whose core.fsmonitor, core.hooksPath and aliases run programs`, grantable: true };
+  const args = command.argv.slice(2);
+  const unnamed = workingFolderRead(sub, args);
+  if (unnamed !== undefined) return unnamed;
+  return fromRevision(sub, args) ? { reason: `\`git ${sub}\` writes the working tree from a commit or the index, whose file names no word shows (a fetched commit may hold .envrc, .toolgate/, .husky/, or a file a path rule covers)`, grantable: true } : undefined;
+};
+
+/**
+ * Why a git form reads working-tree files no word names (a rule for git does not grant it; under
+ * a deny or ask path rule it asks): `add -A`/`--all`/`-u`/`--update` and `commit -a`/`--all`
+ * take every changed file of the working folder (`git add -A && git commit -m x && git push URL`
+ * sent a denied file away), and `--pathspec-from-file` takes names from a file.
+ */
+function workingFolderRead(sub: string, args: readonly string[]): string | undefined {
+  if (args.some((w) => w.startsWith('--pathspec-from-file'))) return 'takes the names of the files it reads from a file (--pathspec-from-file), which the words do not show';
+  const flags = (long: readonly string[], short: string) => args.some((w) => long.includes(w.split('=')[0]!) || (/^-[A-Za-z]+$/.test(w) && [...short].some((c) => w.slice(1).includes(c))));
+  if (sub === 'add' && flags(['--all', '--update', '--no-ignore-removal'], 'Au')) return 'add -A/-u reads every changed file of its working folder, which no word names';
+  if (sub === 'commit' && flags(['--all'], 'a')) return 'commit -a reads every changed tracked file of its working folder, which no word names';
+  return undefined;
+}
+
+/**
+ * Whether a git subcommand its table knows writes working-tree files from a commit or the
+ * index (`checkout`, `switch`, `restore`, `reset --hard`, `merge`, `pull`, `stash` but
+ * `list`/`show`): the names are the commit's, not the line's words (`git fetch URL main && git
+ * reset --hard FETCH_HEAD` wrote a fetched `.envrc` and `.toolgate/policy.toml`).
+ */
+function fromRevision(sub: string, args: readonly string[]): boolean {
+  if (['checkout', 'switch', 'restore', 'merge', 'pull'].includes(sub)) return true;
+  if (sub === 'reset') return args.some((w) => /^--(hard|merge|keep)$/.test(w));
+  if (sub === 'stash') return !['list', 'show'].includes(args.find((w) => !w.startsWith('-')) ?? '');
+  return false;
+}
+
+/** curl's short options that take a value (the rest of the cluster, or the next word): letters after one are its value, not options. */
+const CURL_VALUED = 'AbcCdDeEFHKmoPQrtTuUwxXyYz';
+
+/** Why a curl command names a file no word shows: options from a file, a name from the URL or server. */
+function curlUnnamed(args: readonly string[]): string | undefined {
+  const said = (name: string, value: string | undefined): string | undefined => {
+    if (name === '-K' || name === '--config') return 'curl -K/--config reads options from a file, whose lines may name files to send or write that no word names';
+    if (['-O', '--remote-name', '--remote-name-all', '-J', '--remote-header-name'].includes(name)) return 'curl -O/--remote-name/-J writes a file named by the URL or the server, which no word names';
+    if ((name === '-o' || name === '--output') && value?.includes('#') === true) return 'curl -o with #N names its output from the URL\'s glob, which no word shows';
+    return undefined;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word === '--') break;
+    if (word.startsWith('--')) {
+      const eq = word.indexOf('=');
+      const name = eq > 0 ? word.slice(0, eq) : word;
+      // the next word is read as a word of its own too (an option's value is seldom `-O`): no
+      // list of which long options take a value can hide an option from this loop
+      const why = said(name, eq > 0 ? word.slice(eq + 1) : args[i + 1]);
+      if (why !== undefined) return why;
+    } else if (word.startsWith('-') && word.length > 1) {
+      for (let k = 1; k < word.length; k++) {
+        const name = `-${word[k]!}`;
+        const valued = CURL_VALUED.includes(word[k]!);
+        const value = valued ? (k < word.length - 1 ? word.slice(k + 1) : args[i + 1]) : undefined;
+        const why = said(name, value);
+        if (why !== undefined) return why;
+        if (valued) break; // the rest is its value (`-XPOST`); a next word is read on its own too
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * curl: every file of a plain call is a word (`-T F`, `-o F`, `-d @F`, `-F n=@F`, `-H @F`; the
+ * `@`/`<` forms are read by `wordPathForms`). Not so: `-K`/`--config FILE` (its lines are more
+ * options, naming files: `upload-file`, `output`, `data = @F`), and a file named by the URL or
+ * the server (`-O`, `--remote-name-all`, `-J`, an output with `#1` from a URL glob), which lands
+ * in the working folder under a name no word shows (`curl -O http://h/.envrc`).
+ */
+const curlForm: FormCheck = (args) => {
+  const why = curlUnnamed(args);
+  if (why !== undefined) return { reason: why, grantable: true };
+  // curl's own globbing (`-T '{a,b}'`, `file:///x/{a,b}`): each name is judged (`wordPathForms`) up to a bound
+  const names = (word: string) => [...word.matchAll(/\{([^{}]*)\}/g)].reduce((n, m) => n * m[1]!.split(',').length, 1);
+  return args.some((w) => names(w) > MAX_BRACE_WORDS) ? `expands {...} in a word to more than ${MAX_BRACE_WORDS} names, more than are judged` : undefined;
+};
+
+/**
+ * tar: what it reads and writes are its words (`-f`, `-C`, the members), except extraction to
+ * files, which writes the names the archive holds (`.git/hooks/pre-commit`, `.envrc`, a hard
+ * link `h` to `secrets/key`), and an archive named `host:file` (a remote shell).
+ */
+const tarForm: FormCheck = (args) => {
+  const why = tarNamesNotInWords(args);
+  return why === undefined ? undefined : { reason: `${why}: it writes names the archive holds, which no word shows`, grantable: true };
+};
+
+/**
+ * jq: its program may read modules and data files no word names (`import "conf" as $c
+ * {search: "."}` reads `./conf.json`; `include`, `-L DIR`, a program from a file `-f F`).
+ */
+const jqForm: FormCheck = (args) =>
+  args.some((w) => /\b(import|include|modulemeta|get_search_list)\b/.test(w) || /^(-L|--library-path|-f|--from-file)(=|$)|^-[A-Za-z]*[Lf]/.test(w))
+    ? 'reads modules or a program file (import, include, -L, -f) whose files no word names'
+    : undefined;
+
+/**
  * The programs the analysis understands: shell builtins and plain tools whose every file is
  * one of their words. One line per program (or per family of one program's names).
  */
@@ -123,9 +253,9 @@ const UNDERSTOOD: Readonly<Record<string, true | FormCheck>> = Object.freeze({
   // programs whose code the analysis reads (`namesFilesInCode`: ARGV, getline <, r/R/w/W)
   'awk': true, 'gawk': true, 'mawk': true, 'nawk': true, 'sed': true, 'gsed': true,
   // archives and git by their tables (what they run is the analysis's: `tar -I`, `git -c`)
-  'tar': true, 'gtar': true, 'bsdtar': true, 'git': true,
-  // JSON and HTTP: files only as words (`jq -f F`, `--rawfile N F`; `curl -T F`, `-K F`, `-o F`)
-  'jq': true, 'curl': true,
+  'tar': tarForm, 'gtar': tarForm, 'bsdtar': tarForm, 'git': gitForm,
+  // JSON and HTTP: files only as words (`jq --rawfile N F`; `curl -T F`, `-o F`, `-d @F`), not modules, config files or remote names
+  'jq': jqForm, 'curl': curlForm,
 });
 
 /** Why a command is unseen for path purposes ({@link unseenProgram}). */
@@ -155,6 +285,7 @@ export function unseenProgram(command: ShellCommand): UnseenProgram | undefined 
   const entry = Object.hasOwn(UNDERSTOOD, command.program) ? UNDERSTOOD[command.program] : undefined;
   if (entry === undefined) return { reason: `runs ${command.program}, a program whose code (a Makefile, a package script, a test, a plugin) the analysis cannot see, which may open files no word names`, grantable: true };
   if (entry === true) return undefined;
-  const why = entry(command.argv.slice(1));
-  return why === undefined ? undefined : { reason: `${command.program} ${why}`, grantable: false };
+  const why = entry(command.argv.slice(1), command);
+  if (why === undefined || typeof why !== 'string') return why;
+  return { reason: `${command.program} ${why}`, grantable: false };
 }

@@ -85,6 +85,9 @@ export function isGitDirEntry(entry: PathEntry | { readonly name: string; readon
   return entry.isFile === undefined ? asFile || asFolder : entry.isFile ? asFile : asFolder;
 }
 
+/** Folders of a git repository folder whose files git runs (`hooks`) or reads as settings. */
+const GIT_DIR_INNER: ReadonlySet<string> = new Set(['hooks', 'info', 'modules', 'worktrees']);
+
 /** The name {@link isGitDirEntry} counts `name` as (one entry per name whatever its case). */
 function entryKey(name: string): string {
   return foldedName(name);
@@ -94,7 +97,8 @@ function entryKey(name: string): string {
  * The folder that writing the path `parts` (a file when `isFile`, a folder when false, either
  * when undefined) would give two of a git repository folder's entries ({@link isGitDirEntry}),
  * counting what `held` lists in that folder already: planting a repository whose config git
- * would obey. The one rule file writes (the protected-paths decider), moves and copies (the
+ * would obey; or, for a path below its `hooks`, `info`, `modules` or `worktrees`, the folder
+ * that already is one (a bare repository `git init --bare b` made: `b/hooks/pre-receive`). The one rule file writes (the protected-paths decider), moves and copies (the
  * tree they land) and archives all apply.
  * @param held - what a folder (its parts) holds now; called only for folders on the path whose next part is such an entry.
  * @returns the folder's parts (`[]` for the root the path is relative to), or `undefined`.
@@ -105,6 +109,13 @@ export function gitDirShapeOf(parts: readonly string[], isFile: boolean | undefi
   for (let i = 0; i < parts.length; i++) {
     const last = i === parts.length - 1;
     const entry = { name: parts[i]!, isFile: last ? isFile : false };
+    // below what git runs from or reads as settings in a repository folder (`b/hooks/x`,
+    // `b/info/attributes`, `b/modules/m/config`, `b/worktrees/w/...`): the folder must not
+    // already be one (a `git init --bare b` made it so, with no protected name)
+    if (!last && GIT_DIR_INNER.has(foldedName(entry.name))) {
+      if (isGitDirShape(held(parts.slice(0, i)))) return parts.slice(0, i);
+      continue;
+    }
     if (!isGitDirEntry(entry)) continue;
     const folder = parts.slice(0, i);
     const found = new Set([entryKey(entry.name)]);

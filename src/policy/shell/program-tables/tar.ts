@@ -90,6 +90,16 @@ function checkTar(given: readonly string[], allowed: (word: string, index: numbe
   return undefined;
 }
 
+/**
+ * Why a tar command writes or runs what no word names, whatever rule allowed it, or undefined:
+ * extraction to files (`tar -xf a.tar`) writes the archive's entry names (`.git/hooks/x`,
+ * `.envrc`, a hard link to a file elsewhere), and an archive named `host:file` runs a remote
+ * shell. For `understood-programs.ts` (without a sandbox, what no word shows asks).
+ */
+export function tarNamesNotInWords(args: readonly string[]): string | undefined {
+  return checkTar(args, (word) => word !== '-x');
+}
+
 /** The tar table. */
 export const TAR: readonly ProgramTable[] = [
   { family: 'tar', programs: ['tar', 'gtar', 'bsdtar'], form: { effect: 'read', options: TAR_OPTIONS, check: checkTar, note: 'list (-t), extract to stdout (-x -O), create to stdout; not extraction to files, -f FILE with -c, --to-command, -I, -F, --checkpoint-action' } },
