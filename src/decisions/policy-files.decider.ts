@@ -31,6 +31,7 @@ import { defaultPolicyPaths, PolicySet, type PolicyDecision } from '../policy/po
 import { couldMatchBelow, gitContentRead, type PathKind } from '../policy/git-content-reads.js';
 import { policyCallInput, type PolicyCallInput } from '../policy/policy-rules.js';
 import { judgedPaths } from '../workspace/judged-paths.js';
+import { spelledRelative } from '../workspace/workspace.js';
 import { lineReading, namesNotInWords, shownText } from './command-word-paths.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 import { commandBeyondView } from './shown-arguments.js';
@@ -116,7 +117,8 @@ function policyInput(call: PreparedCall): { input: PolicyCallInput; incomplete: 
  * A shell command's words and redirect targets that name a file or folder of the workspace
  * (resolved from the command's folder, links followed; options' `=` values too) are judged by
  * the `deny` and `ask` rules with `paths`, as a file tool's path would be: `cat env-link` under
- * a deny on `.env` is denied. A word naming a folder (`.` included) is judged by what the
+ * a deny on `.env` is denied. A name in the workspace is judged as spelled too, whatever it
+ * leads to: `cat .env` with `.env` a link to a file outside the workspace is denied. A word naming a folder (`.` included) is judged by what the
  * folder holds as well (links inside judged by where they lead): `grep -r SECRET .` under a
  * deny on `secrets/**` is denied, since a command's output cannot be filtered the way
  * `grep_files` leaves out withheld files; a folder too large to walk makes the call ask.
@@ -184,7 +186,11 @@ export function namedByCommands(set: PolicySet, call: Pick<PreparedCall, 'tool' 
             try {
               real = workspace.resolve(named);
             } catch {
-              // outside the workspace: nothing to judge, unless it is a folder holding the workspace (`grep -r x ..`)
+              // A name in the workspace is judged as spelled whatever it leads to: `.env` linking
+              // to a file kept elsewhere (a dotfile manager, a secrets folder) is still `.env`.
+              const spelled = spelledRelative(workspace.root, workspace.realRoot, named);
+              if (spelled !== undefined) judged.push({ relative: spelled, held: false });
+              // outside the workspace: nothing more to judge, unless it is a folder holding the workspace (`grep -r x ..`)
               if (!unsandboxed || /^\.\.(\/|$)/.test(relativeTo(named, workspace.realRoot))) continue;
               real = named;
             }

@@ -43,7 +43,7 @@ import type { ShellCommand } from '../policy/shell/types.js';
 import { lineReading, namesNotInWords, realOutside, shownText, type LineReading } from './command-word-paths.js';
 import { unseenProgram } from './understood-programs.js';
 import { gitDirShapeOf, namesProtected, PROTECTED_NAMES, type PathEntry } from '../workspace/protected-names.js';
-import { isInside } from '../workspace/workspace.js';
+import { isInside, spelledRelative } from '../workspace/workspace.js';
 import { deny, type Decider, type Decision, type PreparedCall } from './decision.js';
 
 const NAME = 'protected-paths';
@@ -241,7 +241,12 @@ export class ProtectedPathsDecider implements Decider {
             try {
               real = workspace.resolve(target);
             } catch {
-              continue; // outside the workspace: the sandbox's business, not a protected name
+              // leads outside the workspace: the sandbox's business, but a protected name as
+              // spelled in the workspace is still that name (`.e*` for `.env` linking elsewhere)
+              const relative = spelledRelative(workspace.root, workspace.realRoot, target);
+              hit = relative === undefined ? undefined : this.protectedPart(relative);
+              if (hit !== undefined) break;
+              continue;
             }
             hit = this.protectedPart(workspace.relative(real)) ?? this.protectedPart(workspace.relative(spelled))
               ?? (homes.length === 0 ? undefined : homeDotEntry(real, homes));

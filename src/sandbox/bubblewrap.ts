@@ -147,7 +147,8 @@ export interface SandboxMounts {
   /**
    * Real paths inside the workspace the program must not read (what the call's deny path
    * rules withhold): a folder is covered by an empty read-only tmpfs, a file by `/dev/null`
-   * (read-only). Default: none.
+   * (read-only), a link by covering what it leads to, inside the workspace or outside it
+   * (see {@link hiddenPathCover}). Default: none.
    */
   hidden?: readonly string[];
   /**
@@ -243,6 +244,33 @@ function ownFolderProtections(roots: readonly string[]): string[] {
 }
 
 /**
+ * The mounts that hide `hidden` (a path the call's rules withhold) from the command: an empty
+ * read-only tmpfs over a folder, `/dev/null` over a file. A link cannot be covered where it
+ * is (a mount follows it; bwrap refuses a link as a destination), so what it leads to is
+ * covered instead, inside the workspace or outside it: the real path of its last target
+ * (`.env -> ~/.secrets/env`: that file), a folder with a tmpfs, anything else with
+ * `/dev/null`. The command then reads nothing through the name, nor at the target's own path
+ * (which `readlink` would show it). A link that leads nowhere has nothing to hide; a path gone
+ * since it was listed neither.
+ */
+function hiddenPathCover(hidden: string): string[] {
+  let covered = hidden;
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(hidden);
+    if (stat.isSymbolicLink()) {
+      covered = fs.realpathSync(hidden);
+      stat = fs.statSync(covered);
+    }
+  } catch {
+    return []; // gone, or a link that leads nowhere
+  }
+  if (stat.isDirectory()) return ['--size', String(HIDDEN_PATH_TMPFS_BYTES), '--tmpfs', covered, '--remount-ro', covered];
+  if (stat.isFile() || covered !== hidden) return ['--ro-bind', '/dev/null', covered];
+  return [];
+}
+
+/**
  * The bubblewrap command line of `profile`'s sandbox, ending with `--`.
  *
  * Mounts, in order: `/` read-only; a new `/dev` and `/proc`; empty private `/tmp`,
@@ -254,7 +282,7 @@ function ownFolderProtections(roots: readonly string[]): string[] {
  * to one sealed (`home-dotfile-mounts.ts`); `.git` and `.toolgate` protections in each
  * writable root; `/dev/null` over every Unix
  * socket listening elsewhere (see {@link listeningSockets}); `mounts.hidden` covered (an
- * empty read-only tmpfs over a folder, `/dev/null` over a file). Namespaces: PID, IPC, UTS, cgroup
+ * empty read-only tmpfs over a folder, `/dev/null` over a file, what a link leads to). Namespaces: PID, IPC, UTS, cgroup
  * (where the kernel has one), network unless `network`. All capabilities dropped.
  */
 function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mounts: SandboxMounts, network: boolean): string[] {
@@ -299,15 +327,7 @@ function sandboxArgv(bwrap: string, profile: Exclude<SandboxProfile, 'none'>, mo
     args.push(...gitProtections(writable), ...ownFolderProtections(writable));
   }
   for (const socket of listeningSockets(mounts.workspace)) args.push('--ro-bind', '/dev/null', socket);
-  for (const hidden of mounts.hidden ?? []) {
-    try {
-      const stat = fs.lstatSync(hidden);
-      if (stat.isDirectory()) args.push('--size', String(HIDDEN_PATH_TMPFS_BYTES), '--tmpfs', hidden, '--remount-ro', hidden);
-      else if (stat.isFile()) args.push('--ro-bind', '/dev/null', hidden);
-    } catch {
-      // gone since it was listed: nothing to cover
-    }
-  }
+  for (const hidden of mounts.hidden ?? []) args.push(...hiddenPathCover(hidden));
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!network) args.push('--unshare-net');
   args.push('--cap-drop', 'ALL', '--die-with-parent', '--setenv', 'TMPDIR', '/tmp', '--chdir', mounts.cwd, '--');

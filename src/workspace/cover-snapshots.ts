@@ -8,8 +8,9 @@
  * **What the answer depends on.** The covers are (1) the entries whose workspace-relative path
  * the rules withhold (files and folders, links not followed), and (2) every other name of a
  * withheld file, by identity (device, inode). So they are a function of the rules, of the
- * workspace's tree of names (which name is a folder, a regular file, or neither; which inode
- * each file name leads to), and of which folders can be read. Every change to that tree is a
+ * workspace's tree of names (which name is a folder, a regular file, a link, or neither; which
+ * inode each file name leads to; where a withheld link leads is looked up afresh for every
+ * sandbox, `src/sandbox/bubblewrap.ts`), and of which folders can be read. Every change to that tree is a
  * change to a folder: creating, removing or renaming an entry (a file turned into a hard link
  * of a secret is a removal and a link in its folder; `ln .env pub/x` is a new entry of `pub`)
  * and a folder's permissions all set that folder's ctime, which no user can set back (unlike

@@ -145,8 +145,8 @@ export interface WithheldCovers {
 
 /**
  * What a sandbox must cover for a shell command, whose reads cannot be judged one by one
- * (`grep -r KEY`): every entry below `realRoot` (links not followed) that `withheld` says yes
- * to, topmost only (a withheld folder is covered whole, its entries still walked for their
+ * (`grep -r KEY`): every entry below `realRoot` (links not followed: a withheld link is listed
+ * by its own name, and the sandbox hides where it leads) that `withheld` says yes to, topmost only (a withheld folder is covered whole, its entries still walked for their
  * links), and every other name of a withheld file with more than one link. The second walk, for
  * those other names, runs only when a withheld file has more than one link. Each walk visits at
  * most `limit` entries; what it did not see makes the answer incomplete (the caller refuses to
@@ -185,6 +185,10 @@ export async function withheldCovers(realRoot: string, withheld: (relative: stri
       if (!underCover(sub) && withheld(sub)) cover(sub);
     },
     beforeRead,
+    // a withheld name that is a link: the sandbox hides where it leads (src/sandbox/bubblewrap.ts)
+    (sub) => {
+      if (!underCover(sub) && withheld(sub)) cover(sub);
+    },
   );
   if (keys.size > 0) {
     const otherNames = await walkFiles(realRoot, signal, limit, (sub) => {
@@ -210,8 +214,9 @@ function lstatOrUndefined(full: string): fs.Stats | undefined {
 /**
  * Visit every regular file below `realRoot` (links not followed), folder by folder, each folder
  * read {@link WALK_BATCH} entries at a time; `visit` gets the workspace-relative,
- * `/`-separated path, and `onFolder` each folder's, when it is met (before its entries), and
- * `beforeRead` each folder's (`''` for the root) just before it is opened. A folder removed
+ * `/`-separated path, and `onFolder` each folder's, when it is met (before its entries),
+ * `beforeRead` each folder's (`''` for the root) just before it is opened, and `onLink` each
+ * symbolic link's (not followed). A folder removed
  * (or replaced by a file) meanwhile is skipped.
  * @returns false when something went unseen: a folder could not be opened or read to its end
  *   (the walk goes on with the others), or `limit` entries were visited (the walk stops).
@@ -219,7 +224,7 @@ function lstatOrUndefined(full: string): fs.Stats | undefined {
  *   delivered while the walk waits (for a batch, or the stat of a withheld file), and it stops
  *   at the next entry, so within one batch however large the folder.
  */
-async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined, onFolder?: (relative: string) => void, beforeRead?: (relative: string) => void): Promise<boolean> {
+async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limit: number, visit: (relative: string) => Promise<void> | undefined, onFolder?: (relative: string) => void, beforeRead?: (relative: string) => void, onLink?: (relative: string) => void): Promise<boolean> {
   signal?.throwIfAborted();
   // Set by the abort event: a variable read per entry rather than a call on the signal.
   let aborted = false;
@@ -253,7 +258,7 @@ async function walkFiles(realRoot: string, signal: AbortSignal | undefined, limi
           } else if (d.isFile()) {
             const visiting = visit(sub);
             if (visiting !== undefined) await visiting; // no turn of the microtask queue for the files not withheld
-          }
+          } else if (d.isSymbolicLink()) onLink?.(sub);
         }
       } catch (error) {
         if (aborted) throw signal!.reason;

@@ -120,8 +120,8 @@ export class Workspace {
   /**
    * What a sandbox must cover so that a shell command, whose reads are not judged one by one
    * (`grep -r KEY`, `cat *`), sees nothing the call's path rules withhold: the real paths of
-   * the withheld entries of the workspace (a folder whole) and the other names (hard links) of
-   * withheld files, found by walking the workspace (links not followed; `withheld-inodes.ts`,
+   * the withheld entries of the workspace (a folder whole; a link by its own path, the sandbox
+   * covering where it leads) and the other names (hard links) of withheld files, found by walking the workspace (links not followed; `withheld-inodes.ts`,
    * `withheldCovers`), or kept from an earlier walk under the same rules when no folder of the
    * workspace and no mount has changed since (`cover-snapshots.ts`, which argues why that
    * misses nothing the walk would find). Each path found adds one to {@link withheld}.
