@@ -258,7 +258,7 @@ async function runCall(argv: string[], ctx: CliContext, processRunner: ProcessRu
         } else {
           ctx.stderr.write(`${(ctx.stderr as { isTTY?: boolean }).isTTY ? terminalSafe(result.output) : result.output}\n`);
           if (result.errorCode === 'CONFIRMATION_REQUIRED') {
-            ctx.stderr.write(confirmationHint(result, { yes: values.yes === true, userPolicyFile: defaultPolicyPaths({ env: ctx.env }).user! }));
+            ctx.stderr.write(confirmationHint(result, { yes: values.yes === true, userPolicyFile: policyOption(values, ctx)?.user ?? defaultPolicyPaths({ env: ctx.env, home: ctx.env.HOME || undefined }).user! }));
           }
           // The hint only where it can help: tools that may write inside scoped folders.
           const scoped = result.tool !== undefined && registry.get(result.tool, result.version)?.scopedWrite === true;
