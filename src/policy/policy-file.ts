@@ -94,7 +94,9 @@ export interface PolicyRule {
    * path that is absolute or holds a `..` segment, does not match. The workspace root itself
    * is the path `.`, matched by `"."` and `"**"`. A `deny` or `ask` rule's globs match in any
    * case (`".env"` catches `.ENV`, the same file on a case-insensitive file system); an
-   * `allow` rule's only as written. Absent: any paths, or none.
+   * `allow` rule's only as written. A `deny` or `ask` glob that matches a folder also matches
+   * everything beneath it, as a `.gitignore` line does (a deny glob matching `sub/.env` covers `sub/.env/key`);
+   * an `allow` glob matches only the paths it names. Absent: any paths, or none.
    */
   readonly paths?: readonly string[];
   /**
@@ -308,7 +310,11 @@ function validateRule(raw: unknown, index: number, at: Locator): PolicyRule {
       const matcher = compileGlob(glob, { dot: true, nocase: action !== 'allow' }, () => bad('is not a valid glob'));
       return glob === '**' || glob === '.' ? (p: string) => p === '.' || matcher(p) : matcher;
     });
-    pathMatcher = matchers.length === 1 ? matchers[0] : (p) => matchers.some((m) => m(p));
+    const anyGlob: GlobMatcher = matchers.length === 1 ? matchers[0]! : (p) => matchers.some((m) => m(p));
+    // A deny or ask glob that matches a folder covers all it holds, as a `.gitignore` line does
+    // (a glob matching `sub/.env` covers `sub/.env/key`; the sandbox hides such a folder whole): its narrowest
+    // reading as a refusal. An allow glob grants only the paths it matches as written.
+    pathMatcher = action === 'allow' ? anyGlob : (p) => anyGlob(p) || someFolderOf(p, anyGlob);
   }
 
   let args: Record<string, string> | undefined;
@@ -405,6 +411,14 @@ function nonEmptyString(value: unknown, key: string, where: string, keyLine: (ke
   if (typeof value !== 'string') throw at.fail(keyLine(key), `${key} in ${where} must be a string; got ${describe(value)}`);
   if (value === '') throw at.fail(keyLine(key), `${key} in ${where} is an empty pattern`);
   return value;
+}
+
+/** Whether `matches` holds for a folder above the workspace-relative path `p` (`a`, `a/b` for `a/b/c`). */
+function someFolderOf(p: string, matches: GlobMatcher): boolean {
+  for (let end = p.indexOf('/'); end > 0; end = p.indexOf('/', end + 1)) {
+    if (matches(p.slice(0, end))) return true;
+  }
+  return false;
 }
 
 function stringOrList(value: unknown, key: string, where: string, keyLine: (key: string) => number, at: Locator): string[] {
