@@ -5,7 +5,7 @@
  * named in `long-files.txt` first, longest first, then every other file by path. Started in
  * path order, the longest files began in the last part of the run and ran on alone at the end
  * while the other slots were idle. A name in the list that no longer exists is passed over.
- * With FILE arguments, runs those (in the same order). Exits 1 when a test failed.
+ * With FILE arguments, runs those (in the same order). Exits 1 when a test failed (not a `todo` one).
  * Four, not three: on the 2-core machine, quiet, the whole run took 286 s of wall time with four
  * and 309 s with three (2026-12-05, 2,725 tests): many files wait on processes and servers.
  */
@@ -34,7 +34,9 @@ const first = listed.filter((file) => all.includes(file));
 const files = [...first, ...all.filter((file) => !first.includes(file))];
 
 const stream = run({ files, concurrency: Number(process.env.TOOLGATE_TEST_CONCURRENCY ?? 4) });
-stream.on('test:fail', () => {
-  process.exitCode = 1;
+// A failing test marked `todo` (a known gap, written down as a test) does not fail the run, as
+// with `node --test` itself; the reporter still lists it.
+stream.on('test:fail', (data: { todo?: string | boolean }) => {
+  if (data.todo === undefined || data.todo === false) process.exitCode = 1;
 });
 stream.compose(new spec()).pipe(process.stdout);
