@@ -10,22 +10,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type SavedApprovals, type ToolRegistry } from 'toolgate';
+import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ToolRegistry } from 'toolgate';
+import { MemorySaved } from './memory-saved.js';
 import { fixtureRegistry, portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
-/** Saved approvals kept in memory, as the user's policy file keeps them. */
-class MemorySaved implements SavedApprovals {
-  readonly keys = new Map<string, string>();
-  get size() {
-    return this.keys.size;
-  }
-  has(key: string) {
-    return this.keys.has(key);
-  }
-  save(key: string, _tool: string, summary: string) {
-    this.keys.set(key, summary);
-  }
-}
 
 /** A handler that answers `answer` and records the questions. */
 function answering(answer: ApprovalAnswer | boolean) {

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type SavedApprovals, type ToolRegistry } from 'toolgate';
+import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type ToolRegistry } from 'toolgate';
+import { MemorySaved } from './memory-saved.js';
 import { confirmationPrompt } from '../../src/cli/terminal.js';
 import { confirmationForm } from '../../src/mcp/confirmation.js';
 import { RememberedDecider } from '../../src/decisions/remembered.decider.js';
@@ -18,19 +19,6 @@ import type { Decision, PreparedCall } from '../../src/decisions/decision.js';
 import { RememberedApprovals } from '../../src/policy/remembered-approvals.js';
 import { portedRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
-/** Saved approvals kept in memory, as the user's policy file keeps them. */
-class MemorySaved implements SavedApprovals {
-  readonly keys = new Map<string, string>();
-  get size() {
-    return this.keys.size;
-  }
-  has(key: string) {
-    return this.keys.has(key);
-  }
-  save(key: string, _tool: string, summary: string) {
-    this.keys.set(key, summary);
-  }
-}
 
 /** A handler that answers `answer(request)` and records every request. */
 function recording(answer: (request: ConfirmationRequest) => ApprovalAnswer) {

@@ -8,20 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ToolExecutor, type ApprovalAnswer, type ConfirmationRequest, type SavedApprovals, type ToolRegistry } from 'toolgate';
+import { MemorySaved } from './memory-saved.js';
 import { fixtureRegistry, tempWorkspace, type TempWorkspace } from '../helpers.js';
 
-class MemorySaved implements SavedApprovals {
-  readonly keys = new Map<string, string>();
-  get size() {
-    return this.keys.size;
-  }
-  has(key: string) {
-    return this.keys.has(key);
-  }
-  save(key: string, _tool: string, summary: string) {
-    this.keys.set(key, summary);
-  }
-}
 
 describe('remembered answers are re-checked at every use (M1)', () => {
   let registry: ToolRegistry;
