@@ -8,32 +8,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/main.js';
 import { questionsOf } from '../../src/cockpit/views.js';
 import { openCallStore } from '../../src/ledger/open-store.js';
 import { ledgerFile } from '../../src/ledger/paths.js';
-import { tempWorkspace } from '../helpers.js';
-import { onEachPrompt } from '../wait.js';
+import { tempWorkspace, type CliRun } from '../helpers.js';
+import { cliInProcess } from './in-process.js';
 
-/** What a run of the CLI printed. */
-interface Ran { code: number; stdout: string; stderr: string }
-
-/** Run the CLI in process: with `tty`, a fake terminal on stdin on which `atPrompt` answers each prompt. */
-async function run(args: string[], env: NodeJS.ProcessEnv, atPrompt?: (stderr: string) => Promise<string>): Promise<Ran> {
-  const stdin = Object.assign(new PassThrough(), { isTTY: atPrompt !== undefined });
-  if (atPrompt === undefined) stdin.end();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  if (atPrompt !== undefined) onEachPrompt(stderr, '[N]o ', () => void atPrompt(err).then((answer) => stdin.write(`${answer}\n`)));
-  const code = await runCli(args, { stdin, stdout, stderr, env });
-  return { code, stdout: out, stderr: err };
-}
+/** Run the CLI in process: with `atPrompt`, on a fake terminal where it answers each prompt. */
+const run = (args: string[], env: NodeJS.ProcessEnv, atPrompt?: (stderr: string) => Promise<string>) => cliInProcess(args, { env, ...(atPrompt === undefined ? {} : { atPrompt }) });
 
 describe('every question of a call, on every surface', () => {
   const t = tempWorkspace();
@@ -49,8 +32,8 @@ describe('every question of a call, on every surface', () => {
   const where = ['--workspace', t.ws, '--state-dir', state];
 
   it('the terminal prompt, approvals list and show, and the cockpit show the protected path\'s and the policy rule\'s question', async () => {
-    let listed: Ran | undefined;
-    let shown: Ran | undefined;
+    let listed: CliRun | undefined;
+    let shown: CliRun | undefined;
     let cockpit: Awaited<ReturnType<typeof questionsOf>> | undefined;
     const r = await run(['call', 'write_file', '{"filepath":".git/planted.txt","content":"x"}', ...where], env, async (prompt) => {
       const id = /Question (\d+):/.exec(prompt)?.[1];
