@@ -9,6 +9,7 @@
  * @module
  */
 import { ADVANCE_NOT_ENOUGH } from '../decisions/approval.js';
+import { grantableProgramOf } from '../decisions/understood-programs.js';
 import type { DecisionRecord, ToolExecutionResult } from '../types/result.js';
 
 /** What the hint needs besides the result. */
@@ -21,13 +22,6 @@ export interface ConfirmationHintOptions {
 
 /** The rule of the protected-paths question about a line whose writes the analysis cannot see without a sandbox. */
 const UNSEEN_PATH = 'unseen-path';
-
-/** The program an allow rule may grant, as the unseen-program reason names it (`understood-programs.ts`), if one. */
-function grantableProgram(reason: string): string | undefined {
-  // "`make` runs make, a program whose code ..." / "`./run.sh` runs the program ./run.sh, whose code ..."
-  const found = /\bruns (?:the program (\S+), whose code|(\S+), a program whose code)/.exec(reason);
-  return found?.[1] ?? found?.[2];
-}
 
 /** Why only a person answers `asked`, in a few words and parentheses, or nothing when the record does not say. */
 function whyPerson(asked: DecisionRecord): string {
@@ -52,7 +46,7 @@ export function confirmationHint(result: ToolExecutionResult, options: Confirmat
     ? `toolgate: --yes does not answer this question${why}: a person answers it; run the call on a terminal.`
     : `toolgate: only a person answers this question${why}, not --yes: run the call on a terminal, where it is asked.`];
   if (asked.decider === 'protected-paths' && asked.rule === UNSEEN_PATH) {
-    const program = grantableProgram(asked.reason);
+    const program = grantableProgramOf(asked.reason);
     const sandbox = 'run them in the sandbox, without --dangerously-disable-sandbox (bubblewrap: apt-get install bubblewrap where it is missing)';
     if (program === undefined) {
       lines.push(`toolgate: without a sandbox this asks every time. To run such lines unasked, ${sandbox}; docs/policy.md, "Without a sandbox".`);

@@ -289,3 +289,14 @@ export function unseenProgram(command: ShellCommand): UnseenProgram | undefined 
   if (why === undefined || typeof why !== 'string') return why;
   return { reason: `${command.program} ${why}`, grantable: false };
 }
+
+/**
+ * The program a reason of {@link unseenProgram} names when an allow rule may grant it
+ * (`grantable`: "runs the program ./run.sh, whose code ..." or "runs make, a program whose
+ * code ..."), read back from a decision's reason text (results keep the text, not the
+ * command); `undefined` for any other reason. Kept beside the wording it reads.
+ */
+export function grantableProgramOf(reason: string): string | undefined {
+  const found = /\bruns (?:the program (\S+), whose code|(\S+), a program whose code)/.exec(reason);
+  return found?.[1] ?? found?.[2];
+}
